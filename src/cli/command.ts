@@ -1,0 +1,24 @@
+/**
+ * The shape of one CLI command: its usage line, flags and `run`, which returns the exit code
+ * (0 ok, 1 failure, 2 usage, 3 config invalid, 130 interrupted). Commands write to the given io
+ * so that tests can capture output.
+ */
+import type { FlagSpec } from "./args.ts";
+
+export const EXIT = { ok: 0, failure: 1, usage: 2, configInvalid: 3, interrupted: 130 } as const;
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Record<string, string | undefined>;
+  cwd: string;
+}
+
+export interface CliCommand {
+  name: string;
+  summary: string;
+  usage: string;
+  flags: Record<string, FlagSpec>;
+  maxPositionals: number;
+  run(options: { flags: Record<string, string | boolean | number | undefined>; positionals: string[]; io: CliIo }): Promise<number>;
+}

@@ -1,0 +1,71 @@
+/**
+ * The CLI entry: dispatches `goondan <command>` to src/cli/commands/<command>.ts (loaded lazily so a
+ * command pays only for what it uses), prints help and version, and maps errors to exit codes.
+ */
+import { parseArgs } from "./args.ts";
+import { EXIT, type CliCommand, type CliIo } from "./command.ts";
+import { isGoondanError } from "../shared/errors.ts";
+import packageJson from "../../package.json" with { type: "json" };
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: CliCommand }> }> = {
+  run: { summary: "run the swarm in the foreground (the orchestrator daemon)", load: () => import("./commands/run.ts") },
+  validate: { summary: "validate a bundle's goondan.yaml", load: () => import("./commands/validate.ts") },
+  schema: { summary: "print the JSON Schema of goondan.yaml documents", load: () => import("./commands/schema.ts") },
+  ps: { summary: "list the processes of a running orchestrator", load: () => import("./commands/ps.ts") },
+};
+
+export const VERSION: string = packageJson.version;
+
+function helpText(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(([name, entry]) => `  ${name.padEnd(width)}  ${entry.summary}`);
+  return `goondan ${VERSION}: run swarms of LLM agents declared in goondan.yaml\n\nUsage: goondan <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun 'goondan <command> --help' for a command's options.\n`;
+}
+
+export function commandHelp(command: CliCommand): string {
+  const flags = Object.entries(command.flags).map(([name, flag]) => {
+    const value = flag.type === "boolean" ? "" : flag.choices ? ` <${flag.choices.join("|")}>` : ` <${flag.type === "number" ? "n" : "value"}>`;
+    return `  --${name}${value}\n      ${flag.description}`;
+  });
+  return `Usage: ${command.usage}\n\n${command.summary}\n\nOptions:\n${[...flags, "  --help\n      show this help"].join("\n")}\n`;
+}
+
+export const defaultIo = (): CliIo => ({
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+  cwd: process.cwd(),
+});
+
+export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    io.stdout(helpText());
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === "--version" || name === "-v" || name === "version") {
+    io.stdout(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const entry = COMMANDS[name];
+  if (!entry) {
+    io.stderr(`goondan: unknown command ${JSON.stringify(name)} (try 'goondan --help')\n`);
+    return EXIT.usage;
+  }
+  const { command } = await entry.load();
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.stdout(commandHelp(command));
+    return EXIT.ok;
+  }
+  try {
+    const parsed = parseArgs(rest, command.flags, { maxPositionals: command.maxPositionals });
+    return await command.run({ ...parsed, io });
+  } catch (error) {
+    if (isGoondanError(error)) {
+      io.stderr(`goondan ${name}: ${error.message}${error.suggestion ? ` (${error.suggestion})` : ""}\n`);
+      return error.blame === "usage" ? EXIT.usage : error.blame === "config" ? EXIT.configInvalid : EXIT.failure;
+    }
+    io.stderr(`goondan ${name}: internal error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.failure;
+  }
+}

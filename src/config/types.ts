@@ -1,0 +1,187 @@
+/**
+ * The typed shape of a validated goondan.yaml: resource envelopes, each kind's spec with defaults
+ * applied, ObjectRef, ValueSource, and the ConfigIssue that validation reports. Every other layer
+ * reads configuration through these types only.
+ */
+import type { JsonObject, JsonValue } from "../shared/json.ts";
+
+export const API_VERSION = "goondan.ai/v1";
+export const BUILTIN_PACKAGE = "@goondan/base";
+
+export const KINDS = ["Package", "Model", "Agent", "Swarm", "Tool", "Extension", "Connector", "Connection"] as const;
+export type Kind = (typeof KINDS)[number];
+
+/** `"Kind/name"` or `{kind, name, package?}`; list items may wrap it as `{ref: …}`. */
+export type ObjectRefInput = string | { kind: string; name: string; package?: string } | { ref: ObjectRefInput };
+export interface ObjectRef {
+  kind: Kind;
+  name: string;
+  package?: string;
+}
+
+export type ValueSource =
+  | { value: string }
+  | { valueFrom: { env: string } }
+  | { valueFrom: { secretRef: { ref: string; key: string } } };
+
+export interface Metadata {
+  name: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+/** Where a resource came from, for error paths: `file#docIndex`. */
+export interface ResourceSource {
+  /** Absolute path of the YAML file. */
+  file: string;
+  /** Zero-based index of the document in that file. */
+  docIndex: number;
+  /** The package the resource belongs to (`@goondan/base` for built-ins, else the bundle's package or undefined). */
+  package?: string;
+  /** Absolute directory that relative entry paths resolve against. */
+  baseDir: string;
+}
+
+export interface Resource<K extends Kind = Kind, S = unknown> {
+  apiVersion: typeof API_VERSION;
+  kind: K;
+  metadata: Metadata;
+  spec: S;
+  source: ResourceSource;
+}
+
+export interface PackageSpec {
+  version?: string;
+  description?: string;
+  dependencies?: string[];
+}
+
+export type ModelProvider = "anthropic" | "openai" | "google" | "openai-compatible" | "replay";
+export interface ModelSpec {
+  provider: ModelProvider;
+  model: string;
+  apiKey?: ValueSource;
+  endpoint?: string;
+  /** Provider options; `replay` reads `options.cassette` (bundle-relative JSONL path). */
+  options?: JsonObject;
+}
+
+export interface ModelParams {
+  temperature?: number;
+  maxTokens?: number;
+  topP?: number;
+}
+
+export interface AgentExtensionUse {
+  ref: ObjectRef;
+  /** Merged over `Extension.spec.config`. */
+  config?: JsonObject;
+}
+
+export interface AgentSpec {
+  modelConfig: { modelRef: ObjectRef; params: ModelParams };
+  prompt: { system?: string; systemRef?: string };
+  tools: ObjectRef[];
+  extensions: AgentExtensionUse[];
+  requiredTools?: string[];
+  description?: string;
+}
+
+export interface SwarmPolicy {
+  maxStepsPerTurn: number; // 32
+  maxDelegationDepth: number; // 8
+  requestTimeoutMs: number; // 60000
+  shutdown: { gracePeriodSeconds: number }; // 30
+  restart: { maxConsecutiveCrashes: number; initialBackoffMs: number; maxBackoffMs: number }; // 5, 1000, 300000
+  lifecycle: { idleSeconds: number; maxProcesses: number }; // 600, 64
+}
+
+export interface SwarmSpec {
+  entryAgent: ObjectRef;
+  agents: ObjectRef[];
+  /** Default: the Swarm's metadata.name. */
+  instanceKey: string;
+  policy: SwarmPolicy;
+}
+
+export interface ToolExportSpec {
+  name: string;
+  description?: string;
+  parameters: JsonObject; // default {type: "object", properties: {}}
+  /** Per-export timeout; default 60000. */
+  timeoutMs?: number;
+}
+
+export interface ToolSpec {
+  entry: string;
+  errorMessageLimit: number; // 1000
+  exports: ToolExportSpec[];
+  /** Tool-specific settings (e.g. file-system `root`, http-fetch `allowPrivateNetwork`). */
+  config?: JsonObject;
+}
+
+export interface ExtensionSpec {
+  entry: string;
+  config?: JsonObject;
+}
+
+export interface ConnectorSpec {
+  entry: string;
+  events: { name: string; properties?: Record<string, { type: string }> }[];
+}
+
+export interface IngressRule {
+  match: { event?: string; properties?: Record<string, JsonValue> };
+  route: { agentRef?: ObjectRef; instanceKey?: string; instanceKeyProperty?: string; instanceKeyPrefix?: string };
+}
+
+export interface ConnectionSpec {
+  connectorRef: ObjectRef;
+  swarmRef?: ObjectRef;
+  config?: Record<string, ValueSource | JsonValue>;
+  secrets?: Record<string, ValueSource>;
+  ingress: { rules: IngressRule[] };
+}
+
+export type PackageResource = Resource<"Package", PackageSpec>;
+export type ModelResource = Resource<"Model", ModelSpec>;
+export type AgentResource = Resource<"Agent", AgentSpec>;
+export type SwarmResource = Resource<"Swarm", SwarmSpec>;
+export type ToolResource = Resource<"Tool", ToolSpec>;
+export type ExtensionResource = Resource<"Extension", ExtensionSpec>;
+export type ConnectorResource = Resource<"Connector", ConnectorSpec>;
+export type ConnectionResource = Resource<"Connection", ConnectionSpec>;
+export type AnyResource =
+  | PackageResource
+  | ModelResource
+  | AgentResource
+  | SwarmResource
+  | ToolResource
+  | ExtensionResource
+  | ConnectorResource
+  | ConnectionResource;
+
+export type ResourceOfKind<K extends Kind> = Extract<AnyResource, { kind: K }>;
+
+/** A loaded, validated bundle: local resources plus the built-in `@goondan/base` ones. */
+export interface Bundle {
+  /** Absolute bundle directory. */
+  dir: string;
+  /** Absolute path of goondan.yaml. */
+  file: string;
+  /** Every resource, local first, then built-ins (which have `source.package === "@goondan/base"`). */
+  resources: AnyResource[];
+}
+
+export type IssueSeverity = "error" | "warning";
+
+export interface ConfigIssue {
+  /** Stable code: `E_CONFIG_*` for errors, `W_CONFIG_*` for warnings. */
+  code: string;
+  severity: IssueSeverity;
+  /** Expected vs found. */
+  message: string;
+  /** `file#docIndex.spec.field` (file relative to the bundle dir). */
+  path: string;
+  suggestion?: string;
+}

@@ -1,0 +1,29 @@
+/**
+ * The one onion `compose()` every pipeline in goondan runs through (turn, step and toolCall middleware).
+ * A middleware is `async (ctx, next) => { before; const r = await next(); after; return r }`.
+ * Not calling `next()` short-circuits the chain; calling it twice is an error.
+ */
+export type Middleware<C, R> = (ctx: C, next: () => Promise<R>) => Promise<R>;
+
+export class MiddlewareError extends Error {
+  readonly code = "E_MIDDLEWARE_NEXT_TWICE";
+}
+
+export function compose<C, R>(middlewares: readonly Middleware<C, R>[], core: (ctx: C) => Promise<R>): (ctx: C) => Promise<R> {
+  const chain = middlewares.slice();
+  return (ctx: C) => {
+    let lastIndex = -1;
+    const dispatch = (index: number): Promise<R> => {
+      if (index <= lastIndex) return Promise.reject(new MiddlewareError("next() called multiple times"));
+      lastIndex = index;
+      const middleware = chain[index];
+      try {
+        if (middleware === undefined) return Promise.resolve(core(ctx));
+        return Promise.resolve(middleware(ctx, () => dispatch(index + 1)));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+    return dispatch(0);
+  };
+}

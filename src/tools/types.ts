@@ -1,0 +1,130 @@
+/**
+ * The Tool system's contracts: handlers and their ToolContext, ToolResult, catalog items, the toolCall
+ * middleware context, and the inter-agent runtime API that `ctx.runtime` exposes. Tool authors import
+ * these types from "goondan".
+ */
+import type { ModelMessage } from "ai";
+import type { Logger } from "../shared/logger.ts";
+import type { JsonObject, JsonValue } from "../shared/json.ts";
+
+/** The assistant message holding a tool call (SPEC §2: `message`). */
+export interface Message {
+  readonly id: string;
+  readonly data: ModelMessage;
+  metadata: Record<string, JsonValue>;
+  readonly createdAt: string;
+  readonly source: { type: "user" | "assistant" | "tool" | "system" | "extension"; name?: string };
+}
+
+export interface ToolContext {
+  readonly agentName: string;
+  readonly instanceKey: string;
+  readonly turnId: string;
+  readonly toolCallId: string;
+  readonly message: Message;
+  /** The instance's workspace directory; file and shell tools resolve relative paths here. */
+  readonly workdir: string;
+  readonly logger: Logger;
+  /** Fired on timeout or shutdown. */
+  readonly signal: AbortSignal;
+  /** Inter-agent API, backed by the orchestrator over IPC. */
+  readonly runtime: AgentToolRuntime;
+  /** The Tool resource's `spec.config` (e.g. file-system `root`), `{}` when unset. */
+  readonly config: JsonObject;
+}
+
+export type ToolHandler = (ctx: ToolContext, input: JsonObject) => Promise<unknown> | unknown;
+
+export interface ToolError {
+  code: string;
+  name: string;
+  message: string;
+  suggestion?: string;
+  helpUrl?: string;
+}
+
+export type ToolResult =
+  | { status: "ok"; output: JsonValue }
+  | { status: "pending"; handle: string; output?: JsonValue }
+  | { status: "error"; error: ToolError };
+
+export interface ToolSource {
+  type: "config" | "extension" | "mcp";
+  name: string;
+  mcp?: { extensionName: string; serverName?: string };
+}
+
+export interface ToolCatalogItem {
+  /** `{resource}__{export}` */
+  name: string;
+  description?: string;
+  parameters?: JsonObject;
+  source?: ToolSource;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Whatever the model sent; not yet known to be an object. */
+  args: unknown;
+}
+
+export interface ToolCallMiddlewareContext {
+  readonly toolName: string;
+  readonly toolCallId: string;
+  /** Mutable: middleware may rewrite the arguments before validation. */
+  args: JsonObject;
+  metadata: Record<string, JsonValue>;
+}
+
+/** A pending handle returned by a handler: the completion arrives later as an event into the same instance. */
+export interface PendingHandle {
+  readonly __goondanPending: true;
+  readonly handle: string;
+  readonly output?: JsonValue;
+}
+
+// ---- inter-agent runtime (ctx.runtime) --------------------------------------------------------
+
+export interface AgentRequestOptions {
+  /** Target agent name (must be in the Swarm). */
+  target: string;
+  input: string;
+  /** Default: the Swarm's instanceKey. */
+  instanceKey?: string;
+  /** Default: the Swarm's `policy.requestTimeoutMs`. */
+  timeoutMs?: number;
+  /** Return a pending handle at once; the reply arrives before a later step. */
+  async?: boolean;
+  metadata?: JsonObject;
+}
+
+export interface AgentReply {
+  agent: string;
+  instanceKey: string;
+  correlationId: string;
+  status: "ok" | "error";
+  response?: string;
+  finishReason?: string;
+  error?: { code: string; message: string };
+}
+
+export interface AgentInstanceInfo {
+  agent: string;
+  instanceKey: string;
+  status: string;
+  pid?: number;
+}
+
+export interface AgentToolRuntime {
+  /** Blocking: resolves with the target's reply (status "error" for AGENT_* failures, never throws for them). */
+  request(options: AgentRequestOptions & { async?: false }): Promise<AgentReply>;
+  /** Async: resolves once accepted, with the correlationId used as the pending handle. */
+  request(options: AgentRequestOptions & { async: true }): Promise<{ correlationId: string }>;
+  send(options: Omit<AgentRequestOptions, "async" | "timeoutMs">): Promise<{ eventId: string }>;
+  spawn(options: { target: string; instanceKey?: string }): Promise<AgentInstanceInfo>;
+  list(): Promise<{ instances: AgentInstanceInfo[] }>;
+  catalog(): Promise<{ agents: { name: string; description?: string; entry: boolean }[] }>;
+  /** Validate the bundle on disk and, when valid, restart the orchestrator after the current turn commits. */
+  restart(options: { reason: string }): Promise<{ accepted: boolean; issues: { code: string; path: string; message: string }[] }>;
+}
