@@ -27,3 +27,19 @@ export function compose<C, R>(middlewares: readonly Middleware<C, R>[], core: (c
     return dispatch(0);
   };
 }
+
+/**
+ * Extension-facing middleware, as in the seeds: `async (ctx) => { …; const r = await ctx.next(); …; return r }`.
+ * `fromContextMiddleware` adapts it to compose(): each layer sees its own `ctx.next`, while every other
+ * property read or write goes to the one shared context object (so `ctx.args = …` is seen by inner layers).
+ */
+export type ContextMiddleware<C, R> = (ctx: C & { next(): Promise<R> }) => Promise<R>;
+
+export function fromContextMiddleware<C extends object, R>(middleware: ContextMiddleware<C, R>): Middleware<C, R> {
+  return (ctx, next) => {
+    const layer = new Proxy(ctx, {
+      get: (target, property, receiver) => (property === "next" ? next : Reflect.get(target, property, receiver)),
+    }) as C & { next(): Promise<R> };
+    return middleware(layer);
+  };
+}
