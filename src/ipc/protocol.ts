@@ -62,6 +62,22 @@ export interface ParentToChild {
     error?: { code: string; message: string };
   };
   shutdown: { gracePeriodMs: number; reason: string };
+  /** Connector children: what to run, with the Connection's resolved config and secrets (never in argv). */
+  connector_start: ConnectorStartPayload;
+  /** Connector children: an emitted event was durably accepted (or refused, with a reason). */
+  connector_ack: { requestId: string; accepted: boolean; eventId?: string; error?: { code: string; message: string } };
+  /** Connector children: the reply to an event emitted with `wantsReply`. */
+  connector_reply: { requestId: string; eventId: string; status: "ok" | "error"; response: string; error?: { code: string; message: string } };
+}
+
+/** What a connector child runs: the entry module and the Connection's resolved values. */
+export interface ConnectorStartPayload {
+  connector: string;
+  connection: string;
+  /** Absolute path of `Connector.spec.entry`. */
+  entry: string;
+  config: JsonObject;
+  secrets: Record<string, string>;
 }
 
 export interface ChildToParent {
@@ -75,6 +91,10 @@ export interface ChildToParent {
   shutdown_ack: { reason: string };
   /** A fatal start-up problem (bad bundle, missing model key): the child exits after sending it. */
   fatal: { code: string; message: string };
+  /** Connector children: the entry module loaded and its start function was called. */
+  connector_ready: { pid: number; connection: string };
+  /** Connector children: `ctx.emit(event)`; `event` is untrusted until the orchestrator parses it. */
+  connector_event: { requestId: string; event: JsonValue; wantsReply: boolean };
 }
 
 export type IpcType = keyof ParentToChild | keyof ChildToParent;
@@ -89,8 +109,8 @@ export interface IpcEnvelope<T extends string = string, P = unknown> {
 export type ParentMessage = { [K in keyof ParentToChild]: IpcEnvelope<K, ParentToChild[K]> }[keyof ParentToChild];
 export type ChildMessage = { [K in keyof ChildToParent]: IpcEnvelope<K, ChildToParent[K]> }[keyof ChildToParent];
 
-const PARENT_TYPES = new Set<string>(["event", "runtime_result", "delegate_result", "shutdown"]);
-const CHILD_TYPES = new Set<string>(["ready", "turn_started", "turn_result", "runtime_call", "shutdown_ack", "fatal"]);
+const PARENT_TYPES = new Set<string>(["event", "runtime_result", "delegate_result", "shutdown", "connector_start", "connector_ack", "connector_reply"]);
+const CHILD_TYPES = new Set<string>(["ready", "turn_started", "turn_result", "runtime_call", "shutdown_ack", "fatal", "connector_ready", "connector_event"]);
 
 function isEnvelope(value: unknown): value is IpcEnvelope {
   if (typeof value !== "object" || value === null) return false;

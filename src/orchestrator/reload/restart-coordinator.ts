@@ -1,0 +1,177 @@
+/**
+ * The restart coordinator: one place where every "restart" asks ends up (the self-restart tool's
+ * runtime call, SIGHUP, `goondan restart`, `POST /v1/restart`). It validates the bundle on disk before
+ * answering, so an invalid bundle is reported to the asker and the running swarm stays as it is; a
+ * valid request is batched with the others that arrive within a short window (a restart storm becomes
+ * one reload), waits until the asking turns have committed, then re-validates and calls `reload` once.
+ */
+import type { Bundle, ConfigIssue } from "../../config/types.ts";
+import type { Clock, TimerHandle } from "../../shared/clock.ts";
+import { systemClock } from "../../shared/clock.ts";
+import type { Logger } from "../../shared/logger.ts";
+import { silentLogger } from "../../shared/logger.ts";
+import { describeError } from "../../shared/errors.ts";
+
+export interface LoadedBundle {
+  valid: boolean;
+  bundle?: Bundle;
+  errors: ConfigIssue[];
+}
+
+export interface ReloadPlan {
+  bundle: Bundle;
+  /** Agents whose instances restart; undefined means all of them. */
+  agents?: string[];
+  /** Clear the conversations of the restarted instances (`goondan restart --fresh`). */
+  fresh: boolean;
+  /** Why, for logs: the reasons of every coalesced request. */
+  reasons: string[];
+}
+
+export interface RestartRequest {
+  reason: string;
+  /** Restart only this agent's instances. Default: every agent. */
+  agent?: string;
+  /** Clear the restarted instances' conversations. */
+  fresh?: boolean;
+  /**
+   * Resolves when the asking turn has committed (self-restart from a tool): the reload waits for it,
+   * so the turn's reply still reaches its requester. Capped by `maxWaitMs`.
+   */
+  afterTurn?: Promise<unknown>;
+}
+
+export interface RestartAnswer {
+  accepted: boolean;
+  /** The validation errors when not accepted (`{code, path, message}` each). */
+  issues: { code: string; path: string; message: string }[];
+}
+
+export interface RestartCoordinatorOptions {
+  /** Loads and validates the bundle on disk (bound to the bundle path and env by the caller). */
+  loadBundle: () => Promise<LoadedBundle>;
+  /** Applies a plan: the orchestrator's reload. */
+  reload: (plan: ReloadPlan) => Promise<void>;
+  /** Default: the system clock. */
+  clock?: Clock;
+  /** Requests within this window after the first one become one reload. Default: 300 ms. */
+  coalesceMs?: number;
+  /** Longest wait for asking turns to commit before reloading anyway. Default: 60000 ms. */
+  maxWaitMs?: number;
+  /** Default: silent. */
+  logger?: Logger;
+}
+
+export interface RestartCoordinator {
+  request(request: RestartRequest): Promise<RestartAnswer>;
+  /** Resolves when no batch is waiting or reloading (tests, shutdown). */
+  settled(): Promise<void>;
+  /** Drops any batch not yet started (on shutdown). */
+  close(): void;
+}
+
+interface Batch {
+  agents: Set<string> | "all";
+  fresh: boolean;
+  reasons: string[];
+  waits: Promise<unknown>[];
+}
+
+const issueOf = (issue: ConfigIssue) => ({ code: issue.code, path: issue.path, message: issue.message });
+
+export function createRestartCoordinator(options: RestartCoordinatorOptions): RestartCoordinator {
+  const clock = options.clock ?? systemClock;
+  const coalesceMs = options.coalesceMs ?? 300;
+  const maxWaitMs = options.maxWaitMs ?? 60_000;
+  const logger = options.logger ?? silentLogger();
+  let validating: Promise<LoadedBundle> | undefined;
+  let batch: Batch | undefined;
+  let windowTimer: TimerHandle | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let inFlight = 0;
+  let closed = false;
+
+  /** Requests arriving while a validation runs share its result. */
+  const validate = (): Promise<LoadedBundle> => {
+    validating ??= options.loadBundle().finally(() => {
+      validating = undefined;
+    });
+    return validating;
+  };
+
+  const waitAtMost = (waits: Promise<unknown>[]): Promise<void> =>
+    new Promise((resolve) => {
+      if (waits.length === 0) return resolve();
+      const timer = clock.setTimeout(resolve, maxWaitMs);
+      void Promise.allSettled(waits).then(() => {
+        clock.clearTimeout(timer);
+        resolve();
+      });
+    });
+
+  const fire = (current: Batch): Promise<void> => {
+    inFlight++;
+    running = running
+      .then(async () => {
+        await waitAtMost(current.waits);
+        if (closed) return;
+        const loaded = await options.loadBundle();
+        if (!loaded.valid || loaded.bundle === undefined) {
+          logger.warn({ issues: loaded.errors.map(issueOf), reasons: current.reasons }, "restart skipped: the bundle became invalid; the running swarm is unchanged");
+          return;
+        }
+        const agents = current.agents === "all" ? undefined : [...current.agents].sort();
+        logger.info({ agents: agents ?? "all", fresh: current.fresh, reasons: current.reasons }, "restarting");
+        await options.reload({ bundle: loaded.bundle, ...(agents ? { agents } : {}), fresh: current.fresh, reasons: current.reasons });
+      })
+      .catch((error: unknown) => {
+        logger.error({ error: describeError(error) }, "restart failed");
+      })
+      .finally(() => {
+        inFlight--;
+      });
+    return running;
+  };
+
+  const enqueue = (request: RestartRequest): void => {
+    if (batch === undefined) {
+      batch = { agents: new Set(), fresh: false, reasons: [], waits: [] };
+      windowTimer = clock.setTimeout(() => {
+        const current = batch;
+        batch = undefined;
+        windowTimer = undefined;
+        if (current) void fire(current);
+      }, coalesceMs);
+    }
+    if (request.agent === undefined) batch.agents = "all";
+    else if (batch.agents !== "all") batch.agents.add(request.agent);
+    batch.fresh ||= request.fresh === true;
+    batch.reasons.push(request.reason);
+    if (request.afterTurn) batch.waits.push(request.afterTurn);
+  };
+
+  return {
+    async request(request) {
+      if (closed) return { accepted: false, issues: [{ code: "E_RESTART_CLOSED", path: "", message: "the orchestrator is shutting down" }] };
+      const loaded = await validate();
+      if (!loaded.valid || loaded.bundle === undefined) {
+        logger.warn({ reason: request.reason, issues: loaded.errors.map(issueOf) }, "restart refused: the bundle on disk is invalid");
+        return { accepted: false, issues: loaded.errors.map(issueOf) };
+      }
+      enqueue(request);
+      return { accepted: true, issues: [] };
+    },
+    async settled() {
+      while (batch !== undefined || inFlight > 0 || validating !== undefined) {
+        if (batch !== undefined) await new Promise((resolve) => setTimeout(resolve, 1));
+        else await Promise.all([running, validating]);
+      }
+    },
+    close() {
+      closed = true;
+      if (windowTimer) clock.clearTimeout(windowTimer);
+      batch = undefined;
+      windowTimer = undefined;
+    },
+  };
+}
