@@ -12,6 +12,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   validate: { summary: "validate a bundle's goondan.yaml", load: () => import("./commands/validate.ts") },
   schema: { summary: "print the JSON Schema of goondan.yaml documents", load: () => import("./commands/schema.ts") },
   ps: { summary: "list the processes of a running orchestrator", load: () => import("./commands/ps.ts") },
+  init: { summary: "write a new bundle from a template (default, multi-agent)", load: () => import("./commands/init.ts") },
 };
 
 export const VERSION: string = packageJson.version;

@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseAllDocuments } from "yaml";
+import { main } from "../../src/cli/main.ts";
+import { bundleName, initBundle, TEMPLATES } from "../../src/cli/commands/init.ts";
+import type { CliIo } from "../../src/cli/command.ts";
+
+const made: string[] = [];
+const scratch = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), "goondan-init-"));
+  made.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function captureIo(cwd: string): CliIo & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, stdout: (text) => void out.push(text), stderr: (text) => void err.push(text), env: {}, cwd };
+}
+
+describe("goondan init", () => {
+  it("writes the default template into a new directory and names the bundle after it", async () => {
+    const cwd = scratch();
+    const io = captureIo(cwd);
+    expect(await main(["init", "My Bot"], io)).toBe(0);
+    const dir = join(cwd, "My Bot");
+    for (const file of ["goondan.yaml", "prompts/assistant.md", "tools/clock.ts", ".gitignore"]) expect(existsSync(join(dir, file))).toBe(true);
+    const documents = parseAllDocuments(readFileSync(join(dir, "goondan.yaml"), "utf8")).map((document) => document.toJS() as { kind: string; metadata: { name: string } });
+    expect(documents.find((document) => document.kind === "Swarm")?.metadata.name).toBe("my-bot");
+    expect(io.out.join("")).toContain("goondan run");
+  });
+
+  it("writes the multi-agent template with a coordinator that delegates to a worker", () => {
+    const dir = join(scratch(), "team");
+    const written = initBundle({ dir, template: "multi-agent" });
+    expect(written).toContain("goondan.yaml");
+    const text = readFileSync(join(dir, "goondan.yaml"), "utf8");
+    const kinds = parseAllDocuments(text).map((document) => (document.toJS() as { kind: string; metadata: { name: string } }));
+    expect(kinds.filter((document) => document.kind === "Agent").map((document) => document.metadata.name)).toEqual(["coordinator", "worker"]);
+    expect(text).toContain("name: agents");
+  });
+
+  it("refuses a non-empty directory unless --force", async () => {
+    const dir = scratch();
+    writeFileSync(join(dir, "keep.txt"), "mine");
+    const io = captureIo(dir);
+    expect(await main(["init", dir], io)).toBe(2);
+    expect(existsSync(join(dir, "goondan.yaml"))).toBe(false);
+    expect(() => initBundle({ dir })).toThrow(expect.objectContaining({ code: "E_INIT_TARGET_NOT_EMPTY" }));
+    expect(await main(["init", dir, "--force"], captureIo(dir))).toBe(0);
+    expect(existsSync(join(dir, "goondan.yaml"))).toBe(true);
+    expect(readFileSync(join(dir, "keep.txt"), "utf8")).toBe("mine");
+  });
+
+  it("refuses a target that is a file", () => {
+    const file = join(scratch(), "file");
+    writeFileSync(file, "");
+    expect(() => initBundle({ dir: file })).toThrow(expect.objectContaining({ code: "E_INIT_TARGET_NOT_DIRECTORY" }));
+  });
+
+  it("rejects an unknown template as a usage error", async () => {
+    expect(await main(["init", scratch(), "--template", "nope"], captureIo(scratch()))).toBe(2);
+    expect(() => initBundle({ dir: scratch(), template: "nope" as "default" })).toThrow(expect.objectContaining({ code: "E_INIT_UNKNOWN_TEMPLATE" }));
+  });
+
+  it("initialises the current directory when no dir is given", async () => {
+    const dir = scratch();
+    mkdirSync(join(dir, "empty"));
+    expect(await main(["init"], captureIo(join(dir, "empty")))).toBe(0);
+    expect(existsSync(join(dir, "empty", "goondan.yaml"))).toBe(true);
+  });
+});
+
+describe("bundleName", () => {
+  it("derives a resource-safe name from the directory", () => {
+    expect(bundleName("/x/My Cool_Bot!")).toBe("my-cool_bot");
+    expect(bundleName("/x/__")).toBe("my-swarm");
+    expect(bundleName("/x/a__b")).toBe("a_b");
+  });
+});
+
+describe.each(TEMPLATES.map((template) => [template]))("template %s", (template) => {
+  it("passes the bundle loader with no errors", async () => {
+    const dir = join(scratch(), `t-${template}`);
+    initBundle({ dir, template });
+    const { loadBundle } = (await import("../../src/config/load-bundle.ts")) as { loadBundle: (options: unknown) => Promise<unknown> };
+    const result = await loadBundle({ path: dir, env: { ANTHROPIC_API_KEY: "test-key" } });
+    expect(result).toBeDefined();
+  });
+});

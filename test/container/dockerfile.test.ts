@@ -1,0 +1,110 @@
+import { describe, expect, it } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { dockerignorePatterns, envOf, execForm, isIgnored, parseDockerfile, splitOptions, stages } from "./dockerfile.ts";
+import packageJson from "../../package.json" with { type: "json" };
+
+const root = join(import.meta.dir, "..", "..");
+const instructions = parseDockerfile(readFileSync(join(root, "Dockerfile"), "utf8"));
+const all = stages(instructions);
+const runtime = all.at(-1)!;
+const only = (keyword: string) => runtime.instructions.filter((instruction) => instruction.keyword === keyword);
+const last = (keyword: string) => only(keyword).at(-1);
+const ignorePatterns = dockerignorePatterns(readFileSync(join(root, ".dockerignore"), "utf8"));
+
+describe("the Dockerfile reader", () => {
+  it("joins continued lines, skips comments and keeps exec-form arguments", () => {
+    const parsed = parseDockerfile('# c\nFROM a AS b\nRUN one \\\n  # inner comment\n  two\nCMD ["x", "y"]\n');
+    expect(parsed.map((instruction) => instruction.keyword)).toEqual(["FROM", "RUN", "CMD"]);
+    expect(parsed[1]!.args).toBe("one two");
+    expect(execForm(parsed[2]!.args)).toEqual(["x", "y"]);
+    expect(execForm("x y")).toBeUndefined();
+  });
+
+  it("refuses an instruction before FROM and a dangling continuation", () => {
+    expect(() => stages(parseDockerfile("RUN x\n"))).toThrow();
+    expect(() => parseDockerfile("FROM a\nRUN x \\\n")).toThrow();
+  });
+});
+
+describe("Dockerfile", () => {
+  it("runs on the slim Bun image of the version pinned in package.json", () => {
+    expect(runtime.from).toBe(`oven/bun:${packageJson.dependencies.bun}-slim`);
+  });
+
+  it("installs production dependencies from the committed npm lockfile", () => {
+    const install = all.flatMap((stage) => stage.instructions).filter((instruction) => instruction.keyword === "RUN" && instruction.args.includes("npm ci"));
+    expect(install).toHaveLength(1);
+    expect(install[0]!.args).toContain("--omit=dev");
+    expect(existsSync(join(root, "package-lock.json"))).toBe(true);
+  });
+
+  it("runs as a non-root user", () => {
+    const user = last("USER");
+    expect(user).toBeDefined();
+    const name = user!.args.split(":")[0]!;
+    expect(["root", "0"]).not.toContain(name);
+  });
+
+  it("keeps the state root on a volume and points GOONDAN_STATE_ROOT at it", () => {
+    const env = envOf(runtime.instructions);
+    expect(env.GOONDAN_STATE_ROOT).toBe("/var/lib/goondan");
+    const volumes = only("VOLUME").flatMap((instruction) => execForm(instruction.args) ?? instruction.args.split(" "));
+    expect(volumes).toContain(env.GOONDAN_STATE_ROOT!);
+  });
+
+  it("stops with SIGTERM", () => {
+    expect(last("STOPSIGNAL")?.args).toBe("SIGTERM");
+  });
+
+  it("checks health with bun's fetch on /healthz, no curl", () => {
+    const healthcheck = last("HEALTHCHECK");
+    expect(healthcheck).toBeDefined();
+    const { rest } = splitOptions(healthcheck!.args);
+    expect(rest.startsWith("CMD ")).toBe(true);
+    const command = execForm(rest.slice(4));
+    expect(command).toEqual(["bun", "/app/docker/healthcheck.ts"]);
+    expect(existsSync(join(root, "docker", "healthcheck.ts"))).toBe(true);
+  });
+
+  it("starts goondan run on the bundle at /app/bundle, in exec form, behind an init", () => {
+    const entrypoint = execForm(last("ENTRYPOINT")!.args);
+    const command = execForm(last("CMD")!.args);
+    expect(entrypoint?.slice(0, 2)).toEqual(["/usr/bin/tini", "--"]);
+    expect(entrypoint?.slice(2)).toEqual(["bun", "/app/docker/entrypoint.ts"]);
+    expect(command).toEqual(["run", "/app/bundle"]);
+  });
+
+  it("copies only paths that exist and that .dockerignore lets through", () => {
+    const copies = only("COPY").filter((instruction) => !splitOptions(instruction.args).options.from);
+    expect(copies.length).toBeGreaterThan(0);
+    for (const copy of copies) {
+      const parts = splitOptions(copy.args).rest.split(" ");
+      for (const source of parts.slice(0, -1)) {
+        expect({ source, exists: existsSync(join(root, source)) }).toEqual({ source, exists: true });
+        expect({ source, ignored: isIgnored(source, ignorePatterns) }).toEqual({ source, ignored: false });
+      }
+    }
+  });
+});
+
+describe(".dockerignore", () => {
+  it("keeps the state root, node_modules, tests and git out of the build context", () => {
+    for (const path of ["node_modules", "node_modules/ai/package.json", "examples/x/node_modules/y", ".goondan", ".goondan/workspaces/a", "test", "test/container/dockerfile.test.ts", ".git", "bench/x.ts", "debug.log"]) {
+      expect({ path, ignored: isIgnored(path, ignorePatterns) }).toEqual({ path, ignored: true });
+    }
+  });
+
+  it("lets the sources and the bundled example through", () => {
+    for (const path of ["src/cli/main.ts", "bin/goondan", "package.json", "package-lock.json", "goondan.yaml", "docker/entrypoint.ts", "cassettes"]) {
+      expect({ path, ignored: isIgnored(path, ignorePatterns) }).toEqual({ path, ignored: false });
+    }
+  });
+
+  it("honours negated patterns, last match wins", () => {
+    expect(isIgnored("a/keep.txt", ["a", "!a/keep.txt"])).toBe(false);
+    expect(isIgnored("a/other.txt", ["a", "!a/keep.txt"])).toBe(true);
+    expect(isIgnored("deep/x.log", ["*.log"])).toBe(false);
+    expect(isIgnored("deep/x.log", ["**/*.log"])).toBe(true);
+  });
+});
