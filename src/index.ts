@@ -1,0 +1,27 @@
+/**
+ * The public surface of the `goondan` package for tool and extension authors:
+ * `import type { ToolHandler, ToolContext, ToolResult, JsonValue } from "goondan"` in a bundle's tool file,
+ * plus the few runtime helpers a tool needs (`pending`, `ToolFault`, `buildToolName`, `parseToolName`).
+ */
+export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "./shared/json.ts";
+export type { Logger } from "./shared/logger.ts";
+export type {
+  AgentInstanceInfo,
+  AgentReply,
+  AgentRequestOptions,
+  AgentToolRuntime,
+  Message,
+  PendingHandle,
+  ToolCall,
+  ToolCallMiddlewareContext,
+  ToolCatalogItem,
+  ToolContext,
+  ToolError,
+  ToolHandler,
+  ToolResult,
+  ToolSource,
+} from "./tools/types.ts";
+
+export { pending, isPendingHandle } from "./tools/pending.ts";
+export { ToolFault } from "./tools/tool-errors.ts";
+export { buildToolName, parseToolName } from "./tools/naming.ts";

@@ -1,0 +1,116 @@
+/**
+ * Argument validation for one tool export: its JSON Schema compiled ONCE with ajv (all errors, defaults
+ * applied, formats), and failures described for the model: each failing path with what was expected and
+ * what was found, plus the required and allowed keys as the suggestion.
+ */
+import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
+import addFormats from "ajv-formats";
+import type { JsonObject } from "../shared/json.ts";
+
+/** null when the arguments are valid, else what to tell the model. */
+export type ArgsValidator = (args: JsonObject) => ArgsProblem | null;
+export interface ArgsProblem {
+  message: string;
+  suggestion?: string;
+}
+
+const MAX_LISTED_ERRORS = 20;
+
+/** One ajv instance per registry: compiled schemas are cached there, never recompiled per call. */
+export function createSchemaCompiler(): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, verbose: true, validateSchema: true });
+  addFormats(ajv);
+  return ajv;
+}
+
+/** Compiles `schema` (throws ajv's error when the schema itself is invalid). */
+export function compileArgsValidator(options: { ajv: Ajv; schema: JsonObject; toolName: string }): ArgsValidator {
+  const { schema, toolName } = options;
+  const validate: ValidateFunction = options.ajv.compile(schema);
+  const suggestion = keysSuggestion(schema);
+  return (args) => {
+    if (validate(args)) return null;
+    const problems = describeErrors(validate.errors ?? []);
+    const listed = problems.slice(0, MAX_LISTED_ERRORS);
+    const more = problems.length > listed.length ? `; and ${problems.length - listed.length} more` : "";
+    return {
+      message: `Invalid arguments for ${toolName}: ${listed.join("; ")}${more}`,
+      ...(suggestion === undefined ? {} : { suggestion }),
+    };
+  };
+}
+
+/** A short "Required keys: …. Allowed keys: …." line from the schema's top level. */
+export function keysSuggestion(schema: JsonObject): string | undefined {
+  const properties = schema.properties;
+  const required = Array.isArray(schema.required) ? schema.required.filter((key) => typeof key === "string") : [];
+  const allowed = properties !== null && typeof properties === "object" && !Array.isArray(properties) ? Object.keys(properties) : [];
+  const parts: string[] = [];
+  if (required.length > 0) parts.push(`Required keys: ${required.join(", ")}.`);
+  if (allowed.length > 0) {
+    const closed = schema.additionalProperties === false ? " (no others)" : "";
+    parts.push(`Allowed keys${closed}: ${allowed.map((key) => `${key}${describeProperty(properties, key)}`).join(", ")}.`);
+  }
+  if (parts.length === 0) return undefined;
+  return `Send a JSON object. ${parts.join(" ")}`;
+}
+
+function describeProperty(properties: unknown, key: string): string {
+  const property = (properties as Record<string, unknown>)[key];
+  if (property === null || typeof property !== "object") return "";
+  const type = (property as { type?: unknown }).type;
+  if (typeof type === "string") return ` (${type})`;
+  if (Array.isArray(type)) return ` (${type.join("|")})`;
+  return "";
+}
+
+function describeErrors(errors: readonly ErrorObject[]): string[] {
+  const lines = new Set<string>();
+  for (const error of errors) lines.add(describeError(error));
+  return [...lines];
+}
+
+function describeError(error: ErrorObject): string {
+  const at = error.instancePath === "" ? "(root)" : error.instancePath;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case "required":
+      return `${joinPath(error.instancePath, String(params.missingProperty))}: required property is missing`;
+    case "additionalProperties":
+      return `${joinPath(error.instancePath, String(params.additionalProperty))}: unknown property (not allowed)`;
+    case "type":
+      return `${at}: expected ${String(params.type)}, got ${typeOfJson(error.data)}`;
+    case "enum":
+      return `${at}: expected one of ${JSON.stringify(params.allowedValues)}, got ${preview(error.data)}`;
+    case "const":
+      return `${at}: expected ${JSON.stringify(params.allowedValue)}, got ${preview(error.data)}`;
+    case "maxLength":
+    case "minLength":
+      return `${at}: ${error.message ?? error.keyword} (got ${typeof error.data === "string" ? error.data.length : "?"} characters)`;
+    case "maxItems":
+    case "minItems":
+      return `${at}: ${error.message ?? error.keyword} (got ${Array.isArray(error.data) ? error.data.length : "?"} items)`;
+    default:
+      return `${at}: ${error.message ?? error.keyword}${isScalar(error.data) ? `, got ${preview(error.data)}` : ""}`;
+  }
+}
+
+function joinPath(base: string, key: string): string {
+  return `${base}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+}
+
+function typeOfJson(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
+}
+
+function isScalar(value: unknown): boolean {
+  return value === null || ["string", "number", "boolean"].includes(typeof value);
+}
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}

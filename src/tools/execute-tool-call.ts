@@ -1,0 +1,239 @@
+/**
+ * Runs one tool call from the model and always answers with a ToolResult; a tool fault never throws.
+ * Order: catalog gate (E_TOOL_NOT_IN_CATALOG / E_TOOL_NOT_FOUND, with the closest catalog names) →
+ * arguments must be a JSON object → toolCall middleware (the one compose()) → ajv validation (compiled once,
+ * in the registry) → handler with its ToolContext, raced against the export's timeout (ctx.signal aborts) →
+ * output converted to JSON and size-capped. A pending handle becomes `{status: "pending", handle, output?}`.
+ */
+import { compose, type Middleware } from "../shared/compose.ts";
+import { systemClock, type Clock, type TimerHandle } from "../shared/clock.ts";
+import { isJsonObject, type JsonObject } from "../shared/json.ts";
+import { keysSuggestion } from "./args-validator.ts";
+import { closestNames } from "./closest-names.ts";
+import { isPendingHandle } from "./pending.ts";
+import { describeThrown, DEFAULT_ERROR_MESSAGE_LIMIT, TOOL_ERROR_CODES, toolError } from "./tool-errors.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES, toJsonOutput } from "./tool-output.ts";
+import type { ToolRegistry, ToolRegistryEntry } from "./tool-registry.ts";
+import type { ToolCall, ToolCallMiddlewareContext, ToolCatalogItem, ToolContext, ToolResult } from "./types.ts";
+
+/** Everything of ToolContext the caller knows before the call; toolCallId, signal and config are added here. */
+export type ToolInvocationContext = Omit<ToolContext, "toolCallId" | "signal" | "config"> & {
+  /** Aborting it (shutdown) aborts the handler's ctx.signal and ends the call with E_TOOL_CANCELLED. */
+  parentSignal?: AbortSignal;
+};
+
+export type ToolCallMiddleware = Middleware<ToolCallMiddlewareContext, ToolResult>;
+
+export interface ExecuteToolCallOptions {
+  call: ToolCall;
+  /** This step's catalog: only these names may run. */
+  catalog: readonly ToolCatalogItem[];
+  registry: ToolRegistry;
+  /** Plain compose middlewares `(ctx, next)`, outermost first. Default: none. */
+  middlewares?: readonly ToolCallMiddleware[];
+  context: ToolInvocationContext;
+  /** Timers for the per-export timeout. Default: systemClock. */
+  clock?: Clock;
+  /** Cap on the JSON size of an output. Default 256 KiB. */
+  maxOutputBytes?: number;
+}
+
+export async function executeToolCall(options: ExecuteToolCallOptions): Promise<ToolResult> {
+  try {
+    return await execute(options);
+  } catch (error) {
+    // Only reachable through a bug of ours or a hostile value; still never let it escape.
+    const described = describeThrown(error);
+    return toolError({ code: TOOL_ERROR_CODES.failed, name: described.name, message: `internal error while running the tool call: ${described.message}` });
+  }
+}
+
+async function execute(options: ExecuteToolCallOptions): Promise<ToolResult> {
+  const { call, catalog, registry } = options;
+  const name = typeof call.name === "string" ? call.name : String(call.name);
+  const gate = catalogGate({ name, catalog, registry });
+  if (gate.result !== undefined) return gate.result;
+  const entry = gate.entry;
+  const limit = entry.errorMessageLimit;
+
+  if (!isJsonObject(call.args)) return notAnObject(name, call.args, entry);
+
+  const middlewareContext: ToolCallMiddlewareContext = { toolName: name, toolCallId: String(call.id), args: call.args, metadata: {} };
+  const core = (ctx: ToolCallMiddlewareContext): Promise<ToolResult> => runCore({ ctx, entry, options });
+  const middlewares = options.middlewares ?? [];
+  let result: unknown;
+  try {
+    result = await (middlewares.length === 0 ? core(middlewareContext) : compose(middlewares, core)(middlewareContext));
+  } catch (error) {
+    const described = describeThrown(error);
+    const code = described.code !== TOOL_ERROR_CODES.failed ? ` (${described.code})` : "";
+    return toolError({ code: TOOL_ERROR_CODES.failed, name: described.name, message: `a toolCall middleware failed${code}: ${described.message}` }, { limit });
+  }
+  return normalizeResult(result, { limit, maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES });
+}
+
+function catalogGate(options: { name: string; catalog: readonly ToolCatalogItem[]; registry: ToolRegistry }): { entry: ToolRegistryEntry; result?: undefined } | { result: ToolResult } {
+  const { name, catalog, registry } = options;
+  let inCatalog = false;
+  for (const item of catalog) {
+    if (item.name === name) {
+      inCatalog = true;
+      break;
+    }
+  }
+  const entry = registry.get(name);
+  if (inCatalog && entry !== undefined) return { entry };
+  const shown = name.length > 200 ? `${name.slice(0, 200)}…` : name;
+  const names = catalog.map((item) => item.name);
+  const close = closestNames({ requested: name, candidates: names });
+  const available = names.length === 0 ? "No tools are available in this step." : `Available tools: ${names.slice(0, 50).join(", ")}${names.length > 50 ? ", …" : ""}.`;
+  const suggestion = `${close.length > 0 ? `Did you mean ${close.join(" or ")}? ` : ""}${available}`;
+  if (entry !== undefined) {
+    return {
+      result: toolError({ code: TOOL_ERROR_CODES.notInCatalog, message: `Tool '${shown}' is not available in the current Tool Catalog.`, suggestion }, { limit: entry.errorMessageLimit }),
+    };
+  }
+  const hint = name.includes("__") ? "" : " Tool names have the form resource__export (two underscores).";
+  return { result: toolError({ code: TOOL_ERROR_CODES.notFound, message: `Tool '${shown}' does not exist.${hint}`, suggestion }) };
+}
+
+function notAnObject(name: string, args: unknown, entry: ToolRegistryEntry): ToolResult {
+  const found = args === null ? "null" : Array.isArray(args) ? "an array" : typeof args === "string" ? "a string" : typeof args;
+  const suggestion = keysSuggestion(entry.item.parameters ?? {}) ?? "Send a JSON object, e.g. {}.";
+  return toolError({ code: TOOL_ERROR_CODES.invalidArgs, message: `Arguments for ${name} must be a JSON object, got ${found}.`, suggestion }, { limit: entry.errorMessageLimit });
+}
+
+async function runCore(options: { ctx: ToolCallMiddlewareContext; entry: ToolRegistryEntry; options: ExecuteToolCallOptions }): Promise<ToolResult> {
+  const { ctx, entry } = options;
+  const args: unknown = ctx.args;
+  if (!isJsonObject(args)) return notAnObject(ctx.toolName, args, entry);
+  const problem = entry.validate(args);
+  if (problem !== null) {
+    return toolError({ code: TOOL_ERROR_CODES.invalidArgs, message: problem.message, ...(problem.suggestion === undefined ? {} : { suggestion: problem.suggestion }) }, { limit: entry.errorMessageLimit });
+  }
+  return runHandler({ toolName: ctx.toolName, toolCallId: ctx.toolCallId, args, entry, options: options.options });
+}
+
+function runHandler(options: { toolName: string; toolCallId: string; args: JsonObject; entry: ToolRegistryEntry; options: ExecuteToolCallOptions }): Promise<ToolResult> {
+  const { toolName, toolCallId, args, entry } = options;
+  const { parentSignal, ...base } = options.options.context;
+  const clock = options.options.clock ?? systemClock;
+  const maxOutputBytes = options.options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const limit = entry.errorMessageLimit;
+  if (parentSignal?.aborted) return Promise.resolve(cancelledResult(toolName, limit));
+
+  const controller = new AbortController();
+  const toolContext: ToolContext = { ...base, toolCallId, signal: controller.signal, config: entry.config };
+  return new Promise<ToolResult>((resolve) => {
+    let settled = false;
+    let timer: TimerHandle | undefined;
+    const finish = (result: ToolResult): void => {
+      if (settled) return;
+      settled = true;
+      if (timer !== undefined) clock.clearTimeout(timer);
+      parentSignal?.removeEventListener("abort", onParentAbort);
+      resolve(result);
+    };
+    const onParentAbort = (): void => {
+      finish(cancelledResult(toolName, limit));
+      controller.abort(abortReason("ToolCancelledError", `${toolName} was cancelled (shutdown)`));
+    };
+    let value: unknown;
+    try {
+      value = entry.handler(toolContext, args);
+    } catch (error) {
+      finish(thrownResult(error, limit));
+      return;
+    }
+    if (!isThenable(value)) {
+      finish(handlerValueResult(value, { limit, maxOutputBytes }));
+      return;
+    }
+    timer = clock.setTimeout(() => {
+      finish(
+        toolError(
+          { code: TOOL_ERROR_CODES.timeout, message: `${toolName} did not finish within ${entry.timeoutMs} ms and was cancelled.`, suggestion: "Retry with a smaller input or split the work into smaller calls." },
+          { limit },
+        ),
+      );
+      controller.abort(abortReason("ToolTimeoutError", `${toolName} timed out after ${entry.timeoutMs} ms`));
+    }, entry.timeoutMs);
+    parentSignal?.addEventListener("abort", onParentAbort, { once: true });
+    Promise.resolve(value).then(
+      (resolved) => finish(handlerValueResult(resolved, { limit, maxOutputBytes })),
+      (error: unknown) => finish(thrownResult(error, limit)),
+    );
+  });
+}
+
+function handlerValueResult(value: unknown, options: { limit: number; maxOutputBytes: number }): ToolResult {
+  if (isPendingHandle(value)) {
+    if (value.output === undefined) return { status: "pending", handle: value.handle };
+    const output = toJsonOutput(value.output, { maxBytes: options.maxOutputBytes });
+    if (!output.ok) return toolError({ code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: output.message }, { limit: options.limit });
+    return { status: "pending", handle: value.handle, output: output.value };
+  }
+  const output = toJsonOutput(value, { maxBytes: options.maxOutputBytes });
+  if (!output.ok) return toolError({ code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: output.message }, { limit: options.limit });
+  return { status: "ok", output: output.value };
+}
+
+function thrownResult(error: unknown, limit: number): ToolResult {
+  return toolError(describeThrown(error), { limit });
+}
+
+function cancelledResult(toolName: string, limit: number): ToolResult {
+  return toolError({ code: TOOL_ERROR_CODES.cancelled, message: `${toolName} was cancelled because the agent is shutting down.` }, { limit });
+}
+
+function abortReason(name: string, message: string): Error {
+  const error = new Error(message);
+  error.name = name;
+  return error;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  if ((typeof value !== "object" || value === null) && typeof value !== "function") return false;
+  try {
+    return typeof (value as { then?: unknown }).then === "function";
+  } catch {
+    return false;
+  }
+}
+
+/** Whatever the chain returned (middleware may return anything) becomes a well-formed, JSON-safe ToolResult. */
+export function normalizeResult(result: unknown, options: { limit?: number; maxOutputBytes?: number } = {}): ToolResult {
+  const limit = options.limit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
+  const maxBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  if (isJsonObject(result as never)) {
+    const record = result as Record<string, unknown>;
+    if (record.status === "ok") {
+      const output = toJsonOutput(record.output, { maxBytes });
+      if (output.ok) return { status: "ok", output: output.value };
+      return toolError({ code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: output.message }, { limit });
+    }
+    if (record.status === "pending" && typeof record.handle === "string" && record.handle !== "") {
+      if (record.output === undefined) return { status: "pending", handle: record.handle };
+      const output = toJsonOutput(record.output, { maxBytes });
+      if (output.ok) return { status: "pending", handle: record.handle, output: output.value };
+      return toolError({ code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: output.message }, { limit });
+    }
+    if (record.status === "error" && typeof record.error === "object" && record.error !== null) {
+      const error = record.error as Record<string, unknown>;
+      return toolError(
+        {
+          code: typeof error.code === "string" && error.code !== "" ? error.code : TOOL_ERROR_CODES.failed,
+          ...(typeof error.name === "string" ? { name: error.name } : {}),
+          message: typeof error.message === "string" ? error.message : "the tool failed without a message",
+          ...(typeof error.suggestion === "string" ? { suggestion: error.suggestion } : {}),
+          ...(typeof error.helpUrl === "string" ? { helpUrl: error.helpUrl } : {}),
+        },
+        { limit },
+      );
+    }
+  }
+  return toolError(
+    { code: TOOL_ERROR_CODES.failed, name: "InvalidToolResult", message: "a toolCall middleware returned something that is not a ToolResult ({status: ok | pending | error})" },
+    { limit },
+  );
+}

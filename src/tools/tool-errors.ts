@@ -1,0 +1,116 @@
+/**
+ * The one place that formats tool errors the model reads: stable codes, default names, `helpUrl`, and
+ * `error.message` (and `suggestion`) cut to the tool's `errorMessageLimit` with `... (truncated)`
+ * (seed 003 §8.4). Also `ToolFault`, the error class tool authors throw to choose a code and suggestion.
+ */
+import type { ToolError, ToolResult } from "./types.ts";
+
+export const TOOL_ERROR_CODES = {
+  failed: "E_TOOL",
+  invalidArgs: "E_TOOL_INVALID_ARGS",
+  notInCatalog: "E_TOOL_NOT_IN_CATALOG",
+  notFound: "E_TOOL_NOT_FOUND",
+  timeout: "E_TOOL_TIMEOUT",
+  /** The call was cancelled from outside (shutdown): `ctx.signal` fired before the handler finished. */
+  cancelled: "E_TOOL_CANCELLED",
+} as const;
+
+export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
+export const TRUNCATION_SUFFIX = "... (truncated)";
+export const HELP_URL_BASE = "https://docs.goondan.ai/errors/";
+
+const DEFAULT_NAMES: Record<string, string> = {
+  E_TOOL: "Error",
+  E_TOOL_INVALID_ARGS: "ToolInvalidArgsError",
+  E_TOOL_NOT_IN_CATALOG: "ToolNotInCatalogError",
+  E_TOOL_NOT_FOUND: "ToolNotFoundError",
+  E_TOOL_TIMEOUT: "ToolTimeoutError",
+  E_TOOL_CANCELLED: "ToolCancelledError",
+};
+
+/** Seed 003 §8.4: keep `limit` characters in all, the last ones being `... (truncated)`. */
+export function truncateErrorMessage(message: string, limit: number): string {
+  if (message.length <= limit) return message;
+  if (limit <= TRUNCATION_SUFFIX.length) return message.slice(0, Math.max(0, limit));
+  return message.slice(0, limit - TRUNCATION_SUFFIX.length) + TRUNCATION_SUFFIX;
+}
+
+/** `https://docs.goondan.ai/errors/<CODE>` for goondan-style codes; E_TOOL's page for foreign ones (ENOENT…). */
+export function helpUrlFor(code: string): string {
+  return HELP_URL_BASE + (/^E_[A-Z0-9_]+$/.test(code) ? code : TOOL_ERROR_CODES.failed);
+}
+
+export interface ToolErrorInput {
+  code: string;
+  name?: string;
+  message: string;
+  suggestion?: string;
+  /** Default: `helpUrlFor(code)`. */
+  helpUrl?: string;
+}
+
+/** Builds `{status: "error", error}` with the message and suggestion cut to `limit` characters. */
+export function toolError(input: ToolErrorInput, options: { limit?: number } = {}): ToolResult {
+  const limit = options.limit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
+  const error: ToolError = {
+    code: input.code,
+    name: input.name ?? DEFAULT_NAMES[input.code] ?? "Error",
+    message: truncateErrorMessage(String(input.message), limit),
+  };
+  if (input.suggestion !== undefined && input.suggestion !== "") {
+    error.suggestion = truncateErrorMessage(String(input.suggestion), limit);
+  }
+  error.helpUrl = input.helpUrl ?? helpUrlFor(input.code);
+  return { status: "error", error };
+}
+
+/**
+ * Thrown by a tool to pick the code and suggestion the model sees:
+ * `throw new ToolFault("E_FS_NOT_FOUND", "no such file: a.txt", { suggestion: "list the directory first" })`.
+ */
+export class ToolFault extends Error {
+  readonly code: string;
+  readonly suggestion?: string;
+
+  constructor(code: string, message: string, options: { suggestion?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ToolFault";
+    this.code = code;
+    if (options.suggestion !== undefined) this.suggestion = options.suggestion;
+  }
+}
+
+/**
+ * Describes any thrown value as an E_TOOL error input, keeping `error.name` and a string/number
+ * `error.code` (and `suggestion`) when the value carries them. Never throws, even for hostile values.
+ */
+export function describeThrown(value: unknown, fallbackCode: string = TOOL_ERROR_CODES.failed): ToolErrorInput {
+  try {
+    if (value instanceof Error) {
+      const code = (value as { code?: unknown }).code;
+      const suggestion = (value as { suggestion?: unknown }).suggestion;
+      const message = typeof value.message === "string" ? value.message : String(value.message);
+      return {
+        code: typeof code === "string" && code !== "" ? code : typeof code === "number" ? String(code) : fallbackCode,
+        name: typeof value.name === "string" && value.name !== "" ? value.name : "Error",
+        message: message === "" ? `${value.name || "Error"} thrown without a message` : message,
+        ...(typeof suggestion === "string" ? { suggestion } : {}),
+      };
+    }
+    return { code: fallbackCode, name: "NonErrorThrown", message: `the tool threw a non-Error value: ${previewValue(value)}` };
+  } catch {
+    return { code: fallbackCode, name: "NonErrorThrown", message: "the tool threw a value that cannot be described" };
+  }
+}
+
+function previewValue(value: unknown): string {
+  if (value === undefined) return "undefined";
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "bigint") return `${value}n`;
+  if (typeof value === "symbol" || typeof value === "function") return String(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
