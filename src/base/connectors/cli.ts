@@ -1,0 +1,67 @@
+/**
+ * The built-in `cli` connector: reads stdin line by line, sends each non-empty line as one
+ * `user_input` event and prints the reply before reading the next line, so piped input gets its
+ * replies in order. On a TTY it is an interactive chat with a `> ` prompt; `:exit`/`:quit` or
+ * Ctrl+D ends the input. Ctrl+C reaches the orchestrator, which shuts everything down cleanly.
+ *
+ * Config: `instanceKey` (default: the route's or the Swarm's), `prompt` (default `> `).
+ */
+import { createInterface } from "node:readline";
+import { configValue, type BuiltinConnectorContext, type BuiltinConnectorReply } from "./connector-types.ts";
+
+export interface CliIo {
+  input: NodeJS.ReadableStream;
+  write: (text: string) => void;
+  interactive: boolean;
+}
+
+/** One reply as printed: the text, or `error [CODE]: message`. */
+export function formatReply(reply: BuiltinConnectorReply): string {
+  if (reply.status === "ok") return reply.response.endsWith("\n") ? reply.response : `${reply.response}\n`;
+  return `error [${reply.error?.code ?? "E_UNKNOWN"}]: ${reply.error?.message ?? "the turn failed"}\n`;
+}
+
+export const isExitCommand = (line: string): boolean => line === ":exit" || line === ":quit";
+
+/** The read-send-print loop; resolves when the input ends. */
+export async function runCliLoop(options: { ctx: Pick<BuiltinConnectorContext, "request" | "config" | "signal">; io: CliIo }): Promise<void> {
+  const { ctx, io } = options;
+  const prompt = String(configValue(ctx.config, "prompt") ?? "> ");
+  const instanceKey = configValue(ctx.config, "instanceKey");
+  const lines = createInterface({ input: io.input, terminal: false, crlfDelay: Number.POSITIVE_INFINITY });
+  ctx.signal.addEventListener("abort", () => lines.close(), { once: true });
+  if (io.interactive) io.write(prompt);
+  for await (const raw of lines) {
+    const line = raw.trim();
+    if (isExitCommand(line)) break;
+    if (line !== "") {
+      try {
+        const reply = await ctx.request({
+          name: "user_input",
+          message: { type: "text", text: line },
+          properties: {},
+          ...(typeof instanceKey === "string" && instanceKey !== "" ? { instanceKey } : {}),
+        });
+        io.write(formatReply(reply));
+      } catch (error) {
+        if (ctx.signal.aborted) break;
+        const code = typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : "E_CLI";
+        io.write(`error [${code}]: ${error instanceof Error ? error.message : String(error)}\n`);
+      }
+    }
+    if (io.interactive) io.write(prompt);
+  }
+  lines.close();
+}
+
+export default async function cliConnector(ctx: BuiltinConnectorContext): Promise<void> {
+  const interactive = process.stdin.isTTY === true;
+  await runCliLoop({ ctx, io: { input: process.stdin, write: (text) => void process.stdout.write(text), interactive } });
+  if (interactive && !ctx.signal.aborted) {
+    // The operator ended the chat (:exit or Ctrl+D): ask the orchestrator to shut down cleanly.
+    process.stdout.write("\n");
+    process.kill(process.ppid, "SIGTERM");
+  }
+  // Piped input is over: stay up idle (an exit would be restarted and read a closed stdin again).
+  await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
+}

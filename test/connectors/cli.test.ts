@@ -1,0 +1,79 @@
+import { describe, expect, it } from "bun:test";
+import { PassThrough } from "node:stream";
+import { formatReply, runCliLoop } from "../../src/base/connectors/cli.ts";
+import type { BuiltinConnectorEvent, BuiltinConnectorReply } from "../../src/base/connectors/connector-types.ts";
+
+function run(options: { input: string; interactive?: boolean; config?: Record<string, unknown>; reply?: (event: BuiltinConnectorEvent) => Promise<BuiltinConnectorReply> }) {
+  const seen: BuiltinConnectorEvent[] = [];
+  let output = "";
+  const input = new PassThrough();
+  input.end(options.input);
+  const request =
+    options.reply ??
+    (async (event: BuiltinConnectorEvent) => {
+      seen.push(event);
+      return { eventId: `e${seen.length}`, status: "ok" as const, response: `echo: ${event.message.text}` };
+    });
+  const done = runCliLoop({
+    ctx: { request, config: options.config ?? {}, signal: new AbortController().signal },
+    io: { input, write: (text) => (output += text), interactive: options.interactive ?? false },
+  });
+  return { done, seen, output: () => output };
+}
+
+describe("runCliLoop", () => {
+  it("sends each piped line as one event and prints the replies in order", async () => {
+    const session = run({ input: "first\n\nsecond\nthird" });
+    await session.done;
+    expect(session.seen.map((event) => event.message.text)).toEqual(["first", "second", "third"]);
+    expect(session.output()).toBe("echo: first\necho: second\necho: third\n");
+  });
+
+  it("waits for each reply before sending the next line", async () => {
+    const order: string[] = [];
+    const session = run({
+      input: "slow\nfast\n",
+      reply: async (event) => {
+        order.push(`start ${event.message.text}`);
+        await new Promise((resolve) => setTimeout(resolve, event.message.text === "slow" ? 20 : 0));
+        order.push(`end ${event.message.text}`);
+        return { eventId: "e", status: "ok", response: event.message.text };
+      },
+    });
+    await session.done;
+    expect(order).toEqual(["start slow", "end slow", "start fast", "end fast"]);
+  });
+
+  it("shows a prompt on a TTY and stops at :exit", async () => {
+    const session = run({ input: "hello\n:exit\nignored\n", interactive: true, config: { prompt: "you> " } });
+    await session.done;
+    expect(session.output()).toBe("you> echo: hello\nyou> ");
+    expect(session.seen).toHaveLength(1);
+  });
+
+  it("uses the configured instanceKey and names the event user_input", async () => {
+    const session = run({ input: "hi\n", config: { instanceKey: "desk" } });
+    await session.done;
+    expect(session.seen[0]).toEqual({ name: "user_input", message: { type: "text", text: "hi" }, properties: {}, instanceKey: "desk" });
+  });
+
+  it("prints a failed turn or a refused event as an error line and keeps reading", async () => {
+    let calls = 0;
+    const session = run({
+      input: "a\nb\n",
+      reply: async () => {
+        calls++;
+        if (calls === 1) throw Object.assign(new Error("no rule"), { code: "E_CONNECTOR_NO_ROUTE" });
+        return { eventId: "e", status: "error", response: "", error: { code: "AGENT_TURN_FAILED", message: "boom" } };
+      },
+    });
+    await session.done;
+    expect(session.output()).toBe("error [E_CONNECTOR_NO_ROUTE]: no rule\nerror [AGENT_TURN_FAILED]: boom\n");
+  });
+});
+
+describe("formatReply", () => {
+  it("keeps a reply's own trailing newline", () => {
+    expect(formatReply({ eventId: "e", status: "ok", response: "done\n" })).toBe("done\n");
+  });
+});
