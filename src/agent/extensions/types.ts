@@ -1,0 +1,103 @@
+/**
+ * What an Extension sees: `register(api, config)` and the `ExtensionApi` (pipeline, tools, state, events,
+ * logger, agent), plus the middleware contexts of the three pipelines (`turn`, `step`, `toolCall`). Middleware
+ * is seed-style: `async (ctx) => { …; const result = await ctx.next(); …; return result }`; lower `priority`
+ * runs outer (first); equal priorities keep registration order. Extension authors import these from "goondan".
+ */
+import type { AgentEvent } from "../../ipc/protocol.ts";
+import type { JsonObject, JsonValue } from "../../shared/json.ts";
+import type { Logger } from "../../shared/logger.ts";
+import type { Message, ToolCallMiddlewareContext, ToolCatalogItem, ToolHandler, ToolResult } from "../../tools/types.ts";
+import type { MessageEvent } from "../conversation/message-event.ts";
+
+export type { MessageEvent } from "../conversation/message-event.ts";
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface TurnResult {
+  turnId: string;
+  status: "ok" | "error";
+  /** The final assistant text (the last text on `max_steps`). */
+  response: string;
+  /** `stop`, `max_steps`, `error`, `aborted`, … */
+  finishReason: string;
+  error?: { code: string; message: string };
+  steps: number;
+  usage: TokenUsage;
+}
+
+export interface StepToolOutcome {
+  toolCallId: string;
+  toolName: string;
+  result: ToolResult;
+}
+
+export interface StepResult {
+  stepIndex: number;
+  text: string;
+  toolCalls: { id: string; name: string; args: unknown }[];
+  toolResults: StepToolOutcome[];
+  finishReason: string;
+  usage: TokenUsage;
+  /** Whether the turn runs another step. Step middleware may set it (e.g. to refuse ending the turn). */
+  continueTurn: boolean;
+}
+
+interface PipelineContextBase {
+  readonly agentName: string;
+  readonly instanceKey: string;
+  readonly turnId: string;
+  readonly traceId: string;
+  readonly inputEvent: AgentEvent;
+  /** The conversation as it stands now (after every event emitted so far). */
+  readonly messages: readonly Message[];
+  /** Free-form, shared by the middlewares of one turn/step. */
+  metadata: Record<string, JsonValue>;
+  /** Changes the conversation durably (append / replace / remove / truncate). */
+  emitMessageEvent(event: MessageEvent): void;
+}
+
+export type TurnMiddlewareContext = PipelineContextBase;
+
+export interface StepMiddlewareContext extends PipelineContextBase {
+  readonly stepIndex: number;
+  /** Rebuilt every step; edit it to change what the model is offered. */
+  toolCatalog: ToolCatalogItem[];
+}
+
+export interface PipelineContexts {
+  turn: { context: TurnMiddlewareContext; result: TurnResult };
+  step: { context: StepMiddlewareContext; result: StepResult };
+  toolCall: { context: ToolCallMiddlewareContext; result: ToolResult };
+}
+
+export type PipelineType = keyof PipelineContexts;
+
+export type PipelineMiddleware<T extends PipelineType> = (ctx: PipelineContexts[T]["context"] & { next(): Promise<PipelineContexts[T]["result"]> }) => Promise<PipelineContexts[T]["result"]>;
+
+export interface ExtensionApi {
+  /** The extension's own name. */
+  readonly name: string;
+  readonly agent: { name: string; instanceKey: string; requiredTools: string[]; tools: string[] };
+  pipeline: {
+    register<T extends PipelineType>(type: T, middleware: PipelineMiddleware<T>, options?: { priority?: number }): void;
+  };
+  tools: {
+    register(item: ToolCatalogItem, handler: ToolHandler): void;
+  };
+  /** Persisted per instance and per extension (extension-state.json). */
+  state: {
+    get(): JsonValue | undefined;
+    set(value: JsonValue): Promise<void>;
+  };
+  events: {
+    on(type: string, listener: (payload: JsonValue) => void): () => void;
+    emit(type: string, payload: JsonValue): void;
+  };
+  logger: Logger;
+}
+
+export type ExtensionRegister = (api: ExtensionApi, config: JsonObject) => void | Promise<void>;

@@ -1,0 +1,124 @@
+/**
+ * The one turn loop: inbound AgentEvent → user message → steps until the model answers without tool calls (or
+ * step middleware stops asking for more), or `maxStepsPerTurn` (then `finishReason: "max_steps"` with the last
+ * text). Turn middleware wraps the whole loop through the same `compose()`. Before each step, replies to
+ * earlier async requests are shown to the model as messages. A redelivered event whose user message is already
+ * in the conversation resumes (no second user message); a dangling assistant tool-call message left by a crash
+ * is removed first (see conversation/model-view.ts). Every failure becomes a structured TurnResult; this never
+ * throws.
+ */
+import type { AgentEvent } from "../ipc/protocol.ts";
+import { compose } from "../shared/compose.ts";
+import { isGoondanError } from "../shared/errors.ts";
+import { newId, newSpanId } from "../shared/ids.ts";
+import { validModelView } from "./conversation/model-view.ts";
+import type { TokenUsage, TurnMiddlewareContext, TurnResult } from "./extensions/types.ts";
+import { createMessage } from "./message-factory.ts";
+import { runStep, type TurnScope } from "./run-step.ts";
+import type { TurnEnvironment } from "./turn-environment.ts";
+
+export interface RunTurnOptions {
+  env: TurnEnvironment;
+  event: AgentEvent;
+  /** Aborting ends the turn at the next await (`finishReason: "aborted"`). */
+  signal?: AbortSignal;
+  /** Default: a new `turn_…` id. */
+  turnId?: string;
+}
+
+function deliverPendingResults(env: TurnEnvironment, context: TurnMiddlewareContext): void {
+  const pending = env.pendingResults;
+  if (pending === undefined || pending.list().length === 0) return;
+  const now = env.now ?? Date.now;
+  const ids = env.ids ?? newId;
+  const shown = new Set(context.messages.map((message) => message.metadata.delegateCorrelationId).filter((id) => typeof id === "string"));
+  const delivered: string[] = [];
+  for (const reply of pending.list()) {
+    delivered.push(reply.correlationId);
+    if (shown.has(reply.correlationId)) continue;
+    const body = reply.status === "ok" ? (reply.response ?? "") : `error ${reply.error?.code ?? "AGENT_ERROR"}: ${reply.error?.message ?? ""}`;
+    const text = `[async reply from agent ${reply.agent}/${reply.instanceKey} to request ${reply.correlationId}, status ${reply.status}]\n${body}`;
+    context.emitMessageEvent({
+      type: "append",
+      message: createMessage({ id: ids("msg"), data: { role: "user", content: text }, source: { type: "system", name: "delegate_result" }, metadata: { delegateCorrelationId: reply.correlationId, turnId: context.turnId }, now: now() }),
+    });
+  }
+  pending.remove(delivered);
+}
+
+export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
+  const { env, event } = options;
+  const ids = env.ids ?? newId;
+  const now = env.now ?? Date.now;
+  const turnId = options.turnId ?? ids("turn");
+  const turnSpanId = newSpanId();
+  const startedAt = now();
+  const signal = options.signal ?? new AbortController().signal;
+  const spans = { traceId: event.traceId, spanId: turnSpanId, ...(event.parentSpanId === undefined ? {} : { parentSpanId: event.parentSpanId }), turnId, eventId: event.id };
+  env.runtimeEvents.emit({ type: "turn.started", ...spans, data: { eventType: event.type, source: event.source.name } });
+
+  const origin = { turnId, eventId: event.id };
+  const context: TurnMiddlewareContext = {
+    agentName: env.agentName,
+    instanceKey: env.instanceKey,
+    turnId,
+    traceId: event.traceId,
+    inputEvent: event,
+    get messages() {
+      return env.store.messages;
+    },
+    metadata: {},
+    emitMessageEvent: (messageEvent) => env.store.emit(messageEvent, origin),
+  };
+
+  const dropped = validModelView(env.store.messages).dropped;
+  if (dropped.length > 0) {
+    for (const id of dropped) context.emitMessageEvent({ type: "remove", targetId: id });
+    env.logger.warn({ dropped: dropped.length }, "removed tool-call messages left without results by an interrupted turn");
+    env.runtimeEvents.emit({ type: "conversation.recovered", ...spans, data: { removedMessages: dropped } });
+  }
+
+  const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+  let steps = 0;
+  const core = async (ctx: TurnMiddlewareContext): Promise<TurnResult> => {
+    const alreadyThere = ctx.messages.some((message) => message.source.type === "user" && message.metadata.eventId === event.id);
+    if (!alreadyThere) {
+      ctx.emitMessageEvent({
+        type: "append",
+        message: createMessage({ id: ids("msg"), data: { role: "user", content: event.input }, source: { type: "user", name: event.source.name }, metadata: { eventId: event.id, eventType: event.type, turnId }, now: now() }),
+      });
+    }
+    const scope: TurnScope = { context: ctx, eventId: event.id, turnSpanId, signal };
+    let lastText = "";
+    for (let stepIndex = 0; stepIndex < env.maxStepsPerTurn; stepIndex++) {
+      if (signal.aborted) return { turnId, status: "error", response: lastText, finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED", message: "the turn was aborted (shutdown)" }, steps, usage };
+      deliverPendingResults(env, ctx);
+      const step = await runStep({ env, scope, stepIndex });
+      steps += 1;
+      usage.inputTokens += step.usage.inputTokens;
+      usage.outputTokens += step.usage.outputTokens;
+      if (step.text.length > 0) lastText = step.text;
+      if (!step.continueTurn) return { turnId, status: "ok", response: step.text, finishReason: step.finishReason, steps, usage };
+    }
+    return { turnId, status: "ok", response: lastText, finishReason: "max_steps", steps, usage };
+  };
+
+  let result: TurnResult;
+  try {
+    result = await compose(env.pipeline.middlewares("turn"), core)(context);
+  } catch (error) {
+    const code = signal.aborted ? "AGENT_TURN_ABORTED" : isGoondanError(error) && /^(MODEL_|AGENT_)/.test(error.code) ? error.code : "AGENT_TURN_FAILED";
+    const message = error instanceof Error ? error.message : String(error);
+    env.logger.error({ code, err: error }, "turn failed");
+    result = { turnId, status: "error", response: "", finishReason: signal.aborted ? "aborted" : "error", error: { code, message }, steps, usage };
+  }
+  env.runtimeEvents.emit({
+    type: result.status === "ok" ? "turn.completed" : "turn.failed",
+    ...spans,
+    durationMs: now() - startedAt,
+    usage: result.usage,
+    data: { steps: result.steps, finishReason: result.finishReason },
+    ...(result.error === undefined ? {} : { error: result.error }),
+  });
+  return result;
+}
