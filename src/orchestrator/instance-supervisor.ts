@@ -1,0 +1,319 @@
+/**
+ * The supervisor of one (agent, instanceKey): a small state machine over its child process. It asks the
+ * pool for a slot when it has work, delivers inbox events one at a time, acknowledges them when their
+ * turn_result arrives, redelivers after a crash (with an attempt count) and applies the restart policy
+ * (`restart now` or `crashLoopBackOff`). Idle instances are stopped after `idleSeconds`. Replies for the
+ * instance wait while it has no child and are delivered once it is ready again.
+ */
+import type { Clock, TimerHandle } from "../shared/clock.ts";
+import type { Logger } from "../shared/logger.ts";
+import type { SwarmPolicy } from "../config/types.ts";
+import { envelope, instanceAddress, ORCHESTRATOR, type ChildMessage, type ChildToParent, type ParentToChild, type TurnResultPayload } from "../ipc/protocol.ts";
+import type { ChildExit, ChildProcessHandle, ProcessSpawner, SpawnRequest } from "./process-spawner.ts";
+import type { DurableInbox, InboxEntry } from "./durable-inbox.ts";
+import { decideAfterCrash, isPoison } from "./restart-policy.ts";
+
+export type InstanceStatus = "spawning" | "idle" | "processing" | "draining" | "terminated" | "crashed" | "crashLoopBackOff";
+
+export interface SupervisorHooks {
+  /** The supervisor needs a process slot; the pool calls `start()` when one is free. */
+  requestStart(supervisor: InstanceSupervisor): void;
+  /** The child is gone; its slot is free. */
+  released(supervisor: InstanceSupervisor): void;
+  /** Idle with nothing queued: a candidate for eviction. */
+  idled(supervisor: InstanceSupervisor): void;
+  turnResult(supervisor: InstanceSupervisor, entry: InboxEntry, result: TurnResultPayload): void;
+  /** The event crashed the child `maxConsecutiveCrashes` times and was removed from the inbox. */
+  poisoned(supervisor: InstanceSupervisor, entry: InboxEntry): void;
+  runtimeCall(supervisor: InstanceSupervisor, call: ChildToParent["runtime_call"]): void;
+}
+
+export interface InstanceSupervisorOptions {
+  agent: string;
+  instanceKey: string;
+  inbox: DurableInbox;
+  spawner: ProcessSpawner;
+  spawnRequest: () => SpawnRequest;
+  clock: Clock;
+  /** Read on every decision, so a reload's policy applies without a restart. */
+  policy: () => SwarmPolicy;
+  hooks: SupervisorHooks;
+  logger: Logger;
+  /** A child that sends no `ready` within this time is killed and counted as a crash. Default 30000. */
+  readyTimeoutMs?: number;
+}
+
+export class InstanceSupervisor {
+  readonly agent: string;
+  readonly instanceKey: string;
+  readonly address: string;
+  readonly inbox: DurableInbox;
+  status: InstanceStatus = "terminated";
+  pid: number | undefined;
+  restarts = 0;
+  consecutiveCrashes = 0;
+  startedAt: number | undefined;
+  lastActiveAt: number;
+  /** Accepted events not yet delivered, FIFO. */
+  readonly queue: InboxEntry[] = [];
+  inFlight: InboxEntry | undefined;
+  private child: ChildProcessHandle | undefined;
+  private readonly replyBacklog: { reply: ParentToChild["delegate_result"]; deadline: number }[] = [];
+  private waitingForSlot = false;
+  private wantsProcess = false;
+  private closed = false;
+  private timer: TimerHandle | undefined;
+  private stopWaiters: (() => void)[] = [];
+  private readonly logger: Logger;
+
+  constructor(private readonly options: InstanceSupervisorOptions) {
+    this.agent = options.agent;
+    this.instanceKey = options.instanceKey;
+    this.address = instanceAddress(options.agent, options.instanceKey);
+    this.inbox = options.inbox;
+    this.lastActiveAt = options.clock.now();
+    this.logger = options.logger.child({ agent: options.agent, instanceKey: options.instanceKey });
+  }
+
+  get live(): boolean {
+    return this.child !== undefined;
+  }
+
+  /** True while there is work that needs the child: queued or in-flight events. */
+  hasWork(): boolean {
+    return this.queue.length > 0 || this.inFlight !== undefined;
+  }
+
+  enqueue(entry: InboxEntry): void {
+    this.queue.push(entry);
+    this.lastActiveAt = this.options.clock.now();
+    this.kick();
+  }
+
+  /** Removes an accepted event that has not been delivered yet (its deadline passed). */
+  withdraw(eventId: string): InboxEntry | undefined {
+    const index = this.queue.findIndex((entry) => entry.event.id === eventId);
+    if (index < 0) return undefined;
+    const [entry] = this.queue.splice(index, 1);
+    if (entry) this.inbox.remove(entry);
+    return entry;
+  }
+
+  /** Delivers a reply to this instance now, or once its child is ready again (dropped if `deadline` passed by then). */
+  deliverReply(reply: ParentToChild["delegate_result"], deadline = Number.POSITIVE_INFINITY): void {
+    if (this.child && (this.status === "idle" || this.status === "processing")) {
+      if (this.child.send(envelope("delegate_result", ORCHESTRATOR, this.address, reply))) return;
+    }
+    this.replyBacklog.push({ reply, deadline });
+  }
+
+  runtimeResult(result: ParentToChild["runtime_result"]): void {
+    this.child?.send(envelope("runtime_result", ORCHESTRATOR, this.address, result));
+  }
+
+  /** Starts the child without an event (`agents__spawn`). */
+  ensureStarted(): void {
+    this.wantsProcess = true;
+    this.kick();
+  }
+
+  /** Called by the pool once a slot is granted. */
+  start(): void {
+    this.waitingForSlot = false;
+    if (this.child || this.closed) {
+      if (this.closed) this.options.hooks.released(this);
+      return;
+    }
+    this.clearTimer();
+    const child = this.options.spawner.spawn(this.options.spawnRequest());
+    this.child = child;
+    this.pid = child.pid;
+    this.status = "spawning";
+    this.logger.debug({ pid: child.pid }, "instance.spawning");
+    child.onMessage((message) => this.onMessage(child, message));
+    child.onExit((exit) => this.onExit(child, exit));
+    this.timer = this.options.clock.setTimeout(() => {
+      this.logger.warn({ pid: child.pid }, "instance did not become ready in time; killing it");
+      child.kill("SIGKILL");
+    }, this.options.readyTimeoutMs ?? 30_000);
+  }
+
+  /** Asks the child to finish its turn and exit; SIGKILL after the grace period. Resolves when it exited. */
+  stop(options: { reason: string; gracePeriodMs: number }): Promise<void> {
+    this.wantsProcess = false;
+    const child = this.child;
+    if (!child) {
+      this.clearTimer();
+      if (this.status === "crashLoopBackOff" || this.status === "crashed") this.status = "terminated";
+      return Promise.resolve();
+    }
+    const exited = new Promise<void>((resolve) => this.stopWaiters.push(resolve));
+    if (this.status === "draining") return exited;
+    this.clearTimer();
+    if (this.status === "spawning") {
+      child.kill("SIGKILL");
+    } else {
+      child.send(envelope("shutdown", ORCHESTRATOR, this.address, { gracePeriodMs: options.gracePeriodMs, reason: options.reason }));
+      this.timer = this.options.clock.setTimeout(() => {
+        this.logger.warn({ pid: child.pid, reason: options.reason }, "grace period over; killing the instance");
+        child.kill("SIGKILL");
+      }, options.gracePeriodMs);
+    }
+    this.status = "draining";
+    this.logger.debug({ pid: child.pid, reason: options.reason }, "instance.draining");
+    return exited;
+  }
+
+  /** No more starts or restarts (orchestrator shutdown). */
+  close(): void {
+    this.closed = true;
+    if (!this.child) this.clearTimer();
+  }
+
+  private kick(): void {
+    if (this.closed) return;
+    if (!this.child) {
+      if (this.status === "crashLoopBackOff" || this.waitingForSlot) return;
+      if (this.hasWork() || this.wantsProcess) {
+        this.waitingForSlot = true;
+        this.options.hooks.requestStart(this);
+      }
+      return;
+    }
+    if (this.status === "idle") this.deliverNext();
+  }
+
+  private deliverNext(): void {
+    const child = this.child;
+    if (!child || this.status !== "idle" || this.inFlight) return;
+    const entry = this.queue.shift();
+    if (!entry) {
+      this.enterIdle();
+      return;
+    }
+    this.clearTimer();
+    this.inFlight = entry;
+    entry.deliveries += 1;
+    this.status = "processing";
+    this.lastActiveAt = this.options.clock.now();
+    child.send(envelope("event", ORCHESTRATOR, this.address, { event: entry.event, attempt: entry.deliveries }));
+  }
+
+  private enterIdle(): void {
+    this.status = "idle";
+    this.clearTimer();
+    const idleMs = this.options.policy().lifecycle.idleSeconds * 1000;
+    this.timer = this.options.clock.setTimeout(() => {
+      if (this.status === "idle" && !this.hasWork()) void this.stop({ reason: "idle", gracePeriodMs: this.gracePeriodMs() });
+    }, idleMs);
+    this.options.hooks.idled(this);
+  }
+
+  private gracePeriodMs(): number {
+    return this.options.policy().shutdown.gracePeriodSeconds * 1000;
+  }
+
+  private onMessage(child: ChildProcessHandle, message: ChildMessage): void {
+    if (child !== this.child) return;
+    switch (message.type) {
+      case "ready": {
+        if (this.status !== "spawning") return;
+        this.clearTimer();
+        this.startedAt = this.options.clock.now();
+        this.status = "idle";
+        this.wantsProcess = false;
+        this.logger.info({ pid: child.pid, restarts: this.restarts }, "instance.ready");
+        for (const { reply, deadline } of this.replyBacklog.splice(0)) {
+          if (deadline < this.options.clock.now()) this.logger.warn({ correlationId: reply.correlationId }, "reply held for a gone instance passed its deadline; dropped");
+          else child.send(envelope("delegate_result", ORCHESTRATOR, this.address, reply));
+        }
+        this.deliverNext();
+        return;
+      }
+      case "turn_started":
+        this.lastActiveAt = this.options.clock.now();
+        return;
+      case "turn_result":
+        this.onTurnResult(message.payload);
+        return;
+      case "runtime_call":
+        this.lastActiveAt = this.options.clock.now();
+        this.options.hooks.runtimeCall(this, message.payload);
+        return;
+      case "shutdown_ack":
+        this.logger.debug({ pid: child.pid }, "instance.shutdown_acked");
+        return;
+      case "fatal":
+        this.logger.error({ pid: child.pid, code: message.payload.code, detail: message.payload.message }, "instance reported a fatal start-up error");
+        return;
+    }
+  }
+
+  private onTurnResult(result: TurnResultPayload): void {
+    const entry = this.inFlight;
+    if (!entry || entry.event.id !== result.eventId) {
+      this.logger.warn({ eventId: result.eventId }, "turn_result for an event not in flight; dropped");
+      return;
+    }
+    this.inbox.remove(entry);
+    this.inFlight = undefined;
+    this.consecutiveCrashes = 0;
+    this.lastActiveAt = this.options.clock.now();
+    if (this.status === "processing") this.status = "idle";
+    this.options.hooks.turnResult(this, entry, result);
+    if (this.status === "idle") this.deliverNext();
+  }
+
+  private onExit(child: ChildProcessHandle, exit: ChildExit): void {
+    if (child !== this.child) return;
+    this.child = undefined;
+    this.clearTimer();
+    const intended = this.status === "draining";
+    const entry = this.inFlight;
+    this.inFlight = undefined;
+    this.options.hooks.released(this);
+    if (intended) {
+      this.status = "terminated";
+      // A turn cut short by the grace period was never acknowledged: it stays in the inbox.
+      if (entry) this.queue.unshift(entry);
+      this.logger.info({ pid: child.pid, code: exit.code, signal: exit.signal }, "instance.terminated");
+      for (const resolve of this.stopWaiters.splice(0)) resolve();
+      this.kick();
+      return;
+    }
+    this.restarts += 1;
+    this.consecutiveCrashes += 1;
+    this.status = "crashed";
+    this.logger.warn({ pid: child.pid, code: exit.code, signal: exit.signal, consecutiveCrashes: this.consecutiveCrashes, eventId: entry?.event.id }, "instance.crashed");
+    if (entry) {
+      entry.crashes += 1;
+      if (isPoison({ crashes: entry.crashes, policy: this.options.policy().restart })) {
+        this.inbox.remove(entry);
+        this.options.hooks.poisoned(this, entry);
+      } else {
+        this.inbox.update(entry);
+        this.queue.unshift(entry);
+      }
+    }
+    for (const resolve of this.stopWaiters.splice(0)) resolve();
+    if (this.closed) return;
+    const decision = decideAfterCrash({ consecutiveCrashes: this.consecutiveCrashes, policy: this.options.policy().restart });
+    this.wantsProcess = true;
+    if (decision.action === "restart") {
+      this.kick();
+      return;
+    }
+    this.status = "crashLoopBackOff";
+    this.logger.warn({ delayMs: decision.delayMs, consecutiveCrashes: this.consecutiveCrashes }, "instance.crashLoopBackOff");
+    this.timer = this.options.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.status = "crashed";
+      this.kick();
+    }, decision.delayMs);
+  }
+
+  private clearTimer(): void {
+    if (this.timer) this.options.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -1,0 +1,398 @@
+/**
+ * The Orchestrator: one supervisor per (agent, instanceKey), process slots, durable inboxes, pending
+ * requests and reply routing, wired together. Its public surface is small: `start` (resume what the
+ * inboxes hold), `submit`/`ingest` (accept an event durably, optionally await its turn), `reload` (apply a
+ * new validated bundle), `processes`/`instances` (tables) and `shutdown` (ask, wait, then kill).
+ */
+import type { Bundle } from "../config/types.ts";
+import { systemClock, type Clock } from "../shared/clock.ts";
+import { newId, newTraceId, type IdGenerator } from "../shared/ids.ts";
+import { silentLogger, type Logger } from "../shared/logger.ts";
+import { UsageError, describeError } from "../shared/errors.ts";
+import { instancePaths } from "../shared/state-paths.ts";
+import type { JsonObject } from "../shared/json.ts";
+import { agentChildArgv, instanceAddress, type AgentEvent, type TurnResultPayload } from "../ipc/protocol.ts";
+import { DurableInbox, findInboxDirs, type InboxEntry } from "./durable-inbox.ts";
+import { InstanceSupervisor } from "./instance-supervisor.ts";
+import { PendingRequests, type PendingRequest } from "./pending-requests.ts";
+import { ProcessPool } from "./process-pool.ts";
+import type { ProcessSpawner } from "./process-spawner.ts";
+import { handleRuntimeCall, type RouterHost, type RuntimeRestartAnswer } from "./runtime-router.ts";
+import { swarmView, type SwarmView } from "./swarm-view.ts";
+import { processTable, type ProcessInfo } from "./process-table.ts";
+import { clearConversation } from "./clear-conversation.ts";
+
+export interface TurnOutcome {
+  status: "ok" | "error";
+  agent: string;
+  instanceKey: string;
+  eventId: string;
+  turnId: string;
+  response: string;
+  finishReason: string;
+  error?: { code: string; message: string };
+}
+
+export interface SubmitOptions {
+  input: string;
+  /** Default: the Swarm's entry agent. */
+  agent?: string;
+  /** Default: the Swarm's instanceKey. */
+  instanceKey?: string;
+  /** Default `user.input`. */
+  type?: string;
+  source?: AgentEvent["source"];
+  metadata?: JsonObject;
+  traceId?: string;
+}
+
+export interface Submitted {
+  eventId: string;
+  agent: string;
+  instanceKey: string;
+  /** Settles when the event's turn ends (or the orchestrator stops first). */
+  outcome: Promise<TurnOutcome>;
+}
+
+export interface ReloadOptions {
+  bundle: Bundle;
+  /** Restart only these agents' instances; all when absent. An empty list applies policy only. */
+  agents?: string[];
+  /** Clear the restarted instances' conversations. Default false. */
+  fresh?: boolean;
+  reasons?: string[];
+}
+
+export type RestartHandler = (request: { reason: string; requester: { agent: string; instanceKey: string }; afterTurn: Promise<unknown>; orchestrator: Orchestrator }) => Promise<RuntimeRestartAnswer>;
+
+export interface OrchestratorOptions {
+  bundle: Bundle;
+  /** Default: the bundle's only Swarm. */
+  swarm?: string;
+  stateRoot: string;
+  spawner: ProcessSpawner;
+  /** Default: the system clock. */
+  clock?: Clock;
+  /** Default: `newId`. */
+  ids?: IdGenerator;
+  /** Default: silent. */
+  logger?: Logger;
+  /** Extra environment for children (e.g. GOONDAN_RECORD_CASSETTE). */
+  childEnv?: Record<string, string>;
+  /** Answers `runtime.restart` (self-restart). Default: refuses with E_RESTART_UNAVAILABLE. */
+  restartHandler?: RestartHandler;
+  /** Default 30000. */
+  readyTimeoutMs?: number;
+}
+
+export class Orchestrator {
+  private bundle: Bundle;
+  private view: SwarmView;
+  private accepting = true;
+  private readonly clock: Clock;
+  private readonly ids: IdGenerator;
+  private readonly logger: Logger;
+  private readonly supervisors = new Map<string, InstanceSupervisor>();
+  private readonly waiters = new Map<string, ((outcome: TurnOutcome) => void)[]>();
+  private readonly turnWaiters = new Map<string, (() => void)[]>();
+  private readonly pending: PendingRequests;
+  private readonly pool: ProcessPool;
+  private readonly router: RouterHost;
+
+  constructor(private readonly options: OrchestratorOptions) {
+    this.bundle = options.bundle;
+    this.view = swarmView({ bundle: options.bundle, ...(options.swarm ? { swarm: options.swarm } : {}) });
+    this.clock = options.clock ?? systemClock;
+    this.ids = options.ids ?? newId;
+    this.logger = options.logger ?? silentLogger();
+    this.pending = new PendingRequests({ clock: this.clock, onTimeout: (request) => this.onRequestTimeout(request) });
+    this.pool = new ProcessPool({ maxProcesses: () => this.view.policy.lifecycle.maxProcesses, gracePeriodMs: () => this.gracePeriodMs() });
+    this.router = {
+      swarm: () => this.view,
+      clock: this.clock,
+      ids: this.ids,
+      pending: this.pending,
+      accept: (event) => void this.accept(event),
+      spawn: (agent, instanceKey) => {
+        const supervisor = this.supervisor(agent, instanceKey);
+        supervisor.ensureStarted();
+        return { agent, instanceKey, status: supervisor.status, ...(supervisor.pid !== undefined ? { pid: supervisor.pid } : {}) };
+      },
+      list: () => [...this.supervisors.values()].map((s) => ({ agent: s.agent, instanceKey: s.instanceKey, status: s.status, ...(s.live && s.pid !== undefined ? { pid: s.pid } : {}) })),
+      restart: async ({ reason, requester }) => {
+        const handler = this.options.restartHandler;
+        if (!handler) return { accepted: false, issues: [{ code: "E_RESTART_UNAVAILABLE", path: "", message: "this orchestrator has no restart handler" }] };
+        const afterTurn = this.afterCurrentTurn(requester.address);
+        return handler({ reason, requester: { agent: requester.agent, instanceKey: requester.instanceKey }, afterTurn, orchestrator: this });
+      },
+    };
+  }
+
+  get swarm(): SwarmView {
+    return this.view;
+  }
+
+  get currentBundle(): Bundle {
+    return this.bundle;
+  }
+
+  get stateRoot(): string {
+    return this.options.stateRoot;
+  }
+
+  /** Resumes every accepted, unanswered event found in the inboxes under the state root. */
+  start(): { resumed: number } {
+    let resumed = 0;
+    for (const dir of findInboxDirs({ stateRoot: this.options.stateRoot, swarmInstanceKey: this.view.instanceKey })) {
+      const { entries, unreadable } = new DurableInbox(dir).load();
+      for (const file of unreadable) this.logger.warn({ dir, file }, "unreadable inbox entry skipped (never acknowledged)");
+      for (const entry of entries) {
+        const { event } = entry;
+        if (!this.view.agents.has(event.agent)) {
+          this.logger.warn({ agent: event.agent, eventId: event.id }, "inbox event for an agent no longer in the swarm left on disk");
+          continue;
+        }
+        const supervisor = this.supervisor(event.agent, event.instanceKey);
+        if (event.replyTo && event.deadline !== undefined) {
+          if (event.deadline <= this.clock.now()) {
+            supervisor.inbox.remove(entry);
+            this.logger.warn({ eventId: event.id, correlationId: event.replyTo.correlationId }, "request expired while the orchestrator was down; dropped");
+            continue;
+          }
+          this.pending.add({ correlationId: event.replyTo.correlationId, requester: event.replyTo.target, agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, deadline: event.deadline });
+        }
+        supervisor.enqueue(entry);
+        resumed++;
+      }
+    }
+    if (resumed > 0) this.logger.info({ resumed }, "resumed accepted events");
+    return { resumed };
+  }
+
+  /** Durably accepts one event; returns once it is on disk. `outcome` settles when its turn ends. */
+  submit(options: SubmitOptions): Submitted {
+    const agent = options.agent ?? this.view.entryAgent;
+    const instanceKey = options.instanceKey ?? this.view.instanceKey;
+    if (!this.view.agents.has(agent)) throw new UsageError("AGENT_NOT_FOUND", `agent ${JSON.stringify(agent)} is not in swarm ${this.view.name}; members: ${[...this.view.agents.keys()].join(", ")}`);
+    const now = this.clock.now();
+    const event: AgentEvent = {
+      id: this.ids("evt"),
+      type: options.type ?? "user.input",
+      input: options.input,
+      agent,
+      instanceKey,
+      source: options.source ?? { kind: "api", name: "api" },
+      traceId: options.traceId ?? newTraceId(),
+      callChain: [],
+      metadata: options.metadata ?? {},
+      createdAt: new Date(now).toISOString(),
+    };
+    const outcome = new Promise<TurnOutcome>((resolve) => {
+      const list = this.waiters.get(event.id) ?? [];
+      list.push(resolve);
+      this.waiters.set(event.id, list);
+    });
+    try {
+      this.accept(event);
+    } catch (error) {
+      this.waiters.delete(event.id);
+      throw error;
+    }
+    return { eventId: event.id, agent, instanceKey, outcome };
+  }
+
+  /** Connectors submit their routed events here (same durability as `submit`). */
+  ingest(options: SubmitOptions & { connection: string }): Submitted {
+    const { connection, ...rest } = options;
+    return this.submit({ type: "connector.event", ...rest, source: options.source ?? { kind: "connector", name: connection } });
+  }
+
+  processes(): ProcessInfo[] {
+    return processTable([...this.supervisors.values()], this.clock.now());
+  }
+
+  /** Known instances (live or with files under the state root), with status and queue length. */
+  instances(): { agent: string; instanceKey: string; status: string; pid?: number; queued: number }[] {
+    return [...this.supervisors.values()].map((s) => ({
+      agent: s.agent,
+      instanceKey: s.instanceKey,
+      status: s.status,
+      ...(s.live && s.pid !== undefined ? { pid: s.pid } : {}),
+      queued: s.queue.length + (s.inFlight ? 1 : 0),
+    }));
+  }
+
+  /** Where an instance keeps its files (its runtime events, for the HTTP API). */
+  instancePaths(agent: string, instanceKey: string): ReturnType<typeof instancePaths> {
+    return instancePaths({ stateRoot: this.options.stateRoot, swarmInstanceKey: this.view.instanceKey, agent, instanceKey });
+  }
+
+  /**
+   * Applies a new validated bundle: the Swarm policy at once, without restarting children; the named
+   * agents' live instances (all when `agents` is absent, and any whose agent left the swarm) are drained
+   * and started again on the new files, keeping their conversations unless `fresh`.
+   */
+  async reload(options: ReloadOptions): Promise<{ restarted: string[] }> {
+    const view = swarmView({ bundle: options.bundle, swarm: this.view.name });
+    this.bundle = options.bundle;
+    this.view = view;
+    const selected = (s: InstanceSupervisor): boolean => !view.agents.has(s.agent) || options.agents === undefined || options.agents.includes(s.agent);
+    const affected = [...this.supervisors.values()].filter(selected);
+    const restarted: string[] = [];
+    await Promise.all(
+      affected.map(async (s) => {
+        const wasLive = s.live;
+        await s.stop({ reason: "reload", gracePeriodMs: this.gracePeriodMs() });
+        if (options.fresh) clearConversation(this.instancePaths(s.agent, s.instanceKey));
+        if (wasLive && view.agents.has(s.agent) && this.accepting) s.ensureStarted();
+        if (wasLive || options.fresh) restarted.push(s.address);
+      }),
+    );
+    this.logger.info({ restarted, reasons: options.reasons ?? [] }, "reloaded");
+    return { restarted: restarted.sort() };
+  }
+
+  /** Stops accepting, asks every child to finish and exit, SIGKILLs after the grace period. */
+  async shutdown(options: { reason: string; gracePeriodMs?: number }): Promise<void> {
+    this.accepting = false;
+    const gracePeriodMs = options.gracePeriodMs ?? this.gracePeriodMs();
+    for (const supervisor of this.supervisors.values()) supervisor.close();
+    await Promise.all([...this.supervisors.values()].map((s) => s.stop({ reason: options.reason, gracePeriodMs })));
+    this.pending.clear();
+    for (const [eventId, list] of this.waiters) {
+      for (const resolve of list) resolve(this.stoppedOutcome(eventId));
+    }
+    this.waiters.clear();
+    this.logger.info({ reason: options.reason }, "orchestrator stopped");
+  }
+
+  private stoppedOutcome(eventId: string): TurnOutcome {
+    return { status: "error", agent: "", instanceKey: "", eventId, turnId: "", response: "", finishReason: "error", error: { code: "ORCHESTRATOR_STOPPED", message: "the orchestrator stopped before the turn ended; the event stays in the inbox" } };
+  }
+
+  private accept(event: AgentEvent): InboxEntry {
+    if (!this.accepting) throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
+    const supervisor = this.supervisor(event.agent, event.instanceKey);
+    const entry = supervisor.inbox.accept({ event, now: this.clock.now() });
+    supervisor.enqueue(entry);
+    return entry;
+  }
+
+  private gracePeriodMs(): number {
+    return this.view.policy.shutdown.gracePeriodSeconds * 1000;
+  }
+
+  private supervisor(agent: string, instanceKey: string): InstanceSupervisor {
+    const address = instanceAddress(agent, instanceKey);
+    const existing = this.supervisors.get(address);
+    if (existing) return existing;
+    const supervisor = new InstanceSupervisor({
+      agent,
+      instanceKey,
+      inbox: new DurableInbox(this.instancePaths(agent, instanceKey).inbox),
+      spawner: this.options.spawner,
+      spawnRequest: () => ({
+        agent,
+        instanceKey,
+        argv: agentChildArgv({ bundle: this.bundle.dir, swarm: this.view.name, agent, instanceKey, stateRoot: this.options.stateRoot }),
+        ...(this.options.childEnv ? { env: this.options.childEnv } : {}),
+      }),
+      clock: this.clock,
+      policy: () => this.view.policy,
+      logger: this.logger,
+      ...(this.options.readyTimeoutMs !== undefined ? { readyTimeoutMs: this.options.readyTimeoutMs } : {}),
+      hooks: {
+        requestStart: (s) => this.pool.request(s),
+        released: (s) => this.pool.released(s),
+        idled: (s) => this.pool.idled(s),
+        turnResult: (s, entry, result) => this.onTurnResult(s, entry, result),
+        poisoned: (s, entry) => this.onPoisoned(s, entry),
+        runtimeCall: (s, call) => {
+          const requester = { agent: s.agent, instanceKey: s.instanceKey, address: s.address, currentEvent: () => s.inFlight?.event, runtimeResult: s.runtimeResult.bind(s) };
+          void handleRuntimeCall({ host: this.router, requester, call }).catch((error: unknown) => this.logger.error({ error: describeError(error) }, "runtime call failed"));
+        },
+      },
+    });
+    this.supervisors.set(address, supervisor);
+    return supervisor;
+  }
+
+  /** Resolves when the instance's current turn has ended (at once when it has none). */
+  private afterCurrentTurn(address: string): Promise<void> {
+    const supervisor = this.supervisors.get(address);
+    if (!supervisor?.inFlight) return Promise.resolve();
+    const eventId = supervisor.inFlight.event.id;
+    return new Promise((resolve) => {
+      const list = this.turnWaiters.get(eventId) ?? [];
+      list.push(resolve);
+      this.turnWaiters.set(eventId, list);
+    });
+  }
+
+  private onTurnResult(supervisor: InstanceSupervisor, entry: InboxEntry, result: TurnResultPayload): void {
+    const outcome: TurnOutcome = {
+      status: result.status,
+      agent: supervisor.agent,
+      instanceKey: supervisor.instanceKey,
+      eventId: entry.event.id,
+      turnId: result.turnId,
+      response: result.response,
+      finishReason: result.finishReason,
+      ...(result.error ? { error: result.error } : {}),
+    };
+    this.settle(entry, outcome);
+  }
+
+  private onPoisoned(supervisor: InstanceSupervisor, entry: InboxEntry): void {
+    this.logger.error({ agent: supervisor.agent, instanceKey: supervisor.instanceKey, eventId: entry.event.id, crashes: entry.crashes }, "event crashed the instance too often; given up");
+    const error = { code: "AGENT_CRASHED", message: `${supervisor.address} crashed ${entry.crashes} times while handling this event; it was dropped` };
+    this.settle(entry, { status: "error", agent: supervisor.agent, instanceKey: supervisor.instanceKey, eventId: entry.event.id, turnId: "", response: "", finishReason: "error", error });
+  }
+
+  private settle(entry: InboxEntry, outcome: TurnOutcome): void {
+    const eventId = entry.event.id;
+    for (const resolve of this.waiters.get(eventId) ?? []) resolve(outcome);
+    this.waiters.delete(eventId);
+    for (const resolve of this.turnWaiters.get(eventId) ?? []) resolve();
+    this.turnWaiters.delete(eventId);
+    const replyTo = entry.event.replyTo;
+    if (!replyTo) return;
+    const request = this.pending.take(replyTo.correlationId);
+    if (!request) {
+      const why = this.pending.wasExpired(replyTo.correlationId) ? "late reply after the request timed out; dropped" : "reply to an unknown request; dropped";
+      this.logger.warn({ correlationId: replyTo.correlationId, eventId }, why);
+      return;
+    }
+    const failed = outcome.status === "error";
+    const error = outcome.error?.code === "AGENT_CRASHED" ? outcome.error : { code: "AGENT_TURN_FAILED", message: `${outcome.agent} turn failed: ${outcome.error?.code ?? "error"}: ${outcome.error?.message ?? outcome.response}` };
+    this.deliverTo(request, request.deadline, {
+      correlationId: request.correlationId,
+      status: outcome.status,
+      agent: outcome.agent,
+      instanceKey: outcome.instanceKey,
+      response: outcome.response,
+      finishReason: outcome.finishReason,
+      ...(failed ? { error } : {}),
+    });
+  }
+
+  private onRequestTimeout(request: PendingRequest): void {
+    const callee = this.supervisors.get(instanceAddress(request.agent, request.instanceKey));
+    const withdrawn = callee?.withdraw(request.eventId);
+    this.logger.warn({ correlationId: request.correlationId, requester: request.requester, started: withdrawn === undefined }, "request timed out");
+    this.deliverTo(request, Number.POSITIVE_INFINITY, {
+      correlationId: request.correlationId,
+      status: "error",
+      agent: request.agent,
+      instanceKey: request.instanceKey,
+      error: { code: "AGENT_REQUEST_TIMEOUT", message: `${request.agent}/${request.instanceKey} did not answer before the deadline` },
+    });
+  }
+
+  private deliverTo(request: PendingRequest, deadline: number, reply: Parameters<InstanceSupervisor["deliverReply"]>[0]): void {
+    const slash = request.requester.indexOf("/");
+    const agent = request.requester.slice(0, slash);
+    const instanceKey = request.requester.slice(slash + 1);
+    this.supervisor(agent, instanceKey).deliverReply(reply, deadline);
+  }
+}

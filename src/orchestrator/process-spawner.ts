@@ -1,0 +1,107 @@
+/**
+ * The ProcessSpawner seam: how the supervisor starts one child and talks to it. The real spawner runs
+ * `bun <entry script> <argv>` with `Bun.spawn` IPC (`serialization: "json"`); its stdout and stderr go
+ * as-is to the orchestrator's log destination (children log pino JSON lines themselves). Tests use the
+ * fake spawner in test/helpers/fake-spawner.ts.
+ */
+import { AGENT_ENTRY_SCRIPT, isChildMessage, type ChildMessage, type ParentMessage } from "../ipc/protocol.ts";
+
+export interface ChildExit {
+  /** Exit code, null when killed by a signal. */
+  code: number | null;
+  signal: string | null;
+}
+
+export interface ChildProcessHandle {
+  readonly pid: number;
+  /** Sends one message; false when the channel is already closed. */
+  send(message: ParentMessage): boolean;
+  onMessage(listener: (message: ChildMessage) => void): void;
+  /** Called once when the process has exited. */
+  onExit(listener: (exit: ChildExit) => void): void;
+  kill(signal?: "SIGTERM" | "SIGKILL"): void;
+}
+
+export interface SpawnRequest {
+  agent: string;
+  instanceKey: string;
+  /** Arguments after the entry script (see `agentChildArgv`). */
+  argv: string[];
+  /** Extra environment on top of the orchestrator's own. */
+  env?: Record<string, string>;
+}
+
+export interface ProcessSpawner {
+  spawn(request: SpawnRequest): ChildProcessHandle;
+}
+
+export interface BunSpawnerOptions {
+  /** Default: the agent entry script (`AGENT_ENTRY_SCRIPT`). */
+  entryScript?: string;
+  /** Default: the running Bun binary (`process.execPath`). */
+  bunPath?: string;
+  /** Where children's stdout/stderr go: a file descriptor, or "ignore". Default 1 (stdout). */
+  output?: number | "ignore";
+  /** Base environment. Default: `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Called for messages that are not protocol envelopes (a child bug); default drops them. */
+  onInvalidMessage?: (message: unknown, pid: number) => void;
+}
+
+export function bunProcessSpawner(options: BunSpawnerOptions = {}): ProcessSpawner {
+  const entryScript = options.entryScript ?? AGENT_ENTRY_SCRIPT;
+  const bunPath = options.bunPath ?? process.execPath;
+  const output = options.output ?? 1;
+  return {
+    spawn(request) {
+      const messageListeners: ((message: ChildMessage) => void)[] = [];
+      const exitListeners: ((exit: ChildExit) => void)[] = [];
+      let exited: ChildExit | undefined;
+      let connected = true;
+      const env: Record<string, string> = {};
+      for (const [key, value] of Object.entries(options.env ?? process.env)) if (value !== undefined) env[key] = value;
+      Object.assign(env, request.env);
+      const child = Bun.spawn([bunPath, entryScript, ...request.argv], {
+        env,
+        stdin: "ignore",
+        stdout: output,
+        stderr: output,
+        serialization: "json",
+        ipc(message) {
+          if (isChildMessage(message)) for (const listener of messageListeners) listener(message);
+          else options.onInvalidMessage?.(message, child.pid);
+        },
+        onDisconnect() {
+          connected = false;
+        },
+        onExit(_subprocess, exitCode, signalCode) {
+          connected = false;
+          exited = { code: exitCode, signal: signalCode === null ? null : String(signalCode) };
+          for (const listener of exitListeners) listener(exited);
+        },
+      });
+      return {
+        pid: child.pid,
+        send(message) {
+          if (!connected || exited) return false;
+          try {
+            child.send(message);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        onMessage(listener) {
+          messageListeners.push(listener);
+        },
+        onExit(listener) {
+          if (exited) listener(exited);
+          else exitListeners.push(listener);
+        },
+        kill(signal = "SIGTERM") {
+          if (!exited) child.kill(signal);
+        },
+      };
+    },
+  };
+}

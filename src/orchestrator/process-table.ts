@@ -1,0 +1,46 @@
+/**
+ * The process table (`GET /v1/processes`, `goondan ps`): one row per instance that has, or is about to
+ * have, a child — live ones, crashed ones waiting to restart, and ones with queued work.
+ */
+export interface ProcessInfo {
+  kind: "agent" | "connector";
+  agent: string;
+  instanceKey: string;
+  pid: number | null;
+  status: string;
+  restarts: number;
+  consecutiveCrashes: number;
+  /** ISO time the current child became ready, null when none. */
+  startedAt: string | null;
+  queued: number;
+}
+
+export interface ProcessRowSource {
+  agent: string;
+  instanceKey: string;
+  status: string;
+  pid: number | undefined;
+  live: boolean;
+  restarts: number;
+  consecutiveCrashes: number;
+  startedAt: number | undefined;
+  queue: readonly unknown[];
+  inFlight: unknown;
+}
+
+export function processTable(sources: readonly ProcessRowSource[], _now: number): ProcessInfo[] {
+  return sources
+    .filter((source) => source.live || source.status !== "terminated" || source.queue.length > 0)
+    .map((source) => ({
+      kind: "agent" as const,
+      agent: source.agent,
+      instanceKey: source.instanceKey,
+      pid: source.live && source.pid !== undefined ? source.pid : null,
+      status: source.status,
+      restarts: source.restarts,
+      consecutiveCrashes: source.consecutiveCrashes,
+      startedAt: source.live && source.startedAt !== undefined ? new Date(source.startedAt).toISOString() : null,
+      queued: source.queue.length + (source.inFlight ? 1 : 0),
+    }))
+    .sort((a, b) => a.agent.localeCompare(b.agent) || a.instanceKey.localeCompare(b.instanceKey));
+}

@@ -1,0 +1,34 @@
+/**
+ * The restart policy as pure functions (supervision as data, OTP style): what to do after a child
+ * crash given how many crashes happened in a row, and when an in-flight event counts as poison.
+ * A crash restarts at once up to `maxConsecutiveCrashes`; past that the child waits `initialBackoffMs`,
+ * doubling per further crash up to `maxBackoffMs`. A completed turn resets the count (the supervisor's job).
+ */
+import type { SwarmPolicy } from "../config/types.ts";
+
+export type RestartPolicy = SwarmPolicy["restart"];
+
+/** Defaults of SPEC §1: 5 crashes, 1 s first backoff, 5 min cap. */
+export const DEFAULT_RESTART_POLICY: RestartPolicy = { maxConsecutiveCrashes: 5, initialBackoffMs: 1000, maxBackoffMs: 300_000 };
+
+/** Delay before restarting after the `consecutiveCrashes`-th crash in a row (1-based); 0 means at once. */
+export function backoffDelay(options: { consecutiveCrashes: number; policy: RestartPolicy }): number {
+  const { consecutiveCrashes, policy } = options;
+  const over = consecutiveCrashes - policy.maxConsecutiveCrashes;
+  if (over <= 0) return 0;
+  // 2 ** (over - 1) overflows to Infinity for huge counts; Math.min caps it.
+  return Math.min(policy.maxBackoffMs, policy.initialBackoffMs * 2 ** Math.min(over - 1, 1024));
+}
+
+export type CrashDecision = { action: "restart" } | { action: "backoff"; delayMs: number };
+
+/** What the supervisor does after a crash: restart now, or enter `crashLoopBackOff` for `delayMs`. */
+export function decideAfterCrash(options: { consecutiveCrashes: number; policy: RestartPolicy }): CrashDecision {
+  const delayMs = backoffDelay(options);
+  return delayMs === 0 ? { action: "restart" } : { action: "backoff", delayMs };
+}
+
+/** An event whose deliveries crashed the child `crashes` times is given up (`AGENT_CRASHED`). */
+export function isPoison(options: { crashes: number; policy: RestartPolicy }): boolean {
+  return options.crashes >= Math.max(1, options.policy.maxConsecutiveCrashes);
+}

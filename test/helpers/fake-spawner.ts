@@ -1,0 +1,131 @@
+/**
+ * A fake ProcessSpawner for orchestrator unit tests: children are in-memory objects the test drives
+ * (`child.ready()`, `child.reply(...)`, `child.crash()`), every message the orchestrator sends is recorded,
+ * and misuse fails loudly (sending to an exited child is recorded as a violation, replying to an event
+ * that was never delivered throws).
+ */
+import type { ChildExit, ChildProcessHandle, ProcessSpawner, SpawnRequest } from "../../src/orchestrator/process-spawner.ts";
+import { envelope, type AgentEvent, type ChildMessage, type ChildToParent, type ParentMessage, type TurnResultPayload } from "../../src/ipc/protocol.ts";
+
+let nextPid = 50_000;
+
+export class FakeChild implements ChildProcessHandle {
+  readonly pid = nextPid++;
+  readonly sent: ParentMessage[] = [];
+  readonly kills: string[] = [];
+  exited: ChildExit | undefined;
+  private messageListeners: ((message: ChildMessage) => void)[] = [];
+  private exitListeners: ((exit: ChildExit) => void)[] = [];
+
+  constructor(
+    readonly request: SpawnRequest,
+    private readonly spawner: FakeSpawner,
+  ) {}
+
+  get address(): string {
+    return `${this.request.agent}/${this.request.instanceKey}`;
+  }
+
+  send(message: ParentMessage): boolean {
+    if (this.exited) {
+      this.spawner.violations.push(`send ${message.type} to exited child ${this.address}`);
+      return false;
+    }
+    this.sent.push(message);
+    this.spawner.onSent?.(this, message);
+    return true;
+  }
+
+  onMessage(listener: (message: ChildMessage) => void): void {
+    this.messageListeners.push(listener);
+  }
+
+  onExit(listener: (exit: ChildExit) => void): void {
+    this.exitListeners.push(listener);
+  }
+
+  kill(signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): void {
+    this.kills.push(signal);
+    if (signal === "SIGKILL") this.exit({ code: null, signal: "SIGKILL" });
+  }
+
+  emit<K extends keyof ChildToParent>(type: K, payload: ChildToParent[K]): void {
+    if (this.exited) throw new Error(`FakeChild ${this.address}: emit ${type} after exit`);
+    const message = envelope(type, this.address, "orchestrator", payload) as ChildMessage;
+    for (const listener of this.messageListeners) listener(message);
+  }
+
+  ready(): void {
+    this.emit("ready", { pid: this.pid, agent: this.request.agent, instanceKey: this.request.instanceKey });
+  }
+
+  /** Events delivered to this child, in order. */
+  events(): { event: AgentEvent; attempt: number }[] {
+    return this.sent.flatMap((message) => (message.type === "event" ? [message.payload] : []));
+  }
+
+  lastEvent(): AgentEvent {
+    const events = this.events();
+    const last = events[events.length - 1];
+    if (!last) throw new Error(`FakeChild ${this.address}: no event was delivered`);
+    return last.event;
+  }
+
+  /** Answers a delivered event (the last one by default). */
+  reply(options: { response?: string; status?: "ok" | "error"; event?: AgentEvent; error?: { code: string; message: string } } = {}): void {
+    const event = options.event ?? this.lastEvent();
+    if (!this.events().some((delivered) => delivered.event.id === event.id)) throw new Error(`FakeChild ${this.address}: reply to undelivered event ${event.id}`);
+    const payload: TurnResultPayload = {
+      eventId: event.id,
+      turnId: `turn_${event.id}`,
+      status: options.status ?? "ok",
+      response: options.response ?? `${this.address}: ${event.input}`,
+      finishReason: options.status === "error" ? "error" : "stop",
+      ...(options.error ? { error: options.error } : {}),
+      ...(event.replyTo ? { correlationId: event.replyTo.correlationId } : {}),
+    };
+    this.emit("turn_result", payload);
+  }
+
+  exit(exit: ChildExit = { code: 0, signal: null }): void {
+    if (this.exited) return;
+    this.exited = exit;
+    for (const listener of this.exitListeners) listener(exit);
+  }
+
+  crash(): void {
+    this.exit({ code: 1, signal: null });
+  }
+}
+
+export class FakeSpawner implements ProcessSpawner {
+  readonly children: FakeChild[] = [];
+  readonly violations: string[] = [];
+  /** Hook: runs after each spawn (e.g. `child => child.ready()`). */
+  onSpawn: ((child: FakeChild) => void) | undefined;
+  /** Hook: runs after every message sent to a child. */
+  onSent: ((child: FakeChild, message: ParentMessage) => void) | undefined;
+
+  spawn(request: SpawnRequest): ChildProcessHandle {
+    const child = new FakeChild(request, this);
+    this.children.push(child);
+    this.onSpawn?.(child);
+    return child;
+  }
+
+  of(agent: string, instanceKey?: string): FakeChild[] {
+    return this.children.filter((child) => child.request.agent === agent && (instanceKey === undefined || child.request.instanceKey === instanceKey));
+  }
+
+  /** The most recent child of an agent; throws when there is none. */
+  latest(agent: string, instanceKey?: string): FakeChild {
+    const list = this.of(agent, instanceKey);
+    const child = list[list.length - 1];
+    if (!child) throw new Error(`FakeSpawner: no child was spawned for ${agent}${instanceKey ? `/${instanceKey}` : ""}`);
+    return child;
+  }
+
+  live(): FakeChild[] {
+    return this.children.filter((child) => !child.exited);
+  }
+}
