@@ -53,7 +53,12 @@ export interface Resource<K extends Kind = Kind, S = unknown> {
 export interface PackageSpec {
   version?: string;
   description?: string;
+  /** Dependency package names; written as strings or as `{name, version}` objects. */
   dependencies?: string[];
+  /** Version ranges of dependencies written as `{name, version}`, by name. */
+  dependencyVersions?: Record<string, string>;
+  access?: "public" | "restricted";
+  registry?: { url: string };
 }
 
 export type ModelProvider = "anthropic" | "openai" | "google" | "openai-compatible" | "replay";
@@ -64,12 +69,16 @@ export interface ModelSpec {
   endpoint?: string;
   /** Provider options; `replay` reads `options.cassette` (bundle-relative JSONL path). */
   options?: JsonObject;
+  /** Feature flags of the public format (`streaming`, `toolCalling`, …); informational. */
+  capabilities?: Record<string, boolean>;
 }
 
 export interface ModelParams {
   temperature?: number;
   maxTokens?: number;
   topP?: number;
+  /** Other provider call settings, passed through. */
+  [key: string]: JsonValue | undefined;
 }
 
 export interface AgentExtensionUse {
@@ -93,7 +102,7 @@ export interface SwarmPolicy {
   requestTimeoutMs: number; // 60000
   shutdown: { gracePeriodSeconds: number }; // 30
   restart: { maxConsecutiveCrashes: number; initialBackoffMs: number; maxBackoffMs: number }; // 5, 1000, 300000
-  lifecycle: { idleSeconds: number; maxProcesses: number }; // 600, 64
+  lifecycle: { idleSeconds: number; maxProcesses: number; ttlSeconds?: number; gcGraceSeconds?: number }; // 600, 64
 }
 
 export interface SwarmSpec {
@@ -184,4 +193,7 @@ export interface ConfigIssue {
   /** `file#docIndex.spec.field` (file relative to the bundle dir). */
   path: string;
   suggestion?: string;
+  /** 1-based line and column in the YAML file, when the issue points at a node of it. */
+  line?: number;
+  column?: number;
 }

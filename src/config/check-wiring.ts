@@ -1,0 +1,86 @@
+/**
+ * How resources fit together once refs resolve: a Swarm's entryAgent is one of its agents; a Connection
+ * without swarmRef belongs to the first Swarm; an ingress route targets an agent of that Swarm, sets
+ * instanceKey or instanceKeyProperty (not both) and matches an event its Connector declares; an Agent's
+ * requiredTools name tools it has.
+ */
+import type { IssueList } from "./issues.ts";
+import type { LoadedResource } from "./loaded-resource.ts";
+import type { RefIndex } from "./check-refs.ts";
+import type { AgentResource, ConnectionResource, SwarmResource, ToolResource, ConnectorResource } from "./types.ts";
+
+export function checkWiring(options: { resources: LoadedResource[]; index: RefIndex; issues: IssueList }): void {
+  const { resources, index, issues } = options;
+  const firstSwarm = resources.find((loaded) => loaded.resource.kind === "Swarm")?.resource as SwarmResource | undefined;
+  for (const loaded of resources) {
+    const { resource } = loaded;
+    if (resource.kind === "Swarm") checkSwarm(loaded, resource, issues);
+    if (resource.kind === "Agent") checkRequiredTools({ loaded, agent: resource, index, issues });
+    if (resource.kind === "Connection") {
+      if (!resource.spec.swarmRef && firstSwarm) resource.spec.swarmRef = { kind: "Swarm", name: firstSwarm.metadata.name };
+      checkConnection({ loaded, connection: resource, index, issues });
+    }
+  }
+}
+
+function checkSwarm(loaded: LoadedResource, swarm: SwarmResource, issues: IssueList): void {
+  const entry = swarm.spec.entryAgent.name;
+  if (entry === "" || swarm.spec.agents.some((agent) => agent.name === entry)) return;
+  issues.at(loaded.site, ["spec", "entryAgent"], {
+    code: "E_CONFIG_ENTRY_AGENT_NOT_LISTED",
+    message: `expected entryAgent to be one of spec.agents (${swarm.spec.agents.map((agent) => agent.name).join(", ") || "none"}), found Agent/${entry}`,
+    suggestion: `add "Agent/${entry}" to spec.agents`,
+  });
+}
+
+function checkConnection(options: { loaded: LoadedResource; connection: ConnectionResource; index: RefIndex; issues: IssueList }): void {
+  const { loaded, connection, index, issues } = options;
+  const swarmName = connection.spec.swarmRef?.name;
+  const swarm = swarmName === undefined ? undefined : (index.local.get(`Swarm/${swarmName}`)?.resource as SwarmResource | undefined);
+  const connectorRef = connection.spec.connectorRef;
+  const connectorKey = `Connector/${connectorRef.name}`;
+  const connector = (connectorRef.package === undefined ? index.local.get(connectorKey) ?? index.builtin.get(connectorKey) : index.builtin.get(connectorKey) ?? index.local.get(connectorKey))?.resource as
+    | ConnectorResource
+    | undefined;
+  connection.spec.ingress.rules.forEach((rule, ruleIndex) => {
+    const at = ["spec", "ingress", "rules", ruleIndex];
+    const { route, match } = rule;
+    if (route.instanceKey !== undefined && route.instanceKeyProperty !== undefined) {
+      issues.at(loaded.site, [...at, "route"], {
+        code: "E_CONFIG_ROUTE_CONFLICT",
+        message: "expected route.instanceKey or route.instanceKeyProperty, found both",
+        suggestion: "keep instanceKey for a fixed conversation, or instanceKeyProperty to read it from the event",
+      });
+    }
+    if (route.agentRef && swarm && !swarm.spec.agents.some((agent) => agent.name === route.agentRef?.name)) {
+      issues.at(loaded.site, [...at, "route", "agentRef"], {
+        code: "E_CONFIG_ROUTE_AGENT_NOT_IN_SWARM",
+        message: `expected an agent of Swarm/${swarm.metadata.name} (${swarm.spec.agents.map((agent) => agent.name).join(", ")}), found Agent/${route.agentRef.name}`,
+        suggestion: `add "Agent/${route.agentRef.name}" to Swarm/${swarm.metadata.name} spec.agents`,
+      });
+    }
+    if (match.event !== undefined && connector && !connector.spec.events.some((event) => event.name === match.event)) {
+      issues.at(loaded.site, [...at, "match", "event"], {
+        code: "W_CONFIG_UNKNOWN_EVENT",
+        message: `expected an event Connector/${connector.metadata.name} declares (${connector.spec.events.map((event) => event.name).join(", ")}), found "${match.event}"`,
+      });
+    }
+  });
+}
+
+function checkRequiredTools(options: { loaded: LoadedResource; agent: AgentResource; index: RefIndex; issues: IssueList }): void {
+  const { loaded, agent, index, issues } = options;
+  const available = new Set<string>();
+  for (const ref of agent.spec.tools) {
+    const key = `Tool/${ref.name}`;
+    const tool = (ref.package ? index.builtin.get(key) : index.local.get(key))?.resource as ToolResource | undefined;
+    for (const item of tool?.spec.exports ?? []) available.add(`${ref.name}__${item.name}`);
+  }
+  (agent.spec.requiredTools ?? []).forEach((name, position) => {
+    if (available.has(name)) return;
+    issues.at(loaded.site, ["spec", "requiredTools", position], {
+      code: "W_CONFIG_REQUIRED_TOOL_UNKNOWN",
+      message: `expected a tool name of this agent's Tools ({tool}__{export}), found "${name}" (an extension may still register it)`,
+    });
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * Turning parsed documents into resources: non-object documents, missing or unknown apiVersion and
+ * kind, the Package position rule, then schema validation and normalization of each document.
+ */
+import type { JsonObject } from "../shared/json.ts";
+import { isJsonObject } from "../shared/json.ts";
+import { API_VERSION, KINDS, type Kind } from "./types.ts";
+import { describeFound, type IssueList } from "./issues.ts";
+import { isKind } from "./object-ref.ts";
+import { normalizeResource } from "./normalize.ts";
+import type { ParsedDocument } from "./read-documents.ts";
+import { validateDocument } from "./schema-validator.ts";
+import { likelyMeant } from "./suggest.ts";
+import type { InvalidNames, LoadedResource } from "./loaded-resource.ts";
+
+export interface CollectedResources {
+  resources: LoadedResource[];
+  invalidNames: InvalidNames;
+}
+
+export function collectResources(options: { documents: ParsedDocument[]; issues: IssueList; file: string; baseDir: string; builtin: boolean; packageName?: string }): CollectedResources {
+  const { documents, issues } = options;
+  const resources: LoadedResource[] = [];
+  const invalidNames: InvalidNames = new Map();
+  let packageName = options.packageName;
+  let seenResource = false;
+  for (const { site, value } of documents) {
+    if (value === null) continue;
+    const first = !seenResource;
+    seenResource = true;
+    if (!isJsonObject(value)) {
+      issues.at(site, [], { code: "E_CONFIG_DOCUMENT_NOT_OBJECT", message: `expected a mapping with apiVersion, kind, metadata and spec, found ${Array.isArray(value) ? "a list" : describeFound(value)}` });
+      continue;
+    }
+    const kind = checkEnvelope({ value, site, issues });
+    if (!kind) {
+      rememberName(invalidNames, value);
+      continue;
+    }
+    if (kind === "Package" && !first) {
+      issues.at(site, ["kind"], {
+        code: "E_CONFIG_PACKAGE_POSITION",
+        message: `expected the Package document to be the first document, found it at document ${site.docIndex}`,
+        suggestion: "move the Package document to the top of goondan.yaml, and keep only one",
+      });
+    }
+    if (!validateDocument({ kind, value, site, issues })) {
+      rememberName(invalidNames, value, kind);
+      continue;
+    }
+    if (kind === "Package" && first) packageName = (value.metadata as JsonObject).name as string;
+    const source = { file: options.file, docIndex: site.docIndex, baseDir: options.baseDir, ...(packageName ? { package: packageName } : {}) };
+    const { resource, refs } = normalizeResource({ kind, value, site, issues, source });
+    resources.push({ resource, site, refs, builtin: options.builtin, raw: value });
+  }
+  return { resources, invalidNames };
+}
+
+function checkEnvelope(options: { value: JsonObject; site: ParsedDocument["site"]; issues: IssueList }): Kind | undefined {
+  const { value, site, issues } = options;
+  let ok = true;
+  if (value.apiVersion === undefined) {
+    issues.at(site, [], { code: "E_CONFIG_MISSING_API_VERSION", message: `expected apiVersion: ${API_VERSION}, found none`, suggestion: `add "apiVersion: ${API_VERSION}"` });
+    ok = false;
+  } else if (value.apiVersion !== API_VERSION) {
+    issues.at(site, ["apiVersion"], { code: "E_CONFIG_UNKNOWN_API_VERSION", message: `expected apiVersion ${API_VERSION}, found ${describeFound(value.apiVersion)}`, suggestion: `write "apiVersion: ${API_VERSION}"` });
+    ok = false;
+  }
+  if (value.kind === undefined) {
+    issues.at(site, [], { code: "E_CONFIG_MISSING_KIND", message: `expected a kind (one of ${KINDS.join(", ")}), found none` });
+    return undefined;
+  }
+  if (typeof value.kind !== "string" || !isKind(value.kind)) {
+    const meant = typeof value.kind === "string" ? likelyMeant(value.kind, KINDS) : undefined;
+    issues.at(site, ["kind"], {
+      code: "E_CONFIG_UNKNOWN_KIND",
+      message: `expected a kind among ${KINDS.join(", ")}, found ${describeFound(value.kind)}`,
+      suggestion: meant ? `did you mean ${meant}?` : undefined,
+    });
+    return undefined;
+  }
+  return ok ? value.kind : undefined;
+}
+
+function rememberName(invalidNames: InvalidNames, value: JsonObject, kind?: Kind): void {
+  const writtenKind = kind ?? (typeof value.kind === "string" && isKind(value.kind) ? value.kind : undefined);
+  const name = isJsonObject(value.metadata) ? value.metadata.name : undefined;
+  if (!writtenKind || typeof name !== "string") return;
+  const names = invalidNames.get(writtenKind) ?? new Set<string>();
+  names.add(name);
+  invalidNames.set(writtenKind, names);
+}

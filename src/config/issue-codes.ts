@@ -1,0 +1,48 @@
+/**
+ * The stable codes of config issues, each with the one line that explains it. `E_CONFIG_*` codes are
+ * errors (the bundle does not load); `W_CONFIG_*` codes are warnings (it loads). Tests and tools match
+ * on these codes, never on message text, so a code is never renamed once published.
+ */
+export const ISSUE_CODES = {
+  E_CONFIG_FILE_NOT_FOUND: "the bundle directory or its goondan.yaml does not exist",
+  E_CONFIG_FILE_TOO_LARGE: "goondan.yaml is larger than 1 MiB",
+  E_CONFIG_EMPTY: "goondan.yaml holds no documents",
+  E_CONFIG_YAML_PARSE: "a document is not valid YAML (the message gives line and column)",
+  E_CONFIG_DOCUMENT_NOT_OBJECT: "a document is a scalar or a list instead of a mapping",
+  E_CONFIG_MISSING_API_VERSION: "a document has no apiVersion",
+  E_CONFIG_UNKNOWN_API_VERSION: "a document's apiVersion is not goondan.ai/v1",
+  E_CONFIG_MISSING_KIND: "a document has no kind",
+  E_CONFIG_UNKNOWN_KIND: "a document's kind is not one of the eight known kinds",
+  E_CONFIG_PACKAGE_POSITION: "a Package document is not the first document, or there is more than one",
+  E_CONFIG_SCHEMA_INVALID: "a field is missing, unknown, or of the wrong type or value",
+  E_CONFIG_REF_INVALID: "an ObjectRef is not \"Kind/name\" nor {kind, name, package?}",
+  E_CONFIG_VALUE_SOURCE_INVALID: "a ValueSource is not {value}, {valueFrom: {env}} nor {valueFrom: {secretRef: {ref, key}}}",
+  E_CONFIG_NAME_INVALID: "a metadata.name uses characters outside lowercase letters, digits, '-', '_' and '.'",
+  E_CONFIG_DUPLICATE_NAME: "two resources of the same kind share a name, or two exports of a Tool share a name",
+  E_CONFIG_TOOL_NAME: "a Tool or export name contains '__', disallowed characters, or makes an LLM name over 64 characters",
+  E_CONFIG_REF_NOT_FOUND: "an ObjectRef names a resource that does not exist",
+  E_CONFIG_REF_KIND: "an ObjectRef names a kind that cannot be referenced there",
+  E_CONFIG_ENTRY_AGENT_NOT_LISTED: "Swarm.spec.entryAgent is not one of Swarm.spec.agents",
+  E_CONFIG_ROUTE_AGENT_NOT_IN_SWARM: "an ingress rule routes to an agent that is not in the Connection's Swarm",
+  E_CONFIG_ROUTE_CONFLICT: "an ingress rule sets both route.instanceKey and route.instanceKeyProperty",
+  E_CONFIG_PROMPT_CONFLICT: "an Agent sets both prompt.system and prompt.systemRef",
+  E_CONFIG_PROMPT_NOT_FOUND: "an Agent's prompt.systemRef file does not exist",
+  E_CONFIG_ENTRY_OUTSIDE_BUNDLE: "a bundle-relative path is absolute or escapes the bundle directory",
+  E_CONFIG_ENTRY_NOT_FOUND: "an entry file does not exist",
+  E_CONFIG_PARAMETERS_INVALID: "a Tool export's parameters is not a valid JSON Schema of type object",
+  E_CONFIG_MODULE_LOAD: "a Tool entry module failed to load (syntax error, throwing top-level code, timeout)",
+  E_CONFIG_HANDLERS_MISSING: "a Tool entry module does not export a `handlers` object",
+  E_CONFIG_HANDLER_MISSING: "a Tool export has no function in the module's `handlers`",
+  E_CONFIG_ENV_MISSING: "an env var the selected Swarm needs is not set (checked by run and doctor, not by validate)",
+  E_CONFIG_SWARM_NOT_FOUND: "the Swarm asked for (or any Swarm) does not exist",
+  E_CONFIG_SWARM_AMBIGUOUS: "the bundle has several Swarms and none was named",
+  E_CONFIG_INVALID: "the bundle is invalid (thrown by loadBundleOrThrow; the message lists the issues)",
+  W_CONFIG_YAML: "the YAML parser warned about a document",
+  W_CONFIG_HANDLER_UNUSED: "a Tool module's `handlers` has a function no export declares",
+  W_CONFIG_PROMPT_MISSING: "an Agent has no system prompt",
+  W_CONFIG_UNKNOWN_EVENT: "an ingress rule matches an event its Connector does not declare",
+  W_CONFIG_REQUIRED_TOOL_UNKNOWN: "an Agent's requiredTools names a tool that none of its Tools exports",
+  W_CONFIG_CASSETTE_MISSING: "a replay Model's cassette file does not exist yet",
+} as const;
+
+export type IssueCode = keyof typeof ISSUE_CODES;

@@ -1,0 +1,251 @@
+/**
+ * Turning a schema-valid document into a typed resource with every default applied (SPEC §1): refs
+ * normalized to ObjectRef, `{ref}` list items unwrapped, Agent extensions to {ref, config?}, Swarm
+ * instanceKey and policy, Tool errorMessageLimit and export parameters, Connection ingress. A ref to a
+ * kind that cannot be used in its field is reported here (E_CONFIG_REF_KIND).
+ */
+import type { JsonObject, JsonValue } from "../shared/json.ts";
+import { isJsonObject } from "../shared/json.ts";
+import { DEFAULT_ERROR_MESSAGE_LIMIT, defaultParameters, defaultPolicy } from "./defaults.ts";
+import { formatRef, isKind, readRef } from "./object-ref.ts";
+import type { DocumentSite, IssueList, PathSegment } from "./issues.ts";
+import type {
+  AgentExtensionUse,
+  AgentSpec,
+  AnyResource,
+  ConnectionSpec,
+  ConnectorSpec,
+  ExtensionSpec,
+  IngressRule,
+  Kind,
+  Metadata,
+  ModelSpec,
+  ObjectRef,
+  PackageSpec,
+  ResourceSource,
+  SwarmPolicy,
+  SwarmSpec,
+  ToolSpec,
+  ValueSource,
+} from "./types.ts";
+import { API_VERSION } from "./types.ts";
+
+interface Context {
+  site: DocumentSite;
+  issues: IssueList;
+  refs: RefUse[];
+}
+
+/** Where a normalized ref was written, so that later checks can point at it. */
+export interface RefUse {
+  /** The normalized ref inside the resource's spec (check-refs fills in `package` for built-ins). */
+  ref: ObjectRef;
+  segments: PathSegment[];
+}
+
+// Schema validation has run: the shapes below are known; only values are read loosely.
+type Raw = Record<string, any>;
+
+export function normalizeResource(options: { kind: Kind; value: JsonObject; site: DocumentSite; issues: IssueList; source: ResourceSource }): { resource: AnyResource; refs: RefUse[] } {
+  const context: Context = { site: options.site, issues: options.issues, refs: [] };
+  return { resource: buildResource(options, context), refs: context.refs };
+}
+
+function buildResource(options: { kind: Kind; value: JsonObject; source: ResourceSource }, context: Context): AnyResource {
+  const { kind, value, source } = options;
+  const raw = value as Raw;
+  const metadata = normalizeMetadata(raw.metadata);
+  const spec: Raw = raw.spec ?? {};
+  const envelope = { apiVersion: API_VERSION as typeof API_VERSION, metadata, source };
+  switch (kind) {
+    case "Package":
+      return { ...envelope, kind, spec: normalizePackage(spec) };
+    case "Model":
+      return { ...envelope, kind, spec: normalizeModel(spec) };
+    case "Agent":
+      return { ...envelope, kind, spec: normalizeAgent(spec, context) };
+    case "Swarm":
+      return { ...envelope, kind, spec: normalizeSwarm(spec, metadata.name, context) };
+    case "Tool":
+      return { ...envelope, kind, spec: normalizeTool(spec) };
+    case "Extension":
+      return { ...envelope, kind, spec: normalizeExtension(spec) };
+    case "Connector":
+      return { ...envelope, kind, spec: normalizeConnector(spec) };
+    case "Connection":
+      return { ...envelope, kind, spec: normalizeConnection(spec, context) };
+  }
+}
+
+function normalizeMetadata(raw: Raw): Metadata {
+  return {
+    name: raw.name,
+    ...(raw.labels ? { labels: { ...raw.labels } } : {}),
+    ...(raw.annotations ? { annotations: { ...raw.annotations } } : {}),
+  };
+}
+
+/** A ref to `expected`; reports (and returns undefined for) a ref to another kind. */
+function normalizeRef(input: unknown, expected: Kind, segments: PathSegment[], context: Context): ObjectRef | undefined {
+  const written = readRef(input);
+  if (!written) return undefined;
+  if (!isKind(written.kind) || written.kind !== expected) {
+    context.issues.at(context.site, segments, {
+      code: "E_CONFIG_REF_KIND",
+      message: `expected a ref to a ${expected}, found ${formatRef(written)}`,
+      suggestion: `write "${expected}/${written.name}"`,
+    });
+    return undefined;
+  }
+  const ref: ObjectRef = { kind: expected, name: written.name, ...(written.package ? { package: written.package } : {}) };
+  context.refs.push({ ref, segments });
+  return ref;
+}
+
+function normalizeRefList(items: unknown[] | undefined, expected: Kind, segments: PathSegment[], context: Context): ObjectRef[] {
+  return (items ?? []).flatMap((item, index) => normalizeRef(item, expected, [...segments, index], context) ?? []);
+}
+
+export function normalizeValueSource(raw: Raw): ValueSource {
+  if ("value" in raw) return { value: String(raw.value) };
+  if (raw.valueFrom.env !== undefined) return { valueFrom: { env: raw.valueFrom.env } };
+  return { valueFrom: { secretRef: { ref: raw.valueFrom.secretRef.ref, key: raw.valueFrom.secretRef.key } } };
+}
+
+function normalizePackage(spec: Raw): PackageSpec {
+  const dependencies: string[] = [];
+  const versions: Record<string, string> = {};
+  for (const dependency of (spec.dependencies ?? []) as (string | { name: string; version?: string })[]) {
+    if (typeof dependency === "string") {
+      dependencies.push(dependency);
+    } else {
+      dependencies.push(dependency.name);
+      if (dependency.version !== undefined) versions[dependency.name] = dependency.version;
+    }
+  }
+  return {
+    ...(spec.version !== undefined ? { version: spec.version } : {}),
+    ...(spec.description !== undefined ? { description: spec.description } : {}),
+    ...(spec.access !== undefined ? { access: spec.access } : {}),
+    ...(spec.registry !== undefined ? { registry: { url: spec.registry.url } } : {}),
+    dependencies,
+    ...(Object.keys(versions).length > 0 ? { dependencyVersions: versions } : {}),
+  };
+}
+
+function normalizeModel(spec: Raw): ModelSpec {
+  return {
+    provider: spec.provider,
+    model: spec.model,
+    ...(spec.apiKey !== undefined ? { apiKey: normalizeValueSource(spec.apiKey) } : {}),
+    ...(spec.endpoint !== undefined ? { endpoint: spec.endpoint } : {}),
+    ...(spec.options !== undefined ? { options: spec.options } : {}),
+    ...(spec.capabilities !== undefined ? { capabilities: spec.capabilities } : {}),
+  };
+}
+
+function normalizeAgent(spec: Raw, context: Context): AgentSpec {
+  const promptField = spec.prompt !== undefined ? "prompt" : "prompts";
+  if (spec.prompt !== undefined && spec.prompts !== undefined) {
+    context.issues.at(context.site, ["spec", "prompts"], {
+      code: "E_CONFIG_PROMPT_CONFLICT",
+      message: "expected one of spec.prompt or spec.prompts, found both",
+      suggestion: "keep spec.prompt only",
+    });
+  }
+  const prompt: Raw = spec[promptField] ?? {};
+  const modelRef = normalizeRef(spec.modelConfig.modelRef, "Model", ["spec", "modelConfig", "modelRef"], context);
+  const extensions: AgentExtensionUse[] = ((spec.extensions ?? []) as unknown[]).flatMap((item, index) => {
+    const ref = normalizeRef(item, "Extension", ["spec", "extensions", index], context);
+    if (!ref) return [];
+    const config = isJsonObject(item) && isJsonObject(item.config) ? item.config : undefined;
+    return [{ ref, ...(config ? { config } : {}) }];
+  });
+  return {
+    // An invalid modelRef already has its issue; the placeholder never leaves an invalid bundle.
+    modelConfig: { modelRef: modelRef ?? { kind: "Model", name: "" }, params: { ...(spec.modelConfig.params ?? {}) } },
+    prompt: {
+      ...(prompt.system !== undefined ? { system: prompt.system } : {}),
+      ...(prompt.systemRef !== undefined ? { systemRef: prompt.systemRef } : {}),
+    },
+    tools: normalizeRefList(spec.tools, "Tool", ["spec", "tools"], context),
+    extensions,
+    ...(spec.requiredTools !== undefined ? { requiredTools: [...spec.requiredTools] } : {}),
+    ...(spec.description !== undefined ? { description: spec.description } : {}),
+  };
+}
+
+function normalizeSwarm(spec: Raw, name: string, context: Context): SwarmSpec {
+  const entryAgent = normalizeRef(spec.entryAgent, "Agent", ["spec", "entryAgent"], context);
+  return {
+    entryAgent: entryAgent ?? { kind: "Agent", name: "" },
+    agents: normalizeRefList(spec.agents, "Agent", ["spec", "agents"], context),
+    instanceKey: spec.instanceKey ?? name,
+    policy: mergePolicy(spec.policy ?? {}),
+  };
+}
+
+function mergePolicy(raw: Raw): SwarmPolicy {
+  const base = defaultPolicy();
+  return {
+    maxStepsPerTurn: raw.maxStepsPerTurn ?? base.maxStepsPerTurn,
+    maxDelegationDepth: raw.maxDelegationDepth ?? base.maxDelegationDepth,
+    requestTimeoutMs: raw.requestTimeoutMs ?? base.requestTimeoutMs,
+    shutdown: { ...base.shutdown, ...raw.shutdown },
+    restart: { ...base.restart, ...raw.restart },
+    lifecycle: { ...base.lifecycle, ...raw.lifecycle },
+  };
+}
+
+function normalizeTool(spec: Raw): ToolSpec {
+  return {
+    entry: spec.entry,
+    errorMessageLimit: spec.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT,
+    exports: (spec.exports as Raw[]).map((item) => ({
+      name: item.name,
+      ...(item.description !== undefined ? { description: item.description } : {}),
+      parameters: item.parameters ?? defaultParameters(),
+      ...(item.timeoutMs !== undefined ? { timeoutMs: item.timeoutMs } : {}),
+    })),
+    ...(spec.config !== undefined ? { config: spec.config } : {}),
+  };
+}
+
+function normalizeExtension(spec: Raw): ExtensionSpec {
+  return { entry: spec.entry, ...(spec.config !== undefined ? { config: spec.config } : {}) };
+}
+
+function normalizeConnector(spec: Raw): ConnectorSpec {
+  return {
+    entry: spec.entry,
+    events: (spec.events as Raw[]).map((event) => ({ name: event.name, ...(event.properties ? { properties: event.properties } : {}) })),
+  };
+}
+
+function normalizeConnection(spec: Raw, context: Context): ConnectionSpec {
+  const connectorRef = normalizeRef(spec.connectorRef, "Connector", ["spec", "connectorRef"], context);
+  const swarmRef = spec.swarmRef === undefined ? undefined : normalizeRef(spec.swarmRef, "Swarm", ["spec", "swarmRef"], context);
+  const rules: IngressRule[] = ((spec.ingress?.rules ?? []) as Raw[]).map((rule, index) => {
+    const route: Raw = rule.route ?? {};
+    const agentRef = route.agentRef === undefined ? undefined : normalizeRef(route.agentRef, "Agent", ["spec", "ingress", "rules", index, "route", "agentRef"], context);
+    return {
+      match: { ...(rule.match ?? {}) },
+      route: {
+        ...(agentRef ? { agentRef } : {}),
+        ...(route.instanceKey !== undefined ? { instanceKey: route.instanceKey } : {}),
+        ...(route.instanceKeyProperty !== undefined ? { instanceKeyProperty: route.instanceKeyProperty } : {}),
+        ...(route.instanceKeyPrefix !== undefined ? { instanceKeyPrefix: route.instanceKeyPrefix } : {}),
+      },
+    };
+  });
+  const config: Record<string, ValueSource | JsonValue> | undefined = spec.config
+    ? Object.fromEntries(Object.entries(spec.config as Raw).map(([key, value]) => [key, isJsonObject(value) && "valueFrom" in value ? normalizeValueSource(value) : (value as JsonValue)]))
+    : undefined;
+  return {
+    connectorRef: connectorRef ?? { kind: "Connector", name: "" },
+    ...(swarmRef ? { swarmRef } : {}),
+    ...(config ? { config } : {}),
+    ...(spec.secrets ? { secrets: Object.fromEntries(Object.entries(spec.secrets as Raw).map(([key, value]) => [key, normalizeValueSource(value)])) } : {}),
+    ingress: { rules },
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * Reading goondan.yaml into documents: the 1 MiB size limit, multi-document parsing with the `yaml`
+ * package, YAML errors with line and column, empty files and empty documents. Each parsed document keeps
+ * its node tree so that later issues can point at a line.
+ */
+import { stat } from "node:fs/promises";
+import { LineCounter, parseAllDocuments, type Document } from "yaml";
+import { IssueList, type DocumentSite, type PathSegment } from "./issues.ts";
+
+export const MAX_FILE_BYTES = 1024 * 1024;
+/** Alias expansion cap: stops "billion laughs" documents. */
+const MAX_ALIAS_COUNT = 100;
+
+export interface ParsedDocument {
+  site: DocumentSite;
+  /** The document as plain JS; `null` for an empty document. */
+  value: unknown;
+}
+
+export interface ReadDocumentsResult {
+  documents: ParsedDocument[];
+  /** True when a document failed to parse (cross-document checks would only add noise). */
+  parseFailed: boolean;
+}
+
+export async function readDocuments(options: { file: string; label: string; issues: IssueList }): Promise<ReadDocumentsResult> {
+  const { file, label, issues } = options;
+  const fileSite = { label, docIndex: 0 };
+  let size: number;
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) {
+      issues.add({ code: "E_CONFIG_FILE_NOT_FOUND", path: label, message: `expected a file at ${file}, found a directory` });
+      return { documents: [], parseFailed: true };
+    }
+    size = info.size;
+  } catch {
+    issues.add({ code: "E_CONFIG_FILE_NOT_FOUND", path: label, message: `expected a file at ${file}, found none`, suggestion: "run 'goondan init' or point at a bundle directory holding goondan.yaml" });
+    return { documents: [], parseFailed: true };
+  }
+  if (size > MAX_FILE_BYTES) {
+    issues.add({ code: "E_CONFIG_FILE_TOO_LARGE", path: label, message: `expected at most ${MAX_FILE_BYTES} bytes, found ${size}` });
+    return { documents: [], parseFailed: true };
+  }
+  const text = await Bun.file(file).text();
+  return parseDocuments({ text, label, issues, fileSite });
+}
+
+function parseDocuments(options: { text: string; label: string; issues: IssueList; fileSite: { label: string; docIndex: number } }): ReadDocumentsResult {
+  const { text, label, issues } = options;
+  const lineCounter = new LineCounter();
+  const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  const yamlDocuments: Document.Parsed[] = Array.isArray(parsed) ? parsed : [];
+  const documents: ParsedDocument[] = [];
+  let parseFailed = false;
+  yamlDocuments.forEach((yamlDocument, docIndex) => {
+    const site = makeSite({ label, docIndex, yamlDocument, lineCounter });
+    for (const error of yamlDocument.errors) {
+      parseFailed = true;
+      const position = error.linePos?.[0];
+      const where = position ? `line ${position.line}, column ${position.col}` : "an unknown position";
+      issues.add({
+        code: "E_CONFIG_YAML_PARSE",
+        path: `${label}#${docIndex}`,
+        message: `expected valid YAML, found a syntax error at ${where}: ${firstLine(error.message)}`,
+        ...(position ? { line: position.line, column: position.col } : {}),
+      });
+    }
+    for (const warning of yamlDocument.warnings) {
+      const position = warning.linePos?.[0];
+      issues.add({
+        code: "W_CONFIG_YAML",
+        path: `${label}#${docIndex}`,
+        message: firstLine(warning.message),
+        ...(position ? { line: position.line, column: position.col } : {}),
+      });
+    }
+    if (yamlDocument.errors.length > 0) return;
+    let value: unknown;
+    try {
+      value = yamlDocument.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (error) {
+      parseFailed = true;
+      issues.add({ code: "E_CONFIG_YAML_PARSE", path: `${label}#${docIndex}`, message: `expected a plain YAML document, found: ${firstLine(error instanceof Error ? error.message : String(error))}` });
+      return;
+    }
+    documents.push({ site, value: value ?? null });
+  });
+  if (!parseFailed && documents.every((document) => document.value === null)) {
+    issues.add({ code: "E_CONFIG_EMPTY", path: label, message: "expected at least one resource document, found an empty file", suggestion: "run 'goondan init' to create a starting goondan.yaml" });
+  }
+  return { documents, parseFailed };
+}
+
+function makeSite(options: { label: string; docIndex: number; yamlDocument: Document.Parsed; lineCounter: LineCounter }): DocumentSite {
+  const { label, docIndex, yamlDocument, lineCounter } = options;
+  return {
+    label,
+    docIndex,
+    locate(segments: readonly PathSegment[]) {
+      for (let length = segments.length; length >= 0; length--) {
+        const node = length === 0 ? yamlDocument.contents : yamlDocument.getIn(segments.slice(0, length), true);
+        const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+        if (range) {
+          const position = lineCounter.linePos(range[0]);
+          return { line: position.line, column: position.col };
+        }
+      }
+      return undefined;
+    },
+  };
+}
+
+function firstLine(message: string): string {
+  return message.split("\n")[0] ?? message;
+}

@@ -1,0 +1,106 @@
+/**
+ * Validating documents against the schema of their kind with ajv. Each kind's schema is compiled once
+ * per process. ajv errors become issues at the exact field (`spec.exports[0].name`); the branches of a
+ * titled `anyOf` (ObjectRef, ValueSource) fold into one "expected <title>" issue.
+ */
+import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
+import type { Kind } from "./types.ts";
+import { KIND_SCHEMAS } from "./schemas/index.ts";
+import { TITLES, withDefinitions } from "./schemas/common.ts";
+import { describeFound, type DocumentSite, type IssueList, type PathSegment } from "./issues.ts";
+import type { IssueCode } from "./issue-codes.ts";
+
+const compiled = new Map<Kind, ValidateFunction>();
+let ajv: Ajv | undefined;
+
+function validatorFor(kind: Kind): ValidateFunction {
+  let validate = compiled.get(kind);
+  if (!validate) {
+    ajv ??= new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
+    validate = ajv.compile(withDefinitions(KIND_SCHEMAS[kind]));
+    compiled.set(kind, validate);
+  }
+  return validate;
+}
+
+const TITLE_CODES: Record<string, { code: IssueCode; expected: string }> = {
+  [TITLES.objectRef]: { code: "E_CONFIG_REF_INVALID", expected: 'an ObjectRef ("Kind/name", {kind, name, package?} or {ref: …})' },
+  [TITLES.valueSource]: { code: "E_CONFIG_VALUE_SOURCE_INVALID", expected: 'a ValueSource ({value}, {valueFrom: {env}} or {valueFrom: {secretRef: {ref: "Secret/x", key}}})' },
+  [TITLES.dependency]: { code: "E_CONFIG_SCHEMA_INVALID", expected: 'a dependency ("name" or {name, version})' },
+};
+
+/** Validates one document of a known kind; returns true when it matches its schema. */
+export function validateDocument(options: { kind: Kind; value: unknown; site: DocumentSite; issues: IssueList }): boolean {
+  const validate = validatorFor(options.kind);
+  if (validate(options.value)) return true;
+  for (const error of foldErrors(validate.errors ?? [])) {
+    const { segments, code, message } = describeError(error);
+    options.issues.at(options.site, segments, { code, message });
+  }
+  return false;
+}
+
+/**
+ * Keeps one error per titled anyOf (the outermost) and drops every error at or under its path: those
+ * are the failures of its branches. `if` errors are dropped too: the `then` errors say what is wrong.
+ */
+function foldErrors(errors: ErrorObject[]): ErrorObject[] {
+  const titled = errors
+    .filter((error) => error.keyword === "anyOf" && typeof (error.parentSchema as { title?: unknown } | undefined)?.title === "string")
+    .sort((left, right) => left.instancePath.length - right.instancePath.length);
+  const folds: ErrorObject[] = [];
+  for (const error of titled) {
+    if (!folds.some((fold) => isAtOrUnder(error.instancePath, fold.instancePath))) folds.push(error);
+  }
+  return errors.filter((error) => {
+    if (folds.includes(error)) return true;
+    if (error.keyword === "if") return false;
+    return !folds.some((fold) => isAtOrUnder(error.instancePath, fold.instancePath));
+  });
+}
+
+function isAtOrUnder(path: string, ancestor: string): boolean {
+  return path === ancestor || path.startsWith(`${ancestor}/`);
+}
+
+function describeError(error: ErrorObject): { segments: PathSegment[]; code: IssueCode; message: string } {
+  const segments = pointerToSegments(error.instancePath);
+  const found = describeFound(error.data);
+  switch (error.keyword) {
+    case "anyOf": {
+      const title = (error.parentSchema as { title?: string }).title ?? "";
+      const entry = TITLE_CODES[title] ?? { code: "E_CONFIG_SCHEMA_INVALID" as const, expected: title };
+      return { segments, code: entry.code, message: `expected ${entry.expected}, found ${found}` };
+    }
+    case "required": {
+      const missing = (error.params as { missingProperty: string }).missingProperty;
+      return { segments: [...segments, missing], code: "E_CONFIG_SCHEMA_INVALID", message: `expected required field "${missing}", found none` };
+    }
+    case "additionalProperties": {
+      const extra = (error.params as { additionalProperty: string }).additionalProperty;
+      const allowed = Object.keys((error.parentSchema as { properties?: Record<string, unknown> }).properties ?? {});
+      return {
+        segments: [...segments, extra],
+        code: "E_CONFIG_SCHEMA_INVALID",
+        message: `expected one of the fields ${allowed.join(", ") || "(none)"}, found unknown field "${extra}"`,
+      };
+    }
+    case "const":
+      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}, found ${found}` };
+    case "enum":
+      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected one of ${((error.params as { allowedValues: unknown[] }).allowedValues).map((value) => JSON.stringify(value)).join(", ")}, found ${found}` };
+    case "type":
+      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected ${(error.params as { type: string | string[] }).type.toString().replace(",", " or ")}, found ${found}` };
+    default:
+      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected a value that ${error.message ?? "matches the schema"}, found ${found}` };
+  }
+}
+
+function pointerToSegments(pointer: string): PathSegment[] {
+  if (pointer === "") return [];
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+}

@@ -1,0 +1,43 @@
+/** The JSON Schema of an Agent document: modelConfig, prompt (or the public `prompts`), tools, extensions. */
+import { envelope, nonEmptyString, ref } from "./common.ts";
+
+const prompt = {
+  type: "object",
+  additionalProperties: false,
+  description: "The system prompt: inline `system` or a bundle-relative file `systemRef` (not both).",
+  properties: { system: { type: "string" }, systemRef: nonEmptyString },
+};
+
+export const agentSchema = envelope({
+  kind: "Agent",
+  description: "An agent: model, system prompt, tools and extensions.",
+  spec: {
+    type: "object",
+    required: ["modelConfig"],
+    additionalProperties: false,
+    properties: {
+      modelConfig: {
+        type: "object",
+        required: ["modelRef"],
+        additionalProperties: false,
+        properties: {
+          modelRef: ref("objectRef"),
+          params: {
+            type: "object",
+            properties: {
+              temperature: { type: "number", minimum: 0, maximum: 2 },
+              maxTokens: { type: "integer", minimum: 1 },
+              topP: { type: "number", minimum: 0, maximum: 1 },
+            },
+          },
+        },
+      },
+      prompt,
+      prompts: { ...prompt, description: "Spelling of `prompt` used by some public bundles." },
+      tools: { type: "array", items: ref("refItem") },
+      extensions: { type: "array", items: ref("extensionItem") },
+      requiredTools: { type: "array", items: nonEmptyString },
+      description: { type: "string" },
+    },
+  },
+});

@@ -1,0 +1,51 @@
+/** The JSON Schema of a Connection document: connector, swarm, config, secrets and ingress rules. */
+import { envelope, nonEmptyString, ref } from "./common.ts";
+
+export const connectionSchema = envelope({
+  kind: "Connection",
+  description: "Binds a Connector to a Swarm and routes its events to agents.",
+  spec: {
+    type: "object",
+    required: ["connectorRef"],
+    additionalProperties: false,
+    properties: {
+      connectorRef: ref("objectRef"),
+      swarmRef: ref("objectRef"),
+      config: {
+        type: "object",
+        additionalProperties: { if: { type: "object", required: ["valueFrom"] }, then: ref("valueSource") },
+      },
+      secrets: { type: "object", additionalProperties: ref("valueSource") },
+      ingress: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          rules: {
+            type: "array",
+            items: {
+              type: "object",
+              additionalProperties: false,
+              properties: {
+                match: {
+                  type: "object",
+                  additionalProperties: false,
+                  properties: { event: nonEmptyString, properties: { type: "object" } },
+                },
+                route: {
+                  type: "object",
+                  additionalProperties: false,
+                  properties: {
+                    agentRef: ref("objectRef"),
+                    instanceKey: nonEmptyString,
+                    instanceKeyProperty: nonEmptyString,
+                    instanceKeyPrefix: { type: "string" },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+});

@@ -1,0 +1,27 @@
+/** The JSON Schema of a Swarm document: entryAgent, agents, instanceKey and policy. */
+import { envelope, nonEmptyString, nonNegativeNumber, positiveInteger, ref } from "./common.ts";
+
+const section = (properties: Record<string, unknown>) => ({ type: "object", additionalProperties: false, properties });
+
+export const swarmSchema = envelope({
+  kind: "Swarm",
+  description: "A group of agents and the policy that runs them.",
+  spec: {
+    type: "object",
+    required: ["entryAgent", "agents"],
+    additionalProperties: false,
+    properties: {
+      entryAgent: ref("objectRef"),
+      agents: { type: "array", minItems: 1, items: ref("refItem") },
+      instanceKey: nonEmptyString,
+      policy: section({
+        maxStepsPerTurn: positiveInteger,
+        maxDelegationDepth: { type: "integer", minimum: 0 },
+        requestTimeoutMs: positiveInteger,
+        shutdown: section({ gracePeriodSeconds: nonNegativeNumber }),
+        restart: section({ maxConsecutiveCrashes: positiveInteger, initialBackoffMs: { type: "integer", minimum: 0 }, maxBackoffMs: { type: "integer", minimum: 0 } }),
+        lifecycle: section({ idleSeconds: nonNegativeNumber, maxProcesses: positiveInteger, ttlSeconds: nonNegativeNumber, gcGraceSeconds: nonNegativeNumber }),
+      }),
+    },
+  },
+});
