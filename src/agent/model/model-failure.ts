@@ -43,6 +43,7 @@ export function classifyModelError(error: unknown, now: number = Date.now()): Mo
   }
   const name = error instanceof Error ? error.name : "";
   const message = error instanceof Error ? error.message : String(error);
+  if (/LoadAPIKeyError/.test(name)) return { code: "MODEL_API_KEY_MISSING", message, retryable: false };
   if (name === "AbortError" || name === "TimeoutError") return { code: "MODEL_ABORTED", message: `model call aborted: ${message}`, retryable: false };
   if (/JSONParseError|TypeValidationError|InvalidResponseDataError|EmptyResponseBodyError|NoContentGeneratedError/.test(name) || /AI_(JSONParse|TypeValidation|InvalidResponseData)/.test(name)) {
     return { code: "MODEL_INVALID_RESPONSE", message: `the model returned a response that could not be read: ${message}`.slice(0, 2000), retryable: false };

@@ -1,0 +1,71 @@
+/**
+ * Turns a Model resource into an AI SDK LanguageModelV3: `anthropic`, `openai`, `google` and
+ * `openai-compatible` through their `@ai-sdk/*` providers (imported lazily, so a child loads only the provider
+ * its agent uses), each honouring `endpoint` as base URL and the resolved `apiKey`; and `replay` (a cassette,
+ * no network). `options.stream: true` makes calls go over SSE (see stream-as-generate.ts). Sampling params
+ * (temperature, maxTokens, topP) are applied per call by run-step, not here.
+ */
+import { existsSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { ModelResource } from "../../config/types.ts";
+import { ConfigError } from "../../shared/errors.ts";
+import { createReplayModel } from "./replay-model.ts";
+import { streamAsGenerate } from "./stream-as-generate.ts";
+
+export interface CreateLanguageModelOptions {
+  resource: ModelResource;
+  /** The resolved `spec.apiKey` ValueSource (never logged). Undefined lets the provider read its usual env var. */
+  apiKey?: string;
+  /** For tests: a fetch the HTTP providers use. */
+  fetch?: typeof fetch;
+}
+
+function settings(options: CreateLanguageModelOptions): { apiKey?: string; baseURL?: string; fetch?: typeof fetch } {
+  const spec = options.resource.spec;
+  return {
+    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    ...(spec.endpoint === undefined ? {} : { baseURL: spec.endpoint }),
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+  };
+}
+
+async function baseModel(options: CreateLanguageModelOptions): Promise<LanguageModelV3> {
+  const { resource } = options;
+  const spec = resource.spec;
+  const where = `Model/${resource.metadata.name}`;
+  switch (spec.provider) {
+    case "anthropic": {
+      const { createAnthropic } = await import("@ai-sdk/anthropic");
+      return createAnthropic(settings(options))(spec.model);
+    }
+    case "openai": {
+      const { createOpenAI } = await import("@ai-sdk/openai");
+      const provider = createOpenAI(settings(options));
+      return spec.options?.api === "chat" ? provider.chat(spec.model) : provider(spec.model);
+    }
+    case "google": {
+      const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
+      return createGoogleGenerativeAI(settings(options))(spec.model);
+    }
+    case "openai-compatible": {
+      if (spec.endpoint === undefined) throw new ConfigError("E_CONFIG_MODEL_ENDPOINT_MISSING", `${where}: provider openai-compatible needs spec.endpoint (the API base URL, e.g. http://127.0.0.1:8000/v1)`);
+      const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+      return createOpenAICompatible({ name: resource.metadata.name, baseURL: spec.endpoint, includeUsage: true, ...settings(options) }).chatModel(spec.model);
+    }
+    case "replay": {
+      const cassette = spec.options?.cassette;
+      if (typeof cassette !== "string") throw new ConfigError("E_CONFIG_CASSETTE_MISSING", `${where}: provider replay needs spec.options.cassette (a bundle-relative JSONL file)`);
+      const path = isAbsolute(cassette) ? cassette : resolve(resource.source.baseDir, cassette);
+      if (!existsSync(path)) throw new ConfigError("E_CONFIG_CASSETTE_NOT_FOUND", `${where}: cassette ${cassette} not found (looked at ${path})`, { suggestion: "record one with `goondan run --record <file>`" });
+      return createReplayModel({ cassette: path, modelId: spec.model });
+    }
+    default:
+      throw new ConfigError("E_CONFIG_MODEL_PROVIDER", `${where}: unknown provider ${JSON.stringify(spec.provider)}; expected anthropic, openai, google, openai-compatible or replay`);
+  }
+}
+
+export async function createLanguageModel(options: CreateLanguageModelOptions): Promise<LanguageModelV3> {
+  const model = await baseModel(options);
+  return options.resource.spec.options?.stream === true ? streamAsGenerate(model) : model;
+}
