@@ -1,0 +1,233 @@
+import { afterEach, describe, expect, it } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
+import { DurableInbox } from "../../src/orchestrator/durable-inbox.ts";
+import { FakeSpawner } from "../helpers/fake-spawner.ts";
+import { ManualClock } from "../helpers/manual-clock.ts";
+import { testBundle, type TestBundleOptions } from "../fixtures/orchestrator/test-bundle.ts";
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+function setup(options: Partial<TestBundleOptions> = {}, stateRoot?: string) {
+  const root = stateRoot ?? mkdtempSync(join(tmpdir(), "goondan-orch-"));
+  if (!stateRoot) roots.push(root);
+  const spawner = new FakeSpawner();
+  const clock = new ManualClock();
+  const orchestrator = new Orchestrator({ bundle: testBundle({ agents: ["a", "b", "c"], ...options }), stateRoot: root, spawner, clock });
+  return { orchestrator, spawner, clock, stateRoot: root };
+}
+
+const tick = () => Bun.sleep(0);
+
+describe("Orchestrator supervision", () => {
+  it("spawns an instance on its first event and settles the outcome from its turn_result", async () => {
+    const { orchestrator, spawner } = setup();
+    const submitted = orchestrator.submit({ input: "hello" });
+    const child = spawner.latest("a");
+    expect(child.request.argv).toContain("--instance-key");
+    expect(orchestrator.processes()[0]).toMatchObject({ agent: "a", status: "spawning", pid: child.pid });
+    child.ready();
+    expect(child.lastEvent()).toMatchObject({ id: submitted.eventId, input: "hello", agent: "a", instanceKey: "test-swarm" });
+    expect(orchestrator.processes()[0]?.status).toBe("processing");
+    child.reply({ response: "hi there" });
+    expect(await submitted.outcome).toMatchObject({ status: "ok", response: "hi there", agent: "a", eventId: submitted.eventId });
+    expect(orchestrator.processes()[0]?.status).toBe("idle");
+  });
+
+  it("delivers one event at a time, in acceptance order", () => {
+    const { orchestrator, spawner } = setup();
+    orchestrator.submit({ input: "one" });
+    orchestrator.submit({ input: "two" });
+    const child = spawner.latest("a");
+    child.ready();
+    expect(child.events().map((delivered) => delivered.event.input)).toEqual(["one"]);
+    child.reply();
+    expect(child.events().map((delivered) => delivered.event.input)).toEqual(["one", "two"]);
+  });
+
+  it("refuses an agent outside the swarm with AGENT_NOT_FOUND", () => {
+    const { orchestrator } = setup();
+    expect(() => orchestrator.submit({ input: "x", agent: "zed" })).toThrow(expect.objectContaining({ code: "AGENT_NOT_FOUND" }));
+  });
+
+  it("restarts a crashed agent at once and redelivers its event with the next attempt", async () => {
+    const { orchestrator, spawner } = setup();
+    const submitted = orchestrator.submit({ input: "work" });
+    const first = spawner.latest("a");
+    first.ready();
+    first.crash();
+    const second = spawner.latest("a");
+    expect(second).not.toBe(first);
+    expect(orchestrator.processes()[0]).toMatchObject({ status: "spawning", restarts: 1, consecutiveCrashes: 1 });
+    second.ready();
+    expect(second.events()).toEqual([{ event: expect.objectContaining({ id: submitted.eventId }), attempt: 2 }]);
+    second.reply({ response: "done" });
+    expect(await submitted.outcome).toMatchObject({ status: "ok", response: "done" });
+    expect(orchestrator.processes()[0]).toMatchObject({ consecutiveCrashes: 0, restarts: 1 });
+  });
+
+  it("gives a poison event up with AGENT_CRASHED after maxConsecutiveCrashes attempts", async () => {
+    const { orchestrator, spawner } = setup({ policy: { restart: { maxConsecutiveCrashes: 2 } } });
+    const submitted = orchestrator.submit({ input: "poison" });
+    spawner.latest("a").ready();
+    spawner.latest("a").crash();
+    spawner.latest("a").ready();
+    expect(spawner.latest("a").events()[0]?.attempt).toBe(2);
+    spawner.latest("a").crash();
+    expect(await submitted.outcome).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(new DurableInbox(orchestrator.instancePaths("a", "test-swarm").inbox).load().entries).toEqual([]);
+  });
+
+  it("backs off in crashLoopBackOff past maxConsecutiveCrashes and recovers when the child starts again", async () => {
+    const { orchestrator, spawner, clock } = setup({ policy: { restart: { maxConsecutiveCrashes: 2, initialBackoffMs: 100, maxBackoffMs: 1000 } } });
+    const submitted = orchestrator.submit({ input: "eventually" });
+    spawner.latest("a").crash(); // crash 1: restart now
+    spawner.latest("a").crash(); // crash 2: restart now
+    expect(spawner.of("a")).toHaveLength(3);
+    spawner.latest("a").crash(); // crash 3: backoff 100
+    expect(orchestrator.processes()[0]).toMatchObject({ status: "crashLoopBackOff", pid: null, consecutiveCrashes: 3 });
+    clock.advance(99);
+    expect(spawner.of("a")).toHaveLength(3);
+    clock.advance(1);
+    expect(spawner.of("a")).toHaveLength(4);
+    spawner.latest("a").crash(); // crash 4: backoff 200
+    clock.advance(199);
+    expect(spawner.of("a")).toHaveLength(4);
+    clock.advance(1);
+    const healthy = spawner.latest("a");
+    healthy.ready();
+    healthy.reply({ response: "recovered" });
+    expect(await submitted.outcome).toMatchObject({ status: "ok", response: "recovered" });
+    expect(orchestrator.processes()[0]).toMatchObject({ status: "idle", consecutiveCrashes: 0, restarts: 4 });
+  });
+
+  it("kills a child that never becomes ready and counts it as a crash", () => {
+    const spawner = new FakeSpawner();
+    const clock = new ManualClock();
+    const stateRoot = mkdtempSync(join(tmpdir(), "goondan-orch-"));
+    roots.push(stateRoot);
+    const orchestrator = new Orchestrator({ bundle: testBundle({ agents: ["a"] }), stateRoot, spawner, clock, readyTimeoutMs: 500 });
+    orchestrator.submit({ input: "x" });
+    clock.advance(500);
+    expect(spawner.of("a")[0]?.kills).toEqual(["SIGKILL"]);
+    expect(spawner.of("a")).toHaveLength(2);
+  });
+
+  it("stops an instance idle longer than idleSeconds and respawns it on its next event", async () => {
+    const { orchestrator, spawner, clock } = setup({ policy: { lifecycle: { idleSeconds: 10 }, shutdown: { gracePeriodSeconds: 1 } } });
+    orchestrator.submit({ input: "first" });
+    const child = spawner.latest("a");
+    child.ready();
+    child.reply();
+    clock.advance(9_999);
+    expect(child.sent.some((message) => message.type === "shutdown")).toBe(false);
+    clock.advance(1);
+    expect(child.sent.at(-1)).toMatchObject({ type: "shutdown", payload: { reason: "idle", gracePeriodMs: 1000 } });
+    expect(orchestrator.processes()[0]?.status).toBe("draining");
+    child.exit();
+    expect(orchestrator.processes()).toEqual([]);
+    const next = orchestrator.submit({ input: "second" });
+    const respawned = spawner.latest("a");
+    expect(respawned).not.toBe(child);
+    respawned.ready();
+    respawned.reply();
+    expect((await next.outcome).status).toBe("ok");
+  });
+
+  it("kills a draining child with SIGKILL after the grace period", () => {
+    const { orchestrator, spawner, clock } = setup({ policy: { lifecycle: { idleSeconds: 1 }, shutdown: { gracePeriodSeconds: 2 } } });
+    orchestrator.submit({ input: "x" });
+    const child = spawner.latest("a");
+    child.ready();
+    child.reply();
+    clock.advance(1000);
+    clock.advance(1999);
+    expect(child.kills).toEqual([]);
+    clock.advance(1);
+    expect(child.kills).toEqual(["SIGKILL"]);
+    expect(orchestrator.processes()).toEqual([]);
+  });
+});
+
+describe("Orchestrator process slots (maxProcesses)", () => {
+  it("stops the least recently used idle instance to make room", () => {
+    const { orchestrator, spawner, clock } = setup({ policy: { lifecycle: { maxProcesses: 2 } } });
+    orchestrator.submit({ input: "1", instanceKey: "k1" });
+    spawner.latest("a", "k1").ready();
+    clock.advance(10);
+    orchestrator.submit({ input: "2", instanceKey: "k2" });
+    spawner.latest("a", "k2").ready();
+    clock.advance(10);
+    spawner.latest("a", "k2").reply();
+    clock.advance(10);
+    spawner.latest("a", "k1").reply(); // k1 is now the most recently active
+    orchestrator.submit({ input: "3", instanceKey: "k3" });
+    expect(spawner.of("a", "k3")).toHaveLength(0);
+    expect(spawner.latest("a", "k2").sent.at(-1)).toMatchObject({ type: "shutdown", payload: { reason: "evicted" } });
+    expect(spawner.latest("a", "k1").sent.some((message) => message.type === "shutdown")).toBe(false);
+    spawner.latest("a", "k2").exit();
+    expect(spawner.of("a", "k3")).toHaveLength(1);
+  });
+
+  it("lets the event wait while no instance is idle, then evicts one that turns idle", async () => {
+    const { orchestrator, spawner } = setup({ policy: { lifecycle: { maxProcesses: 1 } } });
+    orchestrator.submit({ input: "busy", instanceKey: "k1" });
+    const busy = spawner.latest("a", "k1");
+    busy.ready();
+    const waiting = orchestrator.submit({ input: "later", instanceKey: "k2" });
+    expect(spawner.of("a", "k2")).toHaveLength(0);
+    expect(orchestrator.processes().find((row) => row.instanceKey === "k2")).toMatchObject({ pid: null, queued: 1 });
+    busy.reply();
+    expect(busy.sent.at(-1)).toMatchObject({ type: "shutdown", payload: { reason: "evicted" } });
+    busy.exit();
+    const next = spawner.latest("a", "k2");
+    next.ready();
+    next.reply({ response: "finally" });
+    expect((await waiting.outcome).response).toBe("finally");
+  });
+});
+
+describe("Orchestrator durability across restarts", () => {
+  it("a new orchestrator on the same state root resumes every accepted, unanswered event", async () => {
+    const first = setup();
+    first.orchestrator.submit({ input: "answered" });
+    first.spawner.latest("a").ready();
+    first.spawner.latest("a").reply();
+    const pendingEvent = first.orchestrator.submit({ input: "unanswered" });
+    first.orchestrator.submit({ input: "for b", agent: "b" });
+
+    const second = setup({}, first.stateRoot);
+    expect(second.orchestrator.start()).toEqual({ resumed: 2 });
+    const a = second.spawner.latest("a");
+    a.ready();
+    expect(a.events().map((delivered) => delivered.event.id)).toEqual([pendingEvent.eventId]);
+    second.spawner.latest("b").ready();
+    expect(second.spawner.latest("b").lastEvent().input).toBe("for b");
+  });
+});
+
+describe("Orchestrator shutdown", () => {
+  it("asks every child to shut down, stops accepting, and resolves once they exited", async () => {
+    const { orchestrator, spawner, clock } = setup({ policy: { shutdown: { gracePeriodSeconds: 5 } } });
+    orchestrator.submit({ input: "x" });
+    orchestrator.submit({ input: "y", agent: "b" });
+    spawner.latest("a").ready();
+    spawner.latest("b").ready();
+    spawner.latest("b").reply();
+    const stopped = orchestrator.shutdown({ reason: "SIGTERM" });
+    expect(() => orchestrator.submit({ input: "z" })).toThrow(expect.objectContaining({ code: "ORCHESTRATOR_STOPPING" }));
+    for (const child of spawner.live()) expect(child.sent.at(-1)).toMatchObject({ type: "shutdown", payload: { reason: "SIGTERM", gracePeriodMs: 5000 } });
+    spawner.latest("b").exit();
+    clock.advance(5000);
+    expect(spawner.latest("a").kills).toEqual(["SIGKILL"]);
+    await stopped;
+    expect(spawner.live()).toEqual([]);
+    expect(spawner.violations).toEqual([]);
+    await tick();
+  });
+});
