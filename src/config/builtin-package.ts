@@ -13,6 +13,9 @@ import { collectResources } from "./collect-resources.ts";
 import { checkNames } from "./check-names.ts";
 import { checkParameters } from "./check-parameters.ts";
 import type { LoadedResource } from "./loaded-resource.ts";
+import { checkFiles } from "./check-files.ts";
+import { checkToolModules } from "./check-tool-modules.ts";
+import type { ConfigIssue } from "./types.ts";
 
 export const BUILTIN_FILE = fileURLToPath(new URL("../base/goondan.yaml", import.meta.url));
 export const BUILTIN_LABEL = `${BUILTIN_PACKAGE}/goondan.yaml`;
@@ -39,4 +42,13 @@ async function readBuiltins(): Promise<LoadedResource[]> {
     throw new SystemError("E_BUILTIN_PACKAGE_INVALID", `the built-in package ${BUILTIN_PACKAGE} is invalid:\n${lines.join("\n")}`);
   }
   return resources.filter((loaded) => loaded.resource.kind !== "Package");
+}
+
+/** The file-level checks of the built-ins (entries exist, Tool modules match their exports), for our own tests. */
+export async function checkBuiltinPackage(): Promise<{ errors: ConfigIssue[]; warnings: ConfigIssue[] }> {
+  const issues = new IssueList();
+  const resources = await loadBuiltinPackage();
+  checkFiles({ resources, issues });
+  await checkToolModules({ resources, issues });
+  return { errors: issues.errors, warnings: issues.warnings };
 }
