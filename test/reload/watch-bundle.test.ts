@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, it } from "bun:test";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadBundle } from "../../src/config/load-bundle.ts";
+import { watchBundle, type BundleChange, type BundleWatcher } from "../../src/config/watch-bundle.ts";
+import type { ConfigIssue } from "../../src/config/types.ts";
+
+const FIXTURE = new URL("../fixtures/reload/watch-bundle/", import.meta.url).pathname;
+const open: BundleWatcher[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((watcher) => watcher.close()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function setup() {
+  const dir = mkdtempSync(join(tmpdir(), "goondan-watch-"));
+  dirs.push(dir);
+  cpSync(FIXTURE, dir, { recursive: true });
+  const first = await loadBundle(dir, { checkModules: false });
+  if (!first.bundle) throw new Error(`fixture invalid: ${JSON.stringify(first.errors)}`);
+  const changes: BundleChange[] = [];
+  const invalid: { errors: ConfigIssue[]; changedFiles: string[] }[] = [];
+  let loads = 0;
+  const watcher = await watchBundle({
+    initial: first.bundle,
+    load: () => {
+      loads++;
+      return loadBundle(dir, { checkModules: false });
+    },
+    onChange: (change) => {
+      changes.push(change);
+    },
+    onInvalid: (report) => {
+      invalid.push(report);
+    },
+    debounceMs: 50,
+  });
+  open.push(watcher);
+  return { dir, watcher, changes, invalid, loads: () => loads };
+}
+
+async function waitFor(probe: () => boolean, watcher: BundleWatcher, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error("no change seen in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await watcher.idle();
+}
+
+const edit = (file: string, replace: [string, string]) => writeFileSync(file, readFileSync(file, "utf8").replace(replace[0], replace[1]));
+
+describe("watchBundle", () => {
+  it("watches goondan.yaml, prompt files, entry files and their local imports", async () => {
+    const { dir, watcher } = await setup();
+    expect(watcher.files()).toEqual(["goondan.yaml", "prompts/writer.md", "tools/clock.ts", "tools/echo.ts", "tools/lib/format.ts"].map((file) => join(dir, file)));
+  });
+
+  it("reports only the agent whose tool helper changed", async () => {
+    const { dir, watcher, changes } = await setup();
+    edit(join(dir, "tools/lib/format.ts"), ["echo: ", "ECHO: "]);
+    await waitFor(() => changes.length > 0, watcher);
+    expect(changes).toHaveLength(1);
+    expect(changes[0]?.diff).toEqual({ agents: ["planner"], swarmChanged: false, connections: [] });
+    expect(changes[0]?.changedFiles).toEqual([join(dir, "tools/lib/format.ts")]);
+  });
+
+  it("debounces a burst of writes into one validation", async () => {
+    const { dir, watcher, changes, loads } = await setup();
+    for (let index = 0; index < 5; index++) writeFileSync(join(dir, "prompts/writer.md"), `You write, take ${index}.`);
+    await waitFor(() => changes.length > 0, watcher);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await watcher.idle();
+    expect(loads()).toBe(1);
+    expect(changes[0]?.diff.agents).toEqual(["writer"]);
+  });
+
+  it("keeps the running bundle when the YAML breaks, then applies the fix", async () => {
+    const { dir, watcher, changes, invalid } = await setup();
+    const yaml = join(dir, "goondan.yaml");
+    edit(yaml, ['tools: ["Tool/echo"]', 'tools: ["Tool/missing"]']);
+    await waitFor(() => invalid.length > 0, watcher);
+    expect(changes).toEqual([]);
+    expect(invalid[0]?.errors.map((issue) => issue.code)).toContain("E_CONFIG_REF_NOT_FOUND");
+    edit(yaml, ['tools: ["Tool/missing"]', 'tools: ["Tool/echo", "Tool/clock"]']);
+    await waitFor(() => changes.length > 0, watcher);
+    expect(changes[0]?.diff.agents).toEqual(["planner"]);
+  });
+
+  it("applies a swarm-policy-only change without naming any agent", async () => {
+    const { dir, watcher, changes } = await setup();
+    edit(join(dir, "goondan.yaml"), ["maxStepsPerTurn: 8", "maxStepsPerTurn: 3"]);
+    await waitFor(() => changes.length > 0, watcher);
+    expect(changes[0]?.diff).toEqual({ agents: [], swarmChanged: true, connections: [] });
+  });
+
+  it("starts watching a helper a tool begins to import", async () => {
+    const { dir, watcher, changes } = await setup();
+    writeFileSync(join(dir, "tools/lib/time.ts"), "export const epoch = () => new Date(0).toISOString();\n");
+    writeFileSync(join(dir, "tools/clock.ts"), 'import { epoch } from "./lib/time.ts";\nexport const handlers = { now: () => epoch() };\n');
+    await waitFor(() => changes.length > 0, watcher);
+    expect(watcher.files()).toContain(join(dir, "tools/lib/time.ts"));
+    edit(join(dir, "tools/lib/time.ts"), ["new Date(0)", "new Date(1)"]);
+    await waitFor(() => changes.length > 1, watcher);
+    expect(changes[1]?.diff.agents).toEqual(["writer"]);
+  });
+});
