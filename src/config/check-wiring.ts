@@ -52,7 +52,7 @@ function checkConnection(options: { loaded: LoadedResource; connection: Connecti
         suggestion: "keep instanceKey for a fixed conversation, or instanceKeyProperty to read it from the event",
       });
     }
-    if (route.agentRef && swarm && !swarm.spec.agents.some((agent) => agent.name === route.agentRef?.name)) {
+    if (route.agentRef && swarm && index.local.has(`Agent/${route.agentRef.name}`) && !swarm.spec.agents.some((agent) => agent.name === route.agentRef?.name)) {
       issues.at(loaded.site, [...at, "route", "agentRef"], {
         code: "E_CONFIG_ROUTE_AGENT_NOT_IN_SWARM",
         message: `expected an agent of Swarm/${swarm.metadata.name} (${swarm.spec.agents.map((agent) => agent.name).join(", ")}), found Agent/${route.agentRef.name}`,
