@@ -1,0 +1,217 @@
+/**
+ * Runs or validates one documentation code block, by its tags (see docs/README.md "Snippets are tested"):
+ *   sh                 run with bash in the doc's scratch directory (a copy of the bundled example), where
+ *                      `goondan`, `npx goondan` and `npm install` reach this checkout and nothing else
+ *   sh api             the same, while `goondan run` serves that directory; `127.0.0.1:8790` is rewritten
+ *                      to the daemon's real port and GOONDAN_API_TOKEN is set for both sides
+ *   sh suite           the test-suite command itself: checked against package.json, not run (it would run us)
+ *   yaml goondan       a whole goondan.yaml, written to `dir=DIR` (default: the scratch directory itself,
+ *                      replacing the example) and validated by `goondan validate`
+ *   yaml resource      documents checked against the JSON Schema printed by `goondan schema`
+ *   yaml compose       a compose file: parsed, and must define services
+ *   any file=PATH      a file written into the scratch directory (tool, extension, prompt); `ts tool` must
+ *                      export `handlers`, `ts extension` must export `register`; `import … from "goondan"` resolves
+ *                      to this checkout
+ *   json / jsonl       parsed
+ *   dockerfile         parsed by the container test's Dockerfile reader
+ *   text               not run (output samples, commands that need Docker or an API key)
+ */
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { parseAllDocuments, parse as parseYaml } from "yaml";
+import Ajv from "ajv";
+import type { CodeBlock } from "./markdown-blocks.ts";
+import { parseDockerfile, stages } from "../container/dockerfile.ts";
+
+export const REPO = join(import.meta.dir, "..", "..");
+const BUN = process.execPath;
+const CLI = join(REPO, "bin", "goondan");
+export const API_TOKEN = "docs-snippet-token";
+
+export interface DocScratch {
+  /** Working directory of the doc's blocks: a copy of the bundled example, with node_modules/goondan. */
+  dir: string;
+  /** Temporary root holding dir, the shims and the state root; removed by stopScratch. */
+  root: string;
+  env: Record<string, string>;
+  daemon?: { process: Bun.Subprocess; port: number };
+}
+
+export function createScratch(): DocScratch {
+  const root = mkdtempSync(join(tmpdir(), "goondan-docs-"));
+  const dir = join(root, "work");
+  mkdirSync(dir, { recursive: true });
+  for (const path of ["goondan.yaml", "prompts", "cassettes", "examples"]) {
+    if (existsSync(join(REPO, path))) cpSync(join(REPO, path), join(dir, path), { recursive: true });
+  }
+  mkdirSync(join(dir, "node_modules"));
+  symlinkSync(REPO, join(dir, "node_modules", "goondan"));
+  const bin = join(root, "bin");
+  mkdirSync(bin);
+  const shim = (name: string, body: string) => {
+    writeFileSync(join(bin, name), `#!/usr/bin/env bash\n${body}\n`);
+    chmodSync(join(bin, name), 0o755);
+  };
+  shim("goondan", `exec "${BUN}" "${CLI}" "$@"`);
+  shim("npx", `if [ "$1" = goondan ]; then shift; exec "${BUN}" "${CLI}" "$@"; fi\necho "docs snippet: npx $1 is not available offline" >&2; exit 97`);
+  shim("npm", `case "$1" in install|ci|i) exit 0;; esac\necho "docs snippet: npm $1 is not run by the snippet test" >&2; exit 97`);
+  shim("bun", `exec "${BUN}" "$@"`);
+  const env: Record<string, string> = {
+    PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
+    HOME: root,
+    GOONDAN_STATE_ROOT: join(root, "state"),
+    GOONDAN_LOG_LEVEL: "warn",
+    ANTHROPIC_API_KEY: "docs-snippet-fake-key",
+    OPENAI_API_KEY: "docs-snippet-fake-key",
+  };
+  return { root, dir, env };
+}
+
+async function runShell(options: { script: string; cwd: string; env: Record<string, string>; timeoutMs: number }): Promise<{ code: number; output: string }> {
+  const child = Bun.spawn(["bash", "-euo", "pipefail", "-c", options.script], { cwd: options.cwd, env: options.env, stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs);
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  clearTimeout(timer);
+  return { code, output: `${stdout}${stderr}` };
+}
+
+async function startDaemon(scratch: DocScratch): Promise<{ process: Bun.Subprocess; port: number }> {
+  const child = Bun.spawn([BUN, CLI, "run", scratch.dir, "--port", "0"], {
+    cwd: scratch.dir,
+    env: { ...scratch.env, GOONDAN_API_TOKEN: API_TOKEN, GOONDAN_LOG_LEVEL: "info" },
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const reader = child.stdout.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    for (const line of buffer.split("\n")) {
+      try {
+        const record = JSON.parse(line) as { msg?: string; port?: number };
+        if (record.msg === "ready" && typeof record.port === "number") {
+          void (async () => {
+            while (!(await reader.read()).done) {
+              // keep draining the daemon's logs
+            }
+          })();
+          return { process: child, port: record.port };
+        }
+      } catch {
+        // partial or non-JSON line
+      }
+    }
+  }
+  child.kill("SIGKILL");
+  throw new Error(`goondan run did not log ready:\n${buffer}`);
+}
+
+export async function stopScratch(scratch: DocScratch): Promise<void> {
+  if (scratch.daemon) {
+    scratch.daemon.process.kill("SIGTERM");
+    await scratch.daemon.process.exited;
+    scratch.daemon = undefined;
+  }
+}
+
+export function removeScratch(scratch: DocScratch): void {
+  rmSync(scratch.root, { recursive: true, force: true });
+}
+
+function writeBlockFile(scratch: DocScratch, block: CodeBlock): string {
+  const path = join(scratch.dir, block.attributes.file as string);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, block.code);
+  return path;
+}
+
+let schemaValidator: ((document: unknown) => string[]) | undefined;
+async function documentValidator(): Promise<(document: unknown) => string[]> {
+  if (schemaValidator) return schemaValidator;
+  const result = Bun.spawnSync([BUN, CLI, "schema"], { cwd: REPO });
+  if (result.exitCode !== 0) throw new Error(`goondan schema failed: ${result.stderr.toString()}`);
+  const schema = JSON.parse(result.stdout.toString()) as Record<string, unknown>;
+  delete schema.$schema;
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const validate = ajv.compile(schema);
+  schemaValidator = (document) => (validate(document) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`));
+  return schemaValidator;
+}
+
+/** Runs or validates one block; throws with the reason when it fails. Blocks of one doc share `scratch`, in order. */
+export async function runBlock(block: CodeBlock, scratch: DocScratch): Promise<void> {
+  const where = `${block.source}:${block.line}`;
+  const is = (lang: string, tag?: string) => block.lang === lang && (tag === undefined ? block.tags.length === 0 : block.tags.includes(tag));
+  if (block.attributes.file !== undefined) {
+    const path = writeBlockFile(scratch, block);
+    if (is("ts", "tool") || is("ts", "extension")) {
+      const module = (await import(path)) as Record<string, unknown>;
+      if (block.tags.includes("tool")) {
+        const handlers = module.handlers as Record<string, unknown> | undefined;
+        if (typeof handlers !== "object" || handlers === null || !Object.values(handlers).every((handler) => typeof handler === "function")) throw new Error(`${where}: a tool module must export handlers`);
+      } else if (typeof module.register !== "function") throw new Error(`${where}: an extension module must export register(api, config)`);
+    }
+    return;
+  }
+  if (block.lang === "text") return;
+  if (is("sh") || is("sh", "api")) {
+    let script = block.code;
+    const env = { ...scratch.env };
+    if (block.tags.includes("api")) {
+      scratch.daemon ??= await startDaemon(scratch);
+      script = script.replaceAll("127.0.0.1:8790", `127.0.0.1:${scratch.daemon.port}`).replaceAll("localhost:8790", `127.0.0.1:${scratch.daemon.port}`);
+      env.GOONDAN_API_TOKEN = API_TOKEN;
+    }
+    const result = await runShell({ script, cwd: scratch.dir, env, timeoutMs: 60_000 });
+    if (result.code !== 0) throw new Error(`${where}: exit ${result.code}\n${block.code}\n--- output ---\n${result.output}`);
+    return;
+  }
+  if (is("sh", "suite")) {
+    const packageJson = (await Bun.file(join(REPO, "package.json")).json()) as { scripts?: Record<string, string> };
+    if (block.code.trim() !== "npm install && npm test" || !packageJson.scripts?.test) throw new Error(`${where}: the test-suite command must be "npm install && npm test" and package.json must define scripts.test`);
+    return;
+  }
+  if (is("yaml", "goondan")) {
+    const bundle = join(scratch.dir, block.attributes.dir ?? ".");
+    mkdirSync(bundle, { recursive: true });
+    writeFileSync(join(bundle, "goondan.yaml"), block.code);
+    const result = Bun.spawnSync([BUN, CLI, "validate", bundle, "--format", "json"], { cwd: scratch.dir, env: scratch.env });
+    if (result.exitCode !== 0) throw new Error(`${where}: goondan validate exited ${result.exitCode}\n${result.stdout.toString()}${result.stderr.toString()}`);
+    return;
+  }
+  if (is("yaml", "resource")) {
+    const validate = await documentValidator();
+    const documents = parseAllDocuments(block.code);
+    if (documents.length === 0) throw new Error(`${where}: no YAML document`);
+    for (const document of documents) {
+      if (document.errors.length > 0) throw new Error(`${where}: ${document.errors[0]?.message}`);
+      const problems = validate(document.toJS());
+      if (problems.length > 0) throw new Error(`${where}: schema: ${problems.join("; ")}`);
+    }
+    return;
+  }
+  if (is("yaml", "compose")) {
+    const compose = parseYaml(block.code) as { services?: unknown };
+    if (typeof compose?.services !== "object") throw new Error(`${where}: a compose file needs services`);
+    return;
+  }
+  if (is("json")) {
+    JSON.parse(block.code);
+    return;
+  }
+  if (is("jsonl")) {
+    for (const line of block.code.split("\n").filter((text) => text.trim() !== "")) JSON.parse(line);
+    return;
+  }
+  if (is("dockerfile")) {
+    const parsed = stages(parseDockerfile(block.code));
+    if (parsed.length === 0) throw new Error(`${where}: no FROM`);
+    return;
+  }
+  throw new Error(`${where}: unknown snippet kind "${[block.lang, ...block.tags].join(" ")}"; tag it (sh, yaml goondan, yaml resource, ts tool file=…, json, text …)`);
+}

@@ -1,0 +1,59 @@
+import { afterAll, describe, expect, it } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { codeBlocks } from "./markdown-blocks.ts";
+import { createScratch, removeScratch, REPO, runBlock, stopScratch, type DocScratch } from "./snippet-runner.ts";
+
+function markdownFiles(): string[] {
+  const docs = join(REPO, "docs");
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : entry.name.endsWith(".md") ? [join(dir, entry.name)] : []));
+  const examples = join(REPO, "examples");
+  return [join(REPO, "README.md"), ...walk(docs), ...walk(examples)];
+}
+
+describe("codeBlocks", () => {
+  it("splits the info string into language, tags and attributes", async () => {
+    const { codeBlocks: extract } = await import("./markdown-blocks.ts");
+    const blocks = extract({ source: "x.md", markdown: "a\n```ts tool file=tools/a.ts\nexport {};\n```\n~~~~text\n```\n~~~~\n" });
+    expect(blocks.map(({ lang, tags, attributes, line, code }) => ({ lang, tags, attributes, line, code }))).toEqual([
+      { lang: "ts", tags: ["tool"], attributes: { file: "tools/a.ts" }, line: 2, code: "export {};\n" },
+      { lang: "text", tags: [], attributes: {}, line: 5, code: "```\n" },
+    ]);
+  });
+
+  it("refuses a fence that never closes", async () => {
+    const { codeBlocks: extract } = await import("./markdown-blocks.ts");
+    expect(() => extract({ source: "x.md", markdown: "```sh\necho\n" })).toThrow();
+  });
+});
+
+const scratches: DocScratch[] = [];
+afterAll(async () => {
+  for (const scratch of scratches) {
+    await stopScratch(scratch);
+    removeScratch(scratch);
+  }
+});
+
+for (const file of markdownFiles()) {
+  const source = relative(REPO, file);
+  const blocks = codeBlocks({ source, markdown: readFileSync(file, "utf8") });
+  describe(source, () => {
+    const scratch = createScratch();
+    scratches.push(scratch);
+    // Blocks share the doc's scratch directory and run in order, like a reader following along.
+    for (const block of blocks) {
+      it(`runs or validates the ${[block.lang, ...block.tags].join(" ") || "untagged"} block at line ${block.line}`, async () => {
+        await runBlock(block, scratch);
+        expect(block.lang).not.toBe("");
+      }, 90_000);
+    }
+    it("shuts its daemon down cleanly", async () => {
+      const daemon = scratch.daemon;
+      await stopScratch(scratch);
+      if (daemon) expect(await daemon.process.exited).toBe(0);
+      else expect(scratch.daemon).toBeUndefined();
+    }, 60_000);
+  });
+}
