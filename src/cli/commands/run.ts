@@ -1,0 +1,114 @@
+/**
+ * `goondan run [bundle]`: validates the bundle (exit 3 with every issue, missing env vars included), then
+ * runs the orchestrator in the foreground with its HTTP API until SIGTERM/SIGINT (graceful, exit 0; a
+ * second SIGINT exits 130). With `--input TEXT` it sends one event to the entry agent, prints the reply
+ * on stdout (logs go to stderr then) and exits 0, or 1 when the turn failed.
+ */
+import { isAbsolute, resolve } from "node:path";
+import type { CliCommand } from "../command.ts";
+import { EXIT } from "../command.ts";
+import { formatIssues, loadBundle } from "../../config/load-bundle.ts";
+import { selectSwarm } from "../../config/resolve.ts";
+import { missingEnvIssues } from "../../config/value-source.ts";
+import { createLogger } from "../../shared/logger.ts";
+import { defaultStateRoot } from "../../shared/state-paths.ts";
+import { describeError, SystemError } from "../../shared/errors.ts";
+import { Orchestrator } from "../../orchestrator/orchestrator.ts";
+import { bunProcessSpawner } from "../../orchestrator/process-spawner.ts";
+import { serveHttpApi } from "../../orchestrator/http-api.ts";
+import { listenForShutdownSignals } from "../../orchestrator/shutdown-signals.ts";
+import { createRestartCoordinator } from "../../orchestrator/reload/restart-coordinator.ts";
+
+export const command: CliCommand = {
+  name: "run",
+  summary: "run the swarm in the foreground (the orchestrator daemon)",
+  usage: "goondan run [bundle] [--swarm NAME] [--port N] [--host H] [--state-root DIR] [--input TEXT] [--record FILE]",
+  maxPositionals: 1,
+  flags: {
+    swarm: { type: "string", description: "the Swarm to run (default: the bundle's only Swarm)" },
+    port: { type: "number", description: "HTTP API port (default 8790; 0 picks a free port)" },
+    host: { type: "string", description: "HTTP API host (default 127.0.0.1)" },
+    "state-root": { type: "string", description: "state directory (default GOONDAN_STATE_ROOT or ~/.goondan)" },
+    input: { type: "string", description: "send one event to the entry agent, print the reply and exit" },
+    record: { type: "string", description: "record the model replies of every agent into this cassette (JSONL)" },
+  },
+  async run({ flags, positionals, io }) {
+    const target = resolve(io.cwd, positionals[0] ?? ".");
+    const loaded = await loadBundle(target, { env: io.env });
+    if (!loaded.valid || !loaded.bundle) {
+      io.stderr(`goondan run: invalid bundle ${target}:\n${formatIssues(loaded.errors)}\n`);
+      return EXIT.configInvalid;
+    }
+    const bundle = loaded.bundle;
+    const swarm = selectSwarm(bundle, typeof flags.swarm === "string" ? flags.swarm : undefined);
+    const missing = missingEnvIssues(bundle, swarm, io.env);
+    if (missing.length > 0) {
+      io.stderr(`goondan run: missing environment for Swarm/${swarm.metadata.name}:\n${formatIssues(missing)}\n`);
+      return EXIT.configInvalid;
+    }
+    const input = typeof flags.input === "string" ? flags.input : undefined;
+    const output = input === undefined ? 1 : 2;
+    const logger = createLogger("orchestrator", { destination: output, ...(output === 2 ? { pretty: process.stderr.isTTY === true } : {}) });
+    const stateRoot = typeof flags["state-root"] === "string" ? resolve(io.cwd, flags["state-root"]) : defaultStateRoot(io.env);
+    const record = typeof flags.record === "string" ? (isAbsolute(flags.record) ? flags.record : resolve(io.cwd, flags.record)) : undefined;
+    const orchestrator = new Orchestrator({
+      bundle,
+      swarm: swarm.metadata.name,
+      stateRoot,
+      spawner: bunProcessSpawner({ output, env: io.env }),
+      logger,
+      ...(record ? { childEnv: { GOONDAN_RECORD_CASSETTE: record } } : {}),
+      restartHandler: (request) => coordinator.request({ reason: request.reason, afterTurn: request.afterTurn }),
+    });
+    const coordinator = createRestartCoordinator({
+      loadBundle: () => loadBundle(bundle.dir, { env: io.env }),
+      reload: async (plan) => void (await orchestrator.reload(plan)),
+      logger,
+    });
+    const signals = listenForShutdownSignals({ onForcedExit: () => logger.warn("second interrupt: exiting at once") });
+    try {
+      orchestrator.start();
+      if (input !== undefined) return await runOnce({ orchestrator, input, signals, io });
+      let api: ReturnType<typeof serveHttpApi>;
+      const host = typeof flags.host === "string" ? flags.host : "127.0.0.1";
+      const port = typeof flags.port === "number" ? flags.port : 8790;
+      try {
+        api = serveHttpApi({
+          orchestrator,
+          host,
+          port,
+          logger,
+          ...(io.env.GOONDAN_API_TOKEN ? { token: io.env.GOONDAN_API_TOKEN } : {}),
+          restart: (request) => coordinator.request({ reason: request.reason, ...(request.agent ? { agent: request.agent } : {}), ...(request.fresh ? { fresh: true } : {}) }),
+        });
+      } catch (error) {
+        await orchestrator.shutdown({ reason: "startup failed" });
+        throw new SystemError("E_RUN_LISTEN", `cannot listen on ${host}:${port}: ${describeError(error).message}`, { suggestion: "pick another --port (0 picks a free one)" });
+      }
+      logger.info({ port: api.port, host: api.host, swarm: orchestrator.swarm.name, stateRoot, pid: process.pid }, "ready");
+      const signal = await signals.signalled;
+      logger.info({ signal }, "shutting down");
+      coordinator.close();
+      await orchestrator.shutdown({ reason: signal });
+      await api.stop();
+      return EXIT.ok;
+    } finally {
+      signals.dispose();
+    }
+  },
+};
+
+async function runOnce(options: { orchestrator: Orchestrator; input: string; signals: ReturnType<typeof listenForShutdownSignals>; io: Parameters<CliCommand["run"]>[0]["io"] }): Promise<number> {
+  const { orchestrator, io } = options;
+  const submitted = orchestrator.submit({ input: options.input, source: { kind: "user", name: "cli" } });
+  const outcome = await Promise.race([submitted.outcome, options.signals.signalled.then(() => undefined)]);
+  await orchestrator.shutdown({ reason: outcome ? "input answered" : "interrupted" });
+  if (!outcome) return EXIT.interrupted;
+  if (outcome.status === "ok") {
+    io.stdout(`${outcome.response}\n`);
+    return EXIT.ok;
+  }
+  io.stderr(`goondan run: turn failed: ${outcome.error?.code ?? "error"}: ${outcome.error?.message ?? ""}\n`);
+  if (outcome.response) io.stdout(`${outcome.response}\n`);
+  return EXIT.failure;
+}

@@ -1,0 +1,121 @@
+/**
+ * The orchestrator with the real Bun spawner against real child processes (the protocol-speaking echo
+ * child in test/fixtures/orchestrator): delegation across processes, cycles, kill -9 mid-turn, crash
+ * loops, graceful drain, and no child left behind.
+ */
+import { afterEach, describe, expect, it } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
+import { bunProcessSpawner } from "../../src/orchestrator/process-spawner.ts";
+import { testBundle, type TestBundleOptions } from "../fixtures/orchestrator/test-bundle.ts";
+
+const ECHO_CHILD = new URL("../fixtures/orchestrator/echo-child.ts", import.meta.url).pathname;
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function setup(policy: TestBundleOptions["policy"] = {}, env: Record<string, string> = {}) {
+  const stateRoot = mkdtempSync(join(tmpdir(), "goondan-echo-"));
+  const orchestrator = new Orchestrator({
+    bundle: testBundle({ agents: ["a", "b", "c"], policy: { shutdown: { gracePeriodSeconds: 2 }, ...policy } }),
+    stateRoot,
+    spawner: bunProcessSpawner({ entryScript: ECHO_CHILD, output: "ignore", env: { ...process.env, ...env } }),
+  });
+  cleanups.push(async () => {
+    await orchestrator.shutdown({ reason: "test over", gracePeriodMs: 500 });
+    rmSync(stateRoot, { recursive: true, force: true });
+  });
+  const log = (): Record<string, unknown>[] => {
+    const file = join(stateRoot, "echo-log.jsonl");
+    return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>) : [];
+  };
+  return { orchestrator, stateRoot, log };
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until<T>(probe: () => T | undefined | false, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await Bun.sleep(10);
+  }
+}
+
+describe("orchestrator with real child processes", () => {
+  it("routes a delegation A -> B across two processes and returns B's answer to A", async () => {
+    const { orchestrator, log } = setup();
+    const outcome = await orchestrator.submit({ input: "request b what is up", traceId: "trace-x" }).outcome;
+    expect(outcome).toMatchObject({ status: "ok", response: "a/test-swarm got: b/test-swarm: what is up" });
+    const pids = new Set(log().filter((record) => record.type === "event").map((record) => record.pid));
+    expect(pids.size).toBe(2);
+    const delegated = log().find((record) => record.agent === "b");
+    expect(delegated).toMatchObject({ traceId: "trace-x", callChain: ["a"], parentSpanId: expect.any(String) });
+  });
+
+  it("refuses a cycle A -> B -> A with CIRCULAR_CALL_DETECTED instead of hanging", async () => {
+    const { orchestrator } = setup();
+    const outcome = await orchestrator.submit({ input: "request b request a loop" }).outcome;
+    expect(outcome.response).toBe("a/test-swarm got: refused CIRCULAR_CALL_DETECTED");
+  });
+
+  it("a child killed with SIGKILL mid-turn is restarted and the reply is delivered once", async () => {
+    const { orchestrator, log } = setup();
+    const submitted = orchestrator.submit({ input: "sleep 400 survived" });
+    const first = await until(() => log().find((record) => record.type === "event"));
+    process.kill(first.pid as number, "SIGKILL");
+    const outcome = await submitted.outcome;
+    expect(outcome).toMatchObject({ status: "ok", response: "a/test-swarm: survived" });
+    const deliveries = log().filter((record) => record.type === "event");
+    expect(deliveries.map((record) => record.attempt)).toEqual([1, 2]);
+    expect(deliveries[1]?.pid).not.toBe(first.pid);
+    expect(orchestrator.processes()[0]).toMatchObject({ restarts: 1, consecutiveCrashes: 0, status: "idle" });
+  });
+
+  it("a crash loop reaches crashLoopBackOff and recovers once the child can start", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "crash");
+    writeFileSync(marker, "");
+    cleanups.push(() => rmSync(marker, { force: true }));
+    const { orchestrator } = setup({ restart: { maxConsecutiveCrashes: 2, initialBackoffMs: 300, maxBackoffMs: 300 } }, { GOONDAN_ECHO_CRASH_ON_START: marker });
+    const submitted = orchestrator.submit({ input: "hello after the storm" });
+    await until(() => orchestrator.processes()[0]?.status === "crashLoopBackOff");
+    rmSync(marker);
+    expect(await submitted.outcome).toMatchObject({ status: "ok", response: "a/test-swarm: hello after the storm" });
+    expect(orchestrator.processes()[0]).toMatchObject({ status: "idle", consecutiveCrashes: 0 });
+    expect(orchestrator.processes()[0]?.restarts).toBeGreaterThanOrEqual(3);
+  });
+
+  it("shutdown drains a running turn, then no child is left", async () => {
+    const { orchestrator, log } = setup();
+    const submitted = orchestrator.submit({ input: "sleep 300 drained" });
+    orchestrator.submit({ input: "idle one", agent: "b" });
+    await until(() => log().filter((record) => record.type === "event").length === 2 && orchestrator.processes().every((row) => row.pid !== null));
+    const pids = orchestrator.processes().map((row) => row.pid as number);
+    await orchestrator.shutdown({ reason: "SIGTERM" });
+    expect(await submitted.outcome).toMatchObject({ status: "ok", response: "a/test-swarm: drained" });
+    expect(pids.filter(alive)).toEqual([]);
+  });
+
+  it("reaps an idle child after idleSeconds and spawns a new one for the next event", async () => {
+    const { orchestrator, log } = setup({ lifecycle: { idleSeconds: 0.2 } });
+    await orchestrator.submit({ input: "one" }).outcome;
+    const firstPid = orchestrator.processes()[0]?.pid as number;
+    await until(() => orchestrator.processes().length === 0);
+    expect(alive(firstPid)).toBe(false);
+    await orchestrator.submit({ input: "two" }).outcome;
+    const pids = log().filter((record) => record.type === "event").map((record) => record.pid);
+    expect(new Set(pids).size).toBe(2);
+  });
+});
