@@ -13,6 +13,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   schema: { summary: "print the JSON Schema of goondan.yaml documents", load: () => import("./commands/schema.ts") },
   ps: { summary: "list the processes of a running orchestrator", load: () => import("./commands/ps.ts") },
   init: { summary: "write a new bundle from a template (default, multi-agent)", load: () => import("./commands/init.ts") },
+  logs: { summary: "print the runtime events recorded under the state root (--follow to tail)", load: () => import("./commands/logs.ts") },
+  instance: { summary: "list or delete the instances kept under the state root", load: () => import("./commands/instance.ts") },
+  restart: { summary: "reload the bundle and restart agents in the running orchestrator", load: () => import("./commands/restart.ts") },
+  doctor: { summary: "check Bun, the bundle, its env vars, the state root and the API port", load: () => import("./commands/doctor.ts") },
 };
 
 export const VERSION: string = packageJson.version;

@@ -1,0 +1,130 @@
+/**
+ * `goondan doctor [bundle]`: checks what `goondan run` needs before it starts and prints one line per
+ * check: the Bun version, the bundle's validity, the env vars the selected Swarm reads, a writable
+ * state root, and a free API port. Exit 0 when all pass (warnings allowed), 3 when the bundle is
+ * invalid or env vars are missing, 1 for any other failed check.
+ */
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { loadBundle } from "../../config/load-bundle.ts";
+import { selectSwarm } from "../../config/resolve.ts";
+import { missingEnvIssues } from "../../config/value-source.ts";
+import { defaultStateRoot } from "../../shared/state-paths.ts";
+import { isGoondanError } from "../../shared/errors.ts";
+import { EXIT, type CliCommand } from "../command.ts";
+import { API_FLAGS, apiTarget, callApi } from "../operator/api-client.ts";
+
+type Outcome = "ok" | "warn" | "fail";
+interface Check {
+  name: string;
+  outcome: Outcome;
+  detail: string;
+  /** A failure caused by the user's config (exit 3) rather than the machine (exit 1). */
+  config?: boolean;
+}
+
+const MIN_BUN = [1, 1, 0];
+const MARK: Record<Outcome, string> = { ok: "ok  ", warn: "warn", fail: "FAIL" };
+
+function versionAtLeast(version: string, minimum: number[]): boolean {
+  const parts = version.split(".").map((part) => Number.parseInt(part, 10));
+  for (let index = 0; index < minimum.length; index++) {
+    const have = parts[index] ?? 0;
+    const need = minimum[index] ?? 0;
+    if (have !== need) return have > need;
+  }
+  return true;
+}
+
+function checkBun(): Check {
+  const version = process.versions.bun;
+  if (!version) return { name: "bun", outcome: "fail", detail: "not running under Bun; install Bun >= 1.1 (npm i -g bun)" };
+  return versionAtLeast(version, MIN_BUN)
+    ? { name: "bun", outcome: "ok", detail: `Bun ${version}` }
+    : { name: "bun", outcome: "fail", detail: `Bun ${version} is older than ${MIN_BUN.join(".")}` };
+}
+
+async function checkBundle(options: { target: string; swarm: string | undefined; env: Record<string, string | undefined> }): Promise<Check[]> {
+  const result = await loadBundle(options.target, { env: options.env });
+  if (!result.bundle) {
+    return [
+      {
+        name: "bundle",
+        outcome: "fail",
+        config: true,
+        detail: `${options.target} is invalid:\n${result.errors.map((issue) => `       ${issue.path}: ${issue.code} ${issue.message}`).join("\n")}`,
+      },
+    ];
+  }
+  const checks: Check[] = [{ name: "bundle", outcome: "ok", detail: `${result.bundle.file} is valid${result.warnings.length > 0 ? ` (${result.warnings.length} warnings)` : ""}` }];
+  try {
+    const swarm = selectSwarm(result.bundle, options.swarm);
+    const missing = missingEnvIssues(result.bundle, swarm, options.env);
+    checks.push(
+      missing.length === 0
+        ? { name: "env", outcome: "ok", detail: `every env var Swarm/${swarm.metadata.name} reads is set` }
+        : { name: "env", outcome: "fail", config: true, detail: `Swarm/${swarm.metadata.name} needs:\n${missing.map((issue) => `       ${issue.message} (${issue.path})`).join("\n")}` },
+    );
+  } catch (error) {
+    checks.push({ name: "env", outcome: "fail", config: true, detail: isGoondanError(error) ? `${error.code}: ${error.message}` : String(error) });
+  }
+  return checks;
+}
+
+function checkStateRoot(stateRoot: string): Check {
+  const probe = join(stateRoot, `.doctor-${process.pid}`);
+  try {
+    mkdirSync(stateRoot, { recursive: true });
+    writeFileSync(probe, "ok");
+    rmSync(probe, { force: true });
+    return { name: "state root", outcome: "ok", detail: `${stateRoot} is writable` };
+  } catch (error) {
+    return { name: "state root", outcome: "fail", detail: `${stateRoot} is not writable (${error instanceof Error ? error.message : String(error)})` };
+  }
+}
+
+async function checkPort(options: { flags: Record<string, string | boolean | number | undefined>; env: Record<string, string | undefined> }): Promise<Check> {
+  const target = apiTarget(options);
+  const url = new URL(target.baseUrl);
+  const port = Number(url.port);
+  try {
+    const server = Bun.serve({ hostname: url.hostname.replace(/^\[|\]$/g, ""), port, fetch: () => new Response("") });
+    server.stop(true);
+    return { name: "port", outcome: "ok", detail: `${url.host} is free for the HTTP API` };
+  } catch {
+    try {
+      const response = await callApi({ target, method: "GET", path: "/healthz", timeoutMs: 2000 });
+      if (response.status === 200 || response.status === 401) return { name: "port", outcome: "warn", detail: `${url.host} is in use by a running goondan orchestrator` };
+    } catch {
+      // not goondan
+    }
+    return { name: "port", outcome: "fail", detail: `${url.host} is in use by another program; pass --port to goondan run` };
+  }
+}
+
+export const command: CliCommand = {
+  name: "doctor",
+  summary: "check Bun, the bundle, the env vars it needs, the state root and the API port",
+  usage: "goondan doctor [bundle] [--swarm NAME] [--state-root DIR] [--port N]",
+  maxPositionals: 1,
+  flags: {
+    swarm: { type: "string", description: "the Swarm to check (default: the bundle's only one)" },
+    "state-root": { type: "string", description: "state root (default GOONDAN_STATE_ROOT or ~/.goondan)" },
+    ...API_FLAGS,
+  },
+  async run({ flags, positionals, io }) {
+    const target = resolve(io.cwd, positionals[0] ?? ".");
+    const stateRoot = typeof flags["state-root"] === "string" ? flags["state-root"] : defaultStateRoot(io.env);
+    const checks: Check[] = [
+      checkBun(),
+      ...(await checkBundle({ target, swarm: typeof flags.swarm === "string" ? flags.swarm : undefined, env: io.env })),
+      checkStateRoot(stateRoot),
+      await checkPort({ flags, env: io.env }),
+    ];
+    for (const check of checks) io.stdout(`${MARK[check.outcome]}  ${check.name.padEnd(10)} ${check.detail}\n`);
+    const failed = checks.filter((check) => check.outcome === "fail");
+    io.stdout(failed.length === 0 ? "goondan is ready to run this bundle\n" : `${failed.length} check(s) failed\n`);
+    if (failed.some((check) => check.config)) return EXIT.configInvalid;
+    return failed.length > 0 ? EXIT.failure : EXIT.ok;
+  },
+};

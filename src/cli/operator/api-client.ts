@@ -1,0 +1,66 @@
+/**
+ * How operator commands reach a running orchestrator's HTTP API: `--host`/`--port` (default
+ * 127.0.0.1 and `GOONDAN_PORT` or 8790), bearer token from `GOONDAN_API_TOKEN`, JSON both ways.
+ * An unreachable API is a SystemError `E_API_UNREACHABLE`, so callers can tell "not running".
+ */
+import { SystemError, UsageError } from "../../shared/errors.ts";
+import type { FlagSpec } from "../args.ts";
+
+export const API_FLAGS: Record<string, FlagSpec> = {
+  host: { type: "string", description: "host of the running orchestrator's HTTP API (default 127.0.0.1)" },
+  port: { type: "number", description: "port of the running orchestrator's HTTP API (default GOONDAN_PORT or 8790)" },
+};
+
+export interface ApiTarget {
+  baseUrl: string;
+  token?: string;
+}
+
+export function apiTarget(options: { flags: Record<string, string | boolean | number | undefined>; env: Record<string, string | undefined> }): ApiTarget {
+  const { flags, env } = options;
+  const host = typeof flags.host === "string" ? flags.host : "127.0.0.1";
+  const rawPort = typeof flags.port === "number" ? flags.port : Number(env.GOONDAN_PORT && env.GOONDAN_PORT.trim() !== "" ? env.GOONDAN_PORT : 8790);
+  if (!Number.isInteger(rawPort) || rawPort <= 0 || rawPort > 65535) throw new UsageError("E_USAGE_BAD_VALUE", `--port expects a port number 1-65535, got ${rawPort}`);
+  const token = env.GOONDAN_API_TOKEN;
+  return { baseUrl: `http://${host.includes(":") ? `[${host}]` : host}:${rawPort}`, ...(token ? { token } : {}) };
+}
+
+export interface ApiResponse {
+  status: number;
+  body: unknown;
+}
+
+export async function callApi(options: { target: ApiTarget; method: "GET" | "POST" | "DELETE"; path: string; body?: unknown; timeoutMs?: number }): Promise<ApiResponse> {
+  const { target } = options;
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (options.body !== undefined) headers["content-type"] = "application/json";
+  if (target.token) headers.authorization = `Bearer ${target.token}`;
+  let response: Response;
+  try {
+    response = await fetch(`${target.baseUrl}${options.path}`, {
+      method: options.method,
+      headers,
+      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+    });
+  } catch (error) {
+    throw new SystemError("E_API_UNREACHABLE", `no goondan orchestrator answers at ${target.baseUrl} (${error instanceof Error ? error.message : String(error)})`, {
+      suggestion: "start it with 'goondan run', or pass --port/--host of the running one",
+    });
+  }
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, body };
+}
+
+/** `{error: {code, message}}` from an API error body, when it has one. */
+export function apiError(body: unknown): { code: string; message: string } | undefined {
+  const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+  if (error && typeof error.code === "string") return { code: error.code, message: typeof error.message === "string" ? error.message : "" };
+  return undefined;
+}

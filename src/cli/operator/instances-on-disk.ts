@@ -1,0 +1,77 @@
+/**
+ * The instances an operator can see without a running orchestrator: the directories under
+ * `<state root>/workspaces/<swarm instanceKey>/instances/<agent>/<instanceKey>/` (SPEC §5), with the
+ * names decoded back from their file-system-safe form.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+export interface InstanceOnDisk {
+  swarmInstanceKey: string;
+  agent: string;
+  instanceKey: string;
+  dir: string;
+  runtimeEvents: string;
+  /** Committed conversation messages (lines of base.jsonl). */
+  messages: number;
+  /** Last change of any of its top-level files, ISO time. */
+  updatedAt: string | undefined;
+}
+
+/** The inverse of `safeName`: `%XX` back to the character. */
+export function decodeSafeName(name: string): string {
+  return name.replace(/%([0-9a-fA-F]{2})/g, (_match, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+}
+
+function subdirectories(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+function countLines(file: string): number {
+  try {
+    return readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "").length;
+  } catch {
+    return 0;
+  }
+}
+
+function lastChange(dir: string): string | undefined {
+  let latest = 0;
+  try {
+    for (const name of readdirSync(dir)) latest = Math.max(latest, statSync(join(dir, name)).mtimeMs);
+  } catch {
+    return undefined;
+  }
+  return latest === 0 ? undefined : new Date(latest).toISOString();
+}
+
+export function listInstancesOnDisk(options: { stateRoot: string }): InstanceOnDisk[] {
+  const workspaces = join(options.stateRoot, "workspaces");
+  if (!existsSync(workspaces)) return [];
+  const found: InstanceOnDisk[] = [];
+  for (const swarmDir of subdirectories(workspaces)) {
+    const instancesDir = join(workspaces, swarmDir, "instances");
+    for (const agentDir of subdirectories(instancesDir)) {
+      for (const keyDir of subdirectories(join(instancesDir, agentDir))) {
+        const dir = join(instancesDir, agentDir, keyDir);
+        found.push({
+          swarmInstanceKey: decodeSafeName(swarmDir),
+          agent: decodeSafeName(agentDir),
+          instanceKey: decodeSafeName(keyDir),
+          dir,
+          runtimeEvents: join(dir, "runtime-events.jsonl"),
+          messages: countLines(join(dir, "base.jsonl")),
+          updatedAt: lastChange(dir),
+        });
+      }
+    }
+  }
+  return found;
+}
