@@ -21,7 +21,7 @@ export const agentSchema = envelope({
         required: ["modelRef"],
         additionalProperties: false,
         properties: {
-          modelRef: ref("objectRef"),
+          modelRef: ref("refItem"),
           params: {
             type: "object",
             properties: {

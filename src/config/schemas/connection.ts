@@ -9,8 +9,8 @@ export const connectionSchema = envelope({
     required: ["connectorRef"],
     additionalProperties: false,
     properties: {
-      connectorRef: ref("objectRef"),
-      swarmRef: ref("objectRef"),
+      connectorRef: ref("refItem"),
+      swarmRef: ref("refItem"),
       config: {
         type: "object",
         additionalProperties: { if: { type: "object", required: ["valueFrom"] }, then: ref("valueSource") },
@@ -35,7 +35,7 @@ export const connectionSchema = envelope({
                   type: "object",
                   additionalProperties: false,
                   properties: {
-                    agentRef: ref("objectRef"),
+                    agentRef: ref("refItem"),
                     instanceKey: nonEmptyString,
                     instanceKeyProperty: nonEmptyString,
                     instanceKeyPrefix: { type: "string" },

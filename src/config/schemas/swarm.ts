@@ -11,7 +11,7 @@ export const swarmSchema = envelope({
     required: ["entryAgent", "agents"],
     additionalProperties: false,
     properties: {
-      entryAgent: ref("objectRef"),
+      entryAgent: ref("refItem"),
       agents: { type: "array", minItems: 1, items: ref("refItem") },
       instanceKey: nonEmptyString,
       policy: section({
