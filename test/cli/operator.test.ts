@@ -129,9 +129,9 @@ describe("goondan instance", () => {
   it("refuses to delete an instance the running orchestrator has live", async () => {
     const root = stateRoot();
     const paths = seedInstance(root, { agent: "planner", instanceKey: "team" });
-    let authorization: string | null = null;
+    let authorization = "";
     const port = fakeApi((request) => {
-      authorization = request.headers.get("authorization");
+      authorization = request.headers.get("authorization") ?? "";
       return Response.json({ instances: [{ agent: "planner", instanceKey: "team", status: "idle", pid: 1234 }] });
     });
     const { io, out } = capture({ GOONDAN_API_TOKEN: "tok" });
