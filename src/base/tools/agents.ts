@@ -1,0 +1,74 @@
+/**
+ * Built-in `agents`: inter-agent calls through `ctx.runtime` (request, send, spawn, list, catalog).
+ * `request` with `async: true` returns a pending handle (the correlationId); an error reply from the
+ * runtime (AGENT_REQUEST_TIMEOUT, CIRCULAR_CALL_DETECTED, …) becomes a structured error result.
+ */
+import type { JsonObject } from "../../shared/json.ts";
+import { pending } from "../../tools/pending.ts";
+import { ToolFault } from "../../tools/tool-errors.ts";
+import type { AgentReply, AgentRequestOptions, ToolHandler } from "../../tools/types.ts";
+
+function target(input: JsonObject): { target: string; instanceKey?: string } {
+  return {
+    target: String(input.target),
+    ...(typeof input.instanceKey === "string" ? { instanceKey: input.instanceKey } : {}),
+  };
+}
+
+export const handlers: Record<string, ToolHandler> = {
+  request: async (ctx, input) => {
+    const options: AgentRequestOptions = {
+      ...target(input),
+      input: String(input.input),
+      ...(typeof input.timeoutMs === "number" ? { timeoutMs: input.timeoutMs } : {}),
+    };
+    if (input.async === true) {
+      const accepted = await ctx.runtime.request({ ...options, async: true });
+      return pending(accepted.correlationId, { target: options.target, correlationId: accepted.correlationId, status: "accepted" });
+    }
+    const reply: AgentReply = await ctx.runtime.request({ ...options, async: false });
+    if (reply.status === "error") {
+      const code = reply.error?.code ?? "AGENT_REQUEST_FAILED";
+      throw new ToolFault(code, `${reply.agent || options.target} could not answer: ${reply.error?.message ?? "no reason given"}`, {
+        suggestion: suggestionFor(code),
+      });
+    }
+    return {
+      agent: reply.agent,
+      instanceKey: reply.instanceKey,
+      response: reply.response ?? "",
+      ...(reply.finishReason === undefined ? {} : { finishReason: reply.finishReason }),
+    };
+  },
+  send: async (ctx, input) => {
+    const result = await ctx.runtime.send({ ...target(input), input: String(input.input) });
+    return { eventId: result.eventId, status: "sent" };
+  },
+  spawn: async (ctx, input) => {
+    const info = await ctx.runtime.spawn(target(input));
+    return { agent: info.agent, instanceKey: info.instanceKey, status: info.status, ...(info.pid === undefined ? {} : { pid: info.pid }) };
+  },
+  list: async (ctx) => {
+    const { instances } = await ctx.runtime.list();
+    return { instances: instances.map((info) => ({ agent: info.agent, instanceKey: info.instanceKey, status: info.status, ...(info.pid === undefined ? {} : { pid: info.pid }) })) };
+  },
+  catalog: async (ctx) => {
+    const { agents } = await ctx.runtime.catalog();
+    return { agents: agents.map((agent) => ({ name: agent.name, entry: agent.entry, ...(agent.description === undefined ? {} : { description: agent.description }) })) };
+  },
+};
+
+function suggestionFor(code: string): string | undefined {
+  switch (code) {
+    case "AGENT_REQUEST_TIMEOUT":
+      return "Retry with a larger timeoutMs, a smaller request, or async: true.";
+    case "CIRCULAR_CALL_DETECTED":
+      return "That agent is already waiting on this call chain; answer with what you have instead of asking it.";
+    case "DELEGATION_DEPTH_EXCEEDED":
+      return "The delegation chain is too deep; finish the task here or answer your caller.";
+    case "AGENT_NOT_FOUND":
+      return "Call agents__catalog to see the agents of this swarm.";
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * Built-in `http-fetch`: GET and POST to http(s) URLs. Before every request, and again for every redirect
+ * (followed by hand, at most 5), the host is resolved (all addresses) and refused when any address is
+ * loopback, private, link-local, metadata or otherwise internal, unless `config.allowPrivateNetwork` is
+ * true. Requests time out (default 30 s) and bodies are capped (default 200000 bytes).
+ * DNS and fetch are injectable for tests through createHttpFetchHandlers.
+ */
+import { lookup as dnsLookup } from "node:dns/promises";
+import { isIP } from "node:net";
+import type { JsonObject, JsonValue } from "../../shared/json.ts";
+import { configBoolean, configNumber } from "../../tools/tool-config.ts";
+import { ToolFault } from "../../tools/tool-errors.ts";
+import type { ToolContext, ToolHandler } from "../../tools/types.ts";
+import { blockedAddressReason } from "./network-policy.ts";
+
+export type LookupAll = (hostname: string) => Promise<{ address: string; family: number }[]>;
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const USER_AGENT = "goondan-http-fetch/0.1";
+
+interface RequestPlan {
+  method: "GET" | "POST";
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+export function createHttpFetchHandlers(deps: { lookup?: LookupAll; fetch?: FetchLike } = {}): Record<string, ToolHandler> {
+  const lookup: LookupAll = deps.lookup ?? ((hostname) => dnsLookup(hostname, { all: true, verbatim: true }));
+  const fetchImpl: FetchLike = deps.fetch ?? ((url, init) => fetch(url, init));
+  const run = (ctx: ToolContext, plan: RequestPlan) => fetchSafely({ ctx, plan, lookup, fetchImpl });
+  return {
+    get: (ctx, input) => run(ctx, { method: "GET", url: String(input.url), headers: headersOf(input), ...limitsOf(ctx, input) }),
+    post: (ctx, input) => {
+      const headers = headersOf(input);
+      let body: string | undefined;
+      if (input.body !== undefined) {
+        const isText = typeof input.body === "string";
+        body = isText ? (input.body as string) : JSON.stringify(input.body);
+        const contentType = typeof input.contentType === "string" ? input.contentType : isText ? "text/plain; charset=utf-8" : "application/json";
+        if (!Object.keys(headers).some((name) => name.toLowerCase() === "content-type")) headers["content-type"] = contentType;
+      }
+      return run(ctx, { method: "POST", url: String(input.url), headers, ...(body === undefined ? {} : { body }), ...limitsOf(ctx, input) });
+    },
+  };
+}
+
+export const handlers: Record<string, ToolHandler> = createHttpFetchHandlers();
+
+function headersOf(input: JsonObject): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (input.headers !== null && typeof input.headers === "object" && !Array.isArray(input.headers)) {
+    for (const [name, value] of Object.entries(input.headers)) if (typeof value === "string") headers[name] = value;
+  }
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === "user-agent")) headers["user-agent"] = USER_AGENT;
+  return headers;
+}
+
+function limitsOf(ctx: ToolContext, input: JsonObject): { timeoutMs: number; maxBytes: number } {
+  return {
+    timeoutMs: typeof input.timeoutMs === "number" ? input.timeoutMs : configNumber(ctx.config, "timeoutMs", 30_000),
+    maxBytes: typeof input.maxBytes === "number" ? input.maxBytes : configNumber(ctx.config, "maxBodyBytes", 200_000),
+  };
+}
+
+async function fetchSafely(options: { ctx: ToolContext; plan: RequestPlan; lookup: LookupAll; fetchImpl: FetchLike }): Promise<JsonValue> {
+  const { ctx, plan, lookup, fetchImpl } = options;
+  const allowPrivate = configBoolean(ctx.config, "allowPrivateNetwork", false);
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, plan.timeoutMs);
+  const onAbort = (): void => controller.abort();
+  ctx.signal.addEventListener("abort", onAbort, { once: true });
+  let url = parseUrl(plan.url);
+  let method = plan.method;
+  let body = plan.body;
+  const headers = { ...plan.headers };
+  try {
+    for (let redirects = 0; ; redirects++) {
+      if (!allowPrivate) await checkHost(url, lookup);
+      const response = await fetchImpl(url.href, { method, headers, ...(body === undefined ? {} : { body }), redirect: "manual", signal: controller.signal });
+      const location = response.headers.get("location");
+      if (REDIRECT_STATUSES.has(response.status) && location !== null) {
+        await response.body?.cancel().catch(() => {});
+        if (redirects >= MAX_REDIRECTS) throw new ToolFault("E_HTTP_FETCH_TOO_MANY_REDIRECTS", `more than ${MAX_REDIRECTS} redirects, last to ${location}`);
+        const next = parseUrl(location, url);
+        if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
+          method = "GET";
+          body = undefined;
+          deleteHeader(headers, "content-type");
+        }
+        if (next.origin !== url.origin) {
+          deleteHeader(headers, "authorization");
+          deleteHeader(headers, "cookie");
+        }
+        url = next;
+        continue;
+      }
+      return await present(response, { url: url.href, redirects, maxBytes: plan.maxBytes });
+    }
+  } catch (error) {
+    if (error instanceof ToolFault) throw error;
+    if (timedOut) throw new ToolFault("E_HTTP_FETCH_TIMEOUT", `no complete response from ${url.host} within ${plan.timeoutMs} ms`, { suggestion: "Retry later or with a larger timeoutMs." });
+    if (ctx.signal.aborted) throw new ToolFault("E_HTTP_FETCH_ABORTED", "the request was cancelled");
+    throw new ToolFault("E_HTTP_FETCH_FAILED", `request to ${url.host} failed: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    clearTimeout(timer);
+    ctx.signal.removeEventListener("abort", onAbort);
+  }
+}
+
+function parseUrl(text: string, base?: URL): URL {
+  let url: URL;
+  try {
+    url = base === undefined ? new URL(text) : new URL(text, base);
+  } catch {
+    throw new ToolFault("E_HTTP_FETCH_URL", `not a valid absolute URL: ${JSON.stringify(text.slice(0, 300))}`, { suggestion: "Use an absolute URL such as https://example.com/path." });
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ToolFault("E_HTTP_FETCH_SCHEME", `only http and https URLs are allowed, got ${url.protocol}`);
+  }
+  return url;
+}
+
+async function checkHost(url: URL, lookup: LookupAll): Promise<void> {
+  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  let addresses: string[];
+  if (isIP(host) !== 0) {
+    addresses = [host];
+  } else {
+    try {
+      addresses = (await lookup(host)).map((entry) => entry.address);
+    } catch (error) {
+      throw new ToolFault("E_HTTP_FETCH_DNS", `cannot resolve ${host}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (addresses.length === 0) throw new ToolFault("E_HTTP_FETCH_DNS", `${host} has no addresses`);
+  }
+  for (const address of addresses) {
+    const reason = blockedAddressReason(address);
+    if (reason !== null) {
+      throw new ToolFault("E_HTTP_FETCH_BLOCKED", `refusing to fetch ${url.host}: it resolves to ${address} (${reason}), which is not a public address`, {
+        suggestion: "Only public internet addresses can be fetched. An operator can set allowPrivateNetwork: true in the http-fetch Tool config.",
+      });
+    }
+  }
+}
+
+function deleteHeader(headers: Record<string, string>, name: string): void {
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === name) delete headers[key];
+}
+
+async function present(response: Response, options: { url: string; redirects: number; maxBytes: number }): Promise<JsonValue> {
+  const { bytes, total, truncated } = await readCapped(response, options.maxBytes);
+  let text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+  if (truncated && text.endsWith("\uFFFD")) text = text.slice(0, -1);
+  const headers: JsonObject = {};
+  let count = 0;
+  response.headers.forEach((value, name) => {
+    if (count++ < 50) headers[name] = value.length > 2000 ? `${value.slice(0, 2000)}…` : value;
+  });
+  const result: JsonObject = { url: options.url, status: response.status, statusText: response.statusText, ok: response.ok, headers, redirects: options.redirects, bytesRead: total, truncated };
+  const contentType = response.headers.get("content-type") ?? "";
+  if (!truncated && /\bjson\b/i.test(contentType)) {
+    try {
+      result.json = JSON.parse(text) as JsonValue;
+      return result;
+    } catch {
+      // not JSON after all: fall through to text
+    }
+  }
+  result.body = text;
+  return result;
+}
+
+async function readCapped(response: Response, maxBytes: number): Promise<{ bytes: Uint8Array; total: number; truncated: boolean }> {
+  if (response.body === null) return { bytes: new Uint8Array(), total: 0, truncated: false };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let kept = 0;
+  let truncated = false;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const room = maxBytes - kept;
+    if (value.byteLength > room) {
+      chunks.push(value.subarray(0, room));
+      kept += room;
+      truncated = true;
+      await reader.cancel().catch(() => {});
+      break;
+    }
+    chunks.push(value);
+    kept += value.byteLength;
+  }
+  return { bytes: Buffer.concat(chunks), total: kept, truncated };
+}
