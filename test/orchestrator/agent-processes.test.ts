@@ -1,0 +1,134 @@
+/**
+ * The orchestrator in-process with the real Bun spawner and real agent children (src/agent/entry.ts) on an
+ * openai-compatible model pointed at the loopback LLM server: delegation, cycles, kill -9 mid-turn, crash
+ * loops and idle reaping that keeps the conversation.
+ */
+import { afterEach, describe, expect, it } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadBundleOrThrow } from "../../src/config/load-bundle.ts";
+import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
+import { bunProcessSpawner } from "../../src/orchestrator/process-spawner.ts";
+import { startLoopbackLlm, toolResults, lastUserText, type LoopbackLlmOptions, type LoopbackRequest } from "../helpers/loopback-llm.ts";
+import { childEnv, lastRole, roleOf, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setup(options: { respond: LoopbackLlmOptions["respond"]; policy?: Record<string, unknown> }) {
+  const llm = await startLoopbackLlm({ respond: options.respond });
+  const dir = writeSwarmBundle({ endpoint: llm.url, ...(options.policy ? { policy: options.policy } : {}) });
+  const stateRoot = mkdtempSync(join(tmpdir(), "goondan-agents-"));
+  const orchestrator = new Orchestrator({
+    bundle: await loadBundleOrThrow(dir),
+    stateRoot,
+    spawner: bunProcessSpawner({ output: "ignore", env: { ...process.env, ...childEnv } }),
+  });
+  cleanups.push(async () => {
+    await orchestrator.shutdown({ reason: "test over", gracePeriodMs: 1000 });
+    await llm.close();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(stateRoot, { recursive: true, force: true });
+  });
+  return { llm, dir, stateRoot, orchestrator };
+}
+
+const toolCall = (name: string, args: Record<string, unknown>) => ({ toolCalls: [{ name, args }] });
+const lastToolResult = (request: LoopbackRequest) => toolResults(request).at(-1)?.content;
+
+async function until<T>(probe: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await Bun.sleep(20);
+  }
+}
+
+describe("orchestrator with real agent children", () => {
+  it("delegation A -> B returns B's answer to A, B's turn running between A's two model calls", async () => {
+    const { llm, orchestrator } = await setup({
+      respond: (request) => {
+        if (roleOf(request) === "worker") return { text: "forty-two" };
+        if (lastRole(request) === "tool") return { text: `worker says: ${JSON.stringify(lastToolResult(request))}` };
+        return toolCall("agents__request", { target: "worker", input: "what is six times seven?" });
+      },
+    });
+    const outcome = await orchestrator.submit({ input: "please delegate" }).outcome;
+    expect(outcome.status).toBe("ok");
+    expect(outcome.response).toContain("forty-two");
+    expect(llm.requests.map(roleOf)).toEqual(["coordinator", "worker", "coordinator"]);
+    expect(lastUserText(llm.requests[1] as LoopbackRequest)).toBe("what is six times seven?");
+    const pids = orchestrator.processes().map((row) => row.pid);
+    expect(pids).toHaveLength(2);
+    expect(new Set(pids).size).toBe(2);
+    expect(llm.unexpected).toEqual([]);
+  });
+
+  it("refuses a cycle coordinator -> worker -> coordinator with CIRCULAR_CALL_DETECTED as a tool error", async () => {
+    const { llm, orchestrator } = await setup({
+      respond: (request) => {
+        if (lastRole(request) === "tool") return { text: `${roleOf(request)} saw ${JSON.stringify(lastToolResult(request))}` };
+        return roleOf(request) === "worker" ? toolCall("agents__request", { target: "coordinator", input: "loop back" }) : toolCall("agents__request", { target: "worker", input: "go" });
+      },
+    });
+    const outcome = await orchestrator.submit({ input: "start" }).outcome;
+    expect(outcome.status).toBe("ok");
+    expect(outcome.response).toContain("CIRCULAR_CALL_DETECTED");
+    expect(llm.requests.map(roleOf)).toEqual(["coordinator", "worker", "worker", "coordinator"]);
+  });
+
+  it("a child killed with SIGKILL mid-turn is restarted, resumes, and the reply is delivered once", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
+    cleanups.push(() => rmSync(marker, { force: true }));
+    const { orchestrator } = await setup({
+      respond: (request) => (lastRole(request) === "tool" ? { text: `finished with ${JSON.stringify(lastToolResult(request))}` } : toolCall("slow__sleep", { ms: 5000, marker })),
+    });
+    const results: unknown[] = [];
+    const submitted = orchestrator.submit({ input: "do the slow thing" });
+    void submitted.outcome.then((outcome) => results.push(outcome));
+    await until(() => existsSync(marker));
+    process.kill(Number(readFileSync(marker, "utf8")), "SIGKILL");
+    const outcome = await submitted.outcome;
+    expect(outcome.status).toBe("ok");
+    expect(outcome.response).toContain("finished");
+    await Bun.sleep(50);
+    expect(results).toHaveLength(1);
+    expect(orchestrator.processes()[0]).toMatchObject({ restarts: 1, consecutiveCrashes: 0 });
+  });
+
+  it("a crash loop reaches crashLoopBackOff and recovers once the child can start again", async () => {
+    const { dir, orchestrator } = await setup({
+      respond: () => ({ text: "back in business" }),
+      policy: { restart: { maxConsecutiveCrashes: 1, initialBackoffMs: 200, maxBackoffMs: 400 } },
+    });
+    const tool = join(dir, "tools", "slow.ts");
+    renameSync(tool, `${tool}.away`);
+    const submitted = orchestrator.submit({ input: "hello" });
+    await until(() => orchestrator.processes()[0]?.status === "crashLoopBackOff");
+    renameSync(`${tool}.away`, tool);
+    const outcome = await submitted.outcome;
+    expect(outcome).toMatchObject({ status: "ok", response: "back in business" });
+    expect(orchestrator.processes()[0]).toMatchObject({ status: "idle", consecutiveCrashes: 0 });
+  });
+
+  it("reaps an idle instance and its next child continues the same conversation", async () => {
+    const { llm, orchestrator } = await setup({
+      respond: (request) => ({ text: `reply to ${lastUserText(request)}` }),
+      policy: { lifecycle: { idleSeconds: 1 } },
+    });
+    await orchestrator.submit({ input: "my name is Ada" }).outcome;
+    const firstPid = orchestrator.processes()[0]?.pid;
+    await until(() => orchestrator.processes().length === 0, 5000);
+    const outcome = await orchestrator.submit({ input: "what is my name?" }).outcome;
+    expect(outcome.response).toBe("reply to what is my name?");
+    expect(orchestrator.processes()[0]?.pid).not.toBe(firstPid);
+    const history = JSON.stringify((llm.requests.at(-1) as LoopbackRequest).body.messages);
+    expect(history).toContain("my name is Ada");
+    expect(history).toContain("reply to my name is Ada");
+  });
+});
