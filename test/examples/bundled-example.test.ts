@@ -1,0 +1,80 @@
+import { afterAll, describe, expect, it } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { instancePaths } from "../../src/shared/state-paths.ts";
+import { loadBundle } from "../../src/config/load-bundle.ts";
+import { COORDINATOR_REPLY, EXAMPLE_INPUT, POEM } from "./example-script.ts";
+import { CASSETTE, recordExample, REPO } from "./record-example.ts";
+
+const work = mkdtempSync(join(tmpdir(), "goondan-example-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+async function goondan(options: { args: string[]; env?: Record<string, string | undefined> }): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = Bun.spawn([process.execPath, join(REPO, "bin", "goondan"), ...options.args], {
+    cwd: REPO,
+    env: { PATH: process.env.PATH, HOME: work, GOONDAN_LOG_LEVEL: "info", ...options.env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return { code, stdout, stderr };
+}
+
+const runtimeEventTypes = (file: string): string[] =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => {
+      const record = JSON.parse(line) as { type: string; toolName?: string };
+      return record.toolName ? `${record.type} ${record.toolName}` : record.type;
+    });
+
+describe("the bundled example (goondan.yaml at the repository root)", () => {
+  it("replays the README's conversation offline: the coordinator delegates, the worker writes and counts with real tools", async () => {
+    const stateRoot = join(work, "replay");
+    const result = await goondan({ args: ["run", "--input", EXAMPLE_INPUT, "--state-root", stateRoot], env: { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined } });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: `${COORDINATOR_REPLY}\n` });
+
+    const worker = instancePaths({ stateRoot, swarmInstanceKey: "example", agent: "worker", instanceKey: "example" });
+    const coordinator = instancePaths({ stateRoot, swarmInstanceKey: "example", agent: "coordinator", instanceKey: "example" });
+    expect(readFileSync(join(worker.workdir, "poem.txt"), "utf8")).toBe(`${POEM}\n`);
+    expect(runtimeEventTypes(worker.runtimeEvents).filter((type) => type.startsWith("tool.completed"))).toEqual(["tool.completed file-system__write", "tool.completed bash__exec"]);
+    expect(runtimeEventTypes(coordinator.runtimeEvents).filter((type) => type.startsWith("tool."))).toEqual(["tool.called agents__request", "tool.completed agents__request"]);
+
+    const pids = result.stderr
+      .split("\n")
+      .filter((line) => line.includes('"msg":"agent ready"'))
+      .map((line) => (JSON.parse(line) as { pid: number; agent: string }))
+      .map((record) => `${record.agent}:${record.pid}`);
+    expect(pids).toHaveLength(2);
+    expect(new Set(pids.map((entry) => entry.split(":")[1])).size).toBe(2);
+  }, 60_000);
+
+  it("refuses clearly, without a network call, an input the cassette did not record", async () => {
+    const result = await goondan({ args: ["run", "--input", "Something else entirely", "--state-root", join(work, "other")] });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("MODEL_REPLAY_MISMATCH");
+  }, 60_000);
+
+  it("has a cassette that recording the scripted conversation reproduces exactly", async () => {
+    const fresh = join(work, "fresh.jsonl");
+    const { output } = await recordExample({ cassette: fresh });
+    expect(output).toBe(`${COORDINATOR_REPLY}\n`);
+    const lines = (file: string) => readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as unknown);
+    expect(lines(fresh)).toEqual(lines(CASSETTE));
+  }, 60_000);
+});
+
+describe("examples/anthropic", () => {
+  it("is a valid bundle", async () => {
+    const result = await loadBundle(join(REPO, "examples", "anthropic"));
+    expect({ valid: result.valid, errors: result.errors }).toEqual({ valid: true, errors: [] });
+  });
+
+  it("does not start without ANTHROPIC_API_KEY and says which variable is missing", async () => {
+    const result = await goondan({ args: ["run", "examples/anthropic", "--input", "hi", "--state-root", join(work, "anthropic")], env: { ANTHROPIC_API_KEY: undefined } });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain("ANTHROPIC_API_KEY");
+  }, 30_000);
+});
