@@ -96,7 +96,7 @@ describe("HTTP API", () => {
   it("requires the bearer token on everything but /healthz when one is set", async () => {
     const { request } = setup({ token: "s3cret" });
     expect((await request("GET", "/healthz")).status).toBe(200);
-    for (const headers of [{}, { authorization: "Bearer wrong" }, { authorization: "s3cret" }, { authorization: "Bearer " }]) {
+    for (const headers of [{}, { authorization: "Bearer wrong" }, { authorization: "s3cret" }, { authorization: "Bearer " }] as Record<string, string>[]) {
       const response = await request("GET", "/v1/processes", undefined, headers);
       expect(response.status).toBe(401);
       expect((await bodyOf(response)).error.code).toBe("E_API_UNAUTHORIZED");
