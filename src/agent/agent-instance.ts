@@ -1,0 +1,84 @@
+/**
+ * One running agent instance: handles delivered events one at a time and commits each turn. Commit order is
+ * result first (results.jsonl, fsync), then fold the conversation, so a crash at any point leaves either
+ * "not committed" (redelivery resumes the turn from base + events) or "committed" (redelivery answers the stored
+ * result without calling the model; leftover events of a committed turn are folded on start).
+ */
+import type { AgentEvent, TurnResultPayload } from "../ipc/protocol.ts";
+import { newId } from "../shared/ids.ts";
+import type { ResultsLog } from "./conversation/results-log.ts";
+import type { PendingResults, DelegateResult } from "./conversation/pending-results.ts";
+import { runTurn } from "./run-turn.ts";
+import type { TurnEnvironment } from "./turn-environment.ts";
+
+export interface AgentInstanceParts {
+  env: TurnEnvironment;
+  results: ResultsLog;
+  pendingResults: PendingResults;
+  /** Extra cleanup (extension state, log files). */
+  onClose?: () => void;
+}
+
+export class AgentInstance {
+  private current: AgentEvent | undefined;
+
+  constructor(private readonly parts: AgentInstanceParts) {
+    this.foldCommittedLeftovers();
+  }
+
+  get env(): TurnEnvironment {
+    return this.parts.env;
+  }
+
+  /** The event whose turn is running, if any (for ctx.runtime call chains). */
+  get currentEvent(): AgentEvent | undefined {
+    return this.current;
+  }
+
+  /** Exactly one result per call; never throws for turn failures. */
+  async handleEvent(options: { event: AgentEvent; attempt: number; signal?: AbortSignal; onTurnStarted?: (turnId: string) => void }): Promise<TurnResultPayload> {
+    const { event } = options;
+    const committed = this.parts.results.get(event.id);
+    if (committed !== undefined) {
+      this.parts.env.logger.info({ eventId: event.id, attempt: options.attempt }, "redelivered event already committed; answering the stored result");
+      return committed;
+    }
+    const turnId = (this.parts.env.ids ?? newId)("turn");
+    options.onTurnStarted?.(turnId);
+    this.current = event;
+    try {
+      const result = await runTurn({ env: this.parts.env, event, turnId, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+      const payload: TurnResultPayload = {
+        eventId: event.id,
+        turnId: result.turnId,
+        status: result.status,
+        response: result.response,
+        finishReason: result.finishReason,
+        ...(result.error === undefined ? {} : { error: result.error }),
+        ...(event.replyTo === undefined ? {} : { correlationId: event.replyTo.correlationId }),
+      };
+      this.parts.results.record(payload);
+      this.parts.env.store.fold();
+      return payload;
+    } finally {
+      this.current = undefined;
+    }
+  }
+
+  /** A reply to an async request: kept durably until shown to the model. */
+  addPendingResult(result: DelegateResult): void {
+    this.parts.pendingResults.add(result);
+  }
+
+  close(): void {
+    this.parts.env.store.close();
+    this.parts.results.close();
+    this.parts.pendingResults.close();
+    this.parts.onClose?.();
+  }
+
+  private foldCommittedLeftovers(): void {
+    const pending = this.parts.env.store.pendingEvents;
+    if (pending.length > 0 && pending.every((line) => this.parts.results.get(line.eventId) !== undefined)) this.parts.env.store.fold();
+  }
+}

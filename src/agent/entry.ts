@@ -1,0 +1,40 @@
+/**
+ * The agent child's entry script (AGENT_ENTRY_SCRIPT), started by the orchestrator with Bun.spawn IPC
+ * (`serialization: "json"`). It only wires the process to runAgentChild: argv, `process.send`/`on("message")`,
+ * the disconnect signal, pino logs to stdout with {agent, instanceKey} bound, and the bundle loader.
+ */
+import { loadBundleOrThrow } from "../config/load-bundle.ts";
+import { parseAgentChildArgv, type ChildMessage } from "../ipc/protocol.ts";
+import { createLogger } from "../shared/logger.ts";
+import { runAgentChild } from "./ipc/agent-child.ts";
+
+const args = parseAgentChildArgv(process.argv.slice(2));
+const logger = createLogger("agent", { bindings: { agent: args.agent, instanceKey: args.instanceKey } });
+
+const exit = (code: number): void => {
+  // Let pending IPC writes flush before leaving.
+  setTimeout(() => process.exit(code), 20);
+};
+
+if (typeof process.send !== "function") {
+  logger.fatal("the agent entry must be started with an IPC channel (Bun.spawn ipc)");
+  process.exit(1);
+}
+
+await runAgentChild({
+  args,
+  logger,
+  exit,
+  loadBundle: (dir) => loadBundleOrThrow(dir, { checkModules: false }),
+  channel: {
+    send: (message: ChildMessage) => {
+      process.send?.(message);
+    },
+    onMessage: (listener) => {
+      process.on("message", listener);
+    },
+    onDisconnect: (listener) => {
+      process.on("disconnect", listener);
+    },
+  },
+});

@@ -1,0 +1,158 @@
+/**
+ * The agent child's IPC loop: builds the instance, answers `ready` (or `fatal` and exit 1), serves `event`
+ * messages FIFO one at a time (p-queue, concurrency 1) with exactly one `turn_result` each, feeds
+ * `runtime_result` / `delegate_result` to ctx.runtime, and on `shutdown` lets the current turn finish (aborting
+ * it when the grace period ends), persists, answers `shutdown_ack` and exits 0. When the IPC channel is lost
+ * (the parent died) it exits at once: no orphans. Everything process-specific comes in through options.
+ */
+import PQueue from "p-queue";
+import type { Bundle } from "../../config/types.ts";
+import type { Env } from "../../config/value-source.ts";
+import { envelope, instanceAddress, isParentMessage, ORCHESTRATOR, type AgentChildArgs, type ChildMessage, type ParentMessage } from "../../ipc/protocol.ts";
+import { describeError, isGoondanError } from "../../shared/errors.ts";
+import type { Logger } from "../../shared/logger.ts";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { AgentInstance } from "../agent-instance.ts";
+import { createAgentInstance } from "../create-agent-instance.ts";
+import { RuntimeClient } from "./runtime-client.ts";
+
+export interface ChildChannel {
+  send(message: ChildMessage): void;
+  onMessage(listener: (message: unknown) => void): void;
+  onDisconnect(listener: () => void): void;
+}
+
+export interface RunAgentChildOptions {
+  args: AgentChildArgs;
+  channel: ChildChannel;
+  logger: Logger;
+  loadBundle: (dir: string) => Promise<Bundle>;
+  exit: (code: number) => void;
+  env?: Env;
+  model?: LanguageModelV3;
+}
+
+export async function runAgentChild(options: RunAgentChildOptions): Promise<void> {
+  const { args, channel, logger } = options;
+  const address = instanceAddress(args.agent, args.instanceKey);
+  const send = (message: ChildMessage): void => {
+    try {
+      channel.send(message);
+    } catch (error) {
+      logger.warn({ err: error, type: message.type }, "could not send an IPC message");
+    }
+  };
+  const queue = new PQueue({ concurrency: 1 });
+  let instance: AgentInstance | undefined;
+  let currentAbort: AbortController | undefined;
+  let shuttingDown = false;
+  let gracePeriodMs = 30_000;
+
+  const runtime = new RuntimeClient({
+    address,
+    send,
+    callContext: () => {
+      const event = instance?.currentEvent;
+      return { callChain: event?.callChain ?? [], ...(event === undefined ? {} : { traceId: event.traceId }) };
+    },
+    onUnclaimedResult: (result) => {
+      if (instance === undefined) return logger.warn({ correlationId: result.correlationId }, "reply arrived before the instance was ready; dropped");
+      instance.addPendingResult(result);
+    },
+  });
+
+  const handleEvent = async (message: Extract<ParentMessage, { type: "event" }>): Promise<void> => {
+    if (instance === undefined || shuttingDown) return;
+    const { event, attempt } = message.payload;
+    const abort = new AbortController();
+    currentAbort = abort;
+    try {
+      const result = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted: (turnId) => send(envelope("turn_started", address, ORCHESTRATOR, { eventId: event.id, turnId })) });
+      send(envelope("turn_result", address, ORCHESTRATOR, result));
+    } catch (error) {
+      // Only a bug of ours or a failing disk gets here; still exactly one reply.
+      logger.error({ err: error, eventId: event.id }, "turn could not be committed");
+      send(envelope("turn_result", address, ORCHESTRATOR, {
+        eventId: event.id,
+        turnId: "",
+        status: "error",
+        response: "",
+        finishReason: "error",
+        error: { code: "AGENT_TURN_FAILED", message: describeError(error).message },
+        ...(event.replyTo === undefined ? {} : { correlationId: event.replyTo.correlationId }),
+      }));
+    } finally {
+      currentAbort = undefined;
+    }
+  };
+
+  const shutdown = async (reason: string, grace: number): Promise<void> => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    queue.clear(); // not started: they stay in the orchestrator's durable inbox
+    const timer = setTimeout(() => currentAbort?.abort(new Error("shutdown grace period over")), Math.max(0, grace));
+    await queue.onIdle();
+    clearTimeout(timer);
+    instance?.close();
+    send(envelope("shutdown_ack", address, ORCHESTRATOR, { reason }));
+    logger.info({ reason }, "agent stopped");
+    options.exit(0);
+  };
+
+  channel.onDisconnect(() => {
+    logger.warn("IPC channel lost (the orchestrator is gone); exiting");
+    currentAbort?.abort(new Error("parent gone"));
+    runtime.failAll("the orchestrator is gone");
+    options.exit(0);
+  });
+
+  const ready = (async () => {
+    const bundle = await options.loadBundle(args.bundle);
+    const created = await createAgentInstance({
+      bundle,
+      swarm: args.swarm,
+      agent: args.agent,
+      instanceKey: args.instanceKey,
+      stateRoot: args.stateRoot,
+      runtime,
+      logger,
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(options.model === undefined ? {} : { model: options.model }),
+    });
+    gracePeriodMs = created.policy.gracePeriodMs;
+    return created.instance;
+  })();
+
+  channel.onMessage((raw) => {
+    if (!isParentMessage(raw)) return logger.warn({ raw }, "ignored a message that is not a parent envelope");
+    switch (raw.type) {
+      case "event":
+        if (shuttingDown) return;
+        void queue.add(async () => {
+          await ready.catch(() => undefined);
+          await handleEvent(raw);
+        });
+        return;
+      case "runtime_result":
+        return runtime.handleRuntimeResult(raw.payload);
+      case "delegate_result":
+        return runtime.handleDelegateResult(raw.payload);
+      case "shutdown":
+        void shutdown(raw.payload.reason, raw.payload.gracePeriodMs ?? gracePeriodMs);
+        return;
+    }
+  });
+
+  try {
+    instance = await ready;
+  } catch (error) {
+    const code = isGoondanError(error) ? error.code : "AGENT_START_FAILED";
+    const message = describeError(error).message;
+    logger.error({ code, err: error }, "agent failed to start");
+    send(envelope("fatal", address, ORCHESTRATOR, { code, message }));
+    options.exit(1);
+    return;
+  }
+  send(envelope("ready", address, ORCHESTRATOR, { pid: process.pid, agent: args.agent, instanceKey: args.instanceKey }));
+  logger.info("agent ready");
+}

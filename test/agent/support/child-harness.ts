@@ -1,0 +1,97 @@
+/** Spawns the REAL agent child (src/agent/entry.ts) with Bun IPC and drives it like the orchestrator does. */
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AGENT_ENTRY_SCRIPT, agentChildArgv, envelope, ORCHESTRATOR, type AgentEvent, type ChildMessage, type ParentToChild } from "../../../src/ipc/protocol.ts";
+
+const FIXTURE = new URL("../../fixtures/agent/bundle", import.meta.url).pathname;
+
+/** Copies the fixture bundle to a temp dir with the loopback endpoint filled in. */
+export function writeFixtureBundle(options: { endpoint: string; stream?: boolean; agentExtra?: string }): string {
+  const dir = mkdtempSync(join(tmpdir(), "goondan-agent-bundle-"));
+  cpSync(FIXTURE, dir, { recursive: true });
+  const file = join(dir, "goondan.yaml");
+  let text = readFileSync(file, "utf8").replace("__ENDPOINT__", options.endpoint).replace("__STREAM__", String(options.stream === true));
+  if (options.agentExtra !== undefined) text = text.replace("  tools: [Tool/slow]\n", `  tools: [Tool/slow]\n${options.agentExtra}`);
+  writeFileSync(file, text);
+  return dir;
+}
+
+export interface ChildHandle {
+  pid: number;
+  messages: ChildMessage[];
+  send<K extends keyof ParentToChild>(type: K, payload: ParentToChild[K]): void;
+  waitFor<T extends ChildMessage["type"]>(type: T, predicate?: (message: Extract<ChildMessage, { type: T }>) => boolean, timeoutMs?: number): Promise<Extract<ChildMessage, { type: T }>>;
+  kill(signal?: number | NodeJS.Signals): void;
+  exited: Promise<number>;
+  output(): Promise<string>;
+}
+
+export function spawnAgentChild(options: { bundle: string; stateRoot: string; env?: Record<string, string> }): ChildHandle {
+  const messages: ChildMessage[] = [];
+  const listeners = new Set<() => void>();
+  const child = Bun.spawn([process.execPath, AGENT_ENTRY_SCRIPT, ...agentChildArgv({ bundle: options.bundle, swarm: "fixture", agent: "assistant", instanceKey: "main", stateRoot: options.stateRoot })], {
+    env: { ...process.env, LOOPBACK_API_KEY: "sk-loopback-secret", GOONDAN_LOG_LEVEL: "debug", ...options.env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    serialization: "json",
+    ipc(message) {
+      messages.push(message as ChildMessage);
+      for (const listener of listeners) listener();
+    },
+  });
+  return {
+    pid: child.pid,
+    messages,
+    send: (type, payload) => child.send(envelope(type as "event", ORCHESTRATOR, "assistant/main", payload as ParentToChild["event"])),
+    waitFor: (type, predicate, timeoutMs = 10_000) =>
+      new Promise((resolve, reject) => {
+        const check = (): boolean => {
+          const fatal = type === "fatal" ? undefined : messages.find((message) => message.type === "fatal");
+          if (fatal !== undefined) {
+            listeners.delete(onMessage);
+            clearTimeout(timer);
+            reject(new Error(`child sent fatal while waiting for ${type}: ${JSON.stringify(fatal.payload)}`));
+            return true;
+          }
+          const found = messages.find((message) => message.type === type && (predicate === undefined || predicate(message as never)));
+          if (found === undefined) return false;
+          listeners.delete(onMessage);
+          clearTimeout(timer);
+          resolve(found as never);
+          return true;
+        };
+        const onMessage = (): void => {
+          check();
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(onMessage);
+          reject(new Error(`timed out waiting for ${type}; got ${messages.map((message) => message.type).join(", ") || "nothing"}`));
+        }, timeoutMs);
+        listeners.add(onMessage);
+        check();
+      }),
+    kill: (signal) => child.kill(signal),
+    exited: child.exited,
+    output: async () => `${await new Response(child.stdout).text()}${await new Response(child.stderr).text()}`,
+  };
+}
+
+let counter = 0;
+export function agentEvent(input: string, overrides: Partial<AgentEvent> = {}): AgentEvent {
+  counter += 1;
+  return {
+    id: `evt_child${Date.now()}${counter}`,
+    type: "user.input",
+    input,
+    agent: "assistant",
+    instanceKey: "main",
+    source: { kind: "user", name: "test" },
+    traceId: "a".repeat(32),
+    callChain: [],
+    metadata: {},
+    createdAt: new Date().toISOString(),
+    ...overrides,
+  };
+}
