@@ -1,0 +1,147 @@
+/**
+ * What issues say: expected vs found, suggestions (existing names closest first, the kind meant), line
+ * and column, warnings that keep a bundle valid, and every issue of a bundle reported at once.
+ */
+import { afterAll, describe, expect, it } from "bun:test";
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { loadBundle } from "../../src/config/load-bundle.ts";
+import { ISSUE_CODES } from "../../src/config/issue-codes.ts";
+import { AGENT, MODEL, SWARM, TOOL, baseBundle, docs, header, removeBundles, writeBundle } from "./temp-bundle.ts";
+
+afterAll(removeBundles);
+
+const agentWith = (spec: string) => `${header("Agent", "a")}spec:\n  modelConfig: { modelRef: Model/m }\n${spec}`;
+
+describe("issue messages and suggestions", () => {
+  it("names the missing ref and lists the defined names, closest first", async () => {
+    const extraTools = ["bash-local", "echo-all", "ech"].map((name) => `${header("Tool", name)}spec: { entry: ./tools/echo.ts, exports: [{ name: say }] }\n`);
+    const dir = writeBundle(baseBundle({ agent: agentWith("  prompt: { system: hi }\n  tools: [Tool/echo, Tool/echoo]\n"), extra: extraTools }));
+    const [issue] = (await loadBundle(dir, { checkModules: false })).errors;
+    expect(issue).toMatchObject({ code: "E_CONFIG_REF_NOT_FOUND", path: "goondan.yaml#2.spec.tools[1]", message: "Tool/echoo not found" });
+    const names = issue?.suggestion?.replace("defined tools: ", "").split(", ") ?? [];
+    expect(names.slice(0, 3)).toEqual(["echo", "ech", "echo-all"]);
+    expect(names).toContain("bash"); // built-ins count as defined tools
+  });
+
+  it("suggests the kind that was meant", async () => {
+    const dir = writeBundle({ "goondan.yaml": docs(MODEL, "apiVersion: goondan.ai/v1\nkind: Agnet\nmetadata: { name: a }\nspec: {}") });
+    const [issue] = (await loadBundle(dir)).errors;
+    expect(issue?.code).toBe("E_CONFIG_UNKNOWN_KIND");
+    expect(issue?.suggestion).toBe("did you mean Agent?");
+    expect(issue?.message).toContain('found "Agnet"');
+  });
+
+  it("says which fields are allowed when it finds an unknown one", async () => {
+    const dir = writeBundle(baseBundle({ agent: agentWith("  prompt: { system: hi }\n  tool: [Tool/echo]\n") }));
+    const [issue] = (await loadBundle(dir)).errors;
+    expect(issue?.path).toBe("goondan.yaml#2.spec.tool");
+    expect(issue?.message).toContain('found unknown field "tool"');
+    expect(issue?.message).toContain("tools");
+  });
+
+  it("gives YAML errors with their line and column", async () => {
+    const dir = writeBundle({ "goondan.yaml": docs(MODEL, "apiVersion: goondan.ai/v1\nkind: Tool\nmetadata: [oops\n") });
+    const [issue] = (await loadBundle(dir)).errors;
+    expect(issue?.code).toBe("E_CONFIG_YAML_PARSE");
+    expect(issue?.line).toBeGreaterThanOrEqual(8);
+    expect(issue?.message).toMatch(/line \d+, column \d+/);
+  });
+
+  it("points schema issues at the line and column of the offending node", async () => {
+    const dir = writeBundle(baseBundle({ model: `${header("Model", "m")}spec:\n  provider: mistral\n  model: x\n` }));
+    const [issue] = (await loadBundle(dir)).errors;
+    expect(issue).toMatchObject({ path: "goondan.yaml#0.spec.provider", line: 6, column: 13 });
+    expect(issue?.message).toBe('expected one of "anthropic", "openai", "google", "openai-compatible", "replay", found "mistral"');
+  });
+
+  it("rejects an alias to an anchor of another document", async () => {
+    const dir = writeBundle({ "goondan.yaml": docs(`${MODEL}  options: &opts { a: 1 }`, `${header("Model", "n")}spec:\n  provider: openai\n  model: x\n  options: *opts\n`) });
+    expect((await loadBundle(dir)).errors.map((issue) => [issue.code, issue.path])).toEqual([["E_CONFIG_YAML_PARSE", "goondan.yaml#1"]]);
+  });
+
+  it("stops alias bombs instead of expanding them", async () => {
+    const levels = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]'];
+    for (let level = 1; level < 8; level++) levels.push(`${String.fromCharCode(97 + level)}: &${String.fromCharCode(97 + level)} [${Array(10).fill(`*${String.fromCharCode(96 + level)}`).join(",")}]`);
+    const dir = writeBundle({ "goondan.yaml": `${levels.join("\n")}\n` });
+    const result = await loadBundle(dir);
+    expect(result.errors.map((issue) => issue.code)).toEqual(["E_CONFIG_YAML_PARSE"]);
+  });
+
+  it("refuses an entry that is a symlink leaving the bundle", async () => {
+    const outside = writeBundle({ "echo.ts": "export const handlers = { say: () => 1 };\n" });
+    const files = baseBundle();
+    const linked = writeBundle({ ...files, "goondan.yaml": files["goondan.yaml"]!.replace("./tools/echo.ts", "./link.ts") });
+    symlinkSync(join(outside, "echo.ts"), join(linked, "link.ts"));
+    expect((await loadBundle(linked)).errors.map((issue) => [issue.code, issue.path])).toEqual([["E_CONFIG_ENTRY_OUTSIDE_BUNDLE", "goondan.yaml#1.spec.entry"]]);
+  });
+});
+
+describe("warnings", () => {
+  it("keeps a bundle valid when a handler has no export", async () => {
+    const dir = writeBundle(baseBundle({ files: { "tools/echo.ts": "export const handlers = { say: () => 1, shout: () => 2 };\n" } }));
+    const result = await loadBundle(dir);
+    expect(result.valid).toBe(true);
+    expect(result.warnings.map((issue) => [issue.code, issue.path, issue.severity])).toEqual([["W_CONFIG_HANDLER_UNUSED", "goondan.yaml#1.spec.exports", "warning"]]);
+  });
+
+  it("warns about an Agent without a system prompt", async () => {
+    const dir = writeBundle(baseBundle({ agent: agentWith("  tools: [Tool/echo]\n") }));
+    const result = await loadBundle(dir);
+    expect(result.valid).toBe(true);
+    expect(result.warnings.map((issue) => [issue.code, issue.path])).toEqual([["W_CONFIG_PROMPT_MISSING", "goondan.yaml#2.spec"]]);
+  });
+
+  it("warns about requiredTools the agent's Tools do not export", async () => {
+    const dir = writeBundle(baseBundle({ agent: agentWith("  prompt: { system: hi }\n  tools: [Tool/echo]\n  requiredTools: [echo__say, echo__shout]\n") }));
+    const result = await loadBundle(dir);
+    expect(result.valid).toBe(true);
+    expect(result.warnings.map((issue) => [issue.code, issue.path])).toEqual([["W_CONFIG_REQUIRED_TOOL_UNKNOWN", "goondan.yaml#2.spec.requiredTools[1]"]]);
+  });
+
+  it("warns about an ingress event the Connector does not declare", async () => {
+    const connector = `${header("Connector", "inbox")}spec: { entry: ./c.ts, events: [{ name: message }] }\n`;
+    const connection = `${header("Connection", "c")}spec:\n  connectorRef: Connector/inbox\n  ingress: { rules: [{ match: { event: mesage } }] }\n`;
+    const result = await loadBundle(writeBundle(baseBundle({ extra: [connector, connection], files: { "c.ts": "" } })));
+    expect(result.valid).toBe(true);
+    expect(result.warnings.map((issue) => [issue.code, issue.path])).toEqual([["W_CONFIG_UNKNOWN_EVENT", "goondan.yaml#5.spec.ingress.rules[0].match.event"]]);
+  });
+
+  it("warns when a replay cassette does not exist yet", async () => {
+    const model = `${header("Model", "m")}spec: { provider: replay, model: demo, options: { cassette: ./cassettes/new.jsonl } }\n`;
+    const result = await loadBundle(writeBundle(baseBundle({ model })));
+    expect(result.valid).toBe(true);
+    expect(result.warnings.map((issue) => [issue.code, issue.path])).toEqual([["W_CONFIG_CASSETTE_MISSING", "goondan.yaml#0.spec.options.cassette"]]);
+  });
+});
+
+describe("all issues at once", () => {
+  it("collects every error of a bundle before returning", async () => {
+    const dir = writeBundle(
+      baseBundle({
+        model: `${header("Model", "m")}spec: { provider: openai }\n`,
+        tool: `${header("Tool", "echo")}spec: { entry: ./tools/missing.ts, exports: [{ name: say }, { name: say }] }\n`,
+        agent: agentWith("  prompt: { system: hi, systemRef: ./p.md }\n  tools: [Tool/echo, Extension/x]\n"),
+        swarm: `${header("Swarm", "s")}spec: { entryAgent: Agent/a, agents: [Agent/a], policy: { maxStepsPerTurn: -1 } }\n`,
+      }),
+    );
+    const result = await loadBundle(dir);
+    expect(result.errors.map((issue) => [issue.code, issue.path]).sort()).toEqual(
+      [
+        ["E_CONFIG_SCHEMA_INVALID", "goondan.yaml#0.spec.model"],
+        ["E_CONFIG_REF_KIND", "goondan.yaml#2.spec.tools[1]"],
+        ["E_CONFIG_SCHEMA_INVALID", "goondan.yaml#3.spec.policy.maxStepsPerTurn"],
+        ["E_CONFIG_DUPLICATE_NAME", "goondan.yaml#1.spec.exports[1].name"],
+        ["E_CONFIG_PROMPT_CONFLICT", "goondan.yaml#2.spec.prompt"],
+        ["E_CONFIG_ENTRY_NOT_FOUND", "goondan.yaml#1.spec.entry"],
+      ].sort(),
+    );
+  });
+
+  it("uses only codes listed in issue-codes.ts", async () => {
+    const dir = writeBundle({ "goondan.yaml": docs(MODEL, TOOL, AGENT, SWARM, "kind: Nope", "[1, 2]") });
+    const result = await loadBundle(dir);
+    expect(result.errors.length).toBeGreaterThan(0);
+    for (const issue of [...result.errors, ...result.warnings]) expect(Object.keys(ISSUE_CODES)).toContain(issue.code);
+  });
+});
