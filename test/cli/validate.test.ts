@@ -1,0 +1,80 @@
+/**
+ * `goondan validate`: exit 0 for a valid bundle (warnings allowed), 3 for an invalid one; text output is
+ * one issue per line, path first, then a summary; `--format json` prints `{valid, errors, warnings}` only.
+ */
+import { afterAll, describe, expect, it } from "bun:test";
+import { join } from "node:path";
+import { main } from "../../src/cli/main.ts";
+import type { CliIo } from "../../src/cli/command.ts";
+import { baseBundle, header, removeBundles, writeBundle } from "../config/temp-bundle.ts";
+
+afterAll(removeBundles);
+
+const EVERY_KIND = join(import.meta.dir, "../fixtures/bundles/every-kind");
+
+function captureIo(cwd: string): CliIo & { out: () => string; err: () => string } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { stdout: (text) => void out.push(text), stderr: (text) => void err.push(text), env: {}, cwd, out: () => out.join(""), err: () => err.join("") };
+}
+
+const badBundle = () =>
+  writeBundle(baseBundle({ agent: `${header("Agent", "a")}spec:\n  modelConfig: { modelRef: Model/m }\n  prompt: { system: hi }\n  tools: [Tool/echo, Tool/ehco]\n` }));
+
+describe("goondan validate", () => {
+  it("exits 0 and prints a summary for a valid bundle", async () => {
+    const io = captureIo("/");
+    expect(await main(["validate", EVERY_KIND], io)).toBe(0);
+    expect(io.out()).toBe(`valid: ${EVERY_KIND} (0 errors, 0 warnings)\n`);
+  });
+
+  it("validates the current directory when no bundle is given", async () => {
+    const io = captureIo(EVERY_KIND);
+    expect(await main(["validate"], io)).toBe(0);
+    expect(io.out()).toContain("valid:");
+  });
+
+  it("exits 3 and prints one line per issue, path first, then the summary", async () => {
+    const dir = badBundle();
+    const io = captureIo(dir);
+    expect(await main(["validate", "."], io)).toBe(3);
+    const lines = io.out().trimEnd().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toStartWith("goondan.yaml#2.spec.tools[1]: E_CONFIG_REF_NOT_FOUND Tool/ehco not found; defined tools: echo, ");
+    expect(lines[1]).toBe(`invalid: ${dir} (1 error, 0 warnings)`);
+  });
+
+  it("exits 0 with warnings and prints them", async () => {
+    const dir = writeBundle(baseBundle({ files: { "tools/echo.ts": "export const handlers = { say: () => 1, spare: () => 2 };\n" } }));
+    const io = captureIo("/");
+    expect(await main(["validate", dir], io)).toBe(0);
+    expect(io.out()).toContain("goondan.yaml#1.spec.exports: W_CONFIG_HANDLER_UNUSED");
+    expect(io.out()).toContain("(0 errors, 1 warning)");
+  });
+
+  it("prints only {valid, errors, warnings} with --format json", async () => {
+    const io = captureIo("/");
+    expect(await main(["validate", badBundle(), "--format", "json"], io)).toBe(3);
+    const printed = JSON.parse(io.out()) as { valid: boolean; errors: { code: string; path: string }[]; warnings: unknown[] };
+    expect(Object.keys(printed)).toEqual(["valid", "errors", "warnings"]);
+    expect(printed.valid).toBe(false);
+    expect(printed.errors.map((issue) => [issue.code, issue.path])).toEqual([["E_CONFIG_REF_NOT_FOUND", "goondan.yaml#2.spec.tools[1]"]]);
+    expect(printed.warnings).toEqual([]);
+  });
+
+  it("accepts --format=json and reports a missing bundle as invalid, not as a crash", async () => {
+    const io = captureIo("/");
+    expect(await main(["validate", "/nonexistent/goondan-bundle", "--format=json"], io)).toBe(3);
+    expect((JSON.parse(io.out()) as { errors: { code: string }[] }).errors.map((issue) => issue.code)).toEqual(["E_CONFIG_FILE_NOT_FOUND"]);
+    expect(io.err()).toBe("");
+  });
+
+  it("exits 2 for an unknown format or a second bundle argument", async () => {
+    const first = captureIo("/");
+    expect(await main(["validate", EVERY_KIND, "--format", "yaml"], first)).toBe(2);
+    expect(first.err().trimEnd().split("\n")).toHaveLength(1);
+    const second = captureIo("/");
+    expect(await main(["validate", EVERY_KIND, EVERY_KIND], second)).toBe(2);
+    expect(second.err()).toContain("unexpected argument");
+  });
+});
