@@ -25,3 +25,18 @@ export type {
 export { pending, isPendingHandle } from "./tools/pending.ts";
 export { ToolFault } from "./tools/tool-errors.ts";
 export { buildToolName, parseToolName } from "./tools/naming.ts";
+
+// Extension authors: `export function register(api: ExtensionApi, config: JsonObject)` (agent process).
+export type {
+  ExtensionApi,
+  ExtensionRegister,
+  MessageEvent,
+  PipelineMiddleware,
+  PipelineType,
+  StepMiddlewareContext,
+  StepResult,
+  StepToolOutcome,
+  TokenUsage,
+  TurnMiddlewareContext,
+  TurnResult,
+} from "./agent/extensions/types.ts";

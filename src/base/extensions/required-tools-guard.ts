@@ -1,0 +1,53 @@
+/**
+ * Built-in extension `required-tools-guard`: refuses to let a turn end until every tool in
+ * `Agent.spec.requiredTools` (or `config.tools`) was called successfully in that turn. A name matches a full
+ * tool name (`bash__exec`) or a whole Tool resource (`bash`). When the model answers without the required
+ * calls, a reminder message is added and the turn continues, up to `config.maxReminders` (default 3) times;
+ * `maxStepsPerTurn` still bounds the turn.
+ */
+import type { ExtensionApi, JsonObject } from "../../index.ts";
+
+export function missingRequiredTools(required: readonly string[], called: ReadonlySet<string>): string[] {
+  return required.filter((name) => ![...called].some((tool) => tool === name || tool.startsWith(`${name}__`)));
+}
+
+export function register(api: ExtensionApi, config: JsonObject): void {
+  const required = Array.isArray(config.tools) ? config.tools.filter((name): name is string => typeof name === "string") : api.agent.requiredTools;
+  const maxReminders = typeof config.maxReminders === "number" && config.maxReminders >= 0 ? config.maxReminders : 3;
+  if (required.length === 0) return;
+  const turns = new Map<string, { called: Set<string>; reminders: number }>();
+
+  api.pipeline.register("turn", async (ctx) => {
+    turns.set(ctx.turnId, { called: new Set(), reminders: 0 });
+    try {
+      return await ctx.next();
+    } finally {
+      turns.delete(ctx.turnId);
+    }
+  });
+
+  api.pipeline.register("step", async (ctx) => {
+    const result = await ctx.next();
+    const turn = turns.get(ctx.turnId);
+    if (turn === undefined) return result;
+    for (const outcome of result.toolResults) if (outcome.result.status !== "error") turn.called.add(outcome.toolName);
+    if (result.continueTurn) return result;
+    const missing = missingRequiredTools(required, turn.called);
+    if (missing.length === 0 || turn.reminders >= maxReminders) {
+      if (missing.length > 0) api.logger.warn({ missing, turnId: ctx.turnId }, "turn ends without its required tools");
+      return result;
+    }
+    turn.reminders += 1;
+    ctx.emitMessageEvent({
+      type: "append",
+      message: {
+        id: `${ctx.turnId}-required-tools-${turn.reminders}`,
+        data: { role: "user", content: `Before finishing, you must call these required tools: ${missing.join(", ")}.` },
+        metadata: { turnId: ctx.turnId, extension: api.name },
+        createdAt: new Date().toISOString(),
+        source: { type: "extension", name: api.name },
+      },
+    });
+    return { ...result, continueTurn: true };
+  });
+}

@@ -1,0 +1,139 @@
+import { describe, expect, it } from "bun:test";
+import { join } from "node:path";
+import type { ExtensionResource } from "../../src/config/types.ts";
+import { EventBus } from "../../src/agent/extensions/event-bus.ts";
+import { ExtensionStateFile } from "../../src/agent/extensions/extension-state.ts";
+import { loadExtensions, type ExtensionUse } from "../../src/agent/extensions/load-extensions.ts";
+import { runTurn } from "../../src/agent/run-turn.ts";
+import { silentLogger } from "../../src/shared/logger.ts";
+import { register as registerWindow, windowRemovals } from "../../src/base/extensions/message-window.ts";
+import { register as registerGuard } from "../../src/base/extensions/required-tools-guard.ts";
+import { register as registerLogging } from "../../src/base/extensions/logging.ts";
+import { validModelView } from "../../src/agent/conversation/model-view.ts";
+import type { Message } from "../../src/tools/types.ts";
+import { scriptedModel } from "../helpers/scripted-model.ts";
+import { testEnv, userEvent, type TestEnv } from "./support/test-env.ts";
+
+const FIXTURES = new URL("../fixtures/agent/extensions", import.meta.url).pathname;
+const use = (name: string, config = {}): ExtensionUse => ({
+  resource: { apiVersion: "goondan.ai/v1", kind: "Extension", metadata: { name }, spec: { entry: `./${name}.ts` }, source: { file: join(FIXTURES, "goondan.yaml"), docIndex: 0, baseDir: FIXTURES } } as ExtensionResource,
+  config,
+});
+
+async function load(harness: TestEnv, uses: ExtensionUse[], events = new EventBus()): Promise<void> {
+  await loadExtensions({
+    extensions: uses,
+    agent: { name: "assistant", instanceKey: "main", requiredTools: [], tools: [] },
+    pipeline: harness.env.pipeline,
+    registerTool: (item, handler) => harness.env.registry.register(item, handler),
+    state: new ExtensionStateFile(harness.paths.state),
+    events,
+    logger: silentLogger(),
+  });
+}
+
+describe("loadExtensions", () => {
+  it("registers pipeline middleware, dynamic tools, events and persisted state", async () => {
+    const scripted = scriptedModel([{ toolCalls: [{ name: "counter__read", args: {} }] }, { text: "done" }, { text: "again" }]);
+    const harness = testEnv({ model: scripted.model });
+    const events = new EventBus();
+    const bumped: unknown[] = [];
+    events.on("counter.bumped", (payload) => bumped.push(payload));
+    await load(harness, [use("counter", { step: 2 })], events);
+    await runTurn({ env: harness.env, event: userEvent("one") });
+    expect(scripted.calls[0]?.tools?.map((tool) => tool.name)).toEqual(["counter__read"]);
+    await runTurn({ env: harness.env, event: userEvent("two") });
+    expect(bumped).toHaveLength(2);
+    expect(new ExtensionStateFile(harness.paths.state).get("counter")).toBe(4);
+  });
+
+  it("reports a throwing register as a config error naming the extension", async () => {
+    const harness = testEnv({ model: scriptedModel().model });
+    const failure = load(harness, [use("broken")]);
+    await expect(failure).rejects.toMatchObject({ code: "E_CONFIG_EXTENSION_LOAD" });
+    await expect(load(harness, [use("broken")])).rejects.toThrow(/Extension\/broken/);
+  });
+
+  it("reports a module without register and a missing entry as config errors", async () => {
+    const harness = testEnv({ model: scriptedModel().model });
+    await expect(load(harness, [use("no-register")])).rejects.toMatchObject({ code: "E_CONFIG_EXTENSION_LOAD" });
+    await expect(load(harness, [use("does-not-exist")])).rejects.toMatchObject({ code: "E_CONFIG_EXTENSION_LOAD" });
+  });
+});
+
+const msg = (id: string, role: "user" | "assistant" | "tool", toolCallId?: string): Message => ({
+  id,
+  data:
+    role === "tool"
+      ? { role, content: [{ type: "tool-result", toolCallId: toolCallId ?? "", toolName: "t__x", output: { type: "json", value: 1 } }] }
+      : role === "assistant" && toolCallId !== undefined
+        ? { role, content: [{ type: "tool-call", toolCallId, toolName: "t__x", input: {} }] }
+        : { role, content: id },
+  metadata: {},
+  createdAt: "",
+  source: { type: role },
+});
+
+describe("message-window", () => {
+  it("keeps the last N messages without orphaning tool results", () => {
+    const messages = [msg("u1", "user"), msg("a1", "assistant", "c1"), msg("t1", "tool", "c1"), msg("a2", "assistant", "c2"), msg("t2", "tool", "c2"), msg("u2", "user")];
+    for (let max = 1; max <= messages.length; max++) {
+      const removed = new Set(windowRemovals(messages, { maxMessages: max }));
+      const kept = messages.filter((message) => !removed.has(message.id));
+      expect(validModelView(kept).dropped).toEqual([]);
+      expect(kept.length).toBeLessThanOrEqual(max);
+    }
+  });
+
+  it("trims the stored conversation before each step", async () => {
+    const scripted = scriptedModel([{ text: "a" }, { text: "b" }, { text: "c" }]);
+    const harness = testEnv({ model: scripted.model });
+    registerWindow({ ...fakeApi(harness), name: "message-window" }, { maxMessages: 3 });
+    for (const input of ["one", "two", "three"]) await runTurn({ env: harness.env, event: userEvent(input) });
+    expect(scripted.calls[2]!.prompt.filter((message) => message.role !== "system")).toHaveLength(3);
+    expect(harness.reopenStore().messages.length).toBeLessThanOrEqual(4);
+  });
+});
+
+function fakeApi(harness: TestEnv, requiredTools: string[] = []) {
+  return {
+    name: "test-extension",
+    agent: { name: "assistant", instanceKey: "main", requiredTools, tools: [] },
+    pipeline: { register: harness.env.pipeline.register.bind(harness.env.pipeline) },
+    tools: { register: (item: Parameters<typeof harness.registerTool>[0], handler: Parameters<typeof harness.registerTool>[1]) => harness.registerTool(item, handler) },
+    state: { get: () => undefined, set: async () => {} },
+    events: new EventBus(),
+    logger: silentLogger(),
+  };
+}
+
+describe("required-tools-guard", () => {
+  it("refuses to end the turn until the required tools were called", async () => {
+    const scripted = scriptedModel([{ text: "I am done" }, { toolCalls: [{ name: "audit__log", args: {} }] }, { text: "now done" }]);
+    const harness = testEnv({ model: scripted.model });
+    harness.registerTool({ name: "audit__log", parameters: { type: "object", properties: {} } }, () => "logged");
+    registerGuard(fakeApi(harness, ["audit"]), {});
+    const result = await runTurn({ env: harness.env, event: userEvent("do it") });
+    expect(result).toMatchObject({ status: "ok", response: "now done", steps: 3 });
+    const reminder = scripted.calls[1]!.prompt.at(-1);
+    expect(JSON.stringify(reminder)).toContain("audit");
+    scripted.assertDone();
+  });
+
+  it("lets the turn end after maxReminders", async () => {
+    const scripted = scriptedModel([{ text: "no" }, { text: "still no" }]);
+    const harness = testEnv({ model: scripted.model });
+    registerGuard(fakeApi(harness, ["audit__log"]), { maxReminders: 1 });
+    const result = await runTurn({ env: harness.env, event: userEvent("do it") });
+    expect(result).toMatchObject({ status: "ok", response: "still no", steps: 2 });
+  });
+});
+
+describe("logging", () => {
+  it("wraps a turn without changing its result", async () => {
+    const scripted = scriptedModel([{ text: "logged" }]);
+    const harness = testEnv({ model: scripted.model });
+    registerLogging(fakeApi(harness), { level: "debug" });
+    expect((await runTurn({ env: harness.env, event: userEvent("x") })).response).toBe("logged");
+  });
+});
