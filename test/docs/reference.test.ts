@@ -17,3 +17,10 @@ describe("docs/goondan-yaml.md", () => {
     }
   });
 });
+
+describe("docs/cli.md", () => {
+  it("is what docs/generate-cli.ts generates from the CLI's help (run it after adding a command or flag)", async () => {
+    const { CLI_FILE, renderCli } = await import("../../docs/generate-cli.ts");
+    expect(readFileSync(CLI_FILE, "utf8")).toBe(await renderCli());
+  });
+});

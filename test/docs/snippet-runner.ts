@@ -2,9 +2,10 @@
  * Runs or validates one documentation code block, by its tags (see docs/README.md "Snippets are tested"):
  *   sh                 run with bash in the doc's scratch directory (a copy of the bundled example), where
  *                      `goondan`, `npx goondan` and `npm install` reach this checkout and nothing else
- *   sh api             the same, while `goondan run` serves that directory; `127.0.0.1:8790` is rewritten
- *                      to the daemon's real port and GOONDAN_API_TOKEN is set for both sides
+ *   sh api             the same, while `goondan run` serves that directory; `127.0.0.1:8790` and
+ *                      `--port 8790` are rewritten to the daemon's real port; GOONDAN_API_TOKEN is set for both sides
  *   sh suite           the test-suite command itself: checked against package.json, not run (it would run us)
+ *   sh bench           benchmark commands: each `bun bench/<name>.ts` script must exist; not run (slow, timing)
  *   yaml goondan       a whole goondan.yaml, written to `dir=DIR` (default: the scratch directory itself,
  *                      replacing the example) and validated by `goondan validate`
  *   yaml resource      documents checked against the JSON Schema printed by `goondan schema`
@@ -164,7 +165,8 @@ export async function runBlock(block: CodeBlock, scratch: DocScratch): Promise<v
     const env = { ...scratch.env };
     if (block.tags.includes("api")) {
       scratch.daemon ??= await startDaemon(scratch);
-      script = script.replaceAll("127.0.0.1:8790", `127.0.0.1:${scratch.daemon.port}`).replaceAll("localhost:8790", `127.0.0.1:${scratch.daemon.port}`);
+      const port = String(scratch.daemon.port);
+      script = script.replaceAll("127.0.0.1:8790", `127.0.0.1:${port}`).replaceAll("localhost:8790", `127.0.0.1:${port}`).replaceAll("--port 8790", `--port ${port}`);
       env.GOONDAN_API_TOKEN = API_TOKEN;
     }
     const result = await runShell({ script, cwd: scratch.dir, env, timeoutMs: 60_000 });
@@ -174,6 +176,12 @@ export async function runBlock(block: CodeBlock, scratch: DocScratch): Promise<v
   if (is("sh", "suite")) {
     const packageJson = (await Bun.file(join(REPO, "package.json")).json()) as { scripts?: Record<string, string> };
     if (block.code.trim() !== "npm install && npm test" || !packageJson.scripts?.test) throw new Error(`${where}: the test-suite command must be "npm install && npm test" and package.json must define scripts.test`);
+    return;
+  }
+  if (is("sh", "bench")) {
+    const scripts = [...block.code.matchAll(/\bbun (bench\/[\w.-]+\.ts)/g)].map((match) => match[1] as string);
+    const missing = scripts.filter((script) => !existsSync(join(REPO, script)));
+    if (scripts.length === 0 || missing.length > 0) throw new Error(`${where}: benchmark scripts not found: ${missing.join(", ") || "none named"}`);
     return;
   }
   if (is("yaml", "goondan")) {
