@@ -36,7 +36,7 @@ for (const stream of [false, true]) {
 
       const [first, second] = server.requests;
       expect(systemPrompt(first!)).toBe("You are the fixture assistant.");
-      expect(toolNames(first!)).toEqual(["slow__echo", "slow__sleep"]);
+      expect(toolNames(first!)).toEqual(["slow__echo", "slow__sleep", "delegate__ask", "delegate__ask_later"]);
       expect(first!.body.temperature).toBe(0.2);
       expect(first!.headers.authorization).toBe("Bearer sk-loopback-secret");
       expect(first!.stream).toBe(stream);

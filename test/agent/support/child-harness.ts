@@ -12,7 +12,7 @@ export function writeFixtureBundle(options: { endpoint: string; stream?: boolean
   cpSync(FIXTURE, dir, { recursive: true });
   const file = join(dir, "goondan.yaml");
   let text = readFileSync(file, "utf8").replace("__ENDPOINT__", options.endpoint).replace("__STREAM__", String(options.stream === true));
-  if (options.agentExtra !== undefined) text = text.replace("  tools: [Tool/slow]\n", `  tools: [Tool/slow]\n${options.agentExtra}`);
+  if (options.agentExtra !== undefined) text = text.replace("  tools: [Tool/slow, Tool/delegate]\n", `  tools: [Tool/slow, Tool/delegate]\n${options.agentExtra}`);
   writeFileSync(file, text);
   return dir;
 }
@@ -23,6 +23,8 @@ export interface ChildHandle {
   send<K extends keyof ParentToChild>(type: K, payload: ParentToChild[K]): void;
   waitFor<T extends ChildMessage["type"]>(type: T, predicate?: (message: Extract<ChildMessage, { type: T }>) => boolean, timeoutMs?: number): Promise<Extract<ChildMessage, { type: T }>>;
   kill(signal?: number | NodeJS.Signals): void;
+  /** Closes the IPC channel, as when the parent goes away. */
+  disconnect(): void;
   exited: Promise<number>;
   output(): Promise<string>;
 }
@@ -73,6 +75,7 @@ export function spawnAgentChild(options: { bundle: string; stateRoot: string; en
         check();
       }),
     kill: (signal) => child.kill(signal),
+    disconnect: () => child.disconnect(),
     exited: child.exited,
     output: async () => `${await new Response(child.stdout).text()}${await new Response(child.stderr).text()}`,
   };

@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it } from "bun:test";
+import { startLoopbackLlm, toolResults, type LoopbackLlm } from "../helpers/loopback-llm.ts";
+import { agentEvent, spawnAgentChild, writeFixtureBundle, type ChildHandle } from "./support/child-harness.ts";
+import { tempStateRoot } from "./support/test-env.ts";
+
+let server: LoopbackLlm | undefined;
+const children: ChildHandle[] = [];
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    child.kill(9);
+    await child.exited;
+  }
+  await server?.close();
+  server = undefined;
+});
+
+describe("ctx.runtime over IPC", () => {
+  it("blocks a request until the delegate_result with its correlationId arrives", async () => {
+    server = await startLoopbackLlm({ replies: [{ toolCalls: [{ id: "call_ask", name: "delegate__ask", args: { target: "worker", input: "count files" } }] }, { text: "worker says 3" }] });
+    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
+    children.push(child);
+    await child.waitFor("ready");
+    const event = agentEvent("ask the worker", { callChain: ["user-agent"] });
+    child.send("event", { event, attempt: 1 });
+    const call = await child.waitFor("runtime_call");
+    expect(call.payload).toMatchObject({ method: "request", args: { target: "worker", input: "count files", async: false }, callChain: ["user-agent"], traceId: event.traceId });
+    const correlationId = call.payload.args.correlationId as string;
+    child.send("runtime_result", { callId: call.payload.callId, ok: true, value: { correlationId, eventId: "evt_w" } });
+    child.send("delegate_result", { correlationId, status: "ok", agent: "worker", instanceKey: "main", response: "3 files" });
+    const result = await child.waitFor("turn_result");
+    expect(result.payload.response).toBe("worker says 3");
+    expect(toolResults(server.requests[1]!)[0]?.content).toMatchObject({ status: "ok", output: { status: "ok", response: "3 files", correlationId } });
+  });
+
+  it("turns a refused runtime call into a tool error the model reads", async () => {
+    server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "delegate__ask", args: { target: "assistant", input: "loop" } }] }, { text: "cannot" }] });
+    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
+    children.push(child);
+    await child.waitFor("ready");
+    child.send("event", { event: agentEvent("ask myself"), attempt: 1 });
+    const call = await child.waitFor("runtime_call");
+    child.send("runtime_result", { callId: call.payload.callId, ok: false, error: { code: "CIRCULAR_CALL_DETECTED", message: "cycle" } });
+    await child.waitFor("turn_result");
+    expect(toolResults(server.requests[1]!)[0]?.content).toMatchObject({ status: "error" });
+  });
+
+  it("shows an async request's reply to the model before its next step", async () => {
+    server = await startLoopbackLlm({
+      replies: [{ toolCalls: [{ name: "delegate__ask_later", args: { target: "worker", input: "slow job" } }] }, { text: "started it" }, { text: "the job said done" }],
+    });
+    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
+    children.push(child);
+    await child.waitFor("ready");
+    child.send("event", { event: agentEvent("start the job"), attempt: 1 });
+    const call = await child.waitFor("runtime_call");
+    const correlationId = call.payload.args.correlationId as string;
+    child.send("runtime_result", { callId: call.payload.callId, ok: true, value: { correlationId } });
+    const first = await child.waitFor("turn_result");
+    expect(first.payload.response).toBe("started it");
+    expect(toolResults(server.requests[1]!)[0]?.content).toMatchObject({ status: "pending", handle: correlationId });
+    child.send("delegate_result", { correlationId, status: "ok", agent: "worker", instanceKey: "main", response: "job done" });
+    child.send("event", { event: agentEvent("any news?"), attempt: 1 });
+    await child.waitFor("turn_result", (message) => message.payload.response === "the job said done");
+    const shown = JSON.stringify(server.requests[2]!.body.messages);
+    expect(shown).toContain("job done");
+    expect(shown).toContain(correlationId);
+  });
+});
