@@ -19,10 +19,12 @@ import { checkParameters } from "./check-parameters.ts";
 import { checkToolModules } from "./check-tool-modules.ts";
 
 export interface LoadBundleOptions {
-  /** Reserved for env-dependent checks; validation itself does not read env vars (see missingEnvIssues). */
+  /** Environment of the child process that imports Tool modules. Default: process.env. Validation does not require env vars (see missingEnvIssues). */
   env?: Record<string, string | undefined>;
-  /** Import Tool entry modules to check their handlers. Default: true. */
+  /** Import Tool entry modules (in a separate Bun process) to check their handlers. Default: true. */
   checkModules?: boolean;
+  /** Longest time one Tool module may take to load before it is reported. Default: 5000 ms. */
+  moduleTimeoutMs?: number;
 }
 
 export interface BundleLoadResult {
@@ -52,7 +54,7 @@ export async function loadBundle(target: string, options: LoadBundleOptions = {}
   // Built-in files are ours: test/config/builtin-package.test.ts checks them, not every user's validate.
   checkFiles({ resources: local, issues });
   checkParameters({ resources: local, issues });
-  if (options.checkModules ?? true) await checkToolModules({ resources: local, issues });
+  if (options.checkModules ?? true) await checkToolModules({ resources: local, issues, cwd: dir, ...(options.env ? { env: options.env } : {}), ...(options.moduleTimeoutMs ? { timeoutMs: options.moduleTimeoutMs } : {}) });
   const valid = issues.errors.length === 0;
   return {
     valid,
