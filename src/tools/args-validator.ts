@@ -16,17 +16,41 @@ export interface ArgsProblem {
 
 const MAX_LISTED_ERRORS = 20;
 
-/** One ajv instance per registry: compiled schemas are cached there, never recompiled per call. */
 export function createSchemaCompiler(): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, verbose: true, validateSchema: true });
   addFormats(ajv);
   return ajv;
 }
 
+/**
+ * One process-wide compiler and cache: a schema is compiled once per process (keyed by its JSON text),
+ * however many registries use it, and never per call. Schemas with their own `$id` get a private compiler
+ * so two different schemas sharing an `$id` cannot collide.
+ */
+let sharedCompiler: Ajv | undefined;
+const compiled = new Map<string, ValidateFunction>();
+
+function compileSchema(schema: JsonObject): ValidateFunction {
+  if (typeof schema.$id === "string") return createSchemaCompiler().compile(schema);
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (validate === undefined) {
+    sharedCompiler ??= createSchemaCompiler();
+    validate = sharedCompiler.compile(structuredClone(schema));
+    compiled.set(key, validate);
+  }
+  return validate;
+}
+
+/** How many distinct schemas this process has compiled (for tests and diagnostics). */
+export function compiledSchemaCount(): number {
+  return compiled.size;
+}
+
 /** Compiles `schema` (throws ajv's error when the schema itself is invalid). */
-export function compileArgsValidator(options: { ajv: Ajv; schema: JsonObject; toolName: string }): ArgsValidator {
+export function compileArgsValidator(options: { schema: JsonObject; toolName: string }): ArgsValidator {
   const { schema, toolName } = options;
-  const validate: ValidateFunction = options.ajv.compile(schema);
+  const validate = compileSchema(schema);
   const suggestion = keysSuggestion(schema);
   return (args) => {
     if (validate(args)) return null;

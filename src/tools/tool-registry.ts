@@ -5,11 +5,10 @@
  * The registry holds what CAN run; the per-step catalog (tool-catalog.ts) decides what MAY run.
  */
 import { resolve } from "node:path";
-import type Ajv from "ajv";
 import type { ToolResource } from "../config/types.ts";
 import { ConfigError } from "../shared/errors.ts";
 import type { JsonObject } from "../shared/json.ts";
-import { compileArgsValidator, createSchemaCompiler, type ArgsValidator } from "./args-validator.ts";
+import { compileArgsValidator, type ArgsValidator } from "./args-validator.ts";
 import { buildToolName, isValidFullToolName, isValidToolPartName } from "./naming.ts";
 import { DEFAULT_ERROR_MESSAGE_LIMIT } from "./tool-errors.ts";
 import type { ToolCatalogItem, ToolHandler, ToolSource } from "./types.ts";
@@ -56,7 +55,6 @@ export function importToolModule(entryPath: string): Promise<HandlerModule> {
 
 export class ToolRegistry {
   private readonly entries = new Map<string, ToolRegistryEntry>();
-  private readonly ajv: Ajv = createSchemaCompiler();
 
   /**
    * Loads every export of `resources`. Throws ConfigError (E_CONFIG_*) when an entry cannot be imported,
@@ -171,7 +169,7 @@ export class ToolRegistry {
     const parameters = item.parameters ?? DEFAULT_PARAMETERS;
     let validate: ArgsValidator;
     try {
-      validate = compileArgsValidator({ ajv: this.ajv, schema: parameters, toolName: item.name });
+      validate = compileArgsValidator({ schema: parameters, toolName: item.name });
     } catch (error) {
       throw new ConfigError("E_CONFIG_TOOL_SCHEMA_INVALID", `${options.where}.parameters: not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }

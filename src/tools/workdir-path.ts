@@ -18,20 +18,27 @@ export interface ConfinedPath {
 }
 
 /**
- * Resolves `path` (relative to `root`, or absolute) and checks it stays inside `root`, symlinks included.
+ * Resolves `path` (relative to `base`, or absolute) and checks it stays inside `root`, symlinks included.
  * Throws ToolFault E_PATH_OUTSIDE_WORKDIR / E_PATH_INVALID.
  */
-export async function resolveConfinedPath(options: { root: string; path: string }): Promise<ConfinedPath> {
+export async function resolveConfinedPath(options: {
+  root: string;
+  path: string;
+  /** Where relative paths start (and what `relative` is relative to). Default: root. */
+  base?: string;
+}): Promise<ConfinedPath> {
   const { path } = options;
   if (typeof path !== "string" || path.length === 0) throw new ToolFault(PATH_INVALID, "the path is empty");
   if (path.includes("\0")) throw new ToolFault(PATH_INVALID, "the path contains a NUL character");
   const root = resolve(options.root);
-  const absolute = isAbsolute(path) ? resolve(path) : resolve(root, path);
+  const base = resolve(options.base ?? root);
+  const absolute = isAbsolute(path) ? resolve(path) : resolve(base, path);
   if (!isInside(root, absolute)) throw outside(path);
   const realRoot = await realpathOfNearest(root);
   const realTarget = await realpathOfNearest(absolute);
   if (!isInside(realRoot, realTarget)) throw outside(path, true);
-  const relativePath = relative(root, absolute);
+  if (!isInside(base, absolute)) return { absolute, relative: absolute };
+  const relativePath = relative(base, absolute);
   return { absolute, relative: relativePath === "" ? "." : relativePath.split(sep).join("/") };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { resolve } from "node:path";
+import { compiledSchemaCount } from "../../src/tools/args-validator.ts";
 import { ToolRegistry } from "../../src/tools/tool-registry.ts";
 import { FIXTURES_DIR, toolResource } from "./helpers.ts";
 
@@ -41,10 +42,17 @@ describe("ToolRegistry.fromResources", () => {
     expect(module.importCount).toBe(1);
   });
 
-  it("compiles each export's schema once, at registration", async () => {
-    const registry = await ToolRegistry.fromResources([sample()]);
-    const entry = registry.get("sample__echo");
-    expect(registry.get("sample__echo")?.validate).toBe(entry!.validate);
+  it("compiles each schema once per process, at registration, never per call", async () => {
+    const schema = { type: "object", properties: { unique_for_this_test: { type: "string" } }, additionalProperties: false };
+    const resource = toolResource({ name: "once", entry: "./sample-tools.ts", exports: [{ name: "echo", parameters: schema }] });
+    const before = compiledSchemaCount();
+    const registry = await ToolRegistry.fromResources([resource]);
+    expect(compiledSchemaCount()).toBe(before + 1);
+    await ToolRegistry.fromResources([resource]);
+    const validate = registry.get("once__echo")!.validate;
+    for (let index = 0; index < 100; index++) validate({ unique_for_this_test: String(index) });
+    expect(validate({ unique_for_this_test: 1 } as never)).not.toBeNull();
+    expect(compiledSchemaCount()).toBe(before + 1);
   });
 
   it("rejects an entry that cannot be imported (E_CONFIG_ENTRY_NOT_FOUND)", async () => {

@@ -1,6 +1,7 @@
 /**
- * Built-in `file-system`: read, write, list and mkdir inside the agent's workspace. Every path is
- * confined to the root (ctx.workdir, or the Tool's `config.root` resolved against it), symlinks included;
+ * Built-in `file-system`: read, write, list and mkdir inside the agent's workspace. Relative paths start at
+ * ctx.workdir; every path is confined to the root (ctx.workdir, or the Tool's `config.root` resolved against
+ * it), symlinks included;
  * reads stop at maxBytes (default 100000, at most `config.maxReadBytes`).
  */
 import { appendFile, lstat, mkdir, open, readdir, stat, writeFile } from "node:fs/promises";
@@ -20,7 +21,7 @@ function rootOf(ctx: ToolContext): string {
 }
 
 function confined(ctx: ToolContext, path: unknown): Promise<ConfinedPath> {
-  return resolveConfinedPath({ root: rootOf(ctx), path: typeof path === "string" && path !== "" ? path : "." });
+  return resolveConfinedPath({ root: rootOf(ctx), base: ctx.workdir, path: typeof path === "string" && path !== "" ? path : "." });
 }
 
 function notFound(path: string): ToolFault {

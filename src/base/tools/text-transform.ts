@@ -4,12 +4,15 @@
  * 4 MiB characters so one call cannot blow up the process.
  */
 import type { JsonObject } from "../../shared/json.ts";
+import { configNumber } from "../../tools/tool-config.ts";
 import { ToolFault } from "../../tools/tool-errors.ts";
-import type { ToolHandler } from "../../tools/types.ts";
+import type { ToolContext, ToolHandler } from "../../tools/types.ts";
 import { runRegexJob } from "./regex-sandbox.ts";
 
 const MAX_RESULT_LENGTH = 4 * 1024 * 1024;
 
+/** Regex work gets `config.regexBudgetMs` (default 2000) before its worker is stopped. */
+const regexOptions = (ctx: ToolContext) => ({ signal: ctx.signal, budgetMs: configNumber(ctx.config, "regexBudgetMs", 2000) });
 const text = (input: JsonObject): string => (typeof input.text === "string" ? input.text : "");
 const flagsOf = (input: JsonObject): string => (typeof input.flags === "string" ? [...new Set(input.flags.replace(/[^imsu]/g, ""))].join("") : "");
 
@@ -20,7 +23,7 @@ export const handlers: Record<string, ToolHandler> = {
     const replacement = String(input.replacement ?? "");
     const all = input.all !== false;
     if (input.regex === true) {
-      const outcome = await runRegexJob({ op: "replace", text: source, pattern, flags: flagsOf(input), replacement, all, maxLength: MAX_RESULT_LENGTH }, { signal: ctx.signal });
+      const outcome = await runRegexJob({ op: "replace", text: source, pattern, flags: flagsOf(input), replacement, all, maxLength: MAX_RESULT_LENGTH }, regexOptions(ctx));
       if (!outcome.ok) throw new ToolFault(outcome.code, outcome.message);
       if (!("text" in outcome)) throw new ToolFault("E_TEXT_REGEX", "unexpected regex worker answer");
       return { text: outcome.text, replacements: outcome.count };
@@ -47,7 +50,7 @@ export const handlers: Record<string, ToolHandler> = {
     const limit = typeof input.limit === "number" ? input.limit : undefined;
     let parts: string[];
     if (input.regex === true) {
-      const outcome = await runRegexJob({ op: "split", text: source, pattern: separator, flags: flagsOf(input), all: true, ...(limit === undefined ? {} : { limit }) }, { signal: ctx.signal });
+      const outcome = await runRegexJob({ op: "split", text: source, pattern: separator, flags: flagsOf(input), all: true, ...(limit === undefined ? {} : { limit }) }, regexOptions(ctx));
       if (!outcome.ok) throw new ToolFault(outcome.code, outcome.message);
       if (!("parts" in outcome)) throw new ToolFault("E_TEXT_REGEX", "unexpected regex worker answer");
       parts = outcome.parts;

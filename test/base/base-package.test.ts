@@ -1,0 +1,63 @@
+import { describe, expect, it } from "bun:test";
+import { resolve } from "node:path";
+import { isValidToolPartName } from "../../src/tools/naming.ts";
+import { baseToolResources, baseTools } from "./base-tools.ts";
+
+const EXPECTED_EXPORTS: Record<string, string[]> = {
+  bash: ["exec", "script"],
+  "file-system": ["read", "write", "list", "mkdir"],
+  "http-fetch": ["get", "post"],
+  "json-query": ["query", "pick", "count", "flatten"],
+  "text-transform": ["replace", "slice", "split", "join", "trim", "case"],
+  wait: ["seconds"],
+  agents: ["request", "send", "spawn", "list", "catalog"],
+  "self-restart": ["request"],
+};
+
+describe("@goondan/base tools", () => {
+  const resources = baseToolResources();
+
+  it("declares exactly the built-in tools and exports of SPEC §2", () => {
+    expect(Object.fromEntries(resources.map((resource) => [resource.metadata.name, resource.spec.exports.map((spec) => spec.name)]))).toEqual(EXPECTED_EXPORTS);
+  });
+
+  it("has an entry module exporting a handler for every export, loaded into one registry", async () => {
+    const { registry } = await baseTools();
+    const expected = Object.entries(EXPECTED_EXPORTS).flatMap(([tool, exports]) => exports.map((name) => `${tool}__${name}`));
+    expect(registry.names()).toEqual(expected);
+    for (const resource of resources) {
+      const module = (await import(resolve(resource.source.baseDir, resource.spec.entry))) as { handlers: Record<string, unknown> };
+      expect(Object.keys(module.handlers).sort()).toEqual(resource.spec.exports.map((spec) => spec.name).sort());
+    }
+  });
+
+  it("uses valid names without '__'", () => {
+    for (const resource of resources) {
+      expect(isValidToolPartName(resource.metadata.name)).toBe(true);
+      for (const spec of resource.spec.exports) expect(isValidToolPartName(spec.name)).toBe(true);
+    }
+  });
+
+  it("gives every export a description and a closed object schema whose properties are all described", () => {
+    for (const resource of resources) {
+      for (const spec of resource.spec.exports) {
+        const where = `${resource.metadata.name}__${spec.name}`;
+        expect({ where, description: typeof spec.description === "string" && spec.description.length > 10 }).toEqual({ where, description: true });
+        expect({ where, type: spec.parameters.type, additionalProperties: spec.parameters.additionalProperties }).toEqual({ where, type: "object", additionalProperties: false });
+        const properties = (spec.parameters.properties ?? {}) as Record<string, { description?: unknown }>;
+        for (const [key, property] of Object.entries(properties)) {
+          expect({ where, key, described: typeof property.description === "string" }).toEqual({ where, key, described: true });
+        }
+        for (const key of (spec.parameters.required ?? []) as string[]) expect(Object.keys(properties)).toContain(key);
+      }
+    }
+  });
+
+  it("gives long-running exports a timeout longer than their own internal limit", () => {
+    const timeoutOf = (tool: string, name: string) => resources.find((resource) => resource.metadata.name === tool)?.spec.exports.find((spec) => spec.name === name)?.timeoutMs ?? 60_000;
+    expect(timeoutOf("bash", "exec")).toBeGreaterThan(600_000);
+    expect(timeoutOf("wait", "seconds")).toBeGreaterThan(300_000);
+    expect(timeoutOf("http-fetch", "get")).toBeGreaterThan(120_000);
+    expect(timeoutOf("agents", "request")).toBeGreaterThan(3_600_000);
+  });
+});
