@@ -1,11 +1,13 @@
 /**
  * Files a bundle points at: Tool, Extension and Connector entries (E_CONFIG_ENTRY_NOT_FOUND), Agent
- * prompts (system xor systemRef, and the file exists) and replay cassettes. Every such path must stay
- * inside the bundle (E_CONFIG_ENTRY_OUTSIDE_BUNDLE).
+ * prompts (system xor systemRef, and the file exists) and replay cassettes. Entries and prompt files must
+ * stay inside the bundle (E_CONFIG_ENTRY_OUTSIDE_BUNDLE); a cassette may live anywhere.
  */
 import type { IssueList, PathSegment } from "./issues.ts";
 import type { LoadedResource } from "./loaded-resource.ts";
 import { resolveBundlePath } from "./bundle-path.ts";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import type { IssueCode } from "./issue-codes.ts";
 
 export function checkFiles(options: { resources: LoadedResource[]; issues: IssueList }): void {
@@ -22,9 +24,7 @@ export function checkFiles(options: { resources: LoadedResource[]; issues: Issue
         break;
       case "Model": {
         const cassette = resource.spec.provider === "replay" ? resource.spec.options?.cassette : undefined;
-        if (typeof cassette === "string") {
-          checkPath({ loaded, issues: options.issues, segments: ["spec", "options", "cassette"], relativePath: cassette, what: "cassette", missingCode: "W_CONFIG_CASSETTE_MISSING" });
-        }
+        if (typeof cassette === "string") checkCassette({ loaded, issues: options.issues, cassette });
         break;
       }
       default:
@@ -61,6 +61,17 @@ function checkPrompt(loaded: LoadedResource, issues: IssueList): void {
 function promptField(loaded: LoadedResource): "prompt" | "prompts" {
   const spec = loaded.raw.spec as { prompt?: unknown; prompts?: unknown } | undefined;
   return spec?.prompt === undefined && spec?.prompts !== undefined ? "prompts" : "prompt";
+}
+
+/** A cassette may be absolute (tests, recordings kept elsewhere); a missing one is only a warning: `--record` writes it. */
+function checkCassette(options: { loaded: LoadedResource; issues: IssueList; cassette: string }): void {
+  const path = resolve(options.loaded.resource.source.baseDir, options.cassette);
+  if (existsSync(path)) return;
+  options.issues.at(options.loaded.site, ["spec", "options", "cassette"], {
+    code: "W_CONFIG_CASSETTE_MISSING",
+    message: `expected the cassette file ${options.cassette} to exist, found no file at ${path}`,
+    suggestion: "record one with 'goondan run --record <file>'",
+  });
 }
 
 function checkPath(options: { loaded: LoadedResource; issues: IssueList; segments: PathSegment[]; relativePath: string; what: string; missingCode: IssueCode }): void {

@@ -2,7 +2,7 @@
  * How resources fit together once refs resolve: a Swarm's entryAgent is one of its agents; a Connection
  * without swarmRef belongs to the first Swarm; an ingress route targets an agent of that Swarm, sets
  * instanceKey or instanceKeyProperty (not both) and matches an event its Connector declares; an Agent's
- * requiredTools name tools it has.
+ * requiredTools name tools it has; no agent is listed twice in a Swarm, no Tool twice in an Agent.
  */
 import type { IssueList } from "./issues.ts";
 import type { LoadedResource } from "./loaded-resource.ts";
@@ -14,8 +14,14 @@ export function checkWiring(options: { resources: LoadedResource[]; index: RefIn
   const firstSwarm = resources.find((loaded) => loaded.resource.kind === "Swarm")?.resource as SwarmResource | undefined;
   for (const loaded of resources) {
     const { resource } = loaded;
-    if (resource.kind === "Swarm") checkSwarm(loaded, resource, issues);
-    if (resource.kind === "Agent") checkRequiredTools({ loaded, agent: resource, index, issues });
+    if (resource.kind === "Swarm") {
+      checkSwarm(loaded, resource, issues);
+      checkListedOnce({ loaded, issues, names: resource.spec.agents.map((ref) => ref.name), field: "agents", what: "agent" });
+    }
+    if (resource.kind === "Agent") {
+      checkRequiredTools({ loaded, agent: resource, index, issues });
+      checkListedOnce({ loaded, issues, names: resource.spec.tools.map((ref) => ref.name), field: "tools", what: "Tool (its LLM tool names would clash)" });
+    }
     if (resource.kind === "Connection") {
       if (!resource.spec.swarmRef && firstSwarm) resource.spec.swarmRef = { kind: "Swarm", name: firstSwarm.metadata.name };
       checkConnection({ loaded, connection: resource, index, issues });
@@ -30,6 +36,24 @@ function checkSwarm(loaded: LoadedResource, swarm: SwarmResource, issues: IssueL
     code: "E_CONFIG_ENTRY_AGENT_NOT_LISTED",
     message: `expected entryAgent to be one of spec.agents (${swarm.spec.agents.map((agent) => agent.name).join(", ") || "none"}), found Agent/${entry}`,
     suggestion: `add "Agent/${entry}" to spec.agents`,
+  });
+}
+
+/** Refs listed twice: `names` follow the written list, since invalid refs were reported and dropped before. */
+function checkListedOnce(options: { loaded: LoadedResource; issues: IssueList; names: string[]; field: "agents" | "tools"; what: string }): void {
+  const seen = new Set<string>();
+  const uses = options.loaded.refs.filter((use) => use.segments[1] === options.field && use.segments.length === 3);
+  options.names.forEach((name, position) => {
+    if (!seen.has(name)) {
+      seen.add(name);
+      return;
+    }
+    const segments = uses[position]?.segments ?? ["spec", options.field];
+    options.issues.at(options.loaded.site, segments, {
+      code: "E_CONFIG_DUPLICATE_NAME",
+      message: `expected each ${options.what} once in spec.${options.field}, found "${name}" again`,
+      suggestion: "remove the repeated entry",
+    });
   });
 }
 

@@ -106,6 +106,11 @@ function normalizeRefList(items: unknown[] | undefined, expected: Kind, segments
   return (items ?? []).flatMap((item, index) => normalizeRef(item, expected, [...segments, index], context) ?? []);
 }
 
+/** A Connection config value written as a ValueSource: `{valueFrom}` or exactly `{value}`. */
+function isWrittenValueSource(value: unknown): value is Raw {
+  return isJsonObject(value) && ("valueFrom" in value || (Object.keys(value).length === 1 && "value" in value && ["string", "number", "boolean"].includes(typeof value.value)));
+}
+
 export function normalizeValueSource(raw: Raw): ValueSource {
   if ("value" in raw) return { value: String(raw.value) };
   if (raw.valueFrom.env !== undefined) return { valueFrom: { env: raw.valueFrom.env } };
@@ -239,7 +244,7 @@ function normalizeConnection(spec: Raw, context: Context): ConnectionSpec {
     };
   });
   const config: Record<string, ValueSource | JsonValue> | undefined = spec.config
-    ? Object.fromEntries(Object.entries(spec.config as Raw).map(([key, value]) => [key, isJsonObject(value) && "valueFrom" in value ? normalizeValueSource(value) : (value as JsonValue)]))
+    ? Object.fromEntries(Object.entries(spec.config as Raw).map(([key, value]) => [key, isWrittenValueSource(value) ? normalizeValueSource(value) : (value as JsonValue)]))
     : undefined;
   return {
     connectorRef: connectorRef ?? { kind: "Connector", name: "" },
