@@ -16,12 +16,12 @@ import { EXAMPLE_INPUT, EXAMPLE_RULES } from "./example-script.ts";
 export const REPO = join(import.meta.dir, "..", "..");
 export const CASSETTE = join(REPO, "cassettes", "example.jsonl");
 
-/** The bundled example's goondan.yaml with every replay Model pointed at an OpenAI-compatible endpoint. */
+/** A goondan.yaml with every Model pointed at an OpenAI-compatible endpoint (no key needed). */
 export function liveBundleYaml(options: { yaml: string; endpoint: string }): string {
   return parseAllDocuments(options.yaml)
     .map((document) => {
       const resource = document.toJS() as { kind: string; spec: Record<string, unknown> };
-      if (resource.kind === "Model" && resource.spec.provider === "replay") {
+      if (resource.kind === "Model") {
         resource.spec = { provider: "openai-compatible", model: "loopback", endpoint: options.endpoint };
       }
       return stringify(resource);
