@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { ConnectorSupervisor, type ConnectorIngest, type ConnectorIngestRequest, type ConnectorRunSpec } from "../../src/orchestrator/connectors/connector-supervisor.ts";
-import type { ParentMessage } from "../../src/ipc/protocol.ts";
+import type { ParentToChild } from "../../src/ipc/protocol.ts";
 import { FakeSpawner, type FakeChild } from "../helpers/fake-spawner.ts";
 import { ManualClock } from "../helpers/manual-clock.ts";
 
@@ -36,7 +36,8 @@ function setup(options: { ingest?: ConnectorIngest } = {}) {
   return { spawner, clock, supervisor, ingested };
 }
 
-const sentOf = <T extends ParentMessage["type"]>(child: FakeChild, type: T) => child.sent.filter((message): message is Extract<ParentMessage, { type: T }> => message.type === type).map((message) => message.payload);
+const sentOf = <T extends keyof ParentToChild>(child: FakeChild, type: T): ParentToChild[T][] =>
+  child.sent.filter((message) => message.type === type).map((message) => message.payload as ParentToChild[T]);
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe("ConnectorSupervisor", () => {
