@@ -73,6 +73,9 @@ export class ToolRegistry {
     if (!isValidToolPartName(resourceName)) {
       throw new ConfigError("E_CONFIG_TOOL_NAME_INVALID", `${where}.metadata.name: expected lowercase letters, digits, '-' or '_' without '__', got ${JSON.stringify(resourceName)}`);
     }
+    if (resource.spec.exports.length === 0) {
+      throw new ConfigError("E_CONFIG_SCHEMA_INVALID", `${where}.spec.exports: expected at least one export, got none`);
+    }
     const entryPath = resolve(resource.source.baseDir, resource.spec.entry);
     let module: HandlerModule;
     try {

@@ -81,8 +81,25 @@ describe("executeToolCall: success", () => {
     const result = await call("sample__context", {});
     expect(result).toEqual({
       status: "ok",
-      output: { agentName: "tester", instanceKey: "default", turnId: "turn_1", toolCallId: "call_1", workdir: "/nonexistent-workdir", messageId: "msg_1", config: { answer: 42 }, hasSignal: true },
+      output: {
+        agentName: "tester",
+        instanceKey: "default",
+        turnId: "turn_1",
+        toolCallId: "call_1",
+        workdir: "/nonexistent-workdir",
+        messageId: "msg_1",
+        config: { answer: 42 },
+        hasSignal: true,
+        keys: ["agentName", "config", "instanceKey", "logger", "message", "runtime", "signal", "toolCallId", "turnId", "workdir"],
+      },
     });
+  });
+
+  it("never hands the handler v1 fields (swarmBundle, oauth) or the parent signal", async () => {
+    const result = await call("sample__context", {}, { parentSignal: new AbortController().signal });
+    if (result.status !== "ok") throw new Error("expected ok");
+    const keys = (result.output as { keys: string[] }).keys;
+    for (const removed of ["swarmBundle", "oauth", "parentSignal"]) expect(keys).not.toContain(removed);
   });
 
   it("turns a pending handle into a pending result", async () => {

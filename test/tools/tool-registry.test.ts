@@ -78,6 +78,10 @@ describe("ToolRegistry.fromResources", () => {
     expect(await configErrorCode(ToolRegistry.fromResources([resource]))).toBe("E_CONFIG_TOOL_SCHEMA_INVALID");
   });
 
+  it("rejects a Tool without exports (E_CONFIG_SCHEMA_INVALID)", async () => {
+    expect(await configErrorCode(ToolRegistry.fromResources([sample("empty", [])]))).toBe("E_CONFIG_SCHEMA_INVALID");
+  });
+
   it("rejects two tools with the same name (E_CONFIG_DUPLICATE_NAME)", async () => {
     expect(await configErrorCode(ToolRegistry.fromResources([sample(), sample()]))).toBe("E_CONFIG_DUPLICATE_NAME");
   });
