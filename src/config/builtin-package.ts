@@ -34,8 +34,8 @@ export function loadBuiltinPackage(): Promise<LoadedResource[]> {
 async function readBuiltins(): Promise<LoadedResource[]> {
   const issues = new IssueList();
   const { documents } = await readDocuments({ file: BUILTIN_FILE, label: BUILTIN_LABEL, issues });
-  const { resources, invalidNames } = collectResources({ documents, issues, file: BUILTIN_FILE, baseDir: dirname(BUILTIN_FILE), builtin: true, packageName: BUILTIN_PACKAGE });
-  checkNames({ resources, invalidNames, issues });
+  const { resources } = collectResources({ documents, issues, file: BUILTIN_FILE, baseDir: dirname(BUILTIN_FILE), builtin: true, packageName: BUILTIN_PACKAGE });
+  checkNames({ resources, issues });
   checkParameters({ resources, issues });
   if (issues.errors.length > 0) {
     const lines = issues.errors.map((issue) => `${issue.path}: ${issue.code} ${issue.message}`);

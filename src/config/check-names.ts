@@ -4,7 +4,7 @@
  * export names unique within a Tool). Connector event names are unique within a Connector.
  */
 import type { IssueList } from "./issues.ts";
-import type { InvalidNames, LoadedResource } from "./loaded-resource.ts";
+import type { LoadedResource } from "./loaded-resource.ts";
 import { formatPath } from "./issues.ts";
 
 /** Names of Agents, Models, Swarms…: they become file names and ids. */
@@ -14,7 +14,7 @@ const TOOL_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 const MAX_LLM_TOOL_NAME = 64;
 const MAX_RESOURCE_NAME = 63;
 
-export function checkNames(options: { resources: LoadedResource[]; invalidNames: InvalidNames; issues: IssueList }): void {
+export function checkNames(options: { resources: LoadedResource[]; issues: IssueList }): void {
   const { resources, issues } = options;
   const firstSeen = new Map<string, LoadedResource>();
   for (const loaded of resources) {

@@ -63,7 +63,14 @@ function checkEnvelope(options: { value: JsonObject; site: ParsedDocument["site"
     issues.at(site, [], { code: "E_CONFIG_MISSING_API_VERSION", message: `expected apiVersion: ${API_VERSION}, found none`, suggestion: `add "apiVersion: ${API_VERSION}"` });
     ok = false;
   } else if (value.apiVersion !== API_VERSION) {
-    issues.at(site, ["apiVersion"], { code: "E_CONFIG_UNKNOWN_API_VERSION", message: `expected apiVersion ${API_VERSION}, found ${describeFound(value.apiVersion)}`, suggestion: `write "apiVersion: ${API_VERSION}"` });
+    const legacy = typeof value.apiVersion === "string" && value.apiVersion.startsWith("agents.example.io/");
+    issues.at(site, ["apiVersion"], {
+      code: "E_CONFIG_UNKNOWN_API_VERSION",
+      message: `expected apiVersion ${API_VERSION}, found ${describeFound(value.apiVersion)}`,
+      suggestion: legacy
+        ? `this is a goondan v1 document; write "apiVersion: ${API_VERSION}" and convert its v1 fields (e.g. Swarm entrypoint → entryAgent, Model name → model)`
+        : `write "apiVersion: ${API_VERSION}"`,
+    });
     ok = false;
   }
   if (value.kind === undefined) {

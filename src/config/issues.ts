@@ -63,10 +63,6 @@ export class IssueList {
     };
     (issue.severity === "error" ? this.errors : this.warnings).push(issue);
   }
-
-  get errorCount(): number {
-    return this.errors.length;
-  }
 }
 
 /** A short JSON rendering of a found value for "expected … found …" messages. */

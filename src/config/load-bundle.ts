@@ -45,7 +45,7 @@ export async function loadBundle(target: string, options: LoadBundleOptions = {}
   const { documents, parseFailed } = await readDocuments({ file, label, issues });
   const { resources: local, invalidNames } = collectResources({ documents, issues, file, baseDir: dir, builtin: false });
   const builtins = await loadBuiltinPackage();
-  checkNames({ resources: local, invalidNames, issues });
+  checkNames({ resources: local, issues });
   const index = buildRefIndex({ local, builtin: builtins, invalidNames });
   if (!parseFailed) {
     checkRefs({ resources: local, index, issues });
