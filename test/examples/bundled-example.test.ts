@@ -49,6 +49,10 @@ describe("the bundled example (goondan.yaml at the repository root)", () => {
       .map((record) => `${record.agent}:${record.pid}`);
     expect(pids).toHaveLength(2);
     expect(new Set(pids.map((entry) => entry.split(":")[1])).size).toBe(2);
+
+    // Running the README command again continues the same conversations and replays again.
+    const again = await goondan({ args: ["run", "--input", EXAMPLE_INPUT, "--state-root", stateRoot] });
+    expect({ code: again.code, stdout: again.stdout }).toEqual({ code: 0, stdout: `${COORDINATOR_REPLY}\n` });
   }, 60_000);
 
   it("refuses clearly, without a network call, an input the cassette did not record", async () => {
