@@ -168,6 +168,7 @@ function runHandler(options: { toolName: string; toolCallId: string; args: JsonO
 
 function handlerValueResult(value: unknown, options: { limit: number; maxOutputBytes: number }): ToolResult {
   if (isPendingHandle(value)) {
+    if (value.handle === "") return toolError({ code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: "the tool returned a pending handle with an empty id" }, { limit: options.limit });
     if (value.output === undefined) return { status: "pending", handle: value.handle };
     const output = toJsonOutput(value.output, { maxBytes: options.maxOutputBytes });
     if (!output.ok) return toolError({ code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: output.message }, { limit: options.limit });

@@ -30,7 +30,7 @@ export interface ToolRegistryEntry {
 }
 
 export interface RegisterToolOptions {
-  /** Default: `item.source`, else `{type: "extension", name: "extension"}`. */
+  /** Used when the item has no `source` of its own (an MCP bridge sets `{type: "mcp", …}` on the item). Default `{type: "extension", name: "extension"}`. */
   source?: ToolSource;
   /** Default 60000. */
   timeoutMs?: number;
@@ -122,7 +122,7 @@ export class ToolRegistry {
     if (typeof handler !== "function") {
       throw new ConfigError("E_CONFIG_TOOL_HANDLER_MISSING", `api.tools.register(${item.name}): expected a handler function, got ${typeof handler}`);
     }
-    const source = options.source ?? item.source ?? { type: "extension", name: "extension" };
+    const source = item.source ?? options.source ?? { type: "extension", name: "extension" };
     this.add({ ...item, parameters: item.parameters ?? DEFAULT_PARAMETERS, source }, handler, {
       timeoutMs: options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
       errorMessageLimit: options.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT,

@@ -101,9 +101,9 @@ describe("ToolRegistry.register (api.tools.register)", () => {
     expect(registry.dynamicItems().map((item) => item.name)).toEqual(["weather__get"]);
   });
 
-  it("defaults parameters to any object and the source to the item's own", () => {
+  it("defaults parameters to any object, and keeps the item's own source over the registering extension's", () => {
     const registry = new ToolRegistry();
-    registry.register({ name: "mcp__query", source: { type: "mcp", name: "db", mcp: { extensionName: "mcp-db" } } }, () => null);
+    registry.register({ name: "mcp__query", source: { type: "mcp", name: "db", mcp: { extensionName: "mcp-db" } } }, () => null, { source: { type: "extension", name: "mcp-db" } });
     expect(registry.get("mcp__query")?.item.parameters).toEqual({ type: "object", properties: {} });
     expect(registry.get("mcp__query")?.item.source?.type).toBe("mcp");
   });
