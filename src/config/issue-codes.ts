@@ -5,6 +5,7 @@
  */
 export const ISSUE_CODES = {
   E_CONFIG_FILE_NOT_FOUND: "the bundle directory or its goondan.yaml does not exist",
+  E_CONFIG_FILE_UNREADABLE: "goondan.yaml exists but cannot be read (permissions, I/O error)",
   E_CONFIG_FILE_TOO_LARGE: "goondan.yaml is larger than 1 MiB",
   E_CONFIG_EMPTY: "goondan.yaml holds no documents",
   E_CONFIG_YAML_PARSE: "a document is not valid YAML (the message gives line and column)",

@@ -25,7 +25,6 @@ export interface ReadDocumentsResult {
 
 export async function readDocuments(options: { file: string; label: string; issues: IssueList }): Promise<ReadDocumentsResult> {
   const { file, label, issues } = options;
-  const fileSite = { label, docIndex: 0 };
   let size: number;
   try {
     const info = await stat(file);
@@ -42,11 +41,22 @@ export async function readDocuments(options: { file: string; label: string; issu
     issues.add({ code: "E_CONFIG_FILE_TOO_LARGE", path: label, message: `expected at most ${MAX_FILE_BYTES} bytes, found ${size}` });
     return { documents: [], parseFailed: true };
   }
-  const text = await Bun.file(file).text();
-  return parseDocuments({ text, label, issues, fileSite });
+  let text: string;
+  try {
+    text = await Bun.file(file).text();
+  } catch (error) {
+    issues.add({ code: "E_CONFIG_FILE_UNREADABLE", path: label, message: `expected a readable file at ${file}, found: ${error instanceof Error ? error.message : String(error)}` });
+    return { documents: [], parseFailed: true };
+  }
+  try {
+    return parseDocuments({ text, label, issues });
+  } catch (error) {
+    issues.add({ code: "E_CONFIG_YAML_PARSE", path: label, message: `expected YAML the parser can read, found: ${firstLine(error instanceof Error ? error.message : String(error))}` });
+    return { documents: [], parseFailed: true };
+  }
 }
 
-function parseDocuments(options: { text: string; label: string; issues: IssueList; fileSite: { label: string; docIndex: number } }): ReadDocumentsResult {
+function parseDocuments(options: { text: string; label: string; issues: IssueList }): ReadDocumentsResult {
   const { text, label, issues } = options;
   const lineCounter = new LineCounter();
   const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: true, uniqueKeys: true });

@@ -30,6 +30,7 @@ const cases: BadCase[] = [
   { title: "an empty file", files: { "goondan.yaml": "" }, errors: [["E_CONFIG_EMPTY", "goondan.yaml"]] },
   { title: "a file of comments and separators only", files: { "goondan.yaml": "# nothing\n---\n---\n" }, errors: [["E_CONFIG_EMPTY", "goondan.yaml"]] },
   { title: "a directory without goondan.yaml", files: { "README.md": "no bundle here" }, errors: [["E_CONFIG_FILE_NOT_FOUND", "goondan.yaml"]] },
+  { title: "a goondan.yaml that is a directory", files: { "goondan.yaml/keep": "" }, errors: [["E_CONFIG_FILE_NOT_FOUND", "goondan.yaml"]] },
   { title: "a file over 1 MiB", files: { "goondan.yaml": `${MODEL}# ${"x".repeat(1024 * 1024)}\n` }, errors: [["E_CONFIG_FILE_TOO_LARGE", "goondan.yaml"]] },
   { title: "invalid YAML (an unclosed flow mapping)", files: { "goondan.yaml": docs(MODEL, "apiVersion: goondan.ai/v1\nkind: Tool\nmetadata: { name: x\n") }, errors: [["E_CONFIG_YAML_PARSE", "goondan.yaml#1"]] },
   { title: "a duplicate key in a mapping", files: { "goondan.yaml": "apiVersion: goondan.ai/v1\nkind: Model\nkind: Tool\nmetadata: { name: m }\nspec: { provider: openai, model: x }\n" }, errors: [["E_CONFIG_YAML_PARSE", "goondan.yaml#0"]] },
