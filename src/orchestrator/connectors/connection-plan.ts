@@ -48,3 +48,11 @@ export function connectorRunSpecs(options: { bundle: Bundle; swarm: SwarmResourc
     };
   });
 }
+
+/** Whether the Swarm has a Connection to the built-in `cli` connector (the terminal is the chat then). */
+export function usesTerminal(options: { bundle: Bundle; swarm: SwarmResource }): boolean {
+  return swarmConnections(options.bundle, options.swarm).some((connection) => {
+    const connector = resolveRef(options.bundle, connection.spec.connectorRef as ObjectRef & { kind: "Connector" });
+    return connector.source.package === BUILTIN_PACKAGE && connector.metadata.name === "cli";
+  });
+}

@@ -175,11 +175,14 @@ export class ConnectorSupervisor {
   }
 
   private spawn(state: Running): void {
-    const request: SpawnRequest & { stdin: "inherit" | "ignore" } = {
+    // A terminal connector (cli) reads the orchestrator's stdin and writes its replies to stdout (fd 1),
+    // wherever the logs go.
+    const request: SpawnRequest & { stdin: "inherit" | "ignore"; stdout?: number } = {
       agent: `connector:${state.spec.connection}`,
       instanceKey: state.spec.connection,
       argv: ["--connection", state.spec.connection],
       stdin: state.spec.stdin,
+      ...(state.spec.stdin === "inherit" ? { stdout: 1 } : {}),
     };
     let child: ChildProcessHandle;
     try {
