@@ -18,6 +18,8 @@ export const TOOL_ERROR_CODES = {
 export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
 export const TRUNCATION_SUFFIX = "... (truncated)";
 export const HELP_URL_BASE = "https://docs.goondan.ai/errors/";
+/** `code` and `name` are labels, not prose: cut them much shorter than messages. */
+const MAX_LABEL_LENGTH = 200;
 
 const DEFAULT_NAMES: Record<string, string> = {
   E_TOOL: "Error",
@@ -52,15 +54,16 @@ export interface ToolErrorInput {
 /** Builds `{status: "error", error}` with the message and suggestion cut to `limit` characters. */
 export function toolError(input: ToolErrorInput, options: { limit?: number } = {}): ToolResult {
   const limit = options.limit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
+  const code = truncateErrorMessage(String(input.code), MAX_LABEL_LENGTH);
   const error: ToolError = {
-    code: input.code,
-    name: input.name ?? DEFAULT_NAMES[input.code] ?? "Error",
+    code,
+    name: truncateErrorMessage(String(input.name ?? DEFAULT_NAMES[code] ?? "Error"), MAX_LABEL_LENGTH),
     message: truncateErrorMessage(String(input.message), limit),
   };
   if (input.suggestion !== undefined && input.suggestion !== "") {
     error.suggestion = truncateErrorMessage(String(input.suggestion), limit);
   }
-  error.helpUrl = input.helpUrl ?? helpUrlFor(input.code);
+  error.helpUrl = input.helpUrl !== undefined && input.helpUrl.length <= 2000 ? input.helpUrl : helpUrlFor(code);
   return { status: "error", error };
 }
 

@@ -78,3 +78,12 @@ describe("describeThrown", () => {
     expect(describeThrown(hostile).code).toBe("E_TOOL");
   });
 });
+
+describe("toolError labels", () => {
+  it("cuts absurdly long codes and names, which a hostile error could carry", () => {
+    const result = toolError({ code: "E".repeat(10_000), name: "N".repeat(10_000), message: "m" });
+    if (result.status !== "error") throw new Error("expected an error result");
+    expect(result.error.code.length).toBe(200);
+    expect(result.error.name.length).toBe(200);
+  });
+});
