@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { layoutImage } from "./image-layout.ts";
+import { EXAMPLE_INPUT } from "../examples/example-script.ts";
 
 const repo = join(import.meta.dir, "..", "..");
 const root = mkdtempSync(join(tmpdir(), "goondan-image-"));
@@ -79,8 +80,8 @@ describe("the image's command, run from a directory laid out like the image", ()
     const health = Bun.spawnSync([process.execPath, layout.map("/app/docker/healthcheck.ts")], { env: { ...process.env, GOONDAN_PORT: String(port) } });
     expect(health.exitCode).toBe(0);
 
-    // Start an agent child so that shutdown has a process to drain.
-    const accepted = await fetch(`http://127.0.0.1:${port}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "hello", agent: "worker" }) });
+    // Start the bundled example's conversation so that shutdown has agent processes to drain.
+    const accepted = await fetch(`http://127.0.0.1:${port}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: EXAMPLE_INPUT }) });
     expect(accepted.status).toBe(202);
     for (let attempt = 0; attempt < 100 && sessionMembers(child.pid).length < 2; attempt++) await Bun.sleep(50);
     expect(sessionMembers(child.pid).length).toBeGreaterThanOrEqual(2);
