@@ -9,7 +9,6 @@ import { join } from "node:path";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { agentExtensions, agentModel, agentTools, readSystemPrompt, selectSwarm, swarmAgents } from "../config/resolve.ts";
 import type { Bundle } from "../config/types.ts";
-import { resolveValueSource, valueSourceEnvName, type Env } from "../config/value-source.ts";
 import { ConfigError } from "../shared/errors.ts";
 import type { Logger } from "../shared/logger.ts";
 import { instancePaths, type InstancePaths } from "../shared/state-paths.ts";
@@ -23,6 +22,7 @@ import { EventBus } from "./extensions/event-bus.ts";
 import { ExtensionStateFile } from "./extensions/extension-state.ts";
 import { loadExtensions } from "./extensions/load-extensions.ts";
 import { PipelineRegistry } from "./extensions/pipeline-registry.ts";
+import { apiKeyEnvName, resolveApiKey } from "./model/api-key.ts";
 import { createLanguageModel } from "./model/model-factory.ts";
 import { RECORD_CASSETTE_ENV, wrapWithRecorder } from "./model/recording-model.ts";
 import { RuntimeEventLog } from "./runtime-event-log.ts";
@@ -38,7 +38,7 @@ export interface CreateAgentInstanceOptions {
   runtime: AgentToolRuntime;
   logger: Logger;
   /** Default process.env (API keys, GOONDAN_RECORD_CASSETTE). */
-  env?: Env;
+  env?: Record<string, string | undefined>;
   /** Tests: use this model instead of the one the bundle names. */
   model?: LanguageModelV3;
 }
@@ -65,9 +65,9 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
   if (model === undefined) {
     const modelResource = agentModel(bundle, agent);
     const source = modelResource.spec.apiKey;
-    const apiKey = source === undefined ? undefined : resolveValueSource(source, env);
+    const apiKey = source === undefined ? undefined : resolveApiKey(source, env);
     if (source !== undefined && apiKey === undefined) {
-      throw new ConfigError("E_CONFIG_ENV_MISSING", `Model/${modelResource.metadata.name}: spec.apiKey expects env var ${valueSourceEnvName(source) ?? "(unknown)"}, which is not set`);
+      throw new ConfigError("E_CONFIG_ENV_MISSING", `Model/${modelResource.metadata.name}: spec.apiKey expects env var ${apiKeyEnvName(source) ?? "(unknown)"}, which is not set`);
     }
     model = await createLanguageModel({ resource: modelResource, ...(apiKey === undefined ? {} : { apiKey }) });
   }

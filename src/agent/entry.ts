@@ -1,11 +1,14 @@
 /**
  * The agent child's entry script (AGENT_ENTRY_SCRIPT), started by the orchestrator with Bun.spawn IPC
  * (`serialization: "json"`). It only wires the process to runAgentChild: argv, `process.send`/`on("message")`,
- * the disconnect signal, pino logs to stdout with {agent, instanceKey} bound, and the bundle loader.
+ * the disconnect signal, pino logs to stdout with {agent, instanceKey} bound, and the bundle loader (the
+ * orchestrator's validated snapshot when GOONDAN_BUNDLE_SNAPSHOT is set, else the bundle directory, loaded
+ * lazily so the config validator is not even imported in the snapshot case).
  */
-import { loadBundleOrThrow } from "../config/load-bundle.ts";
-import { parseAgentChildArgv, type ChildMessage } from "../ipc/protocol.ts";
+import type { Bundle } from "../config/types.ts";
+import { BUNDLE_SNAPSHOT_ENV, parseAgentChildArgv, type ChildMessage } from "../ipc/protocol.ts";
 import { createLogger } from "../shared/logger.ts";
+import { readBundleSnapshot } from "./bundle-snapshot.ts";
 import { runAgentChild } from "./ipc/agent-child.ts";
 
 const args = parseAgentChildArgv(process.argv.slice(2));
@@ -25,7 +28,12 @@ await runAgentChild({
   args,
   logger,
   exit,
-  loadBundle: (dir) => loadBundleOrThrow(dir, { checkModules: false }),
+  loadBundle: async (dir): Promise<Bundle> => {
+    const snapshot = process.env[BUNDLE_SNAPSHOT_ENV];
+    if (snapshot !== undefined && snapshot !== "") return readBundleSnapshot(snapshot);
+    const { loadBundleOrThrow } = await import("../config/load-bundle.ts");
+    return loadBundleOrThrow(dir, { checkModules: false });
+  },
   channel: {
     send: (message: ChildMessage) => {
       process.send?.(message);

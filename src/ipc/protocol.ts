@@ -157,3 +157,14 @@ export function parseAgentChildArgv(argv: readonly string[]): AgentChildArgs {
 
 /** Path of the agent child's entry script: the only agent file the orchestrator knows. */
 export const AGENT_ENTRY_SCRIPT = new URL("../agent/entry.ts", import.meta.url).pathname;
+
+/**
+ * Optional env for the agent child: path of a JSON file holding the validated Bundle (`JSON.stringify(bundle)`,
+ * written atomically by the orchestrator after it validated the bundle). With it the child skips re-reading and
+ * re-validating the bundle directory (most of its start-up time) and runs exactly the config the orchestrator
+ * validated. Without it the child loads `--bundle` itself.
+ */
+export const BUNDLE_SNAPSHOT_ENV = "GOONDAN_BUNDLE_SNAPSHOT";
+
+/** Optional env for the agent child: append every model call to this cassette file (`goondan run --record`). */
+export const RECORD_CASSETTE_ENV = "GOONDAN_RECORD_CASSETTE";

@@ -116,3 +116,14 @@ describe("loopback request recording", () => {
     expect(systemPrompt(server.requests[0]!)).toBe("You are X.");
   });
 });
+
+describe("resolveApiKey", () => {
+  it("resolves every ValueSource form exactly like the config plane", async () => {
+    const { resolveApiKey } = await import("../../src/agent/model/api-key.ts");
+    const { resolveValueSource } = await import("../../src/config/value-source.ts");
+    const env = { OPENAI_KEY: "from-env", GOONDAN_SECRET_LLM_KEYS_OPENAI: "from-secret", EMPTY: "" };
+    const sources = [{ value: "literal" }, { valueFrom: { env: "OPENAI_KEY" } }, { valueFrom: { env: "EMPTY" } }, { valueFrom: { env: "UNSET" } }, { valueFrom: { secretRef: { ref: "Secret/llm-keys", key: "openai" } } }];
+    for (const source of sources) expect(resolveApiKey(source, env)).toBe(resolveValueSource(source, env));
+    expect(resolveApiKey(sources[4]!, env)).toBe("from-secret");
+  });
+});

@@ -7,7 +7,6 @@
  */
 import PQueue from "p-queue";
 import type { Bundle } from "../../config/types.ts";
-import type { Env } from "../../config/value-source.ts";
 import { envelope, instanceAddress, isParentMessage, ORCHESTRATOR, type AgentChildArgs, type ChildMessage, type ParentMessage } from "../../ipc/protocol.ts";
 import { describeError, isGoondanError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
@@ -28,7 +27,7 @@ export interface RunAgentChildOptions {
   logger: Logger;
   loadBundle: (dir: string) => Promise<Bundle>;
   exit: (code: number) => void;
-  env?: Env;
+  env?: Record<string, string | undefined>;
   model?: LanguageModelV3;
 }
 

@@ -1,0 +1,101 @@
+/**
+ * Spawn-to-ready of the real agent child (src/agent/entry.ts, loading a one-agent bundle with an
+ * openai-compatible model and one local tool) against a floor measured in the same run: a bare Bun child that
+ * imports the same libraries (ai, @ai-sdk/openai-compatible, pino, p-queue, yaml, ajv) bundled with Bun.build
+ * and then says ready over IPC. Prints medians, the ratio (goal < 1.5x) and idle PSS per child from
+ * /proc/<pid>/smaps_rollup. Usage: `bun bench/agent-spawn.ts [runs]` (default 10).
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadBundleOrThrow } from "../src/config/load-bundle.ts";
+import { AGENT_ENTRY_SCRIPT, agentChildArgv, BUNDLE_SNAPSHOT_ENV } from "../src/ipc/protocol.ts";
+import { writeFixtureBundle } from "../test/agent/support/child-harness.ts";
+
+const runs = Number(process.argv[2] ?? 10);
+const work = mkdtempSync(join(tmpdir(), "goondan-bench-spawn-"));
+
+async function buildFloor(): Promise<{ bundled: string; unbundled: string }> {
+  // The entry must live inside the repo so its imports resolve to our node_modules.
+  const cache = join(import.meta.dir, "..", "node_modules", ".cache", "goondan-bench");
+  mkdirSync(cache, { recursive: true });
+  const entry = join(cache, "floor-entry.ts");
+  writeFileSync(
+    entry,
+    [
+      'import * as ai from "ai";',
+      'import * as compatible from "@ai-sdk/openai-compatible";',
+      'import pino from "pino";',
+      'import PQueue from "p-queue";',
+      'import * as yaml from "yaml";',
+      'import Ajv from "ajv";',
+      "(globalThis as Record<string, unknown>).__keep = [ai, compatible, pino, PQueue, yaml, Ajv];",
+      'process.send?.({ type: "ready" });',
+      "setInterval(() => {}, 1 << 30);",
+    ].join("\n"),
+  );
+  const result = await Bun.build({ entrypoints: [entry], target: "bun", outdir: join(work, "floor"), root: cache });
+  if (!result.success) throw new Error(`floor bundle failed: ${result.logs.join("\n")}`);
+  return { bundled: result.outputs[0]!.path, unbundled: entry };
+}
+
+async function pss(pid: number): Promise<number> {
+  const text = await Bun.file(`/proc/${pid}/smaps_rollup`).text().catch(() => "");
+  const match = /^Pss:\s+(\d+) kB/m.exec(text);
+  return match ? Number(match[1]) : Number.NaN;
+}
+
+async function spawnToReady(argv: string[], env: Record<string, string>): Promise<{ ms: number; pssKb: number }> {
+  const started = performance.now();
+  let onReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  const child = Bun.spawn([process.execPath, ...argv], {
+    env: { ...process.env, ...env },
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "inherit",
+    serialization: "json",
+    ipc(message) {
+      const type = (message as { type?: string }).type;
+      if (type === "ready") onReady();
+      if (type === "fatal") throw new Error(`child fatal: ${JSON.stringify(message)}`);
+    },
+  });
+  await ready;
+  const ms = performance.now() - started;
+  await Bun.sleep(300);
+  const pssKb = await pss(child.pid);
+  child.kill(9);
+  await child.exited;
+  return { ms, pssKb };
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 0 ? ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2 : (sorted[middle] as number);
+};
+
+const floorScripts = await buildFloor();
+const bundle = writeFixtureBundle({ endpoint: "http://127.0.0.1:9/v1" });
+const snapshot = join(work, "bundle.json");
+writeFileSync(snapshot, JSON.stringify(await loadBundleOrThrow(bundle, { checkModules: false })));
+const samples: Record<"floor" | "unbundled" | "snapshot" | "directory", { ms: number; pssKb: number }[]> = { floor: [], unbundled: [], snapshot: [], directory: [] };
+const childArgv = () => [AGENT_ENTRY_SCRIPT, ...agentChildArgv({ bundle, swarm: "fixture", agent: "assistant", instanceKey: "main", stateRoot: mkdtempSync(join(work, "state-")) })];
+const childEnv = { LOOPBACK_API_KEY: "bench", GOONDAN_LOG_LEVEL: "warn" };
+for (let run = 0; run < runs; run++) {
+  // Interleave so every variant sees the same machine load.
+  samples.floor.push(await spawnToReady([floorScripts.bundled], {}));
+  samples.unbundled.push(await spawnToReady([floorScripts.unbundled], {}));
+  samples.snapshot.push(await spawnToReady(childArgv(), { ...childEnv, [BUNDLE_SNAPSHOT_ENV]: snapshot }));
+  samples.directory.push(await spawnToReady(childArgv(), childEnv));
+}
+const figures = Object.fromEntries(Object.entries(samples).map(([name, list]) => [name, { ms: median(list.map((sample) => sample.ms)), pssKb: median(list.map((sample) => sample.pssKb)) }])) as Record<keyof typeof samples, { ms: number; pssKb: number }>;
+const line = (label: string, figure: { ms: number; pssKb: number }) => `${label.padEnd(58)} spawn-to-ready median ${figure.ms.toFixed(1).padStart(6)} ms, idle PSS ${(figure.pssKb / 1024).toFixed(1)} MiB`;
+console.log(`runs: ${runs}`);
+console.log(line("floor (bare Bun child, same libraries bundled)", figures.floor));
+console.log(line("same libraries imported unbundled (how we run from source)", figures.unbundled));
+console.log(line("agent child, validated bundle snapshot (orchestrator path)", figures.snapshot));
+console.log(line("agent child, loading + validating the bundle directory", figures.directory));
+console.log(`ratio snapshot/floor:  ${(figures.snapshot.ms / figures.floor.ms).toFixed(2)}x (goal < 1.5x); PSS ratio ${(figures.snapshot.pssKb / figures.floor.pssKb).toFixed(2)}x`);
+console.log(`ratio directory/floor: ${(figures.directory.ms / figures.floor.ms).toFixed(2)}x; PSS ratio ${(figures.directory.pssKb / figures.floor.pssKb).toFixed(2)}x`);
