@@ -89,8 +89,23 @@ function describeError(error: ErrorObject): { segments: PathSegment[]; code: Iss
       return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}, found ${found}` };
     case "enum":
       return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected one of ${((error.params as { allowedValues: unknown[] }).allowedValues).map((value) => JSON.stringify(value)).join(", ")}, found ${found}` };
-    case "type":
-      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected ${(error.params as { type: string | string[] }).type.toString().replace(",", " or ")}, found ${found}` };
+    case "type": {
+      const types = [(error.params as { type: string | string[] }).type].flat();
+      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected ${types.map((type) => (type === "object" ? "a mapping" : type === "array" ? "a list" : `a ${type}`)).join(" or ")}, found ${found}` };
+    }
+    case "minItems":
+      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected at least ${(error.params as { limit: number }).limit} item(s), found ${found}` };
+    case "minLength":
+      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected a string of at least ${(error.params as { limit: number }).limit} character(s), found ${found}` };
+    case "maxLength":
+      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected a string of at most ${(error.params as { limit: number }).limit} characters, found ${found}` };
+    case "minimum":
+    case "maximum": {
+      const { comparison, limit } = error.params as { comparison: string; limit: number };
+      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected a number ${comparison} ${limit}, found ${found}` };
+    }
+    case "pattern":
+      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected a string matching ${(error.params as { pattern: string }).pattern}, found ${found}` };
     default:
       return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected a value that ${error.message ?? "matches the schema"}, found ${found}` };
   }

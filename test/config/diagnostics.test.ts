@@ -40,6 +40,16 @@ describe("issue messages and suggestions", () => {
     expect(issue?.message).toContain("tools");
   });
 
+  it("says expected vs found for lists, numbers and types", async () => {
+    const swarm = `${header("Swarm", "s")}spec: { entryAgent: Agent/a, agents: [], policy: { maxStepsPerTurn: 0, shutdown: "soon" } }\n`;
+    const result = await loadBundle(writeBundle(baseBundle({ swarm })));
+    expect(result.errors.map((issue) => [issue.path, issue.message])).toEqual([
+      ["goondan.yaml#3.spec.agents", "expected at least 1 item(s), found []"],
+      ["goondan.yaml#3.spec.policy.maxStepsPerTurn", "expected a number >= 1, found 0"],
+      ["goondan.yaml#3.spec.policy.shutdown", 'expected a mapping, found "soon"'],
+    ]);
+  });
+
   it("gives YAML errors with their line and column", async () => {
     const dir = writeBundle({ "goondan.yaml": docs(MODEL, "apiVersion: goondan.ai/v1\nkind: Tool\nmetadata: [oops\n") });
     const [issue] = (await loadBundle(dir)).errors;
