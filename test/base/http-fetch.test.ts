@@ -192,3 +192,11 @@ describe("blockedAddressReason", () => {
     expect(blockedAddressReason("172.32.0.1")).toBeNull();
   });
 });
+
+describe("http-fetch timeouts", () => {
+  it("gives up on a DNS lookup that never answers", async () => {
+    const handlers = createHttpFetchHandlers({ lookup: () => new Promise(() => {}), fetch: async () => new Response("unreachable") });
+    const ctx: ToolContext = { ...invocationContext(), toolCallId: "c1", signal: new AbortController().signal, config: {} };
+    await expect(Promise.resolve(handlers.get!(ctx, { url: "http://slow-dns.example/", timeoutMs: 100 }))).rejects.toMatchObject({ code: "E_HTTP_FETCH_TIMEOUT" });
+  });
+});

@@ -84,7 +84,7 @@ async function fetchSafely(options: { ctx: ToolContext; plan: RequestPlan; looku
   const headers = { ...plan.headers };
   try {
     for (let redirects = 0; ; redirects++) {
-      if (!allowPrivate) await checkHost(url, lookup);
+      if (!allowPrivate) await untilAborted(checkHost(url, lookup), controller.signal);
       const response = await fetchImpl(url.href, { method, headers, ...(body === undefined ? {} : { body }), redirect: "manual", signal: controller.signal });
       const location = response.headers.get("location");
       if (REDIRECT_STATUSES.has(response.status) && location !== null) {
@@ -114,6 +114,25 @@ async function fetchSafely(options: { ctx: ToolContext; plan: RequestPlan; looku
     clearTimeout(timer);
     ctx.signal.removeEventListener("abort", onAbort);
   }
+}
+
+/** Rejects as soon as `signal` aborts (a DNS lookup cannot be cancelled, but we need not wait for it). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error("aborted"));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new Error("aborted"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function parseUrl(text: string, base?: URL): URL {
