@@ -85,7 +85,7 @@ export const command: CliCommand = {
         await orchestrator.shutdown({ reason: "startup failed" });
         throw new SystemError("E_RUN_LISTEN", `cannot listen on ${host}:${port}: ${describeError(error).message}`, { suggestion: "pick another --port (0 picks a free one)" });
       }
-      logger.info({ port: api.port, host: api.host, swarm: orchestrator.swarm.name, stateRoot, pid: process.pid }, "ready");
+      logger.info({ port: api.port, host: api.host, swarm: orchestrator.swarm.name, stateRoot }, "ready");
       const signal = await signals.signalled;
       logger.info({ signal }, "shutting down");
       coordinator.close();

@@ -1,0 +1,213 @@
+/**
+ * `goondan run` and `goondan ps` as real processes (bin/goondan) with real agent children on the loopback
+ * LLM: the ready line, SIGTERM draining a running turn with no child left, orchestrator kill -9 followed by
+ * a new run that answers the accepted event, --input, config errors (exit 3), the bearer token and ps.
+ */
+import { afterEach, describe, expect, it } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { instancePaths } from "../../src/shared/state-paths.ts";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startLoopbackLlm, toolResults, type LoopbackLlmOptions, type LoopbackRequest } from "../helpers/loopback-llm.ts";
+import { childEnv, lastRole, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
+
+const BIN = new URL("../../bin/goondan", import.meta.url).pathname;
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function fixture(respond: LoopbackLlmOptions["respond"], policy?: Record<string, unknown>) {
+  const llm = await startLoopbackLlm({ respond });
+  const dir = writeSwarmBundle({ endpoint: llm.url, ...(policy ? { policy } : {}) });
+  const stateRoot = mkdtempSync(join(tmpdir(), "goondan-run-"));
+  cleanups.push(async () => {
+    await llm.close();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(stateRoot, { recursive: true, force: true });
+  });
+  return { llm, dir, stateRoot };
+}
+
+function spawnGoondan(args: string[], env: Record<string, string> = {}) {
+  const proc = Bun.spawn([process.execPath, BIN, ...args], { env: { ...process.env, ...childEnv, GOONDAN_LOG_LEVEL: "info", ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  cleanups.push(() => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+  });
+  return proc;
+}
+
+/** Starts `goondan run` and resolves with its port once the `ready` log line appears. */
+async function startDaemon(options: { dir: string; stateRoot: string; env?: Record<string, string> }) {
+  const proc = spawnGoondan(["run", options.dir, "--port", "0", "--state-root", options.stateRoot], options.env);
+  const lines: Record<string, unknown>[] = [];
+  const reader = proc.stdout.getReader();
+  let buffer = "";
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line; got ${JSON.stringify(lines)}`)), 15_000);
+    void (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return reject(new Error(`goondan run exited before ready: ${JSON.stringify(lines)}`));
+        buffer += new TextDecoder().decode(value);
+        let newline: number;
+        while ((newline = buffer.indexOf("\n")) >= 0) {
+          const line = buffer.slice(0, newline);
+          buffer = buffer.slice(newline + 1);
+          try {
+            const record = JSON.parse(line) as Record<string, unknown>;
+            lines.push(record);
+            if (record.msg === "ready") {
+              clearTimeout(timer);
+              resolve(record.port as number);
+            }
+          } catch {
+            // a non-JSON line from a child; ignore
+          }
+        }
+      }
+    })();
+  });
+  return { proc, port, lines, base: `http://127.0.0.1:${port}` };
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await Bun.sleep(25);
+  }
+}
+
+const slowThenDone = (marker: string, ms: number) => (request: LoopbackRequest) =>
+  lastRole(request) === "tool" ? { text: `done after ${JSON.stringify(toolResults(request).at(-1)?.content)}` } : { toolCalls: [{ name: "slow__sleep", args: { ms, marker } }] };
+
+const childPids = async (base: string): Promise<number[]> => {
+  const body = (await (await fetch(`${base}/v1/processes`)).json()) as { processes: { pid: number | null }[] };
+  return body.processes.flatMap((row) => (row.pid === null ? [] : [row.pid]));
+};
+
+describe("goondan run", () => {
+  it("logs ready with the bound port, drains a running turn on SIGTERM and exits 0 with no child left", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
+    cleanups.push(() => rmSync(marker, { force: true }));
+    const f = await fixture(slowThenDone(marker, 600));
+    const daemon = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
+    expect(await (await fetch(`${daemon.base}/healthz`)).json()).toEqual({ status: "ok" });
+    const waiting = fetch(`${daemon.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "slow please", wait: true }) });
+    await until(() => existsSync(marker));
+    const pids = await childPids(daemon.base);
+    expect(pids.length).toBe(1);
+    daemon.proc.kill("SIGTERM");
+    const response = await waiting;
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ status: "ok", response: expect.stringContaining("done after") });
+    expect(await daemon.proc.exited).toBe(0);
+    expect(pids.filter(alive)).toEqual([]);
+  }, 30_000);
+
+  it("after a kill -9 of the orchestrator its child exits, and a new run on the same state root redelivers the accepted event", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
+    cleanups.push(() => rmSync(marker, { force: true }));
+    const f = await fixture(slowThenDone(marker, 3000));
+    const first = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
+    const accepted = await fetch(`${first.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "survive this" }) });
+    expect(accepted.status).toBe(202);
+    await until(() => existsSync(marker));
+    const [child] = await childPids(first.base);
+    first.proc.kill("SIGKILL");
+    await first.proc.exited;
+    await until(() => !alive(child as number), 5000);
+    const inbox = instancePaths({ stateRoot: f.stateRoot, swarmInstanceKey: "duo", agent: "coordinator", instanceKey: "duo" }).inbox;
+    expect(readdirSync(inbox)).toHaveLength(1);
+
+    const second = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
+    expect(second.lines.find((line) => line.msg === "resumed accepted events")).toMatchObject({ resumed: 1 });
+    await until(() => readdirSync(inbox).length === 0);
+    second.proc.kill("SIGTERM");
+    expect(await second.proc.exited).toBe(0);
+  }, 30_000);
+
+  it("after the orchestrator and its child die together, a new run completes the accepted turn", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
+    cleanups.push(() => rmSync(marker, { force: true }));
+    const f = await fixture(slowThenDone(marker, 3000));
+    const first = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
+    const accepted = (await (await fetch(`${first.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "survive this" }) })).json()) as { eventId: string };
+    await until(() => existsSync(marker));
+    const [child] = (await childPids(first.base)) as [number];
+    // A power loss: nobody gets to write anything more (the frozen child cannot react to the lost channel).
+    process.kill(child, "SIGSTOP");
+    first.proc.kill("SIGKILL");
+    process.kill(child, "SIGKILL");
+    await first.proc.exited;
+
+    const second = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
+    await until(async () => {
+      const response = await fetch(`${second.base}/v1/instances/coordinator/duo/events`);
+      if (response.status !== 200) return false;
+      const body = (await response.json()) as { events: { type?: string; eventId?: string }[] };
+      return body.events.some((event) => event.type === "turn.completed" && event.eventId === accepted.eventId);
+    });
+    expect(lastRole(f.llm.requests.at(-1) as LoopbackRequest)).toBe("tool");
+    second.proc.kill("SIGTERM");
+    expect(await second.proc.exited).toBe(0);
+  }, 30_000);
+
+  it("--input prints only the reply on stdout and exits 0", async () => {
+    const f = await fixture(() => ({ text: "the single reply" }));
+    const proc = spawnGoondan(["run", f.dir, "--state-root", f.stateRoot, "--input", "hi"]);
+    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    expect(stdout).toBe("the single reply\n");
+  }, 20_000);
+
+  it("--input exits 1 when the turn fails", async () => {
+    const f = await fixture(() => ({ fail: { status: 400, body: JSON.stringify({ error: { message: "bad request", type: "invalid_request_error" } }) } }));
+    const proc = spawnGoondan(["run", f.dir, "--state-root", f.stateRoot, "--input", "hi"]);
+    const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("turn failed");
+  }, 20_000);
+
+  it("exits 3 with the issues for an invalid bundle and for a missing env var", async () => {
+    const f = await fixture(() => undefined);
+    const invalid = spawnGoondan(["run", join(f.dir, "nope"), "--state-root", f.stateRoot, "--port", "0"]);
+    expect(await invalid.exited).toBe(3);
+    const missing = spawnGoondan(["run", f.dir, "--state-root", f.stateRoot, "--port", "0"], { LOOPBACK_API_KEY: "" });
+    const [stderr, code] = await Promise.all([new Response(missing.stderr).text(), missing.exited]);
+    expect(code).toBe(3);
+    expect(stderr).toContain("E_CONFIG_ENV_MISSING");
+    expect(stderr).toContain("LOOPBACK_API_KEY");
+  }, 20_000);
+
+  it("guards the API with GOONDAN_API_TOKEN, and goondan ps prints the process table with it", async () => {
+    const f = await fixture(() => ({ text: "hello" }));
+    const env = { GOONDAN_API_TOKEN: "tok-123" };
+    const daemon = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot, env });
+    expect((await fetch(`${daemon.base}/v1/processes`)).status).toBe(401);
+    const answered = await fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { authorization: "Bearer tok-123" }, body: JSON.stringify({ input: "hi", wait: true }) });
+    expect(await answered.json()).toMatchObject({ status: "ok", response: "hello", agent: "coordinator", instanceKey: "duo" });
+    const ps = spawnGoondan(["ps", "--port", String(daemon.port)], env);
+    const [table, code] = await Promise.all([new Response(ps.stdout).text(), ps.exited]);
+    expect(code).toBe(0);
+    expect(table.split("\n")[0]).toMatch(/^KIND\s+AGENT\s+INSTANCE\s+PID\s+STATUS/);
+    expect(table).toMatch(/agent\s+coordinator\s+duo\s+\d+\s+idle/);
+    const denied = spawnGoondan(["ps", "--port", String(daemon.port)], { GOONDAN_API_TOKEN: "" });
+    expect(await denied.exited).toBe(1);
+    daemon.proc.kill("SIGTERM");
+    expect(await daemon.proc.exited).toBe(0);
+  }, 30_000);
+});
+
