@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { codeBlocks } from "./markdown-blocks.ts";
+import { EXAMPLE_INPUT } from "../examples/example-script.ts";
 import { createScratch, removeScratch, REPO, runBlock, stopScratch, type DocScratch } from "./snippet-runner.ts";
 
 function markdownFiles(): string[] {
@@ -25,6 +26,20 @@ describe("codeBlocks", () => {
   it("refuses a fence that never closes", async () => {
     const { codeBlocks: extract } = await import("./markdown-blocks.ts");
     expect(() => extract({ source: "x.md", markdown: "```sh\necho\n" })).toThrow();
+  });
+});
+
+describe("README.md", () => {
+  it("starts with exactly the two set-up commands: the main job, then the tests", () => {
+    const markdown = readFileSync(join(REPO, "README.md"), "utf8");
+    const top = markdown.slice(0, markdown.indexOf("\n## "));
+    const blocks = codeBlocks({ source: "README.md", markdown: top });
+    expect(blocks.map((block) => ({ tags: [block.lang, ...block.tags].join(" "), lines: block.code.trimEnd().split("\n").length }))).toEqual([
+      { tags: "sh", lines: 1 },
+      { tags: "sh suite", lines: 1 },
+    ]);
+    expect(blocks[0]!.code.trim()).toBe(`npm install && npx goondan run --input ${JSON.stringify(EXAMPLE_INPUT)}`);
+    expect(blocks[1]!.code.trim()).toBe("npm install && npm test");
   });
 });
 
