@@ -23,13 +23,14 @@ const flagValue = (argv: readonly string[], name: string): string | undefined =>
 };
 
 /**
- * Adds `--host` and `--port` to a `run` command from the container's environment. Other commands
- * (`validate`, `doctor`, …) pass through unchanged; flags given explicitly always win.
+ * Adds `--host` and `--port` to a `run` command that serves the API, from the container's environment.
+ * Other commands (`validate`, `doctor`, `run --input`) pass through unchanged; explicit flags always win.
  */
 export function containerArgs(options: { argv: readonly string[]; env: Record<string, string | undefined> }): ContainerArgs {
   const argv = [...options.argv];
   const warnings: string[] = [];
-  if (argv[0] !== "run") return { argv, warnings };
+  // `run --input` answers one event and exits without serving the API: nothing to bind, nothing to warn.
+  if (argv[0] !== "run" || hasFlag(argv, "input")) return { argv, warnings };
   const token = options.env.GOONDAN_API_TOKEN;
   const hasToken = token !== undefined && token.trim() !== "";
   if (!hasFlag(argv, "host")) {

@@ -29,6 +29,10 @@ describe("containerArgs", () => {
     expect(containerArgs({ argv: ["run", "--host=127.0.0.1"], env: {} }).warnings).toEqual([]);
   });
 
+  it("leaves run --input alone: it serves no API, so there is nothing to bind or warn about", () => {
+    expect(containerArgs({ argv: ["run", "/app/bundle", "--input", "hi"], env: { GOONDAN_PORT: "1" } })).toEqual({ argv: ["run", "/app/bundle", "--input", "hi"], warnings: [] });
+  });
+
   it("leaves other commands untouched", () => {
     expect(containerArgs({ argv: ["validate", "/app/bundle"], env: { GOONDAN_PORT: "1" } })).toEqual({ argv: ["validate", "/app/bundle"], warnings: [] });
   });
