@@ -1,8 +1,10 @@
 /**
  * Runs one child process for the bash tool safely: its own process group (setsid), killed as a whole on
  * timeout, on ctx.signal and when it exits (no stray background jobs), stdout/stderr kept up to a cap each
- * (the rest drained and counted), a flood of output ended early, and a scrubbed environment.
+ * (the rest drained and counted), a flood of output ended early, a scrubbed environment, and the agent
+ * process made non-dumpable first so the command cannot read the agent's own environment via /proc.
  */
+import { hideProcessSecrets } from "../../tools/hide-process-secrets.ts";
 import { scrubbedEnv } from "./scrubbed-env.ts";
 
 export interface RunProcessOptions {
@@ -37,6 +39,8 @@ const FLOOD_BYTES = 32 * 1024 * 1024;
 const DRAIN_GRACE_MS = 500;
 
 export async function runProcess(options: RunProcessOptions): Promise<ProcessOutcome> {
+  // The command runs as our user: keep it out of our /proc/<pid>/environ (API keys) before it starts.
+  await hideProcessSecrets();
   const started = performance.now();
   const proc = Bun.spawn(options.argv, {
     cwd: options.cwd,
