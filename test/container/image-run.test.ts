@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { layoutImage } from "./image-layout.ts";
-import { EXAMPLE_INPUT } from "../examples/example-script.ts";
+import { COORDINATOR_REPLY, EXAMPLE_INPUT } from "../examples/example-script.ts";
 
 const repo = join(import.meta.dir, "..", "..");
 const root = mkdtempSync(join(tmpdir(), "goondan-image-"));
@@ -94,5 +94,19 @@ describe("the image's command, run from a directory laid out like the image", ()
     expect({ code, withinGrace: performance.now() - stoppedAt < gracePeriodMs }).toEqual({ code: 0, withinGrace: true });
     expect(sessionMembers(child.pid)).toEqual([]);
     expect(readdirSync(stateRoot).length).toBeGreaterThan(0);
+  }, 30_000);
+
+  it("answers `docker run goondan run /app/bundle --input …` with the bundled example's reply, using production packages only", async () => {
+    const layout = layoutImage({ repo, root: mkdtempSync(join(root, "once-")) });
+    const entry = layout.command.slice(3, layout.command.indexOf("run")).map((arg) => (arg.startsWith("/") ? layout.map(arg) : arg));
+    const child = Bun.spawn([process.execPath, ...entry, "run", layout.map("/app/bundle"), "--input", EXAMPLE_INPUT], {
+      cwd: layout.map(layout.workdir),
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, ...layout.env },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    expect({ code, stdout }).toEqual({ code: 0, stdout: `${COORDINATOR_REPLY}\n` });
+    expect(stderr).not.toContain("GOONDAN_API_TOKEN is not set");
   }, 30_000);
 });
