@@ -109,7 +109,8 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   } catch (error) {
     const code = signal.aborted ? "AGENT_TURN_ABORTED" : isGoondanError(error) && /^(MODEL_|AGENT_)/.test(error.code) ? error.code : "AGENT_TURN_FAILED";
     const message = error instanceof Error ? error.message : String(error);
-    env.logger.error({ code, err: error }, "turn failed");
+    // Not the error object itself: an APICallError carries the whole request body (the conversation).
+    env.logger.error({ code, error: message.slice(0, 500), turnId }, "turn failed");
     result = { turnId, status: "error", response: "", finishReason: signal.aborted ? "aborted" : "error", error: { code, message }, steps, usage };
   }
   env.runtimeEvents.emit({

@@ -90,6 +90,22 @@ describe("agent child lifecycle", () => {
     expect(await child.exited).toBe(0);
   });
 
+  it("aborts a turn still running when the shutdown grace period ends, still replying once", async () => {
+    server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 30_000 } }] }] });
+    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
+    children.push(child);
+    await child.waitFor("ready");
+    child.send("event", { event: agentEvent("sleep forever"), attempt: 1 });
+    await child.waitFor("turn_started");
+    await Bun.sleep(200);
+    child.send("shutdown", { gracePeriodMs: 300, reason: "test" });
+    const result = await child.waitFor("turn_result", undefined, 5_000);
+    expect(result.payload).toMatchObject({ status: "error", finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED" } });
+    await child.waitFor("shutdown_ack");
+    expect(await child.exited).toBe(0);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("logs JSON with agent and instanceKey bound and never the api key", async () => {
     server = await startLoopbackLlm({ replies: [{ text: "hi" }] });
     const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });

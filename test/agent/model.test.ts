@@ -127,3 +127,19 @@ describe("resolveApiKey", () => {
     expect(resolveApiKey(sources[4]!, env)).toBe("from-secret");
   });
 });
+
+describe("hand-written cassettes", () => {
+  it("match readable text, and a missing field matches anything", async () => {
+    const cassette = join(tempStateRoot(), "hand.jsonl");
+    writeFileSync(
+      cassette,
+      [
+        JSON.stringify({ v: 1, request: { lastRole: "user", lastText: "hello  there" }, reply: { content: [{ type: "text", text: "Hi!" }], finishReason: "stop" } }),
+        JSON.stringify({ v: 1, request: { systemText: "You are B." }, reply: { content: [{ type: "text", text: "B speaking" }] } }),
+      ].join("\n"),
+    );
+    const replay = new ReplayModel({ cassette });
+    expect((await generateText({ model: replay, system: "anything", prompt: "hello there" })).text).toBe("Hi!");
+    expect((await generateText({ model: replay, system: "You are B.", prompt: "whatever" })).text).toBe("B speaking");
+  });
+});

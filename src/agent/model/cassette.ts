@@ -13,6 +13,10 @@
  * names. Hashes are taken over NORMALISED text: ISO timestamps, UUIDs, prefixed ids (`evt_…`), long hex and
  * digit runs and absolute paths are replaced by placeholders, and whitespace collapses, so ids, clocks and the
  * workdir location never make a demo fail to replay. `tools` is informational (not matched).
+ *
+ * Hand-written cassettes may give readable text instead of hashes — `"systemText"` and `"lastText"` (for a tool
+ * message: `"toolName:status,…"`) — and may leave out `system`, `lastRole` or `last`, which then match anything:
+ *   {"v":1,"request":{"lastRole":"user","lastText":"hello"},"reply":{"content":[{"type":"text","text":"Hi!"}]}}
  */
 import { createHash } from "node:crypto";
 import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3Prompt } from "@ai-sdk/provider";
@@ -35,8 +39,14 @@ export interface CassetteReply {
 
 export interface CassetteLine {
   v: 1;
-  request: CassetteRequest;
+  request: CassetteRequestPattern;
   reply: CassetteReply;
+}
+
+/** A recorded request as found in a cassette: a missing field matches anything. */
+export interface CassetteRequestPattern extends Partial<CassetteRequest> {
+  systemText?: string;
+  lastText?: string;
 }
 
 export function normalizeForMatch(text: string): string {
@@ -51,7 +61,7 @@ export function normalizeForMatch(text: string): string {
     .trim();
 }
 
-const hash = (text: string): string => createHash("sha256").update(normalizeForMatch(text)).digest("hex").slice(0, 16);
+export const hash = (text: string): string => createHash("sha256").update(normalizeForMatch(text)).digest("hex").slice(0, 16);
 
 function partText(part: unknown): string {
   const record = part as { type?: string; text?: unknown };
@@ -92,12 +102,21 @@ export function describeRequest(options: Pick<LanguageModelV3CallOptions, "promp
   };
 }
 
-/** Which digest fields differ (empty when the request matches the line). */
-export function requestDifferences(recorded: CassetteRequest, actual: CassetteRequest): string[] {
+/** Turns readable `systemText` / `lastText` into the hashes they stand for. */
+export function compilePattern(request: CassetteRequestPattern): CassetteRequestPattern {
+  const compiled: CassetteRequestPattern = { ...request };
+  if (compiled.system === undefined && request.systemText !== undefined) compiled.system = hash(request.systemText);
+  if (compiled.last === undefined && request.lastText !== undefined) compiled.last = hash(request.lastText);
+  if (compiled.preview === undefined && request.lastText !== undefined) compiled.preview = normalizeForMatch(request.lastText).slice(0, 160);
+  return compiled;
+}
+
+/** Which digest fields differ (empty when the request matches the line); missing recorded fields match anything. */
+export function requestDifferences(recorded: CassetteRequestPattern, actual: CassetteRequest): string[] {
   const differences: string[] = [];
-  if (recorded.system !== actual.system) differences.push("system prompt");
-  if (recorded.lastRole !== actual.lastRole) differences.push(`last message role (recorded ${recorded.lastRole}, got ${actual.lastRole})`);
-  else if (recorded.last !== actual.last) differences.push(`last message (recorded "${recorded.preview}", got "${actual.preview}")`);
+  if (recorded.system !== undefined && recorded.system !== actual.system) differences.push("system prompt");
+  if (recorded.lastRole !== undefined && recorded.lastRole !== actual.lastRole) differences.push(`last message role (recorded ${recorded.lastRole}, got ${actual.lastRole})`);
+  else if (recorded.last !== undefined && recorded.last !== actual.last) differences.push(`last message (recorded "${recorded.preview ?? "?"}", got "${actual.preview}")`);
   return differences;
 }
 
