@@ -158,7 +158,8 @@ function runHandler(options: { toolName: string; toolCallId: string; args: JsonO
       );
       controller.abort(abortReason("ToolTimeoutError", `${toolName} timed out after ${entry.timeoutMs} ms`));
     }, entry.timeoutMs);
-    parentSignal?.addEventListener("abort", onParentAbort, { once: true });
+    if (parentSignal?.aborted) onParentAbort();
+    else parentSignal?.addEventListener("abort", onParentAbort, { once: true });
     Promise.resolve(value).then(
       (resolved) => finish(handlerValueResult(resolved, { limit, maxOutputBytes })),
       (error: unknown) => finish(thrownResult(error, limit)),
