@@ -1,6 +1,9 @@
 import { describe, expect, it } from "bun:test";
 import { resolve } from "node:path";
+import { loadBuiltinPackage } from "../../src/config/builtin-package.ts";
+import type { ToolResource } from "../../src/config/types.ts";
 import { isValidToolPartName } from "../../src/tools/naming.ts";
+import { ToolRegistry } from "../../src/tools/tool-registry.ts";
 import { baseToolResources, baseTools } from "./base-tools.ts";
 
 const EXPECTED_EXPORTS: Record<string, string[]> = {
@@ -28,6 +31,17 @@ describe("@goondan/base tools", () => {
     for (const resource of resources) {
       const module = (await import(resolve(resource.source.baseDir, resource.spec.entry))) as { handlers: Record<string, unknown> };
       expect(Object.keys(module.handlers).sort()).toEqual(resource.spec.exports.map((spec) => spec.name).sort());
+    }
+  });
+
+  it("loads through the config plane's built-in package into a registry with the same tools and settings", async () => {
+    const loaded = (await loadBuiltinPackage()).map((entry) => entry.resource).filter((resource): resource is ToolResource => resource.kind === "Tool");
+    const registry = await ToolRegistry.fromResources(loaded);
+    const { registry: direct } = await baseTools();
+    expect(registry.names()).toEqual(direct.names());
+    for (const name of direct.names()) {
+      const [a, b] = [registry.get(name)!, direct.get(name)!];
+      expect({ name, item: a.item, timeoutMs: a.timeoutMs, limit: a.errorMessageLimit, config: a.config }).toEqual({ name, item: b.item, timeoutMs: b.timeoutMs, limit: b.errorMessageLimit, config: b.config });
     }
   });
 
