@@ -35,6 +35,7 @@ export function classifyModelError(error: unknown, now: number = Date.now()): Mo
     const after = retryAfter(error.responseHeaders, now);
     const withAfter = after === undefined ? {} : { retryAfterMs: after };
     if (status === undefined) return { code: "MODEL_NETWORK_ERROR", retryable: true, ...base };
+    if (status >= 200 && status < 300) return { code: "MODEL_INVALID_RESPONSE", retryable: false, statusCode: status, message: `the model returned a response that could not be read: ${error.message}`.slice(0, 2000) };
     if (status === 429) return { code: "MODEL_RATE_LIMITED", retryable: true, statusCode: status, ...withAfter, ...base };
     if (status >= 500) return { code: "MODEL_SERVER_ERROR", retryable: true, statusCode: status, ...withAfter, ...base };
     if (status === 401 || status === 403) return { code: "MODEL_AUTH_FAILED", retryable: false, statusCode: status, ...base };
