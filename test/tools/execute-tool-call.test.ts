@@ -122,6 +122,11 @@ describe("executeToolCall: the catalog gate", () => {
     expect(errorOf(await call("sample__echo", { text: "x" }, { catalog: trimmed })).code).toBe("E_TOOL_NOT_IN_CATALOG");
   });
 
+  it("runs a registered tool that step middleware added to this step's catalog", async () => {
+    const widened = [...catalog, { name: "hidden__echo" }];
+    expect(await call("hidden__echo", { extra: 1 }, { catalog: widened })).toEqual({ status: "ok", output: { input: { extra: 1 } } });
+  });
+
   it("answers an unknown name with E_TOOL_NOT_FOUND and the closest catalog names", async () => {
     const error = errorOf(await call("sample__ecko", { text: "x" }));
     expect(error.code).toBe("E_TOOL_NOT_FOUND");

@@ -78,6 +78,10 @@ describe("ToolRegistry.fromResources", () => {
     expect(await configErrorCode(ToolRegistry.fromResources([resource]))).toBe("E_CONFIG_TOOL_SCHEMA_INVALID");
   });
 
+  it("rejects an export name used twice in one Tool (E_CONFIG_DUPLICATE_NAME)", async () => {
+    expect(await configErrorCode(ToolRegistry.fromResources([sample("twice", [{ name: "echo" }, { name: "echo" }])]))).toBe("E_CONFIG_DUPLICATE_NAME");
+  });
+
   it("rejects a Tool without exports (E_CONFIG_SCHEMA_INVALID)", async () => {
     expect(await configErrorCode(ToolRegistry.fromResources([sample("empty", [])]))).toBe("E_CONFIG_SCHEMA_INVALID");
   });
