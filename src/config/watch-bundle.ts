@@ -15,6 +15,8 @@ import { BUILTIN_PACKAGE, type AnyResource, type Bundle, type ConfigIssue } from
 import { diffBundles, resourceFiles, type BundleDiff } from "./bundle-diff.ts";
 import { entryFiles } from "./entry-imports.ts";
 
+const IGNORED_DIRS = /(^|[\\/])(node_modules|\.git)([\\/]|$)/;
+
 export interface BundleChange {
   previous: Bundle;
   next: Bundle;
@@ -81,12 +83,23 @@ export async function watchBundle(options: WatchBundleOptions): Promise<BundleWa
   let pendingRuns = 0;
   let closed = false;
 
-  const watcher: FSWatcher = watch([...watched], { ignoreInitial: true, usePolling: options.usePolling ?? false, interval: 100 });
+  /** The last validation failed: then any file in the bundle dir may be the fix (a new tool entry, say). */
+  let broken = false;
+  const bundleDir = resolve(current.dir);
+  // The bundle dir is watched too (new files appear there); its other files only count while broken.
+  const watcher: FSWatcher = watch([...watched, bundleDir], {
+    ignoreInitial: true,
+    usePolling: options.usePolling ?? false,
+    interval: 100,
+    depth: 8,
+    ignored: (path: string) => IGNORED_DIRS.test(path),
+  });
   const ready = new Promise<void>((resolveReady) => watcher.once("ready", () => resolveReady()));
 
   const handle = async (files: string[]): Promise<void> => {
     const loaded = await options.load();
     if (closed) return;
+    broken = !loaded.valid || loaded.bundle === undefined;
     if (!loaded.valid || loaded.bundle === undefined) {
       logger.warn({ files, errors: loaded.errors.map((issue) => `${issue.path}: ${issue.code} ${issue.message}`) }, "bundle change is invalid; keeping the running swarm");
       options.onInvalid({ errors: loaded.errors, changedFiles: files });
@@ -98,10 +111,8 @@ export async function watchBundle(options: WatchBundleOptions): Promise<BundleWa
     const diff = diffBundles({ previous, next, changedFiles: files, filesOf });
     current = next;
     const nextWatched = new Set(bundleWatchFiles(next));
-    const added = [...nextWatched].filter((file) => !watched.has(file));
-    const removed = [...watched].filter((file) => !nextWatched.has(file));
+    const added = [...nextWatched].filter((file) => !watched.has(file) && !file.startsWith(bundleDir + sep));
     if (added.length > 0) watcher.add(added);
-    if (removed.length > 0) watcher.unwatch(removed);
     watched = nextWatched;
     logger.info({ files, agents: diff.agents, swarmChanged: diff.swarmChanged, connections: diff.connections }, "bundle changed; reloading");
     await options.onChange({ previous, next, changedFiles: files, diff });
@@ -120,9 +131,11 @@ export async function watchBundle(options: WatchBundleOptions): Promise<BundleWa
       });
   };
 
-  watcher.on("all", (_event, path) => {
-    if (closed) return;
-    changed.add(resolve(path));
+  watcher.on("all", (event, path) => {
+    if (closed || event === "addDir" || event === "unlinkDir") return;
+    const file = resolve(path);
+    if (!watched.has(file) && !broken) return;
+    changed.add(file);
     if (timer) clock.clearTimeout(timer);
     timer = clock.setTimeout(flush, debounceMs);
   });

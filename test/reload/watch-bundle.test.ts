@@ -106,4 +106,25 @@ describe("watchBundle", () => {
     await waitFor(() => changes.length > 1, watcher);
     expect(changes[1]?.diff.agents).toEqual(["writer"]);
   });
+
+  it("ignores other files in the bundle dir while the bundle is valid", async () => {
+    const { dir, watcher, changes, invalid, loads } = await setup();
+    writeFileSync(join(dir, "notes.txt"), "scratch");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await watcher.idle();
+    expect(loads()).toBe(0);
+    expect(changes).toEqual([]);
+    expect(invalid).toEqual([]);
+  });
+
+  it("re-validates when a file a broken bundle was missing appears", async () => {
+    const { dir, watcher, changes, invalid } = await setup();
+    const yaml = join(dir, "goondan.yaml");
+    edit(yaml, ["entry: ./tools/clock.ts", "entry: ./tools/clock2.ts"]);
+    await waitFor(() => invalid.length > 0, watcher);
+    expect(invalid[0]?.errors.map((issue) => issue.code)).toContain("E_CONFIG_ENTRY_NOT_FOUND");
+    writeFileSync(join(dir, "tools/clock2.ts"), "export const handlers = { now: () => 'later' };\n");
+    await waitFor(() => changes.length > 0, watcher);
+    expect(changes[0]?.diff.agents).toEqual(["writer"]);
+  });
 });
