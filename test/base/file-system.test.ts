@@ -45,6 +45,11 @@ describe("file-system__write and read", () => {
     expect(part.content).toBe("567");
   });
 
+  it("returns a binary file base64-encoded", async () => {
+    await writeFile(join(workdir, "blob.bin"), Buffer.from([0, 1, 2, 255]));
+    expect(okOutput(await tools.call("file-system__read", { path: "blob.bin" }))).toMatchObject({ binary: true, encoding: "base64", content: "AAEC/w==", bytesRead: 4, truncated: false });
+  });
+
   it("refuses paths that leave the workspace, by '..', absolute path or symlink", async () => {
     for (const path of ["../outside.txt", join(base, "outside.txt"), "link-out.txt", "dir-out/outside.txt", "/etc/passwd"]) {
       expect({ path, code: errorOf(await tools.call("file-system__read", { path })).code }).toEqual({ path, code: "E_PATH_OUTSIDE_WORKDIR" });
@@ -62,7 +67,7 @@ describe("file-system__write and read", () => {
   });
 
   it("refuses a maxBytes above the schema limit", async () => {
-    expect(errorOf(await tools.call("file-system__read", { path: "big.txt", maxBytes: 50_000_000 })).code).toBe("E_TOOL_INVALID_ARGS");
+    expect(errorOf(await tools.call("file-system__read", { path: "big.txt", maxBytes: 300_000 })).code).toBe("E_TOOL_INVALID_ARGS");
   });
 });
 

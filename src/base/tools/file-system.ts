@@ -1,8 +1,8 @@
 /**
  * Built-in `file-system`: read, write, list and mkdir inside the agent's workspace. Relative paths start at
  * ctx.workdir; every path is confined to the root (ctx.workdir, or the Tool's `config.root` resolved against
- * it), symlinks included;
- * reads stop at maxBytes (default 100000, at most `config.maxReadBytes`).
+ * it), symlinks included. Reads stop at maxBytes (default 100000, at most `config.maxReadBytes` 250000);
+ * binary files (a NUL byte in the first 8 KiB) come back base64-encoded, at most 150000 bytes per read.
  */
 import { appendFile, lstat, mkdir, open, readdir, stat, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -13,6 +13,8 @@ import { resolveConfinedPath, type ConfinedPath } from "../../tools/workdir-path
 
 const DEFAULT_READ_BYTES = 100_000;
 const DEFAULT_MAX_ENTRIES = 500;
+/** Base64 grows 4/3: this keeps a binary read under the 256 KiB output cap. */
+const MAX_BINARY_BYTES = 150_000;
 
 function rootOf(ctx: ToolContext): string {
   const configured = configString(ctx.config, "root");
@@ -35,7 +37,7 @@ export const handlers: Record<string, ToolHandler> = {
     if (info === undefined) throw notFound(target.relative);
     if (info.isDirectory()) throw new ToolFault("E_FS_IS_DIRECTORY", `${target.relative} is a directory`, { suggestion: "Use file-system__list for directories." });
     if (!info.isFile()) throw new ToolFault("E_FS_NOT_A_FILE", `${target.relative} is not a regular file`);
-    const cap = configNumber(ctx.config, "maxReadBytes", 1024 * 1024);
+    const cap = configNumber(ctx.config, "maxReadBytes", 250_000);
     const maxBytes = Math.min(typeof input.maxBytes === "number" ? input.maxBytes : DEFAULT_READ_BYTES, cap);
     const offset = typeof input.offset === "number" ? Math.max(0, input.offset) : 0;
     const length = Math.max(0, Math.min(maxBytes, info.size - offset));
@@ -51,9 +53,16 @@ export const handlers: Record<string, ToolHandler> = {
     } finally {
       await handle.close();
     }
-    let content = buffer.subarray(0, read).toString("utf8");
-    if (offset + read < info.size && content.endsWith("\uFFFD")) content = content.slice(0, -1);
-    return { path: target.relative, size: info.size, offset, bytesRead: read, truncated: offset + read < info.size, content };
+    const bytes = buffer.subarray(0, read);
+    const truncated = offset + read < info.size;
+    if (bytes.subarray(0, 8192).includes(0)) {
+      const kept = bytes.subarray(0, MAX_BINARY_BYTES);
+      const more = offset + kept.byteLength < info.size;
+      return { path: target.relative, size: info.size, offset, bytesRead: kept.byteLength, truncated: more, binary: true, encoding: "base64", content: kept.toString("base64") };
+    }
+    let content = bytes.toString("utf8");
+    if (truncated && content.endsWith("\uFFFD")) content = content.slice(0, -1);
+    return { path: target.relative, size: info.size, offset, bytesRead: read, truncated, content };
   },
   write: async (ctx, input) => {
     const target = await confined(ctx, input.path);
