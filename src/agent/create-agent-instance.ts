@@ -114,6 +114,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     logger,
     runtime: options.runtime,
     pendingResults,
+    activeSpan: {},
   };
   const instance = new AgentInstance({ env: turnEnv, results, pendingResults, onClose: () => runtimeEvents.close() });
   return { instance, paths, policy: { requestTimeoutMs: swarm.spec.policy.requestTimeoutMs, gracePeriodMs: swarm.spec.policy.shutdown.gracePeriodSeconds * 1000 } };

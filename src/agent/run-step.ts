@@ -101,6 +101,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
       const toolSpanId = newSpanId();
       const toolStartedAt = now();
       env.runtimeEvents.emit({ type: "tool.called", traceId: turn.traceId, spanId: toolSpanId, parentSpanId: stepSpanId, turnId: turn.turnId, stepIndex, toolName: call.name, toolCallId: call.id });
+      if (env.activeSpan !== undefined) env.activeSpan.toolSpanId = toolSpanId;
       const result = await executeToolCall({
         call,
         catalog,
@@ -108,6 +109,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
         middlewares: toolMiddlewares,
         context: { agentName: turn.agentName, instanceKey: turn.instanceKey, turnId: turn.turnId, message: assistant, workdir: env.workdir, logger: env.logger.child({ tool: call.name }), runtime: env.runtime, parentSignal: scope.signal },
       });
+      if (env.activeSpan !== undefined) env.activeSpan.toolSpanId = undefined;
       const durationMs = now() - toolStartedAt;
       env.runtimeEvents.emit({
         type: result.status === "error" ? "tool.failed" : "tool.completed",

@@ -32,6 +32,8 @@ export interface TurnEnvironment {
   logger: Logger;
   runtime: AgentToolRuntime;
   pendingResults?: PendingResults;
+  /** Set by run-step while a tool runs: its span id, so ctx.runtime requests carry it as parentSpanId. */
+  activeSpan?: { toolSpanId?: string };
   retryPolicy?: Partial<RetryPolicy>;
   /** Default `newId`. */
   ids?: IdGenerator;

@@ -24,6 +24,7 @@ describe("ctx.runtime over IPC", () => {
     child.send("event", { event, attempt: 1 });
     const call = await child.waitFor("runtime_call");
     expect(call.payload).toMatchObject({ method: "request", args: { target: "worker", input: "count files", async: false }, callChain: ["user-agent"], traceId: event.traceId });
+    expect(call.payload.parentSpanId).toMatch(/^[0-9a-f]{16}$/);
     const correlationId = call.payload.args.correlationId as string;
     child.send("runtime_result", { callId: call.payload.callId, ok: true, value: { correlationId, eventId: "evt_w" } });
     child.send("delegate_result", { correlationId, status: "ok", agent: "worker", instanceKey: "main", response: "3 files" });

@@ -52,7 +52,8 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
     send,
     callContext: () => {
       const event = instance?.currentEvent;
-      return { callChain: event?.callChain ?? [], ...(event === undefined ? {} : { traceId: event.traceId }) };
+      const toolSpanId = instance?.env.activeSpan?.toolSpanId;
+      return { callChain: event?.callChain ?? [], ...(event === undefined ? {} : { traceId: event.traceId }), ...(toolSpanId === undefined ? {} : { parentSpanId: toolSpanId }) };
     },
     onUnclaimedResult: (result) => {
       if (instance === undefined) return logger.warn({ correlationId: result.correlationId }, "reply arrived before the instance was ready; dropped");
