@@ -10,80 +10,23 @@ import { newId, newTraceId, type IdGenerator } from "../shared/ids.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
 import { UsageError, describeError } from "../shared/errors.ts";
 import { instancePaths } from "../shared/state-paths.ts";
-import type { JsonObject } from "../shared/json.ts";
 import { agentChildArgv, instanceAddress, type AgentEvent, type TurnResultPayload } from "../ipc/protocol.ts";
-import { DurableInbox, findInboxDirs, type InboxEntry } from "./durable-inbox.ts";
+import { DurableInbox, type InboxEntry } from "./durable-inbox.ts";
+import { resumeInboxes } from "./resume-inboxes.ts";
+import { loadBundle } from "../config/load-bundle.ts";
+import { createRestartCoordinator, type LoadedBundle, type RestartAnswer, type RestartCoordinator, type RestartRequest } from "./reload/restart-coordinator.ts";
 import { InstanceSupervisor } from "./instance-supervisor.ts";
 import { PendingRequests, type PendingRequest } from "./pending-requests.ts";
 import { ProcessPool } from "./process-pool.ts";
-import type { ProcessSpawner } from "./process-spawner.ts";
-import { handleRuntimeCall, type RouterHost, type RuntimeRestartAnswer } from "./runtime-router.ts";
+import { handleRuntimeCall, type RouterHost } from "./runtime-router.ts";
+import type { OrchestratorOptions, ReloadOptions, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 import { swarmView, type SwarmView } from "./swarm-view.ts";
 import { processTable, type ProcessInfo } from "./process-table.ts";
 import { clearConversation } from "./clear-conversation.ts";
+import { OutcomeWaiters, replyForOutcome, timeoutReply, type DelegateResult, type TurnOutcome } from "./turn-outcomes.ts";
 
-export interface TurnOutcome {
-  status: "ok" | "error";
-  agent: string;
-  instanceKey: string;
-  eventId: string;
-  turnId: string;
-  response: string;
-  finishReason: string;
-  error?: { code: string; message: string };
-}
-
-export interface SubmitOptions {
-  input: string;
-  /** Default: the Swarm's entry agent. */
-  agent?: string;
-  /** Default: the Swarm's instanceKey. */
-  instanceKey?: string;
-  /** Default `user.input`. */
-  type?: string;
-  source?: AgentEvent["source"];
-  metadata?: JsonObject;
-  traceId?: string;
-}
-
-export interface Submitted {
-  eventId: string;
-  agent: string;
-  instanceKey: string;
-  /** Settles when the event's turn ends (or the orchestrator stops first). */
-  outcome: Promise<TurnOutcome>;
-}
-
-export interface ReloadOptions {
-  bundle: Bundle;
-  /** Restart only these agents' instances; all when absent. An empty list applies policy only. */
-  agents?: string[];
-  /** Clear the restarted instances' conversations. Default false. */
-  fresh?: boolean;
-  reasons?: string[];
-}
-
-export type RestartHandler = (request: { reason: string; requester: { agent: string; instanceKey: string }; afterTurn: Promise<unknown>; orchestrator: Orchestrator }) => Promise<RuntimeRestartAnswer>;
-
-export interface OrchestratorOptions {
-  bundle: Bundle;
-  /** Default: the bundle's only Swarm. */
-  swarm?: string;
-  stateRoot: string;
-  spawner: ProcessSpawner;
-  /** Default: the system clock. */
-  clock?: Clock;
-  /** Default: `newId`. */
-  ids?: IdGenerator;
-  /** Default: silent. */
-  logger?: Logger;
-  /** Extra environment for children (e.g. GOONDAN_RECORD_CASSETTE). */
-  childEnv?: Record<string, string>;
-  /** Answers `runtime.restart` (self-restart). Default: refuses with E_RESTART_UNAVAILABLE. */
-  restartHandler?: RestartHandler;
-  /** Default 30000. */
-  readyTimeoutMs?: number;
-}
+export type { TurnOutcome } from "./turn-outcomes.ts";
+export type { OrchestratorOptions, ReloadOptions, RestartHandler, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 
 export class Orchestrator {
   private bundle: Bundle;
@@ -93,11 +36,12 @@ export class Orchestrator {
   private readonly ids: IdGenerator;
   private readonly logger: Logger;
   private readonly supervisors = new Map<string, InstanceSupervisor>();
-  private readonly waiters = new Map<string, ((outcome: TurnOutcome) => void)[]>();
-  private readonly turnWaiters = new Map<string, (() => void)[]>();
+  private readonly waiters = new OutcomeWaiters();
   private readonly pending: PendingRequests;
   private readonly pool: ProcessPool;
   private readonly router: RouterHost;
+  private readonly processSources: (() => ProcessInfo[])[] = [];
+  private coordinator: RestartCoordinator | undefined;
 
   constructor(private readonly options: OrchestratorOptions) {
     this.bundle = options.bundle;
@@ -120,9 +64,9 @@ export class Orchestrator {
       },
       list: () => [...this.supervisors.values()].map((s) => ({ agent: s.agent, instanceKey: s.instanceKey, status: s.status, ...(s.live && s.pid !== undefined ? { pid: s.pid } : {}) })),
       restart: async ({ reason, requester }) => {
-        const handler = this.options.restartHandler;
-        if (!handler) return { accepted: false, issues: [{ code: "E_RESTART_UNAVAILABLE", path: "", message: "this orchestrator has no restart handler" }] };
         const afterTurn = this.afterCurrentTurn(requester.address);
+        const handler = this.options.restartHandler;
+        if (!handler) return this.restart({ reason, afterTurn });
         return handler({ reason, requester: { agent: requester.agent, instanceKey: requester.instanceKey }, afterTurn, orchestrator: this });
       },
     };
@@ -142,31 +86,33 @@ export class Orchestrator {
 
   /** Resumes every accepted, unanswered event found in the inboxes under the state root. */
   start(): { resumed: number } {
-    let resumed = 0;
-    for (const dir of findInboxDirs({ stateRoot: this.options.stateRoot, swarmInstanceKey: this.view.instanceKey })) {
-      const { entries, unreadable } = new DurableInbox(dir).load();
-      for (const file of unreadable) this.logger.warn({ dir, file }, "unreadable inbox entry skipped (never acknowledged)");
-      for (const entry of entries) {
-        const { event } = entry;
-        if (!this.view.agents.has(event.agent)) {
-          this.logger.warn({ agent: event.agent, eventId: event.id }, "inbox event for an agent no longer in the swarm left on disk");
-          continue;
-        }
-        const supervisor = this.supervisor(event.agent, event.instanceKey);
-        if (event.replyTo && event.deadline !== undefined) {
-          if (event.deadline <= this.clock.now()) {
-            supervisor.inbox.remove(entry);
-            this.logger.warn({ eventId: event.id, correlationId: event.replyTo.correlationId }, "request expired while the orchestrator was down; dropped");
-            continue;
-          }
-          this.pending.add({ correlationId: event.replyTo.correlationId, requester: event.replyTo.target, agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, deadline: event.deadline });
-        }
-        supervisor.enqueue(entry);
-        resumed++;
-      }
-    }
-    if (resumed > 0) this.logger.info({ resumed }, "resumed accepted events");
-    return { resumed };
+    return resumeInboxes({
+      stateRoot: this.options.stateRoot,
+      view: this.view,
+      clock: this.clock,
+      logger: this.logger,
+      pending: this.pending,
+      supervisor: (agent, instanceKey) => this.supervisor(agent, instanceKey),
+    });
+  }
+
+  /**
+   * Restart requests (self-restart tool, `POST /v1/restart`, SIGHUP): validated against the bundle on
+   * disk before answering, coalesced, applied with `reload` after `afterTurn` settles.
+   */
+  restart(request: RestartRequest): Promise<RestartAnswer> {
+    this.coordinator ??= createRestartCoordinator({
+      loadBundle: () => (this.options.loadBundle ?? defaultLoadBundle)(this.bundle.dir),
+      reload: async (plan) => void (await this.reload(plan)),
+      clock: this.clock,
+      logger: this.logger,
+    });
+    return this.coordinator.request(request);
+  }
+
+  /** Adds rows to the process table (connector processes). */
+  addProcessSource(source: () => ProcessInfo[]): void {
+    this.processSources.push(source);
   }
 
   /** Durably accepts one event; returns once it is on disk. `outcome` settles when its turn ends. */
@@ -187,15 +133,11 @@ export class Orchestrator {
       metadata: options.metadata ?? {},
       createdAt: new Date(now).toISOString(),
     };
-    const outcome = new Promise<TurnOutcome>((resolve) => {
-      const list = this.waiters.get(event.id) ?? [];
-      list.push(resolve);
-      this.waiters.set(event.id, list);
-    });
+    const outcome = this.waiters.outcome(event.id);
     try {
       this.accept(event);
     } catch (error) {
-      this.waiters.delete(event.id);
+      this.waiters.forget(event.id);
       throw error;
     }
     return { eventId: event.id, agent, instanceKey, outcome };
@@ -208,7 +150,7 @@ export class Orchestrator {
   }
 
   processes(): ProcessInfo[] {
-    return processTable([...this.supervisors.values()], this.clock.now());
+    return [...processTable([...this.supervisors.values()], this.clock.now()), ...this.processSources.flatMap((source) => source())];
   }
 
   /** Known instances (live or with files under the state root), with status and queue length. */
@@ -255,14 +197,12 @@ export class Orchestrator {
   /** Stops accepting, asks every child to finish and exit, SIGKILLs after the grace period. */
   async shutdown(options: { reason: string; gracePeriodMs?: number }): Promise<void> {
     this.accepting = false;
+    this.coordinator?.close();
     const gracePeriodMs = options.gracePeriodMs ?? this.gracePeriodMs();
     for (const supervisor of this.supervisors.values()) supervisor.close();
     await Promise.all([...this.supervisors.values()].map((s) => s.stop({ reason: options.reason, gracePeriodMs })));
     this.pending.clear();
-    for (const [eventId, list] of this.waiters) {
-      for (const resolve of list) resolve(this.stoppedOutcome(eventId));
-    }
-    this.waiters.clear();
+    this.waiters.settleAll((eventId) => this.stoppedOutcome(eventId));
     this.logger.info({ reason: options.reason }, "orchestrator stopped");
   }
 
@@ -321,12 +261,7 @@ export class Orchestrator {
   private afterCurrentTurn(address: string): Promise<void> {
     const supervisor = this.supervisors.get(address);
     if (!supervisor?.inFlight) return Promise.resolve();
-    const eventId = supervisor.inFlight.event.id;
-    return new Promise((resolve) => {
-      const list = this.turnWaiters.get(eventId) ?? [];
-      list.push(resolve);
-      this.turnWaiters.set(eventId, list);
-    });
+    return this.waiters.ended(supervisor.inFlight.event.id);
   }
 
   private onTurnResult(supervisor: InstanceSupervisor, entry: InboxEntry, result: TurnResultPayload): void {
@@ -350,49 +285,29 @@ export class Orchestrator {
   }
 
   private settle(entry: InboxEntry, outcome: TurnOutcome): void {
-    const eventId = entry.event.id;
-    for (const resolve of this.waiters.get(eventId) ?? []) resolve(outcome);
-    this.waiters.delete(eventId);
-    for (const resolve of this.turnWaiters.get(eventId) ?? []) resolve();
-    this.turnWaiters.delete(eventId);
+    this.waiters.settle(outcome);
     const replyTo = entry.event.replyTo;
     if (!replyTo) return;
     const request = this.pending.take(replyTo.correlationId);
     if (!request) {
       const why = this.pending.wasExpired(replyTo.correlationId) ? "late reply after the request timed out; dropped" : "reply to an unknown request; dropped";
-      this.logger.warn({ correlationId: replyTo.correlationId, eventId }, why);
+      this.logger.warn({ correlationId: replyTo.correlationId, eventId: entry.event.id }, why);
       return;
     }
-    const failed = outcome.status === "error";
-    const error = outcome.error?.code === "AGENT_CRASHED" ? outcome.error : { code: "AGENT_TURN_FAILED", message: `${outcome.agent} turn failed: ${outcome.error?.code ?? "error"}: ${outcome.error?.message ?? outcome.response}` };
-    this.deliverTo(request, request.deadline, {
-      correlationId: request.correlationId,
-      status: outcome.status,
-      agent: outcome.agent,
-      instanceKey: outcome.instanceKey,
-      response: outcome.response,
-      finishReason: outcome.finishReason,
-      ...(failed ? { error } : {}),
-    });
+    this.deliverTo(request, request.deadline, replyForOutcome(request, outcome));
   }
 
   private onRequestTimeout(request: PendingRequest): void {
     const callee = this.supervisors.get(instanceAddress(request.agent, request.instanceKey));
     const withdrawn = callee?.withdraw(request.eventId);
     this.logger.warn({ correlationId: request.correlationId, requester: request.requester, started: withdrawn === undefined }, "request timed out");
-    this.deliverTo(request, Number.POSITIVE_INFINITY, {
-      correlationId: request.correlationId,
-      status: "error",
-      agent: request.agent,
-      instanceKey: request.instanceKey,
-      error: { code: "AGENT_REQUEST_TIMEOUT", message: `${request.agent}/${request.instanceKey} did not answer before the deadline` },
-    });
+    this.deliverTo(request, Number.POSITIVE_INFINITY, timeoutReply(request));
   }
 
-  private deliverTo(request: PendingRequest, deadline: number, reply: Parameters<InstanceSupervisor["deliverReply"]>[0]): void {
+  private deliverTo(request: PendingRequest, deadline: number, reply: DelegateResult): void {
     const slash = request.requester.indexOf("/");
-    const agent = request.requester.slice(0, slash);
-    const instanceKey = request.requester.slice(slash + 1);
-    this.supervisor(agent, instanceKey).deliverReply(reply, deadline);
+    this.supervisor(request.requester.slice(0, slash), request.requester.slice(slash + 1)).deliverReply(reply, deadline);
   }
 }
+
+const defaultLoadBundle = (dir: string): Promise<LoadedBundle> => loadBundle(dir);

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { loadBundleOrThrow } from "../../src/config/load-bundle.ts";
+import { writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Orchestrator, type RestartHandler } from "../../src/orchestrator/orchestrator.ts";
@@ -38,7 +40,10 @@ async function call(child: FakeChild, method: ChildToParent["runtime_call"]["met
   const callId = `call_${++callSeq}`;
   child.emit("runtime_call", { callId, method, args: args as never, callChain: [], ...extra });
   await tick();
-  const result = child.sent.find((message): message is Extract<ParentMessage, { type: "runtime_result" }> => message.type === "runtime_result" && message.payload.callId === callId);
+  const find = () => child.sent.find((message): message is Extract<ParentMessage, { type: "runtime_result" }> => message.type === "runtime_result" && message.payload.callId === callId);
+  // Calls that read the disk (restart validates the bundle) answer after real I/O.
+  for (let waited = 0; !find() && waited < 5000; waited += 5) await Bun.sleep(5);
+  const result = find();
   if (!result) throw new Error(`no runtime_result for ${method}`);
   return result.payload;
 }
@@ -231,12 +236,6 @@ describe("runtime send, spawn, list, catalog, restart", () => {
     expect(committed).toBe(true);
   });
 
-  it("restart without a handler is refused as data", async () => {
-    const s = setup();
-    const { a } = busyCaller(s);
-    expect(await call(a, "restart", {})).toMatchObject({ ok: true, value: { accepted: false, issues: [{ code: "E_RESTART_UNAVAILABLE" }] } });
-  });
-
   it("an unknown method is a structured error", async () => {
     const s = setup();
     const { a } = busyCaller(s);
@@ -267,5 +266,42 @@ describe("reload", () => {
     expect((await submitted.outcome).response).toBe("finished before restart");
     expect(s.spawner.of("a")).toHaveLength(2);
     expect(s.spawner.of("b")).toHaveLength(1);
+  });
+});
+
+describe("runtime restart with the default handler", () => {
+  async function realBundleSetup() {
+    const dir = writeSwarmBundle({ endpoint: "http://127.0.0.1:9/v1" });
+    roots.push(dir);
+    const stateRoot = mkdtempSync(join(tmpdir(), "goondan-restart-"));
+    roots.push(stateRoot);
+    const spawner = new FakeSpawner();
+    const clock = new ManualClock();
+    const orchestrator = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner, clock });
+    const submitted = orchestrator.submit({ input: "fix yourself" });
+    const coordinator = spawner.latest("coordinator");
+    coordinator.ready();
+    return { dir, orchestrator, spawner, clock, coordinator, submitted };
+  }
+
+  it("validates the bundle on disk, answers accepted, and reloads after the calling turn committed", async () => {
+    const s = await realBundleSetup();
+    expect(await call(s.coordinator, "restart", { reason: "new prompt" })).toMatchObject({ ok: true, value: { accepted: true, issues: [] } });
+    s.clock.advance(1000);
+    await tick();
+    expect(s.coordinator.sent.some((message) => message.type === "shutdown")).toBe(false);
+    s.coordinator.reply({ response: "restarting soon" });
+    expect((await s.submitted.outcome).response).toBe("restarting soon");
+    for (let i = 0; i < 200 && !s.coordinator.sent.some((message) => message.type === "shutdown"); i++) await Bun.sleep(5);
+    expect(s.coordinator.sent.at(-1)).toMatchObject({ type: "shutdown", payload: { reason: "reload" } });
+  });
+
+  it("answers accepted: false with the validation issues when the bundle on disk is invalid", async () => {
+    const s = await realBundleSetup();
+    writeFileSync(join(s.dir, "goondan.yaml"), "apiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: broken }\nspec: {}\n");
+    const answer = await call(s.coordinator, "restart", { reason: "broken" });
+    expect(answer).toMatchObject({ ok: true, value: { accepted: false } });
+    expect((answer.value as { issues: { code: string }[] }).issues.length).toBeGreaterThan(0);
+    expect((answer.value as { issues: { code: string }[] }).issues[0]?.code).toMatch(/^E_CONFIG_/);
   });
 });

@@ -17,7 +17,6 @@ import { Orchestrator } from "../../orchestrator/orchestrator.ts";
 import { bunProcessSpawner } from "../../orchestrator/process-spawner.ts";
 import { serveHttpApi } from "../../orchestrator/http-api.ts";
 import { listenForShutdownSignals } from "../../orchestrator/shutdown-signals.ts";
-import { createRestartCoordinator } from "../../orchestrator/reload/restart-coordinator.ts";
 
 export const command: CliCommand = {
   name: "run",
@@ -58,12 +57,7 @@ export const command: CliCommand = {
       spawner: bunProcessSpawner({ output, env: io.env }),
       logger,
       ...(record ? { childEnv: { GOONDAN_RECORD_CASSETTE: record } } : {}),
-      restartHandler: (request) => coordinator.request({ reason: request.reason, afterTurn: request.afterTurn }),
-    });
-    const coordinator = createRestartCoordinator({
-      loadBundle: () => loadBundle(bundle.dir, { env: io.env }),
-      reload: async (plan) => void (await orchestrator.reload(plan)),
-      logger,
+      loadBundle: (dir) => loadBundle(dir, { env: io.env }),
     });
     const signals = listenForShutdownSignals({ onForcedExit: () => logger.warn("second interrupt: exiting at once") });
     try {
@@ -79,7 +73,7 @@ export const command: CliCommand = {
           port,
           logger,
           ...(io.env.GOONDAN_API_TOKEN ? { token: io.env.GOONDAN_API_TOKEN } : {}),
-          restart: (request) => coordinator.request({ reason: request.reason, ...(request.agent ? { agent: request.agent } : {}), ...(request.fresh ? { fresh: true } : {}) }),
+          restart: (request) => orchestrator.restart(request),
         });
       } catch (error) {
         await orchestrator.shutdown({ reason: "startup failed" });
@@ -88,7 +82,6 @@ export const command: CliCommand = {
       logger.info({ port: api.port, host: api.host, swarm: orchestrator.swarm.name, stateRoot }, "ready");
       const signal = await signals.signalled;
       logger.info({ signal }, "shutting down");
-      coordinator.close();
       await orchestrator.shutdown({ reason: signal });
       await api.stop();
       return EXIT.ok;

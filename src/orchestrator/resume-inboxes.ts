@@ -1,0 +1,50 @@
+/**
+ * Resuming after an orchestrator restart: every accepted, unanswered event found in the inboxes under the
+ * state root is queued again, in acceptance order per instance, and every pending request among them
+ * gets its reply route (correlationId → requesting instance) and deadline back. Requests whose deadline
+ * passed while nobody ran are dropped with a log line.
+ */
+import type { Clock } from "../shared/clock.ts";
+import type { Logger } from "../shared/logger.ts";
+import { DurableInbox, findInboxDirs } from "./durable-inbox.ts";
+import type { InstanceSupervisor } from "./instance-supervisor.ts";
+import type { PendingRequests } from "./pending-requests.ts";
+import type { SwarmView } from "./swarm-view.ts";
+
+export interface ResumeOptions {
+  stateRoot: string;
+  view: SwarmView;
+  clock: Clock;
+  logger: Logger;
+  pending: PendingRequests;
+  supervisor: (agent: string, instanceKey: string) => InstanceSupervisor;
+}
+
+export function resumeInboxes(options: ResumeOptions): { resumed: number } {
+  const { view, logger } = options;
+  let resumed = 0;
+  for (const dir of findInboxDirs({ stateRoot: options.stateRoot, swarmInstanceKey: view.instanceKey })) {
+    const { entries, unreadable } = new DurableInbox(dir).load();
+    for (const file of unreadable) logger.warn({ dir, file }, "unreadable inbox entry skipped (never acknowledged)");
+    for (const entry of entries) {
+      const { event } = entry;
+      if (!view.agents.has(event.agent)) {
+        logger.warn({ agent: event.agent, eventId: event.id }, "inbox event for an agent no longer in the swarm left on disk");
+        continue;
+      }
+      const supervisor = options.supervisor(event.agent, event.instanceKey);
+      if (event.replyTo && event.deadline !== undefined) {
+        if (event.deadline <= options.clock.now()) {
+          supervisor.inbox.remove(entry);
+          logger.warn({ eventId: event.id, correlationId: event.replyTo.correlationId }, "request expired while the orchestrator was down; dropped");
+          continue;
+        }
+        options.pending.add({ correlationId: event.replyTo.correlationId, requester: event.replyTo.target, agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, deadline: event.deadline });
+      }
+      supervisor.enqueue(entry);
+      resumed++;
+    }
+  }
+  if (resumed > 0) logger.info({ resumed }, "resumed accepted events");
+  return { resumed };
+}

@@ -1,0 +1,81 @@
+/**
+ * What a finished turn means to whoever waits on it: the TurnOutcome type, the in-memory waiters of
+ * `submit()` callers (by eventId), and the `delegate_result` a requesting instance receives for a
+ * callee's outcome (`AGENT_TURN_FAILED` for a failed turn, `AGENT_CRASHED` passed through) or for a
+ * request whose deadline passed (`AGENT_REQUEST_TIMEOUT`).
+ */
+import type { ParentToChild } from "../ipc/protocol.ts";
+import type { PendingRequest } from "./pending-requests.ts";
+
+export interface TurnOutcome {
+  status: "ok" | "error";
+  agent: string;
+  instanceKey: string;
+  eventId: string;
+  turnId: string;
+  response: string;
+  finishReason: string;
+  error?: { code: string; message: string };
+}
+
+export type DelegateResult = ParentToChild["delegate_result"];
+
+export function replyForOutcome(request: PendingRequest, outcome: TurnOutcome): DelegateResult {
+  const reply: DelegateResult = {
+    correlationId: request.correlationId,
+    status: outcome.status,
+    agent: outcome.agent,
+    instanceKey: outcome.instanceKey,
+    response: outcome.response,
+    finishReason: outcome.finishReason,
+  };
+  if (outcome.status === "error") {
+    reply.error =
+      outcome.error?.code === "AGENT_CRASHED"
+        ? outcome.error
+        : { code: "AGENT_TURN_FAILED", message: `${outcome.agent} turn failed: ${outcome.error?.code ?? "error"}: ${outcome.error?.message ?? outcome.response}` };
+  }
+  return reply;
+}
+
+export function timeoutReply(request: PendingRequest): DelegateResult {
+  return {
+    correlationId: request.correlationId,
+    status: "error",
+    agent: request.agent,
+    instanceKey: request.instanceKey,
+    error: { code: "AGENT_REQUEST_TIMEOUT", message: `${request.agent}/${request.instanceKey} did not answer before the deadline` },
+  };
+}
+
+/** Waiters by eventId: `outcome` settles with the TurnOutcome, `ended` just when the turn is over. */
+export class OutcomeWaiters {
+  private readonly outcomes = new Map<string, ((outcome: TurnOutcome) => void)[]>();
+
+  outcome(eventId: string): Promise<TurnOutcome> {
+    return new Promise((resolve) => {
+      const list = this.outcomes.get(eventId) ?? [];
+      list.push(resolve);
+      this.outcomes.set(eventId, list);
+    });
+  }
+
+  ended(eventId: string): Promise<void> {
+    return this.outcome(eventId).then(() => undefined);
+  }
+
+  settle(outcome: TurnOutcome): void {
+    const list = this.outcomes.get(outcome.eventId);
+    this.outcomes.delete(outcome.eventId);
+    for (const resolve of list ?? []) resolve(outcome);
+  }
+
+  forget(eventId: string): void {
+    this.outcomes.delete(eventId);
+  }
+
+  /** Settles every waiter with an error outcome (the orchestrator stopped first). */
+  settleAll(outcomeFor: (eventId: string) => TurnOutcome): void {
+    for (const eventId of [...this.outcomes.keys()]) this.settle(outcomeFor(eventId));
+  }
+}
