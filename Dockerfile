@@ -25,9 +25,11 @@ RUN apt-get update \
   && chown goondan:goondan /var/lib/goondan
 
 WORKDIR /app
+# Bun's transpiler cache would land in $HOME, which is the state volume: keep it out.
 ENV NODE_ENV=production \
     GOONDAN_STATE_ROOT=/var/lib/goondan \
-    GOONDAN_PORT=8790
+    GOONDAN_PORT=8790 \
+    BUN_RUNTIME_TRANSPILER_CACHE_PATH=0
 
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
