@@ -1,10 +1,12 @@
 /**
- * The durable inbox of one instance: one JSON file per accepted event under `instancePaths(...).inbox`,
- * written and fsynced (file and directory) before the event is acknowledged, removed when its turn
- * commits. File names sort in acceptance order, so a restarted orchestrator redelivers FIFO. A file
- * that cannot be parsed was never acknowledged (the write tore before its fsync) and is skipped.
+ * The durable inbox of one instance: an append-only journal (`inbox/journal.jsonl`) of `accept`, `crash`
+ * and `done` records. An event is appended and fdatasynced before it is acknowledged (`accept`, or
+ * `append` + `sync` when the caller overlaps delivery with the sync); `done` needs no sync (losing it only
+ * means a redelivery, which the agent answers from its stored result). Replaying the journal gives the
+ * unanswered entries in acceptance order; a torn last line was never acknowledged and is skipped. The
+ * journal is truncated whenever nothing is left unanswered.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentEvent } from "../ipc/protocol.ts";
 import { safeName } from "../shared/state-paths.ts";
@@ -16,98 +18,108 @@ export interface InboxEntry {
   /** Deliveries made (in memory; the next delivery's attempt is `deliveries + 1`). */
   deliveries: number;
   acceptedAt: number;
-  /** File name inside the inbox directory. */
-  file: string;
 }
 
-interface StoredEntry {
-  event: AgentEvent;
-  crashes: number;
-  acceptedAt: number;
-}
+type JournalRecord = { op: "accept"; event: AgentEvent; at: number } | { op: "crash"; id: string; crashes: number } | { op: "done"; id: string };
 
-let sequence = 0;
-
-function writeDurably(path: string, text: string): void {
-  const fd = openSync(path, "w", 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
+export const JOURNAL_FILE = "journal.jsonl";
 
 export class DurableInbox {
-  private dirReady = false;
+  private fd: number | undefined;
+  private open = new Set<string>();
+  private dirty = false;
 
   constructor(readonly dir: string) {}
 
-  /** Persists the event; returns once it is on disk (the caller may acknowledge it then). */
+  /** Appends and syncs: the event is durable when this returns. */
   accept(options: { event: AgentEvent; now: number }): InboxEntry {
-    this.ensureDir();
-    sequence = (sequence + 1) % 1_000_000;
-    const file = `${String(options.now).padStart(15, "0")}-${String(sequence).padStart(6, "0")}-${options.event.id.replace(/[^A-Za-z0-9_-]/g, "_")}.json`;
-    const stored: StoredEntry = { event: options.event, crashes: 0, acceptedAt: options.now };
-    writeDurably(join(this.dir, file), JSON.stringify(stored));
-    this.syncDir();
-    return { event: options.event, crashes: 0, deliveries: 0, acceptedAt: options.now, file };
+    const entry = this.append(options);
+    this.sync();
+    return entry;
   }
 
-  /** Rewrites the entry (its crash count) atomically. */
+  /** Appends without syncing; call `sync()` before acknowledging the event. */
+  append(options: { event: AgentEvent; now: number }): InboxEntry {
+    this.write({ op: "accept", event: options.event, at: options.now });
+    this.open.add(options.event.id);
+    this.dirty = true;
+    return { event: options.event, crashes: 0, deliveries: 0, acceptedAt: options.now };
+  }
+
+  sync(): void {
+    if (!this.dirty || this.fd === undefined) return;
+    fdatasyncSync(this.fd);
+    this.dirty = false;
+  }
+
+  /** Persists the entry's crash count. */
   update(entry: InboxEntry): void {
-    this.ensureDir();
-    const stored: StoredEntry = { event: entry.event, crashes: entry.crashes, acceptedAt: entry.acceptedAt };
-    const temporary = join(this.dir, `.${entry.file}.tmp`);
-    writeDurably(temporary, JSON.stringify(stored));
-    renameSync(temporary, join(this.dir, entry.file));
-    this.syncDir();
+    this.write({ op: "crash", id: entry.event.id, crashes: entry.crashes });
+    this.dirty = true;
+    this.sync();
   }
 
   remove(entry: InboxEntry): void {
-    try {
-      unlinkSync(join(this.dir, entry.file));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    if (!this.open.delete(entry.event.id)) return;
+    this.write({ op: "done", id: entry.event.id });
+    if (this.open.size === 0 && this.fd !== undefined) {
+      // Nothing unanswered: start the journal afresh (a lost truncate only replays accept+done pairs).
+      ftruncateSync(this.fd, 0);
     }
   }
 
-  /** Every stored entry in acceptance order, plus the names of files that could not be read. */
-  load(): { entries: InboxEntry[]; unreadable: string[] } {
-    let names: string[];
+  /** Every unanswered entry in acceptance order, and how many journal lines could not be read. */
+  load(): { entries: InboxEntry[]; unreadable: number } {
+    let text: string;
     try {
-      names = readdirSync(this.dir).filter((name) => name.endsWith(".json") && !name.startsWith(".")).sort();
+      text = readFileSync(join(this.dir, JOURNAL_FILE), "utf8");
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { entries: [], unreadable: [] };
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { entries: [], unreadable: 0 };
       throw error;
     }
-    const entries: InboxEntry[] = [];
-    const unreadable: string[] = [];
-    for (const file of names) {
+    const entries = new Map<string, InboxEntry>();
+    let unreadable = 0;
+    for (const line of text.split("\n")) {
+      if (line === "") continue;
+      let record: JournalRecord;
       try {
-        const stored = JSON.parse(readFileSync(join(this.dir, file), "utf8")) as StoredEntry;
-        if (typeof stored.event?.id !== "string" || typeof stored.event.agent !== "string") throw new Error("not an inbox entry");
-        entries.push({ event: stored.event, crashes: stored.crashes ?? 0, deliveries: stored.crashes ?? 0, acceptedAt: stored.acceptedAt, file });
+        record = JSON.parse(line) as JournalRecord;
       } catch {
-        unreadable.push(file);
+        unreadable++;
+        continue;
       }
+      if (record.op === "accept" && typeof record.event?.id === "string") entries.set(record.event.id, { event: record.event, crashes: 0, deliveries: 0, acceptedAt: record.at });
+      else if (record.op === "crash") {
+        const entry = entries.get(record.id);
+        if (entry) entry.crashes = entry.deliveries = record.crashes;
+      } else if (record.op === "done") entries.delete(record.id);
     }
-    return { entries, unreadable };
+    for (const id of entries.keys()) this.open.add(id);
+    return { entries: [...entries.values()], unreadable };
   }
 
-  private ensureDir(): void {
-    if (this.dirReady) return;
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private write(record: JournalRecord): void {
+    const fd = this.fd ?? this.openJournal();
+    writeSync(fd, `${JSON.stringify(record)}\n`);
+  }
+
+  private openJournal(): number {
     mkdirSync(this.dir, { recursive: true });
-    this.dirReady = true;
-  }
-
-  private syncDir(): void {
-    const fd = openSync(this.dir, "r");
+    const fd = openSync(join(this.dir, JOURNAL_FILE), "a", 0o600);
+    // The journal's directory entry must survive a crash too: sync the directory once, when it is opened.
+    const dirFd = openSync(this.dir, "r");
     try {
-      fsyncSync(fd);
+      fsyncSync(dirFd);
     } finally {
-      closeSync(fd);
+      closeSync(dirFd);
     }
+    this.fd = fd;
+    return fd;
   }
 }
 

@@ -255,12 +255,14 @@ export class InstanceSupervisor {
       this.logger.warn({ eventId: result.eventId }, "turn_result for an event not in flight; dropped");
       return;
     }
-    this.inbox.remove(entry);
     this.inFlight = undefined;
     this.consecutiveCrashes = 0;
     this.lastActiveAt = this.options.clock.now();
     if (this.status === "processing") this.status = "idle";
+    // Route the reply first; the `done` record after it (a lost one only means a redelivery, answered from the
+    // agent's stored result).
     this.options.hooks.turnResult(this, entry, result);
+    this.inbox.remove(entry);
     if (this.status === "idle") this.deliverNext();
   }
 

@@ -201,6 +201,7 @@ export class Orchestrator {
     const gracePeriodMs = options.gracePeriodMs ?? this.gracePeriodMs();
     for (const supervisor of this.supervisors.values()) supervisor.close();
     await Promise.all([...this.supervisors.values()].map((s) => s.stop({ reason: options.reason, gracePeriodMs })));
+    for (const supervisor of this.supervisors.values()) supervisor.inbox.close();
     this.pending.clear();
     this.waiters.settleAll((eventId) => this.stoppedOutcome(eventId));
     this.logger.info({ reason: options.reason }, "orchestrator stopped");
@@ -213,8 +214,10 @@ export class Orchestrator {
   private accept(event: AgentEvent): InboxEntry {
     if (!this.accepting) throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
     const supervisor = this.supervisor(event.agent, event.instanceKey);
-    const entry = supervisor.inbox.accept({ event, now: this.clock.now() });
+    const entry = supervisor.inbox.append({ event, now: this.clock.now() });
+    // Delivery may overlap the sync; the event is acknowledged (returned) only once it is durable.
     supervisor.enqueue(entry);
+    supervisor.inbox.sync();
     return entry;
   }
 

@@ -24,15 +24,18 @@ export function resumeInboxes(options: ResumeOptions): { resumed: number } {
   const { view, logger } = options;
   let resumed = 0;
   for (const dir of findInboxDirs({ stateRoot: options.stateRoot, swarmInstanceKey: view.instanceKey })) {
-    const { entries, unreadable } = new DurableInbox(dir).load();
-    for (const file of unreadable) logger.warn({ dir, file }, "unreadable inbox entry skipped (never acknowledged)");
+    const first = new DurableInbox(dir).load().entries[0];
+    if (!first) continue;
+    if (!view.agents.has(first.event.agent)) {
+      logger.warn({ agent: first.event.agent, dir }, "inbox of an agent no longer in the swarm left on disk");
+      continue;
+    }
+    // Load through the supervisor's own inbox, so that it knows which entries are still unanswered.
+    const supervisor = options.supervisor(first.event.agent, first.event.instanceKey);
+    const { entries, unreadable } = supervisor.inbox.load();
+    if (unreadable > 0) logger.warn({ dir, unreadable }, "unreadable inbox journal lines skipped (never acknowledged)");
     for (const entry of entries) {
       const { event } = entry;
-      if (!view.agents.has(event.agent)) {
-        logger.warn({ agent: event.agent, eventId: event.id }, "inbox event for an agent no longer in the swarm left on disk");
-        continue;
-      }
-      const supervisor = options.supervisor(event.agent, event.instanceKey);
       if (event.replyTo && event.deadline !== undefined) {
         if (event.deadline <= options.clock.now()) {
           supervisor.inbox.remove(entry);

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "bun:test";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DurableInbox, findInboxDirs } from "../../src/orchestrator/durable-inbox.ts";
+import { DurableInbox, findInboxDirs, JOURNAL_FILE } from "../../src/orchestrator/durable-inbox.ts";
 import { instancePaths } from "../../src/shared/state-paths.ts";
 import type { AgentEvent } from "../../src/ipc/protocol.ts";
 
@@ -30,7 +30,7 @@ const event = (id: string, input = "hi"): AgentEvent => ({
 });
 
 describe("DurableInbox", () => {
-  it("keeps accepted events on disk until they are removed, in acceptance order", () => {
+  it("keeps accepted events until they are removed, in acceptance order", () => {
     const dir = join(tempDir(), "inbox");
     const inbox = new DurableInbox(dir);
     const first = inbox.accept({ event: event("evt_2"), now: 5 });
@@ -49,22 +49,43 @@ describe("DurableInbox", () => {
     entry.crashes = 2;
     inbox.update(entry);
     const [loaded] = new DurableInbox(dir).load().entries;
-    expect(loaded?.crashes).toBe(2);
-    expect(readdirSync(dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+    expect(loaded).toMatchObject({ crashes: 2, deliveries: 2, acceptedAt: 1 });
   });
 
-  it("skips a torn file and reports it as unreadable", () => {
+  it("skips a torn last line (never acknowledged) and reports it", () => {
     const dir = join(tempDir(), "inbox");
     const inbox = new DurableInbox(dir);
     inbox.accept({ event: event("evt_ok"), now: 1 });
-    writeFileSync(join(dir, "000000000000002-000001-evt_torn.json"), '{"event": {"id": "evt_to');
+    appendFileSync(join(dir, JOURNAL_FILE), '{"op":"accept","event":{"id":"evt_to');
     const loaded = new DurableInbox(dir).load();
     expect(loaded.entries.map((entry) => entry.event.id)).toEqual(["evt_ok"]);
-    expect(loaded.unreadable).toEqual(["000000000000002-000001-evt_torn.json"]);
+    expect(loaded.unreadable).toBe(1);
+  });
+
+  it("empties the journal once nothing is unanswered", () => {
+    const dir = join(tempDir(), "inbox");
+    const inbox = new DurableInbox(dir);
+    const one = inbox.accept({ event: event("evt_1"), now: 1 });
+    const two = inbox.accept({ event: event("evt_2"), now: 1 });
+    inbox.remove(one);
+    expect(statSync(join(dir, JOURNAL_FILE)).size).toBeGreaterThan(0);
+    inbox.remove(two);
+    expect(statSync(join(dir, JOURNAL_FILE)).size).toBe(0);
+    inbox.accept({ event: event("evt_3"), now: 2 });
+    expect(new DurableInbox(dir).load().entries.map((entry) => entry.event.id)).toEqual(["evt_3"]);
+  });
+
+  it("an inbox that loaded the journal removes what it loaded", () => {
+    const dir = join(tempDir(), "inbox");
+    new DurableInbox(dir).accept({ event: event("evt_old"), now: 1 });
+    const reopened = new DurableInbox(dir);
+    const [entry] = reopened.load().entries;
+    reopened.remove(entry!);
+    expect(new DurableInbox(dir).load().entries).toEqual([]);
   });
 
   it("loads nothing from a directory that does not exist", () => {
-    expect(new DurableInbox(join(tempDir(), "missing")).load()).toEqual({ entries: [], unreadable: [] });
+    expect(new DurableInbox(join(tempDir(), "missing")).load()).toEqual({ entries: [], unreadable: 0 });
   });
 
   it("removing an entry twice is harmless", () => {

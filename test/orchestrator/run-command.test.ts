@@ -4,7 +4,8 @@
  * a new run that answers the accepted event, --input, config errors (exit 3), the bearer token and ps.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { DurableInbox } from "../../src/orchestrator/durable-inbox.ts";
 import { instancePaths } from "../../src/shared/state-paths.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -130,11 +131,11 @@ describe("goondan run", () => {
     await first.proc.exited;
     await until(() => !alive(child as number), 5000);
     const inbox = instancePaths({ stateRoot: f.stateRoot, swarmInstanceKey: "duo", agent: "coordinator", instanceKey: "duo" }).inbox;
-    expect(readdirSync(inbox)).toHaveLength(1);
+    expect(new DurableInbox(inbox).load().entries).toHaveLength(1);
 
     const second = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
     expect(second.lines.find((line) => line.msg === "resumed accepted events")).toMatchObject({ resumed: 1 });
-    await until(() => readdirSync(inbox).length === 0);
+    await until(() => new DurableInbox(inbox).load().entries.length === 0);
     second.proc.kill("SIGTERM");
     expect(await second.proc.exited).toBe(0);
   }, 30_000);
