@@ -1,0 +1,116 @@
+/**
+ * Orchestrator throughput and footprint with real agent children on the loopback LLM (no network):
+ *
+ *   bun bench/throughput.ts [--requests N] [--idle N]
+ *
+ * 1. requests/s: N events spread over 10 agents (one instance each), all submitted at once, each a
+ *    one-step turn answered at once by the loopback server; the same through minimal protocol children
+ *    (the orchestrator's own ceiling, no agent machinery).
+ * 2. crash-to-ready: kill -9 an idle agent child and time until its replacement is ready, against the cold
+ *    spawn-to-ready of a new instance measured in the same run.
+ * 3. idle footprint: N idle agent instances alive at once, total and per-child PSS from /proc/<pid>/smaps_rollup.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadBundleOrThrow } from "../src/config/load-bundle.ts";
+import { Orchestrator } from "../src/orchestrator/orchestrator.ts";
+import { bunProcessSpawner } from "../src/orchestrator/process-spawner.ts";
+import { startLoopbackLlm } from "../test/helpers/loopback-llm.ts";
+import { testBundle } from "../test/fixtures/orchestrator/test-bundle.ts";
+
+const argv = process.argv.slice(2);
+const flag = (name: string, fallback: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : fallback);
+const REQUESTS = flag("--requests", 500);
+const IDLE = flag("--idle", 100);
+const AGENTS = Array.from({ length: 10 }, (_, i) => `agent-${i}`);
+const ECHO_CHILD = new URL("../test/fixtures/orchestrator/echo-child.ts", import.meta.url).pathname;
+
+function writeBundle(endpoint: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "goondan-throughput-"));
+  const docs = [
+    `apiVersion: goondan.ai/v1\nkind: Model\nmetadata: { name: loopback }\nspec: { provider: openai-compatible, model: m, endpoint: "${endpoint}", apiKey: { value: bench } }`,
+    ...AGENTS.map((name) => `apiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: ${name} }\nspec: { modelConfig: { modelRef: Model/loopback }, prompt: { system: "You are ${name}." } }`),
+    `apiVersion: goondan.ai/v1\nkind: Swarm\nmetadata: { name: bench }\nspec:\n  entryAgent: Agent/${AGENTS[0]}\n  agents: [${AGENTS.map((name) => `Agent/${name}`).join(", ")}]\n  policy: { lifecycle: { maxProcesses: ${Math.max(IDLE + 16, 64)}, idleSeconds: 3600 }, shutdown: { gracePeriodSeconds: 5 } }`,
+  ];
+  writeFileSync(join(dir, "goondan.yaml"), `${docs.join("\n---\n")}\n`);
+  return dir;
+}
+
+const pssKb = (pid: number): number => {
+  try {
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+};
+
+async function until(probe: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!probe()) {
+    if (performance.now() > deadline) throw new Error("timed out");
+    await Bun.sleep(1);
+  }
+}
+
+async function requestsPerSecond(orchestrator: Orchestrator, count: number): Promise<number> {
+  // Warm-up: every agent's child up and through one turn.
+  await Promise.all(AGENTS.map((agent) => orchestrator.submit({ input: "warm up", agent }).outcome));
+  const started = performance.now();
+  const outcomes = await Promise.all(Array.from({ length: count }, (_, i) => orchestrator.submit({ input: `request ${i}`, agent: AGENTS[i % AGENTS.length] }).outcome));
+  const seconds = (performance.now() - started) / 1000;
+  const failed = outcomes.filter((outcome) => outcome.status !== "ok").length;
+  if (failed > 0) console.log(`  (${failed} turns failed)`);
+  return count / seconds;
+}
+
+async function main(): Promise<void> {
+  console.log(`throughput (bun ${Bun.version}, ${navigator.hardwareConcurrency} cpus)\n`);
+  const llm = await startLoopbackLlm({ fallback: { text: "ok" } });
+  const dir = writeBundle(llm.url);
+  const stateRoot = mkdtempSync(join(tmpdir(), "goondan-throughput-state-"));
+  const echoRoot = mkdtempSync(join(tmpdir(), "goondan-throughput-echo-"));
+  const orchestrator = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner: bunProcessSpawner({ output: "ignore", env: { ...process.env, GOONDAN_LOG_LEVEL: "warn" } }) });
+  const echo = new Orchestrator({ bundle: testBundle({ agents: AGENTS, policy: { lifecycle: { maxProcesses: 64 } } }), stateRoot: echoRoot, spawner: bunProcessSpawner({ entryScript: ECHO_CHILD, output: "ignore" }) });
+  try {
+    const agentRps = await requestsPerSecond(orchestrator, REQUESTS);
+    console.log(`requests/s, 10 real agents on the loopback LLM   ${agentRps.toFixed(0).padStart(7)}  (${REQUESTS} one-step turns)`);
+    const echoRps = await requestsPerSecond(echo, REQUESTS * 4);
+    console.log(`requests/s, 10 minimal protocol children         ${echoRps.toFixed(0).padStart(7)}  (${REQUESTS * 4} turns: the routing ceiling)`);
+    await echo.shutdown({ reason: "bench", gracePeriodMs: 1000 });
+
+    // Crash-to-ready against cold spawn-to-ready.
+    const cold: number[] = [];
+    const crash: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const instanceKey = `crash-${i}`;
+      const started = performance.now();
+      await orchestrator.submit({ input: "hi", agent: AGENTS[0], instanceKey }).outcome;
+      const row = () => orchestrator.processes().find((candidate) => candidate.instanceKey === instanceKey);
+      await until(() => row()?.status === "idle");
+      cold.push(performance.now() - started);
+      const pid = row()?.pid as number;
+      const killedAt = performance.now();
+      process.kill(pid, "SIGKILL");
+      await until(() => row()?.status === "idle" && row()?.pid !== pid);
+      crash.push(performance.now() - killedAt);
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+    console.log(`cold first event → turn done (spawn+ready+turn)  ${median(cold).toFixed(0).padStart(7)} ms median`);
+    console.log(`kill -9 → replacement ready (crash-to-ready)     ${median(crash).toFixed(0).padStart(7)} ms median (${(median(crash) / median(cold)).toFixed(2)}x the cold path)`);
+
+    // Idle footprint.
+    const started = performance.now();
+    await Promise.all(Array.from({ length: IDLE }, (_, i) => orchestrator.submit({ input: "hello", agent: AGENTS[i % AGENTS.length], instanceKey: `idle-${i}` }).outcome));
+    const idleRows = orchestrator.processes().filter((row) => row.instanceKey.startsWith("idle-") && row.pid !== null);
+    const total = idleRows.reduce((sum, row) => sum + pssKb(row.pid as number), 0);
+    console.log(`${String(idleRows.length).padStart(3)} idle agent instances alive                   total PSS ${(total / 1024).toFixed(0)} MiB, ${(total / 1024 / idleRows.length).toFixed(1)} MiB per child; orchestrator PSS ${(pssKb(process.pid) / 1024).toFixed(0)} MiB (started in ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  } finally {
+    await orchestrator.shutdown({ reason: "bench over", gracePeriodMs: 2000 });
+    await llm.close();
+    for (const path of [dir, stateRoot, echoRoot]) rmSync(path, { recursive: true, force: true });
+  }
+}
+
+await main();
