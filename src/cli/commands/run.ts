@@ -1,7 +1,7 @@
 /**
  * `goondan run [bundle]`: validates the bundle (exit 3 with every issue, missing env vars included), then
- * runs the orchestrator in the foreground with its HTTP API until SIGTERM/SIGINT (graceful, exit 0; a
- * second SIGINT exits 130). With `--input TEXT` it sends one event to the entry agent, prints the reply
+ * runs the orchestrator in the foreground with its HTTP API, the Swarm's connectors, SIGHUP and `--watch`
+ * reloads until SIGTERM/SIGINT (graceful, exit 0; a second SIGINT exits 130). With `--input TEXT` it sends one event to the entry agent, prints the reply
  * on stdout (logs go to stderr then) and exits 0, or 1 when the turn failed.
  */
 import { isAbsolute, resolve } from "node:path";
@@ -17,11 +17,15 @@ import { Orchestrator } from "../../orchestrator/orchestrator.ts";
 import { bunProcessSpawner } from "../../orchestrator/process-spawner.ts";
 import { serveHttpApi } from "../../orchestrator/http-api.ts";
 import { listenForShutdownSignals } from "../../orchestrator/shutdown-signals.ts";
+import { createRestartCoordinator } from "../../orchestrator/reload/restart-coordinator.ts";
+import { validateBundleOnDisk } from "../../orchestrator/reload/validate-on-disk.ts";
+import { applyReload, startLiveOperations, withConnectorProcesses, type LiveOperations } from "../../orchestrator/reload/live-operations.ts";
+import { usesTerminal } from "../../orchestrator/connectors/connection-plan.ts";
 
 export const command: CliCommand = {
   name: "run",
   summary: "run the swarm in the foreground (the orchestrator daemon)",
-  usage: "goondan run [bundle] [--swarm NAME] [--port N] [--host H] [--state-root DIR] [--input TEXT] [--record FILE]",
+  usage: "goondan run [bundle] [--swarm NAME] [--watch] [--port N] [--host H] [--state-root DIR] [--input TEXT] [--record FILE]",
   maxPositionals: 1,
   flags: {
     swarm: { type: "string", description: "the Swarm to run (default: the bundle's only Swarm)" },
@@ -30,6 +34,7 @@ export const command: CliCommand = {
     "state-root": { type: "string", description: "state directory (default GOONDAN_STATE_ROOT or ~/.goondan)" },
     input: { type: "string", description: "send one event to the entry agent, print the reply and exit" },
     record: { type: "string", description: "record the model replies of every agent into this cassette (JSONL)" },
+    watch: { type: "boolean", description: "reload changed agents when goondan.yaml, prompts or entry files change" },
   },
   async run({ flags, positionals, io }) {
     const target = resolve(io.cwd, positionals[0] ?? ".");
@@ -46,20 +51,29 @@ export const command: CliCommand = {
       return EXIT.configInvalid;
     }
     const input = typeof flags.input === "string" ? flags.input : undefined;
-    const output = input === undefined ? 1 : 2;
+    // stdout holds only the reply with --input, and is the chat with a cli Connection: logs go to stderr then.
+    const output = input !== undefined || usesTerminal({ bundle, swarm }) ? 2 : 1;
     const logger = createLogger("orchestrator", { destination: output, ...(output === 2 ? { pretty: process.stderr.isTTY === true } : {}) });
     const stateRoot = typeof flags["state-root"] === "string" ? resolve(io.cwd, flags["state-root"]) : defaultStateRoot(io.env);
     const record = typeof flags.record === "string" ? (isAbsolute(flags.record) ? flags.record : resolve(io.cwd, flags.record)) : undefined;
-    const orchestrator = new Orchestrator({
+    const load = () => validateBundleOnDisk({ target: bundle.dir, swarm: swarm.metadata.name, env: io.env });
+    let live: LiveOperations | undefined;
+    const orchestrator: Orchestrator = new Orchestrator({
       bundle,
       swarm: swarm.metadata.name,
       stateRoot,
       spawner: bunProcessSpawner({ output, env: io.env }),
       logger,
       ...(record ? { childEnv: { GOONDAN_RECORD_CASSETTE: record } } : {}),
-      loadBundle: (dir) => loadBundle(dir, { env: io.env }),
+      restartHandler: (request) => coordinator.request({ reason: request.reason, afterTurn: request.afterTurn }),
     });
+    const coordinator = createRestartCoordinator({ loadBundle: load, reload: (plan) => applyReload({ orchestrator, connectors: live?.connectors, plan }), logger });
     const signals = listenForShutdownSignals({ onForcedExit: () => logger.warn("second interrupt: exiting at once") });
+    const stopAll = async (reason: string) => {
+      await live?.stop();
+      coordinator.close();
+      await orchestrator.shutdown({ reason });
+    };
     try {
       orchestrator.start();
       if (input !== undefined) return await runOnce({ orchestrator, input, signals, io });
@@ -68,21 +82,22 @@ export const command: CliCommand = {
       const port = typeof flags.port === "number" ? flags.port : 8790;
       try {
         api = serveHttpApi({
-          orchestrator,
+          orchestrator: withConnectorProcesses(orchestrator, () => live),
           host,
           port,
           logger,
           ...(io.env.GOONDAN_API_TOKEN ? { token: io.env.GOONDAN_API_TOKEN } : {}),
-          restart: (request) => orchestrator.restart(request),
+          restart: (request) => coordinator.request(request),
         });
       } catch (error) {
-        await orchestrator.shutdown({ reason: "startup failed" });
+        await stopAll("startup failed");
         throw new SystemError("E_RUN_LISTEN", `cannot listen on ${host}:${port}: ${describeError(error).message}`, { suggestion: "pick another --port (0 picks a free one)" });
       }
+      live = await startLiveOperations({ orchestrator, coordinator, load, env: io.env, watch: flags.watch === true, logger });
       logger.info({ port: api.port, host: api.host, swarm: orchestrator.swarm.name, stateRoot }, "ready");
       const signal = await signals.signalled;
       logger.info({ signal }, "shutting down");
-      await orchestrator.shutdown({ reason: signal });
+      await stopAll(signal);
       await api.stop();
       return EXIT.ok;
     } finally {
