@@ -4,9 +4,10 @@
  * `append` + `sync` when the caller overlaps delivery with the sync); `done` needs no sync (losing it only
  * means a redelivery, which the agent answers from its stored result). Replaying the journal gives the
  * unanswered entries in acceptance order; a torn last line was never acknowledged and is skipped. The
- * journal is truncated whenever nothing is left unanswered.
+ * journal is truncated whenever nothing is left unanswered, and rewritten with only the unanswered entries
+ * (write, sync, rename) once it grows past `compactBytes` while some always remain.
  */
-import { closeSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentEvent } from "../ipc/protocol.ts";
 import { safeName } from "../shared/state-paths.ts";
@@ -26,10 +27,19 @@ export const JOURNAL_FILE = "journal.jsonl";
 
 export class DurableInbox {
   private fd: number | undefined;
-  private open = new Set<string>();
+  /** Unanswered entries: their accept record and crash count, for compaction. */
+  private readonly open = new Map<string, { accept: JournalRecord; crashes: number }>();
   private dirty = false;
+  private bytes = 0;
+  private readonly compactBytes: number;
 
-  constructor(readonly dir: string) {}
+  /** `compactBytes`: rewrite the journal past this size (default 1 MiB). */
+  constructor(
+    readonly dir: string,
+    options: { compactBytes?: number } = {},
+  ) {
+    this.compactBytes = options.compactBytes ?? 1024 * 1024;
+  }
 
   /** Appends and syncs: the event is durable when this returns. */
   accept(options: { event: AgentEvent; now: number }): InboxEntry {
@@ -40,8 +50,9 @@ export class DurableInbox {
 
   /** Appends without syncing; call `sync()` before acknowledging the event. */
   append(options: { event: AgentEvent; now: number }): InboxEntry {
-    this.write({ op: "accept", event: options.event, at: options.now });
-    this.open.add(options.event.id);
+    const accept: JournalRecord = { op: "accept", event: options.event, at: options.now };
+    this.write(accept);
+    this.open.set(options.event.id, { accept, crashes: 0 });
     this.dirty = true;
     return { event: options.event, crashes: 0, deliveries: 0, acceptedAt: options.now };
   }
@@ -55,6 +66,8 @@ export class DurableInbox {
   /** Persists the entry's crash count. */
   update(entry: InboxEntry): void {
     this.write({ op: "crash", id: entry.event.id, crashes: entry.crashes });
+    const open = this.open.get(entry.event.id);
+    if (open) open.crashes = entry.crashes;
     this.dirty = true;
     this.sync();
   }
@@ -65,6 +78,9 @@ export class DurableInbox {
     if (this.open.size === 0 && this.fd !== undefined) {
       // Nothing unanswered: start the journal afresh (a lost truncate only replays accept+done pairs).
       ftruncateSync(this.fd, 0);
+      this.bytes = 0;
+    } else if (this.bytes > this.compactBytes) {
+      this.compact();
     }
   }
 
@@ -94,7 +110,8 @@ export class DurableInbox {
         if (entry) entry.crashes = entry.deliveries = record.crashes;
       } else if (record.op === "done") entries.delete(record.id);
     }
-    for (const id of entries.keys()) this.open.add(id);
+    for (const [id, entry] of entries) this.open.set(id, { accept: { op: "accept", event: entry.event, at: entry.acceptedAt }, crashes: entry.crashes });
+    this.bytes = Buffer.byteLength(text);
     return { entries: [...entries.values()], unreadable };
   }
 
@@ -105,7 +122,25 @@ export class DurableInbox {
 
   private write(record: JournalRecord): void {
     const fd = this.fd ?? this.openJournal();
-    writeSync(fd, `${JSON.stringify(record)}\n`);
+    const line = `${JSON.stringify(record)}\n`;
+    writeSync(fd, line);
+    this.bytes += Buffer.byteLength(line);
+  }
+
+  private compact(): void {
+    const lines = [...this.open].map(([id, { accept, crashes }]) => `${JSON.stringify(accept)}\n${crashes > 0 ? `${JSON.stringify({ op: "crash", id, crashes })}\n` : ""}`).join("");
+    const temporary = join(this.dir, `.${JOURNAL_FILE}.tmp`);
+    const fd = openSync(temporary, "w", 0o600);
+    try {
+      writeSync(fd, lines);
+      fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, join(this.dir, JOURNAL_FILE));
+    this.close();
+    this.openJournal();
+    this.bytes = Buffer.byteLength(lines);
   }
 
   private openJournal(): number {

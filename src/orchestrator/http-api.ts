@@ -45,10 +45,15 @@ function authorized(request: Request, token: string): boolean {
 
 const STATUS_OF_CODE: Record<string, number> = { AGENT_NOT_FOUND: 404, ORCHESTRATOR_STOPPING: 503 };
 
-export function createApiHandler(options: HttpApiOptions): (request: Request) => Promise<Response> {
+/** Lets a long `wait` outlive the server's idle timeout. */
+export interface RequestTimeouts {
+  timeout(request: Request, seconds: number): void;
+}
+
+export function createApiHandler(options: HttpApiOptions): (request: Request, server?: RequestTimeouts) => Promise<Response> {
   const logger = options.logger ?? silentLogger();
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
-  const routes: { pattern: RegExp; methods: Record<string, (request: Request, params: string[]) => Promise<Response> | Response> }[] = [
+  const routes: { pattern: RegExp; methods: Record<string, (request: Request, params: string[], server?: RequestTimeouts) => Promise<Response> | Response> }[] = [
     { pattern: /^\/healthz$/, methods: { GET: () => json(200, { status: "ok" }) } },
     { pattern: /^\/v1\/processes$/, methods: { GET: () => json(200, { processes: options.orchestrator.processes() }) } },
     { pattern: /^\/v1\/instances$/, methods: { GET: () => json(200, { instances: options.orchestrator.instances() }) } },
@@ -66,7 +71,7 @@ export function createApiHandler(options: HttpApiOptions): (request: Request) =>
         },
       },
     },
-    { pattern: /^\/v1\/events$/, methods: { POST: (request) => postEvent(request) } },
+    { pattern: /^\/v1\/events$/, methods: { POST: (request, _params, server) => postEvent(request, server) } },
     {
       pattern: /^\/v1\/restart$/,
       methods: {
@@ -83,7 +88,7 @@ export function createApiHandler(options: HttpApiOptions): (request: Request) =>
     },
   ];
 
-  async function postEvent(request: Request): Promise<Response> {
+  async function postEvent(request: Request, server?: RequestTimeouts): Promise<Response> {
     const body = await readJsonBody(request, { maxBytes: maxBodyBytes });
     if (typeof body.input !== "string") return apiError(400, "E_API_BAD_REQUEST", `expected input to be a string, got ${JSON.stringify(body.input ?? null)}`);
     for (const field of ["agent", "instanceKey"] as const) {
@@ -99,6 +104,7 @@ export function createApiHandler(options: HttpApiOptions): (request: Request) =>
     });
     if (body.wait !== true) return json(202, { eventId: submitted.eventId, agent: submitted.agent, instanceKey: submitted.instanceKey });
     const timeoutMs = typeof body.timeoutMs === "number" ? body.timeoutMs : options.orchestrator.swarm.policy.requestTimeoutMs;
+    server?.timeout(request, 0);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));
     const outcome = await Promise.race([submitted.outcome, timedOut]);
@@ -109,7 +115,7 @@ export function createApiHandler(options: HttpApiOptions): (request: Request) =>
     return json(200, outcome);
   }
 
-  return async (request) => {
+  return async (request, server) => {
     const url = new URL(request.url);
     const route = routes.find((candidate) => candidate.pattern.test(url.pathname));
     if (!route) return apiError(404, "E_API_NOT_FOUND", `no route ${url.pathname}`);
@@ -122,7 +128,7 @@ export function createApiHandler(options: HttpApiOptions): (request: Request) =>
     }
     try {
       const params = (url.pathname.match(route.pattern) ?? []).slice(1).map((part) => decodeURIComponent(part));
-      return await handler(request, params);
+      return await handler(request, params, server);
     } catch (error) {
       if (error instanceof BodyError) return apiError(error.status, error.code, error.message);
       if (isGoondanError(error) && (error.blame === "usage" || STATUS_OF_CODE[error.code])) return apiError(STATUS_OF_CODE[error.code] ?? 400, error.code, error.message);

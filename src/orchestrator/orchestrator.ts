@@ -13,6 +13,7 @@ import { instancePaths } from "../shared/state-paths.ts";
 import { agentChildArgv, instanceAddress, type AgentEvent, type TurnResultPayload } from "../ipc/protocol.ts";
 import { DurableInbox, type InboxEntry } from "./durable-inbox.ts";
 import { resumeInboxes } from "./resume-inboxes.ts";
+import { storedInstances } from "./stored-instances.ts";
 import { loadBundle } from "../config/load-bundle.ts";
 import { createRestartCoordinator, type LoadedBundle, type RestartAnswer, type RestartCoordinator, type RestartRequest } from "./reload/restart-coordinator.ts";
 import { InstanceSupervisor } from "./instance-supervisor.ts";
@@ -155,13 +156,17 @@ export class Orchestrator {
 
   /** Known instances (live or with files under the state root), with status and queue length. */
   instances(): { agent: string; instanceKey: string; status: string; pid?: number; queued: number }[] {
-    return [...this.supervisors.values()].map((s) => ({
+    const rows = [...this.supervisors.values()].map((s) => ({
       agent: s.agent,
       instanceKey: s.instanceKey,
       status: s.status,
       ...(s.live && s.pid !== undefined ? { pid: s.pid } : {}),
       queued: s.queue.length + (s.inFlight ? 1 : 0),
     }));
+    for (const stored of storedInstances({ stateRoot: this.options.stateRoot, swarmInstanceKey: this.view.instanceKey })) {
+      if (!this.supervisors.has(instanceAddress(stored.agent, stored.instanceKey))) rows.push({ ...stored, status: "terminated", queued: 0 });
+    }
+    return rows.sort((a, b) => a.agent.localeCompare(b.agent) || a.instanceKey.localeCompare(b.instanceKey));
   }
 
   /** Where an instance keeps its files (its runtime events, for the HTTP API). */

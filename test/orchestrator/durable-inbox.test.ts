@@ -107,3 +107,21 @@ describe("findInboxDirs", () => {
     expect(findInboxDirs({ stateRoot, swarmInstanceKey: "other" })).toEqual([]);
   });
 });
+
+describe("DurableInbox compaction", () => {
+  it("rewrites a long journal with only the unanswered entries and their crash counts", () => {
+    const dir = join(tempDir(), "inbox");
+    const inbox = new DurableInbox(dir, { compactBytes: 2000 });
+    const keep = inbox.accept({ event: event("evt_keep"), now: 1 });
+    keep.crashes = 1;
+    inbox.update(keep);
+    for (let i = 0; i < 20; i++) inbox.remove(inbox.accept({ event: event(`evt_${i}`, "x".repeat(100)), now: 2 }));
+    expect(statSync(join(dir, JOURNAL_FILE)).size).toBeLessThan(2000);
+    const after = inbox.accept({ event: event("evt_after"), now: 3 });
+    const loaded = new DurableInbox(dir).load();
+    expect(loaded.entries.map((entry) => [entry.event.id, entry.crashes])).toEqual([["evt_keep", 1], ["evt_after", 0]]);
+    inbox.remove(keep);
+    inbox.remove(after);
+    expect(new DurableInbox(dir).load().entries).toEqual([]);
+  });
+});

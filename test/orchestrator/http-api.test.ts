@@ -156,3 +156,16 @@ describe("serveHttpApi", () => {
     }
   });
 });
+
+describe("GET /v1/instances", () => {
+  it("lists live instances and the ones only on disk, with decoded names", async () => {
+    const { request, orchestrator } = setup();
+    mkdirSync(orchestrator.instancePaths("b", "user:42").root, { recursive: true });
+    await request("POST", "/v1/events", { input: "x" });
+    const body = await bodyOf(await request("GET", "/v1/instances"));
+    expect(body.instances).toEqual([
+      expect.objectContaining({ agent: "a", instanceKey: "test-swarm", queued: 1 }),
+      { agent: "b", instanceKey: "user:42", status: "terminated", queued: 0 },
+    ]);
+  });
+});

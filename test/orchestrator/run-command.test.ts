@@ -118,6 +118,21 @@ describe("goondan run", () => {
     expect(pids.filter(alive)).toEqual([]);
   }, 30_000);
 
+  it("a second SIGINT while draining exits at once with 130, and the child still goes away", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
+    cleanups.push(() => rmSync(marker, { force: true }));
+    const f = await fixture(slowThenDone(marker, 4000));
+    const daemon = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
+    void fetch(`${daemon.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "slow", wait: true }) }).catch(() => undefined);
+    await until(() => existsSync(marker));
+    const [child] = (await childPids(daemon.base)) as [number];
+    daemon.proc.kill("SIGINT");
+    await until(() => daemon.lines.some((line) => line.msg === "shutting down"));
+    daemon.proc.kill("SIGINT");
+    expect(await daemon.proc.exited).toBe(130);
+    await until(() => !alive(child), 5000);
+  }, 30_000);
+
   it("after a kill -9 of the orchestrator its child exits, and a new run on the same state root redelivers the accepted event", async () => {
     const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
     cleanups.push(() => rmSync(marker, { force: true }));
