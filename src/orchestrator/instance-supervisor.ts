@@ -125,7 +125,16 @@ export class InstanceSupervisor {
       return;
     }
     this.clearTimer();
-    const child = this.options.spawner.spawn(this.options.spawnRequest());
+    let child: ChildProcessHandle;
+    try {
+      child = this.options.spawner.spawn(this.options.spawnRequest());
+    } catch (error) {
+      // A spawn that fails outright (no bun binary, no memory) is a crash before ready.
+      this.logger.error({ error: error instanceof Error ? error.message : String(error) }, "instance could not be spawned");
+      this.options.hooks.released(this);
+      queueMicrotask(() => this.crashed(undefined));
+      return;
+    }
     this.child = child;
     this.pid = child.pid;
     this.status = "spawning";
@@ -283,10 +292,16 @@ export class InstanceSupervisor {
       this.kick();
       return;
     }
+    this.logger.warn({ pid: child.pid, code: exit.code, signal: exit.signal, consecutiveCrashes: this.consecutiveCrashes + 1, eventId: entry?.event.id }, "instance.crashed");
+    for (const resolve of this.stopWaiters.splice(0)) resolve();
+    this.crashed(entry);
+  }
+
+  /** Crash accounting and the restart decision; `entry` is the event that was in flight, if any. */
+  private crashed(entry: InboxEntry | undefined): void {
     this.restarts += 1;
     this.consecutiveCrashes += 1;
     this.status = "crashed";
-    this.logger.warn({ pid: child.pid, code: exit.code, signal: exit.signal, consecutiveCrashes: this.consecutiveCrashes, eventId: entry?.event.id }, "instance.crashed");
     if (entry) {
       entry.crashes += 1;
       if (isPoison({ crashes: entry.crashes, policy: this.options.policy().restart })) {
@@ -297,7 +312,6 @@ export class InstanceSupervisor {
         this.queue.unshift(entry);
       }
     }
-    for (const resolve of this.stopWaiters.splice(0)) resolve();
     if (this.closed) return;
     const decision = decideAfterCrash({ consecutiveCrashes: this.consecutiveCrashes, policy: this.options.policy().restart });
     this.wantsProcess = true;

@@ -147,7 +147,7 @@ export class Orchestrator {
   /** Connectors submit their routed events here (same durability as `submit`). */
   ingest(options: SubmitOptions & { connection: string }): Submitted {
     const { connection, ...rest } = options;
-    return this.submit({ type: "connector.event", ...rest, source: options.source ?? { kind: "connector", name: connection } });
+    return this.submit({ ...rest, type: options.type ?? "connector.event", source: options.source ?? { kind: "connector", name: connection } });
   }
 
   processes(): ProcessInfo[] {

@@ -118,6 +118,31 @@ describe("Orchestrator supervision", () => {
     expect(spawner.of("a")).toHaveLength(2);
   });
 
+  it("treats a spawn that throws as a crash and backs off like one", async () => {
+    const { orchestrator, spawner, clock } = setup({ policy: { restart: { maxConsecutiveCrashes: 1, initialBackoffMs: 100, maxBackoffMs: 100 } } });
+    let failures = 2;
+    const spawn = spawner.spawn.bind(spawner);
+    spawner.spawn = (request) => {
+      if (failures-- > 0) throw new Error("ENOMEM");
+      return spawn(request);
+    };
+    const submitted = orchestrator.submit({ input: "x" });
+    await Bun.sleep(0);
+    await Bun.sleep(0);
+    expect(orchestrator.processes()[0]).toMatchObject({ status: "crashLoopBackOff", consecutiveCrashes: 2, pid: null });
+    clock.advance(100);
+    spawner.latest("a").ready();
+    spawner.latest("a").reply({ response: "spawned at last" });
+    expect((await submitted.outcome).response).toBe("spawned at last");
+  });
+
+  it("ingest marks connector events with their connection", () => {
+    const { orchestrator, spawner } = setup();
+    orchestrator.ingest({ connection: "inbound", input: "from outside" });
+    spawner.latest("a").ready();
+    expect(spawner.latest("a").lastEvent()).toMatchObject({ type: "connector.event", source: { kind: "connector", name: "inbound" } });
+  });
+
   it("stops an instance idle longer than idleSeconds and respawns it on its next event", async () => {
     const { orchestrator, spawner, clock } = setup({ policy: { lifecycle: { idleSeconds: 10 }, shutdown: { gracePeriodSeconds: 1 } } });
     orchestrator.submit({ input: "first" });
