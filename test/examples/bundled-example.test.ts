@@ -42,6 +42,12 @@ describe("the bundled example (goondan.yaml at the repository root)", () => {
     expect(runtimeEventTypes(worker.runtimeEvents).filter((type) => type.startsWith("tool.completed"))).toEqual(["tool.completed file-system__write", "tool.completed bash__exec"]);
     expect(runtimeEventTypes(coordinator.runtimeEvents).filter((type) => type.startsWith("tool."))).toEqual(["tool.called agents__request", "tool.completed agents__request"]);
 
+    // One trace across both processes: the worker's turn hangs under the coordinator's agents__request span.
+    const records = (file: string) => readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string; traceId: string; spanId: string; parentSpanId?: string; toolName?: string });
+    const delegation = records(coordinator.runtimeEvents).find((record) => record.type === "tool.called" && record.toolName === "agents__request")!;
+    const workerTurn = records(worker.runtimeEvents).find((record) => record.type === "turn.started")!;
+    expect({ traceId: workerTurn.traceId, parentSpanId: workerTurn.parentSpanId }).toEqual({ traceId: delegation.traceId, parentSpanId: delegation.spanId });
+
     const pids = result.stderr
       .split("\n")
       .filter((line) => line.includes('"msg":"agent ready"'))
