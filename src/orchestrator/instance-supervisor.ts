@@ -7,41 +7,14 @@
  */
 import type { Clock, TimerHandle } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
-import type { SwarmPolicy } from "../config/types.ts";
-import { envelope, instanceAddress, ORCHESTRATOR, type ChildMessage, type ChildToParent, type ParentToChild, type TurnResultPayload } from "../ipc/protocol.ts";
-import type { ChildExit, ChildProcessHandle, ProcessSpawner, SpawnRequest } from "./process-spawner.ts";
+import { envelope, instanceAddress, ORCHESTRATOR, type ChildMessage, type ParentToChild, type TurnResultPayload } from "../ipc/protocol.ts";
+import type { ChildExit, ChildProcessHandle } from "./process-spawner.ts";
 import type { DurableInbox, InboxEntry } from "./durable-inbox.ts";
 import { decideAfterCrash, isPoison } from "./restart-policy.ts";
+import { ReplyBacklog } from "./reply-backlog.ts";
+import type { InstanceStatus, InstanceSupervisorOptions } from "./instance-supervisor-options.ts";
 
-export type InstanceStatus = "spawning" | "idle" | "processing" | "draining" | "terminated" | "crashed" | "crashLoopBackOff";
-
-export interface SupervisorHooks {
-  /** The supervisor needs a process slot; the pool calls `start()` when one is free. */
-  requestStart(supervisor: InstanceSupervisor): void;
-  /** The child is gone; its slot is free. */
-  released(supervisor: InstanceSupervisor): void;
-  /** Idle with nothing queued: a candidate for eviction. */
-  idled(supervisor: InstanceSupervisor): void;
-  turnResult(supervisor: InstanceSupervisor, entry: InboxEntry, result: TurnResultPayload): void;
-  /** The event crashed the child `maxConsecutiveCrashes` times and was removed from the inbox. */
-  poisoned(supervisor: InstanceSupervisor, entry: InboxEntry): void;
-  runtimeCall(supervisor: InstanceSupervisor, call: ChildToParent["runtime_call"]): void;
-}
-
-export interface InstanceSupervisorOptions {
-  agent: string;
-  instanceKey: string;
-  inbox: DurableInbox;
-  spawner: ProcessSpawner;
-  spawnRequest: () => SpawnRequest;
-  clock: Clock;
-  /** Read on every decision, so a reload's policy applies without a restart. */
-  policy: () => SwarmPolicy;
-  hooks: SupervisorHooks;
-  logger: Logger;
-  /** A child that sends no `ready` within this time is killed and counted as a crash. Default 30000. */
-  readyTimeoutMs?: number;
-}
+export type { InstanceStatus, InstanceSupervisorOptions, SupervisorHooks } from "./instance-supervisor-options.ts";
 
 export class InstanceSupervisor {
   readonly agent: string;
@@ -58,7 +31,7 @@ export class InstanceSupervisor {
   readonly queue: InboxEntry[] = [];
   inFlight: InboxEntry | undefined;
   private child: ChildProcessHandle | undefined;
-  private readonly replyBacklog: { reply: ParentToChild["delegate_result"]; deadline: number }[] = [];
+  private readonly replyBacklog = new ReplyBacklog();
   private waitingForSlot = false;
   private wantsProcess = false;
   private closed = false;
@@ -104,7 +77,7 @@ export class InstanceSupervisor {
     if (this.child && (this.status === "idle" || this.status === "processing")) {
       if (this.child.send(envelope("delegate_result", ORCHESTRATOR, this.address, reply))) return;
     }
-    this.replyBacklog.push({ reply, deadline });
+    this.replyBacklog.hold(reply, deadline);
   }
 
   runtimeResult(result: ParentToChild["runtime_result"]): void {
@@ -232,10 +205,7 @@ export class InstanceSupervisor {
         this.status = "idle";
         this.wantsProcess = false;
         this.logger.info({ pid: child.pid, restarts: this.restarts }, "instance.ready");
-        for (const { reply, deadline } of this.replyBacklog.splice(0)) {
-          if (deadline < this.options.clock.now()) this.logger.warn({ correlationId: reply.correlationId }, "reply held for a gone instance passed its deadline; dropped");
-          else child.send(envelope("delegate_result", ORCHESTRATOR, this.address, reply));
-        }
+        for (const reply of this.replyBacklog.release({ now: this.options.clock.now(), logger: this.logger })) child.send(envelope("delegate_result", ORCHESTRATOR, this.address, reply));
         this.deliverNext();
         return;
       }

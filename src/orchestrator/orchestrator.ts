@@ -13,7 +13,7 @@ import { instancePaths } from "../shared/state-paths.ts";
 import { agentChildArgv, instanceAddress, type AgentEvent, type TurnResultPayload } from "../ipc/protocol.ts";
 import { DurableInbox, type InboxEntry } from "./durable-inbox.ts";
 import { resumeInboxes } from "./resume-inboxes.ts";
-import { storedInstances } from "./stored-instances.ts";
+import { instanceRows, storedInstances, type InstanceRow } from "./stored-instances.ts";
 import { loadBundle } from "../config/load-bundle.ts";
 import { createRestartCoordinator, type LoadedBundle, type RestartAnswer, type RestartCoordinator, type RestartRequest } from "./reload/restart-coordinator.ts";
 import { InstanceSupervisor } from "./instance-supervisor.ts";
@@ -24,7 +24,7 @@ import type { OrchestratorOptions, ReloadOptions, SubmitOptions, Submitted } fro
 import { swarmView, type SwarmView } from "./swarm-view.ts";
 import { processTable, type ProcessInfo } from "./process-table.ts";
 import { clearConversation } from "./clear-conversation.ts";
-import { OutcomeWaiters, replyForOutcome, timeoutReply, type DelegateResult, type TurnOutcome } from "./turn-outcomes.ts";
+import { OutcomeWaiters, replyForOutcome, stoppedOutcome, timeoutReply, type DelegateResult, type TurnOutcome } from "./turn-outcomes.ts";
 
 export type { TurnOutcome } from "./turn-outcomes.ts";
 export type { OrchestratorOptions, ReloadOptions, RestartHandler, SubmitOptions, Submitted } from "./orchestrator-options.ts";
@@ -155,18 +155,8 @@ export class Orchestrator {
   }
 
   /** Known instances (live or with files under the state root), with status and queue length. */
-  instances(): { agent: string; instanceKey: string; status: string; pid?: number; queued: number }[] {
-    const rows = [...this.supervisors.values()].map((s) => ({
-      agent: s.agent,
-      instanceKey: s.instanceKey,
-      status: s.status,
-      ...(s.live && s.pid !== undefined ? { pid: s.pid } : {}),
-      queued: s.queue.length + (s.inFlight ? 1 : 0),
-    }));
-    for (const stored of storedInstances({ stateRoot: this.options.stateRoot, swarmInstanceKey: this.view.instanceKey })) {
-      if (!this.supervisors.has(instanceAddress(stored.agent, stored.instanceKey))) rows.push({ ...stored, status: "terminated", queued: 0 });
-    }
-    return rows.sort((a, b) => a.agent.localeCompare(b.agent) || a.instanceKey.localeCompare(b.instanceKey));
+  instances(): InstanceRow[] {
+    return instanceRows({ supervisors: [...this.supervisors.values()], stored: storedInstances({ stateRoot: this.options.stateRoot, swarmInstanceKey: this.view.instanceKey }) });
   }
 
   /** Where an instance keeps its files (its runtime events, for the HTTP API). */
@@ -208,12 +198,8 @@ export class Orchestrator {
     await Promise.all([...this.supervisors.values()].map((s) => s.stop({ reason: options.reason, gracePeriodMs })));
     for (const supervisor of this.supervisors.values()) supervisor.inbox.close();
     this.pending.clear();
-    this.waiters.settleAll((eventId) => this.stoppedOutcome(eventId));
+    this.waiters.settleAll(stoppedOutcome);
     this.logger.info({ reason: options.reason }, "orchestrator stopped");
-  }
-
-  private stoppedOutcome(eventId: string): TurnOutcome {
-    return { status: "error", agent: "", instanceKey: "", eventId, turnId: "", response: "", finishReason: "error", error: { code: "ORCHESTRATOR_STOPPED", message: "the orchestrator stopped before the turn ended; the event stays in the inbox" } };
   }
 
   private accept(event: AgentEvent): InboxEntry {

@@ -1,6 +1,6 @@
 /**
- * The instances a swarm has on disk (a directory under `workspaces/<swarm>/instances/<agent>/<key>`), for
- * `GET /v1/instances`: names are decoded back from their file-system-safe form (`%XX`).
+ * The instance table of `GET /v1/instances`: supervised instances plus the ones a swarm only has on disk (a
+ * directory under `workspaces/<swarm>/instances/<agent>/<key>`, names decoded from their `%XX` form).
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -24,4 +24,35 @@ export function storedInstances(options: { stateRoot: string; swarmInstanceKey: 
     }
   };
   return directories(instancesDir).flatMap((agent) => directories(join(instancesDir, agent)).map((key) => ({ agent: decode(agent), instanceKey: decode(key) })));
+}
+
+export interface InstanceRow {
+  agent: string;
+  instanceKey: string;
+  status: string;
+  pid?: number;
+  queued: number;
+}
+
+interface SupervisedInstance {
+  agent: string;
+  instanceKey: string;
+  status: string;
+  live: boolean;
+  pid: number | undefined;
+  queue: readonly unknown[];
+  inFlight: unknown;
+}
+
+export function instanceRows(options: { supervisors: readonly SupervisedInstance[]; stored: { agent: string; instanceKey: string }[] }): InstanceRow[] {
+  const rows: InstanceRow[] = options.supervisors.map((s) => ({
+    agent: s.agent,
+    instanceKey: s.instanceKey,
+    status: s.status,
+    ...(s.live && s.pid !== undefined ? { pid: s.pid } : {}),
+    queued: s.queue.length + (s.inFlight ? 1 : 0),
+  }));
+  const known = new Set(rows.map((row) => `${row.agent}/${row.instanceKey}`));
+  for (const stored of options.stored) if (!known.has(`${stored.agent}/${stored.instanceKey}`)) rows.push({ ...stored, status: "terminated", queued: 0 });
+  return rows.sort((a, b) => a.agent.localeCompare(b.agent) || a.instanceKey.localeCompare(b.instanceKey));
 }

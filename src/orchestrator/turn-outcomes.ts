@@ -48,6 +48,12 @@ export function timeoutReply(request: PendingRequest): DelegateResult {
   };
 }
 
+/** The outcome waiters get when the orchestrator stops before the turn ended (the event stays accepted). */
+export function stoppedOutcome(eventId: string): TurnOutcome {
+  const error = { code: "ORCHESTRATOR_STOPPED", message: "the orchestrator stopped before the turn ended; the event stays in the inbox" };
+  return { status: "error", agent: "", instanceKey: "", eventId, turnId: "", response: "", finishReason: "error", error };
+}
+
 /** Waiters by eventId: `outcome` settles with the TurnOutcome, `ended` just when the turn is over. */
 export class OutcomeWaiters {
   private readonly outcomes = new Map<string, ((outcome: TurnOutcome) => void)[]>();
