@@ -208,6 +208,16 @@ describe("goondan run", () => {
     expect(stderr).toContain("LOOPBACK_API_KEY");
   }, 20_000);
 
+  it("exits 1 with E_RUN_LISTEN when the port is taken", async () => {
+    const f = await fixture(() => undefined);
+    const taken = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+    cleanups.push(() => void taken.stop(true));
+    const proc = spawnGoondan(["run", f.dir, "--state-root", f.stateRoot, "--port", String(taken.port)]);
+    const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("cannot listen");
+  }, 20_000);
+
   it("guards the API with GOONDAN_API_TOKEN, and goondan ps prints the process table with it", async () => {
     const f = await fixture(() => ({ text: "hello" }));
     const env = { GOONDAN_API_TOKEN: "tok-123" };

@@ -93,6 +93,9 @@ export const command: CliCommand = {
         await stopAll("startup failed");
         throw new SystemError("E_RUN_LISTEN", `cannot listen on ${host}:${port}: ${describeError(error).message}`, { suggestion: "pick another --port (0 picks a free one)" });
       }
+      if (!io.env.GOONDAN_API_TOKEN && !["127.0.0.1", "localhost", "::1"].includes(host)) {
+        logger.warn({ host }, "the HTTP API listens beyond loopback without GOONDAN_API_TOKEN; anyone who can reach it can submit events");
+      }
       live = await startLiveOperations({ orchestrator, coordinator, load, env: io.env, watch: flags.watch === true, logger });
       logger.info({ port: api.port, host: api.host, swarm: orchestrator.swarm.name, stateRoot }, "ready");
       const signal = await signals.signalled;
