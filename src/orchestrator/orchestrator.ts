@@ -282,9 +282,10 @@ export class Orchestrator {
     this.waiters.settle(outcome);
     const replyTo = entry.event.replyTo;
     if (!replyTo) return;
-    const request = this.pending.take(replyTo.correlationId);
+    const route = { requester: replyTo.target, correlationId: replyTo.correlationId };
+    const request = this.pending.take(route);
     if (!request) {
-      const why = this.pending.wasExpired(replyTo.correlationId) ? "late reply after the request timed out; dropped" : "reply to an unknown request; dropped";
+      const why = this.pending.wasExpired(route) ? "late reply after the request timed out; dropped" : "reply to an unknown request; dropped";
       this.logger.warn({ correlationId: replyTo.correlationId, eventId: entry.event.id }, why);
       return;
     }

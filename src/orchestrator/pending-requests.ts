@@ -1,5 +1,6 @@
 /**
- * Requests waiting for a reply, keyed by correlationId, each remembering the exact requesting instance.
+ * Requests waiting for a reply, keyed by the requesting instance and the correlationId it chose, so the
+ * reply goes to exactly that instance.
  * A deadline timer fires `onTimeout` once; afterwards the correlationId is remembered as expired so a late
  * reply is recognised (and dropped) rather than mistaken for an unknown one.
  */
@@ -20,6 +21,8 @@ export interface PendingRequest {
 
 const EXPIRED_MEMORY = 10_000;
 
+const keyOf = (request: { requester: InstanceAddress; correlationId: string }): string => `${request.requester}\n${request.correlationId}`;
+
 export class PendingRequests {
   private readonly entries = new Map<string, { request: PendingRequest; timer: TimerHandle }>();
   private readonly expired = new Set<string>();
@@ -27,30 +30,31 @@ export class PendingRequests {
   constructor(private readonly options: { clock: Clock; onTimeout: (request: PendingRequest) => void }) {}
 
   add(request: PendingRequest): void {
+    const key = keyOf(request);
+    const previous = this.entries.get(key);
+    if (previous) this.options.clock.clearTimeout(previous.timer);
     const delay = Math.max(0, request.deadline - this.options.clock.now());
     const timer = this.options.clock.setTimeout(() => {
-      if (!this.entries.delete(request.correlationId)) return;
-      this.rememberExpired(request.correlationId);
+      if (this.entries.get(key)?.request !== request) return;
+      this.entries.delete(key);
+      this.rememberExpired(key);
       this.options.onTimeout(request);
     }, delay);
-    this.entries.set(request.correlationId, { request, timer });
+    this.entries.set(key, { request, timer });
   }
 
   /** Removes and returns the pending request, if it is still waiting. */
-  take(correlationId: string): PendingRequest | undefined {
-    const entry = this.entries.get(correlationId);
+  take(reply: { requester: InstanceAddress; correlationId: string }): PendingRequest | undefined {
+    const key = keyOf(reply);
+    const entry = this.entries.get(key);
     if (!entry) return undefined;
     this.options.clock.clearTimeout(entry.timer);
-    this.entries.delete(correlationId);
+    this.entries.delete(key);
     return entry.request;
   }
 
-  get(correlationId: string): PendingRequest | undefined {
-    return this.entries.get(correlationId)?.request;
-  }
-
-  wasExpired(correlationId: string): boolean {
-    return this.expired.has(correlationId);
+  wasExpired(reply: { requester: InstanceAddress; correlationId: string }): boolean {
+    return this.expired.has(keyOf(reply));
   }
 
   get size(): number {
@@ -62,8 +66,8 @@ export class PendingRequests {
     this.entries.clear();
   }
 
-  private rememberExpired(correlationId: string): void {
-    this.expired.add(correlationId);
+  private rememberExpired(key: string): void {
+    this.expired.add(key);
     if (this.expired.size > EXPIRED_MEMORY) this.expired.delete(this.expired.values().next().value as string);
   }
 }
