@@ -84,6 +84,17 @@ describe("orchestrator with real child processes", () => {
     expect(orchestrator.processes()[0]).toMatchObject({ restarts: 1, consecutiveCrashes: 0, status: "idle" });
   });
 
+  it("a callee killed with SIGKILL mid-turn still answers its requester exactly once", async () => {
+    const { orchestrator, log } = setup();
+    const submitted = orchestrator.submit({ input: "request b sleep 400 from b" });
+    const calleeTurn = await until(() => log().find((record) => record.type === "event" && record.agent === "b"));
+    process.kill(calleeTurn.pid as number, "SIGKILL");
+    expect(await submitted.outcome).toMatchObject({ status: "ok", response: "a/test-swarm got: b/test-swarm: from b" });
+    await Bun.sleep(50);
+    expect(log().filter((record) => record.type === "delegate_result")).toHaveLength(1);
+    expect(log().filter((record) => record.type === "event" && record.agent === "b").map((record) => record.attempt)).toEqual([1, 2]);
+  });
+
   it("a crash loop reaches crashLoopBackOff and recovers once the child can start", async () => {
     const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "crash");
     writeFileSync(marker, "");
