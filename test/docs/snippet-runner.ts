@@ -58,7 +58,12 @@ export function createScratch(): DocScratch {
   shim("npx", `if [ "$1" = goondan ]; then shift; exec "${BUN}" "${CLI}" "$@"; fi\necho "docs snippet: npx $1 is not available offline" >&2; exit 97`);
   shim("npm", `case "$1" in install|ci|i) exit 0;; esac\necho "docs snippet: npm $1 is not run by the snippet test" >&2; exit 97`);
   shim("bun", `exec "${BUN}" "$@"`);
+  // A port of the doc's own: its daemon listens there, and operator commands (`goondan ps`, `doctor`) default to it.
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+  const port = String(probe.port);
+  probe.stop(true);
   const env: Record<string, string> = {
+    GOONDAN_PORT: port,
     PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
     HOME: root,
     GOONDAN_STATE_ROOT: join(root, "state"),
@@ -78,7 +83,7 @@ async function runShell(options: { script: string; cwd: string; env: Record<stri
 }
 
 async function startDaemon(scratch: DocScratch): Promise<{ process: Bun.Subprocess; port: number }> {
-  const child = Bun.spawn([BUN, CLI, "run", scratch.dir, "--port", "0"], {
+  const child = Bun.spawn([BUN, CLI, "run", scratch.dir, "--port", scratch.env.GOONDAN_PORT ?? "0"], {
     cwd: scratch.dir,
     env: { ...scratch.env, GOONDAN_API_TOKEN: API_TOKEN, GOONDAN_LOG_LEVEL: "info" },
     stdout: "pipe",
