@@ -11,7 +11,8 @@
  *   yaml resource      documents checked against the JSON Schema printed by `goondan schema`
  *   yaml compose       a compose file: parsed, and must define services
  *   any file=PATH      a file written into the scratch directory (tool, extension, prompt); `ts tool` must
- *                      export `handlers`, `ts extension` must export `register`; `import … from "goondan"` resolves
+ *                      export `handlers`, `ts extension` must export `register`, `ts connector` a default function
+ *                      or `start`; `import … from "goondan"` resolves
  *                      to this checkout
  *   json / jsonl       parsed
  *   dockerfile         parsed by the container test's Dockerfile reader
@@ -155,11 +156,13 @@ export async function runBlock(block: CodeBlock, scratch: DocScratch): Promise<v
   const is = (lang: string, tag?: string) => block.lang === lang && (tag === undefined ? block.tags.length === 0 : block.tags.includes(tag));
   if (block.attributes.file !== undefined) {
     const path = writeBlockFile(scratch, block);
-    if (is("ts", "tool") || is("ts", "extension")) {
+    if (is("ts", "tool") || is("ts", "extension") || is("ts", "connector")) {
       const module = (await import(path)) as Record<string, unknown>;
       if (block.tags.includes("tool")) {
         const handlers = module.handlers as Record<string, unknown> | undefined;
         if (typeof handlers !== "object" || handlers === null || !Object.values(handlers).every((handler) => typeof handler === "function")) throw new Error(`${where}: a tool module must export handlers`);
+      } else if (block.tags.includes("connector")) {
+        if (typeof module.default !== "function" && typeof module.start !== "function") throw new Error(`${where}: a connector module must export a default function or start(ctx)`);
       } else if (typeof module.register !== "function") throw new Error(`${where}: an extension module must export register(api, config)`);
     }
     return;
