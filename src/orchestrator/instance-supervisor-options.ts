@@ -15,6 +15,8 @@ export type InstanceStatus = "spawning" | "idle" | "processing" | "draining" | "
 export interface SupervisorHooks {
   /** The supervisor needs a process slot; the pool calls `start()` when one is free. */
   requestStart(supervisor: InstanceSupervisor): void;
+  /** The child sent `ready`. */
+  started(supervisor: InstanceSupervisor): void;
   /** The child is gone; its slot is free. */
   released(supervisor: InstanceSupervisor): void;
   /** Idle with nothing queued: a candidate for eviction. */

@@ -205,6 +205,7 @@ export class InstanceSupervisor {
         this.status = "idle";
         this.wantsProcess = false;
         this.logger.info({ pid: child.pid, restarts: this.restarts }, "instance.ready");
+        this.options.hooks.started(this);
         for (const reply of this.replyBacklog.release({ now: this.options.clock.now(), logger: this.logger })) child.send(envelope("delegate_result", ORCHESTRATOR, this.address, reply));
         this.deliverNext();
         return;

@@ -66,4 +66,6 @@ export interface OrchestratorOptions {
   loadBundle?: (dir: string) => Promise<LoadedBundle>;
   /** Default 30000. */
   readyTimeoutMs?: number;
+  /** Children starting at the same time. Default: twice the CPUs, at least 2. */
+  maxConcurrentSpawns?: number;
 }

@@ -51,7 +51,11 @@ export class Orchestrator {
     this.ids = options.ids ?? newId;
     this.logger = options.logger ?? silentLogger();
     this.pending = new PendingRequests({ clock: this.clock, onTimeout: (request) => this.onRequestTimeout(request) });
-    this.pool = new ProcessPool({ maxProcesses: () => this.view.policy.lifecycle.maxProcesses, gracePeriodMs: () => this.gracePeriodMs() });
+    this.pool = new ProcessPool({
+      maxProcesses: () => this.view.policy.lifecycle.maxProcesses,
+      gracePeriodMs: () => this.gracePeriodMs(),
+      ...(options.maxConcurrentSpawns !== undefined ? { maxConcurrentSpawns: options.maxConcurrentSpawns } : {}),
+    });
     this.router = {
       swarm: () => this.view,
       clock: this.clock,
@@ -238,6 +242,7 @@ export class Orchestrator {
       hooks: {
         requestStart: (s) => this.pool.request(s),
         released: (s) => this.pool.released(s),
+        started: (s) => this.pool.started(s),
         idled: (s) => this.pool.idled(s),
         turnResult: (s, entry, result) => this.onTurnResult(s, entry, result),
         poisoned: (s, entry) => this.onPoisoned(s, entry),

@@ -217,6 +217,19 @@ describe("Orchestrator process slots (maxProcesses)", () => {
   });
 });
 
+describe("Orchestrator spawn bursts (maxConcurrentSpawns)", () => {
+  it("starts at most maxConcurrentSpawns children at once and the next when one is ready", () => {
+    const spawner = new FakeSpawner();
+    const stateRoot = mkdtempSync(join(tmpdir(), "goondan-orch-"));
+    roots.push(stateRoot);
+    const orchestrator = new Orchestrator({ bundle: testBundle({ agents: ["a"] }), stateRoot, spawner, clock: new ManualClock(), maxConcurrentSpawns: 2 });
+    for (const key of ["k1", "k2", "k3"]) orchestrator.submit({ input: "x", instanceKey: key });
+    expect(spawner.children.map((child) => child.request.instanceKey)).toEqual(["k1", "k2"]);
+    spawner.latest("a", "k2").ready();
+    expect(spawner.children.map((child) => child.request.instanceKey)).toEqual(["k1", "k2", "k3"]);
+  });
+});
+
 describe("Orchestrator durability across restarts", () => {
   it("a new orchestrator on the same state root resumes every accepted, unanswered event", async () => {
     const first = setup();
