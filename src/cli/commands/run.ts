@@ -10,7 +10,7 @@ import { EXIT } from "../command.ts";
 import { formatIssues, loadBundle } from "../../config/load-bundle.ts";
 import { selectSwarm } from "../../config/resolve.ts";
 import { missingEnvIssues } from "../../config/value-source.ts";
-import { createLogger } from "../../shared/logger.ts";
+import { createLogger, prettyStream } from "../../shared/logger.ts";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { describeError, SystemError } from "../../shared/errors.ts";
 import { Orchestrator } from "../../orchestrator/orchestrator.ts";
@@ -53,7 +53,10 @@ export const command: CliCommand = {
     const input = typeof flags.input === "string" ? flags.input : undefined;
     // stdout holds only the reply with --input, and is the chat with a cli Connection: logs go to stderr then.
     const output = input !== undefined || usesTerminal({ bundle, swarm }) ? 2 : 1;
-    const logger = createLogger("orchestrator", { destination: output, ...(output === 2 ? { pretty: process.stderr.isTTY === true } : {}) });
+    const logger =
+      output === 2 && process.stderr.isTTY === true
+        ? createLogger("orchestrator", { destination: prettyStream((line) => process.stderr.write(line)), pretty: false })
+        : createLogger("orchestrator", { destination: output });
     const stateRoot = typeof flags["state-root"] === "string" ? resolve(io.cwd, flags["state-root"]) : defaultStateRoot(io.env);
     const record = typeof flags.record === "string" ? (isAbsolute(flags.record) ? flags.record : resolve(io.cwd, flags.record)) : undefined;
     const load = () => validateBundleOnDisk({ target: bundle.dir, swarm: swarm.metadata.name, env: io.env });
