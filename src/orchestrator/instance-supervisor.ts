@@ -35,6 +35,7 @@ export class InstanceSupervisor {
   private waitingForSlot = false;
   private wantsProcess = false;
   private closed = false;
+  private held = false;
   private timer: TimerHandle | undefined;
   private stopWaiters: (() => void)[] = [];
   private readonly logger: Logger;
@@ -146,14 +147,24 @@ export class InstanceSupervisor {
     return exited;
   }
 
-  /** No more starts or restarts (orchestrator shutdown). */
+  /** No more starts or restarts (orchestrator shutdown, agent gone from the swarm). */
   close(): void {
     this.closed = true;
     if (!this.child) this.clearTimer();
   }
 
+  /** Holds new starts (a reload replacing the child) until `resume`. */
+  hold(): void {
+    this.held = true;
+  }
+
+  resume(): void {
+    this.held = false;
+    this.kick();
+  }
+
   private kick(): void {
-    if (this.closed) return;
+    if (this.closed || this.held) return;
     if (!this.child) {
       if (this.status === "crashLoopBackOff" || this.waitingForSlot) return;
       if (this.hasWork() || this.wantsProcess) {

@@ -183,9 +183,19 @@ export class Orchestrator {
     await Promise.all(
       affected.map(async (s) => {
         const wasLive = s.live;
+        const member = view.agents.has(s.agent);
+        if (member) s.hold();
+        else s.close();
         await s.stop({ reason: "reload", gracePeriodMs: this.gracePeriodMs() });
         if (options.fresh) clearConversation(this.instancePaths(s.agent, s.instanceKey));
-        if (wasLive && view.agents.has(s.agent) && this.accepting) s.ensureStarted();
+        if (!member) {
+          // Its inbox stays on disk (a later run with the agent back in the swarm resumes it).
+          this.supervisors.delete(s.address);
+          s.inbox.close();
+        } else {
+          if (wasLive && this.accepting) s.ensureStarted();
+          s.resume();
+        }
         if (wasLive || options.fresh) restarted.push(s.address);
       }),
     );
