@@ -23,7 +23,7 @@ import { handleRuntimeCall, type RouterHost } from "./runtime-router.ts";
 import type { OrchestratorOptions, ReloadOptions, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 import { swarmView, type SwarmView } from "./swarm-view.ts";
 import { processTable, type ProcessInfo } from "./process-table.ts";
-import { clearConversation } from "./clear-conversation.ts";
+import { restartInstances } from "./restart-instances.ts";
 import { OutcomeWaiters, replyForOutcome, stoppedOutcome, timeoutReply, type DelegateResult, type TurnOutcome } from "./turn-outcomes.ts";
 
 export type { TurnOutcome } from "./turn-outcomes.ts";
@@ -177,30 +177,18 @@ export class Orchestrator {
     const view = swarmView({ bundle: options.bundle, swarm: this.view.name });
     this.bundle = options.bundle;
     this.view = view;
-    const selected = (s: InstanceSupervisor): boolean => !view.agents.has(s.agent) || options.agents === undefined || options.agents.includes(s.agent);
-    const affected = [...this.supervisors.values()].filter(selected);
-    const restarted: string[] = [];
-    await Promise.all(
-      affected.map(async (s) => {
-        const wasLive = s.live;
-        const member = view.agents.has(s.agent);
-        if (member) s.hold();
-        else s.close();
-        await s.stop({ reason: "reload", gracePeriodMs: this.gracePeriodMs() });
-        if (options.fresh) clearConversation(this.instancePaths(s.agent, s.instanceKey));
-        if (!member) {
-          // Its inbox stays on disk (a later run with the agent back in the swarm resumes it).
-          this.supervisors.delete(s.address);
-          s.inbox.close();
-        } else {
-          if (wasLive && this.accepting) s.ensureStarted();
-          s.resume();
-        }
-        if (wasLive || options.fresh) restarted.push(s.address);
-      }),
-    );
+    const restarted = await restartInstances({
+      supervisors: [...this.supervisors.values()],
+      view,
+      agents: options.agents,
+      fresh: options.fresh === true,
+      gracePeriodMs: this.gracePeriodMs(),
+      startAgain: () => this.accepting,
+      instancePaths: (s) => this.instancePaths(s.agent, s.instanceKey),
+      retire: (s) => this.supervisors.delete(s.address),
+    });
     this.logger.info({ restarted, reasons: options.reasons ?? [] }, "reloaded");
-    return { restarted: restarted.sort() };
+    return { restarted };
   }
 
   /** Stops accepting, asks every child to finish and exit, SIGKILLs after the grace period. */
