@@ -7,7 +7,7 @@
  */
 import type { JsonObject, JsonValue } from "../shared/json.ts";
 import { isJsonObject } from "../shared/json.ts";
-import { describeError } from "../shared/errors.ts";
+import { describeError, isGoondanError } from "../shared/errors.ts";
 import { newTraceId, type IdGenerator } from "../shared/ids.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { AgentEvent, ChildToParent, ParentToChild } from "../ipc/protocol.ts";
@@ -63,7 +63,7 @@ export async function handleRuntimeCall(options: { host: RouterHost; requester: 
     const value = await dispatch(host, requester, call);
     requester.runtimeResult({ callId: call.callId, ok: true, value });
   } catch (error) {
-    const code = error instanceof Refusal ? error.code : "E_RUNTIME_INTERNAL";
+    const code = error instanceof Refusal || isGoondanError(error) ? error.code : "E_RUNTIME_INTERNAL";
     requester.runtimeResult({ callId: call.callId, ok: false, error: { code, message: describeError(error).message } });
   }
 }

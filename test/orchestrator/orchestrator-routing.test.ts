@@ -236,6 +236,15 @@ describe("runtime send, spawn, list, catalog, restart", () => {
     expect(committed).toBe(true);
   });
 
+  it("a request while the orchestrator stops is refused with ORCHESTRATOR_STOPPING", async () => {
+    const s = setup();
+    const { a } = busyCaller(s);
+    const stopping = s.orchestrator.shutdown({ reason: "test", gracePeriodMs: 10 });
+    expect(await call(a, "request", { target: "b", input: "late" })).toMatchObject({ ok: false, error: { code: "ORCHESTRATOR_STOPPING" } });
+    s.clock.advance(10);
+    await stopping;
+  });
+
   it("an unknown method is a structured error", async () => {
     const s = setup();
     const { a } = busyCaller(s);
