@@ -35,8 +35,12 @@ export class AgentInstance {
     return this.current;
   }
 
-  /** Exactly one result per call; never throws for turn failures. */
-  async handleEvent(options: { event: AgentEvent; attempt: number; signal?: AbortSignal; onTurnStarted?: (turnId: string) => void }): Promise<TurnResultPayload> {
+  /**
+   * Exactly one result per call; never throws for turn failures. Returns undefined when the turn was aborted
+   * (shutdown grace over, or the orchestrator gone): nothing is committed, so the event stays in the
+   * orchestrator's durable inbox and its redelivery resumes the turn from base + events.
+   */
+  async handleEvent(options: { event: AgentEvent; attempt: number; signal?: AbortSignal; onTurnStarted?: (turnId: string) => void }): Promise<TurnResultPayload | undefined> {
     const { event } = options;
     const committed = this.parts.results.get(event.id);
     if (committed !== undefined) {
@@ -48,6 +52,10 @@ export class AgentInstance {
     this.current = event;
     try {
       const result = await runTurn({ env: this.parts.env, event, turnId, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+      if (result.finishReason === "aborted") {
+        this.parts.env.logger.warn({ eventId: event.id, turnId }, "turn aborted; left uncommitted for redelivery");
+        return undefined;
+      }
       const payload: TurnResultPayload = {
         eventId: event.id,
         turnId: result.turnId,

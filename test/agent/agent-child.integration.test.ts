@@ -90,20 +90,30 @@ describe("agent child lifecycle", () => {
     expect(await child.exited).toBe(0);
   });
 
-  it("aborts a turn still running when the shutdown grace period ends, still replying once", async () => {
-    server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 30_000 } }] }] });
-    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
+  it("aborts a turn still running when the shutdown grace period ends and leaves it uncommitted for redelivery", async () => {
+    server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 30_000 } }] }, { text: "finished after restart" }] });
+    const bundle = writeFixtureBundle({ endpoint: server.url });
+    const stateRoot = tempStateRoot();
+    const child = spawnAgentChild({ bundle, stateRoot });
     children.push(child);
     await child.waitFor("ready");
-    child.send("event", { event: agentEvent("sleep forever"), attempt: 1 });
+    const event = agentEvent("sleep forever");
+    child.send("event", { event, attempt: 1 });
     await child.waitFor("turn_started");
     await Bun.sleep(200);
     child.send("shutdown", { gracePeriodMs: 300, reason: "test" });
-    const result = await child.waitFor("turn_result", undefined, 5_000);
-    expect(result.payload).toMatchObject({ status: "error", finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED" } });
-    await child.waitFor("shutdown_ack");
+    await child.waitFor("shutdown_ack", undefined, 5_000);
     expect(await child.exited).toBe(0);
+    expect(child.messages.filter((message) => message.type === "turn_result")).toHaveLength(0);
     expect(server.requests).toHaveLength(1);
+
+    const next = spawnAgentChild({ bundle, stateRoot });
+    children.push(next);
+    await next.waitFor("ready");
+    next.send("event", { event, attempt: 2 });
+    const result = await next.waitFor("turn_result", undefined, 10_000);
+    expect(result.payload).toMatchObject({ eventId: event.id, status: "ok", response: "finished after restart" });
+    expect(server.requests).toHaveLength(2);
   });
 
   it("logs JSON with agent and instanceKey bound and never the api key", async () => {

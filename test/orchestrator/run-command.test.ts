@@ -138,8 +138,9 @@ describe("goondan run", () => {
     cleanups.push(() => rmSync(marker, { force: true }));
     const f = await fixture(slowThenDone(marker, 3000));
     const first = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
-    const accepted = await fetch(`${first.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "survive this" }) });
-    expect(accepted.status).toBe(202);
+    const acceptedResponse = await fetch(`${first.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "survive this" }) });
+    expect(acceptedResponse.status).toBe(202);
+    const accepted = (await acceptedResponse.json()) as { eventId: string };
     await until(() => existsSync(marker));
     const [child] = await childPids(first.base);
     first.proc.kill("SIGKILL");
@@ -151,6 +152,10 @@ describe("goondan run", () => {
     const second = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
     expect(second.lines.find((line) => line.msg === "resumed accepted events")).toMatchObject({ resumed: 1 });
     await until(() => new DurableInbox(inbox).load().entries.length === 0);
+    // The child that lost its orchestrator left the turn uncommitted, so the new run finishes it for real.
+    const events = (await (await fetch(`${second.base}/v1/instances/coordinator/duo/events`)).json()) as { events: { type?: string; eventId?: string }[] };
+    expect(events.events.some((event) => event.type === "turn.completed" && event.eventId === accepted.eventId)).toBe(true);
+    expect(lastRole(f.llm.requests.at(-1) as LoopbackRequest)).toBe("tool");
     second.proc.kill("SIGTERM");
     expect(await second.proc.exited).toBe(0);
   }, 30_000);

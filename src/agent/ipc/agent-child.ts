@@ -2,7 +2,8 @@
  * The agent child's IPC loop: builds the instance, answers `ready` (or `fatal` and exit 1), serves `event`
  * messages FIFO one at a time (p-queue, concurrency 1) with exactly one `turn_result` each, feeds
  * `runtime_result` / `delegate_result` to ctx.runtime, and on `shutdown` lets the current turn finish (aborting
- * it when the grace period ends), persists, answers `shutdown_ack` and exits 0. When the IPC channel is lost
+ * it when the grace period ends: an aborted turn is not committed and stays in the orchestrator's inbox),
+ * persists, answers `shutdown_ack` and exits 0. When the IPC channel is lost
  * (the parent died) it exits at once: no orphans. Everything process-specific comes in through options.
  */
 import PQueue from "p-queue";
@@ -68,7 +69,7 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
     currentAbort = abort;
     try {
       const result = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted: (turnId) => send(envelope("turn_started", address, ORCHESTRATOR, { eventId: event.id, turnId })) });
-      send(envelope("turn_result", address, ORCHESTRATOR, result));
+      if (result !== undefined) send(envelope("turn_result", address, ORCHESTRATOR, result));
     } catch (error) {
       // Only a bug of ours or a failing disk gets here; still exactly one reply.
       logger.error({ err: error, eventId: event.id }, "turn could not be committed");
