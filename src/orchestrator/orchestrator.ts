@@ -10,7 +10,7 @@ import { newId, newTraceId, type IdGenerator } from "../shared/ids.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
 import { UsageError, describeError } from "../shared/errors.ts";
 import { instancePaths } from "../shared/state-paths.ts";
-import { agentChildArgv, instanceAddress, type AgentEvent, type TurnResultPayload } from "../ipc/protocol.ts";
+import { BUNDLE_SNAPSHOT_ENV, agentChildArgv, instanceAddress, type AgentEvent, type TurnResultPayload } from "../ipc/protocol.ts";
 import { DurableInbox, type InboxEntry } from "./durable-inbox.ts";
 import { resumeInboxes } from "./resume-inboxes.ts";
 import { instanceRows, storedInstances, type InstanceRow } from "./stored-instances.ts";
@@ -25,12 +25,14 @@ import { swarmView, type SwarmView } from "./swarm-view.ts";
 import { processTable, type ProcessInfo } from "./process-table.ts";
 import { restartInstances } from "./restart-instances.ts";
 import { OutcomeWaiters, replyForOutcome, stoppedOutcome, timeoutReply, type DelegateResult, type TurnOutcome } from "./turn-outcomes.ts";
+import { writeBundleSnapshot } from "./bundle-snapshot-file.ts";
 
 export type { TurnOutcome } from "./turn-outcomes.ts";
 export type { OrchestratorOptions, ReloadOptions, RestartHandler, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 
 export class Orchestrator {
   private bundle: Bundle;
+  private snapshot: { bundle: Bundle; file: string } | undefined;
   private view: SwarmView;
   private accepting = true;
   private readonly clock: Clock;
@@ -218,6 +220,12 @@ export class Orchestrator {
     return this.view.policy.shutdown.gracePeriodSeconds * 1000;
   }
 
+  /** The snapshot file of the bundle now in force (written once per bundle). */
+  private snapshotFile(): string {
+    if (this.snapshot?.bundle !== this.bundle) this.snapshot = { bundle: this.bundle, file: writeBundleSnapshot({ stateRoot: this.options.stateRoot, bundle: this.bundle }) };
+    return this.snapshot.file;
+  }
+
   private supervisor(agent: string, instanceKey: string): InstanceSupervisor {
     const address = instanceAddress(agent, instanceKey);
     const existing = this.supervisors.get(address);
@@ -231,7 +239,7 @@ export class Orchestrator {
         agent,
         instanceKey,
         argv: agentChildArgv({ bundle: this.bundle.dir, swarm: this.view.name, agent, instanceKey, stateRoot: this.options.stateRoot }),
-        ...(this.options.childEnv ? { env: this.options.childEnv } : {}),
+        env: { ...this.options.childEnv, [BUNDLE_SNAPSHOT_ENV]: this.snapshotFile() },
       }),
       clock: this.clock,
       policy: () => this.view.policy,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
@@ -37,6 +37,22 @@ describe("Orchestrator supervision", () => {
     child.reply({ response: "hi there" });
     expect(await submitted.outcome).toMatchObject({ status: "ok", response: "hi there", agent: "a", eventId: submitted.eventId });
     expect(orchestrator.processes()[0]?.status).toBe("idle");
+  });
+
+  it("hands children the validated bundle as a snapshot file, a new one after a reload", async () => {
+    const { orchestrator, spawner } = setup();
+    orchestrator.submit({ input: "hello" });
+    const first = spawner.latest("a").request.env?.GOONDAN_BUNDLE_SNAPSHOT;
+    expect(first).toBeString();
+    expect(JSON.parse(readFileSync(first as string, "utf8"))).toEqual(JSON.parse(JSON.stringify(orchestrator.currentBundle)));
+    spawner.latest("a").ready();
+    spawner.latest("a").reply();
+    const changed = testBundle({ agents: ["a", "b", "c"], policy: { maxStepsPerTurn: 7 } });
+    await orchestrator.reload({ bundle: changed, agents: [] });
+    orchestrator.submit({ input: "again", agent: "b" });
+    const second = spawner.latest("b").request.env?.GOONDAN_BUNDLE_SNAPSHOT;
+    expect(second).not.toBe(first);
+    expect(JSON.parse(readFileSync(second as string, "utf8"))).toEqual(JSON.parse(JSON.stringify(changed)));
   });
 
   it("delivers one event at a time, in acceptance order", () => {
