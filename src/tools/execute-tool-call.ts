@@ -107,7 +107,14 @@ async function runCore(options: { ctx: ToolCallMiddlewareContext; entry: ToolReg
   const { ctx, entry } = options;
   const args: unknown = ctx.args;
   if (!isJsonObject(args)) return notAnObject(ctx.toolName, args, entry);
-  const problem = entry.validate(args);
+  let problem: ReturnType<ToolRegistryEntry["validate"]>;
+  try {
+    problem = entry.validate(args);
+  } catch (error) {
+    // A schema the config plane would have refused (only reachable when a registry is built without it).
+    const described = describeThrown(error);
+    return toolError({ code: TOOL_ERROR_CODES.failed, name: described.name, message: `the tool ${ctx.toolName} cannot run: ${described.message}`, suggestion: "Fix the export's parameters in goondan.yaml; `goondan validate` lists the problem." }, { limit: entry.errorMessageLimit });
+  }
   if (problem !== null) {
     return toolError({ code: TOOL_ERROR_CODES.invalidArgs, message: problem.message, ...(problem.suggestion === undefined ? {} : { suggestion: problem.suggestion }) }, { limit: entry.errorMessageLimit });
   }

@@ -1,7 +1,8 @@
 /**
  * The Tool Registry of one agent process: every export of every Tool resource (its entry module
  * imported ONCE per process, cached by absolute path), plus the tools extensions add with
- * `api.tools.register(item, handler)`. Each export's argument schema is compiled once, here.
+ * `api.tools.register(item, handler)`. Each export's argument schema is compiled once per process: dynamic
+ * tools at registration, config tools (already checked by the config plane) on their first call.
  * The registry holds what CAN run; the per-step catalog (tool-catalog.ts) decides what MAY run.
  */
 import { resolve } from "node:path";
@@ -170,12 +171,18 @@ export class ToolRegistry {
       throw new ConfigError("E_CONFIG_SCHEMA_INVALID", `${options.where}: expected positive timeoutMs and errorMessageLimit, got ${options.timeoutMs} and ${options.errorMessageLimit}`);
     }
     const parameters = item.parameters ?? DEFAULT_PARAMETERS;
-    let validate: ArgsValidator;
-    try {
-      validate = compileArgsValidator({ schema: parameters, toolName: item.name });
-    } catch (error) {
-      throw new ConfigError("E_CONFIG_TOOL_SCHEMA_INVALID", `${options.where}.parameters: not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-    }
+    const compile = (): ArgsValidator => {
+      try {
+        return compileArgsValidator({ schema: parameters, toolName: item.name });
+      } catch (error) {
+        throw new ConfigError("E_CONFIG_TOOL_SCHEMA_INVALID", `${options.where}.parameters: not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
+    };
+    // Dynamic tools are compiled now, so a bad schema fails api.tools.register() itself. Config tools were
+    // validated by the config plane (parameters compile) before any child started; they compile on their
+    // first call, once, which keeps an agent's start-up free of schemas it may never use.
+    let compiled: ArgsValidator | undefined = options.dynamic ? compile() : undefined;
+    const validate: ArgsValidator = (args) => (compiled ??= compile())(args);
     this.entries.set(item.name, {
       item: Object.freeze({ ...item, parameters }),
       handler,

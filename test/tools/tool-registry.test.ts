@@ -42,12 +42,12 @@ describe("ToolRegistry.fromResources", () => {
     expect(module.importCount).toBe(1);
   });
 
-  it("compiles each schema once per process, at registration, never per call", async () => {
+  it("compiles each config tool's schema once per process, on its first use, never per call", async () => {
     const schema = { type: "object", properties: { unique_for_this_test: { type: "string" } }, additionalProperties: false };
     const resource = toolResource({ name: "once", entry: "./sample-tools.ts", exports: [{ name: "echo", parameters: schema }] });
     const before = compiledSchemaCount();
     const registry = await ToolRegistry.fromResources([resource]);
-    expect(compiledSchemaCount()).toBe(before + 1);
+    expect(compiledSchemaCount()).toBe(before);
     await ToolRegistry.fromResources([resource]);
     const validate = registry.get("once__echo")!.validate;
     for (let index = 0; index < 100; index++) validate({ unique_for_this_test: String(index) });
@@ -73,9 +73,16 @@ describe("ToolRegistry.fromResources", () => {
     expect(await configErrorCode(ToolRegistry.fromResources([sample("ok", [{ name: "ec__ho" }])]))).toBe("E_CONFIG_TOOL_NAME_INVALID");
   });
 
-  it("rejects a parameters schema that is not valid JSON Schema (E_CONFIG_TOOL_SCHEMA_INVALID)", async () => {
+  it("rejects a dynamic tool whose parameters are not valid JSON Schema at registration (E_CONFIG_TOOL_SCHEMA_INVALID)", () => {
+    const registry = new ToolRegistry();
+    const register = () => registry.register({ name: "dyn__bad", parameters: { type: "object", properties: { a: { type: "strnig" } } } }, () => null);
+    expect(register).toThrow(expect.objectContaining({ code: "E_CONFIG_TOOL_SCHEMA_INVALID" }));
+  });
+
+  it("reports a config tool's invalid schema (which the config plane refuses first) on use, as E_CONFIG_TOOL_SCHEMA_INVALID", async () => {
     const resource = toolResource({ name: "sample", entry: "./sample-tools.ts", exports: [{ name: "echo", parameters: { type: "object", properties: { a: { type: "strnig" } } } }] });
-    expect(await configErrorCode(ToolRegistry.fromResources([resource]))).toBe("E_CONFIG_TOOL_SCHEMA_INVALID");
+    const registry = await ToolRegistry.fromResources([resource]);
+    expect(() => registry.get("sample__echo")!.validate({})).toThrow(expect.objectContaining({ code: "E_CONFIG_TOOL_SCHEMA_INVALID" }));
   });
 
   it("rejects an export name used twice in one Tool (E_CONFIG_DUPLICATE_NAME)", async () => {
@@ -134,5 +141,23 @@ describe("ToolRegistry.register (api.tools.register)", () => {
     expect(registry.unregister("dyn__x")).toBe(true);
     expect(registry.unregister("sample__echo")).toBe(false);
     expect(registry.has("sample__echo")).toBe(true);
+  });
+});
+
+describe("executeToolCall with a config tool whose schema is invalid", () => {
+  it("answers a structured E_TOOL result naming the schema problem, never a throw", async () => {
+    const { executeToolCall } = await import("../../src/tools/execute-tool-call.ts");
+    const { silentLogger } = await import("../../src/shared/logger.ts");
+    const resource = toolResource({ name: "broken", entry: "./sample-tools.ts", exports: [{ name: "echo", parameters: { type: "object", properties: { a: { type: "strnig" } } } }] });
+    const registry = await ToolRegistry.fromResources([resource]);
+    const catalog = [registry.get("broken__echo")!.item];
+    const result = await executeToolCall({
+      call: { id: "c1", name: "broken__echo", args: {} },
+      catalog,
+      registry,
+      context: { agentName: "a", instanceKey: "k", turnId: "t", message: { id: "m", data: { role: "assistant", content: "" }, metadata: {}, createdAt: "", source: { type: "assistant" } }, workdir: "/tmp", logger: silentLogger(), runtime: {} as never },
+    });
+    expect(result).toMatchObject({ status: "error", error: { code: "E_TOOL" } });
+    expect(result.status === "error" ? result.error.message : "").toContain("not a valid JSON Schema");
   });
 });
