@@ -1,0 +1,128 @@
+/**
+ * `goondan run --watch`, `goondan restart` and SIGHUP as real processes (bin/goondan) with real agent
+ * children on the loopback LLM: a tool edit restarts only its agent and the next call runs the new code,
+ * a broken YAML leaves the old swarm serving, restart refuses an invalid bundle with exit 3 and restarts
+ * one agent with a fresh conversation once it is fixed.
+ */
+import { afterEach, describe, expect, it } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startLoopbackLlm } from "../helpers/loopback-llm.ts";
+import { liveEnv, liveModel, writeLiveBundle } from "../fixtures/reload/live-swarm.ts";
+
+const BIN = new URL("../../bin/goondan", import.meta.url).pathname;
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await Bun.sleep(50);
+  }
+}
+
+async function startDaemon(args: string[], env: Record<string, string>) {
+  const proc = Bun.spawn([process.execPath, BIN, "run", ...args], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  cleanups.push(() => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+  });
+  const logs: Record<string, unknown>[] = [];
+  const reader = proc.stdout.getReader();
+  void (async () => {
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += new TextDecoder().decode(value);
+      let newline: number;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        try {
+          logs.push(JSON.parse(line) as Record<string, unknown>);
+        } catch {
+          // not a log line
+        }
+      }
+    }
+  })();
+  const ready = await until(() => logs.find((line) => line.msg === "ready"), 20_000);
+  return { proc, logs, base: `http://127.0.0.1:${ready.port as number}`, port: ready.port as number };
+}
+
+async function goondan(args: string[], env: Record<string, string>) {
+  const proc = Bun.spawn([process.execPath, BIN, ...args], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, code };
+}
+
+describe("goondan run --watch", () => {
+  it("restarts only the edited tool's agent, keeps serving through a broken YAML, and obeys goondan restart and SIGHUP", async () => {
+    const llm = await startLoopbackLlm({ respond: liveModel });
+    const dir = writeLiveBundle({ endpoint: llm.url });
+    const stateRoot = mkdtempSync(join(tmpdir(), "goondan-run-watch-"));
+    cleanups.push(async () => {
+      await llm.close();
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(stateRoot, { recursive: true, force: true });
+    });
+    const env = { ...liveEnv, GOONDAN_LOG_LEVEL: "info" };
+    const daemon = await startDaemon([dir, "--watch", "--port", "0", "--state-root", stateRoot], env);
+    const ask = async (agent: string, input: string) => {
+      const response = await fetch(`${daemon.base}/v1/events`, { method: "POST", body: JSON.stringify({ agent, input, wait: true }) });
+      return (await response.json()) as { status: string; response: string };
+    };
+    const pidOf = async (agent: string) => {
+      const body = (await (await fetch(`${daemon.base}/v1/processes`)).json()) as { processes: { agent: string; pid: number | null }[] };
+      return body.processes.find((row) => row.agent === agent)?.pid ?? null;
+    };
+
+    expect((await ask("front", "greet please")).response).toContain("greeting from v1");
+    expect((await ask("other", "remember me")).status).toBe("ok");
+    const frontPid = await pidOf("front");
+    const otherPid = await pidOf("other");
+
+    writeFileSync(join(dir, "tools/version.ts"), 'export const VERSION = "v2";\n');
+    await until(async () => {
+      const pid = await pidOf("front");
+      return pid !== null && pid !== frontPid;
+    });
+    expect(await pidOf("other")).toBe(otherPid);
+    expect((await ask("front", "greet again")).response).toContain("greeting from v2");
+    const frontPid2 = await pidOf("front");
+
+    const yaml = join(dir, "goondan.yaml");
+    const good = readFileSync(yaml, "utf8");
+    writeFileSync(yaml, good.replace("tools: [Tool/greet,", "tools: [Tool/missing,"));
+    await until(() => daemon.logs.some((line) => line.msg === "invalid bundle change ignored; the running swarm is unchanged"));
+    expect((await ask("front", "greet while broken")).response).toContain("greeting from v2");
+    expect(await pidOf("front")).toBe(frontPid2);
+
+    const refused = await goondan(["restart", "--port", String(daemon.port)], env);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain("E_CONFIG_REF_NOT_FOUND");
+
+    writeFileSync(yaml, good);
+    const restarted = await goondan(["restart", "--agent", "other", "--fresh", "--port", String(daemon.port)], env);
+    expect(restarted.code).toBe(0);
+    await until(async () => {
+      const pid = await pidOf("other");
+      return pid !== null && pid !== otherPid;
+    });
+    const base = join(stateRoot, "workspaces", "live", "instances", "other", "live", "base.jsonl");
+    expect((await ask("other", "who am i")).status).toBe("ok");
+    expect(readFileSync(base, "utf8")).not.toContain("remember me");
+
+    daemon.proc.kill("SIGHUP");
+    await until(() => daemon.logs.some((line) => line.msg === "restarting" && JSON.stringify(line.reasons).includes("SIGHUP")));
+
+    daemon.proc.kill("SIGTERM");
+    expect(await daemon.proc.exited).toBe(0);
+  }, 60_000);
+});
