@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadBundleOrThrow } from "../src/config/load-bundle.ts";
 import { AGENT_ENTRY_SCRIPT, agentChildArgv, BUNDLE_SNAPSHOT_ENV } from "../src/ipc/protocol.ts";
+import { bundleAgentEntry } from "../src/orchestrator/agent-entry-bundle.ts";
+import { silentLogger } from "../src/shared/logger.ts";
 import { writeFixtureBundle } from "../test/agent/support/child-harness.ts";
 
 const runs = Number(process.argv[2] ?? 10);
@@ -80,13 +82,15 @@ const floorScripts = await buildFloor();
 const bundle = writeFixtureBundle({ endpoint: "http://127.0.0.1:9/v1" });
 const snapshot = join(work, "bundle.json");
 writeFileSync(snapshot, JSON.stringify(await loadBundleOrThrow(bundle, { checkModules: false })));
-const samples: Record<"floor" | "unbundled" | "snapshot" | "directory", { ms: number; pssKb: number }[]> = { floor: [], unbundled: [], snapshot: [], directory: [] };
+const bundledEntry = await bundleAgentEntry({ stateRoot: work, logger: silentLogger() });
+const samples: Record<"floor" | "unbundled" | "bundled" | "snapshot" | "directory", { ms: number; pssKb: number }[]> = { floor: [], unbundled: [], bundled: [], snapshot: [], directory: [] };
 const childArgv = () => [AGENT_ENTRY_SCRIPT, ...agentChildArgv({ bundle, swarm: "fixture", agent: "assistant", instanceKey: "main", stateRoot: mkdtempSync(join(work, "state-")) })];
 const childEnv = { LOOPBACK_API_KEY: "bench", GOONDAN_LOG_LEVEL: "warn" };
 for (let run = 0; run < runs; run++) {
   // Interleave so every variant sees the same machine load.
   samples.floor.push(await spawnToReady([floorScripts.bundled], {}));
   samples.unbundled.push(await spawnToReady([floorScripts.unbundled], {}));
+  samples.bundled.push(await spawnToReady([bundledEntry, ...childArgv().slice(1)], { ...childEnv, [BUNDLE_SNAPSHOT_ENV]: snapshot }));
   samples.snapshot.push(await spawnToReady(childArgv(), { ...childEnv, [BUNDLE_SNAPSHOT_ENV]: snapshot }));
   samples.directory.push(await spawnToReady(childArgv(), childEnv));
 }
@@ -95,7 +99,9 @@ const line = (label: string, figure: { ms: number; pssKb: number }) => `${label.
 console.log(`runs: ${runs}`);
 console.log(line("floor (bare Bun child, same libraries bundled)", figures.floor));
 console.log(line("same libraries imported unbundled (how we run from source)", figures.unbundled));
-console.log(line("agent child, validated bundle snapshot (orchestrator path)", figures.snapshot));
+console.log(line("agent child, bundled entry + snapshot (goondan run's path)", figures.bundled));
+console.log(line("agent child from source + snapshot", figures.snapshot));
 console.log(line("agent child, loading + validating the bundle directory", figures.directory));
-console.log(`ratio snapshot/floor:  ${(figures.snapshot.ms / figures.floor.ms).toFixed(2)}x (goal < 1.5x); PSS ratio ${(figures.snapshot.pssKb / figures.floor.pssKb).toFixed(2)}x`);
+console.log(`ratio bundled/floor:   ${(figures.bundled.ms / figures.floor.ms).toFixed(2)}x (goal < 1.5x); PSS ratio ${(figures.bundled.pssKb / figures.floor.pssKb).toFixed(2)}x`);
+console.log(`ratio snapshot/floor:  ${(figures.snapshot.ms / figures.floor.ms).toFixed(2)}x; PSS ratio ${(figures.snapshot.pssKb / figures.floor.pssKb).toFixed(2)}x`);
 console.log(`ratio directory/floor: ${(figures.directory.ms / figures.floor.ms).toFixed(2)}x; PSS ratio ${(figures.directory.pssKb / figures.floor.pssKb).toFixed(2)}x`);
