@@ -82,7 +82,7 @@ describe("Dockerfile", () => {
       const parts = splitOptions(copy.args).rest.split(" ");
       for (const source of parts.slice(0, -1)) {
         expect({ source, exists: existsSync(join(root, source)) }).toEqual({ source, exists: true });
-        expect({ source, ignored: isIgnored(source, ignorePatterns) }).toEqual({ source, ignored: false });
+        expect({ source, ignored: isIgnored({ path: source, patterns: ignorePatterns }) }).toEqual({ source, ignored: false });
       }
     }
   });
@@ -91,20 +91,20 @@ describe("Dockerfile", () => {
 describe(".dockerignore", () => {
   it("keeps the state root, node_modules, tests and git out of the build context", () => {
     for (const path of ["node_modules", "node_modules/ai/package.json", "examples/x/node_modules/y", ".goondan", ".goondan/workspaces/a", "test", "test/container/dockerfile.test.ts", ".git", "bench/x.ts", "debug.log"]) {
-      expect({ path, ignored: isIgnored(path, ignorePatterns) }).toEqual({ path, ignored: true });
+      expect({ path, ignored: isIgnored({ path, patterns: ignorePatterns }) }).toEqual({ path, ignored: true });
     }
   });
 
   it("lets the sources and the bundled example through", () => {
     for (const path of ["src/cli/main.ts", "bin/goondan", "package.json", "package-lock.json", "goondan.yaml", "docker/entrypoint.ts", "cassettes"]) {
-      expect({ path, ignored: isIgnored(path, ignorePatterns) }).toEqual({ path, ignored: false });
+      expect({ path, ignored: isIgnored({ path, patterns: ignorePatterns }) }).toEqual({ path, ignored: false });
     }
   });
 
   it("honours negated patterns, last match wins", () => {
-    expect(isIgnored("a/keep.txt", ["a", "!a/keep.txt"])).toBe(false);
-    expect(isIgnored("a/other.txt", ["a", "!a/keep.txt"])).toBe(true);
-    expect(isIgnored("deep/x.log", ["*.log"])).toBe(false);
-    expect(isIgnored("deep/x.log", ["**/*.log"])).toBe(true);
+    expect(isIgnored({ path: "a/keep.txt", patterns: ["a", "!a/keep.txt"] })).toBe(false);
+    expect(isIgnored({ path: "a/other.txt", patterns: ["a", "!a/keep.txt"] })).toBe(true);
+    expect(isIgnored({ path: "deep/x.log", patterns: ["*.log"] })).toBe(false);
+    expect(isIgnored({ path: "deep/x.log", patterns: ["**/*.log"] })).toBe(true);
   });
 });

@@ -119,7 +119,8 @@ function globToRegExp(glob: string): RegExp {
 }
 
 /** True when a context-relative path is left out of the build context (last matching pattern wins). */
-export function isIgnored(path: string, patterns: readonly string[]): boolean {
+export function isIgnored(options: { path: string; patterns: readonly string[] }): boolean {
+  const { path, patterns } = options;
   let ignored = false;
   for (const pattern of patterns) {
     const negated = pattern.startsWith("!");

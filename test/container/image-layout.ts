@@ -57,7 +57,7 @@ export function layoutImage(options: { repo: string; root: string }): ImageLayou
         // Docker: a destination ending in "/" (or several sources) is a directory to copy into.
         const into = parts.length > 2 || destination.endsWith("/") ? join(map(target), basename(source)) : map(target);
         mkdirSync(dirname(into), { recursive: true });
-        cpSync(join(repo, source), into, { recursive: true, filter: (path) => !isIgnored(relative(repo, path), ignore) });
+        cpSync(join(repo, source), into, { recursive: true, filter: (path) => !isIgnored({ path: relative(repo, path), patterns: ignore }) });
       }
     } else if (instruction.keyword === "ENTRYPOINT") {
       entrypoint = execForm(instruction.args) ?? [];

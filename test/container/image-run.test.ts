@@ -25,7 +25,8 @@ function sessionMembers(sessionId: number): number[] {
   return members;
 }
 
-async function readLines(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void): Promise<void> {
+async function readLines(options: { stream: ReadableStream<Uint8Array>; onLine: (line: string) => void }): Promise<void> {
+  const { stream, onLine } = options;
   const decoder = new TextDecoder();
   let buffer = "";
   for await (const chunk of stream) {
@@ -60,16 +61,19 @@ describe("the image's command, run from a directory laid out like the image", ()
     let resolveReady: (port: number) => void = () => {};
     const ready = new Promise<number>((resolve) => (resolveReady = resolve));
     const drained = Promise.all([
-      readLines(child.stdout, (line) => {
-        lines.push(line);
-        try {
-          const record = JSON.parse(line) as { msg?: string; port?: number };
-          if (record.msg === "ready" && typeof record.port === "number") resolveReady(record.port);
-        } catch {
-          // not a JSON line
-        }
+      readLines({
+        stream: child.stdout,
+        onLine: (line) => {
+          lines.push(line);
+          try {
+            const record = JSON.parse(line) as { msg?: string; port?: number };
+            if (record.msg === "ready" && typeof record.port === "number") resolveReady(record.port);
+          } catch {
+            // not a JSON line
+          }
+        },
       }),
-      readLines(child.stderr, (line) => lines.push(line)),
+      readLines({ stream: child.stderr, onLine: (line) => lines.push(line) }),
     ]);
     const exitedEarly = child.exited.then((code) => {
       throw new Error(`goondan exited with ${code} before ready:\n${lines.join("\n")}`);

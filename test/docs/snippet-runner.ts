@@ -130,7 +130,8 @@ export function removeScratch(scratch: DocScratch): void {
   rmSync(scratch.root, { recursive: true, force: true });
 }
 
-function writeBlockFile(scratch: DocScratch, block: CodeBlock): string {
+function writeBlockFile(options: { scratch: DocScratch; block: CodeBlock }): string {
+  const { scratch, block } = options;
   const path = join(scratch.dir, block.attributes.file as string);
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, block.code);
@@ -151,11 +152,12 @@ async function documentValidator(): Promise<(document: unknown) => string[]> {
 }
 
 /** Runs or validates one block; throws with the reason when it fails. Blocks of one doc share `scratch`, in order. */
-export async function runBlock(block: CodeBlock, scratch: DocScratch): Promise<void> {
+export async function runBlock(options: { block: CodeBlock; scratch: DocScratch }): Promise<void> {
+  const { block, scratch } = options;
   const where = `${block.source}:${block.line}`;
   const is = (lang: string, tag?: string) => block.lang === lang && (tag === undefined ? block.tags.length === 0 : block.tags.includes(tag));
   if (block.attributes.file !== undefined) {
-    const path = writeBlockFile(scratch, block);
+    const path = writeBlockFile({ scratch, block });
     if (is("ts", "tool") || is("ts", "extension") || is("ts", "connector")) {
       const module = (await import(path)) as Record<string, unknown>;
       if (block.tags.includes("tool")) {

@@ -60,7 +60,7 @@ for (const file of markdownFiles()) {
     // Blocks share the doc's scratch directory and run in order, like a reader following along.
     for (const block of blocks) {
       it(`runs or validates the ${[block.lang, ...block.tags].join(" ") || "untagged"} block at line ${block.line}`, async () => {
-        await runBlock(block, scratch);
+        await runBlock({ block, scratch });
         expect(block.lang).not.toBe("");
       }, 90_000);
     }
