@@ -52,6 +52,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     io.stdout(`${VERSION}\n`);
     return EXIT.ok;
   }
+  if (name.startsWith("-")) {
+    io.stderr(`goondan: unknown flag ${name} (try 'goondan --help')\n`);
+    return EXIT.usage;
+  }
   const entry = COMMANDS[name];
   if (!entry) {
     io.stderr(`goondan: unknown command ${JSON.stringify(name)} (try 'goondan --help')\n`);

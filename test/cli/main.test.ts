@@ -68,6 +68,15 @@ describe("usage errors", () => {
     expect(io.err()).toBe("goondan validate: unknown flag --strict\n");
   });
 
+  it("calls a flag before any command an unknown flag, not an unknown command", async () => {
+    for (const flag of ["--bogus", "--bogus=1", "-x"]) {
+      const io = captureIo();
+      expect(await main([flag], io)).toBe(2);
+      expect(io.err()).toBe(`goondan: unknown flag ${flag} (try 'goondan --help')\n`);
+      expect(io.out()).toBe("");
+    }
+  });
+
   it("exits 2 for a short flag it does not know", async () => {
     const io = captureIo();
     expect(await main(["validate", "-x"], io)).toBe(2);
