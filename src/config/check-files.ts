@@ -46,7 +46,7 @@ function checkPrompt(loaded: LoadedResource, issues: IssueList): void {
     return;
   }
   if (prompt.systemRef !== undefined) {
-    checkPath({ loaded, issues, segments: ["spec", field, "systemRef"], relativePath: prompt.systemRef, what: "prompt file", missingCode: "E_CONFIG_PROMPT_NOT_FOUND" });
+    checkPath({ loaded, issues, segments: ["spec", field, "systemRef"], relativePath: prompt.systemRef, what: "prompt", missingCode: "E_CONFIG_PROMPT_NOT_FOUND" });
     return;
   }
   if (prompt.system === undefined) {

@@ -24,6 +24,14 @@ describe("issue messages and suggestions", () => {
     expect(names).toContain("bash"); // built-ins count as defined tools
   });
 
+  it("names a missing prompt file once, without stuttering", async () => {
+    const dir = writeBundle(baseBundle({ agent: agentWith("  prompt: { systemRef: ./prompts/missing.md }\n") }));
+    const [issue] = (await loadBundle(dir, { checkModules: false })).errors;
+    expect(issue?.code).toBe("E_CONFIG_PROMPT_NOT_FOUND");
+    expect(issue?.message).toStartWith("expected the prompt file ./prompts/missing.md to exist");
+    expect(issue?.message).not.toContain("file file");
+  });
+
   it("suggests the kind that was meant", async () => {
     const dir = writeBundle({ "goondan.yaml": docs(MODEL, "apiVersion: goondan.ai/v1\nkind: Agnet\nmetadata: { name: a }\nspec: {}") });
     const [issue] = (await loadBundle(dir)).errors;
