@@ -9,12 +9,14 @@ let server: ReturnType<typeof Bun.serve>;
 let origin: string;
 let open: BaseToolHarness;
 let guarded: BaseToolHarness;
+let serverHits = 0;
 
 beforeAll(async () => {
   server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(request) {
+      serverHits += 1;
       const url = new URL(request.url);
       switch (url.pathname) {
         case "/json":
@@ -120,6 +122,8 @@ describe("http-fetch address checks after DNS and on redirects (injected DNS and
     "public.example": ["93.184.215.14"],
     "internal.example": ["10.0.0.7"],
     "rebind.example": ["93.184.215.14", "127.0.0.1"],
+    "other.example": ["93.184.215.15"],
+    "v6.example": ["2606:2800:220:1:248:1893:25c8:1946"],
   };
   const lookup: LookupAll = async (hostname) => {
     const addresses = dns[hostname];
@@ -127,11 +131,15 @@ describe("http-fetch address checks after DNS and on redirects (injected DNS and
     return addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
   };
 
+  /** Routes are keyed by the logical URL (the Host header put back); `fetched` records where fetch really went. */
   function harness(routes: Record<string, () => Response>) {
     const fetched: string[] = [];
-    const fetchImpl: FetchLike = async (url) => {
+    const fetchImpl: FetchLike = async (url, init) => {
       fetched.push(url);
-      const route = routes[url];
+      const host = new Headers(init.headers as Record<string, string>).get("host");
+      const logical = new URL(url);
+      if (host !== null) logical.host = host;
+      const route = routes[logical.href];
       if (route === undefined) throw new Error(`fake fetch: unexpected request to ${url}`);
       return route();
     };
@@ -148,7 +156,7 @@ describe("http-fetch address checks after DNS and on redirects (injected DNS and
   it("refuses a redirect to a host that resolves to a private address, without requesting it", async () => {
     const { handlers, ctx, fetched } = harness({ "http://public.example/": () => new Response(null, { status: 302, headers: { location: "http://internal.example/admin" } }) });
     await expect(Promise.resolve(handlers.get!(ctx, { url: "http://public.example/" }))).rejects.toMatchObject({ code: "E_HTTP_FETCH_BLOCKED" });
-    expect(fetched).toEqual(["http://public.example/"]);
+    expect(fetched).toEqual(["http://93.184.215.14/"]);
   });
 
   it("refuses a redirect straight to a metadata IP", async () => {
@@ -172,7 +180,7 @@ describe("http-fetch address checks after DNS and on redirects (injected DNS and
     const handlers = createHttpFetchHandlers({
       lookup,
       fetch: async (url, init) => {
-        if (url === "http://public.example/") return new Response(null, { status: 302, headers: { location: "https://public.example/next" } });
+        if (url === "http://93.184.215.14/") return new Response(null, { status: 302, headers: { location: "https://public.example/next" } });
         seenAuth = new Headers(init.headers as Record<string, string>).get("authorization");
         return new Response("ok");
       },
@@ -180,6 +188,55 @@ describe("http-fetch address checks after DNS and on redirects (injected DNS and
     const ctx: ToolContext = { ...invocationContext(), toolCallId: "c1", signal: new AbortController().signal, config: {} };
     await handlers.get!(ctx, { url: "http://public.example/", headers: { Authorization: "Bearer secret" } });
     expect(seenAuth).toBeNull();
+  });
+});
+
+describe("http-fetch connects to the address it checked (no DNS rebinding between check and connect)", () => {
+  const ctx = (): ToolContext => ({ ...invocationContext(), toolCallId: "c1", signal: new AbortController().signal, config: {} });
+
+  it("sends an http request to the vetted IP with the original Host, never to what the name re-resolves to", async () => {
+    // The injected check says "localhost" is public; the system resolver (which fetch would use) says loopback.
+    const lookup: LookupAll = async () => [{ address: "93.184.215.14", family: 4 }];
+    const sent: { url: string; host: string | null }[] = [];
+    const fetchImpl: FetchLike = async (url, init) => {
+      sent.push({ url, host: new Headers(init.headers as Record<string, string>).get("host") });
+      // Anything addressed by name goes through the real resolver (here: to the loopback test server);
+      // the vetted public IP is never contacted for real (tests stay on loopback).
+      if (new URL(url).hostname === "localhost") return fetch(url, init);
+      return new Response("reached the vetted address");
+    };
+    const hitsBefore = serverHits;
+    const output = await createHttpFetchHandlers({ lookup, fetch: fetchImpl }).get!(ctx(), { url: `http://localhost:${server.port}/json` });
+    expect(serverHits - hitsBefore).toBe(0);
+    expect(sent).toEqual([{ url: `http://93.184.215.14:${server.port}/json`, host: `localhost:${server.port}` }]);
+    expect(output).toMatchObject({ url: `http://localhost:${server.port}/json`, body: "reached the vetted address" });
+  });
+
+  it("vets and pins every redirect hop, bracketing an IPv6 address", async () => {
+    const sent: { url: string; host: string | null }[] = [];
+    const dns: Record<string, string> = { "public.example": "93.184.215.14", "v6.example": "2606:2800:220:1:248:1893:25c8:1946" };
+    const lookup: LookupAll = async (hostname) => [{ address: dns[hostname]!, family: hostname.startsWith("v6") ? 6 : 4 }];
+    const fetchImpl: FetchLike = async (url, init) => {
+      sent.push({ url, host: new Headers(init.headers as Record<string, string>).get("host") });
+      if (sent.length === 1) return new Response(null, { status: 302, headers: { location: "http://v6.example:8080/next?q=1" } });
+      return new Response("done");
+    };
+    await createHttpFetchHandlers({ lookup, fetch: fetchImpl }).get!(ctx(), { url: "http://public.example/start" });
+    expect(sent).toEqual([
+      { url: "http://93.184.215.14/start", host: "public.example" },
+      { url: "http://[2606:2800:220:1:248:1893:25c8:1946]:8080/next?q=1", host: "v6.example:8080" },
+    ]);
+  });
+
+  it("keeps the hostname for https (certificate verification binds the connection to the name)", async () => {
+    const sent: { url: string; host: string | null }[] = [];
+    const lookup: LookupAll = async () => [{ address: "93.184.215.14", family: 4 }];
+    const fetchImpl: FetchLike = async (url, init) => {
+      sent.push({ url, host: new Headers(init.headers as Record<string, string>).get("host") });
+      return new Response("tls");
+    };
+    await createHttpFetchHandlers({ lookup, fetch: fetchImpl }).get!(ctx(), { url: "https://public.example/x" });
+    expect(sent).toEqual([{ url: "https://public.example/x", host: null }]);
   });
 });
 

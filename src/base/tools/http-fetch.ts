@@ -2,7 +2,11 @@
  * Built-in `http-fetch`: GET and POST to http(s) URLs. Before every request, and again for every redirect
  * (followed by hand, at most 5), the host is resolved (all addresses) and refused when any address is
  * loopback, private, link-local, metadata or otherwise internal, unless `config.allowPrivateNetwork` is
- * true. Requests time out (default 30 s) and bodies are capped (default 200000 bytes).
+ * true. The checked address is the one used (no DNS rebinding between check and connect): an http:// request
+ * goes to the vetted IP itself (URL host rewritten, IPv6 bracketed, Host header kept as the original host); an
+ * https:// request keeps its hostname, because TLS certificate verification already defeats rebinding: a name
+ * re-resolved to an internal service cannot present a valid certificate for that name. Requests time out
+ * (default 30 s) and bodies are capped (default 200000 bytes).
  * DNS and fetch are injectable for tests through createHttpFetchHandlers.
  */
 import { lookup as dnsLookup } from "node:dns/promises";
@@ -84,8 +88,9 @@ async function fetchSafely(options: { ctx: ToolContext; plan: RequestPlan; looku
   const headers = { ...plan.headers };
   try {
     for (let redirects = 0; ; redirects++) {
-      if (!allowPrivate) await untilAborted(checkHost(url, lookup), controller.signal);
-      const response = await fetchImpl(url.href, { method, headers, ...(body === undefined ? {} : { body }), redirect: "manual", signal: controller.signal });
+      const vetted = allowPrivate ? undefined : await untilAborted(checkHost(url, lookup), controller.signal);
+      const target = connectTarget({ url, headers, vetted });
+      const response = await fetchImpl(target.href, { method, headers: target.headers, ...(body === undefined ? {} : { body }), redirect: "manual", signal: controller.signal });
       const location = response.headers.get("location");
       if (REDIRECT_STATUSES.has(response.status) && location !== null) {
         await response.body?.cancel().catch(() => {});
@@ -148,7 +153,23 @@ function parseUrl(text: string, base?: URL): URL {
   return url;
 }
 
-async function checkHost(url: URL, lookup: LookupAll): Promise<void> {
+/**
+ * Where to connect: for http://, the vetted address itself with the original host in the Host header; for
+ * https:// (or when nothing was vetted), the URL unchanged — TLS verification ties the connection to the name.
+ */
+function connectTarget(options: { url: URL; headers: Record<string, string>; vetted: string | undefined }): { href: string; headers: Record<string, string> } {
+  const { url, headers, vetted } = options;
+  if (vetted === undefined || url.protocol !== "http:") return { href: url.href, headers };
+  const direct = new URL(url.href);
+  direct.hostname = isIP(vetted) === 6 ? `[${vetted}]` : vetted;
+  const withHost = { ...headers };
+  deleteHeader(withHost, "host");
+  withHost.host = url.host;
+  return { href: direct.href, headers: withHost };
+}
+
+/** Resolves the host, refuses any internal address, and returns the (first) vetted address to connect to. */
+async function checkHost(url: URL, lookup: LookupAll): Promise<string> {
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   let addresses: string[];
   if (isIP(host) !== 0) {
@@ -169,6 +190,7 @@ async function checkHost(url: URL, lookup: LookupAll): Promise<void> {
       });
     }
   }
+  return addresses[0]!;
 }
 
 function deleteHeader(headers: Record<string, string>, name: string): void {
