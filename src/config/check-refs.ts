@@ -2,7 +2,8 @@
  * Ref resolution at load time: every ObjectRef a local resource writes must name an existing resource
  * of its kind, in this bundle or, for `package: "@goondan/base"` or a bare Tool/Extension/Connector name
  * not defined locally, among the built-ins (the ref then gets `package: "@goondan/base"`). A missing ref
- * is reported with the names that do exist, closest first.
+ * is reported with the names that do exist, closest first; so is a ref to the wrong kind (E_CONFIG_REF_KIND),
+ * with the resources of the kind the field takes.
  */
 import { BUILTIN_PACKAGE, type Kind } from "./types.ts";
 import type { IssueList } from "./issues.ts";
@@ -61,12 +62,35 @@ export function checkRefs(options: { resources: LoadedResource[]; index: RefInde
   return [...usedBuiltins];
 }
 
-function definedNames(options: { kind: Kind; name: string; index: RefIndex; builtinOnly: boolean }): string {
+/** Reports refs written in a field that takes another kind, listing the resources of the expected kind. */
+export function checkRefKinds(options: { resources: LoadedResource[]; index: RefIndex; issues: IssueList }): void {
+  for (const loaded of options.resources) {
+    for (const wrong of loaded.wrongKindRefs) {
+      const name = wrong.written.slice(wrong.written.lastIndexOf("/") + 1);
+      const names = namesOfKind({ kind: wrong.expected, index: options.index, builtinOnly: false });
+      options.issues.at(loaded.site, wrong.segments, {
+        code: "E_CONFIG_REF_KIND",
+        message: `expected a ref to a ${wrong.expected}, found ${wrong.written}`,
+        suggestion: names.length === 0
+          ? `no ${wrong.expected} is defined; add one or remove this ref`
+          : `refer to one of the defined ${wrong.expected.toLowerCase()}s: ${closestFirst(name, names).map((candidate) => `${wrong.expected}/${candidate}`).join(", ")}`,
+      });
+    }
+  }
+}
+
+function namesOfKind(options: { kind: Kind; index: RefIndex; builtinOnly: boolean }): string[] {
   const { kind, index } = options;
   const names: string[] = [];
   const prefix = `${kind}/`;
   if (!options.builtinOnly) for (const key of index.local.keys()) if (key.startsWith(prefix)) names.push(key.slice(prefix.length));
   if (options.builtinOnly || BUILTIN_KINDS.includes(kind)) for (const key of index.builtin.keys()) if (key.startsWith(prefix)) names.push(key.slice(prefix.length));
+  return names;
+}
+
+function definedNames(options: { kind: Kind; name: string; index: RefIndex; builtinOnly: boolean }): string {
+  const { kind } = options;
+  const names = namesOfKind(options);
   const plural = `${kind.toLowerCase()}s`;
   if (names.length === 0) return `no ${kind} is defined${options.builtinOnly ? ` in ${BUILTIN_PACKAGE}` : ""}`;
   return `defined ${plural}: ${closestFirst(options.name, names).join(", ")}`;

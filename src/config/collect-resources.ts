@@ -50,8 +50,8 @@ export function collectResources(options: { documents: ParsedDocument[]; issues:
     }
     if (kind === "Package" && first) packageName = (value.metadata as JsonObject).name as string;
     const source = { file: options.file, docIndex: site.docIndex, baseDir: options.baseDir, ...(packageName ? { package: packageName } : {}) };
-    const { resource, refs } = normalizeResource({ kind, value, site, issues, source });
-    resources.push({ resource, site, refs, builtin: options.builtin, raw: value });
+    const { resource, refs, wrongKindRefs } = normalizeResource({ kind, value, site, issues, source });
+    resources.push({ resource, site, refs, wrongKindRefs, builtin: options.builtin, raw: value });
   }
   return { resources, invalidNames };
 }

@@ -12,7 +12,7 @@ import { readDocuments } from "./read-documents.ts";
 import { collectResources } from "./collect-resources.ts";
 import { loadBuiltinPackage } from "./builtin-package.ts";
 import { checkNames } from "./check-names.ts";
-import { buildRefIndex, checkRefs } from "./check-refs.ts";
+import { buildRefIndex, checkRefKinds, checkRefs } from "./check-refs.ts";
 import { checkWiring } from "./check-wiring.ts";
 import { checkFiles } from "./check-files.ts";
 import { checkParameters } from "./check-parameters.ts";
@@ -47,6 +47,7 @@ export async function loadBundle(target: string, options: LoadBundleOptions = {}
   const builtins = await loadBuiltinPackage();
   checkNames({ resources: local, issues });
   const index = buildRefIndex({ local, builtin: builtins, invalidNames });
+  checkRefKinds({ resources: local, index, issues });
   if (!parseFailed) {
     checkRefs({ resources: local, index, issues });
     checkWiring({ resources: local, index, issues });

@@ -2,12 +2,14 @@
 import type { AnyResource, Kind } from "./types.ts";
 import type { JsonObject } from "../shared/json.ts";
 import type { DocumentSite } from "./issues.ts";
-import type { RefUse } from "./normalize.ts";
+import type { RefUse, WrongKindRef } from "./normalize.ts";
 
 export interface LoadedResource {
   resource: AnyResource;
   site: DocumentSite;
   refs: RefUse[];
+  /** Refs written in a field that takes another kind (E_CONFIG_REF_KIND, reported by check-refs). */
+  wrongKindRefs: WrongKindRef[];
   builtin: boolean;
   /** The document as written (for checks that care about spelling, e.g. `prompt` vs `prompts`). */
   raw: JsonObject;

@@ -2,7 +2,8 @@
  * Turning a schema-valid document into a typed resource with every default applied (SPEC §1): refs
  * normalized to ObjectRef, `{ref}` list items unwrapped, Agent extensions to {ref, config?}, Swarm
  * instanceKey and policy, Tool errorMessageLimit and export parameters, Connection ingress. A ref to a
- * kind that cannot be used in its field is reported here (E_CONFIG_REF_KIND).
+ * kind that cannot be used in its field is set aside as a WrongKindRef: check-refs reports it
+ * (E_CONFIG_REF_KIND) once every resource is known, with the names of the expected kind that exist.
  */
 import type { JsonObject, JsonValue } from "../shared/json.ts";
 import { isJsonObject } from "../shared/json.ts";
@@ -34,6 +35,7 @@ interface Context {
   site: DocumentSite;
   issues: IssueList;
   refs: RefUse[];
+  wrongKinds: WrongKindRef[];
 }
 
 /** Where a normalized ref was written, so that later checks can point at it. */
@@ -43,12 +45,20 @@ export interface RefUse {
   segments: PathSegment[];
 }
 
+/** A ref written in a field that takes another kind (`tools: [Model/m]`), reported by check-refs. */
+export interface WrongKindRef {
+  expected: Kind;
+  /** The ref as written, e.g. `Model/m` or `Secret/echo`. */
+  written: string;
+  segments: PathSegment[];
+}
+
 // Schema validation has run: the shapes below are known; only values are read loosely.
 type Raw = Record<string, any>;
 
-export function normalizeResource(options: { kind: Kind; value: JsonObject; site: DocumentSite; issues: IssueList; source: ResourceSource }): { resource: AnyResource; refs: RefUse[] } {
-  const context: Context = { site: options.site, issues: options.issues, refs: [] };
-  return { resource: buildResource(options, context), refs: context.refs };
+export function normalizeResource(options: { kind: Kind; value: JsonObject; site: DocumentSite; issues: IssueList; source: ResourceSource }): { resource: AnyResource; refs: RefUse[]; wrongKindRefs: WrongKindRef[] } {
+  const context: Context = { site: options.site, issues: options.issues, refs: [], wrongKinds: [] };
+  return { resource: buildResource(options, context), refs: context.refs, wrongKindRefs: context.wrongKinds };
 }
 
 function buildResource(options: { kind: Kind; value: JsonObject; source: ResourceSource }, context: Context): AnyResource {
@@ -85,16 +95,12 @@ function normalizeMetadata(raw: Raw): Metadata {
   };
 }
 
-/** A ref to `expected`; reports (and returns undefined for) a ref to another kind. */
+/** A ref to `expected`; sets aside (and returns undefined for) a ref to another kind. */
 function normalizeRef(input: unknown, expected: Kind, segments: PathSegment[], context: Context): ObjectRef | undefined {
   const written = readRef(input);
   if (!written) return undefined;
   if (!isKind(written.kind) || written.kind !== expected) {
-    context.issues.at(context.site, segments, {
-      code: "E_CONFIG_REF_KIND",
-      message: `expected a ref to a ${expected}, found ${formatRef(written)}`,
-      suggestion: `write "${expected}/${written.name}"`,
-    });
+    context.wrongKinds.push({ expected, written: formatRef(written), segments });
     return undefined;
   }
   const ref: ObjectRef = { kind: expected, name: written.name, ...(written.package ? { package: written.package } : {}) };

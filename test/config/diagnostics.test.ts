@@ -32,6 +32,25 @@ describe("issue messages and suggestions", () => {
     expect(issue?.message).not.toContain("file file");
   });
 
+  it("answers a ref to the wrong kind with the resources of the expected kind that exist", async () => {
+    const extraTool = `${header("Tool", "search")}spec: { entry: ./tools/echo.ts, exports: [{ name: say }] }\n`;
+    const dir = writeBundle(baseBundle({ agent: agentWith("  prompt: { system: hi }\n  tools: [Tool/echo, Model/m]\n"), extra: [extraTool] }));
+    const [issue] = (await loadBundle(dir, { checkModules: false })).errors;
+    expect(issue).toMatchObject({ code: "E_CONFIG_REF_KIND", path: "goondan.yaml#2.spec.tools[1]" });
+    expect(issue?.suggestion).not.toContain("Tool/m");
+    expect(issue?.suggestion).toContain("Tool/echo");
+    expect(issue?.suggestion).toContain("Tool/search");
+    expect(issue?.suggestion).toContain("Tool/bash"); // built-ins can be referenced too
+  });
+
+  it("lists the existing Agents for an entryAgent written as a Model ref", async () => {
+    const dir = writeBundle(baseBundle({ swarm: `${header("Swarm", "s")}spec: { entryAgent: Model/m, agents: [Agent/a] }\n` }));
+    const [issue] = (await loadBundle(dir, { checkModules: false })).errors;
+    expect(issue).toMatchObject({ code: "E_CONFIG_REF_KIND", path: "goondan.yaml#3.spec.entryAgent" });
+    expect(issue?.suggestion).toContain("Agent/a");
+    expect(issue?.suggestion).not.toContain("Agent/m");
+  });
+
   it("suggests the kind that was meant", async () => {
     const dir = writeBundle({ "goondan.yaml": docs(MODEL, "apiVersion: goondan.ai/v1\nkind: Agnet\nmetadata: { name: a }\nspec: {}") });
     const [issue] = (await loadBundle(dir)).errors;
