@@ -1,11 +1,13 @@
 /**
- * Reading goondan.yaml into documents: the 1 MiB size limit, multi-document parsing with the `yaml`
- * package, YAML errors with line and column, empty files and empty documents. Each parsed document keeps
- * its node tree so that later issues can point at a line.
+ * Reading goondan.yaml into documents: a regular file only (a FIFO or a device is named and never opened),
+ * the 1 MiB size limit, multi-document parsing with the `yaml` package, YAML errors with line and column,
+ * empty files and empty documents. Each parsed document keeps its node tree so that later issues can
+ * point at a line.
  */
 import { stat } from "node:fs/promises";
 import { LineCounter, parseAllDocuments, type Document } from "yaml";
 import { IssueList, type DocumentSite, type PathSegment } from "./issues.ts";
+import { describeNonRegularFile } from "./file-kind.ts";
 
 export const MAX_FILE_BYTES = 1024 * 1024;
 /** Alias expansion cap: stops "billion laughs" documents. */
@@ -27,9 +29,11 @@ export async function readDocuments(options: { file: string; label: string; issu
   const { file, label, issues } = options;
   let size: number;
   try {
+    // stat follows symlinks: a link to /dev/urandom is a character device here, and is never opened.
     const info = await stat(file);
-    if (!info.isFile()) {
-      issues.add({ code: "E_CONFIG_FILE_NOT_FOUND", path: label, message: `expected a file at ${file}, found a directory` });
+    const found = describeNonRegularFile(info);
+    if (found !== undefined) {
+      issues.add({ code: "E_CONFIG_FILE_NOT_FOUND", path: label, message: `expected a regular file at ${file}, found ${found}`, suggestion: "make goondan.yaml a plain file" });
       return { documents: [], parseFailed: true };
     }
     size = info.size;

@@ -4,6 +4,7 @@
  */
 import { afterAll, describe, expect, it } from "bun:test";
 import { symlinkSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { loadBundle } from "../../src/config/load-bundle.ts";
 import { ISSUE_CODES } from "../../src/config/issue-codes.ts";
@@ -149,6 +150,31 @@ describe("warnings", () => {
     const result = await loadBundle(writeBundle(baseBundle({ model })));
     expect(result.valid).toBe(true);
     expect(result.warnings.map((issue) => [issue.code, issue.path])).toEqual([["W_CONFIG_CASSETTE_MISSING", "goondan.yaml#0.spec.options.cassette"]]);
+  });
+});
+
+describe("a goondan.yaml that is not a regular file", () => {
+  it("names a FIFO as a FIFO and returns without waiting for a writer", async () => {
+    const dir = writeBundle({ "README.md": "a bundle whose goondan.yaml is a named pipe" });
+    expect(spawnSync("mkfifo", [join(dir, "goondan.yaml")]).status).toBe(0);
+    const result = await loadBundle(dir, { checkModules: false });
+    expect(result.errors.map((issue) => [issue.code, issue.path])).toEqual([["E_CONFIG_FILE_NOT_FOUND", "goondan.yaml"]]);
+    expect(result.errors[0]?.message).toContain("FIFO");
+    expect(result.errors[0]?.message).not.toContain("directory");
+  }, 2000);
+
+  it("names a symlink to /dev/urandom as a character device and never reads it", async () => {
+    const dir = writeBundle({ "README.md": "a bundle whose goondan.yaml is an endless device" });
+    symlinkSync("/dev/urandom", join(dir, "goondan.yaml"));
+    const result = await loadBundle(dir, { checkModules: false });
+    expect(result.errors.map((issue) => [issue.code, issue.path])).toEqual([["E_CONFIG_FILE_NOT_FOUND", "goondan.yaml"]]);
+    expect(result.errors[0]?.message).toContain("character device");
+  }, 2000);
+
+  it("still names a directory as a directory", async () => {
+    const dir = writeBundle({ "goondan.yaml/keep": "" });
+    const [issue] = (await loadBundle(dir, { checkModules: false })).errors;
+    expect(issue?.message).toContain("found a directory");
   });
 });
 
