@@ -3,7 +3,9 @@
  * Order: catalog gate (E_TOOL_NOT_IN_CATALOG / E_TOOL_NOT_FOUND, with the closest catalog names) →
  * arguments must be a JSON object → toolCall middleware (the one compose()) → ajv validation (compiled once,
  * in the registry) → handler with its ToolContext, raced against the export's timeout (ctx.signal aborts) →
- * output converted to JSON and size-capped. A pending handle becomes `{status: "pending", handle, output?}`.
+ * output converted to JSON and size-capped, once: a core result that middleware returns unchanged is not
+ * converted or capped again; anything middleware builds or replaces is. A pending handle becomes
+ * `{status: "pending", handle, output?}`.
  */
 import { compose, type Middleware } from "../shared/compose.ts";
 import { systemClock, type Clock, type TimerHandle } from "../shared/clock.ts";
@@ -59,7 +61,13 @@ async function execute(options: ExecuteToolCallOptions): Promise<ToolResult> {
   if (!isJsonObject(call.args)) return notAnObject(name, call.args, entry);
 
   const middlewareContext: ToolCallMiddlewareContext = { toolName: name, toolCallId: String(call.id), args: call.args, metadata: {} };
-  const core = (ctx: ToolCallMiddlewareContext): Promise<ToolResult> => runCore({ ctx, entry, options });
+  // The core's results are already converted and capped; remember them so they are not capped a second time.
+  const fromCore = new WeakMap<object, ToolResult>();
+  const core = async (ctx: ToolCallMiddlewareContext): Promise<ToolResult> => {
+    const produced = await runCore({ ctx, entry, options });
+    fromCore.set(produced, { ...produced });
+    return produced;
+  };
   const middlewares = options.middlewares ?? [];
   let result: unknown;
   try {
@@ -69,7 +77,17 @@ async function execute(options: ExecuteToolCallOptions): Promise<ToolResult> {
     const code = described.code !== TOOL_ERROR_CODES.failed ? ` (${described.code})` : "";
     return toolError({ code: TOOL_ERROR_CODES.failed, name: described.name, message: `a toolCall middleware failed${code}: ${described.message}` }, { limit });
   }
+  if (unchangedFromCore(result, fromCore)) return result;
   return normalizeResult(result, { limit, maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES });
+}
+
+/** True when `result` is a core result that middleware handed back without replacing any of its fields. */
+function unchangedFromCore(result: unknown, fromCore: WeakMap<object, ToolResult>): result is ToolResult {
+  if (typeof result !== "object" || result === null) return false;
+  const snapshot = fromCore.get(result) as Record<string, unknown> | undefined;
+  if (snapshot === undefined) return false;
+  const keys = Object.keys(result);
+  return keys.length === Object.keys(snapshot).length && keys.every((key) => (result as Record<string, unknown>)[key] === snapshot[key]);
 }
 
 function catalogGate(options: { name: string; catalog: readonly ToolCatalogItem[]; registry: ToolRegistry }): { entry: ToolRegistryEntry; result?: undefined } | { result: ToolResult } {

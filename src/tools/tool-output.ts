@@ -3,8 +3,9 @@
  * Converted: undefined → null (dropped as an object property), Date → ISO string, BigInt → string,
  * NaN/±Infinity → null, Map → object, Set and typed arrays → arrays, Error → {name, message, code?},
  * objects with toJSON() → its result. Refused with a clear message: functions, symbols, circular
- * references, nesting deeper than 256 levels. Output larger than the cap (256 KiB of JSON) is replaced by a
- * truncation marker holding a preview.
+ * references, nesting deeper than 256 levels. Output larger than the cap (256 KiB of JSON) is cut to fit:
+ * a string keeps its head plus `... (truncated: N bytes in all)`, anything else becomes a truncation marker
+ * holding a preview; N is the original's JSON size.
  */
 import type { JsonObject, JsonValue } from "../shared/json.ts";
 
@@ -27,24 +28,45 @@ export function toJsonOutput(value: unknown, options: { maxBytes?: number } = {}
   return { ok: true, value: capOutput(json, options.maxBytes ?? DEFAULT_MAX_OUTPUT_BYTES) };
 }
 
-/** Cuts JSON output larger than `maxBytes`: a long string keeps its head, anything else becomes a marker. */
+/**
+ * Cuts JSON output larger than `maxBytes` (measured as JSON text): a long string keeps its head, anything else
+ * becomes a marker. The result, suffix or marker included, is itself within `maxBytes` (so capping again changes
+ * nothing), and it reports the original's true JSON size.
+ */
 export function capOutput(value: JsonValue, maxBytes: number): JsonValue {
-  if (typeof value === "string") {
-    if (value.length * 3 <= maxBytes || Buffer.byteLength(value) <= maxBytes) return value;
-    return `${headOfBytes(value, maxBytes)}... (truncated: ${Buffer.byteLength(value)} bytes in all)`;
-  }
-  if (value === null || typeof value !== "object") return value;
+  if (value === null || typeof value !== "object" && typeof value !== "string") return value;
   const text = JSON.stringify(value);
   if (text.length * 3 <= maxBytes) return value;
   const bytes = Buffer.byteLength(text);
   if (bytes <= maxBytes) return value;
-  const marker: JsonObject = {
-    truncated: true,
-    totalBytes: bytes,
-    note: `The output was ${bytes} bytes of JSON, over the ${maxBytes}-byte limit; preview holds its start.`,
-    preview: `${headOfBytes(text, Math.max(0, maxBytes - 512))}... (truncated)`,
-  };
-  return marker;
+  if (typeof value === "string") {
+    const suffix = `... (truncated: ${bytes} bytes in all)`;
+    return fitWithin({ text: value, maxBytes, build: (head) => `${head}${suffix}` }) as string;
+  }
+  return fitWithin({
+    text,
+    maxBytes,
+    build: (head): JsonObject => ({
+      truncated: true,
+      totalBytes: bytes,
+      note: `The output was ${bytes} bytes of JSON, over the ${maxBytes}-byte limit; preview holds its start.`,
+      preview: `${head}... (truncated)`,
+    }),
+  });
+}
+
+/** The longest head of `text` for which `build(head)`, as JSON, fits in `maxBytes` (an empty head at worst). */
+function fitWithin(options: { text: string; maxBytes: number; build: (head: string) => JsonValue }): JsonValue {
+  const { text, maxBytes, build } = options;
+  const overhead = Buffer.byteLength(JSON.stringify(build("")));
+  let head = headOfBytes(text, Math.max(0, maxBytes - overhead));
+  for (;;) {
+    const built = build(head);
+    // Escaping can make the head's JSON longer than its bytes; cut the excess (at least as many bytes) and retry.
+    const over = Buffer.byteLength(JSON.stringify(built)) - maxBytes;
+    if (over <= 0 || head === "") return built;
+    head = headOfBytes(head, Math.max(0, Buffer.byteLength(head) - over));
+  }
 }
 
 function headOfBytes(text: string, maxBytes: number): string {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "bun:test";
+import type { ToolCallMiddleware } from "../../src/tools/execute-tool-call.ts";
 import { call, errorOf } from "./sample-tool-calls.ts";
 
 describe("executeToolCall: handler faults", () => {
@@ -72,4 +73,18 @@ describe("executeToolCall: non-JSON outputs", () => {
     expect(result.output).toMatchObject({ truncated: true });
     expect(JSON.stringify(result.output).length).toBeLessThan(256 * 1024 + 1024);
   });
+
+  for (const [label, middlewares] of [
+    ["without middleware", []],
+    ["through a middleware that passes the result on", [async (_ctx, next) => next()]],
+  ] as [string, ToolCallMiddleware[]][]) {
+    it(`caps a huge string once, within the limit, reporting its true size (${label})`, async () => {
+      const result = await call("sample__returns-huge-string", {}, { middlewares });
+      if (result.status !== "ok") throw new Error("expected ok");
+      const output = result.output as string;
+      expect(output.endsWith("... (truncated: 5000002 bytes in all)")).toBe(true);
+      expect(output.startsWith("x".repeat(1000))).toBe(true);
+      expect(Buffer.byteLength(JSON.stringify(output))).toBeLessThanOrEqual(256 * 1024);
+    });
+  }
 });

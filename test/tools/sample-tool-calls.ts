@@ -45,6 +45,7 @@ const sample = toolResource({
     { name: "returns-map" },
     { name: "returns-nan" },
     { name: "returns-huge" },
+    { name: "returns-huge-string" },
     { name: "pending" },
     { name: "pending-bare" },
   ],

@@ -59,18 +59,35 @@ describe("capOutput", () => {
     expect(capOutput({ a: "x".repeat(100) }, 1024)).toEqual({ a: "x".repeat(100) });
   });
 
-  it("cuts a long string with a clear marker", () => {
+  it("cuts a long string with a clear marker, suffix included within the limit", () => {
     const cut = capOutput("z".repeat(5000), 1000) as string;
-    expect(cut.startsWith("z".repeat(1000))).toBe(true);
-    expect(cut).toContain("... (truncated: 5000 bytes in all)");
+    expect(cut.startsWith("z".repeat(900))).toBe(true);
+    expect(cut.endsWith("... (truncated: 5002 bytes in all)")).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(cut))).toBe(1000);
   });
 
-  it("replaces a large structure by a truncation marker with a preview", () => {
+  it("reports the original's JSON size and stays within the limit even when escaping inflates the text", () => {
+    const huge = toJsonOutput("x".repeat(5_000_000), { maxBytes: 4096 });
+    if (!huge.ok) throw new Error("expected ok");
+    expect(String(huge.value).endsWith("(truncated: 5000002 bytes in all)")).toBe(true);
+    const quotes = capOutput('"'.repeat(10_000), 1000);
+    expect(Buffer.byteLength(JSON.stringify(quotes))).toBeLessThanOrEqual(1000);
+    expect(String(quotes)).toContain(`(truncated: ${JSON.stringify('"'.repeat(10_000)).length} bytes in all)`);
+  });
+
+  it("leaves an already capped value unchanged when capped again", () => {
+    const once = capOutput("q".repeat(50_000), 2000);
+    expect(capOutput(once, 2000)).toBe(once);
+    const marker = capOutput({ rows: "r".repeat(50_000) }, 2000);
+    expect(capOutput(marker, 2000)).toEqual(marker);
+  });
+
+  it("replaces a large structure by a truncation marker with a preview, within the limit", () => {
     const marker = capOutput({ rows: Array.from({ length: 1000 }, (_, index) => ({ index, text: "row" })) }, 2048) as Record<string, unknown>;
     expect(marker.truncated).toBe(true);
     expect(typeof marker.totalBytes).toBe("number");
     expect(String(marker.preview).startsWith('{"rows":[{"index":0')).toBe(true);
-    expect(JSON.stringify(marker).length).toBeLessThan(2048 + 200);
+    expect(Buffer.byteLength(JSON.stringify(marker))).toBeLessThanOrEqual(2048);
   });
 
   it("does not split a multi-byte character", () => {
