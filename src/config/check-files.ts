@@ -1,6 +1,6 @@
 /**
  * Files a bundle points at: Tool, Extension and Connector entries (E_CONFIG_ENTRY_NOT_FOUND), Agent
- * prompts (system xor systemRef, and the file exists) and replay cassettes. Entries and prompt files must
+ * prompts (system xor systemRef; the file exists, is a regular file and at most 1 MiB) and replay cassettes. Entries and prompt files must
  * stay inside the bundle (E_CONFIG_ENTRY_OUTSIDE_BUNDLE); a cassette may live anywhere.
  */
 import type { IssueList, PathSegment } from "./issues.ts";
@@ -9,6 +9,7 @@ import { resolveBundlePath } from "./bundle-path.ts";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { IssueCode } from "./issue-codes.ts";
+import { checkPromptFile } from "./prompt-file.ts";
 
 export function checkFiles(options: { resources: LoadedResource[]; issues: IssueList }): void {
   for (const loaded of options.resources) {
@@ -46,7 +47,10 @@ function checkPrompt(loaded: LoadedResource, issues: IssueList): void {
     return;
   }
   if (prompt.systemRef !== undefined) {
-    checkPath({ loaded, issues, segments: ["spec", field, "systemRef"], relativePath: prompt.systemRef, what: "prompt", missingCode: "E_CONFIG_PROMPT_NOT_FOUND" });
+    const segments = ["spec", field, "systemRef"];
+    const path = checkPath({ loaded, issues, segments, relativePath: prompt.systemRef, what: "prompt", missingCode: "E_CONFIG_PROMPT_NOT_FOUND" });
+    const problem = path === undefined ? undefined : checkPromptFile({ path, written: prompt.systemRef });
+    if (problem) issues.at(loaded.site, segments, { ...problem, ...(problem.code === "E_CONFIG_PROMPT_TOO_LARGE" ? { suggestion: "keep the system prompt short; put reference material in a tool the agent can call" } : {}) });
     return;
   }
   if (prompt.system === undefined) {
@@ -74,7 +78,8 @@ function checkCassette(options: { loaded: LoadedResource; issues: IssueList; cas
   });
 }
 
-function checkPath(options: { loaded: LoadedResource; issues: IssueList; segments: PathSegment[]; relativePath: string; what: string; missingCode: IssueCode }): void {
+/** Reports a path that leaves the bundle or names no file; returns the absolute path of a file that exists. */
+function checkPath(options: { loaded: LoadedResource; issues: IssueList; segments: PathSegment[]; relativePath: string; what: string; missingCode: IssueCode }): string | undefined {
   const { loaded, issues, segments, relativePath, what } = options;
   const resolved = resolveBundlePath({ baseDir: loaded.resource.source.baseDir, relativePath });
   if (!resolved.ok) {
@@ -83,12 +88,14 @@ function checkPath(options: { loaded: LoadedResource; issues: IssueList; segment
       message: `expected the ${what} path to be relative and inside the bundle, found ${resolved.reason === "absolute" ? "an absolute path" : "a path that leaves the bundle"}: ${relativePath}`,
       suggestion: "copy the file into the bundle directory and refer to it as ./<path>",
     });
-    return;
+    return undefined;
   }
   if (!resolved.exists) {
     issues.at(loaded.site, segments, {
       code: options.missingCode,
       message: `expected the ${what} file ${relativePath} to exist, found no file at ${resolved.path}`,
     });
+    return undefined;
   }
+  return resolved.path;
 }

@@ -8,6 +8,7 @@ import { resolve as resolvePath } from "node:path";
 import { ConfigError } from "../shared/errors.ts";
 import { isJsonObject, type JsonObject, type JsonValue } from "../shared/json.ts";
 import { closestFirst } from "./suggest.ts";
+import { checkPromptFile } from "./prompt-file.ts";
 import {
   BUILTIN_PACKAGE,
   type AgentResource,
@@ -98,11 +99,9 @@ export async function readSystemPrompt(bundle: Bundle, agent: AgentResource): Pr
   if (system !== undefined) return system;
   if (systemRef === undefined) return "";
   const path = resolvePath(agent.source.baseDir ?? bundle.dir, systemRef);
-  const file = Bun.file(path);
-  if (!(await file.exists())) {
-    throw new ConfigError("E_CONFIG_PROMPT_NOT_FOUND", `expected a prompt file at ${systemRef}, found none (${path})`);
-  }
-  return file.text();
+  const problem = checkPromptFile({ path, written: systemRef });
+  if (problem) throw new ConfigError(problem.code, problem.message);
+  return Bun.file(path).text();
 }
 
 export function mergeConfig(base: JsonObject, override: JsonObject): JsonObject {

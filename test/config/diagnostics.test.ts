@@ -6,7 +6,10 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { symlinkSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { loadBundle } from "../../src/config/load-bundle.ts";
+import { loadBundle, loadBundleOrThrow } from "../../src/config/load-bundle.ts";
+import { findResource, readSystemPrompt } from "../../src/config/resolve.ts";
+import { MAX_PROMPT_BYTES } from "../../src/config/prompt-file.ts";
+import { rmSync, truncateSync } from "node:fs";
 import { ISSUE_CODES } from "../../src/config/issue-codes.ts";
 import { AGENT, MODEL, SWARM, TOOL, baseBundle, docs, header, removeBundles, writeBundle } from "./temp-bundle.ts";
 
@@ -176,6 +179,40 @@ describe("a goondan.yaml that is not a regular file", () => {
     const [issue] = (await loadBundle(dir, { checkModules: false })).errors;
     expect(issue?.message).toContain("found a directory");
   });
+});
+
+describe("prompt files", () => {
+  const promptAgent = agentWith("  prompt: { systemRef: ./prompts/system.md }\n");
+
+  it("refuses a prompt file over 1 MiB with its own code", async () => {
+    const dir = writeBundle(baseBundle({ agent: promptAgent, files: { "prompts/system.md": "" } }));
+    truncateSync(join(dir, "prompts/system.md"), 20 * 1024 * 1024);
+    const result = await loadBundle(dir, { checkModules: false });
+    expect(result.errors.map((issue) => [issue.code, issue.path])).toEqual([["E_CONFIG_PROMPT_TOO_LARGE", "goondan.yaml#2.spec.prompt.systemRef"]]);
+    expect(result.errors[0]?.message).toContain(String(MAX_PROMPT_BYTES));
+  });
+
+  it("accepts a prompt file of exactly 1 MiB", async () => {
+    const dir = writeBundle(baseBundle({ agent: promptAgent, files: { "prompts/system.md": "x".repeat(MAX_PROMPT_BYTES) } }));
+    expect((await loadBundle(dir, { checkModules: false })).errors).toEqual([]);
+  });
+
+  it("refuses a prompt file that grew past the cap after validation when the agent reads it", async () => {
+    const dir = writeBundle(baseBundle({ agent: promptAgent, files: { "prompts/system.md": "You are terse.\n" } }));
+    const bundle = await loadBundleOrThrow(dir, { checkModules: false });
+    const agent = findResource(bundle, "Agent", "a")!;
+    expect(await readSystemPrompt(bundle, agent)).toBe("You are terse.\n");
+    truncateSync(join(dir, "prompts/system.md"), MAX_PROMPT_BYTES + 1);
+    await expect(readSystemPrompt(bundle, agent)).rejects.toMatchObject({ code: "E_CONFIG_PROMPT_TOO_LARGE" });
+  });
+
+  it("refuses a prompt file replaced by a FIFO without blocking on it", async () => {
+    const dir = writeBundle(baseBundle({ agent: promptAgent, files: { "prompts/system.md": "You are terse.\n" } }));
+    const bundle = await loadBundleOrThrow(dir, { checkModules: false });
+    rmSync(join(dir, "prompts/system.md"));
+    expect(spawnSync("mkfifo", [join(dir, "prompts/system.md")]).status).toBe(0);
+    await expect(readSystemPrompt(bundle, findResource(bundle, "Agent", "a")!)).rejects.toMatchObject({ code: "E_CONFIG_PROMPT_NOT_FOUND" });
+  }, 2000);
 });
 
 describe("all issues at once", () => {
