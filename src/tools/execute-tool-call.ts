@@ -1,8 +1,8 @@
 /**
  * Runs one tool call from the model and always answers with a ToolResult; a tool fault never throws.
  * Order: catalog gate (E_TOOL_NOT_IN_CATALOG / E_TOOL_NOT_FOUND, with the closest catalog names) →
- * arguments must be a JSON object → toolCall middleware (the one compose()) → ajv validation (compiled once,
- * in the registry) → handler with its ToolContext, raced against the export's timeout (ctx.signal aborts) →
+ * toolCall middleware (the one compose(); it sees the arguments as the model sent them and may repair them) →
+ * arguments must be a JSON object → ajv validation (compiled once, in the registry) → handler with its ToolContext, raced against the export's timeout (ctx.signal aborts) →
  * output converted to JSON and size-capped, once: a core result that middleware returns unchanged is not
  * converted or capped again; anything middleware builds or replaces is. A pending handle becomes
  * `{status: "pending", handle, output?}`.
@@ -58,9 +58,8 @@ async function execute(options: ExecuteToolCallOptions): Promise<ToolResult> {
   const entry = gate.entry;
   const limit = entry.errorMessageLimit;
 
-  if (!isJsonObject(call.args)) return notAnObject(name, call.args, entry);
-
-  const middlewareContext: ToolCallMiddlewareContext = { toolName: name, toolCallId: String(call.id), args: call.args, metadata: {} };
+  // What the model sent, object or not: middleware may repair it; runCore refuses a non-object before validation.
+  const middlewareContext: ToolCallMiddlewareContext = { toolName: name, toolCallId: String(call.id), args: call.args as JsonObject, metadata: {} };
   // The core's results are already converted and capped; remember them so they are not capped a second time.
   const fromCore = new WeakMap<object, ToolResult>();
   const core = async (ctx: ToolCallMiddlewareContext): Promise<ToolResult> => {

@@ -72,7 +72,11 @@ export interface ToolCall {
 export interface ToolCallMiddlewareContext {
   readonly toolName: string;
   readonly toolCallId: string;
-  /** Mutable: middleware may rewrite the arguments before validation. */
+  /**
+   * Mutable: middleware may rewrite the arguments before validation. Until validation this holds exactly what the
+   * model sent, which may not be an object at all (null, an array, a JSON string…): check before reading keys.
+   * Whatever is here after the middleware chain must be a JSON object, or the call fails with E_TOOL_INVALID_ARGS.
+   */
   args: JsonObject;
   metadata: Record<string, JsonValue>;
 }

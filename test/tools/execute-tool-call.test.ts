@@ -167,6 +167,28 @@ describe("executeToolCall: toolCall middleware", () => {
     expect(await call("sample__echo", { text: 12 }, { middlewares: [fix] })).toEqual({ status: "ok", output: { input: { text: "12" } } });
   });
 
+  it("runs middleware before the object check, so it can repair arguments the model sent as a JSON string", async () => {
+    const seen: unknown[] = [];
+    const repair: ToolCallMiddleware = async (ctx, next) => {
+      const args: unknown = ctx.args;
+      seen.push(args);
+      if (typeof args === "string") ctx.args = JSON.parse(args) as typeof ctx.args;
+      return next();
+    };
+    expect(await call("sample__echo", '{"text":"hi"}', { middlewares: [repair] })).toEqual({ status: "ok", output: { input: { text: "hi" } } });
+    expect(seen).toEqual(['{"text":"hi"}']);
+  });
+
+  it("still refuses non-object arguments that middleware left as they were", async () => {
+    let ran = false;
+    const spy: ToolCallMiddleware = async (_ctx, next) => {
+      ran = true;
+      return next();
+    };
+    expect(errorOf(await call("sample__echo", [1, 2], { middlewares: [spy] })).code).toBe("E_TOOL_INVALID_ARGS");
+    expect(ran).toBe(true);
+  });
+
   it("validates the args a middleware wrote", async () => {
     const breaker: ToolCallMiddleware = async (ctx, next) => {
       (ctx as { args: unknown }).args = ["not", "an", "object"];
