@@ -63,7 +63,7 @@ async function execute(options: ExecuteToolCallOptions): Promise<ToolResult> {
   // The core's results are already converted and capped; remember them so they are not capped a second time.
   const fromCore = new WeakMap<object, ToolResult>();
   const core = async (ctx: ToolCallMiddlewareContext): Promise<ToolResult> => {
-    const produced = await runCore({ ctx, entry, options });
+    const produced = await runCore({ ctx, entry, options }).catch((error: unknown) => resultConversionError(error, limit));
     fromCore.set(produced, { ...produced });
     return produced;
   };
@@ -72,12 +72,23 @@ async function execute(options: ExecuteToolCallOptions): Promise<ToolResult> {
   try {
     result = await (middlewares.length === 0 ? core(middlewareContext) : compose(middlewares, core)(middlewareContext));
   } catch (error) {
+    // The core never throws (see above), so whatever escaped the chain came from a middleware.
     const described = describeThrown(error);
     const code = described.code !== TOOL_ERROR_CODES.failed ? ` (${described.code})` : "";
     return toolError({ code: TOOL_ERROR_CODES.failed, name: described.name, message: `a toolCall middleware failed${code}: ${described.message}` }, { limit });
   }
-  if (unchangedFromCore(result, fromCore)) return result;
-  return normalizeResult(result, { limit, maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES });
+  try {
+    if (unchangedFromCore(result, fromCore)) return result;
+    return normalizeResult(result, { limit, maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES });
+  } catch (error) {
+    return resultConversionError(error, limit);
+  }
+}
+
+/** A result that could not be read or converted (e.g. a Proxy whose getters throw): not a middleware failure. */
+function resultConversionError(error: unknown, limit: number): ToolResult {
+  const described = describeThrown(error);
+  return toolError({ code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: `the tool's result could not be read or converted to JSON: ${described.message}` }, { limit });
 }
 
 /** True when `result` is a core result that middleware handed back without replacing any of its fields. */
@@ -192,6 +203,14 @@ function runHandler(options: { toolName: string; toolCallId: string; args: JsonO
 }
 
 function handlerValueResult(value: unknown, options: { limit: number; maxOutputBytes: number }): ToolResult {
+  try {
+    return convertHandlerValue(value, options);
+  } catch (error) {
+    return resultConversionError(error, options.limit);
+  }
+}
+
+function convertHandlerValue(value: unknown, options: { limit: number; maxOutputBytes: number }): ToolResult {
   if (isPendingHandle(value)) {
     if (value.handle === "") return toolError({ code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: "the tool returned a pending handle with an empty id" }, { limit: options.limit });
     if (value.output === undefined) return { status: "pending", handle: value.handle };

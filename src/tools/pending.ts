@@ -13,11 +13,12 @@ export function pending(handle: string, output?: JsonValue): PendingHandle {
   return output === undefined ? { __goondanPending: true, handle } : { __goondanPending: true, handle, output };
 }
 
+/** Never throws: a value whose getters throw (a hostile Proxy) is simply not a pending handle. */
 export function isPendingHandle(value: unknown): value is PendingHandle {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as { __goondanPending?: unknown }).__goondanPending === true &&
-    typeof (value as { handle?: unknown }).handle === "string"
-  );
+  if (typeof value !== "object" || value === null) return false;
+  try {
+    return (value as { __goondanPending?: unknown }).__goondanPending === true && typeof (value as { handle?: unknown }).handle === "string";
+  } catch {
+    return false;
+  }
 }

@@ -88,3 +88,26 @@ describe("executeToolCall: non-JSON outputs", () => {
     });
   }
 });
+
+describe("executeToolCall: results that cannot be read", () => {
+  it("reports a result whose getters throw as an output error, not a middleware failure", async () => {
+    const error = errorOf(await call("sample__returns-hostile", {}));
+    expect(error).toMatchObject({ code: "E_TOOL", name: "ToolOutputError" });
+    expect(error.message).not.toContain("middleware");
+  });
+
+  it("reports an async handler resolving to such a value as the handler's failure, at once and not as a middleware failure", async () => {
+    // Resolving a promise with it reads its `then`, which throws: the handler's promise rejects with that error.
+    const started = Date.now();
+    const error = errorOf(await call("sample__returns-hostile-async", {}));
+    expect(error).toMatchObject({ code: "E_TOOL", message: "getter trap" });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it("still names a throwing middleware as a middleware failure", async () => {
+    const broken: ToolCallMiddleware = async () => {
+      throw new RangeError("layer broke");
+    };
+    expect(errorOf(await call("sample__echo", { text: "x" }, { middlewares: [broken] })).message).toContain("a toolCall middleware failed");
+  });
+});

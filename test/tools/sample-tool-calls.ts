@@ -46,6 +46,8 @@ const sample = toolResource({
     { name: "returns-nan" },
     { name: "returns-huge" },
     { name: "returns-huge-string" },
+    { name: "returns-hostile" },
+    { name: "returns-hostile-async", timeoutMs: 2000 },
     { name: "pending" },
     { name: "pending-bare" },
   ],
