@@ -3,13 +3,19 @@
  * (`serialization: "json"`). It only wires the process to runAgentChild: argv, `process.send`/`on("message")`,
  * the disconnect signal, pino logs to stdout with {agent, instanceKey} bound, and the bundle loader (the
  * orchestrator's validated snapshot when GOONDAN_BUNDLE_SNAPSHOT is set, else the bundle directory, loaded
- * lazily so the config validator is not even imported in the snapshot case).
+ * lazily so the config validator is not even imported in the snapshot case). It first makes the process
+ * non-dumpable (hideProcessSecrets), so the API keys in its environment stay out of reach of tool commands.
  */
+import "../config/goondan-module-resolver.ts"; // first: tool and extension files may import "goondan"
 import type { Bundle } from "../config/types.ts";
 import { BUNDLE_SNAPSHOT_ENV, parseAgentChildArgv, type ChildMessage } from "../ipc/protocol.ts";
 import { createLogger } from "../shared/logger.ts";
+import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
 import { readBundleSnapshot } from "./bundle-snapshot.ts";
 import { runAgentChild } from "./ipc/agent-child.ts";
+
+// First, before any API key is read: commands the model runs as our user must not read our /proc environ/mem.
+await hideProcessSecrets();
 
 const args = parseAgentChildArgv(process.argv.slice(2));
 const logger = createLogger("agent", { bindings: { agent: args.agent, instanceKey: args.instanceKey } });

@@ -2,7 +2,9 @@
  * Makes the agent process non-dumpable (Linux prctl PR_SET_DUMPABLE 0), so that a command the model runs
  * as the same user cannot read the agent's own environment or memory through /proc/<ppid>/environ and
  * /proc/<ppid>/mem — which is where the model API keys live. Best effort and idempotent: on other systems,
- * or when libc cannot be opened, it does nothing and reports false.
+ * or when libc cannot be opened, it does nothing and reports false. Process entries (orchestrator, agent,
+ * connector) call it first thing at startup, before any secret is read; the process runner calls it again
+ * before spawning a command as a safety net.
  */
 const PR_SET_DUMPABLE = 4;
 const PR_GET_DUMPABLE = 3;
@@ -33,8 +35,9 @@ async function loadPrctl(): Promise<Prctl | null> {
   return prctl;
 }
 
-/** True once the process is non-dumpable. */
-export async function hideProcessSecrets(): Promise<boolean> {
+/** True once the process is non-dumpable. `platform` (default process.platform) lets tests check the no-op path. */
+export async function hideProcessSecrets(options: { platform?: string } = {}): Promise<boolean> {
+  if ((options.platform ?? process.platform) !== "linux") return false;
   if (hidden) return true;
   const call = await loadPrctl();
   if (call === null) return false;

@@ -1,6 +1,7 @@
 /**
  * The tool layer's API for the agent process: build the registry from Tool resources, rebuild the catalog
- * every step, run each model tool call through executeToolCall (which never throws for a tool fault).
+ * every step, run each model tool call through executeToolCall (which never throws for a tool fault). Process
+ * entries call hideProcessSecrets() at startup so commands run by tools cannot read their /proc secrets.
  */
 export { buildToolName, isValidFullToolName, isValidToolPartName, parseToolName, TOOL_NAME_SEPARATOR } from "./naming.ts";
 export { DEFAULT_TOOL_TIMEOUT_MS, ToolRegistry, type RegisterToolOptions, type ToolRegistryEntry } from "./tool-registry.ts";
@@ -10,4 +11,5 @@ export { DEFAULT_ERROR_MESSAGE_LIMIT, describeThrown, helpUrlFor, TOOL_ERROR_COD
 export { isPendingHandle, pending } from "./pending.ts";
 export { DEFAULT_MAX_OUTPUT_BYTES, toJsonOutput } from "./tool-output.ts";
 export { resolveConfinedPath, PATH_OUTSIDE_ROOT } from "./workdir-path.ts";
+export { hideProcessSecrets, processDumpable } from "./hide-process-secrets.ts";
 export type * from "./types.ts";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { resolve } from "node:path";
+import * as toolLayer from "../../src/tools/index.ts";
 
 const MODULE = resolve(import.meta.dir, "../../src/tools/hide-process-secrets.ts");
 
@@ -9,5 +10,15 @@ describe("hideProcessSecrets", () => {
     const child = Bun.spawnSync([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
     expect(child.exitCode).toBe(0);
     expect(JSON.parse(child.stdout.toString())).toEqual({ before: 1, ok: true, after: 0 });
+  });
+
+  it("is part of the tool layer's API, so process entries can call it at startup", () => {
+    expect(typeof toolLayer.hideProcessSecrets).toBe("function");
+    expect(typeof toolLayer.processDumpable).toBe("function");
+  });
+
+  it("does nothing and reports false on a system other than Linux", async () => {
+    expect(await toolLayer.hideProcessSecrets({ platform: "darwin" })).toBe(false);
+    expect(await toolLayer.hideProcessSecrets({ platform: "win32" })).toBe(false);
   });
 });
