@@ -156,7 +156,7 @@ async function realAgents(iterations: number): Promise<number[]> {
   });
   const dir = writeSwarmBundle({ endpoint: llm.url });
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-bench-real-"));
-  const orchestrator = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner: bunProcessSpawner({ output: "ignore", env: { ...process.env, ...childEnv } }) });
+  const orchestrator = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner: bunProcessSpawner({ output: "ignore" }), env: { ...process.env, ...childEnv } });
   const gaps: number[] = [];
   try {
     for (let i = 0; i < iterations + 3; i++) {

@@ -7,7 +7,7 @@
 import { isJsonObject, type JsonValue } from "../shared/json.ts";
 import { formatPath } from "./issues.ts";
 import { agentExtensions, agentModel, agentTools, swarmAgents, swarmConnections } from "./resolve.ts";
-import type { AnyResource, Bundle, ConfigIssue, SwarmResource, ValueSource } from "./types.ts";
+import type { AgentResource, AnyResource, Bundle, ConfigIssue, ConnectionResource, SwarmResource, ValueSource } from "./types.ts";
 import { BUILTIN_PACKAGE } from "./types.ts";
 import { BUILTIN_LABEL } from "./builtin-package.ts";
 import { relative } from "node:path";
@@ -51,6 +51,15 @@ export interface RequiredEnv {
 
 /** Env vars the Swarm's resources read, with where each is asked for, in bundle order. */
 export function requiredEnv(bundle: Bundle, swarm: SwarmResource): RequiredEnv[] {
+  return collectEnv(bundle, swarmAgents(bundle, swarm), swarmConnections(bundle, swarm));
+}
+
+/** The env var names one agent's process needs (its model key, its tools' and extensions' config): nothing else is passed to it. */
+export function agentRequiredEnvNames(bundle: Bundle, agent: AgentResource): string[] {
+  return [...new Set(collectEnv(bundle, [agent], []).map(({ name }) => name))];
+}
+
+function collectEnv(bundle: Bundle, agents: AgentResource[], connections: ConnectionResource[]): RequiredEnv[] {
   const found: RequiredEnv[] = [];
   const seen = new Set<string>();
   const add = (resource: AnyResource, segments: (string | number)[], source: ValueSource) => {
@@ -68,14 +77,14 @@ export function requiredEnv(bundle: Bundle, swarm: SwarmResource): RequiredEnv[]
     if (Array.isArray(value)) value.forEach((item, index) => scan(resource, [...segments, index], item));
     else if (isJsonObject(value)) for (const [key, item] of Object.entries(value)) scan(resource, [...segments, key], item);
   };
-  for (const agent of swarmAgents(bundle, swarm)) {
+  for (const agent of agents) {
     const model = agentModel(bundle, agent);
     if (model.spec.apiKey) add(model, ["spec", "apiKey"], model.spec.apiKey);
     for (const tool of agentTools(bundle, agent)) scan(tool, ["spec", "config"], tool.spec.config);
     agent.spec.extensions.forEach((use, index) => scan(agent, ["spec", "extensions", index, "config"], use.config));
     for (const { resource } of agentExtensions(bundle, agent)) scan(resource, ["spec", "config"], resource.spec.config);
   }
-  for (const connection of swarmConnections(bundle, swarm)) {
+  for (const connection of connections) {
     scan(connection, ["spec", "config"], connection.spec.config as JsonValue | undefined);
     for (const [key, source] of Object.entries(connection.spec.secrets ?? {})) add(connection, ["spec", "secrets", key], source);
   }

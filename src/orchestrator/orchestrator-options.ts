@@ -60,6 +60,11 @@ export interface OrchestratorOptions {
   logger?: Logger;
   /** Extra environment for children (e.g. GOONDAN_RECORD_CASSETTE). */
   childEnv?: Record<string, string>;
+  /**
+   * The environment children's variables are taken from. Each agent child gets only the basics and the
+   * variables its own resources name (see child-environment.ts), never all of it. Default: process.env.
+   */
+  env?: Record<string, string | undefined>;
   /** Answers `runtime.restart` (self-restart). Default: `orchestrator.restart` (validate on disk, then reload after the turn). */
   restartHandler?: RestartHandler;
   /** Validates the bundle on disk for restarts. Default: `loadBundle(bundle.dir)`. */

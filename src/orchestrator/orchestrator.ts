@@ -26,6 +26,9 @@ import { processTable, type ProcessInfo } from "./process-table.ts";
 import { restartInstances } from "./restart-instances.ts";
 import { OutcomeWaiters, replyForOutcome, stoppedOutcome, timeoutReply, type DelegateResult, type TurnOutcome } from "./turn-outcomes.ts";
 import { writeBundleSnapshot } from "./bundle-snapshot-file.ts";
+import { childEnvironment } from "./child-environment.ts";
+import { findResource } from "../config/resolve.ts";
+import { agentRequiredEnvNames } from "../config/value-source.ts";
 
 export type { TurnOutcome } from "./turn-outcomes.ts";
 export type { OrchestratorOptions, ReloadOptions, RestartHandler, SubmitOptions, Submitted } from "./orchestrator-options.ts";
@@ -220,6 +223,19 @@ export class Orchestrator {
     return this.view.policy.shutdown.gracePeriodSeconds * 1000;
   }
 
+  /** Only what this agent's own resources need, plus the basics (see child-environment.ts). */
+  private agentEnvironment(agent: string): Record<string, string> {
+    const env = this.options.env ?? process.env;
+    try {
+      const resource = findResource(this.bundle, "Agent", agent);
+      return childEnvironment({ env, names: resource ? agentRequiredEnvNames(this.bundle, resource) : [] });
+    } catch (error) {
+      // Only a bundle that skipped validation gets here; the child then reports what it lacks itself.
+      this.logger.warn({ agent, err: error }, "could not work out the env vars this agent needs; passing the basics only");
+      return childEnvironment({ env });
+    }
+  }
+
   /** The snapshot file of the bundle now in force (written once per bundle). */
   private snapshotFile(): string {
     if (this.snapshot?.bundle !== this.bundle) this.snapshot = { bundle: this.bundle, file: writeBundleSnapshot({ stateRoot: this.options.stateRoot, bundle: this.bundle }) };
@@ -239,7 +255,7 @@ export class Orchestrator {
         agent,
         instanceKey,
         argv: agentChildArgv({ bundle: this.bundle.dir, swarm: this.view.name, agent, instanceKey, stateRoot: this.options.stateRoot }),
-        env: { ...this.options.childEnv, [BUNDLE_SNAPSHOT_ENV]: this.snapshotFile() },
+        env: { ...this.agentEnvironment(agent), ...this.options.childEnv, [BUNDLE_SNAPSHOT_ENV]: this.snapshotFile() },
       }),
       clock: this.clock,
       policy: () => this.view.policy,

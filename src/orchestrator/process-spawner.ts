@@ -4,6 +4,7 @@
  * as-is to the orchestrator's log destination (children log pino JSON lines themselves). Tests use the
  * fake spawner in test/helpers/fake-spawner.ts.
  */
+import { childEnvironment } from "./child-environment.ts";
 import { AGENT_ENTRY_SCRIPT, isChildMessage, type ChildMessage, type ParentMessage } from "../ipc/protocol.ts";
 
 export interface ChildExit {
@@ -42,7 +43,10 @@ export interface BunSpawnerOptions {
   bunPath?: string;
   /** Where children's stdout/stderr go: a file descriptor, or "ignore". Default 1 (stdout). */
   output?: number | "ignore";
-  /** Base environment. Default: `process.env`. */
+  /**
+   * Base environment, of which children get only the basics (PATH, HOME, locale, proxies, non-secret
+   * GOONDAN_*: see child-environment.ts); a request's own `env` adds what that child needs. Default: `process.env`.
+   */
   env?: Record<string, string | undefined>;
   /** Called for messages that are not protocol envelopes (a child bug); default drops them. */
   onInvalidMessage?: (message: unknown, pid: number) => void;
@@ -58,9 +62,7 @@ export function bunProcessSpawner(options: BunSpawnerOptions = {}): ProcessSpawn
       const exitListeners: ((exit: ChildExit) => void)[] = [];
       let exited: ChildExit | undefined;
       let connected = true;
-      const env: Record<string, string> = {};
-      for (const [key, value] of Object.entries(options.env ?? process.env)) if (value !== undefined) env[key] = value;
-      Object.assign(env, request.env);
+      const env = { ...childEnvironment({ env: options.env ?? process.env }), ...request.env };
       const child = Bun.spawn([bunPath, entryScript, ...request.argv], {
         env,
         stdin: "ignore",

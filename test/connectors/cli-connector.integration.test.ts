@@ -75,7 +75,7 @@ describe("the cli connector", () => {
     const env = { ...process.env, ...liveEnv } as Record<string, string | undefined>;
     const loaded = await validateBundleOnDisk({ target: dir, env, checkModules: false });
     if (!loaded.bundle) throw new Error(`fixture invalid: ${JSON.stringify(loaded.errors)}`);
-    const orchestrator = new Orchestrator({ bundle: loaded.bundle, stateRoot, spawner: bunProcessSpawner({ output: "ignore", env }) });
+    const orchestrator = new Orchestrator({ bundle: loaded.bundle, stateRoot, spawner: bunProcessSpawner({ output: "ignore", env }), env });
     orchestrator.start();
     const output: string[] = [];
     const connectors = await startConnectors({ orchestrator, bundle: loaded.bundle, env, spawner: terminalSpawner({ stdinFile, env, output }) });

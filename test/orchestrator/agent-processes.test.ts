@@ -25,7 +25,8 @@ async function setup(options: { respond: LoopbackLlmOptions["respond"]; policy?:
   const orchestrator = new Orchestrator({
     bundle: await loadBundleOrThrow(dir),
     stateRoot,
-    spawner: bunProcessSpawner({ output: "ignore", env: { ...process.env, ...childEnv } }),
+    spawner: bunProcessSpawner({ output: "ignore" }),
+    env: { ...process.env, ...childEnv },
   });
   cleanups.push(async () => {
     await orchestrator.shutdown({ reason: "test over", gracePeriodMs: 1000 });

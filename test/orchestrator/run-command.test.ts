@@ -4,7 +4,7 @@
  * a new run that answers the accepted event, --input, config errors (exit 3), the bearer token and ps.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, mkdtempSync, rmSync } from "node:fs";
 import { DurableInbox } from "../../src/orchestrator/durable-inbox.ts";
 import { instancePaths } from "../../src/shared/state-paths.ts";
 import { tmpdir } from "node:os";
@@ -225,11 +225,17 @@ describe("goondan run", () => {
 
   it("guards the API with GOONDAN_API_TOKEN, and goondan ps prints the process table with it", async () => {
     const f = await fixture(() => ({ text: "hello" }));
-    const env = { GOONDAN_API_TOKEN: "tok-123" };
+    const env = { GOONDAN_API_TOKEN: "tok-123", UNRELATED_API_KEY: "sk-not-for-agents" };
     const daemon = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot, env });
     expect((await fetch(`${daemon.base}/v1/processes`)).status).toBe(401);
     const answered = await fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { authorization: "Bearer tok-123" }, body: JSON.stringify({ input: "hi", wait: true }) });
     expect(await answered.json()).toMatchObject({ status: "ok", response: "hello", agent: "coordinator", instanceKey: "duo" });
+    // The agent child starts with the basics and its own model key only: not the API token, not other keys.
+    const listed = (await (await fetch(`${daemon.base}/v1/processes`, { headers: { authorization: "Bearer tok-123" } })).json()) as { processes: { agent: string; pid: number }[] };
+    const childPid = listed.processes.find((row) => row.agent === "coordinator")?.pid as number;
+    const childEnv = readFileSync(`/proc/${childPid}/environ`, "utf8").split("\0");
+    expect(childEnv.some((entry) => entry.startsWith("PATH="))).toBe(true);
+    expect(childEnv.some((entry) => entry.includes("tok-123") || entry.includes("sk-not-for-agents"))).toBe(false);
     const ps = spawnGoondan(["ps", "--port", String(daemon.port)], env);
     const [table, code] = await Promise.all([new Response(ps.stdout).text(), ps.exited]);
     expect(code).toBe(0);

@@ -74,6 +74,7 @@ spec:
       bundle: first.bundle,
       stateRoot,
       spawner: bunProcessSpawner({ output: "ignore", env }),
+      env,
       restartHandler: (request) => coordinator.request({ reason: request.reason, afterTurn: request.afterTurn }),
     });
     const coordinator = createRestartCoordinator({ loadBundle: load, reload: (plan) => applyReload({ orchestrator, connectors: live?.connectors, plan }), coalesceMs: 50 });

@@ -46,6 +46,7 @@ async function harness(options: { extraYaml?: string; watch?: boolean } = {}) {
     bundle: first.bundle,
     stateRoot,
     spawner: bunProcessSpawner({ output: "ignore", env }),
+      env,
     logger,
     restartHandler: (request) => coordinator.request({ reason: request.reason, afterTurn: request.afterTurn }),
   });

@@ -16,6 +16,7 @@ import { describeError, SystemError } from "../../shared/errors.ts";
 import { Orchestrator } from "../../orchestrator/orchestrator.ts";
 import { bunProcessSpawner } from "../../orchestrator/process-spawner.ts";
 import { bundleAgentEntry } from "../../orchestrator/agent-entry-bundle.ts";
+import { hideProcessSecrets } from "../../tools/hide-process-secrets.ts";
 import { serveHttpApi } from "../../orchestrator/http-api.ts";
 import { listenForShutdownSignals } from "../../orchestrator/shutdown-signals.ts";
 import { createRestartCoordinator } from "../../orchestrator/reload/restart-coordinator.ts";
@@ -62,12 +63,15 @@ export const command: CliCommand = {
     const record = typeof flags.record === "string" ? (isAbsolute(flags.record) ? flags.record : resolve(io.cwd, flags.record)) : undefined;
     const load = () => validateBundleOnDisk({ target: bundle.dir, swarm: swarm.metadata.name, env: io.env });
     let live: LiveOperations | undefined;
+    // Same-user tools must not read the orchestrator's environment (every key) through /proc.
+    await hideProcessSecrets();
     const entryScript = await bundleAgentEntry({ stateRoot, logger, env: io.env });
     const orchestrator: Orchestrator = new Orchestrator({
       bundle,
       swarm: swarm.metadata.name,
       stateRoot,
       spawner: bunProcessSpawner({ output, env: io.env, entryScript }),
+      env: io.env,
       logger,
       ...(record ? { childEnv: { GOONDAN_RECORD_CASSETTE: record } } : {}),
       restartHandler: (request) => coordinator.request({ reason: request.reason, afterTurn: request.afterTurn }),
