@@ -4,6 +4,7 @@
  * in its own Bun process so that a module's top-level code (a hang, process.exit, side effects) never
  * touches the validating process, and so that edited files are imported fresh.
  */
+import "./goondan-module-resolver.ts"; // first: Tool modules may import "goondan"
 import { pathToFileURL } from "node:url";
 import { PROBE_MARKER, type ProbeResult } from "./probe-result.ts";
 

@@ -5,6 +5,7 @@
  * `export async function start(ctx)`), and runs it. It stops on `shutdown` or when the orchestrator
  * goes away; a start function that throws ends the process with a `fatal` message and exit code 1.
  */
+import "../../config/goondan-module-resolver.ts"; // first: connector files may import "goondan"
 import { envelope, isParentMessage, ORCHESTRATOR, type ChildMessage, type ConnectorStartPayload, type ParentMessage } from "../../ipc/protocol.ts";
 import { createLogger } from "../../shared/logger.ts";
 import { describeError } from "../../shared/errors.ts";
