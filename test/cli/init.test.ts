@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { main } from "../../src/cli/main.ts";
-import { bundleName, initBundle, TEMPLATES } from "../../src/cli/commands/init.ts";
+import { bundleName, bundleTsconfig, initBundle, TEMPLATES } from "../../src/cli/commands/init.ts";
 import type { CliIo } from "../../src/cli/command.ts";
 import { loadBundle } from "../../src/config/load-bundle.ts";
 
@@ -74,6 +74,46 @@ describe("goondan init", () => {
     mkdirSync(join(dir, "empty"));
     expect(await main(["init"], captureIo(join(dir, "empty")))).toBe(0);
     expect(existsSync(join(dir, "empty", "goondan.yaml"))).toBe(true);
+  });
+});
+
+describe("the tsconfig.json of a new bundle", () => {
+  const REPO = join(import.meta.dir, "../..");
+  const goondanPaths = (config: Record<string, unknown>) => (config.compilerOptions as { paths: Record<string, string[]> }).paths.goondan;
+
+  it("maps \"goondan\" to the package's src/index.ts by absolute path outside the package", () => {
+    const dir = join(scratch(), "bot");
+    const written = initBundle({ dir });
+    expect(written).toContain("tsconfig.json");
+    const config = JSON.parse(readFileSync(join(dir, "tsconfig.json"), "utf8")) as Record<string, unknown>;
+    expect(goondanPaths(config)).toEqual([join(REPO, "src/index.ts")]);
+  });
+
+  it("uses a relative path when the bundle is inside the package", () => {
+    expect(goondanPaths(bundleTsconfig({ dir: join(REPO, "examples/mine"), packageRoot: REPO }))).toEqual(["../../src/index.ts"]);
+    expect(goondanPaths(bundleTsconfig({ dir: REPO, packageRoot: REPO }))).toEqual(["./src/index.ts"]);
+    expect(goondanPaths(bundleTsconfig({ dir: "/elsewhere/bot", packageRoot: REPO }))).toEqual([join(REPO, "src/index.ts")]);
+  });
+
+  it("lets tsc type-check the template's tool, which imports types from \"goondan\", with no node_modules", () => {
+    const dir = join(scratch(), "typed");
+    initBundle({ dir });
+    writeFileSync(join(dir, "tools/wrong.ts"), 'import type { ToolHandler } from "goondan";\nexport const wrong: ToolHandler = 5;\n');
+    const tsc = join(REPO, "node_modules/.bin/tsc");
+    const failing = Bun.spawnSync([tsc, "--noEmit", "-p", join(dir, "tsconfig.json")], { cwd: dir });
+    expect(failing.stdout.toString()).toContain("tools/wrong.ts");
+    expect(failing.stdout.toString()).not.toContain("'goondan'");
+    rmSync(join(dir, "tools/wrong.ts"));
+    const passing = Bun.spawnSync([tsc, "--noEmit", "-p", join(dir, "tsconfig.json")], { cwd: dir });
+    expect(passing.stdout.toString()).toBe("");
+    expect(passing.exitCode).toBe(0);
+  });
+
+  it("keeps a tsconfig.json the directory already has, even with --force", () => {
+    const dir = scratch();
+    writeFileSync(join(dir, "tsconfig.json"), "{}\n");
+    expect(initBundle({ dir, force: true })).not.toContain("tsconfig.json");
+    expect(readFileSync(join(dir, "tsconfig.json"), "utf8")).toBe("{}\n");
   });
 });
 

@@ -2,9 +2,12 @@
  * `goondan init [dir] [--template default|multi-agent] [--force]`: writes a ready-to-run bundle from a
  * template in src/cli/templates/<template>/ (goondan.yaml, prompts, tools). Refuses a non-empty target
  * directory unless --force. `{{name}}` in templates becomes a resource-safe name derived from the directory.
+ * It also writes a tsconfig.json whose `paths` map "goondan" to this package's src/index.ts, so editors
+ * type-check `import type { ToolHandler } from "goondan"` in a bundle that has no node_modules (at run
+ * time the goondan-module-resolver plugin serves the import).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { basename, join, relative, resolve } from "node:path";
+import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { EXIT, type CliCommand } from "../command.ts";
 import { UsageError } from "../../shared/errors.ts";
 
@@ -12,6 +15,9 @@ export const TEMPLATES = ["default", "multi-agent"] as const;
 export type TemplateName = (typeof TEMPLATES)[number];
 
 const TEMPLATE_ROOT = new URL("../templates/", import.meta.url).pathname;
+
+/** The goondan package this CLI runs from (holds src/index.ts, the public surface). */
+const PACKAGE_ROOT = new URL("../../../", import.meta.url).pathname;
 
 /** npm drops dotfiles like `.gitignore` from published packages, so templates store them without the dot. */
 const RENAMES: Record<string, string> = { gitignore: ".gitignore" };
@@ -42,6 +48,42 @@ export interface InitOptions {
   force?: boolean;
 }
 
+/**
+ * The tsconfig.json of a new bundle: "goondan" maps to the package's src/index.ts, by a path relative to
+ * the bundle when the bundle is inside the package (the repo), else absolute; Bun's types come from the
+ * package's own node_modules/@types when it has them.
+ */
+export function bundleTsconfig(options: { dir: string; packageRoot?: string }): Record<string, unknown> {
+  const packageRoot = resolve(options.packageRoot ?? PACKAGE_ROOT);
+  const dir = resolve(options.dir);
+  const index = join(packageRoot, "src", "index.ts");
+  const fromPackage = relative(packageRoot, dir);
+  const inside = !fromPackage.startsWith("..") && !isAbsolute(fromPackage);
+  // Inside the package a relative path keeps a committed tsconfig.json valid on every checkout.
+  const written = (path: string): string => {
+    if (!inside) return path;
+    const fromBundle = relative(dir, path);
+    return fromBundle.startsWith("..") ? fromBundle : `./${fromBundle}`;
+  };
+  const typeRoot = join(packageRoot, "node_modules", "@types");
+  const bunTypes = existsSync(join(typeRoot, "bun")) ? { typeRoots: [written(typeRoot)], types: ["bun"] } : { types: [] };
+  return {
+    compilerOptions: {
+      target: "ES2022",
+      module: "ESNext",
+      moduleResolution: "bundler",
+      lib: ["ES2023"],
+      ...bunTypes,
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      allowImportingTsExtensions: true,
+      paths: { goondan: [written(index)] },
+    },
+    include: ["**/*.ts"],
+  };
+}
+
 /** Writes the template into `dir` and returns the written paths, relative to `dir`. */
 export function initBundle(options: InitOptions): string[] {
   const template = options.template ?? "default";
@@ -66,6 +108,11 @@ export function initBundle(options: InitOptions): string[] {
     mkdirSync(join(destination, ".."), { recursive: true });
     writeFileSync(destination, readFileSync(file, "utf8").replaceAll("{{name}}", name));
     written.push(parts.join("/"));
+  }
+  // A tsconfig.json the user already has is theirs, even with --force; the docs say which `paths` to add.
+  if (!existsSync(join(target, "tsconfig.json"))) {
+    writeFileSync(join(target, "tsconfig.json"), `${JSON.stringify(bundleTsconfig({ dir: target }), null, 2)}\n`);
+    written.push("tsconfig.json");
   }
   return written;
 }
