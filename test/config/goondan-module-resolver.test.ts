@@ -2,7 +2,8 @@
  * `import { pending, ToolFault } from "goondan"` in a bundle that lives outside the repo and has no
  * node_modules: `goondan validate` loads the Tool module (probe child) and exits 0, and the real agent
  * child runs the tool in a turn against the loopback LLM, both from the source entry and from the
- * Bun.build bundle of the entry that the orchestrator runs (whose import.meta.url points into the cache).
+ * Bun.build bundle of the entry that the orchestrator runs (whose import.meta.url points into the cache);
+ * a connector child loads a connector file that imports it too.
  */
 import { afterAll, afterEach, describe, expect, it } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -14,6 +15,7 @@ import { loadBundleOrThrow } from "../../src/config/load-bundle.ts";
 import { AGENT_ENTRY_SCRIPT, agentChildArgv, BUNDLE_SNAPSHOT_ENV, envelope, ORCHESTRATOR, type AgentEvent, type ChildMessage } from "../../src/ipc/protocol.ts";
 import { bundleAgentEntry } from "../../src/orchestrator/agent-entry-bundle.ts";
 import { writeBundleSnapshot } from "../../src/orchestrator/bundle-snapshot-file.ts";
+import { CONNECTOR_ENTRY_SCRIPT } from "../../src/orchestrator/connectors/connector-entry.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
 import { startLoopbackLlm, toolResults, type LoopbackLlm } from "../helpers/loopback-llm.ts";
 
@@ -194,4 +196,25 @@ describe('import ... from "goondan" in a bundle without node_modules', () => {
     expect(payload).toMatchObject({ status: "ok", response: "helpers used" });
     expectHelpersRan(server);
   }, 30_000);
+
+  it("loads in the connector child", async () => {
+    const dir = writeOutsideBundle("http://127.0.0.1:9/v1");
+    writeFileSync(join(dir, "connector.ts"), 'import { ToolFault } from "goondan";\nexport default async function () {\n  if (typeof ToolFault !== "function") throw new Error("no ToolFault");\n}\n');
+    const messages: ChildMessage[] = [];
+    const child = Bun.spawn([process.execPath, CONNECTOR_ENTRY_SCRIPT, "--connection", "resolver"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "ignore",
+      serialization: "json",
+      ipc: (message) => void messages.push(message as ChildMessage),
+    });
+    children.push(child);
+    child.send(envelope("connector_start", ORCHESTRATOR, "connector:resolver", { connector: "resolver", connection: "resolver", entry: join(dir, "connector.ts"), config: {}, secrets: {} }));
+    const deadline = Date.now() + 10_000;
+    while (!messages.some((message) => message.type === "connector_ready" || message.type === "fatal") && Date.now() < deadline) await Bun.sleep(20);
+    expect(messages.map((message) => message.type)).toContain("connector_ready");
+    expect(messages.find((message) => message.type === "fatal")).toBeUndefined();
+  }, 15_000);
 });
