@@ -37,9 +37,12 @@ export function truncateErrorMessage(message: string, limit: number): string {
   return message.slice(0, limit - TRUNCATION_SUFFIX.length) + TRUNCATION_SUFFIX;
 }
 
-/** `https://docs.goondan.ai/errors/<CODE>` for goondan-style codes; E_TOOL's page for foreign ones (ENOENT…). */
+/** goondan's codes: `E_*`, and the inter-agent runtime's (AGENT_*, ORCHESTRATOR_*, call-chain refusals). */
+const GOONDAN_CODE = /^(?:(?:E|AGENT|ORCHESTRATOR)_[A-Z0-9_]+|CIRCULAR_CALL_DETECTED|DELEGATION_DEPTH_EXCEEDED)$/;
+
+/** `https://docs.goondan.ai/errors/<CODE>` for goondan's codes; E_TOOL's page for foreign ones (ENOENT…). */
 export function helpUrlFor(code: string): string {
-  return HELP_URL_BASE + (/^E_[A-Z0-9_]+$/.test(code) ? code : TOOL_ERROR_CODES.failed);
+  return HELP_URL_BASE + (GOONDAN_CODE.test(code) ? code : TOOL_ERROR_CODES.failed);
 }
 
 export interface ToolErrorInput {
