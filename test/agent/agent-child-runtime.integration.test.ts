@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { startLoopbackLlm, toolResults, type LoopbackLlm } from "../helpers/loopback-llm.ts";
 import { agentEvent, spawnAgentChild, writeFixtureBundle, type ChildHandle } from "./support/child-harness.ts";
 import { tempStateRoot } from "./support/test-env.ts";
@@ -31,6 +33,25 @@ describe("ctx.runtime over IPC", () => {
     const result = await child.waitFor("turn_result");
     expect(result.payload.response).toBe("worker says 3");
     expect(toolResults(server.requests[1]!)[0]?.content).toMatchObject({ status: "ok", output: { status: "ok", response: "3 files", correlationId } });
+  });
+
+  it("gives a request the Swarm's policy.requestTimeoutMs when the model names no timeout", async () => {
+    server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "delegate__ask", args: { target: "worker", input: "count files" } }] }, { text: "done" }] });
+    const bundle = writeFixtureBundle({ endpoint: server.url });
+    const file = join(bundle, "goondan.yaml");
+    const yaml = readFileSync(file, "utf8");
+    expect(yaml).toContain("policy: { maxStepsPerTurn: 4,");
+    writeFileSync(file, yaml.replace("policy: { maxStepsPerTurn: 4,", "policy: { maxStepsPerTurn: 4, requestTimeoutMs: 4321,"));
+    const child = spawnAgentChild({ bundle, stateRoot: tempStateRoot() });
+    children.push(child);
+    await child.waitFor("ready");
+    child.send("event", { event: agentEvent("ask the worker"), attempt: 1 });
+    const call = await child.waitFor("runtime_call");
+    expect(call.payload).toMatchObject({ method: "request", args: { target: "worker", timeoutMs: 4321 } });
+    const correlationId = call.payload.args.correlationId as string;
+    child.send("runtime_result", { callId: call.payload.callId, ok: true, value: { correlationId } });
+    child.send("delegate_result", { correlationId, status: "ok", agent: "worker", instanceKey: "main", response: "3 files" });
+    expect((await child.waitFor("turn_result")).payload.response).toBe("done");
   });
 
   it("turns a refused runtime call into a tool error the model reads", async () => {

@@ -47,10 +47,12 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
   let currentAbort: AbortController | undefined;
   let shuttingDown = false;
   let gracePeriodMs = 30_000;
+  let requestTimeoutMs: number | undefined; // the Swarm's policy, once the instance is built
 
   const runtime = new RuntimeClient({
     address,
     send,
+    defaultTimeoutMs: () => requestTimeoutMs,
     callContext: () => {
       const event = instance?.currentEvent;
       const toolSpanId = instance?.env.activeSpan?.toolSpanId;
@@ -121,6 +123,7 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
       ...(options.model === undefined ? {} : { model: options.model }),
     });
     gracePeriodMs = created.policy.gracePeriodMs;
+    requestTimeoutMs = created.policy.requestTimeoutMs;
     return created.instance;
   })();
 

@@ -32,8 +32,11 @@ export interface RuntimeClientOptions {
   callContext: () => { traceId?: string; parentSpanId?: string; callChain: string[] };
   /** A delegate_result nobody waits for (async requests). */
   onUnclaimedResult: (result: DelegateResult) => void;
-  /** Default 60000: used when a request gives no timeoutMs. */
-  defaultTimeoutMs?: number;
+  /**
+   * Used when a request gives no timeoutMs (the Swarm's `policy.requestTimeoutMs`); default 60000. A function
+   * is read at each request, for a value known only once the instance is built.
+   */
+  defaultTimeoutMs?: number | (() => number | undefined);
   ids?: IdGenerator;
 }
 
@@ -97,7 +100,8 @@ export class RuntimeClient implements AgentToolRuntime {
   request(options: AgentRequestOptions & { async: true }): Promise<{ correlationId: string }>;
   async request(options: AgentRequestOptions): Promise<AgentReply | { correlationId: string }> {
     const correlationId = this.ids("corr");
-    const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs ?? 60_000;
+    const fallback = this.options.defaultTimeoutMs;
+    const timeoutMs = options.timeoutMs ?? (typeof fallback === "function" ? fallback() : fallback) ?? 60_000;
     const args: JsonObject = { target: options.target, input: options.input, correlationId, timeoutMs, async: options.async === true };
     if (options.instanceKey !== undefined) args.instanceKey = options.instanceKey;
     if (options.metadata !== undefined) args.metadata = options.metadata;
