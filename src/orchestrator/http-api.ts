@@ -43,6 +43,9 @@ function authorized(request: Request, token: string): boolean {
   return timingSafeEqual(digest(presented), digest(token)) && presented.length > 0;
 }
 
+/** The longest wait a timer can hold (2^31-1 ms, ~24.8 days). */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
 const STATUS_OF_CODE: Record<string, number> = { AGENT_NOT_FOUND: 404, ORCHESTRATOR_STOPPING: 503 };
 
 /** Lets a long `wait` outlive the server's idle timeout. */
@@ -95,7 +98,10 @@ export function createApiHandler(options: HttpApiOptions): (request: Request, se
       if (body[field] !== undefined && (typeof body[field] !== "string" || body[field] === "")) return apiError(400, "E_API_BAD_REQUEST", `expected ${field} to be a non-empty string`);
     }
     if (body.wait !== undefined && typeof body.wait !== "boolean") return apiError(400, "E_API_BAD_REQUEST", "expected wait to be a boolean");
-    if (body.timeoutMs !== undefined && (typeof body.timeoutMs !== "number" || !(body.timeoutMs > 0))) return apiError(400, "E_API_BAD_REQUEST", "expected timeoutMs to be a positive number");
+    // setTimeout fires at once (with a TimeoutOverflowWarning) past 2^31-1 ms: refuse what it cannot wait for.
+    if (body.timeoutMs !== undefined && !(Number.isInteger(body.timeoutMs) && (body.timeoutMs as number) >= 1 && (body.timeoutMs as number) <= MAX_TIMEOUT_MS)) {
+      return apiError(400, "E_API_BAD_REQUEST", `expected timeoutMs to be an integer from 1 to ${MAX_TIMEOUT_MS} (ms), got ${JSON.stringify(body.timeoutMs)}`);
+    }
     const submitted = options.orchestrator.submit({
       input: body.input,
       ...(typeof body.agent === "string" ? { agent: body.agent } : {}),

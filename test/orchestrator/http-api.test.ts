@@ -66,6 +66,9 @@ describe("HTTP API", () => {
     ["a missing input", { agent: "a" }, 400, "E_API_BAD_REQUEST"],
     ["an unknown agent", { input: "x", agent: "zed" }, 404, "AGENT_NOT_FOUND"],
     ["a bad timeoutMs", { input: "x", wait: true, timeoutMs: -1 }, 400, "E_API_BAD_REQUEST"],
+    ["a timeoutMs past the 32-bit timer range", { input: "x", wait: true, timeoutMs: 3_000_000_000 }, 400, "E_API_BAD_REQUEST"],
+    ["a huge timeoutMs", { input: "x", wait: true, timeoutMs: 1e300 }, 400, "E_API_BAD_REQUEST"],
+    ["a fractional timeoutMs", { input: "x", wait: true, timeoutMs: 1.5 }, 400, "E_API_BAD_REQUEST"],
   ])("POST /v1/events with %s is refused", async (_name, body, status, code) => {
     const { request } = setup();
     const response = await request("POST", "/v1/events", body);
@@ -73,6 +76,16 @@ describe("HTTP API", () => {
     const json = await bodyOf(response);
     expect(json.error.code).toBe(code);
     expect(JSON.stringify(json)).not.toContain("    at ");
+  });
+
+  it("names the field and the accepted range when timeoutMs is out of range, and accepts nothing", async () => {
+    const { request, orchestrator } = setup();
+    const response = await request("POST", "/v1/events", { input: "x", wait: true, timeoutMs: 2_147_483_648 });
+    expect(response.status).toBe(400);
+    const { error } = await bodyOf(response);
+    expect(error.message).toContain("timeoutMs");
+    expect(error.message).toContain("2147483647");
+    expect(orchestrator.instances()).toEqual([]);
   });
 
   it("refuses a body over the limit with 413", async () => {
