@@ -6,10 +6,11 @@
 import type { IssueList, PathSegment } from "./issues.ts";
 import type { LoadedResource } from "./loaded-resource.ts";
 import { resolveBundlePath } from "./bundle-path.ts";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { IssueCode } from "./issue-codes.ts";
 import { checkPromptFile } from "./prompt-file.ts";
+import { describeNonRegularFile } from "./file-kind.ts";
 
 export function checkFiles(options: { resources: LoadedResource[]; issues: IssueList }): void {
   for (const loaded of options.resources) {
@@ -91,11 +92,21 @@ function checkPath(options: { loaded: LoadedResource; issues: IssueList; segment
     return undefined;
   }
   if (!resolved.exists) {
+    const found = describeNonRegularPath(resolved.path);
     issues.at(loaded.site, segments, {
       code: options.missingCode,
-      message: `expected the ${what} file ${relativePath} to exist, found no file at ${resolved.path}`,
+      message: found === undefined ? `expected the ${what} file ${relativePath} to exist, found no file at ${resolved.path}` : `expected the ${what} file ${relativePath} to be a regular file, found ${found} at ${resolved.path}`,
     });
     return undefined;
   }
   return resolved.path;
+}
+
+/** What sits at a path that is not a regular file (a directory, a FIFO, ...); undefined when nothing is there. */
+function describeNonRegularPath(path: string): string | undefined {
+  try {
+    return describeNonRegularFile(statSync(path));
+  } catch {
+    return undefined;
+  }
 }

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { loadBundle, loadBundleOrThrow } from "../../src/config/load-bundle.ts";
 import { findResource, readSystemPrompt } from "../../src/config/resolve.ts";
 import { MAX_PROMPT_BYTES } from "../../src/config/prompt-file.ts";
-import { rmSync, truncateSync } from "node:fs";
+import { mkdirSync, rmSync, truncateSync } from "node:fs";
 import { ISSUE_CODES } from "../../src/config/issue-codes.ts";
 import { AGENT, MODEL, SWARM, TOOL, baseBundle, docs, header, removeBundles, writeBundle } from "./temp-bundle.ts";
 
@@ -156,7 +156,7 @@ describe("warnings", () => {
   });
 });
 
-describe("a goondan.yaml that is not a regular file", () => {
+describe("files that are not regular files", () => {
   it("names a FIFO as a FIFO and returns without waiting for a writer", async () => {
     const dir = writeBundle({ "README.md": "a bundle whose goondan.yaml is a named pipe" });
     expect(spawnSync("mkfifo", [join(dir, "goondan.yaml")]).status).toBe(0);
@@ -172,6 +172,19 @@ describe("a goondan.yaml that is not a regular file", () => {
     const result = await loadBundle(dir, { checkModules: false });
     expect(result.errors.map((issue) => [issue.code, issue.path])).toEqual([["E_CONFIG_FILE_NOT_FOUND", "goondan.yaml"]]);
     expect(result.errors[0]?.message).toContain("character device");
+  }, 2000);
+
+  it("names a Tool entry or prompt file that is a FIFO as a FIFO", async () => {
+    const dir = writeBundle(baseBundle({ agent: agentWith("  prompt: { systemRef: ./prompts/system.md }\n"), files: { "tools/echo.ts": "" } }));
+    rmSync(join(dir, "tools/echo.ts"));
+    mkdirSync(join(dir, "prompts"));
+    for (const path of ["tools/echo.ts", "prompts/system.md"]) expect(spawnSync("mkfifo", [join(dir, path)]).status).toBe(0);
+    const result = await loadBundle(dir, { checkModules: false });
+    expect(result.errors.map((issue) => [issue.code, issue.path])).toEqual([
+      ["E_CONFIG_ENTRY_NOT_FOUND", "goondan.yaml#1.spec.entry"],
+      ["E_CONFIG_PROMPT_NOT_FOUND", "goondan.yaml#2.spec.prompt.systemRef"],
+    ]);
+    for (const issue of result.errors) expect(issue.message).toContain("FIFO");
   }, 2000);
 
   it("still names a directory as a directory", async () => {
