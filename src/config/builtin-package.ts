@@ -12,6 +12,7 @@ import { readDocuments } from "./read-documents.ts";
 import { collectResources } from "./collect-resources.ts";
 import { checkNames } from "./check-names.ts";
 import { checkParameters } from "./check-parameters.ts";
+import { buildRefIndex, checkRefKinds } from "./check-refs.ts";
 import type { LoadedResource } from "./loaded-resource.ts";
 import { checkFiles } from "./check-files.ts";
 import { checkToolModules } from "./check-tool-modules.ts";
@@ -36,6 +37,7 @@ async function readBuiltins(): Promise<LoadedResource[]> {
   const { documents } = await readDocuments({ file: BUILTIN_FILE, label: BUILTIN_LABEL, issues });
   const { resources } = collectResources({ documents, issues, file: BUILTIN_FILE, baseDir: dirname(BUILTIN_FILE), builtin: true, packageName: BUILTIN_PACKAGE });
   checkNames({ resources, issues });
+  checkRefKinds({ resources, index: buildRefIndex({ local: resources, builtin: [], invalidNames: new Map() }), issues });
   checkParameters({ resources, issues });
   if (issues.errors.length > 0) {
     const lines = issues.errors.map((issue) => `${issue.path}: ${issue.code} ${issue.message}`);
