@@ -153,12 +153,13 @@ export interface ServedApi {
 /** Serves the API on host:port (port 0 picks a free one). */
 export function serveHttpApi(options: HttpApiOptions & { host: string; port: number }): ServedApi {
   const handler = createApiHandler(options);
-  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const server = Bun.serve({
     hostname: options.host,
     port: options.port,
-    // Bun's own limit is a backstop; readJsonBody answers 413 as JSON first.
-    maxRequestBodySize: maxBodyBytes * 2,
+    // Bun answers an empty 413 past its own limit, before `fetch` or `error` run: keep it out of the way.
+    // Bodies are streamed, not buffered: readJsonBody stops reading at maxBodyBytes (JSON 413), and a
+    // route that never reads its body never holds it.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     fetch: handler,
     error: () => apiError(500, "E_INTERNAL", "internal error"),
   });

@@ -168,6 +168,27 @@ describe("serveHttpApi", () => {
       await served.stop();
     }
   });
+  it("answers a body far over the limit with the JSON 413, declared or chunked, not Bun's empty one", async () => {
+    const { orchestrator } = setup();
+    const served = serveHttpApi({ orchestrator, host: "127.0.0.1", port: 0, maxBodyBytes: 100 });
+    try {
+      const big = JSON.stringify({ input: "x".repeat(10_000) });
+      const chunked = new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(big));
+          controller.close();
+        },
+      });
+      for (const body of [big, chunked]) {
+        const response = await fetch(`http://127.0.0.1:${served.port}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body, duplex: "half" } as RequestInit);
+        expect(response.status).toBe(413);
+        expect(await response.json()).toMatchObject({ error: { code: "E_API_BODY_TOO_LARGE", message: expect.stringContaining("100") } });
+      }
+      expect(orchestrator.instances()).toEqual([]);
+    } finally {
+      await served.stop();
+    }
+  });
 });
 
 describe("GET /v1/instances", () => {
