@@ -22,7 +22,7 @@ export type {
   ToolSource,
 } from "./tools/types.ts";
 
-export { pending, isPendingHandle } from "./tools/pending.ts";
+export { pending, isPendingHandle, type PendingOptions } from "./tools/pending.ts";
 export { ToolFault } from "./tools/tool-errors.ts";
 export { buildToolName, parseToolName } from "./tools/naming.ts";
 

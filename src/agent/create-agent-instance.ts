@@ -10,6 +10,7 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { agentExtensions, agentModel, agentTools, readSystemPrompt, selectSwarm, swarmAgents } from "../config/resolve.ts";
 import type { Bundle } from "../config/types.ts";
 import { ConfigError } from "../shared/errors.ts";
+import { newId } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import { instancePaths, type InstancePaths } from "../shared/state-paths.ts";
 import { ToolRegistry } from "../tools/tool-registry.ts";
@@ -18,6 +19,7 @@ import { AgentInstance } from "./agent-instance.ts";
 import { ConversationStore } from "./conversation/conversation-store.ts";
 import { PendingResults } from "./conversation/pending-results.ts";
 import { ResultsLog } from "./conversation/results-log.ts";
+import { ToolCompletions } from "./conversation/tool-completions.ts";
 import { EventBus } from "./extensions/event-bus.ts";
 import { ExtensionStateFile } from "./extensions/extension-state.ts";
 import { loadExtensions } from "./extensions/load-extensions.ts";
@@ -114,6 +116,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     logger,
     runtime: options.runtime,
     pendingResults,
+    toolCompletions: new ToolCompletions({ pendingResults, ids: newId, logger }),
     activeSpan: {},
   };
   const instance = new AgentInstance({ env: turnEnv, results, pendingResults, onClose: () => runtimeEvents.close() });

@@ -3,7 +3,8 @@
  * middleware (may edit `ctx.toolCatalog`, add messages, or decide whether the turn continues) → one
  * `generateText` call (system prompt first, the valid model view of the conversation, tools WITHOUT `execute`,
  * retried by callWithRetry) → the assistant message appended → each tool call through `executeToolCall` with
- * the toolCall middlewares → the results appended as one tool message. Model failures throw ModelCallError.
+ * the toolCall middlewares (a pending call's completion goes to env.toolCompletions) → the results appended as
+ * one tool message. Model failures throw ModelCallError.
  */
 import { generateText, jsonSchema, tool, type ModelMessage, type ToolSet } from "ai";
 import { compose } from "../shared/compose.ts";
@@ -107,7 +108,17 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
         catalog,
         registry: env.registry,
         middlewares: toolMiddlewares,
-        context: { agentName: turn.agentName, instanceKey: turn.instanceKey, turnId: turn.turnId, message: assistant, workdir: env.workdir, logger: env.logger.child({ tool: call.name }), runtime: env.runtime, parentSignal: scope.signal },
+        context: {
+          agentName: turn.agentName,
+          instanceKey: turn.instanceKey,
+          turnId: turn.turnId,
+          message: assistant,
+          workdir: env.workdir,
+          logger: env.logger.child({ tool: call.name }),
+          runtime: env.runtime,
+          parentSignal: scope.signal,
+          ...(env.toolCompletions === undefined ? {} : { onPendingCompletion: env.toolCompletions.listener }),
+        },
       });
       if (env.activeSpan !== undefined) env.activeSpan.toolSpanId = undefined;
       const durationMs = now() - toolStartedAt;

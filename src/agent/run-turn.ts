@@ -2,7 +2,7 @@
  * The one turn loop: inbound AgentEvent → user message → steps until the model answers without tool calls (or
  * step middleware stops asking for more), or `maxStepsPerTurn` (then `finishReason: "max_steps"` with the last
  * text). Turn middleware wraps the whole loop through the same `compose()`. Before each step, replies to
- * earlier async requests are shown to the model as messages. A redelivered event whose user message is already
+ * earlier async requests and completions of pending tool calls are shown to the model as messages. A redelivered event whose user message is already
  * in the conversation resumes (no second user message); a dangling assistant tool-call message left by a crash
  * is removed first (see conversation/model-view.ts). Every failure becomes a structured TurnResult; this never
  * throws.
@@ -12,6 +12,7 @@ import { compose } from "../shared/compose.ts";
 import { isGoondanError } from "../shared/errors.ts";
 import { newId, newSpanId } from "../shared/ids.ts";
 import { validModelView } from "./conversation/model-view.ts";
+import { isToolCompletion, pendingResultId, type PendingResult } from "./conversation/pending-results.ts";
 import type { TokenUsage, TurnMiddlewareContext, TurnResult } from "./extensions/types.ts";
 import { createMessage } from "./message-factory.ts";
 import { runStep, type TurnScope } from "./run-step.ts";
@@ -31,19 +32,34 @@ function deliverPendingResults(env: TurnEnvironment, context: TurnMiddlewareCont
   if (pending === undefined || pending.list().length === 0) return;
   const now = env.now ?? Date.now;
   const ids = env.ids ?? newId;
-  const shown = new Set(context.messages.map((message) => message.metadata.delegateCorrelationId).filter((id) => typeof id === "string"));
+  const shown = new Set<unknown>();
+  for (const message of context.messages) {
+    shown.add(message.metadata.delegateCorrelationId);
+    shown.add(message.metadata.toolCompletionId);
+  }
   const delivered: string[] = [];
-  for (const reply of pending.list()) {
-    delivered.push(reply.correlationId);
-    if (shown.has(reply.correlationId)) continue;
-    const body = reply.status === "ok" ? (reply.response ?? "") : `error ${reply.error?.code ?? "AGENT_ERROR"}: ${reply.error?.message ?? ""}`;
-    const text = `[async reply from agent ${reply.agent}/${reply.instanceKey} to request ${reply.correlationId}, status ${reply.status}]\n${body}`;
+  for (const item of pending.list()) {
+    const id = pendingResultId(item);
+    delivered.push(id);
+    if (shown.has(id)) continue;
+    const shownAs = pendingResultMessage(item);
     context.emitMessageEvent({
       type: "append",
-      message: createMessage({ id: ids("msg"), data: { role: "user", content: text }, source: { type: "system", name: "delegate_result" }, metadata: { delegateCorrelationId: reply.correlationId, turnId: context.turnId }, now: now() }),
+      message: createMessage({ id: ids("msg"), data: { role: "user", content: shownAs.text }, source: { type: "system", name: shownAs.source }, metadata: { [shownAs.idKey]: id, turnId: context.turnId }, now: now() }),
     });
   }
   pending.remove(delivered);
+}
+
+/** How an arrived outcome reads to the model: a header line naming what it answers, then the outcome. */
+function pendingResultMessage(item: PendingResult): { text: string; source: string; idKey: string } {
+  if (isToolCompletion(item)) {
+    const text = `[completion of pending tool call ${item.toolName} (call ${item.toolCallId}, handle ${item.handle}), status ${item.result.status}]\n${JSON.stringify(item.result)}`;
+    return { text, source: "tool_completion", idKey: "toolCompletionId" };
+  }
+  const body = item.status === "ok" ? (item.response ?? "") : `error ${item.error?.code ?? "AGENT_ERROR"}: ${item.error?.message ?? ""}`;
+  const text = `[async reply from agent ${item.agent}/${item.instanceKey} to request ${item.correlationId}, status ${item.status}]\n${body}`;
+  return { text, source: "delegate_result", idKey: "delegateCorrelationId" };
 }
 
 export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {

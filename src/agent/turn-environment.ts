@@ -11,6 +11,7 @@ import type { ToolRegistry } from "../tools/tool-registry.ts";
 import type { AgentToolRuntime } from "../tools/types.ts";
 import type { ConversationStore } from "./conversation/conversation-store.ts";
 import type { PendingResults } from "./conversation/pending-results.ts";
+import type { ToolCompletions } from "./conversation/tool-completions.ts";
 import type { PipelineRegistry } from "./extensions/pipeline-registry.ts";
 import type { RetryPolicy } from "./model/call-with-retry.ts";
 import type { RuntimeEventSink } from "./runtime-event-log.ts";
@@ -32,6 +33,8 @@ export interface TurnEnvironment {
   logger: Logger;
   runtime: AgentToolRuntime;
   pendingResults?: PendingResults;
+  /** Awaits completions of pending tool calls in the background and stores them in pendingResults. */
+  toolCompletions?: ToolCompletions;
   /** Set by run-step while a tool runs: its span id, so ctx.runtime requests carry it as parentSpanId. */
   activeSpan?: { toolSpanId?: string };
   retryPolicy?: Partial<RetryPolicy>;

@@ -2,10 +2,11 @@
  * Runs one tool call from the model and always answers with a ToolResult; a tool fault never throws.
  * Order: catalog gate (E_TOOL_NOT_IN_CATALOG / E_TOOL_NOT_FOUND, with the closest catalog names) →
  * toolCall middleware (the one compose(); it sees the arguments as the model sent them and may repair them) →
- * arguments must be a JSON object → ajv validation (compiled once, in the registry) → handler with its ToolContext, raced against the export's timeout (ctx.signal aborts) →
- * output converted to JSON and size-capped, once: a core result that middleware returns unchanged is not
+ * arguments must be a JSON object → ajv validation (compiled once, in the registry) → handler with its
+ * ToolContext, raced against the export's timeout (ctx.signal aborts) → output converted to JSON and size-capped, once: a core result that middleware returns unchanged is not
  * converted or capped again; anything middleware builds or replaces is. A pending handle becomes
- * `{status: "pending", handle, output?}`.
+ * `{status: "pending", handle, output?}` at once; its completion promise, if any, goes to
+ * `context.onPendingCompletion` (pending-completion.ts).
  */
 import { compose, type Middleware } from "../shared/compose.ts";
 import { systemClock, type Clock, type TimerHandle } from "../shared/clock.ts";
@@ -13,7 +14,9 @@ import { isJsonObject, type JsonObject } from "../shared/json.ts";
 import { keysSuggestion } from "./args-validator.ts";
 import { closestNames } from "./closest-names.ts";
 import { isPendingHandle } from "./pending.ts";
-import { describeThrown, DEFAULT_ERROR_MESSAGE_LIMIT, TOOL_ERROR_CODES, toolError } from "./tool-errors.ts";
+import { absorbCompletion, handOverCompletion, type CapturedCompletion, type PendingCompletionListener } from "./pending-completion.ts";
+import { normalizeResult } from "./normalize-result.ts";
+import { describeThrown, TOOL_ERROR_CODES, toolError } from "./tool-errors.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES, toJsonOutput } from "./tool-output.ts";
 import type { ToolRegistry, ToolRegistryEntry } from "./tool-registry.ts";
 import type { ToolCall, ToolCallMiddlewareContext, ToolCatalogItem, ToolContext, ToolResult } from "./types.ts";
@@ -22,9 +25,15 @@ import type { ToolCall, ToolCallMiddlewareContext, ToolCatalogItem, ToolContext,
 export type ToolInvocationContext = Omit<ToolContext, "toolCallId" | "signal" | "config"> & {
   /** Aborting it (shutdown) aborts the handler's ctx.signal and ends the call with E_TOOL_CANCELLED. */
   parentSignal?: AbortSignal;
+  /**
+   * Receives the completion promise of a call that ended pending with `pending(handle, output, { completion })`,
+   * right when executeToolCall returns; the caller awaits it in the background (see settleCompletion).
+   */
+  onPendingCompletion?: PendingCompletionListener;
 };
 
 export type ToolCallMiddleware = Middleware<ToolCallMiddlewareContext, ToolResult>;
+export { normalizeResult };
 
 export interface ExecuteToolCallOptions {
   call: ToolCall;
@@ -62,24 +71,45 @@ async function execute(options: ExecuteToolCallOptions): Promise<ToolResult> {
   const middlewareContext: ToolCallMiddlewareContext = { toolName: name, toolCallId: String(call.id), args: call.args as JsonObject, metadata: {} };
   // The core's results are already converted and capped; remember them so they are not capped a second time.
   const fromCore = new WeakMap<object, ToolResult>();
+  const captured: CapturedCompletion = {};
   const core = async (ctx: ToolCallMiddlewareContext): Promise<ToolResult> => {
-    const produced = await runCore({ ctx, entry, options }).catch((error: unknown) => resultConversionError(error, limit));
+    const produced = await runCore({ ctx, entry, options, captured }).catch((error: unknown) => resultConversionError(error, limit));
     fromCore.set(produced, { ...produced });
     return produced;
   };
-  const middlewares = options.middlewares ?? [];
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const final = await runChain({ core, context: middlewareContext, middlewares: options.middlewares ?? [], fromCore, limit, maxOutputBytes });
+  handOverCompletion({
+    result: final,
+    captured,
+    listener: options.context.onPendingCompletion,
+    logger: options.context.logger,
+    details: { toolName: name, toolCallId: middlewareContext.toolCallId, errorMessageLimit: limit, maxOutputBytes },
+  });
+  return final;
+}
+
+async function runChain(options: {
+  core: (ctx: ToolCallMiddlewareContext) => Promise<ToolResult>;
+  context: ToolCallMiddlewareContext;
+  middlewares: readonly ToolCallMiddleware[];
+  fromCore: WeakMap<object, ToolResult>;
+  limit: number;
+  maxOutputBytes: number;
+}): Promise<ToolResult> {
+  const { core, context, middlewares, limit } = options;
   let result: unknown;
   try {
-    result = await (middlewares.length === 0 ? core(middlewareContext) : compose(middlewares, core)(middlewareContext));
+    result = await (middlewares.length === 0 ? core(context) : compose(middlewares, core)(context));
   } catch (error) {
-    // The core never throws (see above), so whatever escaped the chain came from a middleware.
+    // The core never throws (see execute), so whatever escaped the chain came from a middleware.
     const described = describeThrown(error);
     const code = described.code !== TOOL_ERROR_CODES.failed ? ` (${described.code})` : "";
     return toolError({ code: TOOL_ERROR_CODES.failed, name: described.name, message: `a toolCall middleware failed${code}: ${described.message}` }, { limit });
   }
   try {
-    if (unchangedFromCore(result, fromCore)) return result;
-    return normalizeResult(result, { limit, maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES });
+    if (unchangedFromCore(result, options.fromCore)) return result;
+    return normalizeResult(result, { limit, maxOutputBytes: options.maxOutputBytes });
   } catch (error) {
     return resultConversionError(error, limit);
   }
@@ -131,7 +161,7 @@ function notAnObject(name: string, args: unknown, entry: ToolRegistryEntry): Too
   return toolError({ code: TOOL_ERROR_CODES.invalidArgs, message: `Arguments for ${name} must be a JSON object, got ${found}.`, suggestion }, { limit: entry.errorMessageLimit });
 }
 
-async function runCore(options: { ctx: ToolCallMiddlewareContext; entry: ToolRegistryEntry; options: ExecuteToolCallOptions }): Promise<ToolResult> {
+async function runCore(options: { ctx: ToolCallMiddlewareContext; entry: ToolRegistryEntry; options: ExecuteToolCallOptions; captured: CapturedCompletion }): Promise<ToolResult> {
   const { ctx, entry } = options;
   const args: unknown = ctx.args;
   if (!isJsonObject(args)) return notAnObject(ctx.toolName, args, entry);
@@ -146,12 +176,12 @@ async function runCore(options: { ctx: ToolCallMiddlewareContext; entry: ToolReg
   if (problem !== null) {
     return toolError({ code: TOOL_ERROR_CODES.invalidArgs, message: problem.message, ...(problem.suggestion === undefined ? {} : { suggestion: problem.suggestion }) }, { limit: entry.errorMessageLimit });
   }
-  return runHandler({ toolName: ctx.toolName, toolCallId: ctx.toolCallId, args, entry, options: options.options });
+  return runHandler({ toolName: ctx.toolName, toolCallId: ctx.toolCallId, args, entry, options: options.options, captured: options.captured });
 }
 
-function runHandler(options: { toolName: string; toolCallId: string; args: JsonObject; entry: ToolRegistryEntry; options: ExecuteToolCallOptions }): Promise<ToolResult> {
-  const { toolName, toolCallId, args, entry } = options;
-  const { parentSignal, ...base } = options.options.context;
+function runHandler(options: { toolName: string; toolCallId: string; args: JsonObject; entry: ToolRegistryEntry; options: ExecuteToolCallOptions; captured: CapturedCompletion }): Promise<ToolResult> {
+  const { toolName, toolCallId, args, entry, captured } = options;
+  const { parentSignal, onPendingCompletion: _listener, ...base } = options.options.context;
   const clock = options.options.clock ?? systemClock;
   const maxOutputBytes = options.options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const limit = entry.errorMessageLimit;
@@ -180,7 +210,16 @@ function runHandler(options: { toolName: string; toolCallId: string; args: JsonO
       finish(thrownResult(error, limit));
       return;
     }
+    // A pending handle's completion is kept for the hand-over, or absorbed when the call already ended.
+    const capture = (handled: unknown): void => {
+      const completion = completionOf(handled);
+      if (completion === undefined) return;
+      if (settled) return absorbCompletion(completion);
+      captured.completion = completion;
+      captured.handle = (handled as { handle: string }).handle;
+    };
     if (!isThenable(value)) {
+      capture(value);
       finish(handlerValueResult(value, { limit, maxOutputBytes }));
       return;
     }
@@ -196,7 +235,10 @@ function runHandler(options: { toolName: string; toolCallId: string; args: JsonO
     if (parentSignal?.aborted) onParentAbort();
     else parentSignal?.addEventListener("abort", onParentAbort, { once: true });
     Promise.resolve(value).then(
-      (resolved) => finish(handlerValueResult(resolved, { limit, maxOutputBytes })),
+      (resolved) => {
+        capture(resolved);
+        finish(handlerValueResult(resolved, { limit, maxOutputBytes }));
+      },
       (error: unknown) => finish(thrownResult(error, limit)),
     );
   });
@@ -223,6 +265,16 @@ function convertHandlerValue(value: unknown, options: { limit: number; maxOutput
   return { status: "ok", output: output.value };
 }
 
+function completionOf(value: unknown): PromiseLike<unknown> | undefined {
+  if (!isPendingHandle(value)) return undefined;
+  try {
+    const completion = value.completion;
+    return isThenable(completion) ? completion : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function thrownResult(error: unknown, limit: number): ToolResult {
   return toolError(describeThrown(error), { limit });
 }
@@ -244,41 +296,4 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   } catch {
     return false;
   }
-}
-
-/** Whatever the chain returned (middleware may return anything) becomes a well-formed, JSON-safe ToolResult. */
-export function normalizeResult(result: unknown, options: { limit?: number; maxOutputBytes?: number } = {}): ToolResult {
-  const limit = options.limit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
-  const maxBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  if (isJsonObject(result as never)) {
-    const record = result as Record<string, unknown>;
-    if (record.status === "ok") {
-      const output = toJsonOutput(record.output, { maxBytes });
-      if (output.ok) return { status: "ok", output: output.value };
-      return toolError({ code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: output.message }, { limit });
-    }
-    if (record.status === "pending" && typeof record.handle === "string" && record.handle !== "") {
-      if (record.output === undefined) return { status: "pending", handle: record.handle };
-      const output = toJsonOutput(record.output, { maxBytes });
-      if (output.ok) return { status: "pending", handle: record.handle, output: output.value };
-      return toolError({ code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: output.message }, { limit });
-    }
-    if (record.status === "error" && typeof record.error === "object" && record.error !== null) {
-      const error = record.error as Record<string, unknown>;
-      return toolError(
-        {
-          code: typeof error.code === "string" && error.code !== "" ? error.code : TOOL_ERROR_CODES.failed,
-          ...(typeof error.name === "string" ? { name: error.name } : {}),
-          message: typeof error.message === "string" ? error.message : "the tool failed without a message",
-          ...(typeof error.suggestion === "string" ? { suggestion: error.suggestion } : {}),
-          ...(typeof error.helpUrl === "string" ? { helpUrl: error.helpUrl } : {}),
-        },
-        { limit },
-      );
-    }
-  }
-  return toolError(
-    { code: TOOL_ERROR_CODES.failed, name: "InvalidToolResult", message: "a toolCall middleware returned something that is not a ToolResult ({status: ok | pending | error})" },
-    { limit },
-  );
 }

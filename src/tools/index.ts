@@ -6,9 +6,11 @@
 export { buildToolName, isValidFullToolName, isValidToolPartName, parseToolName, TOOL_NAME_SEPARATOR } from "./naming.ts";
 export { DEFAULT_TOOL_TIMEOUT_MS, ToolRegistry, type RegisterToolOptions, type ToolRegistryEntry } from "./tool-registry.ts";
 export { buildCatalog } from "./tool-catalog.ts";
-export { executeToolCall, normalizeResult, type ExecuteToolCallOptions, type ToolCallMiddleware, type ToolInvocationContext } from "./execute-tool-call.ts";
+export { executeToolCall, type ExecuteToolCallOptions, type ToolCallMiddleware, type ToolInvocationContext } from "./execute-tool-call.ts";
+export { normalizeResult } from "./normalize-result.ts";
+export { settleCompletion, type PendingCompletion, type PendingCompletionListener } from "./pending-completion.ts";
 export { DEFAULT_ERROR_MESSAGE_LIMIT, describeThrown, helpUrlFor, TOOL_ERROR_CODES, ToolFault, toolError, truncateErrorMessage, type ToolErrorInput } from "./tool-errors.ts";
-export { isPendingHandle, pending } from "./pending.ts";
+export { isPendingHandle, pending, type PendingOptions } from "./pending.ts";
 export { DEFAULT_MAX_OUTPUT_BYTES, toJsonOutput } from "./tool-output.ts";
 export { resolveConfinedPath, PATH_OUTSIDE_ROOT } from "./workdir-path.ts";
 export { hideProcessSecrets, processDumpable } from "./hide-process-secrets.ts";

@@ -81,11 +81,16 @@ export interface ToolCallMiddlewareContext {
   metadata: Record<string, JsonValue>;
 }
 
-/** A pending handle returned by a handler: the completion arrives later as an event into the same instance. */
+/**
+ * A pending handle returned by a handler (build it with `pending()`): the model sees `{status: "pending", handle,
+ * output?}` at once; when `completion` is set, its outcome is shown to the model before a later step.
+ */
 export interface PendingHandle {
   readonly __goondanPending: true;
   readonly handle: string;
   readonly output?: JsonValue;
+  /** Settles when the work is done; the agent awaits it in the background (see `pending()`). */
+  readonly completion?: PromiseLike<unknown>;
 }
 
 // ---- inter-agent runtime (ctx.runtime) --------------------------------------------------------
