@@ -5,7 +5,7 @@ import { EventBus } from "../../src/agent/extensions/event-bus.ts";
 import { ExtensionStateFile } from "../../src/agent/extensions/extension-state.ts";
 import { loadExtensions, type ExtensionUse } from "../../src/agent/extensions/load-extensions.ts";
 import { runTurn } from "../../src/agent/run-turn.ts";
-import { silentLogger } from "../../src/shared/logger.ts";
+import { createLogger, silentLogger } from "../../src/shared/logger.ts";
 import { register as registerWindow, windowRemovals } from "../../src/base/extensions/message-window.ts";
 import { register as registerGuard } from "../../src/base/extensions/required-tools-guard.ts";
 import { register as registerLogging } from "../../src/base/extensions/logging.ts";
@@ -52,6 +52,22 @@ describe("loadExtensions", () => {
     const failure = load(harness, [use("broken")]);
     await expect(failure).rejects.toMatchObject({ code: "E_CONFIG_EXTENSION_LOAD" });
     await expect(load(harness, [use("broken")])).rejects.toThrow(/Extension\/broken/);
+  });
+
+  it("says the thrown text once, in the error and in the logged line", async () => {
+    const harness = testEnv({ model: scriptedModel().model });
+    const failure = await load(harness, [use("broken")]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toMatchObject({ code: "E_CONFIG_EXTENSION_LOAD" });
+    const lines: string[] = [];
+    createLogger("agent", { level: "info", destination: { write: (line: string) => void lines.push(line) } }).error({ err: failure }, "agent failed to start");
+    const logged = (JSON.parse(lines[0] ?? "{}") as { err?: { message?: string; stack?: string } }).err;
+    const thrown = "this extension is broken on purpose";
+    expect((failure as Error).message.split(thrown)).toHaveLength(2);
+    expect(logged?.message?.split(thrown)).toHaveLength(2);
+    expect(logged?.stack).toContain("broken.ts");
   });
 
   it("reports a module without register and a missing entry as config errors", async () => {

@@ -41,6 +41,16 @@ function findRegister(module: unknown): ExtensionRegister | undefined {
   return undefined;
 }
 
+/**
+ * The thrown text goes in the message once; the thrown error is not also the `cause`, because the logger's
+ * serializer appends every cause's message to the message (it read "…: boom: boom"). Its stack is kept.
+ */
+function loadFailure(message: string, error: unknown): ConfigError {
+  const failure = new ConfigError("E_CONFIG_EXTENSION_LOAD", `${message}: ${describeError(error).message}`);
+  if (error instanceof Error && error.stack !== undefined) failure.stack = `${failure.stack ?? ""}\ncaused by: ${error.stack}`;
+  return failure;
+}
+
 export async function loadExtensions(options: LoadExtensionsOptions): Promise<void> {
   const importModule = options.importModule ?? ((path: string) => import(path));
   for (const use of options.extensions) {
@@ -50,7 +60,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<vo
     try {
       module = await importModule(entry);
     } catch (error) {
-      throw new ConfigError("E_CONFIG_EXTENSION_LOAD", `Extension/${name}: cannot load entry ${use.resource.spec.entry}: ${describeError(error).message}`, { cause: error });
+      throw loadFailure(`Extension/${name}: cannot load entry ${use.resource.spec.entry}`, error);
     }
     const register = findRegister(module);
     if (register === undefined) {
@@ -68,7 +78,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<vo
     try {
       await register(api, use.config);
     } catch (error) {
-      throw new ConfigError("E_CONFIG_EXTENSION_LOAD", `Extension/${name}: register() failed: ${describeError(error).message}`, { cause: error });
+      throw loadFailure(`Extension/${name}: register() failed`, error);
     }
   }
 }
