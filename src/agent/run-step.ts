@@ -60,7 +60,10 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
       return turn.messages;
     },
     metadata: {},
-    emitMessageEvent: (event) => turn.emitMessageEvent(event),
+    // An aborted turn is redelivered: nothing said after the abort may be stored for it to replay.
+    emitMessageEvent: (event) => {
+      if (!scope.signal.aborted) turn.emitMessageEvent(event);
+    },
     stepIndex,
     toolCatalog: buildCatalog({ registry: env.registry, agentTools: env.agentTools }),
   };
@@ -94,11 +97,12 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
     const toolCalls = response.toolCalls.map((call) => ({ id: call.toolCallId, name: call.toolName, args: call.input as unknown }));
     const usage = { inputTokens: response.usage.inputTokens ?? 0, outputTokens: response.usage.outputTokens ?? 0 };
     const assistant = createMessage({ id: ids("msg"), data: assistantData(text, toolCalls), source: { type: "assistant", name: turn.agentName }, metadata: { turnId: turn.turnId, stepIndex }, now: now() });
-    if (text.length > 0 || toolCalls.length > 0) turn.emitMessageEvent({ type: "append", message: assistant });
+    if ((text.length > 0 || toolCalls.length > 0) && !scope.signal.aborted) turn.emitMessageEvent({ type: "append", message: assistant });
 
     const toolResults: StepToolOutcome[] = [];
     const toolMiddlewares = env.pipeline.middlewares("toolCall");
     for (const call of toolCalls) {
+      if (scope.signal.aborted) break; // it would only be cancelled, and is not stored anyway
       const toolSpanId = newSpanId();
       const toolStartedAt = now();
       env.runtimeEvents.emit({ type: "tool.called", traceId: turn.traceId, spanId: toolSpanId, parentSpanId: stepSpanId, turnId: turn.turnId, stepIndex, toolName: call.name, toolCallId: call.id });
@@ -136,7 +140,10 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
       });
       toolResults.push({ toolCallId: call.id, toolName: call.name, result });
     }
-    if (toolResults.length > 0) {
+    // Aborted (shutdown grace over, orchestrator gone): the results (E_TOOL_CANCELLED for the interrupted call)
+    // are not stored, so the redelivered turn finds the tool calls unanswered, drops them and asks the model
+    // again, and the tools really run; stored, the model would be shown a cancellation that never happened.
+    if (toolResults.length > 0 && !scope.signal.aborted) {
       turn.emitMessageEvent({ type: "append", message: createMessage({ id: ids("msg"), data: toolResultData(toolResults), source: { type: "tool" }, metadata: { turnId: turn.turnId, stepIndex }, now: now() }) });
     }
     return { stepIndex, text, toolCalls, toolResults, finishReason: response.finishReason, usage, continueTurn: toolCalls.length > 0 };

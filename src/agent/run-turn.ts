@@ -84,7 +84,10 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       return env.store.messages;
     },
     metadata: {},
-    emitMessageEvent: (messageEvent) => env.store.emit(messageEvent, origin),
+    // Once aborted, nothing more is stored: the turn is redelivered and must not replay what followed the abort.
+    emitMessageEvent: (messageEvent) => {
+      if (!signal.aborted) env.store.emit(messageEvent, origin);
+    },
   };
 
   const dropped = validModelView(env.store.messages).dropped;

@@ -114,6 +114,9 @@ describe("agent child lifecycle", () => {
     const result = await next.waitFor("turn_result", undefined, 10_000);
     expect(result.payload).toMatchObject({ eventId: event.id, status: "ok", response: "finished after restart" });
     expect(server.requests).toHaveLength(2);
+    // The aborted tool call left no (cancelled) result behind: the model is asked again from the user message.
+    expect(JSON.stringify(server.requests[1]!.body.messages)).not.toContain("E_TOOL_CANCELLED");
+    expect(server.requests[1]!.body.messages.map((message) => message.role)).toEqual(["system", "user"]);
   });
 
   it("logs JSON with agent and instanceKey bound and never the api key", async () => {

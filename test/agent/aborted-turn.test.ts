@@ -1,0 +1,43 @@
+import { describe, expect, it } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { runTurn } from "../../src/agent/run-turn.ts";
+import { scriptedModel } from "../helpers/scripted-model.ts";
+import { tempStateRoot, testEnv, userEvent } from "./support/test-env.ts";
+
+const sleepItem = { name: "work__run", description: "does work", parameters: { type: "object", properties: {} } };
+
+describe("an aborted turn", () => {
+  it("stores no tool results, so its redelivery asks the model again and the tool really runs", async () => {
+    const stateRoot = tempStateRoot();
+    const event = userEvent("do the work");
+    const first = scriptedModel([{ toolCalls: [{ id: "c1", name: "work__run" }] }]);
+    const aborted = testEnv({ model: first.model, stateRoot });
+    const shutdown = new AbortController();
+    aborted.registerTool(sleepItem, async (ctx) => {
+      shutdown.abort(new Error("shutdown grace period over"));
+      await new Promise((resolve) => (ctx.signal.aborted ? resolve(undefined) : ctx.signal.addEventListener("abort", resolve)));
+      return "never seen";
+    });
+    const result = await runTurn({ env: aborted.env, event, signal: shutdown.signal });
+    expect(result).toMatchObject({ status: "error", finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED" } });
+    const stored = existsSync(aborted.paths.events) ? readFileSync(aborted.paths.events, "utf8") : "";
+    expect(stored).toContain("do the work");
+    expect(stored).not.toContain("tool-result");
+    expect(stored).not.toContain("E_TOOL_CANCELLED");
+    first.assertDone();
+
+    const second = scriptedModel([{ toolCalls: [{ id: "c2", name: "work__run" }] }, { text: "worked" }]);
+    const redelivered = testEnv({ model: second.model, stateRoot });
+    const runs: string[] = [];
+    redelivered.registerTool(sleepItem, () => {
+      runs.push("ran");
+      return "done";
+    });
+    const resumed = await runTurn({ env: redelivered.env, event });
+    expect(resumed).toMatchObject({ status: "ok", response: "worked" });
+    expect(second.calls[0]!.prompt.map((message) => message.role)).toEqual(["system", "user"]);
+    expect(runs).toEqual(["ran"]);
+    expect(JSON.stringify(second.calls[1]!.prompt)).not.toContain("E_TOOL_CANCELLED");
+    second.assertDone();
+  });
+});
