@@ -1,0 +1,138 @@
+import { afterEach, describe, expect, it } from "bun:test";
+import { busyCaller, call, delegateResults, removeRoots, setup } from "./routing-harness.ts";
+
+afterEach(removeRoots);
+
+describe("runtime request", () => {
+  it("routes the callee's answer back to exactly the requesting instance as a delegate_result", async () => {
+    const s = setup();
+    const { a } = busyCaller(s);
+    const other = s.orchestrator.submit({ input: "other", instanceKey: "other" });
+    s.spawner.latest("a", "other").ready();
+    const accepted = await call(a, "request", { target: "b", input: "question" }, { traceId: "trace-1", parentSpanId: "span-tool" });
+    expect(accepted).toMatchObject({ ok: true, value: { correlationId: expect.any(String), eventId: expect.any(String) } });
+    const b = s.spawner.latest("b");
+    b.ready();
+    expect(b.lastEvent()).toMatchObject({
+      type: "agent.request",
+      input: "question",
+      source: { kind: "agent", name: "a", instanceKey: "test-swarm" },
+      replyTo: { target: "a/test-swarm" },
+      traceId: "trace-1",
+      parentSpanId: "span-tool",
+      callChain: ["a"],
+    });
+    b.reply({ response: "answer" });
+    expect(delegateResults(a)).toEqual([{ correlationId: (accepted.value as { correlationId: string }).correlationId, status: "ok", agent: "b", instanceKey: "test-swarm", response: "answer", finishReason: "stop" }]);
+    expect(delegateResults(s.spawner.latest("a", "other"))).toEqual([]);
+    expect(other.eventId).toBeTruthy();
+  });
+
+  it("carries the caller's trace id when the call does not name one", async () => {
+    const s = setup();
+    const { a } = busyCaller(s);
+    await call(a, "request", { target: "b", input: "q" });
+    s.spawner.latest("b").ready();
+    expect(s.spawner.latest("b").lastEvent().traceId).toBe("trace-1");
+  });
+
+  it("refuses a target outside the swarm with AGENT_NOT_FOUND", async () => {
+    const s = setup();
+    const { a } = busyCaller(s);
+    expect(await call(a, "request", { target: "nobody", input: "q" })).toMatchObject({ ok: false, error: { code: "AGENT_NOT_FOUND" } });
+  });
+
+  it("refuses a cycle with CIRCULAR_CALL_DETECTED, using the chain of the requesting turn", async () => {
+    const s = setup();
+    const { a } = busyCaller(s);
+    await call(a, "request", { target: "b", input: "q" });
+    const b = s.spawner.latest("b");
+    b.ready();
+    expect(await call(b, "request", { target: "a", input: "back" })).toMatchObject({ ok: false, error: { code: "CIRCULAR_CALL_DETECTED" } });
+    await call(b, "request", { target: "c", input: "on" });
+    const c = s.spawner.latest("c");
+    c.ready();
+    expect(c.lastEvent().callChain).toEqual(["a", "b"]);
+    expect(await call(c, "request", { target: "a", input: "loop" })).toMatchObject({ ok: false, error: { code: "CIRCULAR_CALL_DETECTED" } });
+  });
+
+  it("refuses a call past maxDelegationDepth with DELEGATION_DEPTH_EXCEEDED", async () => {
+    const s = setup({ policy: { maxDelegationDepth: 1 } });
+    const { a } = busyCaller(s);
+    await call(a, "request", { target: "b", input: "q" });
+    const b = s.spawner.latest("b");
+    b.ready();
+    expect(await call(b, "request", { target: "c", input: "too deep" })).toMatchObject({ ok: false, error: { code: "DELEGATION_DEPTH_EXCEEDED" } });
+  });
+
+  it("answers AGENT_REQUEST_TIMEOUT at the deadline, never starts the expired event, and drops a late reply", async () => {
+    const s = setup({ policy: { requestTimeoutMs: 1000 } });
+    const { a } = busyCaller(s);
+    // b is busy with its own event, so the request waits in b's inbox.
+    s.orchestrator.submit({ input: "long job", agent: "b" });
+    const b = s.spawner.latest("b");
+    b.ready();
+    const timedOut = await call(a, "request", { target: "b", input: "quick?" });
+    const started = await call(a, "request", { target: "c", input: "slow", timeoutMs: 500 });
+    const c = s.spawner.latest("c");
+    c.ready();
+    s.clock.advance(499);
+    expect(delegateResults(a)).toEqual([]);
+    s.clock.advance(1);
+    expect(delegateResults(a)).toEqual([expect.objectContaining({ correlationId: (started.value as { correlationId: string }).correlationId, status: "error", error: expect.objectContaining({ code: "AGENT_REQUEST_TIMEOUT" }) })]);
+    s.clock.advance(500);
+    expect(delegateResults(a)[1]).toMatchObject({ correlationId: (timedOut.value as { correlationId: string }).correlationId, error: { code: "AGENT_REQUEST_TIMEOUT" } });
+    b.reply();
+    expect(b.events().map((delivered) => delivered.event.input)).toEqual(["long job"]);
+    c.reply({ response: "too late" });
+    expect(delegateResults(a)).toHaveLength(2);
+  });
+
+  it("turns a callee turn error into AGENT_TURN_FAILED", async () => {
+    const s = setup();
+    const { a } = busyCaller(s);
+    await call(a, "request", { target: "b", input: "q" });
+    const b = s.spawner.latest("b");
+    b.ready();
+    b.reply({ status: "error", error: { code: "MODEL_ERROR", message: "boom" } });
+    expect(delegateResults(a)[0]).toMatchObject({ status: "error", error: { code: "AGENT_TURN_FAILED" } });
+  });
+
+  it("answers AGENT_CRASHED when the callee's event is given up", async () => {
+    const s = setup({ policy: { restart: { maxConsecutiveCrashes: 1 } } });
+    const { a } = busyCaller(s);
+    await call(a, "request", { target: "b", input: "poison" });
+    s.spawner.latest("b").ready();
+    s.spawner.latest("b").crash();
+    expect(delegateResults(a)[0]).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+  });
+
+  it("holds a reply for a requester whose child is gone and delivers it when it is ready again", async () => {
+    const s = setup();
+    const { a } = busyCaller(s);
+    await call(a, "request", { target: "b", input: "q" });
+    a.crash();
+    const b = s.spawner.latest("b");
+    b.ready();
+    b.reply({ response: "kept" });
+    const restarted = s.spawner.latest("a");
+    expect(restarted).not.toBe(a);
+    expect(delegateResults(restarted)).toEqual([]);
+    restarted.ready();
+    expect(delegateResults(restarted)).toEqual([expect.objectContaining({ status: "ok", response: "kept" })]);
+  });
+
+  it("a restarted orchestrator still routes a pending request's reply to its requester", async () => {
+    const first = setup();
+    const { a } = busyCaller(first);
+    await call(a, "request", { target: "b", input: "q" });
+    const second = setup({ stateRoot: first.stateRoot });
+    expect(second.orchestrator.start().resumed).toBe(2);
+    const newA = second.spawner.latest("a");
+    const newB = second.spawner.latest("b");
+    newB.ready();
+    newB.reply({ response: "survived" });
+    newA.ready();
+    expect(delegateResults(newA)).toEqual([expect.objectContaining({ response: "survived" })]);
+  });
+});
