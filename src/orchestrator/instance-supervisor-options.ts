@@ -22,8 +22,11 @@ export interface SupervisorHooks {
   /** Idle with nothing queued: a candidate for eviction. */
   idled(supervisor: InstanceSupervisor): void;
   turnResult(supervisor: InstanceSupervisor, entry: InboxEntry, result: TurnResultPayload): void;
-  /** The event crashed the child `maxConsecutiveCrashes` times and was removed from the inbox. */
-  poisoned(supervisor: InstanceSupervisor, entry: InboxEntry): void;
+  /**
+   * The event was given up and removed from the inbox: it crashed the child `maxConsecutiveCrashes` times,
+   * or (with `cause`) the instance cannot start at all.
+   */
+  poisoned(supervisor: InstanceSupervisor, entry: InboxEntry, cause?: { code: string; message: string }): void;
   runtimeCall(supervisor: InstanceSupervisor, call: ChildToParent["runtime_call"]): void;
 }
 

@@ -38,6 +38,12 @@ export class InstanceSupervisor {
   private held = false;
   private timer: TimerHandle | undefined;
   private stopWaiters: (() => void)[] = [];
+  /** Children in a row that exited before `ready` (reset by `ready` and by `stop`). */
+  private failedStarts = 0;
+  /** The current child's `fatal` report, if it sent one before exiting. */
+  private fatal: { code: string; message: string } | undefined;
+  /** Why the instance cannot start, once its waiting events were given up; cleared by `ready` or `stop`. */
+  private unstartable: { code: string; message: string } | undefined;
   private readonly logger: Logger;
 
   constructor(private readonly options: InstanceSupervisorOptions) {
@@ -61,6 +67,11 @@ export class InstanceSupervisor {
   enqueue(entry: InboxEntry): void {
     this.queue.push(entry);
     this.lastActiveAt = this.options.clock.now();
+    if (this.unstartable && !this.child) {
+      // It cannot start: answer at once rather than at the deadline (after the caller registered its wait).
+      queueMicrotask(() => this.giveUpWaiting());
+      return;
+    }
     this.kick();
   }
 
@@ -106,10 +117,12 @@ export class InstanceSupervisor {
       // A spawn that fails outright (no bun binary, no memory) is a crash before ready.
       this.logger.error({ error: error instanceof Error ? error.message : String(error) }, "instance could not be spawned");
       this.options.hooks.released(this);
-      queueMicrotask(() => this.crashed(undefined));
+      const cause = { code: "E_AGENT_SPAWN_FAILED", message: error instanceof Error ? error.message : String(error) };
+      queueMicrotask(() => this.failedStart({ code: null, signal: null, cause }));
       return;
     }
     this.child = child;
+    this.fatal = undefined;
     this.pid = child.pid;
     this.status = "spawning";
     this.logger.debug({ pid: child.pid }, "instance.spawning");
@@ -124,6 +137,9 @@ export class InstanceSupervisor {
   /** Asks the child to finish its turn and exit; SIGKILL after the grace period. Resolves when it exited. */
   stop(options: { reason: string; gracePeriodMs: number }): Promise<void> {
     this.wantsProcess = false;
+    // A deliberate stop (reload, shutdown) gives the next start a fresh count.
+    this.failedStarts = 0;
+    this.unstartable = undefined;
     const child = this.child;
     if (!child) {
       this.clearTimer();
@@ -215,6 +231,8 @@ export class InstanceSupervisor {
         this.startedAt = this.options.clock.now();
         this.status = "idle";
         this.wantsProcess = false;
+        this.failedStarts = 0;
+        this.unstartable = undefined;
         this.logger.info({ pid: child.pid, restarts: this.restarts }, "instance.ready");
         this.options.hooks.started(this);
         for (const reply of this.replyBacklog.release({ now: this.options.clock.now(), logger: this.logger })) child.send(envelope("delegate_result", ORCHESTRATOR, this.address, reply));
@@ -236,6 +254,7 @@ export class InstanceSupervisor {
         return;
       case "fatal":
         this.logger.error({ pid: child.pid, code: message.payload.code, detail: message.payload.message }, "instance reported a fatal start-up error");
+        this.fatal = { code: message.payload.code, message: message.payload.message };
         return;
     }
   }
@@ -262,6 +281,7 @@ export class InstanceSupervisor {
     this.child = undefined;
     this.clearTimer();
     const intended = this.status === "draining";
+    const beforeReady = this.status === "spawning";
     const entry = this.inFlight;
     this.inFlight = undefined;
     this.options.hooks.released(this);
@@ -276,11 +296,42 @@ export class InstanceSupervisor {
     }
     this.logger.warn({ pid: child.pid, code: exit.code, signal: exit.signal, consecutiveCrashes: this.consecutiveCrashes + 1, eventId: entry?.event.id }, "instance.crashed");
     for (const resolve of this.stopWaiters.splice(0)) resolve();
-    this.crashed(entry);
+    if (beforeReady) this.failedStart({ code: exit.code, signal: exit.signal });
+    else this.crashed(entry);
+  }
+
+  /**
+   * A child that never became ready. Waiting events cannot be delivered, so after `maxConsecutiveCrashes`
+   * such starts in a row, or at once when the child reported a configuration error (E_CONFIG_*: retrying
+   * cannot help), every waiting event is given up as AGENT_CRASHED with the cause, and the instance backs
+   * off (crashLoopBackOff) and keeps trying, so a fix (reload, restored file) recovers it.
+   */
+  private failedStart(exit: { code: number | null; signal: string | null; cause?: { code: string; message: string } }): void {
+    this.failedStarts += 1;
+    const cause = exit.cause ?? this.fatal ?? { code: "E_AGENT_START_FAILED", message: `the child exited (${exit.signal ?? `code ${exit.code}`}) before it was ready` };
+    this.fatal = undefined;
+    const configError = cause.code.startsWith("E_CONFIG_");
+    if (!configError && this.failedStarts < Math.max(1, this.options.policy().restart.maxConsecutiveCrashes)) {
+      this.crashed(undefined);
+      return;
+    }
+    this.unstartable = { code: cause.code, message: `${this.address} could not start ${this.failedStarts} time(s) in a row: ${cause.code}: ${cause.message}` };
+    this.giveUpWaiting();
+    this.crashed(undefined, { backoff: true });
+  }
+
+  /** Settles every waiting event of an instance that cannot start (see `failedStart`). */
+  private giveUpWaiting(): void {
+    const cause = this.unstartable;
+    if (!cause || this.child) return;
+    for (const entry of this.queue.splice(0)) {
+      this.inbox.remove(entry);
+      this.options.hooks.poisoned(this, entry, cause);
+    }
   }
 
   /** Crash accounting and the restart decision; `entry` is the event that was in flight, if any. */
-  private crashed(entry: InboxEntry | undefined): void {
+  private crashed(entry: InboxEntry | undefined, options: { backoff?: boolean } = {}): void {
     this.restarts += 1;
     this.consecutiveCrashes += 1;
     this.status = "crashed";
@@ -295,7 +346,10 @@ export class InstanceSupervisor {
       }
     }
     if (this.closed) return;
-    const decision = decideAfterCrash({ consecutiveCrashes: this.consecutiveCrashes, policy: this.options.policy().restart });
+    const policy = this.options.policy().restart;
+    // An instance given up on backs off at least the first step, never restarting in a tight loop.
+    const crashes = options.backoff ? Math.max(this.consecutiveCrashes, policy.maxConsecutiveCrashes + 1) : this.consecutiveCrashes;
+    const decision = decideAfterCrash({ consecutiveCrashes: crashes, policy });
     this.wantsProcess = true;
     if (decision.action === "restart") {
       this.kick();

@@ -267,7 +267,7 @@ export class Orchestrator {
         started: (s) => this.pool.started(s),
         idled: (s) => this.pool.idled(s),
         turnResult: (s, entry, result) => this.onTurnResult(s, entry, result),
-        poisoned: (s, entry) => this.onPoisoned(s, entry),
+        poisoned: (s, entry, cause) => this.onPoisoned(s, entry, cause),
         runtimeCall: (s, call) => {
           const requester = { agent: s.agent, instanceKey: s.instanceKey, address: s.address, currentEvent: () => s.inFlight?.event, runtimeResult: s.runtimeResult.bind(s) };
           void handleRuntimeCall({ host: this.router, requester, call }).catch((error: unknown) => this.logger.error({ error: describeError(error) }, "runtime call failed"));
@@ -299,9 +299,10 @@ export class Orchestrator {
     this.settle(entry, outcome);
   }
 
-  private onPoisoned(supervisor: InstanceSupervisor, entry: InboxEntry): void {
-    this.logger.error({ agent: supervisor.agent, instanceKey: supervisor.instanceKey, eventId: entry.event.id, crashes: entry.crashes }, "event crashed the instance too often; given up");
-    const error = { code: "AGENT_CRASHED", message: `${supervisor.address} crashed ${entry.crashes} times while handling this event; it was dropped` };
+  private onPoisoned(supervisor: InstanceSupervisor, entry: InboxEntry, cause?: { code: string; message: string }): void {
+    this.logger.error({ agent: supervisor.agent, instanceKey: supervisor.instanceKey, eventId: entry.event.id, crashes: entry.crashes, cause }, cause ? "instance cannot start; event given up" : "event crashed the instance too often; given up");
+    const message = cause ? `${cause.message}; the event was dropped` : `${supervisor.address} crashed ${entry.crashes} times while handling this event; it was dropped`;
+    const error = { code: "AGENT_CRASHED", message };
     this.settle(entry, { status: "error", agent: supervisor.agent, instanceKey: supervisor.instanceKey, eventId: entry.event.id, turnId: "", response: "", finishReason: "error", error });
   }
 

@@ -4,7 +4,7 @@
  * loops and idle reaping that keeps the conversation.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadBundleOrThrow } from "../../src/config/load-bundle.ts";
@@ -102,19 +102,42 @@ describe("orchestrator with real agent children", () => {
     expect(orchestrator.processes()[0]).toMatchObject({ restarts: 1, consecutiveCrashes: 0 });
   });
 
-  it("a crash loop reaches crashLoopBackOff and recovers once the child can start again", async () => {
+  it("a child that cannot start answers the waiting event with AGENT_CRASHED, backs off, and recovers once its files are fixed", async () => {
     const { dir, orchestrator } = await setup({
       respond: () => ({ text: "back in business" }),
       policy: { restart: { maxConsecutiveCrashes: 1, initialBackoffMs: 200, maxBackoffMs: 400 } },
     });
     const tool = join(dir, "tools", "slow.ts");
     renameSync(tool, `${tool}.away`);
-    const submitted = orchestrator.submit({ input: "hello" });
-    await until(() => orchestrator.processes()[0]?.status === "crashLoopBackOff");
+    const given = await orchestrator.submit({ input: "hello" }).outcome;
+    expect(given).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(orchestrator.processes()[0]?.status).toBe("crashLoopBackOff");
     renameSync(`${tool}.away`, tool);
-    const outcome = await submitted.outcome;
+    await until(() => orchestrator.processes()[0]?.status === "idle");
+    const outcome = await orchestrator.submit({ input: "hello again" }).outcome;
     expect(outcome).toMatchObject({ status: "ok", response: "back in business" });
     expect(orchestrator.processes()[0]).toMatchObject({ status: "idle", consecutiveCrashes: 0 });
+  });
+
+  it("a request to an agent whose extension throws in register gets AGENT_CRASHED with the cause, long before its deadline", async () => {
+    const { llm, dir, orchestrator } = await setup({
+      respond: (request) => (lastRole(request) === "tool" ? { text: `worker failed: ${JSON.stringify(lastToolResult(request))}` } : toolCall("agents__request", { target: "worker", input: "help" })),
+      policy: { requestTimeoutMs: 60_000 },
+    });
+    mkdirSync(join(dir, "extensions"));
+    writeFileSync(join(dir, "extensions", "broken.ts"), 'export function register() {\n  throw new Error("broken on purpose");\n}\n');
+    const yaml = join(dir, "goondan.yaml");
+    const extension = "---\napiVersion: goondan.ai/v1\nkind: Extension\nmetadata: { name: broken }\nspec:\n  entry: ./extensions/broken.ts\n";
+    writeFileSync(yaml, readFileSync(yaml, "utf8").replace('prompt: { system: "ROLE=worker" }', 'prompt: { system: "ROLE=worker" }\n  extensions: [{ ref: Extension/broken }]') + extension);
+    await orchestrator.reload({ bundle: await loadBundleOrThrow(dir), agents: [] });
+    const started = Date.now();
+    const outcome = await orchestrator.submit({ input: "delegate" }).outcome;
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(outcome.status).toBe("ok");
+    expect(outcome.response).toContain("AGENT_CRASHED");
+    expect(outcome.response).toContain("broken on purpose");
+    expect(llm.requests.map(roleOf)).toEqual(["coordinator", "coordinator"]);
+    expect(orchestrator.processes().find((row) => row.agent === "worker")).toMatchObject({ status: "crashLoopBackOff", queued: 0 });
   });
 
   it("reaps an idle instance and its next child continues the same conversation", async () => {

@@ -101,25 +101,27 @@ describe("Orchestrator supervision", () => {
 
   it("backs off in crashLoopBackOff past maxConsecutiveCrashes and recovers when the child starts again", async () => {
     const { orchestrator, spawner, clock } = setup({ policy: { restart: { maxConsecutiveCrashes: 2, initialBackoffMs: 100, maxBackoffMs: 1000 } } });
-    const submitted = orchestrator.submit({ input: "eventually" });
-    spawner.latest("a").crash(); // crash 1: restart now
-    spawner.latest("a").crash(); // crash 2: restart now
+    const first = orchestrator.submit({ input: "never started" });
+    spawner.latest("a").crash(); // failed start 1: restart now
+    expect(spawner.of("a")).toHaveLength(2);
+    spawner.latest("a").crash(); // failed start 2: the waiting event is given up, backoff 100
+    expect(await first.outcome).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(orchestrator.processes()[0]).toMatchObject({ status: "crashLoopBackOff", pid: null, consecutiveCrashes: 2 });
+    clock.advance(99);
+    expect(spawner.of("a")).toHaveLength(2);
+    clock.advance(1);
     expect(spawner.of("a")).toHaveLength(3);
-    spawner.latest("a").crash(); // crash 3: backoff 100
-    expect(orchestrator.processes()[0]).toMatchObject({ status: "crashLoopBackOff", pid: null, consecutiveCrashes: 3 });
+    spawner.latest("a").crash(); // still failing: backoff again
     clock.advance(99);
     expect(spawner.of("a")).toHaveLength(3);
-    clock.advance(1);
-    expect(spawner.of("a")).toHaveLength(4);
-    spawner.latest("a").crash(); // crash 4: backoff 200
-    clock.advance(199);
-    expect(spawner.of("a")).toHaveLength(4);
-    clock.advance(1);
+    clock.advance(101);
     const healthy = spawner.latest("a");
+    expect(spawner.of("a")).toHaveLength(4);
     healthy.ready();
+    const second = orchestrator.submit({ input: "after the fix" });
     healthy.reply({ response: "recovered" });
-    expect(await submitted.outcome).toMatchObject({ status: "ok", response: "recovered" });
-    expect(orchestrator.processes()[0]).toMatchObject({ status: "idle", consecutiveCrashes: 0, restarts: 4 });
+    expect(await second.outcome).toMatchObject({ status: "ok", response: "recovered" });
+    expect(orchestrator.processes()[0]).toMatchObject({ status: "idle", consecutiveCrashes: 0, restarts: 3 });
   });
 
   it("kills a child that never becomes ready and counts it as a crash", () => {
@@ -134,7 +136,7 @@ describe("Orchestrator supervision", () => {
     expect(spawner.of("a")).toHaveLength(2);
   });
 
-  it("treats a spawn that throws as a crash and backs off like one", async () => {
+  it("treats a spawn that throws as a failed start and backs off like one", async () => {
     const { orchestrator, spawner, clock } = setup({ policy: { restart: { maxConsecutiveCrashes: 1, initialBackoffMs: 100, maxBackoffMs: 100 } } });
     let failures = 2;
     const spawn = spawner.spawn.bind(spawner);
@@ -143,13 +145,17 @@ describe("Orchestrator supervision", () => {
       return spawn(request);
     };
     const submitted = orchestrator.submit({ input: "x" });
-    await Bun.sleep(0);
+    const outcome = await submitted.outcome;
+    expect(outcome).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(outcome.error?.message).toContain("ENOMEM");
+    clock.advance(100);
     await Bun.sleep(0);
     expect(orchestrator.processes()[0]).toMatchObject({ status: "crashLoopBackOff", consecutiveCrashes: 2, pid: null });
     clock.advance(100);
     spawner.latest("a").ready();
+    const next = orchestrator.submit({ input: "y" });
     spawner.latest("a").reply({ response: "spawned at last" });
-    expect((await submitted.outcome).response).toBe("spawned at last");
+    expect((await next.outcome).response).toBe("spawned at last");
   });
 
   it("ingest marks connector events with their connection", () => {
