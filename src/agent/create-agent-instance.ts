@@ -25,6 +25,7 @@ import { ExtensionStateFile } from "./extensions/extension-state.ts";
 import { loadExtensions } from "./extensions/load-extensions.ts";
 import { PipelineRegistry } from "./extensions/pipeline-registry.ts";
 import { apiKeyEnvName, resolveApiKey } from "./model/api-key.ts";
+import { modelTimeoutMs } from "./model/model-call-timeout.ts";
 import { createLanguageModel } from "./model/model-factory.ts";
 import { RECORD_CASSETTE_ENV, wrapWithRecorder } from "./model/recording-model.ts";
 import { RuntimeEventLog } from "./runtime-event-log.ts";
@@ -118,6 +119,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     pendingResults,
     toolCompletions: new ToolCompletions({ pendingResults, ids: newId, logger }),
     activeSpan: {},
+    modelTimeoutMs: modelTimeoutMs(agentModel(bundle, agent)),
   };
   const instance = new AgentInstance({ env: turnEnv, results, pendingResults, onClose: () => runtimeEvents.close() });
   return { instance, paths, policy: { requestTimeoutMs: swarm.spec.policy.requestTimeoutMs, gracePeriodMs: swarm.spec.policy.shutdown.gracePeriodSeconds * 1000 } };

@@ -2,9 +2,9 @@
  * One step of a turn: build the catalog (rebuilt every step from the agent's tools plus dynamic tools) → step
  * middleware (may edit `ctx.toolCatalog`, add messages, or decide whether the turn continues) → one
  * `generateText` call (system prompt first, the valid model view of the conversation, tools WITHOUT `execute`,
- * retried by callWithRetry) → the assistant message appended → each tool call through `executeToolCall` with
- * the toolCall middlewares (a pending call's completion goes to env.toolCompletions) → the results appended as
- * one tool message. Model failures throw ModelCallError.
+ * each attempt bounded by the model's timeout, retried by callWithRetry) → the assistant message appended →
+ * each tool call through `executeToolCall` with the toolCall middlewares (a pending call's completion goes to
+ * env.toolCompletions) → the results appended as one tool message. Model failures throw ModelCallError.
  */
 import { generateText, jsonSchema, tool, type ModelMessage, type ToolSet } from "ai";
 import { compose } from "../shared/compose.ts";
@@ -17,6 +17,7 @@ import { validModelView } from "./conversation/model-view.ts";
 import type { StepMiddlewareContext, StepResult, StepToolOutcome, TurnMiddlewareContext } from "./extensions/types.ts";
 import { assistantData, createMessage, toolResultData } from "./message-factory.ts";
 import { callWithRetry, ModelCallError } from "./model/call-with-retry.ts";
+import { DEFAULT_MODEL_TIMEOUT_MS, withModelTimeout } from "./model/model-call-timeout.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
 
 export interface TurnScope {
@@ -73,16 +74,21 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
     const messages: ModelMessage[] = validModelView(turn.messages).messages.map((message) => message.data);
     const response = await callWithRetry({
       call: () =>
-        generateText({
-          model: env.model,
-          system: env.systemPrompt,
-          messages,
-          ...(catalog.length > 0 ? { tools: toToolSet(catalog) } : {}),
-          maxRetries: 0,
-          abortSignal: scope.signal,
-          ...(env.params.temperature === undefined ? {} : { temperature: env.params.temperature }),
-          ...(env.params.topP === undefined ? {} : { topP: env.params.topP }),
-          ...(env.params.maxTokens === undefined ? {} : { maxOutputTokens: env.params.maxTokens }),
+        withModelTimeout({
+          timeoutMs: env.modelTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
+          signal: scope.signal,
+          call: (abortSignal) =>
+            generateText({
+              model: env.model,
+              system: env.systemPrompt,
+              messages,
+              ...(catalog.length > 0 ? { tools: toToolSet(catalog) } : {}),
+              maxRetries: 0,
+              abortSignal,
+              ...(env.params.temperature === undefined ? {} : { temperature: env.params.temperature }),
+              ...(env.params.topP === undefined ? {} : { topP: env.params.topP }),
+              ...(env.params.maxTokens === undefined ? {} : { maxOutputTokens: env.params.maxTokens }),
+            }),
         }),
       signal: scope.signal,
       ...(env.retryPolicy === undefined ? {} : { policy: env.retryPolicy }),

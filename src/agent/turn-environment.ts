@@ -38,6 +38,8 @@ export interface TurnEnvironment {
   /** Set by run-step while a tool runs: its span id, so ctx.runtime requests carry it as parentSpanId. */
   activeSpan?: { toolSpanId?: string };
   retryPolicy?: Partial<RetryPolicy>;
+  /** Deadline of one model call (Model `options.timeoutMs`); default 120000. */
+  modelTimeoutMs?: number;
   /** Default `newId`. */
   ids?: IdGenerator;
   /** Default Date.now. */

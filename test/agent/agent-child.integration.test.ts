@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { instancePaths } from "../../src/shared/state-paths.ts";
 import { startLoopbackLlm, systemPrompt, toolNames, toolResults, type LoopbackLlm } from "../helpers/loopback-llm.ts";
@@ -65,6 +65,22 @@ describe("agent child lifecycle", () => {
     child.send("event", { event: agentEvent("two"), attempt: 1 });
     const ok = await child.waitFor("turn_result", (message) => message.payload.status === "ok");
     expect(ok.payload.response).toBe("still alive");
+  });
+
+  it("gives up on a model call after Model options.timeoutMs and asks again", async () => {
+    server = await startLoopbackLlm({ replies: [{ text: "too late", delayMs: 10_000 }, { text: "answered on retry" }] });
+    const bundle = writeFixtureBundle({ endpoint: server.url });
+    const file = join(bundle, "goondan.yaml");
+    const yaml = readFileSync(file, "utf8");
+    expect(yaml).toContain("options: { stream: false }");
+    writeFileSync(file, yaml.replace("options: { stream: false }", "options: { stream: false, timeoutMs: 300 }"));
+    const child = spawnAgentChild({ bundle, stateRoot: tempStateRoot() });
+    children.push(child);
+    await child.waitFor("ready");
+    child.send("event", { event: agentEvent("hello"), attempt: 1 });
+    const result = await child.waitFor("turn_result", undefined, 5_000);
+    expect(result.payload).toMatchObject({ status: "ok", response: "answered on retry" });
+    expect(server.requests).toHaveLength(2);
   });
 
   it("sends fatal and exits 1 when its model key is missing", async () => {

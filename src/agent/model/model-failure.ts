@@ -1,10 +1,12 @@
 /**
- * Sorts a failed model call into a stable MODEL_* code, and says whether retrying can help: 429, 5xx and
- * network failures are retryable; other 4xx (auth, bad request), malformed responses and replay mismatches
- * are not. `retryAfterMs` reads `retry-after-ms` / `retry-after` (seconds or HTTP date) when the server sent one.
+ * Sorts a failed model call into a stable MODEL_* code, and says whether retrying can help: 429, 5xx, network
+ * failures and a call past its deadline (MODEL_TIMEOUT) are retryable; other 4xx (auth, bad request),
+ * malformed responses and replay mismatches are not. `retryAfterMs` reads `retry-after-ms` / `retry-after`
+ * (seconds or HTTP date) when the server sent one.
  */
 import { APICallError } from "ai";
 import { isGoondanError } from "../../shared/errors.ts";
+import { ModelCallTimeoutError } from "./model-call-timeout.ts";
 
 export interface ModelFailure {
   code: string;
@@ -28,6 +30,8 @@ function retryAfter(headers: Record<string, string> | undefined, now: number): n
 }
 
 export function classifyModelError(error: unknown, now: number = Date.now()): ModelFailure {
+  // Our per-call deadline (not the turn's abort): a hung connection, worth another try.
+  if (error instanceof ModelCallTimeoutError) return { code: "MODEL_TIMEOUT", message: error.message, retryable: true };
   if (isGoondanError(error)) return { code: error.code, message: error.message, retryable: false };
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
