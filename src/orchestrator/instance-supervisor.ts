@@ -32,7 +32,7 @@ export class InstanceSupervisor {
   inFlight: InboxEntry | undefined;
   private child: ChildProcessHandle | undefined;
   private readonly replyBacklog = new ReplyBacklog();
-  private waitingForSlot = false;
+  private slotRequested = false;
   private wantsProcess = false;
   private closed = false;
   private held = false;
@@ -57,6 +57,11 @@ export class InstanceSupervisor {
 
   get live(): boolean {
     return this.child !== undefined;
+  }
+
+  /** True while it has asked the pool for a process slot and not been granted one (maxProcesses reached). */
+  get awaitingSlot(): boolean {
+    return this.slotRequested && !this.child;
   }
 
   /** True while there is work that needs the child: queued or in-flight events. */
@@ -104,7 +109,7 @@ export class InstanceSupervisor {
 
   /** Called by the pool once a slot is granted. */
   start(): void {
-    this.waitingForSlot = false;
+    this.slotRequested = false;
     if (this.child || this.closed) {
       if (this.closed) this.options.hooks.released(this);
       return;
@@ -182,9 +187,9 @@ export class InstanceSupervisor {
   private kick(): void {
     if (this.closed || this.held) return;
     if (!this.child) {
-      if (this.status === "crashLoopBackOff" || this.waitingForSlot) return;
+      if (this.status === "crashLoopBackOff" || this.slotRequested) return;
       if (this.hasWork() || this.wantsProcess) {
-        this.waitingForSlot = true;
+        this.slotRequested = true;
         this.options.hooks.requestStart(this);
       }
       return;

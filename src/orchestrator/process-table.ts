@@ -1,6 +1,9 @@
 /**
- * The process table (`GET /v1/processes`, `goondan ps`): one row per instance that has, or is about to
- * have, a child — live ones, crashed ones waiting to restart, and ones with queued work.
+ * The process table (`GET /v1/processes`, `goondan ps`): one row per instance that has a child process
+ * (spawning, idle, processing, draining) or is restarting one on its own after a crash (crashed,
+ * crashLoopBackOff). An instance with queued work still waiting for a free slot under `maxProcesses` has no
+ * process yet and no status of its own, so it is not listed here (calling it `terminated` or `spawning`
+ * would be untrue); `GET /v1/instances` lists it with its `queued` count and `waitingForSlot: true`.
  */
 export interface ProcessInfo {
   kind: "agent" | "connector";
@@ -28,9 +31,11 @@ export interface ProcessRowSource {
   inFlight: unknown;
 }
 
+const RESTARTING = new Set(["crashed", "crashLoopBackOff"]);
+
 export function processTable(sources: readonly ProcessRowSource[], _now: number): ProcessInfo[] {
   return sources
-    .filter((source) => source.live || source.status !== "terminated" || source.queue.length > 0)
+    .filter((source) => source.live || RESTARTING.has(source.status))
     .map((source) => ({
       kind: "agent" as const,
       agent: source.agent,

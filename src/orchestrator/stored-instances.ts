@@ -32,6 +32,8 @@ export interface InstanceRow {
   status: string;
   pid?: number;
   queued: number;
+  /** Present while its queued work waits for a free process slot (`maxProcesses` reached). */
+  waitingForSlot?: true;
 }
 
 interface SupervisedInstance {
@@ -42,6 +44,7 @@ interface SupervisedInstance {
   pid: number | undefined;
   queue: readonly unknown[];
   inFlight: unknown;
+  awaitingSlot: boolean;
 }
 
 export function instanceRows(options: { supervisors: readonly SupervisedInstance[]; stored: { agent: string; instanceKey: string }[] }): InstanceRow[] {
@@ -51,6 +54,7 @@ export function instanceRows(options: { supervisors: readonly SupervisedInstance
     status: s.status,
     ...(s.live && s.pid !== undefined ? { pid: s.pid } : {}),
     queued: s.queue.length + (s.inFlight ? 1 : 0),
+    ...(s.awaitingSlot ? { waitingForSlot: true as const } : {}),
   }));
   const known = new Set(rows.map((row) => `${row.agent}/${row.instanceKey}`));
   for (const stored of options.stored) if (!known.has(`${stored.agent}/${stored.instanceKey}`)) rows.push({ ...stored, status: "terminated", queued: 0 });

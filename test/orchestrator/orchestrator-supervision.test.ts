@@ -228,7 +228,8 @@ describe("Orchestrator process slots (maxProcesses)", () => {
     busy.ready();
     const waiting = orchestrator.submit({ input: "later", instanceKey: "k2" });
     expect(spawner.of("a", "k2")).toHaveLength(0);
-    expect(orchestrator.processes().find((row) => row.instanceKey === "k2")).toMatchObject({ pid: null, queued: 1 });
+    expect(orchestrator.processes().map((row) => `${row.instanceKey} ${row.status}`)).toEqual(["k1 processing"]);
+    expect(orchestrator.instances().find((row) => row.instanceKey === "k2")).toEqual({ agent: "a", instanceKey: "k2", status: "terminated", queued: 1, waitingForSlot: true });
     busy.reply();
     expect(busy.sent.at(-1)).toMatchObject({ type: "shutdown", payload: { reason: "evicted" } });
     busy.exit();
