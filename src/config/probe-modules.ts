@@ -33,7 +33,7 @@ export async function probeModules(options: ProbeOptions): Promise<Map<string, P
 }
 
 async function runChild(options: ProbeOptions): Promise<{ reported: ProbeResult[]; failure: string }> {
-  const child = Bun.spawn([process.execPath, CHILD_SCRIPT, ...options.paths], {
+  const child = Bun.spawn([process.execPath, "--no-install", CHILD_SCRIPT, ...options.paths], {
     cwd: options.cwd,
     env: Object.fromEntries(Object.entries(options.env).filter((entry): entry is [string, string] => entry[1] !== undefined)),
     stdin: "ignore",

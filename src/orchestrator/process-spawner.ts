@@ -63,7 +63,8 @@ export function bunProcessSpawner(options: BunSpawnerOptions = {}): ProcessSpawn
       let exited: ChildExit | undefined;
       let connected = true;
       const env = { ...childEnvironment({ env: options.env ?? process.env }), ...request.env };
-      const child = Bun.spawn([bunPath, entryScript, ...request.argv], {
+      // --no-install: a user module importing a package that does not resolve fails clearly instead of fetching it.
+      const child = Bun.spawn([bunPath, "--no-install", entryScript, ...request.argv], {
         env,
         stdin: "ignore",
         stdout: output,

@@ -9,6 +9,7 @@ import "../../config/goondan-module-resolver.ts"; // first: connector files may 
 import { envelope, isParentMessage, ORCHESTRATOR, type ChildMessage, type ConnectorStartPayload, type ParentMessage } from "../../ipc/protocol.ts";
 import { createLogger } from "../../shared/logger.ts";
 import { describeError } from "../../shared/errors.ts";
+import { hideProcessSecrets } from "../../tools/hide-process-secrets.ts";
 import { createConnectorContext, type ConnectorContext, type ConnectorContextHost, type ConnectorLogger } from "./connector-context.ts";
 
 export const CONNECTOR_ENTRY_SCRIPT = new URL("./connector-entry.ts", import.meta.url).pathname;
@@ -67,6 +68,8 @@ function main(): void {
       send: (event) => send(envelope("connector_event", self, ORCHESTRATOR, event)),
     });
     try {
+      // The connector holds its connection's secrets: keep them out of same-user processes' reach (/proc).
+      await hideProcessSecrets();
       const module = (await import(payload.entry)) as Record<string, unknown>;
       const startFunction = findStartFunction(module);
       if (!startFunction) throw Object.assign(new Error(`${payload.entry} exports neither a default function nor start(ctx)`), { code: "E_CONNECTOR_NO_ENTRY" });
