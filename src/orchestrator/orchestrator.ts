@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from "../shared/logger.ts";
 import { UsageError, describeError } from "../shared/errors.ts";
 import { instancePaths } from "../shared/state-paths.ts";
 import { BUNDLE_SNAPSHOT_ENV, agentChildArgv, instanceAddress, type AgentEvent, type TurnResultPayload } from "../ipc/protocol.ts";
-import { DurableInbox, type InboxEntry } from "./durable-inbox.ts";
+import { DurableInbox, syncPolicyFor, type InboxEntry } from "./durable-inbox.ts";
 import { resumeInboxes } from "./resume-inboxes.ts";
 import { instanceRows, storedInstances, type InstanceRow } from "./stored-instances.ts";
 import { loadBundle } from "../config/load-bundle.ts";
@@ -213,9 +213,10 @@ export class Orchestrator {
     if (!this.accepting) throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
     const supervisor = this.supervisor(event.agent, event.instanceKey);
     const entry = supervisor.inbox.append({ event, now: this.clock.now() });
-    // Delivery may overlap the sync; the event is acknowledged (returned) only once it is durable.
+    // Delivery may overlap the sync; the event is acknowledged (returned) only once it is as durable as its
+    // source needs (durable-inbox.ts: outside events fdatasynced, agent requests written).
     supervisor.enqueue(entry);
-    supervisor.inbox.sync();
+    if (syncPolicyFor(event) === "fdatasync") supervisor.inbox.sync();
     return entry;
   }
 

@@ -62,9 +62,17 @@ describe("DurableInbox", () => {
     expect(loaded.unreadable).toBe(1);
   });
 
-  it("empties the journal once nothing is unanswered", () => {
+  it("keeps a small journal when nothing is unanswered (no truncate per answered event), replaying nothing from it", () => {
     const dir = join(tempDir(), "inbox");
     const inbox = new DurableInbox(dir);
+    inbox.remove(inbox.accept({ event: event("evt_1"), now: 1 }));
+    expect(statSync(join(dir, JOURNAL_FILE)).size).toBeGreaterThan(0);
+    expect(new DurableInbox(dir).load().entries).toEqual([]);
+  });
+
+  it("empties the journal once nothing is unanswered and it is past truncateBytes", () => {
+    const dir = join(tempDir(), "inbox");
+    const inbox = new DurableInbox(dir, { truncateBytes: 0 });
     const one = inbox.accept({ event: event("evt_1"), now: 1 });
     const two = inbox.accept({ event: event("evt_2"), now: 1 });
     inbox.remove(one);
