@@ -5,9 +5,9 @@
  * also fdatasynced first (surviving a machine crash) depends on where it came from — `syncPolicyFor`:
  * - events from outside (HTTP API, `--input`, connectors) and agent `send`s: fdatasynced before they are
  *   acknowledged (`accept`, or `append` + `sync` when the caller overlaps delivery with the sync). Nobody
- *   upstream would ask again: the acknowledgement is the only copy's promise. (A send's sender may commit
- *   its turn before the callee runs, so a send is treated like an outside event.)
- * - agent-to-agent requests: written, not synced. The requester's own turn stays uncommitted (its own
+ *   upstream would ask again: the acknowledgement is the only copy's promise. (A send's sender, and an
+ *   `async: true` requester, may commit its turn before the callee runs, so those are synced too.)
+ * - agent-to-agent requests awaited in the requester's turn: written, not synced. The requester's own turn stays uncommitted (its own
  *   event unanswered in its own inbox) until the reply arrives, and that chain ends at an outside event that
  *   was synced; after a machine crash the outermost turn runs again and issues the request again. This
  *   saves an fdatasync (~300 µs on ext4) per delegation hop (bench/delegate-overhead.ts prints both paths).
@@ -38,9 +38,14 @@ export const JOURNAL_FILE = "journal.jsonl";
 /** `fdatasync`: on disk before it is acknowledged; `write`: in the journal (page cache) before it is. */
 export type SyncPolicy = "fdatasync" | "write";
 
-/** The sync policy of an event by its source (see the header): only agent-to-agent requests skip fdatasync. */
-export function syncPolicyFor(event: Pick<AgentEvent, "type" | "source">): SyncPolicy {
-  return event.source.kind === "agent" && event.type === "agent.request" ? "write" : "fdatasync";
+/**
+ * The sync policy of an event by its source (see the header): only an agent-to-agent request whose
+ * requester waits for the reply in the same turn skips fdatasync (`async: true` requests let the
+ * requester's turn commit first, so they are synced like outside events).
+ */
+export function syncPolicyFor(options: { event: Pick<AgentEvent, "type" | "source">; requesterWaits: boolean }): SyncPolicy {
+  const { event } = options;
+  return event.source.kind === "agent" && event.type === "agent.request" && options.requesterWaits ? "write" : "fdatasync";
 }
 
 export class DurableInbox {

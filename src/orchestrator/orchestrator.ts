@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from "../shared/logger.ts";
 import { UsageError, describeError } from "../shared/errors.ts";
 import { instancePaths } from "../shared/state-paths.ts";
 import { BUNDLE_SNAPSHOT_ENV, agentChildArgv, instanceAddress, type AgentEvent, type TurnResultPayload } from "../ipc/protocol.ts";
-import { DurableInbox, syncPolicyFor, type InboxEntry } from "./durable-inbox.ts";
+import { DurableInbox, type InboxEntry, type SyncPolicy } from "./durable-inbox.ts";
 import { resumeInboxes } from "./resume-inboxes.ts";
 import { instanceRows, storedInstances, type InstanceRow } from "./stored-instances.ts";
 import { loadBundle } from "../config/load-bundle.ts";
@@ -66,7 +66,7 @@ export class Orchestrator {
       clock: this.clock,
       ids: this.ids,
       pending: this.pending,
-      accept: (event) => void this.accept(event),
+      accept: (event, sync) => void this.accept(event, sync),
       spawn: (agent, instanceKey) => {
         const supervisor = this.supervisor(agent, instanceKey);
         supervisor.ensureStarted();
@@ -209,14 +209,15 @@ export class Orchestrator {
     this.logger.info({ reason: options.reason }, "orchestrator stopped");
   }
 
-  private accept(event: AgentEvent): InboxEntry {
+  /** `sync`: how durable the event must be before this returns (durable-inbox.ts; outside events: fdatasync). */
+  private accept(event: AgentEvent, sync: SyncPolicy = "fdatasync"): InboxEntry {
     if (!this.accepting) throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
     const supervisor = this.supervisor(event.agent, event.instanceKey);
     const entry = supervisor.inbox.append({ event, now: this.clock.now() });
     // Delivery may overlap the sync; the event is acknowledged (returned) only once it is as durable as its
     // source needs (durable-inbox.ts: outside events fdatasynced, agent requests written).
     supervisor.enqueue(entry);
-    if (syncPolicyFor(event) === "fdatasync") supervisor.inbox.sync();
+    if (sync === "fdatasync") supervisor.inbox.sync();
     return entry;
   }
 

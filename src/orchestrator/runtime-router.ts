@@ -13,6 +13,7 @@ import type { Clock } from "../shared/clock.ts";
 import type { AgentEvent, ChildToParent, ParentToChild } from "../ipc/protocol.ts";
 import { checkDelegation } from "./call-chain.ts";
 import type { PendingRequests } from "./pending-requests.ts";
+import { syncPolicyFor, type SyncPolicy } from "./durable-inbox.ts";
 import type { SwarmView } from "./swarm-view.ts";
 
 export interface RouterRequester {
@@ -34,8 +35,8 @@ export interface RouterHost {
   clock: Clock;
   ids: IdGenerator;
   pending: PendingRequests;
-  /** Durably accepts the event into its instance's inbox and queues it. */
-  accept(event: AgentEvent): void;
+  /** Accepts the event into its instance's inbox, as durable as `sync` says, and queues it. */
+  accept(event: AgentEvent, sync: SyncPolicy): void;
   spawn(agent: string, instanceKey: string): JsonObject;
   list(): JsonObject[];
   restart(options: { reason: string; requester: RouterRequester }): Promise<RuntimeRestartAnswer>;
@@ -127,14 +128,14 @@ function delegate(host: RouterHost, requester: RouterRequester, call: ChildToPar
     createdAt: new Date(now).toISOString(),
   };
   if (method === "send") {
-    host.accept(event);
+    host.accept(event, syncPolicyFor({ event, requesterWaits: false }));
     return { eventId };
   }
   const timeoutMs = typeof args.timeoutMs === "number" && args.timeoutMs > 0 ? args.timeoutMs : swarm.policy.requestTimeoutMs;
   const correlationId = typeof args.correlationId === "string" && args.correlationId !== "" ? args.correlationId : host.ids("corr");
   event.replyTo = { target: requester.address, correlationId };
   event.deadline = now + timeoutMs;
-  host.accept(event);
+  host.accept(event, syncPolicyFor({ event, requesterWaits: args.async !== true }));
   host.pending.add({ correlationId, requester: requester.address, agent: target, instanceKey, eventId, deadline: event.deadline });
   return { correlationId, eventId };
 }

@@ -5,12 +5,14 @@ import { busyCaller, call, removeRoots, setup } from "./routing-harness.ts";
 afterEach(removeRoots);
 
 describe("the inbox sync policy by event source", () => {
-  it("fdatasyncs outside events and sends, and only writes agent-to-agent requests", () => {
-    expect(syncPolicyFor({ type: "user.input", source: { kind: "api", name: "api" } })).toBe("fdatasync");
-    expect(syncPolicyFor({ type: "connector.event", source: { kind: "connector", name: "inbound" } })).toBe("fdatasync");
-    expect(syncPolicyFor({ type: "user.input", source: { kind: "user", name: "cli" } })).toBe("fdatasync");
-    expect(syncPolicyFor({ type: "agent.send", source: { kind: "agent", name: "a" } })).toBe("fdatasync");
-    expect(syncPolicyFor({ type: "agent.request", source: { kind: "agent", name: "a" } })).toBe("write");
+  it("fdatasyncs outside events, sends and async requests, and only writes requests their requester waits for", () => {
+    const policy = (type: string, kind: "api" | "connector" | "user" | "agent", requesterWaits = true) => syncPolicyFor({ event: { type, source: { kind, name: "x" } }, requesterWaits });
+    expect(policy("user.input", "api")).toBe("fdatasync");
+    expect(policy("connector.event", "connector")).toBe("fdatasync");
+    expect(policy("user.input", "user")).toBe("fdatasync");
+    expect(policy("agent.send", "agent", false)).toBe("fdatasync");
+    expect(policy("agent.request", "agent", false)).toBe("fdatasync");
+    expect(policy("agent.request", "agent")).toBe("write");
   });
 
   it("acknowledges an agent request without an fdatasync, yet with its accept record in the journal", async () => {
@@ -25,8 +27,10 @@ describe("the inbox sync policy by event source", () => {
       expect(written.map((entry) => entry.event.input)).toEqual(["q"]);
       await call(a, "send", { target: "c", input: "fyi" });
       expect(sync).toHaveBeenCalledTimes(1);
-      s.orchestrator.submit({ input: "from outside", agent: "b" });
+      await call(a, "request", { target: "c", input: "later", async: true });
       expect(sync).toHaveBeenCalledTimes(2);
+      s.orchestrator.submit({ input: "from outside", agent: "b" });
+      expect(sync).toHaveBeenCalledTimes(3);
     } finally {
       sync.mockRestore();
     }
