@@ -4,8 +4,9 @@
  *   bun bench/throughput.ts [--requests N] [--idle N]
  *
  * 1. requests/s: N events spread over 10 agents (one instance each), all submitted at once, each a
- *    one-step turn answered at once by the loopback server; the same through minimal protocol children
- *    (the orchestrator's own ceiling, no agent machinery).
+ *    one-step turn answered at once: by the loopback server (openai-compatible over 127.0.0.1), and by the
+ *    `replay` model on a one-line cassette written here (no HTTP at all); the same through minimal protocol
+ *    children (the orchestrator's own ceiling, no agent machinery).
  * 2. crash-to-ready: kill -9 an idle agent child and time until its replacement is ready, against the cold
  *    spawn-to-ready of a new instance measured in the same run.
  * 3. idle footprint: N idle agent instances alive at once, total and per-child PSS from /proc/<pid>/smaps_rollup.
@@ -26,10 +27,16 @@ const IDLE = flag("--idle", 100);
 const AGENTS = Array.from({ length: 10 }, (_, i) => `agent-${i}`);
 const ECHO_CHILD = new URL("../test/fixtures/orchestrator/echo-child.ts", import.meta.url).pathname;
 
-function writeBundle(endpoint: string): string {
+/** One cassette line that answers any user message with "ok" (a line matching anything is reused). */
+const CASSETTE_LINE = { v: 1, request: { lastRole: "user" }, reply: { content: [{ type: "text", text: "ok" }], finishReason: "stop", usage: { input: 1, output: 1 } } };
+
+/** A bundle of the 10 agents on `model`: the loopback server's URL, or `replay` (cassette written alongside). */
+function writeBundle(model: { endpoint: string } | "replay"): string {
   const dir = mkdtempSync(join(tmpdir(), "goondan-throughput-"));
+  if (model === "replay") writeFileSync(join(dir, "bench.jsonl"), `${JSON.stringify(CASSETTE_LINE)}\n`);
+  const spec = model === "replay" ? "{ provider: replay, model: bench, options: { cassette: ./bench.jsonl } }" : `{ provider: openai-compatible, model: m, endpoint: "${model.endpoint}", apiKey: { value: bench } }`;
   const docs = [
-    `apiVersion: goondan.ai/v1\nkind: Model\nmetadata: { name: loopback }\nspec: { provider: openai-compatible, model: m, endpoint: "${endpoint}", apiKey: { value: bench } }`,
+    `apiVersion: goondan.ai/v1\nkind: Model\nmetadata: { name: loopback }\nspec: ${spec}`,
     ...AGENTS.map((name) => `apiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: ${name} }\nspec: { modelConfig: { modelRef: Model/loopback }, prompt: { system: "You are ${name}." } }`),
     `apiVersion: goondan.ai/v1\nkind: Swarm\nmetadata: { name: bench }\nspec:\n  entryAgent: Agent/${AGENTS[0]}\n  agents: [${AGENTS.map((name) => `Agent/${name}`).join(", ")}]\n  policy: { lifecycle: { maxProcesses: ${Math.max(IDLE + 16, 64)}, idleSeconds: 3600 }, shutdown: { gracePeriodSeconds: 5 } }`,
   ];
@@ -68,14 +75,21 @@ async function requestsPerSecond(orchestrator: Orchestrator, count: number): Pro
 async function main(): Promise<void> {
   console.log(`throughput (bun ${Bun.version}, ${navigator.hardwareConcurrency} cpus)\n`);
   const llm = await startLoopbackLlm({ fallback: { text: "ok" } });
-  const dir = writeBundle(llm.url);
+  const dir = writeBundle({ endpoint: llm.url });
+  const replayDir = writeBundle("replay");
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-throughput-state-"));
+  const replayRoot = mkdtempSync(join(tmpdir(), "goondan-throughput-replay-"));
   const echoRoot = mkdtempSync(join(tmpdir(), "goondan-throughput-echo-"));
-  const orchestrator = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner: bunProcessSpawner({ output: "ignore", env: { ...process.env, GOONDAN_LOG_LEVEL: "warn" } }) });
+  const spawner = bunProcessSpawner({ output: "ignore", env: { ...process.env, GOONDAN_LOG_LEVEL: "warn" } });
+  const orchestrator = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner });
+  const replay = new Orchestrator({ bundle: await loadBundleOrThrow(replayDir), stateRoot: replayRoot, spawner });
   const echo = new Orchestrator({ bundle: testBundle({ agents: AGENTS, policy: { lifecycle: { maxProcesses: 64 } } }), stateRoot: echoRoot, spawner: bunProcessSpawner({ entryScript: ECHO_CHILD, output: "ignore" }) });
   try {
     const agentRps = await requestsPerSecond(orchestrator, REQUESTS);
     console.log(`requests/s, 10 real agents on the loopback LLM   ${agentRps.toFixed(0).padStart(7)}  (${REQUESTS} one-step turns)`);
+    const replayRps = await requestsPerSecond(replay, REQUESTS);
+    console.log(`requests/s, 10 real agents on the replay model   ${replayRps.toFixed(0).padStart(7)}  (${REQUESTS} one-step turns from a one-line cassette)`);
+    await replay.shutdown({ reason: "bench", gracePeriodMs: 1000 });
     const echoRps = await requestsPerSecond(echo, REQUESTS * 4);
     console.log(`requests/s, 10 minimal protocol children         ${echoRps.toFixed(0).padStart(7)}  (${REQUESTS * 4} turns: the routing ceiling)`);
     await echo.shutdown({ reason: "bench", gracePeriodMs: 1000 });
@@ -109,7 +123,8 @@ async function main(): Promise<void> {
   } finally {
     await orchestrator.shutdown({ reason: "bench over", gracePeriodMs: 2000 });
     await llm.close();
-    for (const path of [dir, stateRoot, echoRoot]) rmSync(path, { recursive: true, force: true });
+    await replay.shutdown({ reason: "bench over", gracePeriodMs: 1000 });
+    for (const path of [dir, replayDir, stateRoot, replayRoot, echoRoot]) rmSync(path, { recursive: true, force: true });
   }
 }
 
