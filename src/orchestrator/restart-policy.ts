@@ -22,9 +22,15 @@ export function backoffDelay(options: { consecutiveCrashes: number; policy: Rest
 
 export type CrashDecision = { action: "restart" } | { action: "backoff"; delayMs: number };
 
-/** What the supervisor does after a crash: restart now, or enter `crashLoopBackOff` for `delayMs`. */
-export function decideAfterCrash(options: { consecutiveCrashes: number; policy: RestartPolicy }): CrashDecision {
-  const delayMs = backoffDelay(options);
+/**
+ * What the supervisor does after a crash: restart now, or enter `crashLoopBackOff` for `delayMs`. An
+ * instance given up on (`givenUp`: it cannot start) backs off at least the first step, never restarting in
+ * a tight loop.
+ */
+export function decideAfterCrash(options: { consecutiveCrashes: number; policy: RestartPolicy; givenUp?: boolean }): CrashDecision {
+  const { policy } = options;
+  const consecutiveCrashes = options.givenUp ? Math.max(options.consecutiveCrashes, policy.maxConsecutiveCrashes + 1) : options.consecutiveCrashes;
+  const delayMs = backoffDelay({ consecutiveCrashes, policy });
   return delayMs === 0 ? { action: "restart" } : { action: "backoff", delayMs };
 }
 

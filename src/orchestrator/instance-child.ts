@@ -1,0 +1,84 @@
+/**
+ * One child process of an instance as its supervisor talks to it: messages sent from the orchestrator to
+ * the instance's address, and the child's kill deadline — no `ready` within the ready timeout, or still
+ * alive when the grace period of a requested shutdown is over — after which it gets SIGKILL (and the
+ * supervisor sees its exit). The supervisor's own timers (idle reaping, backoff) live in the supervisor.
+ */
+import type { Clock, TimerHandle } from "../shared/clock.ts";
+import type { Logger } from "../shared/logger.ts";
+import { envelope, ORCHESTRATOR, type ChildMessage, type ParentToChild } from "../ipc/protocol.ts";
+import type { ChildExit, ChildProcessHandle, ProcessSpawner, SpawnRequest } from "./process-spawner.ts";
+
+export interface SpawnChildOptions {
+  spawner: ProcessSpawner;
+  request: SpawnRequest;
+  address: string;
+  clock: Clock;
+  logger: Logger;
+  readyTimeoutMs: number;
+  onMessage: (child: InstanceChild, message: ChildMessage) => void;
+  onExit: (child: InstanceChild, exit: ChildExit) => void;
+}
+
+/** Spawns the child with its ready deadline running, or says why it could not be spawned (no binary, no memory). */
+export function spawnInstanceChild(options: SpawnChildOptions): { child: InstanceChild } | { error: { code: string; message: string } } {
+  let handle: ChildProcessHandle;
+  try {
+    handle = options.spawner.spawn(options.request);
+  } catch (error) {
+    return { error: { code: "E_AGENT_SPAWN_FAILED", message: error instanceof Error ? error.message : String(error) } };
+  }
+  const child = new InstanceChild(handle, options);
+  handle.onMessage((message) => options.onMessage(child, message));
+  handle.onExit((exit) => options.onExit(child, exit));
+  child.killUnlessReadyWithin(options.readyTimeoutMs);
+  return { child };
+}
+
+export class InstanceChild {
+  private deadline: TimerHandle | undefined;
+
+  constructor(
+    readonly handle: ChildProcessHandle,
+    private readonly options: { address: string; clock: Clock; logger: Logger },
+  ) {}
+
+  get pid(): number {
+    return this.handle.pid;
+  }
+
+  /** False when the channel is already closed. */
+  send<K extends keyof ParentToChild>(type: K, payload: ParentToChild[K]): boolean {
+    return this.handle.send(envelope(type, ORCHESTRATOR, this.options.address, payload) as never);
+  }
+
+  /** SIGKILL unless `clearDeadline` (it sent `ready`) comes within `ms`. */
+  killUnlessReadyWithin(ms: number): void {
+    this.killAfter(ms, "instance did not become ready in time; killing it", {});
+  }
+
+  /** Asks the child to finish its turn and exit; SIGKILL once the grace period is over. */
+  shutdown(options: { reason: string; gracePeriodMs: number }): void {
+    this.send("shutdown", { gracePeriodMs: options.gracePeriodMs, reason: options.reason });
+    this.killAfter(options.gracePeriodMs, "grace period over; killing the instance", { reason: options.reason });
+  }
+
+  kill(): void {
+    this.clearDeadline();
+    this.handle.kill("SIGKILL");
+  }
+
+  clearDeadline(): void {
+    if (this.deadline) this.options.clock.clearTimeout(this.deadline);
+    this.deadline = undefined;
+  }
+
+  private killAfter(ms: number, why: string, context: Record<string, string>): void {
+    this.clearDeadline();
+    this.deadline = this.options.clock.setTimeout(() => {
+      this.deadline = undefined;
+      this.options.logger.warn({ pid: this.handle.pid, ...context }, why);
+      this.handle.kill("SIGKILL");
+    }, ms);
+  }
+}
