@@ -10,21 +10,22 @@ import { newId, newTraceId, type IdGenerator } from "../shared/ids.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
 import { UsageError, describeError } from "../shared/errors.ts";
 import { instancePaths } from "../shared/state-paths.ts";
-import { BUNDLE_SNAPSHOT_ENV, agentChildArgv, instanceAddress, type AgentEvent, type TurnResultPayload } from "../ipc/protocol.ts";
+import { BUNDLE_SNAPSHOT_ENV, agentChildArgv, instanceAddress, type AgentEvent } from "../ipc/protocol.ts";
 import { DurableInbox, type InboxEntry, type SyncPolicy } from "./durable-inbox.ts";
 import { resumeInboxes } from "./resume-inboxes.ts";
 import { instanceRows, storedInstances, type InstanceRow } from "./stored-instances.ts";
 import { loadBundle } from "../config/load-bundle.ts";
 import { createRestartCoordinator, type LoadedBundle, type RestartAnswer, type RestartCoordinator, type RestartRequest } from "./reload/restart-coordinator.ts";
 import { InstanceSupervisor } from "./instance-supervisor.ts";
-import { PendingRequests, type PendingRequest } from "./pending-requests.ts";
+import { PendingRequests } from "./pending-requests.ts";
 import { ProcessPool } from "./process-pool.ts";
 import { handleRuntimeCall, type RouterHost } from "./runtime-router.ts";
 import type { OrchestratorOptions, ReloadOptions, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 import { swarmView, type SwarmView } from "./swarm-view.ts";
 import { processTable, type ProcessInfo } from "./process-table.ts";
 import { restartInstances } from "./restart-instances.ts";
-import { OutcomeWaiters, replyForOutcome, stoppedOutcome, timeoutReply, type DelegateResult, type TurnOutcome } from "./turn-outcomes.ts";
+import { OutcomeWaiters, stoppedOutcome } from "./turn-outcomes.ts";
+import { OutcomeRouter } from "./outcome-router.ts";
 import { writeBundleSnapshot } from "./bundle-snapshot-file.ts";
 import { childEnvironment } from "./child-environment.ts";
 import { findResource } from "../config/resolve.ts";
@@ -44,6 +45,7 @@ export class Orchestrator {
   private readonly supervisors = new Map<string, InstanceSupervisor>();
   private readonly waiters = new OutcomeWaiters();
   private readonly pending: PendingRequests;
+  private readonly outcomes: OutcomeRouter;
   private readonly pool: ProcessPool;
   private readonly router: RouterHost;
   private readonly processSources: (() => ProcessInfo[])[] = [];
@@ -55,7 +57,17 @@ export class Orchestrator {
     this.clock = options.clock ?? systemClock;
     this.ids = options.ids ?? newId;
     this.logger = options.logger ?? silentLogger();
-    this.pending = new PendingRequests({ clock: this.clock, onTimeout: (request) => this.onRequestTimeout(request) });
+    this.pending = new PendingRequests({ clock: this.clock, onTimeout: (request) => this.outcomes.requestTimedOut(request) });
+    this.outcomes = new OutcomeRouter({
+      waiters: this.waiters,
+      pending: this.pending,
+      logger: this.logger,
+      requester: (address) => {
+        const slash = address.indexOf("/");
+        return this.supervisor(address.slice(0, slash), address.slice(slash + 1));
+      },
+      callee: (address) => this.supervisors.get(address),
+    });
     this.pool = new ProcessPool({
       maxProcesses: () => this.view.policy.lifecycle.maxProcesses,
       gracePeriodMs: () => this.gracePeriodMs(),
@@ -268,8 +280,8 @@ export class Orchestrator {
         released: (s) => this.pool.released(s),
         started: (s) => this.pool.started(s),
         idled: (s) => this.pool.idled(s),
-        turnResult: (s, entry, result) => this.onTurnResult(s, entry, result),
-        poisoned: (s, entry, cause) => this.onPoisoned(s, entry, cause),
+        turnResult: (s, entry, result) => this.outcomes.turnEnded(s, entry, result),
+        poisoned: (s, entry, cause) => this.outcomes.givenUp(s, entry, cause),
         runtimeCall: (s, call) => {
           const requester = { agent: s.agent, instanceKey: s.instanceKey, address: s.address, currentEvent: () => s.inFlight?.event, runtimeResult: s.runtimeResult.bind(s) };
           void handleRuntimeCall({ host: this.router, requester, call }).catch((error: unknown) => this.logger.error({ error: describeError(error) }, "runtime call failed"));
@@ -285,53 +297,6 @@ export class Orchestrator {
     const supervisor = this.supervisors.get(address);
     if (!supervisor?.inFlight) return Promise.resolve();
     return this.waiters.ended(supervisor.inFlight.event.id);
-  }
-
-  private onTurnResult(supervisor: InstanceSupervisor, entry: InboxEntry, result: TurnResultPayload): void {
-    const outcome: TurnOutcome = {
-      status: result.status,
-      agent: supervisor.agent,
-      instanceKey: supervisor.instanceKey,
-      eventId: entry.event.id,
-      turnId: result.turnId,
-      response: result.response,
-      finishReason: result.finishReason,
-      ...(result.error ? { error: result.error } : {}),
-    };
-    this.settle(entry, outcome);
-  }
-
-  private onPoisoned(supervisor: InstanceSupervisor, entry: InboxEntry, cause?: { code: string; message: string }): void {
-    this.logger.error({ agent: supervisor.agent, instanceKey: supervisor.instanceKey, eventId: entry.event.id, crashes: entry.crashes, cause }, cause ? "instance cannot start; event given up" : "event crashed the instance too often; given up");
-    const message = cause ? `${cause.message}; the event was dropped` : `${supervisor.address} crashed ${entry.crashes} times while handling this event; it was dropped`;
-    const error = { code: "AGENT_CRASHED", message };
-    this.settle(entry, { status: "error", agent: supervisor.agent, instanceKey: supervisor.instanceKey, eventId: entry.event.id, turnId: "", response: "", finishReason: "error", error });
-  }
-
-  private settle(entry: InboxEntry, outcome: TurnOutcome): void {
-    this.waiters.settle(outcome);
-    const replyTo = entry.event.replyTo;
-    if (!replyTo) return;
-    const route = { requester: replyTo.target, correlationId: replyTo.correlationId };
-    const request = this.pending.take(route);
-    if (!request) {
-      const why = this.pending.wasExpired(route) ? "late reply after the request timed out; dropped" : "reply to an unknown request; dropped";
-      this.logger.warn({ correlationId: replyTo.correlationId, eventId: entry.event.id }, why);
-      return;
-    }
-    this.deliverTo(request, request.deadline, replyForOutcome(request, outcome));
-  }
-
-  private onRequestTimeout(request: PendingRequest): void {
-    const callee = this.supervisors.get(instanceAddress(request.agent, request.instanceKey));
-    const withdrawn = callee?.withdraw(request.eventId);
-    this.logger.warn({ correlationId: request.correlationId, requester: request.requester, started: withdrawn === undefined }, "request timed out");
-    this.deliverTo(request, Number.POSITIVE_INFINITY, timeoutReply(request));
-  }
-
-  private deliverTo(request: PendingRequest, deadline: number, reply: DelegateResult): void {
-    const slash = request.requester.indexOf("/");
-    this.supervisor(request.requester.slice(0, slash), request.requester.slice(slash + 1)).deliverReply(reply, deadline);
   }
 }
 
