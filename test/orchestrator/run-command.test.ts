@@ -9,7 +9,7 @@ import { DurableInbox } from "../../src/orchestrator/durable-inbox.ts";
 import { instancePaths } from "../../src/shared/state-paths.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLoopbackLlm, toolResults, type LoopbackLlmOptions, type LoopbackRequest } from "../helpers/loopback-llm.ts";
+import { startLoopbackLlm, systemPrompt, toolResults, type LoopbackLlmOptions, type LoopbackRequest } from "../helpers/loopback-llm.ts";
 import { childEnv, lastRole, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
 
 const BIN = new URL("../../bin/goondan", import.meta.url).pathname;
@@ -182,6 +182,35 @@ describe("goondan run", () => {
       return body.events.some((event) => event.type === "turn.completed" && event.eventId === accepted.eventId);
     });
     expect(lastRole(f.llm.requests.at(-1) as LoopbackRequest)).toBe("tool");
+    second.proc.kill("SIGTERM");
+    expect(await second.proc.exited).toBe(0);
+  }, 30_000);
+
+  it("an agent request (written, not fdatasynced) survives a kill -9 of the orchestrator mid-delegation", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
+    cleanups.push(() => rmSync(marker, { force: true }));
+    const f = await fixture((request) => {
+      const worker = systemPrompt(request).includes("ROLE=worker");
+      if (lastRole(request) === "tool") return { text: worker ? "worker done" : `coordinator got ${JSON.stringify(toolResults(request).at(-1)?.content)}` };
+      return worker ? { toolCalls: [{ name: "slow__sleep", args: { ms: 3000, marker } }] } : { toolCalls: [{ name: "agents__request", args: { target: "worker", input: "work" } }] };
+    });
+    const first = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
+    const accepted = (await (await fetch(`${first.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "delegate" }) })).json()) as { eventId: string };
+    await until(() => existsSync(marker));
+    first.proc.kill("SIGKILL");
+    await first.proc.exited;
+    const workerInbox = instancePaths({ stateRoot: f.stateRoot, swarmInstanceKey: "duo", agent: "worker", instanceKey: "duo" }).inbox;
+    expect(new DurableInbox(workerInbox).load().entries.map((entry) => entry.event.type)).toEqual(["agent.request"]);
+
+    const second = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
+    const completed = await until(async () => {
+      const response = await fetch(`${second.base}/v1/instances/coordinator/duo/events`);
+      if (response.status !== 200) return false;
+      const body = (await response.json()) as { events: { type?: string; eventId?: string }[] };
+      return body.events.some((event) => event.type === "turn.completed" && event.eventId === accepted.eventId);
+    });
+    expect(completed).toBe(true);
+    expect(JSON.stringify(f.llm.requests.at(-1)?.body.messages)).toContain("worker done");
     second.proc.kill("SIGTERM");
     expect(await second.proc.exited).toBe(0);
   }, 30_000);
