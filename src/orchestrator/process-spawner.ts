@@ -30,6 +30,10 @@ export interface SpawnRequest {
   argv: string[];
   /** Extra environment on top of the orchestrator's own. */
   env?: Record<string, string>;
+  /** The child's stdin. Default "ignore"; the built-in `cli` connector inherits the orchestrator's. */
+  stdin?: "inherit" | "ignore";
+  /** The child's stdout, overriding the spawner's `output` (the `cli` connector's replies go to fd 1). */
+  stdout?: number;
 }
 
 export interface ProcessSpawner {
@@ -66,8 +70,8 @@ export function bunProcessSpawner(options: BunSpawnerOptions = {}): ProcessSpawn
       // --no-install: a user module importing a package that does not resolve fails clearly instead of fetching it.
       const child = Bun.spawn([bunPath, "--no-install", entryScript, ...request.argv], {
         env,
-        stdin: "ignore",
-        stdout: output,
+        stdin: request.stdin ?? "ignore",
+        stdout: request.stdout ?? output,
         stderr: output,
         serialization: "json",
         ipc(message) {

@@ -177,7 +177,7 @@ export class ConnectorSupervisor {
   private spawn(state: Running): void {
     // A terminal connector (cli) reads the orchestrator's stdin and writes its replies to stdout (fd 1),
     // wherever the logs go.
-    const request: SpawnRequest & { stdin: "inherit" | "ignore"; stdout?: number } = {
+    const request: SpawnRequest = {
       agent: `connector:${state.spec.connection}`,
       instanceKey: state.spec.connection,
       argv: ["--connection", state.spec.connection],

@@ -1,0 +1,58 @@
+/**
+ * `goondan run` with a cli Connection on a real terminal (a pty from util-linux `script`): a prompt,
+ * the reply printed after a typed line, and Ctrl+C ending the whole run cleanly (exit 0).
+ */
+import { afterEach, describe, expect, it } from "bun:test";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startLoopbackLlm } from "../helpers/loopback-llm.ts";
+import { liveEnv, liveModel, writeLiveBundle } from "../fixtures/reload/live-swarm.ts";
+
+const BIN = new URL("../../bin/goondan", import.meta.url).pathname;
+const SCRIPT = "/usr/bin/script";
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const shellQuote = (value: string) => `'${value.replace(/'/g, "'\\''")}'`;
+
+describe.skipIf(!existsSync(SCRIPT))("goondan run with the cli connector on a TTY", () => {
+  it("prompts, prints the reply to a typed line, and exits 0 on Ctrl+C", async () => {
+    const llm = await startLoopbackLlm({ respond: liveModel });
+    const dir = writeLiveBundle({
+      endpoint: llm.url,
+      extraYaml: "---\napiVersion: goondan.ai/v1\nkind: Connection\nmetadata: { name: terminal }\nspec:\n  connectorRef: Connector/cli\n",
+    });
+    const stateRoot = mkdtempSync(join(tmpdir(), "goondan-tty-"));
+    const command = [process.execPath, BIN, "run", dir, "--port", "0", "--state-root", join(stateRoot, "state")].map(shellQuote).join(" ");
+    const proc = Bun.spawn([SCRIPT, "-qfec", command, "/dev/null"], { env: { ...process.env, ...liveEnv, TERM: "dumb" }, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    cleanups.push(async () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+      // A failed run must not leave the orchestrator behind the killed pty (its state root names it).
+      Bun.spawnSync(["pkill", "-KILL", "-f", stateRoot]);
+      await llm.close();
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(stateRoot, { recursive: true, force: true });
+    });
+    let screen = "";
+    const reader = proc.stdout.getReader();
+    const waitFor = async (needle: string) => {
+      const deadline = Date.now() + 20_000;
+      while (!screen.includes(needle)) {
+        if (Date.now() > deadline) throw new Error(`never saw ${JSON.stringify(needle)}; screen: ${JSON.stringify(screen)}`);
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`terminal closed; screen: ${JSON.stringify(screen)}`);
+        screen += new TextDecoder().decode(value);
+      }
+    };
+    await waitFor("> ");
+    proc.stdin.write("hello from the keyboard\r");
+    await proc.stdin.flush();
+    await waitFor("front heard: hello from the keyboard");
+    proc.stdin.write("\x03");
+    await proc.stdin.flush();
+    expect(await proc.exited).toBe(0);
+  }, 40_000);
+});
