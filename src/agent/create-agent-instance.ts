@@ -9,6 +9,8 @@ import { join } from "node:path";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { agentExtensions, agentModel, agentTools, readSystemPrompt, selectSwarm, swarmAgents } from "../config/resolve.ts";
 import type { Bundle } from "../config/types.ts";
+import { resolveConfigValues } from "../config/value-source.ts";
+import type { JsonObject } from "../shared/json.ts";
 import { ConfigError } from "../shared/errors.ts";
 import { newId } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -77,14 +79,15 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
   const recordTo = env[RECORD_CASSETTE_ENV];
   if (recordTo !== undefined && recordTo !== "") model = wrapWithRecorder(model, recordTo);
 
-  const tools = agentTools(bundle, agent);
+  // Tools and extensions get their config with ValueSources resolved from this child's (scoped) env.
+  const tools = agentTools(bundle, agent).map((tool) => (tool.spec.config === undefined ? tool : { ...tool, spec: { ...tool.spec, config: resolveConfigValues(tool.spec.config, env) as JsonObject } }));
   const registry = await ToolRegistry.fromResources(tools);
   const pipeline = new PipelineRegistry();
   const state = new ExtensionStateFile(paths.state);
   const runtimeEvents = new RuntimeEventLog(paths.runtimeEvents, { agent: options.agent, instanceKey: options.instanceKey });
   const events = new EventBus((type, error) => logger.warn({ type, err: error }, "extension event listener threw"));
   await loadExtensions({
-    extensions: agentExtensions(bundle, agent),
+    extensions: agentExtensions(bundle, agent).map((use) => ({ ...use, config: resolveConfigValues(use.config, env) as JsonObject })),
     agent: { name: options.agent, instanceKey: options.instanceKey, requiredTools: agent.spec.requiredTools ?? [], tools: tools.map((tool) => tool.metadata.name) },
     pipeline,
     registerTool: (item, handler, extensionName) => registry.register(item, handler, { source: { type: "extension", name: extensionName } }),

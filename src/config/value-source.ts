@@ -34,6 +34,17 @@ export function resolveValueSource(source: ValueSource, env: Env): string | unde
   return value === "" ? undefined : value;
 }
 
+/**
+ * A resource's `config` with every ValueSource inside it replaced by its value (null when its env var is
+ * unset), as tools and extensions receive it: they never need to read the environment themselves.
+ */
+export function resolveConfigValues(value: JsonValue, env: Env): JsonValue {
+  if (isValueSource(value)) return resolveValueSource(value, env) ?? null;
+  if (Array.isArray(value)) return value.map((item) => resolveConfigValues(item, env));
+  if (isJsonObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveConfigValues(item, env)]));
+  return value;
+}
+
 export function isValueSource(value: unknown): value is ValueSource {
   if (!isJsonObject(value)) return false;
   const keys = Object.keys(value);

@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { loadBundleOrThrow } from "../../src/config/load-bundle.ts";
 import { selectSwarm } from "../../src/config/resolve.ts";
-import { isValueSource, missingEnvIssues, requiredEnv, resolveValueSource, secretEnvName } from "../../src/config/value-source.ts";
+import { agentRequiredEnvNames, isValueSource, missingEnvIssues, requiredEnv, resolveConfigValues, resolveValueSource, secretEnvName } from "../../src/config/value-source.ts";
 import type { Bundle } from "../../src/config/types.ts";
+import type { JsonObject } from "../../src/shared/json.ts";
 import { docs, header, removeBundles, writeBundle } from "./temp-bundle.ts";
 
 afterAll(removeBundles);
@@ -107,5 +108,31 @@ describe("requiredEnv", () => {
       { name: "ANTHROPIC_API_KEY", path: "goondan.yaml#1.spec.apiKey" },
       { name: "ANTHROPIC_API_KEY", path: "goondan.yaml#2.spec.apiKey" },
     ]);
+  });
+});
+
+describe("resolveConfigValues", () => {
+  it("replaces every ValueSource inside a config, nested in objects and arrays, and leaves other values alone", () => {
+    const config: JsonObject = { token: { valueFrom: { env: "SLACK_TOKEN" } }, nested: { list: [{ value: "literal" }, { valueFrom: { env: "UNSET_ONE" } }, 3] }, plain: "text" };
+    expect(resolveConfigValues(config, { SLACK_TOKEN: "xoxb-1" })).toEqual({ token: "xoxb-1", nested: { list: ["literal", null, 3] }, plain: "text" });
+  });
+});
+
+describe("agentRequiredEnvNames", () => {
+  it("names only the env vars of that agent's own model, tools and extensions", async () => {
+    const bundle = await loadBundleOrThrow(
+      writeBundle({
+        "goondan.yaml": docs(
+          `${header("Model", "a-model")}spec: { provider: openai, model: gpt-4o, apiKey: { valueFrom: { env: A_KEY } } }`,
+          `${header("Model", "b-model")}spec: { provider: openai, model: gpt-4o, apiKey: { valueFrom: { env: B_KEY } } }`,
+          `${header("Agent", "a")}spec: { modelConfig: { modelRef: Model/a-model }, prompt: { system: hi } }`,
+          `${header("Agent", "b")}spec: { modelConfig: { modelRef: Model/b-model }, prompt: { system: hi } }`,
+          `${header("Swarm", "s")}spec: { entryAgent: Agent/a, agents: [Agent/a, Agent/b] }`,
+        ),
+      }),
+      { checkModules: false },
+    );
+    const agentA = bundle.resources.find((resource) => resource.kind === "Agent" && resource.metadata.name === "a");
+    expect(agentRequiredEnvNames(bundle, agentA as never)).toEqual(["A_KEY"]);
   });
 });
