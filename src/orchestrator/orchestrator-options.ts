@@ -41,6 +41,8 @@ export interface ReloadOptions {
   agents?: string[];
   /** Clear the restarted instances' conversations. Default false. */
   fresh?: boolean;
+  /** Clear only these agents' restarted instances' conversations (when `fresh` is not set). */
+  freshAgents?: string[];
   reasons?: string[];
 }
 

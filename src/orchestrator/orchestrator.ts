@@ -199,6 +199,7 @@ export class Orchestrator {
       view,
       agents: options.agents,
       fresh: options.fresh === true,
+      ...(options.freshAgents ? { freshAgents: options.freshAgents } : {}),
       gracePeriodMs: this.gracePeriodMs(),
       startAgain: () => this.accepting,
       instancePaths: (s) => this.instancePaths(s.agent, s.instanceKey),

@@ -1,7 +1,7 @@
 /**
  * The instance side of a reload: the named agents' instances (all when none are named) are drained and,
  * if they were live, started again on the new files, each held until its conversation is cleared when the
- * reload is `fresh`. Instances of agents that left the swarm are stopped and retired, their inboxes kept
+ * reload is `fresh` for it. Instances of agents that left the swarm are stopped and retired, their inboxes kept
  * on disk.
  */
 import type { InstancePaths } from "../shared/state-paths.ts";
@@ -15,7 +15,10 @@ export interface RestartInstancesOptions {
   view: SwarmView;
   /** Agents to restart; all when undefined, none (policy only) when empty. */
   agents: string[] | undefined;
+  /** Clear every restarted instance's conversation. */
   fresh: boolean;
+  /** Clear only these agents' instances' conversations. Default: none. */
+  freshAgents?: readonly string[];
   gracePeriodMs: number;
   /** False while the orchestrator shuts down. */
   startAgain: () => boolean;
@@ -28,6 +31,7 @@ export async function restartInstances(options: RestartInstancesOptions): Promis
   const { view } = options;
   const affected = options.supervisors.filter((s) => !view.agents.has(s.agent) || options.agents === undefined || options.agents.includes(s.agent));
   const restarted: string[] = [];
+  const clears = (s: InstanceSupervisor): boolean => options.fresh || (options.freshAgents ?? []).includes(s.agent);
   await Promise.all(
     affected.map(async (s) => {
       const wasLive = s.live;
@@ -35,7 +39,8 @@ export async function restartInstances(options: RestartInstancesOptions): Promis
       if (member) s.hold();
       else s.close();
       await s.stop({ reason: "reload", gracePeriodMs: options.gracePeriodMs });
-      if (options.fresh) clearConversation(options.instancePaths(s));
+      const fresh = clears(s);
+      if (fresh) clearConversation(options.instancePaths(s));
       if (member) {
         if (wasLive && options.startAgain()) s.ensureStarted();
         s.resume();
@@ -44,7 +49,7 @@ export async function restartInstances(options: RestartInstancesOptions): Promis
         options.retire(s);
         s.inbox.close();
       }
-      if (wasLive || options.fresh) restarted.push(s.address);
+      if (wasLive || fresh) restarted.push(s.address);
     }),
   );
   return restarted.sort();

@@ -45,6 +45,28 @@ describe("reload", () => {
     expect(s.spawner.of("a")).toHaveLength(2);
   });
 
+  it("a reload fresh for some agents clears only theirs, keeping the other restarted agents' conversations", async () => {
+    const s = setup();
+    const { a } = busyCaller(s);
+    const pathsA = s.orchestrator.instancePaths("a", "test-swarm");
+    const pathsB = s.orchestrator.instancePaths("b", "test-swarm");
+    for (const paths of [pathsA, pathsB]) {
+      mkdirSync(paths.root, { recursive: true });
+      writeFileSync(paths.base, "{}\n");
+    }
+    s.orchestrator.submit({ input: "y", agent: "b" });
+    const b = s.spawner.latest("b");
+    b.ready();
+    const reloading = s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"] }), agents: ["a", "b"], freshAgents: ["b"] });
+    a.reply();
+    a.exit();
+    b.reply();
+    b.exit();
+    await reloading;
+    expect(existsSync(pathsA.base)).toBe(true);
+    expect(existsSync(pathsB.base)).toBe(false);
+  });
+
   it("drains and restarts the named agents' live instances, keeping their queued events", async () => {
     const s = setup();
     const { a, submitted } = busyCaller(s);

@@ -73,7 +73,35 @@ describe("createRestartCoordinator", () => {
     await coordinator.request({ reason: "a", agent: "writer" });
     await coordinator.request({ reason: "b", agent: "critic", fresh: true });
     await tick(300);
-    expect(plans[0]).toMatchObject({ agents: ["critic", "writer"], fresh: true });
+    expect(plans[0]).toMatchObject({ agents: ["critic", "writer"], fresh: false, freshAgents: ["critic"] });
+  });
+
+  it("clears only the conversations of the agent a fresh request named when a plain restart of everyone coalesces with it", async () => {
+    const { coordinator, plans, tick } = setup();
+    await coordinator.request({ reason: "goondan restart --agent other --fresh", agent: "other", fresh: true });
+    await coordinator.request({ reason: "SIGHUP" });
+    await tick(300);
+    expect(plans).toHaveLength(1);
+    expect(plans[0]?.agents).toBeUndefined();
+    expect(plans[0]).toMatchObject({ fresh: false, freshAgents: ["other"] });
+  });
+
+  it("never clears a conversation for plain restarts", async () => {
+    const { coordinator, plans, tick } = setup();
+    await coordinator.request({ reason: "a", agent: "writer" });
+    await coordinator.request({ reason: "b" });
+    await tick(300);
+    expect(plans[0]?.fresh).toBe(false);
+    expect(plans[0]?.freshAgents).toBeUndefined();
+  });
+
+  it("clears every restarted instance when a fresh request names no agent", async () => {
+    const { coordinator, plans, tick } = setup();
+    await coordinator.request({ reason: "a", agent: "writer", fresh: true });
+    await coordinator.request({ reason: "b", fresh: true });
+    await tick(300);
+    expect(plans[0]?.agents).toBeUndefined();
+    expect(plans[0]?.fresh).toBe(true);
   });
 
   it("widens to every agent when any coalesced request names none", async () => {

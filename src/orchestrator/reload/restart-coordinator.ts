@@ -22,8 +22,13 @@ export interface ReloadPlan {
   bundle: Bundle;
   /** Agents whose instances restart; undefined means all of them. */
   agents?: string[];
-  /** Clear the conversations of the restarted instances (`goondan restart --fresh`). */
+  /** Clear the conversations of every restarted instance: some coalesced request was `--fresh` for all agents. */
   fresh: boolean;
+  /**
+   * Agents whose restarted instances also get their conversations cleared: those named by a `--fresh`
+   * request (`goondan restart --agent NAME --fresh`). Fresh never spreads to agents no fresh request named.
+   */
+  freshAgents?: string[];
   /** Why, for logs: the reasons of every coalesced request. */
   reasons: string[];
 }
@@ -72,7 +77,8 @@ export interface RestartCoordinator {
 
 interface Batch {
   agents: Set<string> | "all";
-  fresh: boolean;
+  /** The agents to clear, kept apart from `agents`: a plain request coalesced in never widens it. */
+  fresh: Set<string> | "all";
   reasons: string[];
   waits: Promise<unknown>[];
 }
@@ -121,8 +127,10 @@ export function createRestartCoordinator(options: RestartCoordinatorOptions): Re
           return;
         }
         const agents = current.agents === "all" ? undefined : [...current.agents].sort();
-        logger.info({ agents: agents ?? "all", fresh: current.fresh, reasons: current.reasons }, "restarting");
-        await options.reload({ bundle: loaded.bundle, ...(agents ? { agents } : {}), fresh: current.fresh, reasons: current.reasons });
+        const fresh = current.fresh === "all";
+        const freshAgents = current.fresh === "all" ? [] : [...current.fresh].sort();
+        logger.info({ agents: agents ?? "all", fresh: fresh ? "all" : freshAgents, reasons: current.reasons }, "restarting");
+        await options.reload({ bundle: loaded.bundle, ...(agents ? { agents } : {}), fresh, ...(freshAgents.length > 0 ? { freshAgents } : {}), reasons: current.reasons });
       })
       .catch((error: unknown) => {
         logger.error({ error: describeError(error) }, "restart failed");
@@ -135,7 +143,7 @@ export function createRestartCoordinator(options: RestartCoordinatorOptions): Re
 
   const enqueue = (request: RestartRequest): void => {
     if (batch === undefined) {
-      batch = { agents: new Set(), fresh: false, reasons: [], waits: [] };
+      batch = { agents: new Set(), fresh: new Set(), reasons: [], waits: [] };
       windowTimer = clock.setTimeout(() => {
         const current = batch;
         batch = undefined;
@@ -145,7 +153,10 @@ export function createRestartCoordinator(options: RestartCoordinatorOptions): Re
     }
     if (request.agent === undefined) batch.agents = "all";
     else if (batch.agents !== "all") batch.agents.add(request.agent);
-    batch.fresh ||= request.fresh === true;
+    if (request.fresh === true) {
+      if (request.agent === undefined) batch.fresh = "all";
+      else if (batch.fresh !== "all") batch.fresh.add(request.agent);
+    }
     batch.reasons.push(request.reason);
     if (request.afterTurn) batch.waits.push(request.afterTurn);
   };
