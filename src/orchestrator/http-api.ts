@@ -83,6 +83,10 @@ export function createApiHandler(options: HttpApiOptions): (request: Request, se
           const body = await readJsonBody(request, { maxBytes: maxBodyBytes, optional: true });
           const reason = typeof body.reason === "string" ? body.reason : "POST /v1/restart";
           if (body.agent !== undefined && typeof body.agent !== "string") return apiError(400, "E_API_BAD_REQUEST", "expected agent to be a string");
+          const swarm = options.orchestrator.swarm;
+          if (typeof body.agent === "string" && !swarm.agents.has(body.agent)) {
+            return apiError(404, "AGENT_NOT_FOUND", `agent ${JSON.stringify(body.agent)} is not in swarm ${swarm.name}; its agents are: ${[...swarm.agents.keys()].join(", ")}`);
+          }
           const answer = await options.restart({ reason, ...(typeof body.agent === "string" ? { agent: body.agent } : {}), ...(body.fresh === true ? { fresh: true } : {}) });
           if (!answer.accepted) return json(422, { error: { code: "E_CONFIG_INVALID", message: "the bundle on disk is invalid; the running swarm is unchanged" }, issues: answer.issues });
           return json(202, { accepted: true, issues: [] });

@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
 import { createApiHandler, serveHttpApi, type HttpApiOptions } from "../../src/orchestrator/http-api.ts";
 import { FakeSpawner } from "../helpers/fake-spawner.ts";
+import { main } from "../../src/cli/main.ts";
+import type { CliIo } from "../../src/cli/command.ts";
 import { testBundle } from "../fixtures/orchestrator/test-bundle.ts";
 
 const roots: string[] = [];
@@ -147,6 +149,18 @@ describe("HTTP API", () => {
     expect((await request("POST", "/v1/restart", "")).status).toBe(202);
   });
 
+  it("POST /v1/restart refuses an agent not in the swarm with 404 AGENT_NOT_FOUND naming the swarm's agents, and restarts nothing", async () => {
+    const asked: unknown[] = [];
+    const { request } = setup({ restart: async (restart) => (asked.push(restart), { accepted: true, issues: [] }) });
+    const refused = await request("POST", "/v1/restart", { agent: "nosuch" });
+    expect(refused.status).toBe(404);
+    const body = await bodyOf(refused);
+    expect(body.error.code).toBe("AGENT_NOT_FOUND");
+    expect(body.error.message).toContain("a, b");
+    expect(asked).toEqual([]);
+    expect((await request("POST", "/v1/restart", { agent: "b" })).status).toBe(202);
+  });
+
   it("answers 503 ORCHESTRATOR_STOPPING once shutdown began", async () => {
     const { request, orchestrator } = setup();
     await orchestrator.shutdown({ reason: "test" });
@@ -157,6 +171,23 @@ describe("HTTP API", () => {
 });
 
 describe("serveHttpApi", () => {
+  it("makes `goondan restart --agent nosuch` exit 1 naming the swarm's agents", async () => {
+    const { orchestrator } = setup({});
+    let asked = 0;
+    const served = serveHttpApi({ orchestrator, host: "127.0.0.1", port: 0, restart: async () => (asked++, { accepted: true, issues: [] }) });
+    try {
+      const out = { stdout: "", stderr: "" };
+      const io: CliIo = { stdout: (text) => (out.stdout += text), stderr: (text) => (out.stderr += text), env: {}, cwd: process.cwd() };
+      expect(await main(["restart", "--agent", "nosuch", "--port", String(served.port), "--host", "127.0.0.1"], io)).toBe(1);
+      expect(out.stdout).toBe("");
+      expect(out.stderr).toContain("nosuch");
+      expect(out.stderr).toContain("a, b");
+      expect(asked).toBe(0);
+    } finally {
+      await served.stop();
+    }
+  });
+
   it("binds 127.0.0.1 on a free port when asked for port 0", async () => {
     const { orchestrator } = setup();
     const served = serveHttpApi({ orchestrator, host: "127.0.0.1", port: 0 });

@@ -2,7 +2,8 @@
  * `goondan restart [--agent NAME] [--fresh]`: asks the running orchestrator (`POST /v1/restart`) to
  * reload the bundle on disk and restart every agent's instances, or only NAME's; `--fresh` also clears
  * the restarted instances' conversations. The orchestrator validates first: an invalid bundle is
- * printed issue by issue (exit 3) and the running swarm is left as it is.
+ * printed issue by issue (exit 3) and the running swarm is left as it is; an agent not in the swarm is
+ * refused with the swarm's agents named (exit 1).
  */
 import { EXIT, type CliCommand } from "../command.ts";
 import { API_FLAGS, apiError, apiTarget, callApi } from "../operator/api-client.ts";
@@ -38,6 +39,10 @@ export const command: CliCommand = {
       return EXIT.configInvalid;
     }
     const error = apiError(response.body);
+    if (error?.code === "AGENT_NOT_FOUND") {
+      io.stderr(`restart refused: ${error.message}\n`);
+      return EXIT.failure;
+    }
     io.stderr(`restart failed: HTTP ${response.status}${error ? ` ${error.code}: ${error.message}` : ""}\n`);
     return response.status === 401 || response.status === 403 ? EXIT.usage : EXIT.failure;
   },
