@@ -1,7 +1,9 @@
 /**
  * What a reload has to restart: compares two validated bundles (plus the files that changed on disk)
- * and names the agents whose Agent, Model, Tool or Extension resources or files changed, whether the
- * Swarm policy changed, and which Connections need their connector restarted. Pure: the caller says
+ * and names the agents whose Agent, Model, Tool or Extension resources or files changed (plus every
+ * member of a Swarm whose child-read policy changed: children take maxStepsPerTurn, requestTimeoutMs and
+ * the shutdown grace at start), whether the Swarm changed, and which Connections need their connector
+ * restarted. Pure: the caller says
  * which files belong to a resource (entry plus its local imports) through `filesOf`.
  */
 import { isAbsolute, resolve } from "node:path";
@@ -11,7 +13,10 @@ import { BUILTIN_PACKAGE } from "./types.ts";
 export interface BundleDiff {
   /** Agents to restart (changed, or removed from the bundle), sorted. */
   agents: string[];
-  /** Some Swarm spec changed (policy, agent list, entry agent): apply it without restarting children. */
+  /**
+   * Some Swarm spec changed (policy, agent list, entry agent): the orchestrator applies it at once; only a
+   * change to a policy field children read (CHILD_POLICY_FIELDS) also puts the Swarm's agents in `agents`.
+   */
   swarmChanged: boolean;
   /** Connections whose connector process must restart (Connection or Connector resource or files changed, or removed). */
   connections: string[];
@@ -76,6 +81,12 @@ function sortedKeys(_key: string, value: unknown): unknown {
   return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
+/** Swarm policy a child reads when it starts (src/agent/create-agent-instance.ts): changing it needs a restart. */
+export const CHILD_POLICY_FIELDS = ["maxStepsPerTurn", "requestTimeoutMs", "shutdown"] as const;
+
+const childPolicy = (swarm: AnyResource | undefined): string =>
+  swarm?.kind !== "Swarm" ? "" : JSON.stringify(CHILD_POLICY_FIELDS.map((field) => swarm.spec.policy[field]), sortedKeys);
+
 function indexByKey(bundle: Bundle): Map<string, AnyResource> {
   return new Map(bundle.resources.map((resource) => [keyOf(resource), resource]));
 }
@@ -105,6 +116,12 @@ export function diffBundles(options: DiffBundlesOptions): BundleDiff {
   }
   for (const agent of ofKind(previous, "Agent")) {
     if (!after.has(keyOf(agent))) agents.add(agent.metadata.name);
+  }
+
+  for (const swarm of ofKind(next, "Swarm")) {
+    const swarmBefore = before.get(keyOf(swarm));
+    if (swarmBefore === undefined || childPolicy(swarmBefore) === childPolicy(swarm)) continue;
+    for (const ref of swarm.spec.agents) agents.add(ref.name);
   }
 
   const swarmNames = new Set([...ofKind(previous, "Swarm"), ...ofKind(next, "Swarm")].map(keyOf));

@@ -63,10 +63,30 @@ describe("diffBundles", () => {
     expect(affectedAgents({ previous: baseline(), next })).toEqual(["writer"]);
   });
 
-  it("applies a swarm-policy-only change without restarting any agent", () => {
-    const next = baseline();
-    next.resources[7] = swarm("team", ["planner", "writer"], { ...defaultPolicy(), maxStepsPerTurn: 4 });
-    expect(diffBundles({ previous: baseline(), next })).toEqual({ agents: [], swarmChanged: true, connections: [] });
+  it("applies an orchestrator-only swarm-policy change without restarting any agent", () => {
+    const policies = [
+      { ...defaultPolicy(), maxDelegationDepth: 2 },
+      { ...defaultPolicy(), restart: { ...defaultPolicy().restart, maxConsecutiveCrashes: 9 } },
+      { ...defaultPolicy(), lifecycle: { ...defaultPolicy().lifecycle, idleSeconds: 5 } },
+    ];
+    for (const policy of policies) {
+      const next = baseline();
+      next.resources[7] = swarm("team", ["planner", "writer"], policy);
+      expect(diffBundles({ previous: baseline(), next })).toEqual({ agents: [], swarmChanged: true, connections: [] });
+    }
+  });
+
+  it("restarts the swarm's agents when a policy field their children read changes", () => {
+    const policies = [
+      { ...defaultPolicy(), maxStepsPerTurn: 4 },
+      { ...defaultPolicy(), requestTimeoutMs: 5 },
+      { ...defaultPolicy(), shutdown: { gracePeriodSeconds: 1 } },
+    ];
+    for (const policy of policies) {
+      const next = baseline();
+      next.resources[7] = swarm("team", ["planner", "writer"], policy);
+      expect(diffBundles({ previous: baseline(), next })).toEqual({ agents: ["planner", "writer"], swarmChanged: true, connections: [] });
+    }
   });
 
   it("stops an agent removed from the bundle and ignores a newly added one", () => {

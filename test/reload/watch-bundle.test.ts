@@ -89,11 +89,11 @@ describe("watchBundle", () => {
     expect(changes[0]?.diff.agents).toEqual(["planner"]);
   });
 
-  it("applies a swarm-policy-only change without naming any agent", async () => {
+  it("restarts the swarm's agents when a policy field their children read changes", async () => {
     const { dir, watcher, changes } = await setup();
     edit(join(dir, "goondan.yaml"), ["maxStepsPerTurn: 8", "maxStepsPerTurn: 3"]);
     await waitFor(() => changes.length > 0, watcher);
-    expect(changes[0]?.diff).toEqual({ agents: [], swarmChanged: true, connections: [] });
+    expect(changes[0]?.diff).toEqual({ agents: ["planner", "writer"], swarmChanged: true, connections: [] });
   });
 
   it("starts watching a helper a tool begins to import", async () => {

@@ -1,7 +1,8 @@
 /**
  * `goondan run --watch` and SIGHUP, wired to a running orchestrator: file changes are validated and
- * applied as a reload of only the affected agents (policy-only changes restart nothing), plus the
- * connectors whose Connections changed; an invalid change is logged and the swarm keeps running.
+ * applied as a reload of only the affected agents (orchestrator-only policy changes restart nothing; a
+ * change to the policy children read restarts the swarm's agents), plus the connectors whose Connections
+ * changed; an invalid change is logged and the swarm keeps running.
  * SIGHUP asks the restart coordinator for a full, validated restart.
  */
 import type { Bundle, ConfigIssue } from "../../config/types.ts";
