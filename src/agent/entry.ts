@@ -5,6 +5,8 @@
  * orchestrator's validated snapshot when GOONDAN_BUNDLE_SNAPSHOT is set, else the bundle directory, loaded
  * lazily so the config validator is not even imported in the snapshot case). It first makes the process
  * non-dumpable (hideProcessSecrets), so the API keys in its environment stay out of reach of tool commands.
+ * Signals: Ctrl+C reaches the whole process group, but only the orchestrator decides (it sends `shutdown`), so
+ * SIGINT is ignored; SIGTERM (`kill -TERM -<pgid>`) is a graceful shutdown: the turn finishes, then exit 0.
  */
 import "../config/goondan-module-resolver.ts"; // first: tool and extension files may import "goondan"
 import type { Bundle } from "../config/types.ts";
@@ -13,6 +15,15 @@ import { createLogger } from "../shared/logger.ts";
 import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
 import { readBundleSnapshot } from "./bundle-snapshot.ts";
 import { runAgentChild } from "./ipc/agent-child.ts";
+
+// Before anything else: a signal arriving during start-up must not kill us either.
+process.on("SIGINT", () => {});
+let stopSignal: ((signal: string) => void) | undefined;
+let stopRequested: string | undefined;
+process.on("SIGTERM", () => {
+  if (stopSignal) stopSignal("SIGTERM");
+  else stopRequested = "SIGTERM";
+});
 
 // First, before any API key is read: commands the model runs as our user must not read our /proc environ/mem.
 await hideProcessSecrets();
@@ -34,6 +45,10 @@ await runAgentChild({
   args,
   logger,
   exit,
+  onStopSignal: (listener) => {
+    stopSignal = listener;
+    if (stopRequested !== undefined) listener(stopRequested);
+  },
   loadBundle: async (dir): Promise<Bundle> => {
     const snapshot = process.env[BUNDLE_SNAPSHOT_ENV];
     if (snapshot !== undefined && snapshot !== "") return readBundleSnapshot(snapshot);

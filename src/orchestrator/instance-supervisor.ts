@@ -3,7 +3,9 @@
  * pool for a slot when it has work, delivers inbox events one at a time, acknowledges them when their
  * turn_result arrives, redelivers after a crash (with an attempt count) and applies the restart policy
  * (`restart now` or `crashLoopBackOff`). Idle instances are stopped after `idleSeconds`. Replies for the
- * instance wait while it has no child and are delivered once it is ready again.
+ * instance wait while it has no child and are delivered once it is ready again. A child that stops on its own
+ * after a graceful shutdown (SIGTERM from outside: it says `shutdown_ack`, then exits) is no crash and is not
+ * respawned — most likely the whole process group is shutting down; the next work starts it again.
  */
 import type { TimerHandle } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -37,6 +39,8 @@ export class InstanceSupervisor {
   private wantsProcess = false;
   private closed = false;
   private held = false;
+  /** The current child said `shutdown_ack` without being asked to stop: it is leaving on its own. */
+  private leaving = false;
   private timer: TimerHandle | undefined;
   private stopWaiters: (() => void)[] = [];
   private readonly startFailures = new StartFailures();
@@ -128,6 +132,7 @@ export class InstanceSupervisor {
       return;
     }
     this.child = spawned.child;
+    this.leaving = false;
     this.startFailures.spawned();
     this.pid = spawned.child.pid;
     this.status = "spawning";
@@ -239,7 +244,8 @@ export class InstanceSupervisor {
         this.options.hooks.runtimeCall(this, message.payload);
         return;
       case "shutdown_ack":
-        this.logger.debug({ pid: child.pid }, "instance.shutdown_acked");
+        if (this.status !== "draining") this.leaving = true;
+        this.logger.debug({ pid: child.pid, reason: message.payload.reason }, "instance.shutdown_acked");
         return;
       case "fatal":
         this.logger.error({ pid: child.pid, code: message.payload.code, detail: message.payload.message }, "instance reported a fatal start-up error");
@@ -269,7 +275,9 @@ export class InstanceSupervisor {
     this.child = undefined;
     child.clearDeadline();
     this.clearTimer();
-    const intended = this.status === "draining";
+    const leftOnItsOwn = this.leaving && this.status !== "draining";
+    const intended = this.status === "draining" || leftOnItsOwn;
+    this.leaving = false;
     const beforeReady = this.status === "spawning";
     const entry = this.events.takeInFlight();
     this.options.hooks.released(this);
@@ -279,6 +287,12 @@ export class InstanceSupervisor {
       if (entry) this.events.putBack(entry);
       this.logger.info({ pid: child.pid, code: exit.code, signal: exit.signal }, "instance.terminated");
       for (const resolve of this.stopWaiters.splice(0)) resolve();
+      if (leftOnItsOwn) {
+        // Stopped from outside (SIGTERM): no respawn now; the next event or start request starts it again.
+        this.wantsProcess = false;
+        this.logger.info({ pid: child.pid }, "instance stopped on its own after a stop signal; not restarted until new work arrives");
+        return;
+      }
       this.kick();
       return;
     }

@@ -3,7 +3,8 @@
  * messages FIFO one at a time (p-queue, concurrency 1) with exactly one `turn_result` each, feeds
  * `runtime_result` / `delegate_result` to ctx.runtime, and on `shutdown` lets the current turn finish (aborting
  * it when the grace period ends: an aborted turn is not committed and stays in the orchestrator's inbox),
- * persists, answers `shutdown_ack` and exits 0. When the IPC channel is lost
+ * persists, answers `shutdown_ack` and exits 0. A stop signal (SIGTERM, through `onStopSignal`) is the same
+ * graceful shutdown, asked for from outside. When the IPC channel is lost
  * (the parent died) it exits at once: no orphans. Everything process-specific comes in through options.
  */
 import PQueue from "p-queue";
@@ -28,6 +29,8 @@ export interface RunAgentChildOptions {
   logger: Logger;
   loadBundle: (dir: string) => Promise<Bundle>;
   exit: (code: number) => void;
+  /** Registers the listener for a stop request from outside (SIGTERM): a graceful shutdown, like `shutdown`. */
+  onStopSignal?: (listener: (signal: string) => void) => void;
   env?: Record<string, string | undefined>;
   model?: LanguageModelV3;
 }
@@ -101,6 +104,8 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
     logger.info({ reason }, "agent stopped");
     options.exit(0);
   };
+
+  options.onStopSignal?.((signal) => void shutdown(signal, gracePeriodMs));
 
   channel.onDisconnect(() => {
     logger.warn("IPC channel lost (the orchestrator is gone); exiting");
