@@ -32,7 +32,7 @@ export interface WatchBundleOptions {
   load: () => Promise<{ valid: boolean; bundle?: Bundle; errors: ConfigIssue[] }>;
   /** A valid change: apply it (reload the affected agents). Awaited before the next change is handled. */
   onChange: (change: BundleChange) => Promise<void> | void;
-  /** An invalid change: report the issues; the running bundle stays. */
+  /** An invalid change: report the issues (the watcher itself logs nothing about it); the running bundle stays. */
   onInvalid: (options: { errors: ConfigIssue[]; changedFiles: string[] }) => void;
   /** Default: 200 ms. */
   debounceMs?: number;
@@ -101,7 +101,7 @@ export async function watchBundle(options: WatchBundleOptions): Promise<BundleWa
     if (closed) return;
     broken = !loaded.valid || loaded.bundle === undefined;
     if (!loaded.valid || loaded.bundle === undefined) {
-      logger.warn({ files, errors: loaded.errors.map((issue) => `${issue.path}: ${issue.code} ${issue.message}`) }, "bundle change is invalid; keeping the running swarm");
+      // Reported once, by the caller (onInvalid), which owns how the issues reach the operator.
       options.onInvalid({ errors: loaded.errors, changedFiles: files });
       return;
     }
