@@ -35,6 +35,17 @@ function seedInstance(root: string, options: { swarm?: string; agent: string; in
 
 const event = (at: string, agent: string, instanceKey: string, type: string, extra: object = {}) => ({ at, agent, instanceKey, type, traceId: "t", spanId: "s", ...extra });
 
+/** The owner file `goondan run` writes (src/orchestrator/state-root-lock.ts). */
+function writeOwner(root: string, owner: { pid: number; port: number; host: string }) {
+  writeFileSync(join(root, "orchestrator.json"), JSON.stringify({ ...owner, startedAt: new Date().toISOString() }));
+}
+
+async function deadPid(): Promise<number> {
+  const proc = Bun.spawn(["true"]);
+  await proc.exited;
+  return proc.pid;
+}
+
 function fakeApi(handler: (request: Request) => Response | Promise<Response>) {
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: handler });
   servers.push(server);
@@ -117,13 +128,53 @@ describe("goondan instance", () => {
     expect(out.stdout).toContain("deleted team/planner/team");
   });
 
-  it("deletes when no orchestrator answers at all", async () => {
+  it("deletes when no orchestrator answers and no live one owns the state root (a stale owner file is ignored)", async () => {
     const root = stateRoot();
     const paths = seedInstance(root, { agent: "planner", instanceKey: "team" });
     const port = fakeApi(() => new Response("")); // grab a port, then free it
     servers.splice(0).forEach((server) => server.stop(true));
+    writeOwner(root, { pid: await deadPid(), port: Number(port), host: "127.0.0.1" });
     expect(await main(["instance", "delete", "planner", "team", "--state-root", root, "--port", port], capture().io)).toBe(0);
     expect(existsSync(paths.root)).toBe(false);
+  });
+
+  it("refuses to delete while a live orchestrator owns the state root and its API does not answer", async () => {
+    const root = stateRoot();
+    const paths = seedInstance(root, { agent: "planner", instanceKey: "team" });
+    const port = fakeApi(() => new Response(""));
+    servers.splice(0).forEach((server) => server.stop(true));
+    writeOwner(root, { pid: process.pid, port: Number(port), host: "127.0.0.1" });
+    const { io, out } = capture();
+    expect(await main(["instance", "delete", "planner", "team", "--state-root", root, "--port", "1"], io)).toBe(1);
+    expect(existsSync(paths.root)).toBe(true);
+    expect(out.stderr).toContain("E_STATE_ROOT_OWNED");
+  });
+
+  it("refuses to delete when the owning orchestrator's API answers 401 or 403", async () => {
+    for (const status of [401, 403]) {
+      const root = stateRoot();
+      const paths = seedInstance(root, { agent: "planner", instanceKey: "team" });
+      const port = fakeApi(() => Response.json({ error: { code: "UNAUTHORIZED", message: "no" } }, { status }));
+      writeOwner(root, { pid: process.pid, port: Number(port), host: "127.0.0.1" });
+      const { io, out } = capture({ GOONDAN_API_TOKEN: "wrong" });
+      expect(await main(["instance", "delete", "planner", "team", "--state-root", root], io)).toBe(1);
+      expect(existsSync(paths.root)).toBe(true);
+      expect(out.stderr).toContain("E_STATE_ROOT_OWNED");
+    }
+  });
+
+  it("deletes when the owning orchestrator, asked at the address it recorded with the token, says the instance is not live", async () => {
+    const root = stateRoot();
+    const paths = seedInstance(root, { agent: "planner", instanceKey: "team" });
+    let authorization = "";
+    const port = fakeApi((request) => {
+      authorization = request.headers.get("authorization") ?? "";
+      return Response.json({ instances: [{ agent: "planner", instanceKey: "team", status: "terminated" }] });
+    });
+    writeOwner(root, { pid: process.pid, port: Number(port), host: "127.0.0.1" });
+    expect(await main(["instance", "delete", "planner", "team", "--state-root", root, "--port", "1"], capture({ GOONDAN_API_TOKEN: "tok" }).io)).toBe(0);
+    expect(existsSync(paths.root)).toBe(false);
+    expect(authorization).toBe("Bearer tok");
   });
 
   it("refuses to delete an instance the running orchestrator has live", async () => {

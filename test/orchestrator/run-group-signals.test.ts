@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLoopbackLlm, toolResults, type LoopbackRequest } from "../helpers/loopback-llm.ts";
 import { childEnv, lastRole, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
+import { readStateRootLock, stateRootLockPath } from "../../src/orchestrator/state-root-lock.ts";
 
 const BIN = new URL("../../bin/goondan", import.meta.url).pathname;
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -83,13 +84,15 @@ async function startGroupLeader(marker: string) {
       }
     })();
   });
-  return { proc, lines, base: `http://127.0.0.1:${port}` };
+  return { proc, lines, port, stateRoot, base: `http://127.0.0.1:${port}` };
 }
 
 async function signalTheGroupMidTurn(signal: "SIGINT" | "SIGTERM") {
   const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
   cleanups.push(() => rmSync(marker, { force: true }));
   const daemon = await startGroupLeader(marker);
+  // While it runs, the state root names its owner (for `goondan instance delete`).
+  expect(readStateRootLock(daemon.stateRoot)).toMatchObject({ pid: daemon.proc.pid, port: daemon.port, host: "127.0.0.1" });
   const waiting = fetch(`${daemon.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "slow please", wait: true }) });
   await until(() => existsSync(marker));
   const body = (await (await fetch(`${daemon.base}/v1/processes`)).json()) as { processes: { pid: number | null }[] };
@@ -107,6 +110,7 @@ describe("goondan run in its own process group", () => {
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ status: "ok", response: expect.stringContaining("done after") });
       expect(await daemon.proc.exited).toBe(0);
+      expect(existsSync(stateRootLockPath(daemon.stateRoot))).toBe(false);
       expect(pids.filter(alive)).toEqual([]);
       const messages = daemon.lines.map((line) => line.msg);
       expect(messages).not.toContain("instance.crashed");

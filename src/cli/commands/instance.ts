@@ -3,13 +3,17 @@
  * swarm, agent, instanceKey, committed messages and last change; `delete <agent> <instanceKey>`
  * removes its files (conversation, workdir, runtime events), but refuses while a running
  * orchestrator has that instance live: stop it first, or clear it through `goondan restart --fresh`.
+ * When a live orchestrator owns the state root (its `orchestrator.json`, state-root-lock.ts), deleting
+ * needs that orchestrator's API (at the address it recorded, with GOONDAN_API_TOKEN) to confirm the
+ * instance is not live; no answer, 401/403 or any other error refuses.
  */
 import { rmSync } from "node:fs";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { UsageError } from "../../shared/errors.ts";
 import { EXIT, type CliCommand, type CliIo } from "../command.ts";
 import { listInstancesOnDisk, type InstanceOnDisk } from "../operator/instances-on-disk.ts";
-import { API_FLAGS, apiTarget, callApi, type ApiTarget } from "../operator/api-client.ts";
+import { API_FLAGS, apiError, apiTarget, callApi, type ApiTarget } from "../operator/api-client.ts";
+import { readStateRootLock, type StateRootOwner } from "../../orchestrator/state-root-lock.ts";
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
@@ -31,21 +35,31 @@ function list(options: { instances: InstanceOnDisk[]; format: string; io: CliIo;
   return EXIT.ok;
 }
 
-/** Live instances of the running orchestrator, or undefined when none answers. */
-async function liveInstances(target: ApiTarget): Promise<{ agent: string; instanceKey: string; status: string; pid?: number }[] | undefined> {
+type LiveInstance = { agent: string; instanceKey: string; status: string; pid?: number };
+
+/** The running orchestrator's instances, or why it could not tell (no answer, 401/403, another error). */
+async function liveInstances(target: ApiTarget): Promise<{ instances: LiveInstance[] } | { problem: string }> {
   try {
     const response = await callApi({ target, method: "GET", path: "/v1/instances", timeoutMs: 3000 });
-    if (response.status !== 200) return undefined;
-    const body = response.body as { instances?: { agent: string; instanceKey: string; status: string; pid?: number }[] };
-    return body.instances ?? [];
-  } catch {
-    return undefined;
+    if (response.status === 200) return { instances: (response.body as { instances?: LiveInstance[] }).instances ?? [] };
+    const error = apiError(response.body);
+    const hint = response.status === 401 || response.status === 403 ? (target.token ? " (GOONDAN_API_TOKEN was refused)" : " (set GOONDAN_API_TOKEN)") : "";
+    return { problem: `its API at ${target.baseUrl} answered ${response.status}${error ? ` ${error.code}` : ""}${hint}` };
+  } catch (error) {
+    return { problem: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/** Where the owner of the state root listens, with the caller's token. */
+function ownerTarget(owner: StateRootOwner, fallback: ApiTarget): ApiTarget | undefined {
+  if (owner.port === null) return undefined;
+  const host = owner.host === null || owner.host === "0.0.0.0" || owner.host === "::" ? "127.0.0.1" : owner.host;
+  return { baseUrl: `http://${host.includes(":") ? `[${host}]` : host}:${owner.port}`, ...(fallback.token ? { token: fallback.token } : {}) };
 }
 
 const LIVE_STATUSES = new Set(["spawning", "idle", "processing", "draining", "crashed", "crashLoopBackOff"]);
 
-async function remove(options: { instances: InstanceOnDisk[]; positionals: string[]; swarm: string | undefined; target: ApiTarget; io: CliIo }): Promise<number> {
+async function remove(options: { instances: InstanceOnDisk[]; positionals: string[]; swarm: string | undefined; target: ApiTarget; stateRoot: string; io: CliIo }): Promise<number> {
   const [agent, instanceKey] = options.positionals;
   if (agent === undefined || instanceKey === undefined) throw new UsageError("E_USAGE_MISSING_ARGUMENT", "instance delete needs <agent> <instanceKey>");
   const { io } = options;
@@ -57,10 +71,17 @@ async function remove(options: { instances: InstanceOnDisk[]; positionals: strin
   if (matches.length > 1) {
     throw new UsageError("E_USAGE_AMBIGUOUS", `${agent}/${instanceKey} exists in several swarms (${matches.map((item) => item.swarmInstanceKey).join(", ")}); pass --swarm`);
   }
-  const live = await liveInstances(options.target);
+  const owner = readStateRootLock(options.stateRoot);
+  const target = owner === undefined ? options.target : ownerTarget(owner, options.target);
+  const answer = target === undefined ? { problem: "it has no HTTP API" } : await liveInstances(target);
+  if (owner !== undefined && "problem" in answer) {
+    io.stderr(`goondan instance: E_STATE_ROOT_OWNED: a running orchestrator (pid ${owner.pid}) owns the state root ${options.stateRoot} and could not confirm that ${agent}/${instanceKey} is not live: ${answer.problem}; stop it first, or clear its conversation with 'goondan restart --agent ${agent} --fresh'\n`);
+    return EXIT.failure;
+  }
+  const live = "instances" in answer ? answer.instances : undefined;
   const running = live?.find((item) => item.agent === agent && item.instanceKey === instanceKey && (LIVE_STATUSES.has(item.status) || item.pid !== undefined));
   if (running) {
-    io.stderr(`goondan instance: ${agent}/${instanceKey} is running (status ${running.status}) in the orchestrator at ${options.target.baseUrl}; stop it first, or clear its conversation with 'goondan restart --agent ${agent} --fresh'\n`);
+    io.stderr(`goondan instance: ${agent}/${instanceKey} is running (status ${running.status}) in the orchestrator at ${target?.baseUrl ?? options.target.baseUrl}; stop it first, or clear its conversation with 'goondan restart --agent ${agent} --fresh'\n`);
     return EXIT.failure;
   }
   const [match] = matches as [InstanceOnDisk];
@@ -89,7 +110,7 @@ export const command: CliCommand = {
       if (rest.length > 0) throw new UsageError("E_USAGE_EXTRA_ARGUMENT", `instance list takes no arguments, got ${JSON.stringify(rest[0])}`);
       return list({ instances, format: typeof flags.format === "string" ? flags.format : "text", io, stateRoot });
     }
-    if (action === "delete") return remove({ instances, positionals: rest, swarm, target: apiTarget({ flags, env: io.env }), io });
+    if (action === "delete") return remove({ instances, positionals: rest, swarm, target: apiTarget({ flags, env: io.env }), stateRoot, io });
     throw new UsageError("E_USAGE_UNKNOWN_ACTION", `expected 'list' or 'delete', got ${action === undefined ? "nothing" : JSON.stringify(action)}`);
   },
 };

@@ -23,6 +23,7 @@ import { createRestartCoordinator } from "../../orchestrator/reload/restart-coor
 import { validateBundleOnDisk } from "../../orchestrator/reload/validate-on-disk.ts";
 import { applyReload, startLiveOperations, withConnectorProcesses, type LiveOperations } from "../../orchestrator/reload/live-operations.ts";
 import { usesTerminal } from "../../orchestrator/connectors/connection-plan.ts";
+import { writeStateRootLock } from "../../orchestrator/state-root-lock.ts";
 
 export const command: CliCommand = {
   name: "run",
@@ -78,6 +79,7 @@ export const command: CliCommand = {
     });
     const coordinator = createRestartCoordinator({ loadBundle: load, reload: (plan) => applyReload({ orchestrator, connectors: live?.connectors, plan }), logger });
     const signals = listenForShutdownSignals({ onForcedExit: () => logger.warn("second interrupt: exiting at once") });
+    const lock = writeStateRootLock({ stateRoot }); // `goondan instance delete` must know a live orchestrator owns the state root
     const stopAll = async (reason: string) => {
       await live?.stop();
       coordinator.close();
@@ -105,6 +107,7 @@ export const command: CliCommand = {
       if (!io.env.GOONDAN_API_TOKEN && !["127.0.0.1", "localhost", "::1"].includes(host)) {
         logger.warn({ host }, "the HTTP API listens beyond loopback without GOONDAN_API_TOKEN; anyone who can reach it can submit events");
       }
+      lock.listening({ port: api.port, host: api.host });
       live = await startLiveOperations({ orchestrator, coordinator, load, env: io.env, watch: flags.watch === true, logger });
       logger.info({ port: api.port, host: api.host, swarm: orchestrator.swarm.name, stateRoot }, "ready");
       const signal = await signals.signalled;
@@ -113,6 +116,7 @@ export const command: CliCommand = {
       await api.stop();
       return EXIT.ok;
     } finally {
+      lock.release();
       signals.dispose();
     }
   },
