@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { bodyToEvent, createWebhookHandler, webhookSettings, type WebhookSettings } from "../../src/base/connectors/webhook.ts";
+import { bodyToEvent, createWebhookHandler, serveWebhook, webhookSettings, type WebhookSettings } from "../../src/base/connectors/webhook.ts";
 import { signBody, verifySignature } from "../../src/base/connectors/webhook-signature.ts";
 import type { BuiltinConnectorEvent } from "../../src/base/connectors/connector-types.ts";
 
@@ -92,6 +92,48 @@ describe("webhook handler", () => {
     };
     expect((await handlerWith({ emit: refuse("E_CONNECTOR_NO_ROUTE") }).handle(post("{}"))).status).toBe(422);
     expect((await handlerWith({ emit: refuse("E_CONNECTOR_STOPPED") }).handle(post("{}"))).status).toBe(503);
+  });
+});
+
+describe("webhook server", () => {
+  it("answers a body over maxBodyBytes with its JSON 413, declared or chunked, not Bun's empty one, and still takes a small one", async () => {
+    const emitted: BuiltinConnectorEvent[] = [];
+    const emit = async (event: BuiltinConnectorEvent) => {
+      emitted.push(event);
+      return { eventId: "evt_1" };
+    };
+    const server = serveWebhook({ ctx: { emit, logger: quietLogger }, settings: settings({ maxBodyBytes: 100 }) });
+    try {
+      const url = `http://127.0.0.1:${server.port}/hook`;
+      const big = JSON.stringify({ text: "x".repeat(10_000) });
+      const chunked = new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(big.slice(0, 5000)));
+          controller.enqueue(new TextEncoder().encode(big.slice(5000)));
+          controller.close();
+        },
+      });
+      for (const body of [big, chunked]) {
+        const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body, duplex: "half" } as RequestInit);
+        expect(response.status).toBe(413);
+        expect(await response.json()).toMatchObject({ error: { code: "E_WEBHOOK_TOO_LARGE", message: expect.stringContaining("100") } });
+      }
+      // A chunked body that goes past the cap and never ends: the 413 comes without waiting for its end.
+      const endless = new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode("x".repeat(300)));
+        },
+      });
+      const cut = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: endless, duplex: "half", signal: AbortSignal.timeout(5000) } as RequestInit);
+      expect(cut.status).toBe(413);
+      expect(((await cut.json()) as { error: { code: string } }).error.code).toBe("E_WEBHOOK_TOO_LARGE");
+      expect(emitted).toEqual([]);
+      const small = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "hi" }) });
+      expect(small.status).toBe(202);
+      expect(emitted).toHaveLength(1);
+    } finally {
+      server.stop();
+    }
   });
 });
 

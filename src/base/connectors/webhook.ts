@@ -3,7 +3,8 @@
  * (`SIGNING_SECRET` or `WEBHOOK_SECRET` in the Connection's secrets) every request must carry
  * `x-goondan-signature: sha256=<hmac hex of the raw body>`. It answers 202 `{accepted, eventId}` as
  * soon as the orchestrator has durably accepted the event, and a 4xx `{error: {code, message}}` for a
- * wrong path or method, a body too large, bad JSON or a bad signature.
+ * wrong path or method, a body too large (413, checked on Content-Length and again while the body
+ * streams in, so a chunked body is cut off at the cap), bad JSON or a bad signature.
  *
  * Config: `port` (default 8787), `host` (default 127.0.0.1), `path` (default /webhook), `event`
  * (the event name, default `webhook`), `maxBodyBytes` (default 1 MiB). The event's text is the body's
@@ -58,6 +59,31 @@ export function bodyToEvent(body: Record<string, unknown>, eventName: string): B
   };
 }
 
+/** The body's bytes, read as they stream in and given up (undefined) as soon as they pass `maxBytes`. */
+async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
+  if (!request.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      void reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const raw = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    raw.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return raw;
+}
+
 /** The request handler, separate from the server so it can be tested with plain Requests. */
 export function createWebhookHandler(options: { ctx: Pick<BuiltinConnectorContext, "emit" | "logger">; settings: WebhookSettings }) {
   const { ctx, settings } = options;
@@ -67,8 +93,8 @@ export function createWebhookHandler(options: { ctx: Pick<BuiltinConnectorContex
     if (request.method !== "POST") return problem(405, "E_WEBHOOK_METHOD", `expected POST, got ${request.method}`, { allow: "POST" });
     const declared = Number(request.headers.get("content-length") ?? "0");
     if (declared > settings.maxBodyBytes) return problem(413, "E_WEBHOOK_TOO_LARGE", `body of ${declared} bytes exceeds ${settings.maxBodyBytes}`);
-    const raw = new Uint8Array(await request.arrayBuffer());
-    if (raw.byteLength > settings.maxBodyBytes) return problem(413, "E_WEBHOOK_TOO_LARGE", `body of ${raw.byteLength} bytes exceeds ${settings.maxBodyBytes}`);
+    const raw = await readCapped(request, settings.maxBodyBytes);
+    if (raw === undefined) return problem(413, "E_WEBHOOK_TOO_LARGE", `body exceeds ${settings.maxBodyBytes} bytes`);
     if (settings.secret !== undefined) {
       const check = verifySignature({ body: raw, secret: settings.secret, header: request.headers.get(SIGNATURE_HEADER) });
       if (!check.ok) {
@@ -94,10 +120,18 @@ export function createWebhookHandler(options: { ctx: Pick<BuiltinConnectorContex
   };
 }
 
+/** The webhook's HTTP server (stopping it drops open connections). */
+export function serveWebhook(options: { ctx: Pick<BuiltinConnectorContext, "emit" | "logger">; settings: WebhookSettings }): { port: number; stop(): void } {
+  const { settings } = options;
+  const handler = createWebhookHandler(options);
+  // Bun's own limit would answer an empty 413 before the handler runs: the handler caps the body itself.
+  const server = Bun.serve({ port: settings.port, hostname: settings.host, maxRequestBodySize: Number.MAX_SAFE_INTEGER, fetch: handler });
+  return { port: server.port ?? settings.port, stop: () => server.stop(true) };
+}
+
 export default async function webhookConnector(ctx: BuiltinConnectorContext): Promise<void> {
   const settings = webhookSettings(ctx);
-  const handler = createWebhookHandler({ ctx, settings });
-  const server = Bun.serve({ port: settings.port, hostname: settings.host, maxRequestBodySize: settings.maxBodyBytes + 1, fetch: handler });
-  ctx.onShutdown(() => server.stop(true));
+  const server = serveWebhook({ ctx, settings });
+  ctx.onShutdown(() => server.stop());
   ctx.logger.info(`webhook listening on http://${settings.host}:${server.port}${settings.path}${settings.secret ? " (signed)" : ""}`);
 }
