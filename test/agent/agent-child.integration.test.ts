@@ -106,6 +106,21 @@ describe("agent child lifecycle", () => {
     expect(await child.exited).toBe(0);
   });
 
+  it("ignores SIGINT and treats SIGTERM as a graceful shutdown: the turn finishes, then it acks and exits 0", async () => {
+    server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 300 } }] }, { text: "woke up" }] });
+    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
+    children.push(child);
+    await child.waitFor("ready");
+    child.send("event", { event: agentEvent("sleep a bit"), attempt: 1 });
+    await child.waitFor("turn_started");
+    child.kill("SIGINT");
+    child.kill("SIGTERM");
+    const result = await child.waitFor("turn_result");
+    expect(result.payload).toMatchObject({ status: "ok", response: "woke up" });
+    expect((await child.waitFor("shutdown_ack")).payload.reason).toBe("SIGTERM");
+    expect(await child.exited).toBe(0);
+  });
+
   it("aborts a turn still running when the shutdown grace period ends and leaves it uncommitted for redelivery", async () => {
     server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 30_000 } }] }, { text: "finished after restart" }] });
     const bundle = writeFixtureBundle({ endpoint: server.url });
