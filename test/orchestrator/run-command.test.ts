@@ -11,8 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLoopbackLlm, systemPrompt, toolResults, type LoopbackLlmOptions, type LoopbackRequest } from "../helpers/loopback-llm.ts";
 import { childEnv, lastRole, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
+import { GOONDAN_BIN, isAlive, startGoondanRun, until } from "../helpers/goondan-process.ts";
 
-const BIN = new URL("../../bin/goondan", import.meta.url).pathname;
+const BIN = GOONDAN_BIN;
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -40,56 +41,17 @@ function spawnGoondan(args: string[], env: Record<string, string> = {}) {
 
 /** Starts `goondan run` and resolves with its port once the `ready` log line appears. */
 async function startDaemon(options: { dir: string; stateRoot: string; env?: Record<string, string> }) {
-  const proc = spawnGoondan(["run", options.dir, "--port", "0", "--state-root", options.stateRoot], options.env);
-  const lines: Record<string, unknown>[] = [];
-  const reader = proc.stdout.getReader();
-  let buffer = "";
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line; got ${JSON.stringify(lines)}`)), 15_000);
-    void (async () => {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return reject(new Error(`goondan run exited before ready: ${JSON.stringify(lines)}`));
-        buffer += new TextDecoder().decode(value);
-        let newline: number;
-        while ((newline = buffer.indexOf("\n")) >= 0) {
-          const line = buffer.slice(0, newline);
-          buffer = buffer.slice(newline + 1);
-          try {
-            const record = JSON.parse(line) as Record<string, unknown>;
-            lines.push(record);
-            if (record.msg === "ready") {
-              clearTimeout(timer);
-              resolve(record.port as number);
-            }
-          } catch {
-            // a non-JSON line from a child; ignore
-          }
-        }
-      }
-    })();
+  return startGoondanRun({
+    args: [options.dir, "--port", "0", "--state-root", options.stateRoot],
+    env: { ...childEnv, GOONDAN_LOG_LEVEL: "info", ...options.env },
+    onSpawn: (proc) =>
+      cleanups.push(() => {
+        if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+      }),
   });
-  return { proc, port, lines, base: `http://127.0.0.1:${port}` };
 }
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await Bun.sleep(25);
-  }
-}
+const alive = isAlive;
 
 const slowThenDone = (marker: string, ms: number) => (request: LoopbackRequest) =>
   lastRole(request) === "tool" ? { text: `done after ${JSON.stringify(toolResults(request).at(-1)?.content)}` } : { toolCalls: [{ name: "slow__sleep", args: { ms, marker } }] };
@@ -130,7 +92,7 @@ describe("goondan run", () => {
     await until(() => daemon.lines.some((line) => line.msg === "shutting down"));
     daemon.proc.kill("SIGINT");
     expect(await daemon.proc.exited).toBe(130);
-    await until(() => !alive(child), 5000);
+    await until(() => !alive(child), { timeoutMs: 5000 });
   }, 30_000);
 
   it("after a kill -9 of the orchestrator its child exits, and a new run on the same state root redelivers the accepted event", async () => {
@@ -145,7 +107,7 @@ describe("goondan run", () => {
     const [child] = await childPids(first.base);
     first.proc.kill("SIGKILL");
     await first.proc.exited;
-    await until(() => !alive(child as number), 5000);
+    await until(() => !alive(child as number), { timeoutMs: 5000 });
     const inbox = instancePaths({ stateRoot: f.stateRoot, swarmInstanceKey: "duo", agent: "coordinator", instanceKey: "duo" }).inbox;
     expect(new DurableInbox(inbox).load().entries).toHaveLength(1);
 

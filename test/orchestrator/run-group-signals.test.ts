@@ -10,31 +10,14 @@ import { join } from "node:path";
 import { startLoopbackLlm, toolResults, type LoopbackRequest } from "../helpers/loopback-llm.ts";
 import { childEnv, lastRole, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
 import { readStateRootLock, stateRootLockPath } from "../../src/orchestrator/state-root-lock.ts";
+import { isAlive, startGoondanRun, until } from "../helpers/goondan-process.ts";
 
-const BIN = new URL("../../bin/goondan", import.meta.url).pathname;
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await Bun.sleep(25);
-  }
-}
+const alive = isAlive;
 
 /** Starts `setsid goondan run` (its own process group, pgid = its pid) and resolves once it logged `ready`. */
 async function startGroupLeader(marker: string) {
@@ -44,47 +27,20 @@ async function startGroupLeader(marker: string) {
   });
   const dir = writeSwarmBundle({ endpoint: llm.url });
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-pgrp-"));
-  const proc = Bun.spawn(["setsid", process.execPath, BIN, "run", dir, "--port", "0", "--state-root", stateRoot], {
-    env: { ...process.env, ...childEnv, GOONDAN_LOG_LEVEL: "info" },
-    stdout: "pipe",
+  const { proc, lines, port, base } = await startGoondanRun({
+    prefix: ["setsid"],
+    args: [dir, "--port", "0", "--state-root", stateRoot],
+    env: { ...childEnv, GOONDAN_LOG_LEVEL: "info" },
     stderr: "ignore",
-    stdin: "ignore",
+    onSpawn: (spawned) =>
+      cleanups.push(async () => {
+        if (spawned.exitCode === null && spawned.signalCode === null) process.kill(-spawned.pid, "SIGKILL");
+        await llm.close();
+        rmSync(dir, { recursive: true, force: true });
+        rmSync(stateRoot, { recursive: true, force: true });
+      }),
   });
-  cleanups.push(async () => {
-    if (proc.exitCode === null && proc.signalCode === null) process.kill(-proc.pid, "SIGKILL");
-    await llm.close();
-    rmSync(dir, { recursive: true, force: true });
-    rmSync(stateRoot, { recursive: true, force: true });
-  });
-  const lines: Record<string, unknown>[] = [];
-  const reader = proc.stdout.getReader();
-  let buffer = "";
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line; got ${JSON.stringify(lines)}`)), 15_000);
-    void (async () => {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buffer += new TextDecoder().decode(value);
-        let newline: number;
-        while ((newline = buffer.indexOf("\n")) >= 0) {
-          const line = buffer.slice(0, newline);
-          buffer = buffer.slice(newline + 1);
-          try {
-            const record = JSON.parse(line) as Record<string, unknown>;
-            lines.push(record);
-            if (record.msg === "ready") {
-              clearTimeout(timer);
-              resolve(record.port as number);
-            }
-          } catch {
-            // a non-JSON line; ignore
-          }
-        }
-      }
-    })();
-  });
-  return { proc, lines, port, stateRoot, base: `http://127.0.0.1:${port}` };
+  return { proc, lines, port, stateRoot, base };
 }
 
 async function signalTheGroupMidTurn(signal: "SIGINT" | "SIGTERM") {

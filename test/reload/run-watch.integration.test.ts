@@ -10,51 +10,28 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLoopbackLlm } from "../helpers/loopback-llm.ts";
 import { liveEnv, liveModel, writeLiveBundle } from "../fixtures/reload/live-swarm.ts";
+import { GOONDAN_BIN, startGoondanRun, until as waitUntil } from "../helpers/goondan-process.ts";
 
-const BIN = new URL("../../bin/goondan", import.meta.url).pathname;
+const BIN = GOONDAN_BIN;
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await Bun.sleep(50);
-  }
+async function startDaemon(args: string[], env: Record<string, string>) {
+  const { proc, lines, base, port } = await startGoondanRun({
+    args,
+    env,
+    readyTimeoutMs: 20_000,
+    onSpawn: (spawned) =>
+      cleanups.push(() => {
+        if (spawned.exitCode === null && spawned.signalCode === null) spawned.kill("SIGKILL");
+      }),
+  });
+  return { proc, logs: lines, base, port };
 }
 
-async function startDaemon(args: string[], env: Record<string, string>) {
-  const proc = Bun.spawn([process.execPath, BIN, "run", ...args], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  cleanups.push(() => {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-  });
-  const logs: Record<string, unknown>[] = [];
-  const reader = proc.stdout.getReader();
-  void (async () => {
-    let buffer = "";
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += new TextDecoder().decode(value);
-      let newline: number;
-      while ((newline = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        try {
-          logs.push(JSON.parse(line) as Record<string, unknown>);
-        } catch {
-          // not a log line
-        }
-      }
-    }
-  })();
-  const ready = await until(() => logs.find((line) => line.msg === "ready"), 20_000);
-  return { proc, logs, base: `http://127.0.0.1:${ready.port as number}`, port: ready.port as number };
-}
+const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000) => waitUntil(probe, { timeoutMs, intervalMs: 50 });
 
 async function goondan(args: string[], env: Record<string, string>) {
   const proc = Bun.spawn([process.execPath, BIN, ...args], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });

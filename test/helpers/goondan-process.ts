@@ -1,0 +1,84 @@
+/**
+ * Real-process helpers for tests that run `bin/goondan`: start `goondan run` and wait for its `ready` log
+ * line (collecting every JSON log line), poll until a condition holds, and tell whether a pid is alive.
+ */
+export const GOONDAN_BIN = new URL("../../bin/goondan", import.meta.url).pathname;
+
+export type GoondanProcess = Bun.Subprocess<"ignore", "pipe", "pipe" | "ignore">;
+
+/** Polls `probe` until it returns a truthy value (returned), or throws after `timeoutMs`. */
+export async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, options: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
+  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await Bun.sleep(options.intervalMs ?? 25);
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Spawns `goondan run <args>` (behind `prefix`, e.g. `["setsid"]`) and resolves once it logs `ready`, with
+ * its bound port. `onSpawn` runs before the wait so the caller can register cleanup even if start-up fails.
+ */
+export async function startGoondanRun(options: {
+  args: string[];
+  env?: Record<string, string>;
+  prefix?: string[];
+  stderr?: "pipe" | "ignore";
+  readyTimeoutMs?: number;
+  onSpawn?: (proc: GoondanProcess) => void;
+}): Promise<{ proc: GoondanProcess; lines: Record<string, unknown>[]; port: number; base: string }> {
+  const proc = Bun.spawn([...(options.prefix ?? []), process.execPath, GOONDAN_BIN, "run", ...options.args], {
+    env: { ...process.env, ...options.env },
+    stdout: "pipe",
+    stderr: options.stderr ?? "pipe",
+    stdin: "ignore",
+  }) as GoondanProcess;
+  options.onSpawn?.(proc);
+  const lines: Record<string, unknown>[] = [];
+  let exited = false;
+  void (async () => {
+    const reader = proc.stdout.getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) {
+        exited = true;
+        return;
+      }
+      buffer += new TextDecoder().decode(value);
+      let newline: number;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        try {
+          lines.push(JSON.parse(line) as Record<string, unknown>);
+        } catch {
+          // a non-JSON line from a child; ignore
+        }
+      }
+    }
+  })();
+  const ready = await until(
+    () => {
+      const line = lines.find((record) => record.msg === "ready");
+      if (line === undefined && exited) throw new Error(`goondan run exited before ready: ${JSON.stringify(lines)}`);
+      return line;
+    },
+    { timeoutMs: options.readyTimeoutMs ?? 15_000 },
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}; no ready line; got ${JSON.stringify(lines)}`);
+  });
+  const port = ready.port as number;
+  return { proc, lines, port, base: `http://127.0.0.1:${port}` };
+}
