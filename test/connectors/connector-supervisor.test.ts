@@ -6,6 +6,7 @@ import { ConnectorSupervisor, type ConnectorIngestRequest, type ConnectorRunSpec
 import { CONNECTOR_ENTRY_SCRIPT } from "../../src/orchestrator/connectors/connector-entry.ts";
 import { bunProcessSpawner } from "../../src/orchestrator/process-spawner.ts";
 import { signBody } from "../../src/base/connectors/webhook-signature.ts";
+import { until as pollUntil } from "../helpers/goondan-process.ts";
 
 const WEBHOOK_ENTRY = new URL("../../src/base/connectors/webhook.ts", import.meta.url).pathname;
 const FIXTURES = new URL("../fixtures/connectors/", import.meta.url).pathname;
@@ -52,15 +53,7 @@ function setup(options: { policy?: { maxConsecutiveCrashes: number; initialBacko
   return { supervisor, ingested };
 }
 
-async function until<T>(probe: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000) => pollUntil(probe, { timeoutMs, intervalMs: 20 });
 
 async function postUntilServing(url: string, init: RequestInit): Promise<Response> {
   const deadline = Date.now() + 10_000;

@@ -12,6 +12,7 @@ import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
 import { bunProcessSpawner } from "../../src/orchestrator/process-spawner.ts";
 import { startLoopbackLlm, toolResults, lastUserText, type LoopbackLlmOptions, type LoopbackRequest } from "../helpers/loopback-llm.ts";
 import { childEnv, lastRole, roleOf, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
+import { until as pollUntil } from "../helpers/goondan-process.ts";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -40,15 +41,7 @@ async function setup(options: { respond: LoopbackLlmOptions["respond"]; policy?:
 const toolCall = (name: string, args: Record<string, unknown>) => ({ toolCalls: [{ name, args }] });
 const lastToolResult = (request: LoopbackRequest) => toolResults(request).at(-1)?.content;
 
-async function until<T>(probe: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await Bun.sleep(20);
-  }
-}
+const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000) => pollUntil(probe, { timeoutMs, intervalMs: 20 });
 
 describe("orchestrator with real agent children", () => {
   it("delegation A -> B returns B's answer to A, B's turn running between A's two model calls", async () => {

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
 import { bunProcessSpawner } from "../../src/orchestrator/process-spawner.ts";
 import { testBundle, type TestBundleOptions } from "../fixtures/orchestrator/test-bundle.ts";
+import { until as pollUntil } from "../helpers/goondan-process.ts";
 
 const ECHO_CHILD = new URL("../fixtures/orchestrator/echo-child.ts", import.meta.url).pathname;
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -44,15 +45,7 @@ const alive = (pid: number): boolean => {
   }
 };
 
-async function until<T>(probe: () => T | undefined | false, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await Bun.sleep(10);
-  }
-}
+const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000) => pollUntil(probe, { timeoutMs, intervalMs: 10 });
 
 describe("orchestrator with real child processes", () => {
   it("routes a delegation A -> B across two processes and returns B's answer to A", async () => {

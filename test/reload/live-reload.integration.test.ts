@@ -16,21 +16,14 @@ import { startConnectors } from "../../src/orchestrator/connectors/connector-hos
 import { createLogger } from "../../src/shared/logger.ts";
 import { startLoopbackLlm, systemPrompt, lastUserText } from "../helpers/loopback-llm.ts";
 import { liveEnv, liveModel, writeLiveBundle } from "../fixtures/reload/live-swarm.ts";
+import { until as pollUntil } from "../helpers/goondan-process.ts";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await Bun.sleep(25);
-  }
-}
+const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000) => pollUntil(probe, { timeoutMs, intervalMs: 25 });
 
 async function harness(options: { extraYaml?: string; watch?: boolean } = {}) {
   const llm = await startLoopbackLlm({ respond: liveModel });
