@@ -40,3 +40,7 @@ export type {
   TurnMiddlewareContext,
   TurnResult,
 } from "./agent/extensions/types.ts";
+
+// Connector authors: the context a connector's start function receives and the events it emits.
+export type { ConnectorContext, ConnectorLogger, ConnectorReply } from "./orchestrator/connectors/connector-context.ts";
+export type { ConnectorEvent, ConnectorEventMessage } from "./orchestrator/connectors/connector-event.ts";
