@@ -6,7 +6,7 @@
  * extensions' config). So one agent's tools cannot read another agent's keys, or the API token, through
  * /proc or their own environment.
  */
-export type Env = Record<string, string | undefined>;
+import type { Env } from "../config/value-source.ts";
 
 const BASIC_NAMES = new Set([
   "PATH",

@@ -4,17 +4,12 @@
  */
 import type { AnyResource, Bundle, SwarmPolicy } from "../../src/config/types.ts";
 import { API_VERSION, BUILTIN_PACKAGE } from "../../src/config/types.ts";
+import { defaultPolicy } from "../../src/config/defaults.ts";
 
 export const BUNDLE_DIR = "/bundle";
 
-export const defaultPolicy = (): SwarmPolicy => ({
-  maxStepsPerTurn: 32,
-  maxDelegationDepth: 8,
-  requestTimeoutMs: 60000,
-  shutdown: { gracePeriodSeconds: 30 },
-  restart: { maxConsecutiveCrashes: 5, initialBackoffMs: 1000, maxBackoffMs: 300000 },
-  lifecycle: { idleSeconds: 600, maxProcesses: 64 },
-});
+/** The policy the config plane applies when a Swarm sets none. */
+export { defaultPolicy };
 
 const source = (docIndex: number, builtin = false) => ({
   file: builtin ? "/goondan/src/base/goondan.yaml" : `${BUNDLE_DIR}/goondan.yaml`,
