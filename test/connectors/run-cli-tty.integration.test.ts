@@ -1,6 +1,8 @@
 /**
  * `goondan run` with a cli Connection on a real terminal (a pty from util-linux `script`): a prompt,
- * the reply printed after a typed line, and Ctrl+C ending the whole run cleanly (exit 0).
+ * the reply printed after a typed line, and Ctrl+C ending the whole run cleanly (exit 0), both when Bun
+ * runs bin/goondan and through its Node launcher (as `npx goondan` does), where the same keypress reaches
+ * the orchestrator twice: from the terminal and relayed by the launcher.
  */
 import { afterEach, describe, expect, it } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -8,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLoopbackLlm } from "../helpers/loopback-llm.ts";
 import { liveEnv, liveModel, writeLiveBundle } from "../fixtures/reload/live-swarm.ts";
+import { GOONDAN_BIN, killProcessesWithCommandLine } from "../helpers/goondan-process.ts";
 
-const BIN = new URL("../../bin/goondan", import.meta.url).pathname;
 const SCRIPT = "/usr/bin/script";
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -19,19 +21,21 @@ afterEach(async () => {
 const shellQuote = (value: string) => `'${value.replace(/'/g, "'\\''")}'`;
 
 describe.skipIf(!existsSync(SCRIPT))("goondan run with the cli connector on a TTY", () => {
-  it("prompts, prints the reply to a typed line, and exits 0 on Ctrl+C", async () => {
+  const node = Bun.which("node");
+  const launchers: [string, string][] = [["bun", process.execPath], ...(node === null ? [] : [["the node launcher", node] as [string, string]])];
+  it.each(launchers)("prompts, prints the reply to a typed line, and exits 0 on Ctrl+C (%s)", async (_name, runtime) => {
     const llm = await startLoopbackLlm({ respond: liveModel });
     const dir = writeLiveBundle({
       endpoint: llm.url,
       extraYaml: "---\napiVersion: goondan.ai/v1\nkind: Connection\nmetadata: { name: terminal }\nspec:\n  connectorRef: Connector/cli\n",
     });
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-tty-"));
-    const command = [process.execPath, BIN, "run", dir, "--port", "0", "--state-root", join(stateRoot, "state")].map(shellQuote).join(" ");
+    const command = [runtime, GOONDAN_BIN, "run", dir, "--port", "0", "--state-root", join(stateRoot, "state")].map(shellQuote).join(" ");
     const proc = Bun.spawn([SCRIPT, "-qfec", command, "/dev/null"], { env: { ...process.env, ...liveEnv, TERM: "dumb" }, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
     cleanups.push(async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
       // A failed run must not leave the orchestrator behind the killed pty (its state root names it).
-      Bun.spawnSync(["pkill", "-KILL", "-f", stateRoot]);
+      killProcessesWithCommandLine(stateRoot);
       await llm.close();
       rmSync(dir, { recursive: true, force: true });
       rmSync(stateRoot, { recursive: true, force: true });
@@ -53,6 +57,11 @@ describe.skipIf(!existsSync(SCRIPT))("goondan run with the cli connector on a TT
     await waitFor("front heard: hello from the keyboard");
     proc.stdin.write("\x03");
     await proc.stdin.flush();
-    expect(await proc.exited).toBe(0);
+    const code = await proc.exited;
+    if (code !== 0) {
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) screen += new TextDecoder().decode(chunk.value);
+      throw new Error(`exit code ${code}; screen: ${JSON.stringify(screen)}`);
+    }
+    expect(code).toBe(0);
   }, 40_000);
 });

@@ -1,7 +1,10 @@
 /**
  * Real-process helpers for tests that run `bin/goondan`: start `goondan run` and wait for its `ready` log
- * line (collecting every JSON log line), poll until a condition holds, and tell whether a pid is alive.
+ * line (collecting every JSON log line), poll until a condition holds, tell whether a pid is alive, and find
+ * processes by their command line (from /proc, so tests need no procps on the machine).
  */
+import { readdirSync, readFileSync } from "node:fs";
+
 export const GOONDAN_BIN = new URL("../../bin/goondan", import.meta.url).pathname;
 
 export type GoondanProcess = Bun.Subprocess<"ignore", "pipe", "pipe" | "ignore">;
@@ -23,6 +26,31 @@ export function isAlive(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Pids of live processes whose command line contains `needle` (e.g. a test's unique state root). */
+export function pidsWithCommandLine(needle: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ").includes(needle)) pids.push(Number(entry));
+    } catch {
+      // the process exited while we looked
+    }
+  }
+  return pids;
+}
+
+/** SIGKILLs every process whose command line contains `needle`: cleanup after a failed real-process test. */
+export function killProcessesWithCommandLine(needle: string): void {
+  for (const pid of pidsWithCommandLine(needle)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
   }
 }
 
