@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from "bun:test";
 import { existsSync, readFileSync, mkdtempSync, rmSync } from "node:fs";
 import { DurableInbox } from "../../src/orchestrator/durable-inbox.ts";
+import { DUPLICATE_SIGINT_WINDOW_MS } from "../../src/orchestrator/shutdown-signals.ts";
 import { instancePaths } from "../../src/shared/state-paths.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -90,6 +91,7 @@ describe("goondan run", () => {
     const [child] = (await childPids(daemon.base)) as [number];
     daemon.proc.kill("SIGINT");
     await until(() => daemon.lines.some((line) => line.msg === "shutting down"));
+    await Bun.sleep(DUPLICATE_SIGINT_WINDOW_MS); // a SIGINT sooner than this is taken for the same keypress, relayed
     daemon.proc.kill("SIGINT");
     expect(await daemon.proc.exited).toBe(130);
     await until(() => !alive(child), { timeoutMs: 5000 });
