@@ -1,7 +1,8 @@
 /**
  * Built-in `bash`: `exec` runs a command line with /bin/sh, `script` runs a script file from the
  * workspace. Both run in the workspace (or a confined cwd), in their own process group killed after the
- * timeout (default `config.timeoutMs` 30 s), with stdout/stderr capped (`config.maxOutputBytes`, 64 KiB
+ * timeout (default `config.timeoutMs` 30 s) together with any descendant that escaped the group (see
+ * run-marked-process.ts), with stdout/stderr capped (`config.maxOutputBytes`, 64 KiB
  * each) and a scrubbed environment. A non-zero exit is a normal result: the model reads exitCode.
  */
 import { mkdir, stat } from "node:fs/promises";
@@ -10,7 +11,7 @@ import { ToolFault } from "../../tools/tool-errors.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import type { ToolContext, ToolHandler } from "../../tools/types.ts";
 import { resolveConfinedPath } from "../../tools/workdir-path.ts";
-import { runProcess, type ProcessOutcome } from "./process-runner.ts";
+import { runMarkedProcess, type MarkedOutcome } from "./run-marked-process.ts";
 
 const MAX_TIMEOUT_MS = 600_000;
 
@@ -35,7 +36,7 @@ function limits(ctx: ToolContext, input: JsonObject): { timeoutMs: number; maxOu
   };
 }
 
-function present(outcome: ProcessOutcome): JsonObject {
+function present(outcome: MarkedOutcome): JsonObject {
   const result: JsonObject = {
     exitCode: outcome.exitCode,
     signal: outcome.signal,
@@ -49,13 +50,18 @@ function present(outcome: ProcessOutcome): JsonObject {
   if (outcome.outputLimitExceeded) result.note = "the command produced too much output and was stopped";
   if (outcome.timedOut) result.note = "the command ran past its timeout and its process group was killed";
   if (outcome.cancelled) result.note = "the command was cancelled";
+  if (outcome.escapedKilled > 0) {
+    result.escapedKilled = outcome.escapedKilled;
+    const escaped = `${outcome.escapedKilled} background process(es) that had left the process group were killed too`;
+    result.note = typeof result.note === "string" ? `${result.note}; ${escaped}` : escaped;
+  }
   return result;
 }
 
 export const handlers: Record<string, ToolHandler> = {
   exec: async (ctx, input) => {
     const cwd = await workingDirectory(ctx, input.cwd);
-    const outcome = await runProcess({
+    const outcome = await runMarkedProcess({
       argv: ["/bin/sh", "-c", String(input.command)],
       cwd,
       ...(typeof input.stdin === "string" ? { stdin: input.stdin } : {}),
@@ -72,7 +78,7 @@ export const handlers: Record<string, ToolHandler> = {
     }
     const args = Array.isArray(input.args) ? input.args.map(String) : [];
     const executable = (info.mode & 0o111) !== 0;
-    const outcome = await runProcess({
+    const outcome = await runMarkedProcess({
       argv: executable ? [script.absolute, ...args] : ["/bin/sh", script.absolute, ...args],
       cwd: await workingDirectory(ctx, input.cwd),
       ...(typeof input.stdin === "string" ? { stdin: input.stdin } : {}),

@@ -16,6 +16,8 @@ export interface RunProcessOptions {
   signal?: AbortSignal;
   /** Default: scrubbedEnv(process.env). */
   env?: Record<string, string>;
+  /** Called right after the group is killed on timeout, cancellation or an output flood (not on a normal exit). */
+  onForcedKill?: (processGroup: number) => void;
 }
 
 export interface ProcessOutcome {
@@ -65,22 +67,26 @@ export async function runProcess(options: RunProcessOptions): Promise<ProcessOut
       }
     }
   };
+  const forceKill = (): void => {
+    killGroup();
+    options.onForcedKill?.(proc.pid);
+  };
   const onBytes = (count: number): void => {
     totalBytes += count;
     if (totalBytes > FLOOD_BYTES && !outputLimitExceeded) {
       outputLimitExceeded = true;
-      killGroup();
+      forceKill();
     }
   };
   const stdout = collect(proc.stdout, options.maxOutputBytes, onBytes);
   const stderr = collect(proc.stderr, options.maxOutputBytes, onBytes);
   const timer = setTimeout(() => {
     timedOut = true;
-    killGroup();
+    forceKill();
   }, options.timeoutMs);
   const onAbort = (): void => {
     cancelled = true;
-    killGroup();
+    forceKill();
   };
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener("abort", onAbort, { once: true });
