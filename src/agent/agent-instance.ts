@@ -4,7 +4,7 @@
  * "not committed" (redelivery resumes the turn from base + events) or "committed" (redelivery answers the stored
  * result without calling the model; leftover events of a committed turn are folded on start).
  */
-import type { AgentEvent, TurnResultPayload } from "../ipc/protocol.ts";
+import { RESULTS_ARRIVED_EVENT, type AgentEvent, type TurnResultPayload } from "../ipc/protocol.ts";
 import { newId } from "../shared/ids.ts";
 import type { ResultsLog } from "./conversation/results-log.ts";
 import type { PendingResults, DelegateResult } from "./conversation/pending-results.ts";
@@ -48,6 +48,12 @@ export class AgentInstance {
       return committed;
     }
     const turnId = (this.parts.env.ids ?? newId)("turn");
+    if (event.type === RESULTS_ARRIVED_EVENT && this.pendingResultCount === 0) {
+      // An earlier turn showed them already: nothing to wake the model for.
+      const payload: TurnResultPayload = { eventId: event.id, turnId, status: "ok", response: "", finishReason: "nothing_pending" };
+      this.parts.results.record(payload);
+      return payload;
+    }
     options.onTurnStarted?.(turnId);
     this.current = event;
     try {
@@ -76,6 +82,16 @@ export class AgentInstance {
   /** A reply to an async request: kept durably until shown to the model. */
   addPendingResult(result: DelegateResult): void {
     this.parts.pendingResults.add(result);
+  }
+
+  /** Results (async replies, tool completions) stored and not yet shown to the model. */
+  get pendingResultCount(): number {
+    return this.parts.pendingResults.list().length;
+  }
+
+  /** Called whenever a result is stored, from whichever source. */
+  onPendingResult(listener: () => void): void {
+    this.parts.pendingResults.onAdded(listener);
   }
 
   close(): void {

@@ -2,12 +2,13 @@
  * The one turn loop: inbound AgentEvent → user message → steps until the model answers without tool calls (or
  * step middleware stops asking for more), or `maxStepsPerTurn` (then `finishReason: "max_steps"` with the last
  * text). Turn middleware wraps the whole loop through the same `compose()`. Before each step, replies to
- * earlier async requests and completions of pending tool calls are shown to the model as messages. A redelivered event whose user message is already
+ * earlier async requests and completions of pending tool calls are shown to the model as messages (a
+ * `results.arrived` event, which wakes an idle instance for them, adds no user message). A redelivered event whose user message is already
  * in the conversation resumes (no second user message); a dangling assistant tool-call message left by a crash
  * is removed first (see conversation/model-view.ts). Every failure becomes a structured TurnResult; this never
  * throws.
  */
-import type { AgentEvent } from "../ipc/protocol.ts";
+import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../ipc/protocol.ts";
 import { compose } from "../shared/compose.ts";
 import { isGoondanError } from "../shared/errors.ts";
 import { newId, newSpanId } from "../shared/ids.ts";
@@ -100,7 +101,8 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   let steps = 0;
   const core = async (ctx: TurnMiddlewareContext): Promise<TurnResult> => {
-    const alreadyThere = ctx.messages.some((message) => message.source.type === "user" && message.metadata.eventId === event.id);
+    // A wake-up for arrived results brings no message of its own: the results are shown before the first step.
+    const alreadyThere = event.type === RESULTS_ARRIVED_EVENT || ctx.messages.some((message) => message.source.type === "user" && message.metadata.eventId === event.id);
     if (!alreadyThere) {
       ctx.emitMessageEvent({
         type: "append",

@@ -13,7 +13,7 @@ export const instanceAddress = (agent: string, instanceKey: string): InstanceAdd
 
 export interface AgentEvent {
   id: string;
-  /** `user.input`, `agent.request`, `agent.send`, `connector.<event>` … */
+  /** `user.input`, `agent.request`, `agent.send`, `connector.<event>`, `results.arrived` … */
   type: string;
   input: string;
   /** Target agent name. */
@@ -32,6 +32,12 @@ export interface AgentEvent {
   metadata: JsonObject;
   createdAt: string;
 }
+
+/**
+ * The type of the event that wakes an idle instance for results that arrived after its turn ended: its turn
+ * adds no user message (the results are shown as usual before the first step), and it answers nobody.
+ */
+export const RESULTS_ARRIVED_EVENT = "results.arrived";
 
 export interface TurnResultPayload {
   eventId: string;
@@ -89,6 +95,11 @@ export interface ChildToParent {
   /** `ctx.runtime.*` from a tool: request/send/spawn/list/catalog/restart. */
   runtime_call: { callId: string; method: RuntimeMethod; args: JsonObject; traceId?: string; parentSpanId?: string; callChain: string[] };
   shutdown_ack: { reason: string };
+  /**
+   * The idle child holds results its model has not seen (async replies, pending tool completions): it asks
+   * for a turn. The orchestrator queues a `RESULTS_ARRIVED_EVENT` unless the instance has work already.
+   */
+  results_waiting: { count: number };
   /** A fatal start-up problem (bad bundle, missing model key): the child exits after sending it. */
   fatal: { code: string; message: string };
   /** Connector children: the entry module loaded and its start function was called. */
@@ -110,7 +121,7 @@ export type ParentMessage = { [K in keyof ParentToChild]: IpcEnvelope<K, ParentT
 export type ChildMessage = { [K in keyof ChildToParent]: IpcEnvelope<K, ChildToParent[K]> }[keyof ChildToParent];
 
 const PARENT_TYPES = new Set<string>(["event", "runtime_result", "delegate_result", "shutdown", "connector_start", "connector_ack", "connector_reply"]);
-const CHILD_TYPES = new Set<string>(["ready", "turn_started", "turn_result", "runtime_call", "shutdown_ack", "fatal", "connector_ready", "connector_event"]);
+const CHILD_TYPES = new Set<string>(["ready", "turn_started", "turn_result", "runtime_call", "results_waiting", "shutdown_ack", "fatal", "connector_ready", "connector_event"]);
 
 function isEnvelope(value: unknown): value is IpcEnvelope {
   if (typeof value !== "object" || value === null) return false;

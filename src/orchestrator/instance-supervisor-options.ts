@@ -28,6 +28,8 @@ export interface SupervisorHooks {
    */
   poisoned(supervisor: InstanceSupervisor, entry: InboxEntry, cause?: { code: string; message: string }): void;
   runtimeCall(supervisor: InstanceSupervisor, call: ChildToParent["runtime_call"]): void;
+  /** The child holds results its model has not seen and asks for a turn (`results_waiting`). */
+  resultsWaiting(supervisor: InstanceSupervisor, waiting: ChildToParent["results_waiting"]): void;
 }
 
 export interface InstanceSupervisorOptions {

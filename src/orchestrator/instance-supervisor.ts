@@ -2,8 +2,8 @@
  * The supervisor of one (agent, instanceKey): a small state machine over its child process. It asks the
  * pool for a slot when it has work, delivers inbox events one at a time, acknowledges them when their
  * turn_result arrives, redelivers after a crash (with an attempt count) and applies the restart policy
- * (`restart now` or `crashLoopBackOff`). Idle instances are stopped after `idleSeconds`. Replies for the
- * instance wait while it has no child and are delivered once it is ready again. A child that stops on its own
+ * (`restart now` or `crashLoopBackOff`). Idle instances are stopped after `idleSeconds`. A reply for an
+ * instance without a child starts one and is delivered once it is ready. A child that stops on its own
  * after a graceful shutdown (SIGTERM from outside: it says `shutdown_ack`, then exits) is no crash and is not
  * respawned — most likely the whole process group is shutting down; the next work starts it again.
  */
@@ -95,12 +95,16 @@ export class InstanceSupervisor {
     return this.events.withdraw(eventId);
   }
 
-  /** Delivers a reply to this instance now, or once its child is ready again (dropped if `deadline` passed by then). */
+  /**
+   * Delivers a reply to this instance now, or once its child is ready again (dropped if `deadline` passed by
+   * then). An instance without a child is started for it: the reply to an async request wakes it.
+   */
   deliverReply(reply: ParentToChild["delegate_result"], deadline = Number.POSITIVE_INFINITY): void {
     if (this.child && (this.status === "idle" || this.status === "processing")) {
       if (this.child.send("delegate_result", reply)) return;
     }
     this.replyBacklog.hold(reply, deadline);
+    if (!this.child) this.ensureStarted();
   }
 
   runtimeResult(result: ParentToChild["runtime_result"]): void {
@@ -242,6 +246,9 @@ export class InstanceSupervisor {
       case "runtime_call":
         this.lastActiveAt = this.options.clock.now();
         this.options.hooks.runtimeCall(this, message.payload);
+        return;
+      case "results_waiting":
+        this.options.hooks.resultsWaiting(this, message.payload);
         return;
       case "shutdown_ack":
         if (this.status !== "draining") this.leaving = true;

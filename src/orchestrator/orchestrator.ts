@@ -19,6 +19,7 @@ import { createRestartCoordinator, type LoadedBundle, type RestartAnswer, type R
 import { InstanceSupervisor } from "./instance-supervisor.ts";
 import { PendingRequests } from "./pending-requests.ts";
 import { ProcessPool } from "./process-pool.ts";
+import { resultsArrivedEvent } from "./results-arrived-event.ts";
 import { handleRuntimeCall, type RouterHost } from "./runtime-router.ts";
 import type { OrchestratorOptions, ReloadOptions, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 import { swarmView, type SwarmView } from "./swarm-view.ts";
@@ -286,6 +287,10 @@ export class Orchestrator {
         runtimeCall: (s, call) => {
           const requester = { agent: s.agent, instanceKey: s.instanceKey, address: s.address, currentEvent: () => s.inFlight?.event, runtimeResult: s.runtimeResult.bind(s) };
           void handleRuntimeCall({ host: this.router, requester, call }).catch((error: unknown) => this.logger.error({ error: describeError(error) }, "runtime call failed"));
+        },
+        // Queued or in-flight work shows the results anyway; otherwise a turn of its own.
+        resultsWaiting: (s, { count }) => {
+          if (this.accepting && !s.hasWork()) this.accept(resultsArrivedEvent({ id: this.ids("evt"), agent: s.agent, instanceKey: s.instanceKey, count, now: this.clock.now() }), "write");
         },
       },
     });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { startLoopbackLlm, toolResults, type LoopbackLlm } from "../helpers/loopback-llm.ts";
 import { agentEvent, spawnAgentChild, writeFixtureBundle, type ChildHandle } from "./support/child-harness.ts";
 import { tempStateRoot } from "./support/test-env.ts";
+import { RESULTS_ARRIVED_EVENT } from "../../src/ipc/protocol.ts";
 
 let server: LoopbackLlm | undefined;
 const children: ChildHandle[] = [];
@@ -86,5 +87,29 @@ describe("ctx.runtime over IPC", () => {
     const shown = JSON.stringify(server.requests[2]!.body.messages);
     expect(shown).toContain("job done");
     expect(shown).toContain(correlationId);
+  });
+
+  it("asks for a turn when an async reply arrives while it is idle, and shows it in the results.arrived turn", async () => {
+    server = await startLoopbackLlm({
+      replies: [{ toolCalls: [{ name: "delegate__ask_later", args: { target: "worker", input: "slow job" } }] }, { text: "started it" }, { text: "the worker reports: job done" }],
+    });
+    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
+    children.push(child);
+    await child.waitFor("ready");
+    child.send("event", { event: agentEvent("start the job"), attempt: 1 });
+    const call = await child.waitFor("runtime_call");
+    const correlationId = call.payload.args.correlationId as string;
+    child.send("runtime_result", { callId: call.payload.callId, ok: true, value: { correlationId } });
+    await child.waitFor("turn_result");
+    child.send("delegate_result", { correlationId, status: "ok", agent: "worker", instanceKey: "main", response: "job done" });
+    const asked = await child.waitFor("results_waiting");
+    expect(asked.payload).toEqual({ count: 1 });
+    const wake = { ...agentEvent(""), type: RESULTS_ARRIVED_EVENT, source: { kind: "system" as const, name: "results-arrived" } };
+    child.send("event", { event: wake, attempt: 1 });
+    const woke = await child.waitFor("turn_result", (message) => message.payload.eventId === wake.id);
+    expect(woke.payload).toMatchObject({ status: "ok", response: "the worker reports: job done" });
+    const messages = server.requests[2]!.body.messages;
+    expect(messages.at(-1)).toMatchObject({ role: "user", content: expect.stringContaining(`request ${correlationId}, status ok]\njob done`) });
+    expect(messages.filter((message) => message.role === "user")).toHaveLength(2);
   });
 });

@@ -148,4 +148,35 @@ describe("orchestrator with real agent children", () => {
     expect(history).toContain("my name is Ada");
     expect(history).toContain("reply to my name is Ada");
   });
+
+  it("wakes the coordinator with a turn of its own when the worker answers its async request after its turn ended", async () => {
+    let releaseWorker: () => void = () => {};
+    const workerMayAnswer = new Promise<void>((resolve) => (releaseWorker = resolve));
+    const { llm, orchestrator } = await setup({
+      respond: async (request) => {
+        if (roleOf(request) === "worker") {
+          await workerMayAnswer;
+          return { text: "the report has 3 pages" };
+        }
+        const last = lastUserText(request);
+        if (last.startsWith("[async reply from agent worker/")) return { text: `noted: ${last.slice(last.indexOf("\n") + 1)}` };
+        if (lastRole(request) === "tool") return { text: "asked the worker; I will report back" };
+        return toolCall("agents__request", { target: "worker", input: "write the report", async: true });
+      },
+    });
+    const first = await orchestrator.submit({ input: "get me the report" }).outcome;
+    expect(first.response).toBe("asked the worker; I will report back");
+    releaseWorker();
+    const woken = await until(() => llm.requests.find((request) => roleOf(request) === "coordinator" && lastUserText(request).startsWith("[async reply from agent worker/")));
+    expect(lastUserText(woken)).toEndWith("status ok]\nthe report has 3 pages");
+    const events = await until(() => {
+      const file = orchestrator.instancePaths("coordinator", "duo").runtimeEvents;
+      const lines = existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string; data?: { eventType?: string } }) : [];
+      return lines.some((line) => line.type === "turn.completed") && lines.filter((line) => line.type === "turn.started").length === 2 ? lines : undefined;
+    });
+    expect(events.filter((line) => line.type === "turn.started").map((line) => line.data?.eventType)).toEqual(["user.input", "results.arrived"]);
+    expect(llm.requests.map(roleOf).sort()).toEqual(["coordinator", "coordinator", "coordinator", "worker"]);
+    expect(llm.requests.at(-1)).toBe(woken);
+    await until(() => orchestrator.instances().every((row) => row.queued === 0 && row.status !== "processing"));
+  });
 });

@@ -44,6 +44,7 @@ function isReadable(record: unknown): record is PendingResult {
 export class PendingResults {
   private items: PendingResult[];
   private readonly appender: JsonlAppender;
+  private readonly listeners: (() => void)[] = [];
   private closed = false;
 
   constructor(private readonly file: string) {
@@ -56,7 +57,13 @@ export class PendingResults {
     if (this.closed) return false;
     this.appender.append(result);
     this.items.push(result);
+    for (const listener of this.listeners) listener();
     return true;
+  }
+
+  /** Called after each durable `add` (the agent child asks for a turn when it is idle). */
+  onAdded(listener: () => void): void {
+    this.listeners.push(listener);
   }
 
   list(): readonly PendingResult[] {

@@ -4,7 +4,9 @@
  * `runtime_result` / `delegate_result` to ctx.runtime, and on `shutdown` lets the current turn finish (aborting
  * it when the grace period ends: an aborted turn is not committed and stays in the orchestrator's inbox),
  * persists, answers `shutdown_ack` and exits 0. A stop signal (SIGTERM, through `onStopSignal`) is the same
- * graceful shutdown, asked for from outside. When the IPC channel is lost
+ * graceful shutdown, asked for from outside. Results that arrive while no turn runs (an async reply, a pending
+ * tool's completion) make it ask for a turn with `results_waiting`, so the model sees them without waiting
+ * for someone else's message; it asks again after a turn or a restart while any are left. When the IPC channel is lost
  * (the parent died) it exits at once: no orphans. Everything process-specific comes in through options.
  */
 import PQueue from "p-queue";
@@ -51,6 +53,17 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
   let shuttingDown = false;
   let gracePeriodMs = 30_000;
   let requestTimeoutMs: number | undefined; // the Swarm's policy, once the instance is built
+  let busy = false;
+  let askedForTurn = false;
+
+  /** Asks the orchestrator for a turn when idle with results the model has not seen (once until the next event). */
+  const askForTurnIfResultsWait = (): void => {
+    if (instance === undefined || shuttingDown || busy || askedForTurn || queue.size > 0) return;
+    const count = instance.pendingResultCount;
+    if (count === 0) return;
+    askedForTurn = true;
+    send(envelope("results_waiting", address, ORCHESTRATOR, { count }));
+  };
 
   const runtime = new RuntimeClient({
     address,
@@ -72,6 +85,8 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
     const { event, attempt } = message.payload;
     const abort = new AbortController();
     currentAbort = abort;
+    busy = true;
+    askedForTurn = false;
     try {
       const result = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted: (turnId) => send(envelope("turn_started", address, ORCHESTRATOR, { eventId: event.id, turnId })) });
       if (result !== undefined) send(envelope("turn_result", address, ORCHESTRATOR, result));
@@ -89,6 +104,8 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
       }));
     } finally {
       currentAbort = undefined;
+      busy = false;
+      askForTurnIfResultsWait();
     }
   };
 
@@ -164,4 +181,6 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
   }
   send(envelope("ready", address, ORCHESTRATOR, { pid: process.pid, agent: args.agent, instanceKey: args.instanceKey }));
   logger.info("agent ready");
+  instance.onPendingResult(askForTurnIfResultsWait);
+  askForTurnIfResultsWait(); // results stored before a crash or restart
 }
