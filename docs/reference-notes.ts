@@ -44,6 +44,7 @@ export const NOTES: Record<string, string> = {
   "Swarm.spec.policy.restart.maxBackoffMs": "Longest backoff delay.",
   "Swarm.spec.policy.lifecycle.idleSeconds": "An instance idle this long is stopped (its conversation stays on disk).",
   "Swarm.spec.policy.lifecycle.maxProcesses": "Most agent processes alive at once; the least recently used idle one makes room.",
+  "Swarm.spec.policy.lifecycle.heartbeatTimeoutSeconds": "A child whose turn sends no heartbeat this long (its event loop is blocked, e.g. by a tool's synchronous loop) is killed and handled as a crash.",
   "Swarm.spec.policy.lifecycle.ttlSeconds": "Accepted for compatibility with public bundles.",
   "Swarm.spec.policy.lifecycle.gcGraceSeconds": "Accepted for compatibility with public bundles.",
   "Tool.spec.entry": "Bundle-relative module exporting `handlers: Record<exportName, ToolHandler>`.",

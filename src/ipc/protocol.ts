@@ -39,6 +39,9 @@ export interface AgentEvent {
  */
 export const RESULTS_ARRIVED_EVENT = "results.arrived";
 
+/** How often a child with a running turn says `heartbeat` (the Swarm's timeout is at least 2 s). */
+export const HEARTBEAT_INTERVAL_MS = 500;
+
 export interface TurnResultPayload {
   eventId: string;
   turnId: string;
@@ -100,6 +103,11 @@ export interface ChildToParent {
    * for a turn. The orchestrator queues a `RESULTS_ARRIVED_EVENT` unless the instance has work already.
    */
   results_waiting: { count: number };
+  /**
+   * Sent every HEARTBEAT_INTERVAL_MS while a turn runs: its absence past the Swarm's
+   * `lifecycle.heartbeatTimeoutSeconds` means the child's event loop is blocked, and it is killed.
+   */
+  heartbeat: { turnId?: string };
   /** A fatal start-up problem (bad bundle, missing model key): the child exits after sending it. */
   fatal: { code: string; message: string };
   /** Connector children: the entry module loaded and its start function was called. */
@@ -121,7 +129,7 @@ export type ParentMessage = { [K in keyof ParentToChild]: IpcEnvelope<K, ParentT
 export type ChildMessage = { [K in keyof ChildToParent]: IpcEnvelope<K, ChildToParent[K]> }[keyof ChildToParent];
 
 const PARENT_TYPES = new Set<string>(["event", "runtime_result", "delegate_result", "shutdown", "connector_start", "connector_ack", "connector_reply"]);
-const CHILD_TYPES = new Set<string>(["ready", "turn_started", "turn_result", "runtime_call", "results_waiting", "shutdown_ack", "fatal", "connector_ready", "connector_event"]);
+const CHILD_TYPES = new Set<string>(["ready", "turn_started", "turn_result", "runtime_call", "results_waiting", "heartbeat", "shutdown_ack", "fatal", "connector_ready", "connector_event"]);
 
 function isEnvelope(value: unknown): value is IpcEnvelope {
   if (typeof value !== "object" || value === null) return false;

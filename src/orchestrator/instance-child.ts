@@ -2,7 +2,9 @@
  * One child process of an instance as its supervisor talks to it: messages sent from the orchestrator to
  * the instance's address, and the child's kill deadline — no `ready` within the ready timeout, or still
  * alive when the grace period of a requested shutdown is over — after which it gets SIGKILL (and the
- * supervisor sees its exit). The supervisor's own timers (idle reaping, backoff) live in the supervisor.
+ * supervisor sees its exit). While a turn runs, a watchdog also kills a child that has said nothing (not
+ * even its `heartbeat`) for the heartbeat timeout: its event loop is blocked. The supervisor's own timers
+ * (idle reaping, backoff) live in the supervisor.
  */
 import type { Clock, TimerHandle } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -29,7 +31,10 @@ export function spawnInstanceChild(options: SpawnChildOptions): { child: Instanc
     return { error: { code: "E_AGENT_SPAWN_FAILED", message: error instanceof Error ? error.message : String(error) } };
   }
   const child = new InstanceChild(handle, options);
-  handle.onMessage((message) => options.onMessage(child, message));
+  handle.onMessage((message) => {
+    child.heard();
+    options.onMessage(child, message);
+  });
   handle.onExit((exit) => options.onExit(child, exit));
   child.killUnlessReadyWithin(options.readyTimeoutMs);
   return { child };
@@ -37,11 +42,17 @@ export function spawnInstanceChild(options: SpawnChildOptions): { child: Instanc
 
 export class InstanceChild {
   private deadline: TimerHandle | undefined;
+  private watchdog: TimerHandle | undefined;
+  private lastHeardAt: number;
+  /** Why the orchestrator killed it, when it did (for the crash log). */
+  killedBecause: string | undefined;
 
   constructor(
     readonly handle: ChildProcessHandle,
     private readonly options: { address: string; clock: Clock; logger: Logger },
-  ) {}
+  ) {
+    this.lastHeardAt = options.clock.now();
+  }
 
   get pid(): number {
     return this.handle.pid;
@@ -66,6 +77,35 @@ export class InstanceChild {
   kill(): void {
     this.clearDeadline();
     this.handle.kill("SIGKILL");
+  }
+
+  /** Any message from the child: it is alive. */
+  heard(): void {
+    this.lastHeardAt = this.options.clock.now();
+  }
+
+  /** SIGKILL once the child has said nothing for `timeoutMs`, until `unwatch` (the turn ended, or it exited). */
+  watchHeartbeat(timeoutMs: number): void {
+    this.unwatch();
+    this.heard();
+    const { clock } = this.options;
+    const check = (): void => {
+      const silentMs = clock.now() - this.lastHeardAt;
+      if (silentMs < timeoutMs) {
+        this.watchdog = clock.setTimeout(check, timeoutMs - silentMs);
+        return;
+      }
+      this.watchdog = undefined;
+      this.killedBecause = `no heartbeat for ${Math.round(silentMs / 1000)} s during a turn (its event loop is blocked)`;
+      this.options.logger.error({ pid: this.handle.pid, silentMs }, "instance unresponsive: no heartbeat during its turn; killing it");
+      this.handle.kill("SIGKILL");
+    };
+    this.watchdog = clock.setTimeout(check, timeoutMs);
+  }
+
+  unwatch(): void {
+    if (this.watchdog) this.options.clock.clearTimeout(this.watchdog);
+    this.watchdog = undefined;
   }
 
   clearDeadline(): void {

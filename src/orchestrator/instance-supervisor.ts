@@ -205,6 +205,7 @@ export class InstanceSupervisor {
     this.status = "processing";
     this.lastActiveAt = this.options.clock.now();
     child.send("event", { event: entry.event, attempt: entry.deliveries });
+    child.watchHeartbeat(this.options.policy().lifecycle.heartbeatTimeoutSeconds * 1000);
   }
 
   private enterIdle(): void {
@@ -269,6 +270,7 @@ export class InstanceSupervisor {
     }
     this.consecutiveCrashes = 0;
     this.lastActiveAt = this.options.clock.now();
+    this.child?.unwatch();
     if (this.status === "processing") this.status = "idle";
     // Route the reply first; the `done` record after it (a lost one only means a redelivery, answered from the
     // agent's stored result).
@@ -281,6 +283,7 @@ export class InstanceSupervisor {
     if (child !== this.child) return;
     this.child = undefined;
     child.clearDeadline();
+    child.unwatch();
     this.clearTimer();
     const leftOnItsOwn = this.leaving && this.status !== "draining";
     const intended = this.status === "draining" || leftOnItsOwn;
@@ -303,7 +306,8 @@ export class InstanceSupervisor {
       this.kick();
       return;
     }
-    this.logger.warn({ pid: child.pid, code: exit.code, signal: exit.signal, consecutiveCrashes: this.consecutiveCrashes + 1, eventId: entry?.event.id }, "instance.crashed");
+    const because = child.killedBecause === undefined ? {} : { killedBecause: child.killedBecause };
+    this.logger.warn({ pid: child.pid, code: exit.code, signal: exit.signal, consecutiveCrashes: this.consecutiveCrashes + 1, eventId: entry?.event.id, ...because }, "instance.crashed");
     for (const resolve of this.stopWaiters.splice(0)) resolve();
     if (beforeReady) this.failedStart({ code: exit.code, signal: exit.signal });
     else this.crashed(entry);

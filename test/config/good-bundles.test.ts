@@ -110,7 +110,7 @@ describe("a bundle of every kind", () => {
       requestTimeoutMs: 60000,
       shutdown: { gracePeriodSeconds: 5 },
       restart: { maxConsecutiveCrashes: 3, initialBackoffMs: 1000, maxBackoffMs: 300000 },
-      lifecycle: { idleSeconds: 600, maxProcesses: 64 },
+      lifecycle: { idleSeconds: 600, maxProcesses: 64, heartbeatTimeoutSeconds: 60 },
     });
   });
 
@@ -177,7 +177,7 @@ describe("a bundle in the public Goondan format", () => {
   it("accepts Package dependencies as {name, version} and the public policy fields", async () => {
     const bundle = await load("public-format");
     expect(local(bundle, "Package", "@samples/brain-lite").spec.dependencyVersions).toEqual({ "@goondan/base": "^0.0.3" });
-    expect(local(bundle, "Swarm", "brain").spec.policy.lifecycle).toEqual({ idleSeconds: 600, maxProcesses: 64, ttlSeconds: 86400, gcGraceSeconds: 60 });
+    expect(local(bundle, "Swarm", "brain").spec.policy.lifecycle).toEqual({ idleSeconds: 600, maxProcesses: 64, heartbeatTimeoutSeconds: 60, ttlSeconds: 86400, gcGraceSeconds: 60 });
     expect(local(bundle, "Swarm", "brain").spec.policy.shutdown.gracePeriodSeconds).toBe(300);
   });
 

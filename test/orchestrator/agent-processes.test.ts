@@ -12,7 +12,7 @@ import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
 import { bunProcessSpawner } from "../../src/orchestrator/process-spawner.ts";
 import { startLoopbackLlm, toolResults, lastUserText, type LoopbackLlmOptions, type LoopbackRequest } from "../helpers/loopback-llm.ts";
 import { childEnv, lastRole, roleOf, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
-import { until as pollUntil } from "../helpers/goondan-process.ts";
+import { isAlive, until as pollUntil } from "../helpers/goondan-process.ts";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -179,4 +179,18 @@ describe("orchestrator with real agent children", () => {
     expect(llm.requests.at(-1)).toBe(woken);
     await until(() => orchestrator.instances().every((row) => row.queued === 0 && row.status !== "processing"));
   });
+
+  it("kills a child whose tool blocks its event loop once the heartbeat timeout passes, and answers AGENT_CRASHED", async () => {
+    const { orchestrator } = await setup({
+      respond: () => toolCall("slow__freeze", { ms: 60_000 }),
+      policy: { lifecycle: { heartbeatTimeoutSeconds: 2 }, restart: { maxConsecutiveCrashes: 1 } },
+    });
+    const started = Date.now();
+    const submitted = orchestrator.submit({ input: "freeze please" });
+    const pid = await until(() => orchestrator.processes()[0]?.pid ?? undefined);
+    const outcome = await submitted.outcome;
+    expect(outcome).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    await until(() => !isAlive(pid));
+  }, 20_000);
 });

@@ -4,14 +4,14 @@
  * `runtime_result` / `delegate_result` to ctx.runtime, and on `shutdown` lets the current turn finish (aborting
  * it when the grace period ends: an aborted turn is not committed and stays in the orchestrator's inbox),
  * persists, answers `shutdown_ack` and exits 0. A stop signal (SIGTERM, through `onStopSignal`) is the same
- * graceful shutdown, asked for from outside. Results that arrive while no turn runs (an async reply, a pending
+ * graceful shutdown, asked for from outside. While a turn runs it says `heartbeat` every HEARTBEAT_INTERVAL_MS. Results that arrive while no turn runs (an async reply, a pending
  * tool's completion) make it ask for a turn with `results_waiting`, so the model sees them without waiting
  * for someone else's message; it asks again after a turn or a restart while any are left. When the IPC channel is lost
  * (the parent died) it exits at once: no orphans. Everything process-specific comes in through options.
  */
 import PQueue from "p-queue";
 import type { Bundle } from "../../config/types.ts";
-import { envelope, instanceAddress, isParentMessage, ORCHESTRATOR, type AgentChildArgs, type ChildMessage, type ParentMessage } from "../../ipc/protocol.ts";
+import { envelope, HEARTBEAT_INTERVAL_MS, instanceAddress, isParentMessage, ORCHESTRATOR, type AgentChildArgs, type ChildMessage, type ParentMessage } from "../../ipc/protocol.ts";
 import { describeError, isGoondanError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
@@ -87,8 +87,15 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
     currentAbort = abort;
     busy = true;
     askedForTurn = false;
+    // Proof of a live event loop while the turn runs; a tool stuck in a synchronous loop silences it.
+    let turnId: string | undefined;
+    const heartbeat = setInterval(() => send(envelope("heartbeat", address, ORCHESTRATOR, turnId === undefined ? {} : { turnId })), HEARTBEAT_INTERVAL_MS);
     try {
-      const result = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted: (turnId) => send(envelope("turn_started", address, ORCHESTRATOR, { eventId: event.id, turnId })) });
+      const onTurnStarted = (started: string) => {
+        turnId = started;
+        send(envelope("turn_started", address, ORCHESTRATOR, { eventId: event.id, turnId: started }));
+      };
+      const result = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted });
       if (result !== undefined) send(envelope("turn_result", address, ORCHESTRATOR, result));
     } catch (error) {
       // Only a bug of ours or a failing disk gets here; still exactly one reply.
@@ -103,6 +110,7 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
         ...(event.replyTo === undefined ? {} : { correlationId: event.replyTo.correlationId }),
       }));
     } finally {
+      clearInterval(heartbeat);
       currentAbort = undefined;
       busy = false;
       askForTurnIfResultsWait();

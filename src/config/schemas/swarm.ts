@@ -20,7 +20,7 @@ export const swarmSchema = envelope({
         requestTimeoutMs: positiveInteger,
         shutdown: section({ gracePeriodSeconds: nonNegativeNumber }),
         restart: section({ maxConsecutiveCrashes: positiveInteger, initialBackoffMs: { type: "integer", minimum: 0 }, maxBackoffMs: { type: "integer", minimum: 0 } }),
-        lifecycle: section({ idleSeconds: nonNegativeNumber, maxProcesses: positiveInteger, ttlSeconds: nonNegativeNumber, gcGraceSeconds: nonNegativeNumber }),
+        lifecycle: section({ idleSeconds: nonNegativeNumber, maxProcesses: positiveInteger, heartbeatTimeoutSeconds: { type: "number", minimum: 2 }, ttlSeconds: nonNegativeNumber, gcGraceSeconds: nonNegativeNumber }),
       }),
     },
   },
