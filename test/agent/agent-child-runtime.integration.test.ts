@@ -67,11 +67,13 @@ describe("ctx.runtime over IPC", () => {
     expect(toolResults(server.requests[1]!)[0]?.content).toMatchObject({ status: "error" });
   });
 
-  it("shows an async request's reply to the model before its next step", async () => {
-    server = await startLoopbackLlm({
-      replies: [{ toolCalls: [{ name: "delegate__ask_later", args: { target: "worker", input: "slow job" } }] }, { text: "started it" }, { text: "the job said done" }],
+  /** A child whose first turn makes an async request to `worker` and ends with "started it"; `later` is the model's next reply. */
+  async function childAfterAsyncRequest(later: string) {
+    const llm = await startLoopbackLlm({
+      replies: [{ toolCalls: [{ name: "delegate__ask_later", args: { target: "worker", input: "slow job" } }] }, { text: "started it" }, { text: later }],
     });
-    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
+    server = llm;
+    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: llm.url }), stateRoot: tempStateRoot() });
     children.push(child);
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("start the job"), attempt: 1 });
@@ -80,7 +82,12 @@ describe("ctx.runtime over IPC", () => {
     child.send("runtime_result", { callId: call.payload.callId, ok: true, value: { correlationId } });
     const first = await child.waitFor("turn_result");
     expect(first.payload.response).toBe("started it");
-    expect(toolResults(server.requests[1]!)[0]?.content).toMatchObject({ status: "pending", handle: correlationId });
+    expect(toolResults(llm.requests[1]!)[0]?.content).toMatchObject({ status: "pending", handle: correlationId });
+    return { child, correlationId, llm };
+  }
+
+  it("shows an async request's reply to the model before its next step", async () => {
+    const { child, correlationId, llm: server } = await childAfterAsyncRequest("the job said done");
     child.send("delegate_result", { correlationId, status: "ok", agent: "worker", instanceKey: "main", response: "job done" });
     child.send("event", { event: agentEvent("any news?"), attempt: 1 });
     await child.waitFor("turn_result", (message) => message.payload.response === "the job said done");
@@ -90,17 +97,7 @@ describe("ctx.runtime over IPC", () => {
   });
 
   it("asks for a turn when an async reply arrives while it is idle, and shows it in the results.arrived turn", async () => {
-    server = await startLoopbackLlm({
-      replies: [{ toolCalls: [{ name: "delegate__ask_later", args: { target: "worker", input: "slow job" } }] }, { text: "started it" }, { text: "the worker reports: job done" }],
-    });
-    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
-    children.push(child);
-    await child.waitFor("ready");
-    child.send("event", { event: agentEvent("start the job"), attempt: 1 });
-    const call = await child.waitFor("runtime_call");
-    const correlationId = call.payload.args.correlationId as string;
-    child.send("runtime_result", { callId: call.payload.callId, ok: true, value: { correlationId } });
-    await child.waitFor("turn_result");
+    const { child, correlationId, llm: server } = await childAfterAsyncRequest("the worker reports: job done");
     child.send("delegate_result", { correlationId, status: "ok", agent: "worker", instanceKey: "main", response: "job done" });
     const asked = await child.waitFor("results_waiting");
     expect(asked.payload).toEqual({ count: 1 });
