@@ -2,8 +2,10 @@
  * Runs or validates one documentation code block, by its tags (see docs/README.md "Snippets are tested"):
  *   sh                 run with bash in the doc's scratch directory (a copy of the bundled example), where
  *                      `goondan`, `npx goondan` and `npm install` reach this checkout and nothing else
- *   sh api             the same, while `goondan run` serves that directory; `127.0.0.1:8790` and
- *                      `--port 8790` are rewritten to the daemon's real port; GOONDAN_API_TOKEN is set for both sides
+ *   sh api             the same, while `goondan run` serves that directory (or `dir=DIR` in it); `127.0.0.1:8790`
+ *                      and `--port 8790` are rewritten to the daemon's real port; GOONDAN_API_TOKEN is set for both
+ *                      sides; `port: 8787` (the webhook's default) in the served goondan.yaml and `127.0.0.1:8787` in
+ *                      the block become a free port of the doc's own, listening before the block runs
  *   sh suite           the test-suite command itself: checked against package.json, not run (it would run us)
  *   sh bench           benchmark commands: each `bun bench/<name>.ts` script must exist; not run (slow, timing)
  *   yaml goondan       a whole goondan.yaml, written to `dir=DIR` (default: the scratch directory itself,
@@ -18,7 +20,8 @@
  *   dockerfile         parsed by the container test's Dockerfile reader
  *   text               not run (output samples, commands that need Docker or an API key)
  */
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseAllDocuments, parse as parseYaml } from "yaml";
@@ -30,6 +33,9 @@ export const REPO = join(import.meta.dir, "..", "..");
 const BUN = process.execPath;
 const CLI = join(REPO, "bin", "goondan");
 export const API_TOKEN = "docs-snippet-token";
+/** The signing secret docs export for their webhooks (`WEBHOOK_SECRET`), set for snippets and daemons alike. */
+export const WEBHOOK_SECRET = "docs-snippet-webhook-secret";
+const WEBHOOK_DEFAULT_PORT = "8787";
 
 export interface DocScratch {
   /** Working directory of the doc's blocks: a copy of the bundled example, with node_modules/goondan. */
@@ -37,7 +43,9 @@ export interface DocScratch {
   /** Temporary root holding dir, the shims and the state root; removed by stopScratch. */
   root: string;
   env: Record<string, string>;
-  daemon?: { process: Bun.Subprocess; port: number };
+  /** The port that stands for the webhook's default 8787 in this doc's served bundles and blocks. */
+  webhookPort: string;
+  daemon?: { process: Bun.Subprocess; port: number; dir: string };
 }
 
 export function createScratch(): DocScratch {
@@ -60,9 +68,7 @@ export function createScratch(): DocScratch {
   shim("npm", `case "$1" in install|ci|i) exit 0;; esac\necho "docs snippet: npm $1 is not run by the snippet test" >&2; exit 97`);
   shim("bun", `exec "${BUN}" "$@"`);
   // A port of the doc's own: its daemon listens there, and operator commands (`goondan ps`, `doctor`) default to it.
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-  const port = String(probe.port);
-  probe.stop(true);
+  const port = freePort();
   const env: Record<string, string> = {
     GOONDAN_PORT: port,
     PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
@@ -71,8 +77,38 @@ export function createScratch(): DocScratch {
     GOONDAN_LOG_LEVEL: "warn",
     ANTHROPIC_API_KEY: "docs-snippet-fake-key",
     OPENAI_API_KEY: "docs-snippet-fake-key",
+    WEBHOOK_SECRET,
+    // A turn on a real provider (a doc's Anthropic bundle answering a webhook) must not reach the internet: its
+    // HTTPS goes to a loopback port nothing listens on, and fails there.
+    HTTPS_PROXY: "http://127.0.0.1:9",
+    NO_PROXY: "127.0.0.1,localhost",
   };
-  return { root, dir, env };
+  return { root, dir, env, webhookPort: freePort() };
+}
+
+function freePort(): string {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+  const port = String(probe.port);
+  probe.stop(true);
+  return port;
+}
+
+/** Resolves once something accepts connections on 127.0.0.1:`port`; throws after `timeoutMs`. */
+async function waitForListener(options: { port: number; timeoutMs: number }): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: "127.0.0.1", port: options.port });
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (open) return;
+    await Bun.sleep(100);
+  }
+  throw new Error(`nothing listens on 127.0.0.1:${options.port} after ${options.timeoutMs} ms`);
 }
 
 async function runShell(options: { script: string; cwd: string; env: Record<string, string>; timeoutMs: number }): Promise<{ code: number; output: string }> {
@@ -83,39 +119,49 @@ async function runShell(options: { script: string; cwd: string; env: Record<stri
   return { code, output: `${stdout}${stderr}` };
 }
 
-async function startDaemon(scratch: DocScratch): Promise<{ process: Bun.Subprocess; port: number }> {
-  const child = Bun.spawn([BUN, CLI, "run", scratch.dir, "--port", scratch.env.GOONDAN_PORT ?? "0"], {
+async function startDaemon(options: { scratch: DocScratch; dir: string }): Promise<{ process: Bun.Subprocess; port: number; dir: string }> {
+  const { scratch, dir } = options;
+  const manifest = join(dir, "goondan.yaml");
+  if (existsSync(manifest)) {
+    writeFileSync(manifest, readFileSync(manifest, "utf8").replace(new RegExp(`(\\bport:\\s*)${WEBHOOK_DEFAULT_PORT}\\b`, "g"), `$1${scratch.webhookPort}`));
+  }
+  const child = Bun.spawn([BUN, CLI, "run", dir, "--port", scratch.env.GOONDAN_PORT ?? "0"], {
     cwd: scratch.dir,
     env: { ...scratch.env, GOONDAN_API_TOKEN: API_TOKEN, GOONDAN_LOG_LEVEL: "info" },
     stdout: "pipe",
-    stderr: "inherit",
+    stderr: "pipe",
   });
-  const reader = child.stdout.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    for (const line of buffer.split("\n")) {
-      try {
-        const record = JSON.parse(line) as { msg?: string; port?: number };
-        if (record.msg === "ready" && typeof record.port === "number") {
-          void (async () => {
-            while (!(await reader.read()).done) {
-              // keep draining the daemon's logs
-            }
-          })();
-          return { process: child, port: record.port };
+  // The logs go to stdout, or to stderr when a `cli` Connection owns stdout: "ready" is looked for on both, and
+  // the daemon's warnings and errors reach the test's stderr either way.
+  const ready = Promise.withResolvers<number>();
+  let startup: string | undefined = "";
+  const watch = async (options: { stream: ReadableStream<Uint8Array>; forward: boolean }) => {
+    const decoder = new TextDecoder();
+    let partial = "";
+    for await (const chunk of options.stream) {
+      const lines = (partial + decoder.decode(chunk, { stream: true })).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) {
+        let record: { msg?: unknown; port?: unknown; level?: unknown } | undefined;
+        try {
+          record = JSON.parse(line) as typeof record;
+        } catch {
+          // not a log line
         }
-      } catch {
-        // partial or non-JSON line
+        if (record?.msg === "ready" && typeof record.port === "number") ready.resolve(record.port);
+        if (startup !== undefined) startup += `${line}\n`;
+        if (options.forward && (typeof record?.level !== "number" || record.level >= 40)) process.stderr.write(`${line}\n`);
       }
     }
-  }
-  child.kill("SIGKILL");
-  throw new Error(`goondan run did not log ready:\n${buffer}`);
+  };
+  void watch({ stream: child.stdout, forward: false });
+  void watch({ stream: child.stderr, forward: true });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  const port = await Promise.race([ready.promise, child.exited.then(() => undefined)]);
+  clearTimeout(timer);
+  if (port === undefined) throw new Error(`goondan run did not log ready:\n${startup}`);
+  startup = undefined;
+  return { process: child, port, dir };
 }
 
 export async function stopScratch(scratch: DocScratch): Promise<void> {
@@ -174,10 +220,18 @@ export async function runBlock(options: { block: CodeBlock; scratch: DocScratch 
     let script = block.code;
     const env = { ...scratch.env };
     if (block.tags.includes("api")) {
-      scratch.daemon ??= await startDaemon(scratch);
+      const dir = join(scratch.dir, block.attributes.dir ?? ".");
+      if (scratch.daemon && scratch.daemon.dir !== dir) await stopScratch(scratch);
+      scratch.daemon ??= await startDaemon({ scratch, dir });
       const port = String(scratch.daemon.port);
       script = script.replaceAll("127.0.0.1:8790", `127.0.0.1:${port}`).replaceAll("localhost:8790", `127.0.0.1:${port}`).replaceAll("--port 8790", `--port ${port}`);
       env.GOONDAN_API_TOKEN = API_TOKEN;
+      const webhook = new RegExp(`(127\\.0\\.0\\.1|localhost):${WEBHOOK_DEFAULT_PORT}\\b`, "g");
+      if (webhook.test(script)) {
+        script = script.replace(webhook, `127.0.0.1:${scratch.webhookPort}`);
+        // The connector is a process of its own: the daemon's "ready" does not wait for it to listen.
+        await waitForListener({ port: Number(scratch.webhookPort), timeoutMs: 20_000 });
+      }
     }
     const result = await runShell({ script, cwd: scratch.dir, env, timeoutMs: 60_000 });
     if (result.code !== 0) throw new Error(`${where}: exit ${result.code}\n${block.code}\n--- output ---\n${result.output}`);
