@@ -1,27 +1,20 @@
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startLoopbackLlm, toolResults, type LoopbackLlm } from "../helpers/loopback-llm.ts";
-import { agentEvent, spawnAgentChild, writeFixtureBundle, type ChildHandle } from "./support/child-harness.ts";
+import { startLoopbackLlm, toolResults } from "../helpers/loopback-llm.ts";
+import { agentEvent, spawnAgentChild, writeFixtureBundle } from "./support/child-harness.ts";
 import { tempStateRoot } from "./support/test-env.ts";
+import { killChild, useCleanups } from "../helpers/cleanups.ts";
 import { RESULTS_ARRIVED_EVENT } from "../../src/ipc/protocol.ts";
 
-let server: LoopbackLlm | undefined;
-const children: ChildHandle[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0)) {
-    child.kill(9);
-    await child.exited;
-  }
-  await server?.close();
-  server = undefined;
-});
+const defer = useCleanups();
 
 describe("ctx.runtime over IPC", () => {
   it("blocks a request until the delegate_result with its correlationId arrives", async () => {
-    server = await startLoopbackLlm({ replies: [{ toolCalls: [{ id: "call_ask", name: "delegate__ask", args: { target: "worker", input: "count files" } }] }, { text: "worker says 3" }] });
+    const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ id: "call_ask", name: "delegate__ask", args: { target: "worker", input: "count files" } }] }, { text: "worker says 3" }] });
+    defer(() => server.close());
     const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
-    children.push(child);
+    defer(killChild(child));
     await child.waitFor("ready");
     const event = agentEvent("ask the worker", { callChain: ["user-agent"] });
     child.send("event", { event, attempt: 1 });
@@ -37,14 +30,15 @@ describe("ctx.runtime over IPC", () => {
   });
 
   it("gives a request the Swarm's policy.requestTimeoutMs when the model names no timeout", async () => {
-    server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "delegate__ask", args: { target: "worker", input: "count files" } }] }, { text: "done" }] });
+    const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "delegate__ask", args: { target: "worker", input: "count files" } }] }, { text: "done" }] });
+    defer(() => server.close());
     const bundle = writeFixtureBundle({ endpoint: server.url });
     const file = join(bundle, "goondan.yaml");
     const yaml = readFileSync(file, "utf8");
     expect(yaml).toContain("policy: { maxStepsPerTurn: 4,");
     writeFileSync(file, yaml.replace("policy: { maxStepsPerTurn: 4,", "policy: { maxStepsPerTurn: 4, requestTimeoutMs: 4321,"));
     const child = spawnAgentChild({ bundle, stateRoot: tempStateRoot() });
-    children.push(child);
+    defer(killChild(child));
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("ask the worker"), attempt: 1 });
     const call = await child.waitFor("runtime_call");
@@ -56,9 +50,10 @@ describe("ctx.runtime over IPC", () => {
   });
 
   it("turns a refused runtime call into a tool error the model reads", async () => {
-    server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "delegate__ask", args: { target: "assistant", input: "loop" } }] }, { text: "cannot" }] });
+    const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "delegate__ask", args: { target: "assistant", input: "loop" } }] }, { text: "cannot" }] });
+    defer(() => server.close());
     const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
-    children.push(child);
+    defer(killChild(child));
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("ask myself"), attempt: 1 });
     const call = await child.waitFor("runtime_call");
@@ -72,9 +67,9 @@ describe("ctx.runtime over IPC", () => {
     const llm = await startLoopbackLlm({
       replies: [{ toolCalls: [{ name: "delegate__ask_later", args: { target: "worker", input: "slow job" } }] }, { text: "started it" }, { text: later }],
     });
-    server = llm;
+    defer(() => llm.close());
     const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: llm.url }), stateRoot: tempStateRoot() });
-    children.push(child);
+    defer(killChild(child));
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("start the job"), attempt: 1 });
     const call = await child.waitFor("runtime_call");

@@ -1,31 +1,24 @@
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { instancePaths } from "../../src/shared/state-paths.ts";
-import { startLoopbackLlm, systemPrompt, toolNames, toolResults, type LoopbackLlm } from "../helpers/loopback-llm.ts";
-import { agentEvent, spawnAgentChild, writeFixtureBundle, type ChildHandle } from "./support/child-harness.ts";
+import { startLoopbackLlm, systemPrompt, toolNames, toolResults } from "../helpers/loopback-llm.ts";
+import { agentEvent, spawnAgentChild, writeFixtureBundle } from "./support/child-harness.ts";
 import { tempStateRoot } from "./support/test-env.ts";
+import { killChild, useCleanups } from "../helpers/cleanups.ts";
 
-let server: LoopbackLlm | undefined;
-const children: ChildHandle[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0)) {
-    child.kill(9);
-    await child.exited;
-  }
-  await server?.close();
-  server = undefined;
-});
+const defer = useCleanups();
 
 const paths = (stateRoot: string) => instancePaths({ stateRoot, swarmInstanceKey: "fixture-key", agent: "assistant", instanceKey: "main" });
 
 for (const stream of [false, true]) {
   describe(`agent child over IPC (${stream ? "SSE" : "JSON"})`, () => {
     it("runs a turn with a tool call against the loopback LLM and replies once", async () => {
-      server = await startLoopbackLlm({ replies: [{ toolCalls: [{ id: "call_a", name: "slow__echo", args: { text: "ping" } }] }, { text: "pong received" }] });
+      const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ id: "call_a", name: "slow__echo", args: { text: "ping" } }] }, { text: "pong received" }] });
+      defer(() => server.close());
       const stateRoot = tempStateRoot();
       const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url, stream }), stateRoot });
-      children.push(child);
+      defer(killChild(child));
       const ready = await child.waitFor("ready");
       expect(ready.payload).toMatchObject({ agent: "assistant", instanceKey: "main", pid: child.pid });
       const event = agentEvent("please echo ping");
@@ -55,9 +48,10 @@ for (const stream of [false, true]) {
 
 describe("agent child lifecycle", () => {
   it("answers a structured error when the model keeps failing, without crashing", async () => {
-    server = await startLoopbackLlm({ replies: [{ fail: { status: 401 } }, { text: "still alive" }] });
+    const server = await startLoopbackLlm({ replies: [{ fail: { status: 401 } }, { text: "still alive" }] });
+    defer(() => server.close());
     const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
-    children.push(child);
+    defer(killChild(child));
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("one"), attempt: 1 });
     const failed = await child.waitFor("turn_result");
@@ -68,14 +62,15 @@ describe("agent child lifecycle", () => {
   });
 
   it("gives up on a model call after Model options.timeoutMs and asks again", async () => {
-    server = await startLoopbackLlm({ replies: [{ text: "too late", delayMs: 10_000 }, { text: "answered on retry" }] });
+    const server = await startLoopbackLlm({ replies: [{ text: "too late", delayMs: 10_000 }, { text: "answered on retry" }] });
+    defer(() => server.close());
     const bundle = writeFixtureBundle({ endpoint: server.url });
     const file = join(bundle, "goondan.yaml");
     const yaml = readFileSync(file, "utf8");
     expect(yaml).toContain("options: { stream: false }");
     writeFileSync(file, yaml.replace("options: { stream: false }", "options: { stream: false, timeoutMs: 300 }"));
     const child = spawnAgentChild({ bundle, stateRoot: tempStateRoot() });
-    children.push(child);
+    defer(killChild(child));
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("hello"), attempt: 1 });
     const result = await child.waitFor("turn_result", undefined, 5_000);
@@ -84,18 +79,20 @@ describe("agent child lifecycle", () => {
   });
 
   it("sends fatal and exits 1 when its model key is missing", async () => {
-    server = await startLoopbackLlm({});
+    const server = await startLoopbackLlm({});
+    defer(() => server.close());
     const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot(), env: { LOOPBACK_API_KEY: "" } });
-    children.push(child);
+    defer(killChild(child));
     const fatal = await child.waitFor("fatal");
     expect(fatal.payload.code).toBe("E_CONFIG_ENV_MISSING");
     expect(await child.exited).toBe(1);
   });
 
   it("finishes the current turn on shutdown, then acks and exits 0", async () => {
-    server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 300 } }] }, { text: "woke up" }] });
+    const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 300 } }] }, { text: "woke up" }] });
+    defer(() => server.close());
     const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
-    children.push(child);
+    defer(killChild(child));
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("sleep a bit"), attempt: 1 });
     await child.waitFor("turn_started");
@@ -107,9 +104,10 @@ describe("agent child lifecycle", () => {
   });
 
   it("ignores SIGINT and treats SIGTERM as a graceful shutdown: the turn finishes, then it acks and exits 0", async () => {
-    server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 300 } }] }, { text: "woke up" }] });
+    const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 300 } }] }, { text: "woke up" }] });
+    defer(() => server.close());
     const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
-    children.push(child);
+    defer(killChild(child));
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("sleep a bit"), attempt: 1 });
     await child.waitFor("turn_started");
@@ -122,11 +120,12 @@ describe("agent child lifecycle", () => {
   });
 
   it("aborts a turn still running when the shutdown grace period ends and leaves it uncommitted for redelivery", async () => {
-    server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 30_000 } }] }, { text: "finished after restart" }] });
+    const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 30_000 } }] }, { text: "finished after restart" }] });
+    defer(() => server.close());
     const bundle = writeFixtureBundle({ endpoint: server.url });
     const stateRoot = tempStateRoot();
     const child = spawnAgentChild({ bundle, stateRoot });
-    children.push(child);
+    defer(killChild(child));
     await child.waitFor("ready");
     const event = agentEvent("sleep forever");
     child.send("event", { event, attempt: 1 });
@@ -139,7 +138,7 @@ describe("agent child lifecycle", () => {
     expect(server.requests).toHaveLength(1);
 
     const next = spawnAgentChild({ bundle, stateRoot });
-    children.push(next);
+    defer(killChild(next));
     await next.waitFor("ready");
     next.send("event", { event, attempt: 2 });
     const result = await next.waitFor("turn_result", undefined, 10_000);
@@ -151,8 +150,10 @@ describe("agent child lifecycle", () => {
   });
 
   it("logs JSON with agent and instanceKey bound and never the api key", async () => {
-    server = await startLoopbackLlm({ replies: [{ text: "hi" }] });
+    const server = await startLoopbackLlm({ replies: [{ text: "hi" }] });
+    defer(() => server.close());
     const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
+    defer(killChild(child));
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("hello"), attempt: 1 });
     await child.waitFor("turn_result");
@@ -165,17 +166,18 @@ describe("agent child lifecycle", () => {
   });
 
   it("resumes a turn killed with -9 mid-tool and replies exactly once on redelivery", async () => {
-    server = await startLoopbackLlm({
+    const server = await startLoopbackLlm({
       replies: [
         { text: "first turn done" },
         { toolCalls: [{ id: "call_sleep", name: "slow__sleep", args: { ms: 30_000 } }] },
         { text: "resumed and done" },
       ],
     });
+    defer(() => server.close());
     const stateRoot = tempStateRoot();
     const bundle = writeFixtureBundle({ endpoint: server.url });
     const first = spawnAgentChild({ bundle, stateRoot });
-    children.push(first);
+    defer(killChild(first));
     await first.waitFor("ready");
     const committed = agentEvent("first");
     first.send("event", { event: committed, attempt: 1 });
@@ -193,7 +195,7 @@ describe("agent child lifecycle", () => {
     expect(pendingEvents.map((line) => [line.eventId, line.event.message.data.role])).toEqual([[interrupted.id, "user"], [interrupted.id, "assistant"]]);
 
     const second = spawnAgentChild({ bundle, stateRoot });
-    children.push(second);
+    defer(killChild(second));
     await second.waitFor("ready");
     second.send("event", { event: committed, attempt: 2 });
     second.send("event", { event: interrupted, attempt: 2 });

@@ -5,7 +5,7 @@
  * Bun.build bundle of the entry that the orchestrator runs (whose import.meta.url points into the cache);
  * a connector child loads a connector file that imports it too.
  */
-import { afterAll, afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -18,26 +18,13 @@ import { writeBundleSnapshot } from "../../src/orchestrator/bundle-snapshot-file
 import { CONNECTOR_ENTRY_SCRIPT } from "../../src/orchestrator/connectors/connector-entry.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
 import { startLoopbackLlm, toolResults, type LoopbackLlm } from "../helpers/loopback-llm.ts";
+import { killChild, useCleanups } from "../helpers/cleanups.ts";
 
-const created: string[] = [];
-let server: LoopbackLlm | undefined;
-const children: { kill(signal?: number): void; exited: Promise<number> }[] = [];
-
-afterEach(async () => {
-  for (const child of children.splice(0)) {
-    child.kill(9);
-    await child.exited;
-  }
-  await server?.close();
-  server = undefined;
-});
-afterAll(() => {
-  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const defer = useCleanups();
 
 function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  created.push(dir);
+  defer(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -123,7 +110,7 @@ async function runOneTurn(options: { entry: string; bundle: string }): Promise<u
       wake();
     },
   });
-  children.push(child);
+  defer(killChild(child));
   const waitFor = async (type: ChildMessage["type"]): Promise<ChildMessage> => {
     const deadline = Date.now() + 15_000;
     for (;;) {
@@ -156,13 +143,15 @@ async function runOneTurn(options: { entry: string; bundle: string }): Promise<u
   return (await waitFor("turn_result")).payload;
 }
 
-function scriptHelpersTurn(): Promise<LoopbackLlm> {
-  return startLoopbackLlm({
+async function scriptHelpersTurn(): Promise<LoopbackLlm> {
+  const server = await startLoopbackLlm({
     replies: [
       { toolCalls: [{ id: "call_check", name: "helpers__check", args: {} }, { id: "call_refuse", name: "helpers__refuse", args: {} }] },
       { text: "helpers used" },
     ],
   });
+  defer(() => server.close());
+  return server;
 }
 
 function expectHelpersRan(llm: LoopbackLlm): void {
@@ -182,7 +171,7 @@ describe('import ... from "goondan" in a bundle without node_modules', () => {
   });
 
   it("runs in the agent child started from the source entry", async () => {
-    server = await scriptHelpersTurn();
+    const server = await scriptHelpersTurn();
     const payload = await runOneTurn({ entry: AGENT_ENTRY_SCRIPT, bundle: writeOutsideBundle(server.url) });
     expect(payload).toMatchObject({ status: "ok", response: "helpers used" });
     expectHelpersRan(server);
@@ -191,7 +180,7 @@ describe('import ... from "goondan" in a bundle without node_modules', () => {
   it("runs in the agent child started from the orchestrator's Bun.build bundle of the entry", async () => {
     const entry = await bundleAgentEntry({ stateRoot: tempDir("goondan-resolver-build-"), logger: silentLogger(), env: {} });
     expect(entry).not.toBe(AGENT_ENTRY_SCRIPT);
-    server = await scriptHelpersTurn();
+    const server = await scriptHelpersTurn();
     const payload = await runOneTurn({ entry, bundle: writeOutsideBundle(server.url) });
     expect(payload).toMatchObject({ status: "ok", response: "helpers used" });
     expectHelpersRan(server);
@@ -210,7 +199,7 @@ describe('import ... from "goondan" in a bundle without node_modules', () => {
       serialization: "json",
       ipc: (message) => void messages.push(message as ChildMessage),
     });
-    children.push(child);
+    defer(killChild(child));
     child.send(envelope("connector_start", ORCHESTRATOR, "connector:resolver", { connector: "resolver", connection: "resolver", entry: join(dir, "connector.ts"), config: {}, secrets: {} }));
     const deadline = Date.now() + 10_000;
     while (!messages.some((message) => message.type === "connector_ready" || message.type === "fatal") && Date.now() < deadline) await Bun.sleep(20);
