@@ -3,7 +3,7 @@
  * agent (a real agent child on the loopback LLM), and the replies come out on the connector's stdout,
  * one per line, in input order.
  */
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,11 +15,9 @@ import { isChildMessage, type ChildMessage } from "../../src/ipc/protocol.ts";
 import { validateBundleOnDisk } from "../../src/orchestrator/reload/validate-on-disk.ts";
 import { startLoopbackLlm } from "../helpers/loopback-llm.ts";
 import { liveEnv, liveModel, writeLiveBundle } from "../fixtures/reload/live-swarm.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = useCleanups();
 
 /** Runs connector children with stdin read from `stdinFile` and stdout captured (the cli connector's terminal). */
 function terminalSpawner(options: { stdinFile: string; env: Record<string, string | undefined>; output: string[] }): ProcessSpawner {
@@ -79,7 +77,7 @@ describe("the cli connector", () => {
     orchestrator.start();
     const output: string[] = [];
     const connectors = await startConnectors({ orchestrator, bundle: loaded.bundle, env, spawner: terminalSpawner({ stdinFile, env, output }) });
-    cleanups.push(async () => {
+    defer(async () => {
       await connectors.stop({ gracePeriodMs: 2000 });
       await orchestrator.shutdown({ reason: "test over", gracePeriodMs: 3000 });
       await llm.close();

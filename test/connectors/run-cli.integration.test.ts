@@ -2,18 +2,16 @@
  * `goondan run` with a cli Connection as a real process: piped stdin lines are answered on stdout, one
  * reply per line in order, while the logs go to stderr; SIGTERM still shuts down cleanly.
  */
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLoopbackLlm } from "../helpers/loopback-llm.ts";
 import { liveEnv, liveModel, writeLiveBundle } from "../fixtures/reload/live-swarm.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
 
 const BIN = new URL("../../bin/goondan", import.meta.url).pathname;
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = useCleanups();
 
 describe("goondan run with the cli connector", () => {
   it("answers piped lines in order on stdout", async () => {
@@ -31,7 +29,7 @@ describe("goondan run with the cli connector", () => {
       stdout: "pipe",
       stderr: "pipe",
     });
-    cleanups.push(async () => {
+    defer(async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
       await llm.close();
       rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,7 @@
  * child in test/fixtures/orchestrator): delegation across processes, cycles, kill -9 mid-turn, crash
  * loops, graceful drain, and no child left behind.
  */
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,12 +11,10 @@ import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
 import { bunProcessSpawner } from "../../src/orchestrator/process-spawner.ts";
 import { testBundle, type TestBundleOptions } from "../fixtures/orchestrator/test-bundle.ts";
 import { until as pollUntil } from "../helpers/goondan-process.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
 
 const ECHO_CHILD = new URL("../fixtures/orchestrator/echo-child.ts", import.meta.url).pathname;
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = useCleanups();
 
 function setup(policy: TestBundleOptions["policy"] = {}, env: Record<string, string> = {}) {
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-echo-"));
@@ -25,7 +23,7 @@ function setup(policy: TestBundleOptions["policy"] = {}, env: Record<string, str
     stateRoot,
     spawner: bunProcessSpawner({ entryScript: ECHO_CHILD, output: "ignore", env: { ...process.env, ...env } }),
   });
-  cleanups.push(async () => {
+  defer(async () => {
     await orchestrator.shutdown({ reason: "test over", gracePeriodMs: 500 });
     rmSync(stateRoot, { recursive: true, force: true });
   });
@@ -91,7 +89,7 @@ describe("orchestrator with real child processes", () => {
   it("a child that keeps failing to start gives up the waiting event, backs off, and recovers once it can start", async () => {
     const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "crash");
     writeFileSync(marker, "");
-    cleanups.push(() => rmSync(marker, { force: true }));
+    defer(() => rmSync(marker, { force: true }));
     const { orchestrator } = setup({ restart: { maxConsecutiveCrashes: 2, initialBackoffMs: 300, maxBackoffMs: 300 } }, { GOONDAN_ECHO_CRASH_ON_START: marker });
     const given = await orchestrator.submit({ input: "hello in the storm" }).outcome;
     expect(given).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });

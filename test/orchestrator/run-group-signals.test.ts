@@ -3,7 +3,7 @@
  * Ctrl+C (SIGINT) or `kill -TERM -<pgid>` reaches the agent children too. The in-flight turn still
  * completes, no child is respawned during shutdown, the orchestrator exits 0 and no child is left.
  */
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,11 +11,9 @@ import { startLoopbackLlm, toolResults, type LoopbackRequest } from "../helpers/
 import { childEnv, lastRole, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
 import { readStateRootLock, stateRootLockPath } from "../../src/orchestrator/state-root-lock.ts";
 import { isAlive, startGoondanRun, until } from "../helpers/goondan-process.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = useCleanups();
 
 const alive = isAlive;
 
@@ -33,7 +31,7 @@ async function startGroupLeader(marker: string) {
     env: { ...childEnv, GOONDAN_LOG_LEVEL: "info" },
     stderr: "ignore",
     onSpawn: (spawned) =>
-      cleanups.push(async () => {
+      defer(async () => {
         if (spawned.exitCode === null && spawned.signalCode === null) process.kill(-spawned.pid, "SIGKILL");
         await llm.close();
         rmSync(dir, { recursive: true, force: true });
@@ -45,7 +43,7 @@ async function startGroupLeader(marker: string) {
 
 async function signalTheGroupMidTurn(signal: "SIGINT" | "SIGTERM") {
   const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
-  cleanups.push(() => rmSync(marker, { force: true }));
+  defer(() => rmSync(marker, { force: true }));
   const daemon = await startGroupLeader(marker);
   // While it runs, the state root names its owner (for `goondan instance delete`).
   expect(readStateRootLock(daemon.stateRoot)).toMatchObject({ pid: daemon.proc.pid, port: daemon.port, host: "127.0.0.1" });

@@ -2,7 +2,7 @@
  * startLiveOperations with real processes: connectors started next to the agents, listed in the process
  * table, and re-planned by a watched change to their Connection.
  */
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,11 +15,9 @@ import { silentLogger } from "../../src/shared/logger.ts";
 import { startLoopbackLlm, systemPrompt, lastUserText } from "../helpers/loopback-llm.ts";
 import { liveEnv, liveModel, writeLiveBundle } from "../fixtures/reload/live-swarm.ts";
 import { until as pollUntil } from "../helpers/goondan-process.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = useCleanups();
 
 const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000) => pollUntil(probe, { timeoutMs, intervalMs: 25 });
 
@@ -73,7 +71,7 @@ spec:
     const coordinator = createRestartCoordinator({ loadBundle: load, reload: (plan) => applyReload({ orchestrator, connectors: live?.connectors, plan }), coalesceMs: 50 });
     orchestrator.start();
     live = await startLiveOperations({ orchestrator, coordinator, load, env, watch: true, logger: silentLogger() });
-    cleanups.push(async () => {
+    defer(async () => {
       await live?.stop();
       coordinator.close();
       await orchestrator.shutdown({ reason: "test over", gracePeriodMs: 3000 });

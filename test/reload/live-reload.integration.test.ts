@@ -3,7 +3,7 @@
  * LLM, the bundle watcher, the restart coordinator (self-restart) and real connector children, wired the
  * way `goondan run` wires them.
  */
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,11 +17,9 @@ import { createLogger } from "../../src/shared/logger.ts";
 import { startLoopbackLlm, systemPrompt, lastUserText } from "../helpers/loopback-llm.ts";
 import { liveEnv, liveModel, writeLiveBundle } from "../fixtures/reload/live-swarm.ts";
 import { until as pollUntil } from "../helpers/goondan-process.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = useCleanups();
 
 const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000) => pollUntil(probe, { timeoutMs, intervalMs: 25 });
 
@@ -46,7 +44,7 @@ async function harness(options: { extraYaml?: string; watch?: boolean } = {}) {
   const coordinator = createRestartCoordinator({ loadBundle: load, reload: async (plan) => void (await orchestrator.reload(plan)), coalesceMs: 100, logger });
   orchestrator.start();
   const watcher = options.watch ? await startWatchReload({ orchestrator, load, logger, debounceMs: 100 }) : undefined;
-  cleanups.push(async () => {
+  defer(async () => {
     await watcher?.close();
     coordinator.close();
     await orchestrator.shutdown({ reason: "test over", gracePeriodMs: 3000 });
@@ -136,7 +134,7 @@ spec:
 `;
     const live = await harness({ extraYaml });
     const connectors = await startConnectors({ orchestrator: live.orchestrator, bundle: live.orchestrator.currentBundle, env: live.env, logger: live.logger });
-    cleanups.push(() => connectors.stop({ gracePeriodMs: 2000 }));
+    defer(() => connectors.stop({ gracePeriodMs: 2000 }));
     const post = async () => {
       for (let attempt = 0; ; attempt++) {
         try {

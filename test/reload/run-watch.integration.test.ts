@@ -4,19 +4,17 @@
  * a broken YAML leaves the old swarm serving, restart refuses an invalid bundle with exit 3 and restarts
  * one agent with a fresh conversation once it is fixed.
  */
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLoopbackLlm } from "../helpers/loopback-llm.ts";
 import { liveEnv, liveModel, writeLiveBundle } from "../fixtures/reload/live-swarm.ts";
 import { GOONDAN_BIN, startGoondanRun, until as waitUntil } from "../helpers/goondan-process.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
 
 const BIN = GOONDAN_BIN;
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = useCleanups();
 
 async function startDaemon(args: string[], env: Record<string, string>) {
   const { proc, lines, base, port } = await startGoondanRun({
@@ -24,7 +22,7 @@ async function startDaemon(args: string[], env: Record<string, string>) {
     env,
     readyTimeoutMs: 20_000,
     onSpawn: (spawned) =>
-      cleanups.push(() => {
+      defer(() => {
         if (spawned.exitCode === null && spawned.signalCode === null) spawned.kill("SIGKILL");
       }),
   });
@@ -44,7 +42,7 @@ describe("goondan run --watch", () => {
     const llm = await startLoopbackLlm({ respond: liveModel });
     const dir = writeLiveBundle({ endpoint: llm.url });
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-run-watch-"));
-    cleanups.push(async () => {
+    defer(async () => {
       await llm.close();
       rmSync(dir, { recursive: true, force: true });
       rmSync(stateRoot, { recursive: true, force: true });
