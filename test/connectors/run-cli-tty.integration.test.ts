@@ -4,19 +4,17 @@
  * runs bin/goondan and through its Node launcher (as `npx goondan` does), where the same keypress reaches
  * the orchestrator twice: from the terminal and relayed by the launcher.
  */
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLoopbackLlm } from "../helpers/loopback-llm.ts";
 import { liveEnv, liveModel, writeLiveBundle } from "../fixtures/reload/live-swarm.ts";
 import { GOONDAN_BIN, killProcessesWithCommandLine } from "../helpers/goondan-process.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
 
 const SCRIPT = "/usr/bin/script";
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = useCleanups();
 
 const shellQuote = (value: string) => `'${value.replace(/'/g, "'\\''")}'`;
 
@@ -32,7 +30,7 @@ describe.skipIf(!existsSync(SCRIPT))("goondan run with the cli connector on a TT
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-tty-"));
     const command = [runtime, GOONDAN_BIN, "run", dir, "--port", "0", "--state-root", join(stateRoot, "state")].map(shellQuote).join(" ");
     const proc = Bun.spawn([SCRIPT, "-qfec", command, "/dev/null"], { env: { ...process.env, ...liveEnv, TERM: "dumb" }, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-    cleanups.push(async () => {
+    defer(async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
       // A failed run must not leave the orchestrator behind the killed pty (its state root names it).
       killProcessesWithCommandLine(stateRoot);

@@ -3,7 +3,7 @@
  * openai-compatible model pointed at the loopback LLM server: delegation, cycles, kill -9 mid-turn, crash
  * loops and idle reaping that keeps the conversation.
  */
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,11 +13,9 @@ import { bunProcessSpawner } from "../../src/orchestrator/process-spawner.ts";
 import { startLoopbackLlm, toolResults, lastUserText, type LoopbackLlmOptions, type LoopbackRequest } from "../helpers/loopback-llm.ts";
 import { childEnv, lastRole, roleOf, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
 import { isAlive, until as pollUntil } from "../helpers/goondan-process.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = useCleanups();
 
 async function setup(options: { respond: LoopbackLlmOptions["respond"]; policy?: Record<string, unknown> }) {
   const llm = await startLoopbackLlm({ respond: options.respond });
@@ -29,7 +27,7 @@ async function setup(options: { respond: LoopbackLlmOptions["respond"]; policy?:
     spawner: bunProcessSpawner({ output: "ignore" }),
     env: { ...process.env, ...childEnv },
   });
-  cleanups.push(async () => {
+  defer(async () => {
     await orchestrator.shutdown({ reason: "test over", gracePeriodMs: 1000 });
     await llm.close();
     rmSync(dir, { recursive: true, force: true });
@@ -78,7 +76,7 @@ describe("orchestrator with real agent children", () => {
 
   it("a child killed with SIGKILL mid-turn is restarted, resumes, and the reply is delivered once", async () => {
     const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
-    cleanups.push(() => rmSync(marker, { force: true }));
+    defer(() => rmSync(marker, { force: true }));
     const { orchestrator } = await setup({
       respond: (request) => (lastRole(request) === "tool" ? { text: `finished with ${JSON.stringify(lastToolResult(request))}` } : toolCall("slow__sleep", { ms: 5000, marker })),
     });

@@ -3,7 +3,7 @@
  * LLM: the ready line, SIGTERM draining a running turn with no child left, orchestrator kill -9 followed by
  * a new run that answers the accepted event, --input, config errors (exit 3), the bearer token and ps.
  */
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { existsSync, readFileSync, mkdtempSync, rmSync } from "node:fs";
 import { DurableInbox } from "../../src/orchestrator/durable-inbox.ts";
 import { DUPLICATE_SIGINT_WINDOW_MS } from "../../src/orchestrator/shutdown-signals.ts";
@@ -13,18 +13,16 @@ import { join } from "node:path";
 import { startLoopbackLlm, systemPrompt, toolResults, type LoopbackLlmOptions, type LoopbackRequest } from "../helpers/loopback-llm.ts";
 import { childEnv, lastRole, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
 import { GOONDAN_BIN, isAlive, startGoondanRun, until } from "../helpers/goondan-process.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
 
 const BIN = GOONDAN_BIN;
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = useCleanups();
 
 async function fixture(respond: LoopbackLlmOptions["respond"], policy?: Record<string, unknown>) {
   const llm = await startLoopbackLlm({ respond });
   const dir = writeSwarmBundle({ endpoint: llm.url, ...(policy ? { policy } : {}) });
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-run-"));
-  cleanups.push(async () => {
+  defer(async () => {
     await llm.close();
     rmSync(dir, { recursive: true, force: true });
     rmSync(stateRoot, { recursive: true, force: true });
@@ -34,7 +32,7 @@ async function fixture(respond: LoopbackLlmOptions["respond"], policy?: Record<s
 
 function spawnGoondan(args: string[], env: Record<string, string> = {}) {
   const proc = Bun.spawn([process.execPath, BIN, ...args], { env: { ...process.env, ...childEnv, GOONDAN_LOG_LEVEL: "info", ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  cleanups.push(() => {
+  defer(() => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
   });
   return proc;
@@ -46,7 +44,7 @@ async function startDaemon(options: { dir: string; stateRoot: string; env?: Reco
     args: [options.dir, "--port", "0", "--state-root", options.stateRoot],
     env: { ...childEnv, GOONDAN_LOG_LEVEL: "info", ...options.env },
     onSpawn: (proc) =>
-      cleanups.push(() => {
+      defer(() => {
         if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
       }),
   });
@@ -65,7 +63,7 @@ const childPids = async (base: string): Promise<number[]> => {
 describe("goondan run", () => {
   it("logs ready with the bound port, drains a running turn on SIGTERM and exits 0 with no child left", async () => {
     const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
-    cleanups.push(() => rmSync(marker, { force: true }));
+    defer(() => rmSync(marker, { force: true }));
     const f = await fixture(slowThenDone(marker, 600));
     const daemon = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
     expect(await (await fetch(`${daemon.base}/healthz`)).json()).toEqual({ status: "ok" });
@@ -83,7 +81,7 @@ describe("goondan run", () => {
 
   it("a second SIGINT while draining exits at once with 130, and the child still goes away", async () => {
     const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
-    cleanups.push(() => rmSync(marker, { force: true }));
+    defer(() => rmSync(marker, { force: true }));
     const f = await fixture(slowThenDone(marker, 4000));
     const daemon = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
     void fetch(`${daemon.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "slow", wait: true }) }).catch(() => undefined);
@@ -99,7 +97,7 @@ describe("goondan run", () => {
 
   it("after a kill -9 of the orchestrator its child exits, and a new run on the same state root redelivers the accepted event", async () => {
     const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
-    cleanups.push(() => rmSync(marker, { force: true }));
+    defer(() => rmSync(marker, { force: true }));
     const f = await fixture(slowThenDone(marker, 3000));
     const first = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
     const acceptedResponse = await fetch(`${first.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "survive this" }) });
@@ -126,7 +124,7 @@ describe("goondan run", () => {
 
   it("after the orchestrator and its child die together, a new run completes the accepted turn", async () => {
     const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
-    cleanups.push(() => rmSync(marker, { force: true }));
+    defer(() => rmSync(marker, { force: true }));
     const f = await fixture(slowThenDone(marker, 3000));
     const first = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
     const accepted = (await (await fetch(`${first.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "survive this" }) })).json()) as { eventId: string };
@@ -152,7 +150,7 @@ describe("goondan run", () => {
 
   it("an agent request (written, not fdatasynced) survives a kill -9 of the orchestrator mid-delegation", async () => {
     const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
-    cleanups.push(() => rmSync(marker, { force: true }));
+    defer(() => rmSync(marker, { force: true }));
     const f = await fixture((request) => {
       const worker = systemPrompt(request).includes("ROLE=worker");
       if (lastRole(request) === "tool") return { text: worker ? "worker done" : `coordinator got ${JSON.stringify(toolResults(request).at(-1)?.content)}` };
@@ -209,7 +207,7 @@ describe("goondan run", () => {
   it("exits 1 with E_RUN_LISTEN when the port is taken", async () => {
     const f = await fixture(() => undefined);
     const taken = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-    cleanups.push(() => void taken.stop(true));
+    defer(() => void taken.stop(true));
     const proc = spawnGoondan(["run", f.dir, "--state-root", f.stateRoot, "--port", String(taken.port)]);
     const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
     expect(code).toBe(1);
