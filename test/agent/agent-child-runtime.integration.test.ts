@@ -2,7 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLoopbackLlm, toolResults } from "../helpers/loopback-llm.ts";
-import { agentEvent, spawnAgentChild, writeFixtureBundle } from "./support/child-harness.ts";
+import { agentEvent, spawnAgentChild, startChildOnLoopback, writeFixtureBundle } from "./support/child-harness.ts";
 import { tempStateRoot } from "./support/test-env.ts";
 import { killChild, useCleanups } from "../helpers/cleanups.ts";
 import { RESULTS_ARRIVED_EVENT } from "../../src/ipc/protocol.ts";
@@ -11,10 +11,7 @@ const defer = useCleanups();
 
 describe("ctx.runtime over IPC", () => {
   it("blocks a request until the delegate_result with its correlationId arrives", async () => {
-    const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ id: "call_ask", name: "delegate__ask", args: { target: "worker", input: "count files" } }] }, { text: "worker says 3" }] });
-    defer(() => server.close());
-    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
-    defer(killChild(child));
+    const { server, child } = await startChildOnLoopback({ defer, llm: { replies: [{ toolCalls: [{ id: "call_ask", name: "delegate__ask", args: { target: "worker", input: "count files" } }] }, { text: "worker says 3" }] } });
     await child.waitFor("ready");
     const event = agentEvent("ask the worker", { callChain: ["user-agent"] });
     child.send("event", { event, attempt: 1 });
@@ -50,10 +47,7 @@ describe("ctx.runtime over IPC", () => {
   });
 
   it("turns a refused runtime call into a tool error the model reads", async () => {
-    const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "delegate__ask", args: { target: "assistant", input: "loop" } }] }, { text: "cannot" }] });
-    defer(() => server.close());
-    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
-    defer(killChild(child));
+    const { server, child } = await startChildOnLoopback({ defer, llm: { replies: [{ toolCalls: [{ name: "delegate__ask", args: { target: "assistant", input: "loop" } }] }, { text: "cannot" }] } });
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("ask myself"), attempt: 1 });
     const call = await child.waitFor("runtime_call");

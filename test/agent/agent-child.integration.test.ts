@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { instancePaths } from "../../src/shared/state-paths.ts";
 import { startLoopbackLlm, systemPrompt, toolNames, toolResults } from "../helpers/loopback-llm.ts";
-import { agentEvent, spawnAgentChild, writeFixtureBundle } from "./support/child-harness.ts";
+import { agentEvent, spawnAgentChild, startChildOnLoopback, writeFixtureBundle } from "./support/child-harness.ts";
 import { tempStateRoot } from "./support/test-env.ts";
 import { killChild, useCleanups } from "../helpers/cleanups.ts";
 
@@ -48,10 +48,7 @@ for (const stream of [false, true]) {
 
 describe("agent child lifecycle", () => {
   it("answers a structured error when the model keeps failing, without crashing", async () => {
-    const server = await startLoopbackLlm({ replies: [{ fail: { status: 401 } }, { text: "still alive" }] });
-    defer(() => server.close());
-    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
-    defer(killChild(child));
+    const { child } = await startChildOnLoopback({ defer, llm: { replies: [{ fail: { status: 401 } }, { text: "still alive" }] } });
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("one"), attempt: 1 });
     const failed = await child.waitFor("turn_result");
@@ -79,20 +76,14 @@ describe("agent child lifecycle", () => {
   });
 
   it("sends fatal and exits 1 when its model key is missing", async () => {
-    const server = await startLoopbackLlm({});
-    defer(() => server.close());
-    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot(), env: { LOOPBACK_API_KEY: "" } });
-    defer(killChild(child));
+    const { child } = await startChildOnLoopback({ defer, llm: {}, env: { LOOPBACK_API_KEY: "" } });
     const fatal = await child.waitFor("fatal");
     expect(fatal.payload.code).toBe("E_CONFIG_ENV_MISSING");
     expect(await child.exited).toBe(1);
   });
 
   it("finishes the current turn on shutdown, then acks and exits 0", async () => {
-    const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 300 } }] }, { text: "woke up" }] });
-    defer(() => server.close());
-    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
-    defer(killChild(child));
+    const { child } = await startChildOnLoopback({ defer, llm: { replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 300 } }] }, { text: "woke up" }] } });
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("sleep a bit"), attempt: 1 });
     await child.waitFor("turn_started");
@@ -104,10 +95,7 @@ describe("agent child lifecycle", () => {
   });
 
   it("ignores SIGINT and treats SIGTERM as a graceful shutdown: the turn finishes, then it acks and exits 0", async () => {
-    const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 300 } }] }, { text: "woke up" }] });
-    defer(() => server.close());
-    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
-    defer(killChild(child));
+    const { child } = await startChildOnLoopback({ defer, llm: { replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 300 } }] }, { text: "woke up" }] } });
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("sleep a bit"), attempt: 1 });
     await child.waitFor("turn_started");
@@ -150,10 +138,7 @@ describe("agent child lifecycle", () => {
   });
 
   it("logs JSON with agent and instanceKey bound and never the api key", async () => {
-    const server = await startLoopbackLlm({ replies: [{ text: "hi" }] });
-    defer(() => server.close());
-    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
-    defer(killChild(child));
+    const { child } = await startChildOnLoopback({ defer, llm: { replies: [{ text: "hi" }] } });
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("hello"), attempt: 1 });
     await child.waitFor("turn_result");

@@ -2,6 +2,10 @@
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { rmSync } from "node:fs";
+import { startLoopbackLlm, type LoopbackLlm, type LoopbackLlmOptions } from "../../helpers/loopback-llm.ts";
+import { killChild, type Defer } from "../../helpers/cleanups.ts";
+import { tempStateRoot } from "./test-env.ts";
 import { AGENT_ENTRY_SCRIPT, agentChildArgv, envelope, ORCHESTRATOR, type AgentEvent, type ChildMessage, type ParentToChild } from "../../../src/ipc/protocol.ts";
 
 const FIXTURE = new URL("../../fixtures/agent/bundle", import.meta.url).pathname;
@@ -97,4 +101,22 @@ export function agentEvent(input: string, overrides: Partial<AgentEvent> = {}): 
     createdAt: new Date().toISOString(),
     ...overrides,
   };
+}
+
+/**
+ * The usual set-up of a child test: a loopback LLM answering `llm`, the fixture bundle pointed at it, a fresh
+ * state root and the child, each deferred for cleanup (child killed first, then the server, then the dirs).
+ */
+export async function startChildOnLoopback(options: { defer: Defer; llm: LoopbackLlmOptions; env?: Record<string, string> }): Promise<{ server: LoopbackLlm; child: ChildHandle }> {
+  const server = await startLoopbackLlm(options.llm);
+  options.defer(() => server.close());
+  const bundle = writeFixtureBundle({ endpoint: server.url });
+  const stateRoot = tempStateRoot();
+  options.defer(() => {
+    rmSync(bundle, { recursive: true, force: true });
+    rmSync(stateRoot, { recursive: true, force: true });
+  });
+  const child = spawnAgentChild({ bundle, stateRoot, ...(options.env === undefined ? {} : { env: options.env }) });
+  options.defer(killChild(child));
+  return { server, child };
 }
