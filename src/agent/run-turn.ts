@@ -3,8 +3,9 @@
  * step middleware stops asking for more), or `maxStepsPerTurn` (then `finishReason: "max_steps"` with the last
  * text). Turn middleware wraps the whole loop through the same `compose()`. Before each step, replies to
  * earlier async requests and completions of pending tool calls are shown to the model as messages (a
- * `results.arrived` event, which wakes an idle instance for them, adds no user message). A redelivered event whose user message is already
- * in the conversation resumes (no second user message); a dangling assistant tool-call message left by a crash
+ * `results.arrived` event, which wakes an idle instance for them, adds no user message). A redelivered event
+ * whose user message is already in the conversation resumes (no second user message); a dangling assistant
+ * tool-call message left by a crash
  * is removed first (see conversation/model-view.ts). Every failure becomes a structured TurnResult; this never
  * throws.
  */

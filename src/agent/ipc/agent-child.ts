@@ -4,10 +4,11 @@
  * `runtime_result` / `delegate_result` to ctx.runtime, and on `shutdown` lets the current turn finish (aborting
  * it when the grace period ends: an aborted turn is not committed and stays in the orchestrator's inbox),
  * persists, answers `shutdown_ack` and exits 0. A stop signal (SIGTERM, through `onStopSignal`) is the same
- * graceful shutdown, asked for from outside. While a turn runs it says `heartbeat` every HEARTBEAT_INTERVAL_MS. Results that arrive while no turn runs (an async reply, a pending
- * tool's completion) make it ask for a turn with `results_waiting`, so the model sees them without waiting
- * for someone else's message; it asks again after a turn or a restart while any are left. When the IPC channel is lost
- * (the parent died) it exits at once: no orphans. Everything process-specific comes in through options.
+ * graceful shutdown, asked for from outside. While a turn runs it says `heartbeat` every
+ * HEARTBEAT_INTERVAL_MS. Results that arrive while no turn runs (an async reply, a pending tool's completion)
+ * make it ask for a turn with `results_waiting`, so the model sees them without waiting for someone else's
+ * message; it asks again after a turn or a restart while any are left. When the IPC channel is lost (the
+ * parent died) it exits at once: no orphans. Everything process-specific comes in through options.
  */
 import PQueue from "p-queue";
 import type { Bundle } from "../../config/types.ts";
