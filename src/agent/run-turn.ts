@@ -5,9 +5,8 @@
  * earlier async requests and completions of pending tool calls are shown to the model as messages (a
  * `results.arrived` event, which wakes an idle instance for them, adds no user message). A redelivered event
  * whose user message is already in the conversation resumes (no second user message); a dangling assistant
- * tool-call message left by a crash
- * is removed first (see conversation/model-view.ts). Every failure becomes a structured TurnResult; this never
- * throws.
+ * tool-call message left by a crash is removed first (see conversation/model-view.ts). Every failure becomes a
+ * structured TurnResult; this never throws.
  */
 import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../ipc/protocol.ts";
 import { compose } from "../shared/compose.ts";
