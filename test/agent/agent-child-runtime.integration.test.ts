@@ -1,10 +1,7 @@
 import { describe, expect, it } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { startLoopbackLlm, toolResults } from "../helpers/loopback-llm.ts";
-import { agentEvent, spawnAgentChild, startChildOnLoopback, writeFixtureBundle } from "./support/child-harness.ts";
-import { tempStateRoot } from "./support/test-env.ts";
-import { killChild, useCleanups } from "../helpers/cleanups.ts";
+import { toolResults } from "../helpers/loopback-llm.ts";
+import { agentEvent, startChildOnLoopback } from "./support/child-harness.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
 import { RESULTS_ARRIVED_EVENT } from "../../src/ipc/protocol.ts";
 
 const defer = useCleanups();
@@ -27,15 +24,11 @@ describe("ctx.runtime over IPC", () => {
   });
 
   it("gives a request the Swarm's policy.requestTimeoutMs when the model names no timeout", async () => {
-    const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "delegate__ask", args: { target: "worker", input: "count files" } }] }, { text: "done" }] });
-    defer(() => server.close());
-    const bundle = writeFixtureBundle({ endpoint: server.url });
-    const file = join(bundle, "goondan.yaml");
-    const yaml = readFileSync(file, "utf8");
-    expect(yaml).toContain("policy: { maxStepsPerTurn: 4,");
-    writeFileSync(file, yaml.replace("policy: { maxStepsPerTurn: 4,", "policy: { maxStepsPerTurn: 4, requestTimeoutMs: 4321,"));
-    const child = spawnAgentChild({ bundle, stateRoot: tempStateRoot() });
-    defer(killChild(child));
+    const { child } = await startChildOnLoopback({
+      defer,
+      llm: { replies: [{ toolCalls: [{ name: "delegate__ask", args: { target: "worker", input: "count files" } }] }, { text: "done" }] },
+      bundle: { replace: { from: "policy: { maxStepsPerTurn: 4,", to: "policy: { maxStepsPerTurn: 4, requestTimeoutMs: 4321," } },
+    });
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("ask the worker"), attempt: 1 });
     const call = await child.waitFor("runtime_call");
@@ -58,12 +51,10 @@ describe("ctx.runtime over IPC", () => {
 
   /** A child whose first turn makes an async request to `worker` and ends with "started it"; `later` is the model's next reply. */
   async function childAfterAsyncRequest(later: string) {
-    const llm = await startLoopbackLlm({
-      replies: [{ toolCalls: [{ name: "delegate__ask_later", args: { target: "worker", input: "slow job" } }] }, { text: "started it" }, { text: later }],
+    const { server: llm, child } = await startChildOnLoopback({
+      defer,
+      llm: { replies: [{ toolCalls: [{ name: "delegate__ask_later", args: { target: "worker", input: "slow job" } }] }, { text: "started it" }, { text: later }] },
     });
-    defer(() => llm.close());
-    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: llm.url }), stateRoot: tempStateRoot() });
-    defer(killChild(child));
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("start the job"), attempt: 1 });
     const call = await child.waitFor("runtime_call");

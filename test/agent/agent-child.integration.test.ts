@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { instancePaths } from "../../src/shared/state-paths.ts";
 import { startLoopbackLlm, systemPrompt, toolNames, toolResults } from "../helpers/loopback-llm.ts";
@@ -59,15 +59,11 @@ describe("agent child lifecycle", () => {
   });
 
   it("gives up on a model call after Model options.timeoutMs and asks again", async () => {
-    const server = await startLoopbackLlm({ replies: [{ text: "too late", delayMs: 10_000 }, { text: "answered on retry" }] });
-    defer(() => server.close());
-    const bundle = writeFixtureBundle({ endpoint: server.url });
-    const file = join(bundle, "goondan.yaml");
-    const yaml = readFileSync(file, "utf8");
-    expect(yaml).toContain("options: { stream: false }");
-    writeFileSync(file, yaml.replace("options: { stream: false }", "options: { stream: false, timeoutMs: 300 }"));
-    const child = spawnAgentChild({ bundle, stateRoot: tempStateRoot() });
-    defer(killChild(child));
+    const { server, child } = await startChildOnLoopback({
+      defer,
+      llm: { replies: [{ text: "too late", delayMs: 10_000 }, { text: "answered on retry" }] },
+      bundle: { replace: { from: "options: { stream: false }", to: "options: { stream: false, timeoutMs: 300 }" } },
+    });
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("hello"), attempt: 1 });
     const result = await child.waitFor("turn_result", undefined, 5_000);

@@ -10,13 +10,25 @@ import { AGENT_ENTRY_SCRIPT, agentChildArgv, envelope, ORCHESTRATOR, type AgentE
 
 const FIXTURE = new URL("../../fixtures/agent/bundle", import.meta.url).pathname;
 
+export interface FixtureBundleOptions {
+  endpoint: string;
+  stream?: boolean;
+  agentExtra?: string;
+  /** Replaces `from` by `to` in goondan.yaml; throws when `from` is not there (the fixture changed). */
+  replace?: { from: string; to: string };
+}
+
 /** Copies the fixture bundle to a temp dir with the loopback endpoint filled in. */
-export function writeFixtureBundle(options: { endpoint: string; stream?: boolean; agentExtra?: string }): string {
+export function writeFixtureBundle(options: FixtureBundleOptions): string {
   const dir = mkdtempSync(join(tmpdir(), "goondan-agent-bundle-"));
   cpSync(FIXTURE, dir, { recursive: true });
   const file = join(dir, "goondan.yaml");
   let text = readFileSync(file, "utf8").replace("__ENDPOINT__", options.endpoint).replace("__STREAM__", String(options.stream === true));
   if (options.agentExtra !== undefined) text = text.replace("  tools: [Tool/slow, Tool/delegate]\n", `  tools: [Tool/slow, Tool/delegate]\n${options.agentExtra}`);
+  if (options.replace !== undefined) {
+    if (!text.includes(options.replace.from)) throw new Error(`fixture goondan.yaml has no ${JSON.stringify(options.replace.from)}`);
+    text = text.replace(options.replace.from, options.replace.to);
+  }
   writeFileSync(file, text);
   return dir;
 }
@@ -107,10 +119,15 @@ export function agentEvent(input: string, overrides: Partial<AgentEvent> = {}): 
  * The usual set-up of a child test: a loopback LLM answering `llm`, the fixture bundle pointed at it, a fresh
  * state root and the child, each deferred for cleanup (child killed first, then the server, then the dirs).
  */
-export async function startChildOnLoopback(options: { defer: Defer; llm: LoopbackLlmOptions; env?: Record<string, string> }): Promise<{ server: LoopbackLlm; child: ChildHandle }> {
+export async function startChildOnLoopback(options: {
+  defer: Defer;
+  llm: LoopbackLlmOptions;
+  env?: Record<string, string>;
+  bundle?: Omit<FixtureBundleOptions, "endpoint">;
+}): Promise<{ server: LoopbackLlm; child: ChildHandle }> {
   const server = await startLoopbackLlm(options.llm);
   options.defer(() => server.close());
-  const bundle = writeFixtureBundle({ endpoint: server.url });
+  const bundle = writeFixtureBundle({ ...options.bundle, endpoint: server.url });
   const stateRoot = tempStateRoot();
   options.defer(() => {
     rmSync(bundle, { recursive: true, force: true });
