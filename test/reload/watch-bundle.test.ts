@@ -1,30 +1,21 @@
-import { afterEach, describe, expect, it } from "bun:test";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, it } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadBundle } from "../../src/config/load-bundle.ts";
 import { watchBundle, type BundleChange, type BundleWatcher } from "../../src/config/watch-bundle.ts";
 import type { ConfigIssue } from "../../src/config/types.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
+import { copyWatchFixture } from "../fixtures/reload/watch-fixture.ts";
 
-const FIXTURE = new URL("../fixtures/reload/watch-bundle/", import.meta.url).pathname;
-const open: BundleWatcher[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((watcher) => watcher.close()));
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const defer = useCleanups();
 
 async function setup() {
-  const dir = mkdtempSync(join(tmpdir(), "goondan-watch-"));
-  dirs.push(dir);
-  cpSync(FIXTURE, dir, { recursive: true });
-  const first = await loadBundle(dir, { checkModules: false });
-  if (!first.bundle) throw new Error(`fixture invalid: ${JSON.stringify(first.errors)}`);
+  const { dir, bundle } = await copyWatchFixture({ defer, prefix: "goondan-watch-" });
   const changes: BundleChange[] = [];
   const invalid: { errors: ConfigIssue[]; changedFiles: string[] }[] = [];
   let loads = 0;
   const watcher = await watchBundle({
-    initial: first.bundle,
+    initial: bundle,
     load: () => {
       loads++;
       return loadBundle(dir, { checkModules: false });
@@ -37,7 +28,7 @@ async function setup() {
     },
     debounceMs: 50,
   });
-  open.push(watcher);
+  defer(() => watcher.close());
   return { dir, watcher, changes, invalid, loads: () => loads };
 }
 
