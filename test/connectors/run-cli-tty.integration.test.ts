@@ -28,8 +28,11 @@ describe.skipIf(!existsSync(SCRIPT))("goondan run with the cli connector on a TT
       extraYaml: "---\napiVersion: goondan.ai/v1\nkind: Connection\nmetadata: { name: terminal }\nspec:\n  connectorRef: Connector/cli\n",
     });
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-tty-"));
-    const command = [runtime, GOONDAN_BIN, "run", dir, "--port", "0", "--state-root", join(stateRoot, "state")].map(shellQuote).join(" ");
-    const proc = Bun.spawn([SCRIPT, "-qfec", command, "/dev/null"], { env: { ...process.env, ...liveEnv, TERM: "dumb" }, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    // `script` runs the command through $SHELL -c; `exec` keeps that shell out of the terminal's foreground
+    // group whatever it is (dash would otherwise take the Ctrl+C too and end itself with 130 after goondan's 0).
+    const command = `exec ${[runtime, GOONDAN_BIN, "run", dir, "--port", "0", "--state-root", join(stateRoot, "state")].map(shellQuote).join(" ")}`;
+    const env = { ...process.env, ...liveEnv, TERM: "dumb", SHELL: "/bin/sh" };
+    const proc = Bun.spawn([SCRIPT, "-qfec", command, "/dev/null"], { env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
     defer(async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
       // A failed run must not leave the orchestrator behind the killed pty (its state root names it).
