@@ -40,7 +40,7 @@ export class AgentInstance {
    * (shutdown grace over, or the orchestrator gone): nothing is committed, so the event stays in the
    * orchestrator's durable inbox and its redelivery resumes the turn from base + events.
    */
-  async handleEvent(options: { event: AgentEvent; attempt: number; signal?: AbortSignal; onTurnStarted?: (turnId: string) => void }): Promise<TurnResultPayload | undefined> {
+  async handleEvent(options: { event: AgentEvent; attempt: number; crashedBefore?: string; signal?: AbortSignal; onTurnStarted?: (turnId: string) => void }): Promise<TurnResultPayload | undefined> {
     const { event } = options;
     const committed = this.parts.results.get(event.id);
     if (committed !== undefined) {
@@ -57,7 +57,13 @@ export class AgentInstance {
     options.onTurnStarted?.(turnId);
     this.current = event;
     try {
-      const result = await runTurn({ env: this.parts.env, event, turnId, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+      const result = await runTurn({
+        env: this.parts.env,
+        event,
+        turnId,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }),
+      });
       if (result.finishReason === "aborted") {
         this.parts.env.logger.warn({ eventId: event.id, turnId }, "turn aborted; left uncommitted for redelivery");
         return undefined;

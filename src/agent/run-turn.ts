@@ -4,18 +4,18 @@
  * text). Turn middleware wraps the whole loop through the same `compose()`. Before each step, replies to
  * earlier async requests and completions of pending tool calls are shown to the model as messages (a
  * `results.arrived` event, which wakes an idle instance for them, adds no user message). A redelivered event
- * whose user message is already in the conversation resumes (no second user message); a dangling assistant
- * tool-call message left by a crash is removed first (see conversation/model-view.ts). Every failure becomes a
- * structured TurnResult; this never throws.
+ * whose user message is already in the conversation resumes (no second user message); tool calls left
+ * unanswered by the previous attempt are answered with E_TOOL_INTERRUPTED (it crashed) or removed (it was
+ * stopped) first (recover-interrupted-step.ts). Every failure becomes a structured TurnResult; this never throws.
  */
 import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../ipc/protocol.ts";
 import { compose } from "../shared/compose.ts";
 import { isGoondanError } from "../shared/errors.ts";
 import { newId, newSpanId } from "../shared/ids.ts";
-import { validModelView } from "./conversation/model-view.ts";
 import { isToolCompletion, pendingResultId, type PendingResult } from "./conversation/pending-results.ts";
 import type { TokenUsage, TurnMiddlewareContext, TurnResult } from "./extensions/types.ts";
 import { createMessage } from "./message-factory.ts";
+import { recoverInterruptedStep } from "./recover-interrupted-step.ts";
 import { runStep, type TurnScope } from "./run-step.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
 
@@ -26,6 +26,8 @@ export interface RunTurnOptions {
   signal?: AbortSignal;
   /** Default: a new `turn_…` id. */
   turnId?: string;
+  /** How the process died with this event in flight the last time (the delivery's `crashedBefore`). */
+  crashedBefore?: string;
 }
 
 function deliverPendingResults(env: TurnEnvironment, context: TurnMiddlewareContext): void {
@@ -91,12 +93,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     },
   };
 
-  const dropped = validModelView(env.store.messages).dropped;
-  if (dropped.length > 0) {
-    for (const id of dropped) context.emitMessageEvent({ type: "remove", targetId: id });
-    env.logger.warn({ dropped: dropped.length }, "removed tool-call messages left without results by an interrupted turn");
-    env.runtimeEvents.emit({ type: "conversation.recovered", ...spans, data: { removedMessages: dropped } });
-  }
+  recoverInterruptedStep({ env, context, spans, ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }) });
 
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   let steps = 0;

@@ -56,8 +56,12 @@ export interface TurnResultPayload {
 export type RuntimeMethod = "request" | "send" | "spawn" | "list" | "catalog" | "restart";
 
 export interface ParentToChild {
-  /** Deliver one event; `attempt` counts redeliveries after crashes (1 = first). */
-  event: { event: AgentEvent; attempt: number };
+  /**
+   * Deliver one event; `attempt` counts deliveries (1 = first). `crashedBefore` says how the child died with
+   * this event in flight the last time ("it was killed by SIGSEGV"): the tool calls that were running then
+   * are answered with `E_TOOL_INTERRUPTED` instead of being asked for again. Absent after a clean stop.
+   */
+  event: { event: AgentEvent; attempt: number; crashedBefore?: string };
   /** Answer to a `runtime_call`. */
   runtime_result: { callId: string; ok: boolean; value?: JsonValue; error?: { code: string; message: string } };
   /** A reply to a request this instance made (blocking or async). */

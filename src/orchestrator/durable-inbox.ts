@@ -1,6 +1,6 @@
 /**
- * The durable inbox of one instance: an append-only journal (`inbox/journal.jsonl`) of `accept`, `crash`
- * and `done` records. Every event is written to the journal (write(2), so it survives a crash of any
+ * The durable inbox of one instance: an append-only journal (`inbox/journal.jsonl`) of `accept`, `crash`,
+ * `reply` and `done` records. Every event is written to the journal (write(2), so it survives a crash of any
  * process, the child's or the orchestrator's, kill -9 included) before it is acknowledged. Whether it is
  * also fdatasynced first (surviving a machine crash) depends on where it came from — `syncPolicyFor`:
  * - events from outside (HTTP API, `--input`, connectors) and agent `send`s: fdatasynced before they are
@@ -12,14 +12,15 @@
  *   was synced; after a machine crash the outermost turn runs again and issues the request again. This
  *   saves an fdatasync (~300 µs on ext4) per delegation hop (bench/delegate-overhead.ts prints both paths).
  * `done` needs no sync (losing it only means a redelivery, which the agent answers from its stored
- * result); a crash count is synced. Replaying the journal gives the unanswered entries in acceptance order;
+ * result, or a reply handed over twice, which the agent keeps once); a crash count is synced, and so is a
+ * `reply` held for the instance while it has no child (`HeldReply`). Replaying the journal gives the unanswered entries in acceptance order;
  * a torn last line was never acknowledged and is skipped. The journal is truncated once nothing is left
  * unanswered and it holds more than `truncateBytes`, and rewritten with only the unanswered entries (write,
  * sync, rename) once it grows past `compactBytes` while some always remain.
  */
 import { closeSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentEvent } from "../ipc/protocol.ts";
+import type { AgentEvent, ParentToChild } from "../ipc/protocol.ts";
 import { safeName } from "../shared/state-paths.ts";
 
 export interface InboxEntry {
@@ -28,12 +29,39 @@ export interface InboxEntry {
   crashes: number;
   /** Deliveries made (in memory; the next delivery's attempt is `deliveries + 1`). */
   deliveries: number;
+  /**
+   * How the child died with this event in flight the last time (persisted with the crash count), e.g. "killed
+   * by SIGSEGV"; cleared when a deliberate stop cut a later delivery short. The next delivery passes it on.
+   */
+  lastCrash?: string;
   acceptedAt: number;
 }
 
-type JournalRecord = { op: "accept"; event: AgentEvent; at: number } | { op: "crash"; id: string; crashes: number } | { op: "done"; id: string };
+/**
+ * A reply to a request this instance made, held while the instance has no child to hand it to
+ * (reply-backlog.ts): journaled (and synced) until it is handed over, so an orchestrator restart keeps it.
+ * `deadline`: the request's, after which it is dropped.
+ */
+export interface HeldReply {
+  agent: string;
+  instanceKey: string;
+  reply: ParentToChild["delegate_result"];
+  deadline: number;
+}
+
+type JournalRecord =
+  | { op: "accept"; event: AgentEvent; at: number }
+  | { op: "crash"; id: string; crashes: number; why?: string }
+  | { op: "reply"; id: string; agent: string; instanceKey: string; reply: HeldReply["reply"]; deadline: number | null }
+  | { op: "done"; id: string };
+
+const replyRecordId = (correlationId: string): string => `reply:${correlationId}`;
 
 export const JOURNAL_FILE = "journal.jsonl";
+
+function crashRecord(entry: InboxEntry): JournalRecord {
+  return { op: "crash", id: entry.event.id, crashes: entry.crashes, ...(entry.lastCrash === undefined ? {} : { why: entry.lastCrash }) };
+}
 
 /** `fdatasync`: on disk before it is acknowledged; `write`: in the journal (page cache) before it is. */
 export type SyncPolicy = "fdatasync" | "write";
@@ -50,8 +78,8 @@ export function syncPolicyFor(options: { event: Pick<AgentEvent, "type" | "sourc
 
 export class DurableInbox {
   private fd: number | undefined;
-  /** Unanswered entries: their accept record and crash count, for compaction. */
-  private readonly open = new Map<string, { accept: JournalRecord; crashes: number }>();
+  /** Unanswered entries (their accept record and last crash record) and held replies, for compaction. */
+  private readonly open = new Map<string, { accept: JournalRecord; crash?: JournalRecord }>();
   private dirty = false;
   private bytes = 0;
   private readonly compactBytes: number;
@@ -81,7 +109,7 @@ export class DurableInbox {
   append(options: { event: AgentEvent; now: number }): InboxEntry {
     const accept: JournalRecord = { op: "accept", event: options.event, at: options.now };
     this.write(accept);
-    this.open.set(options.event.id, { accept, crashes: 0 });
+    this.open.set(options.event.id, { accept });
     this.dirty = true;
     return { event: options.event, crashes: 0, deliveries: 0, acceptedAt: options.now };
   }
@@ -92,18 +120,38 @@ export class DurableInbox {
     this.dirty = false;
   }
 
-  /** Persists the entry's crash count. */
+  /** Persists the entry's crash count and how it crashed. */
   update(entry: InboxEntry): void {
-    this.write({ op: "crash", id: entry.event.id, crashes: entry.crashes });
+    const crash = crashRecord(entry);
+    this.write(crash);
     const open = this.open.get(entry.event.id);
-    if (open) open.crashes = entry.crashes;
+    if (open) open.crash = crash;
     this.dirty = true;
     this.sync();
   }
 
   remove(entry: InboxEntry): void {
-    if (!this.open.delete(entry.event.id)) return;
-    this.write({ op: "done", id: entry.event.id });
+    this.closeRecord(entry.event.id);
+  }
+
+  /** Journals and syncs a reply held for this instance (see `HeldReply`). */
+  holdReply(held: HeldReply): void {
+    const { agent, instanceKey, reply, deadline } = held;
+    const record: JournalRecord = { op: "reply", id: replyRecordId(reply.correlationId), agent, instanceKey, reply, deadline: Number.isFinite(deadline) ? deadline : null };
+    this.write(record);
+    this.open.set(record.id, { accept: record });
+    this.dirty = true;
+    this.sync();
+  }
+
+  /** The held reply was handed to the child, or dropped. */
+  releaseReply(correlationId: string): void {
+    this.closeRecord(replyRecordId(correlationId));
+  }
+
+  private closeRecord(id: string): void {
+    if (!this.open.delete(id)) return;
+    this.write({ op: "done", id });
     if (this.open.size === 0 && this.fd !== undefined) {
       if (this.bytes <= this.truncateBytes) return;
       // Nothing unanswered: start the journal afresh (a lost truncate only replays accept+done pairs).
@@ -114,16 +162,17 @@ export class DurableInbox {
     }
   }
 
-  /** Every unanswered entry in acceptance order, and how many journal lines could not be read. */
-  load(): { entries: InboxEntry[]; unreadable: number } {
+  /** Every unanswered entry in acceptance order, the held replies, and how many journal lines could not be read. */
+  load(): { entries: InboxEntry[]; replies: HeldReply[]; unreadable: number } {
     let text: string;
     try {
       text = readFileSync(join(this.dir, JOURNAL_FILE), "utf8");
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { entries: [], unreadable: 0 };
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { entries: [], replies: [], unreadable: 0 };
       throw error;
     }
     const entries = new Map<string, InboxEntry>();
+    const replies = new Map<string, Extract<JournalRecord, { op: "reply" }>>();
     let unreadable = 0;
     for (const line of text.split("\n")) {
       if (line === "") continue;
@@ -137,12 +186,25 @@ export class DurableInbox {
       if (record.op === "accept" && typeof record.event?.id === "string") entries.set(record.event.id, { event: record.event, crashes: 0, deliveries: 0, acceptedAt: record.at });
       else if (record.op === "crash") {
         const entry = entries.get(record.id);
-        if (entry) entry.crashes = entry.deliveries = record.crashes;
-      } else if (record.op === "done") entries.delete(record.id);
+        if (entry) {
+          entry.crashes = entry.deliveries = record.crashes;
+          if (typeof record.why === "string") entry.lastCrash = record.why;
+          else delete entry.lastCrash;
+        }
+      } else if (record.op === "reply") {
+        replies.set(record.id, record);
+      } else if (record.op === "done") {
+        entries.delete(record.id);
+        replies.delete(record.id);
+      }
     }
-    for (const [id, entry] of entries) this.open.set(id, { accept: { op: "accept", event: entry.event, at: entry.acceptedAt }, crashes: entry.crashes });
+    for (const entry of entries.values()) {
+      this.open.set(entry.event.id, { accept: { op: "accept", event: entry.event, at: entry.acceptedAt }, ...(entry.crashes > 0 ? { crash: crashRecord(entry) } : {}) });
+    }
+    for (const record of replies.values()) this.open.set(record.id, { accept: record });
     this.bytes = Buffer.byteLength(text);
-    return { entries: [...entries.values()], unreadable };
+    const held = [...replies.values()].map(({ agent, instanceKey, reply, deadline }) => ({ agent, instanceKey, reply, deadline: deadline ?? Number.POSITIVE_INFINITY }));
+    return { entries: [...entries.values()], replies: held, unreadable };
   }
 
   close(): void {
@@ -158,7 +220,7 @@ export class DurableInbox {
   }
 
   private compact(): void {
-    const lines = [...this.open].map(([id, { accept, crashes }]) => `${JSON.stringify(accept)}\n${crashes > 0 ? `${JSON.stringify({ op: "crash", id, crashes })}\n` : ""}`).join("");
+    const lines = [...this.open.values()].map(({ accept, crash }) => `${JSON.stringify(accept)}\n${crash ? `${JSON.stringify(crash)}\n` : ""}`).join("");
     const temporary = join(this.dir, `.${JOURNAL_FILE}.tmp`);
     const fd = openSync(temporary, "w", 0o600);
     try {

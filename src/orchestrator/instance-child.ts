@@ -45,7 +45,7 @@ export class InstanceChild {
   private watchdog: TimerHandle | undefined;
   private lastHeardAt: number;
   /** Why the orchestrator killed it, when it did (for the crash log). */
-  killedBecause: string | undefined;
+  private killedBecause: string | undefined;
 
   constructor(
     readonly handle: ChildProcessHandle,
@@ -96,11 +96,17 @@ export class InstanceChild {
         return;
       }
       this.watchdog = undefined;
-      this.killedBecause = `no heartbeat for ${Math.round(silentMs / 1000)} s during a turn (its event loop is blocked)`;
+      this.killedBecause = `it was killed after ${Math.round(silentMs / 1000)} s without a heartbeat during a turn (its event loop was blocked)`;
       this.options.logger.error({ pid: this.handle.pid, silentMs }, "instance unresponsive: no heartbeat during its turn; killing it");
       this.handle.kill("SIGKILL");
     };
     this.watchdog = clock.setTimeout(check, timeoutMs);
+  }
+
+  /** How it ended, for the crash log and the next delivery: why it was killed, or its signal or exit code. */
+  describeExit(exit: ChildExit): string {
+    if (this.killedBecause !== undefined) return this.killedBecause;
+    return exit.signal === null ? `it exited with code ${exit.code}` : `it was killed by ${exit.signal}`;
   }
 
   unwatch(): void {

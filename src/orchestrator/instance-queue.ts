@@ -61,14 +61,25 @@ export class InstanceQueue {
     return entry;
   }
 
-  /** A turn cut short by a deliberate stop was never acknowledged: first again, still in the inbox. */
+  /**
+   * A turn cut short by a deliberate stop was never acknowledged: first again, still in the inbox. Its next
+   * delivery follows a clean stop, not a crash, so it carries no `lastCrash`.
+   */
   putBack(entry: InboxEntry): void {
+    if (entry.lastCrash !== undefined) {
+      delete entry.lastCrash;
+      this.inbox.update(entry);
+    }
     this.waiting.unshift(entry);
   }
 
-  /** The child crashed with `entry` in flight: true when it is now poison (removed), else it is first again. */
-  crashedWith(entry: InboxEntry, policy: RestartPolicy): boolean {
+  /**
+   * The child crashed with `entry` in flight (`why`: how it died): true when it is now poison (removed), else it
+   * is first again.
+   */
+  crashedWith(entry: InboxEntry, policy: RestartPolicy, why: string): boolean {
     entry.crashes += 1;
+    entry.lastCrash = why;
     if (isPoison({ crashes: entry.crashes, policy })) {
       this.inbox.remove(entry);
       return true;

@@ -12,7 +12,7 @@ import type { Logger } from "../shared/logger.ts";
 import { instanceAddress, type ChildMessage, type ParentToChild, type TurnResultPayload } from "../ipc/protocol.ts";
 import { spawnInstanceChild, type InstanceChild } from "./instance-child.ts";
 import type { ChildExit } from "./process-spawner.ts";
-import type { DurableInbox, InboxEntry } from "./durable-inbox.ts";
+import type { DurableInbox, HeldReply, InboxEntry } from "./durable-inbox.ts";
 import { decideAfterCrash } from "./restart-policy.ts";
 import { InstanceQueue } from "./instance-queue.ts";
 import { ReplyBacklog } from "./reply-backlog.ts";
@@ -34,7 +34,7 @@ export class InstanceSupervisor {
   lastActiveAt: number;
   private readonly events: InstanceQueue;
   private child: InstanceChild | undefined;
-  private readonly replyBacklog = new ReplyBacklog();
+  private readonly replyBacklog: ReplyBacklog;
   private slotRequested = false;
   private wantsProcess = false;
   private closed = false;
@@ -52,6 +52,7 @@ export class InstanceSupervisor {
     this.address = instanceAddress(options.agent, options.instanceKey);
     this.inbox = options.inbox;
     this.events = new InstanceQueue(options.inbox);
+    this.replyBacklog = new ReplyBacklog(options.inbox, options);
     this.lastActiveAt = options.clock.now();
     this.logger = options.logger.child({ agent: options.agent, instanceKey: options.instanceKey });
   }
@@ -104,6 +105,13 @@ export class InstanceSupervisor {
       if (this.child.send("delegate_result", reply)) return;
     }
     this.replyBacklog.hold(reply, deadline);
+    if (!this.child) this.ensureStarted();
+  }
+
+  /** Replies the journal held when the orchestrator stopped (already durable): handed over once a child is ready. */
+  resumeReplies(replies: readonly HeldReply[]): void {
+    if (replies.length === 0) return;
+    this.replyBacklog.restore(replies);
     if (!this.child) this.ensureStarted();
   }
 
@@ -204,7 +212,7 @@ export class InstanceSupervisor {
     this.clearTimer();
     this.status = "processing";
     this.lastActiveAt = this.options.clock.now();
-    child.send("event", { event: entry.event, attempt: entry.deliveries });
+    child.send("event", { event: entry.event, attempt: entry.deliveries, ...(entry.lastCrash === undefined ? {} : { crashedBefore: entry.lastCrash }) });
     child.watchHeartbeat(this.options.policy().lifecycle.heartbeatTimeoutSeconds * 1000);
   }
 
@@ -234,7 +242,7 @@ export class InstanceSupervisor {
         this.startFailures.reset();
         this.logger.info({ pid: child.pid, restarts: this.restarts }, "instance.ready");
         this.options.hooks.started(this);
-        for (const reply of this.replyBacklog.release({ now: this.options.clock.now(), logger: this.logger })) child.send("delegate_result", reply);
+        this.replyBacklog.release({ now: this.options.clock.now(), logger: this.logger, send: (reply) => child.send("delegate_result", reply) });
         this.deliverNext();
         return;
       }
@@ -306,11 +314,11 @@ export class InstanceSupervisor {
       this.kick();
       return;
     }
-    const because = child.killedBecause === undefined ? {} : { killedBecause: child.killedBecause };
-    this.logger.warn({ pid: child.pid, code: exit.code, signal: exit.signal, consecutiveCrashes: this.consecutiveCrashes + 1, eventId: entry?.event.id, ...because }, "instance.crashed");
+    const why = child.describeExit(exit);
+    this.logger.warn({ pid: child.pid, code: exit.code, signal: exit.signal, consecutiveCrashes: this.consecutiveCrashes + 1, eventId: entry?.event.id, why }, "instance.crashed");
     for (const resolve of this.stopWaiters.splice(0)) resolve();
     if (beforeReady) this.failedStart({ code: exit.code, signal: exit.signal });
-    else this.crashed(entry);
+    else this.crashed(entry, { why });
   }
 
   /**
@@ -331,11 +339,11 @@ export class InstanceSupervisor {
   }
 
   /** Crash accounting and the restart decision; `entry` is the event that was in flight, if any. */
-  private crashed(entry: InboxEntry | undefined, options: { givenUp?: boolean } = {}): void {
+  private crashed(entry: InboxEntry | undefined, options: { givenUp?: boolean; why?: string } = {}): void {
     this.restarts += 1;
     this.consecutiveCrashes += 1;
     this.status = "crashed";
-    if (entry && this.events.crashedWith(entry, this.options.policy().restart)) this.options.hooks.poisoned(this, entry);
+    if (entry && this.events.crashedWith(entry, this.options.policy().restart, options.why ?? "it crashed")) this.options.hooks.poisoned(this, entry);
     if (this.closed) return;
     const decision = decideAfterCrash({ consecutiveCrashes: this.consecutiveCrashes, policy: this.options.policy().restart, givenUp: options.givenUp === true });
     this.wantsProcess = true;

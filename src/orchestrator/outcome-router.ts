@@ -47,7 +47,8 @@ export class OutcomeRouter {
   givenUp(instance: Instance, entry: InboxEntry, cause?: { code: string; message: string }): void {
     const context = { agent: instance.agent, instanceKey: instance.instanceKey, eventId: entry.event.id, crashes: entry.crashes, cause };
     this.options.logger.error(context, cause ? "instance cannot start; event given up" : "event crashed the instance too often; given up");
-    const message = cause ? `${cause.message}; the event was dropped` : `${instance.address} crashed ${entry.crashes} times while handling this event; it was dropped`;
+    const last = entry.lastCrash === undefined ? "" : ` (last time ${entry.lastCrash})`;
+    const message = cause ? `${cause.message}; the event was dropped` : `${instance.address} crashed ${entry.crashes} times while handling this event${last}; it was dropped`;
     const error = { code: "AGENT_CRASHED", message };
     this.settle(entry, { status: "error", agent: instance.agent, instanceKey: instance.instanceKey, eventId: entry.event.id, turnId: "", response: "", finishReason: "error", error });
   }

@@ -2,7 +2,8 @@
  * Resuming after an orchestrator restart: every accepted, unanswered event found in the inboxes under the
  * state root is queued again, in acceptance order per instance, and every pending request among them
  * gets its reply route (correlationId → requesting instance) and deadline back. Requests whose deadline
- * passed while nobody ran are dropped with a log line.
+ * passed while nobody ran are dropped with a log line. Replies that were held for an instance without a
+ * child are held again, and the instance is started for them.
  */
 import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -24,16 +25,19 @@ export function resumeInboxes(options: ResumeOptions): { resumed: number } {
   const { view, logger } = options;
   let resumed = 0;
   for (const dir of findInboxDirs({ stateRoot: options.stateRoot, swarmInstanceKey: view.instanceKey })) {
-    const first = new DurableInbox(dir).load().entries[0];
-    if (!first) continue;
-    if (!view.agents.has(first.event.agent)) {
-      logger.warn({ agent: first.event.agent, dir }, "inbox of an agent no longer in the swarm left on disk");
+    const peek = new DurableInbox(dir).load();
+    const owner = peek.entries[0]?.event ?? peek.replies[0];
+    if (!owner) continue;
+    if (!view.agents.has(owner.agent)) {
+      logger.warn({ agent: owner.agent, dir }, "inbox of an agent no longer in the swarm left on disk");
       continue;
     }
     // Load through the supervisor's own inbox, so that it knows which entries are still unanswered.
-    const supervisor = options.supervisor(first.event.agent, first.event.instanceKey);
-    const { entries, unreadable } = supervisor.inbox.load();
+    const supervisor = options.supervisor(owner.agent, owner.instanceKey);
+    const { entries, replies, unreadable } = supervisor.inbox.load();
     if (unreadable > 0) logger.warn({ dir, unreadable }, "unreadable inbox journal lines skipped (never acknowledged)");
+    if (replies.length > 0) logger.info({ agent: owner.agent, instanceKey: owner.instanceKey, replies: replies.length }, "resumed replies held for an instance");
+    supervisor.resumeReplies(replies);
     for (const entry of entries) {
       const { event } = entry;
       if (event.replyTo && event.deadline !== undefined) {

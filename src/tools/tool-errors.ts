@@ -13,6 +13,8 @@ export const TOOL_ERROR_CODES = {
   timeout: "E_TOOL_TIMEOUT",
   /** The call was cancelled from outside (shutdown): `ctx.signal` fired before the handler finished. */
   cancelled: "E_TOOL_CANCELLED",
+  /** The agent process died (crashed, or was killed as unresponsive) while the call ran; told on redelivery. */
+  interrupted: "E_TOOL_INTERRUPTED",
 } as const;
 
 export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
@@ -28,6 +30,7 @@ const DEFAULT_NAMES: Record<string, string> = {
   E_TOOL_NOT_FOUND: "ToolNotFoundError",
   E_TOOL_TIMEOUT: "ToolTimeoutError",
   E_TOOL_CANCELLED: "ToolCancelledError",
+  E_TOOL_INTERRUPTED: "ToolInterruptedError",
 };
 
 /** Seed 003 §8.4: keep `limit` characters in all, the last ones being `... (truncated)`. */

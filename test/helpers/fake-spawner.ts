@@ -5,7 +5,7 @@
  * that was never delivered throws).
  */
 import type { ChildExit, ChildProcessHandle, ProcessSpawner, SpawnRequest } from "../../src/orchestrator/process-spawner.ts";
-import { envelope, type AgentEvent, type ChildMessage, type ChildToParent, type ParentMessage, type TurnResultPayload } from "../../src/ipc/protocol.ts";
+import { envelope, type AgentEvent, type ChildMessage, type ChildToParent, type ParentMessage, type ParentToChild, type TurnResultPayload } from "../../src/ipc/protocol.ts";
 
 let nextPid = 50_000;
 
@@ -60,7 +60,7 @@ export class FakeChild implements ChildProcessHandle {
   }
 
   /** Events delivered to this child, in order. */
-  events(): { event: AgentEvent; attempt: number }[] {
+  events(): ParentToChild["event"][] {
     return this.sent.flatMap((message) => (message.type === "event" ? [message.payload] : []));
   }
 

@@ -87,7 +87,10 @@ describe("orchestrator with real agent children", () => {
     process.kill(Number(readFileSync(marker, "utf8")), "SIGKILL");
     const outcome = await submitted.outcome;
     expect(outcome.status).toBe("ok");
+    // The sleep that was running is not run again behind the model's back: it is told how the process died.
     expect(outcome.response).toContain("finished");
+    expect(outcome.response).toContain("E_TOOL_INTERRUPTED");
+    expect(outcome.response).toContain("it was killed by SIGKILL");
     await Bun.sleep(50);
     expect(results).toHaveLength(1);
     expect(orchestrator.processes()[0]).toMatchObject({ restarts: 1, consecutiveCrashes: 0 });
@@ -178,6 +181,38 @@ describe("orchestrator with real agent children", () => {
     await until(() => orchestrator.instances().every((row) => row.queued === 0 && row.status !== "processing"));
   });
 
+  it("keeps an async reply that arrives while the orchestrator drains, and the next orchestrator wakes the requester with it", async () => {
+    let releaseWorker: () => void = () => {};
+    const workerMayAnswer = new Promise<void>((resolve) => (releaseWorker = resolve));
+    const { llm, dir, stateRoot, orchestrator } = await setup({
+      respond: async (request) => {
+        if (roleOf(request) === "worker") {
+          await workerMayAnswer;
+          return { text: "the report has 3 pages" };
+        }
+        const last = lastUserText(request);
+        if (last.startsWith("[async reply from agent worker/")) return { text: `noted: ${last.slice(last.indexOf("\n") + 1)}` };
+        if (lastRole(request) === "tool") return { text: "asked the worker; I will report back" };
+        return toolCall("agents__request", { target: "worker", input: "write the report", async: true });
+      },
+    });
+    await orchestrator.submit({ input: "get me the report" }).outcome;
+    await until(() => llm.requests.some((request) => roleOf(request) === "worker"));
+    // The worker finishes inside the grace period; its requester is draining, so the reply is held (journaled).
+    const stopping = orchestrator.shutdown({ reason: "restart", gracePeriodMs: 10_000 });
+    releaseWorker();
+    await stopping;
+    expect(readFileSync(join(orchestrator.instancePaths("coordinator", "duo").inbox, "journal.jsonl"), "utf8")).toContain('"op":"reply"');
+
+    const next = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner: bunProcessSpawner({ output: "ignore" }), env: { ...process.env, ...childEnv } });
+    defer(() => next.shutdown({ reason: "test over", gracePeriodMs: 1000 }));
+    next.start();
+    const woken = await until(() => llm.requests.find((request) => roleOf(request) === "coordinator" && lastUserText(request).startsWith("[async reply from agent worker/")));
+    expect(lastUserText(woken)).toEndWith("status ok]\nthe report has 3 pages");
+    await until(() => next.instances().find((row) => row.agent === "coordinator" && row.status === "idle"));
+    expect(llm.requests.filter((request) => roleOf(request) === "worker")).toHaveLength(1);
+  }, 20_000);
+
   it("kills a child whose tool blocks its event loop once the heartbeat timeout passes, and answers AGENT_CRASHED", async () => {
     const { orchestrator } = await setup({
       respond: () => toolCall("slow__freeze", { ms: 60_000 }),
@@ -188,7 +223,24 @@ describe("orchestrator with real agent children", () => {
     const pid = await until(() => orchestrator.processes()[0]?.pid ?? undefined);
     const outcome = await submitted.outcome;
     expect(outcome).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(outcome.error?.message).toContain("without a heartbeat during a turn");
     expect(Date.now() - started).toBeLessThan(15_000);
     await until(() => !isAlive(pid));
+  }, 20_000);
+
+  it("tells the model on the redelivery that its tool call froze the agent, and the turn ends normally", async () => {
+    const { llm, orchestrator } = await setup({
+      respond: (request) => {
+        const last = lastRole(request) === "tool" ? JSON.stringify(lastToolResult(request)) : "";
+        return last.includes("E_TOOL_INTERRUPTED") ? { text: `freeze is broken: ${last}` } : toolCall("slow__freeze", { ms: 60_000 });
+      },
+      policy: { lifecycle: { heartbeatTimeoutSeconds: 2 }, restart: { maxConsecutiveCrashes: 2 } },
+    });
+    const outcome = await orchestrator.submit({ input: "freeze please" }).outcome;
+    expect(outcome.status).toBe("ok");
+    expect(outcome.response).toContain("freeze is broken");
+    expect(outcome.response).toContain("without a heartbeat during a turn");
+    expect(llm.requests).toHaveLength(2);
+    expect(orchestrator.processes()[0]).toMatchObject({ restarts: 1, consecutiveCrashes: 0 });
   }, 20_000);
 });

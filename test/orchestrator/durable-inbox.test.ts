@@ -50,6 +50,20 @@ describe("DurableInbox", () => {
     inbox.update(entry);
     const [loaded] = new DurableInbox(dir).load().entries;
     expect(loaded).toMatchObject({ crashes: 2, deliveries: 2, acceptedAt: 1 });
+    expect(loaded?.lastCrash).toBeUndefined();
+  });
+
+  it("persists how the entry last crashed, and forgets it when a later record has none", () => {
+    const dir = join(tempDir(), "inbox");
+    const inbox = new DurableInbox(dir);
+    const entry = inbox.accept({ event: event("evt_a"), now: 1 });
+    entry.crashes = 1;
+    entry.lastCrash = "it was killed by SIGSEGV";
+    inbox.update(entry);
+    expect(new DurableInbox(dir).load().entries[0]).toMatchObject({ crashes: 1, lastCrash: "it was killed by SIGSEGV" });
+    delete entry.lastCrash;
+    inbox.update(entry);
+    expect(new DurableInbox(dir).load().entries[0]?.lastCrash).toBeUndefined();
   });
 
   it("skips a torn last line (never acknowledged) and reports it", () => {
@@ -93,7 +107,27 @@ describe("DurableInbox", () => {
   });
 
   it("loads nothing from a directory that does not exist", () => {
-    expect(new DurableInbox(join(tempDir(), "missing")).load()).toEqual({ entries: [], unreadable: 0 });
+    expect(new DurableInbox(join(tempDir(), "missing")).load()).toEqual({ entries: [], replies: [], unreadable: 0 });
+  });
+
+  it("keeps a held reply until it is released, with its deadline (none: Infinity), through compaction too", () => {
+    const dir = join(tempDir(), "inbox");
+    const inbox = new DurableInbox(dir, { compactBytes: 2000 });
+    const reply = (correlationId: string) => ({ correlationId, status: "ok" as const, agent: "b", instanceKey: "k", response: "done" });
+    inbox.holdReply({ agent: "a", instanceKey: "k", reply: reply("corr_1"), deadline: 500 });
+    inbox.holdReply({ agent: "a", instanceKey: "k", reply: reply("corr_2"), deadline: Number.POSITIVE_INFINITY });
+    expect(new DurableInbox(dir).load().replies).toEqual([
+      { agent: "a", instanceKey: "k", reply: reply("corr_1"), deadline: 500 },
+      { agent: "a", instanceKey: "k", reply: reply("corr_2"), deadline: Number.POSITIVE_INFINITY },
+    ]);
+    inbox.releaseReply("corr_1");
+    for (let i = 0; i < 20; i++) inbox.remove(inbox.accept({ event: event(`evt_${i}`, "x".repeat(100)), now: 2 }));
+    expect(statSync(join(dir, JOURNAL_FILE)).size).toBeLessThan(2000);
+    const loaded = new DurableInbox(dir).load();
+    expect(loaded.replies.map((held) => held.reply.correlationId)).toEqual(["corr_2"]);
+    expect(loaded.entries).toEqual([]);
+    inbox.releaseReply("corr_2");
+    expect(new DurableInbox(dir).load().replies).toEqual([]);
   });
 
   it("removing an entry twice is harmless", () => {
@@ -122,12 +156,13 @@ describe("DurableInbox compaction", () => {
     const inbox = new DurableInbox(dir, { compactBytes: 2000 });
     const keep = inbox.accept({ event: event("evt_keep"), now: 1 });
     keep.crashes = 1;
+    keep.lastCrash = "it exited with code 1";
     inbox.update(keep);
     for (let i = 0; i < 20; i++) inbox.remove(inbox.accept({ event: event(`evt_${i}`, "x".repeat(100)), now: 2 }));
     expect(statSync(join(dir, JOURNAL_FILE)).size).toBeLessThan(2000);
     const after = inbox.accept({ event: event("evt_after"), now: 3 });
     const loaded = new DurableInbox(dir).load();
-    expect(loaded.entries.map((entry) => [entry.event.id, entry.crashes])).toEqual([["evt_keep", 1], ["evt_after", 0]]);
+    expect(loaded.entries.map((entry) => [entry.event.id, entry.crashes, entry.lastCrash])).toEqual([["evt_keep", 1, "it exited with code 1"], ["evt_after", 0, undefined]]);
     inbox.remove(keep);
     inbox.remove(after);
     expect(new DurableInbox(dir).load().entries).toEqual([]);

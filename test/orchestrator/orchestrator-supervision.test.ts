@@ -81,7 +81,7 @@ describe("Orchestrator supervision", () => {
     expect(second).not.toBe(first);
     expect(orchestrator.processes()[0]).toMatchObject({ status: "spawning", restarts: 1, consecutiveCrashes: 1 });
     second.ready();
-    expect(second.events()).toEqual([{ event: expect.objectContaining({ id: submitted.eventId }), attempt: 2 }]);
+    expect(second.events()).toEqual([{ event: expect.objectContaining({ id: submitted.eventId }), attempt: 2, crashedBefore: "it exited with code 1" }]);
     second.reply({ response: "done" });
     expect(await submitted.outcome).toMatchObject({ status: "ok", response: "done" });
     expect(orchestrator.processes()[0]).toMatchObject({ consecutiveCrashes: 0, restarts: 1 });

@@ -55,6 +55,31 @@ describe("waking an instance for arrived results", () => {
     expect(delegateResults(woken)).toEqual([expect.objectContaining({ status: "ok", agent: "b", response: "job done" })]);
   });
 
+  it("keeps a reply held for a requester without a child across an orchestrator restart, and hands it over once", async () => {
+    const s = setup({ policy: { lifecycle: { idleSeconds: 10 }, shutdown: { gracePeriodSeconds: 1 } } });
+    const { a, submitted } = busyCaller(s);
+    await call(a, "request", { target: "b", input: "long job", async: true });
+    a.reply({ response: "asked b" });
+    await submitted.outcome;
+    s.clock.advance(10_000);
+    a.exit();
+    const b = s.spawner.latest("b");
+    b.ready();
+    b.reply({ response: "job done" });
+    await tick();
+    // The orchestrator dies before the woken requester is ready: the next one on the same state root has the reply.
+    expect(s.spawner.latest("a")).not.toBe(a);
+    const next = setup({ stateRoot: s.stateRoot });
+    expect(next.orchestrator.start()).toEqual({ resumed: 0 });
+    const woken = next.spawner.latest("a");
+    woken.ready();
+    expect(delegateResults(woken)).toEqual([expect.objectContaining({ status: "ok", agent: "b", response: "job done" })]);
+    // Handed over: a third orchestrator finds nothing to hand over again.
+    const third = setup({ stateRoot: s.stateRoot });
+    third.orchestrator.start();
+    expect(third.spawner.of("a")).toEqual([]);
+  });
+
   it("does not queue a wake-up once the orchestrator is shutting down", async () => {
     const s = setup();
     const { a, submitted } = busyCaller(s);

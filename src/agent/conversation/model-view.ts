@@ -3,18 +3,24 @@
  * result without its call. After a crash mid-step the store may hold an assistant message whose tool calls
  * never got (all) their results. Policy (documented in SPEC §3 terms): such an assistant message and its
  * partial results are DROPPED from the view, so the model is asked again from the last consistent point and may
- * re-issue the calls (tools are not re-run behind its back). Orphan tool results are dropped too.
+ * re-issue the calls (tools are not re-run behind its back). Orphan tool results are dropped too. (When the
+ * process crashed in that step, the calls are answered with E_TOOL_INTERRUPTED first: recover-interrupted-step.ts.)
  */
 import type { Message } from "../../tools/types.ts";
 
-function contentParts(message: Message): { type: string; toolCallId?: string }[] {
+function contentParts(message: Message): { type: string; toolCallId?: string; toolName?: string }[] {
   const content = (message.data as { content?: unknown }).content;
-  return Array.isArray(content) ? (content as { type: string; toolCallId?: string }[]) : [];
+  return Array.isArray(content) ? (content as { type: string; toolCallId?: string; toolName?: string }[]) : [];
 }
 
-export function toolCallIds(message: Message): string[] {
+/** The tool calls of an assistant message (none for any other message). */
+export function toolCallsOf(message: Message): { toolCallId: string; toolName: string }[] {
   if (message.data.role !== "assistant") return [];
-  return contentParts(message).flatMap((part) => (part.type === "tool-call" && typeof part.toolCallId === "string" ? [part.toolCallId] : []));
+  return contentParts(message).flatMap((part) => (part.type === "tool-call" && typeof part.toolCallId === "string" ? [{ toolCallId: part.toolCallId, toolName: String(part.toolName ?? "") }] : []));
+}
+
+function toolCallIds(message: Message): string[] {
+  return toolCallsOf(message).map((call) => call.toolCallId);
 }
 
 function toolResultIds(message: Message): string[] {

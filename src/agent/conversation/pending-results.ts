@@ -52,9 +52,14 @@ export class PendingResults {
     this.appender = new JsonlAppender(file);
   }
 
-  /** Durable before returning. False (nothing kept) once closed: the instance is gone. */
+  /**
+   * Durable before returning. False (nothing kept) once closed: the instance is gone. A result already held
+   * (the same reply handed over twice after an orchestrator restart) is kept once.
+   */
   add(result: PendingResult): boolean {
     if (this.closed) return false;
+    const id = pendingResultId(result);
+    if (this.items.some((item) => pendingResultId(item) === id)) return true;
     this.appender.append(result);
     this.items.push(result);
     for (const listener of this.listeners) listener();

@@ -83,7 +83,7 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
 
   const handleEvent = async (message: Extract<ParentMessage, { type: "event" }>): Promise<void> => {
     if (instance === undefined || shuttingDown) return;
-    const { event, attempt } = message.payload;
+    const { event, attempt, crashedBefore } = message.payload;
     const abort = new AbortController();
     currentAbort = abort;
     busy = true;
@@ -96,7 +96,7 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
         turnId = started;
         send(envelope("turn_started", address, ORCHESTRATOR, { eventId: event.id, turnId: started }));
       };
-      const result = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted });
+      const result = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted, ...(crashedBefore === undefined ? {} : { crashedBefore }) });
       if (result !== undefined) send(envelope("turn_result", address, ORCHESTRATOR, result));
     } catch (error) {
       // Only a bug of ours or a failing disk gets here; still exactly one reply.
