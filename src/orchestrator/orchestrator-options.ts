@@ -8,7 +8,7 @@ import type { IdGenerator } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { JsonObject } from "../shared/json.ts";
 import type { AgentEvent } from "../ipc/protocol.ts";
-import type { LoadedBundle } from "./reload/restart-coordinator.ts";
+import type { InstanceTarget, LoadedBundle } from "./reload/restart-coordinator.ts";
 import type { ProcessSpawner } from "./process-spawner.ts";
 import type { RuntimeRestartAnswer } from "./runtime-router.ts";
 import type { TurnOutcome } from "./turn-outcomes.ts";
@@ -37,12 +37,19 @@ export interface Submitted {
 
 export interface ReloadOptions {
   bundle: Bundle;
-  /** Restart only these agents' instances; all when absent. An empty list applies policy only. */
+  /** Restart only these agents' instances; all when absent. An empty list applies policy only (plus `instances`). */
   agents?: string[];
+  /** Also restart these single instances (`goondan restart --agent A --instance K`). Default: none. */
+  instances?: InstanceTarget[];
   /** Clear the restarted instances' conversations. Default false. */
   fresh?: boolean;
   /** Clear only these agents' restarted instances' conversations (when `fresh` is not set). */
   freshAgents?: string[];
+  /**
+   * Clear these single instances' conversations. Default: none. A named instance with no supervisor (never
+   * started by this orchestrator) has its conversation on disk cleared, if it has one.
+   */
+  freshInstances?: InstanceTarget[];
   reasons?: string[];
 }
 

@@ -188,8 +188,9 @@ export class Orchestrator {
 
   /**
    * Applies a new validated bundle: the Swarm policy at once, without restarting children; the named
-   * agents' live instances (all when `agents` is absent, and any whose agent left the swarm) are drained
-   * and started again on the new files, keeping their conversations unless `fresh`.
+   * agents' live instances (all when `agents` is absent, and any whose agent left the swarm) and the named
+   * single `instances` are drained and started again on the new files, keeping their conversations unless
+   * `fresh`, `freshAgents` or `freshInstances` says otherwise for them.
    */
   async reload(options: ReloadOptions): Promise<{ restarted: string[] }> {
     const view = swarmView({ bundle: options.bundle, swarm: this.view.name });
@@ -199,11 +200,13 @@ export class Orchestrator {
       supervisors: [...this.supervisors.values()],
       view,
       agents: options.agents,
+      ...(options.instances ? { instances: options.instances } : {}),
       fresh: options.fresh === true,
       ...(options.freshAgents ? { freshAgents: options.freshAgents } : {}),
+      ...(options.freshInstances ? { freshInstances: options.freshInstances } : {}),
       gracePeriodMs: this.gracePeriodMs(),
       startAgain: () => this.accepting,
-      instancePaths: (s) => this.instancePaths(s.agent, s.instanceKey),
+      instancePaths: (instance) => this.instancePaths(instance.agent, instance.instanceKey),
       retire: (s) => this.supervisors.delete(s.address),
     });
     this.logger.info({ restarted, reasons: options.reasons ?? [] }, "reloaded");

@@ -1,12 +1,17 @@
 /**
- * The instance side of a reload: the named agents' instances (all when none are named) are drained and,
- * if they were live, started again on the new files, each held until its conversation is cleared when the
- * reload is `fresh` for it. Instances of agents that left the swarm are stopped and retired, their inboxes kept
- * on disk.
+ * The instance side of a reload: the named agents' instances (all when none are named) and the named
+ * single instances are drained and, if they were live, started again on the new files, each held until its
+ * conversation is cleared when the reload is `fresh` for it (for all, for its agent, or for that instance).
+ * Other instances of a named instance's agent are not touched. A fresh instance that has no supervisor
+ * (never started by this orchestrator, e.g. only on disk from an earlier run) has its stored conversation
+ * cleared, if it has one. Instances of agents that left the swarm are stopped and retired, their inboxes
+ * kept on disk.
  */
+import { instanceAddress } from "../ipc/protocol.ts";
 import type { InstancePaths } from "../shared/state-paths.ts";
 import { clearConversation } from "./clear-conversation.ts";
 import type { InstanceSupervisor } from "./instance-supervisor.ts";
+import { namesInstance, type InstanceTarget } from "./reload/restart-scope.ts";
 import type { SwarmView } from "./swarm-view.ts";
 
 export interface RestartInstancesOptions {
@@ -15,23 +20,32 @@ export interface RestartInstancesOptions {
   view: SwarmView;
   /** Agents to restart; all when undefined, none (policy only) when empty. */
   agents: string[] | undefined;
+  /** Single instances to restart besides those of `agents`. Default: none. */
+  instances?: readonly InstanceTarget[];
   /** Clear every restarted instance's conversation. */
   fresh: boolean;
   /** Clear only these agents' instances' conversations. Default: none. */
   freshAgents?: readonly string[];
+  /** Clear these single instances' conversations. Default: none. */
+  freshInstances?: readonly InstanceTarget[];
   gracePeriodMs: number;
   /** False while the orchestrator shuts down. */
   startAgain: () => boolean;
-  instancePaths: (supervisor: InstanceSupervisor) => InstancePaths;
+  instancePaths: (instance: InstanceTarget) => InstancePaths;
   retire: (supervisor: InstanceSupervisor) => void;
 }
 
-/** Returns the restarted (or retired) instance addresses, sorted. */
+/** Returns the restarted (or retired, or cleared on disk) instance addresses, sorted. */
 export async function restartInstances(options: RestartInstancesOptions): Promise<string[]> {
   const { view } = options;
-  const affected = options.supervisors.filter((s) => !view.agents.has(s.agent) || options.agents === undefined || options.agents.includes(s.agent));
+  const affected = options.supervisors.filter((s) => !view.agents.has(s.agent) || options.agents === undefined || options.agents.includes(s.agent) || namesInstance(options.instances, s));
   const restarted: string[] = [];
-  const clears = (s: InstanceSupervisor): boolean => options.fresh || (options.freshAgents ?? []).includes(s.agent);
+  const clears = (s: InstanceTarget): boolean => options.fresh || (options.freshAgents ?? []).includes(s.agent) || namesInstance(options.freshInstances, s);
+  // Before any await, so no supervisor can appear for it while its files go.
+  for (const target of options.freshInstances ?? []) {
+    if (!view.agents.has(target.agent) || options.supervisors.some((s) => s.agent === target.agent && s.instanceKey === target.instanceKey)) continue;
+    if (clearConversation(options.instancePaths(target))) restarted.push(instanceAddress(target.agent, target.instanceKey));
+  }
   await Promise.all(
     affected.map(async (s) => {
       const wasLive = s.live;

@@ -67,6 +67,69 @@ describe("reload", () => {
     expect(existsSync(pathsB.base)).toBe(false);
   });
 
+  describe("options.instances and options.freshInstances", () => {
+    /** Two live instances of agent a, each with a stored conversation. */
+    function twoInstances() {
+      const s = setup();
+      const children = ["k1", "k2"].map((instanceKey) => {
+        const paths = s.orchestrator.instancePaths("a", instanceKey);
+        mkdirSync(paths.root, { recursive: true });
+        writeFileSync(paths.base, "{}\n");
+        s.orchestrator.submit({ input: "hi", agent: "a", instanceKey });
+        const child = s.spawner.latest("a", instanceKey);
+        child.ready();
+        return { child, paths };
+      });
+      return { s, k1: children[0]!, k2: children[1]! };
+    }
+
+    it("restarts and clears only the named instance, leaving its agent's other instance running with its conversation", async () => {
+      const { s, k1, k2 } = twoInstances();
+      const reloading = s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"] }), agents: [], instances: [{ agent: "a", instanceKey: "k1" }], freshInstances: [{ agent: "a", instanceKey: "k1" }] });
+      expect(k1.child.sent.at(-1)).toMatchObject({ type: "shutdown", payload: { reason: "reload" } });
+      expect(k2.child.sent.some((message) => message.type === "shutdown")).toBe(false);
+      k1.child.reply();
+      k1.child.exit();
+      expect(await reloading).toEqual({ restarted: ["a/k1"] });
+      expect(existsSync(k1.paths.base)).toBe(false);
+      expect(existsSync(k2.paths.base)).toBe(true);
+      expect(s.spawner.of("a", "k1")).toHaveLength(2);
+      expect(s.spawner.of("a", "k2")).toHaveLength(1);
+    });
+
+    it("restarts every instance of a named agent but clears only the fresh instance's conversation", async () => {
+      const { s, k1, k2 } = twoInstances();
+      const reloading = s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"] }), agents: ["a"], freshInstances: [{ agent: "a", instanceKey: "k2" }] });
+      for (const { child } of [k1, k2]) {
+        child.reply();
+        child.exit();
+      }
+      expect(await reloading).toEqual({ restarted: ["a/k1", "a/k2"] });
+      expect(existsSync(k1.paths.base)).toBe(true);
+      expect(existsSync(k2.paths.base)).toBe(false);
+    });
+
+    it("clears a named instance that no supervisor holds (only on disk) without starting it", async () => {
+      const s = setup();
+      const paths = s.orchestrator.instancePaths("a", "stored");
+      mkdirSync(paths.root, { recursive: true });
+      writeFileSync(paths.base, "{}\n");
+      writeFileSync(paths.runtimeEvents, "{}\n");
+      const result = await s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"] }), agents: [], instances: [{ agent: "a", instanceKey: "stored" }], freshInstances: [{ agent: "a", instanceKey: "stored" }] });
+      expect(result).toEqual({ restarted: ["a/stored"] });
+      expect(existsSync(paths.base)).toBe(false);
+      expect(existsSync(paths.runtimeEvents)).toBe(true);
+      expect(s.spawner.of("a")).toHaveLength(0);
+    });
+
+    it("reports nothing for a named instance that has neither a supervisor nor a conversation", async () => {
+      const s = setup();
+      const result = await s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"] }), agents: [], instances: [{ agent: "a", instanceKey: "ghost" }], freshInstances: [{ agent: "a", instanceKey: "ghost" }] });
+      expect(result).toEqual({ restarted: [] });
+      expect(s.spawner.of("a")).toHaveLength(0);
+    });
+  });
+
   it("drains and restarts the named agents' live instances, keeping their queued events", async () => {
     const s = setup();
     const { a, submitted } = busyCaller(s);

@@ -112,6 +112,80 @@ describe("createRestartCoordinator", () => {
     expect(plans[0]?.agents).toBeUndefined();
   });
 
+  describe("request.instanceKey", () => {
+    it("restarts and clears only the named instance, not its agent's other instances", async () => {
+      const { coordinator, plans, tick } = setup();
+      await coordinator.request({ reason: "reset one chat", agent: "front", instanceKey: "user-1", fresh: true });
+      await tick(300);
+      expect(plans).toHaveLength(1);
+      expect(plans[0]).toMatchObject({ agents: [], instances: [{ agent: "front", instanceKey: "user-1" }], fresh: false, freshInstances: [{ agent: "front", instanceKey: "user-1" }] });
+      expect(plans[0]?.freshAgents).toBeUndefined();
+    });
+
+    it("clears only the fresh instance when a plain restart of its whole agent coalesces with it", async () => {
+      const { coordinator, plans, tick } = setup();
+      await coordinator.request({ reason: "a", agent: "front" });
+      await coordinator.request({ reason: "b", agent: "front", instanceKey: "user-1", fresh: true });
+      await tick(300);
+      expect(plans[0]).toMatchObject({ agents: ["front"], fresh: false, freshInstances: [{ agent: "front", instanceKey: "user-1" }] });
+      expect(plans[0]?.instances).toBeUndefined(); // covered by the whole agent
+      expect(plans[0]?.freshAgents).toBeUndefined();
+    });
+
+    it("clears only the fresh instance when a plain restart of everyone coalesces with it", async () => {
+      const { coordinator, plans, tick } = setup();
+      await coordinator.request({ reason: "a", agent: "front", instanceKey: "user-1", fresh: true });
+      await coordinator.request({ reason: "SIGHUP" });
+      await tick(300);
+      expect(plans[0]?.agents).toBeUndefined();
+      expect(plans[0]?.instances).toBeUndefined();
+      expect(plans[0]).toMatchObject({ fresh: false, freshInstances: [{ agent: "front", instanceKey: "user-1" }] });
+    });
+
+    it("merges two instances of the same agent into one reload, each fresh only if its own request was", async () => {
+      const { coordinator, plans, tick } = setup();
+      await coordinator.request({ reason: "a", agent: "front", instanceKey: "user-2" });
+      await coordinator.request({ reason: "b", agent: "front", instanceKey: "user-1", fresh: true });
+      await coordinator.request({ reason: "c", agent: "front", instanceKey: "user-2" });
+      await tick(300);
+      expect(plans).toHaveLength(1);
+      expect(plans[0]?.instances).toEqual([
+        { agent: "front", instanceKey: "user-1" },
+        { agent: "front", instanceKey: "user-2" },
+      ]);
+      expect(plans[0]?.freshInstances).toEqual([{ agent: "front", instanceKey: "user-1" }]);
+    });
+
+    it("never spreads a fresh instance to its agent, nor a fresh agent's name to another agent's instance", async () => {
+      const { coordinator, plans, tick } = setup();
+      await coordinator.request({ reason: "a", agent: "writer", fresh: true });
+      await coordinator.request({ reason: "b", agent: "front", instanceKey: "user-1" });
+      await coordinator.request({ reason: "c", agent: "writer", instanceKey: "user-9", fresh: true });
+      await tick(300);
+      expect(plans[0]).toMatchObject({ agents: ["writer"], instances: [{ agent: "front", instanceKey: "user-1" }], fresh: false, freshAgents: ["writer"] });
+      expect(plans[0]?.freshInstances).toBeUndefined(); // writer/user-9 is covered by the fresh writer
+    });
+
+    it("lists nothing twice when a fresh request for everyone covers the fresh instance", async () => {
+      const { coordinator, plans, tick } = setup();
+      await coordinator.request({ reason: "a", agent: "front", instanceKey: "user-1", fresh: true });
+      await coordinator.request({ reason: "b", fresh: true });
+      await tick(300);
+      expect(plans[0]).toMatchObject({ fresh: true });
+      expect(plans[0]?.freshInstances).toBeUndefined();
+      expect(plans[0]?.freshAgents).toBeUndefined();
+    });
+
+    it("refuses an instanceKey without its agent and never reloads", async () => {
+      const { coordinator, plans, tick } = setup();
+      const answer = await coordinator.request({ reason: "a", instanceKey: "user-1", fresh: true });
+      expect(answer.accepted).toBe(false);
+      expect(answer.issues.map((issue) => issue.code)).toEqual(["E_RESTART_INSTANCE_WITHOUT_AGENT"]);
+      await tick(300);
+      expect(plans).toEqual([]);
+    });
+  });
+
   it("waits for the asking turn to commit before reloading", async () => {
     const { coordinator, plans, tick } = setup();
     let commit = () => {};

@@ -4,6 +4,9 @@
  * answering, so an invalid bundle is reported to the asker and the running swarm stays as it is; a
  * valid request is batched with the others that arrive within a short window (a restart storm becomes
  * one reload), waits until the asking turns have committed, then re-validates and calls `reload` once.
+ * Requests may name everything, one agent, or one instance of an agent (`--agent A --instance K`); what
+ * restarts and what is cleared are merged separately (restart-scope.ts), so `--fresh` reaches only the
+ * agents and instances a fresh request named.
  */
 import type { Bundle, ConfigIssue } from "../../config/types.ts";
 import type { Clock, TimerHandle } from "../../shared/clock.ts";
@@ -11,6 +14,9 @@ import { systemClock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { silentLogger } from "../../shared/logger.ts";
 import { describeError } from "../../shared/errors.ts";
+import { RestartScope, type InstanceTarget } from "./restart-scope.ts";
+
+export type { InstanceTarget } from "./restart-scope.ts";
 
 export interface LoadedBundle {
   valid: boolean;
@@ -20,8 +26,13 @@ export interface LoadedBundle {
 
 export interface ReloadPlan {
   bundle: Bundle;
-  /** Agents whose instances restart; undefined means all of them. */
+  /**
+   * Agents whose instances all restart; undefined means all of them. Empty when only single instances
+   * were named (`instances`).
+   */
   agents?: string[];
+  /** Single instances that restart besides those of `agents` (`goondan restart --agent A --instance K`). */
+  instances?: InstanceTarget[];
   /** Clear the conversations of every restarted instance: some coalesced request was `--fresh` for all agents. */
   fresh: boolean;
   /**
@@ -29,6 +40,8 @@ export interface ReloadPlan {
    * request (`goondan restart --agent NAME --fresh`). Fresh never spreads to agents no fresh request named.
    */
   freshAgents?: string[];
+  /** Single instances whose conversations are cleared (`--agent A --instance K --fresh`), besides `freshAgents`. */
+  freshInstances?: InstanceTarget[];
   /** Why, for logs: the reasons of every coalesced request. */
   reasons: string[];
 }
@@ -37,6 +50,8 @@ export interface RestartRequest {
   reason: string;
   /** Restart only this agent's instances. Default: every agent. */
   agent?: string;
+  /** With `agent`: restart only this one instance of it. Without `agent` the request is refused. */
+  instanceKey?: string;
   /** Clear the restarted instances' conversations. */
   fresh?: boolean;
   /**
@@ -76,9 +91,9 @@ export interface RestartCoordinator {
 }
 
 interface Batch {
-  agents: Set<string> | "all";
-  /** The agents to clear, kept apart from `agents`: a plain request coalesced in never widens it. */
-  fresh: Set<string> | "all";
+  restart: RestartScope;
+  /** What to clear, kept apart from `restart`: a plain request coalesced in never widens it. */
+  fresh: RestartScope;
   reasons: string[];
   waits: Promise<unknown>[];
 }
@@ -126,11 +141,7 @@ export function createRestartCoordinator(options: RestartCoordinatorOptions): Re
           logger.warn({ issues: loaded.errors.map(issueOf), reasons: current.reasons }, "restart skipped: the bundle became invalid; the running swarm is unchanged");
           return;
         }
-        const agents = current.agents === "all" ? undefined : [...current.agents].sort();
-        const fresh = current.fresh === "all";
-        const freshAgents = current.fresh === "all" ? [] : [...current.fresh].sort();
-        logger.info({ agents: agents ?? "all", fresh: fresh ? "all" : freshAgents, reasons: current.reasons }, "restarting");
-        await options.reload({ bundle: loaded.bundle, ...(agents ? { agents } : {}), fresh, ...(freshAgents.length > 0 ? { freshAgents } : {}), reasons: current.reasons });
+        await options.reload(planOf({ batch: current, bundle: loaded.bundle, logger }));
       })
       .catch((error: unknown) => {
         logger.error({ error: describeError(error) }, "restart failed");
@@ -143,7 +154,7 @@ export function createRestartCoordinator(options: RestartCoordinatorOptions): Re
 
   const enqueue = (request: RestartRequest): void => {
     if (batch === undefined) {
-      batch = { agents: new Set(), fresh: new Set(), reasons: [], waits: [] };
+      batch = { restart: new RestartScope(), fresh: new RestartScope(), reasons: [], waits: [] };
       windowTimer = clock.setTimeout(() => {
         const current = batch;
         batch = undefined;
@@ -151,12 +162,9 @@ export function createRestartCoordinator(options: RestartCoordinatorOptions): Re
         if (current) void fire(current);
       }, coalesceMs);
     }
-    if (request.agent === undefined) batch.agents = "all";
-    else if (batch.agents !== "all") batch.agents.add(request.agent);
-    if (request.fresh === true) {
-      if (request.agent === undefined) batch.fresh = "all";
-      else if (batch.fresh !== "all") batch.fresh.add(request.agent);
-    }
+    const target = { ...(request.agent !== undefined ? { agent: request.agent } : {}), ...(request.instanceKey !== undefined ? { instanceKey: request.instanceKey } : {}) };
+    batch.restart.add(target);
+    if (request.fresh === true) batch.fresh.add(target);
     batch.reasons.push(request.reason);
     if (request.afterTurn) batch.waits.push(request.afterTurn);
   };
@@ -164,6 +172,9 @@ export function createRestartCoordinator(options: RestartCoordinatorOptions): Re
   return {
     async request(request) {
       if (closed) return { accepted: false, issues: [{ code: "E_RESTART_CLOSED", path: "", message: "the orchestrator is shutting down" }] };
+      if (request.instanceKey !== undefined && request.agent === undefined) {
+        return { accepted: false, issues: [{ code: "E_RESTART_INSTANCE_WITHOUT_AGENT", path: "", message: `instanceKey ${JSON.stringify(request.instanceKey)} needs the agent it belongs to` }] };
+      }
       const loaded = await validate();
       if (!loaded.valid || loaded.bundle === undefined) {
         logger.warn({ reason: request.reason, issues: loaded.errors.map(issueOf) }, "restart refused: the bundle on disk is invalid");
@@ -185,4 +196,27 @@ export function createRestartCoordinator(options: RestartCoordinatorOptions): Re
       windowTimer = undefined;
     },
   };
+}
+
+/** The reload plan of a batch: what restarts, and (never more than some fresh request named) what is cleared. */
+function planOf(options: { batch: Batch; bundle: Bundle; logger: Logger }): ReloadPlan {
+  const { batch } = options;
+  const restart = batch.restart.lists();
+  const fresh = batch.fresh.lists();
+  const freshAgents = fresh.agents ?? [];
+  const plan: ReloadPlan = {
+    bundle: options.bundle,
+    ...(restart.agents ? { agents: restart.agents } : {}),
+    ...(restart.instances.length > 0 ? { instances: restart.instances } : {}),
+    fresh: batch.fresh.all,
+    ...(freshAgents.length > 0 ? { freshAgents } : {}),
+    ...(fresh.instances.length > 0 ? { freshInstances: fresh.instances } : {}),
+    reasons: batch.reasons,
+  };
+  const address = (target: InstanceTarget) => `${target.agent}/${target.instanceKey}`;
+  options.logger.info(
+    { agents: restart.agents ?? "all", instances: restart.instances.map(address), fresh: batch.fresh.all ? "all" : [...freshAgents, ...fresh.instances.map(address)], reasons: batch.reasons },
+    "restarting",
+  );
+  return plan;
 }
