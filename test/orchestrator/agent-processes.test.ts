@@ -39,6 +39,26 @@ async function setup(options: { respond: LoopbackLlmOptions["respond"]; policy?:
 const toolCall = (name: string, args: Record<string, unknown>) => ({ toolCalls: [{ name, args }] });
 const lastToolResult = (request: LoopbackRequest) => toolResults(request).at(-1)?.content;
 
+/**
+ * The coordinator asks the worker for a report with `async: true` and ends its turn; the worker answers once
+ * `releaseWorker()` is called; a turn that sees the async reply says "noted: <reply>".
+ */
+function asyncReport(): { respond: LoopbackLlmOptions["respond"]; releaseWorker: () => void } {
+  let releaseWorker: () => void = () => {};
+  const workerMayAnswer = new Promise<void>((resolve) => (releaseWorker = resolve));
+  const respond: LoopbackLlmOptions["respond"] = async (request) => {
+    if (roleOf(request) === "worker") {
+      await workerMayAnswer;
+      return { text: "the report has 3 pages" };
+    }
+    const last = lastUserText(request);
+    if (last.startsWith("[async reply from agent worker/")) return { text: `noted: ${last.slice(last.indexOf("\n") + 1)}` };
+    if (lastRole(request) === "tool") return { text: "asked the worker; I will report back" };
+    return toolCall("agents__request", { target: "worker", input: "write the report", async: true });
+  };
+  return { respond, releaseWorker: () => releaseWorker() };
+}
+
 const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000) => pollUntil(probe, { timeoutMs, intervalMs: 20 });
 
 describe("orchestrator with real agent children", () => {
@@ -151,20 +171,8 @@ describe("orchestrator with real agent children", () => {
   });
 
   it("wakes the coordinator with a turn of its own when the worker answers its async request after its turn ended", async () => {
-    let releaseWorker: () => void = () => {};
-    const workerMayAnswer = new Promise<void>((resolve) => (releaseWorker = resolve));
-    const { llm, orchestrator } = await setup({
-      respond: async (request) => {
-        if (roleOf(request) === "worker") {
-          await workerMayAnswer;
-          return { text: "the report has 3 pages" };
-        }
-        const last = lastUserText(request);
-        if (last.startsWith("[async reply from agent worker/")) return { text: `noted: ${last.slice(last.indexOf("\n") + 1)}` };
-        if (lastRole(request) === "tool") return { text: "asked the worker; I will report back" };
-        return toolCall("agents__request", { target: "worker", input: "write the report", async: true });
-      },
-    });
+    const { respond, releaseWorker } = asyncReport();
+    const { llm, orchestrator } = await setup({ respond });
     const first = await orchestrator.submit({ input: "get me the report" }).outcome;
     expect(first.response).toBe("asked the worker; I will report back");
     releaseWorker();
@@ -182,20 +190,8 @@ describe("orchestrator with real agent children", () => {
   });
 
   it("keeps an async reply that arrives while the orchestrator drains, and the next orchestrator wakes the requester with it", async () => {
-    let releaseWorker: () => void = () => {};
-    const workerMayAnswer = new Promise<void>((resolve) => (releaseWorker = resolve));
-    const { llm, dir, stateRoot, orchestrator } = await setup({
-      respond: async (request) => {
-        if (roleOf(request) === "worker") {
-          await workerMayAnswer;
-          return { text: "the report has 3 pages" };
-        }
-        const last = lastUserText(request);
-        if (last.startsWith("[async reply from agent worker/")) return { text: `noted: ${last.slice(last.indexOf("\n") + 1)}` };
-        if (lastRole(request) === "tool") return { text: "asked the worker; I will report back" };
-        return toolCall("agents__request", { target: "worker", input: "write the report", async: true });
-      },
-    });
+    const { respond, releaseWorker } = asyncReport();
+    const { llm, dir, stateRoot, orchestrator } = await setup({ respond });
     await orchestrator.submit({ input: "get me the report" }).outcome;
     await until(() => llm.requests.some((request) => roleOf(request) === "worker"));
     // The worker finishes inside the grace period; its requester is draining, so the reply is held (journaled).
