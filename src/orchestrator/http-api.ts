@@ -4,6 +4,12 @@
  * `wait`), `/v1/instances`, `/v1/instances/:agent/:instanceKey/events`, `/v1/restart`. JSON in and out;
  * errors are `{error: {code, message}}` with a 4xx/5xx status and never a stack. A bearer token guards
  * everything but `/healthz` when one is configured.
+ *
+ * `/v1/restart` takes `{agent?, instanceKey?, fresh?, reason?}`; `instanceKey` needs `agent` (400
+ * E_API_BAD_REQUEST otherwise). An instance key the agent does not know (neither live nor stored) is still
+ * accepted, because a restart of an instance with no child and no stored conversation is simply a no-op and
+ * multi-tenant callers reset keys whose child may already have idled out or never started; the 202 answer
+ * says `instance.known: false` and lists the agent's known instance keys so a caller can spot a typo.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isGoondanError, describeError } from "../shared/errors.ts";
@@ -18,6 +24,14 @@ export interface ApiRestartAnswer {
   issues: { code: string; path: string; message: string }[];
 }
 
+export interface ApiRestartRequest {
+  reason: string;
+  agent?: string;
+  /** Only with `agent`: restart (and with `fresh` clear) only this instance. */
+  instanceKey?: string;
+  fresh?: boolean;
+}
+
 export interface HttpApiOptions {
   orchestrator: Pick<Orchestrator, "submit" | "processes" | "instances" | "instancePaths" | "swarm">;
   /** Bearer token; when set every route but /healthz needs `Authorization: Bearer <token>`. */
@@ -25,7 +39,7 @@ export interface HttpApiOptions {
   /** Default 1 MiB. */
   maxBodyBytes?: number;
   /** `POST /v1/restart`: validate, then reload. Default: 501. */
-  restart?: (request: { reason: string; agent?: string; fresh?: boolean }) => Promise<ApiRestartAnswer>;
+  restart?: (request: ApiRestartRequest) => Promise<ApiRestartAnswer>;
   /** Default: silent. */
   logger?: Logger;
 }
@@ -78,22 +92,34 @@ export function createApiHandler(options: HttpApiOptions): (request: Request, se
     {
       pattern: /^\/v1\/restart$/,
       methods: {
-        POST: async (request) => {
-          if (!options.restart) return apiError(501, "E_RESTART_UNAVAILABLE", "this orchestrator cannot restart");
-          const body = await readJsonBody(request, { maxBytes: maxBodyBytes, optional: true });
-          const reason = typeof body.reason === "string" ? body.reason : "POST /v1/restart";
-          if (body.agent !== undefined && typeof body.agent !== "string") return apiError(400, "E_API_BAD_REQUEST", "expected agent to be a string");
-          const swarm = options.orchestrator.swarm;
-          if (typeof body.agent === "string" && !swarm.agents.has(body.agent)) {
-            return apiError(404, "AGENT_NOT_FOUND", `agent ${JSON.stringify(body.agent)} is not in swarm ${swarm.name}; its agents are: ${[...swarm.agents.keys()].join(", ")}`);
-          }
-          const answer = await options.restart({ reason, ...(typeof body.agent === "string" ? { agent: body.agent } : {}), ...(body.fresh === true ? { fresh: true } : {}) });
-          if (!answer.accepted) return json(422, { error: { code: "E_CONFIG_INVALID", message: "the bundle on disk is invalid; the running swarm is unchanged" }, issues: answer.issues });
-          return json(202, { accepted: true, issues: [] });
-        },
+        POST: (request) => postRestart(request),
       },
     },
   ];
+
+  async function postRestart(request: Request): Promise<Response> {
+    if (!options.restart) return apiError(501, "E_RESTART_UNAVAILABLE", "this orchestrator cannot restart");
+    const body = await readJsonBody(request, { maxBytes: maxBodyBytes, optional: true });
+    const reason = typeof body.reason === "string" ? body.reason : "POST /v1/restart";
+    if (body.agent !== undefined && typeof body.agent !== "string") return apiError(400, "E_API_BAD_REQUEST", "expected agent to be a string");
+    if (body.instanceKey !== undefined && (typeof body.instanceKey !== "string" || body.instanceKey === "")) {
+      return apiError(400, "E_API_BAD_REQUEST", `expected instanceKey to be a non-empty string, got ${JSON.stringify(body.instanceKey)}`);
+    }
+    const agent = typeof body.agent === "string" ? body.agent : undefined;
+    const instanceKey = typeof body.instanceKey === "string" ? body.instanceKey : undefined;
+    if (instanceKey !== undefined && agent === undefined) return apiError(400, "E_API_BAD_REQUEST", `expected agent with instanceKey ${JSON.stringify(instanceKey)}: an instance key belongs to one agent`);
+    const swarm = options.orchestrator.swarm;
+    if (agent !== undefined && !swarm.agents.has(agent)) {
+      return apiError(404, "AGENT_NOT_FOUND", `agent ${JSON.stringify(agent)} is not in swarm ${swarm.name}; its agents are: ${[...swarm.agents.keys()].join(", ")}`);
+    }
+    // Read before the restart: a fresh restart may remove the only trace of the instance.
+    const agentInstances = instanceKey === undefined ? [] : options.orchestrator.instances().filter((row) => row.agent === agent).map((row) => row.instanceKey);
+    const answer = await options.restart({ reason, ...(agent !== undefined ? { agent } : {}), ...(instanceKey !== undefined ? { instanceKey } : {}), ...(body.fresh === true ? { fresh: true } : {}) });
+    if (!answer.accepted) return json(422, { error: { code: "E_CONFIG_INVALID", message: "the bundle on disk is invalid; the running swarm is unchanged" }, issues: answer.issues });
+    if (agent === undefined || instanceKey === undefined) return json(202, { accepted: true, issues: [] });
+    const known = agentInstances.includes(instanceKey);
+    return json(202, { accepted: true, issues: [], instance: { agent, instanceKey, known, ...(known ? {} : { agentInstances }) } });
+  }
 
   async function postEvent(request: Request, server?: RequestTimeouts): Promise<Response> {
     const body = await readJsonBody(request, { maxBytes: maxBodyBytes });

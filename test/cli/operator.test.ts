@@ -189,6 +189,7 @@ describe("goondan instance", () => {
     expect(await main(["instance", "delete", "planner", "team", "--state-root", root, "--port", port], io)).toBe(1);
     expect(existsSync(paths.root)).toBe(true);
     expect(out.stderr).toContain("is running");
+    expect(out.stderr).toContain("goondan restart --agent planner --instance team --fresh");
     expect(authorization).toBe("Bearer tok");
   });
 
@@ -212,6 +213,43 @@ describe("goondan restart", () => {
     expect(await main(["restart", "--agent", "writer", "--fresh", "--port", port], io)).toBe(0);
     expect(received).toEqual({ agent: "writer", fresh: true });
     expect(out.stdout).toBe("restart accepted: agent writer with fresh conversations\n");
+  });
+
+  it("posts one instance of an agent and reports that only its conversation is fresh", async () => {
+    let received: unknown;
+    const port = fakeApi(async (request) => {
+      received = await request.json();
+      return Response.json({ accepted: true, issues: [], instance: { agent: "a", instanceKey: "k", known: true } }, { status: 202 });
+    });
+    const { io, out } = capture();
+    expect(await main(["restart", "--agent", "a", "--instance", "k", "--fresh", "--port", port], io)).toBe(0);
+    expect(received).toEqual({ agent: "a", instanceKey: "k", fresh: true });
+    expect(out.stdout).toBe("restart accepted: agent a instance k with a fresh conversation\n");
+    expect(out.stderr).toBe("");
+  });
+
+  it("notes an instance key the agent does not know, naming its known instances, and still exits 0", async () => {
+    const port = fakeApi(() => Response.json({ accepted: true, issues: [], instance: { agent: "a", instanceKey: "kk", known: false, agentInstances: ["k1", "k2"] } }, { status: 202 }));
+    const { io, out } = capture();
+    expect(await main(["restart", "--agent", "a", "--instance", "kk", "--port", port], io)).toBe(0);
+    expect(out.stdout).toBe("restart accepted: agent a instance kk\n");
+    expect(out.stderr).toContain("k1, k2");
+  });
+
+  it("exits 2 without calling the orchestrator when --instance comes without --agent", async () => {
+    let called = false;
+    const port = fakeApi(() => ((called = true), Response.json({ accepted: true, issues: [] }, { status: 202 })));
+    const { io, out } = capture();
+    expect(await main(["restart", "--instance", "k", "--fresh", "--port", port], io)).toBe(2);
+    expect(out.stderr).toContain("--agent");
+    expect(called).toBe(false);
+  });
+
+  it("documents --instance in --help", async () => {
+    const { io, out } = capture();
+    expect(await main(["restart", "--help"], io)).toBe(0);
+    expect(out.stdout).toContain("--agent NAME [--instance KEY]");
+    expect(out.stdout).toMatch(/--instance <value>\n\s+with --agent: restart only this instanceKey/);
   });
 
   it("prints the validation issues and exits 3 when the bundle on disk is invalid", async () => {

@@ -161,6 +161,39 @@ describe("HTTP API", () => {
     expect((await request("POST", "/v1/restart", { agent: "b" })).status).toBe(202);
   });
 
+  describe("POST /v1/restart instanceKey", () => {
+    it("passes the agent, instanceKey and fresh on and says the instance is known", async () => {
+      const asked: unknown[] = [];
+      const { request } = setup({ restart: async (restart) => (asked.push(restart), { accepted: true, issues: [] }) });
+      expect((await request("POST", "/v1/events", { input: "hi", agent: "b", instanceKey: "user-1" })).status).toBe(202);
+      const response = await request("POST", "/v1/restart", { agent: "b", instanceKey: "user-1", fresh: true });
+      expect(response.status).toBe(202);
+      expect(await bodyOf(response)).toEqual({ accepted: true, issues: [], instance: { agent: "b", instanceKey: "user-1", known: true } });
+      expect(asked).toEqual([{ reason: "POST /v1/restart", agent: "b", instanceKey: "user-1", fresh: true }]);
+    });
+
+    it("refuses an instanceKey without its agent with 400 E_API_BAD_REQUEST and restarts nothing", async () => {
+      const asked: unknown[] = [];
+      const { request } = setup({ restart: async (restart) => (asked.push(restart), { accepted: true, issues: [] }) });
+      const refused = await request("POST", "/v1/restart", { instanceKey: "user-1", fresh: true });
+      expect(refused.status).toBe(400);
+      expect((await bodyOf(refused)).error.code).toBe("E_API_BAD_REQUEST");
+      for (const instanceKey of ["", 7]) expect((await request("POST", "/v1/restart", { agent: "b", instanceKey })).status).toBe(400);
+      expect(asked).toEqual([]);
+    });
+
+    it("accepts an instance key the agent does not know, saying so and naming the agent's known instances", async () => {
+      const asked: unknown[] = [];
+      const { request } = setup({ restart: async (restart) => (asked.push(restart), { accepted: true, issues: [] }) });
+      await request("POST", "/v1/events", { input: "hi", agent: "b", instanceKey: "user-1" });
+      await request("POST", "/v1/events", { input: "hi", agent: "a", instanceKey: "other-agent" });
+      const response = await request("POST", "/v1/restart", { agent: "b", instanceKey: "user-2", fresh: true });
+      expect(response.status).toBe(202);
+      expect((await bodyOf(response)).instance).toEqual({ agent: "b", instanceKey: "user-2", known: false, agentInstances: ["user-1"] });
+      expect(asked).toHaveLength(1);
+    });
+  });
+
   it("answers 503 ORCHESTRATOR_STOPPING once shutdown began", async () => {
     const { request, orchestrator } = setup();
     await orchestrator.shutdown({ reason: "test" });

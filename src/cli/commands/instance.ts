@@ -2,7 +2,8 @@
  * `goondan instance list|delete`: the instances kept under the state root. `list` shows each one's
  * swarm, agent, instanceKey, committed messages and last change; `delete <agent> <instanceKey>`
  * removes its files (conversation, workdir, runtime events), but refuses while a running
- * orchestrator has that instance live: stop it first, or clear it through `goondan restart --fresh`.
+ * orchestrator has that instance live: stop it first, or clear it through
+ * `goondan restart --agent A --instance K --fresh`.
  * When a live orchestrator owns the state root (its `orchestrator.json`, state-root-lock.ts), deleting
  * needs that orchestrator's API (at the address it recorded, with GOONDAN_API_TOKEN) to confirm the
  * instance is not live; no answer, 401/403 or any other error refuses.
@@ -57,6 +58,12 @@ function ownerTarget(owner: StateRootOwner, fallback: ApiTarget): ApiTarget | un
   return { baseUrl: `http://${host.includes(":") ? `[${host}]` : host}:${owner.port}`, ...(fallback.token ? { token: fallback.token } : {}) };
 }
 
+/** The one way to clear a live instance's conversation (restart.ts), shell-quoted where needed. */
+const clearCommand = (agent: string, instanceKey: string): string => {
+  const quote = (word: string) => (/^[A-Za-z0-9_.:@%+=\/-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+  return `goondan restart --agent ${quote(agent)} --instance ${quote(instanceKey)} --fresh`;
+};
+
 const LIVE_STATUSES = new Set(["spawning", "idle", "processing", "draining", "crashed", "crashLoopBackOff"]);
 
 async function remove(options: { instances: InstanceOnDisk[]; positionals: string[]; swarm: string | undefined; target: ApiTarget; stateRoot: string; io: CliIo }): Promise<number> {
@@ -75,13 +82,13 @@ async function remove(options: { instances: InstanceOnDisk[]; positionals: strin
   const target = owner === undefined ? options.target : ownerTarget(owner, options.target);
   const answer = target === undefined ? { problem: "it has no HTTP API" } : await liveInstances(target);
   if (owner !== undefined && "problem" in answer) {
-    io.stderr(`goondan instance: E_STATE_ROOT_OWNED: a running orchestrator (pid ${owner.pid}) owns the state root ${options.stateRoot} and could not confirm that ${agent}/${instanceKey} is not live: ${answer.problem}; stop it first, or clear its conversation with 'goondan restart --agent ${agent} --fresh'\n`);
+    io.stderr(`goondan instance: E_STATE_ROOT_OWNED: a running orchestrator (pid ${owner.pid}) owns the state root ${options.stateRoot} and could not confirm that ${agent}/${instanceKey} is not live: ${answer.problem}; stop it first, or clear its conversation with: ${clearCommand(agent, instanceKey)}\n`);
     return EXIT.failure;
   }
   const live = "instances" in answer ? answer.instances : undefined;
   const running = live?.find((item) => item.agent === agent && item.instanceKey === instanceKey && (LIVE_STATUSES.has(item.status) || item.pid !== undefined));
   if (running) {
-    io.stderr(`goondan instance: ${agent}/${instanceKey} is running (status ${running.status}) in the orchestrator at ${target?.baseUrl ?? options.target.baseUrl}; stop it first, or clear its conversation with 'goondan restart --agent ${agent} --fresh'\n`);
+    io.stderr(`goondan instance: ${agent}/${instanceKey} is running (status ${running.status}) in the orchestrator at ${target?.baseUrl ?? options.target.baseUrl}; stop it first, or clear its conversation with: ${clearCommand(agent, instanceKey)}\n`);
     return EXIT.failure;
   }
   const [match] = matches as [InstanceOnDisk];
