@@ -9,12 +9,12 @@
  *   the unanswered assistant message is removed and the model is asked again (conversation/model-view.ts): the
  *   tools were stopped by us, not by their own fault, so the model may simply run them again.
  */
-import type { TurnMiddlewareContext } from "./extensions/types.ts";
+import { newId } from "../shared/ids.ts";
 import { TOOL_ERROR_CODES, toolError } from "../tools/tool-errors.ts";
 import { toolCallsOf, validModelView } from "./conversation/model-view.ts";
+import type { TurnMiddlewareContext } from "./extensions/types.ts";
 import { createMessage, toolResultData } from "./message-factory.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
-import { newId } from "../shared/ids.ts";
 
 export interface RecoveryScope {
   env: TurnEnvironment;
@@ -25,7 +25,7 @@ export interface RecoveryScope {
   spans: { traceId: string; spanId: string; turnId: string; eventId: string; parentSpanId?: string };
 }
 
-export function interruptedCallResult(crashedBefore: string) {
+function interruptedCallResult(crashedBefore: string) {
   return toolError({
     code: TOOL_ERROR_CODES.interrupted,
     message: `The agent process died while this step's tool calls were running (${crashedBefore}). Whether this call did nothing, part of its work or all of it is unknown; it was not run again.`,
