@@ -114,7 +114,8 @@ async function main(): Promise<void> {
     console.log(`cold first event → turn done (spawn+ready+turn)  ${median(cold).toFixed(0).padStart(7)} ms median`);
     console.log(`kill -9 → replacement ready (crash-to-ready)     ${median(crash).toFixed(0).padStart(7)} ms median (${(median(crash) / median(cold)).toFixed(2)}x the cold path)`);
 
-    // Idle footprint.
+    // Idle footprint (skipped with --idle 0).
+    if (IDLE === 0) return;
     const started = performance.now();
     await Promise.all(Array.from({ length: IDLE }, (_, i) => orchestrator.submit({ input: "hello", agent: AGENTS[i % AGENTS.length], instanceKey: `idle-${i}` }).outcome));
     const idleRows = orchestrator.processes().filter((row) => row.instanceKey.startsWith("idle-") && row.pid !== null);
