@@ -67,6 +67,12 @@ export interface RequestTimeouts {
   timeout(request: Request, seconds: number): void;
 }
 
+/** A 400 naming the first of `fields` that `body` has but not as a non-empty string; undefined when all are fine. */
+function nonEmptyStrings(body: Record<string, unknown>, fields: readonly string[]): Response | undefined {
+  const field = fields.find((name) => body[name] !== undefined && (typeof body[name] !== "string" || body[name] === ""));
+  return field === undefined ? undefined : apiError(400, "E_API_BAD_REQUEST", `expected ${field} to be a non-empty string, got ${JSON.stringify(body[field])}`);
+}
+
 export function createApiHandler(options: HttpApiOptions): (request: Request, server?: RequestTimeouts) => Promise<Response> {
   const logger = options.logger ?? silentLogger();
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
@@ -102,9 +108,8 @@ export function createApiHandler(options: HttpApiOptions): (request: Request, se
     const body = await readJsonBody(request, { maxBytes: maxBodyBytes, optional: true });
     const reason = typeof body.reason === "string" ? body.reason : "POST /v1/restart";
     if (body.agent !== undefined && typeof body.agent !== "string") return apiError(400, "E_API_BAD_REQUEST", "expected agent to be a string");
-    if (body.instanceKey !== undefined && (typeof body.instanceKey !== "string" || body.instanceKey === "")) {
-      return apiError(400, "E_API_BAD_REQUEST", `expected instanceKey to be a non-empty string, got ${JSON.stringify(body.instanceKey)}`);
-    }
+    const badKey = nonEmptyStrings(body, ["instanceKey"]);
+    if (badKey) return badKey;
     const agent = typeof body.agent === "string" ? body.agent : undefined;
     const instanceKey = typeof body.instanceKey === "string" ? body.instanceKey : undefined;
     if (instanceKey !== undefined && agent === undefined) return apiError(400, "E_API_BAD_REQUEST", `expected agent with instanceKey ${JSON.stringify(instanceKey)}: an instance key belongs to one agent`);
@@ -124,9 +129,8 @@ export function createApiHandler(options: HttpApiOptions): (request: Request, se
   async function postEvent(request: Request, server?: RequestTimeouts): Promise<Response> {
     const body = await readJsonBody(request, { maxBytes: maxBodyBytes });
     if (typeof body.input !== "string") return apiError(400, "E_API_BAD_REQUEST", `expected input to be a string, got ${JSON.stringify(body.input ?? null)}`);
-    for (const field of ["agent", "instanceKey"] as const) {
-      if (body[field] !== undefined && (typeof body[field] !== "string" || body[field] === "")) return apiError(400, "E_API_BAD_REQUEST", `expected ${field} to be a non-empty string`);
-    }
+    const badName = nonEmptyStrings(body, ["agent", "instanceKey"]);
+    if (badName) return badName;
     if (body.wait !== undefined && typeof body.wait !== "boolean") return apiError(400, "E_API_BAD_REQUEST", "expected wait to be a boolean");
     // setTimeout fires at once (with a TimeoutOverflowWarning) past 2^31-1 ms: refuse what it cannot wait for.
     if (body.timeoutMs !== undefined && !(Number.isInteger(body.timeoutMs) && (body.timeoutMs as number) >= 1 && (body.timeoutMs as number) <= MAX_TIMEOUT_MS)) {

@@ -43,7 +43,7 @@ export async function restartInstances(options: RestartInstancesOptions): Promis
   const clears = (s: InstanceTarget): boolean => options.fresh || (options.freshAgents ?? []).includes(s.agent) || namesInstance(options.freshInstances, s);
   // Before any await, so no supervisor can appear for it while its files go.
   for (const target of options.freshInstances ?? []) {
-    if (!view.agents.has(target.agent) || options.supervisors.some((s) => s.agent === target.agent && s.instanceKey === target.instanceKey)) continue;
+    if (!view.agents.has(target.agent) || options.supervisors.some((s) => namesInstance([target], s))) continue;
     if (clearConversation(options.instancePaths(target))) restarted.push(instanceAddress(target.agent, target.instanceKey));
   }
   await Promise.all(
