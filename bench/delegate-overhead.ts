@@ -42,7 +42,7 @@ if (process.argv.includes("--relay-x")) {
   process.on("message", (message) => process.send?.(message));
   process.on("disconnect", () => process.exit(0));
 } else if (process.argv.includes("--agent")) {
-  const { parseAgentChildArgv, envelope, ORCHESTRATOR } = await import("../src/ipc/protocol.ts");
+  const { parseAgentChildArgv, envelope, ORCHESTRATOR } = await import("../src/protocol/ipc-messages.ts");
   const args = parseAgentChildArgv(process.argv.slice(2));
   const self = `${args.agent}/${args.instanceKey}`;
   const send = (message: unknown) => process.send?.(message);
@@ -128,7 +128,7 @@ async function relayFloor(iterations: number): Promise<number[]> {
 
 async function orchestratorOverhead(iterations: number, stateRoot: string): Promise<{ request: number[]; outside: number[] }> {
   const { Orchestrator } = await import("../src/orchestrator/orchestrator.ts");
-  const { bunProcessSpawner } = await import("../src/orchestrator/process-spawner.ts");
+  const { bunProcessSpawner } = await import("../src/supervision/process-spawner.ts");
   const { testBundle } = await import("../test/fixtures/orchestrator/test-bundle.ts");
   const orchestrator = new Orchestrator({ bundle: testBundle({ agents: ["a", "b"] }), stateRoot, spawner: bunProcessSpawner({ entryScript: SELF, output: "ignore" }) });
   try {
@@ -152,7 +152,7 @@ async function realAgents(iterations: number): Promise<number[]> {
   const { writeSwarmBundle, roleOf, lastRole, childEnv } = await import("../test/fixtures/orchestrator/real-swarm.ts");
   const { loadBundleOrThrow } = await import("../src/config/load-bundle.ts");
   const { Orchestrator } = await import("../src/orchestrator/orchestrator.ts");
-  const { bunProcessSpawner } = await import("../src/orchestrator/process-spawner.ts");
+  const { bunProcessSpawner } = await import("../src/supervision/process-spawner.ts");
   const marks: { role: string; kind: "request" | "reply"; at: number }[] = [];
   const llm = await startLoopbackLlm({
     respond: (request) => {

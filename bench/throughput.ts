@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadBundleOrThrow } from "../src/config/load-bundle.ts";
 import { Orchestrator } from "../src/orchestrator/orchestrator.ts";
-import { bunProcessSpawner } from "../src/orchestrator/process-spawner.ts";
+import { bunProcessSpawner } from "../src/supervision/process-spawner.ts";
 import { startLoopbackLlm } from "../test/helpers/loopback-llm.ts";
 import { testBundle } from "../test/fixtures/orchestrator/test-bundle.ts";
 

@@ -42,5 +42,5 @@ export type {
 } from "./agent/extensions/types.ts";
 
 // Connector authors: the context a connector's start function receives and the events it emits.
-export type { ConnectorContext, ConnectorLogger, ConnectorReply } from "./orchestrator/connectors/connector-context.ts";
-export type { ConnectorEvent, ConnectorEventMessage } from "./orchestrator/connectors/connector-event.ts";
+export type { ConnectorContext, ConnectorLogger, ConnectorReply } from "./connector/child/connector-context.ts";
+export type { ConnectorEvent, ConnectorEventMessage } from "./connector/connector-event.ts";

@@ -8,13 +8,13 @@
  * Signals: Ctrl+C reaches the whole process group, but only the orchestrator decides (it sends `shutdown`), so
  * SIGINT is ignored; SIGTERM (`kill -TERM -<pgid>`) is a graceful shutdown: the turn finishes, then exit 0.
  */
-import "../config/goondan-module-resolver.ts"; // first: tool and extension files may import "goondan"
+import "../tools/goondan-module-resolver.ts"; // first: tool and extension files may import "goondan"
 import type { Bundle } from "../config/types.ts";
-import { BUNDLE_SNAPSHOT_ENV, parseAgentChildArgv, type ChildMessage } from "../ipc/protocol.ts";
+import { BUNDLE_SNAPSHOT_ENV, parseAgentChildArgv, type ChildMessage } from "../protocol/ipc-messages.ts";
 import { createLogger } from "../shared/logger.ts";
 import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
-import { readBundleSnapshot } from "./bundle-snapshot.ts";
-import { runAgentChild } from "./ipc/agent-child.ts";
+import { readBundleSnapshot } from "./instance/bundle-snapshot.ts";
+import { runAgentChild } from "./child/agent-child.ts";
 
 // Before anything else: a signal arriving during start-up must not kill us either.
 process.on("SIGINT", () => {});

@@ -6,7 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { PROBE_MARKER, type ProbeResult } from "./probe-result.ts";
 
-const CHILD_SCRIPT = fileURLToPath(new URL("./probe-modules-child.ts", import.meta.url));
+const CHILD_SCRIPT = fileURLToPath(new URL("../tools/probe-modules-child.ts", import.meta.url));
 
 export interface ProbeOptions {
   paths: string[];

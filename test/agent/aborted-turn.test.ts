@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
-import { runTurn } from "../../src/agent/run-turn.ts";
+import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
 import { tempStateRoot, testEnv, userEvent } from "./support/test-env.ts";
 

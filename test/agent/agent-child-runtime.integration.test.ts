@@ -2,7 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { toolResults } from "../helpers/loopback-llm.ts";
 import { agentEvent, startChildOnLoopback } from "./support/child-harness.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
-import { RESULTS_ARRIVED_EVENT } from "../../src/ipc/protocol.ts";
+import { RESULTS_ARRIVED_EVENT } from "../../src/protocol/ipc-messages.ts";
 
 const defer = useCleanups();
 

@@ -4,7 +4,7 @@ import type { ExtensionResource } from "../../src/config/types.ts";
 import { EventBus } from "../../src/agent/extensions/event-bus.ts";
 import { ExtensionStateFile } from "../../src/agent/extensions/extension-state.ts";
 import { loadExtensions, type ExtensionUse } from "../../src/agent/extensions/load-extensions.ts";
-import { runTurn } from "../../src/agent/run-turn.ts";
+import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import { createLogger, silentLogger } from "../../src/shared/logger.ts";
 import { register as registerWindow, windowRemovals } from "../../src/base/extensions/message-window.ts";
 import { register as registerGuard } from "../../src/base/extensions/required-tools-guard.ts";

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "bun:test";
 import { readFileSync, rmSync } from "node:fs";
-import { runTurn } from "../../src/agent/run-turn.ts";
+import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
 import { tempStateRoot as newStateRoot, testEnv, userEvent, type TestEnv } from "./support/test-env.ts";

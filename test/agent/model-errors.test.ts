@@ -3,7 +3,7 @@ import { APICallError } from "ai";
 import type { ModelResource } from "../../src/config/types.ts";
 import { createLanguageModel } from "../../src/agent/model/model-factory.ts";
 import { classifyModelError } from "../../src/agent/model/model-failure.ts";
-import { runTurn } from "../../src/agent/run-turn.ts";
+import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import { startLoopbackLlm, type LoopbackLlm } from "../helpers/loopback-llm.ts";
 import { testEnv, userEvent } from "./support/test-env.ts";
 

@@ -3,7 +3,7 @@ import type { ModelResource } from "../../src/config/types.ts";
 import type { JsonObject } from "../../src/shared/json.ts";
 import { createLanguageModel } from "../../src/agent/model/model-factory.ts";
 import { DEFAULT_MODEL_TIMEOUT_MS, modelTimeoutMs } from "../../src/agent/model/model-call-timeout.ts";
-import { runTurn } from "../../src/agent/run-turn.ts";
+import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import { startLoopbackLlm, type LoopbackLlm } from "../helpers/loopback-llm.ts";
 import { testEnv, userEvent } from "./support/test-env.ts";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { PendingResults } from "../../src/agent/conversation/pending-results.ts";
 import { ToolCompletions } from "../../src/agent/conversation/tool-completions.ts";
-import { runTurn } from "../../src/agent/run-turn.ts";
+import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import { newId } from "../../src/shared/ids.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
 import { pending } from "../../src/tools/pending.ts";

@@ -4,9 +4,9 @@
  * when an earlier turn already showed them.
  */
 import { describe, expect, it } from "bun:test";
-import { AgentInstance } from "../../src/agent/agent-instance.ts";
+import { AgentInstance } from "../../src/agent/instance/agent-instance.ts";
 import { ResultsLog } from "../../src/agent/conversation/results-log.ts";
-import { RESULTS_ARRIVED_EVENT } from "../../src/ipc/protocol.ts";
+import { RESULTS_ARRIVED_EVENT } from "../../src/protocol/ipc-messages.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
 import { testEnv, userEvent } from "./support/test-env.ts";
 

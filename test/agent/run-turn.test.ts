@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { APICallError } from "ai";
-import { runTurn } from "../../src/agent/run-turn.ts";
+import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import type { StepResult } from "../../src/agent/extensions/types.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
 import { testEnv, userEvent } from "./support/test-env.ts";

@@ -4,8 +4,8 @@
  * and misuse fails loudly (sending to an exited child is recorded as a violation, replying to an event
  * that was never delivered throws).
  */
-import type { ChildExit, ChildProcessHandle, ProcessSpawner, SpawnRequest } from "../../src/orchestrator/process-spawner.ts";
-import { envelope, type AgentEvent, type ChildMessage, type ChildToParent, type ParentMessage, type ParentToChild, type TurnResultPayload } from "../../src/ipc/protocol.ts";
+import type { ChildExit, ChildProcessHandle, ProcessSpawner, SpawnRequest } from "../../src/supervision/process-spawner.ts";
+import { envelope, type AgentEvent, type ChildMessage, type ChildToParent, type ParentMessage, type ParentToChild, type TurnResultPayload } from "../../src/protocol/ipc-messages.ts";
 
 let nextPid = 50_000;
 

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadBundleOrThrow } from "../../src/config/load-bundle.ts";
 import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
-import { bunProcessSpawner } from "../../src/orchestrator/process-spawner.ts";
+import { bunProcessSpawner } from "../../src/supervision/process-spawner.ts";
 import { startLoopbackLlm, toolResults, lastUserText, type LoopbackLlmOptions, type LoopbackRequest } from "../helpers/loopback-llm.ts";
 import { childEnv, lastRole, roleOf, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
 import { isAlive, until as pollUntil } from "../helpers/goondan-process.ts";

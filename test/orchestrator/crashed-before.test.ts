@@ -5,7 +5,7 @@
  * how it died the last time.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { removeRoots, setup } from "./routing-harness.ts";
+import { removeRoots, setup } from "./routing/routing-harness.ts";
 
 afterEach(removeRoots);
 

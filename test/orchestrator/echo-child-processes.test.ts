@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
-import { bunProcessSpawner } from "../../src/orchestrator/process-spawner.ts";
+import { bunProcessSpawner } from "../../src/supervision/process-spawner.ts";
 import { testBundle, type TestBundleOptions } from "../fixtures/orchestrator/test-bundle.ts";
 import { until as pollUntil } from "../helpers/goondan-process.ts";
 import { useCleanups } from "../helpers/cleanups.ts";

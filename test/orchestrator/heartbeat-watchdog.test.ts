@@ -4,7 +4,7 @@
  * event is redelivered and, if it blocks every time, given up with AGENT_CRASHED. Idle children are not watched.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { removeRoots, setup } from "./routing-harness.ts";
+import { removeRoots, setup } from "./routing/routing-harness.ts";
 
 afterEach(removeRoots);
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { testBundle } from "../fixtures/orchestrator/test-bundle.ts";
-import { busyCaller, removeRoots, setup } from "./routing-harness.ts";
+import { busyCaller, removeRoots, setup } from "./routing/routing-harness.ts";
 
 afterEach(removeRoots);
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
-import { DurableInbox } from "../../src/orchestrator/durable-inbox.ts";
+import { DurableInbox } from "../../src/orchestrator/instances/durable-inbox.ts";
 import { FakeSpawner } from "../helpers/fake-spawner.ts";
 import { ManualClock } from "../helpers/manual-clock.ts";
 import { testBundle, type TestBundleOptions } from "../fixtures/orchestrator/test-bundle.ts";

@@ -4,8 +4,8 @@
  * work already, and a reply for an instance without a child starts one.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { RESULTS_ARRIVED_EVENT } from "../../src/ipc/protocol.ts";
-import { busyCaller, call, delegateResults, removeRoots, setup, tick } from "./routing-harness.ts";
+import { RESULTS_ARRIVED_EVENT } from "../../src/protocol/ipc-messages.ts";
+import { busyCaller, call, delegateResults, removeRoots, setup, tick } from "./routing/routing-harness.ts";
 
 afterEach(removeRoots);
 

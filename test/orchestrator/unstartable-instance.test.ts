@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "bun:test";
-import { DurableInbox } from "../../src/orchestrator/durable-inbox.ts";
+import { DurableInbox } from "../../src/orchestrator/instances/durable-inbox.ts";
 import { testBundle } from "../fixtures/orchestrator/test-bundle.ts";
 import type { FakeChild } from "../helpers/fake-spawner.ts";
-import { busyCaller, call, delegateResults, removeRoots, setup, tick } from "./routing-harness.ts";
+import { busyCaller, call, delegateResults, removeRoots, setup, tick } from "./routing/routing-harness.ts";
 
 afterEach(removeRoots);
 

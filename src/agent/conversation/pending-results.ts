@@ -6,7 +6,7 @@
  * skip ids whose message is already in the conversation. File format: one JSON object per line; a reply is the
  * `delegate_result` payload as it always was (no `kind`), a tool completion has `kind: "tool_completion"`.
  */
-import type { ParentToChild } from "../../ipc/protocol.ts";
+import type { ParentToChild } from "../../protocol/ipc-messages.ts";
 import type { ToolResult } from "../../tools/types.ts";
 import { JsonlAppender, readJsonl, writeJsonlAtomic } from "./jsonl-file.ts";
 

@@ -3,7 +3,7 @@
  * an event the orchestrator delivers again after a crash, whose turn already committed, is answered from here
  * without calling the model again.
  */
-import type { TurnResultPayload } from "../../ipc/protocol.ts";
+import type { TurnResultPayload } from "../../protocol/ipc-messages.ts";
 import { JsonlAppender, readJsonl, type SkippedLine } from "./jsonl-file.ts";
 
 export class ResultsLog {

@@ -14,7 +14,7 @@ import { UsageError } from "../../shared/errors.ts";
 import { EXIT, type CliCommand, type CliIo } from "../command.ts";
 import { listInstancesOnDisk, type InstanceOnDisk } from "../operator/instances-on-disk.ts";
 import { API_FLAGS, apiError, apiTarget, callApi, type ApiTarget } from "../operator/api-client.ts";
-import { readStateRootLock, type StateRootOwner } from "../../orchestrator/state-root-lock.ts";
+import { readStateRootLock, type StateRootOwner } from "../../daemon/state-root-lock.ts";
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];

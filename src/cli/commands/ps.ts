@@ -5,7 +5,7 @@
 import type { CliCommand } from "../command.ts";
 import { EXIT } from "../command.ts";
 import { SystemError } from "../../shared/errors.ts";
-import type { ProcessInfo } from "../../orchestrator/process-table.ts";
+import type { ProcessInfo } from "../../supervision/process-table.ts";
 
 export const command: CliCommand = {
   name: "ps",

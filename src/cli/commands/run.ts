@@ -14,16 +14,16 @@ import { createLogger, prettyStream } from "../../shared/logger.ts";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { describeError, SystemError } from "../../shared/errors.ts";
 import { Orchestrator } from "../../orchestrator/orchestrator.ts";
-import { bunProcessSpawner } from "../../orchestrator/process-spawner.ts";
-import { bundleAgentEntry } from "../../orchestrator/agent-entry-bundle.ts";
+import { bunProcessSpawner } from "../../supervision/process-spawner.ts";
+import { bundleAgentEntry } from "../../daemon/agent-entry-bundle.ts";
 import { hideProcessSecrets } from "../../tools/hide-process-secrets.ts";
-import { serveHttpApi } from "../../orchestrator/http-api.ts";
-import { listenForShutdownSignals } from "../../orchestrator/shutdown-signals.ts";
+import { serveHttpApi } from "../../http/http-api.ts";
+import { listenForShutdownSignals } from "../../daemon/shutdown-signals.ts";
 import { createRestartCoordinator } from "../../orchestrator/reload/restart-coordinator.ts";
 import { validateBundleOnDisk } from "../../orchestrator/reload/validate-on-disk.ts";
-import { applyReload, startLiveOperations, withConnectorProcesses, type LiveOperations } from "../../orchestrator/reload/live-operations.ts";
-import { usesTerminal } from "../../orchestrator/connectors/connection-plan.ts";
-import { writeStateRootLock } from "../../orchestrator/state-root-lock.ts";
+import { applyReload, startLiveOperations, withConnectorProcesses, type LiveOperations } from "../../daemon/live-operations.ts";
+import { usesTerminal } from "../../connector/host/connection-plan.ts";
+import { writeStateRootLock } from "../../daemon/state-root-lock.ts";
 
 export const command: CliCommand = {
   name: "run",

@@ -10,7 +10,7 @@ import { watchBundle, type BundleWatcher } from "../../config/watch-bundle.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { silentLogger } from "../../shared/logger.ts";
 import type { Orchestrator } from "../orchestrator.ts";
-import type { ConnectorHost } from "../connectors/connector-host.ts";
+import type { ConnectorHost } from "../../connector/host/connector-host.ts";
 import type { RestartCoordinator } from "./restart-coordinator.ts";
 
 export interface WatchReloadOptions {

@@ -6,7 +6,7 @@ import { rmSync } from "node:fs";
 import { startLoopbackLlm, type LoopbackLlm, type LoopbackLlmOptions } from "../../helpers/loopback-llm.ts";
 import { killChild, type Defer } from "../../helpers/cleanups.ts";
 import { tempStateRoot } from "./test-env.ts";
-import { AGENT_ENTRY_SCRIPT, agentChildArgv, envelope, ORCHESTRATOR, type AgentEvent, type ChildMessage, type ParentToChild } from "../../../src/ipc/protocol.ts";
+import { AGENT_ENTRY_SCRIPT, agentChildArgv, envelope, ORCHESTRATOR, type AgentEvent, type ChildMessage, type ParentToChild } from "../../../src/protocol/ipc-messages.ts";
 
 const FIXTURE = new URL("../../fixtures/agent/bundle", import.meta.url).pathname;
 

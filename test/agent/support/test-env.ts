@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModel } from "ai";
-import type { AgentEvent } from "../../../src/ipc/protocol.ts";
+import type { AgentEvent } from "../../../src/protocol/ipc-messages.ts";
 import { silentLogger } from "../../../src/shared/logger.ts";
 import { instancePaths, type InstancePaths } from "../../../src/shared/state-paths.ts";
 import { ToolRegistry } from "../../../src/tools/tool-registry.ts";
@@ -11,8 +11,8 @@ import type { AgentToolRuntime, ToolCatalogItem, ToolHandler } from "../../../sr
 import { ConversationStore } from "../../../src/agent/conversation/conversation-store.ts";
 import { PendingResults } from "../../../src/agent/conversation/pending-results.ts";
 import { PipelineRegistry } from "../../../src/agent/extensions/pipeline-registry.ts";
-import { MemoryRuntimeEvents } from "../../../src/agent/runtime-event-log.ts";
-import type { TurnEnvironment } from "../../../src/agent/turn-environment.ts";
+import { MemoryRuntimeEvents } from "../../../src/agent/instance/runtime-event-log.ts";
+import type { TurnEnvironment } from "../../../src/agent/loop/turn-environment.ts";
 
 export const failingRuntime: AgentToolRuntime = new Proxy({} as AgentToolRuntime, {
   get: (_target, property) => () => Promise.reject(new Error(`unexpected runtime.${String(property)} call in a unit test`)),

@@ -1,0 +1,129 @@
+/**
+ * Builds an AgentInstance from a loaded bundle, loading only what this agent needs: its Model (one provider,
+ * imported lazily), its Tools' modules, its Extensions (in the Agent's order), the system prompt, and the
+ * instance's files (conversation, results, pending results, extension state, runtime events, workdir).
+ * Configuration problems throw ConfigError (the child reports them as `fatal`).
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { agentExtensions, agentModel, agentTools, readSystemPrompt, selectSwarm, swarmAgents } from "../../config/resolve.ts";
+import type { Bundle } from "../../config/types.ts";
+import { resolveConfigValues } from "../../config/value-source.ts";
+import type { JsonObject } from "../../shared/json.ts";
+import { ConfigError } from "../../shared/errors.ts";
+import { newId } from "../../shared/ids.ts";
+import type { Logger } from "../../shared/logger.ts";
+import { instancePaths, type InstancePaths } from "../../shared/state-paths.ts";
+import { ToolRegistry } from "../../tools/tool-registry.ts";
+import type { AgentToolRuntime } from "../../tools/types.ts";
+import { AgentInstance } from "./agent-instance.ts";
+import { ConversationStore } from "../conversation/conversation-store.ts";
+import { PendingResults } from "../conversation/pending-results.ts";
+import { ResultsLog } from "../conversation/results-log.ts";
+import { ToolCompletions } from "../conversation/tool-completions.ts";
+import { EventBus } from "../extensions/event-bus.ts";
+import { ExtensionStateFile } from "../extensions/extension-state.ts";
+import { loadExtensions } from "../extensions/load-extensions.ts";
+import { PipelineRegistry } from "../extensions/pipeline-registry.ts";
+import { apiKeyEnvName, resolveApiKey } from "../model/api-key.ts";
+import { modelTimeoutMs } from "../model/model-call-timeout.ts";
+import { createLanguageModel } from "../model/model-factory.ts";
+import { RECORD_CASSETTE_ENV, wrapWithRecorder } from "../model/recording-model.ts";
+import { RuntimeEventLog } from "./runtime-event-log.ts";
+import type { TurnEnvironment } from "../loop/turn-environment.ts";
+
+export interface CreateAgentInstanceOptions {
+  bundle: Bundle;
+  /** Default: the bundle's only Swarm. */
+  swarm?: string;
+  agent: string;
+  instanceKey: string;
+  stateRoot: string;
+  runtime: AgentToolRuntime;
+  logger: Logger;
+  /** Default process.env (API keys, GOONDAN_RECORD_CASSETTE). */
+  env?: Record<string, string | undefined>;
+  /** Tests: use this model instead of the one the bundle names. */
+  model?: LanguageModelV3;
+}
+
+export interface CreatedAgentInstance {
+  instance: AgentInstance;
+  paths: InstancePaths;
+  /** Swarm policy the child needs (shutdown grace, request timeout). */
+  policy: { requestTimeoutMs: number; gracePeriodMs: number };
+}
+
+export async function createAgentInstance(options: CreateAgentInstanceOptions): Promise<CreatedAgentInstance> {
+  const { bundle, logger } = options;
+  const env = options.env ?? process.env;
+  const swarm = selectSwarm(bundle, options.swarm);
+  const agent = swarmAgents(bundle, swarm).find((candidate) => candidate.metadata.name === options.agent);
+  if (agent === undefined) {
+    throw new ConfigError("E_CONFIG_AGENT_NOT_IN_SWARM", `Agent/${options.agent} is not a member of Swarm/${swarm.metadata.name}`, { suggestion: `members: ${swarm.spec.agents.map((ref) => ref.name).join(", ")}` });
+  }
+  const paths = instancePaths({ stateRoot: options.stateRoot, swarmInstanceKey: swarm.spec.instanceKey, agent: options.agent, instanceKey: options.instanceKey });
+  mkdirSync(paths.workdir, { recursive: true });
+
+  let model = options.model;
+  if (model === undefined) {
+    const modelResource = agentModel(bundle, agent);
+    const source = modelResource.spec.apiKey;
+    const apiKey = source === undefined ? undefined : resolveApiKey(source, env);
+    if (source !== undefined && apiKey === undefined) {
+      throw new ConfigError("E_CONFIG_ENV_MISSING", `Model/${modelResource.metadata.name}: spec.apiKey expects env var ${apiKeyEnvName(source) ?? "(unknown)"}, which is not set`);
+    }
+    model = await createLanguageModel({ resource: modelResource, ...(apiKey === undefined ? {} : { apiKey }) });
+  }
+  const recordTo = env[RECORD_CASSETTE_ENV];
+  if (recordTo !== undefined && recordTo !== "") model = wrapWithRecorder(model, recordTo);
+
+  // Tools and extensions get their config with ValueSources resolved from this child's (scoped) env.
+  const tools = agentTools(bundle, agent).map((tool) => (tool.spec.config === undefined ? tool : { ...tool, spec: { ...tool.spec, config: resolveConfigValues(tool.spec.config, env) as JsonObject } }));
+  const registry = await ToolRegistry.fromResources(tools);
+  const pipeline = new PipelineRegistry();
+  const state = new ExtensionStateFile(paths.state);
+  const runtimeEvents = new RuntimeEventLog(paths.runtimeEvents, { agent: options.agent, instanceKey: options.instanceKey });
+  const events = new EventBus((type, error) => logger.warn({ type, err: error }, "extension event listener threw"));
+  await loadExtensions({
+    extensions: agentExtensions(bundle, agent).map((use) => ({ ...use, config: resolveConfigValues(use.config, env) as JsonObject })),
+    agent: { name: options.agent, instanceKey: options.instanceKey, requiredTools: agent.spec.requiredTools ?? [], tools: tools.map((tool) => tool.metadata.name) },
+    pipeline,
+    registerTool: (item, handler, extensionName) => registry.register(item, handler, { source: { type: "extension", name: extensionName } }),
+    state,
+    events,
+    logger,
+  });
+
+  const store = ConversationStore.open({ basePath: paths.base, eventsPath: paths.events });
+  const results = new ResultsLog(paths.results);
+  const skipped = [...store.skipped, ...results.skipped];
+  if (skipped.length > 0 || state.corrupt) {
+    logger.warn({ skipped, extensionStateCorrupt: state.corrupt }, "ignored unreadable lines in the instance's files (an interrupted write)");
+    runtimeEvents.emit({ type: "conversation.recovered", traceId: "", spanId: "", data: { skippedLines: skipped.map((line) => ({ file: line.file, line: line.line, torn: line.torn })) } });
+  }
+  const pendingResults = new PendingResults(join(paths.root, "pending-results.jsonl"));
+  const turnEnv: TurnEnvironment = {
+    agentName: options.agent,
+    instanceKey: options.instanceKey,
+    model,
+    params: agent.spec.modelConfig.params ?? {},
+    systemPrompt: await readSystemPrompt(bundle, agent),
+    maxStepsPerTurn: swarm.spec.policy.maxStepsPerTurn,
+    registry,
+    agentTools: tools,
+    pipeline,
+    store,
+    runtimeEvents,
+    workdir: paths.workdir,
+    logger,
+    runtime: options.runtime,
+    pendingResults,
+    toolCompletions: new ToolCompletions({ pendingResults, ids: newId, logger }),
+    activeSpan: {},
+    modelTimeoutMs: modelTimeoutMs(agentModel(bundle, agent)),
+  };
+  const instance = new AgentInstance({ env: turnEnv, results, pendingResults, onClose: () => runtimeEvents.close() });
+  return { instance, paths, policy: { requestTimeoutMs: swarm.spec.policy.requestTimeoutMs, gracePeriodMs: swarm.spec.policy.shutdown.gracePeriodSeconds * 1000 } };
+}

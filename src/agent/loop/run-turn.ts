@@ -1,0 +1,143 @@
+/**
+ * The one turn loop: inbound AgentEvent → user message → steps until the model answers without tool calls (or
+ * step middleware stops asking for more), or `maxStepsPerTurn` (then `finishReason: "max_steps"` with the last
+ * text). Turn middleware wraps the whole loop through the same `compose()`. Before each step, replies to
+ * earlier async requests and completions of pending tool calls are shown to the model as messages (a
+ * `results.arrived` event, which wakes an idle instance for them, adds no user message). A redelivered event
+ * whose user message is already in the conversation resumes (no second user message); tool calls left
+ * unanswered by the previous attempt are answered with E_TOOL_INTERRUPTED (it crashed) or removed (it was
+ * stopped) first (recover-interrupted-step.ts). Every failure becomes a structured TurnResult; this never throws.
+ */
+import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/ipc-messages.ts";
+import { compose } from "../../shared/compose.ts";
+import { isGoondanError } from "../../shared/errors.ts";
+import { newId, newSpanId } from "../../shared/ids.ts";
+import { isToolCompletion, pendingResultId, type PendingResult } from "../conversation/pending-results.ts";
+import type { TokenUsage, TurnMiddlewareContext, TurnResult } from "../extensions/types.ts";
+import { createMessage } from "../conversation/message-factory.ts";
+import { recoverInterruptedStep } from "./recover-interrupted-step.ts";
+import { runStep, type TurnScope } from "./run-step.ts";
+import type { TurnEnvironment } from "./turn-environment.ts";
+
+export interface RunTurnOptions {
+  env: TurnEnvironment;
+  event: AgentEvent;
+  /** Aborting ends the turn at the next await (`finishReason: "aborted"`). */
+  signal?: AbortSignal;
+  /** Default: a new `turn_…` id. */
+  turnId?: string;
+  /** How the process died with this event in flight the last time (the delivery's `crashedBefore`). */
+  crashedBefore?: string;
+}
+
+function deliverPendingResults(env: TurnEnvironment, context: TurnMiddlewareContext): void {
+  const pending = env.pendingResults;
+  if (pending === undefined || pending.list().length === 0) return;
+  const now = env.now ?? Date.now;
+  const ids = env.ids ?? newId;
+  const shown = new Set<unknown>();
+  for (const message of context.messages) {
+    shown.add(message.metadata.delegateCorrelationId);
+    shown.add(message.metadata.toolCompletionId);
+  }
+  const delivered: string[] = [];
+  for (const item of pending.list()) {
+    const id = pendingResultId(item);
+    delivered.push(id);
+    if (shown.has(id)) continue;
+    const shownAs = pendingResultMessage(item);
+    context.emitMessageEvent({
+      type: "append",
+      message: createMessage({ id: ids("msg"), data: { role: "user", content: shownAs.text }, source: { type: "system", name: shownAs.source }, metadata: { [shownAs.idKey]: id, turnId: context.turnId }, now: now() }),
+    });
+  }
+  pending.remove(delivered);
+}
+
+/** How an arrived outcome reads to the model: a header line naming what it answers, then the outcome. */
+function pendingResultMessage(item: PendingResult): { text: string; source: string; idKey: string } {
+  if (isToolCompletion(item)) {
+    const text = `[completion of pending tool call ${item.toolName} (call ${item.toolCallId}, handle ${item.handle}), status ${item.result.status}]\n${JSON.stringify(item.result)}`;
+    return { text, source: "tool_completion", idKey: "toolCompletionId" };
+  }
+  const body = item.status === "ok" ? (item.response ?? "") : `error ${item.error?.code ?? "AGENT_ERROR"}: ${item.error?.message ?? ""}`;
+  const text = `[async reply from agent ${item.agent}/${item.instanceKey} to request ${item.correlationId}, status ${item.status}]\n${body}`;
+  return { text, source: "delegate_result", idKey: "delegateCorrelationId" };
+}
+
+export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
+  const { env, event } = options;
+  const ids = env.ids ?? newId;
+  const now = env.now ?? Date.now;
+  const turnId = options.turnId ?? ids("turn");
+  const turnSpanId = newSpanId();
+  const startedAt = now();
+  const signal = options.signal ?? new AbortController().signal;
+  const spans = { traceId: event.traceId, spanId: turnSpanId, ...(event.parentSpanId === undefined ? {} : { parentSpanId: event.parentSpanId }), turnId, eventId: event.id };
+  env.runtimeEvents.emit({ type: "turn.started", ...spans, data: { eventType: event.type, source: event.source.name } });
+
+  const origin = { turnId, eventId: event.id };
+  const context: TurnMiddlewareContext = {
+    agentName: env.agentName,
+    instanceKey: env.instanceKey,
+    turnId,
+    traceId: event.traceId,
+    inputEvent: event,
+    get messages() {
+      return env.store.messages;
+    },
+    metadata: {},
+    // Once aborted, nothing more is stored: the turn is redelivered and must not replay what followed the abort.
+    emitMessageEvent: (messageEvent) => {
+      if (!signal.aborted) env.store.emit(messageEvent, origin);
+    },
+  };
+
+  recoverInterruptedStep({ env, context, spans, ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }) });
+
+  const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+  let steps = 0;
+  const core = async (ctx: TurnMiddlewareContext): Promise<TurnResult> => {
+    // A wake-up for arrived results brings no message of its own: the results are shown before the first step.
+    const alreadyThere = event.type === RESULTS_ARRIVED_EVENT || ctx.messages.some((message) => message.source.type === "user" && message.metadata.eventId === event.id);
+    if (!alreadyThere) {
+      ctx.emitMessageEvent({
+        type: "append",
+        message: createMessage({ id: ids("msg"), data: { role: "user", content: event.input }, source: { type: "user", name: event.source.name }, metadata: { eventId: event.id, eventType: event.type, turnId }, now: now() }),
+      });
+    }
+    const scope: TurnScope = { context: ctx, eventId: event.id, turnSpanId, signal };
+    let lastText = "";
+    for (let stepIndex = 0; stepIndex < env.maxStepsPerTurn; stepIndex++) {
+      if (signal.aborted) return { turnId, status: "error", response: lastText, finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED", message: "the turn was aborted (shutdown)" }, steps, usage };
+      deliverPendingResults(env, ctx);
+      const step = await runStep({ env, scope, stepIndex });
+      steps += 1;
+      usage.inputTokens += step.usage.inputTokens;
+      usage.outputTokens += step.usage.outputTokens;
+      if (step.text.length > 0) lastText = step.text;
+      if (!step.continueTurn) return { turnId, status: "ok", response: step.text, finishReason: step.finishReason, steps, usage };
+    }
+    return { turnId, status: "ok", response: lastText, finishReason: "max_steps", steps, usage };
+  };
+
+  let result: TurnResult;
+  try {
+    result = await compose(env.pipeline.middlewares("turn"), core)(context);
+  } catch (error) {
+    const code = signal.aborted ? "AGENT_TURN_ABORTED" : isGoondanError(error) && /^(MODEL_|AGENT_)/.test(error.code) ? error.code : "AGENT_TURN_FAILED";
+    const message = error instanceof Error ? error.message : String(error);
+    // Not the error object itself: an APICallError carries the whole request body (the conversation).
+    env.logger.error({ code, error: message.slice(0, 500), turnId }, "turn failed");
+    result = { turnId, status: "error", response: "", finishReason: signal.aborted ? "aborted" : "error", error: { code, message }, steps, usage };
+  }
+  env.runtimeEvents.emit({
+    type: result.status === "ok" ? "turn.completed" : "turn.failed",
+    ...spans,
+    durationMs: now() - startedAt,
+    usage: result.usage,
+    data: { steps: result.steps, finishReason: result.finishReason },
+    ...(result.error === undefined ? {} : { error: result.error }),
+  });
+  return result;
+}

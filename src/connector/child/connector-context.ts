@@ -1,0 +1,133 @@
+/**
+ * The `ctx` a connector's entry function receives, inside the connector child (the public Goondan
+ * ConnectorContext plus `request` for connectors that print replies, like `cli`): `emit` resolves
+ * once the orchestrator has durably accepted the event, `request` once the routed turn has replied.
+ * Owns the table of emitted events waiting for their ack or reply; the entry script feeds it messages.
+ */
+import type { ConnectorStartPayload, ParentToChild } from "../../protocol/ipc-messages.ts";
+import type { JsonObject, JsonValue } from "../../shared/json.ts";
+import type { ConnectorEvent } from "../connector-event.ts";
+
+export interface ConnectorReply {
+  eventId: string;
+  status: "ok" | "error";
+  response: string;
+  error?: { code: string; message: string };
+}
+
+export interface ConnectorLogger {
+  debug(...args: unknown[]): void;
+  info(...args: unknown[]): void;
+  warn(...args: unknown[]): void;
+  error(...args: unknown[]): void;
+}
+
+export interface ConnectorContext {
+  /** Sends an event; resolves with its id once the orchestrator accepted it, rejects with a coded error if refused. */
+  emit(event: ConnectorEvent): Promise<{ eventId: string }>;
+  /** Sends an event and resolves with the reply of the turn it started. */
+  request(event: ConnectorEvent): Promise<ConnectorReply>;
+  /** The Connection's `spec.config`, ValueSources resolved. */
+  config: JsonObject;
+  /** The Connection's `spec.secrets`, resolved. */
+  secrets: Record<string, string>;
+  logger: ConnectorLogger;
+  connection: string;
+  /** Fired when the orchestrator asks the connector to stop. */
+  signal: AbortSignal;
+  /** Registers cleanup to run on shutdown (close servers, flush). */
+  onShutdown(handler: () => void | Promise<void>): void;
+}
+
+export class ConnectorEmitError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+    this.name = "ConnectorEmitError";
+  }
+}
+
+interface Waiting {
+  wantsReply: boolean;
+  accept: (value: { eventId: string }) => void;
+  reply: (value: ConnectorReply) => void;
+  fail: (error: Error) => void;
+}
+
+export interface ConnectorContextHost {
+  context: ConnectorContext;
+  /** Feed `connector_ack` / `connector_reply` messages from the parent. */
+  handle(type: "connector_ack" | "connector_reply", payload: ParentToChild["connector_ack"] | ParentToChild["connector_reply"]): void;
+  /** Aborts the signal and runs shutdown handlers; fails every event still waiting. */
+  shutdown(reason: string): Promise<void>;
+}
+
+export interface CreateConnectorContextOptions {
+  start: ConnectorStartPayload;
+  /** Sends `connector_event` to the orchestrator. */
+  send: (payload: { requestId: string; event: JsonValue; wantsReply: boolean }) => void;
+  logger: ConnectorLogger;
+}
+
+export function createConnectorContext(options: CreateConnectorContextOptions): ConnectorContextHost {
+  const waiting = new Map<string, Waiting>();
+  const controller = new AbortController();
+  const shutdownHandlers: (() => void | Promise<void>)[] = [];
+  let sequence = 0;
+
+  const submit = (event: ConnectorEvent, wantsReply: boolean) =>
+    new Promise<{ eventId: string } | ConnectorReply>((resolve, reject) => {
+      if (controller.signal.aborted) return reject(new ConnectorEmitError("E_CONNECTOR_STOPPED", "the connector is shutting down"));
+      const requestId = `c${++sequence}`;
+      waiting.set(requestId, { wantsReply, accept: resolve, reply: resolve, fail: reject });
+      options.send({ requestId, event: event as unknown as JsonValue, wantsReply });
+    });
+
+  const context: ConnectorContext = {
+    emit: (event) => submit(event, false) as Promise<{ eventId: string }>,
+    request: (event) => submit(event, true) as Promise<ConnectorReply>,
+    config: options.start.config,
+    secrets: options.start.secrets,
+    logger: options.logger,
+    connection: options.start.connection,
+    signal: controller.signal,
+    onShutdown: (handler) => {
+      shutdownHandlers.push(handler);
+    },
+  };
+
+  return {
+    context,
+    handle(type, payload) {
+      const entry = waiting.get(payload.requestId);
+      if (!entry) return;
+      if (type === "connector_ack") {
+        const ack = payload as ParentToChild["connector_ack"];
+        if (!ack.accepted) {
+          waiting.delete(ack.requestId);
+          entry.fail(new ConnectorEmitError(ack.error?.code ?? "E_CONNECTOR_REFUSED", ack.error?.message ?? "the orchestrator refused the event"));
+        } else if (!entry.wantsReply) {
+          waiting.delete(ack.requestId);
+          entry.accept({ eventId: ack.eventId ?? "" });
+        }
+        return;
+      }
+      const reply = payload as ParentToChild["connector_reply"];
+      waiting.delete(reply.requestId);
+      entry.reply({ eventId: reply.eventId, status: reply.status, response: reply.response, ...(reply.error ? { error: reply.error } : {}) });
+    },
+    async shutdown(reason) {
+      if (!controller.signal.aborted) controller.abort(new Error(reason));
+      for (const entry of waiting.values()) entry.fail(new ConnectorEmitError("E_CONNECTOR_STOPPED", `the connector is shutting down (${reason})`));
+      waiting.clear();
+      for (const handler of shutdownHandlers.splice(0)) {
+        try {
+          await handler();
+        } catch (error) {
+          options.logger.warn("shutdown handler failed", error instanceof Error ? error.message : String(error));
+        }
+      }
+    },
+  };
+}

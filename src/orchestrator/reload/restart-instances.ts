@@ -1,0 +1,70 @@
+/**
+ * The instance side of a reload: the named agents' instances (all when none are named) and the named
+ * single instances are drained and, if they were live, started again on the new files, each held until its
+ * conversation is cleared when the reload is `fresh` for it (for all, for its agent, or for that instance).
+ * Other instances of a named instance's agent are not touched. A fresh instance that has no supervisor
+ * (never started by this orchestrator, e.g. only on disk from an earlier run) has its stored conversation
+ * cleared, if it has one. Instances of agents that left the swarm are stopped and retired, their inboxes
+ * kept on disk.
+ */
+import { instanceAddress } from "../../protocol/ipc-messages.ts";
+import type { InstancePaths } from "../../shared/state-paths.ts";
+import { clearConversation } from "../instances/clear-conversation.ts";
+import type { InstanceSupervisor } from "../instances/instance-supervisor.ts";
+import { namesInstance, type InstanceTarget } from "./restart-scope.ts";
+import type { SwarmView } from "../swarm-view.ts";
+
+export interface RestartInstancesOptions {
+  supervisors: InstanceSupervisor[];
+  /** The new swarm view. */
+  view: SwarmView;
+  /** Agents to restart; all when undefined, none (policy only) when empty. */
+  agents: string[] | undefined;
+  /** Single instances to restart besides those of `agents`. Default: none. */
+  instances?: readonly InstanceTarget[];
+  /** Clear every restarted instance's conversation. */
+  fresh: boolean;
+  /** Clear only these agents' instances' conversations. Default: none. */
+  freshAgents?: readonly string[];
+  /** Clear these single instances' conversations. Default: none. */
+  freshInstances?: readonly InstanceTarget[];
+  gracePeriodMs: number;
+  /** False while the orchestrator shuts down. */
+  startAgain: () => boolean;
+  instancePaths: (instance: InstanceTarget) => InstancePaths;
+  retire: (supervisor: InstanceSupervisor) => void;
+}
+
+/** Returns the restarted (or retired, or cleared on disk) instance addresses, sorted. */
+export async function restartInstances(options: RestartInstancesOptions): Promise<string[]> {
+  const { view } = options;
+  const affected = options.supervisors.filter((s) => !view.agents.has(s.agent) || options.agents === undefined || options.agents.includes(s.agent) || namesInstance(options.instances, s));
+  const restarted: string[] = [];
+  const clears = (s: InstanceTarget): boolean => options.fresh || (options.freshAgents ?? []).includes(s.agent) || namesInstance(options.freshInstances, s);
+  // Before any await, so no supervisor can appear for it while its files go.
+  for (const target of options.freshInstances ?? []) {
+    if (!view.agents.has(target.agent) || options.supervisors.some((s) => namesInstance([target], s))) continue;
+    if (clearConversation(options.instancePaths(target))) restarted.push(instanceAddress(target.agent, target.instanceKey));
+  }
+  await Promise.all(
+    affected.map(async (s) => {
+      const wasLive = s.live;
+      const member = view.agents.has(s.agent);
+      if (member) s.hold();
+      else s.close();
+      await s.stop({ reason: "reload", gracePeriodMs: options.gracePeriodMs });
+      const fresh = clears(s);
+      if (fresh) clearConversation(options.instancePaths(s));
+      if (member) {
+        if (wasLive && options.startAgain()) s.ensureStarted();
+        s.resume();
+      } else {
+        // Its inbox stays on disk (a later run with the agent back in the swarm resumes it).
+        options.retire(s);
+        s.inbox.close();
+      }
+      if (wasLive || fresh) restarted.push(s.address);
+    }),
+  );
+  return restarted.sort();
+}

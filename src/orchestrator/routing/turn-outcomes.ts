@@ -1,0 +1,87 @@
+/**
+ * What a finished turn means to whoever waits on it: the TurnOutcome type, the in-memory waiters of
+ * `submit()` callers (by eventId), and the `delegate_result` a requesting instance receives for a
+ * callee's outcome (`AGENT_TURN_FAILED` for a failed turn, `AGENT_CRASHED` passed through) or for a
+ * request whose deadline passed (`AGENT_REQUEST_TIMEOUT`).
+ */
+import type { ParentToChild } from "../../protocol/ipc-messages.ts";
+import type { PendingRequest } from "./pending-requests.ts";
+
+export interface TurnOutcome {
+  status: "ok" | "error";
+  agent: string;
+  instanceKey: string;
+  eventId: string;
+  turnId: string;
+  response: string;
+  finishReason: string;
+  error?: { code: string; message: string };
+}
+
+export type DelegateResult = ParentToChild["delegate_result"];
+
+export function replyForOutcome(request: PendingRequest, outcome: TurnOutcome): DelegateResult {
+  const reply: DelegateResult = {
+    correlationId: request.correlationId,
+    status: outcome.status,
+    agent: outcome.agent,
+    instanceKey: outcome.instanceKey,
+    response: outcome.response,
+    finishReason: outcome.finishReason,
+  };
+  if (outcome.status === "error") {
+    reply.error =
+      outcome.error?.code === "AGENT_CRASHED"
+        ? outcome.error
+        : { code: "AGENT_TURN_FAILED", message: `${outcome.agent} turn failed: ${outcome.error?.code ?? "error"}: ${outcome.error?.message ?? outcome.response}` };
+  }
+  return reply;
+}
+
+export function timeoutReply(request: PendingRequest): DelegateResult {
+  return {
+    correlationId: request.correlationId,
+    status: "error",
+    agent: request.agent,
+    instanceKey: request.instanceKey,
+    error: { code: "AGENT_REQUEST_TIMEOUT", message: `${request.agent}/${request.instanceKey} did not answer before the deadline` },
+  };
+}
+
+/** The outcome waiters get when the orchestrator stops before the turn ended (the event stays accepted). */
+export function stoppedOutcome(eventId: string): TurnOutcome {
+  const error = { code: "ORCHESTRATOR_STOPPED", message: "the orchestrator stopped before the turn ended; the event stays in the inbox" };
+  return { status: "error", agent: "", instanceKey: "", eventId, turnId: "", response: "", finishReason: "error", error };
+}
+
+/** Waiters by eventId: `outcome` settles with the TurnOutcome, `ended` just when the turn is over. */
+export class OutcomeWaiters {
+  private readonly outcomes = new Map<string, ((outcome: TurnOutcome) => void)[]>();
+
+  outcome(eventId: string): Promise<TurnOutcome> {
+    return new Promise((resolve) => {
+      const list = this.outcomes.get(eventId) ?? [];
+      list.push(resolve);
+      this.outcomes.set(eventId, list);
+    });
+  }
+
+  ended(eventId: string): Promise<void> {
+    return this.outcome(eventId).then(() => undefined);
+  }
+
+  settle(outcome: TurnOutcome): void {
+    const list = this.outcomes.get(outcome.eventId);
+    this.outcomes.delete(outcome.eventId);
+    for (const resolve of list ?? []) resolve(outcome);
+  }
+
+  forget(eventId: string): void {
+    this.outcomes.delete(eventId);
+  }
+
+  /** Settles every waiter with an error outcome (the orchestrator stopped first). */
+  settleAll(outcomeFor: (eventId: string) => TurnOutcome): void {
+    for (const eventId of [...this.outcomes.keys()]) this.settle(outcomeFor(eventId));
+  }
+}

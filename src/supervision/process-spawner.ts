@@ -1,0 +1,114 @@
+/**
+ * The ProcessSpawner seam: how the supervisor starts one child and talks to it. The real spawner runs
+ * `bun <entry script> <argv>` with `Bun.spawn` IPC (`serialization: "json"`); its stdout and stderr go
+ * as-is to the orchestrator's log destination (children log pino JSON lines themselves). Tests use the
+ * fake spawner in test/helpers/fake-spawner.ts.
+ */
+import { childEnvironment } from "./child-environment.ts";
+import { AGENT_ENTRY_SCRIPT, isChildMessage, type ChildMessage, type ParentMessage } from "../protocol/ipc-messages.ts";
+
+export interface ChildExit {
+  /** Exit code, null when killed by a signal. */
+  code: number | null;
+  signal: string | null;
+}
+
+export interface ChildProcessHandle {
+  readonly pid: number;
+  /** Sends one message; false when the channel is already closed. */
+  send(message: ParentMessage): boolean;
+  onMessage(listener: (message: ChildMessage) => void): void;
+  /** Called once when the process has exited. */
+  onExit(listener: (exit: ChildExit) => void): void;
+  kill(signal?: "SIGTERM" | "SIGKILL"): void;
+}
+
+export interface SpawnRequest {
+  agent: string;
+  instanceKey: string;
+  /** Arguments after the entry script (see `agentChildArgv`). */
+  argv: string[];
+  /** Extra environment on top of the orchestrator's own. */
+  env?: Record<string, string>;
+  /** The child's stdin. Default "ignore"; the built-in `cli` connector inherits the orchestrator's. */
+  stdin?: "inherit" | "ignore";
+  /** The child's stdout, overriding the spawner's `output` (the `cli` connector's replies go to fd 1). */
+  stdout?: number;
+}
+
+export interface ProcessSpawner {
+  spawn(request: SpawnRequest): ChildProcessHandle;
+}
+
+export interface BunSpawnerOptions {
+  /** Default: the agent entry script (`AGENT_ENTRY_SCRIPT`). */
+  entryScript?: string;
+  /** Default: the running Bun binary (`process.execPath`). */
+  bunPath?: string;
+  /** Where children's stdout/stderr go: a file descriptor, or "ignore". Default 1 (stdout). */
+  output?: number | "ignore";
+  /**
+   * Base environment, of which children get only the basics (PATH, HOME, locale, proxies, non-secret
+   * GOONDAN_*: see child-environment.ts); a request's own `env` adds what that child needs. Default: `process.env`.
+   */
+  env?: Record<string, string | undefined>;
+  /** Called for messages that are not protocol envelopes (a child bug); default drops them. */
+  onInvalidMessage?: (message: unknown, pid: number) => void;
+}
+
+export function bunProcessSpawner(options: BunSpawnerOptions = {}): ProcessSpawner {
+  const entryScript = options.entryScript ?? AGENT_ENTRY_SCRIPT;
+  const bunPath = options.bunPath ?? process.execPath;
+  const output = options.output ?? 1;
+  return {
+    spawn(request) {
+      const messageListeners: ((message: ChildMessage) => void)[] = [];
+      const exitListeners: ((exit: ChildExit) => void)[] = [];
+      let exited: ChildExit | undefined;
+      let connected = true;
+      const env = { ...childEnvironment({ env: options.env ?? process.env }), ...request.env };
+      // --no-install: a user module importing a package that does not resolve fails clearly instead of fetching it.
+      const child = Bun.spawn([bunPath, "--no-install", entryScript, ...request.argv], {
+        env,
+        stdin: request.stdin ?? "ignore",
+        stdout: request.stdout ?? output,
+        stderr: output,
+        serialization: "json",
+        ipc(message) {
+          if (isChildMessage(message)) for (const listener of messageListeners) listener(message);
+          else options.onInvalidMessage?.(message, child.pid);
+        },
+        onDisconnect() {
+          connected = false;
+        },
+        onExit(_subprocess, exitCode, signalCode) {
+          connected = false;
+          exited = { code: exitCode, signal: signalCode === null ? null : String(signalCode) };
+          for (const listener of exitListeners) listener(exited);
+        },
+      });
+      return {
+        pid: child.pid,
+        send(message) {
+          if (!connected || exited) return false;
+          try {
+            child.send(message);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        onMessage(listener) {
+          messageListeners.push(listener);
+        },
+        onExit(listener) {
+          if (exited) listener(exited);
+          else exitListeners.push(listener);
+        },
+        kill(signal = "SIGTERM") {
+          if (!exited) child.kill(signal);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * The shared harness of the orchestrator routing tests: an Orchestrator over a fake spawner and a manual
+ * clock in a temporary state root, a child's runtime call awaited to its runtime_result, the
+ * delegate_results a child received, and a caller instance busy in a turn.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Orchestrator, type RestartHandler } from "../../../src/orchestrator/orchestrator.ts";
+import type { ChildToParent, ParentMessage } from "../../../src/protocol/ipc-messages.ts";
+import { FakeSpawner, type FakeChild } from "../../helpers/fake-spawner.ts";
+import { ManualClock } from "../../helpers/manual-clock.ts";
+import { testBundle, type TestBundleOptions } from "../../fixtures/orchestrator/test-bundle.ts";
+
+/** Directories to remove after each test (`removeRoots` in afterEach). */
+export const roots: string[] = [];
+
+export function removeRoots(): void {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+}
+
+export type RoutingSetup = ReturnType<typeof setup>;
+
+export function setup(options: Partial<TestBundleOptions> & { restartHandler?: RestartHandler; stateRoot?: string } = {}) {
+  const stateRoot = options.stateRoot ?? mkdtempSync(join(tmpdir(), "goondan-route-"));
+  if (!options.stateRoot) roots.push(stateRoot);
+  const spawner = new FakeSpawner();
+  const clock = new ManualClock();
+  const orchestrator = new Orchestrator({
+    bundle: testBundle({ agents: ["a", "b", "c"], ...options }),
+    stateRoot,
+    spawner,
+    clock,
+    ...(options.restartHandler ? { restartHandler: options.restartHandler } : {}),
+  });
+  return { orchestrator, spawner, clock, stateRoot };
+}
+
+export const tick = async () => {
+  for (let i = 0; i < 5; i++) await Bun.sleep(0);
+};
+
+let callSeq = 0;
+/** The child makes a runtime call; returns its runtime_result once the orchestrator answered. */
+export async function call(child: FakeChild, method: ChildToParent["runtime_call"]["method"], args: Record<string, unknown>, extra: Partial<ChildToParent["runtime_call"]> = {}) {
+  const callId = `call_${++callSeq}`;
+  child.emit("runtime_call", { callId, method, args: args as never, callChain: [], ...extra });
+  await tick();
+  const find = () => child.sent.find((message): message is Extract<ParentMessage, { type: "runtime_result" }> => message.type === "runtime_result" && message.payload.callId === callId);
+  // Calls that read the disk (restart validates the bundle) answer after real I/O.
+  for (let waited = 0; !find() && waited < 5000; waited += 5) await Bun.sleep(5);
+  const result = find();
+  if (!result) throw new Error(`no runtime_result for ${method}`);
+  return result.payload;
+}
+
+export const delegateResults = (child: FakeChild) => child.sent.flatMap((message) => (message.type === "delegate_result" ? [message.payload] : []));
+
+/** Starts instance a/test-swarm in the middle of a turn. */
+export function busyCaller(setupResult: RoutingSetup, input = "go") {
+  const submitted = setupResult.orchestrator.submit({ input, traceId: "trace-1" });
+  const a = setupResult.spawner.latest("a");
+  a.ready();
+  return { a, submitted };
+}
