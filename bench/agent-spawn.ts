@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadBundleOrThrow } from "../src/config/load-bundle.ts";
-import { AGENT_ENTRY_SCRIPT, agentChildArgv, BUNDLE_SNAPSHOT_ENV } from "../src/protocol/ipc-messages.ts";
+import { AGENT_ENTRY_SCRIPT, agentChildArgv, BUNDLE_SNAPSHOT_ENV } from "../src/protocol/child-entry.ts";
 import { bundleAgentEntry } from "../src/daemon/agent-entry-bundle.ts";
 import { silentLogger } from "../src/shared/logger.ts";
 import { writeFixtureBundle } from "../test/agent/support/child-harness.ts";

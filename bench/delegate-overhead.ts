@@ -42,7 +42,8 @@ if (process.argv.includes("--relay-x")) {
   process.on("message", (message) => process.send?.(message));
   process.on("disconnect", () => process.exit(0));
 } else if (process.argv.includes("--agent")) {
-  const { parseAgentChildArgv, envelope, ORCHESTRATOR } = await import("../src/protocol/ipc-messages.ts");
+  const { envelope, ORCHESTRATOR } = await import("../src/protocol/ipc-messages.ts");
+  const { parseAgentChildArgv } = await import("../src/protocol/child-entry.ts");
   const args = parseAgentChildArgv(process.argv.slice(2));
   const self = `${args.agent}/${args.instanceKey}`;
   const send = (message: unknown) => process.send?.(message);
@@ -80,7 +81,7 @@ if (process.argv.includes("--relay-x")) {
     } else {
       response = String(performance.now() - turnStart);
     }
-    send(envelope("turn_result", self, ORCHESTRATOR, { eventId: event.id, turnId: `t_${event.id}`, status: "ok", response, finishReason: "stop", ...(event.replyTo ? { correlationId: event.replyTo.correlationId } : {}) }));
+    send(envelope("turn_result", self, ORCHESTRATOR, { status: "ok", agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, turnId: `t_${event.id}`, response, finishReason: "stop" }));
   });
   process.on("disconnect", () => process.exit(0));
   send(envelope("ready", self, ORCHESTRATOR, { pid: process.pid, agent: args.agent, instanceKey: args.instanceKey }));

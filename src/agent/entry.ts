@@ -10,7 +10,8 @@
  */
 import "../tools/goondan-module-resolver.ts"; // first: tool and extension files may import "goondan"
 import type { Bundle } from "../config/types.ts";
-import { BUNDLE_SNAPSHOT_ENV, parseAgentChildArgv, type ChildMessage } from "../protocol/ipc-messages.ts";
+import { BUNDLE_SNAPSHOT_ENV, parseAgentChildArgv } from "../protocol/child-entry.ts";
+import type { ChildMessage } from "../protocol/ipc-messages.ts";
 import { createLogger } from "../shared/logger.ts";
 import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
 import { readBundleSnapshot } from "./instance/bundle-snapshot.ts";

@@ -9,7 +9,7 @@
  */
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { AGENT_ENTRY_SCRIPT } from "../protocol/ipc-messages.ts";
+import { AGENT_ENTRY_SCRIPT } from "../protocol/child-entry.ts";
 import type { Logger } from "../shared/logger.ts";
 
 export interface BundleAgentEntryOptions {

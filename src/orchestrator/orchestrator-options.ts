@@ -7,11 +7,11 @@ import type { Clock } from "../shared/clock.ts";
 import type { IdGenerator } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { JsonObject } from "../shared/json.ts";
-import type { AgentEvent } from "../protocol/ipc-messages.ts";
+import type { AgentEvent } from "../protocol/agent-event.ts";
 import type { InstanceTarget, LoadedBundle } from "./reload/restart-coordinator.ts";
 import type { ProcessSpawner } from "../supervision/process-spawner.ts";
 import type { RuntimeRestartAnswer } from "./routing/runtime-router.ts";
-import type { TurnOutcome } from "./routing/turn-outcomes.ts";
+import type { TurnOutcome } from "../protocol/turn-outcome.ts";
 import type { Orchestrator } from "./orchestrator.ts";
 
 export interface SubmitOptions {

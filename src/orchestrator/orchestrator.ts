@@ -10,7 +10,8 @@ import { newId, newTraceId, type IdGenerator } from "../shared/ids.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
 import { UsageError, describeError } from "../shared/errors.ts";
 import { instancePaths } from "../shared/state-paths.ts";
-import { BUNDLE_SNAPSHOT_ENV, agentChildArgv, instanceAddress, type AgentEvent } from "../protocol/ipc-messages.ts";
+import { BUNDLE_SNAPSHOT_ENV, agentChildArgv } from "../protocol/child-entry.ts";
+import { instanceAddress, type AgentEvent } from "../protocol/agent-event.ts";
 import { DurableInbox, type InboxEntry, type SyncPolicy } from "./instances/durable-inbox.ts";
 import { resumeInboxes } from "./instances/resume-inboxes.ts";
 import { instanceRows, storedInstances, type InstanceRow } from "./instances/stored-instances.ts";
@@ -32,7 +33,7 @@ import { childEnvironment } from "../supervision/child-environment.ts";
 import { findResource } from "../config/resolve.ts";
 import { agentRequiredEnvNames } from "../config/value-source.ts";
 
-export type { TurnOutcome } from "./routing/turn-outcomes.ts";
+export type { TurnOutcome } from "../protocol/turn-outcome.ts";
 export type { OrchestratorOptions, ReloadOptions, RestartHandler, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 
 export class Orchestrator {

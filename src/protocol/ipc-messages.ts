@@ -1,57 +1,17 @@
 /**
- * The IPC protocol between the orchestrator and its Bun children (agents and connectors), carried over
- * `Bun.spawn` IPC with `serialization: "json"`. Envelope `{type, from, to, payload}`. Both sides import
- * only this file, which keeps the process boundary real: the orchestrator never sees agent internals.
+ * The IPC messages between the orchestrator and its Bun children (agents and connectors), carried over
+ * `Bun.spawn` IPC with `serialization: "json"`. Envelope `{type, from, to, payload}`. Both sides import only
+ * src/protocol, which keeps the process boundary real: the orchestrator never sees a child's internals.
  */
 import type { JsonObject, JsonValue } from "../shared/json.ts";
+import type { AgentEvent } from "./agent-event.ts";
+import type { ErrorInfo } from "./error-info.ts";
+import type { Reply, TurnOutcome } from "./turn-outcome.ts";
 
 export const ORCHESTRATOR = "orchestrator";
 
-/** An instance address: `agent/instanceKey`. */
-export type InstanceAddress = string;
-export const instanceAddress = (agent: string, instanceKey: string): InstanceAddress => `${agent}/${instanceKey}`;
-
-export interface AgentEvent {
-  id: string;
-  /** `user.input`, `agent.request`, `agent.send`, `connector.<event>`, `results.arrived` … */
-  type: string;
-  input: string;
-  /** Target agent name. */
-  agent: string;
-  instanceKey: string;
-  source: { kind: "user" | "agent" | "connector" | "api" | "system"; name: string; instanceKey?: string };
-  /** Present when the sender waits for a reply. `target` is the requesting instance address. */
-  replyTo?: { target: InstanceAddress; correlationId: string };
-  traceId: string;
-  /** The caller's tool span, when delegated. */
-  parentSpanId?: string;
-  /** Agent names from the original caller to the sender, inclusive, for cycle and depth checks. */
-  callChain: string[];
-  /** Epoch ms after which a reply is dropped. */
-  deadline?: number;
-  metadata: JsonObject;
-  createdAt: string;
-}
-
-/**
- * The type of the event that wakes an idle instance for results that arrived after its turn ended: its turn
- * adds no user message (the results are shown as usual before the first step), and it answers nobody.
- */
-export const RESULTS_ARRIVED_EVENT = "results.arrived";
-
 /** How often a child with a running turn says `heartbeat` (the Swarm's timeout is at least 2 s). */
 export const HEARTBEAT_INTERVAL_MS = 500;
-
-export interface TurnResultPayload {
-  eventId: string;
-  turnId: string;
-  status: "ok" | "error";
-  response: string;
-  finishReason: string;
-  error?: { code: string; message: string };
-  /** Set when the event had `replyTo`: the orchestrator routes this back. */
-  correlationId?: string;
-}
 
 export type RuntimeMethod = "request" | "send" | "spawn" | "list" | "catalog" | "restart";
 
@@ -63,24 +23,16 @@ export interface ParentToChild {
    */
   event: { event: AgentEvent; attempt: number; crashedBefore?: string };
   /** Answer to a `runtime_call`. */
-  runtime_result: { callId: string; ok: boolean; value?: JsonValue; error?: { code: string; message: string } };
+  runtime_result: { callId: string; ok: boolean; value?: JsonValue; error?: ErrorInfo };
   /** A reply to a request this instance made (blocking or async). */
-  delegate_result: {
-    correlationId: string;
-    status: "ok" | "error";
-    agent: string;
-    instanceKey: string;
-    response?: string;
-    finishReason?: string;
-    error?: { code: string; message: string };
-  };
+  delegate_result: Reply;
   shutdown: { gracePeriodMs: number; reason: string };
   /** Connector children: what to run, with the Connection's resolved config and secrets (never in argv). */
   connector_start: ConnectorStartPayload;
   /** Connector children: an emitted event was durably accepted (or refused, with a reason). */
-  connector_ack: { requestId: string; accepted: boolean; eventId?: string; error?: { code: string; message: string } };
+  connector_ack: { requestId: string; accepted: boolean; eventId?: string; error?: ErrorInfo };
   /** Connector children: the reply to an event emitted with `wantsReply`. */
-  connector_reply: { requestId: string; eventId: string; status: "ok" | "error"; response: string; error?: { code: string; message: string } };
+  connector_reply: TurnOutcome & { requestId: string };
 }
 
 /** What a connector child runs: the entry module and the Connection's resolved values. */
@@ -98,7 +50,7 @@ export interface ChildToParent {
   /** An event was taken off the queue and its turn started. */
   turn_started: { eventId: string; turnId: string };
   /** Exactly one per delivered event: the turn committed (ok or error). */
-  turn_result: TurnResultPayload;
+  turn_result: TurnOutcome;
   /** `ctx.runtime.*` from a tool: request/send/spawn/list/catalog/restart. */
   runtime_call: { callId: string; method: RuntimeMethod; args: JsonObject; traceId?: string; parentSpanId?: string; callChain: string[] };
   shutdown_ack: { reason: string };
@@ -113,7 +65,7 @@ export interface ChildToParent {
    */
   heartbeat: { turnId?: string };
   /** A fatal start-up problem (bad bundle, missing model key): the child exits after sending it. */
-  fatal: { code: string; message: string };
+  fatal: ErrorInfo;
   /** Connector children: the entry module loaded and its start function was called. */
   connector_ready: { pid: number; connection: string };
   /** Connector children: `ctx.emit(event)`; `event` is untrusted until the orchestrator parses it. */
@@ -154,40 +106,3 @@ export function envelope<K extends keyof ChildToParent>(type: K, from: string, t
 export function envelope(type: string, from: string, to: string, payload: unknown): IpcEnvelope {
   return { type, from, to, payload };
 }
-
-/** Command-line arguments of the agent entry script (`src/agent/entry.ts`). */
-export interface AgentChildArgs {
-  bundle: string;
-  swarm: string;
-  agent: string;
-  instanceKey: string;
-  stateRoot: string;
-}
-
-export function agentChildArgv(args: AgentChildArgs): string[] {
-  return ["--bundle", args.bundle, "--swarm", args.swarm, "--agent", args.agent, "--instance-key", args.instanceKey, "--state-root", args.stateRoot];
-}
-
-export function parseAgentChildArgv(argv: readonly string[]): AgentChildArgs {
-  const read = (flag: string): string => {
-    const index = argv.indexOf(flag);
-    const value = index >= 0 ? argv[index + 1] : undefined;
-    if (value === undefined) throw new Error(`missing ${flag} argument`);
-    return value;
-  };
-  return { bundle: read("--bundle"), swarm: read("--swarm"), agent: read("--agent"), instanceKey: read("--instance-key"), stateRoot: read("--state-root") };
-}
-
-/** Path of the agent child's entry script: the only agent file the orchestrator knows. */
-export const AGENT_ENTRY_SCRIPT = new URL("../agent/entry.ts", import.meta.url).pathname;
-
-/**
- * Optional env for the agent child: path of a JSON file holding the validated Bundle (`JSON.stringify(bundle)`,
- * written atomically by the orchestrator after it validated the bundle). With it the child skips re-reading and
- * re-validating the bundle directory (most of its start-up time) and runs exactly the config the orchestrator
- * validated. Without it the child loads `--bundle` itself.
- */
-export const BUNDLE_SNAPSHOT_ENV = "GOONDAN_BUNDLE_SNAPSHOT";
-
-/** Optional env for the agent child: append every model call to this cassette file (`goondan run --record`). */
-export const RECORD_CASSETTE_ENV = "GOONDAN_RECORD_CASSETTE";

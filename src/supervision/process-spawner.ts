@@ -5,7 +5,8 @@
  * fake spawner in test/helpers/fake-spawner.ts.
  */
 import { childEnvironment } from "./child-environment.ts";
-import { AGENT_ENTRY_SCRIPT, isChildMessage, type ChildMessage, type ParentMessage } from "../protocol/ipc-messages.ts";
+import { AGENT_ENTRY_SCRIPT } from "../protocol/child-entry.ts";
+import { isChildMessage, type ChildMessage, type ParentMessage } from "../protocol/ipc-messages.ts";
 
 export interface ChildExit {
   /** Exit code, null when killed by a signal. */

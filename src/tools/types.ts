@@ -6,6 +6,8 @@
 import type { ModelMessage } from "ai";
 import type { Logger } from "../shared/logger.ts";
 import type { JsonObject, JsonValue } from "../shared/json.ts";
+import type { RestartAnswer } from "../protocol/restart-answer.ts";
+import type { Reply } from "../protocol/turn-outcome.ts";
 
 /** The assistant message holding a tool call (SPEC §2: `message`). */
 export interface Message {
@@ -108,15 +110,8 @@ export interface AgentRequestOptions {
   metadata?: JsonObject;
 }
 
-export interface AgentReply {
-  agent: string;
-  instanceKey: string;
-  correlationId: string;
-  status: "ok" | "error";
-  response?: string;
-  finishReason?: string;
-  error?: { code: string; message: string };
-}
+/** The reply of a blocking `ctx.runtime.request`: the callee's turn outcome (status "error" for AGENT_* failures). */
+export type AgentReply = Reply;
 
 export interface AgentInstanceInfo {
   agent: string;
@@ -135,5 +130,5 @@ export interface AgentToolRuntime {
   list(): Promise<{ instances: AgentInstanceInfo[] }>;
   catalog(): Promise<{ agents: { name: string; description?: string; entry: boolean }[] }>;
   /** Validate the bundle on disk and, when valid, restart the orchestrator after the current turn commits. */
-  restart(options: { reason: string }): Promise<{ accepted: boolean; issues: { code: string; path: string; message: string }[] }>;
+  restart(options: { reason: string }): Promise<RestartAnswer>;
 }

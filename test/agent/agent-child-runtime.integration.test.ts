@@ -2,7 +2,8 @@ import { describe, expect, it } from "bun:test";
 import { toolResults } from "../helpers/loopback-llm.ts";
 import { agentEvent, startChildOnLoopback } from "./support/child-harness.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
-import { RESULTS_ARRIVED_EVENT } from "../../src/protocol/ipc-messages.ts";
+import { RESULTS_ARRIVED_EVENT } from "../../src/protocol/agent-event.ts";
+import { reply } from "../helpers/outcomes.ts";
 
 const defer = useCleanups();
 
@@ -17,7 +18,7 @@ describe("ctx.runtime over IPC", () => {
     expect(call.payload.parentSpanId).toMatch(/^[0-9a-f]{16}$/);
     const correlationId = call.payload.args.correlationId as string;
     child.send("runtime_result", { callId: call.payload.callId, ok: true, value: { correlationId, eventId: "evt_w" } });
-    child.send("delegate_result", { correlationId, status: "ok", agent: "worker", instanceKey: "main", response: "3 files" });
+    child.send("delegate_result", reply({ correlationId, agent: "worker", instanceKey: "main", response: "3 files" }));
     const result = await child.waitFor("turn_result");
     expect(result.payload.response).toBe("worker says 3");
     expect(toolResults(server.requests[1]!)[0]?.content).toMatchObject({ status: "ok", output: { status: "ok", response: "3 files", correlationId } });
@@ -35,7 +36,7 @@ describe("ctx.runtime over IPC", () => {
     expect(call.payload).toMatchObject({ method: "request", args: { target: "worker", timeoutMs: 4321 } });
     const correlationId = call.payload.args.correlationId as string;
     child.send("runtime_result", { callId: call.payload.callId, ok: true, value: { correlationId } });
-    child.send("delegate_result", { correlationId, status: "ok", agent: "worker", instanceKey: "main", response: "3 files" });
+    child.send("delegate_result", reply({ correlationId, agent: "worker", instanceKey: "main", response: "3 files" }));
     expect((await child.waitFor("turn_result")).payload.response).toBe("done");
   });
 
@@ -68,7 +69,7 @@ describe("ctx.runtime over IPC", () => {
 
   it("shows an async request's reply to the model before its next step", async () => {
     const { child, correlationId, llm: server } = await childAfterAsyncRequest("the job said done");
-    child.send("delegate_result", { correlationId, status: "ok", agent: "worker", instanceKey: "main", response: "job done" });
+    child.send("delegate_result", reply({ correlationId, agent: "worker", instanceKey: "main", response: "job done" }));
     child.send("event", { event: agentEvent("any news?"), attempt: 1 });
     await child.waitFor("turn_result", (message) => message.payload.response === "the job said done");
     const shown = JSON.stringify(server.requests[2]!.body.messages);
@@ -78,7 +79,7 @@ describe("ctx.runtime over IPC", () => {
 
   it("asks for a turn when an async reply arrives while it is idle, and shows it in the results.arrived turn", async () => {
     const { child, correlationId, llm: server } = await childAfterAsyncRequest("the worker reports: job done");
-    child.send("delegate_result", { correlationId, status: "ok", agent: "worker", instanceKey: "main", response: "job done" });
+    child.send("delegate_result", reply({ correlationId, agent: "worker", instanceKey: "main", response: "job done" }));
     const asked = await child.waitFor("results_waiting");
     expect(asked.payload).toEqual({ count: 1 });
     const wake = { ...agentEvent(""), type: RESULTS_ARRIVED_EVENT, source: { kind: "system" as const, name: "results-arrived" } };

@@ -12,6 +12,7 @@ import { ToolFault } from "../../src/tools/tool-errors.ts";
 import type { ToolHandler } from "../../src/tools/types.ts";
 import { scriptedModel, type ScriptedReply } from "../helpers/scripted-model.ts";
 import { tempStateRoot, testEnv, userEvent } from "./support/test-env.ts";
+import { reply } from "../helpers/outcomes.ts";
 
 const startItem = { name: "job__start", description: "starts a job", parameters: { type: "object", properties: {} } };
 const echoItem = { name: "echo__say", description: "echo", parameters: { type: "object", properties: {} } };
@@ -132,7 +133,7 @@ describe("PendingResults", () => {
   it("refuse additions once closed (the instance is gone)", () => {
     const results = new PendingResults(join(tempStateRoot(), "pending-results.jsonl"));
     results.close();
-    expect(results.add({ correlationId: "corr_2", status: "ok", agent: "a", instanceKey: "k" })).toBe(false);
+    expect(results.add(reply({ correlationId: "corr_2", agent: "a", instanceKey: "k" }))).toBe(false);
     expect(results.list()).toEqual([]);
   });
 });

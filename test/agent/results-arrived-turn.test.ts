@@ -6,9 +6,10 @@
 import { describe, expect, it } from "bun:test";
 import { AgentInstance } from "../../src/agent/instance/agent-instance.ts";
 import { ResultsLog } from "../../src/agent/conversation/results-log.ts";
-import { RESULTS_ARRIVED_EVENT } from "../../src/protocol/ipc-messages.ts";
+import { RESULTS_ARRIVED_EVENT } from "../../src/protocol/agent-event.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
 import { testEnv, userEvent } from "./support/test-env.ts";
+import { reply as replyOf } from "../helpers/outcomes.ts";
 
 function instanceWith(replies: Parameters<typeof scriptedModel>[0]) {
   const scripted = scriptedModel(replies);
@@ -20,7 +21,7 @@ function instanceWith(replies: Parameters<typeof scriptedModel>[0]) {
 }
 
 const wakeEvent = () => userEvent("", { type: RESULTS_ARRIVED_EVENT, source: { kind: "system", name: "results-arrived" } });
-const reply = { correlationId: "corr_1", status: "ok" as const, agent: "worker", instanceKey: "main", response: "the report is ready" };
+const reply = replyOf({ correlationId: "corr_1", agent: "worker", instanceKey: "main", response: "the report is ready" });
 
 describe("a results.arrived turn", () => {
   it("shows the arrived reply to the model without adding a user message of its own", async () => {

@@ -4,6 +4,7 @@ import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import type { StepResult } from "../../src/agent/extensions/types.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
 import { testEnv, userEvent } from "./support/test-env.ts";
+import { reply } from "../helpers/outcomes.ts";
 
 const echoItem = { name: "echo__say", description: "echo", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } };
 
@@ -141,7 +142,7 @@ describe("runTurn", () => {
   it("shows replies to async requests to the model before the next step", async () => {
     const scripted = scriptedModel([{ text: "noted" }]);
     const harness = testEnv({ model: scripted.model });
-    harness.env.pendingResults?.add({ correlationId: "corr_1", status: "ok", agent: "worker", instanceKey: "main", response: "42 files" });
+    harness.env.pendingResults?.add(reply({ correlationId: "corr_1", agent: "worker", instanceKey: "main", response: "42 files" }));
     await runTurn({ env: harness.env, event: userEvent("what came back?") });
     const texts = scripted.calls[0]!.prompt.filter((message) => message.role === "user").map((message) => JSON.stringify(message.content));
     expect(texts.some((text) => text.includes("42 files"))).toBe(true);

@@ -2,10 +2,11 @@ import { describe, expect, it } from "bun:test";
 import type { AgentReply } from "../../src/tools/types.ts";
 import { fakeRuntime } from "../tools/helpers.ts";
 import { baseTools, errorOf, okOutput } from "./base-tools.ts";
+import { reply as replyOf } from "../helpers/outcomes.ts";
 
 describe("agents__request", () => {
   it("asks the target through ctx.runtime and returns its answer", async () => {
-    const reply: AgentReply = { agent: "coder", instanceKey: "main", correlationId: "c-1", status: "ok", response: "done", finishReason: "stop" };
+    const reply: AgentReply = replyOf({ agent: "coder", instanceKey: "main", correlationId: "c-1", response: "done", finishReason: "stop" });
     const { runtime, calls } = fakeRuntime({ request: () => reply });
     const tools = await baseTools({ context: { runtime } });
     expect(okOutput(await tools.call("agents__request", { target: "coder", input: "write it", instanceKey: "main", timeoutMs: 5000 }))).toEqual({ agent: "coder", instanceKey: "main", response: "done", finishReason: "stop" });
@@ -24,7 +25,7 @@ describe("agents__request", () => {
   });
 
   it("turns an error reply into a structured error with the runtime's code and a suggestion", async () => {
-    const reply: AgentReply = { agent: "coder", instanceKey: "main", correlationId: "c-2", status: "error", error: { code: "AGENT_REQUEST_TIMEOUT", message: "no reply within 60000 ms" } };
+    const reply: AgentReply = replyOf({ agent: "coder", instanceKey: "main", correlationId: "c-2", status: "error", error: { code: "AGENT_REQUEST_TIMEOUT", message: "no reply within 60000 ms" } });
     const { runtime } = fakeRuntime({ request: () => reply });
     const tools = await baseTools({ context: { runtime } });
     const error = errorOf(await tools.call("agents__request", { target: "coder", input: "x" }));

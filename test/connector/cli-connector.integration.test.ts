@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
 import { bunProcessSpawner, type ChildProcessHandle, type ProcessSpawner } from "../../src/supervision/process-spawner.ts";
 import { startConnectors } from "../../src/connector/host/connector-host.ts";
-import { CONNECTOR_ENTRY_SCRIPT } from "../../src/connector/child/connector-entry.ts";
+import { CONNECTOR_ENTRY_SCRIPT } from "../../src/connector/entry.ts";
 import { isChildMessage, type ChildMessage } from "../../src/protocol/ipc-messages.ts";
 import { validateBundleOnDisk } from "../../src/orchestrator/reload/validate-on-disk.ts";
 import { startLoopbackLlm } from "../helpers/loopback-llm.ts";

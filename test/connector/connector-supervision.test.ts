@@ -3,6 +3,7 @@ import { ConnectorSupervisor, type ConnectorIngest, type ConnectorIngestRequest,
 import type { ParentToChild } from "../../src/protocol/ipc-messages.ts";
 import { FakeSpawner, type FakeChild } from "../helpers/fake-spawner.ts";
 import { ManualClock } from "../helpers/manual-clock.ts";
+import { outcome } from "../helpers/outcomes.ts";
 
 const spec = (overrides: Partial<ConnectorRunSpec> = {}): ConnectorRunSpec => ({
   connection: "hooks",
@@ -30,7 +31,7 @@ function setup(options: { ingest?: ConnectorIngest } = {}) {
       options.ingest ??
       (async (request) => {
         ingested.push(request);
-        return { eventId: `evt_${ingested.length}`, reply: Promise.resolve({ eventId: `evt_${ingested.length}`, status: "ok" as const, response: "pong" }) };
+        return { eventId: `evt_${ingested.length}`, reply: Promise.resolve(outcome({ eventId: `evt_${ingested.length}`, response: "pong" })) };
       }),
   });
   return { spawner, clock, supervisor, ingested };
@@ -98,7 +99,7 @@ describe("ConnectorSupervisor", () => {
       },
     ]);
     expect(sentOf(child, "connector_ack")).toEqual([{ requestId: "c1", accepted: true, eventId: "evt_1" }]);
-    expect(sentOf(child, "connector_reply")).toEqual([{ requestId: "c1", eventId: "evt_1", status: "ok", response: "pong" }]);
+    expect(sentOf(child, "connector_reply")).toEqual([{ requestId: "c1", ...outcome({ eventId: "evt_1", response: "pong" }) }]);
   });
 
   it("refuses a malformed event, an unrouted one, and one the orchestrator rejects, with their codes", async () => {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleAgentEntry } from "../../src/daemon/agent-entry-bundle.ts";
-import { AGENT_ENTRY_SCRIPT } from "../../src/protocol/ipc-messages.ts";
+import { AGENT_ENTRY_SCRIPT } from "../../src/protocol/child-entry.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
 
 const roots: string[] = [];

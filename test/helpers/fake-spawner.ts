@@ -5,7 +5,9 @@
  * that was never delivered throws).
  */
 import type { ChildExit, ChildProcessHandle, ProcessSpawner, SpawnRequest } from "../../src/supervision/process-spawner.ts";
-import { envelope, type AgentEvent, type ChildMessage, type ChildToParent, type ParentMessage, type ParentToChild, type TurnResultPayload } from "../../src/protocol/ipc-messages.ts";
+import { envelope, type ChildMessage, type ChildToParent, type ParentMessage, type ParentToChild } from "../../src/protocol/ipc-messages.ts";
+import type { AgentEvent } from "../../src/protocol/agent-event.ts";
+import type { TurnOutcome } from "../../src/protocol/turn-outcome.ts";
 
 let nextPid = 50_000;
 
@@ -75,14 +77,15 @@ export class FakeChild implements ChildProcessHandle {
   reply(options: { response?: string; status?: "ok" | "error"; event?: AgentEvent; error?: { code: string; message: string } } = {}): void {
     const event = options.event ?? this.lastEvent();
     if (!this.events().some((delivered) => delivered.event.id === event.id)) throw new Error(`FakeChild ${this.address}: reply to undelivered event ${event.id}`);
-    const payload: TurnResultPayload = {
+    const payload: TurnOutcome = {
+      status: options.status ?? "ok",
+      agent: event.agent,
+      instanceKey: event.instanceKey,
       eventId: event.id,
       turnId: `turn_${event.id}`,
-      status: options.status ?? "ok",
       response: options.response ?? `${this.address}: ${event.input}`,
       finishReason: options.status === "error" ? "error" : "stop",
       ...(options.error ? { error: options.error } : {}),
-      ...(event.replyTo ? { correlationId: event.replyTo.correlationId } : {}),
     };
     this.emit("turn_result", payload);
   }

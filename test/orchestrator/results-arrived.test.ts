@@ -4,7 +4,7 @@
  * work already, and a reply for an instance without a child starts one.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { RESULTS_ARRIVED_EVENT } from "../../src/protocol/ipc-messages.ts";
+import { RESULTS_ARRIVED_EVENT } from "../../src/protocol/agent-event.ts";
 import { busyCaller, call, delegateResults, removeRoots, setup, tick } from "./routing/routing-harness.ts";
 
 afterEach(removeRoots);

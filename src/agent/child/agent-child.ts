@@ -12,7 +12,10 @@
  */
 import PQueue from "p-queue";
 import type { Bundle } from "../../config/types.ts";
-import { envelope, HEARTBEAT_INTERVAL_MS, instanceAddress, isParentMessage, ORCHESTRATOR, type AgentChildArgs, type ChildMessage, type ParentMessage } from "../../protocol/ipc-messages.ts";
+import { envelope, HEARTBEAT_INTERVAL_MS, isParentMessage, ORCHESTRATOR, type ChildMessage, type ParentMessage } from "../../protocol/ipc-messages.ts";
+import { instanceAddress } from "../../protocol/agent-event.ts";
+import type { AgentChildArgs } from "../../protocol/child-entry.ts";
+import { failedOutcome } from "../../protocol/turn-outcome.ts";
 import { describeError, isGoondanError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
@@ -101,15 +104,8 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
     } catch (error) {
       // Only a bug of ours or a failing disk gets here; still exactly one reply.
       logger.error({ err: error, eventId: event.id }, "turn could not be committed");
-      send(envelope("turn_result", address, ORCHESTRATOR, {
-        eventId: event.id,
-        turnId: "",
-        status: "error",
-        response: "",
-        finishReason: "error",
-        error: { code: "AGENT_TURN_FAILED", message: describeError(error).message },
-        ...(event.replyTo === undefined ? {} : { correlationId: event.replyTo.correlationId }),
-      }));
+      const failure = { code: "AGENT_TURN_FAILED", message: describeError(error).message };
+      send(envelope("turn_result", address, ORCHESTRATOR, failedOutcome({ agent: args.agent, instanceKey: args.instanceKey, eventId: event.id, error: failure })));
     } finally {
       clearInterval(heartbeat);
       currentAbort = undefined;

@@ -8,6 +8,8 @@
  */
 import type { ChildMessage, ChildToParent, ParentToChild, RuntimeMethod } from "../../protocol/ipc-messages.ts";
 import { envelope, ORCHESTRATOR } from "../../protocol/ipc-messages.ts";
+import type { RestartAnswer } from "../../protocol/restart-answer.ts";
+import { failedReply, type Reply } from "../../protocol/turn-outcome.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import { newId, type IdGenerator } from "../../shared/ids.ts";
 import type { AgentInstanceInfo, AgentReply, AgentRequestOptions, AgentToolRuntime } from "../../tools/types.ts";
@@ -22,8 +24,6 @@ export class RuntimeCallError extends Error {
   }
 }
 
-type DelegateResult = ParentToChild["delegate_result"];
-
 export interface RuntimeClientOptions {
   /** `agent/instanceKey` of this child. */
   address: string;
@@ -31,7 +31,7 @@ export interface RuntimeClientOptions {
   /** The current turn's trace context and call chain. */
   callContext: () => { traceId?: string; parentSpanId?: string; callChain: string[] };
   /** A delegate_result nobody waits for (async requests). */
-  onUnclaimedResult: (result: DelegateResult) => void;
+  onUnclaimedResult: (result: Reply) => void;
   /**
    * Used when a request gives no timeoutMs (the Swarm's `policy.requestTimeoutMs`); default 60000. A function
    * is read at each request, for a value known only once the instance is built.
@@ -42,7 +42,7 @@ export interface RuntimeClientOptions {
 
 export class RuntimeClient implements AgentToolRuntime {
   private readonly calls = new Map<string, { resolve: (value: JsonValue | undefined) => void; reject: (error: Error) => void }>();
-  private readonly waiters = new Map<string, (result: DelegateResult) => void>();
+  private readonly waiters = new Map<string, (result: Reply) => void>();
   private readonly ids: IdGenerator;
 
   constructor(private readonly options: RuntimeClientOptions) {
@@ -59,7 +59,7 @@ export class RuntimeClient implements AgentToolRuntime {
   }
 
   /** Feed `delegate_result` messages here. */
-  handleDelegateResult(result: DelegateResult): void {
+  handleDelegateResult(result: Reply): void {
     const waiter = this.waiters.get(result.correlationId);
     if (waiter === undefined) return this.options.onUnclaimedResult(result);
     this.waiters.delete(result.correlationId);
@@ -70,7 +70,7 @@ export class RuntimeClient implements AgentToolRuntime {
   failAll(reason: string): void {
     for (const call of this.calls.values()) call.reject(new RuntimeCallError("E_RUNTIME_DISCONNECTED", reason));
     this.calls.clear();
-    for (const [correlationId, waiter] of this.waiters) waiter({ correlationId, status: "error", agent: "", instanceKey: "", error: { code: "E_RUNTIME_DISCONNECTED", message: reason } });
+    for (const [correlationId, waiter] of this.waiters) waiter(failedReply({ correlationId, agent: "", instanceKey: "", error: { code: "E_RUNTIME_DISCONNECTED", message: reason } }));
     this.waiters.clear();
   }
 
@@ -109,10 +109,10 @@ export class RuntimeClient implements AgentToolRuntime {
       await this.call("request", args);
       return { correlationId };
     }
-    const reply = new Promise<DelegateResult>((resolve) => {
+    const reply = new Promise<Reply>((resolve) => {
       const guard = setTimeout(() => {
         if (this.waiters.delete(correlationId)) {
-          resolve({ correlationId, status: "error", agent: options.target, instanceKey: options.instanceKey ?? "", error: { code: "AGENT_REQUEST_TIMEOUT", message: `no reply from ${options.target} within ${timeoutMs} ms` } });
+          resolve(failedReply({ correlationId, agent: options.target, instanceKey: options.instanceKey ?? "", error: { code: "AGENT_REQUEST_TIMEOUT", message: `no reply from ${options.target} within ${timeoutMs} ms` } }));
         }
       }, timeoutMs + 5_000);
       this.waiters.set(correlationId, (result) => {
@@ -126,16 +126,7 @@ export class RuntimeClient implements AgentToolRuntime {
       this.waiters.delete(correlationId);
       throw error;
     }
-    const result = await reply;
-    return {
-      agent: result.agent,
-      instanceKey: result.instanceKey,
-      correlationId,
-      status: result.status,
-      ...(result.response === undefined ? {} : { response: result.response }),
-      ...(result.finishReason === undefined ? {} : { finishReason: result.finishReason }),
-      ...(result.error === undefined ? {} : { error: result.error }),
-    };
+    return reply;
   }
 
   async send(options: Omit<AgentRequestOptions, "async" | "timeoutMs">): Promise<{ eventId: string }> {
@@ -157,7 +148,7 @@ export class RuntimeClient implements AgentToolRuntime {
     return (await this.call("catalog", {})) as unknown as { agents: { name: string; description?: string; entry: boolean }[] };
   }
 
-  async restart(options: { reason: string }): Promise<{ accepted: boolean; issues: { code: string; path: string; message: string }[] }> {
-    return (await this.call("restart", { reason: options.reason })) as unknown as { accepted: boolean; issues: { code: string; path: string; message: string }[] };
+  async restart(options: { reason: string }): Promise<RestartAnswer> {
+    return (await this.call("restart", { reason: options.reason })) as unknown as RestartAnswer;
   }
 }

@@ -4,7 +4,7 @@
  * is seed-style: `async (ctx) => { …; const result = await ctx.next(); …; return result }`; lower `priority`
  * runs outer (first); equal priorities keep registration order. Extension authors import these from "goondan".
  */
-import type { AgentEvent } from "../../protocol/ipc-messages.ts";
+import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { Message, ToolCallMiddlewareContext, ToolCatalogItem, ToolHandler, ToolResult } from "../../tools/types.ts";

@@ -4,7 +4,8 @@
  * "not committed" (redelivery resumes the turn from base + events) or "committed" (redelivery answers the stored
  * result without calling the model; leftover events of a committed turn are folded on start).
  */
-import { RESULTS_ARRIVED_EVENT, type AgentEvent, type TurnResultPayload } from "../../protocol/ipc-messages.ts";
+import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/agent-event.ts";
+import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import { newId } from "../../shared/ids.ts";
 import type { ResultsLog } from "../conversation/results-log.ts";
 import type { PendingResults, DelegateResult } from "../conversation/pending-results.ts";
@@ -40,17 +41,17 @@ export class AgentInstance {
    * (shutdown grace over, or the orchestrator gone): nothing is committed, so the event stays in the
    * orchestrator's durable inbox and its redelivery resumes the turn from base + events.
    */
-  async handleEvent(options: { event: AgentEvent; attempt: number; crashedBefore?: string; signal?: AbortSignal; onTurnStarted?: (turnId: string) => void }): Promise<TurnResultPayload | undefined> {
+  async handleEvent(options: { event: AgentEvent; attempt: number; crashedBefore?: string; signal?: AbortSignal; onTurnStarted?: (turnId: string) => void }): Promise<TurnOutcome | undefined> {
     const { event } = options;
     const committed = this.parts.results.get(event.id);
     if (committed !== undefined) {
       this.parts.env.logger.info({ eventId: event.id, attempt: options.attempt }, "redelivered event already committed; answering the stored result");
-      return committed;
+      return { ...committed, agent: this.parts.env.agentName, instanceKey: this.parts.env.instanceKey };
     }
     const turnId = (this.parts.env.ids ?? newId)("turn");
     if (event.type === RESULTS_ARRIVED_EVENT && this.pendingResultCount === 0) {
       // An earlier turn showed them already: nothing to wake the model for.
-      const payload: TurnResultPayload = { eventId: event.id, turnId, status: "ok", response: "", finishReason: "nothing_pending" };
+      const payload: TurnOutcome = { status: "ok", agent: this.parts.env.agentName, instanceKey: this.parts.env.instanceKey, eventId: event.id, turnId, response: "", finishReason: "nothing_pending" };
       this.parts.results.record(payload);
       return payload;
     }
@@ -68,14 +69,15 @@ export class AgentInstance {
         this.parts.env.logger.warn({ eventId: event.id, turnId }, "turn aborted; left uncommitted for redelivery");
         return undefined;
       }
-      const payload: TurnResultPayload = {
+      const payload: TurnOutcome = {
+        status: result.status,
+        agent: this.parts.env.agentName,
+        instanceKey: this.parts.env.instanceKey,
         eventId: event.id,
         turnId: result.turnId,
-        status: result.status,
         response: result.response,
         finishReason: result.finishReason,
         ...(result.error === undefined ? {} : { error: result.error }),
-        ...(event.replyTo === undefined ? {} : { correlationId: event.replyTo.correlationId }),
       };
       this.parts.results.record(payload);
       this.parts.env.store.fold();

@@ -8,7 +8,7 @@
  * unanswered by the previous attempt are answered with E_TOOL_INTERRUPTED (it crashed) or removed (it was
  * stopped) first (recover-interrupted-step.ts). Every failure becomes a structured TurnResult; this never throws.
  */
-import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/ipc-messages.ts";
+import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/agent-event.ts";
 import { compose } from "../../shared/compose.ts";
 import { isGoondanError } from "../../shared/errors.ts";
 import { newId, newSpanId } from "../../shared/ids.ts";

@@ -8,7 +8,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Conten
 import { JsonlAppender } from "../conversation/jsonl-file.ts";
 import { describeRequest, replyFromContent, type CassetteLine } from "./cassette.ts";
 
-export { RECORD_CASSETTE_ENV } from "../../protocol/ipc-messages.ts";
+export { RECORD_CASSETTE_ENV } from "../../protocol/child-entry.ts";
 
 export function wrapWithRecorder(model: LanguageModelV3, file: string): LanguageModelV3 {
   const appender = new JsonlAppender(file);

@@ -5,15 +5,12 @@
  * Owns the table of emitted events waiting for their ack or reply; the entry script feeds it messages.
  */
 import type { ConnectorStartPayload, ParentToChild } from "../../protocol/ipc-messages.ts";
+import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import type { ConnectorEvent } from "../connector-event.ts";
 
-export interface ConnectorReply {
-  eventId: string;
-  status: "ok" | "error";
-  response: string;
-  error?: { code: string; message: string };
-}
+/** The reply of the turn an event started: the turn's outcome. */
+export type ConnectorReply = TurnOutcome;
 
 export interface ConnectorLogger {
   debug(...args: unknown[]): void;
@@ -113,9 +110,9 @@ export function createConnectorContext(options: CreateConnectorContextOptions): 
         }
         return;
       }
-      const reply = payload as ParentToChild["connector_reply"];
-      waiting.delete(reply.requestId);
-      entry.reply({ eventId: reply.eventId, status: reply.status, response: reply.response, ...(reply.error ? { error: reply.error } : {}) });
+      const { requestId, ...outcome } = payload as ParentToChild["connector_reply"];
+      waiting.delete(requestId);
+      entry.reply(outcome);
     },
     async shutdown(reason) {
       if (!controller.signal.aborted) controller.abort(new Error(reason));

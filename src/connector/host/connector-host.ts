@@ -16,7 +16,7 @@ import type { Orchestrator } from "../../orchestrator/orchestrator.ts";
 import type { ProcessInfo } from "../../supervision/process-table.ts";
 import { bunProcessSpawner, type ProcessSpawner } from "../../supervision/process-spawner.ts";
 import { DEFAULT_RESTART_POLICY } from "../../supervision/restart-policy.ts";
-import { CONNECTOR_ENTRY_SCRIPT } from "../child/connector-entry.ts";
+import { CONNECTOR_ENTRY_SCRIPT } from "../entry.ts";
 import { ConnectorSupervisor, type ConnectorIngest } from "./connector-supervisor.ts";
 import { connectorRunSpecs } from "./connection-plan.ts";
 
@@ -52,10 +52,7 @@ export function orchestratorIngest(orchestrator: Pick<Orchestrator, "ingest">): 
       type: request.type,
       metadata: request.metadata,
     });
-    const reply = request.wantsReply
-      ? submitted.outcome.then((outcome) => ({ eventId: outcome.eventId, status: outcome.status, response: outcome.response, ...(outcome.error ? { error: outcome.error } : {}) }))
-      : undefined;
-    return { eventId: submitted.eventId, ...(reply ? { reply } : {}) };
+    return { eventId: submitted.eventId, ...(request.wantsReply ? { reply: submitted.outcome } : {}) };
   };
 }
 

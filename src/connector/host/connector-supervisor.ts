@@ -12,6 +12,7 @@ import type { Logger } from "../../shared/logger.ts";
 import { silentLogger } from "../../shared/logger.ts";
 import { describeError } from "../../shared/errors.ts";
 import type { JsonObject } from "../../shared/json.ts";
+import { failedOutcome, type TurnOutcome } from "../../protocol/turn-outcome.ts";
 import { envelope, ORCHESTRATOR, type ChildMessage, type ChildToParent } from "../../protocol/ipc-messages.ts";
 import type { ChildExit, ChildProcessHandle, ProcessSpawner, SpawnRequest } from "../../supervision/process-spawner.ts";
 import { decideAfterCrash, DEFAULT_RESTART_POLICY, type RestartPolicy } from "../../supervision/restart-policy.ts";
@@ -44,15 +45,9 @@ export interface ConnectorIngestRequest {
   wantsReply: boolean;
 }
 
-export interface ConnectorTurnReply {
-  eventId: string;
-  status: "ok" | "error";
-  response: string;
-  error?: { code: string; message: string };
-}
 
 /** Hands an event to the orchestrator; resolves once it is durably accepted (rejects with a coded error if refused). */
-export type ConnectorIngest = (request: ConnectorIngestRequest) => Promise<{ eventId: string; reply?: Promise<ConnectorTurnReply> }>;
+export type ConnectorIngest = (request: ConnectorIngestRequest) => Promise<{ eventId: string; reply?: Promise<TurnOutcome> }>;
 
 export type ConnectorStatus = "spawning" | "running" | "crashLoopBackOff" | "draining" | "terminated";
 
@@ -267,14 +262,14 @@ export class ConnectorSupervisor {
     }
     child.send(envelope("connector_ack", ORCHESTRATOR, to, { requestId: payload.requestId, accepted: true, eventId: accepted.eventId }));
     if (!payload.wantsReply) return;
-    let reply: ConnectorTurnReply;
+    let reply: TurnOutcome;
     try {
       reply = accepted.reply
         ? await accepted.reply
-        : { eventId: accepted.eventId, status: "error", response: "", error: { code: "E_CONNECTOR_NO_REPLY", message: "the orchestrator gave no reply for this event" } };
+        : failedOutcome({ agent: "", instanceKey: "", eventId: accepted.eventId, error: { code: "E_CONNECTOR_NO_REPLY", message: "the orchestrator gave no reply for this event" } });
     } catch (error) {
       const described = describeError(error);
-      reply = { eventId: accepted.eventId, status: "error", response: "", error: { code: described.code ?? "E_CONNECTOR_REPLY_FAILED", message: described.message } };
+      reply = failedOutcome({ agent: "", instanceKey: "", eventId: accepted.eventId, error: { code: described.code ?? "E_CONNECTOR_REPLY_FAILED", message: described.message } });
     }
     child.send(envelope("connector_reply", ORCHESTRATOR, to, { requestId: payload.requestId, ...reply }));
   }

@@ -20,7 +20,8 @@
  */
 import { closeSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentEvent, ParentToChild } from "../../protocol/ipc-messages.ts";
+import type { AgentEvent } from "../../protocol/agent-event.ts";
+import type { ParentToChild } from "../../protocol/ipc-messages.ts";
 import { safeName } from "../../shared/state-paths.ts";
 
 export interface InboxEntry {

@@ -5,7 +5,8 @@
 import type { Clock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { SwarmPolicy } from "../../config/types.ts";
-import type { ChildToParent, TurnResultPayload } from "../../protocol/ipc-messages.ts";
+import type { ChildToParent } from "../../protocol/ipc-messages.ts";
+import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { ProcessSpawner, SpawnRequest } from "../../supervision/process-spawner.ts";
 import type { DurableInbox, InboxEntry } from "./durable-inbox.ts";
 import type { InstanceSupervisor } from "./instance-supervisor.ts";
@@ -21,7 +22,7 @@ export interface SupervisorHooks {
   released(supervisor: InstanceSupervisor): void;
   /** Idle with nothing queued: a candidate for eviction. */
   idled(supervisor: InstanceSupervisor): void;
-  turnResult(supervisor: InstanceSupervisor, entry: InboxEntry, result: TurnResultPayload): void;
+  turnResult(supervisor: InstanceSupervisor, entry: InboxEntry, result: TurnOutcome): void;
   /**
    * The event was given up and removed from the inbox: it crashed the child `maxConsecutiveCrashes` times,
    * or (with `cause`) the instance cannot start at all.

@@ -9,7 +9,9 @@
  */
 import type { TimerHandle } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
-import { instanceAddress, type ChildMessage, type ParentToChild, type TurnResultPayload } from "../../protocol/ipc-messages.ts";
+import { instanceAddress } from "../../protocol/agent-event.ts";
+import type { ChildMessage, ParentToChild } from "../../protocol/ipc-messages.ts";
+import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import { spawnInstanceChild, type InstanceChild } from "../../supervision/child-process.ts";
 import type { ChildExit } from "../../supervision/process-spawner.ts";
 import type { DurableInbox, HeldReply, InboxEntry } from "./durable-inbox.ts";
@@ -270,7 +272,7 @@ export class InstanceSupervisor {
     }
   }
 
-  private onTurnResult(result: TurnResultPayload): void {
+  private onTurnResult(result: TurnOutcome): void {
     const entry = this.events.finish(result.eventId);
     if (!entry) {
       this.logger.warn({ eventId: result.eventId }, "turn_result for an event not in flight; dropped");

@@ -7,7 +7,7 @@
  * cleared, if it has one. Instances of agents that left the swarm are stopped and retired, their inboxes
  * kept on disk.
  */
-import { instanceAddress } from "../../protocol/ipc-messages.ts";
+import { instanceAddress } from "../../protocol/agent-event.ts";
 import type { InstancePaths } from "../../shared/state-paths.ts";
 import { clearConversation } from "../instances/clear-conversation.ts";
 import type { InstanceSupervisor } from "../instances/instance-supervisor.ts";

@@ -6,10 +6,12 @@
  * AGENT_REQUEST_TIMEOUT, and its late reply is dropped.
  */
 import type { Logger } from "../../shared/logger.ts";
-import { instanceAddress, type TurnResultPayload } from "../../protocol/ipc-messages.ts";
+import { instanceAddress } from "../../protocol/agent-event.ts";
+import type { ErrorInfo } from "../../protocol/error-info.ts";
+import { failedOutcome, type Reply, type TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { InboxEntry } from "../instances/durable-inbox.ts";
 import type { PendingRequest, PendingRequests } from "./pending-requests.ts";
-import { replyForOutcome, timeoutReply, type DelegateResult, type OutcomeWaiters, type TurnOutcome } from "./turn-outcomes.ts";
+import { replyForOutcome, timeoutReply, type OutcomeWaiters } from "./turn-outcomes.ts";
 
 interface Instance {
   agent: string;
@@ -22,7 +24,7 @@ export interface OutcomeRouterOptions {
   pending: PendingRequests;
   logger: Logger;
   /** The requesting instance by address, created when it has no supervisor (its reply waits for its next child). */
-  requester(address: string): { deliverReply(reply: DelegateResult, deadline: number): void };
+  requester(address: string): { deliverReply(reply: Reply, deadline: number): void };
   /** The callee instance by address, when it has a supervisor. */
   callee(address: string): { withdraw(eventId: string): InboxEntry | undefined } | undefined;
 }
@@ -30,7 +32,7 @@ export interface OutcomeRouterOptions {
 export class OutcomeRouter {
   constructor(private readonly options: OutcomeRouterOptions) {}
 
-  turnEnded(instance: Instance, entry: InboxEntry, result: TurnResultPayload): void {
+  turnEnded(instance: Instance, entry: InboxEntry, result: TurnOutcome): void {
     this.settle(entry, {
       status: result.status,
       agent: instance.agent,
@@ -44,13 +46,12 @@ export class OutcomeRouter {
   }
 
   /** The event left the inbox unanswered: it crashed the instance too often, or (`cause`) the instance cannot start. */
-  givenUp(instance: Instance, entry: InboxEntry, cause?: { code: string; message: string }): void {
+  givenUp(instance: Instance, entry: InboxEntry, cause?: ErrorInfo): void {
     const context = { agent: instance.agent, instanceKey: instance.instanceKey, eventId: entry.event.id, crashes: entry.crashes, cause };
     this.options.logger.error(context, cause ? "instance cannot start; event given up" : "event crashed the instance too often; given up");
     const last = entry.lastCrash === undefined ? "" : ` (last time ${entry.lastCrash})`;
     const message = cause ? `${cause.message}; the event was dropped` : `${instance.address} crashed ${entry.crashes} times while handling this event${last}; it was dropped`;
-    const error = { code: "AGENT_CRASHED", message };
-    this.settle(entry, { status: "error", agent: instance.agent, instanceKey: instance.instanceKey, eventId: entry.event.id, turnId: "", response: "", finishReason: "error", error });
+    this.settle(entry, failedOutcome({ agent: instance.agent, instanceKey: instance.instanceKey, eventId: entry.event.id, error: { code: "AGENT_CRASHED", message } }));
   }
 
   requestTimedOut(request: PendingRequest): void {

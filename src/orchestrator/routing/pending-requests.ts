@@ -5,7 +5,7 @@
  * reply is recognised (and dropped) rather than mistaken for an unknown one.
  */
 import type { Clock, TimerHandle } from "../../shared/clock.ts";
-import type { InstanceAddress } from "../../protocol/ipc-messages.ts";
+import type { InstanceAddress } from "../../protocol/agent-event.ts";
 
 export interface PendingRequest {
   correlationId: string;

@@ -5,7 +5,7 @@
  * the child's state and a restarted child asks again.
  */
 import { newTraceId } from "../../shared/ids.ts";
-import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/ipc-messages.ts";
+import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/agent-event.ts";
 
 export function resultsArrivedEvent(options: { id: string; agent: string; instanceKey: string; count: number; now: number }): AgentEvent {
   return {

@@ -4,54 +4,27 @@
  * callee's outcome (`AGENT_TURN_FAILED` for a failed turn, `AGENT_CRASHED` passed through) or for a
  * request whose deadline passed (`AGENT_REQUEST_TIMEOUT`).
  */
-import type { ParentToChild } from "../../protocol/ipc-messages.ts";
+import { failedOutcome, type Reply, type TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { PendingRequest } from "./pending-requests.ts";
 
-export interface TurnOutcome {
-  status: "ok" | "error";
-  agent: string;
-  instanceKey: string;
-  eventId: string;
-  turnId: string;
-  response: string;
-  finishReason: string;
-  error?: { code: string; message: string };
-}
-
-export type DelegateResult = ParentToChild["delegate_result"];
-
-export function replyForOutcome(request: PendingRequest, outcome: TurnOutcome): DelegateResult {
-  const reply: DelegateResult = {
-    correlationId: request.correlationId,
-    status: outcome.status,
-    agent: outcome.agent,
-    instanceKey: outcome.instanceKey,
-    response: outcome.response,
-    finishReason: outcome.finishReason,
-  };
-  if (outcome.status === "error") {
-    reply.error =
-      outcome.error?.code === "AGENT_CRASHED"
-        ? outcome.error
-        : { code: "AGENT_TURN_FAILED", message: `${outcome.agent} turn failed: ${outcome.error?.code ?? "error"}: ${outcome.error?.message ?? outcome.response}` };
+/** The reply a requester gets for its callee's outcome: a failed turn reads AGENT_TURN_FAILED (AGENT_CRASHED as is). */
+export function replyForOutcome(request: PendingRequest, outcome: TurnOutcome): Reply {
+  const reply: Reply = { ...outcome, correlationId: request.correlationId };
+  if (outcome.status === "error" && outcome.error?.code !== "AGENT_CRASHED") {
+    reply.error = { code: "AGENT_TURN_FAILED", message: `${outcome.agent} turn failed: ${outcome.error?.code ?? "error"}: ${outcome.error?.message ?? outcome.response}` };
   }
   return reply;
 }
 
-export function timeoutReply(request: PendingRequest): DelegateResult {
-  return {
-    correlationId: request.correlationId,
-    status: "error",
-    agent: request.agent,
-    instanceKey: request.instanceKey,
-    error: { code: "AGENT_REQUEST_TIMEOUT", message: `${request.agent}/${request.instanceKey} did not answer before the deadline` },
-  };
+export function timeoutReply(request: PendingRequest): Reply {
+  const error = { code: "AGENT_REQUEST_TIMEOUT", message: `${request.agent}/${request.instanceKey} did not answer before the deadline` };
+  return { ...failedOutcome({ agent: request.agent, instanceKey: request.instanceKey, eventId: request.eventId, error }), correlationId: request.correlationId };
 }
 
 /** The outcome waiters get when the orchestrator stops before the turn ended (the event stays accepted). */
 export function stoppedOutcome(eventId: string): TurnOutcome {
   const error = { code: "ORCHESTRATOR_STOPPED", message: "the orchestrator stopped before the turn ended; the event stays in the inbox" };
-  return { status: "error", agent: "", instanceKey: "", eventId, turnId: "", response: "", finishReason: "error", error };
+  return failedOutcome({ agent: "", instanceKey: "", eventId, error });
 }
 
 /** Waiters by eventId: `outcome` settles with the TurnOutcome, `ended` just when the turn is over. */

@@ -6,7 +6,9 @@ import { rmSync } from "node:fs";
 import { startLoopbackLlm, type LoopbackLlm, type LoopbackLlmOptions } from "../../helpers/loopback-llm.ts";
 import { killChild, type Defer } from "../../helpers/cleanups.ts";
 import { tempStateRoot } from "./test-env.ts";
-import { AGENT_ENTRY_SCRIPT, agentChildArgv, envelope, ORCHESTRATOR, type AgentEvent, type ChildMessage, type ParentToChild } from "../../../src/protocol/ipc-messages.ts";
+import { AGENT_ENTRY_SCRIPT, agentChildArgv } from "../../../src/protocol/child-entry.ts";
+import { envelope, ORCHESTRATOR, type ChildMessage, type ParentToChild } from "../../../src/protocol/ipc-messages.ts";
+import type { AgentEvent } from "../../../src/protocol/agent-event.ts";
 
 const FIXTURE = new URL("../../fixtures/agent/bundle", import.meta.url).pathname;
 

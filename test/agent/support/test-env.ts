@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModel } from "ai";
-import type { AgentEvent } from "../../../src/protocol/ipc-messages.ts";
+import type { AgentEvent } from "../../../src/protocol/agent-event.ts";
 import { silentLogger } from "../../../src/shared/logger.ts";
 import { instancePaths, type InstancePaths } from "../../../src/shared/state-paths.ts";
 import { ToolRegistry } from "../../../src/tools/tool-registry.ts";

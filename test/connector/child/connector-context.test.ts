@@ -1,7 +1,8 @@
 import { describe, expect, it } from "bun:test";
 import { createConnectorContext } from "../../../src/connector/child/connector-context.ts";
-import { findStartFunction } from "../../../src/connector/child/connector-entry.ts";
+import { findStartFunction } from "../../../src/connector/entry.ts";
 import type { JsonValue } from "../../../src/shared/json.ts";
+import { outcome } from "../../helpers/outcomes.ts";
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const start = { connector: "webhook", connection: "hooks", entry: "/x.ts", config: { port: 1 }, secrets: { TOKEN: "t" } };
@@ -47,8 +48,8 @@ describe("createConnectorContext", () => {
     host.handle("connector_ack", { requestId: "c1", accepted: true, eventId: "evt_1" });
     await Promise.resolve();
     expect(settled).toBe(false);
-    host.handle("connector_reply", { requestId: "c1", eventId: "evt_1", status: "ok", response: "pong" });
-    expect(await asked).toEqual({ eventId: "evt_1", status: "ok", response: "pong" });
+    host.handle("connector_reply", { requestId: "c1", ...outcome({ eventId: "evt_1", response: "pong" }) });
+    expect(await asked).toEqual(outcome({ eventId: "evt_1", response: "pong" }));
   });
 
   it("on shutdown aborts the signal, fails waiting events, runs cleanup and refuses new emits", async () => {

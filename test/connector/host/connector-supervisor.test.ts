@@ -3,10 +3,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConnectorSupervisor, type ConnectorIngestRequest, type ConnectorRunSpec } from "../../../src/connector/host/connector-supervisor.ts";
-import { CONNECTOR_ENTRY_SCRIPT } from "../../../src/connector/child/connector-entry.ts";
+import { CONNECTOR_ENTRY_SCRIPT } from "../../../src/connector/entry.ts";
 import { bunProcessSpawner } from "../../../src/supervision/process-spawner.ts";
 import { signBody } from "../../../src/base/connectors/webhook-signature.ts";
 import { until as pollUntil } from "../../helpers/goondan-process.ts";
+import { outcome } from "../../helpers/outcomes.ts";
 
 const WEBHOOK_ENTRY = new URL("../../../src/base/connectors/webhook.ts", import.meta.url).pathname;
 const FIXTURES = new URL("../../fixtures/connectors/", import.meta.url).pathname;
@@ -45,7 +46,7 @@ function setup(options: { policy?: { maxConsecutiveCrashes: number; initialBacko
     ingest: async (request) => {
       ingested.push(request);
       const eventId = `evt_${ingested.length}`;
-      return { eventId, reply: Promise.resolve({ eventId, status: "ok" as const, response: `answer to ${request.input}` }) };
+      return { eventId, reply: Promise.resolve(outcome({ eventId, response: `answer to ${request.input}` })) };
     },
     ...(options.policy ? { policy: () => options.policy! } : {}),
   });
@@ -103,7 +104,7 @@ describe("ConnectorSupervisor with real connector children", () => {
     const outFile = join(dir, "out.json");
     await supervisor.start(spec({ connection: "asker", connector: "asker", entry: join(FIXTURES, "asker.ts"), config: { outFile }, secrets: { TOKEN: "t0k" } }));
     await until(() => existsSync(outFile));
-    expect(JSON.parse(readFileSync(outFile, "utf8"))).toEqual({ reply: { eventId: "evt_1", status: "ok", response: "answer to what time is it?" }, token: "t0k" });
+    expect(JSON.parse(readFileSync(outFile, "utf8"))).toEqual({ reply: outcome({ eventId: "evt_1", response: "answer to what time is it?" }), token: "t0k" });
     expect(ingested[0]).toMatchObject({ agent: "front", instanceKey: "team", wantsReply: true, type: "connector.question" });
   });
 

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DurableInbox, findInboxDirs, JOURNAL_FILE } from "../../../src/orchestrator/instances/durable-inbox.ts";
 import { instancePaths } from "../../../src/shared/state-paths.ts";
-import type { AgentEvent } from "../../../src/protocol/ipc-messages.ts";
+import type { AgentEvent } from "../../../src/protocol/agent-event.ts";
+import { reply as replyOf } from "../../helpers/outcomes.ts";
 
 const dirs: string[] = [];
 const tempDir = (): string => {
@@ -113,7 +114,7 @@ describe("DurableInbox", () => {
   it("keeps a held reply until it is released, with its deadline (none: Infinity), through compaction too", () => {
     const dir = join(tempDir(), "inbox");
     const inbox = new DurableInbox(dir, { compactBytes: 2000 });
-    const reply = (correlationId: string) => ({ correlationId, status: "ok" as const, agent: "b", instanceKey: "k", response: "done" });
+    const reply = (correlationId: string) => replyOf({ correlationId, agent: "b", instanceKey: "k", response: "done" });
     inbox.holdReply({ agent: "a", instanceKey: "k", reply: reply("corr_1"), deadline: 500 });
     inbox.holdReply({ agent: "a", instanceKey: "k", reply: reply("corr_2"), deadline: Number.POSITIVE_INFINITY });
     expect(new DurableInbox(dir).load().replies).toEqual([

@@ -23,7 +23,9 @@ describe("runtime request", () => {
       callChain: ["a"],
     });
     b.reply({ response: "answer" });
-    expect(delegateResults(a)).toEqual([{ correlationId: (accepted.value as { correlationId: string }).correlationId, status: "ok", agent: "b", instanceKey: "test-swarm", response: "answer", finishReason: "stop" }]);
+    const request = b.lastEvent();
+    const correlationId = (accepted.value as { correlationId: string }).correlationId;
+    expect(delegateResults(a)).toEqual([{ correlationId, status: "ok", agent: "b", instanceKey: "test-swarm", eventId: request.id, turnId: `turn_${request.id}`, response: "answer", finishReason: "stop" }]);
     expect(delegateResults(s.spawner.latest("a", "other"))).toEqual([]);
     expect(other.eventId).toBeTruthy();
   });

@@ -5,14 +5,14 @@
  * `export async function start(ctx)`), and runs it. It stops on `shutdown` or when the orchestrator
  * goes away; a start function that throws ends the process with a `fatal` message and exit code 1.
  */
-import "../../tools/goondan-module-resolver.ts"; // first: connector files may import "goondan"
-import { envelope, isParentMessage, ORCHESTRATOR, type ChildMessage, type ConnectorStartPayload, type ParentMessage } from "../../protocol/ipc-messages.ts";
-import { createLogger } from "../../shared/logger.ts";
-import { describeError } from "../../shared/errors.ts";
-import { hideProcessSecrets } from "../../tools/hide-process-secrets.ts";
-import { createConnectorContext, type ConnectorContext, type ConnectorContextHost, type ConnectorLogger } from "./connector-context.ts";
+import "../tools/goondan-module-resolver.ts"; // first: connector files may import "goondan"
+import { envelope, isParentMessage, ORCHESTRATOR, type ChildMessage, type ConnectorStartPayload, type ParentMessage } from "../protocol/ipc-messages.ts";
+import { createLogger } from "../shared/logger.ts";
+import { describeError } from "../shared/errors.ts";
+import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
+import { createConnectorContext, type ConnectorContext, type ConnectorContextHost, type ConnectorLogger } from "./child/connector-context.ts";
 
-export const CONNECTOR_ENTRY_SCRIPT = new URL("./connector-entry.ts", import.meta.url).pathname;
+export const CONNECTOR_ENTRY_SCRIPT = new URL("./entry.ts", import.meta.url).pathname;
 
 type StartFunction = (ctx: ConnectorContext) => unknown;
 

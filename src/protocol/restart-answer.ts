@@ -1,0 +1,15 @@
+/**
+ * What every restart ask (self-restart tool, `POST /v1/restart`, `goondan restart`, SIGHUP) gets back: whether the
+ * bundle on disk was valid and the restart is going ahead, and otherwise the validation issues that stopped it.
+ */
+export interface IssueInfo {
+  code: string;
+  /** `file#docIndex.spec.field`. */
+  path: string;
+  message: string;
+}
+
+export interface RestartAnswer {
+  accepted: boolean;
+  issues: IssueInfo[];
+}
