@@ -34,7 +34,7 @@ export function validateDocument(options: { kind: Kind; value: unknown; site: Do
   const validate = validatorFor(options.kind);
   if (validate(options.value)) return true;
   for (const error of foldErrors(validate.errors ?? [])) {
-    const { segments, code, message } = describeError(error);
+    const { segments, code, message } = describeAjvError(error);
     options.issues.at(options.site, segments, { code, message });
   }
   return false;
@@ -63,7 +63,7 @@ function isAtOrUnder(path: string, ancestor: string): boolean {
   return path === ancestor || path.startsWith(`${ancestor}/`);
 }
 
-function describeError(error: ErrorObject): { segments: PathSegment[]; code: IssueCode; message: string } {
+function describeAjvError(error: ErrorObject): { segments: PathSegment[]; code: IssueCode; message: string } {
   const segments = pointerToSegments(error.instancePath);
   const found = describeFound(error.data);
   switch (error.keyword) {

@@ -10,7 +10,7 @@ import type { Clock, TimerHandle } from "../shared/clock.ts";
 import { systemClock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
 import { silentLogger } from "../shared/logger.ts";
-import { describeError } from "../shared/errors.ts";
+import { describe } from "../shared/errors.ts";
 import { BUILTIN_PACKAGE, type AnyResource, type Bundle, type ConfigIssue } from "./types.ts";
 import { diffBundles, resourceFiles, type BundleDiff } from "./bundle-diff.ts";
 import { entryFiles } from "./entry-imports.ts";
@@ -125,7 +125,7 @@ export async function watchBundle(options: WatchBundleOptions): Promise<BundleWa
     pendingRuns++;
     handling = handling
       .then(() => handle(files))
-      .catch((error: unknown) => logger.error({ error: describeError(error) }, "bundle reload failed"))
+      .catch((error: unknown) => logger.error({ error: describe(error) }, "bundle reload failed"))
       .finally(() => {
         pendingRuns--;
       });
@@ -139,7 +139,7 @@ export async function watchBundle(options: WatchBundleOptions): Promise<BundleWa
     if (timer) clock.clearTimeout(timer);
     timer = clock.setTimeout(flush, debounceMs);
   });
-  watcher.on("error", (error) => logger.warn({ error: describeError(error) }, "file watcher error"));
+  watcher.on("error", (error) => logger.warn({ error: describe(error) }, "file watcher error"));
   await ready;
 
   return {

@@ -8,7 +8,7 @@
 import "../tools/goondan-module-resolver.ts"; // first: connector files may import "goondan"
 import { envelope, isParentMessage, ORCHESTRATOR, type ChildMessage, type ConnectorStartPayload, type ParentMessage } from "../protocol/ipc-messages.ts";
 import { createLogger } from "../shared/logger.ts";
-import { describeError } from "../shared/errors.ts";
+import { describe } from "../shared/errors.ts";
 import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
 import { createConnectorContext, type ConnectorContext, type ConnectorContextHost, type ConnectorLogger } from "./child/connector-context.ts";
 
@@ -76,7 +76,7 @@ function main(): void {
       send(envelope("connector_ready", self, ORCHESTRATOR, { pid: process.pid, connection: payload.connection }));
       await startFunction(host.context);
     } catch (error) {
-      const described = describeError(error);
+      const described = describe(error);
       send(envelope("fatal", self, ORCHESTRATOR, { code: described.code ?? "E_CONNECTOR_START_FAILED", message: described.message }));
       logger.error("connector failed", described.message);
       process.exit(1);

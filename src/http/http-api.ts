@@ -12,17 +12,13 @@
  * says `instance.known: false` and lists the agent's known instance keys so a caller can spot a typo.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { isGoondanError, describeError } from "../shared/errors.ts";
+import { isGoondanError, describe } from "../shared/errors.ts";
 import { isJsonObject, type JsonObject } from "../shared/json.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
 import type { Orchestrator } from "../orchestrator/orchestrator.ts";
 import { readRuntimeEvents } from "./read-runtime-events.ts";
 import { readJsonBody, BodyError } from "./read-json-body.ts";
-
-export interface ApiRestartAnswer {
-  accepted: boolean;
-  issues: { code: string; path: string; message: string }[];
-}
+import type { RestartAnswer } from "../protocol/restart-answer.ts";
 
 export interface ApiRestartRequest {
   reason: string;
@@ -39,7 +35,7 @@ export interface HttpApiOptions {
   /** Default 1 MiB. */
   maxBodyBytes?: number;
   /** `POST /v1/restart`: validate, then reload. Default: 501. */
-  restart?: (request: ApiRestartRequest) => Promise<ApiRestartAnswer>;
+  restart?: (request: ApiRestartRequest) => Promise<RestartAnswer>;
   /** Default: silent. */
   logger?: Logger;
 }
@@ -172,7 +168,7 @@ export function createApiHandler(options: HttpApiOptions): (request: Request, se
     } catch (error) {
       if (error instanceof BodyError) return apiError(error.status, error.code, error.message);
       if (isGoondanError(error) && (error.blame === "usage" || STATUS_OF_CODE[error.code])) return apiError(STATUS_OF_CODE[error.code] ?? 400, error.code, error.message);
-      logger.error({ error: describeError(error), path: url.pathname }, "http api request failed");
+      logger.error({ error: describe(error), path: url.pathname }, "http api request failed");
       return apiError(500, "E_INTERNAL", "internal error");
     }
   };

@@ -4,14 +4,16 @@
  * declared as something other than JSON.
  */
 import { isJsonObject, type JsonObject } from "../shared/json.ts";
+import { UsageError } from "../shared/errors.ts";
 
-export class BodyError extends Error {
+/** A request body the API cannot take, with the HTTP status to answer. */
+export class BodyError extends UsageError {
   constructor(
     readonly status: number,
-    readonly code: string,
+    code: string,
     message: string,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

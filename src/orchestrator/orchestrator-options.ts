@@ -10,7 +10,7 @@ import type { JsonObject } from "../shared/json.ts";
 import type { AgentEvent } from "../protocol/agent-event.ts";
 import type { InstanceTarget, LoadedBundle } from "./reload/restart-coordinator.ts";
 import type { ProcessSpawner } from "../supervision/process-spawner.ts";
-import type { RuntimeRestartAnswer } from "./routing/runtime-router.ts";
+import type { RestartAnswer } from "../protocol/restart-answer.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
 import type { Orchestrator } from "./orchestrator.ts";
 
@@ -53,7 +53,7 @@ export interface ReloadOptions {
   reasons?: string[];
 }
 
-export type RestartHandler = (request: { reason: string; requester: { agent: string; instanceKey: string }; afterTurn: Promise<unknown>; orchestrator: Orchestrator }) => Promise<RuntimeRestartAnswer>;
+export type RestartHandler = (request: { reason: string; requester: { agent: string; instanceKey: string }; afterTurn: Promise<unknown>; orchestrator: Orchestrator }) => Promise<RestartAnswer>;
 
 export interface OrchestratorOptions {
   bundle: Bundle;

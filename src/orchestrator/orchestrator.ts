@@ -8,7 +8,7 @@ import type { Bundle } from "../config/types.ts";
 import { systemClock, type Clock } from "../shared/clock.ts";
 import { newId, newTraceId, type IdGenerator } from "../shared/ids.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
-import { UsageError, describeError } from "../shared/errors.ts";
+import { UsageError, describe } from "../shared/errors.ts";
 import { instancePaths } from "../shared/state-paths.ts";
 import { BUNDLE_SNAPSHOT_ENV, agentChildArgv } from "../protocol/child-entry.ts";
 import { instanceAddress, type AgentEvent } from "../protocol/agent-event.ts";
@@ -290,7 +290,7 @@ export class Orchestrator {
         poisoned: (s, entry, cause) => this.outcomes.givenUp(s, entry, cause),
         runtimeCall: (s, call) => {
           const requester = { agent: s.agent, instanceKey: s.instanceKey, address: s.address, currentEvent: () => s.inFlight?.event, runtimeResult: s.runtimeResult.bind(s) };
-          void handleRuntimeCall({ host: this.router, requester, call }).catch((error: unknown) => this.logger.error({ error: describeError(error) }, "runtime call failed"));
+          void handleRuntimeCall({ host: this.router, requester, call }).catch((error: unknown) => this.logger.error({ error: describe(error) }, "runtime call failed"));
         },
         // Queued or in-flight work shows the results anyway; otherwise a turn of its own.
         resultsWaiting: (s, { count }) => {

@@ -3,10 +3,15 @@
  * A middleware is `async (ctx, next) => { before; const r = await next(); after; return r }`.
  * Not calling `next()` short-circuits the chain; calling it twice is an error.
  */
+import { ConfigError } from "./errors.ts";
+
 export type Middleware<C, R> = (ctx: C, next: () => Promise<R>) => Promise<R>;
 
-export class MiddlewareError extends Error {
-  readonly code = "E_MIDDLEWARE_NEXT_TWICE";
+/** An extension's middleware called `next()` twice: the extension's bug. */
+export class MiddlewareError extends ConfigError {
+  constructor(message: string) {
+    super("E_MIDDLEWARE_NEXT_TWICE", message);
+  }
 }
 
 export function compose<C, R>(middlewares: readonly Middleware<C, R>[], core: (ctx: C) => Promise<R>): (ctx: C) => Promise<R> {

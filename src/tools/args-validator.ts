@@ -54,7 +54,7 @@ export function compileArgsValidator(options: { schema: JsonObject; toolName: st
   const suggestion = keysSuggestion(schema);
   return (args) => {
     if (validate(args)) return null;
-    const problems = describeErrors(validate.errors ?? []);
+    const problems = describes(validate.errors ?? []);
     const listed = problems.slice(0, MAX_LISTED_ERRORS);
     const more = problems.length > listed.length ? `; and ${problems.length - listed.length} more` : "";
     return {
@@ -88,13 +88,13 @@ function describeProperty(properties: unknown, key: string): string {
   return "";
 }
 
-function describeErrors(errors: readonly ErrorObject[]): string[] {
+function describes(errors: readonly ErrorObject[]): string[] {
   const lines = new Set<string>();
-  for (const error of errors) lines.add(describeError(error));
+  for (const error of errors) lines.add(describe(error));
   return [...lines];
 }
 
-function describeError(error: ErrorObject): string {
+function describe(error: ErrorObject): string {
   const at = error.instancePath === "" ? "(root)" : error.instancePath;
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {

@@ -3,6 +3,7 @@
  * `error.message` (and `suggestion`) cut to the tool's `errorMessageLimit` with `... (truncated)`
  * (seed 003 §8.4). Also `ToolFault`, the error class tool authors throw to choose a code and suggestion.
  */
+import { describe, GoondanError } from "../shared/errors.ts";
 import type { ToolError, ToolResult } from "./types.ts";
 
 export const TOOL_ERROR_CODES = {
@@ -77,49 +78,12 @@ export function toolError(input: ToolErrorInput, options: { limit?: number } = {
  * Thrown by a tool to pick the code and suggestion the model sees:
  * `throw new ToolFault("E_FS_NOT_FOUND", "no such file: a.txt", { suggestion: "list the directory first" })`.
  */
-export class ToolFault extends Error {
-  readonly code: string;
-  readonly suggestion?: string;
-
-  constructor(code: string, message: string, options: { suggestion?: string; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = "ToolFault";
-    this.code = code;
-    if (options.suggestion !== undefined) this.suggestion = options.suggestion;
-  }
+export class ToolFault extends GoondanError {
+  readonly blame = "tool" as const;
 }
 
-/**
- * Describes any thrown value as an E_TOOL error input, keeping `error.name` and a string/number
- * `error.code` (and `suggestion`) when the value carries them. Never throws, even for hostile values.
- */
+/** Any thrown value as a tool error input: its own code (and suggestion) when it carries one, else `fallbackCode`. */
 export function describeThrown(value: unknown, fallbackCode: string = TOOL_ERROR_CODES.failed): ToolErrorInput {
-  try {
-    if (value instanceof Error) {
-      const code = (value as { code?: unknown }).code;
-      const suggestion = (value as { suggestion?: unknown }).suggestion;
-      const message = typeof value.message === "string" ? value.message : String(value.message);
-      return {
-        code: typeof code === "string" && code !== "" ? code : typeof code === "number" ? String(code) : fallbackCode,
-        name: typeof value.name === "string" && value.name !== "" ? value.name : "Error",
-        message: message === "" ? `${value.name || "Error"} thrown without a message` : message,
-        ...(typeof suggestion === "string" ? { suggestion } : {}),
-      };
-    }
-    return { code: fallbackCode, name: "NonErrorThrown", message: `the tool threw a non-Error value: ${previewValue(value)}` };
-  } catch {
-    return { code: fallbackCode, name: "NonErrorThrown", message: "the tool threw a value that cannot be described" };
-  }
-}
-
-function previewValue(value: unknown): string {
-  if (value === undefined) return "undefined";
-  if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "bigint") return `${value}n`;
-  if (typeof value === "symbol" || typeof value === "function") return String(value);
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
+  const { code, ...described } = describe(value);
+  return { code: code ?? fallbackCode, ...described };
 }

@@ -16,7 +16,7 @@ import { envelope, HEARTBEAT_INTERVAL_MS, isParentMessage, ORCHESTRATOR, type Ch
 import { instanceAddress } from "../../protocol/agent-event.ts";
 import type { AgentChildArgs } from "../../protocol/child-entry.ts";
 import { failedOutcome } from "../../protocol/turn-outcome.ts";
-import { describeError, isGoondanError } from "../../shared/errors.ts";
+import { describe, isGoondanError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { AgentInstance } from "../instance/agent-instance.ts";
@@ -104,7 +104,7 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
     } catch (error) {
       // Only a bug of ours or a failing disk gets here; still exactly one reply.
       logger.error({ err: error, eventId: event.id }, "turn could not be committed");
-      const failure = { code: "AGENT_TURN_FAILED", message: describeError(error).message };
+      const failure = { code: "AGENT_TURN_FAILED", message: describe(error).message };
       send(envelope("turn_result", address, ORCHESTRATOR, failedOutcome({ agent: args.agent, instanceKey: args.instanceKey, eventId: event.id, error: failure })));
     } finally {
       clearInterval(heartbeat);
@@ -178,7 +178,7 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
     instance = await ready;
   } catch (error) {
     const code = isGoondanError(error) ? error.code : "AGENT_START_FAILED";
-    const message = describeError(error).message;
+    const message = describe(error).message;
     logger.error({ code, err: error }, "agent failed to start");
     send(envelope("fatal", address, ORCHESTRATOR, { code, message }));
     options.exit(1);

@@ -13,16 +13,10 @@ import { failedReply, type Reply } from "../../protocol/turn-outcome.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import { newId, type IdGenerator } from "../../shared/ids.ts";
 import type { AgentInstanceInfo, AgentReply, AgentRequestOptions, AgentToolRuntime } from "../../tools/types.ts";
+import { UsageError } from "../../shared/errors.ts";
 
-export class RuntimeCallError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "RuntimeCallError";
-  }
-}
+/** The orchestrator refused a runtime call (its code), or the channel to it is gone. */
+export class RuntimeCallError extends UsageError {}
 
 export interface RuntimeClientOptions {
   /** `agent/instanceKey` of this child. */

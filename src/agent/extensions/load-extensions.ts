@@ -5,7 +5,7 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import type { ExtensionResource } from "../../config/types.ts";
-import { ConfigError, describeError } from "../../shared/errors.ts";
+import { ConfigError, describe } from "../../shared/errors.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { ToolCatalogItem, ToolHandler } from "../../tools/types.ts";
@@ -46,7 +46,7 @@ function findRegister(module: unknown): ExtensionRegister | undefined {
  * serializer appends every cause's message to the message (it read "…: boom: boom"). Its stack is kept.
  */
 function loadFailure(message: string, error: unknown): ConfigError {
-  const failure = new ConfigError("E_CONFIG_EXTENSION_LOAD", `${message}: ${describeError(error).message}`);
+  const failure = new ConfigError("E_CONFIG_EXTENSION_LOAD", `${message}: ${describe(error).message}`);
   if (error instanceof Error && error.stack !== undefined) failure.stack = `${failure.stack ?? ""}\ncaused by: ${error.stack}`;
   return failure;
 }

@@ -6,14 +6,14 @@
  * connection is retried and, once retries are spent, ends the turn with a structured failure.
  */
 import type { ModelResource } from "../../config/types.ts";
-import { ConfigError } from "../../shared/errors.ts";
+import { ConfigError, SystemError } from "../../shared/errors.ts";
 
 export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 
-export class ModelCallTimeoutError extends Error {
+/** The provider did not answer in time: retryable MODEL_TIMEOUT (model-failure.ts). */
+export class ModelCallTimeoutError extends SystemError {
   constructor(readonly timeoutMs: number) {
-    super(`the model did not answer within ${timeoutMs} ms`);
-    this.name = "ModelCallTimeoutError";
+    super("MODEL_TIMEOUT", `the model did not answer within ${timeoutMs} ms`);
   }
 }
 

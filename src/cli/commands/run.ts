@@ -12,7 +12,7 @@ import { selectSwarm } from "../../config/resolve.ts";
 import { missingEnvIssues } from "../../config/value-source.ts";
 import { createLogger, prettyStream } from "../../shared/logger.ts";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
-import { describeError, SystemError } from "../../shared/errors.ts";
+import { describe, SystemError } from "../../shared/errors.ts";
 import { Orchestrator } from "../../orchestrator/orchestrator.ts";
 import { bunProcessSpawner } from "../../supervision/process-spawner.ts";
 import { bundleAgentEntry } from "../../daemon/agent-entry-bundle.ts";
@@ -102,7 +102,7 @@ export const command: CliCommand = {
         });
       } catch (error) {
         await stopAll("startup failed");
-        throw new SystemError("E_RUN_LISTEN", `cannot listen on ${host}:${port}: ${describeError(error).message}`, { suggestion: "pick another --port (0 picks a free one)" });
+        throw new SystemError("E_RUN_LISTEN", `cannot listen on ${host}:${port}: ${describe(error).message}`, { suggestion: "pick another --port (0 picks a free one)" });
       }
       if (!io.env.GOONDAN_API_TOKEN && !["127.0.0.1", "localhost", "::1"].includes(host)) {
         logger.warn({ host }, "the HTTP API listens beyond loopback without GOONDAN_API_TOKEN; anyone who can reach it can submit events");

@@ -8,6 +8,7 @@ import type { ConnectorStartPayload, ParentToChild } from "../../protocol/ipc-me
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import type { ConnectorEvent } from "../connector-event.ts";
+import { UsageError } from "../../shared/errors.ts";
 
 /** The reply of the turn an event started: the turn's outcome. */
 export type ConnectorReply = TurnOutcome;
@@ -36,14 +37,8 @@ export interface ConnectorContext {
   onShutdown(handler: () => void | Promise<void>): void;
 }
 
-export class ConnectorEmitError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.code = code;
-    this.name = "ConnectorEmitError";
-  }
-}
+/** The orchestrator refused an emitted event, or the connector is shutting down. */
+export class ConnectorEmitError extends UsageError {}
 
 interface Waiting {
   wantsReply: boolean;

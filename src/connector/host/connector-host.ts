@@ -11,7 +11,7 @@ import { diffBundles } from "../../config/bundle-diff.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { silentLogger } from "../../shared/logger.ts";
-import { describeError } from "../../shared/errors.ts";
+import { describe } from "../../shared/errors.ts";
 import type { Orchestrator } from "../../orchestrator/orchestrator.ts";
 import type { ProcessInfo } from "../../supervision/process-table.ts";
 import { bunProcessSpawner, type ProcessSpawner } from "../../supervision/process-spawner.ts";
@@ -77,7 +77,7 @@ export async function startConnectors(options: ConnectorHostOptions): Promise<Co
       try {
         specs = specsFor(bundle);
       } catch (error) {
-        logger.error({ error: describeError(error) }, "connectors not reloaded; the running ones keep their old settings");
+        logger.error({ error: describe(error) }, "connectors not reloaded; the running ones keep their old settings");
         return;
       }
       const changed = new Set([...diffBundles({ previous: current, next: bundle }).connections, ...connections]);

@@ -10,7 +10,7 @@ import type { Clock, TimerHandle } from "../../shared/clock.ts";
 import { systemClock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { silentLogger } from "../../shared/logger.ts";
-import { describeError } from "../../shared/errors.ts";
+import { describe } from "../../shared/errors.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import { failedOutcome, type TurnOutcome } from "../../protocol/turn-outcome.ts";
 import { envelope, ORCHESTRATOR, type ChildMessage, type ChildToParent } from "../../protocol/ipc-messages.ts";
@@ -183,7 +183,7 @@ export class ConnectorSupervisor {
     try {
       child = this.options.spawner.spawn(request);
     } catch (error) {
-      this.logger.error({ connection: state.spec.connection, error: describeError(error) }, "connector spawn failed");
+      this.logger.error({ connection: state.spec.connection, error: describe(error) }, "connector spawn failed");
       this.afterExit(state, { code: null, signal: null });
       return;
     }
@@ -257,7 +257,7 @@ export class ConnectorSupervisor {
         wantsReply: payload.wantsReply,
       });
     } catch (error) {
-      const described = describeError(error);
+      const described = describe(error);
       return void refuse(described.code ?? "E_CONNECTOR_INGEST_FAILED", described.message);
     }
     child.send(envelope("connector_ack", ORCHESTRATOR, to, { requestId: payload.requestId, accepted: true, eventId: accepted.eventId }));
@@ -268,7 +268,7 @@ export class ConnectorSupervisor {
         ? await accepted.reply
         : failedOutcome({ agent: "", instanceKey: "", eventId: accepted.eventId, error: { code: "E_CONNECTOR_NO_REPLY", message: "the orchestrator gave no reply for this event" } });
     } catch (error) {
-      const described = describeError(error);
+      const described = describe(error);
       reply = failedOutcome({ agent: "", instanceKey: "", eventId: accepted.eventId, error: { code: described.code ?? "E_CONNECTOR_REPLY_FAILED", message: described.message } });
     }
     child.send(envelope("connector_reply", ORCHESTRATOR, to, { requestId: payload.requestId, ...reply }));

@@ -13,10 +13,12 @@ import type { Clock, TimerHandle } from "../../shared/clock.ts";
 import { systemClock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { silentLogger } from "../../shared/logger.ts";
-import { describeError } from "../../shared/errors.ts";
+import { describe } from "../../shared/errors.ts";
 import { RestartScope, type InstanceTarget } from "./restart-scope.ts";
+import type { RestartAnswer } from "../../protocol/restart-answer.ts";
 
 export type { InstanceTarget } from "./restart-scope.ts";
+export type { RestartAnswer } from "../../protocol/restart-answer.ts";
 
 export interface LoadedBundle {
   valid: boolean;
@@ -59,12 +61,6 @@ export interface RestartRequest {
    * so the turn's reply still reaches its requester. Capped by `maxWaitMs`.
    */
   afterTurn?: Promise<unknown>;
-}
-
-export interface RestartAnswer {
-  accepted: boolean;
-  /** The validation errors when not accepted (`{code, path, message}` each). */
-  issues: { code: string; path: string; message: string }[];
 }
 
 export interface RestartCoordinatorOptions {
@@ -144,7 +140,7 @@ export function createRestartCoordinator(options: RestartCoordinatorOptions): Re
         await options.reload(planOf({ batch: current, bundle: loaded.bundle, logger }));
       })
       .catch((error: unknown) => {
-        logger.error({ error: describeError(error) }, "restart failed");
+        logger.error({ error: describe(error) }, "restart failed");
       })
       .finally(() => {
         inFlight--;

@@ -7,7 +7,7 @@
  */
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import { isJsonObject } from "../../shared/json.ts";
-import { describeError, isGoondanError } from "../../shared/errors.ts";
+import { describe, isGoondanError, UsageError } from "../../shared/errors.ts";
 import { newTraceId, type IdGenerator } from "../../shared/ids.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
@@ -16,6 +16,7 @@ import { checkDelegation } from "./call-chain.ts";
 import type { PendingRequests } from "./pending-requests.ts";
 import { syncPolicyFor, type SyncPolicy } from "../instances/durable-inbox.ts";
 import type { SwarmView } from "../swarm-view.ts";
+import type { RestartAnswer } from "../../protocol/restart-answer.ts";
 
 export interface RouterRequester {
   agent: string;
@@ -24,11 +25,6 @@ export interface RouterRequester {
   /** The event of the turn that made the call, when there is one. */
   currentEvent(): AgentEvent | undefined;
   runtimeResult(result: ParentToChild["runtime_result"]): void;
-}
-
-export interface RuntimeRestartAnswer {
-  accepted: boolean;
-  issues: { code: string; path: string; message: string }[];
 }
 
 export interface RouterHost {
@@ -40,22 +36,13 @@ export interface RouterHost {
   accept(event: AgentEvent, sync: SyncPolicy): void;
   spawn(agent: string, instanceKey: string): JsonObject;
   list(): JsonObject[];
-  restart(options: { reason: string; requester: RouterRequester }): Promise<RuntimeRestartAnswer>;
-}
-
-class Refusal extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
+  restart(options: { reason: string; requester: RouterRequester }): Promise<RestartAnswer>;
 }
 
 const stringArg = (args: JsonObject, name: string, required: boolean): string | undefined => {
   const value = args[name];
   if (value === undefined && !required) return undefined;
-  if (typeof value !== "string" || value === "") throw new Refusal("E_RUNTIME_INVALID_ARGS", `expected ${name} to be a non-empty string, got ${JSON.stringify(value ?? null)}`);
+  if (typeof value !== "string" || value === "") throw new UsageError("E_RUNTIME_INVALID_ARGS", `expected ${name} to be a non-empty string, got ${JSON.stringify(value ?? null)}`);
   return value;
 };
 
@@ -65,8 +52,8 @@ export async function handleRuntimeCall(options: { host: RouterHost; requester: 
     const value = await dispatch(host, requester, call);
     requester.runtimeResult({ callId: call.callId, ok: true, value });
   } catch (error) {
-    const code = error instanceof Refusal || isGoondanError(error) ? error.code : "E_RUNTIME_INTERNAL";
-    requester.runtimeResult({ callId: call.callId, ok: false, error: { code, message: describeError(error).message } });
+    const code = isGoondanError(error) ? error.code : "E_RUNTIME_INTERNAL";
+    requester.runtimeResult({ callId: call.callId, ok: false, error: { code, message: describe(error).message } });
   }
 }
 
@@ -79,7 +66,7 @@ async function dispatch(host: RouterHost, requester: RouterRequester, call: Chil
       return delegate(host, requester, call, args, call.method);
     case "spawn": {
       const target = stringArg(args, "target", true) as string;
-      if (!swarm.agents.has(target)) throw new Refusal("AGENT_NOT_FOUND", `agent ${JSON.stringify(target)} is not in the swarm`);
+      if (!swarm.agents.has(target)) throw new UsageError("AGENT_NOT_FOUND", `agent ${JSON.stringify(target)} is not in the swarm`);
       return host.spawn(target, stringArg(args, "instanceKey", false) ?? swarm.instanceKey);
     }
     case "list":
@@ -94,7 +81,7 @@ async function dispatch(host: RouterHost, requester: RouterRequester, call: Chil
       return { accepted: answer.accepted, issues: answer.issues };
     }
     default:
-      throw new Refusal("E_RUNTIME_UNKNOWN_METHOD", `unknown runtime method ${JSON.stringify(call.method)}`);
+      throw new UsageError("E_RUNTIME_UNKNOWN_METHOD", `unknown runtime method ${JSON.stringify(call.method)}`);
   }
 }
 
@@ -112,7 +99,7 @@ function delegate(host: RouterHost, requester: RouterRequester, call: ChildToPar
     maxDepth: swarm.policy.maxDelegationDepth,
     checkCycle: method === "request",
   });
-  if (!check.ok) throw new Refusal(check.code, check.message);
+  if (!check.ok) throw new UsageError(check.code, check.message);
   const now = host.clock.now();
   const eventId = host.ids("evt");
   const event: AgentEvent = {
