@@ -22,9 +22,8 @@ export type {
   ToolSource,
 } from "./tools/types.ts";
 
-export { pending, isPendingHandle, type PendingOptions } from "./tools/pending.ts";
-export { ToolFault } from "./tools/tool-errors.ts";
-export { buildToolName, parseToolName } from "./tools/naming.ts";
+export type { PendingOptions } from "./tools/pending.ts";
+export { buildToolName, isPendingHandle, parseToolName, pending, ToolFault } from "./tools/public-values.ts";
 
 // Extension authors: `export function register(api: ExtensionApi, config: JsonObject)` (agent process).
 export type {
