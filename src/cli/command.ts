@@ -5,7 +5,7 @@
  */
 import type { FlagSpec } from "./args.ts";
 
-export const EXIT = { ok: 0, failure: 1, usage: 2, configInvalid: 3, interrupted: 130 } as const;
+export { EXIT } from "../shared/exit-codes.ts";
 
 export interface CliIo {
   stdout: (text: string) => void;

@@ -12,7 +12,6 @@ import { describe } from "../shared/errors.ts";
 import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
 import { createConnectorContext, type ConnectorContext, type ConnectorContextHost, type ConnectorLogger } from "./child/connector-context.ts";
 
-export const CONNECTOR_ENTRY_SCRIPT = new URL("./entry.ts", import.meta.url).pathname;
 
 type StartFunction = (ctx: ConnectorContext) => unknown;
 

@@ -15,27 +15,16 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { isGoondanError, describe } from "../shared/errors.ts";
 import { isJsonObject, type JsonObject } from "../shared/json.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
-import type { Orchestrator } from "../orchestrator/orchestrator.ts";
+import type { ApiBackend } from "./api-backend.ts";
 import { readRuntimeEvents } from "./read-runtime-events.ts";
 import { readJsonBody, BodyError } from "./read-json-body.ts";
-import type { RestartAnswer } from "../protocol/restart-answer.ts";
-
-export interface ApiRestartRequest {
-  reason: string;
-  agent?: string;
-  /** Only with `agent`: restart (and with `fresh` clear) only this instance. */
-  instanceKey?: string;
-  fresh?: boolean;
-}
 
 export interface HttpApiOptions {
-  orchestrator: Pick<Orchestrator, "submit" | "processes" | "instances" | "instancePaths" | "swarm">;
+  backend: ApiBackend;
   /** Bearer token; when set every route but /healthz needs `Authorization: Bearer <token>`. */
   token?: string;
   /** Default 1 MiB. */
   maxBodyBytes?: number;
-  /** `POST /v1/restart`: validate, then reload. Default: 501. */
-  restart?: (request: ApiRestartRequest) => Promise<RestartAnswer>;
   /** Default: silent. */
   logger?: Logger;
 }
@@ -74,17 +63,17 @@ export function createApiHandler(options: HttpApiOptions): (request: Request, se
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const routes: { pattern: RegExp; methods: Record<string, (request: Request, params: string[], server?: RequestTimeouts) => Promise<Response> | Response> }[] = [
     { pattern: /^\/healthz$/, methods: { GET: () => json(200, { status: "ok" }) } },
-    { pattern: /^\/v1\/processes$/, methods: { GET: () => json(200, { processes: options.orchestrator.processes() }) } },
-    { pattern: /^\/v1\/instances$/, methods: { GET: () => json(200, { instances: options.orchestrator.instances() }) } },
+    { pattern: /^\/v1\/processes$/, methods: { GET: () => json(200, { processes: options.backend.processes() }) } },
+    { pattern: /^\/v1\/instances$/, methods: { GET: () => json(200, { instances: options.backend.instances() }) } },
     {
       pattern: /^\/v1\/instances\/([^/]+)\/([^/]+)\/events$/,
       methods: {
         GET: (request, [agent = "", instanceKey = ""]) => {
-          if (!options.orchestrator.swarm.agents.has(agent)) return apiError(404, "AGENT_NOT_FOUND", `agent ${JSON.stringify(agent)} is not in the swarm`);
+          if (!options.backend.swarm.agents.has(agent)) return apiError(404, "AGENT_NOT_FOUND", `agent ${JSON.stringify(agent)} is not in the swarm`);
           const limitParam = new URL(request.url).searchParams.get("limit");
           const limit = limitParam === null ? undefined : Number(limitParam);
           if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) return apiError(400, "E_API_BAD_REQUEST", `expected limit to be a positive integer, got ${JSON.stringify(limitParam)}`);
-          const result = readRuntimeEvents({ file: options.orchestrator.instancePaths(agent, instanceKey).runtimeEvents, ...(limit ? { limit } : {}) });
+          const result = readRuntimeEvents({ file: options.backend.instancePaths(agent, instanceKey).runtimeEvents, ...(limit ? { limit } : {}) });
           if (!result) return apiError(404, "INSTANCE_NOT_FOUND", `instance ${agent}/${instanceKey} has no runtime events`);
           return json(200, { agent, instanceKey, events: result.events, skipped: result.skipped });
         },
@@ -100,7 +89,8 @@ export function createApiHandler(options: HttpApiOptions): (request: Request, se
   ];
 
   async function postRestart(request: Request): Promise<Response> {
-    if (!options.restart) return apiError(501, "E_RESTART_UNAVAILABLE", "this orchestrator cannot restart");
+    const restart = options.backend.restart?.bind(options.backend);
+    if (!restart) return apiError(501, "E_RESTART_UNAVAILABLE", "this orchestrator cannot restart");
     const body = await readJsonBody(request, { maxBytes: maxBodyBytes, optional: true });
     const reason = typeof body.reason === "string" ? body.reason : "POST /v1/restart";
     if (body.agent !== undefined && typeof body.agent !== "string") return apiError(400, "E_API_BAD_REQUEST", "expected agent to be a string");
@@ -109,13 +99,13 @@ export function createApiHandler(options: HttpApiOptions): (request: Request, se
     const agent = typeof body.agent === "string" ? body.agent : undefined;
     const instanceKey = typeof body.instanceKey === "string" ? body.instanceKey : undefined;
     if (instanceKey !== undefined && agent === undefined) return apiError(400, "E_API_BAD_REQUEST", `expected agent with instanceKey ${JSON.stringify(instanceKey)}: an instance key belongs to one agent`);
-    const swarm = options.orchestrator.swarm;
+    const swarm = options.backend.swarm;
     if (agent !== undefined && !swarm.agents.has(agent)) {
       return apiError(404, "AGENT_NOT_FOUND", `agent ${JSON.stringify(agent)} is not in swarm ${swarm.name}; its agents are: ${[...swarm.agents.keys()].join(", ")}`);
     }
     // Read before the restart: a fresh restart may remove the only trace of the instance.
-    const agentInstances = instanceKey === undefined ? [] : options.orchestrator.instances().filter((row) => row.agent === agent).map((row) => row.instanceKey);
-    const answer = await options.restart({ reason, ...(agent !== undefined ? { agent } : {}), ...(instanceKey !== undefined ? { instanceKey } : {}), ...(body.fresh === true ? { fresh: true } : {}) });
+    const agentInstances = instanceKey === undefined ? [] : options.backend.instances().filter((row) => row.agent === agent).map((row) => row.instanceKey);
+    const answer = await restart({ reason, ...(agent !== undefined ? { agent } : {}), ...(instanceKey !== undefined ? { instanceKey } : {}), ...(body.fresh === true ? { fresh: true } : {}) });
     if (!answer.accepted) return json(422, { error: { code: "E_CONFIG_INVALID", message: "the bundle on disk is invalid; the running swarm is unchanged" }, issues: answer.issues });
     if (agent === undefined || instanceKey === undefined) return json(202, { accepted: true, issues: [] });
     const known = agentInstances.includes(instanceKey);
@@ -132,14 +122,14 @@ export function createApiHandler(options: HttpApiOptions): (request: Request, se
     if (body.timeoutMs !== undefined && !(Number.isInteger(body.timeoutMs) && (body.timeoutMs as number) >= 1 && (body.timeoutMs as number) <= MAX_TIMEOUT_MS)) {
       return apiError(400, "E_API_BAD_REQUEST", `expected timeoutMs to be an integer from 1 to ${MAX_TIMEOUT_MS} (ms), got ${JSON.stringify(body.timeoutMs)}`);
     }
-    const submitted = options.orchestrator.submit({
+    const submitted = options.backend.submit({
       input: body.input,
       ...(typeof body.agent === "string" ? { agent: body.agent } : {}),
       ...(typeof body.instanceKey === "string" ? { instanceKey: body.instanceKey } : {}),
       ...(isJsonObject(body.metadata) ? { metadata: body.metadata } : {}),
     });
     if (body.wait !== true) return json(202, { eventId: submitted.eventId, agent: submitted.agent, instanceKey: submitted.instanceKey });
-    const timeoutMs = typeof body.timeoutMs === "number" ? body.timeoutMs : options.orchestrator.swarm.policy.requestTimeoutMs;
+    const timeoutMs = typeof body.timeoutMs === "number" ? body.timeoutMs : options.backend.swarm.policy.requestTimeoutMs;
     server?.timeout(request, 0);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));

@@ -1,6 +1,6 @@
 /**
- * The Orchestrator's option and result shapes: construction options (with their defaults), `submit`
- * options and handle, `reload` options, and the self-restart handler seam.
+ * The Orchestrator's option and result shapes: construction options (with their defaults), `submit` options and
+ * handle, and the restart requester that answers an agent's self-restart (the daemon's restart coordinator).
  */
 import type { Bundle } from "../config/types.ts";
 import type { Clock } from "../shared/clock.ts";
@@ -8,11 +8,9 @@ import type { IdGenerator } from "../shared/ids.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { JsonObject } from "../shared/json.ts";
 import type { AgentEvent } from "../protocol/agent-event.ts";
-import type { InstanceTarget, LoadedBundle } from "./reload/restart-coordinator.ts";
-import type { ProcessSpawner } from "../supervision/process-spawner.ts";
 import type { RestartAnswer } from "../protocol/restart-answer.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
-import type { Orchestrator } from "./orchestrator.ts";
+import type { ProcessSpawner } from "../supervision/process-spawner.ts";
 
 export interface SubmitOptions {
   input: string;
@@ -35,25 +33,10 @@ export interface Submitted {
   outcome: Promise<TurnOutcome>;
 }
 
-export interface ReloadOptions {
-  bundle: Bundle;
-  /** Restart only these agents' instances; all when absent. An empty list applies policy only (plus `instances`). */
-  agents?: string[];
-  /** Also restart these single instances (`goondan restart --agent A --instance K`). Default: none. */
-  instances?: InstanceTarget[];
-  /** Clear the restarted instances' conversations. Default false. */
-  fresh?: boolean;
-  /** Clear only these agents' restarted instances' conversations (when `fresh` is not set). */
-  freshAgents?: string[];
-  /**
-   * Clear these single instances' conversations. Default: none. A named instance with no supervisor (never
-   * started by this orchestrator) has its conversation on disk cleared, if it has one.
-   */
-  freshInstances?: InstanceTarget[];
-  reasons?: string[];
+/** Where an agent's self-restart goes: validated on disk, answered, applied once the asking turn committed. */
+export interface RestartRequester {
+  request(request: { reason: string; afterTurn: Promise<unknown> }): Promise<RestartAnswer>;
 }
-
-export type RestartHandler = (request: { reason: string; requester: { agent: string; instanceKey: string }; afterTurn: Promise<unknown>; orchestrator: Orchestrator }) => Promise<RestartAnswer>;
 
 export interface OrchestratorOptions {
   bundle: Bundle;
@@ -67,17 +50,15 @@ export interface OrchestratorOptions {
   ids?: IdGenerator;
   /** Default: silent. */
   logger?: Logger;
-  /** Extra environment for children (e.g. GOONDAN_RECORD_CASSETTE). */
+  /** Extra environment for children (e.g. GOONDAN_RECORD_CASSETTE). Default: none. */
   childEnv?: Record<string, string>;
   /**
    * The environment children's variables are taken from. Each agent child gets only the basics and the
    * variables its own resources name (see child-environment.ts), never all of it. Default: process.env.
    */
   env?: Record<string, string | undefined>;
-  /** Answers `runtime.restart` (self-restart). Default: `orchestrator.restart` (validate on disk, then reload after the turn). */
-  restartHandler?: RestartHandler;
-  /** Validates the bundle on disk for restarts. Default: `loadBundle(bundle.dir)`. */
-  loadBundle?: (dir: string) => Promise<LoadedBundle>;
+  /** Answers `runtime.restart` (self-restart). Default: none, and a self-restart is refused (E_RESTART_UNAVAILABLE). */
+  restarts?: RestartRequester;
   /** Default 30000. */
   readyTimeoutMs?: number;
   /** Children starting at the same time. Default: twice the CPUs, at least 2. */

@@ -1,57 +1,54 @@
 /**
- * The Orchestrator: one supervisor per (agent, instanceKey), process slots, durable inboxes, pending
- * requests and reply routing, wired together. Its public surface is small: `start` (resume what the
- * inboxes hold), `submit`/`ingest` (accept an event durably, optionally await its turn), `reload` (apply a
- * new validated bundle), `processes`/`instances` (tables) and `shutdown` (ask, wait, then kill).
+ * The Orchestrator: the agent instances of one Swarm — one Instance (durable inbox + supervised child) per
+ * (agent, instanceKey), process slots, pending requests and reply routing, wired together once here. Its public
+ * surface is small: `start` (resume what the inboxes hold), `submit`/`ingest` (accept an event durably,
+ * optionally await its turn), `reload` (apply a new validated bundle), `processes`/`instances` (tables) and
+ * `shutdown` (ask, wait, then kill). Connectors, the HTTP API and restarts are composed around it by the daemon.
  */
 import type { Bundle } from "../config/types.ts";
 import { systemClock, type Clock } from "../shared/clock.ts";
+import { UsageError, describe } from "../shared/errors.ts";
 import { newId, newTraceId, type IdGenerator } from "../shared/ids.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
-import { UsageError, describe } from "../shared/errors.ts";
-import { instancePaths } from "../shared/state-paths.ts";
-import { BUNDLE_SNAPSHOT_ENV, agentChildArgv } from "../protocol/child-entry.ts";
+import { instancePaths, type InstancePaths } from "../shared/state-paths.ts";
 import { instanceAddress, type AgentEvent } from "../protocol/agent-event.ts";
+import type { TurnOutcome } from "../protocol/turn-outcome.ts";
+import { ProcessPool } from "../supervision/process-pool.ts";
+import { processTable, type ProcessInfo } from "../supervision/process-table.ts";
+import { AgentSpawnRequests } from "./agent-spawn-requests.ts";
 import { DurableInbox, type InboxEntry, type SyncPolicy } from "./instances/durable-inbox.ts";
+import { Instance } from "./instances/instance.ts";
+import type { InstanceHooks } from "./instances/instance-options.ts";
 import { resumeInboxes } from "./instances/resume-inboxes.ts";
 import { instanceRows, storedInstances, type InstanceRow } from "./instances/stored-instances.ts";
-import { loadBundle } from "../config/load-bundle.ts";
-import { createRestartCoordinator, type LoadedBundle, type RestartAnswer, type RestartCoordinator, type RestartRequest } from "./reload/restart-coordinator.ts";
-import { InstanceSupervisor } from "./instances/instance-supervisor.ts";
+import type { ReloadPlan } from "./reload/reload-plan.ts";
+import { restartInstances } from "./reload/restart-instances.ts";
+import { OutcomeRouter } from "./routing/outcome-router.ts";
 import { PendingRequests } from "./routing/pending-requests.ts";
-import { ProcessPool } from "../supervision/process-pool.ts";
 import { resultsArrivedEvent } from "./routing/results-arrived-event.ts";
 import { handleRuntimeCall, type RouterHost } from "./routing/runtime-router.ts";
-import type { OrchestratorOptions, ReloadOptions, SubmitOptions, Submitted } from "./orchestrator-options.ts";
-import { swarmView, type SwarmView } from "./swarm-view.ts";
-import { processTable, type ProcessInfo } from "../supervision/process-table.ts";
-import { restartInstances } from "./reload/restart-instances.ts";
 import { OutcomeWaiters, stoppedOutcome } from "./routing/turn-outcomes.ts";
-import { OutcomeRouter } from "./routing/outcome-router.ts";
-import { writeBundleSnapshot } from "./bundle-snapshot-file.ts";
-import { childEnvironment } from "../supervision/child-environment.ts";
-import { findResource } from "../config/resolve.ts";
-import { agentRequiredEnvNames } from "../config/value-source.ts";
+import type { OrchestratorOptions, SubmitOptions, Submitted } from "./orchestrator-options.ts";
+import { swarmView, type SwarmView } from "./swarm-view.ts";
 
-export type { TurnOutcome } from "../protocol/turn-outcome.ts";
-export type { OrchestratorOptions, ReloadOptions, RestartHandler, SubmitOptions, Submitted } from "./orchestrator-options.ts";
+export type { TurnOutcome };
+export type { OrchestratorOptions, RestartRequester, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 
 export class Orchestrator {
   private bundle: Bundle;
-  private snapshot: { bundle: Bundle; file: string } | undefined;
   private view: SwarmView;
   private accepting = true;
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
   private readonly logger: Logger;
-  private readonly supervisors = new Map<string, InstanceSupervisor>();
+  private readonly instancesByAddress = new Map<string, Instance>();
   private readonly waiters = new OutcomeWaiters();
   private readonly pending: PendingRequests;
   private readonly outcomes: OutcomeRouter;
   private readonly pool: ProcessPool;
+  private readonly spawnRequests: AgentSpawnRequests;
   private readonly router: RouterHost;
-  private readonly processSources: (() => ProcessInfo[])[] = [];
-  private coordinator: RestartCoordinator | undefined;
+  private readonly hooks: InstanceHooks;
 
   constructor(private readonly options: OrchestratorOptions) {
     this.bundle = options.bundle;
@@ -59,6 +56,7 @@ export class Orchestrator {
     this.clock = options.clock ?? systemClock;
     this.ids = options.ids ?? newId;
     this.logger = options.logger ?? silentLogger();
+    this.spawnRequests = new AgentSpawnRequests({ stateRoot: options.stateRoot, env: options.env ?? process.env, childEnv: options.childEnv ?? {}, logger: this.logger });
     this.pending = new PendingRequests({ clock: this.clock, onTimeout: (request) => this.outcomes.requestTimedOut(request) });
     this.outcomes = new OutcomeRouter({
       waiters: this.waiters,
@@ -66,9 +64,9 @@ export class Orchestrator {
       logger: this.logger,
       requester: (address) => {
         const slash = address.indexOf("/");
-        return this.supervisor(address.slice(0, slash), address.slice(slash + 1));
+        return this.instance(address.slice(0, slash), address.slice(slash + 1));
       },
-      callee: (address) => this.supervisors.get(address),
+      callee: (address) => this.instancesByAddress.get(address),
     });
     this.pool = new ProcessPool({
       maxProcesses: () => this.view.policy.lifecycle.maxProcesses,
@@ -82,16 +80,24 @@ export class Orchestrator {
       pending: this.pending,
       accept: (event, sync) => void this.accept(event, sync),
       spawn: (agent, instanceKey) => {
-        const supervisor = this.supervisor(agent, instanceKey);
-        supervisor.ensureStarted();
-        return { agent, instanceKey, status: supervisor.status, ...(supervisor.pid !== undefined ? { pid: supervisor.pid } : {}) };
+        const instance = this.instance(agent, instanceKey);
+        instance.ensureStarted();
+        return { agent, instanceKey, status: instance.status, ...(instance.pid !== undefined ? { pid: instance.pid } : {}) };
       },
-      list: () => [...this.supervisors.values()].map((s) => ({ agent: s.agent, instanceKey: s.instanceKey, status: s.status, ...(s.live && s.pid !== undefined ? { pid: s.pid } : {}) })),
-      restart: async ({ reason, requester }) => {
-        const afterTurn = this.afterCurrentTurn(requester.address);
-        const handler = this.options.restartHandler;
-        if (!handler) return this.restart({ reason, afterTurn });
-        return handler({ reason, requester: { agent: requester.agent, instanceKey: requester.instanceKey }, afterTurn, orchestrator: this });
+      list: () => [...this.instancesByAddress.values()].map((s) => ({ agent: s.agent, instanceKey: s.instanceKey, status: s.status, ...(s.live && s.pid !== undefined ? { pid: s.pid } : {}) })),
+      restart: ({ reason, requester }) => {
+        const restarts = this.options.restarts;
+        if (!restarts) return Promise.resolve({ accepted: false, issues: [{ code: "E_RESTART_UNAVAILABLE", path: "", message: "this orchestrator runs without a restart coordinator" }] });
+        return restarts.request({ reason, afterTurn: this.afterCurrentTurn(requester) });
+      },
+    };
+    this.hooks = {
+      turnResult: (instance, entry, result) => this.outcomes.turnEnded(instance, entry, result),
+      poisoned: (instance, entry, cause) => this.outcomes.givenUp(instance, entry, cause),
+      runtimeCall: (instance, call) => void handleRuntimeCall({ host: this.router, requester: instance, call }).catch((error: unknown) => this.logger.error({ error: describe(error) }, "runtime call failed")),
+      // Queued or in-flight work shows the results anyway; otherwise a turn of its own.
+      resultsWaiting: (instance, { count }) => {
+        if (this.accepting && !instance.hasWork()) this.accept(resultsArrivedEvent({ id: this.ids("evt"), agent: instance.agent, instanceKey: instance.instanceKey, count, now: this.clock.now() }), "write");
       },
     };
   }
@@ -116,27 +122,8 @@ export class Orchestrator {
       clock: this.clock,
       logger: this.logger,
       pending: this.pending,
-      supervisor: (agent, instanceKey) => this.supervisor(agent, instanceKey),
+      instance: (agent, instanceKey) => this.instance(agent, instanceKey),
     });
-  }
-
-  /**
-   * Restart requests (self-restart tool, `POST /v1/restart`, SIGHUP): validated against the bundle on
-   * disk before answering, coalesced, applied with `reload` after `afterTurn` settles.
-   */
-  restart(request: RestartRequest): Promise<RestartAnswer> {
-    this.coordinator ??= createRestartCoordinator({
-      loadBundle: () => (this.options.loadBundle ?? defaultLoadBundle)(this.bundle.dir),
-      reload: async (plan) => void (await this.reload(plan)),
-      clock: this.clock,
-      logger: this.logger,
-    });
-    return this.coordinator.request(request);
-  }
-
-  /** Adds rows to the process table (connector processes). */
-  addProcessSource(source: () => ProcessInfo[]): void {
-    this.processSources.push(source);
   }
 
   /** Durably accepts one event; returns once it is on disk. `outcome` settles when its turn ends. */
@@ -173,17 +160,18 @@ export class Orchestrator {
     return this.submit({ ...rest, type: options.type ?? "connector.event", source: options.source ?? { kind: "connector", name: connection } });
   }
 
+  /** The agent rows of the process table. */
   processes(): ProcessInfo[] {
-    return [...processTable([...this.supervisors.values()], this.clock.now()), ...this.processSources.flatMap((source) => source())];
+    return processTable([...this.instancesByAddress.values()]);
   }
 
   /** Known instances (live or with files under the state root), with status and queue length. */
   instances(): InstanceRow[] {
-    return instanceRows({ supervisors: [...this.supervisors.values()], stored: storedInstances({ stateRoot: this.options.stateRoot, swarmInstanceKey: this.view.instanceKey }) });
+    return instanceRows({ supervisors: [...this.instancesByAddress.values()], stored: storedInstances({ stateRoot: this.options.stateRoot, swarmInstanceKey: this.view.instanceKey }) });
   }
 
   /** Where an instance keeps its files (its runtime events, for the HTTP API). */
-  instancePaths(agent: string, instanceKey: string): ReturnType<typeof instancePaths> {
+  instancePaths(agent: string, instanceKey: string): InstancePaths {
     return instancePaths({ stateRoot: this.options.stateRoot, swarmInstanceKey: this.view.instanceKey, agent, instanceKey });
   }
 
@@ -193,35 +181,31 @@ export class Orchestrator {
    * single `instances` are drained and started again on the new files, keeping their conversations unless
    * `fresh`, `freshAgents` or `freshInstances` says otherwise for them.
    */
-  async reload(options: ReloadOptions): Promise<{ restarted: string[] }> {
-    const view = swarmView({ bundle: options.bundle, swarm: this.view.name });
-    this.bundle = options.bundle;
+  async reload(plan: ReloadPlan): Promise<{ restarted: string[] }> {
+    const view = swarmView({ bundle: plan.bundle, swarm: this.view.name });
+    this.bundle = plan.bundle;
     this.view = view;
     const restarted = await restartInstances({
-      supervisors: [...this.supervisors.values()],
+      supervisors: [...this.instancesByAddress.values()],
       view,
-      agents: options.agents,
-      ...(options.instances ? { instances: options.instances } : {}),
-      fresh: options.fresh === true,
-      ...(options.freshAgents ? { freshAgents: options.freshAgents } : {}),
-      ...(options.freshInstances ? { freshInstances: options.freshInstances } : {}),
+      plan,
       gracePeriodMs: this.gracePeriodMs(),
       startAgain: () => this.accepting,
       instancePaths: (instance) => this.instancePaths(instance.agent, instance.instanceKey),
-      retire: (s) => this.supervisors.delete(s.address),
+      retire: (instance) => this.instancesByAddress.delete(instance.address),
     });
-    this.logger.info({ restarted, reasons: options.reasons ?? [] }, "reloaded");
+    this.logger.info({ restarted, reasons: plan.reasons ?? [] }, "reloaded");
     return { restarted };
   }
 
   /** Stops accepting, asks every child to finish and exit, SIGKILLs after the grace period. */
   async shutdown(options: { reason: string; gracePeriodMs?: number }): Promise<void> {
     this.accepting = false;
-    this.coordinator?.close();
     const gracePeriodMs = options.gracePeriodMs ?? this.gracePeriodMs();
-    for (const supervisor of this.supervisors.values()) supervisor.close();
-    await Promise.all([...this.supervisors.values()].map((s) => s.stop({ reason: options.reason, gracePeriodMs })));
-    for (const supervisor of this.supervisors.values()) supervisor.inbox.close();
+    const instances = [...this.instancesByAddress.values()];
+    for (const instance of instances) instance.close();
+    await Promise.all(instances.map((instance) => instance.stop({ reason: options.reason, gracePeriodMs })));
+    for (const instance of instances) instance.inbox.close();
     this.pending.clear();
     this.waiters.settleAll(stoppedOutcome);
     this.logger.info({ reason: options.reason }, "orchestrator stopped");
@@ -230,12 +214,12 @@ export class Orchestrator {
   /** `sync`: how durable the event must be before this returns (durable-inbox.ts; outside events: fdatasync). */
   private accept(event: AgentEvent, sync: SyncPolicy = "fdatasync"): InboxEntry {
     if (!this.accepting) throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
-    const supervisor = this.supervisor(event.agent, event.instanceKey);
-    const entry = supervisor.inbox.append({ event, now: this.clock.now() });
+    const instance = this.instance(event.agent, event.instanceKey);
+    const entry = instance.inbox.append({ event, now: this.clock.now() });
     // Delivery may overlap the sync; the event is acknowledged (returned) only once it is as durable as its
     // source needs (durable-inbox.ts: outside events fdatasynced, agent requests written).
-    supervisor.enqueue(entry);
-    if (sync === "fdatasync") supervisor.inbox.sync();
+    instance.enqueue(entry);
+    if (sync === "fdatasync") instance.inbox.sync();
     return entry;
   }
 
@@ -243,71 +227,30 @@ export class Orchestrator {
     return this.view.policy.shutdown.gracePeriodSeconds * 1000;
   }
 
-  /** Only what this agent's own resources need, plus the basics (see child-environment.ts). */
-  private agentEnvironment(agent: string): Record<string, string> {
-    const env = this.options.env ?? process.env;
-    try {
-      const resource = findResource(this.bundle, "Agent", agent);
-      return childEnvironment({ env, names: resource ? agentRequiredEnvNames(this.bundle, resource) : [] });
-    } catch (error) {
-      // Only a bundle that skipped validation gets here; the child then reports what it lacks itself.
-      this.logger.warn({ agent, err: error }, "could not work out the env vars this agent needs; passing the basics only");
-      return childEnvironment({ env });
-    }
-  }
-
-  /** The snapshot file of the bundle now in force (written once per bundle). */
-  private snapshotFile(): string {
-    if (this.snapshot?.bundle !== this.bundle) this.snapshot = { bundle: this.bundle, file: writeBundleSnapshot({ stateRoot: this.options.stateRoot, bundle: this.bundle }) };
-    return this.snapshot.file;
-  }
-
-  private supervisor(agent: string, instanceKey: string): InstanceSupervisor {
+  private instance(agent: string, instanceKey: string): Instance {
     const address = instanceAddress(agent, instanceKey);
-    const existing = this.supervisors.get(address);
+    const existing = this.instancesByAddress.get(address);
     if (existing) return existing;
-    const supervisor = new InstanceSupervisor({
+    const instance = new Instance({
       agent,
       instanceKey,
       inbox: new DurableInbox(this.instancePaths(agent, instanceKey).inbox),
       spawner: this.options.spawner,
-      spawnRequest: () => ({
-        agent,
-        instanceKey,
-        argv: agentChildArgv({ bundle: this.bundle.dir, swarm: this.view.name, agent, instanceKey, stateRoot: this.options.stateRoot }),
-        env: { ...this.agentEnvironment(agent), ...this.options.childEnv, [BUNDLE_SNAPSHOT_ENV]: this.snapshotFile() },
-      }),
+      spawnRequest: () => this.spawnRequests.request({ bundle: this.bundle, swarm: this.view.name, agent, instanceKey }),
       clock: this.clock,
       policy: () => this.view.policy,
+      pool: this.pool,
+      hooks: this.hooks,
       logger: this.logger,
       ...(this.options.readyTimeoutMs !== undefined ? { readyTimeoutMs: this.options.readyTimeoutMs } : {}),
-      hooks: {
-        requestStart: (s) => this.pool.request(s),
-        released: (s) => this.pool.released(s),
-        started: (s) => this.pool.started(s),
-        idled: (s) => this.pool.idled(s),
-        turnResult: (s, entry, result) => this.outcomes.turnEnded(s, entry, result),
-        poisoned: (s, entry, cause) => this.outcomes.givenUp(s, entry, cause),
-        runtimeCall: (s, call) => {
-          const requester = { agent: s.agent, instanceKey: s.instanceKey, address: s.address, currentEvent: () => s.inFlight?.event, runtimeResult: s.runtimeResult.bind(s) };
-          void handleRuntimeCall({ host: this.router, requester, call }).catch((error: unknown) => this.logger.error({ error: describe(error) }, "runtime call failed"));
-        },
-        // Queued or in-flight work shows the results anyway; otherwise a turn of its own.
-        resultsWaiting: (s, { count }) => {
-          if (this.accepting && !s.hasWork()) this.accept(resultsArrivedEvent({ id: this.ids("evt"), agent: s.agent, instanceKey: s.instanceKey, count, now: this.clock.now() }), "write");
-        },
-      },
     });
-    this.supervisors.set(address, supervisor);
-    return supervisor;
+    this.instancesByAddress.set(address, instance);
+    return instance;
   }
 
   /** Resolves when the instance's current turn has ended (at once when it has none). */
-  private afterCurrentTurn(address: string): Promise<void> {
-    const supervisor = this.supervisors.get(address);
-    if (!supervisor?.inFlight) return Promise.resolve();
-    return this.waiters.ended(supervisor.inFlight.event.id);
+  private afterCurrentTurn(instance: { inFlight: { event: AgentEvent } | undefined }): Promise<void> {
+    if (!instance.inFlight) return Promise.resolve();
+    return this.waiters.ended(instance.inFlight.event.id);
   }
 }
-
-const defaultLoadBundle = (dir: string): Promise<LoadedBundle> => loadBundle(dir);

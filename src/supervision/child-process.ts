@@ -1,12 +1,13 @@
 /**
- * One child process of an instance as its supervisor talks to it: messages sent from the orchestrator to
- * the instance's address, and the child's kill deadline — no `ready` within the ready timeout, or still
- * alive when the grace period of a requested shutdown is over — after which it gets SIGKILL (and the
- * supervisor sees its exit). While a turn runs, a watchdog also kills a child that has said nothing (not
- * even its `heartbeat`) for the heartbeat timeout: its event loop is blocked. The supervisor's own timers
- * (idle reaping, backoff) live in the supervisor.
+ * One supervised child process (an agent instance or a connector) as its supervisor talks to it: messages sent
+ * from the orchestrator to the child's address, and its kill deadline — not ready within the ready timeout, or
+ * still alive when the grace period of a requested shutdown is over — after which it gets SIGKILL (and the
+ * supervisor sees its exit). A watchdog can also kill a child that has said nothing (not even a `heartbeat`) for a
+ * while: its event loop is blocked. The supervisor's own timers (backoff, stability) live in the supervisor.
  */
 import type { Clock, TimerHandle } from "../shared/clock.ts";
+import { describe } from "../shared/errors.ts";
+import type { ErrorInfo } from "../protocol/error-info.ts";
 import type { Logger } from "../shared/logger.ts";
 import { envelope, ORCHESTRATOR, type ChildMessage, type ParentToChild } from "../protocol/ipc-messages.ts";
 import type { ChildExit, ChildProcessHandle, ProcessSpawner, SpawnRequest } from "./process-spawner.ts";
@@ -17,30 +18,31 @@ export interface SpawnChildOptions {
   address: string;
   clock: Clock;
   logger: Logger;
-  readyTimeoutMs: number;
-  onMessage: (child: InstanceChild, message: ChildMessage) => void;
-  onExit: (child: InstanceChild, exit: ChildExit) => void;
+  /** SIGKILL unless ready within this many ms; undefined: no deadline. */
+  readyTimeoutMs: number | undefined;
+  onMessage: (child: ChildProcess, message: ChildMessage) => void;
+  onExit: (child: ChildProcess, exit: ChildExit) => void;
 }
 
 /** Spawns the child with its ready deadline running, or says why it could not be spawned (no binary, no memory). */
-export function spawnInstanceChild(options: SpawnChildOptions): { child: InstanceChild } | { error: { code: string; message: string } } {
+export function spawnChild(options: SpawnChildOptions): { child: ChildProcess } | { error: ErrorInfo } {
   let handle: ChildProcessHandle;
   try {
     handle = options.spawner.spawn(options.request);
   } catch (error) {
-    return { error: { code: "E_AGENT_SPAWN_FAILED", message: error instanceof Error ? error.message : String(error) } };
+    return { error: { code: "E_SPAWN_FAILED", message: describe(error).message } };
   }
-  const child = new InstanceChild(handle, options);
+  const child = new ChildProcess(handle, options);
   handle.onMessage((message) => {
     child.heard();
     options.onMessage(child, message);
   });
   handle.onExit((exit) => options.onExit(child, exit));
-  child.killUnlessReadyWithin(options.readyTimeoutMs);
+  if (options.readyTimeoutMs !== undefined) child.killUnlessReadyWithin(options.readyTimeoutMs);
   return { child };
 }
 
-export class InstanceChild {
+export class ChildProcess {
   private deadline: TimerHandle | undefined;
   private watchdog: TimerHandle | undefined;
   private lastHeardAt: number;
@@ -65,13 +67,13 @@ export class InstanceChild {
 
   /** SIGKILL unless `clearDeadline` (it sent `ready`) comes within `ms`. */
   killUnlessReadyWithin(ms: number): void {
-    this.killAfter(ms, "instance did not become ready in time; killing it", {});
+    this.killAfter(ms, "child did not become ready in time; killing it", {});
   }
 
-  /** Asks the child to finish its turn and exit; SIGKILL once the grace period is over. */
+  /** Asks the child to finish its work and exit (SIGTERM when the channel is gone); SIGKILL once the grace period is over. */
   shutdown(options: { reason: string; gracePeriodMs: number }): void {
-    this.send("shutdown", { gracePeriodMs: options.gracePeriodMs, reason: options.reason });
-    this.killAfter(options.gracePeriodMs, "grace period over; killing the instance", { reason: options.reason });
+    if (!this.send("shutdown", { gracePeriodMs: options.gracePeriodMs, reason: options.reason })) this.handle.kill("SIGTERM");
+    this.killAfter(options.gracePeriodMs, "grace period over; killing the child", { reason: options.reason });
   }
 
   kill(): void {
@@ -97,7 +99,7 @@ export class InstanceChild {
       }
       this.watchdog = undefined;
       this.killedBecause = `it was killed after ${Math.round(silentMs / 1000)} s without a heartbeat during a turn (its event loop was blocked)`;
-      this.options.logger.error({ pid: this.handle.pid, silentMs }, "instance unresponsive: no heartbeat during its turn; killing it");
+      this.options.logger.error({ pid: this.handle.pid, silentMs }, "child unresponsive: no heartbeat during its work; killing it");
       this.handle.kill("SIGKILL");
     };
     this.watchdog = clock.setTimeout(check, timeoutMs);

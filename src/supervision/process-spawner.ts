@@ -25,9 +25,9 @@ export interface ChildProcessHandle {
 }
 
 export interface SpawnRequest {
-  agent: string;
-  instanceKey: string;
-  /** Arguments after the entry script (see `agentChildArgv`). */
+  /** The child's address (`agent/instanceKey`, `connector:<connection>`), for logs and tests. */
+  address: string;
+  /** Arguments after the entry script (`agentChildArgv`, `connectorChildArgv`). */
   argv: string[];
   /** Extra environment on top of the orchestrator's own. */
   env?: Record<string, string>;

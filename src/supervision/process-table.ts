@@ -1,5 +1,6 @@
 /**
- * The process table (`GET /v1/processes`, `goondan ps`): one row per instance that has a child process
+ * The process table (`GET /v1/processes`, `goondan ps`): agent and connector children alike. For agents, one row
+ * per instance that has a child process
  * (spawning, idle, processing, draining) or is restarting one on its own after a crash (crashed,
  * crashLoopBackOff). An instance with queued work still waiting for a free slot under `maxProcesses` has no
  * process yet and no status of its own, so it is not listed here (calling it `terminated` or `spawning`
@@ -7,8 +8,13 @@
  */
 export interface ProcessInfo {
   kind: "agent" | "connector";
+  /** The agent; for a connector `connector:<connection>` (as `goondan ps` shows it). */
   agent: string;
+  /** The instance key; for a connector the Connector's name. */
   instanceKey: string;
+  /** Connectors: the Connection and the Connector it runs. */
+  connection?: string;
+  connector?: string;
   pid: number | null;
   status: string;
   restarts: number;
@@ -33,7 +39,7 @@ export interface ProcessRowSource {
 
 const RESTARTING = new Set(["crashed", "crashLoopBackOff"]);
 
-export function processTable(sources: readonly ProcessRowSource[], _now: number): ProcessInfo[] {
+export function processTable(sources: readonly ProcessRowSource[]): ProcessInfo[] {
   return sources
     .filter((source) => source.live || RESTARTING.has(source.status))
     .map((source) => ({
@@ -48,4 +54,31 @@ export function processTable(sources: readonly ProcessRowSource[], _now: number)
       queued: source.queue.length + (source.inFlight ? 1 : 0),
     }))
     .sort((a, b) => a.agent.localeCompare(b.agent) || a.instanceKey.localeCompare(b.instanceKey));
+}
+
+/** A supervised connector child, as connector-link.ts reports it. */
+export interface ConnectorRowSource {
+  connection: string;
+  connector: string;
+  pid: number | undefined;
+  status: string;
+  restarts: number;
+  consecutiveCrashes: number;
+  startedAt: string | undefined;
+}
+
+export function connectorRows(sources: readonly ConnectorRowSource[]): ProcessInfo[] {
+  return sources.map((source) => ({
+    kind: "connector" as const,
+    agent: `connector:${source.connection}`,
+    instanceKey: source.connector,
+    connection: source.connection,
+    connector: source.connector,
+    pid: source.pid ?? null,
+    status: source.status,
+    restarts: source.restarts,
+    consecutiveCrashes: source.consecutiveCrashes,
+    startedAt: source.startedAt ?? null,
+    queued: 0,
+  }));
 }

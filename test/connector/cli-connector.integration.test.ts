@@ -7,12 +7,13 @@ import { describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
 import { bunProcessSpawner, type ChildProcessHandle, type ProcessSpawner } from "../../src/supervision/process-spawner.ts";
-import { startConnectors } from "../../src/connector/host/connector-host.ts";
-import { CONNECTOR_ENTRY_SCRIPT } from "../../src/connector/entry.ts";
+import { Daemon } from "../../src/daemon/daemon.ts";
+import { selectSwarm } from "../../src/config/resolve.ts";
+import { silentLogger } from "../../src/shared/logger.ts";
+import { CONNECTOR_ENTRY_SCRIPT } from "../../src/protocol/child-entry.ts";
 import { isChildMessage, type ChildMessage } from "../../src/protocol/ipc-messages.ts";
-import { validateBundleOnDisk } from "../../src/orchestrator/reload/validate-on-disk.ts";
+import { validateBundleOnDisk } from "../../src/config/validate-on-disk.ts";
 import { startLoopbackLlm } from "../helpers/loopback-llm.ts";
 import { liveEnv, liveModel, writeLiveBundle } from "../fixtures/reload/live-swarm.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
@@ -73,13 +74,19 @@ describe("the cli connector", () => {
     const env = { ...process.env, ...liveEnv } as Record<string, string | undefined>;
     const loaded = await validateBundleOnDisk({ target: dir, env, checkModules: false });
     if (!loaded.bundle) throw new Error(`fixture invalid: ${JSON.stringify(loaded.errors)}`);
-    const orchestrator = new Orchestrator({ bundle: loaded.bundle, stateRoot, spawner: bunProcessSpawner({ output: "ignore", env }), env });
-    orchestrator.start();
     const output: string[] = [];
-    const connectors = await startConnectors({ orchestrator, bundle: loaded.bundle, env, spawner: terminalSpawner({ stdinFile, env, output }) });
+    const daemon = await Daemon.start({
+      bundle: loaded.bundle,
+      swarm: selectSwarm(loaded.bundle).metadata.name,
+      stateRoot,
+      env,
+      logger: silentLogger(),
+      spawner: bunProcessSpawner({ output: "ignore", env }),
+      connectorSpawner: terminalSpawner({ stdinFile, env, output }),
+      reloadSignal: false,
+    });
     defer(async () => {
-      await connectors.stop({ gracePeriodMs: 2000 });
-      await orchestrator.shutdown({ reason: "test over", gracePeriodMs: 3000 });
+      await daemon.stop("test over");
       await llm.close();
       rmSync(dir, { recursive: true, force: true });
       rmSync(stateRoot, { recursive: true, force: true });

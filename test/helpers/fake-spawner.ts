@@ -25,7 +25,7 @@ export class FakeChild implements ChildProcessHandle {
   ) {}
 
   get address(): string {
-    return `${this.request.agent}/${this.request.instanceKey}`;
+    return this.request.address;
   }
 
   send(message: ParentMessage): boolean {
@@ -58,7 +58,8 @@ export class FakeChild implements ChildProcessHandle {
   }
 
   ready(): void {
-    this.emit("ready", { pid: this.pid, agent: this.request.agent, instanceKey: this.request.instanceKey });
+    const slash = this.address.indexOf("/");
+    this.emit("ready", { pid: this.pid, agent: this.address.slice(0, slash), instanceKey: this.address.slice(slash + 1) });
   }
 
   /** Events delivered to this child, in order. */
@@ -116,8 +117,9 @@ export class FakeSpawner implements ProcessSpawner {
     return child;
   }
 
+  /** Children of an agent (of one instance with `instanceKey`), or of a connector by its address (`connector:<name>`). */
   of(agent: string, instanceKey?: string): FakeChild[] {
-    return this.children.filter((child) => child.request.agent === agent && (instanceKey === undefined || child.request.instanceKey === instanceKey));
+    return this.children.filter((child) => (instanceKey === undefined ? child.address === agent || child.address.startsWith(`${agent}/`) : child.address === `${agent}/${instanceKey}`));
   }
 
   /** The most recent child of an agent; throws when there is none. */

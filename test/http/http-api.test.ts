@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { tmpdir } from "node:os";
 import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
+import type { ApiBackend } from "../../src/http/api-backend.ts";
 import { createApiHandler, serveHttpApi, type HttpApiOptions } from "../../src/http/http-api.ts";
 import { FakeSpawner } from "../helpers/fake-spawner.ts";
 import { main } from "../../src/cli/main.ts";
@@ -14,13 +15,28 @@ afterEach(() => {
   for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
 });
 
-function setup(options: Partial<HttpApiOptions> = {}) {
+/** The orchestrator as the API's backend, with `restart` when the test gives one (the daemon's coordinator). */
+function backendOf(orchestrator: Orchestrator, restart?: ApiBackend["restart"]): ApiBackend {
+  return {
+    get swarm() {
+      return orchestrator.swarm;
+    },
+    submit: (options) => orchestrator.submit(options),
+    processes: () => orchestrator.processes(),
+    instances: () => orchestrator.instances(),
+    instancePaths: (agent, instanceKey) => orchestrator.instancePaths(agent, instanceKey),
+    ...(restart ? { restart } : {}),
+  };
+}
+
+function setup(options: Partial<HttpApiOptions> & { restart?: ApiBackend["restart"] } = {}) {
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-api-"));
   roots.push(stateRoot);
   const spawner = new FakeSpawner();
   spawner.onSpawn = (child) => queueMicrotask(() => child.ready());
   const orchestrator = new Orchestrator({ bundle: testBundle({ agents: ["a", "b"] }), stateRoot, spawner });
-  const handle = createApiHandler({ orchestrator, ...options });
+  const { restart, ...rest } = options;
+  const handle = createApiHandler({ backend: backendOf(orchestrator, restart), ...rest });
   const request = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     handle(new Request(`http://127.0.0.1${path}`, { method, headers: { "content-type": "application/json", ...headers }, ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }) }));
   return { orchestrator, spawner, request, stateRoot };
@@ -207,7 +223,7 @@ describe("serveHttpApi", () => {
   it("makes `goondan restart --agent nosuch` exit 1 naming the swarm's agents", async () => {
     const { orchestrator } = setup({});
     let asked = 0;
-    const served = serveHttpApi({ orchestrator, host: "127.0.0.1", port: 0, restart: async () => (asked++, { accepted: true, issues: [] }) });
+    const served = serveHttpApi({ backend: backendOf(orchestrator, async () => (asked++, { accepted: true, issues: [] })), host: "127.0.0.1", port: 0 });
     try {
       const out = { stdout: "", stderr: "" };
       const io: CliIo = { stdout: (text) => (out.stdout += text), stderr: (text) => (out.stderr += text), env: {}, cwd: process.cwd() };
@@ -223,7 +239,7 @@ describe("serveHttpApi", () => {
 
   it("binds 127.0.0.1 on a free port when asked for port 0", async () => {
     const { orchestrator } = setup();
-    const served = serveHttpApi({ orchestrator, host: "127.0.0.1", port: 0 });
+    const served = serveHttpApi({ backend: backendOf(orchestrator), host: "127.0.0.1", port: 0 });
     try {
       expect(served.port).toBeGreaterThan(0);
       const response = await fetch(`http://127.0.0.1:${served.port}/healthz`);
@@ -234,7 +250,7 @@ describe("serveHttpApi", () => {
   });
   it("answers a body far over the limit with the JSON 413, declared or chunked, not Bun's empty one", async () => {
     const { orchestrator } = setup();
-    const served = serveHttpApi({ orchestrator, host: "127.0.0.1", port: 0, maxBodyBytes: 100 });
+    const served = serveHttpApi({ backend: backendOf(orchestrator), host: "127.0.0.1", port: 0, maxBodyBytes: 100 });
     try {
       const big = JSON.stringify({ input: "x".repeat(10_000) });
       const chunked = new ReadableStream({

@@ -247,9 +247,9 @@ describe("Orchestrator spawn bursts (maxConcurrentSpawns)", () => {
     roots.push(stateRoot);
     const orchestrator = new Orchestrator({ bundle: testBundle({ agents: ["a"] }), stateRoot, spawner, clock: new ManualClock(), maxConcurrentSpawns: 2 });
     for (const key of ["k1", "k2", "k3"]) orchestrator.submit({ input: "x", instanceKey: key });
-    expect(spawner.children.map((child) => child.request.instanceKey)).toEqual(["k1", "k2"]);
+    expect(spawner.children.map((child) => child.address)).toEqual(["a/k1", "a/k2"]);
     spawner.latest("a", "k2").ready();
-    expect(spawner.children.map((child) => child.request.instanceKey)).toEqual(["k1", "k2", "k3"]);
+    expect(spawner.children.map((child) => child.address)).toEqual(["a/k1", "a/k2", "a/k3"]);
   });
 });
 

@@ -17,7 +17,7 @@ import { envelope, ORCHESTRATOR, type ChildMessage } from "../../src/protocol/ip
 import type { AgentEvent } from "../../src/protocol/agent-event.ts";
 import { bundleAgentEntry } from "../../src/daemon/agent-entry-bundle.ts";
 import { writeBundleSnapshot } from "../../src/orchestrator/bundle-snapshot-file.ts";
-import { CONNECTOR_ENTRY_SCRIPT } from "../../src/connector/entry.ts";
+import { CONNECTOR_ENTRY_SCRIPT } from "../../src/protocol/child-entry.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
 import { startLoopbackLlm, toolResults, type LoopbackLlm } from "../helpers/loopback-llm.ts";
 import { killChild, useCleanups } from "../helpers/cleanups.ts";

@@ -8,7 +8,7 @@
 import type { Clock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { DurableInbox, findInboxDirs } from "./durable-inbox.ts";
-import type { InstanceSupervisor } from "./instance-supervisor.ts";
+import type { Instance } from "./instance.ts";
 import type { PendingRequests } from "../routing/pending-requests.ts";
 import type { SwarmView } from "../swarm-view.ts";
 
@@ -18,7 +18,7 @@ export interface ResumeOptions {
   clock: Clock;
   logger: Logger;
   pending: PendingRequests;
-  supervisor: (agent: string, instanceKey: string) => InstanceSupervisor;
+  instance: (agent: string, instanceKey: string) => Instance;
 }
 
 export function resumeInboxes(options: ResumeOptions): { resumed: number } {
@@ -33,7 +33,7 @@ export function resumeInboxes(options: ResumeOptions): { resumed: number } {
       continue;
     }
     // Load through the supervisor's own inbox, so that it knows which entries are still unanswered.
-    const supervisor = options.supervisor(owner.agent, owner.instanceKey);
+    const supervisor = options.instance(owner.agent, owner.instanceKey);
     const { entries, replies, unreadable } = supervisor.inbox.load();
     if (unreadable > 0) logger.warn({ dir, unreadable }, "unreadable inbox journal lines skipped (never acknowledged)");
     if (replies.length > 0) logger.info({ agent: owner.agent, instanceKey: owner.instanceKey, replies: replies.length }, "resumed replies held for an instance");

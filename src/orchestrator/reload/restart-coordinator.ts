@@ -14,38 +14,18 @@ import { systemClock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { silentLogger } from "../../shared/logger.ts";
 import { describe } from "../../shared/errors.ts";
+import type { ReloadPlan } from "./reload-plan.ts";
 import { RestartScope, type InstanceTarget } from "./restart-scope.ts";
 import type { RestartAnswer } from "../../protocol/restart-answer.ts";
 
 export type { InstanceTarget } from "./restart-scope.ts";
+export type { ReloadPlan } from "./reload-plan.ts";
 export type { RestartAnswer } from "../../protocol/restart-answer.ts";
 
 export interface LoadedBundle {
   valid: boolean;
   bundle?: Bundle;
   errors: ConfigIssue[];
-}
-
-export interface ReloadPlan {
-  bundle: Bundle;
-  /**
-   * Agents whose instances all restart; undefined means all of them. Empty when only single instances
-   * were named (`instances`).
-   */
-  agents?: string[];
-  /** Single instances that restart besides those of `agents` (`goondan restart --agent A --instance K`). */
-  instances?: InstanceTarget[];
-  /** Clear the conversations of every restarted instance: some coalesced request was `--fresh` for all agents. */
-  fresh: boolean;
-  /**
-   * Agents whose restarted instances also get their conversations cleared: those named by a `--fresh`
-   * request (`goondan restart --agent NAME --fresh`). Fresh never spreads to agents no fresh request named.
-   */
-  freshAgents?: string[];
-  /** Single instances whose conversations are cleared (`--agent A --instance K --fresh`), besides `freshAgents`. */
-  freshInstances?: InstanceTarget[];
-  /** Why, for logs: the reasons of every coalesced request. */
-  reasons: string[];
 }
 
 export interface RestartRequest {

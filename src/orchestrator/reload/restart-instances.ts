@@ -10,39 +10,32 @@
 import { instanceAddress } from "../../protocol/agent-event.ts";
 import type { InstancePaths } from "../../shared/state-paths.ts";
 import { clearConversation } from "../instances/clear-conversation.ts";
-import type { InstanceSupervisor } from "../instances/instance-supervisor.ts";
+import type { Instance } from "../instances/instance.ts";
+import type { ReloadPlan } from "./reload-plan.ts";
 import { namesInstance, type InstanceTarget } from "./restart-scope.ts";
 import type { SwarmView } from "../swarm-view.ts";
 
 export interface RestartInstancesOptions {
-  supervisors: InstanceSupervisor[];
+  supervisors: Instance[];
   /** The new swarm view. */
   view: SwarmView;
-  /** Agents to restart; all when undefined, none (policy only) when empty. */
-  agents: string[] | undefined;
-  /** Single instances to restart besides those of `agents`. Default: none. */
-  instances?: readonly InstanceTarget[];
-  /** Clear every restarted instance's conversation. */
-  fresh: boolean;
-  /** Clear only these agents' instances' conversations. Default: none. */
-  freshAgents?: readonly string[];
-  /** Clear these single instances' conversations. Default: none. */
-  freshInstances?: readonly InstanceTarget[];
+  /** What restarts and what is cleared (agents: all when undefined, none when empty). */
+  plan: ReloadPlan;
   gracePeriodMs: number;
   /** False while the orchestrator shuts down. */
   startAgain: () => boolean;
   instancePaths: (instance: InstanceTarget) => InstancePaths;
-  retire: (supervisor: InstanceSupervisor) => void;
+  retire: (supervisor: Instance) => void;
 }
 
 /** Returns the restarted (or retired, or cleared on disk) instance addresses, sorted. */
 export async function restartInstances(options: RestartInstancesOptions): Promise<string[]> {
-  const { view } = options;
-  const affected = options.supervisors.filter((s) => !view.agents.has(s.agent) || options.agents === undefined || options.agents.includes(s.agent) || namesInstance(options.instances, s));
+  const { view, plan } = options;
+  const affected = options.supervisors.filter((s) => !view.agents.has(s.agent) || plan.agents === undefined || plan.agents.includes(s.agent) || namesInstance(plan.instances, s));
   const restarted: string[] = [];
-  const clears = (s: InstanceTarget): boolean => options.fresh || (options.freshAgents ?? []).includes(s.agent) || namesInstance(options.freshInstances, s);
+  const clears = (s: InstanceTarget): boolean => plan.fresh === true || (plan.freshAgents ?? []).includes(s.agent) || namesInstance(plan.freshInstances, s);
   // Before any await, so no supervisor can appear for it while its files go.
-  for (const target of options.freshInstances ?? []) {
+  for (const target of plan.freshInstances ?? []) {
     if (!view.agents.has(target.agent) || options.supervisors.some((s) => namesInstance([target], s))) continue;
     if (clearConversation(options.instancePaths(target))) restarted.push(instanceAddress(target.agent, target.instanceKey));
   }

@@ -18,12 +18,13 @@ import { syncPolicyFor, type SyncPolicy } from "../instances/durable-inbox.ts";
 import type { SwarmView } from "../swarm-view.ts";
 import type { RestartAnswer } from "../../protocol/restart-answer.ts";
 
+/** The instance that made the call (an Instance). */
 export interface RouterRequester {
-  agent: string;
-  instanceKey: string;
-  address: string;
+  readonly agent: string;
+  readonly instanceKey: string;
+  readonly address: string;
   /** The event of the turn that made the call, when there is one. */
-  currentEvent(): AgentEvent | undefined;
+  readonly inFlight: { event: AgentEvent } | undefined;
   runtimeResult(result: ParentToChild["runtime_result"]): void;
 }
 
@@ -90,7 +91,7 @@ function delegate(host: RouterHost, requester: RouterRequester, call: ChildToPar
   const target = stringArg(args, "target", true) as string;
   const input = typeof args.input === "string" ? args.input : JSON.stringify(args.input ?? "");
   const instanceKey = stringArg(args, "instanceKey", false) ?? swarm.instanceKey;
-  const current = requester.currentEvent();
+  const current = requester.inFlight?.event;
   const check = checkDelegation({
     callChain: call.callChain.length > 0 ? call.callChain : (current?.callChain ?? []),
     requester: requester.agent,

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConnectorSupervisor, type ConnectorIngestRequest, type ConnectorRunSpec } from "../../../src/connector/host/connector-supervisor.ts";
-import { CONNECTOR_ENTRY_SCRIPT } from "../../../src/connector/entry.ts";
+import { CONNECTOR_ENTRY_SCRIPT } from "../../../src/protocol/child-entry.ts";
 import { bunProcessSpawner } from "../../../src/supervision/process-spawner.ts";
 import { signBody } from "../../../src/base/connectors/webhook-signature.ts";
 import { until as pollUntil } from "../../helpers/goondan-process.ts";

@@ -1,18 +1,17 @@
 /**
- * Reload and connectors with real processes: an Orchestrator with real agent children on the loopback
- * LLM, the bundle watcher, the restart coordinator (self-restart) and real connector children, wired the
- * way `goondan run` wires them.
+ * Reload and connectors with real processes: the Daemon (the one composition root `goondan run` uses) with real
+ * agent children on the loopback LLM, the bundle watcher, the restart coordinator (self-restart) and real
+ * connector children.
  */
 import { describe, expect, it } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Orchestrator } from "../../../src/orchestrator/orchestrator.ts";
+import { selectSwarm } from "../../../src/config/resolve.ts";
 import { bunProcessSpawner } from "../../../src/supervision/process-spawner.ts";
-import { createRestartCoordinator } from "../../../src/orchestrator/reload/restart-coordinator.ts";
-import { validateBundleOnDisk } from "../../../src/orchestrator/reload/validate-on-disk.ts";
-import { startWatchReload } from "../../../src/orchestrator/reload/watch-reload.ts";
-import { startConnectors } from "../../../src/connector/host/connector-host.ts";
+import { validateBundleOnDisk } from "../../../src/config/validate-on-disk.ts";
+import { Daemon } from "../../../src/daemon/daemon.ts";
+import { CONNECTOR_ENTRY_SCRIPT } from "../../../src/protocol/child-entry.ts";
 import { createLogger } from "../../../src/shared/logger.ts";
 import { startLoopbackLlm, systemPrompt, lastUserText } from "../../helpers/loopback-llm.ts";
 import { liveEnv, liveModel, writeLiveBundle } from "../../fixtures/reload/live-swarm.ts";
@@ -33,28 +32,28 @@ async function harness(options: { extraYaml?: string; watch?: boolean } = {}) {
   const load = () => validateBundleOnDisk({ target: dir, env });
   const first = await load();
   if (!first.bundle) throw new Error(`fixture invalid: ${JSON.stringify(first.errors)}`);
-  const orchestrator: Orchestrator = new Orchestrator({
+  const daemon = await Daemon.start({
     bundle: first.bundle,
+    swarm: selectSwarm(first.bundle).metadata.name,
     stateRoot,
-    spawner: bunProcessSpawner({ output: "ignore", env }),
-      env,
+    env,
     logger,
-    restartHandler: (request) => coordinator.request({ reason: request.reason, afterTurn: request.afterTurn }),
+    spawner: bunProcessSpawner({ output: "ignore", env }),
+    connectorSpawner: bunProcessSpawner({ entryScript: CONNECTOR_ENTRY_SCRIPT, output: "ignore", env }),
+    watch: options.watch === true,
+    reloadSignal: false,
+    coalesceMs: 100,
   });
-  const coordinator = createRestartCoordinator({ loadBundle: load, reload: async (plan) => void (await orchestrator.reload(plan)), coalesceMs: 100, logger });
-  orchestrator.start();
-  const watcher = options.watch ? await startWatchReload({ orchestrator, load, logger, debounceMs: 100 }) : undefined;
+  const { orchestrator } = daemon;
   defer(async () => {
-    await watcher?.close();
-    coordinator.close();
-    await orchestrator.shutdown({ reason: "test over", gracePeriodMs: 3000 });
+    await daemon.stop("test over");
     await llm.close();
     rmSync(dir, { recursive: true, force: true });
     rmSync(stateRoot, { recursive: true, force: true });
   });
   const ask = async (agent: string, input: string, instanceKey?: string) => (await orchestrator.submit({ agent, input, ...(instanceKey ? { instanceKey } : {}) }).outcome);
   const pidOf = (agent: string) => orchestrator.processes().find((row) => row.agent === agent)?.pid ?? null;
-  return { llm, dir, env, orchestrator, coordinator, watcher, logLines, logger, ask, pidOf };
+  return { llm, dir, env, daemon, orchestrator, logLines, logger, ask, pidOf };
 }
 
 describe("live reload with real agent children", () => {
@@ -81,7 +80,7 @@ describe("live reload with real agent children", () => {
     const yaml = join(live.dir, "goondan.yaml");
     writeFileSync(yaml, readFileSync(yaml, "utf8").replace("tools: [Tool/greet,", "tools: [Tool/missing,"));
     await until(() => live.logLines.some((line) => line.msg === "invalid bundle change ignored; the running swarm is unchanged"));
-    await live.watcher?.idle();
+    await live.daemon.watcher?.idle();
     expect(live.pidOf("front")).toBe(frontPid);
     const answer = await live.ask("front", "greet once more");
     expect(answer.response).toContain("greeting from v1");
@@ -133,8 +132,6 @@ spec:
         route: { agentRef: Agent/other, instanceKeyProperty: ticket, instanceKeyPrefix: "t-" }
 `;
     const live = await harness({ extraYaml });
-    const connectors = await startConnectors({ orchestrator: live.orchestrator, bundle: live.orchestrator.currentBundle, env: live.env, logger: live.logger });
-    defer(() => connectors.stop({ gracePeriodMs: 2000 }));
     const post = async () => {
       for (let attempt = 0; ; attempt++) {
         try {
@@ -152,6 +149,6 @@ spec:
     const request = await until(() => live.llm.requests.find((candidate) => systemPrompt(candidate).includes("ROLE=other")));
     expect(lastUserText(request)).toContain("printer on fire");
     await until(() => live.orchestrator.instances().find((instance) => instance.agent === "other" && instance.instanceKey === "t-7"));
-    expect(connectors.processes()).toMatchObject([{ kind: "connector", agent: "connector:tickets", status: "running" }]);
+    expect(live.daemon.processes().filter((row) => row.kind === "connector")).toMatchObject([{ kind: "connector", agent: "connector:tickets", status: "running" }]);
   }, 30_000);
 });

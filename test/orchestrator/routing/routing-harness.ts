@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Orchestrator, type RestartHandler } from "../../../src/orchestrator/orchestrator.ts";
+import { Orchestrator, type RestartRequester } from "../../../src/orchestrator/orchestrator.ts";
 import type { ChildToParent, ParentMessage } from "../../../src/protocol/ipc-messages.ts";
 import { FakeSpawner, type FakeChild } from "../../helpers/fake-spawner.ts";
 import { ManualClock } from "../../helpers/manual-clock.ts";
@@ -21,7 +21,7 @@ export function removeRoots(): void {
 
 export type RoutingSetup = ReturnType<typeof setup>;
 
-export function setup(options: Partial<TestBundleOptions> & { restartHandler?: RestartHandler; stateRoot?: string } = {}) {
+export function setup(options: Partial<TestBundleOptions> & { restarts?: RestartRequester; stateRoot?: string } = {}) {
   const stateRoot = options.stateRoot ?? mkdtempSync(join(tmpdir(), "goondan-route-"));
   if (!options.stateRoot) roots.push(stateRoot);
   const spawner = new FakeSpawner();
@@ -31,7 +31,7 @@ export function setup(options: Partial<TestBundleOptions> & { restartHandler?: R
     stateRoot,
     spawner,
     clock,
-    ...(options.restartHandler ? { restartHandler: options.restartHandler } : {}),
+    ...(options.restarts ? { restarts: options.restarts } : {}),
   });
   return { orchestrator, spawner, clock, stateRoot };
 }

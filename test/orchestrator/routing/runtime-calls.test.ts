@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadBundleOrThrow } from "../../../src/config/load-bundle.ts";
+import { loadBundle, loadBundleOrThrow } from "../../../src/config/load-bundle.ts";
+import { createRestartCoordinator } from "../../../src/orchestrator/reload/restart-coordinator.ts";
 import { Orchestrator } from "../../../src/orchestrator/orchestrator.ts";
 import { writeSwarmBundle } from "../../fixtures/orchestrator/real-swarm.ts";
 import { FakeSpawner } from "../../helpers/fake-spawner.ts";
@@ -36,12 +37,14 @@ describe("runtime send, spawn, list, catalog, restart", () => {
     });
   });
 
-  it("restart asks the restart handler, whose afterTurn settles when the calling turn committed", async () => {
+  it("restart asks the restart requester, whose afterTurn settles when the calling turn committed", async () => {
     let afterTurn: Promise<unknown> | undefined;
     const s = setup({
-      restartHandler: async (request) => {
-        afterTurn = request.afterTurn;
-        return { accepted: true, issues: [] };
+      restarts: {
+        request: async (request) => {
+          afterTurn = request.afterTurn;
+          return { accepted: true, issues: [] };
+        },
       },
     });
     const { a } = busyCaller(s);
@@ -53,6 +56,12 @@ describe("runtime send, spawn, list, catalog, restart", () => {
     a.reply();
     await tick();
     expect(committed).toBe(true);
+  });
+
+  it("restart is refused with E_RESTART_UNAVAILABLE when the orchestrator runs without a restart requester", async () => {
+    const s = setup();
+    const { a } = busyCaller(s);
+    expect(await call(a, "restart", { reason: "new tool" })).toMatchObject({ ok: true, value: { accepted: false, issues: [{ code: "E_RESTART_UNAVAILABLE" }] } });
   });
 
   it("a request while the orchestrator stops is refused with ORCHESTRATOR_STOPPING", async () => {
@@ -79,11 +88,13 @@ describe("runtime restart with the default handler", () => {
     roots.push(stateRoot);
     const spawner = new FakeSpawner();
     const clock = new ManualClock();
-    const orchestrator = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner, clock });
+    // As the daemon wires them: the one restart coordinator validates on disk and reloads the orchestrator.
+    const coordinator = createRestartCoordinator({ loadBundle: () => loadBundle(dir), reload: (plan) => orchestrator.reload(plan).then(() => undefined), clock });
+    const orchestrator: Orchestrator = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner, clock, restarts: coordinator });
     const submitted = orchestrator.submit({ input: "fix yourself" });
-    const coordinator = spawner.latest("coordinator");
-    coordinator.ready();
-    return { dir, orchestrator, spawner, clock, coordinator, submitted };
+    const child = spawner.latest("coordinator");
+    child.ready();
+    return { dir, orchestrator, spawner, clock, coordinator: child, submitted };
   }
 
   it("validates the bundle on disk, answers accepted, and reloads after the calling turn committed", async () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadBundle } from "../../../src/config/load-bundle.ts";
-import { startWatchReload } from "../../../src/orchestrator/reload/watch-reload.ts";
-import { createLogger } from "../../../src/shared/logger.ts";
-import { useCleanups } from "../../helpers/cleanups.ts";
-import { copyWatchFixture } from "../../fixtures/reload/watch-fixture.ts";
+import { loadBundle } from "../../src/config/load-bundle.ts";
+import { startWatchReload } from "../../src/daemon/watch-reload.ts";
+import { createLogger } from "../../src/shared/logger.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
+import { copyWatchFixture } from "../fixtures/reload/watch-fixture.ts";
 
 const defer = useCleanups();
 
@@ -16,12 +16,9 @@ describe("startWatchReload", () => {
     const logger = createLogger("test", { destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) }, level: "debug" });
     let reloads = 0;
     const watcher = await startWatchReload({
-      orchestrator: {
-        currentBundle: bundle,
-        reload: async () => {
-          reloads++;
-          return { restarted: [] };
-        },
+      initial: bundle,
+      apply: async () => {
+        reloads++;
       },
       load: () => loadBundle(dir, { checkModules: false }),
       logger,

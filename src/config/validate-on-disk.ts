@@ -3,11 +3,11 @@
  * process by the loader, so edited files are seen as they are now) plus the env vars the running Swarm
  * reads. A reload, a restart or a watched change goes ahead only when this finds no error.
  */
-import { loadBundle } from "../../config/load-bundle.ts";
-import { selectSwarm } from "../../config/resolve.ts";
-import { missingEnvIssues, type Env } from "../../config/value-source.ts";
-import type { Bundle, ConfigIssue } from "../../config/types.ts";
-import { isGoondanError } from "../../shared/errors.ts";
+import { loadBundle } from "./load-bundle.ts";
+import { selectSwarm } from "./resolve.ts";
+import { missingEnvIssues, type Env } from "./value-source.ts";
+import type { Bundle, ConfigIssue } from "./types.ts";
+import { isGoondanError } from "../shared/errors.ts";
 
 export interface ValidateOnDiskOptions {
   /** Bundle directory or goondan.yaml path. */

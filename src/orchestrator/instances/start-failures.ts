@@ -5,7 +5,7 @@
  * (E_CONFIG_*: retrying cannot help), the instance is `unstartable`: its waiting events are given up as
  * AGENT_CRASHED with the cause. `ready` and a deliberate stop (reload, shutdown) clear it.
  */
-import type { RestartPolicy } from "./restart-policy.ts";
+import type { RestartPolicy } from "../../supervision/restart-policy.ts";
 
 export interface StartFailureCause {
   code: string;

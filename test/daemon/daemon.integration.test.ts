@@ -1,16 +1,15 @@
 /**
- * startLiveOperations with real processes: connectors started next to the agents, listed in the process
- * table, and re-planned by a watched change to their Connection.
+ * The Daemon with real processes: connectors started next to the agents, listed with them in the one process
+ * table the HTTP API serves, and re-planned by a watched change to their Connection.
  */
 import { describe, expect, it } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
 import { bunProcessSpawner } from "../../src/supervision/process-spawner.ts";
-import { createRestartCoordinator } from "../../src/orchestrator/reload/restart-coordinator.ts";
-import { validateBundleOnDisk } from "../../src/orchestrator/reload/validate-on-disk.ts";
-import { applyReload, startLiveOperations, withConnectorProcesses, type LiveOperations } from "../../src/daemon/live-operations.ts";
+import { validateBundleOnDisk } from "../../src/config/validate-on-disk.ts";
+import { Daemon } from "../../src/daemon/daemon.ts";
+import { CONNECTOR_ENTRY_SCRIPT } from "../../src/protocol/child-entry.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
 import { startLoopbackLlm, systemPrompt, lastUserText } from "../helpers/loopback-llm.ts";
 import { liveEnv, liveModel, writeLiveBundle } from "../fixtures/reload/live-swarm.ts";
@@ -39,7 +38,7 @@ async function post(port: number, body: unknown): Promise<Response> {
   }
 }
 
-describe("startLiveOperations", () => {
+describe("Daemon", () => {
   it("runs the Swarm's connectors, lists them with the agents, and restarts one whose Connection changed under --watch", async () => {
     const llm = await startLoopbackLlm({ respond: liveModel });
     const port = freePort();
@@ -60,32 +59,34 @@ spec:
     const load = () => validateBundleOnDisk({ target: dir, env });
     const first = await load();
     if (!first.bundle) throw new Error(`fixture invalid: ${JSON.stringify(first.errors)}`);
-    let live: LiveOperations | undefined;
-    const orchestrator: Orchestrator = new Orchestrator({
+    const daemon = await Daemon.start({
       bundle: first.bundle,
+      swarm: "live",
       stateRoot,
-      spawner: bunProcessSpawner({ output: "ignore", env }),
       env,
-      restartHandler: (request) => coordinator.request({ reason: request.reason, afterTurn: request.afterTurn }),
+      logger: silentLogger(),
+      spawner: bunProcessSpawner({ output: "ignore", env }),
+      connectorSpawner: bunProcessSpawner({ entryScript: CONNECTOR_ENTRY_SCRIPT, output: "ignore", env }),
+      http: { host: "127.0.0.1", port: 0 },
+      watch: true,
+      reloadSignal: false,
+      coalesceMs: 50,
     });
-    const coordinator = createRestartCoordinator({ loadBundle: load, reload: (plan) => applyReload({ orchestrator, connectors: live?.connectors, plan }), coalesceMs: 50 });
-    orchestrator.start();
-    live = await startLiveOperations({ orchestrator, coordinator, load, env, watch: true, logger: silentLogger() });
     defer(async () => {
-      await live?.stop();
-      coordinator.close();
-      await orchestrator.shutdown({ reason: "test over", gracePeriodMs: 3000 });
+      await daemon.stop("test over");
       await llm.close();
       rmSync(dir, { recursive: true, force: true });
       rmSync(stateRoot, { recursive: true, force: true });
     });
-    const api = withConnectorProcesses(orchestrator, () => live);
+    const api = daemon.backend;
+    const served = async () => ((await (await fetch(`http://127.0.0.1:${daemon.address?.port}/v1/processes`)).json()) as { processes: unknown[] }).processes;
 
     expect((await post(port, { text: "first" })).status).toBe(202);
     await until(() => llm.requests.find((request) => systemPrompt(request).includes("ROLE=other") && lastUserText(request).includes("first")));
     const connectorRow = await until(() => api.processes().find((row) => row.kind === "connector" && row.pid !== null));
     expect(connectorRow).toMatchObject({ agent: "connector:inbound", instanceKey: "webhook", status: "running" });
     expect(api.processes().some((row) => row.kind === "agent" && row.agent === "other")).toBe(true);
+    expect(await served()).toContainEqual(expect.objectContaining({ kind: "connector", agent: "connector:inbound", connection: "inbound", connector: "webhook" }));
     expect(api.swarm.name).toBe("live");
 
     const yaml = join(dir, "goondan.yaml");

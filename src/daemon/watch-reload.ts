@@ -1,23 +1,23 @@
 /**
- * `goondan run --watch` and SIGHUP, wired to a running orchestrator: file changes are validated and
- * applied as a reload of only the affected agents (orchestrator-only policy changes restart nothing; a
- * change to the policy children read restarts the swarm's agents), plus the connectors whose Connections
- * changed; an invalid change is logged and the swarm keeps running.
- * SIGHUP asks the restart coordinator for a full, validated restart.
+ * `goondan run --watch` and SIGHUP: file changes are validated and applied as a reload of only the affected
+ * agents (orchestrator-only policy changes restart nothing; a change to the policy children read restarts the
+ * swarm's agents), plus the connectors whose Connections changed; an invalid change is logged and the swarm
+ * keeps running. SIGHUP asks the restart coordinator for a full, validated restart.
  */
-import type { Bundle, ConfigIssue } from "../../config/types.ts";
-import { watchBundle, type BundleWatcher } from "../../config/watch-bundle.ts";
-import type { Logger } from "../../shared/logger.ts";
-import { silentLogger } from "../../shared/logger.ts";
-import type { Orchestrator } from "../orchestrator.ts";
-import type { ConnectorHost } from "../../connector/host/connector-host.ts";
-import type { RestartCoordinator } from "./restart-coordinator.ts";
+import type { Bundle, ConfigIssue } from "../config/types.ts";
+import { watchBundle, type BundleWatcher } from "../config/watch-bundle.ts";
+import type { Logger } from "../shared/logger.ts";
+import { silentLogger } from "../shared/logger.ts";
+import type { ReloadPlan } from "../orchestrator/reload/reload-plan.ts";
+import type { RestartCoordinator } from "../orchestrator/reload/restart-coordinator.ts";
 
 export interface WatchReloadOptions {
-  orchestrator: Pick<Orchestrator, "reload" | "currentBundle">;
+  /** The bundle running now. */
+  initial: Bundle;
   /** Loads and validates the bundle on disk (see validateBundleOnDisk). */
   load: () => Promise<{ valid: boolean; bundle?: Bundle; errors: ConfigIssue[] }>;
-  connectors?: ConnectorHost;
+  /** Applies a valid change: the plan to the agents, then to the connectors (`connections` restart). */
+  apply: (plan: ReloadPlan, connections: readonly string[]) => Promise<void>;
   logger?: Logger;
   /** Default 200 ms. */
   debounceMs?: number;
@@ -26,17 +26,14 @@ export interface WatchReloadOptions {
 export function startWatchReload(options: WatchReloadOptions): Promise<BundleWatcher> {
   const logger = options.logger ?? silentLogger();
   return watchBundle({
-    initial: options.orchestrator.currentBundle,
+    initial: options.initial,
     load: options.load,
     logger,
     ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
     onInvalid: ({ errors, changedFiles }) => {
       logger.error({ files: changedFiles, issues: errors.map((issue) => `${issue.path}: ${issue.code} ${issue.message}`) }, "invalid bundle change ignored; the running swarm is unchanged");
     },
-    onChange: async ({ next, diff, changedFiles }) => {
-      await options.orchestrator.reload({ bundle: next, agents: diff.agents, reasons: [`watch: ${changedFiles.join(", ")}`] });
-      await options.connectors?.apply({ bundle: next, connections: diff.connections });
-    },
+    onChange: ({ next, diff, changedFiles }) => options.apply({ bundle: next, agents: diff.agents, reasons: [`watch: ${changedFiles.join(", ")}`] }, diff.connections),
   });
 }
 

@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadBundle } from "../../../src/config/load-bundle.ts";
-import { validateBundleOnDisk } from "../../../src/orchestrator/reload/validate-on-disk.ts";
+import { loadBundle } from "../../src/config/load-bundle.ts";
+import { validateBundleOnDisk } from "../../src/config/validate-on-disk.ts";
 
-const FIXTURE = new URL("../../fixtures/reload/live-swarm", import.meta.url).pathname;
+const FIXTURE = new URL("../fixtures/reload/live-swarm", import.meta.url).pathname;
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });

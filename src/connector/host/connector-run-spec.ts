@@ -1,0 +1,36 @@
+/**
+ * What the orchestrator side needs to run one Connection's connector child (ConnectorRunSpec, built by
+ * connection-plan.ts), and the seam through which the child's routed events reach the agents (ConnectorIngest:
+ * the daemon binds it to the orchestrator's `ingest`, durable before it resolves).
+ */
+import type { IngressRule } from "../../config/types.ts";
+import type { JsonObject } from "../../shared/json.ts";
+import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
+
+export interface ConnectorRunSpec {
+  connection: string;
+  connector: string;
+  /** Absolute path of the connector's entry module. */
+  entry: string;
+  config: JsonObject;
+  secrets: Record<string, string>;
+  rules: IngressRule[];
+  entryAgent: string;
+  swarmInstanceKey: string;
+  /** Give the child the orchestrator's stdin (the built-in `cli` connector). */
+  stdin: "inherit" | "ignore";
+}
+
+export interface ConnectorIngestRequest {
+  connection: string;
+  agent: string;
+  instanceKey: string;
+  input: string;
+  /** `connector.<event name>` */
+  type: string;
+  metadata: JsonObject;
+  wantsReply: boolean;
+}
+
+/** Hands an event to the orchestrator; resolves once it is durably accepted (rejects with a coded error if refused). */
+export type ConnectorIngest = (request: ConnectorIngestRequest) => Promise<{ eventId: string; reply?: Promise<TurnOutcome> }>;

@@ -1,0 +1,83 @@
+/**
+ * `goondan run` in the foreground, after its flags were parsed and the bundle validated: makes this process's
+ * secrets unreadable to tool commands, bundles the agent entry once, owns the state root (lock file), starts the
+ * Daemon, and then either sends one event and prints its reply (`--input`: exit 0, or 1 when the turn failed) or
+ * serves until SIGTERM/SIGINT (a graceful drain, exit 0; a second Ctrl+C exits 130 at once).
+ */
+import type { Bundle } from "../config/types.ts";
+import type { Env } from "../config/value-source.ts";
+import { EXIT } from "../shared/exit-codes.ts";
+import type { Logger } from "../shared/logger.ts";
+import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
+import { RECORD_CASSETTE_ENV } from "../protocol/child-entry.ts";
+import { bunProcessSpawner } from "../supervision/process-spawner.ts";
+import { bundleAgentEntry } from "./agent-entry-bundle.ts";
+import { Daemon } from "./daemon.ts";
+import { listenForShutdownSignals, type ShutdownSignals } from "./shutdown-signals.ts";
+import { writeStateRootLock } from "./state-root-lock.ts";
+
+export interface RunDaemonOptions {
+  bundle: Bundle;
+  swarm: string;
+  stateRoot: string;
+  env: Env;
+  logger: Logger;
+  /** Where children's stdout/stderr go: 1, or 2 when stdout holds the reply or the chat. */
+  output: 1 | 2;
+  /** `--record`: the cassette every model call is appended to. */
+  record?: string;
+  /** `--input`: send this one event to the entry agent, print the reply, exit. */
+  input?: string;
+  http: { host: string; port: number; token?: string };
+  watch: boolean;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+export async function runDaemon(options: RunDaemonOptions): Promise<number> {
+  const { logger, env } = options;
+  // Same-user tools must not read the orchestrator's environment (every key) through /proc.
+  await hideProcessSecrets();
+  const entryScript = await bundleAgentEntry({ stateRoot: options.stateRoot, logger, env });
+  const signals = listenForShutdownSignals({ onForcedExit: () => logger.warn("second interrupt: exiting at once") });
+  const lock = writeStateRootLock({ stateRoot: options.stateRoot }); // `goondan instance delete` must know a live orchestrator owns the state root
+  try {
+    const once = options.input !== undefined;
+    const daemon = await Daemon.start({
+      bundle: options.bundle,
+      swarm: options.swarm,
+      stateRoot: options.stateRoot,
+      env,
+      logger,
+      spawner: bunProcessSpawner({ output: options.output, env, entryScript }),
+      ...(options.record ? { childEnv: { [RECORD_CASSETTE_ENV]: options.record } } : {}),
+      ...(once ? { connectors: false, reloadSignal: false } : { http: options.http, watch: options.watch }),
+    });
+    if (options.input !== undefined) return await answerOnce({ daemon, input: options.input, signals, options });
+    const address = daemon.address;
+    if (address) lock.listening(address);
+    logger.info({ port: address?.port, host: address?.host, swarm: daemon.orchestrator.swarm.name, stateRoot: options.stateRoot }, "ready");
+    const signal = await signals.signalled;
+    logger.info({ signal }, "shutting down");
+    await daemon.stop(signal);
+    return EXIT.ok;
+  } finally {
+    lock.release();
+    signals.dispose();
+  }
+}
+
+async function answerOnce(context: { daemon: Daemon; input: string; signals: ShutdownSignals; options: RunDaemonOptions }): Promise<number> {
+  const { daemon, options } = context;
+  const submitted = daemon.orchestrator.submit({ input: context.input, source: { kind: "user", name: "cli" } });
+  const outcome = await Promise.race([submitted.outcome, context.signals.signalled.then(() => undefined)]);
+  await daemon.stop(outcome ? "input answered" : "interrupted");
+  if (!outcome) return EXIT.interrupted;
+  if (outcome.status === "ok") {
+    options.stdout(`${outcome.response}\n`);
+    return EXIT.ok;
+  }
+  options.stderr(`goondan run: turn failed: ${outcome.error?.code ?? "error"}: ${outcome.error?.message ?? ""}\n`);
+  if (outcome.response) options.stdout(`${outcome.response}\n`);
+  return EXIT.failure;
+}

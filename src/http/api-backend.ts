@@ -1,0 +1,22 @@
+/**
+ * What the HTTP API serves, as the daemon gives it: the swarm's agents (submit, instance table and files), the
+ * process table of agents and connectors together, and restart requests (validated, coalesced, applied).
+ */
+import type { RestartAnswer } from "../protocol/restart-answer.ts";
+import type { InstancePaths } from "../shared/state-paths.ts";
+import type { ProcessInfo } from "../supervision/process-table.ts";
+import type { SubmitOptions, Submitted } from "../orchestrator/orchestrator-options.ts";
+import type { InstanceRow } from "../orchestrator/instances/stored-instances.ts";
+import type { RestartRequest } from "../orchestrator/reload/restart-coordinator.ts";
+import type { SwarmView } from "../orchestrator/swarm-view.ts";
+
+export interface ApiBackend {
+  readonly swarm: SwarmView;
+  submit(options: SubmitOptions): Submitted;
+  /** Agents and connectors. */
+  processes(): ProcessInfo[];
+  instances(): InstanceRow[];
+  instancePaths(agent: string, instanceKey: string): InstancePaths;
+  /** `POST /v1/restart`; absent: 501. */
+  restart?(request: RestartRequest): Promise<RestartAnswer>;
+}

@@ -1,0 +1,57 @@
+/**
+ * How an agent instance's child is started: the agent entry's argv, an environment holding only what this
+ * agent's own resources name (child-environment.ts), and the validated bundle as a snapshot file (written once
+ * per bundle, so a reload's children get the new one while older children keep theirs).
+ */
+import type { Bundle } from "../config/types.ts";
+import { findResource } from "../config/resolve.ts";
+import { agentRequiredEnvNames } from "../config/value-source.ts";
+import { agentChildArgv, BUNDLE_SNAPSHOT_ENV } from "../protocol/child-entry.ts";
+import { instanceAddress } from "../protocol/agent-event.ts";
+import type { Logger } from "../shared/logger.ts";
+import { childEnvironment } from "../supervision/child-environment.ts";
+import type { SpawnRequest } from "../supervision/process-spawner.ts";
+import { writeBundleSnapshot } from "./bundle-snapshot-file.ts";
+
+export interface AgentSpawnRequestsOptions {
+  stateRoot: string;
+  /** The environment children's variables are taken from. */
+  env: Record<string, string | undefined>;
+  /** Extra environment for every agent child (e.g. GOONDAN_RECORD_CASSETTE). */
+  childEnv: Record<string, string>;
+  logger: Logger;
+}
+
+export class AgentSpawnRequests {
+  private snapshot: { bundle: Bundle; file: string } | undefined;
+
+  constructor(private readonly options: AgentSpawnRequestsOptions) {}
+
+  /** The spawn request of one instance under the bundle now in force. */
+  request(options: { bundle: Bundle; swarm: string; agent: string; instanceKey: string }): SpawnRequest {
+    const { bundle, swarm, agent, instanceKey } = options;
+    return {
+      address: instanceAddress(agent, instanceKey),
+      argv: agentChildArgv({ bundle: bundle.dir, swarm, agent, instanceKey, stateRoot: this.options.stateRoot }),
+      env: { ...this.environment(bundle, agent), ...this.options.childEnv, [BUNDLE_SNAPSHOT_ENV]: this.snapshotFile(bundle) },
+    };
+  }
+
+  /** Only what this agent's own resources need, plus the basics (see child-environment.ts). */
+  private environment(bundle: Bundle, agent: string): Record<string, string> {
+    const { env } = this.options;
+    try {
+      const resource = findResource(bundle, "Agent", agent);
+      return childEnvironment({ env, names: resource ? agentRequiredEnvNames(bundle, resource) : [] });
+    } catch (error) {
+      // Only a bundle that skipped validation gets here; the child then reports what it lacks itself.
+      this.options.logger.warn({ agent, err: error }, "could not work out the env vars this agent needs; passing the basics only");
+      return childEnvironment({ env });
+    }
+  }
+
+  private snapshotFile(bundle: Bundle): string {
+    if (this.snapshot?.bundle !== bundle) this.snapshot = { bundle, file: writeBundleSnapshot({ stateRoot: this.options.stateRoot, bundle }) };
+    return this.snapshot.file;
+  }
+}
