@@ -41,5 +41,4 @@ export type {
 } from "./agent/extensions/types.ts";
 
 // Connector authors: the context a connector's start function receives and the events it emits.
-export type { ConnectorContext, ConnectorLogger, ConnectorReply } from "./connector/child/connector-context.ts";
-export type { ConnectorEvent, ConnectorEventMessage } from "./connector/connector-event.ts";
+export type { ConnectorContext, ConnectorEvent, ConnectorEventMessage, ConnectorLogger, ConnectorReply } from "./connector/connector-types.ts";

@@ -1,18 +1,22 @@
 import { describe, expect, it } from "bun:test";
 import { PassThrough } from "node:stream";
 import { formatReply, runCliLoop } from "../../src/base/connectors/cli.ts";
-import type { BuiltinConnectorEvent, BuiltinConnectorReply } from "../../src/base/connectors/connector-types.ts";
+import type { ConnectorEvent, ConnectorReply } from "../../src/connector/connector-types.ts";
+import type { JsonObject } from "../../src/shared/json.ts";
+import { outcome } from "../helpers/outcomes.ts";
 
-function run(options: { input: string; interactive?: boolean; config?: Record<string, unknown>; reply?: (event: BuiltinConnectorEvent) => Promise<BuiltinConnectorReply> }) {
-  const seen: BuiltinConnectorEvent[] = [];
+const textOf = (event: ConnectorEvent): string => (event.message.type === "text" ? event.message.text : "");
+
+function run(options: { input: string; interactive?: boolean; config?: JsonObject; reply?: (event: ConnectorEvent) => Promise<ConnectorReply> }) {
+  const seen: ConnectorEvent[] = [];
   let output = "";
   const input = new PassThrough();
   input.end(options.input);
   const request =
     options.reply ??
-    (async (event: BuiltinConnectorEvent) => {
+    (async (event: ConnectorEvent) => {
       seen.push(event);
-      return { eventId: `e${seen.length}`, status: "ok" as const, response: `echo: ${event.message.text}` };
+      return outcome({ eventId: `e${seen.length}`, response: `echo: ${textOf(event)}` });
     });
   const done = runCliLoop({
     ctx: { request, config: options.config ?? {}, signal: new AbortController().signal },
@@ -25,7 +29,7 @@ describe("runCliLoop", () => {
   it("sends each piped line as one event and prints the replies in order", async () => {
     const session = run({ input: "first\n\nsecond\nthird" });
     await session.done;
-    expect(session.seen.map((event) => event.message.text)).toEqual(["first", "second", "third"]);
+    expect(session.seen.map((event) => textOf(event))).toEqual(["first", "second", "third"]);
     expect(session.output()).toBe("echo: first\necho: second\necho: third\n");
   });
 
@@ -34,10 +38,10 @@ describe("runCliLoop", () => {
     const session = run({
       input: "slow\nfast\n",
       reply: async (event) => {
-        order.push(`start ${event.message.text}`);
-        await new Promise((resolve) => setTimeout(resolve, event.message.text === "slow" ? 20 : 0));
-        order.push(`end ${event.message.text}`);
-        return { eventId: "e", status: "ok", response: event.message.text };
+        order.push(`start ${textOf(event)}`);
+        await new Promise((resolve) => setTimeout(resolve, textOf(event) === "slow" ? 20 : 0));
+        order.push(`end ${textOf(event)}`);
+        return outcome({ eventId: "e", response: textOf(event) });
       },
     });
     await session.done;
@@ -64,7 +68,7 @@ describe("runCliLoop", () => {
       reply: async () => {
         calls++;
         if (calls === 1) throw Object.assign(new Error("no rule"), { code: "E_CONNECTOR_NO_ROUTE" });
-        return { eventId: "e", status: "error", response: "", error: { code: "AGENT_TURN_FAILED", message: "boom" } };
+        return outcome({ eventId: "e", status: "error", response: "", error: { code: "AGENT_TURN_FAILED", message: "boom" } });
       },
     });
     await session.done;
@@ -74,6 +78,6 @@ describe("runCliLoop", () => {
 
 describe("formatReply", () => {
   it("keeps a reply's own trailing newline", () => {
-    expect(formatReply({ eventId: "e", status: "ok", response: "done\n" })).toBe("done\n");
+    expect(formatReply(outcome({ eventId: "e", response: "done\n" }))).toBe("done\n");
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { bodyToEvent, createWebhookHandler, serveWebhook, webhookSettings, type WebhookSettings } from "../../src/base/connectors/webhook.ts";
 import { signBody, verifySignature } from "../../src/base/connectors/webhook-signature.ts";
-import type { BuiltinConnectorEvent } from "../../src/base/connectors/connector-types.ts";
+import type { ConnectorEvent } from "../../src/connector/connector-types.ts";
 
 const settings = (overrides: Partial<WebhookSettings> = {}): WebhookSettings => ({
   port: 0,
@@ -15,11 +15,11 @@ const settings = (overrides: Partial<WebhookSettings> = {}): WebhookSettings => 
 
 const quietLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
-function handlerWith(options: { settings?: Partial<WebhookSettings>; emit?: (event: BuiltinConnectorEvent) => Promise<{ eventId: string }> } = {}) {
-  const emitted: BuiltinConnectorEvent[] = [];
+function handlerWith(options: { settings?: Partial<WebhookSettings>; emit?: (event: ConnectorEvent) => Promise<{ eventId: string }> } = {}) {
+  const emitted: ConnectorEvent[] = [];
   const emit =
     options.emit ??
-    (async (event: BuiltinConnectorEvent) => {
+    (async (event: ConnectorEvent) => {
       emitted.push(event);
       return { eventId: `evt_${emitted.length}` };
     });
@@ -97,8 +97,8 @@ describe("webhook handler", () => {
 
 describe("webhook server", () => {
   it("answers a body over maxBodyBytes with its JSON 413, declared or chunked, not Bun's empty one, and still takes a small one", async () => {
-    const emitted: BuiltinConnectorEvent[] = [];
-    const emit = async (event: BuiltinConnectorEvent) => {
+    const emitted: ConnectorEvent[] = [];
+    const emit = async (event: ConnectorEvent) => {
       emitted.push(event);
       return { eventId: "evt_1" };
     };

@@ -7,7 +7,8 @@
  * Config: `instanceKey` (default: the route's or the Swarm's), `prompt` (default `> `).
  */
 import { createInterface } from "node:readline";
-import { configValue, type BuiltinConnectorContext, type BuiltinConnectorReply } from "./connector-types.ts";
+import type { ConnectorContext, ConnectorReply } from "../../connector/connector-types.ts";
+import { configValue } from "./config-value.ts";
 
 export interface CliIo {
   input: NodeJS.ReadableStream;
@@ -16,7 +17,7 @@ export interface CliIo {
 }
 
 /** One reply as printed: the text, or `error [CODE]: message`. */
-export function formatReply(reply: BuiltinConnectorReply): string {
+export function formatReply(reply: ConnectorReply): string {
   if (reply.status === "ok") return reply.response.endsWith("\n") ? reply.response : `${reply.response}\n`;
   return `error [${reply.error?.code ?? "E_UNKNOWN"}]: ${reply.error?.message ?? "the turn failed"}\n`;
 }
@@ -24,7 +25,7 @@ export function formatReply(reply: BuiltinConnectorReply): string {
 export const isExitCommand = (line: string): boolean => line === ":exit" || line === ":quit";
 
 /** The read-send-print loop; resolves when the input ends. */
-export async function runCliLoop(options: { ctx: Pick<BuiltinConnectorContext, "request" | "config" | "signal">; io: CliIo }): Promise<void> {
+export async function runCliLoop(options: { ctx: Pick<ConnectorContext, "request" | "config" | "signal">; io: CliIo }): Promise<void> {
   const { ctx, io } = options;
   const prompt = String(configValue(ctx.config, "prompt") ?? "> ");
   const instanceKey = configValue(ctx.config, "instanceKey");
@@ -54,7 +55,7 @@ export async function runCliLoop(options: { ctx: Pick<BuiltinConnectorContext, "
   lines.close();
 }
 
-export default async function cliConnector(ctx: BuiltinConnectorContext): Promise<void> {
+export default async function cliConnector(ctx: ConnectorContext): Promise<void> {
   const interactive = process.stdin.isTTY === true;
   await runCliLoop({ ctx, io: { input: process.stdin, write: (text) => void process.stdout.write(text), interactive } });
   if (interactive && !ctx.signal.aborted) {

@@ -11,7 +11,8 @@
  * `text`, `input` or `message` string, else the JSON itself; its properties are the body's top-level
  * strings, numbers and booleans; its instanceKey is the body's `instanceKey` when given.
  */
-import { configValue, type BuiltinConnectorContext, type BuiltinConnectorEvent } from "./connector-types.ts";
+import type { ConnectorContext, ConnectorEvent } from "../../connector/connector-types.ts";
+import { configValue } from "./config-value.ts";
 import { SIGNATURE_HEADER, verifySignature } from "./webhook-signature.ts";
 
 export interface WebhookSettings {
@@ -23,7 +24,7 @@ export interface WebhookSettings {
   secret: string | undefined;
 }
 
-export function webhookSettings(ctx: Pick<BuiltinConnectorContext, "config" | "secrets">): WebhookSettings {
+export function webhookSettings(ctx: Pick<ConnectorContext, "config" | "secrets">): WebhookSettings {
   const { config, secrets } = ctx;
   const number = (value: unknown, fallback: number): number => {
     const parsed = typeof value === "number" ? value : typeof value === "string" ? Number(value) : Number.NaN;
@@ -45,9 +46,9 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 const problem = (status: number, code: string, message: string, headers?: Record<string, string>): Response => json(status, { error: { code, message } }, headers);
 
 /** Turns a JSON body into the connector event it stands for. */
-export function bodyToEvent(body: Record<string, unknown>, eventName: string): BuiltinConnectorEvent {
+export function bodyToEvent(body: Record<string, unknown>, eventName: string): ConnectorEvent {
   const textField = [body.text, body.input, body.message].find((value): value is string => typeof value === "string");
-  const properties: BuiltinConnectorEvent["properties"] = {};
+  const properties: ConnectorEvent["properties"] = {};
   for (const [key, value] of Object.entries(body)) {
     if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") properties[key] = value;
   }
@@ -85,7 +86,7 @@ async function readCapped(request: Request, maxBytes: number): Promise<Uint8Arra
 }
 
 /** The request handler, separate from the server so it can be tested with plain Requests. */
-export function createWebhookHandler(options: { ctx: Pick<BuiltinConnectorContext, "emit" | "logger">; settings: WebhookSettings }) {
+export function createWebhookHandler(options: { ctx: Pick<ConnectorContext, "emit" | "logger">; settings: WebhookSettings }) {
   const { ctx, settings } = options;
   return async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
@@ -121,7 +122,7 @@ export function createWebhookHandler(options: { ctx: Pick<BuiltinConnectorContex
 }
 
 /** The webhook's HTTP server (stopping it drops open connections). */
-export function serveWebhook(options: { ctx: Pick<BuiltinConnectorContext, "emit" | "logger">; settings: WebhookSettings }): { port: number; stop(): void } {
+export function serveWebhook(options: { ctx: Pick<ConnectorContext, "emit" | "logger">; settings: WebhookSettings }): { port: number; stop(): void } {
   const { settings } = options;
   const handler = createWebhookHandler(options);
   // Bun's own limit would answer an empty 413 before the handler runs: the handler caps the body itself.
@@ -129,7 +130,7 @@ export function serveWebhook(options: { ctx: Pick<BuiltinConnectorContext, "emit
   return { port: server.port ?? settings.port, stop: () => server.stop(true) };
 }
 
-export default async function webhookConnector(ctx: BuiltinConnectorContext): Promise<void> {
+export default async function webhookConnector(ctx: ConnectorContext): Promise<void> {
   const settings = webhookSettings(ctx);
   const server = serveWebhook({ ctx, settings });
   ctx.onShutdown(() => server.stop());

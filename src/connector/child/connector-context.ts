@@ -5,37 +5,12 @@
  * Owns the table of emitted events waiting for their ack or reply; the entry script feeds it messages.
  */
 import type { ConnectorStartPayload, ParentToChild } from "../../protocol/ipc-messages.ts";
-import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
-import type { JsonObject, JsonValue } from "../../shared/json.ts";
+import type { JsonValue } from "../../shared/json.ts";
 import type { ConnectorEvent } from "../connector-event.ts";
+import type { ConnectorContext, ConnectorLogger, ConnectorReply } from "../connector-types.ts";
+
+export type { ConnectorContext, ConnectorLogger, ConnectorReply } from "../connector-types.ts";
 import { UsageError } from "../../shared/errors.ts";
-
-/** The reply of the turn an event started: the turn's outcome. */
-export type ConnectorReply = TurnOutcome;
-
-export interface ConnectorLogger {
-  debug(...args: unknown[]): void;
-  info(...args: unknown[]): void;
-  warn(...args: unknown[]): void;
-  error(...args: unknown[]): void;
-}
-
-export interface ConnectorContext {
-  /** Sends an event; resolves with its id once the orchestrator accepted it, rejects with a coded error if refused. */
-  emit(event: ConnectorEvent): Promise<{ eventId: string }>;
-  /** Sends an event and resolves with the reply of the turn it started. */
-  request(event: ConnectorEvent): Promise<ConnectorReply>;
-  /** The Connection's `spec.config`, ValueSources resolved. */
-  config: JsonObject;
-  /** The Connection's `spec.secrets`, resolved. */
-  secrets: Record<string, string>;
-  logger: ConnectorLogger;
-  connection: string;
-  /** Fired when the orchestrator asks the connector to stop. */
-  signal: AbortSignal;
-  /** Registers cleanup to run on shutdown (close servers, flush). */
-  onShutdown(handler: () => void | Promise<void>): void;
-}
 
 /** The orchestrator refused an emitted event, or the connector is shutting down. */
 export class ConnectorEmitError extends UsageError {}

@@ -1,0 +1,38 @@
+/**
+ * The public types of a connector's entry function (the public Goondan ConnectorContext, plus `request` for
+ * connectors that print replies, like `cli`): what `ctx` offers inside the connector child. Declared here, once;
+ * the built-in connectors (src/base) and connector authors (`import type { ConnectorContext } from "goondan"`)
+ * import them from here.
+ */
+import type { TurnOutcome } from "../protocol/turn-outcome.ts";
+import type { JsonObject } from "../shared/json.ts";
+import type { ConnectorEvent } from "./connector-event.ts";
+
+export type { ConnectorEvent, ConnectorEventMessage } from "./connector-event.ts";
+
+/** The reply of the turn an event started: the turn's outcome. */
+export type ConnectorReply = TurnOutcome;
+
+export interface ConnectorLogger {
+  debug(...args: unknown[]): void;
+  info(...args: unknown[]): void;
+  warn(...args: unknown[]): void;
+  error(...args: unknown[]): void;
+}
+
+export interface ConnectorContext {
+  /** Sends an event; resolves with its id once the orchestrator accepted it, rejects with a coded error if refused. */
+  emit(event: ConnectorEvent): Promise<{ eventId: string }>;
+  /** Sends an event and resolves with the reply of the turn it started. */
+  request(event: ConnectorEvent): Promise<ConnectorReply>;
+  /** The Connection's `spec.config`, ValueSources resolved. */
+  config: JsonObject;
+  /** The Connection's `spec.secrets`, resolved. */
+  secrets: Record<string, string>;
+  logger: ConnectorLogger;
+  connection: string;
+  /** Fired when the orchestrator asks the connector to stop. */
+  signal: AbortSignal;
+  /** Registers cleanup to run on shutdown (close servers, flush). */
+  onShutdown(handler: () => void | Promise<void>): void;
+}
