@@ -4,7 +4,7 @@
  * live on in it between commands; as root they cannot unmount its /proc; `isolation: none` opts out,
  * `required` refuses to run unisolated, and `auto` warns once when the machine allows no namespace. The
  * end-to-end proof through `goondan run` (node and bun launchers, root and non-root) is
- * test/orchestrator/tool-secrets.test.ts.
+ * test/base/bash-secrets.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { randomBytes } from "node:crypto";
