@@ -12,10 +12,11 @@
  * whose name reads more than one way and that records nothing, or whose new name is taken, stays where it is
  * and is reported in `skipped`.
  */
-import { existsSync, readdirSync, renameSync } from "node:fs";
+import { existsSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { recordedNames } from "./recorded-names.ts";
 import { safeName } from "./safe-name.ts";
+import { subdirectories } from "./subdirectories.ts";
 
 export interface SafeNameMigration {
   moved: { from: string; to: string }[];
@@ -66,17 +67,6 @@ export function legacyReadings(name: string, limit = 2): string[] {
   };
   if ((counts[0] as number) > 0) walk(0, "");
   return readings;
-}
-
-function subdirectories(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name)
-      .sort();
-  } catch {
-    return [];
-  }
 }
 
 function migrateOne(options: { parent: string; name: string; recorded: string[]; report: SafeNameMigration }): void {

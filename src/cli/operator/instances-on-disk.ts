@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { instanceKeyOfDir, nameOfDir } from "../../shared/recorded-names.ts";
+import { subdirectories } from "../../shared/subdirectories.ts";
 
 export interface InstanceOnDisk {
   swarmInstanceKey: string;
@@ -17,17 +18,6 @@ export interface InstanceOnDisk {
   messages: number;
   /** Last change of any of its top-level files, ISO time. */
   updatedAt: string | undefined;
-}
-
-function subdirectories(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name)
-      .sort();
-  } catch {
-    return [];
-  }
 }
 
 function countLines(file: string): number {
