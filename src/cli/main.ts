@@ -16,7 +16,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   logs: { summary: "print the runtime events recorded under the state root (--follow to tail)", load: () => import("./commands/logs.ts") },
   instance: { summary: "list or delete the instances kept under the state root", load: () => import("./commands/instance.ts") },
   restart: { summary: "reload the bundle and restart agents in the running orchestrator", load: () => import("./commands/restart.ts") },
-  doctor: { summary: "check Bun, the bundle, its env vars, the state root and the API port", load: () => import("./commands/doctor.ts") },
+  doctor: { summary: "check Bun, the bundle, its env vars, the state root, the API port and bash isolation", load: () => import("./commands/doctor.ts") },
 };
 
 export const VERSION: string = packageJson.version;

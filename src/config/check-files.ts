@@ -1,13 +1,14 @@
 /**
  * Files a bundle points at: Tool, Extension and Connector entries (E_CONFIG_ENTRY_NOT_FOUND), Agent
- * prompts (system xor systemRef; the file exists, is a regular file and at most 1 MiB) and replay cassettes. Entries and prompt files must
- * stay inside the bundle (E_CONFIG_ENTRY_OUTSIDE_BUNDLE); a cassette may live anywhere.
+ * prompts (system xor systemRef; the file exists, is a regular file and at most 1 MiB) and replay cassettes
+ * (cassette-file.ts: a regular file of at most 16 MiB; a missing one is a warning). Every one of them must be
+ * relative and stay inside the bundle, symlinks followed (E_CONFIG_ENTRY_OUTSIDE_BUNDLE).
  */
 import type { IssueList, PathSegment } from "./issues.ts";
 import type { LoadedResource } from "./loaded-resource.ts";
 import { resolveBundlePath } from "./bundle-path.ts";
-import { existsSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { statSync } from "node:fs";
+import { cassetteIssue } from "./cassette-file.ts";
 import type { IssueCode } from "./issue-codes.ts";
 import { checkPromptFile } from "./prompt-file.ts";
 import { describeNonRegularFile } from "./file-kind.ts";
@@ -68,15 +69,9 @@ function promptField(loaded: LoadedResource): "prompt" | "prompts" {
   return spec?.prompt === undefined && spec?.prompts !== undefined ? "prompts" : "prompt";
 }
 
-/** A cassette may be absolute (tests, recordings kept elsewhere); a missing one is only a warning: `--record` writes it. */
 function checkCassette(options: { loaded: LoadedResource; issues: IssueList; cassette: string }): void {
-  const path = resolve(options.loaded.resource.source.baseDir, options.cassette);
-  if (existsSync(path)) return;
-  options.issues.at(options.loaded.site, ["spec", "options", "cassette"], {
-    code: "W_CONFIG_CASSETTE_MISSING",
-    message: `expected the cassette file ${options.cassette} to exist, found no file at ${path}`,
-    suggestion: "record one with 'goondan run --record <file>'",
-  });
+  const issue = cassetteIssue({ baseDir: options.loaded.resource.source.baseDir, cassette: options.cassette });
+  if (issue !== undefined) options.issues.at(options.loaded.site, ["spec", "options", "cassette"], issue);
 }
 
 /** Reports a path that leaves the bundle or names no file; returns the absolute path of a file that exists. */

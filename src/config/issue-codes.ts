@@ -31,6 +31,8 @@ export const ISSUE_CODES = {
   E_CONFIG_PROMPT_TOO_LARGE: "an Agent's prompt.systemRef file is larger than 1 MiB",
   E_CONFIG_ENTRY_OUTSIDE_BUNDLE: "a bundle-relative path is absolute or escapes the bundle directory",
   E_CONFIG_ENTRY_NOT_FOUND: "an entry file does not exist",
+  E_CONFIG_CASSETTE_NOT_REGULAR: "a replay Model's cassette is a directory, a FIFO, a device or a socket instead of a regular file",
+  E_CONFIG_CASSETTE_TOO_LARGE: "a replay Model's cassette is larger than 16 MiB",
   E_CONFIG_PARAMETERS_INVALID: "a Tool export's parameters is not a valid JSON Schema of type object",
   E_CONFIG_MODULE_LOAD: "a Tool entry module failed to load (syntax error, throwing top-level code, timeout)",
   E_CONFIG_HANDLERS_MISSING: "a Tool entry module does not export a `handlers` object",

@@ -8,7 +8,8 @@ import { resolve as resolvePath } from "node:path";
 import { ConfigError } from "../shared/errors.ts";
 import { isJsonObject, type JsonObject, type JsonValue } from "../shared/json.ts";
 import { closestFirst } from "./suggest.ts";
-import { checkPromptFile } from "./prompt-file.ts";
+import { readPromptFile } from "./prompt-file.ts";
+import { resolveBundlePath } from "./bundle-path.ts";
 import {
   BUILTIN_PACKAGE,
   type AgentResource,
@@ -98,10 +99,11 @@ export async function readSystemPrompt(bundle: Bundle, agent: AgentResource): Pr
   const { system, systemRef } = agent.spec.prompt;
   if (system !== undefined) return system;
   if (systemRef === undefined) return "";
-  const path = resolvePath(agent.source.baseDir ?? bundle.dir, systemRef);
-  const problem = checkPromptFile({ path, written: systemRef });
-  if (problem) throw new ConfigError(problem.code, problem.message);
-  return Bun.file(path).text();
+  const resolved = resolveBundlePath({ baseDir: agent.source.baseDir ?? bundle.dir, relativePath: systemRef });
+  if (!resolved.ok) throw new ConfigError("E_CONFIG_ENTRY_OUTSIDE_BUNDLE", `expected the prompt file ${systemRef} to be relative and inside the bundle`);
+  const read = readPromptFile({ path: resolved.path, written: systemRef });
+  if ("code" in read) throw new ConfigError(read.code, read.message);
+  return read.text;
 }
 
 export function mergeConfig(base: JsonObject, override: JsonObject): JsonObject {

@@ -1,18 +1,16 @@
 /**
  * Where an instance keeps its files under the state root (SPEC §5):
- * `workspaces/<swarm instanceKey>/instances/<agent>/<instanceKey>/`, with file-system-safe names.
+ * `workspaces/<swarm instanceKey>/instances/<agent>/<instanceKey>/`, each level named by safeName
+ * (safe-name.ts: injective and bounded).
  */
 import { join } from "node:path";
 import { homedir } from "node:os";
+import { safeName } from "./safe-name.ts";
+
+export { safeName } from "./safe-name.ts";
 
 export function defaultStateRoot(env: Record<string, string | undefined> = process.env): string {
   return env.GOONDAN_STATE_ROOT ?? join(homedir(), ".goondan");
-}
-
-/** Keeps letters, digits, `-`, `_` and `.`; everything else becomes `%XX` so distinct keys stay distinct. */
-export function safeName(name: string): string {
-  const encoded = name.replace(/[^A-Za-z0-9_.-]/g, (char) => `%${char.charCodeAt(0).toString(16).padStart(2, "0")}`);
-  return encoded === "." || encoded === ".." ? encoded.replace(/\./g, "%2e") : encoded;
 }
 
 export interface InstancePaths {

@@ -1,11 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { killMarkedProcesses } from "../../src/base/tools/kill-marked-processes.ts";
 import { RUN_MARKER_NAME } from "../../src/base/tools/run-marked-process.ts";
+import { pidsWithCommandLine } from "../helpers/goondan-process.ts";
 import { baseTools, errorOf, okOutput, type BaseToolHarness } from "./base-tools.ts";
 
 const onLinux = process.platform === "linux";
@@ -36,19 +37,38 @@ async function isGone(pid: number, waitMs: number): Promise<boolean> {
   }
 }
 
-/** Reads a pid a command wrote to a file, waiting briefly for it to appear. */
-async function pidFrom(file: string): Promise<number> {
+/**
+ * The pids, as this process sees them, of the processes whose command line names `file` (an escapee's pid
+ * file), once the escapee has written it. A command in the PID namespace sandbox knows only its pid inside
+ * the namespace, so the pid it writes means nothing out here: the file is only the sign that it started.
+ */
+async function escapees(file: string): Promise<number[]> {
   const deadline = Date.now() + 2000;
-  for (;;) {
-    const text = await readFile(file, "utf8").catch(() => "");
-    if (/^\d+\s*$/.test(text)) {
-      const pid = Number(text.trim());
-      leftovers.push(pid);
-      return pid;
-    }
+  while (!/^\d+\s*$/.test(await readFile(file, "utf8").catch(() => ""))) {
     if (Date.now() >= deadline) throw new Error(`no pid in ${file}`);
     await Bun.sleep(20);
   }
+  const pids = pidsWithCommandLine(file);
+  leftovers.push(...pids);
+  return pids;
+}
+
+async function allGone(pids: number[], waitMs: number): Promise<boolean> {
+  for (const pid of pids) if (!(await isGone(pid, waitMs))) return false;
+  return true;
+}
+
+/** A sleep whose command line no other process has, found from out here by that command line. */
+function uniqueSleep(): { command: string; pids: () => number[] } {
+  const command = `sleep 30.${randomBytes(3).readUIntBE(0, 3)}`;
+  return {
+    command,
+    pids: () => {
+      const pids = pidsWithCommandLine(command).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("sleep"));
+      leftovers.push(...pids);
+      return pids;
+    },
+  };
 }
 
 function spawnSleeper(env: Record<string, string>): number {
@@ -135,7 +155,7 @@ describe.skipIf(!onLinux || !hasSetsid)("bash__exec with processes that escape t
     expect(output.timedOut).toBe(true);
     expect(output.escapedKilled).toBeGreaterThanOrEqual(1); // the escaped shell, and its sleep once started
     expect(String(output.note)).toContain("left the process group");
-    expect(await isGone(await pidFrom(pidFile), 1000)).toBe(true);
+    expect(await allGone(await escapees(pidFile), 1000)).toBe(true);
     await Bun.sleep(Math.max(0, 1500 - (Date.now() - started)));
     expect(existsSync(marker)).toBe(false);
   });
@@ -148,7 +168,7 @@ describe.skipIf(!onLinux || !hasSetsid)("bash__exec with processes that escape t
     const output = okOutput(await tools.call("bash__exec", { command, timeoutMs: 300 }));
     expect(output.timedOut).toBe(true);
     expect(output.escapedKilled).toBeGreaterThanOrEqual(1);
-    expect(await isGone(await pidFrom(pidFile), 1000)).toBe(true);
+    expect(await allGone(await escapees(pidFile), 1000)).toBe(true);
     await Bun.sleep(Math.max(0, 1500 - (Date.now() - started)));
     expect(existsSync(marker)).toBe(false);
   });
@@ -161,30 +181,32 @@ describe.skipIf(!onLinux || !hasSetsid)("bash__exec with processes that escape t
     setTimeout(() => parent.abort(), 300);
     const result = await tools.call("bash__exec", { command: `setsid sh escapee.sh ${pidFile} ${marker} >/dev/null 2>&1 & sleep 30` }, { parentSignal: parent.signal });
     expect(errorOf(result).code).toBe("E_TOOL_CANCELLED");
-    expect(await isGone(await pidFrom(pidFile), 1000)).toBe(true);
+    expect(await allGone(await escapees(pidFile), 1000)).toBe(true);
     await Bun.sleep(Math.max(0, 1500 - (Date.now() - started)));
     expect(existsSync(marker)).toBe(false);
   });
 
   it("leaves a detached background job running when the command finishes normally, marked with the run id", async () => {
     // The short sleep lets setsid leave the group before the shell exits: the group itself is killed on exit.
-    const output = okOutput(await tools.call("bash__exec", { command: "setsid sleep 30 >/dev/null 2>&1 & echo $!; sleep 0.2" }));
+    const sleeper = uniqueSleep();
+    const output = okOutput(await tools.call("bash__exec", { command: `setsid ${sleeper.command} >/dev/null 2>&1 & sleep 0.2` }));
     expect(output.exitCode).toBe(0);
     expect(output.escapedKilled).toBeUndefined();
-    const pid = Number(String(output.stdout).trim());
-    leftovers.push(pid);
     await Bun.sleep(300);
-    expect(await isGone(pid, 0)).toBe(false);
-    const environ = (await readFile(`/proc/${pid}/environ`, "utf8")).split("\0");
+    const [pid] = sleeper.pids();
+    expect(pid).toBeDefined();
+    expect(await isGone(pid!, 0)).toBe(false);
+    const environ = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
     expect(environ.some((entry) => new RegExp(`^${RUN_MARKER_NAME}=[0-9a-f]{24}$`).test(entry))).toBe(true);
   });
 
   it("gives each run its own marker, so stopping one run never kills another run's processes", async () => {
-    const survivor = okOutput(await tools.call("bash__exec", { command: "setsid sleep 30 >/dev/null 2>&1 & echo $!; sleep 0.2" }));
-    const pid = Number(String(survivor.stdout).trim());
-    leftovers.push(pid);
+    const survivor = uniqueSleep();
+    okOutput(await tools.call("bash__exec", { command: `setsid ${survivor.command} >/dev/null 2>&1 & sleep 0.2` }));
+    const [pid] = survivor.pids();
+    expect(pid).toBeDefined();
     const stopped = okOutput(await tools.call("bash__exec", { command: "setsid sleep 30 >/dev/null 2>&1 & sleep 30", timeoutMs: 300 }));
     expect(stopped.escapedKilled).toBe(1);
-    expect(await isGone(pid, 0)).toBe(false);
+    expect(await isGone(pid!, 0)).toBe(false);
   });
 });

@@ -91,7 +91,9 @@ describe("bash__exec", () => {
 
   it("refuses bad arguments before running anything", async () => {
     expect(errorOf(await tools.call("bash__exec", {})).code).toBe("E_TOOL_INVALID_ARGS");
-    expect(errorOf(await tools.call("bash__exec", { command: "ls", shell: "zsh" })).code).toBe("E_TOOL_INVALID_ARGS");
+    expect(errorOf(await tools.call("bash__exec", { command: "ls", login: true })).code).toBe("E_TOOL_INVALID_ARGS");
+    expect(errorOf(await tools.call("bash__exec", { command: "ls", env: { "NOT-A-NAME": "x" } })).code).toBe("E_TOOL_INVALID_ARGS");
+    expect(errorOf(await tools.call("bash__exec", { command: "ls", env: { A: { nested: 1 } } })).code).toBe("E_TOOL_INVALID_ARGS");
     expect(errorOf(await tools.call("bash__exec", { command: "ls", timeoutMs: 10_000_000 })).code).toBe("E_TOOL_INVALID_ARGS");
   });
 });
@@ -112,5 +114,54 @@ describe("bash__script", () => {
     expect(errorOf(await tools.call("bash__script", { path: "/etc/profile" })).code).toBe("E_PATH_OUTSIDE_WORKDIR");
     expect(errorOf(await tools.call("bash__script", { path: "../x.sh" })).code).toBe("E_PATH_OUTSIDE_WORKDIR");
     expect(errorOf(await tools.call("bash__script", { path: "nope.sh" })).code).toBe("E_BASH_SCRIPT_NOT_FOUND");
+  });
+});
+
+describe("upstream's bash parameters: env and shell", () => {
+  it("adds env entries to the scrubbed environment, numbers and booleans as text", async () => {
+    const output = okOutput(await tools.call("bash__exec", { command: 'echo "$GREETING $COUNT $VERBOSE"; echo "$HOME"', env: { GREETING: "hi", COUNT: 3, VERBOSE: true } }));
+    expect(output.stdout).toBe(`hi 3 true\n${process.env.HOME ?? ""}\n`);
+  });
+
+  it("never lets env reach the agent's own secrets: a named variable gets only the value written in the call", async () => {
+    process.env.OPENAI_API_KEY = "sk-agent-secret";
+    try {
+      const output = okOutput(await tools.call("bash__exec", { command: "env", env: { OPENAI_API_KEY: "given-by-the-model", OTHER: "$OPENAI_API_KEY" } }));
+      expect(String(output.stdout)).not.toContain("sk-agent-secret");
+      expect(String(output.stdout)).toContain("OPENAI_API_KEY=given-by-the-model\n");
+      expect(String(output.stdout)).toContain("OTHER=$OPENAI_API_KEY\n");
+    } finally {
+      delete process.env.OPENAI_API_KEY;
+    }
+  });
+
+  it("keeps its own run marker whatever env says", async () => {
+    const output = okOutput(await tools.call("bash__exec", { command: "echo $GOONDAN_TOOL_RUN", env: { GOONDAN_TOOL_RUN: "forged" } }));
+    expect(String(output.stdout)).toMatch(/^[0-9a-f]{24}\n$/);
+  });
+
+  it("runs exec with the shell asked for, by absolute path or by name on PATH", async () => {
+    const bash = Bun.which("bash");
+    if (bash === null) throw new Error("bash is not installed");
+    expect(okOutput(await tools.call("bash__exec", { command: 'echo "${BASH_VERSION:+bash}"', shell: "bash" })).stdout).toBe("bash\n");
+    expect(okOutput(await tools.call("bash__exec", { command: 'echo "${BASH_VERSION:+bash}"', shell: bash })).stdout).toBe("bash\n");
+    expect(okOutput(await tools.call("bash__exec", { command: 'echo "${BASH_VERSION:-plain}"' })).stdout).toBe("plain\n");
+  });
+
+  it("refuses a shell that is not an executable file", async () => {
+    await writeFile(join(workdir, "not-executable"), "text\n");
+    for (const shell of ["no-such-shell", "./relative/sh", join(workdir, "not-executable"), "/nonexistent/sh", workdir]) {
+      expect(errorOf(await tools.call("bash__exec", { command: "true", shell })).code).toBe("E_BASH_SHELL_NOT_FOUND");
+    }
+  });
+
+  it("runs a script with the shell asked for, and takes env there too", async () => {
+    await writeFile(join(workdir, "which.sh"), 'echo "${BASH_VERSION:+bash} $WHO"\n');
+    expect(okOutput(await tools.call("bash__script", { path: "which.sh", shell: "bash", env: { WHO: "me" } })).stdout).toBe("bash me\n");
+  });
+
+  it("takes any timeoutMs upstream takes: a fraction, and 0 for the longest", async () => {
+    expect(okOutput(await tools.call("bash__exec", { command: "true", timeoutMs: 1500.5 })).exitCode).toBe(0);
+    expect(okOutput(await tools.call("bash__exec", { command: "true", timeoutMs: 0 })).exitCode).toBe(0);
   });
 });

@@ -3,6 +3,8 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../../src/cli/main.ts";
+import { checkIsolation } from "../../src/cli/commands/doctor.ts";
+import { PidNamespaceSandbox } from "../../src/tools/pid-namespace-sandbox.ts";
 import type { CliIo } from "../../src/cli/command.ts";
 import { instancePaths } from "../../src/shared/state-paths.ts";
 
@@ -283,6 +285,14 @@ describe("goondan doctor", () => {
     expect(out.stdout).toMatch(/^ok {4}env/m);
     expect(out.stdout).toMatch(/^ok {4}state root/m);
     expect(out.stdout).toMatch(/^ok {4}port/m);
+    if (process.platform === "linux") expect(out.stdout).toMatch(/^ok {4}isolation +bash tool commands run in their own PID namespace/m);
+  });
+
+  it("warns, naming why and what is then in reach, when bash commands cannot get a PID namespace", async () => {
+    const check = await checkIsolation(new PidNamespaceSandbox({ helperPath: "/nonexistent" }));
+    expect(check.outcome).toBe("warn");
+    expect(check.detail).toContain("unshare (util-linux / coreutils) is not installed");
+    expect(check.detail).toContain("GOONDAN_API_TOKEN");
   });
 
   it("exits 3 naming the missing env var", async () => {

@@ -3,6 +3,7 @@
  * one issue per line, path first, then a summary; `--format json` prints `{valid, errors, warnings}` only.
  */
 import { afterAll, describe, expect, it } from "bun:test";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { main } from "../../src/cli/main.ts";
 import type { CliIo } from "../../src/cli/command.ts";
@@ -76,5 +77,32 @@ describe("goondan validate", () => {
     const second = captureIo("/");
     expect(await main(["validate", EVERY_KIND, EVERY_KIND], second)).toBe(2);
     expect(second.err()).toContain("unexpected argument");
+  });
+
+  it("says in its help that it runs Tool modules' top-level code, and offers --static", async () => {
+    const io = captureIo("/");
+    expect(await main(["validate", "--help"], io)).toBe(0);
+    expect(io.out()).toContain("runs its top-level code");
+    expect(io.out()).toContain("--static");
+  });
+
+  it("with --static runs none of the bundle's code: a Tool module's top-level side effect never happens", async () => {
+    // The module leaves a file behind when anything imports it (in this process or in a probe child).
+    const sideEffect = (dir: string) => join(dir, "imported.txt");
+    const module = 'import { writeFileSync } from "node:fs";\nwriteFileSync(new URL("../imported.txt", import.meta.url), "ran");\nexport const handlers = { say: () => 1 };\n';
+    const untrusted = writeBundle(baseBundle({ files: { "tools/echo.ts": module } }));
+    const io = captureIo("/");
+    expect(await main(["validate", untrusted, "--static"], io)).toBe(0);
+    expect(io.out()).toBe(`valid: ${untrusted} (0 errors, 0 warnings); Tool modules not loaded (--static)\n`);
+    expect(existsSync(sideEffect(untrusted))).toBe(false);
+    // Without --static the same bundle is imported (the probe proves the fixture's side effect is real).
+    expect(await main(["validate", untrusted], captureIo("/"))).toBe(0);
+    expect(existsSync(sideEffect(untrusted))).toBe(true);
+  });
+
+  it("with --static still reports every issue that needs no code: schemas, refs and files", async () => {
+    const io = captureIo("/");
+    expect(await main(["validate", badBundle(), "--static", "--format", "json"], io)).toBe(3);
+    expect((JSON.parse(io.out()) as { errors: { code: string }[] }).errors.map((issue) => issue.code)).toEqual(["E_CONFIG_REF_NOT_FOUND"]);
   });
 });

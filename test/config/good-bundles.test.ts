@@ -227,15 +227,7 @@ describe("loadBundle targets and options", () => {
   });
 });
 
-describe("replay cassettes and literal values", () => {
-  it("accepts an absolute cassette path without a warning when the file exists", async () => {
-    const cassette = join(FIXTURES, "every-kind", "cassettes", "demo.jsonl");
-    const model = `apiVersion: goondan.ai/v1\nkind: Model\nmetadata: { name: m }\nspec: { provider: replay, model: demo, options: { cassette: ${JSON.stringify(cassette)} } }\n`;
-    const result = await loadBundle(writeBundle(baseBundle({ model })));
-    expect(result.errors).toEqual([]);
-    expect(result.warnings).toEqual([]);
-  });
-
+describe("literal values", () => {
   it("turns a Connection config {value} into a string ValueSource and keeps plain values", async () => {
     const connector = "apiVersion: goondan.ai/v1\nkind: Connector\nmetadata: { name: inbox }\nspec: { entry: ./c.ts, events: [{ name: message }] }\n";
     const connection = "apiVersion: goondan.ai/v1\nkind: Connection\nmetadata: { name: c }\nspec:\n  connectorRef: Connector/inbox\n  config: { PORT: { value: 3102 }, LIMITS: { value: 1, extra: 2 }, ON: true }\n";

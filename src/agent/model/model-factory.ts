@@ -5,9 +5,8 @@
  * no network). `options.stream: true` makes calls go over SSE (see stream-as-generate.ts). Sampling params
  * (temperature, maxTokens, topP) are applied per call by run-step, not here.
  */
-import { existsSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { resolveCassette } from "../../config/cassette-file.ts";
 import type { ModelResource } from "../../config/types.ts";
 import { ConfigError } from "../../shared/errors.ts";
 import { createReplayModel } from "./replay-model.ts";
@@ -56,9 +55,7 @@ async function baseModel(options: CreateLanguageModelOptions): Promise<LanguageM
     case "replay": {
       const cassette = spec.options?.cassette;
       if (typeof cassette !== "string") throw new ConfigError("E_CONFIG_CASSETTE_MISSING", `${where}: provider replay needs spec.options.cassette (a bundle-relative JSONL file)`);
-      const path = isAbsolute(cassette) ? cassette : resolve(resource.source.baseDir, cassette);
-      if (!existsSync(path)) throw new ConfigError("E_CONFIG_CASSETTE_NOT_FOUND", `${where}: cassette ${cassette} not found (looked at ${path})`, { suggestion: "record one with `goondan run --record <file>`" });
-      return createReplayModel({ cassette: path, modelId: spec.model });
+      return createReplayModel({ cassette: resolveCassette({ baseDir: resource.source.baseDir, cassette, where }), modelId: spec.model });
     }
     default:
       throw new ConfigError("E_CONFIG_MODEL_PROVIDER", `${where}: unknown provider ${JSON.stringify(spec.provider)}; expected anthropic, openai, google, openai-compatible or replay`);

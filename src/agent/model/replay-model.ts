@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { ModelBehaviorError } from "../../shared/errors.ts";
-import { readJsonl } from "../conversation/jsonl-file.ts";
+import { readCassetteRecords } from "../../config/cassette-file.ts";
 import { compilePattern, describeRequest, requestDifferences, type CassetteLine } from "./cassette.ts";
 
 export interface ReplayModelOptions {
@@ -60,8 +60,8 @@ export class ReplayModel implements LanguageModelV3 {
 
   private load(): CassetteLine[] {
     if (this.lines === undefined) {
-      this.lines = readJsonl<CassetteLine>(this.options.cassette)
-        .records.filter((line) => typeof line?.request === "object" && line.request !== null && typeof line?.reply === "object" && Array.isArray(line.reply?.content))
+      this.lines = (readCassetteRecords(this.options.cassette) as CassetteLine[])
+        .filter((line) => typeof line?.request === "object" && line.request !== null && typeof line?.reply === "object" && Array.isArray(line.reply?.content))
         .map((line) => ({ ...line, request: compilePattern(line.request) }));
     }
     return this.lines;

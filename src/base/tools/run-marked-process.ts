@@ -1,5 +1,6 @@
 /**
- * One bash-tool run with a run marker: the command's environment gets `GOONDAN_TOOL_RUN=<random id>`,
+ * One bash-tool run with a run marker: the command's environment gets `GOONDAN_TOOL_RUN=<random id>` (last,
+ * so no caller-given env can change it; `wrap` may then enter the command into a PID namespace),
  * which every descendant inherits, including those that leave the process group (setsid, nohup, double
  * forks). When the run is stopped by force (timeout, cancellation, output flood), right after the group is
  * killed, every other process still carrying the marker is killed too. A normal exit kills nobody outside
@@ -17,13 +18,24 @@ export interface MarkedOutcome extends ProcessOutcome {
   escapedKilled: number;
 }
 
-export async function runMarkedProcess(options: RunProcessOptions & { runId?: string }): Promise<MarkedOutcome> {
-  const { runId = randomBytes(12).toString("hex"), ...rest } = options;
-  const env = { ...(rest.env ?? scrubbedEnv(process.env)), [RUN_MARKER_NAME]: runId };
+export interface MarkedProcessOptions extends RunProcessOptions {
+  runId?: string;
+  /**
+   * Turns the marked command (its argv, cwd and full environment, marker included) into what is spawned,
+   * e.g. the same command entered into a PID namespace (command-isolation.ts). Default: spawned as is.
+   */
+  wrap?: (command: { argv: string[]; cwd: string; env: Record<string, string> }) => Promise<{ argv: string[]; cwd: string; env: Record<string, string> }>;
+}
+
+export async function runMarkedProcess(options: MarkedProcessOptions): Promise<MarkedOutcome> {
+  const { runId = randomBytes(12).toString("hex"), wrap, ...rest } = options;
+  // The marker comes last: a caller's env can never remove or forge it.
+  const marked = { argv: rest.argv, cwd: rest.cwd, env: { ...(rest.env ?? scrubbedEnv(process.env)), [RUN_MARKER_NAME]: runId } };
+  const spawned = wrap === undefined ? marked : await wrap(marked);
   let sweep: Promise<number> | undefined;
   const outcome = await runProcess({
     ...rest,
-    env,
+    ...spawned,
     onForcedKill: (processGroup) => {
       rest.onForcedKill?.(processGroup);
       sweep ??= killMarkedProcesses({ marker: `${RUN_MARKER_NAME}=${runId}`, exceptProcessGroup: processGroup }).catch(() => 0);

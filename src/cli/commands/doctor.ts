@@ -1,8 +1,9 @@
 /**
  * `goondan doctor [bundle]`: checks what `goondan run` needs before it starts and prints one line per
  * check: the Bun version, the bundle's validity, the env vars the selected Swarm reads, a writable
- * state root, and a free API port. Exit 0 when all pass (warnings allowed), 3 when the bundle is
- * invalid or env vars are missing, 1 for any other failed check.
+ * state root, a free API port, and whether bash tool commands get their own PID namespace here (a
+ * warning when not: they can then read unprotected processes' environments). Exit 0 when all pass
+ * (warnings allowed), 3 when the bundle is invalid or env vars are missing, 1 for any other failed check.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -11,11 +12,12 @@ import { selectSwarm } from "../../config/resolve.ts";
 import { missingEnvIssues } from "../../config/value-source.ts";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { isGoondanError } from "../../shared/errors.ts";
+import { PidNamespaceSandbox } from "../../tools/pid-namespace-sandbox.ts";
 import { EXIT, type CliCommand } from "../command.ts";
 import { API_FLAGS, apiTarget, callApi } from "../operator/api-client.ts";
 
 type Outcome = "ok" | "warn" | "fail";
-interface Check {
+export interface Check {
   name: string;
   outcome: Outcome;
   detail: string;
@@ -102,9 +104,25 @@ async function checkPort(options: { flags: Record<string, string | boolean | num
   }
 }
 
+/** Starts the sandbox bash commands would get (then stops it) and says which isolation is in force. */
+export async function checkIsolation(sandbox: PidNamespaceSandbox = new PidNamespaceSandbox()): Promise<Check> {
+  try {
+    const probe = await sandbox.probe();
+    return probe.isolated
+      ? { name: "isolation", outcome: "ok", detail: `bash tool commands run in their ${probe.description}: other processes and their secrets are out of reach` }
+      : {
+          name: "isolation",
+          outcome: "warn",
+          detail: `bash tool commands run WITHOUT a PID namespace (${probe.reason}): they can read the environment of this user's unprotected processes, such as the node launcher of npx goondan run, which hold the model API keys and GOONDAN_API_TOKEN; run goondan where unshare works (see docs/threat-model.md)`,
+        };
+  } finally {
+    sandbox.stop();
+  }
+}
+
 export const command: CliCommand = {
   name: "doctor",
-  summary: "check Bun, the bundle, the env vars it needs, the state root and the API port",
+  summary: "check Bun, the bundle, the env vars it needs, the state root, the API port and bash isolation",
   usage: "goondan doctor [bundle] [--swarm NAME] [--state-root DIR] [--port N]",
   maxPositionals: 1,
   flags: {
@@ -120,6 +138,7 @@ export const command: CliCommand = {
       ...(await checkBundle({ target, swarm: typeof flags.swarm === "string" ? flags.swarm : undefined, env: io.env })),
       checkStateRoot(stateRoot),
       await checkPort({ flags, env: io.env }),
+      await checkIsolation(),
     ];
     for (const check of checks) io.stdout(`${MARK[check.outcome]}  ${check.name.padEnd(10)} ${check.detail}\n`);
     const failed = checks.filter((check) => check.outcome === "fail");

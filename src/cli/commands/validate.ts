@@ -1,7 +1,9 @@
 /**
- * `goondan validate [bundle] [--format text|json]`: loads the bundle with every check and prints its
- * issues. Exit 0 when valid (warnings allowed), 3 when not. Text: one issue per line, path first, then a
- * summary line; json: `{valid, errors, warnings}` only.
+ * `goondan validate [bundle] [--format text|json] [--static]`: loads the bundle with every check and prints
+ * its issues. Exit 0 when valid (warnings allowed), 3 when not. Text: one issue per line, path first, then a
+ * summary line; json: `{valid, errors, warnings}` only. The Tool checklist imports each Tool entry module in
+ * a separate Bun probe process, which runs the module's top-level code; `--static` skips that step, so a
+ * bundle nobody vouches for is checked without running any of its code.
  */
 import { resolve } from "node:path";
 import type { CliCommand } from "../command.ts";
@@ -10,21 +12,27 @@ import { formatIssue, loadBundle } from "../../config/load-bundle.ts";
 
 export const command: CliCommand = {
   name: "validate",
-  summary: "Validate a bundle's goondan.yaml: schemas, refs, names, files and Tool modules. Exit 0 valid, 3 invalid.",
-  usage: "goondan validate [bundle] [--format text|json]",
+  summary: [
+    "Validate a bundle's goondan.yaml: schemas, refs, names, files and Tool modules. Exit 0 valid, 3 invalid.",
+    "Checking Tool modules imports each entry module in a separate Bun process, which runs its top-level code",
+    "(with this environment); use --static for a bundle you do not trust.",
+  ].join("\n"),
+  usage: "goondan validate [bundle] [--format text|json] [--static]",
   flags: {
     format: { type: "string", description: "output format (default text)", choices: ["text", "json"] },
+    static: { type: "boolean", description: "run none of the bundle's code: skip importing Tool modules (their handlers go unchecked)" },
   },
   maxPositionals: 1,
   async run({ flags, positionals, io }) {
     const target = resolve(io.cwd, positionals[0] ?? ".");
-    const result = await loadBundle(target, { env: io.env });
+    const staticOnly = flags.static === true;
+    const result = await loadBundle(target, { env: io.env, checkModules: !staticOnly });
     if (flags.format === "json") {
       io.stdout(`${JSON.stringify({ valid: result.valid, errors: result.errors, warnings: result.warnings }, null, 2)}\n`);
     } else {
       for (const issue of [...result.errors, ...result.warnings]) io.stdout(`${formatIssue(issue)}\n`);
       const counts = `${plural(result.errors.length, "error")}, ${plural(result.warnings.length, "warning")}`;
-      io.stdout(`${result.valid ? "valid" : "invalid"}: ${target} (${counts})\n`);
+      io.stdout(`${result.valid ? "valid" : "invalid"}: ${target} (${counts})${staticOnly ? "; Tool modules not loaded (--static)" : ""}\n`);
     }
     return result.valid ? EXIT.ok : EXIT.configInvalid;
   },

@@ -1,10 +1,12 @@
 /**
  * The instances an operator can see without a running orchestrator: the directories under
  * `<state root>/workspaces/<swarm instanceKey>/instances/<agent>/<instanceKey>/` (SPEC §5), with the
- * names decoded back from their file-system-safe form.
+ * names read back from their file-system-safe form (or, for a bounded one, from the instance's records).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { instanceKeyOfDir, nameOfDir } from "../../shared/recorded-names.ts";
+import { subdirectories } from "../../shared/subdirectories.ts";
 
 export interface InstanceOnDisk {
   swarmInstanceKey: string;
@@ -16,22 +18,6 @@ export interface InstanceOnDisk {
   messages: number;
   /** Last change of any of its top-level files, ISO time. */
   updatedAt: string | undefined;
-}
-
-/** The inverse of `safeName`: `%XX` back to the character. */
-export function decodeSafeName(name: string): string {
-  return name.replace(/%([0-9a-fA-F]{2})/g, (_match, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-}
-
-function subdirectories(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name)
-      .sort();
-  } catch {
-    return [];
-  }
 }
 
 function countLines(file: string): number {
@@ -62,9 +48,9 @@ export function listInstancesOnDisk(options: { stateRoot: string }): InstanceOnD
       for (const keyDir of subdirectories(join(instancesDir, agentDir))) {
         const dir = join(instancesDir, agentDir, keyDir);
         found.push({
-          swarmInstanceKey: decodeSafeName(swarmDir),
-          agent: decodeSafeName(agentDir),
-          instanceKey: decodeSafeName(keyDir),
+          swarmInstanceKey: nameOfDir(swarmDir),
+          agent: nameOfDir(agentDir),
+          instanceKey: instanceKeyOfDir(dir),
           dir,
           runtimeEvents: join(dir, "runtime-events.jsonl"),
           messages: countLines(join(dir, "base.jsonl")),

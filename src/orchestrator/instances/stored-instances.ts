@@ -1,18 +1,11 @@
 /**
  * The instance table of `GET /v1/instances`: supervised instances plus the ones a swarm only has on disk (a
- * directory under `workspaces/<swarm>/instances/<agent>/<key>`, names decoded from their `%XX` form).
+ * directory under `workspaces/<swarm>/instances/<agent>/<key>`, names read back by recorded-names.ts).
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import { instanceKeyOfDir, nameOfDir } from "../../shared/recorded-names.ts";
 import { safeName } from "../../shared/state-paths.ts";
-
-const decode = (name: string): string => {
-  try {
-    return decodeURIComponent(name);
-  } catch {
-    return name;
-  }
-};
 
 export function storedInstances(options: { stateRoot: string; swarmInstanceKey: string }): { agent: string; instanceKey: string }[] {
   const instancesDir = join(options.stateRoot, "workspaces", safeName(options.swarmInstanceKey), "instances");
@@ -23,7 +16,7 @@ export function storedInstances(options: { stateRoot: string; swarmInstanceKey: 
       return [];
     }
   };
-  return directories(instancesDir).flatMap((agent) => directories(join(instancesDir, agent)).map((key) => ({ agent: decode(agent), instanceKey: decode(key) })));
+  return directories(instancesDir).flatMap((agent) => directories(join(instancesDir, agent)).map((key) => ({ agent: nameOfDir(agent), instanceKey: instanceKeyOfDir(join(instancesDir, agent, key)) })));
 }
 
 export interface InstanceRow {

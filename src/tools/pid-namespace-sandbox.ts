@@ -1,0 +1,226 @@
+/**
+ * A PID namespace for the shell commands of one agent process, so that a command cannot see, let alone read,
+ * any other process: not the agent, not the orchestrator, not the `node bin/goondan` launcher or `npx`, whose
+ * environments hold the model API keys and GOONDAN_API_TOKEN. /proc inside shows only the sandbox's own
+ * processes.
+ *
+ * The first command starts a holder (util-linux, no extra package): `setpriv --pdeathsig KILL unshare --pid
+ * --fork --mount-proc --kill-child` (plus `--user --map-current-user` when not root), whose pid 1 is a small
+ * sh loop that reaps orphans. Every command then enters it with `nsenter` and starts from an empty
+ * environment (`env -i` inside the namespace, so no variable the command is given ever reaches a process
+ * outside it). Jobs a command detaches stay alive in the namespace between commands, as they would outside;
+ * the namespace, with everything in it, ends with the agent process (parent-death signal, and the holder's
+ * stdin pipe reaching end of file) or when its pid 1 is stopped, and the next command starts a new one.
+ *
+ * As root, each command also runs with a reduced capability bounding set (the set Docker gives a
+ * container's root, without mknod), so it cannot unmount the namespace's /proc to uncover the host's, nor
+ * enter other namespaces. Without root, the command runs in a user namespace as the same user with no
+ * capabilities, and the host's /proc stays locked under the namespace's own.
+ *
+ * Where the machine refuses namespaces (a container without the right to create them, a host that forbids
+ * unprivileged user namespaces) `enter` says why, and the caller decides (bash.ts: run without, and warn).
+ */
+import { readlinkSync } from "node:fs";
+
+/** PATH used to find the helpers and given to them; never the agent's own. */
+const HELPER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+const SANDBOX_NAME = "goondan-sandbox";
+/** pid 1 of the namespace: reap orphans; stop on SIGTERM or when the agent's end of stdin closes. */
+const INIT_SCRIPT = [
+  "trap 'exit 0' TERM",
+  "exec 3<&0 </dev/null",
+  "(read -r _ <&3; kill -TERM 1) 3<&3 &",
+  "exec 3<&-",
+  "echo ready",
+  "exec >/dev/null 2>&1",
+  "while :; do sleep 2147483647 & wait; done",
+].join("\n");
+/** Docker's default capabilities for a container's root, less mknod. */
+const ROOT_CAPABILITIES = "-all,+chown,+dac_override,+fowner,+fsetid,+kill,+setgid,+setuid,+setpcap,+setfcap,+net_bind_service,+net_raw,+sys_chroot,+audit_write";
+const START_TIMEOUT_MS = 5000;
+
+interface Helpers {
+  unshare: string;
+  nsenter: string;
+  setpriv: string;
+  env: string;
+  shell: string;
+}
+
+interface Holder {
+  proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
+  helpers: Helpers;
+  root: boolean;
+}
+
+export type SandboxEntry =
+  | { isolated: true; argv: string[]; env: Record<string, string>; description: string }
+  | { isolated: false; reason: string };
+
+function findHelpers(searchPath: string): Helpers | string {
+  const found: Partial<Helpers> = {};
+  for (const name of ["unshare", "nsenter", "setpriv", "env"] as const) {
+    const path = Bun.which(name, { PATH: searchPath });
+    if (path === null) return `${name} (util-linux / coreutils) is not installed`;
+    found[name] = path;
+  }
+  return { ...(found as Omit<Helpers, "shell">), shell: "/bin/sh" };
+}
+
+function describe(root: boolean): string {
+  return root ? "own PID namespace (root, reduced capabilities)" : "own PID namespace (user namespace, no capabilities)";
+}
+
+export interface PidNamespaceSandboxOptions {
+  /** Where to look for unshare, nsenter, setpriv and env (default: the usual system directories). */
+  helperPath?: string;
+}
+
+export class PidNamespaceSandbox {
+  private holder: Promise<Holder | string> | undefined;
+
+  constructor(private readonly options: PidNamespaceSandboxOptions = {}) {}
+
+  /** Whether commands can run isolated here, starting the holder if needed; a reason when they cannot. */
+  async probe(): Promise<{ isolated: true; description: string } | { isolated: false; reason: string }> {
+    const holder = await this.ensure();
+    return typeof holder === "string" ? { isolated: false, reason: holder } : { isolated: true, description: describe(holder.root) };
+  }
+
+  /**
+   * The argv and environment that run `argv` inside the namespace in `cwd` with exactly `env`; spawn it as
+   * its own process group like any command. `{isolated: false, reason}` when no namespace can be had.
+   */
+  async enter(options: { argv: string[]; cwd: string; env: Record<string, string> }): Promise<SandboxEntry> {
+    const holder = await this.ensure();
+    if (typeof holder === "string") return { isolated: false, reason: holder };
+    const { helpers, root, proc } = holder;
+    const pid = proc.pid;
+    const variables = Object.entries(options.env).map(([name, value]) => `${name}=${value}`);
+    return {
+      isolated: true,
+      description: describe(root),
+      argv: [
+        helpers.nsenter,
+        `--target=${pid}`,
+        ...(root ? [] : ["--user", "--preserve-credentials"]),
+        "--mount",
+        `--pid=/proc/${pid}/ns/pid_for_children`,
+        `--wd=${options.cwd}`,
+        "--",
+        ...(root ? [helpers.setpriv, "--bounding-set", ROOT_CAPABILITIES, "--"] : []),
+        helpers.env,
+        "-i",
+        ...variables,
+        // A command path holding "=" would read as a variable to env: hand argv to a shell that execs it.
+        helpers.shell,
+        "-c",
+        'exec "$@"',
+        SANDBOX_NAME,
+        ...options.argv,
+      ],
+      env: { PATH: HELPER_PATH },
+    };
+  }
+
+  /** Stops the namespace and everything in it (tests; an agent process needs not: it ends with the agent). */
+  stop(): void {
+    const current = this.holder;
+    this.holder = undefined;
+    void current?.then((holder) => {
+      if (typeof holder !== "string") holder.proc.kill("SIGKILL");
+    });
+  }
+
+  private ensure(): Promise<Holder | string> {
+    const current = this.holder;
+    if (current !== undefined) {
+      return current.then((holder) => {
+        if (typeof holder === "string" || holder.proc.exitCode === null) return holder;
+        this.holder = undefined; // pid 1 was stopped: start a new namespace
+        return this.ensure();
+      });
+    }
+    const started = start(this.options.helperPath ?? HELPER_PATH);
+    this.holder = started;
+    return started;
+  }
+}
+
+async function start(helperPath: string): Promise<Holder | string> {
+  if (process.platform !== "linux") return `PID namespaces need Linux (this is ${process.platform})`;
+  const helpers = findHelpers(helperPath);
+  if (typeof helpers === "string") return helpers;
+  const root = process.getuid?.() === 0;
+  let proc: Holder["proc"];
+  try {
+    proc = Bun.spawn(
+      [
+        helpers.setpriv,
+        "--pdeathsig",
+        "KILL",
+        helpers.unshare,
+        ...(root ? [] : ["--user", "--map-current-user"]),
+        "--pid",
+        "--fork",
+        "--mount-proc",
+        "--propagation",
+        "slave",
+        "--kill-child",
+        "--",
+        helpers.shell,
+        "-c",
+        INIT_SCRIPT,
+        SANDBOX_NAME,
+      ],
+      { cwd: "/", env: { PATH: HELPER_PATH }, stdin: "pipe", stdout: "pipe", stderr: "pipe", detached: true },
+    );
+  } catch (error) {
+    return `cannot start unshare: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  proc.unref();
+  const ready = await readyLine(proc);
+  if (ready !== true) {
+    proc.kill("SIGKILL");
+    return ready;
+  }
+  if (!namespaceDiffers(proc.pid)) {
+    proc.kill("SIGKILL");
+    return "unshare started but its PID namespace is the same as ours";
+  }
+  return { proc, helpers, root };
+}
+
+/** True once pid 1 says ready; else why it did not (unshare's own error message when it failed). */
+async function readyLine(proc: Holder["proc"]): Promise<true | string> {
+  const reader = proc.stdout.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`the namespace did not start within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+  });
+  const line = (async () => {
+    let text = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+      if (text.includes("ready\n")) return true as const;
+    }
+    const stderr = (await new Response(proc.stderr).text()).trim().split("\n").filter(Boolean).slice(-1)[0];
+    return `unshare failed${stderr ? `: ${stderr}` : ` (exit code ${await proc.exited})`}`;
+  })();
+  try {
+    return await Promise.race([line, timeout]);
+  } finally {
+    clearTimeout(timer);
+    reader.releaseLock();
+  }
+}
+
+function namespaceDiffers(pid: number): boolean {
+  try {
+    return readlinkSync("/proc/self/ns/pid") !== readlinkSync(`/proc/${pid}/ns/pid_for_children`);
+  } catch {
+    return false;
+  }
+}
