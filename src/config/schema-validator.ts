@@ -24,7 +24,7 @@ function validatorFor(kind: Kind): ValidateFunction {
 }
 
 const TITLE_CODES: Record<string, { code: IssueCode; expected: string }> = {
-  [TITLES.objectRef]: { code: "E_CONFIG_REF_INVALID", expected: 'an ObjectRef ("Kind/name", {kind, name, package?} or {ref: …})' },
+  [TITLES.objectRef]: { code: "E_CONFIG_INVALID_REF", expected: 'an ObjectRef ("Kind/name", {kind, name, package?} or {ref: …})' },
   [TITLES.valueSource]: { code: "E_CONFIG_VALUE_SOURCE_INVALID", expected: 'a ValueSource ({value}, {valueFrom: {env}} or {valueFrom: {secretRef: {ref: "Secret/x", key}}})' },
   [TITLES.dependency]: { code: "E_CONFIG_SCHEMA_INVALID", expected: 'a dependency ("name" or {name, version})' },
 };
