@@ -96,7 +96,8 @@ function describeAjvError(error: ErrorObject): { segments: PathSegment[]; code: 
     case "minItems":
       return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected at least ${(error.params as { limit: number }).limit} item(s), found ${found}` };
     case "minLength":
-      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected a string of at least ${(error.params as { limit: number }).limit} character(s), found ${found}` };
+      // An empty metadata.name has its own code, as in the public Goondan loader.
+      return { segments, code: isNameField(segments) ? "E_CONFIG_INVALID_NAME" : "E_CONFIG_SCHEMA_INVALID", message: `expected a string of at least ${(error.params as { limit: number }).limit} character(s), found ${found}` };
     case "maxLength":
       return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected a string of at most ${(error.params as { limit: number }).limit} characters, found ${found}` };
     case "minimum":
@@ -109,6 +110,10 @@ function describeAjvError(error: ErrorObject): { segments: PathSegment[]; code: 
     default:
       return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected a value that ${error.message ?? "matches the schema"}, found ${found}` };
   }
+}
+
+function isNameField(segments: readonly PathSegment[]): boolean {
+  return segments.length === 2 && segments[0] === "metadata" && segments[1] === "name";
 }
 
 function pointerToSegments(pointer: string): PathSegment[] {

@@ -57,7 +57,7 @@ function acceptedTypes(schema: JsonObject | undefined): Set<string> {
 }
 
 describe("the public Goondan tool surface", () => {
-  const exports = new Map(baseToolResources().flatMap((tool) => tool.spec.exports.map((item) => [`${tool.metadata.name}__${item.name}`, item.parameters] as const)));
+  const exports = new Map<string, JsonObject>(baseToolResources().flatMap((tool) => tool.spec.exports.map((item) => [`${tool.metadata.name}__${item.name}`, item.parameters] as const)));
 
   for (const [name, publicExport] of Object.entries(PUBLIC_PARAMETERS)) {
     it(`${name} takes every parameter of the public tool, with a type at least as wide, and requires no more`, () => {

@@ -55,6 +55,11 @@ describe("resource validation cases of the public project", () => {
     expect(codes(result.errors)).toEqual([["E_CONFIG_PROMPT_CONFLICT", "goondan.yaml#1.spec.prompt"]]);
   });
 
+  it("refuses an empty metadata.name (E_CONFIG_INVALID_NAME)", async () => {
+    const result = await load({ "goondan.yaml": docs(MODEL.replace("name: claude", 'name: ""')) });
+    expect(codes(result.errors)).toEqual([["E_CONFIG_INVALID_NAME", "goondan.yaml#0.metadata.name"]]);
+  });
+
   it("refuses an empty Swarm instanceKey (E_CONFIG_SCHEMA_INVALID)", async () => {
     const result = await load({ "goondan.yaml": docs(MODEL, agent("coder"), swarm('  entryAgent: "Agent/coder"\n  agents: ["Agent/coder"]\n  instanceKey: ""\n')) });
     expect(codes(result.errors)).toEqual([["E_CONFIG_SCHEMA_INVALID", "goondan.yaml#2.spec.instanceKey"]]);

@@ -10,7 +10,7 @@ import { formatIssue, loadBundle } from "../../config/load-bundle.ts";
 
 export const command: CliCommand = {
   name: "validate",
-  summary: "Validate a bundle's goondan.yaml: schemas, refs, names, files and Tool modules. Exit 0 valid, 3 invalid.",
+  summary: "Validate a bundle (goondan.yaml and the resource files next to it): schemas, refs, names, files and Tool modules. Exit 0 valid, 3 invalid.",
   usage: "goondan validate [bundle] [--format text|json]",
   flags: {
     format: { type: "string", description: "output format (default text)", choices: ["text", "json"] },
