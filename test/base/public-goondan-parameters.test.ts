@@ -9,8 +9,8 @@ import { mkdtemp, mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JsonObject } from "../../src/shared/json.ts";
-import { RuntimeClient } from "../../src/agent/ipc/runtime-client.ts";
-import type { ChildMessage } from "../../src/ipc/protocol.ts";
+import { RuntimeClient } from "../../src/agent/child/runtime-client.ts";
+import type { ChildMessage } from "../../src/protocol/ipc-messages.ts";
 import { fakeRuntime } from "../tools/helpers.ts";
 import { baseToolResources, baseTools, errorOf, okOutput, type BaseToolHarness } from "./base-tools.ts";
 
