@@ -9,7 +9,7 @@ import packageJson from "../../package.json" with { type: "json" };
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: CliCommand }> }> = {
   run: { summary: "run the swarm in the foreground (the orchestrator daemon)", load: () => import("./commands/run.ts") },
-  validate: { summary: "validate a bundle's goondan.yaml", load: () => import("./commands/validate.ts") },
+  validate: { summary: "validate a bundle (goondan.yaml and its resource files)", load: () => import("./commands/validate.ts") },
   schema: { summary: "print the JSON Schema of goondan.yaml documents", load: () => import("./commands/schema.ts") },
   ps: { summary: "list the processes of a running orchestrator", load: () => import("./commands/ps.ts") },
   init: { summary: "write a new bundle from a template (default, multi-agent)", load: () => import("./commands/init.ts") },

@@ -40,7 +40,7 @@ function checkResourceName(loaded: LoadedResource, issues: IssueList): void {
   const name = loaded.resource.metadata.name;
   if (RESOURCE_NAME.test(name) && name.length <= MAX_RESOURCE_NAME) return;
   issues.at(loaded.site, ["metadata", "name"], {
-    code: "E_CONFIG_NAME_INVALID",
+    code: "E_CONFIG_INVALID_NAME",
     message: `expected a name of lowercase letters, digits, '-', '_' and '.' (at most ${MAX_RESOURCE_NAME} characters, starting with a letter or digit), found "${name}"`,
     suggestion: `try "${suggestName(name)}"`,
   });

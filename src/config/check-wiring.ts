@@ -1,13 +1,12 @@
 /**
  * How resources fit together once refs resolve: a Swarm's entryAgent is one of its agents; a Connection
- * without swarmRef belongs to the first Swarm; an ingress route targets an agent of that Swarm, sets
- * instanceKey or instanceKeyProperty (not both) and matches an event its Connector declares; an Agent's
- * requiredTools name tools it has; no agent is listed twice in a Swarm, no Tool twice in an Agent.
+ * without swarmRef belongs to the first Swarm (its ingress rules are checked by check-ingress.ts); an
+ * Agent's requiredTools name tools it has; no agent is listed twice in a Swarm, no Tool twice in an Agent.
  */
 import type { IssueList } from "./issues.ts";
 import type { LoadedResource } from "./loaded-resource.ts";
 import type { RefIndex } from "./check-refs.ts";
-import type { AgentResource, ConnectionResource, SwarmResource, ToolResource, ConnectorResource } from "./types.ts";
+import type { AgentResource, SwarmResource, ToolResource } from "./types.ts";
 
 export function checkWiring(options: { resources: LoadedResource[]; index: RefIndex; issues: IssueList }): void {
   const { resources, index, issues } = options;
@@ -24,7 +23,6 @@ export function checkWiring(options: { resources: LoadedResource[]; index: RefIn
     }
     if (resource.kind === "Connection") {
       if (!resource.spec.swarmRef && firstSwarm) resource.spec.swarmRef = { kind: "Swarm", name: firstSwarm.metadata.name };
-      checkConnection({ loaded, connection: resource, index, issues });
     }
   }
 }
@@ -54,41 +52,6 @@ function checkListedOnce(options: { loaded: LoadedResource; issues: IssueList; n
       message: `expected each ${options.what} once in spec.${options.field}, found "${name}" again`,
       suggestion: "remove the repeated entry",
     });
-  });
-}
-
-function checkConnection(options: { loaded: LoadedResource; connection: ConnectionResource; index: RefIndex; issues: IssueList }): void {
-  const { loaded, connection, index, issues } = options;
-  const swarmName = connection.spec.swarmRef?.name;
-  const swarm = swarmName === undefined ? undefined : (index.local.get(`Swarm/${swarmName}`)?.resource as SwarmResource | undefined);
-  const connectorRef = connection.spec.connectorRef;
-  const connectorKey = `Connector/${connectorRef.name}`;
-  const connector = (connectorRef.package === undefined ? index.local.get(connectorKey) ?? index.builtin.get(connectorKey) : index.builtin.get(connectorKey) ?? index.local.get(connectorKey))?.resource as
-    | ConnectorResource
-    | undefined;
-  connection.spec.ingress.rules.forEach((rule, ruleIndex) => {
-    const at = ["spec", "ingress", "rules", ruleIndex];
-    const { route, match } = rule;
-    if (route.instanceKey !== undefined && route.instanceKeyProperty !== undefined) {
-      issues.at(loaded.site, [...at, "route"], {
-        code: "E_CONFIG_ROUTE_CONFLICT",
-        message: "expected route.instanceKey or route.instanceKeyProperty, found both",
-        suggestion: "keep instanceKey for a fixed conversation, or instanceKeyProperty to read it from the event",
-      });
-    }
-    if (route.agentRef && swarm && index.local.has(`Agent/${route.agentRef.name}`) && !swarm.spec.agents.some((agent) => agent.name === route.agentRef?.name)) {
-      issues.at(loaded.site, [...at, "route", "agentRef"], {
-        code: "E_CONFIG_ROUTE_AGENT_NOT_IN_SWARM",
-        message: `expected an agent of Swarm/${swarm.metadata.name} (${swarm.spec.agents.map((agent) => agent.name).join(", ")}), found Agent/${route.agentRef.name}`,
-        suggestion: `add "Agent/${route.agentRef.name}" to Swarm/${swarm.metadata.name} spec.agents`,
-      });
-    }
-    if (match.event !== undefined && connector && !connector.spec.events.some((event) => event.name === match.event)) {
-      issues.at(loaded.site, [...at, "match", "event"], {
-        code: "W_CONFIG_UNKNOWN_EVENT",
-        message: `expected an event Connector/${connector.metadata.name} declares (${connector.spec.events.map((event) => event.name).join(", ")}), found "${match.event}"`,
-      });
-    }
   });
 }
 

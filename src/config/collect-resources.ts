@@ -1,6 +1,7 @@
 /**
- * Turning parsed documents into resources: non-object documents, missing or unknown apiVersion and
- * kind, the Package position rule, then schema validation and normalization of each document.
+ * Turning the parsed documents of one file into resources: non-object documents, missing or unknown
+ * apiVersion and kind, the Package rules (at most one per file, and only as the first document of the
+ * bundle's goondan.yaml), then schema validation and normalization of each document.
  */
 import type { JsonObject } from "../shared/json.ts";
 import { isJsonObject } from "../shared/json.ts";
@@ -18,12 +19,26 @@ export interface CollectedResources {
   invalidNames: InvalidNames;
 }
 
-export function collectResources(options: { documents: ParsedDocument[]; issues: IssueList; file: string; baseDir: string; builtin: boolean; packageName?: string }): CollectedResources {
+export interface CollectResourcesOptions {
+  documents: ParsedDocument[];
+  issues: IssueList;
+  file: string;
+  baseDir: string;
+  builtin: boolean;
+  /** The package the resources belong to; a Package first in the main file names it when unset. */
+  packageName?: string;
+  /** Whether this is the bundle's goondan.yaml, the one file that may hold the Package document. Default: true. */
+  mainFile?: boolean;
+}
+
+export function collectResources(options: CollectResourcesOptions): CollectedResources {
   const { documents, issues } = options;
+  const mainFile = options.mainFile ?? true;
   const resources: LoadedResource[] = [];
   const invalidNames: InvalidNames = new Map();
   let packageName = options.packageName;
   let seenResource = false;
+  let seenPackage = false;
   for (const { site, value } of documents) {
     if (value === null) continue;
     const first = !seenResource;
@@ -37,18 +52,15 @@ export function collectResources(options: { documents: ParsedDocument[]; issues:
       rememberName(invalidNames, value);
       continue;
     }
-    if (kind === "Package" && !first) {
-      issues.at(site, ["kind"], {
-        code: "E_CONFIG_PACKAGE_POSITION",
-        message: `expected the Package document to be the first document, found it at document ${site.docIndex}`,
-        suggestion: "move the Package document to the top of goondan.yaml, and keep only one",
-      });
+    if (kind === "Package") {
+      checkPackagePlace({ site, issues, first, mainFile, seenPackage });
+      seenPackage = true;
     }
     if (!validateDocument({ kind, value, site, issues })) {
       rememberName(invalidNames, value, kind);
       continue;
     }
-    if (kind === "Package" && first) packageName = (value.metadata as JsonObject).name as string;
+    if (kind === "Package" && first && mainFile) packageName = (value.metadata as JsonObject).name as string;
     const source = { file: options.file, docIndex: site.docIndex, baseDir: options.baseDir, ...(packageName ? { package: packageName } : {}) };
     const { resource, refs, wrongKindRefs } = normalizeResource({ kind, value, site, issues, source });
     resources.push({ resource, site, refs, wrongKindRefs, builtin: options.builtin, raw: value });
@@ -56,16 +68,39 @@ export function collectResources(options: { documents: ParsedDocument[]; issues:
   return { resources, invalidNames };
 }
 
+function checkPackagePlace(options: { site: ParsedDocument["site"]; issues: IssueList; first: boolean; mainFile: boolean; seenPackage: boolean }): void {
+  const { site, issues } = options;
+  if (options.seenPackage) {
+    issues.at(site, ["kind"], {
+      code: "E_CONFIG_PACKAGE_DOC_DUPLICATED",
+      message: `expected at most one Package document per file, found another at document ${site.docIndex}`,
+      suggestion: "keep one Package document, first in goondan.yaml",
+    });
+  } else if (!options.mainFile) {
+    issues.at(site, ["kind"], {
+      code: "E_CONFIG_PACKAGE_DOC_POSITION",
+      message: `expected the Package document first in goondan.yaml, found it in ${site.label}`,
+      suggestion: "move the Package document to the top of goondan.yaml",
+    });
+  } else if (!options.first) {
+    issues.at(site, ["kind"], {
+      code: "E_CONFIG_PACKAGE_DOC_POSITION",
+      message: `expected the Package document to be the first document, found it at document ${site.docIndex}`,
+      suggestion: "move the Package document to the top of goondan.yaml",
+    });
+  }
+}
+
 function checkEnvelope(options: { value: JsonObject; site: ParsedDocument["site"]; issues: IssueList }): Kind | undefined {
   const { value, site, issues } = options;
   let ok = true;
   if (value.apiVersion === undefined) {
-    issues.at(site, [], { code: "E_CONFIG_MISSING_API_VERSION", message: `expected apiVersion: ${API_VERSION}, found none`, suggestion: `add "apiVersion: ${API_VERSION}"` });
+    issues.at(site, [], { code: "E_CONFIG_UNSUPPORTED_API_VERSION", message: `expected apiVersion: ${API_VERSION}, found none`, suggestion: `add "apiVersion: ${API_VERSION}"` });
     ok = false;
   } else if (value.apiVersion !== API_VERSION) {
     const legacy = typeof value.apiVersion === "string" && value.apiVersion.startsWith("agents.example.io/");
     issues.at(site, ["apiVersion"], {
-      code: "E_CONFIG_UNKNOWN_API_VERSION",
+      code: "E_CONFIG_UNSUPPORTED_API_VERSION",
       message: `expected apiVersion ${API_VERSION}, found ${describeFound(value.apiVersion)}`,
       suggestion: legacy
         ? `this is a goondan v1 document; write "apiVersion: ${API_VERSION}" and convert its v1 fields (e.g. Swarm entrypoint → entryAgent, Model name → model)`

@@ -1,24 +1,27 @@
 /**
- * The stable codes of config issues, each with the one line that explains it. `E_CONFIG_*` codes are
- * errors (the bundle does not load); `W_CONFIG_*` codes are warnings (it loads). Tests and tools match
- * on these codes, never on message text, so a code is never renamed once published.
+ * The stable codes of config issues, each with the one line that explains it, and their severity. Errors
+ * make the bundle invalid; warnings (`W_CONFIG_*`, and `SWARM_MISSING` spelled as the public Goondan CLI
+ * spells it) leave it loadable. Where the public Goondan project has a dedicated code for a case, that code
+ * is used here too (docs/error-codes.md lists the older spellings it replaced). Tests and tools match on
+ * these codes, never on message text.
  */
 export const ISSUE_CODES = {
-  E_CONFIG_FILE_NOT_FOUND: "the bundle directory or its goondan.yaml does not exist",
-  E_CONFIG_FILE_UNREADABLE: "goondan.yaml exists but cannot be read (permissions, I/O error)",
-  E_CONFIG_FILE_TOO_LARGE: "goondan.yaml is larger than 1 MiB",
-  E_CONFIG_EMPTY: "goondan.yaml holds no documents",
-  E_CONFIG_YAML_PARSE: "a document is not valid YAML (the message gives line and column)",
+  FILE_NOT_FOUND: "the bundle directory or its goondan.yaml does not exist (or is not a regular file)",
+  E_CONFIG_FILE_UNREADABLE: "a bundle YAML file exists but cannot be read (permissions, I/O error)",
+  E_CONFIG_FILE_TOO_LARGE: "a bundle YAML file is larger than 1 MiB",
+  E_CONFIG_TOO_MANY_DOCUMENTS: "a bundle YAML file holds more than 100 documents",
+  KIND_MISSING: "the bundle holds no resource document at all",
+  E_CONFIG_PARSE_ERROR: "a document is not valid YAML (the message gives line and column)",
   E_CONFIG_DOCUMENT_NOT_OBJECT: "a document is a scalar or a list instead of a mapping",
-  E_CONFIG_MISSING_API_VERSION: "a document has no apiVersion",
-  E_CONFIG_UNKNOWN_API_VERSION: "a document's apiVersion is not goondan.ai/v1",
+  E_CONFIG_UNSUPPORTED_API_VERSION: "a document's apiVersion is missing or is not goondan.ai/v1",
   E_CONFIG_MISSING_KIND: "a document has no kind",
   E_CONFIG_UNKNOWN_KIND: "a document's kind is not one of the eight known kinds",
-  E_CONFIG_PACKAGE_POSITION: "a Package document is not the first document, or there is more than one",
+  E_CONFIG_PACKAGE_DOC_POSITION: "a Package document is not the first document of goondan.yaml",
+  E_CONFIG_PACKAGE_DOC_DUPLICATED: "a file holds more than one Package document",
   E_CONFIG_SCHEMA_INVALID: "a field is missing, unknown, or of the wrong type or value",
-  E_CONFIG_REF_INVALID: "an ObjectRef is not \"Kind/name\" nor {kind, name, package?}",
+  E_CONFIG_INVALID_REF: "an ObjectRef is not \"Kind/name\" nor {kind, name, package?}",
   E_CONFIG_VALUE_SOURCE_INVALID: "a ValueSource is not {value}, {valueFrom: {env}} nor {valueFrom: {secretRef: {ref, key}}}",
-  E_CONFIG_NAME_INVALID: "a metadata.name uses characters outside lowercase letters, digits, '-', '_' and '.'",
+  E_CONFIG_INVALID_NAME: "a metadata.name uses characters outside lowercase letters, digits, '-', '_' and '.'",
   E_CONFIG_DUPLICATE_NAME: "two resources of the same kind share a name, or two exports of a Tool share a name",
   E_CONFIG_TOOL_NAME: "a Tool or export name contains '__', disallowed characters, or makes an LLM name over 64 characters",
   E_CONFIG_REF_NOT_FOUND: "an ObjectRef names a resource that does not exist",
@@ -26,6 +29,8 @@ export const ISSUE_CODES = {
   E_CONFIG_ENTRY_AGENT_NOT_LISTED: "Swarm.spec.entryAgent is not one of Swarm.spec.agents",
   E_CONFIG_ROUTE_AGENT_NOT_IN_SWARM: "an ingress rule routes to an agent that is not in the Connection's Swarm",
   E_CONFIG_ROUTE_CONFLICT: "an ingress rule sets both route.instanceKey and route.instanceKeyProperty",
+  E_CONFIG_UNKNOWN_EVENT: "an ingress rule matches an event its Connector never emits",
+  E_CONFIG_VERIFY_CONFLICT: "a Connection sets its webhook signing secret both in verify and in secrets.signingSecret",
   E_CONFIG_PROMPT_CONFLICT: "an Agent sets both prompt.system and prompt.systemRef",
   E_CONFIG_PROMPT_NOT_FOUND: "an Agent's prompt.systemRef file does not exist (or is not a regular file)",
   E_CONFIG_PROMPT_TOO_LARGE: "an Agent's prompt.systemRef file is larger than 1 MiB",
@@ -41,12 +46,19 @@ export const ISSUE_CODES = {
   E_CONFIG_SWARM_NOT_FOUND: "the Swarm asked for (or any Swarm) does not exist",
   E_CONFIG_SWARM_AMBIGUOUS: "the bundle has several Swarms and none was named",
   E_CONFIG_INVALID: "the bundle is invalid (thrown by loadBundleOrThrow; the message lists the issues)",
+  SWARM_MISSING: "the bundle defines no Swarm: it validates, but there is nothing to run",
   W_CONFIG_YAML: "the YAML parser warned about a document",
   W_CONFIG_HANDLER_UNUSED: "a Tool module's `handlers` has a function no export declares",
   W_CONFIG_PROMPT_MISSING: "an Agent has no system prompt",
-  W_CONFIG_UNKNOWN_EVENT: "an ingress rule matches an event its Connector does not declare",
   W_CONFIG_REQUIRED_TOOL_UNKNOWN: "an Agent's requiredTools names a tool that none of its Tools exports",
   W_CONFIG_CASSETTE_MISSING: "a replay Model's cassette file does not exist yet",
 } as const;
 
 export type IssueCode = keyof typeof ISSUE_CODES;
+
+/** Warnings spelled without the `W_` prefix, as the public Goondan CLI spells them. */
+const UNPREFIXED_WARNINGS: ReadonlySet<string> = new Set<IssueCode>(["SWARM_MISSING"]);
+
+export function severityOf(code: IssueCode): "error" | "warning" {
+  return code.startsWith("W_") || UNPREFIXED_WARNINGS.has(code) ? "warning" : "error";
+}

@@ -4,7 +4,7 @@
  * problem at once.
  */
 import type { ConfigIssue } from "./types.ts";
-import type { IssueCode } from "./issue-codes.ts";
+import { severityOf, type IssueCode } from "./issue-codes.ts";
 
 export type PathSegment = string | number;
 
@@ -55,7 +55,7 @@ export class IssueList {
   add(input: IssueInput & { path: string; line?: number; column?: number }): void {
     const issue: ConfigIssue = {
       code: input.code,
-      severity: input.code.startsWith("W_") ? "warning" : "error",
+      severity: severityOf(input.code),
       message: input.message,
       path: input.path,
       ...(input.suggestion ? { suggestion: input.suggestion } : {}),

@@ -15,6 +15,7 @@ import type {
   AgentSpec,
   AnyResource,
   ConnectionSpec,
+  ConnectionVerify,
   ConnectorSpec,
   ExtensionSpec,
   IngressRule,
@@ -29,7 +30,7 @@ import type {
   ToolSpec,
   ValueSource,
 } from "./types.ts";
-import { API_VERSION } from "./types.ts";
+import { API_VERSION, SIGNING_SECRET_KEY } from "./types.ts";
 
 interface Context {
   site: DocumentSite;
@@ -229,7 +230,12 @@ function normalizeExtension(spec: Raw): ExtensionSpec {
 function normalizeConnector(spec: Raw): ConnectorSpec {
   return {
     entry: spec.entry,
-    events: (spec.events as Raw[]).map((event) => ({ name: event.name, ...(event.properties ? { properties: event.properties } : {}) })),
+    events: (spec.events as Raw[]).map((event) => ({
+      name: event.name,
+      ...(event.aliases ? { aliases: [...event.aliases] } : {}),
+      ...(event.nameFromConfig ? { nameFromConfig: event.nameFromConfig } : {}),
+      ...(event.properties ? { properties: event.properties } : {}),
+    })),
   };
 }
 
@@ -252,11 +258,30 @@ function normalizeConnection(spec: Raw, context: Context): ConnectionSpec {
   const config: Record<string, ValueSource | JsonValue> | undefined = spec.config
     ? Object.fromEntries(Object.entries(spec.config as Raw).map(([key, value]) => [key, isWrittenValueSource(value) ? normalizeValueSource(value) : (value as JsonValue)]))
     : undefined;
+  const secrets: Record<string, ValueSource> | undefined = spec.secrets
+    ? Object.fromEntries(Object.entries(spec.secrets as Raw).map(([key, value]) => [key, normalizeValueSource(value)]))
+    : undefined;
+  const verify = normalizeVerify(spec.verify, secrets, context);
+  const signingSecret = verify?.webhook?.signingSecret;
   return {
     connectorRef: connectorRef ?? { kind: "Connector", name: "" },
     ...(swarmRef ? { swarmRef } : {}),
     ...(config ? { config } : {}),
-    ...(spec.secrets ? { secrets: Object.fromEntries(Object.entries(spec.secrets as Raw).map(([key, value]) => [key, normalizeValueSource(value)])) } : {}),
+    ...(secrets || signingSecret ? { secrets: { ...secrets, ...(signingSecret ? { [SIGNING_SECRET_KEY]: signingSecret } : {}) } } : {}),
+    ...(verify ? { verify } : {}),
     ingress: { rules },
   };
+}
+
+function normalizeVerify(raw: Raw | undefined, secrets: Record<string, ValueSource> | undefined, context: Context): ConnectionVerify | undefined {
+  if (raw === undefined) return undefined;
+  const verify: ConnectionVerify = raw.webhook ? { webhook: { signingSecret: normalizeValueSource(raw.webhook.signingSecret) } } : {};
+  if (verify.webhook && secrets?.[SIGNING_SECRET_KEY] !== undefined) {
+    context.issues.at(context.site, ["spec", "verify", "webhook", "signingSecret"], {
+      code: "E_CONFIG_VERIFY_CONFLICT",
+      message: `expected the webhook signing secret once, found it in both spec.verify.webhook.signingSecret and spec.secrets.${SIGNING_SECRET_KEY}`,
+      suggestion: `keep spec.verify.webhook.signingSecret and remove spec.secrets.${SIGNING_SECRET_KEY}`,
+    });
+  }
+  return verify;
 }

@@ -1,8 +1,8 @@
 /**
- * Reading goondan.yaml into documents: a regular file only (a FIFO or a device is named and never opened),
- * the 1 MiB size limit, multi-document parsing with the `yaml` package, YAML errors with line and column,
- * empty files and empty documents. Each parsed document keeps its node tree so that later issues can
- * point at a line.
+ * Reading one YAML file of a bundle into documents: a regular file only (a FIFO or a device is named and
+ * never opened), the 1 MiB size and 100-document limits, multi-document parsing with the `yaml` package,
+ * YAML errors with line and column, empty documents. Each parsed document keeps its node tree so that
+ * later issues can point at a line.
  */
 import { stat } from "node:fs/promises";
 import { LineCounter, parseAllDocuments, type Document } from "yaml";
@@ -10,6 +10,7 @@ import { IssueList, type DocumentSite, type PathSegment } from "./issues.ts";
 import { describeNonRegularFile } from "./file-kind.ts";
 
 export const MAX_FILE_BYTES = 1024 * 1024;
+export const MAX_DOCUMENTS = 100;
 /** Alias expansion cap: stops "billion laughs" documents. */
 const MAX_ALIAS_COUNT = 100;
 
@@ -33,12 +34,12 @@ export async function readDocuments(options: { file: string; label: string; issu
     const info = await stat(file);
     const found = describeNonRegularFile(info);
     if (found !== undefined) {
-      issues.add({ code: "E_CONFIG_FILE_NOT_FOUND", path: label, message: `expected a regular file at ${file}, found ${found}`, suggestion: "make goondan.yaml a plain file" });
+      issues.add({ code: "FILE_NOT_FOUND", path: label, message: `expected a regular file at ${file}, found ${found}`, suggestion: `make ${label} a plain file` });
       return { documents: [], parseFailed: true };
     }
     size = info.size;
   } catch {
-    issues.add({ code: "E_CONFIG_FILE_NOT_FOUND", path: label, message: `expected a file at ${file}, found none`, suggestion: "run 'goondan init' or point at a bundle directory holding goondan.yaml" });
+    issues.add({ code: "FILE_NOT_FOUND", path: label, message: `expected a file at ${file}, found none`, suggestion: "run 'goondan init' or point at a bundle directory holding goondan.yaml" });
     return { documents: [], parseFailed: true };
   }
   if (size > MAX_FILE_BYTES) {
@@ -55,7 +56,7 @@ export async function readDocuments(options: { file: string; label: string; issu
   try {
     return parseDocuments({ text, label, issues });
   } catch (error) {
-    issues.add({ code: "E_CONFIG_YAML_PARSE", path: label, message: `expected YAML the parser can read, found: ${firstLine(error instanceof Error ? error.message : String(error))}` });
+    issues.add({ code: "E_CONFIG_PARSE_ERROR", path: label, message: `expected YAML the parser can read, found: ${firstLine(error instanceof Error ? error.message : String(error))}` });
     return { documents: [], parseFailed: true };
   }
 }
@@ -65,6 +66,10 @@ function parseDocuments(options: { text: string; label: string; issues: IssueLis
   const lineCounter = new LineCounter();
   const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const yamlDocuments: Document.Parsed[] = Array.isArray(parsed) ? parsed : [];
+  if (yamlDocuments.length > MAX_DOCUMENTS) {
+    issues.add({ code: "E_CONFIG_TOO_MANY_DOCUMENTS", path: label, message: `expected at most ${MAX_DOCUMENTS} documents in one file, found ${yamlDocuments.length}`, suggestion: "split the resources across agents.yaml, tools.yaml, models.yaml… next to goondan.yaml" });
+    return { documents: [], parseFailed: true };
+  }
   const documents: ParsedDocument[] = [];
   let parseFailed = false;
   yamlDocuments.forEach((yamlDocument, docIndex) => {
@@ -74,7 +79,7 @@ function parseDocuments(options: { text: string; label: string; issues: IssueLis
       const position = error.linePos?.[0];
       const where = position ? `line ${position.line}, column ${position.col}` : "an unknown position";
       issues.add({
-        code: "E_CONFIG_YAML_PARSE",
+        code: "E_CONFIG_PARSE_ERROR",
         path: `${label}#${docIndex}`,
         message: `expected valid YAML, found a syntax error at ${where}: ${firstLine(error.message)}`,
         ...(position ? { line: position.line, column: position.col } : {}),
@@ -95,14 +100,11 @@ function parseDocuments(options: { text: string; label: string; issues: IssueLis
       value = yamlDocument.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (error) {
       parseFailed = true;
-      issues.add({ code: "E_CONFIG_YAML_PARSE", path: `${label}#${docIndex}`, message: `expected a plain YAML document, found: ${firstLine(error instanceof Error ? error.message : String(error))}` });
+      issues.add({ code: "E_CONFIG_PARSE_ERROR", path: `${label}#${docIndex}`, message: `expected a plain YAML document, found: ${firstLine(error instanceof Error ? error.message : String(error))}` });
       return;
     }
     documents.push({ site, value: value ?? null });
   });
-  if (!parseFailed && documents.every((document) => document.value === null)) {
-    issues.add({ code: "E_CONFIG_EMPTY", path: label, message: "expected at least one resource document, found an empty file", suggestion: "run 'goondan init' to create a starting goondan.yaml" });
-  }
   return { documents, parseFailed };
 }
 

@@ -24,7 +24,7 @@ function validatorFor(kind: Kind): ValidateFunction {
 }
 
 const TITLE_CODES: Record<string, { code: IssueCode; expected: string }> = {
-  [TITLES.objectRef]: { code: "E_CONFIG_REF_INVALID", expected: 'an ObjectRef ("Kind/name", {kind, name, package?} or {ref: …})' },
+  [TITLES.objectRef]: { code: "E_CONFIG_INVALID_REF", expected: 'an ObjectRef ("Kind/name", {kind, name, package?} or {ref: …})' },
   [TITLES.valueSource]: { code: "E_CONFIG_VALUE_SOURCE_INVALID", expected: 'a ValueSource ({value}, {valueFrom: {env}} or {valueFrom: {secretRef: {ref: "Secret/x", key}}})' },
   [TITLES.dependency]: { code: "E_CONFIG_SCHEMA_INVALID", expected: 'a dependency ("name" or {name, version})' },
 };
@@ -96,7 +96,8 @@ function describeAjvError(error: ErrorObject): { segments: PathSegment[]; code: 
     case "minItems":
       return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected at least ${(error.params as { limit: number }).limit} item(s), found ${found}` };
     case "minLength":
-      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected a string of at least ${(error.params as { limit: number }).limit} character(s), found ${found}` };
+      // An empty metadata.name has its own code, as in the public Goondan loader.
+      return { segments, code: isNameField(segments) ? "E_CONFIG_INVALID_NAME" : "E_CONFIG_SCHEMA_INVALID", message: `expected a string of at least ${(error.params as { limit: number }).limit} character(s), found ${found}` };
     case "maxLength":
       return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected a string of at most ${(error.params as { limit: number }).limit} characters, found ${found}` };
     case "minimum":
@@ -109,6 +110,10 @@ function describeAjvError(error: ErrorObject): { segments: PathSegment[]; code: 
     default:
       return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected a value that ${error.message ?? "matches the schema"}, found ${found}` };
   }
+}
+
+function isNameField(segments: readonly PathSegment[]): boolean {
+  return segments.length === 2 && segments[0] === "metadata" && segments[1] === "name";
 }
 
 function pointerToSegments(pointer: string): PathSegment[] {

@@ -134,9 +134,18 @@ export interface ExtensionSpec {
   config?: JsonObject;
 }
 
+export interface ConnectorEventSpec {
+  name: string;
+  /** Older names an ingress rule may still match this event by (the rule is rewritten to `name` at load). */
+  aliases?: string[];
+  /** A Connection `config` key whose value, when set, is the event's name instead of `name`. */
+  nameFromConfig?: string;
+  properties?: Record<string, { type: string; optional?: boolean }>;
+}
+
 export interface ConnectorSpec {
   entry: string;
-  events: { name: string; properties?: Record<string, { type: string }> }[];
+  events: ConnectorEventSpec[];
 }
 
 export interface IngressRule {
@@ -144,11 +153,20 @@ export interface IngressRule {
   route: { agentRef?: ObjectRef; instanceKey?: string; instanceKeyProperty?: string; instanceKeyPrefix?: string };
 }
 
+/** The secret under which `verify.webhook.signingSecret` reaches the connector (the public connectors read it there). */
+export const SIGNING_SECRET_KEY = "signingSecret";
+
+export interface ConnectionVerify {
+  /** Webhook signature verification; the secret also reaches the connector as `secrets.signingSecret`. */
+  webhook?: { signingSecret: ValueSource };
+}
+
 export interface ConnectionSpec {
   connectorRef: ObjectRef;
   swarmRef?: ObjectRef;
   config?: Record<string, ValueSource | JsonValue>;
   secrets?: Record<string, ValueSource>;
+  verify?: ConnectionVerify;
   ingress: { rules: IngressRule[] };
 }
 

@@ -8,7 +8,7 @@ import { isJsonObject, type JsonValue } from "../shared/json.ts";
 import { formatPath } from "./issues.ts";
 import { agentExtensions, agentModel, agentTools, swarmAgents, swarmConnections } from "./resolve.ts";
 import type { AgentResource, AnyResource, Bundle, ConfigIssue, ConnectionResource, SwarmResource, ValueSource } from "./types.ts";
-import { BUILTIN_PACKAGE } from "./types.ts";
+import { BUILTIN_PACKAGE, SIGNING_SECRET_KEY } from "./types.ts";
 import { BUILTIN_LABEL } from "./builtin-package.ts";
 import { relative } from "node:path";
 
@@ -97,7 +97,10 @@ function collectEnv(bundle: Bundle, agents: AgentResource[], connections: Connec
   }
   for (const connection of connections) {
     scan(connection, ["spec", "config"], connection.spec.config as JsonValue | undefined);
-    for (const [key, source] of Object.entries(connection.spec.secrets ?? {})) add(connection, ["spec", "secrets", key], source);
+    for (const [key, source] of Object.entries(connection.spec.secrets ?? {})) {
+      const fromVerify = key === SIGNING_SECRET_KEY && connection.spec.verify?.webhook !== undefined;
+      add(connection, fromVerify ? ["spec", "verify", "webhook", "signingSecret"] : ["spec", "secrets", key], source);
+    }
   }
   return found;
 }

@@ -1,5 +1,6 @@
 /**
- * `goondan run --watch`: watches goondan.yaml and the bundle's prompt, cassette and entry files (with
+ * `goondan run --watch`: watches goondan.yaml, the bundle's other YAML files (also ones created later with a
+ * name the bundle scan reads, e.g. a new agents.yaml) and its prompt, cassette and entry files (with
  * their local imports) through chokidar, debounces bursts of changes, validates the bundle, and hands
  * either the issues (the running swarm stays as it is) or the old and new bundles with what changed
  * (agents, swarm, connections) to the caller. Changes are handled one at a time, in order.
@@ -14,6 +15,7 @@ import { describe } from "../shared/errors.ts";
 import { BUILTIN_PACKAGE, type AnyResource, type Bundle, type ConfigIssue } from "./types.ts";
 import { diffBundles, resourceFiles, type BundleDiff } from "./bundle-diff.ts";
 import { entryFiles } from "./entry-imports.ts";
+import { isBundleFilePath } from "./bundle-files.ts";
 
 const IGNORED_DIRS = /(^|[\\/])(node_modules|\.git)([\\/]|$)/;
 
@@ -59,7 +61,7 @@ export function resourceFilesWithImports(bundle: Bundle, resource: AnyResource):
   return own.flatMap((entry) => entryFiles({ entry, within: bundle.dir }));
 }
 
-/** Every file of the bundle worth watching: goondan.yaml and the local resources' files and imports. */
+/** Every file of the bundle worth watching: goondan.yaml, the files its resources are written in, and their files and imports. */
 export function bundleWatchFiles(bundle: Bundle): string[] {
   const inside = resolve(bundle.dir) + sep;
   const files = new Set<string>([resolve(bundle.file)]);
@@ -134,7 +136,7 @@ export async function watchBundle(options: WatchBundleOptions): Promise<BundleWa
   watcher.on("all", (event, path) => {
     if (closed || event === "addDir" || event === "unlinkDir") return;
     const file = resolve(path);
-    if (!watched.has(file) && !broken) return;
+    if (!watched.has(file) && !broken && !isBundleFilePath({ dir: bundleDir, path: file })) return;
     changed.add(file);
     if (timer) clock.clearTimeout(timer);
     timer = clock.setTimeout(flush, debounceMs);

@@ -10,6 +10,7 @@ import { systemClock, type Clock } from "../shared/clock.ts";
 import { UsageError, describe } from "../shared/errors.ts";
 import { newId, newTraceId, type IdGenerator } from "../shared/ids.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
+import { migrateSafeNames } from "../shared/migrate-safe-names.ts";
 import { instancePaths, type InstancePaths } from "../shared/state-paths.ts";
 import { instanceAddress, type AgentEvent } from "../protocol/agent-event.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
@@ -114,8 +115,14 @@ export class Orchestrator {
     return this.options.stateRoot;
   }
 
-  /** Resumes every accepted, unanswered event found in the inboxes under the state root. */
+  /**
+   * Resumes every accepted, unanswered event found in the inboxes under the state root, after moving instance
+   * directories an older goondan named to their current names (migrate-safe-names.ts).
+   */
   start(): { resumed: number } {
+    const migration = migrateSafeNames({ stateRoot: this.options.stateRoot });
+    if (migration.moved.length > 0) this.logger.info({ moved: migration.moved }, "renamed instance directories to their current names");
+    if (migration.skipped.length > 0) this.logger.warn({ skipped: migration.skipped }, "instance directories with ambiguous old names left where they are");
     return resumeInboxes({
       stateRoot: this.options.stateRoot,
       view: this.view,

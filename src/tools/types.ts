@@ -107,7 +107,22 @@ export interface AgentRequestOptions {
   timeoutMs?: number;
   /** Return a pending handle at once; the reply arrives before a later step. */
   async?: boolean;
+  /** Attached to the event the target receives (`AgentEvent.metadata`). */
   metadata?: JsonObject;
+  /** The type of the event the target receives. Default: `agent.request` (request) or `agent.send` (send). */
+  eventType?: string;
+}
+
+export interface AgentSpawnOptions {
+  target: string;
+  instanceKey?: string;
+  /** Working directory for the spawned instance, relative to the caller's workspace. */
+  cwd?: string;
+}
+
+export interface AgentListOptions {
+  /** List every instance of the swarm, not only those the caller spawned. Default: false. */
+  includeAll?: boolean;
 }
 
 /** The reply of a blocking `ctx.runtime.request`: the callee's turn outcome (status "error" for AGENT_* failures). */
@@ -126,8 +141,8 @@ export interface AgentToolRuntime {
   /** Async: resolves once accepted, with the correlationId used as the pending handle. */
   request(options: AgentRequestOptions & { async: true }): Promise<{ correlationId: string }>;
   send(options: Omit<AgentRequestOptions, "async" | "timeoutMs">): Promise<{ eventId: string }>;
-  spawn(options: { target: string; instanceKey?: string }): Promise<AgentInstanceInfo>;
-  list(): Promise<{ instances: AgentInstanceInfo[] }>;
+  spawn(options: AgentSpawnOptions): Promise<AgentInstanceInfo>;
+  list(options?: AgentListOptions): Promise<{ instances: AgentInstanceInfo[] }>;
   catalog(): Promise<{ agents: { name: string; description?: string; entry: boolean }[] }>;
   /** Validate the bundle on disk and, when valid, restart the orchestrator after the current turn commits. */
   restart(options: { reason: string }): Promise<RestartAnswer>;

@@ -55,10 +55,10 @@ describe("runCliLoop", () => {
     expect(session.seen).toHaveLength(1);
   });
 
-  it("uses the configured instanceKey and names the event user_input", async () => {
+  it("uses the configured instanceKey and names the event stdin_message, the public Goondan name", async () => {
     const session = run({ input: "hi\n", config: { instanceKey: "desk" } });
     await session.done;
-    expect(session.seen[0]).toEqual({ name: "user_input", message: { type: "text", text: "hi" }, properties: {}, instanceKey: "desk" });
+    expect(session.seen[0]).toEqual({ name: "stdin_message", message: { type: "text", text: "hi" }, properties: {}, instanceKey: "desk" });
   });
 
   it("prints a failed turn or a refused event as an error line and keeps reading", async () => {

@@ -73,8 +73,8 @@ describe("file-system__write and read", () => {
 
 describe("file-system__list and mkdir", () => {
   it("creates directories and lists entries with types", async () => {
-    expect(okOutput(await tools.call("file-system__mkdir", { path: "a/b/c" }))).toEqual({ path: "a/b/c", created: true });
-    expect(okOutput(await tools.call("file-system__mkdir", { path: "a/b/c" }))).toEqual({ path: "a/b/c", created: false });
+    expect(okOutput(await tools.call("file-system__mkdir", { path: "a/b/c" }))).toEqual({ path: "a/b/c", created: true, recursive: true });
+    expect(okOutput(await tools.call("file-system__mkdir", { path: "a/b/c" }))).toEqual({ path: "a/b/c", created: false, recursive: true });
     await writeFile(join(workdir, "a", "file.txt"), "xyz");
     expect(okOutput(await tools.call("file-system__list", { path: "a" }))).toEqual({ path: "a", entries: [{ path: "b", type: "directory" }, { path: "file.txt", type: "file", size: 3 }], truncated: false });
     const recursive = okOutput(await tools.call("file-system__list", { path: "a", recursive: true }));

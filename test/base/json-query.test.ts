@@ -39,11 +39,11 @@ describe("json-query__query", () => {
 
   it("refuses malformed paths, bad JSON text, and missing or doubled input", async () => {
     expect(errorOf(await tools.call("json-query__query", { data, path: "users[abc" })).code).toBe("E_JSON_QUERY_PATH");
-    expect(errorOf(await tools.call("json-query__query", { data, path: "users[x]" })).code).toBe("E_JSON_QUERY_PATH");
+    expect(errorOf(await tools.call("json-query__query", { data, path: "users[]" })).code).toBe("E_JSON_QUERY_PATH");
     expect(errorOf(await tools.call("json-query__query", { json: "{oops", path: "a" })).code).toBe("E_JSON_QUERY_PARSE");
     expect(errorOf(await tools.call("json-query__query", { path: "a" })).code).toBe("E_JSON_QUERY_INPUT");
     expect(errorOf(await tools.call("json-query__query", { data, json: "{}", path: "a" })).code).toBe("E_JSON_QUERY_INPUT");
-    expect(errorOf(await tools.call("json-query__query", { data })).code).toBe("E_TOOL_INVALID_ARGS");
+    expect(errorOf(await tools.call("json-query__query", { data, path: 5 })).code).toBe("E_TOOL_INVALID_ARGS");
   });
 
   it("does not read inherited properties", async () => {

@@ -29,10 +29,10 @@ describe("self-restart__request", () => {
     expect(error.suggestion).toContain("self-restart__request");
   });
 
-  it("requires a reason", async () => {
-    const { runtime, calls } = fakeRuntime({});
+  it("takes the reason as optional, as the public Goondan tool does, and records a default", async () => {
+    const { runtime, calls } = fakeRuntime({ restart: () => ({ accepted: true, issues: [] }) });
     const tools = await baseTools({ context: { runtime } });
-    expect(errorOf(await tools.call("self-restart__request", {})).code).toBe("E_TOOL_INVALID_ARGS");
-    expect(calls).toEqual([]);
+    expect(okOutput(await tools.call("self-restart__request", {})).reason).toBe("requested by the agent");
+    expect(calls).toEqual([{ method: "restart", options: { reason: "requested by the agent" } }]);
   });
 });

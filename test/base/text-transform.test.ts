@@ -52,7 +52,7 @@ describe("text-transform slice, split, join, trim", () => {
 
   it("joins parts", async () => {
     expect(okOutput(await tools.call("text-transform__join", { parts: ["a", "b"], separator: ", " })).text).toBe("a, b");
-    expect(errorOf(await tools.call("text-transform__join", { parts: ["a", 1] })).code).toBe("E_TOOL_INVALID_ARGS");
+    expect(errorOf(await tools.call("text-transform__join", { parts: ["a", { b: 1 }] })).code).toBe("E_TOOL_INVALID_ARGS");
   });
 
   it("trims whitespace or given characters from either side", async () => {

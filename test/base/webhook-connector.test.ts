@@ -7,7 +7,7 @@ const settings = (overrides: Partial<WebhookSettings> = {}): WebhookSettings => 
   port: 0,
   host: "127.0.0.1",
   path: "/hook",
-  event: "webhook",
+  event: "webhook_message",
   maxBodyBytes: 1024,
   secret: undefined,
   ...overrides,
@@ -42,6 +42,13 @@ describe("verifySignature", () => {
     expect(verifySignature({ body, secret: "s3cret", header: "sha1=abc" }).ok).toBe(false);
     expect(verifySignature({ body, secret: "s3cret", header: null }).ok).toBe(false);
   });
+
+  it("accepts the bare hex digest without sha256=, as the public Goondan webhook does", () => {
+    const body = '{"text":"hi"}';
+    const bare = signBody({ body, secret: "s3cret" }).slice("sha256=".length);
+    expect(verifySignature({ body, secret: "s3cret", header: bare })).toEqual({ ok: true });
+    expect(verifySignature({ body, secret: "other", header: bare }).ok).toBe(false);
+  });
 });
 
 describe("webhook handler", () => {
@@ -50,7 +57,7 @@ describe("webhook handler", () => {
     const response = await handle(post(JSON.stringify({ text: "deploy done", repo: "web", instanceKey: "ops" })));
     expect(response.status).toBe(202);
     expect(await response.json()).toEqual({ accepted: true, eventId: "evt_1" });
-    expect(emitted).toEqual([{ name: "webhook", message: { type: "text", text: "deploy done" }, properties: { text: "deploy done", repo: "web", instanceKey: "ops" }, instanceKey: "ops" }]);
+    expect(emitted).toEqual([{ name: "webhook_message", message: { type: "text", text: "deploy done" }, properties: { text: "deploy done", repo: "web", instanceKey: "ops" }, instanceKey: "ops" }]);
   });
 
   it("answers 400 for a body that is not JSON or not an object", async () => {
@@ -139,12 +146,24 @@ describe("webhook server", () => {
 
 describe("webhookSettings", () => {
   it("reads lower- or upper-case config keys and the signing secret, with defaults", () => {
-    expect(webhookSettings({ config: {}, secrets: {} })).toEqual({ port: 8787, host: "127.0.0.1", path: "/webhook", event: "webhook", maxBodyBytes: 1048576, secret: undefined });
+    expect(webhookSettings({ config: {}, secrets: {} })).toEqual({ port: 8787, host: "127.0.0.1", path: "/webhook", event: "webhook_message", maxBodyBytes: 1048576, secret: undefined });
     expect(webhookSettings({ config: { PORT: "9000", path: "in" }, secrets: { WEBHOOK_SECRET: "k" } })).toMatchObject({ port: 9000, path: "/in", secret: "k" });
+  });
+
+  it("takes the Connection's verify.webhook.signingSecret (secrets.signingSecret) before any other secret", () => {
+    expect(webhookSettings({ config: {}, secrets: { signingSecret: "from-verify", SIGNING_SECRET: "other" } }).secret).toBe("from-verify");
   });
 });
 
 describe("bodyToEvent", () => {
+  it("adds the scalars of a properties object, the public Goondan payload shape, to the event's properties", () => {
+    expect(bodyToEvent({ text: "hi", properties: { route: "ops", count: 2, deep: { x: 1 } } }, "webhook_message")).toEqual({
+      name: "webhook_message",
+      message: { type: "text", text: "hi" },
+      properties: { text: "hi", route: "ops", count: 2 },
+    });
+  });
+
   it("falls back to the JSON itself as the text when no text field is given", () => {
     expect(bodyToEvent({ count: 3, nested: { a: 1 } }, "ping")).toEqual({ name: "ping", message: { type: "text", text: '{"count":3,"nested":{"a":1}}' }, properties: { count: 3 } });
   });

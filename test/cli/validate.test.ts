@@ -66,7 +66,7 @@ describe("goondan validate", () => {
   it("accepts --format=json and reports a missing bundle as invalid, not as a crash", async () => {
     const io = captureIo("/");
     expect(await main(["validate", "/nonexistent/goondan-bundle", "--format=json"], io)).toBe(3);
-    expect((JSON.parse(io.out()) as { errors: { code: string }[] }).errors.map((issue) => issue.code)).toEqual(["E_CONFIG_FILE_NOT_FOUND"]);
+    expect((JSON.parse(io.out()) as { errors: { code: string }[] }).errors.map((issue) => issue.code)).toEqual(["FILE_NOT_FOUND"]);
     expect(io.err()).toBe("");
   });
 

@@ -98,6 +98,19 @@ describe("watchBundle", () => {
     expect(changes[1]?.diff.agents).toEqual(["writer"]);
   });
 
+  it("reloads when a new agents.yaml appears next to goondan.yaml, and watches it from then on", async () => {
+    const { dir, watcher, changes } = await setup();
+    const agents = join(dir, "agents.yaml");
+    writeFileSync(agents, 'apiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: critic }\nspec: { modelConfig: { modelRef: "Model/default" }, prompt: { system: "You critique." } }\n');
+    await waitFor(() => changes.length > 0, watcher);
+    expect(changes[0]?.changedFiles).toEqual([agents]);
+    expect(changes[0]?.next.resources.some((resource) => resource.kind === "Agent" && resource.metadata.name === "critic")).toBe(true);
+    expect(watcher.files()).toContain(agents);
+    edit(agents, ["You critique.", "You critique harshly."]);
+    await waitFor(() => changes.length > 1, watcher);
+    expect(changes[1]?.changedFiles).toEqual([agents]);
+  });
+
   it("ignores other files in the bundle dir while the bundle is valid", async () => {
     const { dir, watcher, changes, invalid, loads } = await setup();
     writeFileSync(join(dir, "notes.txt"), "scratch");

@@ -104,7 +104,9 @@ describe("orchestrator with real agent children", () => {
     const submitted = orchestrator.submit({ input: "do the slow thing" });
     void submitted.outcome.then((outcome) => results.push(outcome));
     await until(() => existsSync(marker));
-    process.kill(Number(readFileSync(marker, "utf8")), "SIGKILL");
+    const pid = Number(readFileSync(marker, "utf8"));
+    expect(pid).toBeGreaterThan(1);
+    process.kill(pid, "SIGKILL");
     const outcome = await submitted.outcome;
     expect(outcome.status).toBe("ok");
     // The sleep that was running is not run again behind the model's back: it is told how the process died.

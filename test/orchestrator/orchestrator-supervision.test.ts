@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
 import { DurableInbox } from "../../src/orchestrator/instances/durable-inbox.ts";
+import { legacySafeName } from "../../src/shared/migrate-safe-names.ts";
 import { FakeSpawner } from "../helpers/fake-spawner.ts";
 import { ManualClock } from "../helpers/manual-clock.ts";
 import { testBundle, type TestBundleOptions } from "../fixtures/orchestrator/test-bundle.ts";
@@ -269,6 +270,22 @@ describe("Orchestrator durability across restarts", () => {
     expect(a.events().map((delivered) => delivered.event.id)).toEqual([pendingEvent.eventId]);
     second.spawner.latest("b").ready();
     expect(second.spawner.latest("b").lastEvent().input).toBe("for b");
+  });
+
+  it("resumes an inbox an older goondan wrote under the old directory name, moved to its current name first", () => {
+    const first = setup();
+    const waiting = first.orchestrator.submit({ input: "from before the upgrade", instanceKey: "사용자-1" });
+    const current = first.orchestrator.instancePaths("a", "사용자-1").root;
+    const legacy = join(dirname(current), legacySafeName("사용자-1"));
+    renameSync(current, legacy);
+
+    const second = setup({}, first.stateRoot);
+    expect(second.orchestrator.start()).toEqual({ resumed: 1 });
+    expect(existsSync(current)).toBe(true);
+    expect(existsSync(legacy)).toBe(false);
+    const a = second.spawner.latest("a", "사용자-1");
+    a.ready();
+    expect(a.lastEvent().id).toBe(waiting.eventId);
   });
 });
 

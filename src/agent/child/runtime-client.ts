@@ -12,7 +12,7 @@ import type { RestartAnswer } from "../../protocol/restart-answer.ts";
 import { failedReply, type Reply } from "../../protocol/turn-outcome.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import { newId, type IdGenerator } from "../../shared/ids.ts";
-import type { AgentInstanceInfo, AgentReply, AgentRequestOptions, AgentToolRuntime } from "../../tools/types.ts";
+import type { AgentInstanceInfo, AgentListOptions, AgentReply, AgentRequestOptions, AgentSpawnOptions, AgentToolRuntime } from "../../tools/types.ts";
 import { UsageError } from "../../shared/errors.ts";
 
 /** The orchestrator refused a runtime call (its code), or the channel to it is gone. */
@@ -99,6 +99,7 @@ export class RuntimeClient implements AgentToolRuntime {
     const args: JsonObject = { target: options.target, input: options.input, correlationId, timeoutMs, async: options.async === true };
     if (options.instanceKey !== undefined) args.instanceKey = options.instanceKey;
     if (options.metadata !== undefined) args.metadata = options.metadata;
+    if (options.eventType !== undefined) args.eventType = options.eventType;
     if (options.async === true) {
       await this.call("request", args);
       return { correlationId };
@@ -127,15 +128,19 @@ export class RuntimeClient implements AgentToolRuntime {
     const args: JsonObject = { target: options.target, input: options.input };
     if (options.instanceKey !== undefined) args.instanceKey = options.instanceKey;
     if (options.metadata !== undefined) args.metadata = options.metadata;
+    if (options.eventType !== undefined) args.eventType = options.eventType;
     return (await this.call("send", args)) as { eventId: string };
   }
 
-  async spawn(options: { target: string; instanceKey?: string }): Promise<AgentInstanceInfo> {
-    return (await this.call("spawn", { target: options.target, ...(options.instanceKey === undefined ? {} : { instanceKey: options.instanceKey }) })) as unknown as AgentInstanceInfo;
+  async spawn(options: AgentSpawnOptions): Promise<AgentInstanceInfo> {
+    const args: JsonObject = { target: options.target };
+    if (options.instanceKey !== undefined) args.instanceKey = options.instanceKey;
+    if (options.cwd !== undefined) args.cwd = options.cwd;
+    return (await this.call("spawn", args)) as unknown as AgentInstanceInfo;
   }
 
-  async list(): Promise<{ instances: AgentInstanceInfo[] }> {
-    return (await this.call("list", {})) as unknown as { instances: AgentInstanceInfo[] };
+  async list(options: AgentListOptions = {}): Promise<{ instances: AgentInstanceInfo[] }> {
+    return (await this.call("list", options.includeAll === true ? { includeAll: true } : {})) as unknown as { instances: AgentInstanceInfo[] };
   }
 
   async catalog(): Promise<{ agents: { name: string; description?: string; entry: boolean }[] }> {

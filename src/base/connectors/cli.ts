@@ -1,6 +1,7 @@
 /**
  * The built-in `cli` connector: reads stdin line by line, sends each non-empty line as one
- * `user_input` event and prints the reply before reading the next line, so piped input gets its
+ * `stdin_message` event (the public Goondan name; ingress rules written for the older `user_input` still
+ * match it) and prints the reply before reading the next line, so piped input gets its
  * replies in order. On a TTY it is an interactive chat with a `> ` prompt; `:exit`/`:quit` or
  * Ctrl+D ends the input. Ctrl+C reaches the orchestrator, which shuts everything down cleanly.
  *
@@ -22,6 +23,9 @@ export function formatReply(reply: ConnectorReply): string {
   return `error [${reply.error?.code ?? "E_UNKNOWN"}]: ${reply.error?.message ?? "the turn failed"}\n`;
 }
 
+/** The event every line becomes. */
+export const CLI_EVENT = "stdin_message";
+
 export const isExitCommand = (line: string): boolean => line === ":exit" || line === ":quit";
 
 /** The read-send-print loop; resolves when the input ends. */
@@ -38,7 +42,7 @@ export async function runCliLoop(options: { ctx: Pick<ConnectorContext, "request
     if (line !== "") {
       try {
         const reply = await ctx.request({
-          name: "user_input",
+          name: CLI_EVENT,
           message: { type: "text", text: line },
           properties: {},
           ...(typeof instanceKey === "string" && instanceKey !== "" ? { instanceKey } : {}),

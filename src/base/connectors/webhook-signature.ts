@@ -1,6 +1,7 @@
 /**
  * The webhook connector's signature check: `x-goondan-signature: sha256=<hex>` carries the
- * HMAC-SHA256 of the raw request body keyed with the Connection's secret, compared in constant time.
+ * HMAC-SHA256 of the raw request body keyed with the Connection's secret, compared in constant time. The
+ * bare hex digest (no `sha256=`) is accepted too, as the public Goondan webhook accepts it.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 
@@ -16,7 +17,7 @@ export type SignatureCheck = { ok: true } | { ok: false; reason: string };
 export function verifySignature(options: { body: string | Uint8Array; secret: string; header: string | null | undefined }): SignatureCheck {
   const { header } = options;
   if (!header) return { ok: false, reason: `missing ${SIGNATURE_HEADER} header` };
-  const match = /^sha256=([0-9a-fA-F]{64})$/.exec(header.trim());
+  const match = /^(?:sha256=)?([0-9a-fA-F]{64})$/.exec(header.trim());
   if (!match?.[1]) return { ok: false, reason: `${SIGNATURE_HEADER} must be sha256=<64 hex digits>` };
   const expected = createHmac("sha256", options.secret).update(options.body).digest();
   const given = Buffer.from(match[1], "hex");

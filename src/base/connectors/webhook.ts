@@ -1,19 +1,25 @@
 /**
- * The built-in `webhook` connector: an HTTP server taking POSTed JSON on one path. With a secret
- * (`SIGNING_SECRET` or `WEBHOOK_SECRET` in the Connection's secrets) every request must carry
+ * The built-in `webhook` connector: an HTTP server taking POSTed JSON on one path. With a signing secret
+ * (the Connection's `verify.webhook.signingSecret`, which arrives as `secrets.signingSecret`, or
+ * `SIGNING_SECRET` / `WEBHOOK_SECRET` in its secrets) every request must carry
  * `x-goondan-signature: sha256=<hmac hex of the raw body>`. It answers 202 `{accepted, eventId}` as
  * soon as the orchestrator has durably accepted the event, and a 4xx `{error: {code, message}}` for a
  * wrong path or method, a body too large (413, checked on Content-Length and again while the body
  * streams in, so a chunked body is cut off at the cap), bad JSON or a bad signature.
  *
  * Config: `port` (default 8787), `host` (default 127.0.0.1), `path` (default /webhook), `event`
- * (the event name, default `webhook`), `maxBodyBytes` (default 1 MiB). The event's text is the body's
- * `text`, `input` or `message` string, else the JSON itself; its properties are the body's top-level
- * strings, numbers and booleans; its instanceKey is the body's `instanceKey` when given.
+ * (the event name, default `webhook_message`, the public Goondan name; rules written for the older
+ * `webhook` still match it), `maxBodyBytes` (default 1 MiB). The event's text is the body's `text`,
+ * `input` or `message` string, else the JSON itself; its properties are the body's top-level strings,
+ * numbers and booleans, plus those of its `properties` object (the public Goondan payload shape); its
+ * instanceKey is the body's `instanceKey` when given.
  */
 import type { ConnectorContext, ConnectorEvent } from "../../connector/connector-types.ts";
 import { configValue } from "./config-value.ts";
 import { SIGNATURE_HEADER, verifySignature } from "./webhook-signature.ts";
+
+/** The event a body becomes unless the Connection's `config.event` renames it. */
+export const WEBHOOK_EVENT = "webhook_message";
 
 export interface WebhookSettings {
   port: number;
@@ -35,9 +41,9 @@ export function webhookSettings(ctx: Pick<ConnectorContext, "config" | "secrets"
     port: number(configValue(config, "port", "PORT"), 8787),
     host: String(configValue(config, "host", "HOST") ?? "127.0.0.1"),
     path: path.startsWith("/") ? path : `/${path}`,
-    event: String(configValue(config, "event", "EVENT") ?? "webhook"),
+    event: String(configValue(config, "event", "EVENT") ?? WEBHOOK_EVENT),
     maxBodyBytes: number(configValue(config, "maxBodyBytes", "MAX_BODY_BYTES"), 1024 * 1024),
-    secret: secrets.SIGNING_SECRET ?? secrets.WEBHOOK_SECRET ?? secrets.secret,
+    secret: secrets.signingSecret ?? secrets.SIGNING_SECRET ?? secrets.WEBHOOK_SECRET ?? secrets.secret,
   };
 }
 
@@ -49,7 +55,8 @@ const problem = (status: number, code: string, message: string, headers?: Record
 export function bodyToEvent(body: Record<string, unknown>, eventName: string): ConnectorEvent {
   const textField = [body.text, body.input, body.message].find((value): value is string => typeof value === "string");
   const properties: ConnectorEvent["properties"] = {};
-  for (const [key, value] of Object.entries(body)) {
+  const nested = body.properties !== null && typeof body.properties === "object" && !Array.isArray(body.properties) ? (body.properties as Record<string, unknown>) : {};
+  for (const [key, value] of [...Object.entries(body), ...Object.entries(nested)]) {
     if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") properties[key] = value;
   }
   return {

@@ -1,11 +1,14 @@
 /**
  * Built-in `agents`: inter-agent calls through `ctx.runtime` (request, send, spawn, list, catalog).
  * `request` with `async: true` returns a pending handle (the correlationId); an error reply from the
- * runtime (AGENT_REQUEST_TIMEOUT, CIRCULAR_CALL_DETECTED, …) becomes a structured error result.
+ * runtime (AGENT_REQUEST_TIMEOUT, CIRCULAR_CALL_DETECTED, …) becomes a structured error result. The public
+ * Goondan tool's `eventType` and `metadata` (request, send), `cwd` (spawn) and `includeAll` (list) are
+ * handed to the runtime as they are; what they do is the orchestrator's business.
  */
 import type { JsonObject } from "../../shared/json.ts";
 import { pending } from "../../tools/pending.ts";
 import { ToolFault } from "../../tools/tool-errors.ts";
+import { isJsonObject } from "../../shared/json.ts";
 import type { AgentReply, AgentRequestOptions, ToolHandler } from "../../tools/types.ts";
 
 function target(input: JsonObject): { target: string; instanceKey?: string } {
@@ -15,12 +18,21 @@ function target(input: JsonObject): { target: string; instanceKey?: string } {
   };
 }
 
+/** The event the target receives: its type and metadata, when the call sets them. */
+function eventOptions(input: JsonObject): Pick<AgentRequestOptions, "eventType" | "metadata"> {
+  return {
+    ...(typeof input.eventType === "string" && input.eventType !== "" ? { eventType: input.eventType } : {}),
+    ...(isJsonObject(input.metadata) ? { metadata: input.metadata } : {}),
+  };
+}
+
 export const handlers: Record<string, ToolHandler> = {
   request: async (ctx, input) => {
     const options: AgentRequestOptions = {
       ...target(input),
       input: String(input.input),
-      ...(typeof input.timeoutMs === "number" ? { timeoutMs: input.timeoutMs } : {}),
+      ...(typeof input.timeoutMs === "number" ? { timeoutMs: Math.floor(input.timeoutMs) } : {}),
+      ...eventOptions(input),
     };
     if (input.async === true) {
       const accepted = await ctx.runtime.request({ ...options, async: true });
@@ -41,15 +53,15 @@ export const handlers: Record<string, ToolHandler> = {
     };
   },
   send: async (ctx, input) => {
-    const result = await ctx.runtime.send({ ...target(input), input: String(input.input) });
+    const result = await ctx.runtime.send({ ...target(input), input: String(input.input), ...eventOptions(input) });
     return { eventId: result.eventId, status: "sent" };
   },
   spawn: async (ctx, input) => {
-    const info = await ctx.runtime.spawn(target(input));
+    const info = await ctx.runtime.spawn({ ...target(input), ...(typeof input.cwd === "string" && input.cwd !== "" ? { cwd: input.cwd } : {}) });
     return { agent: info.agent, instanceKey: info.instanceKey, status: info.status, ...(info.pid === undefined ? {} : { pid: info.pid }) };
   },
-  list: async (ctx) => {
-    const { instances } = await ctx.runtime.list();
+  list: async (ctx, input) => {
+    const { instances } = await ctx.runtime.list(input.includeAll === true ? { includeAll: true } : {});
     return { instances: instances.map((info) => ({ agent: info.agent, instanceKey: info.instanceKey, status: info.status, ...(info.pid === undefined ? {} : { pid: info.pid }) })) };
   },
   catalog: async (ctx) => {

@@ -3,6 +3,8 @@
  * ctx.workdir; every path is confined to the root (ctx.workdir, or the Tool's `config.root` resolved against
  * it), symlinks included. Reads stop at maxBytes (default 100000, at most `config.maxReadBytes` 250000);
  * binary files (a NUL byte in the first 8 KiB) come back base64-encoded, at most 150000 bytes per read.
+ * `list` can leave out directories or files (`includeDirs`, `includeFiles`, both default true) and `mkdir`
+ * can refuse to create missing parents (`recursive: false`), with the public Goondan tool's meaning.
  */
 import { appendFile, lstat, mkdir, open, readdir, stat, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -38,7 +40,7 @@ export const handlers: Record<string, ToolHandler> = {
     if (info.isDirectory()) throw new ToolFault("E_FS_IS_DIRECTORY", `${target.relative} is a directory`, { suggestion: "Use file-system__list for directories." });
     if (!info.isFile()) throw new ToolFault("E_FS_NOT_A_FILE", `${target.relative} is not a regular file`);
     const cap = configNumber(ctx.config, "maxReadBytes", 250_000);
-    const maxBytes = Math.min(typeof input.maxBytes === "number" ? input.maxBytes : DEFAULT_READ_BYTES, cap);
+    const maxBytes = Math.min(typeof input.maxBytes === "number" ? Math.max(1, Math.floor(input.maxBytes)) : DEFAULT_READ_BYTES, cap);
     const offset = typeof input.offset === "number" ? Math.max(0, input.offset) : 0;
     const length = Math.max(0, Math.min(maxBytes, info.size - offset));
     const buffer = Buffer.alloc(length);
@@ -82,6 +84,7 @@ export const handlers: Record<string, ToolHandler> = {
     if (info === undefined) throw notFound(target.relative);
     if (!info.isDirectory()) throw new ToolFault("E_FS_NOT_A_DIRECTORY", `${target.relative} is not a directory`);
     const maxEntries = typeof input.maxEntries === "number" ? input.maxEntries : DEFAULT_MAX_ENTRIES;
+    const listed = { directory: input.includeDirs !== false, file: input.includeFiles !== false };
     const entries: { path: string; type: string; size?: number }[] = [];
     const queue: string[] = [""];
     let truncated = false;
@@ -96,11 +99,12 @@ export const handlers: Record<string, ToolHandler> = {
         }
         const path = relativeDir === "" ? child.name : `${relativeDir}/${child.name}`;
         const type = child.isFile() ? "file" : child.isDirectory() ? "directory" : child.isSymbolicLink() ? "symlink" : "other";
+        // Symlinked directories are not followed: they may point outside the root.
+        if (type === "directory" && input.recursive === true) queue.push(path);
+        if ((type === "directory" && !listed.directory) || (type === "file" && !listed.file)) continue;
         const entry: { path: string; type: string; size?: number } = { path, type };
         if (type === "file") entry.size = (await lstat(join(target.absolute, path)).catch(() => undefined))?.size ?? 0;
         entries.push(entry);
-        // Symlinked directories are not followed: they may point outside the root.
-        if (type === "directory" && input.recursive === true) queue.push(path);
       }
     }
     return { path: target.relative, entries, truncated };
@@ -109,7 +113,11 @@ export const handlers: Record<string, ToolHandler> = {
     const target = await confined(ctx, input.path);
     const existing = await stat(target.absolute).catch(() => undefined);
     if (existing !== undefined && !existing.isDirectory()) throw new ToolFault("E_FS_NOT_A_DIRECTORY", `${target.relative} exists and is not a directory`);
+    const recursive = input.recursive !== false;
+    if (!recursive && existing === undefined && (await stat(dirname(target.absolute)).catch(() => undefined)) === undefined) {
+      throw new ToolFault("E_FS_NOT_FOUND", `the parent directory of ${target.relative} does not exist`, { suggestion: "Create the parent first, or call mkdir with recursive true." });
+    }
     await mkdir(target.absolute, { recursive: true });
-    return { path: target.relative, created: existing === undefined };
+    return { path: target.relative, created: existing === undefined, recursive };
   },
 };

@@ -6,7 +6,9 @@
  * goes to the vetted IP itself (URL host rewritten, IPv6 bracketed, Host header kept as the original host); an
  * https:// request keeps its hostname, because TLS certificate verification already defeats rebinding: a name
  * re-resolved to an internal service cannot present a valid certificate for that name. Requests time out
- * (default 30 s) and bodies are capped (default 200000 bytes).
+ * (default 30 s) and bodies are capped (default 200000 bytes, never more than 250000). A POST body is `body`
+ * (objects and arrays as JSON, strings as text) or, as in the public Goondan tool, the raw text `bodyString`;
+ * header values may be numbers or booleans, sent as text.
  * DNS and fetch are injectable for tests through createHttpFetchHandlers.
  */
 import { lookup as dnsLookup } from "node:dns/promises";
@@ -41,10 +43,13 @@ export function createHttpFetchHandlers(deps: { lookup?: LookupAll; fetch?: Fetc
     get: (ctx, input) => run(ctx, { method: "GET", url: String(input.url), headers: headersOf(input), ...limitsOf(ctx, input) }),
     post: (ctx, input) => {
       const headers = headersOf(input);
+      // `bodyString` is a raw text body, used only without `body` (the public Goondan tool's rule).
+      const raw = input.body === undefined && typeof input.bodyString === "string" ? input.bodyString : undefined;
+      const payload = raw ?? input.body;
       let body: string | undefined;
-      if (input.body !== undefined) {
-        const isText = typeof input.body === "string";
-        body = isText ? (input.body as string) : JSON.stringify(input.body);
+      if (payload !== undefined) {
+        const isText = typeof payload === "string";
+        body = isText ? (payload as string) : JSON.stringify(payload);
         const contentType = typeof input.contentType === "string" ? input.contentType : isText ? "text/plain; charset=utf-8" : "application/json";
         if (!Object.keys(headers).some((name) => name.toLowerCase() === "content-type")) headers["content-type"] = contentType;
       }
@@ -58,16 +63,22 @@ export const handlers: Record<string, ToolHandler> = createHttpFetchHandlers();
 function headersOf(input: JsonObject): Record<string, string> {
   const headers: Record<string, string> = {};
   if (input.headers !== null && typeof input.headers === "object" && !Array.isArray(input.headers)) {
-    for (const [name, value] of Object.entries(input.headers)) if (typeof value === "string") headers[name] = value;
+    for (const [name, value] of Object.entries(input.headers)) {
+      if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") headers[name] = String(value);
+    }
   }
   if (!Object.keys(headers).some((name) => name.toLowerCase() === "user-agent")) headers["user-agent"] = USER_AGENT;
   return headers;
 }
 
+/** The most body bytes a call may keep, whatever it asks for: the tool output cap leaves no room for more. */
+const MAX_BODY_BYTES = 250_000;
+
 function limitsOf(ctx: ToolContext, input: JsonObject): { timeoutMs: number; maxBytes: number } {
+  const asked = typeof input.maxBytes === "number" ? Math.floor(input.maxBytes) : configNumber(ctx.config, "maxBodyBytes", 200_000);
   return {
     timeoutMs: typeof input.timeoutMs === "number" ? input.timeoutMs : configNumber(ctx.config, "timeoutMs", 30_000),
-    maxBytes: typeof input.maxBytes === "number" ? input.maxBytes : configNumber(ctx.config, "maxBodyBytes", 200_000),
+    maxBytes: Math.max(1, Math.min(asked, MAX_BODY_BYTES)),
   };
 }
 

@@ -1,6 +1,7 @@
 /**
- * The small path language of the json-query tool: `users[0].name`, `items[*].id`, `["odd key"].x`,
- * `.*`, negative indexes from the end (`[-1]`), an optional leading `$`. Parsing is strict and errors
+ * The small path language of the json-query tool: `users[0].name`, `items.0.id`, `items[*].id`,
+ * `["odd key"].x`, `[name]`, `.*`, negative indexes from the end (`[-1]`), an optional leading `$` or `.`,
+ * and `.` alone for the whole value (the public Goondan tool's paths read the same). Parsing is strict and errors
  * say where the path went wrong.
  */
 import type { JsonValue } from "../../shared/json.ts";
@@ -15,6 +16,7 @@ export function parsePath(path: string): PathSegment[] {
   const segments: PathSegment[] = [];
   let at = 0;
   const text = path.trim();
+  if (text === ".") return segments;
   if (text.startsWith("$")) at = 1;
   const fail = (what: string): never => {
     throw new ToolFault("E_JSON_QUERY_PATH", `invalid path ${JSON.stringify(path)} at character ${at}: ${what}`, {
@@ -56,7 +58,8 @@ export function parsePath(path: string): PathSegment[] {
         const inner = text.slice(at, close).trim();
         if (inner === "*") segments.push({ kind: "wildcard" });
         else if (/^-?\d+$/.test(inner)) segments.push({ kind: "index", index: Number(inner) });
-        else fail(`expected a number, * or a quoted key inside [], got ${JSON.stringify(inner)}`);
+        else if (inner !== "") segments.push({ kind: "key", key: inner });
+        else fail("expected a number, * or a key inside []");
         at = close + 1;
       }
     } else if (first) {

@@ -1,6 +1,8 @@
 /**
- * Built-in `json-query`: query, pick, count and flatten over JSON given as `data` (a value) or `json` (text),
- * using the path language of json-path.ts.
+ * Built-in `json-query`: query, pick, count and flatten over JSON given as `data` or `json` (text), using
+ * the path language of json-path.ts. A string `data` is JSON text, as in the public Goondan tool (whose
+ * `data` is always text); any other `data` is the value itself. `pick` keeps top-level `keys` (the public
+ * tool's parameter) and/or `paths`.
  */
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import { ToolFault } from "../../tools/tool-errors.ts";
@@ -15,11 +17,14 @@ function inputData(input: JsonObject): JsonValue {
       suggestion: "Pass the value as data, or JSON text as json.",
     });
   }
-  if (hasData) return input.data ?? null;
+  if (hasData && typeof input.data !== "string") return input.data ?? null;
+  const [field, text] = hasData ? ["data", input.data as string] : ["json", input.json as string];
   try {
-    return JSON.parse(input.json as string) as JsonValue;
+    return JSON.parse(text) as JsonValue;
   } catch (error) {
-    throw new ToolFault("E_JSON_QUERY_PARSE", `json is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ToolFault("E_JSON_QUERY_PARSE", `${field} is not valid JSON text: ${error instanceof Error ? error.message : String(error)}`, {
+      suggestion: field === "data" ? "A string data is read as JSON text; send objects, arrays and numbers as JSON values instead." : undefined,
+    });
   }
 }
 
@@ -35,13 +40,18 @@ export const handlers: Record<string, ToolHandler> = {
     return { path, ...select(inputData(input), path) };
   },
   pick: (_ctx, input) => {
-    const data = inputData(input);
+    const keys = (Array.isArray(input.keys) ? input.keys : []).map(String);
     const paths = (Array.isArray(input.paths) ? input.paths : []).map(String);
+    if (keys.length === 0 && paths.length === 0) throw new ToolFault("E_JSON_QUERY_INPUT", "nothing to pick", { suggestion: 'Give keys (e.g. ["id", "name"]) or paths (e.g. ["owner.name"]).' });
+    const data = inputData(input);
+    const keep = (out: JsonObject, name: string, value: JsonValue) => Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
     const pickOne = (value: JsonValue): JsonObject => {
       const out: JsonObject = {};
+      const object = value !== null && typeof value === "object" && !Array.isArray(value) ? value : undefined;
+      for (const key of keys) if (object !== undefined && Object.hasOwn(object, key)) keep(out, key, object[key]!);
       for (const path of paths) {
         const selected = select(value, path);
-        if (selected.found) Object.defineProperty(out, path, { value: selected.value, enumerable: true, writable: true, configurable: true });
+        if (selected.found) keep(out, path, selected.value);
       }
       return out;
     };

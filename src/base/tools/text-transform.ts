@@ -1,7 +1,9 @@
 /**
  * Built-in `text-transform`: replace, slice, split, join, trim and case. Plain-string work runs inline;
  * regular expressions from the model run in a time-boxed worker (regex-sandbox.ts). Results are capped at
- * 4 MiB characters so one call cannot blow up the process.
+ * 4 MiB characters so one call cannot blow up the process. The public Goondan tool's parameter names are
+ * taken with its meaning: replace `search` (literal, first occurrence unless `all`), split and join
+ * `delimiter` (default a newline), split `maxParts`, trim `mode`.
  */
 import type { JsonObject } from "../../shared/json.ts";
 import { configNumber } from "../../tools/tool-config.ts";
@@ -14,21 +16,24 @@ const MAX_RESULT_LENGTH = 4 * 1024 * 1024;
 /** Regex work gets `config.regexBudgetMs` (default 2000) before its worker is stopped. */
 const regexOptions = (ctx: ToolContext) => ({ signal: ctx.signal, budgetMs: configNumber(ctx.config, "regexBudgetMs", 2000) });
 const text = (input: JsonObject): string => (typeof input.text === "string" ? input.text : "");
+/** The first of `names` given as a string (a parameter and its other name, e.g. separator and delimiter). */
+const stringOf = (input: JsonObject, ...names: string[]): string | undefined => names.map((name) => input[name]).find((value): value is string => typeof value === "string");
 const flagsOf = (input: JsonObject): string => (typeof input.flags === "string" ? [...new Set(input.flags.replace(/[^imsu]/g, ""))].join("") : "");
 
 export const handlers: Record<string, ToolHandler> = {
   replace: async (ctx, input) => {
     const source = text(input);
-    const pattern = String(input.pattern ?? "");
+    const pattern = stringOf(input, "pattern", "search") ?? "";
     const replacement = String(input.replacement ?? "");
-    const all = input.all !== false;
+    // With `search` (the public tool's spelling) only the first occurrence is replaced unless all is true.
+    const all = typeof input.all === "boolean" ? input.all : typeof input.pattern === "string";
     if (input.regex === true) {
       const outcome = await runRegexJob({ op: "replace", text: source, pattern, flags: flagsOf(input), replacement, all, maxLength: MAX_RESULT_LENGTH }, regexOptions(ctx));
       if (!outcome.ok) throw new ToolFault(outcome.code, outcome.message);
       if (!("text" in outcome)) throw new ToolFault("E_TEXT_REGEX", "unexpected regex worker answer");
       return { text: outcome.text, replacements: outcome.count };
     }
-    if (pattern === "") throw new ToolFault("E_TEXT_EMPTY_PATTERN", "pattern is empty");
+    if (pattern === "") throw new ToolFault("E_TEXT_EMPTY_PATTERN", "no search string given", { suggestion: "Give search (or pattern): the text to find." });
     const occurrences = all ? countOccurrences(source, pattern) : source.includes(pattern) ? 1 : 0;
     if (source.length + occurrences * (replacement.length - pattern.length) > MAX_RESULT_LENGTH) {
       throw new ToolFault("E_TEXT_TOO_LONG", `the result would be longer than ${MAX_RESULT_LENGTH} characters`);
@@ -39,15 +44,16 @@ export const handlers: Record<string, ToolHandler> = {
   },
   slice: (_ctx, input) => {
     const characters = Array.from(text(input));
-    const start = typeof input.start === "number" ? input.start : 0;
-    const end = typeof input.end === "number" ? input.end : undefined;
+    const start = typeof input.start === "number" ? Math.trunc(input.start) : 0;
+    const end = typeof input.end === "number" ? Math.trunc(input.end) : undefined;
     const sliced = characters.slice(start, end).join("");
     return { text: sliced, length: Array.from(sliced).length };
   },
   split: async (ctx, input) => {
     const source = text(input);
-    const separator = String(input.separator ?? "");
-    const limit = typeof input.limit === "number" ? input.limit : undefined;
+    const separator = stringOf(input, "separator", "delimiter") ?? "\n";
+    const asked = typeof input.limit === "number" ? input.limit : typeof input.maxParts === "number" ? input.maxParts : undefined;
+    const limit = asked === undefined ? undefined : Math.max(1, Math.trunc(asked));
     let parts: string[];
     if (input.regex === true) {
       const outcome = await runRegexJob({ op: "split", text: source, pattern: separator, flags: flagsOf(input), all: true, ...(limit === undefined ? {} : { limit }) }, regexOptions(ctx));
@@ -61,14 +67,15 @@ export const handlers: Record<string, ToolHandler> = {
   },
   join: (_ctx, input) => {
     const parts = Array.isArray(input.parts) ? input.parts.map((part) => (typeof part === "string" ? part : JSON.stringify(part))) : [];
-    const separator = typeof input.separator === "string" ? input.separator : "";
+    const separator = stringOf(input, "separator", "delimiter") ?? "\n";
     const total = parts.reduce((sum, part) => sum + part.length, 0) + separator.length * Math.max(0, parts.length - 1);
     if (total > MAX_RESULT_LENGTH) throw new ToolFault("E_TEXT_TOO_LONG", `the result would be longer than ${MAX_RESULT_LENGTH} characters`);
     return { text: parts.join(separator) };
   },
   trim: (_ctx, input) => {
     const source = text(input);
-    const side = input.side === "start" || input.side === "end" ? input.side : "both";
+    const asked = input.side ?? input.mode;
+    const side = asked === "start" || asked === "end" ? asked : "both";
     const characters = typeof input.characters === "string" && input.characters !== "" ? new Set(Array.from(input.characters)) : undefined;
     if (characters === undefined) {
       return { text: side === "start" ? source.trimStart() : side === "end" ? source.trimEnd() : source.trim() };

@@ -13,7 +13,7 @@ import { formatIssue, loadBundle } from "../../config/load-bundle.ts";
 export const command: CliCommand = {
   name: "validate",
   summary: [
-    "Validate a bundle's goondan.yaml: schemas, refs, names, files and Tool modules. Exit 0 valid, 3 invalid.",
+    "Validate a bundle (goondan.yaml and the resource files next to it): schemas, refs, names, files and Tool modules. Exit 0 valid, 3 invalid.",
     "Checking Tool modules imports each entry module in a separate Bun process, which runs its top-level code",
     "(with this environment); use --static for a bundle you do not trust.",
   ].join("\n"),

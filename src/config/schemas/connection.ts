@@ -1,4 +1,4 @@
-/** The JSON Schema of a Connection document: connector, swarm, config, secrets and ingress rules. */
+/** The JSON Schema of a Connection document: connector, swarm, config, secrets, verify and ingress rules. */
 import { envelope, nonEmptyString, ref } from "./common.ts";
 
 export const connectionSchema = envelope({
@@ -16,6 +16,22 @@ export const connectionSchema = envelope({
         additionalProperties: { if: { type: "object", required: ["valueFrom"] }, then: ref("valueSource") },
       },
       secrets: { type: "object", additionalProperties: ref("valueSource") },
+      verify: {
+        type: "object",
+        additionalProperties: false,
+        description: "How the connector verifies inbound requests.",
+        properties: {
+          webhook: {
+            type: "object",
+            required: ["signingSecret"],
+            additionalProperties: false,
+            description: "Webhook signature verification: every request must be signed with this secret.",
+            properties: {
+              signingSecret: ref("valueSource"),
+            },
+          },
+        },
+      },
       ingress: {
         type: "object",
         additionalProperties: false,

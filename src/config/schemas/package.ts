@@ -3,7 +3,7 @@ import { envelope, nonEmptyString, TITLES } from "./common.ts";
 
 export const packageSchema = envelope({
   kind: "Package",
-  description: "The bundle's manifest: name, version, dependencies. Must be the first document.",
+  description: "The bundle's manifest: name, version, dependencies. Must be the first document of goondan.yaml.",
   specRequired: false,
   spec: {
     type: "object",

@@ -76,7 +76,7 @@ describe("ConnectorSupervisor with real connector children", () => {
       spec({
         config: { port, path: "/hook" },
         secrets: { SIGNING_SECRET: "s3cret" },
-        rules: [{ match: { event: "webhook", properties: { repo: "api" } }, route: { agentRef: { kind: "Agent", name: "ops" }, instanceKeyProperty: "pr", instanceKeyPrefix: "pr-" } }],
+        rules: [{ match: { event: "webhook_message", properties: { repo: "api" } }, route: { agentRef: { kind: "Agent", name: "ops" }, instanceKeyProperty: "pr", instanceKeyPrefix: "pr-" } }],
       }),
     );
     const body = JSON.stringify({ text: "CI failed", repo: "api", pr: 42 });
@@ -84,7 +84,7 @@ describe("ConnectorSupervisor with real connector children", () => {
     expect(response.status).toBe(202);
     expect(await response.json()).toEqual({ accepted: true, eventId: "evt_1" });
     expect(ingested).toHaveLength(1);
-    expect(ingested[0]).toMatchObject({ connection: "hook-in", agent: "ops", instanceKey: "pr-42", input: "CI failed", type: "connector.webhook", wantsReply: false });
+    expect(ingested[0]).toMatchObject({ connection: "hook-in", agent: "ops", instanceKey: "pr-42", input: "CI failed", type: "connector.webhook_message", wantsReply: false });
 
     const badSignature = await fetch(`http://127.0.0.1:${port}/hook`, { method: "POST", body, headers: { "x-goondan-signature": signBody({ body, secret: "nope" }) } });
     expect(badSignature.status).toBe(401);

@@ -1,0 +1,100 @@
+/**
+ * docs/error-codes.md against the source: every error code a source file emits has a row in one of the
+ * page's code tables (`| Code | From | Meaning | What to do |`), and every code in those tables is emitted
+ * by some source file. A code is a quoted SCREAMING_SNAKE string literal in src/; NOT_ERROR_CODES names
+ * the few such literals that are env vars or config keys, not codes.
+ */
+import { describe, expect, it } from "bun:test";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { ISSUE_CODES } from "../../src/config/issue-codes.ts";
+
+const ROOT = join(import.meta.dir, "../..");
+const PAGE = join(ROOT, "docs/error-codes.md");
+
+/** Quoted upper-case names in src/ that are not error codes: env vars the processes read or pass on, and config keys. */
+const NOT_ERROR_CODES = new Set([
+  "FORCE_COLOR",
+  "NO_COLOR",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "NODE_EXTRA_CA_CERTS",
+  "SSL_CERT_DIR",
+  "SSL_CERT_FILE",
+  "LC_ALL",
+  "LC_CTYPE",
+  "LC_MESSAGES",
+  "GOONDAN_BUNDLE_SNAPSHOT",
+  "GOONDAN_RECORD_CASSETTE",
+  "GOONDAN_TOOL_RUN",
+  "MAX_BODY_BYTES",
+]);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith(".ts") ? [path] : [];
+  });
+}
+
+/** Every code literal in src/, with the files that hold it. */
+function emittedCodes(): Map<string, string[]> {
+  const codes = new Map<string, string[]>();
+  for (const file of sourceFiles(join(ROOT, "src"))) {
+    for (const match of readFileSync(file, "utf8").matchAll(/["']([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)["']/g)) {
+      const code = match[1]!;
+      if (NOT_ERROR_CODES.has(code)) continue;
+      codes.set(code, [...new Set([...(codes.get(code) ?? []), relative(ROOT, file)])]);
+    }
+  }
+  return codes;
+}
+
+/** The first-column codes of the page's code tables (not of its table of older spellings). */
+function documentedCodes(): string[] {
+  const codes: string[] = [];
+  let inCodeTable = false;
+  for (const line of readFileSync(PAGE, "utf8").split("\n")) {
+    if (!line.startsWith("|")) {
+      inCodeTable = false;
+      continue;
+    }
+    if (line.startsWith("| Code |")) {
+      inCodeTable = true;
+      continue;
+    }
+    const code = /^\| `([A-Z][A-Z0-9_]+)` \|/.exec(line)?.[1];
+    if (inCodeTable && code !== undefined) codes.push(code);
+  }
+  return codes;
+}
+
+describe("docs/error-codes.md", () => {
+  const emitted = emittedCodes();
+  const documented = documentedCodes();
+
+  it("lists every code the source emits", () => {
+    const missing = [...emitted.keys()].filter((code) => !documented.includes(code)).map((code) => `${code} (${emitted.get(code)!.join(", ")})`);
+    expect(missing).toEqual([]);
+  });
+
+  it("lists only codes some source file emits", () => {
+    expect(documented.filter((code) => !emitted.has(code))).toEqual([]);
+  });
+
+  it("lists each code once", () => {
+    expect(documented.filter((code, index) => documented.indexOf(code) !== index)).toEqual([]);
+  });
+
+  it("lists every config issue code", () => {
+    expect(Object.keys(ISSUE_CODES).filter((code) => !documented.includes(code))).toEqual([]);
+  });
+
+  it("holds the codes the public Goondan project emits for the same config cases", () => {
+    for (const code of ["E_CONFIG_PACKAGE_DOC_POSITION", "E_CONFIG_PACKAGE_DOC_DUPLICATED", "E_CONFIG_UNSUPPORTED_API_VERSION", "E_CONFIG_INVALID_REF", "E_CONFIG_PARSE_ERROR", "E_CONFIG_INVALID_NAME", "E_CONFIG_TOO_MANY_DOCUMENTS", "SWARM_MISSING", "KIND_MISSING", "FILE_NOT_FOUND"]) {
+      expect(documented).toContain(code);
+    }
+  });
+});
