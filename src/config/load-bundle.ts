@@ -14,6 +14,7 @@ import { loadBuiltinPackage } from "./builtin-package.ts";
 import { checkNames } from "./check-names.ts";
 import { buildRefIndex, checkRefKinds, checkRefs } from "./check-refs.ts";
 import { checkWiring } from "./check-wiring.ts";
+import { checkMcpConfig } from "./check-mcp-config.ts";
 import { checkFiles } from "./check-files.ts";
 import { checkParameters } from "./check-parameters.ts";
 import { checkToolModules } from "./check-tool-modules.ts";
@@ -51,6 +52,7 @@ export async function loadBundle(target: string, options: LoadBundleOptions = {}
   if (!parseFailed) {
     checkRefs({ resources: local, index, issues });
     checkWiring({ resources: local, index, issues });
+    checkMcpConfig({ resources: local, issues });
   }
   // Built-in files are ours: test/config/builtin-package.test.ts checks them, not every user's validate.
   checkFiles({ resources: local, issues });
