@@ -3,7 +3,7 @@
  * tools, names them as the agent would (`serverToolItems`, so refusals match what the agent logs), and stops
  * it again. Servers are probed in parallel, each bounded by its `connectTimeoutMs`.
  */
-import type { JsonObject } from "../../../shared/json.ts";
+import { isJsonObject, type JsonObject } from "../../../shared/json.ts";
 import { silentLogger, type Logger } from "../../../shared/logger.ts";
 import { McpServerConnection, type McpTool } from "./server-connection.ts";
 import { readServerSpecs, type McpServerSpec } from "./server-spec.ts";
@@ -22,8 +22,21 @@ export interface ServerProbe {
 }
 
 export async function probeServers(config: JsonObject, options: { bundleDir: string; extensionName?: string; logger?: Logger }): Promise<ServerProbe[]> {
-  const servers = readServerSpecs(config, { bundleDir: options.bundleDir });
-  return Promise.all(servers.map((spec) => probeServer(spec, { extensionName: options.extensionName ?? "mcp", logger: options.logger ?? silentLogger() })));
+  const servers = isJsonObject(config.servers) ? config.servers : {};
+  const probeOptions = { extensionName: options.extensionName ?? "mcp", logger: options.logger ?? silentLogger() };
+  return Promise.all(
+    Object.entries(servers).map(async ([name, value]): Promise<ServerProbe> => {
+      let spec: McpServerSpec | undefined;
+      try {
+        // One server at a time, so an env var unset for one does not hide the others.
+        [spec] = readServerSpecs({ servers: { [name]: value } }, { bundleDir: options.bundleDir });
+      } catch (error) {
+        const transport = isJsonObject(value) && value.url !== undefined ? "http" : "stdio";
+        return { server: name, transport, ok: false, tools: [], refused: [], error: error instanceof Error ? error.message : String(error), durationMs: 0 };
+      }
+      return probeServer(spec!, probeOptions);
+    }),
+  );
 }
 
 async function probeServer(spec: McpServerSpec, options: { extensionName: string; logger: Logger }): Promise<ServerProbe> {
