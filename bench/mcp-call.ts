@@ -13,11 +13,11 @@ import { startMcpBridge } from "../src/base/extensions/mcp/mcp-bridge.ts";
 import { GuardedStdioTransport } from "../src/base/extensions/mcp/guarded-stdio-transport.ts";
 import { readServerSpecs } from "../src/base/extensions/mcp/server-spec.ts";
 import { silentLogger } from "../src/shared/logger.ts";
-import { executeToolCall, type ToolInvocationContext } from "../src/tools/execute-tool-call.ts";
+import { executeToolCall } from "../src/tools/execute-tool-call.ts";
 import { buildCatalog } from "../src/tools/tool-catalog.ts";
 import { ToolRegistry } from "../src/tools/tool-registry.ts";
-import type { AgentToolRuntime } from "../src/tools/types.ts";
 import { startHttpFixture, stdioFixture } from "../test/fixtures/mcp/fixture-process.ts";
+import { invocationContext } from "../test/tools/helpers.ts";
 
 const ITERATIONS = Number(process.argv[2] ?? 2000);
 const WARMUP = Math.min(200, ITERATIONS);
@@ -49,15 +49,7 @@ await bareStdio.connect(new GuardedStdioTransport({ ...stdio, env: { PATH: proce
 const bareHttp = new Client({ name: "bench", version: "1" });
 await bareHttp.connect(new StreamableHTTPClientTransport(new URL(http.url)));
 
-const context: ToolInvocationContext = {
-  agentName: "bench",
-  instanceKey: "default",
-  turnId: "turn_1",
-  message: { id: "m1", data: { role: "assistant", content: [] }, metadata: {}, createdAt: new Date(0).toISOString(), source: { type: "assistant" } },
-  workdir: "/tmp",
-  logger: silentLogger(),
-  runtime: {} as AgentToolRuntime,
-};
+const context = invocationContext();
 
 async function throughGoondan(name: string): Promise<number> {
   const started = Bun.nanoseconds();

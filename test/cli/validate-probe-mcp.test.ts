@@ -60,7 +60,7 @@ describe("goondan validate --probe-mcp", () => {
     expect(lines.find((line) => line.includes("servers.broken: E_CONFIG_MCP_UNREACHABLE"))).toContain("refusing to start");
     expect(lines.find((line) => line.includes("servers.remote: E_CONFIG_MCP_UNREACHABLE"))).toContain("env var is not set");
     expect(lines.find((line) => line.includes("servers.odd: W_CONFIG_MCP_TOOL_REFUSED"))).toContain("bad.name");
-    expect(lines.find((line) => line.includes("servers.odd: mcp server odd (stdio) lists 10 tools"))).toBeDefined();
+    expect(lines.find((line) => line.includes("servers.odd: mcp server odd (stdio) lists 11 tools"))).toBeDefined();
     expect(lines.at(-2)).toMatch(/^invalid: .* \(2 errors, 1 warning\)$/);
   }, 30_000);
 });

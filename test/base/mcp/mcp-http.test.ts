@@ -55,6 +55,16 @@ describe("mcp over Streamable HTTP", () => {
     expect(okOutput(await mcp.call("remote__extra", {}))).toBe("extra ran");
   });
 
+  it("ends its session at the server when it stops", async () => {
+    const server = await httpFixture();
+    const headers = { Authorization: `Bearer ${TOKEN}` };
+    const watcher = await startHarness({ servers: { remote: { url: server.url, headers } }, defer });
+    const mcp = await startHarness({ servers: { remote: { url: server.url, headers } }, defer });
+    expect(okOutput(await watcher.call("remote__sessions", {}))).toEqual({ open: 2 });
+    await mcp.bridge.stop();
+    expect(okOutput(await watcher.call("remote__sessions", {}))).toEqual({ open: 1 });
+  });
+
   it("answers E_MCP_UNAVAILABLE while the server is gone and reconnects when it is back", async () => {
     const first = await httpFixture();
     const port = Number(new URL(first.url).port);

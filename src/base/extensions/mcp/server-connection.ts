@@ -35,6 +35,8 @@ export interface RestartBackoff {
 
 export const DEFAULT_RESTART_BACKOFF: RestartBackoff = { initialMs: 500, maxMs: 30_000, stableMs: 10_000 };
 const CLIENT_INFO = { name: "goondan", version: "0.1.0" };
+/** How long stop() gives an HTTP server to end the session (DELETE) before closing anyway. */
+const SESSION_END_WAIT_MS = 1_000;
 /** Bound on tools/list pages, so a server that always answers with a cursor cannot keep us listing. */
 const MAX_LIST_PAGES = 50;
 
@@ -108,14 +110,16 @@ export class McpServerConnection {
     }
   }
 
-  /** Stops for good: no more retries, the client closed, a stdio server's process group ended. */
+  /** Stops for good: no more retries, an HTTP session ended at the server, the client closed, a stdio server's process group ended. */
   async stop(): Promise<void> {
     this.statusValue = "stopped";
     if (this.retryTimer !== undefined) this.clock.clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     const client = this.client;
     this.client = undefined;
-    await closeQuietly(client, this.transport);
+    const transport = this.transport;
+    if (client !== undefined && transport instanceof StreamableHTTPClientTransport) await withinMs(transport.terminateSession(), SESSION_END_WAIT_MS);
+    await closeQuietly(client, transport);
   }
 
   private async connect(): Promise<void> {
@@ -264,6 +268,13 @@ async function closeQuietly(client: Client | undefined, transport: Transport | u
   } catch {
     // closing a broken connection may fail; it is gone either way
   }
+}
+
+/** Waits for `promise` (its failure ignored) at most `ms`. */
+async function withinMs(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([promise.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 function raceAbort(promise: Promise<void>, signal: AbortSignal): Promise<void> {

@@ -54,7 +54,10 @@ export function serverToolItems(options: { extensionName: string; serverName: st
     });
   }
   for (const wanted of allow ?? []) {
-    if (!offered.has(wanted)) refused.push({ tool: wanted, reason: `listed in tools, but the server offers no such tool (it offers: ${[...offered].join(", ") || "none"})` });
+    if (offered.has(wanted)) continue;
+    const names = [...offered];
+    const shown = names.length === 0 ? "none" : `${names.slice(0, 20).join(", ")}${names.length > 20 ? `, and ${names.length - 20} more` : ""}`;
+    refused.push({ tool: wanted, reason: `listed in tools, but the server offers no such tool (it offers: ${shown})` });
   }
   return { items, refused };
 }
