@@ -3,7 +3,7 @@
  * ToolRegistry the way the agent wires `api.tools`, a `call` that runs a model tool call through the real
  * executeToolCall (catalog gate, ajv, timeout, error formatter), and the log lines, at debug level.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMcpBridge, type McpBridge } from "../../../src/base/extensions/mcp/mcp-bridge.ts";
@@ -33,6 +33,7 @@ export async function startHarness(options: { servers: Record<string, JsonObject
   const logs: string[] = [];
   const logger = createLogger("agent", { level: "debug", destination: { write: (line: string) => void logs.push(line) } });
   const bundleDir = mkdtempSync(join(tmpdir(), "goondan-mcp-"));
+  options.defer(() => rmSync(bundleDir, { recursive: true, force: true }));
   const bridge = startMcpBridge({
     extensionName: "mcp",
     servers: readServerSpecs({ servers: options.servers }, { bundleDir }),

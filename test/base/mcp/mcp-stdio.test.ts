@@ -4,6 +4,9 @@
  * sent to the server, a tool list that changes, a server that dies and comes back, one that cannot start.
  */
 import { describe, expect, it } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { isAlive, until } from "../../helpers/goondan-process.ts";
 import { useCleanups } from "../../helpers/cleanups.ts";
 import { stdioFixture } from "../../fixtures/mcp/fixture-process.ts";
@@ -86,6 +89,20 @@ describe("mcp over stdio", () => {
     expect(isAlive(firstPid)).toBe(false);
     expect(okOutput(await mcp.call("fixture__echo", { text: "back" }))).toBe("back");
     expect(mcp.logs.some((line) => line.includes("MCP server stopped; restarting it with backoff"))).toBe(true);
+  });
+
+  it("answers E_MCP_UNAVAILABLE with the reason and the next attempt while a dead server cannot be restarted", async () => {
+    const markerDir = mkdtempSync(join(tmpdir(), "goondan-mcp-once-"));
+    defer(() => rmSync(markerDir, { recursive: true, force: true }));
+    const marker = join(markerDir, "started");
+    const mcp = await startHarness({ servers: { fixture: stdioFixture("--start-once", marker) }, defer, backoff: { initialMs: 2_000, maxMs: 2_000, stableMs: 60_000 } });
+    expect(errorOf(await mcp.call("fixture__crash", {})).code).toBe("E_MCP_UNAVAILABLE");
+    const connection = mcp.bridge.connections.get("fixture")!;
+    await until(() => connection.failure?.includes("refusing to start"), { timeoutMs: 10_000 });
+    const refused = errorOf(await mcp.call("fixture__echo", { text: "still there?" }));
+    expect(refused).toMatchObject({ code: "E_MCP_UNAVAILABLE" });
+    expect(refused.message).toContain("refusing to start");
+    expect(refused.suggestion).toMatch(/goondan tries again in \d+ s/);
   });
 
   it("keeps the agent going when a server cannot start: no tools from it, the reason logged, retried with backoff", async () => {
