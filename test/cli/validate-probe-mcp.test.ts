@@ -7,7 +7,7 @@
 import { describe, expect, it } from "bun:test";
 import { main } from "../../src/cli/main.ts";
 import type { CliIo } from "../../src/cli/command.ts";
-import { pidsWithCommandLine } from "../helpers/goondan-process.ts";
+import { pidsWithCommandLine, until } from "../helpers/goondan-process.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
 import { startHttpFixture, stdioFixture } from "../fixtures/mcp/fixture-process.ts";
 import { baseBundle, header, removeBundles, writeBundle } from "../config/temp-bundle.ts";
@@ -44,7 +44,8 @@ describe("goondan validate --probe-mcp", () => {
       { server: "remote", ok: true, tools: ["remote__echo", "remote__add"], path: "goondan.yaml#2.spec.extensions[0].config.servers.remote" },
     ]);
     expect(report.warnings).toEqual([]);
-    expect(pidsWithCommandLine(tag)).toEqual([]);
+    // The server has exited when the probe returns; its guard (same tag on its command line) was SIGKILLed with it.
+    await until(() => pidsWithCommandLine(tag).length === 0, { timeoutMs: 5_000 });
   }, 30_000);
 
   it("exits 3 naming the server that cannot start and the env var a server's header needs", async () => {
