@@ -72,7 +72,8 @@ function checkToolNames(loaded: LoadedResource, issues: IssueList): void {
   checkUnique({ loaded, issues, names: resource.spec.exports.map((item) => item.name), field: "exports", what: "export" });
 }
 
-function toolNameProblem(name: string): { expected: string } | undefined {
+/** Why `name` cannot be the first half of an LLM tool name (`{name}__…`), or undefined when it can. */
+export function toolNameProblem(name: string): { expected: string } | undefined {
   if (name.includes("__")) return { expected: "without '__' (it separates tool and export in the LLM name)" };
   if (!TOOL_NAME.test(name)) return { expected: "of lowercase letters, digits, '-' and '_', starting with a letter or digit" };
   return undefined;
@@ -93,7 +94,7 @@ function checkUnique(options: { loaded: LoadedResource; issues: IssueList; names
   });
 }
 
-function suggestName(name: string): string {
+export function suggestName(name: string): string {
   return name
     .toLowerCase()
     .replace(/__+/g, "_")

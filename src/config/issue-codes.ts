@@ -47,11 +47,14 @@ export const ISSUE_CODES = {
   E_CONFIG_SWARM_AMBIGUOUS: "the bundle has several Swarms and none was named",
   E_CONFIG_INVALID: "the bundle is invalid (thrown by loadBundleOrThrow; the message lists the issues)",
   SWARM_MISSING: "the bundle defines no Swarm: it validates, but there is nothing to run",
+  E_CONFIG_MCP_TRANSPORT: "an mcp server sets neither or both of command (stdio) and url (Streamable HTTP), or a field of the other transport",
+  E_CONFIG_MCP_UNREACHABLE: "validate --probe-mcp could not start or connect to an mcp server, or list its tools",
   W_CONFIG_YAML: "the YAML parser warned about a document",
   W_CONFIG_HANDLER_UNUSED: "a Tool module's `handlers` has a function no export declares",
   W_CONFIG_PROMPT_MISSING: "an Agent has no system prompt",
   W_CONFIG_REQUIRED_TOOL_UNKNOWN: "an Agent's requiredTools names a tool that none of its Tools exports",
   W_CONFIG_CASSETTE_MISSING: "a replay Model's cassette file does not exist yet",
+  W_CONFIG_MCP_TOOL_REFUSED: "validate --probe-mcp found a server tool the model cannot be offered (its name or schema), or an allow-listed tool the server lacks",
 } as const;
 
 export type IssueCode = keyof typeof ISSUE_CODES;

@@ -6,7 +6,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import type { Kind } from "./types.ts";
 import { KIND_SCHEMAS } from "./schemas/index.ts";
-import { TITLES, withDefinitions } from "./schemas/common.ts";
+import { TITLES, withDefinitions, type JsonSchema } from "./schemas/common.ts";
 import { describeFound, type DocumentSite, type IssueList, type PathSegment } from "./issues.ts";
 import type { IssueCode } from "./issue-codes.ts";
 
@@ -31,11 +31,30 @@ const TITLE_CODES: Record<string, { code: IssueCode; expected: string }> = {
 
 /** Validates one document of a known kind; returns true when it matches its schema. */
 export function validateDocument(options: { kind: Kind; value: unknown; site: DocumentSite; issues: IssueList }): boolean {
-  const validate = validatorFor(options.kind);
-  if (validate(options.value)) return true;
-  for (const error of foldErrors(validate.errors ?? [])) {
+  return report({ validate: validatorFor(options.kind), value: options.value, site: options.site, at: [], issues: options.issues });
+}
+
+const compiledParts = new Map<JsonSchema, ValidateFunction>();
+
+/**
+ * Validates a value inside a document (a built-in extension's config) against `schema`, compiled once per
+ * schema object; issues point at `at` + the failing field. Returns true when it matches.
+ */
+export function validateValue(options: { schema: JsonSchema; value: unknown; site: DocumentSite; at: readonly PathSegment[]; issues: IssueList }): boolean {
+  let validate = compiledParts.get(options.schema);
+  if (!validate) {
+    ajv ??= new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
+    validate = ajv.compile(withDefinitions(options.schema));
+    compiledParts.set(options.schema, validate);
+  }
+  return report({ validate, value: options.value, site: options.site, at: options.at, issues: options.issues });
+}
+
+function report(options: { validate: ValidateFunction; value: unknown; site: DocumentSite; at: readonly PathSegment[]; issues: IssueList }): boolean {
+  if (options.validate(options.value)) return true;
+  for (const error of foldErrors(options.validate.errors ?? [])) {
     const { segments, code, message } = describeAjvError(error);
-    options.issues.at(options.site, segments, { code, message });
+    options.issues.at(options.site, [...options.at, ...segments], { code, message });
   }
   return false;
 }
@@ -47,7 +66,8 @@ export function validateDocument(options: { kind: Kind; value: unknown; site: Do
 function foldErrors(errors: ErrorObject[]): ErrorObject[] {
   const titled = errors
     .filter((error) => error.keyword === "anyOf" && typeof (error.parentSchema as { title?: unknown } | undefined)?.title === "string")
-    .sort((left, right) => left.instancePath.length - right.instancePath.length);
+    // Outermost first; at the same path, ajv reports an enclosing anyOf after the ones inside it.
+    .sort((left, right) => left.instancePath.length - right.instancePath.length || errors.indexOf(right) - errors.indexOf(left));
   const folds: ErrorObject[] = [];
   for (const error of titled) {
     if (!folds.some((fold) => isAtOrUnder(error.instancePath, fold.instancePath))) folds.push(error);

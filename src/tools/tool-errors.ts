@@ -16,6 +16,10 @@ export const TOOL_ERROR_CODES = {
   cancelled: "E_TOOL_CANCELLED",
   /** The agent process died (crashed, or was killed as unresponsive) while the call ran; told on redelivery. */
   interrupted: "E_TOOL_INTERRUPTED",
+  /** An MCP server answered the call with an error (`isError`, or a JSON-RPC error such as an unknown tool). */
+  mcpToolError: "E_MCP_TOOL_ERROR",
+  /** An MCP server could not be reached for the call: it cannot start, died, or is being restarted. */
+  mcpUnavailable: "E_MCP_UNAVAILABLE",
 } as const;
 
 export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
@@ -32,6 +36,8 @@ const DEFAULT_NAMES: Record<string, string> = {
   E_TOOL_TIMEOUT: "ToolTimeoutError",
   E_TOOL_CANCELLED: "ToolCancelledError",
   E_TOOL_INTERRUPTED: "ToolInterruptedError",
+  E_MCP_TOOL_ERROR: "McpToolError",
+  E_MCP_UNAVAILABLE: "McpUnavailableError",
 };
 
 /** Seed 003 §8.4: keep `limit` characters in all, the last ones being `... (truncated)`. */

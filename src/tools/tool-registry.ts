@@ -133,10 +133,15 @@ export class ToolRegistry {
     });
   }
 
-  /** Removes a dynamic tool; returns whether it was there. Config tools cannot be removed. */
-  unregister(name: string): boolean {
+  /**
+   * Removes a dynamic tool; returns whether it was there. Config tools cannot be removed. With `owner`, only a
+   * tool that owner registered goes (its source's name, or an MCP source's extensionName): one extension
+   * cannot remove another's tools.
+   */
+  unregister(name: string, options: { owner?: string } = {}): boolean {
     const entry = this.entries.get(name);
     if (entry === undefined || !entry.dynamic) return false;
+    if (options.owner !== undefined && !ownedBy(entry.item, options.owner)) return false;
     return this.entries.delete(name);
   }
 
@@ -193,4 +198,8 @@ export class ToolRegistry {
       dynamic: options.dynamic,
     });
   }
+}
+
+function ownedBy(item: ToolCatalogItem, owner: string): boolean {
+  return item.source?.name === owner || item.source?.mcp?.extensionName === owner;
 }

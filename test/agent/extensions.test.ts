@@ -116,7 +116,7 @@ function fakeApi(harness: TestEnv, requiredTools: string[] = []) {
     name: "test-extension",
     agent: { name: "assistant", instanceKey: "main", requiredTools, tools: [] },
     pipeline: { register: harness.env.pipeline.register.bind(harness.env.pipeline) },
-    tools: { register: (item: Parameters<typeof harness.registerTool>[0], handler: Parameters<typeof harness.registerTool>[1]) => harness.registerTool(item, handler) },
+    tools: { register: (item: Parameters<typeof harness.registerTool>[0], handler: Parameters<typeof harness.registerTool>[1]) => harness.registerTool(item, handler), unregister: () => false },
     state: { get: () => undefined, set: async () => {} },
     events: new EventBus(),
     logger: silentLogger(),

@@ -1,7 +1,8 @@
 /**
  * Runs or validates one documentation code block, by its tags (see docs/README.md "Snippets are tested"):
  *   sh                 run with bash in the doc's scratch directory (a copy of the bundled example), where
- *                      `goondan`, `npx goondan` and `npm install` reach this checkout and nothing else
+ *                      `goondan`, `npx goondan` and `npm install` reach this checkout and nothing else (its
+ *                      node_modules has `goondan` and `@modelcontextprotocol/sdk`, for MCP server snippets)
  *   sh api             the same, while `goondan run` serves that directory (or `dir=DIR` in it); `127.0.0.1:8790`
  *                      and `--port 8790` are rewritten to the daemon's real port; GOONDAN_API_TOKEN is set for both
  *                      sides; `port: 8787` (the webhook's default) in the served goondan.yaml and `127.0.0.1:8787` in
@@ -55,8 +56,10 @@ export function createScratch(): DocScratch {
   for (const path of ["goondan.yaml", "prompts", "cassettes", "examples"]) {
     if (existsSync(join(REPO, path))) cpSync(join(REPO, path), join(dir, path), { recursive: true });
   }
-  mkdirSync(join(dir, "node_modules"));
+  mkdirSync(join(dir, "node_modules", "@modelcontextprotocol"), { recursive: true });
   symlinkSync(REPO, join(dir, "node_modules", "goondan"));
+  // A doc's own MCP server imports the SDK, as a project would after `npm install @modelcontextprotocol/sdk`.
+  symlinkSync(join(REPO, "node_modules", "@modelcontextprotocol", "sdk"), join(dir, "node_modules", "@modelcontextprotocol", "sdk"));
   const bin = join(root, "bin");
   mkdirSync(bin);
   const shim = (name: string, body: string) => {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { codeBlocks } from "./markdown-blocks.ts";
@@ -23,6 +23,9 @@ describe("TypeScript snippets in the docs", () => {
       }
     }
     expect(files.length).toBeGreaterThan(0);
+    // MCP server snippets import the SDK by its package exports, which `paths` cannot express.
+    mkdirSync(join(work, "node_modules", "@modelcontextprotocol"), { recursive: true });
+    symlinkSync(join(REPO, "node_modules", "@modelcontextprotocol", "sdk"), join(work, "node_modules", "@modelcontextprotocol", "sdk"));
     const config = JSON.parse(readFileSync(join(REPO, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown> };
     writeFileSync(
       join(work, "tsconfig.json"),

@@ -142,6 +142,17 @@ describe("ToolRegistry.register (api.tools.register)", () => {
     expect(registry.unregister("sample__echo")).toBe(false);
     expect(registry.has("sample__echo")).toBe(true);
   });
+
+  it("unregisters only the owner's tools when an owner is named", async () => {
+    const registry = new ToolRegistry();
+    registry.register({ name: "files__read" }, () => null, { source: { type: "mcp", name: "mcp", mcp: { extensionName: "mcp", serverName: "files" } } });
+    registry.register({ name: "weather__get" }, () => null, { source: { type: "extension", name: "weather" } });
+    expect(registry.unregister("files__read", { owner: "weather" })).toBe(false);
+    expect(registry.unregister("weather__get", { owner: "mcp" })).toBe(false);
+    expect(registry.unregister("files__read", { owner: "mcp" })).toBe(true);
+    expect(registry.unregister("weather__get", { owner: "weather" })).toBe(true);
+    expect(registry.names()).toEqual([]);
+  });
 });
 
 describe("executeToolCall with a config tool whose schema is invalid", () => {

@@ -24,7 +24,9 @@ export interface LoadExtensionsOptions {
   extensions: readonly ExtensionUse[];
   agent: ExtensionApi["agent"];
   pipeline: PipelineRegistry;
-  registerTool: (item: ToolCatalogItem, handler: ToolHandler, extensionName: string) => void;
+  registerTool: (item: ToolCatalogItem, handler: ToolHandler, extensionName: string, options?: { timeoutMs?: number }) => void;
+  /** Removes a tool `extensionName` registered; default: removes nothing. */
+  unregisterTool?: (name: string, extensionName: string) => boolean;
   state: ExtensionStateFile;
   events: EventBus;
   logger: Logger;
@@ -70,7 +72,10 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<vo
       name,
       agent: options.agent,
       pipeline: { register: (type, middleware, registerOptions) => options.pipeline.register(type, middleware, registerOptions) },
-      tools: { register: (item, handler) => options.registerTool(item, handler, name) },
+      tools: {
+        register: (item, handler, toolOptions) => options.registerTool(item, handler, name, toolOptions),
+        unregister: (toolName) => options.unregisterTool?.(toolName, name) ?? false,
+      },
       state: { get: () => options.state.get(name), set: (value) => options.state.set(name, value) },
       events: { on: (type, listener) => options.events.on(type, listener), emit: (type, payload) => options.events.emit(type, payload) },
       logger: options.logger.child({ extension: name }),

@@ -81,12 +81,22 @@ export type PipelineMiddleware<T extends PipelineType> = (ctx: PipelineContexts[
 export interface ExtensionApi {
   /** The extension's own name. */
   readonly name: string;
-  readonly agent: { name: string; instanceKey: string; requiredTools: string[]; tools: string[] };
+  readonly agent: {
+    name: string;
+    instanceKey: string;
+    requiredTools: string[];
+    tools: string[];
+    /** The bundle's directory: relative paths in an extension's config are read from here (absent in hand-built test APIs). */
+    bundleDir?: string;
+  };
   pipeline: {
     register<T extends PipelineType>(type: T, middleware: PipelineMiddleware<T>, options?: { priority?: number }): void;
   };
   tools: {
-    register(item: ToolCatalogItem, handler: ToolHandler): void;
+    /** `options.timeoutMs` (default 60000): past it the call ends with E_TOOL_TIMEOUT and the handler's ctx.signal fires. */
+    register(item: ToolCatalogItem, handler: ToolHandler, options?: { timeoutMs?: number }): void;
+    /** Removes a tool this extension registered (the next step's catalog no longer has it); false when it has none by that name. */
+    unregister(name: string): boolean;
   };
   /** Persisted per instance and per extension (extension-state.json). */
   state: {

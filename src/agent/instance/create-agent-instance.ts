@@ -88,9 +88,11 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
   const events = new EventBus((type, error) => logger.warn({ type, err: error }, "extension event listener threw"));
   await loadExtensions({
     extensions: agentExtensions(bundle, agent).map((use) => ({ ...use, config: resolveConfigValues(use.config, env) as JsonObject })),
-    agent: { name: options.agent, instanceKey: options.instanceKey, requiredTools: agent.spec.requiredTools ?? [], tools: tools.map((tool) => tool.metadata.name) },
+    agent: { name: options.agent, instanceKey: options.instanceKey, requiredTools: agent.spec.requiredTools ?? [], tools: tools.map((tool) => tool.metadata.name), bundleDir: bundle.dir },
     pipeline,
-    registerTool: (item, handler, extensionName) => registry.register(item, handler, { source: { type: "extension", name: extensionName } }),
+    registerTool: (item, handler, extensionName, toolOptions) =>
+      registry.register(item, handler, { source: { type: "extension", name: extensionName }, ...(toolOptions?.timeoutMs === undefined ? {} : { timeoutMs: toolOptions.timeoutMs }) }),
+    unregisterTool: (name, extensionName) => registry.unregister(name, { owner: extensionName }),
     state,
     events,
     logger,
