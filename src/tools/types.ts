@@ -97,6 +97,15 @@ export interface PendingHandle {
 
 // ---- inter-agent runtime (ctx.runtime) --------------------------------------------------------
 
+/** The trace context and call chain a runtime call carries: those of the tool call that makes it. */
+export interface RuntimeCallContext {
+  traceId?: string;
+  /** The tool call's span: the parent of the turn a request starts. */
+  parentSpanId?: string;
+  /** Agent names from the original caller to this agent, inclusive. */
+  callChain: string[];
+}
+
 export interface AgentRequestOptions {
   /** Target agent name (must be in the Swarm). */
   target: string;

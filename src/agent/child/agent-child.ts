@@ -73,11 +73,6 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
     address,
     send,
     defaultTimeoutMs: () => requestTimeoutMs,
-    callContext: () => {
-      const event = instance?.currentEvent;
-      const toolSpanId = instance?.env.activeSpan?.toolSpanId;
-      return { callChain: event?.callChain ?? [], ...(event === undefined ? {} : { traceId: event.traceId }), ...(toolSpanId === undefined ? {} : { parentSpanId: toolSpanId }) };
-    },
     onUnclaimedResult: (result) => {
       if (instance === undefined) return logger.warn({ correlationId: result.correlationId }, "reply arrived before the instance was ready; dropped");
       instance.addPendingResult(result);
@@ -144,7 +139,7 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
       agent: args.agent,
       instanceKey: args.instanceKey,
       stateRoot: args.stateRoot,
-      runtime,
+      runtime: (context) => runtime.scoped(context),
       logger,
       ...(options.env === undefined ? {} : { env: options.env }),
       ...(options.model === undefined ? {} : { model: options.model }),

@@ -5,6 +5,7 @@
  * runs outer (first); equal priorities keep registration order. Extension authors import these from "goondan".
  */
 import type { AgentEvent } from "../../protocol/agent-event.ts";
+import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { Message, ToolCallMiddlewareContext, ToolCatalogItem, ToolHandler, ToolResult } from "../../tools/types.ts";
@@ -17,14 +18,8 @@ export interface TokenUsage {
   outputTokens: number;
 }
 
-export interface TurnResult {
-  turnId: string;
-  status: "ok" | "error";
-  /** The final assistant text (the last text on `max_steps`). */
-  response: string;
-  /** `stop`, `max_steps`, `error`, `aborted`, … */
-  finishReason: string;
-  error?: { code: string; message: string };
+/** What the turn pipeline returns: the turn's outcome (the one TurnOutcome), with its step count and token usage. */
+export interface TurnResult extends TurnOutcome {
   steps: number;
   usage: TokenUsage;
 }

@@ -16,7 +16,7 @@ import { newId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { instancePaths, type InstancePaths } from "../../shared/state-paths.ts";
 import { ToolRegistry } from "../../tools/tool-registry.ts";
-import type { AgentToolRuntime } from "../../tools/types.ts";
+import type { AgentToolRuntime, RuntimeCallContext } from "../../tools/types.ts";
 import { AgentInstance } from "./agent-instance.ts";
 import { ConversationStore } from "../conversation/conversation-store.ts";
 import { PendingResults } from "../conversation/pending-results.ts";
@@ -29,6 +29,7 @@ import { PipelineRegistry } from "../extensions/pipeline-registry.ts";
 import { apiKeyEnvName, resolveApiKey } from "../model/api-key.ts";
 import { modelTimeoutMs } from "../model/model-call-timeout.ts";
 import { createLanguageModel } from "../model/model-factory.ts";
+import { abortableSleep } from "../model/call-with-retry.ts";
 import { RECORD_CASSETTE_ENV, wrapWithRecorder } from "../model/recording-model.ts";
 import { RuntimeEventLog } from "./runtime-event-log.ts";
 import type { TurnEnvironment } from "../loop/turn-environment.ts";
@@ -40,7 +41,8 @@ export interface CreateAgentInstanceOptions {
   agent: string;
   instanceKey: string;
   stateRoot: string;
-  runtime: AgentToolRuntime;
+  /** `ctx.runtime` for one tool call (the child's RuntimeClient, scoped to the call). */
+  runtime: (context: RuntimeCallContext) => AgentToolRuntime;
   logger: Logger;
   /** Default process.env (API keys, GOONDAN_RECORD_CASSETTE). */
   env?: Record<string, string | undefined>;
@@ -123,7 +125,9 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     runtime: options.runtime,
     pendingResults,
     toolCompletions: new ToolCompletions({ pendingResults, ids: newId, logger }),
-    activeSpan: {},
+    ids: newId,
+    now: Date.now,
+    sleep: abortableSleep,
     modelTimeoutMs: modelTimeoutMs(agentModel(bundle, agent)),
   };
   const instance = new AgentInstance({ env: turnEnv, results, pendingResults, onClose: () => runtimeEvents.close() });

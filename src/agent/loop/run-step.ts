@@ -9,7 +9,7 @@
 import { generateText, jsonSchema, tool, type ModelMessage, type ToolSet } from "ai";
 import { compose } from "../../shared/compose.ts";
 import type { JsonObject } from "../../shared/json.ts";
-import { newId, newSpanId } from "../../shared/ids.ts";
+import { newSpanId } from "../../shared/ids.ts";
 import { buildCatalog } from "../../tools/tool-catalog.ts";
 import { executeToolCall } from "../../tools/execute-tool-call.ts";
 import type { ToolCatalogItem } from "../../tools/types.ts";
@@ -44,8 +44,7 @@ function toToolSet(catalog: readonly ToolCatalogItem[]): ToolSet {
 export async function runStep(options: RunStepOptions): Promise<StepResult> {
   const { env, scope, stepIndex } = options;
   const turn = scope.context;
-  const ids = env.ids ?? newId;
-  const now = env.now ?? Date.now;
+  const { ids, now } = env;
   const stepSpanId = newSpanId();
   const startedAt = now();
   const base = { traceId: turn.traceId, spanId: stepSpanId, parentSpanId: scope.turnSpanId, turnId: turn.turnId, eventId: scope.eventId, stepIndex };
@@ -92,7 +91,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
         }),
       signal: scope.signal,
       ...(env.retryPolicy === undefined ? {} : { policy: env.retryPolicy }),
-      ...(env.sleep === undefined ? {} : { sleep: env.sleep }),
+      sleep: env.sleep,
       now,
       onRetry: ({ attempt, delayMs, failure }) => {
         env.logger.warn({ attempt, delayMs, code: failure.code }, "model call failed; retrying");
@@ -112,7 +111,6 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
       const toolSpanId = newSpanId();
       const toolStartedAt = now();
       env.runtimeEvents.emit({ type: "tool.called", traceId: turn.traceId, spanId: toolSpanId, parentSpanId: stepSpanId, turnId: turn.turnId, stepIndex, toolName: call.name, toolCallId: call.id });
-      if (env.activeSpan !== undefined) env.activeSpan.toolSpanId = toolSpanId;
       const result = await executeToolCall({
         call,
         catalog,
@@ -125,12 +123,11 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
           message: assistant,
           workdir: env.workdir,
           logger: env.logger.child({ tool: call.name }),
-          runtime: env.runtime,
+          runtime: env.runtime({ traceId: turn.traceId, parentSpanId: toolSpanId, callChain: turn.inputEvent.callChain }),
           parentSignal: scope.signal,
           ...(env.toolCompletions === undefined ? {} : { onPendingCompletion: env.toolCompletions.listener }),
         },
       });
-      if (env.activeSpan !== undefined) env.activeSpan.toolSpanId = undefined;
       const durationMs = now() - toolStartedAt;
       env.runtimeEvents.emit({
         type: result.status === "error" ? "tool.failed" : "tool.completed",

@@ -11,11 +11,12 @@
 import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/agent-event.ts";
 import { compose } from "../../shared/compose.ts";
 import { isGoondanError } from "../../shared/errors.ts";
-import { newId, newSpanId } from "../../shared/ids.ts";
+import { newSpanId } from "../../shared/ids.ts";
 import { isToolCompletion, pendingResultId, type PendingResult } from "../conversation/pending-results.ts";
 import type { TokenUsage, TurnMiddlewareContext, TurnResult } from "../extensions/types.ts";
 import { createMessage } from "../conversation/message-factory.ts";
 import { recoverInterruptedStep } from "./recover-interrupted-step.ts";
+import { nextStepAfter, type NextStep, type TurnEnding } from "./next-step.ts";
 import { runStep, type TurnScope } from "./run-step.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
 
@@ -33,8 +34,7 @@ export interface RunTurnOptions {
 function deliverPendingResults(env: TurnEnvironment, context: TurnMiddlewareContext): void {
   const pending = env.pendingResults;
   if (pending === undefined || pending.list().length === 0) return;
-  const now = env.now ?? Date.now;
-  const ids = env.ids ?? newId;
+  const { now, ids } = env;
   const shown = new Set<unknown>();
   for (const message of context.messages) {
     shown.add(message.metadata.delegateCorrelationId);
@@ -65,10 +65,10 @@ function pendingResultMessage(item: PendingResult): { text: string; source: stri
   return { text, source: "delegate_result", idKey: "delegateCorrelationId" };
 }
 
-export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
+/** Runs one turn; never throws. An aborted turn (see next-step.ts) ends `aborted` and must not be committed. */
+export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnResult>> {
   const { env, event } = options;
-  const ids = env.ids ?? newId;
-  const now = env.now ?? Date.now;
+  const { ids, now } = env;
   const turnId = options.turnId ?? ids("turn");
   const turnSpanId = newSpanId();
   const startedAt = now();
@@ -107,18 +107,26 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       });
     }
     const scope: TurnScope = { context: ctx, eventId: event.id, turnSpanId, signal };
+    const outcome = { agent: env.agentName, instanceKey: env.instanceKey, eventId: event.id, turnId };
     let lastText = "";
-    for (let stepIndex = 0; stepIndex < env.maxStepsPerTurn; stepIndex++) {
-      if (signal.aborted) return { turnId, status: "error", response: lastText, finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED", message: "the turn was aborted (shutdown)" }, steps, usage };
+    let next: NextStep = signal.aborted ? { type: "aborted" } : { type: "run_again" };
+    while (next.type === "run_again" && steps < env.maxStepsPerTurn) {
       deliverPendingResults(env, ctx);
-      const step = await runStep({ env, scope, stepIndex });
+      const step = await runStep({ env, scope, stepIndex: steps });
       steps += 1;
       usage.inputTokens += step.usage.inputTokens;
       usage.outputTokens += step.usage.outputTokens;
       if (step.text.length > 0) lastText = step.text;
-      if (!step.continueTurn) return { turnId, status: "ok", response: step.text, finishReason: step.finishReason, steps, usage };
+      next = nextStepAfter({ step, signal });
     }
-    return { turnId, status: "ok", response: lastText, finishReason: "max_steps", steps, usage };
+    switch (next.type) {
+      case "final":
+        return { ...outcome, status: "ok", response: next.response, finishReason: next.finishReason, steps, usage };
+      case "aborted":
+        return { ...outcome, status: "error", response: lastText, finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED", message: "the turn was aborted (shutdown)" }, steps, usage };
+      case "run_again":
+        return { ...outcome, status: "ok", response: lastText, finishReason: "max_steps", steps, usage };
+    }
   };
 
   let result: TurnResult;
@@ -129,7 +137,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     const message = error instanceof Error ? error.message : String(error);
     // Not the error object itself: an APICallError carries the whole request body (the conversation).
     env.logger.error({ code, error: message.slice(0, 500), turnId }, "turn failed");
-    result = { turnId, status: "error", response: "", finishReason: signal.aborted ? "aborted" : "error", error: { code, message }, steps, usage };
+    result = { agent: env.agentName, instanceKey: env.instanceKey, eventId: event.id, turnId, status: "error", response: "", finishReason: signal.aborted ? "aborted" : "error", error: { code, message }, steps, usage };
   }
   env.runtimeEvents.emit({
     type: result.status === "ok" ? "turn.completed" : "turn.failed",
@@ -139,5 +147,5 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     data: { steps: result.steps, finishReason: result.finishReason },
     ...(result.error === undefined ? {} : { error: result.error }),
   });
-  return result;
+  return signal.aborted ? { type: "aborted", result } : { type: "completed", result };
 }
