@@ -12,7 +12,7 @@ import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import { newId, type IdGenerator } from "../../shared/ids.ts";
 import { UsageError } from "../../shared/errors.ts";
 import type { AgentToolRuntime, RuntimeCallContext } from "../../tools/types.ts";
-import { ScopedRuntime } from "./scoped-runtime.ts";
+import { ScopedRuntime, type RuntimeChannel } from "./scoped-runtime.ts";
 
 export class RuntimeCallError extends UsageError {}
 
@@ -30,7 +30,7 @@ export interface RuntimeClientOptions {
   ids?: IdGenerator;
 }
 
-export class RuntimeClient {
+export class RuntimeClient implements RuntimeChannel {
   private readonly calls = new Map<string, { resolve: (value: JsonValue | undefined) => void; reject: (error: Error) => void }>();
   private readonly waiters = new Map<string, (result: Reply) => void>();
   private readonly ids: IdGenerator;

@@ -8,11 +8,21 @@
 import type { RestartAnswer } from "../../protocol/restart-answer.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import type { AgentInstanceInfo, AgentListOptions, AgentReply, AgentRequestOptions, AgentSpawnOptions, AgentToolRuntime, RuntimeCallContext } from "../../tools/types.ts";
-import type { RuntimeClient } from "./runtime-client.ts";
+import type { Reply } from "../../protocol/turn-outcome.ts";
+import type { RuntimeMethod } from "../../protocol/ipc-messages.ts";
+import type { JsonValue } from "../../shared/json.ts";
+
+/** What a scoped runtime needs of the child's channel to the orchestrator (runtime-client.ts). */
+export interface RuntimeChannel {
+  call(method: RuntimeMethod, args: JsonObject, context: RuntimeCallContext): Promise<JsonValue | undefined>;
+  newId(prefix: string): string;
+  defaultTimeoutMs(): number;
+  awaitReply(options: { correlationId: string; agent: string; instanceKey: string; timeoutMs: number }): { reply: Promise<Reply>; cancel(): void };
+}
 
 export class ScopedRuntime implements AgentToolRuntime {
   constructor(
-    private readonly client: RuntimeClient,
+    private readonly client: RuntimeChannel,
     private readonly context: RuntimeCallContext,
   ) {}
 
@@ -66,7 +76,7 @@ export class ScopedRuntime implements AgentToolRuntime {
     return (await this.call("restart", { reason: options.reason })) as unknown as RestartAnswer;
   }
 
-  private call(method: Parameters<RuntimeClient["call"]>[0], args: JsonObject) {
+  private call(method: RuntimeMethod, args: JsonObject) {
     return this.client.call(method, args, this.context);
   }
 }
