@@ -44,7 +44,8 @@ export interface RunAgentChildOptions {
 type Phase =
   | { type: "starting" }
   | { type: "ready"; instance: AgentInstance; gracePeriodMs: number; requestTimeoutMs: number }
-  | { type: "stopping" };
+  /** Stopping: the instance stays open until the running turn ended, so a reply arriving meanwhile is still kept. */
+  | { type: "stopping"; instance?: AgentInstance };
 
 /** Used for a shutdown signal that arrives before the Swarm's policy is known. */
 const DEFAULT_GRACE_PERIOD_MS = 30_000;
@@ -56,6 +57,9 @@ class AgentChild {
   private turn: AbortController | undefined;
   /** `results_waiting` was sent and no event came since. */
   private askedForTurn = false;
+  /** While stopping: when the running turn is aborted if it has not ended by then. */
+  private abortTimer: ReturnType<typeof setTimeout> | undefined;
+  private abortAt = Number.POSITIVE_INFINITY;
   private readonly address: string;
   readonly runtime: RuntimeClient;
 
@@ -66,8 +70,9 @@ class AgentChild {
       send: (message) => this.send(message),
       defaultTimeoutMs: () => (this.phase.type === "ready" ? this.phase.requestTimeoutMs : undefined),
       onUnclaimedResult: (result) => {
-        if (this.phase.type !== "ready") return options.logger.warn({ correlationId: result.correlationId }, "reply arrived before the instance was ready; dropped");
-        this.phase.instance.addPendingResult(result);
+        const instance = this.phase.type === "starting" ? undefined : this.phase.instance;
+        if (instance === undefined) return options.logger.warn({ correlationId: result.correlationId }, "reply arrived while the instance was not open; dropped");
+        instance.addPendingResult(result);
       },
     });
   }
@@ -117,20 +122,35 @@ class AgentChild {
     }
   }
 
-  /** Graceful: the turn finishes (aborted once the grace period ends), queued events stay in the orchestrator's inbox. */
+  /**
+   * Graceful: the turn finishes (aborted once the grace period ends), queued events stay in the orchestrator's inbox.
+   * A second shutdown while stopping can only shorten the grace (the orchestrator knows the turn cannot finish).
+   */
   async shutdown(reason: string, gracePeriodMs?: number): Promise<void> {
-    if (this.phase.type === "stopping") return;
+    if (this.phase.type === "stopping") {
+      if (gracePeriodMs !== undefined) this.abortTurnWithin(gracePeriodMs);
+      return;
+    }
     const instance = this.phase.type === "ready" ? this.phase.instance : undefined;
     const grace = gracePeriodMs ?? (this.phase.type === "ready" ? this.phase.gracePeriodMs : DEFAULT_GRACE_PERIOD_MS);
-    this.phase = { type: "stopping" };
+    this.phase = { type: "stopping", ...(instance === undefined ? {} : { instance }) };
     this.queue.clear();
-    const timer = setTimeout(() => this.turn?.abort(new Error("shutdown grace period over")), Math.max(0, grace));
+    this.abortTurnWithin(grace);
     await this.queue.onIdle();
-    clearTimeout(timer);
+    clearTimeout(this.abortTimer);
+    this.phase = { type: "stopping" };
     instance?.close();
     this.send(envelope("shutdown_ack", this.address, ORCHESTRATOR, { reason }));
     this.options.logger.info({ reason }, "agent stopped");
     this.options.exit(0);
+  }
+
+  private abortTurnWithin(ms: number): void {
+    const at = Date.now() + Math.max(0, ms);
+    if (this.abortTimer !== undefined && this.abortAt <= at) return;
+    clearTimeout(this.abortTimer);
+    this.abortAt = at;
+    this.abortTimer = setTimeout(() => this.turn?.abort(new Error("shutdown grace period over")), Math.max(0, ms));
   }
 
   /** The orchestrator is gone: stop at once, failing whatever waits on it. */
