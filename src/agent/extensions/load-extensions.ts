@@ -71,7 +71,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<vo
     const api: ExtensionApi = {
       name,
       agent: options.agent,
-      pipeline: { register: (type, middleware, registerOptions) => options.pipeline.register(type, middleware, registerOptions) },
+      pipeline: { register: (type, middleware, registerOptions) => options.pipeline.register(type, middleware, { ...registerOptions, extension: name }) },
       tools: {
         register: (item, handler, toolOptions) => options.registerTool(item, handler, name, toolOptions),
         unregister: (toolName) => options.unregisterTool?.(toolName, name) ?? false,
