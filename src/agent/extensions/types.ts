@@ -41,6 +41,31 @@ export interface StepResult {
   continueTurn: boolean;
 }
 
+/** What `ctx.agents.request` takes (the public Goondan shape). `input` defaults to "". */
+export interface MiddlewareAgentRequest {
+  target: string;
+  input?: string;
+  /** Default: the Swarm's instanceKey. */
+  instanceKey?: string;
+  /** Default: the Swarm's `policy.requestTimeoutMs`. */
+  timeoutMs?: number;
+  /** Return at once; the reply is shown to the model before a later step (like `agents__request` async). */
+  async?: boolean;
+  metadata?: JsonObject;
+}
+
+/**
+ * Other agents of the swarm, from turn and step middleware, through the orchestrator (same rules as the `agents`
+ * tool). A request answered with an error, or refused (cycle, depth, unknown agent), rejects with an Error
+ * carrying `code` (`AGENT_REQUEST_TIMEOUT`, `CIRCULAR_CALL_DETECTED`, …).
+ */
+export interface MiddlewareAgentsApi {
+  request(params: MiddlewareAgentRequest): Promise<{ target: string; response: string; correlationId?: string; instanceKey?: string; accepted?: boolean; async?: boolean }>;
+  send(params: Omit<MiddlewareAgentRequest, "timeoutMs" | "async">): Promise<{ accepted: boolean; eventId: string }>;
+  /** The agents of this swarm (as `agents__catalog` lists them). */
+  catalog(): Promise<{ agents: { name: string; description?: string; entry: boolean }[] }>;
+}
+
 interface PipelineContextBase {
   readonly agentName: string;
   readonly instanceKey: string;
@@ -53,6 +78,8 @@ interface PipelineContextBase {
   metadata: Record<string, JsonValue>;
   /** Changes the conversation durably (append / replace / remove / truncate). */
   emitMessageEvent(event: MessageEvent): void;
+  /** Ask or tell other agents of the swarm. */
+  readonly agents: MiddlewareAgentsApi;
 }
 
 export type TurnMiddlewareContext = PipelineContextBase;

@@ -64,6 +64,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
     emitMessageEvent: (event) => {
       if (!scope.signal.aborted) turn.emitMessageEvent(event);
     },
+    agents: turn.agents,
     stepIndex,
     toolCatalog: buildCatalog({ registry: env.registry, agentTools: env.agentTools }),
   };

@@ -15,6 +15,7 @@ import { newSpanId } from "../../shared/ids.ts";
 import { isToolCompletion, pendingResultId, type PendingResult } from "../conversation/pending-results.ts";
 import type { TokenUsage, TurnMiddlewareContext, TurnResult } from "../extensions/types.ts";
 import { createMessage } from "../conversation/message-factory.ts";
+import { middlewareAgents } from "../extensions/middleware-agents.ts";
 import { recoverInterruptedStep } from "./recover-interrupted-step.ts";
 import { nextStepAfter, type NextStep, type TurnEnding } from "./next-step.ts";
 import { runStep, type TurnScope } from "./run-step.ts";
@@ -91,6 +92,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
     emitMessageEvent: (messageEvent) => {
       if (!signal.aborted) env.store.emit(messageEvent, origin);
     },
+    agents: middlewareAgents(env.runtime),
   };
 
   recoverInterruptedStep({ env, context, spans, ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }) });
