@@ -88,6 +88,8 @@ export interface StepMiddlewareContext extends PipelineContextBase {
   readonly stepIndex: number;
   /** Rebuilt every step; edit it to change what the model is offered. */
   toolCatalog: ToolCatalogItem[];
+  /** The system prompt of this step's model call: the Agent's own, fresh every step; middleware may add to it. */
+  systemPrompt: string;
 }
 
 export interface PipelineContexts {
