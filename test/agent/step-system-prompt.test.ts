@@ -1,6 +1,6 @@
 /** Step middleware may add to the system prompt of its own model call; the next step starts from the Agent's again. */
 import { describe, expect, it } from "bun:test";
-import { runTurn } from "../../src/agent/run-turn.ts";
+import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
 import { testEnv, userEvent } from "./support/test-env.ts";
 

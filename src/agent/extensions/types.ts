@@ -102,6 +102,12 @@ export type PipelineType = keyof PipelineContexts;
 
 export type PipelineMiddleware<T extends PipelineType> = (ctx: PipelineContexts[T]["context"] & { next(): Promise<PipelineContexts[T]["result"]> }) => Promise<PipelineContexts[T]["result"]>;
 
+/** The agent's own model, for an extension that needs one more call of it (outside the conversation, no tools). */
+export interface ExtensionModel {
+  /** Rejects with a coded error (MODEL_TIMEOUT, MODEL_RATE_LIMITED, …) when the model cannot answer. */
+  generateText(request: { system?: string; prompt: string; maxOutputTokens?: number; signal?: AbortSignal }): Promise<{ text: string; usage: TokenUsage }>;
+}
+
 export interface ExtensionApi {
   /** The extension's own name. */
   readonly name: string;
@@ -132,6 +138,8 @@ export interface ExtensionApi {
     emit(type: string, payload: JsonValue): void;
   };
   logger: Logger;
+  /** The agent's model (its params, timeout and retries), e.g. to summarise old turns. */
+  model: ExtensionModel;
 }
 
 export type ExtensionRegister = (api: ExtensionApi, config: JsonObject) => void | Promise<void>;

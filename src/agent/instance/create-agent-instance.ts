@@ -32,6 +32,7 @@ import { modelTimeoutMs } from "../model/model-call-timeout.ts";
 import { createLanguageModel } from "../model/model-factory.ts";
 import { abortableSleep } from "../model/call-with-retry.ts";
 import { RECORD_CASSETTE_ENV, wrapWithRecorder } from "../model/recording-model.ts";
+import { extensionModel } from "../model/extension-model.ts";
 import { RuntimeEventLog } from "./runtime-event-log.ts";
 import type { TurnEnvironment } from "../loop/turn-environment.ts";
 
@@ -99,6 +100,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     state,
     events,
     logger,
+    model: extensionModel({ model, params: agent.spec.modelConfig.params ?? {}, timeoutMs: modelTimeoutMs(agentModel(bundle, agent)), logger }),
   });
 
   const store = ConversationStore.open({ basePath: paths.base, eventsPath: paths.events });
