@@ -70,7 +70,7 @@ const cases: BadCase[] = [
     errors: [["E_CONFIG_TOOL_NAME", "goondan.yaml#1.metadata.name"]],
   },
   { title: "an export name containing __", files: baseBundle({ tool: tool("  entry: ./tools/echo.ts\n  exports: [{ name: say }, { name: say__loud }]\n") }), errors: [["E_CONFIG_TOOL_NAME", "goondan.yaml#1.spec.exports[1].name"]], checkModules: false },
-  { title: "an export name with capitals", files: baseBundle({ tool: tool("  entry: ./tools/echo.ts\n  exports: [{ name: say }, { name: sayLoud }]\n") }), errors: [["E_CONFIG_TOOL_NAME", "goondan.yaml#1.spec.exports[1].name"]], checkModules: false },
+  { title: "an export name with a dot", files: baseBundle({ tool: tool("  entry: ./tools/echo.ts\n  exports: [{ name: say }, { name: say.loud }]\n") }), errors: [["E_CONFIG_TOOL_NAME", "goondan.yaml#1.spec.exports[1].name"]], checkModules: false },
   { title: "an LLM tool name over 64 characters", files: baseBundle({ tool: tool(`  entry: ./tools/echo.ts\n  exports: [{ name: say }, { name: ${"x".repeat(60)} }]\n`) }), errors: [["E_CONFIG_TOOL_NAME", "goondan.yaml#1.spec.exports[1].name"]], checkModules: false },
   { title: "two exports with the same name", files: baseBundle({ tool: tool("  entry: ./tools/echo.ts\n  exports: [{ name: say }, { name: say }]\n") }), errors: [["E_CONFIG_DUPLICATE_NAME", "goondan.yaml#1.spec.exports[1].name"]] },
   { title: "parameters that are not of type object", files: baseBundle({ tool: tool("  entry: ./tools/echo.ts\n  exports: [{ name: say, parameters: { type: string } }]\n") }), errors: [["E_CONFIG_PARAMETERS_INVALID", "goondan.yaml#1.spec.exports[0].parameters"]] },
