@@ -1,0 +1,82 @@
+/**
+ * The HTTP round trip every channel client (Telegram, Slack, Discord) makes: a fetch bounded by a deadline and
+ * by the caller's signal, whose failures become coded faults (`E_<SERVICE>_TIMEOUT`, `E_<SERVICE>_UNREACHABLE`)
+ * with every secret (bot tokens, which Telegram puts in the URL) cut out of the message, and a body reader
+ * that stops at a byte cap (`E_<SERVICE>_FILE_TOO_LARGE`).
+ */
+import { ToolFault } from "../../tools/tool-errors.ts";
+
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface HttpCallOptions {
+  /** Upper-case service name for error codes: `TELEGRAM` → `E_TELEGRAM_TIMEOUT`. */
+  service: string;
+  url: string;
+  init: RequestInit;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Values that must never appear in an error message (tokens). */
+  secrets: readonly string[];
+  fetch?: FetchLike;
+}
+
+/** Every secret in `text` replaced by `<redacted>`. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of secrets) if (secret.length >= 4) result = result.split(secret).join("<redacted>");
+  return result;
+}
+
+export async function httpCall(options: HttpCallOptions): Promise<Response> {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+  const signal = options.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, options.signal]);
+  try {
+    return await (options.fetch ?? fetch)(options.url, { ...options.init, signal });
+  } catch (error) {
+    if (deadline.signal.aborted) {
+      throw new ToolFault(`E_${options.service}_TIMEOUT`, `no answer from the ${label(options.service)} API within ${options.timeoutMs} ms`, { suggestion: "Try again, or with a larger timeoutMs." });
+    }
+    if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new ToolFault(`E_${options.service}_CANCELLED`, "the request was cancelled");
+    const reason = redactSecrets(error instanceof Error ? error.message : String(error), options.secrets);
+    throw new ToolFault(`E_${options.service}_UNREACHABLE`, `cannot reach the ${label(options.service)} API at ${redactSecrets(new URL(options.url).origin, options.secrets)}: ${reason}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The body's bytes, refused as soon as they pass `maxBytes` (checked on Content-Length and while reading). */
+export async function readCapped(response: Response, options: { maxBytes: number; service: string }): Promise<Uint8Array> {
+  const tooLarge = (size: string) => new ToolFault(`E_${options.service}_FILE_TOO_LARGE`, `the file is ${size}, more than maxBytes (${options.maxBytes})`, { suggestion: "Raise maxBytes (at most 20000000) if the file is really needed." });
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > options.maxBytes) {
+    void response.body?.cancel().catch(() => undefined);
+    throw tooLarge(`${declared} bytes`);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (response.body) {
+    const reader = response.body.getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > options.maxBytes) {
+        void reader.cancel().catch(() => undefined);
+        throw tooLarge(`over ${options.maxBytes} bytes`);
+      }
+      chunks.push(value);
+    }
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+function label(service: string): string {
+  return service.charAt(0) + service.slice(1).toLowerCase();
+}
