@@ -168,9 +168,8 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
           return Response.json({ ok: false, error_code: failure.errorCode, description: failure.description, ...(failure.retryAfter === undefined ? {} : { parameters: { retry_after: failure.retryAfter } }) }, { status: failure.errorCode });
         }
         if (method === "getUpdates") {
-          const batch = await getUpdates(payload, request.signal);
           calls.push({ method, payload });
-          return Response.json({ ok: true, result: batch });
+          return Response.json({ ok: true, result: await getUpdates(payload, request.signal) });
         }
         const answer = result(method, payload);
         calls.push({ method, payload });
