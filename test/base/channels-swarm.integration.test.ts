@@ -5,13 +5,17 @@
  * extension asks the memory agent from its turn middleware (ctx.agents.request) and tells the observer after
  * (ctx.agents.send); the answer goes back through telegram__send. A Slack mention goes the async way: the
  * worker's reply wakes the coordinator, inter-agent-response-format shapes it, and slack__send answers in
- * the thread. Every agent is reached, and the fakes saw only well-formed, authenticated calls.
+ * the thread. Every agent is reached, and the fakes saw only well-formed, authenticated calls. Also through real
+ * processes: the discord and github connectors (signed requests in, the turn's answer back on Discord), and a
+ * throwing extension reported loudly.
  */
 import { describe, expect, it } from "bun:test";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { useCleanups } from "../helpers/cleanups.ts";
+import { startFakeDiscord } from "../helpers/fake-discord.ts";
+import { fakeGithub } from "../helpers/fake-github.ts";
 import { startFakeSlack } from "../helpers/fake-slack.ts";
 import { startFakeTelegram } from "../helpers/fake-telegram.ts";
 import { startGoondanRun, until } from "../helpers/goondan-process.ts";
@@ -182,4 +186,57 @@ describe("an extension that throws, in a real agent process", () => {
     const { events } = (await (await fetch(`${daemon.base}/v1/instances/solo/main/events`)).json()) as { events: { type: string; data?: Record<string, unknown> }[] };
     expect(events.filter((event) => event.type === "extension.failed").map((event) => event.data)).toEqual([{ extension: "flaky", hook: "turn" }]);
   }, 60_000);
+});
+
+describe("the discord and github connectors, as real connector processes", () => {
+  it("turn a signed slash command and a signed GitHub delivery into turns, and answer the slash command on Discord", async () => {
+    const llm = await startLoopbackLlm({ respond: (request) => ({ text: `on it: ${lastUserText(request)}` }) });
+    const discord = await startFakeDiscord();
+    const github = fakeGithub();
+    const [discordPort, githubPort] = [freePort(), freePort()];
+    const dir = mkdtempSync(join(tmpdir(), "goondan-hooks-"));
+    const stateRoot = mkdtempSync(join(tmpdir(), "goondan-hooks-state-"));
+    writeFileSync(
+      join(dir, "goondan.yaml"),
+      [
+        `apiVersion: goondan.ai/v1\nkind: Model\nmetadata: { name: loopback }\nspec: { provider: openai-compatible, model: loopback, endpoint: ${llm.url} }`,
+        "apiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: ops }\nspec:\n  modelConfig: { modelRef: Model/loopback }\n  prompt: { system: You handle chat commands and repository events. }",
+        "apiVersion: goondan.ai/v1\nkind: Swarm\nmetadata: { name: ops }\nspec: { entryAgent: Agent/ops, agents: [Agent/ops] }",
+        `apiVersion: goondan.ai/v1\nkind: Connection\nmetadata: { name: discord-in }\nspec:\n  connectorRef: { kind: Connector, name: discord, package: "@goondan/base" }\n  config:\n    DISCORD_PUBLIC_KEY: { value: "${discord.publicKeyHex}" }\n    DISCORD_WEBHOOK_PORT: { value: "${discordPort}" }\n    DISCORD_API_BASE_URL: { value: "${discord.apiUrl}" }\n  ingress:\n    rules:\n      - match: { event: slash_command }\n        route: { agentRef: Agent/ops, instanceKeyProperty: channel_id, instanceKeyPrefix: "discord-" }`,
+        `apiVersion: goondan.ai/v1\nkind: Connection\nmetadata: { name: github-in }\nspec:\n  connectorRef: { kind: Connector, name: github, package: "@goondan/base" }\n  config:\n    GITHUB_WEBHOOK_PORT: { value: "${githubPort}" }\n  secrets:\n    GITHUB_WEBHOOK_SECRET: { valueFrom: { env: GITHUB_WEBHOOK_SECRET } }\n  ingress:\n    rules:\n      - match: { event: github_issue }\n        route: { agentRef: Agent/ops, instanceKey: repo-events }`,
+      ].join("\n---\n"),
+    );
+    defer(async () => {
+      await Promise.all([llm.close(), discord.close()]);
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(stateRoot, { recursive: true, force: true });
+    });
+    const daemon = await startGoondanRun({
+      args: [dir, "--port", "0", "--state-root", stateRoot],
+      env: { GITHUB_WEBHOOK_SECRET: github.secret, GOONDAN_LOG_LEVEL: "info" },
+      stderr: "ignore",
+      readyTimeoutMs: 30_000,
+      onSpawn: (proc) =>
+        defer(async () => {
+          if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+          await proc.exited;
+        }),
+    });
+    const listening = async (port: number) => fetch(`http://127.0.0.1:${port}/`, { method: "GET" }).then(() => true, () => false);
+    await until(async () => (await listening(discordPort)) && (await listening(githubPort)), { timeoutMs: 20_000 });
+
+    const { response, token } = await discord.sendInteraction(`http://127.0.0.1:${discordPort}/`, { type: 2, channel_id: "300", member: { user: { id: "42", username: "ana" } }, data: { name: "deploy", options: [{ name: "env", type: 3, value: "staging" }] } });
+    expect(await response.json()).toEqual({ type: 5 });
+    const reply = await until(() => discord.replies[0], { timeoutMs: 30_000 });
+    expect(reply).toEqual({ kind: "edit-original", interactionToken: token, content: "on it: /deploy env=staging" });
+
+    const delivery = await github.deliver(`http://127.0.0.1:${githubPort}/`, "issues", { action: "opened", repository: { full_name: "acme/rocket" }, sender: { login: "octocat" }, issue: { number: 7, title: "Launch pad is on fire" } });
+    expect(delivery.status).toBe(202);
+    await until(() => llm.requests.some((request) => lastUserText(request) === "Launch pad is on fire"), { timeoutMs: 30_000 });
+    expect((await github.deliver(`http://127.0.0.1:${githubPort}/`, "issues", { repository: {} }, { secret: "forged" })).status).toBe(401);
+    const instances = (await (await fetch(`${daemon.base}/v1/instances`)).json()) as { instances: { agent: string; instanceKey: string }[] };
+    expect(instances.instances.map((row) => row.instanceKey).sort()).toEqual(expect.arrayContaining(["discord-300", "repo-events"]));
+    expect(discord.rejected).toEqual([]);
+    expect(llm.unexpected).toEqual([]);
+  }, 90_000);
 });
