@@ -40,7 +40,7 @@ describe("context-message", () => {
     expect(harness.env.store.messages.some((message) => message.data.role === "system")).toBe(false);
   });
 
-  it("shows the inbound block only for connector events unless told, and the call block for agent requests", async () => {
+  it("shows the inbound block for connector and agent events unless told, and the call block for agent requests", async () => {
     const scripted = scriptedModel([{ text: "a" }, { text: "b" }]);
     const harness = await withBaseExtensions({ model: scripted.model, runtime, uses: [baseExtensionUse("context-message", { includeCallContext: true, includeRouteSummary: true })] });
     await runTurn({ env: harness.env, event: userEvent("from the api") });
@@ -51,7 +51,8 @@ describe("context-message", () => {
     const system = systemOf(scripted.calls[1]);
     expect(system).toContain("[runtime_call]\ncallerAgent=coordinator\ncallerInstanceKey=shared\ncallSource=agent.request\ncallStack=coordinator\nreplyTo.target=coordinator/shared\nreplyTo.correlationId=corr_9\n[/runtime_call]");
     expect(system).toContain("[runtime_route]\nprecedence=call>inbound\nsenderKind=agent\nsenderName=coordinator");
-    expect(system).not.toContain("[runtime_inbound]");
+    expect(system).toContain("[runtime_inbound]\neventId=");
+    expect(system).toContain("sourceKind=agent\nsourceName=coordinator\nsourceInstanceKey=shared\n");
   });
 
   it("can be told never to show the inbound block", async () => {

@@ -10,13 +10,14 @@
  * Unlike upstream, which appends the context as a system message to the conversation, it is added to each
  * step's system prompt: it never piles up in the history, is fresh every step, and works with providers that
  * refuse system messages mid-conversation. Also unlike upstream, when `includeInboundContext` is not set the
- * inbound block is shown for turns started by a connector, so the model knows where to answer.
+ * inbound block is shown for turns started by a connector or another agent, so the model knows where a message
+ * came from and where to answer (a chat id, the caller's instance).
  */
 import type { ExtensionApi, JsonObject, TurnMiddlewareContext } from "../../index.ts";
 
 export interface ContextMessageSettings {
   includeSwarmCatalog: boolean;
-  /** `auto`: for turns a connector started. */
+  /** `auto`: for turns a connector or another agent started. */
   includeInboundContext: boolean | "auto";
   includeCallContext: boolean;
   includeRouteSummary: boolean;
@@ -55,7 +56,9 @@ export function catalogBlock(options: { catalog: Catalog; self: string; instruct
 
 export function inboundBlock(event: TurnMiddlewareContext["inputEvent"]): string {
   const { message: _message, ...metadata } = event.metadata;
-  const lines = ["[runtime_inbound]", `eventId=${event.id}`, `eventType=${event.type}`, `sourceKind=${event.source.kind}`, `sourceName=${event.source.name}`, `createdAt=${event.createdAt}`, `instanceKey=${event.instanceKey}`];
+  const lines = ["[runtime_inbound]", `eventId=${event.id}`, `eventType=${event.type}`, `sourceKind=${event.source.kind}`, `sourceName=${event.source.name}`];
+  if (event.source.instanceKey !== undefined) lines.push(`sourceInstanceKey=${event.source.instanceKey}`);
+  lines.push(`createdAt=${event.createdAt}`, `instanceKey=${event.instanceKey}`);
   if (Object.keys(metadata).length > 0) lines.push(`eventMetadata=${JSON.stringify(metadata)}`);
   lines.push("[/runtime_inbound]");
   return lines.join("\n");
@@ -100,7 +103,7 @@ export function register(api: ExtensionApi, config: JsonObject): void {
         api.logger.warn({ error: error instanceof Error ? error.message : String(error) }, "context-message: the swarm catalog is unavailable this turn");
       }
     }
-    const inbound = settings.includeInboundContext === "auto" ? event.source.kind === "connector" : settings.includeInboundContext;
+    const inbound = settings.includeInboundContext === "auto" ? event.source.kind === "connector" || event.source.kind === "agent" : settings.includeInboundContext;
     if (inbound) blocks.push(inboundBlock(event));
     const call = settings.includeCallContext ? callBlock(event) : undefined;
     if (call !== undefined) blocks.push(call);
