@@ -31,7 +31,7 @@ async function send(options: InteractionReplyOptions, method: "PATCH" | "POST", 
     init: { method, headers: { "content-type": "application/json" }, body: JSON.stringify({ content: clip(options.content), allowed_mentions: { parse: [] } }) },
     timeoutMs: options.timeoutMs ?? 15_000,
     secrets: [options.interactionToken],
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    fetch: options.fetch,
   });
   if (!response.ok) {
     const detail = (await response.text().catch(() => "")).slice(0, 300);

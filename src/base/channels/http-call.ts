@@ -4,6 +4,7 @@
  * with every secret (bot tokens, which Telegram puts in the URL) cut out of the message, and a body reader
  * that stops at a byte cap (`E_<SERVICE>_FILE_TOO_LARGE`).
  */
+import type { JsonObject } from "../../shared/json.ts";
 import { ToolFault } from "../../tools/tool-errors.ts";
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -14,10 +15,16 @@ export interface HttpCallOptions {
   url: string;
   init: RequestInit;
   timeoutMs: number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Values that must never appear in an error message (tokens). */
   secrets: readonly string[];
-  fetch?: FetchLike;
+  /** Default: the global fetch. */
+  fetch?: FetchLike | undefined;
+}
+
+/** A request payload without its undefined fields (optional parameters the caller did not give). */
+export function withoutUndefined(object: Record<string, unknown>): JsonObject {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as JsonObject;
 }
 
 /** Every secret in `text` replaced by `<redacted>`. */
@@ -45,28 +52,21 @@ export async function httpCall(options: HttpCallOptions): Promise<Response> {
   }
 }
 
-/** The body's bytes, refused as soon as they pass `maxBytes` (checked on Content-Length and while reading). */
-export async function readCapped(response: Response, options: { maxBytes: number; service: string }): Promise<Uint8Array> {
-  const tooLarge = (size: string) => new ToolFault(`E_${options.service}_FILE_TOO_LARGE`, `the file is ${size}, more than maxBytes (${options.maxBytes})`, { suggestion: "Raise maxBytes (at most 20000000) if the file is really needed." });
-  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > options.maxBytes) {
-    void response.body?.cancel().catch(() => undefined);
-    throw tooLarge(`${declared} bytes`);
-  }
+/** A stream's bytes, or undefined as soon as they pass `maxBytes` (the rest is not read). */
+export async function readStreamCapped(stream: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | undefined> {
+  if (stream === null) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  if (response.body) {
-    const reader = response.body.getReader();
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > options.maxBytes) {
-        void reader.cancel().catch(() => undefined);
-        throw tooLarge(`over ${options.maxBytes} bytes`);
-      }
-      chunks.push(value);
+  const reader = stream.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      void reader.cancel().catch(() => undefined);
+      return undefined;
     }
+    chunks.push(value);
   }
   const bytes = new Uint8Array(size);
   let offset = 0;
@@ -74,6 +74,19 @@ export async function readCapped(response: Response, options: { maxBytes: number
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
+  return bytes;
+}
+
+/** A response body's bytes, refused past `maxBytes` (checked on Content-Length and while reading). */
+export async function readCapped(response: Response, options: { maxBytes: number; service: string }): Promise<Uint8Array> {
+  const tooLarge = (size: string) => new ToolFault(`E_${options.service}_FILE_TOO_LARGE`, `the file is ${size}, more than maxBytes (${options.maxBytes})`, { suggestion: "Raise maxBytes (at most 20000000) if the file is really needed." });
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > options.maxBytes) {
+    void response.body?.cancel().catch(() => undefined);
+    throw tooLarge(`${declared} bytes`);
+  }
+  const bytes = await readStreamCapped(response.body, options.maxBytes);
+  if (bytes === undefined) throw tooLarge(`over ${options.maxBytes} bytes`);
   return bytes;
 }
 

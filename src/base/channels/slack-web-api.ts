@@ -37,8 +37,8 @@ export class SlackWebApi {
       init: { method: "POST", headers: { authorization: `Bearer ${this.options.token}`, "content-type": form ? "application/x-www-form-urlencoded" : "application/json; charset=utf-8" }, body },
       timeoutMs: request.timeoutMs ?? this.options.timeoutMs ?? 15_000,
       secrets: [this.options.token],
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
-      ...(this.options.fetch === undefined ? {} : { fetch: this.options.fetch }),
+      signal: request.signal,
+      fetch: this.options.fetch,
     });
     let answer: unknown;
     try {
@@ -77,8 +77,8 @@ export class SlackWebApi {
       init: { method: "GET", headers: { authorization: `Bearer ${this.options.token}` }, redirect: "manual" },
       timeoutMs: request.timeoutMs ?? this.options.timeoutMs ?? 15_000,
       secrets: [this.options.token],
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
-      ...(this.options.fetch === undefined ? {} : { fetch: this.options.fetch }),
+      signal: request.signal,
+      fetch: this.options.fetch,
     });
     if (!response.ok) {
       void response.body?.cancel().catch(() => undefined);

@@ -48,8 +48,8 @@ export class TelegramBotApi {
       init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payload) },
       timeoutMs: request.timeoutMs ?? this.options.timeoutMs ?? 15_000,
       secrets: [this.options.token],
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
-      ...(this.options.fetch === undefined ? {} : { fetch: this.options.fetch }),
+      signal: request.signal,
+      fetch: this.options.fetch,
     });
     let body: unknown;
     try {
@@ -73,8 +73,8 @@ export class TelegramBotApi {
       init: { method: "GET" },
       timeoutMs: request.timeoutMs ?? this.options.timeoutMs ?? 15_000,
       secrets: [this.options.token],
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
-      ...(this.options.fetch === undefined ? {} : { fetch: this.options.fetch }),
+      signal: request.signal,
+      fetch: this.options.fetch,
     });
     if (!response.ok) {
       void response.body?.cancel().catch(() => undefined);

@@ -4,6 +4,7 @@
  * request body read under a byte cap, JSON answers, the server itself, and how a refused `emit` maps to an
  * HTTP status (refused for good → 4xx/ignored; the orchestrator unavailable → 503 so the sender retries).
  */
+import { readStreamCapped } from "../channels/http-call.ts";
 import { configValue } from "./config-value.ts";
 
 export interface EndpointSettings {
@@ -37,27 +38,7 @@ export const problem = (status: number, code: string, message: string, headers?:
 /** The body's bytes, read as they stream in and given up (undefined) as soon as they pass `maxBytes`. */
 export async function readCappedBody(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
   if (Number(request.headers.get("content-length") ?? "0") > maxBytes) return undefined;
-  if (!request.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      void reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const raw = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    raw.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return raw;
+  return readStreamCapped(request.body, maxBytes);
 }
 
 /** An HTTP server for a connector's handler (stopping it drops open connections). */

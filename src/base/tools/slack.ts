@@ -12,7 +12,7 @@ import { ToolFault } from "../../tools/tool-errors.ts";
 import type { ToolContext, ToolHandler } from "../../tools/types.ts";
 import { resolveApiBaseUrl } from "../channels/api-base-url.ts";
 import { fileResult } from "../channels/file-result.ts";
-import type { FetchLike } from "../channels/http-call.ts";
+import { withoutUndefined, type FetchLike } from "../channels/http-call.ts";
 import { SLACK_API_BASE_URL, SLACK_BASE_URL_ENV, SlackWebApi } from "../channels/slack-web-api.ts";
 
 function api(ctx: ToolContext, fetchImpl: FetchLike | undefined): SlackWebApi {
@@ -26,10 +26,6 @@ function api(ctx: ToolContext, fetchImpl: FetchLike | undefined): SlackWebApi {
 
 const request = (ctx: ToolContext, input: JsonObject) => ({ signal: ctx.signal, ...(typeof input.timeoutMs === "number" ? { timeoutMs: input.timeoutMs } : {}) });
 const text = (value: unknown): string | undefined => (typeof value === "string" && value.trim() !== "" ? value.trim() : undefined);
-
-function compact(object: Record<string, unknown>): JsonObject {
-  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as JsonObject;
-}
 
 /** Emoji names without surrounding colons, deduplicated; refused when empty or holding whitespace. */
 export function reactionNames(input: JsonObject): string[] {
@@ -47,7 +43,7 @@ export function createSlackHandlers(deps: { fetch?: FetchLike } = {}): Record<st
       const channelId = String(input.channelId);
       const answer = await api(ctx, deps.fetch).call(
         "chat.postMessage",
-        compact({ channel: channelId, text: String(input.text), thread_ts: text(input.threadTs), mrkdwn: input.mrkdwn, unfurl_links: input.unfurlLinks, unfurl_media: input.unfurlMedia, reply_broadcast: input.replyBroadcast }),
+        withoutUndefined({ channel: channelId, text: String(input.text), thread_ts: text(input.threadTs), mrkdwn: input.mrkdwn, unfurl_links: input.unfurlLinks, unfurl_media: input.unfurlMedia, reply_broadcast: input.replyBroadcast }),
         request(ctx, input),
       );
       const message = isJsonObject(answer.message) ? answer.message : {};
@@ -61,7 +57,7 @@ export function createSlackHandlers(deps: { fetch?: FetchLike } = {}): Record<st
       const limit = typeof input.limit === "number" ? Math.trunc(input.limit) : messageTs === undefined ? 20 : 1;
       const answer = await api(ctx, deps.fetch).call(
         method,
-        compact({ channel: channelId, ts: threadTs, latest: text(input.latest) ?? messageTs, oldest: text(input.oldest), inclusive: typeof input.inclusive === "boolean" ? input.inclusive : messageTs === undefined ? undefined : true, limit, cursor: text(input.cursor) }),
+        withoutUndefined({ channel: channelId, ts: threadTs, latest: text(input.latest) ?? messageTs, oldest: text(input.oldest), inclusive: typeof input.inclusive === "boolean" ? input.inclusive : messageTs === undefined ? undefined : true, limit, cursor: text(input.cursor) }),
         request(ctx, input),
       );
       const messages = Array.isArray(answer.messages) ? answer.messages.filter(isJsonObject) : [];
@@ -82,7 +78,7 @@ export function createSlackHandlers(deps: { fetch?: FetchLike } = {}): Record<st
     edit: async (ctx, input) => {
       const channelId = String(input.channelId);
       const messageTs = String(input.messageTs);
-      const answer = await api(ctx, deps.fetch).call("chat.update", compact({ channel: channelId, ts: messageTs, text: String(input.text), mrkdwn: input.mrkdwn }), request(ctx, input));
+      const answer = await api(ctx, deps.fetch).call("chat.update", withoutUndefined({ channel: channelId, ts: messageTs, text: String(input.text), mrkdwn: input.mrkdwn }), request(ctx, input));
       return { ok: true, channelId: text(answer.channel) ?? channelId, messageTs: text(answer.ts) ?? messageTs, edited: true };
     },
     delete: async (ctx, input) => {

@@ -12,7 +12,7 @@ import { ToolFault } from "../../tools/tool-errors.ts";
 import type { ToolContext, ToolHandler } from "../../tools/types.ts";
 import { resolveApiBaseUrl } from "../channels/api-base-url.ts";
 import { fileResult } from "../channels/file-result.ts";
-import type { FetchLike } from "../channels/http-call.ts";
+import { withoutUndefined, type FetchLike } from "../channels/http-call.ts";
 import { TELEGRAM_API_BASE_URL, TELEGRAM_BASE_URL_ENV, TelegramBotApi } from "../channels/telegram-bot-api.ts";
 
 export const TELEGRAM_TEXT_LIMIT = 4096;
@@ -65,10 +65,6 @@ function chatActionOf(input: JsonObject): string {
   return action;
 }
 
-function compact(object: Record<string, unknown>): JsonObject {
-  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as JsonObject;
-}
-
 const sentMessage = (result: unknown) => ({
   messageId: isJsonObject(result) && typeof result.message_id === "number" ? result.message_id : null,
   date: isJsonObject(result) && typeof result.date === "number" ? result.date : null,
@@ -85,13 +81,13 @@ export function createTelegramHandlers(deps: { fetch?: FetchLike } = {}): Record
       for (const [index, text] of parts.entries()) {
         const result = await bot.call(
           "sendMessage",
-          compact({
+          withoutUndefined({
             chat_id: chatId,
             text,
             parse_mode: parseModeOf(input),
             disable_notification: input.disableNotification,
             link_preview_options: input.disableWebPagePreview === true ? { is_disabled: true } : undefined,
-            reply_parameters: index === 0 && input.replyToMessageId !== undefined ? compact({ message_id: messageIdOf(input, "replyToMessageId"), allow_sending_without_reply: input.allowSendingWithoutReply }) : undefined,
+            reply_parameters: index === 0 && input.replyToMessageId !== undefined ? withoutUndefined({ message_id: messageIdOf(input, "replyToMessageId"), allow_sending_without_reply: input.allowSendingWithoutReply }) : undefined,
           }),
           request(ctx, input),
         );
@@ -105,7 +101,7 @@ export function createTelegramHandlers(deps: { fetch?: FetchLike } = {}): Record
       const messageId = messageIdOf(input);
       const result = await api(ctx, deps.fetch).call(
         "editMessageText",
-        compact({ chat_id: chatId, message_id: messageId, text: String(input.text), parse_mode: parseModeOf(input), link_preview_options: input.disableWebPagePreview === true ? { is_disabled: true } : undefined }),
+        withoutUndefined({ chat_id: chatId, message_id: messageId, text: String(input.text), parse_mode: parseModeOf(input), link_preview_options: input.disableWebPagePreview === true ? { is_disabled: true } : undefined }),
         request(ctx, input),
       );
       return { ok: true, chatId, messageId: sentMessage(result).messageId ?? messageId, edited: true };
@@ -123,7 +119,7 @@ export function createTelegramHandlers(deps: { fetch?: FetchLike } = {}): Record
       const given = [input.emoji, ...(Array.isArray(input.emojis) ? input.emojis : [])].filter((value): value is string => typeof value === "string" && value.trim() !== "").map((value) => value.trim());
       const emojis = cleared ? [] : [...new Set(given)];
       if (!cleared && emojis.length === 0) throw new ToolFault("E_TELEGRAM_INVALID_ARGS", "give emoji or emojis to react with, or clear: true to remove reactions");
-      await api(ctx, deps.fetch).call("setMessageReaction", compact({ chat_id: chatId, message_id: messageId, reaction: emojis.map((emoji) => ({ type: "emoji", emoji })), is_big: input.isBig }), request(ctx, input));
+      await api(ctx, deps.fetch).call("setMessageReaction", withoutUndefined({ chat_id: chatId, message_id: messageId, reaction: emojis.map((emoji) => ({ type: "emoji", emoji })), is_big: input.isBig }), request(ctx, input));
       return { ok: true, chatId, messageId, cleared, emojis, reactionCount: emojis.length };
     },
     setChatAction: async (ctx, input) => {
