@@ -52,6 +52,15 @@ export async function httpCall(options: HttpCallOptions): Promise<Response> {
   }
 }
 
+/** The response's JSON body, or undefined when it has none (an HTML error page, an empty body). */
+export async function jsonBody(response: Response): Promise<unknown> {
+  try {
+    return await response.json();
+  } catch {
+    return undefined;
+  }
+}
+
 /** A stream's bytes, or undefined as soon as they pass `maxBytes` (the rest is not read). */
 export async function readStreamCapped(stream: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | undefined> {
   if (stream === null) return new Uint8Array(0);

@@ -8,7 +8,7 @@
 import type { JsonObject } from "../../shared/json.ts";
 import { isJsonObject } from "../../shared/json.ts";
 import { ToolFault } from "../../tools/tool-errors.ts";
-import { httpCall, readCapped, type FetchLike } from "./http-call.ts";
+import { httpCall, jsonBody, readCapped, type FetchLike } from "./http-call.ts";
 
 export const SLACK_API_BASE_URL = "https://slack.com/api";
 export const SLACK_BASE_URL_ENV = "GOONDAN_SLACK_API_BASE_URL";
@@ -40,12 +40,7 @@ export class SlackWebApi {
       signal: request.signal,
       fetch: this.options.fetch,
     });
-    let answer: unknown;
-    try {
-      answer = await response.json();
-    } catch {
-      answer = undefined;
-    }
+    const answer = await jsonBody(response);
     if (response.status === 429) {
       throw new ToolFault("E_SLACK_RATE_LIMITED", `Slack ${method} is rate limited; retry after ${response.headers.get("retry-after") ?? "a few"} seconds`, { suggestion: "Wait before calling Slack again." });
     }

@@ -8,7 +8,7 @@
 import type { JsonObject } from "../../shared/json.ts";
 import { isJsonObject } from "../../shared/json.ts";
 import { ToolFault } from "../../tools/tool-errors.ts";
-import { httpCall, readCapped, type FetchLike } from "./http-call.ts";
+import { httpCall, jsonBody, readCapped, type FetchLike } from "./http-call.ts";
 
 export const TELEGRAM_API_BASE_URL = "https://api.telegram.org";
 export const TELEGRAM_BASE_URL_ENV = "GOONDAN_TELEGRAM_API_BASE_URL";
@@ -51,12 +51,7 @@ export class TelegramBotApi {
       signal: request.signal,
       fetch: this.options.fetch,
     });
-    let body: unknown;
-    try {
-      body = await response.json();
-    } catch {
-      body = undefined;
-    }
+    const body = await jsonBody(response);
     if (isJsonObject(body) && body.ok === true) return body.result;
     const description = isJsonObject(body) && typeof body.description === "string" ? body.description : `HTTP ${response.status}`;
     const errorCode = isJsonObject(body) && typeof body.error_code === "number" ? body.error_code : response.ok ? undefined : response.status;
