@@ -7,6 +7,7 @@ import { describe, expect, it } from "bun:test";
 import { middlewareAgents } from "../../src/agent/extensions/middleware-agents.ts";
 import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import type { AgentReply, AgentRequestOptions, AgentToolRuntime } from "../../src/tools/types.ts";
+import { failedReply } from "../../src/protocol/turn-outcome.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
 import { testEnv, userEvent } from "./support/test-env.ts";
 
@@ -29,7 +30,7 @@ function recordingRuntime(reply: (options: AgentRequestOptions) => AgentReply): 
   return { runtime, calls };
 }
 
-const ok = (options: AgentRequestOptions): AgentReply => ({ agent: options.target, instanceKey: "shared", correlationId: "corr_1", status: "ok", response: `${options.target} says hi` });
+const ok = (options: AgentRequestOptions): AgentReply => ({ agent: options.target, instanceKey: "shared", correlationId: "corr_1", eventId: "evt_1", turnId: "turn_1", finishReason: "stop", status: "ok", response: `${options.target} says hi` });
 
 describe("ctx.agents", () => {
   it("requests with the caller's options and resolves with the response text", async () => {
@@ -40,7 +41,7 @@ describe("ctx.agents", () => {
   });
 
   it("rejects with the reply's code when the target answers with an error", async () => {
-    const { runtime } = recordingRuntime((options) => ({ agent: options.target, instanceKey: "", correlationId: "c", status: "error", error: { code: "CIRCULAR_CALL_DETECTED", message: "memory is already waiting" } }));
+    const { runtime } = recordingRuntime((options) => failedReply({ agent: options.target, instanceKey: "", correlationId: "c", error: { code: "CIRCULAR_CALL_DETECTED", message: "memory is already waiting" } }));
     await expect(middlewareAgents(runtime).request({ target: "memory" })).rejects.toMatchObject({ code: "CIRCULAR_CALL_DETECTED" });
   });
 

@@ -4,7 +4,7 @@
  * the call context of a request from another agent.
  */
 import { describe, expect, it } from "bun:test";
-import { runTurn } from "../../src/agent/run-turn.ts";
+import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import type { AgentToolRuntime } from "../../src/tools/types.ts";
 import { userEvent } from "../agent/support/test-env.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "bun:test";
 import { APICallError } from "ai";
 import { validModelView } from "../../src/agent/conversation/model-view.ts";
-import { runTurn } from "../../src/agent/run-turn.ts";
+import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import { keepFrom, messageAsText } from "../../src/base/extensions/message-compaction.ts";
 import type { Message } from "../../src/tools/types.ts";
 import { userEvent } from "../agent/support/test-env.ts";

@@ -4,7 +4,7 @@
  * start with the search tool alone.
  */
 import { describe, expect, it } from "bun:test";
-import { runTurn } from "../../src/agent/run-turn.ts";
+import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import { searchTools } from "../../src/base/extensions/tool-search.ts";
 import type { ToolCatalogItem } from "../../src/tools/types.ts";
 import { tempStateRoot, userEvent } from "../agent/support/test-env.ts";

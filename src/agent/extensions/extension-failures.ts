@@ -4,7 +4,7 @@
  * with the turn, step and tool call it broke. The error itself goes on as before (the turn or step fails; a
  * toolCall middleware's throw becomes that call's error result).
  */
-import { describeError } from "../../shared/errors.ts";
+import { describe } from "../../shared/errors.ts";
 import { newSpanId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { RuntimeEventSink } from "../instance/runtime-event-log.ts";
@@ -23,7 +23,7 @@ const text = (value: unknown): string | undefined => (typeof value === "string" 
 export function reportExtensionFailures(options: { logger: Logger; runtimeEvents: RuntimeEventSink }): (failure: MiddlewareFailure) => void {
   return (failure) => {
     const scope = (typeof failure.context === "object" && failure.context !== null ? failure.context : {}) as FailureScope;
-    const described = describeError(failure.error);
+    const described = describe(failure.error);
     const extension = failure.extension ?? "(no extension)";
     const where = {
       ...(text(scope.turnId) === undefined ? {} : { turnId: text(scope.turnId) }),
