@@ -1,17 +1,22 @@
 /**
  * The HTTP round trip every channel client (Telegram, Slack, Discord) makes: a fetch bounded by a deadline and
- * by the caller's signal, whose failures become coded faults (`E_<SERVICE>_TIMEOUT`, `E_<SERVICE>_UNREACHABLE`)
- * with every secret (bot tokens, which Telegram puts in the URL) cut out of the message, and a body reader
- * that stops at a byte cap (`E_<SERVICE>_FILE_TOO_LARGE`).
+ * by the caller's signal, whose failures become faults with the service's own codes (`E_TELEGRAM_TIMEOUT`,
+ * `E_SLACK_UNREACHABLE`, …) with every secret (bot tokens, which Telegram puts in the URL) cut out of the
+ * message, and a body reader that stops at a byte cap (the service's `…_FILE_TOO_LARGE`).
  */
 import type { JsonObject } from "../../shared/json.ts";
-import { ToolFault } from "../../tools/tool-errors.ts";
+import { TOOL_ERROR_CODES, ToolFault } from "../../tools/tool-errors.ts";
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
+/** A service's name (for messages) and the codes its failures carry. */
+export interface ChannelService {
+  name: string;
+  codes: { timeout: string; unreachable: string; fileTooLarge: string };
+}
+
 export interface HttpCallOptions {
-  /** Upper-case service name for error codes: `TELEGRAM` → `E_TELEGRAM_TIMEOUT`. */
-  service: string;
+  service: ChannelService;
   url: string;
   init: RequestInit;
   timeoutMs: number;
@@ -42,11 +47,11 @@ export async function httpCall(options: HttpCallOptions): Promise<Response> {
     return await (options.fetch ?? fetch)(options.url, { ...options.init, signal });
   } catch (error) {
     if (deadline.signal.aborted) {
-      throw new ToolFault(`E_${options.service}_TIMEOUT`, `no answer from the ${label(options.service)} API within ${options.timeoutMs} ms`, { suggestion: "Try again, or with a larger timeoutMs." });
+      throw new ToolFault(options.service.codes.timeout, `no answer from the ${options.service.name} API within ${options.timeoutMs} ms`, { suggestion: "Try again, or with a larger timeoutMs." });
     }
-    if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new ToolFault(`E_${options.service}_CANCELLED`, "the request was cancelled");
+    if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new ToolFault(TOOL_ERROR_CODES.cancelled, "the request was cancelled");
     const reason = redactSecrets(error instanceof Error ? error.message : String(error), options.secrets);
-    throw new ToolFault(`E_${options.service}_UNREACHABLE`, `cannot reach the ${label(options.service)} API at ${redactSecrets(new URL(options.url).origin, options.secrets)}: ${reason}`);
+    throw new ToolFault(options.service.codes.unreachable, `cannot reach the ${options.service.name} API at ${redactSecrets(new URL(options.url).origin, options.secrets)}: ${reason}`);
   } finally {
     clearTimeout(timer);
   }
@@ -87,8 +92,8 @@ export async function readStreamCapped(stream: ReadableStream<Uint8Array> | null
 }
 
 /** A response body's bytes, refused past `maxBytes` (checked on Content-Length and while reading). */
-export async function readCapped(response: Response, options: { maxBytes: number; service: string }): Promise<Uint8Array> {
-  const tooLarge = (size: string) => new ToolFault(`E_${options.service}_FILE_TOO_LARGE`, `the file is ${size}, more than maxBytes (${options.maxBytes})`, { suggestion: "Raise maxBytes (at most 20000000) if the file is really needed." });
+export async function readCapped(response: Response, options: { maxBytes: number; service: ChannelService }): Promise<Uint8Array> {
+  const tooLarge = (size: string) => new ToolFault(options.service.codes.fileTooLarge, `the file is ${size}, more than maxBytes (${options.maxBytes})`, { suggestion: "Raise maxBytes (at most 20000000) if the file is really needed." });
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (Number.isFinite(declared) && declared > options.maxBytes) {
     void response.body?.cancel().catch(() => undefined);
@@ -97,8 +102,4 @@ export async function readCapped(response: Response, options: { maxBytes: number
   const bytes = await readStreamCapped(response.body, options.maxBytes);
   if (bytes === undefined) throw tooLarge(`over ${options.maxBytes} bytes`);
   return bytes;
-}
-
-function label(service: string): string {
-  return service.charAt(0) + service.slice(1).toLowerCase();
 }

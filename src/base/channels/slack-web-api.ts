@@ -8,11 +8,11 @@
 import type { JsonObject } from "../../shared/json.ts";
 import { isJsonObject } from "../../shared/json.ts";
 import { ToolFault } from "../../tools/tool-errors.ts";
-import { httpCall, jsonBody, readCapped, type FetchLike } from "./http-call.ts";
+import { httpCall, jsonBody, readCapped, type ChannelService, type FetchLike } from "./http-call.ts";
 
 export const SLACK_API_BASE_URL = "https://slack.com/api";
 export const SLACK_BASE_URL_ENV = "GOONDAN_SLACK_API_BASE_URL";
-const SERVICE = "SLACK";
+const SERVICE: ChannelService = { name: "Slack", codes: { timeout: "E_SLACK_TIMEOUT", unreachable: "E_SLACK_UNREACHABLE", fileTooLarge: "E_SLACK_FILE_TOO_LARGE" } };
 /** Methods Slack does not accept JSON bodies for. */
 const FORM_METHODS = new Set(["conversations.history", "conversations.replies"]);
 

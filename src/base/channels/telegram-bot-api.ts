@@ -8,11 +8,11 @@
 import type { JsonObject } from "../../shared/json.ts";
 import { isJsonObject } from "../../shared/json.ts";
 import { ToolFault } from "../../tools/tool-errors.ts";
-import { httpCall, jsonBody, readCapped, type FetchLike } from "./http-call.ts";
+import { httpCall, jsonBody, readCapped, type ChannelService, type FetchLike } from "./http-call.ts";
 
 export const TELEGRAM_API_BASE_URL = "https://api.telegram.org";
 export const TELEGRAM_BASE_URL_ENV = "GOONDAN_TELEGRAM_API_BASE_URL";
-const SERVICE = "TELEGRAM";
+const SERVICE: ChannelService = { name: "Telegram", codes: { timeout: "E_TELEGRAM_TIMEOUT", unreachable: "E_TELEGRAM_UNREACHABLE", fileTooLarge: "E_TELEGRAM_FILE_TOO_LARGE" } };
 
 export interface TelegramBotApiOptions {
   token: string;

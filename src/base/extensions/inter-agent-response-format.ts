@@ -51,7 +51,7 @@ export function formatReply(message: Message, facts: ReplyFacts, options: { incl
     const text = replyText(message);
     if (text !== "") lines.push(text);
   } else {
-    lines.push(`error(${facts.errorCode ?? "AGENT_REQUEST_ERROR"}): ${facts.errorMessage ?? "agent request failed"}`);
+    lines.push(`error(${facts.errorCode ?? "AGENT_REQUEST_FAILED"}): ${facts.errorMessage ?? "agent request failed"}`);
   }
   if (options.includeRequestMetadata && facts.requestMetadata !== undefined) lines.push(`requestMetadata=${JSON.stringify(facts.requestMetadata)}`);
   return lines.join("\n");
