@@ -27,7 +27,7 @@ describe("a throwing extension middleware", () => {
     pipeline.register("turn", async () => {
       throw new Error("lost my notes");
     }, { extension: "notes" });
-    const result = await runTurn({ env: harness.env, event: userEvent("hi") });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
     expect(result).toMatchObject({ status: "error", error: { code: "AGENT_TURN_FAILED" } });
     const warning = lines.find((line) => line.level === 40);
     expect(warning).toMatchObject({ extension: "notes", hook: "turn", error: "lost my notes" });
@@ -42,7 +42,7 @@ describe("a throwing extension middleware", () => {
     pipeline.register("toolCall", async () => {
       throw new Error("no tools today");
     }, { extension: "gate" });
-    const result = await runTurn({ env: harness.env, event: userEvent("go") });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("go") });
     expect(result.status).toBe("ok");
     expect(harness.events.events.find((event) => event.type === "extension.failed")).toMatchObject({ toolName: "echo__say", data: { extension: "gate", hook: "toolCall" } });
     expect(harness.events.events.find((event) => event.type === "tool.failed")).toBeDefined();

@@ -57,7 +57,11 @@ describe("ctx.agents", () => {
   it("is on the turn and step contexts of a running turn", async () => {
     const { runtime, calls } = recordingRuntime(ok);
     const harness = testEnv({ model: scriptedModel([{ text: "done" }]).model });
-    harness.env.runtime = runtime;
+    const scopes: unknown[] = [];
+    harness.env.runtime = (scope) => {
+      scopes.push(scope);
+      return runtime;
+    };
     const seen: string[] = [];
     harness.env.pipeline.register("turn", async (ctx) => {
       const { response } = await ctx.agents.request({ target: "memory", input: ctx.inputEvent.input });
@@ -70,10 +74,11 @@ describe("ctx.agents", () => {
       seen.push((await ctx.agents.catalog()).agents.length.toString());
       return ctx.next();
     });
-    const result = await runTurn({ env: harness.env, event: userEvent("remember the milk") });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("remember the milk") });
     expect(result.status).toBe("ok");
     expect(seen).toEqual(["memory says hi", "2"]);
     expect(calls.map((call) => call.method)).toEqual(["request", "send"]);
     expect(calls[1]?.options).toMatchObject({ target: "observer", input: "done" });
+    expect(scopes).toContainEqual(expect.objectContaining({ traceId: "0".repeat(32), callChain: [], parentSpanId: expect.any(String) }));
   });
 });

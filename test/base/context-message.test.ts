@@ -66,7 +66,7 @@ describe("context-message", () => {
     const scripted = scriptedModel([{ text: "fine" }]);
     const broken = { catalog: async () => Promise.reject(new Error("orchestrator gone")) } as unknown as AgentToolRuntime;
     const harness = await withBaseExtensions({ model: scripted.model, runtime: broken, uses: [baseExtensionUse("context-message", { includeSwarmCatalog: true })] });
-    expect((await runTurn({ env: harness.env, event: userEvent("hi") })).status).toBe("ok");
+    expect((await runTurn({ env: harness.env, event: userEvent("hi") })).result.status).toBe("ok");
     expect(harness.logs.some((line) => line.level === 40 && String(line.msg).includes("catalog"))).toBe(true);
   });
 });

@@ -33,7 +33,8 @@ export interface ExtensionHarness extends TestEnv {
 
 export async function withBaseExtensions(options: { model: LanguageModel; uses: ExtensionUse[]; runtime?: AgentToolRuntime; systemPrompt?: string; maxStepsPerTurn?: number; stateRoot?: string }): Promise<ExtensionHarness> {
   const harness = testEnv({ model: options.model, ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }), ...(options.maxStepsPerTurn === undefined ? {} : { maxStepsPerTurn: options.maxStepsPerTurn }), ...(options.stateRoot === undefined ? {} : { stateRoot: options.stateRoot }) });
-  if (options.runtime !== undefined) harness.env.runtime = options.runtime;
+  const runtime = options.runtime;
+  if (runtime !== undefined) harness.env.runtime = () => runtime;
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger("agent", { level: "debug", destination: { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) } });
   await loadExtensions({

@@ -66,7 +66,7 @@ describe("message-compaction", () => {
     const { scripted } = model({ error: new APICallError({ message: "bad request", url: "http://x", requestBodyValues: {}, statusCode: 400, isRetryable: false }) });
     const harness = await withBaseExtensions({ model: scripted.model, uses: [baseExtensionUse("message-compaction", { maxMessages: 2, retainLastMessages: 0 })] });
     for (const input of ["one", "two"]) await runTurn({ env: harness.env, event: userEvent(input) });
-    const result = await runTurn({ env: harness.env, event: userEvent("three") });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("three") });
     expect(result.status).toBe("ok");
     expect(harness.reopenStore().messages.map((message) => messageAsText(message)).filter((text) => !text.startsWith("reply"))).toEqual(["one", "two", "three"]);
     expect(harness.logs.some((line) => line.level === 40 && String(line.msg).includes("could not summarise"))).toBe(true);

@@ -38,7 +38,7 @@ describe("tool-search", () => {
     const scripted = scriptedModel([{ toolCalls: [{ name: "tool-search__search", args: { query: "slack message" } }] }, { toolCalls: [{ name: "slack__send", args: {} }] }, { text: "sent" }, { text: "next turn" }]);
     const harness = await withBaseExtensions({ model: scripted.model, stateRoot, uses: [baseExtensionUse("tool-search")] });
     addTools(harness);
-    const result = await runTurn({ env: harness.env, event: userEvent("tell #general hello") });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("tell #general hello") });
     expect(result).toMatchObject({ status: "ok", response: "sent" });
     expect(offered(scripted.calls[0])).toEqual([...TOOLS.map((item) => item.name), "tool-search__search"].sort());
     expect(offered(scripted.calls[1])).toEqual(["slack__read", "slack__send", "tool-search__search"]);

@@ -114,7 +114,8 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
     emitMessageEvent: (messageEvent) => {
       if (!signal.aborted) env.store.emit(messageEvent, origin);
     },
-    agents: middlewareAgents(env.runtime),
+    // Requests from turn and step middleware carry the turn's trace and call chain, parented to the turn's span.
+    agents: middlewareAgents(env.runtime({ traceId: event.traceId, parentSpanId: turnSpanId, callChain: event.callChain })),
   };
 
   recoverInterruptedStep({ env, context, spans, ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }) });
