@@ -120,6 +120,7 @@ function fakeApi(harness: TestEnv, requiredTools: string[] = []) {
     state: { get: () => undefined, set: async () => {} },
     events: new EventBus(),
     logger: silentLogger(),
+    model: { generateText: () => Promise.reject(new Error("no model in this test")) },
   };
 }
 

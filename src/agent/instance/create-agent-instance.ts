@@ -23,6 +23,7 @@ import { PendingResults } from "../conversation/pending-results.ts";
 import { ResultsLog } from "../conversation/results-log.ts";
 import { ToolCompletions } from "../conversation/tool-completions.ts";
 import { EventBus } from "../extensions/event-bus.ts";
+import { reportExtensionFailures } from "../extensions/extension-failures.ts";
 import { ExtensionStateFile } from "../extensions/extension-state.ts";
 import { loadExtensions } from "../extensions/load-extensions.ts";
 import { PipelineRegistry } from "../extensions/pipeline-registry.ts";
@@ -31,6 +32,7 @@ import { modelTimeoutMs } from "../model/model-call-timeout.ts";
 import { createLanguageModel } from "../model/model-factory.ts";
 import { abortableSleep } from "../model/call-with-retry.ts";
 import { RECORD_CASSETTE_ENV, wrapWithRecorder } from "../model/recording-model.ts";
+import { extensionModel } from "../model/extension-model.ts";
 import { RuntimeEventLog } from "./runtime-event-log.ts";
 import type { TurnEnvironment } from "../loop/turn-environment.ts";
 
@@ -84,9 +86,9 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
   // Tools and extensions get their config with ValueSources resolved from this child's (scoped) env.
   const tools = agentTools(bundle, agent).map((tool) => (tool.spec.config === undefined ? tool : { ...tool, spec: { ...tool.spec, config: resolveConfigValues(tool.spec.config, env) as JsonObject } }));
   const registry = await ToolRegistry.fromResources(tools);
-  const pipeline = new PipelineRegistry();
   const state = new ExtensionStateFile(paths.state);
   const runtimeEvents = new RuntimeEventLog(paths.runtimeEvents, { agent: options.agent, instanceKey: options.instanceKey });
+  const pipeline = new PipelineRegistry({ onFailure: reportExtensionFailures({ logger, runtimeEvents }) });
   const events = new EventBus((type, error) => logger.warn({ type, err: error }, "extension event listener threw"));
   await loadExtensions({
     extensions: agentExtensions(bundle, agent).map((use) => ({ ...use, config: resolveConfigValues(use.config, env) as JsonObject })),
@@ -98,6 +100,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     state,
     events,
     logger,
+    model: extensionModel({ model, params: agent.spec.modelConfig.params ?? {}, timeoutMs: modelTimeoutMs(agentModel(bundle, agent)), logger }),
   });
 
   const store = ConversationStore.open({ basePath: paths.base, eventsPath: paths.events });

@@ -1,10 +1,11 @@
 /**
  * One step of a turn: build the catalog (rebuilt every step from the agent's tools plus dynamic tools) → step
- * middleware (may edit `ctx.toolCatalog`, add messages, or decide whether the turn continues) → one
- * `generateText` call (system prompt first, the valid model view of the conversation, tools WITHOUT `execute`,
- * each attempt bounded by the model's timeout, retried by callWithRetry) → the assistant message appended →
- * each tool call through `executeToolCall` with the toolCall middlewares (a pending call's completion goes to
- * env.toolCompletions) → the results appended as one tool message. Model failures throw ModelCallError.
+ * middleware (may edit `ctx.toolCatalog` and `ctx.systemPrompt`, add messages, or decide whether the turn
+ * continues) → one `generateText` call (system prompt first, the valid model view of the conversation, tools
+ * WITHOUT `execute`, each attempt bounded by the model's timeout, retried by callWithRetry) → the assistant
+ * message appended → each tool call through `executeToolCall` with the toolCall middlewares (a pending call's
+ * completion goes to env.toolCompletions) → the results appended as one tool message. Model failures throw
+ * ModelCallError.
  */
 import { generateText, jsonSchema, tool, type ModelMessage, type ToolSet } from "ai";
 import { compose } from "../../shared/compose.ts";
@@ -64,8 +65,10 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
     emitMessageEvent: (event) => {
       if (!scope.signal.aborted) turn.emitMessageEvent(event);
     },
+    agents: turn.agents,
     stepIndex,
     toolCatalog: buildCatalog({ registry: env.registry, agentTools: env.agentTools }),
+    systemPrompt: env.systemPrompt,
   };
 
   const core = async (ctx: StepMiddlewareContext): Promise<StepResult> => {
@@ -79,7 +82,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
           call: (abortSignal) =>
             generateText({
               model: env.model,
-              system: env.systemPrompt,
+              system: ctx.systemPrompt,
               messages,
               ...(catalog.length > 0 ? { tools: toToolSet(catalog) } : {}),
               maxRetries: 0,

@@ -3,7 +3,8 @@
  * step middleware stops asking for more), or `maxStepsPerTurn` (then `finishReason: "max_steps"` with the last
  * text). Turn middleware wraps the whole loop through the same `compose()`. Before each step, replies to
  * earlier async requests and completions of pending tool calls are shown to the model as messages (a
- * `results.arrived` event, which wakes an idle instance for them, adds no user message). A redelivered event
+ * `results.arrived` event, which wakes an idle instance for them, adds no user message; a reply's message also
+ * says what it answers as `__goondanInterAgentResponse` metadata, for extensions). A redelivered event
  * whose user message is already in the conversation resumes (no second user message); tool calls left
  * unanswered by the previous attempt are answered with E_TOOL_INTERRUPTED (it crashed) or removed (it was
  * stopped) first (recover-interrupted-step.ts). Every failure becomes a structured TurnResult; this never throws.
@@ -12,9 +13,11 @@ import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/agent-eve
 import { compose } from "../../shared/compose.ts";
 import { isGoondanError } from "../../shared/errors.ts";
 import { newSpanId } from "../../shared/ids.ts";
-import { isToolCompletion, pendingResultId, type PendingResult } from "../conversation/pending-results.ts";
+import { isToolCompletion, pendingResultId, type DelegateResult, type PendingResult } from "../conversation/pending-results.ts";
 import type { TokenUsage, TurnMiddlewareContext, TurnResult } from "../extensions/types.ts";
 import { createMessage } from "../conversation/message-factory.ts";
+import { middlewareAgents } from "../extensions/middleware-agents.ts";
+import type { JsonObject } from "../../shared/json.ts";
 import { recoverInterruptedStep } from "./recover-interrupted-step.ts";
 import { nextStepAfter, type NextStep, type TurnEnding } from "./next-step.ts";
 import { runStep, type TurnScope } from "./run-step.ts";
@@ -46,12 +49,32 @@ function deliverPendingResults(env: TurnEnvironment, context: TurnMiddlewareCont
     delivered.push(id);
     if (shown.has(id)) continue;
     const shownAs = pendingResultMessage(item);
+    const described: JsonObject = isToolCompletion(item) ? {} : { [INTER_AGENT_RESPONSE_KEY]: interAgentResponse(item, env.agentName, now()) };
     context.emitMessageEvent({
       type: "append",
-      message: createMessage({ id: ids("msg"), data: { role: "user", content: shownAs.text }, source: { type: "system", name: shownAs.source }, metadata: { [shownAs.idKey]: id, turnId: context.turnId }, now: now() }),
+      message: createMessage({ id: ids("msg"), data: { role: "user", content: shownAs.text }, source: { type: "system", name: shownAs.source }, metadata: { [shownAs.idKey]: id, turnId: context.turnId, ...described }, now: now() }),
     });
   }
   pending.remove(delivered);
+}
+
+/** Where an async reply's message says, as data, what it answers (the public Goondan metadata key). */
+export const INTER_AGENT_RESPONSE_KEY = "__goondanInterAgentResponse";
+
+function interAgentResponse(item: DelegateResult, self: string, at: number): JsonObject {
+  const status = item.status === "ok" ? "ok" : item.error?.code === "AGENT_REQUEST_TIMEOUT" ? "timeout" : "error";
+  return {
+    kind: "inter_agent_response",
+    version: 1,
+    requestId: item.correlationId,
+    fromAgentId: item.agent,
+    fromInstanceKey: item.instanceKey,
+    toAgentId: self,
+    async: true,
+    status,
+    receivedAt: new Date(at).toISOString(),
+    ...(item.error === undefined ? {} : { errorCode: item.error.code, errorMessage: item.error.message }),
+  };
 }
 
 /** How an arrived outcome reads to the model: a header line naming what it answers, then the outcome. */
@@ -91,6 +114,8 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
     emitMessageEvent: (messageEvent) => {
       if (!signal.aborted) env.store.emit(messageEvent, origin);
     },
+    // Requests from turn and step middleware carry the turn's trace and call chain, parented to the turn's span.
+    agents: middlewareAgents(env.runtime({ traceId: event.traceId, parentSpanId: turnSpanId, callChain: event.callChain })),
   };
 
   recoverInterruptedStep({ env, context, spans, ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }) });
