@@ -63,6 +63,8 @@ async function spawnToReady(argv: string[], env: Record<string, string>): Promis
       if (type === "fatal") throw new Error(`child fatal: ${JSON.stringify(message)}`);
     },
   });
+  // The orchestrator hands a new agent child its state first (an empty one here); the floor child ignores it.
+  child.send({ type: "hydrate", from: "orchestrator", to: "assistant/main", payload: { messages: [], pendingResults: [], extensionState: {} } });
   await ready;
   const ms = performance.now() - started;
   await Bun.sleep(300);

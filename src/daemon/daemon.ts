@@ -80,7 +80,7 @@ export class Daemon {
       submit: (submit) => orchestrator.submit(submit),
       processes: () => this.processes(),
       instances: () => orchestrator.instances(),
-      instancePaths: (agent, instanceKey) => orchestrator.instancePaths(agent, instanceKey),
+      runtimeEvents: (query) => orchestrator.runtimeEvents(query),
       restart: (request) => this.restarts.request(request),
     };
   }
@@ -139,6 +139,7 @@ export class Daemon {
         swarm: orchestrator.swarm.name,
         ingest: async (request) => {
           const submitted = orchestrator.ingest({ connection: request.connection, input: request.input, agent: request.agent, instanceKey: request.instanceKey, type: request.type, metadata: request.metadata });
+          await submitted.accepted;
           return { eventId: submitted.eventId, ...(request.wantsReply ? { reply: submitted.outcome } : {}) };
         },
         policy: () => orchestrator.swarm.policy,

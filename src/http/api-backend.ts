@@ -3,7 +3,7 @@
  * process table of agents and connectors together, and restart requests (validated, coalesced, applied).
  */
 import type { RestartAnswer } from "../protocol/restart-answer.ts";
-import type { InstancePaths } from "../shared/state-paths.ts";
+import type { RuntimeEventQuery, StoredRuntimeEvent } from "../store/store.ts";
 import type { ProcessInfo } from "../supervision/process-table.ts";
 import type { SubmitOptions, Submitted } from "../orchestrator/orchestrator-options.ts";
 import type { InstanceRow } from "../orchestrator/instances/stored-instances.ts";
@@ -16,7 +16,8 @@ export interface ApiBackend {
   /** Agents and connectors. */
   processes(): ProcessInfo[];
   instances(): InstanceRow[];
-  instancePaths(agent: string, instanceKey: string): InstancePaths;
+  /** Runtime events of the swarm, oldest first (`limit`: the newest ones). */
+  runtimeEvents(query: Omit<RuntimeEventQuery, "swarm">): StoredRuntimeEvent[];
   /** `POST /v1/restart`; absent: 501. */
   restart?(request: RestartRequest): Promise<RestartAnswer>;
 }

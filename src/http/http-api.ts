@@ -16,7 +16,6 @@ import { isGoondanError, describe } from "../shared/errors.ts";
 import { isJsonObject, type JsonObject } from "../shared/json.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
 import type { ApiBackend } from "./api-backend.ts";
-import { readRuntimeEvents } from "./read-runtime-events.ts";
 import { readJsonBody, BodyError } from "./read-json-body.ts";
 
 export interface HttpApiOptions {
@@ -73,9 +72,9 @@ export function createApiHandler(options: HttpApiOptions): (request: Request, se
           const limitParam = new URL(request.url).searchParams.get("limit");
           const limit = limitParam === null ? undefined : Number(limitParam);
           if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) return apiError(400, "E_API_BAD_REQUEST", `expected limit to be a positive integer, got ${JSON.stringify(limitParam)}`);
-          const result = readRuntimeEvents({ file: options.backend.instancePaths(agent, instanceKey).runtimeEvents, ...(limit ? { limit } : {}) });
-          if (!result) return apiError(404, "INSTANCE_NOT_FOUND", `instance ${agent}/${instanceKey} has no runtime events`);
-          return json(200, { agent, instanceKey, events: result.events, skipped: result.skipped });
+          const events = options.backend.runtimeEvents({ agent, instanceKey, ...(limit ? { limit } : {}) }).map((row) => row.event);
+          if (events.length === 0) return apiError(404, "INSTANCE_NOT_FOUND", `instance ${agent}/${instanceKey} has no runtime events`);
+          return json(200, { agent, instanceKey, events, skipped: 0 });
         },
       },
     },
@@ -128,6 +127,7 @@ export function createApiHandler(options: HttpApiOptions): (request: Request, se
       ...(typeof body.instanceKey === "string" ? { instanceKey: body.instanceKey } : {}),
       ...(isJsonObject(body.metadata) ? { metadata: body.metadata } : {}),
     });
+    await submitted.accepted;
     if (body.wait !== true) return json(202, { eventId: submitted.eventId, agent: submitted.agent, instanceKey: submitted.instanceKey });
     const timeoutMs = typeof body.timeoutMs === "number" ? body.timeoutMs : options.backend.swarm.policy.requestTimeoutMs;
     server?.timeout(request, 0);

@@ -11,6 +11,7 @@ import type { AgentEvent } from "../protocol/agent-event.ts";
 import type { RestartAnswer } from "../protocol/restart-answer.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
 import type { ProcessSpawner } from "../supervision/process-spawner.ts";
+import type { Store } from "../store/store.ts";
 
 export interface SubmitOptions {
   input: string;
@@ -29,6 +30,8 @@ export interface Submitted {
   eventId: string;
   agent: string;
   instanceKey: string;
+  /** Resolves once the event is durable (events accepted in the same tick share one sync): acknowledge it then. */
+  accepted: Promise<void>;
   /** Settles when the event's turn ends (or the orchestrator stops first). */
   outcome: Promise<TurnOutcome>;
 }
@@ -44,6 +47,8 @@ export interface OrchestratorOptions {
   swarm?: string;
   stateRoot: string;
   spawner: ProcessSpawner;
+  /** The swarm's durable state. Default: the embedded store of the state root (`<stateRoot>/goondan.db`). */
+  store?: Store;
   /** Default: the system clock. */
   clock?: Clock;
   /** Default: `newId`. */

@@ -10,18 +10,16 @@ import { systemClock, type Clock } from "../shared/clock.ts";
 import { UsageError, describe } from "../shared/errors.ts";
 import { newId, newTraceId, type IdGenerator } from "../shared/ids.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
-import { migrateSafeNames } from "../shared/migrate-safe-names.ts";
 import { instancePaths, type InstancePaths } from "../shared/state-paths.ts";
 import { instanceAddress, type AgentEvent } from "../protocol/agent-event.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
 import { ProcessPool } from "../supervision/process-pool.ts";
 import { processTable, type ProcessInfo } from "../supervision/process-table.ts";
 import { AgentSpawnRequests } from "./agent-spawn-requests.ts";
-import { DurableInbox, type InboxEntry, type SyncPolicy } from "./instances/durable-inbox.ts";
 import { Instance } from "./instances/instance.ts";
 import type { InstanceHooks } from "./instances/instance-options.ts";
-import { resumeInboxes } from "./instances/resume-inboxes.ts";
-import { instanceRows, storedInstances, type InstanceRow } from "./instances/stored-instances.ts";
+import { resumeUnanswered } from "./instances/resume-unanswered.ts";
+import { instanceRows, type InstanceRow } from "./instances/stored-instances.ts";
 import type { ReloadPlan } from "./reload/reload-plan.ts";
 import { restartInstances } from "./reload/restart-instances.ts";
 import { OutcomeRouter } from "./routing/outcome-router.ts";
@@ -31,6 +29,9 @@ import { handleRuntimeCall, type RouterHost } from "./routing/runtime-router.ts"
 import { OutcomeWaiters, stoppedOutcome } from "./routing/turn-outcomes.ts";
 import type { OrchestratorOptions, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 import { swarmView, type SwarmView } from "./swarm-view.ts";
+import type { RuntimeEvent } from "../protocol/runtime-event.ts";
+import type { RuntimeEventQuery, Store, StoredRuntimeEvent } from "../store/store.ts";
+import { openStateStore } from "../store/open-state-store.ts";
 
 export type { TurnOutcome };
 export type { OrchestratorOptions, RestartRequester, SubmitOptions, Submitted } from "./orchestrator-options.ts";
@@ -50,6 +51,9 @@ export class Orchestrator {
   private readonly spawnRequests: AgentSpawnRequests;
   private readonly router: RouterHost;
   private readonly hooks: InstanceHooks;
+  private readonly runtimeEventListeners = new Set<(events: readonly RuntimeEvent[]) => void>();
+  /** The one store of the swarm's durable state. */
+  readonly store: Store;
 
   constructor(private readonly options: OrchestratorOptions) {
     this.bundle = options.bundle;
@@ -57,11 +61,14 @@ export class Orchestrator {
     this.clock = options.clock ?? systemClock;
     this.ids = options.ids ?? newId;
     this.logger = options.logger ?? silentLogger();
+    this.store = options.store ?? openStateStore({ stateRoot: options.stateRoot, logger: this.logger });
     this.spawnRequests = new AgentSpawnRequests({ stateRoot: options.stateRoot, env: options.env ?? process.env, childEnv: options.childEnv ?? {}, logger: this.logger });
     this.pending = new PendingRequests({ clock: this.clock, onTimeout: (request) => this.outcomes.requestTimedOut(request) });
     this.outcomes = new OutcomeRouter({
       waiters: this.waiters,
       pending: this.pending,
+      store: this.store,
+      swarm: () => this.view.instanceKey,
       logger: this.logger,
       requester: (address) => {
         const slash = address.indexOf("/");
@@ -79,7 +86,9 @@ export class Orchestrator {
       clock: this.clock,
       ids: this.ids,
       pending: this.pending,
-      accept: (event, sync) => void this.accept(event, sync),
+      accept: (event) => this.accept(event),
+      accepted: (eventId) => this.store.inboxRecord(this.view.instanceKey, eventId),
+      replyFromStore: (request, outcome) => this.outcomes.replyFromStore(request, outcome),
       spawn: (agent, instanceKey) => {
         const instance = this.instance(agent, instanceKey);
         instance.ensureStarted();
@@ -98,7 +107,11 @@ export class Orchestrator {
       runtimeCall: (instance, call) => void handleRuntimeCall({ host: this.router, requester: instance, call }).catch((error: unknown) => this.logger.error({ error: describe(error) }, "runtime call failed")),
       // Queued or in-flight work shows the results anyway; otherwise a turn of its own.
       resultsWaiting: (instance, { count }) => {
-        if (this.accepting && !instance.hasWork()) this.accept(resultsArrivedEvent({ id: this.ids("evt"), agent: instance.agent, instanceKey: instance.instanceKey, count, now: this.clock.now() }), "write");
+        if (this.accepting && !instance.hasWork()) void this.accept(resultsArrivedEvent({ id: this.ids("evt"), agent: instance.agent, instanceKey: instance.instanceKey, count, now: this.clock.now() }));
+      },
+      runtimeEvents: (_instance, events) => {
+        this.store.appendRuntimeEvents(this.view.instanceKey, events);
+        for (const listener of this.runtimeEventListeners) listener(events);
       },
     };
   }
@@ -115,16 +128,10 @@ export class Orchestrator {
     return this.options.stateRoot;
   }
 
-  /**
-   * Resumes every accepted, unanswered event found in the inboxes under the state root, after moving instance
-   * directories an older goondan named to their current names (migrate-safe-names.ts).
-   */
+  /** Resumes every accepted, unanswered event of the swarm's store (and wakes instances with results waiting). */
   start(): { resumed: number } {
-    const migration = migrateSafeNames({ stateRoot: this.options.stateRoot });
-    if (migration.moved.length > 0) this.logger.info({ moved: migration.moved }, "renamed instance directories to their current names");
-    if (migration.skipped.length > 0) this.logger.warn({ skipped: migration.skipped }, "instance directories with ambiguous old names left where they are");
-    return resumeInboxes({
-      stateRoot: this.options.stateRoot,
+    return resumeUnanswered({
+      store: this.store,
       view: this.view,
       clock: this.clock,
       logger: this.logger,
@@ -152,13 +159,14 @@ export class Orchestrator {
       createdAt: new Date(now).toISOString(),
     };
     const outcome = this.waiters.outcome(event.id);
+    let accepted: Promise<void>;
     try {
-      this.accept(event);
+      accepted = this.accept(event);
     } catch (error) {
       this.waiters.forget(event.id);
       throw error;
     }
-    return { eventId: event.id, agent, instanceKey, outcome };
+    return { eventId: event.id, agent, instanceKey, accepted, outcome };
   }
 
   /** Connectors submit their routed events here (same durability as `submit`). */
@@ -172,9 +180,20 @@ export class Orchestrator {
     return processTable([...this.instancesByAddress.values()]);
   }
 
-  /** Known instances (live or with files under the state root), with status and queue length. */
+  /** Known instances (live, or with state in the store), with status and queue length. */
   instances(): InstanceRow[] {
-    return instanceRows({ supervisors: [...this.instancesByAddress.values()], stored: storedInstances({ stateRoot: this.options.stateRoot, swarmInstanceKey: this.view.instanceKey }) });
+    return instanceRows({ supervisors: [...this.instancesByAddress.values()], stored: this.store.instances(this.view.instanceKey) });
+  }
+
+  /** The swarm's runtime events (`GET /v1/instances/.../events`, `goondan logs`, watchers catching up). */
+  runtimeEvents(query: Omit<RuntimeEventQuery, "swarm">): StoredRuntimeEvent[] {
+    return this.store.runtimeEvents({ ...query, swarm: this.view.instanceKey });
+  }
+
+  /** Calls `listener` with every batch of runtime events the instances send, as they arrive; returns the unsubscribe. */
+  onRuntimeEvents(listener: (events: readonly RuntimeEvent[]) => void): () => void {
+    this.runtimeEventListeners.add(listener);
+    return () => void this.runtimeEventListeners.delete(listener);
   }
 
   /** Where an instance keeps its files (its runtime events, for the HTTP API). */
@@ -198,7 +217,7 @@ export class Orchestrator {
       plan,
       gracePeriodMs: this.gracePeriodMs(),
       startAgain: () => this.accepting,
-      instancePaths: (instance) => this.instancePaths(instance.agent, instance.instanceKey),
+      clearConversation: (instance) => this.store.clearConversation({ swarm: view.instanceKey, ...instance }),
       retire: (instance) => this.instancesByAddress.delete(instance.address),
     });
     this.logger.info({ restarted, reasons: plan.reasons ?? [] }, "reloaded");
@@ -217,9 +236,9 @@ export class Orchestrator {
         this.abandonQueuedRequests(instance);
       }),
     );
-    for (const instance of instances) instance.inbox.close();
     this.pending.clear();
     this.waiters.settleAll(stoppedOutcome);
+    await this.store.close();
     this.logger.info({ reason: options.reason }, "orchestrator stopped");
   }
 
@@ -235,16 +254,13 @@ export class Orchestrator {
     }
   }
 
-  /** `sync`: how durable the event must be before this returns (durable-inbox.ts; outside events: fdatasync). */
-  private accept(event: AgentEvent, sync: SyncPolicy = "fdatasync"): InboxEntry {
+  /**
+   * Accepts an event into its instance's queue and the store; the promise resolves once it is durable (events
+   * accepted in the same tick share one sync). Delivery may start before: nobody is told it was accepted until then.
+   */
+  private accept(event: AgentEvent): Promise<void> {
     if (!this.accepting) throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
-    const instance = this.instance(event.agent, event.instanceKey);
-    const entry = instance.inbox.append({ event, now: this.clock.now() });
-    // Delivery may overlap the sync; the event is acknowledged (returned) only once it is as durable as its
-    // source needs (durable-inbox.ts: outside events fdatasynced, agent requests written).
-    instance.enqueue(entry);
-    if (sync === "fdatasync") instance.inbox.sync();
-    return entry;
+    return this.instance(event.agent, event.instanceKey).accept(event, this.clock.now());
   }
 
   private gracePeriodMs(): number {
@@ -256,9 +272,10 @@ export class Orchestrator {
     const existing = this.instancesByAddress.get(address);
     if (existing) return existing;
     const instance = new Instance({
+      swarm: this.view.instanceKey,
       agent,
       instanceKey,
-      inbox: new DurableInbox(this.instancePaths(agent, instanceKey).inbox),
+      store: this.store,
       spawner: this.options.spawner,
       spawnRequest: () => this.spawnRequests.request({ bundle: this.bundle, swarm: this.view.name, agent, instanceKey }),
       clock: this.clock,

@@ -18,7 +18,8 @@ export interface AgentEvent {
   instanceKey: string;
   source: { kind: "user" | "agent" | "connector" | "api" | "system"; name: string; instanceKey?: string };
   /** Present when the sender waits for a reply. `target` is the requesting instance address. */
-  replyTo?: { target: InstanceAddress; correlationId: string };
+  /** Where the answer goes; `async`: the requester's turn does not wait for it (it becomes a pending result). */
+  replyTo?: { target: InstanceAddress; correlationId: string; async?: true };
   traceId: string;
   /** The caller's tool span, when delegated. */
   parentSpanId?: string;

@@ -27,3 +27,6 @@ export interface InstanceCommit {
 
 export const isEmptyCommit = (commit: InstanceCommit): boolean =>
   (commit.changes?.length ?? 0) === 0 && (commit.consumed?.length ?? 0) === 0 && (commit.added?.length ?? 0) === 0 && Object.keys(commit.extensionState ?? {}).length === 0;
+
+/** The state of an instance that has none yet. */
+export const emptyInstanceState = (): InstanceState => ({ messages: [], pendingResults: [], extensionState: {} });

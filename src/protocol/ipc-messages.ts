@@ -6,6 +6,8 @@
 import type { JsonObject, JsonValue } from "../shared/json.ts";
 import type { AgentEvent } from "./agent-event.ts";
 import type { ErrorInfo } from "./error-info.ts";
+import type { InstanceCommit, InstanceState } from "./instance-state.ts";
+import type { RuntimeEvent } from "./runtime-event.ts";
 import type { Reply, TurnOutcome } from "./turn-outcome.ts";
 
 export const ORCHESTRATOR = "orchestrator";
@@ -20,13 +22,18 @@ export interface ParentToChild {
    * Deliver one event; `attempt` counts deliveries (1 = first). `crashedBefore` says how the child died with
    * this event in flight the last time ("it was killed by SIGSEGV"): the tool calls that were running then
    * are answered with `E_TOOL_INTERRUPTED` instead of being asked for again. Absent after a clean stop.
+   * `redelivery` says the event was delivered before (also after an orchestrator restart, when attempts start over).
    */
-  event: { event: AgentEvent; attempt: number; crashedBefore?: string };
+  event: { event: AgentEvent; attempt: number; crashedBefore?: string; redelivery?: boolean };
   /** Answer to a `runtime_call`. */
   runtime_result: { callId: string; ok: boolean; value?: JsonValue; error?: ErrorInfo };
   /** A reply to a request this instance made (blocking or async). */
   delegate_result: Reply;
   shutdown: { gracePeriodMs: number; reason: string };
+  /** Agent children, first of all: the instance's durable state (conversation, pending results, extension state). */
+  hydrate: InstanceState;
+  /** Agent children: the commit with this `seq` is durable (or, with `error`, could not be made durable). */
+  committed: { seq: number; error?: ErrorInfo };
   /** Connector children: what to run, with the Connection's resolved config and secrets (never in argv). */
   connector_start: ConnectorStartPayload;
   /** Connector children: an emitted event was durably accepted (or refused, with a reason). */
@@ -49,8 +56,15 @@ export interface ChildToParent {
   ready: { pid: number; agent: string; instanceKey: string };
   /** An event was taken off the queue and its turn started. */
   turn_started: { eventId: string; turnId: string };
-  /** Exactly one per delivered event: the turn committed (ok or error). */
-  turn_result: TurnOutcome;
+  /**
+   * Exactly one per delivered event: the turn's outcome, with what the turn changed since its last commit; the
+   * orchestrator makes both durable in one transaction, then routes the outcome.
+   */
+  turn_result: TurnOutcome & { commit?: InstanceCommit };
+  /** Makes a part of a turn durable before the turn goes on (a step's tool calls before they run, extension state). */
+  commit: InstanceCommit & { seq: number };
+  /** Runtime events, in batches (not acknowledged). */
+  runtime_events: { events: RuntimeEvent[] };
   /** `ctx.runtime.*` from a tool: request/send/spawn/list/catalog/restart. */
   runtime_call: { callId: string; method: RuntimeMethod; args: JsonObject; traceId?: string; parentSpanId?: string; callChain: string[] };
   shutdown_ack: { reason: string };
@@ -84,8 +98,8 @@ export interface IpcEnvelope<T extends string = string, P = unknown> {
 export type ParentMessage = { [K in keyof ParentToChild]: IpcEnvelope<K, ParentToChild[K]> }[keyof ParentToChild];
 export type ChildMessage = { [K in keyof ChildToParent]: IpcEnvelope<K, ChildToParent[K]> }[keyof ChildToParent];
 
-const PARENT_TYPES = new Set<string>(["event", "runtime_result", "delegate_result", "shutdown", "connector_start", "connector_ack", "connector_reply"]);
-const CHILD_TYPES = new Set<string>(["ready", "turn_started", "turn_result", "runtime_call", "results_waiting", "heartbeat", "shutdown_ack", "fatal", "connector_ready", "connector_event"]);
+const PARENT_TYPES = new Set<string>(["event", "runtime_result", "delegate_result", "shutdown", "hydrate", "committed", "connector_start", "connector_ack", "connector_reply"]);
+const CHILD_TYPES = new Set<string>(["ready", "turn_started", "turn_result", "commit", "runtime_events", "runtime_call", "results_waiting", "heartbeat", "shutdown_ack", "fatal", "connector_ready", "connector_event"]);
 
 function isEnvelope(value: unknown): value is IpcEnvelope {
   if (typeof value !== "object" || value === null) return false;

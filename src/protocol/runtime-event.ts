@@ -18,7 +18,8 @@ export type RuntimeEventType =
   | "tool.completed"
   | "tool.failed"
   | "conversation.recovered"
-  | "model.retried";
+  | "model.retried"
+  | "extension.failed";
 
 export interface RuntimeEvent {
   type: RuntimeEventType;

@@ -22,6 +22,8 @@ export interface TurnOutcome {
 /** A turn's outcome as the instance that requested it receives it, matched by the correlationId it chose. */
 export interface Reply extends TurnOutcome {
   correlationId: string;
+  /** A reply to an async request: the requester keeps it as a pending result. Absent: a blocking call waits for it. */
+  async?: true;
 }
 
 /** An error outcome for an event that got no turn (given up, stopped, timed out). */

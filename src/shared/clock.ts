@@ -15,3 +15,23 @@ export const systemClock: Clock = {
   setTimeout: (callback, ms) => ({ id: setTimeout(callback, ms) }),
   clearTimeout: (handle) => clearTimeout(handle.id as ReturnType<typeof setTimeout>),
 };
+
+/** One timer on a clock that is armed again and again: `arm` replaces a pending callback, `clear` cancels it. */
+export class OneShotTimer {
+  private handle: TimerHandle | undefined;
+
+  constructor(private readonly clock: Clock) {}
+
+  arm(ms: number, callback: () => void): void {
+    this.clear();
+    this.handle = this.clock.setTimeout(() => {
+      this.handle = undefined;
+      callback();
+    }, ms);
+  }
+
+  clear(): void {
+    if (this.handle) this.clock.clearTimeout(this.handle);
+    this.handle = undefined;
+  }
+}

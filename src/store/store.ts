@@ -39,7 +39,8 @@ export interface StoredInstance extends InstanceRef {
 }
 
 export interface RuntimeEventQuery {
-  swarm: string;
+  /** Default: every swarm of the state root (operator commands). */
+  swarm?: string;
   agent?: string;
   instanceKey?: string;
   turnId?: string;
@@ -66,8 +67,12 @@ export interface Store {
   inboxRecord(swarm: string, eventId: string): InboxRecord | undefined;
   /** Every accepted, unanswered event of the swarm, in acceptance order. */
   unanswered(swarm: string): InboxRecord[];
-  /** A delivery of the event crashed its child (`why`: how it died); counted durably. */
-  recordCrash(swarm: string, eventId: string, why: string): void;
+  /**
+   * A delivery of the event ended without an answer. A crash (`crash`: how the child died) is counted durably (the
+   * poison decision) and its cause kept for the next delivery; a deliberate stop (`crash` absent) clears the cause,
+   * so the next delivery does not blame the event for a death it did not cause.
+   */
+  recordInterrupted(swarm: string, eventId: string, crash?: string): void;
   /** Answers an event without a turn (given up, timed out, refused); resolves once durable. */
   answer(swarm: string, eventId: string, outcome: TurnOutcome): Promise<void>;
 
@@ -85,8 +90,8 @@ export interface Store {
   clearConversation(instance: InstanceRef): Promise<boolean>;
   /** Removes everything of an instance (`goondan instance delete`). */
   deleteInstance(instance: InstanceRef): Promise<boolean>;
-  /** The instances the swarm has state for. */
-  instances(swarm: string): StoredInstance[];
+  /** The instances the swarm (every swarm when absent) has state for. */
+  instances(swarm?: string): StoredInstance[];
 
   /** Keeps runtime events (not awaited: losing the last few on a crash costs no correctness). */
   appendRuntimeEvents(swarm: string, events: readonly RuntimeEvent[]): void;

@@ -6,7 +6,7 @@
  * The registry holds what CAN run; the per-step catalog (tool-catalog.ts) decides what MAY run.
  */
 import { resolve } from "node:path";
-import type { ToolResource } from "../config/types.ts";
+import { BUILTIN_PACKAGE, type ToolResource } from "../config/types.ts";
 import { ConfigError } from "../shared/errors.ts";
 import type { JsonObject } from "../shared/json.ts";
 import { compileArgsValidator, type ArgsValidator } from "./args-validator.ts";
@@ -15,6 +15,8 @@ import { DEFAULT_ERROR_MESSAGE_LIMIT } from "./tool-errors.ts";
 import type { ToolCatalogItem, ToolHandler, ToolSource } from "./types.ts";
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+/** The built-in tool whose calls may run again after a restart (see ToolRegistryEntry.resumable). */
+const RESUMABLE_BUILTIN_TOOL = "agents";
 const DEFAULT_PARAMETERS: JsonObject = { type: "object", properties: {} };
 
 export interface ToolRegistryEntry {
@@ -28,6 +30,12 @@ export interface ToolRegistryEntry {
   readonly config: JsonObject;
   /** True for tools added with `register()` (extensions, MCP). */
   readonly dynamic: boolean;
+  /**
+   * Safe to run again with the same tool call id after a crash or restart, because what it does is identified by
+   * that id and not done twice (the built-in `agents` tool: the orchestrator dedupes its requests). Other tools
+   * whose call started are answered as interrupted instead.
+   */
+  readonly resumable: boolean;
 }
 
 export interface RegisterToolOptions {
@@ -110,6 +118,7 @@ export class ToolRegistry {
         errorMessageLimit: resource.spec.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT,
         config: resource.spec.config ?? {},
         dynamic: false,
+        resumable: resource.source.package === BUILTIN_PACKAGE && resourceName === RESUMABLE_BUILTIN_TOOL,
         where: path,
       });
     });
@@ -167,7 +176,7 @@ export class ToolRegistry {
   private add(
     item: ToolCatalogItem,
     handler: ToolHandler,
-    options: { timeoutMs: number; errorMessageLimit: number; config: JsonObject; dynamic: boolean; where: string },
+    options: { timeoutMs: number; errorMessageLimit: number; config: JsonObject; dynamic: boolean; resumable?: boolean; where: string },
   ): void {
     if (this.entries.has(item.name)) {
       throw new ConfigError("E_CONFIG_DUPLICATE_NAME", `${options.where}: a tool named ${item.name} is already registered`);
@@ -196,6 +205,7 @@ export class ToolRegistry {
       errorMessageLimit: options.errorMessageLimit,
       config: options.config,
       dynamic: options.dynamic,
+      resumable: options.resumable === true,
     });
   }
 }

@@ -85,6 +85,11 @@ export interface RuntimeCallContext {
   parentSpanId?: string;
   /** Agent names from the original caller to this agent, inclusive. */
   callChain: string[];
+  /**
+   * Stable for one tool call (its event id and tool call id): requests it makes get correlation ids derived from it,
+   * so running the call again after a restart reattaches to the same requests instead of sending new ones.
+   */
+  callKey?: string;
 }
 
 export interface AgentRequestOptions {

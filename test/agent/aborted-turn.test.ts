@@ -1,5 +1,4 @@
 import { describe, expect, it } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
 import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
 import { tempStateRoot, testEnv, userEvent } from "./support/test-env.ts";
@@ -7,7 +6,7 @@ import { tempStateRoot, testEnv, userEvent } from "./support/test-env.ts";
 const sleepItem = { name: "work__run", description: "does work", parameters: { type: "object", properties: {} } };
 
 describe("an aborted turn", () => {
-  it("stores no tool results, so its redelivery asks the model again and the tool really runs", async () => {
+  it("keeps the tool call it committed before running it, stores no result for it, and its redelivery tells the model the call was interrupted", async () => {
     const stateRoot = tempStateRoot();
     const event = userEvent("do the work");
     const first = scriptedModel([{ toolCalls: [{ id: "c1", name: "work__run" }] }]);
@@ -21,10 +20,10 @@ describe("an aborted turn", () => {
     const ending = await runTurn({ env: aborted.env, event, signal: shutdown.signal });
     expect(ending.type).toBe("aborted");
     expect(ending.result).toMatchObject({ status: "error", finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED" } });
-    const stored = existsSync(aborted.paths.events) ? readFileSync(aborted.paths.events, "utf8") : "";
+    const stored = JSON.stringify(aborted.durableMessages());
     expect(stored).toContain("do the work");
+    expect(stored).toContain("work__run");
     expect(stored).not.toContain("tool-result");
-    expect(stored).not.toContain("E_TOOL_CANCELLED");
     first.assertDone();
 
     const second = scriptedModel([{ toolCalls: [{ id: "c2", name: "work__run" }] }, { text: "worked" }]);
@@ -34,11 +33,12 @@ describe("an aborted turn", () => {
       runs.push("ran");
       return "done";
     });
-    const { result: resumed } = await runTurn({ env: redelivered.env, event });
+    const { result: resumed } = await runTurn({ env: redelivered.env, event, redelivery: true });
     expect(resumed).toMatchObject({ status: "ok", response: "worked" });
-    expect(second.calls[0]!.prompt.map((message) => message.role)).toEqual(["system", "user"]);
+    expect(second.calls[0]!.prompt.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool"]);
+    expect(JSON.stringify(second.calls[0]!.prompt)).toContain("E_TOOL_INTERRUPTED");
+    // The model chose to run it again: it runs once, as asked.
     expect(runs).toEqual(["ran"]);
-    expect(JSON.stringify(second.calls[1]!.prompt)).not.toContain("E_TOOL_CANCELLED");
     second.assertDone();
   });
 });

@@ -69,7 +69,7 @@ describe("ctx.runtime over IPC", () => {
 
   it("shows an async request's reply to the model before its next step", async () => {
     const { child, correlationId, llm: server } = await childAfterAsyncRequest("the job said done");
-    child.send("delegate_result", reply({ correlationId, agent: "worker", instanceKey: "main", response: "job done" }));
+    child.send("delegate_result", { ...reply({ correlationId, agent: "worker", instanceKey: "main", response: "job done" }), async: true });
     child.send("event", { event: agentEvent("any news?"), attempt: 1 });
     await child.waitFor("turn_result", (message) => message.payload.response === "the job said done");
     const shown = JSON.stringify(server.requests[2]!.body.messages);
@@ -79,7 +79,7 @@ describe("ctx.runtime over IPC", () => {
 
   it("asks for a turn when an async reply arrives while it is idle, and shows it in the results.arrived turn", async () => {
     const { child, correlationId, llm: server } = await childAfterAsyncRequest("the worker reports: job done");
-    child.send("delegate_result", reply({ correlationId, agent: "worker", instanceKey: "main", response: "job done" }));
+    child.send("delegate_result", { ...reply({ correlationId, agent: "worker", instanceKey: "main", response: "job done" }), async: true });
     const asked = await child.waitFor("results_waiting");
     expect(asked.payload).toEqual({ count: 1 });
     const wake = { ...agentEvent(""), type: RESULTS_ARRIVED_EVENT, source: { kind: "system" as const, name: "results-arrived" } };
@@ -89,5 +89,14 @@ describe("ctx.runtime over IPC", () => {
     const messages = server.requests[2]!.body.messages;
     expect(messages.at(-1)).toMatchObject({ role: "user", content: expect.stringContaining(`request ${correlationId}, status ok]\njob done`) });
     expect(messages.filter((message) => message.role === "user")).toHaveLength(2);
+  });
+
+  it("drops a reply to a blocking call that is not waiting: the redelivered turn's reattached call gets it from the store", async () => {
+    const { child, llm: server } = await childAfterAsyncRequest("unused");
+    child.send("delegate_result", reply({ correlationId: "corr_of_a_call_run_again_later", agent: "worker", instanceKey: "main", response: "job done" }));
+    child.send("event", { event: agentEvent("any news?"), attempt: 1 });
+    await child.waitFor("turn_result", (message) => message.payload.response === "unused");
+    expect(child.messages.some((message) => message.type === "results_waiting")).toBe(false);
+    expect(JSON.stringify(server.requests[2]!.body.messages)).not.toContain("job done");
   });
 });

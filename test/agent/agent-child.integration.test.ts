@@ -1,15 +1,17 @@
 import { describe, expect, it } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { instancePaths } from "../../src/shared/state-paths.ts";
 import { startLoopbackLlm, systemPrompt, toolNames, toolResults } from "../helpers/loopback-llm.ts";
-import { agentEvent, spawnAgentChild, startChildOnLoopback, writeFixtureBundle } from "./support/child-harness.ts";
-import { tempStateRoot } from "./support/test-env.ts";
+import { agentEvent, CHILD_INSTANCE, spawnAgentChild, startChildOnLoopback, writeFixtureBundle } from "./support/child-harness.ts";
+import { storeFor, tempStateRoot } from "./support/test-env.ts";
 import { killChild, useCleanups } from "../helpers/cleanups.ts";
 
 const defer = useCleanups();
 
 const paths = (stateRoot: string) => instancePaths({ stateRoot, swarmInstanceKey: "fixture-key", agent: "assistant", instanceKey: "main" });
+/** The types of the runtime events the child handed over, in order (the harness stores them as the orchestrator does). */
+const storedEventTypes = (stateRoot: string) => storeFor(stateRoot).runtimeEvents({ swarm: CHILD_INSTANCE.swarm }).map((stored) => stored.event.type);
 
 for (const stream of [false, true]) {
   describe(`agent child over IPC (${stream ? "SSE" : "JSON"})`, () => {
@@ -36,10 +38,9 @@ for (const stream of [false, true]) {
       expect(toolResults(second!)).toEqual([{ toolCallId: "call_a", content: { status: "ok", output: { echoed: "ping" } } }]);
       expect(server.unexpected).toHaveLength(0);
 
-      const files = paths(stateRoot);
-      expect(readFileSync(files.events, "utf8")).toBe("");
-      expect(readFileSync(files.base, "utf8").trim().split("\n")).toHaveLength(4);
-      const runtimeEvents = readFileSync(files.runtimeEvents, "utf8").trim().split("\n").map((line) => JSON.parse(line).type);
+      await Bun.sleep(50);
+      expect(storeFor(stateRoot).instanceState(CHILD_INSTANCE).messages.map((message) => message.data.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+      const runtimeEvents = storedEventTypes(stateRoot);
       expect(runtimeEvents).toContain("tool.completed");
       expect(runtimeEvents.at(-1)).toBe("turn.completed");
     });
@@ -103,7 +104,7 @@ describe("agent child lifecycle", () => {
     expect(await child.exited).toBe(0);
   });
 
-  it("aborts a turn still running when the shutdown grace period ends and leaves it uncommitted for redelivery", async () => {
+  it("aborts a turn still running when the shutdown grace period ends; the redelivery answers the interrupted call", async () => {
     const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 30_000 } }] }, { text: "finished after restart" }] });
     defer(() => server.close());
     const bundle = writeFixtureBundle({ endpoint: server.url });
@@ -128,9 +129,25 @@ describe("agent child lifecycle", () => {
     const result = await next.waitFor("turn_result", undefined, 10_000);
     expect(result.payload).toMatchObject({ eventId: event.id, status: "ok", response: "finished after restart" });
     expect(server.requests).toHaveLength(2);
-    // The aborted tool call left no (cancelled) result behind: the model is asked again from the user message.
-    expect(JSON.stringify(server.requests[1]!.body.messages)).not.toContain("E_TOOL_CANCELLED");
-    expect(server.requests[1]!.body.messages.map((message) => message.role)).toEqual(["system", "user"]);
+    // The step was committed before its tool ran: the redelivery shows the model that call as interrupted (it is
+    // not run again behind its back) instead of a cancelled result or nothing at all.
+    const resumed = JSON.stringify(server.requests[1]!.body.messages);
+    expect(resumed).not.toContain("E_TOOL_CANCELLED");
+    expect(resumed).toContain("E_TOOL_INTERRUPTED");
+    expect(server.requests[1]!.body.messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool"]);
+  });
+
+  it("exits without answering when the store refuses a step, so the next child starts from what the store holds", async () => {
+    const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ id: "call_a", name: "slow__echo", args: { text: "ping" } }] }, { text: "never asked" }] });
+    defer(() => server.close());
+    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot(), refuseCommits: true });
+    defer(killChild(child));
+    await child.waitFor("ready");
+    child.send("event", { event: agentEvent("please echo ping"), attempt: 1 });
+    expect(await child.exited).toBe(1);
+    expect(child.messages.filter((message) => message.type === "turn_result")).toHaveLength(0);
+    expect(server.requests).toHaveLength(1);
+    expect(await child.output()).toContain("the store refused this turn's step");
   });
 
   it("logs JSON with agent and instanceKey bound and never the api key", async () => {
@@ -172,26 +189,32 @@ describe("agent child lifecycle", () => {
     first.kill(9);
     await first.exited;
 
-    const pendingEvents = readFileSync(files.events, "utf8").trim().split("\n").map((line) => JSON.parse(line));
-    expect(pendingEvents.map((line) => [line.eventId, line.event.message.data.role])).toEqual([[interrupted.id, "user"], [interrupted.id, "assistant"]]);
+    // The step was committed before its tool ran; the turn has no outcome.
+    const stored = storeFor(stateRoot).instanceState(CHILD_INSTANCE).messages;
+    expect(stored.map((message) => [message.metadata.eventId ?? null, message.data.role])).toEqual([
+      [committed.id, "user"],
+      [null, "assistant"],
+      [interrupted.id, "user"],
+      [null, "assistant"],
+    ]);
 
+    // The orchestrator answers a committed event from its inbox; only the unanswered one is redelivered.
     const second = spawnAgentChild({ bundle, stateRoot });
     defer(killChild(second));
     await second.waitFor("ready");
-    second.send("event", { event: committed, attempt: 2 });
-    second.send("event", { event: interrupted, attempt: 2 });
-    const replayed = await second.waitFor("turn_result", (message) => message.payload.eventId === committed.id);
-    expect(replayed.payload.response).toBe("first turn done");
+    second.send("event", { event: interrupted, attempt: 2, crashedBefore: "killed by SIGKILL" });
     const resumed = await second.waitFor("turn_result", (message) => message.payload.eventId === interrupted.id);
     expect(resumed.payload).toMatchObject({ status: "ok", response: "resumed and done" });
-    expect(second.messages.filter((message) => message.type === "turn_result")).toHaveLength(2);
+    expect(second.messages.filter((message) => message.type === "turn_result")).toHaveLength(1);
 
-    // The resumed call saw one user message for the interrupted event and no dangling tool call.
+    // The resumed call saw the interrupted tool call answered as interrupted, not run again.
     const resumedRequest = server.requests.at(-1)!;
-    const roles = resumedRequest.body.messages.map((message) => message.role);
-    expect(roles).toEqual(["system", "user", "assistant", "user"]);
+    expect(resumedRequest.body.messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "user", "assistant", "tool"]);
+    expect(JSON.stringify(resumedRequest.body.messages.at(-1))).toContain("E_TOOL_INTERRUPTED");
+    expect(JSON.stringify(resumedRequest.body.messages.at(-1))).toContain("killed by SIGKILL");
     expect(server.requests).toHaveLength(3);
-    const runtimeEvents = readFileSync(files.runtimeEvents, "utf8").trim().split("\n").map((line) => JSON.parse(line).type);
+    await Bun.sleep(50);
+    const runtimeEvents = storedEventTypes(stateRoot);
     expect(runtimeEvents).toContain("conversation.recovered");
   });
 });

@@ -4,14 +4,13 @@
  */
 import { describe, expect, it } from "bun:test";
 import { EventBus } from "../../src/agent/extensions/event-bus.ts";
-import { ExtensionStateFile } from "../../src/agent/extensions/extension-state.ts";
+import { ExtensionState } from "../../src/agent/extensions/extension-state.ts";
 import { loadExtensions } from "../../src/agent/extensions/load-extensions.ts";
 import { PipelineRegistry } from "../../src/agent/extensions/pipeline-registry.ts";
 import type { ExtensionApi } from "../../src/agent/extensions/types.ts";
 import type { ExtensionResource } from "../../src/config/types.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
 import { ToolRegistry } from "../../src/tools/tool-registry.ts";
-import { tempStateRoot } from "./support/test-env.ts";
 
 const resource = (name: string): ExtensionResource =>
   ({ apiVersion: "goondan.ai/v1", kind: "Extension", metadata: { name }, spec: { entry: `/virtual/${name}.ts` }, source: { file: "/virtual/goondan.yaml", docIndex: 0, baseDir: "/virtual" } }) as ExtensionResource;
@@ -25,7 +24,7 @@ async function loadWith(registers: Record<string, (api: ExtensionApi) => void>):
     registerTool: (item, handler, extensionName, options) =>
       registry.register(item, handler, { source: { type: "extension", name: extensionName }, ...(options?.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) }),
     unregisterTool: (name, extensionName) => registry.unregister(name, { owner: extensionName }),
-    state: new ExtensionStateFile(`${tempStateRoot()}/extension-state.json`),
+    state: new ExtensionState({}, async () => {}),
     events: new EventBus(),
     logger: silentLogger(),
     importModule: async (path) => ({ register: registers[path.replace("/virtual/", "").replace(".ts", "")] }),

@@ -2,7 +2,6 @@ import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import type { ExtensionResource } from "../../src/config/types.ts";
 import { EventBus } from "../../src/agent/extensions/event-bus.ts";
-import { ExtensionStateFile } from "../../src/agent/extensions/extension-state.ts";
 import { loadExtensions, type ExtensionUse } from "../../src/agent/extensions/load-extensions.ts";
 import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import { createLogger, silentLogger } from "../../src/shared/logger.ts";
@@ -12,7 +11,7 @@ import { register as registerLogging } from "../../src/base/extensions/logging.t
 import { validModelView } from "../../src/agent/conversation/model-view.ts";
 import type { Message } from "../../src/tools/types.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
-import { testEnv, userEvent, type TestEnv } from "./support/test-env.ts";
+import { TEST_INSTANCE, testEnv, userEvent, type TestEnv } from "./support/test-env.ts";
 
 const FIXTURES = new URL("../fixtures/agent/extensions", import.meta.url).pathname;
 const use = (name: string, config = {}): ExtensionUse => ({
@@ -26,7 +25,7 @@ async function load(harness: TestEnv, uses: ExtensionUse[], events = new EventBu
     agent: { name: "assistant", instanceKey: "main", requiredTools: [], tools: [] },
     pipeline: harness.env.pipeline,
     registerTool: (item, handler) => harness.env.registry.register(item, handler),
-    state: new ExtensionStateFile(harness.paths.state),
+    state: harness.extensionState,
     events,
     logger: silentLogger(),
   });
@@ -44,7 +43,7 @@ describe("loadExtensions", () => {
     expect(scripted.calls[0]?.tools?.map((tool) => tool.name)).toEqual(["counter__read"]);
     await runTurn({ env: harness.env, event: userEvent("two") });
     expect(bumped).toHaveLength(2);
-    expect(new ExtensionStateFile(harness.paths.state).get("counter")).toBe(4);
+    expect(harness.store.instanceState(TEST_INSTANCE).extensionState.counter).toBe(4);
   });
 
   it("reports a throwing register as a config error naming the extension", async () => {
@@ -107,7 +106,7 @@ describe("message-window", () => {
     registerWindow({ ...fakeApi(harness), name: "message-window" }, { maxMessages: 3 });
     for (const input of ["one", "two", "three"]) await runTurn({ env: harness.env, event: userEvent(input) });
     expect(scripted.calls[2]!.prompt.filter((message) => message.role !== "system")).toHaveLength(3);
-    expect(harness.reopenStore().messages.length).toBeLessThanOrEqual(4);
+    expect((await harness.committed()).length).toBeLessThanOrEqual(4);
   });
 });
 

@@ -1,11 +1,11 @@
 /**
- * A redelivered event whose last attempt died in the middle of a step (the assistant's tool calls stored,
- * their results not): after a crash (`crashedBefore`) the calls are answered with E_TOOL_INTERRUPTED saying
- * how the process died, and nothing is re-run; the model decides what to do next. (After a clean stop they
- * are removed and asked for again: aborted-turn.test.ts.)
+ * A redelivered event whose last attempt died in the middle of a step (the assistant's tool calls committed
+ * before they ran, their results not): the calls are answered with E_TOOL_INTERRUPTED — saying how the process
+ * died after a crash (`crashedBefore`), that the agent stopped otherwise — and nothing is re-run; the model decides
+ * what to do next.
  */
 import { describe, expect, it } from "bun:test";
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
@@ -32,7 +32,6 @@ async function dieInsideTools(stateRoot: string, event: ReturnType<typeof userEv
   });
   dying.registerTool(item("disk__check"), () => "never reached");
   await runTurn({ env: dying.env, event, signal: death.signal });
-  dying.env.store.close();
 }
 
 function toolResultsOf(prompt: unknown): { toolCallId: string; toolName: string; output: { value: { status: string; error?: { code: string; message: string; suggestion?: string } } } }[] {
@@ -50,7 +49,7 @@ describe("a step interrupted by a crash", () => {
     const runs: string[] = [];
     resumed.registerTool(item("disk__wipe"), () => void runs.push("wipe"));
     resumed.registerTool(item("disk__check"), () => void runs.push("check"));
-    const { result } = await runTurn({ env: resumed.env, event, crashedBefore: "it was killed by SIGSEGV" });
+    const { result } = await runTurn({ env: resumed.env, event, redelivery: true, crashedBefore: "it was killed by SIGSEGV" });
 
     expect(result).toMatchObject({ status: "ok", response: "the wipe took the agent down; I will not try it again", steps: 1 });
     expect(runs).toEqual([]);
@@ -65,20 +64,32 @@ describe("a step interrupted by a crash", () => {
     expect(answers[0]!.output.value.error?.suggestion).toContain("Check its effects");
     expect(resumed.events.events.find((line) => line.type === "conversation.recovered")).toMatchObject({ data: { interruptedCalls: ["c1", "c2"], crashedBefore: "it was killed by SIGSEGV" } });
     // Stored like any step's results: a later restart sees the same answers, not a dangling call.
-    resumed.env.store.close();
-    expect(readFileSync(resumed.paths.events, "utf8")).toContain("E_TOOL_INTERRUPTED");
+    expect(JSON.stringify(await resumed.committed())).toContain("E_TOOL_INTERRUPTED");
     second.assertDone();
   });
 
-  it("without crashedBefore (a clean stop) removes the unanswered calls and asks the model again", async () => {
+  it("without crashedBefore (a stop, or goondan restarted) answers them as interrupted too, saying the agent stopped", async () => {
     const stateRoot = tempStateRoot();
     const event = userEvent("clean the disk");
     await dieInsideTools(stateRoot, event);
-    const second = scriptedModel([{ text: "starting over" }]);
+    const second = scriptedModel([{ text: "I will check the disk before wiping again" }]);
     const resumed = testEnv({ model: second.model, stateRoot });
-    const { result } = await runTurn({ env: resumed.env, event });
-    expect(result).toMatchObject({ status: "ok", response: "starting over" });
-    expect(second.calls[0]!.prompt.map((message) => message.role)).toEqual(["system", "user"]);
-    expect(JSON.stringify(second.calls[0]!.prompt)).not.toContain("E_TOOL_INTERRUPTED");
+    const runs: string[] = [];
+    resumed.registerTool(item("disk__wipe"), () => void runs.push("wipe"));
+    const { result } = await runTurn({ env: resumed.env, event, redelivery: true });
+    expect(result).toMatchObject({ status: "ok", response: "I will check the disk before wiping again" });
+    expect(runs).toEqual([]);
+    expect(second.calls[0]!.prompt.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool"]);
+    const [answer] = toolResultsOf(second.calls[0]!.prompt);
+    expect(answer?.output.value.error).toMatchObject({ code: "E_TOOL_INTERRUPTED", message: expect.stringContaining("the agent stopped before its result was saved") });
+  });
+
+  it("looks for an interrupted step only on a redelivery (a first delivery costs nothing of the history)", async () => {
+    const stateRoot = tempStateRoot();
+    await dieInsideTools(stateRoot, userEvent("clean the disk"));
+    const second = scriptedModel([{ text: "fine" }]);
+    const fresh = testEnv({ model: second.model, stateRoot });
+    await runTurn({ env: fresh.env, event: userEvent("another event") });
+    expect(fresh.events.events.some((line) => line.type === "conversation.recovered")).toBe(false);
   });
 });

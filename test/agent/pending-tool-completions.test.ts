@@ -1,6 +1,4 @@
 import { describe, expect, it } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { PendingResults } from "../../src/agent/conversation/pending-results.ts";
 import { ToolCompletions } from "../../src/agent/conversation/tool-completions.ts";
@@ -11,7 +9,7 @@ import { pending } from "../../src/tools/pending.ts";
 import { ToolFault } from "../../src/tools/tool-errors.ts";
 import type { ToolHandler } from "../../src/tools/types.ts";
 import { scriptedModel, type ScriptedReply } from "../helpers/scripted-model.ts";
-import { tempStateRoot, testEnv, userEvent } from "./support/test-env.ts";
+import { storeFor, tempStateRoot, TEST_INSTANCE, testEnv, userEvent } from "./support/test-env.ts";
 import { reply } from "../helpers/outcomes.ts";
 
 const startItem = { name: "job__start", description: "starts a job", parameters: { type: "object", properties: {} } };
@@ -21,12 +19,11 @@ function harness(options: { replies: ScriptedReply[]; start: ToolHandler; stateR
   const scripted = scriptedModel(options.replies);
   const test = testEnv({ model: scripted.model, ...(options.stateRoot === undefined ? {} : { stateRoot: options.stateRoot }) });
   const pendingResults = test.env.pendingResults;
-  if (pendingResults === undefined) throw new Error("testEnv gave no pending results");
-  const completions = new ToolCompletions({ pendingResults, ids: newId, logger: silentLogger() });
+  const completions = new ToolCompletions({ pendingResults, commit: test.env.commit, ids: newId, logger: silentLogger() });
   test.env.toolCompletions = completions;
   test.registerTool(startItem, options.start);
   test.registerTool(echoItem, () => "echoed");
-  return { scripted, env: test.env, paths: test.paths, completions, pendingResults };
+  return { scripted, env: test.env, test, completions, pendingResults };
 }
 
 /** The text of every user message in a model call's prompt. */
@@ -104,11 +101,11 @@ describe("pending tool completions", () => {
     await runTurn({ env: first.env, event: userEvent("start it") });
     job.resolve({ rows: 9 });
     await first.completions.idle();
+    await first.test.finishTurn();
     first.pendingResults.close();
 
-    const reopened = new PendingResults(join(first.paths.root, "pending-results.jsonl"));
-    expect(reopened.list()).toMatchObject([{ kind: "tool_completion", handle: "job-4", toolName: "job__start", result: { status: "ok", output: { rows: 9 } } }]);
-    reopened.close();
+    // Durable in the store: a restarted child is handed it.
+    expect(storeFor(stateRoot).instanceState(TEST_INSTANCE).pendingResults).toMatchObject([{ kind: "tool_completion", handle: "job-4", toolName: "job__start", result: { status: "ok", output: { rows: 9 } } }]);
 
     const second = harness({ stateRoot, replies: [{ text: "9 rows" }], start: () => "unused" });
     await runTurn({ env: second.env, event: userEvent("what happened?") });
@@ -118,20 +115,20 @@ describe("pending tool completions", () => {
 });
 
 describe("PendingResults", () => {
-  it("read a file holding replies in the original format and tool completions side by side", () => {
-    const file = join(tempStateRoot(), "pending-results.jsonl");
-    const reply = { correlationId: "corr_1", status: "ok", agent: "worker", instanceKey: "main", response: "42 files" };
-    const completion = { kind: "tool_completion", id: "tcmp_1", handle: "job-1", toolName: "job__start", toolCallId: "c1", result: { status: "ok", output: 1 } };
-    writeFileSync(file, `${JSON.stringify(reply)}\n${JSON.stringify(completion)}\n{"kind":"something-else"}\n`);
-    const results = new PendingResults(file);
-    expect(results.list()).toEqual([reply as never, completion as never]);
+  it("keep a result handed over twice once, and hand the ids they showed to the next commit", () => {
+    const completion = { kind: "tool_completion" as const, id: "tcmp_1", handle: "job-1", toolName: "job__start", toolCallId: "c1", result: { status: "ok" as const, output: 1 } };
+    const results = new PendingResults([reply({ correlationId: "corr_1", agent: "worker", instanceKey: "main", response: "42 files" })]);
+    results.add(completion);
+    results.add(completion);
+    expect(results.list().map((item) => ("correlationId" in item ? item.correlationId : item.id))).toEqual(["corr_1", "tcmp_1"]);
     results.remove(["corr_1"]);
-    expect(new PendingResults(file).list()).toEqual([completion as never]);
-    results.close();
+    expect(results.list()).toEqual([completion]);
+    expect(results.takeConsumed()).toEqual(["corr_1"]);
+    expect(results.takeConsumed()).toEqual([]);
   });
 
   it("refuse additions once closed (the instance is gone)", () => {
-    const results = new PendingResults(join(tempStateRoot(), "pending-results.jsonl"));
+    const results = new PendingResults();
     results.close();
     expect(results.add(reply({ correlationId: "corr_2", agent: "a", instanceKey: "k" }))).toBe(false);
     expect(results.list()).toEqual([]);

@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from "bun:test";
 import { AgentInstance } from "../../src/agent/instance/agent-instance.ts";
-import { ResultsLog } from "../../src/agent/conversation/results-log.ts";
 import { RESULTS_ARRIVED_EVENT } from "../../src/protocol/agent-event.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
 import { testEnv, userEvent } from "./support/test-env.ts";
@@ -14,9 +13,7 @@ import { reply as replyOf } from "../helpers/outcomes.ts";
 function instanceWith(replies: Parameters<typeof scriptedModel>[0]) {
   const scripted = scriptedModel(replies);
   const test = testEnv({ model: scripted.model });
-  const pendingResults = test.env.pendingResults;
-  if (pendingResults === undefined) throw new Error("testEnv gave no pending results");
-  const instance = new AgentInstance({ env: test.env, results: new ResultsLog(test.paths.results), pendingResults });
+  const instance = new AgentInstance({ env: test.env, pendingResults: test.env.pendingResults });
   return { scripted, instance, env: test.env };
 }
 
@@ -30,10 +27,13 @@ describe("a results.arrived turn", () => {
     instance.onPendingResult(() => stored.push(instance.pendingResultCount));
     instance.addPendingResult(reply);
     expect(stored).toEqual([1]);
-    const result = await instance.handleEvent({ event: wakeEvent(), attempt: 1 });
-    expect(result).toMatchObject({ status: "ok", response: "The worker finished: the report is ready." });
+    const handled = await instance.handleEvent({ event: wakeEvent(), attempt: 1 });
+    expect(handled?.outcome).toMatchObject({ status: "ok", response: "The worker finished: the report is ready." });
+    // The turn's commit carries the message showing the reply and the reply's removal, together.
+    expect(handled?.commit.consumed).toEqual(["corr_1"]);
+    expect(handled?.commit.changes?.some((change) => change.type === "append" && String(change.message.data.content).startsWith("[async reply"))).toBe(true);
     expect(scripted.calls).toHaveLength(1);
-    const userMessages = env.store.messages.filter((message) => message.data.role === "user");
+    const userMessages = env.conversation.messages.filter((message) => message.data.role === "user");
     expect(userMessages).toHaveLength(1);
     expect(String(userMessages[0]?.data.content)).toStartWith("[async reply from agent worker/main to request corr_1, status ok]");
     expect(instance.pendingResultCount).toBe(0);
@@ -44,8 +44,8 @@ describe("a results.arrived turn", () => {
     instance.addPendingResult(reply);
     await instance.handleEvent({ event: userEvent("hello"), attempt: 1 });
     expect(instance.pendingResultCount).toBe(0);
-    const result = await instance.handleEvent({ event: wakeEvent(), attempt: 1 });
-    expect(result).toMatchObject({ status: "ok", response: "", finishReason: "nothing_pending" });
+    const handled = await instance.handleEvent({ event: wakeEvent(), attempt: 1 });
+    expect(handled?.outcome).toMatchObject({ status: "ok", response: "", finishReason: "nothing_pending" });
     expect(scripted.calls).toHaveLength(1);
   });
 });

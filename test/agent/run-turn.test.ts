@@ -16,7 +16,7 @@ describe("runTurn", () => {
     const { result } = await runTurn({ env, event: userEvent("hi") });
     expect(result).toMatchObject({ status: "ok", response: "hello", finishReason: "stop", steps: 1 });
     expect(scripted.calls[0]?.prompt[0]).toEqual({ role: "system", content: "SYSTEM-PROMPT" });
-    expect(env.store.messages.map((message) => message.data.role)).toEqual(["user", "assistant"]);
+    expect(env.conversation.messages.map((message) => message.data.role)).toEqual(["user", "assistant"]);
     scripted.assertDone();
   });
 

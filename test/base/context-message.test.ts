@@ -37,7 +37,7 @@ describe("context-message", () => {
     expect(system).toContain("sourceKind=connector\nsourceName=telegram-to-brain");
     expect(system).toContain('eventMetadata={"connector":"telegram-polling","connection":"telegram-to-brain","event":"telegram_message","properties":{"chat_id":"4242","from_username":"alice"}}');
     expect(systemOf(scripted.calls[1])).toBe(system);
-    expect(harness.env.store.messages.some((message) => message.data.role === "system")).toBe(false);
+    expect(harness.env.conversation.messages.some((message) => message.data.role === "system")).toBe(false);
   });
 
   it("shows the inbound block for connector and agent events unless told, and the call block for agent requests", async () => {

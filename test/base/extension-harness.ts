@@ -8,7 +8,6 @@ import type { LanguageModel } from "ai";
 import { parseAllDocuments } from "yaml";
 import type { ExtensionResource } from "../../src/config/types.ts";
 import { EventBus } from "../../src/agent/extensions/event-bus.ts";
-import { ExtensionStateFile } from "../../src/agent/extensions/extension-state.ts";
 import { loadExtensions, type ExtensionUse } from "../../src/agent/extensions/load-extensions.ts";
 import { extensionModel } from "../../src/agent/model/extension-model.ts";
 import type { JsonObject } from "../../src/shared/json.ts";
@@ -42,7 +41,7 @@ export async function withBaseExtensions(options: { model: LanguageModel; uses: 
     agent: { name: harness.env.agentName, instanceKey: harness.env.instanceKey, requiredTools: [], tools: [] },
     pipeline: harness.env.pipeline,
     registerTool: (item, handler) => harness.registerTool(item, handler),
-    state: new ExtensionStateFile(harness.paths.state),
+    state: harness.extensionState,
     events: new EventBus(),
     logger,
     model: extensionModel({ model: options.model, params: {}, retryPolicy: { maxRetries: 0 }, logger }),

@@ -18,11 +18,11 @@ describe("inter-agent-response-format", () => {
     const shown = JSON.stringify(scripted.calls[0]?.prompt);
     expect(shown).toContain(JSON.stringify("[inter-agent response] researcher -> assistant status=ok requestId=corr_7\nThe answer is 42.\nSources: none.").slice(1, -1));
     expect(shown).toContain(JSON.stringify("[inter-agent response] slowpoke -> assistant status=timeout requestId=corr_8\nerror(AGENT_REQUEST_TIMEOUT): no reply within 1000 ms").slice(1, -1));
-    const formatted = harness.reopenStore().messages.filter((message) => message.metadata[FORMATTED_KEY] === true);
+    const formatted = (await harness.committed()).filter((message) => message.metadata[FORMATTED_KEY] === true);
     expect(formatted).toHaveLength(2);
     expect(messageAsText(formatted[0]!)).toStartWith("[inter-agent response] researcher");
-    const before = harness.env.store.messages.length;
+    const before = harness.env.conversation.messages.length;
     await runTurn({ env: harness.env, event: userEvent("and now?") });
-    expect(harness.env.store.messages.length).toBe(before + 2);
+    expect(harness.env.conversation.messages.length).toBe(before + 2);
   });
 });

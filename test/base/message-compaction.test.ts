@@ -40,7 +40,7 @@ describe("message-compaction", () => {
     expect(summaries).toHaveLength(1);
     expect(summaries[0]).toContain("I want a rocket");
     expect(summaries[0]).toContain("make it blue");
-    const messages = harness.reopenStore().messages;
+    const messages = (await harness.committed());
     expect(messageAsText(messages[0] as Message)).toBe("[message-compaction] Summary of the 4 earlier messages of this conversation:\nAlice wants a blue rocket by Friday.");
     expect(messages[0]?.metadata).toMatchObject({ "compaction.summary": true, "compaction.removedCount": 4 });
     expect(messages.slice(1).map((message) => messageAsText(message))).toEqual(["by Friday", expect.stringMatching(/^reply/), "status?", expect.stringMatching(/^reply/)]);
@@ -68,7 +68,7 @@ describe("message-compaction", () => {
     for (const input of ["one", "two"]) await runTurn({ env: harness.env, event: userEvent(input) });
     const { result } = await runTurn({ env: harness.env, event: userEvent("three") });
     expect(result.status).toBe("ok");
-    expect(harness.reopenStore().messages.map((message) => messageAsText(message)).filter((text) => !text.startsWith("reply"))).toEqual(["one", "two", "three"]);
+    expect((await harness.committed()).map((message) => messageAsText(message)).filter((text) => !text.startsWith("reply"))).toEqual(["one", "two", "three"]);
     expect(harness.logs.some((line) => line.level === 40 && String(line.msg).includes("could not summarise"))).toBe(true);
   });
 
@@ -77,13 +77,13 @@ describe("message-compaction", () => {
     const harness = await withBaseExtensions({ model: removing.scripted.model, uses: [baseExtensionUse("message-compaction", { maxMessages: 2, retainLastMessages: 0, appendSummary: false })] });
     for (const input of ["one", "two", "three"]) await runTurn({ env: harness.env, event: userEvent(input) });
     expect(removing.summaries).toEqual([]);
-    expect(harness.reopenStore().messages.map((message) => messageAsText(message))).toEqual(["two", expect.stringMatching(/^reply/), "three", expect.stringMatching(/^reply/)]);
+    expect((await harness.committed()).map((message) => messageAsText(message))).toEqual(["two", expect.stringMatching(/^reply/), "three", expect.stringMatching(/^reply/)]);
 
     const truncating = model();
     const second = await withBaseExtensions({ model: truncating.scripted.model, uses: [baseExtensionUse("message-compaction", { maxMessages: 2, mode: "truncate" })] });
     for (const input of ["one", "two", "three"]) await runTurn({ env: second.env, event: userEvent(input) });
     expect(truncating.summaries).toHaveLength(1);
-    const kept = second.reopenStore().messages.map((message) => messageAsText(message));
+    const kept = (await second.committed()).map((message) => messageAsText(message));
     expect(kept[0]).toStartWith("[message-compaction] Summary of the 4 earlier messages");
     expect(kept.slice(1)).toEqual(["three", expect.stringMatching(/^reply/)]);
   });

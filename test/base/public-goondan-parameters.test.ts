@@ -225,10 +225,10 @@ describe("agents with the public parameters", () => {
     ].map((call: Promise<unknown>) => call.then(() => "answered", (error: { code?: string }) => error.code));
     const args = sent.map((message) => (message.payload as { method: string; args: JsonObject }).args);
     expect(args).toEqual([
-      { target: "w", input: "fyi", metadata: { a: 1 }, eventType: "note" },
+      { target: "w", input: "fyi", correlationId: "corr_1", metadata: { a: 1 }, eventType: "note" },
       { target: "w", cwd: "jobs/7" },
       { includeAll: true },
-      { target: "w", input: "go", correlationId: "corr_4", timeoutMs: 60000, async: true, eventType: "task.assigned" },
+      { target: "w", input: "go", correlationId: "corr_5", timeoutMs: 60000, async: true, eventType: "task.assigned" },
     ]);
     channel.failAll("test over");
     expect(await Promise.all(outcomes)).toEqual(Array(4).fill("E_RUNTIME_DISCONNECTED"));

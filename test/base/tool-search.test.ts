@@ -42,7 +42,7 @@ describe("tool-search", () => {
     expect(result).toMatchObject({ status: "ok", response: "sent" });
     expect(offered(scripted.calls[0])).toEqual([...TOOLS.map((item) => item.name), "tool-search__search"].sort());
     expect(offered(scripted.calls[1])).toEqual(["slack__read", "slack__send", "tool-search__search"]);
-    const searchResult = harness.env.store.messages.find((message) => message.data.role === "tool");
+    const searchResult = harness.env.conversation.messages.find((message) => message.data.role === "tool");
     expect(JSON.stringify(searchResult?.data)).toContain('"selectedTools":["slack__send","slack__read"]');
     await runTurn({ env: harness.env, event: userEvent("again") });
     expect(offered(scripted.calls[3])).toEqual(["slack__read", "slack__send", "tool-search__search"]);

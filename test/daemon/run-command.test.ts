@@ -5,9 +5,8 @@
  */
 import { describe, expect, it } from "bun:test";
 import { existsSync, readFileSync, mkdtempSync, rmSync } from "node:fs";
-import { DurableInbox } from "../../src/orchestrator/instances/durable-inbox.ts";
+import { unansweredEvents } from "../helpers/stored-state.ts";
 import { DUPLICATE_SIGINT_WINDOW_MS } from "../../src/daemon/shutdown-signals.ts";
-import { instancePaths } from "../../src/shared/state-paths.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLoopbackLlm, systemPrompt, toolResults, type LoopbackLlmOptions, type LoopbackRequest } from "../helpers/loopback-llm.ts";
@@ -108,12 +107,12 @@ describe("goondan run", () => {
     first.proc.kill("SIGKILL");
     await first.proc.exited;
     await until(() => !alive(child as number), { timeoutMs: 5000 });
-    const inbox = instancePaths({ stateRoot: f.stateRoot, swarmInstanceKey: "duo", agent: "coordinator", instanceKey: "duo" }).inbox;
-    expect(new DurableInbox(inbox).load().entries).toHaveLength(1);
+    const unanswered = () => unansweredEvents({ stateRoot: f.stateRoot, swarm: "duo", agent: "coordinator" });
+    expect(unanswered()).toHaveLength(1);
 
     const second = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
     expect(second.lines.find((line) => line.msg === "resumed accepted events")).toMatchObject({ resumed: 1 });
-    await until(() => new DurableInbox(inbox).load().entries.length === 0);
+    await until(() => unanswered().length === 0);
     // The child that lost its orchestrator left the turn uncommitted, so the new run finishes it for real.
     const events = (await (await fetch(`${second.base}/v1/instances/coordinator/duo/events`)).json()) as { events: { type?: string; eventId?: string }[] };
     expect(events.events.some((event) => event.type === "turn.completed" && event.eventId === accepted.eventId)).toBe(true);
@@ -148,7 +147,7 @@ describe("goondan run", () => {
     expect(await second.proc.exited).toBe(0);
   }, 30_000);
 
-  it("an agent request (written, not fdatasynced) survives a kill -9 of the orchestrator mid-delegation", async () => {
+  it("an agent request survives a kill -9 of the orchestrator mid-delegation, and the resumed requester reattaches to it", async () => {
     const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
     defer(() => rmSync(marker, { force: true }));
     const f = await fixture((request) => {
@@ -161,8 +160,7 @@ describe("goondan run", () => {
     await until(() => existsSync(marker));
     first.proc.kill("SIGKILL");
     await first.proc.exited;
-    const workerInbox = instancePaths({ stateRoot: f.stateRoot, swarmInstanceKey: "duo", agent: "worker", instanceKey: "duo" }).inbox;
-    expect(new DurableInbox(workerInbox).load().entries.map((entry) => entry.event.type)).toEqual(["agent.request"]);
+    expect(unansweredEvents({ stateRoot: f.stateRoot, swarm: "duo", agent: "worker" }).map((record) => record.event.type)).toEqual(["agent.request"]);
 
     const second = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
     const completed = await until(async () => {
@@ -173,6 +171,11 @@ describe("goondan run", () => {
     });
     expect(completed).toBe(true);
     expect(JSON.stringify(f.llm.requests.at(-1)?.body.messages)).toContain("worker done");
+    // Once, as the reattached call's result: not a second time as if it answered an async request.
+    expect(JSON.stringify(f.llm.requests.at(-1)?.body.messages)).not.toContain("[async reply");
+    // Reattached, not sent again: the worker was asked once, and its redelivered turn was told its sleep was interrupted.
+    const workerFirstAsks = f.llm.requests.filter((request) => systemPrompt(request).includes("ROLE=worker") && lastRole(request) === "user");
+    expect(workerFirstAsks).toHaveLength(1);
     second.proc.kill("SIGTERM");
     expect(await second.proc.exited).toBe(0);
   }, 30_000);

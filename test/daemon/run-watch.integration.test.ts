@@ -12,6 +12,7 @@ import { startLoopbackLlm } from "../helpers/loopback-llm.ts";
 import { liveEnv, liveModel, writeLiveBundle } from "../fixtures/reload/live-swarm.ts";
 import { GOONDAN_BIN, startGoondanRun, until as waitUntil } from "../helpers/goondan-process.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
+import { storedInstanceState } from "../helpers/stored-state.ts";
 
 const BIN = GOONDAN_BIN;
 const defer = useCleanups();
@@ -90,9 +91,10 @@ describe("goondan run --watch", () => {
       const pid = await pidOf("other");
       return pid !== null && pid !== otherPid;
     });
-    const base = join(stateRoot, "workspaces", "live", "instances", "other", "live", "base.jsonl");
     expect((await ask("other", "who am i")).status).toBe("ok");
-    expect(readFileSync(base, "utf8")).not.toContain("remember me");
+    const conversation = storedInstanceState({ stateRoot, swarm: "live", agent: "other", instanceKey: "live" }).messages;
+    expect(JSON.stringify(conversation)).toContain("who am i");
+    expect(JSON.stringify(conversation)).not.toContain("remember me");
 
     daemon.proc.kill("SIGHUP");
     await until(() => daemon.logs.some((line) => line.msg === "restarting" && JSON.stringify(line.reasons).includes("SIGHUP")));

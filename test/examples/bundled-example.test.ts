@@ -6,6 +6,7 @@ import { instancePaths } from "../../src/shared/state-paths.ts";
 import { loadBundle } from "../../src/config/load-bundle.ts";
 import { COORDINATOR_REPLY, EXAMPLE_INPUT, POEM } from "./example-script.ts";
 import { CASSETTE, recordExample, REPO } from "./record-example.ts";
+import { storedRuntimeEvents } from "../helpers/stored-state.ts";
 
 const work = mkdtempSync(join(tmpdir(), "goondan-example-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -21,14 +22,9 @@ async function goondan(options: { args: string[]; env?: Record<string, string | 
   return { code, stdout, stderr };
 }
 
-const runtimeEventTypes = (file: string): string[] =>
-  readFileSync(file, "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => {
-      const record = JSON.parse(line) as { type: string; toolName?: string };
-      return record.toolName ? `${record.type} ${record.toolName}` : record.type;
-    });
+type EventRecord = { type: string; traceId: string; spanId: string; parentSpanId?: string; toolName?: string };
+const records = (stateRoot: string, agent: string): EventRecord[] => storedRuntimeEvents({ stateRoot, swarm: "example", agent, instanceKey: "example" }) as unknown as EventRecord[];
+const runtimeEventTypes = (stateRoot: string, agent: string): string[] => records(stateRoot, agent).map((record) => (record.toolName ? `${record.type} ${record.toolName}` : record.type));
 
 describe("the bundled example (goondan.yaml at the repository root)", () => {
   it("replays the README's conversation offline: the coordinator delegates, the worker writes and counts with real tools", async () => {
@@ -37,15 +33,13 @@ describe("the bundled example (goondan.yaml at the repository root)", () => {
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: `${COORDINATOR_REPLY}\n` });
 
     const worker = instancePaths({ stateRoot, swarmInstanceKey: "example", agent: "worker", instanceKey: "example" });
-    const coordinator = instancePaths({ stateRoot, swarmInstanceKey: "example", agent: "coordinator", instanceKey: "example" });
     expect(readFileSync(join(worker.workdir, "poem.txt"), "utf8")).toBe(`${POEM}\n`);
-    expect(runtimeEventTypes(worker.runtimeEvents).filter((type) => type.startsWith("tool.completed"))).toEqual(["tool.completed file-system__write", "tool.completed bash__exec"]);
-    expect(runtimeEventTypes(coordinator.runtimeEvents).filter((type) => type.startsWith("tool."))).toEqual(["tool.called agents__request", "tool.completed agents__request"]);
+    expect(runtimeEventTypes(stateRoot, "worker").filter((type) => type.startsWith("tool.completed"))).toEqual(["tool.completed file-system__write", "tool.completed bash__exec"]);
+    expect(runtimeEventTypes(stateRoot, "coordinator").filter((type) => type.startsWith("tool."))).toEqual(["tool.called agents__request", "tool.completed agents__request"]);
 
     // One trace across both processes: the worker's turn hangs under the coordinator's agents__request span.
-    const records = (file: string) => readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string; traceId: string; spanId: string; parentSpanId?: string; toolName?: string });
-    const delegation = records(coordinator.runtimeEvents).find((record) => record.type === "tool.called" && record.toolName === "agents__request")!;
-    const workerTurn = records(worker.runtimeEvents).find((record) => record.type === "turn.started")!;
+    const delegation = records(stateRoot, "coordinator").find((record) => record.type === "tool.called" && record.toolName === "agents__request")!;
+    const workerTurn = records(stateRoot, "worker").find((record) => record.type === "turn.started")!;
     expect({ traceId: workerTurn.traceId, parentSpanId: workerTurn.parentSpanId }).toEqual({ traceId: delegation.traceId, parentSpanId: delegation.spanId });
 
     const pids = result.stderr

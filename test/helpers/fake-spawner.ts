@@ -62,6 +62,13 @@ export class FakeChild implements ChildProcessHandle {
     this.emit("ready", { pid: this.pid, agent: this.address.slice(0, slash), instanceKey: this.address.slice(slash + 1) });
   }
 
+  /** The state the orchestrator handed this child when it spawned it (`hydrate`). */
+  hydrated(): ParentToChild["hydrate"] {
+    const message = this.sent.find((sent) => sent.type === "hydrate");
+    if (!message) throw new Error(`FakeChild ${this.address}: no hydrate was sent`);
+    return message.payload as ParentToChild["hydrate"];
+  }
+
   /** Events delivered to this child, in order. */
   events(): ParentToChild["event"][] {
     return this.sent.flatMap((message) => (message.type === "event" ? [message.payload] : []));

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
 import type { ApiBackend } from "../../src/http/api-backend.ts";
@@ -9,6 +9,8 @@ import { FakeSpawner } from "../helpers/fake-spawner.ts";
 import { main } from "../../src/cli/main.ts";
 import type { CliIo } from "../../src/cli/command.ts";
 import { testBundle } from "../fixtures/orchestrator/test-bundle.ts";
+import type { RuntimeEvent } from "../../src/protocol/runtime-event.ts";
+import { seedConversation, type RoutingSetup } from "../orchestrator/routing/routing-harness.ts";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -24,7 +26,7 @@ function backendOf(orchestrator: Orchestrator, restart?: ApiBackend["restart"]):
     submit: (options) => orchestrator.submit(options),
     processes: () => orchestrator.processes(),
     instances: () => orchestrator.instances(),
-    instancePaths: (agent, instanceKey) => orchestrator.instancePaths(agent, instanceKey),
+    runtimeEvents: (query) => orchestrator.runtimeEvents(query),
     ...(restart ? { restart } : {}),
   };
 }
@@ -145,12 +147,13 @@ describe("HTTP API", () => {
 
   it("GET /v1/instances/:agent/:instanceKey/events reads the instance's runtime events", async () => {
     const { request, orchestrator } = setup();
-    const file = orchestrator.instancePaths("a", "k 1").runtimeEvents;
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, `${JSON.stringify({ type: "turn.started" })}\n${JSON.stringify({ type: "turn.completed" })}\n{"torn`);
+    const spans = { traceId: "t", spanId: "s", turnId: "turn-1", eventId: "evt-1", agent: "a", instanceKey: "k 1" };
+    const started = { type: "turn.started", ...spans, at: "2026-01-01T00:00:00.000Z", data: {} } as unknown as RuntimeEvent;
+    const completed = { ...started, type: "turn.completed" } as RuntimeEvent;
+    orchestrator.store.appendRuntimeEvents(orchestrator.swarm.instanceKey, [started, completed]);
     const body = await bodyOf(await request("GET", "/v1/instances/a/k%201/events"));
-    expect(body).toEqual({ agent: "a", instanceKey: "k 1", events: [{ type: "turn.started" }, { type: "turn.completed" }], skipped: 1 });
-    expect((await bodyOf(await request("GET", "/v1/instances/a/k%201/events?limit=1"))).events).toEqual([{ type: "turn.completed" }]);
+    expect(body).toEqual({ agent: "a", instanceKey: "k 1", events: [started, completed], skipped: 0 });
+    expect((await bodyOf(await request("GET", "/v1/instances/a/k%201/events?limit=1"))).events).toEqual([completed]);
     expect((await request("GET", "/v1/instances/a/nobody/events")).status).toBe(404);
     expect((await request("GET", "/v1/instances/zed/k/events")).status).toBe(404);
   });
@@ -274,12 +277,12 @@ describe("serveHttpApi", () => {
 describe("GET /v1/instances", () => {
   it("lists live instances and the ones only on disk, with decoded names", async () => {
     const { request, orchestrator } = setup();
-    mkdirSync(orchestrator.instancePaths("b", "user:42").root, { recursive: true });
+    await seedConversation({ orchestrator } as RoutingSetup, "b", "user:42");
     await request("POST", "/v1/events", { input: "x" });
     const body = await bodyOf(await request("GET", "/v1/instances"));
     expect(body.instances).toEqual([
       expect.objectContaining({ agent: "a", instanceKey: "test-swarm", queued: 1 }),
-      { agent: "b", instanceKey: "user:42", status: "terminated", queued: 0 },
+      { agent: "b", instanceKey: "user:42", status: "terminated", queued: 0, messages: 1, pendingResults: 0, updatedAt: expect.any(Number) },
     ]);
   });
 });

@@ -14,6 +14,7 @@ import { startLoopbackLlm, toolResults, lastUserText, type LoopbackLlmOptions, t
 import { childEnv, lastRole, roleOf, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
 import { isAlive, until as pollUntil } from "../helpers/goondan-process.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
+import { storedInstanceState } from "../helpers/stored-state.ts";
 
 const defer = useCleanups();
 
@@ -181,8 +182,7 @@ describe("orchestrator with real agent children", () => {
     const woken = await until(() => llm.requests.find((request) => roleOf(request) === "coordinator" && lastUserText(request).startsWith("[async reply from agent worker/")));
     expect(lastUserText(woken)).toEndWith("status ok]\nthe report has 3 pages");
     const events = await until(() => {
-      const file = orchestrator.instancePaths("coordinator", "duo").runtimeEvents;
-      const lines = existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string; data?: { eventType?: string } }) : [];
+      const lines = orchestrator.runtimeEvents({ agent: "coordinator", instanceKey: "duo" }).map((stored) => stored.event as { type: string; data?: { eventType?: string } });
       return lines.some((line) => line.type === "turn.completed") && lines.filter((line) => line.type === "turn.started").length === 2 ? lines : undefined;
     });
     expect(events.filter((line) => line.type === "turn.started").map((line) => line.data?.eventType)).toEqual(["user.input", "results.arrived"]);
@@ -196,11 +196,12 @@ describe("orchestrator with real agent children", () => {
     const { llm, dir, stateRoot, orchestrator } = await setup({ respond });
     await orchestrator.submit({ input: "get me the report" }).outcome;
     await until(() => llm.requests.some((request) => roleOf(request) === "worker"));
-    // The worker finishes inside the grace period; its requester is draining, so the reply is held (journaled).
+    // The worker finishes inside the grace period; its requester is draining, so the reply is kept in the store.
     const stopping = orchestrator.shutdown({ reason: "restart", gracePeriodMs: 10_000 });
     releaseWorker();
     await stopping;
-    expect(readFileSync(join(orchestrator.instancePaths("coordinator", "duo").inbox, "journal.jsonl"), "utf8")).toContain('"op":"reply"');
+    const held = storedInstanceState({ stateRoot, swarm: orchestrator.swarm.instanceKey, agent: "coordinator", instanceKey: "duo" }).pendingResults;
+    expect(held).toEqual([expect.objectContaining({ status: "ok", agent: "worker", response: "the report has 3 pages" })]);
 
     const next = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner: bunProcessSpawner({ output: "ignore" }), env: { ...process.env, ...childEnv } });
     defer(() => next.shutdown({ reason: "test over", gracePeriodMs: 1000 }));

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "bun:test";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { testBundle } from "../fixtures/orchestrator/test-bundle.ts";
-import { busyCaller, removeRoots, setup } from "./routing/routing-harness.ts";
+import { busyCaller, hasConversation, removeRoots, seedConversation, setup } from "./routing/routing-harness.ts";
 
 afterEach(removeRoots);
 
@@ -34,26 +33,20 @@ describe("reload", () => {
   it("a fresh reload clears the conversation before the new child starts", async () => {
     const s = setup();
     const { a } = busyCaller(s);
-    const paths = s.orchestrator.instancePaths("a", "test-swarm");
-    mkdirSync(paths.root, { recursive: true });
-    writeFileSync(paths.base, "{}\n");
+    await seedConversation(s, "a", "test-swarm");
     const reloading = s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"] }), agents: ["a"], fresh: true });
     a.reply();
     a.exit();
     await reloading;
-    expect(existsSync(paths.base)).toBe(false);
+    expect(hasConversation(s, "a", "test-swarm")).toBe(false);
     expect(s.spawner.of("a")).toHaveLength(2);
   });
 
   it("a reload fresh for some agents clears only theirs, keeping the other restarted agents' conversations", async () => {
     const s = setup();
     const { a } = busyCaller(s);
-    const pathsA = s.orchestrator.instancePaths("a", "test-swarm");
-    const pathsB = s.orchestrator.instancePaths("b", "test-swarm");
-    for (const paths of [pathsA, pathsB]) {
-      mkdirSync(paths.root, { recursive: true });
-      writeFileSync(paths.base, "{}\n");
-    }
+    await seedConversation(s, "a", "test-swarm");
+    await seedConversation(s, "b", "test-swarm");
     s.orchestrator.submit({ input: "y", agent: "b" });
     const b = s.spawner.latest("b");
     b.ready();
@@ -63,62 +56,56 @@ describe("reload", () => {
     b.reply();
     b.exit();
     await reloading;
-    expect(existsSync(pathsA.base)).toBe(true);
-    expect(existsSync(pathsB.base)).toBe(false);
+    expect(hasConversation(s, "a", "test-swarm")).toBe(true);
+    expect(hasConversation(s, "b", "test-swarm")).toBe(false);
   });
 
   describe("options.instances and options.freshInstances", () => {
     /** Two live instances of agent a, each with a stored conversation. */
-    function twoInstances() {
+    async function twoInstances() {
       const s = setup();
+      for (const instanceKey of ["k1", "k2"]) await seedConversation(s, "a", instanceKey);
       const children = ["k1", "k2"].map((instanceKey) => {
-        const paths = s.orchestrator.instancePaths("a", instanceKey);
-        mkdirSync(paths.root, { recursive: true });
-        writeFileSync(paths.base, "{}\n");
         s.orchestrator.submit({ input: "hi", agent: "a", instanceKey });
         const child = s.spawner.latest("a", instanceKey);
         child.ready();
-        return { child, paths };
+        return { child };
       });
       return { s, k1: children[0]!, k2: children[1]! };
     }
 
     it("restarts and clears only the named instance, leaving its agent's other instance running with its conversation", async () => {
-      const { s, k1, k2 } = twoInstances();
+      const { s, k1, k2 } = await twoInstances();
       const reloading = s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"] }), agents: [], instances: [{ agent: "a", instanceKey: "k1" }], freshInstances: [{ agent: "a", instanceKey: "k1" }] });
       expect(k1.child.sent.at(-1)).toMatchObject({ type: "shutdown", payload: { reason: "reload" } });
       expect(k2.child.sent.some((message) => message.type === "shutdown")).toBe(false);
       k1.child.reply();
       k1.child.exit();
       expect(await reloading).toEqual({ restarted: ["a/k1"] });
-      expect(existsSync(k1.paths.base)).toBe(false);
-      expect(existsSync(k2.paths.base)).toBe(true);
+      expect(hasConversation(s, "a", "k1")).toBe(false);
+      expect(hasConversation(s, "a", "k2")).toBe(true);
       expect(s.spawner.of("a", "k1")).toHaveLength(2);
       expect(s.spawner.of("a", "k2")).toHaveLength(1);
     });
 
     it("restarts every instance of a named agent but clears only the fresh instance's conversation", async () => {
-      const { s, k1, k2 } = twoInstances();
+      const { s, k1, k2 } = await twoInstances();
       const reloading = s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"] }), agents: ["a"], freshInstances: [{ agent: "a", instanceKey: "k2" }] });
       for (const { child } of [k1, k2]) {
         child.reply();
         child.exit();
       }
       expect(await reloading).toEqual({ restarted: ["a/k1", "a/k2"] });
-      expect(existsSync(k1.paths.base)).toBe(true);
-      expect(existsSync(k2.paths.base)).toBe(false);
+      expect(hasConversation(s, "a", "k1")).toBe(true);
+      expect(hasConversation(s, "a", "k2")).toBe(false);
     });
 
     it("clears a named instance that no supervisor holds (only on disk) without starting it", async () => {
       const s = setup();
-      const paths = s.orchestrator.instancePaths("a", "stored");
-      mkdirSync(paths.root, { recursive: true });
-      writeFileSync(paths.base, "{}\n");
-      writeFileSync(paths.runtimeEvents, "{}\n");
+      await seedConversation(s, "a", "stored");
       const result = await s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"] }), agents: [], instances: [{ agent: "a", instanceKey: "stored" }], freshInstances: [{ agent: "a", instanceKey: "stored" }] });
       expect(result).toEqual({ restarted: ["a/stored"] });
-      expect(existsSync(paths.base)).toBe(false);
-      expect(existsSync(paths.runtimeEvents)).toBe(true);
+      expect(hasConversation(s, "a", "stored")).toBe(false);
       expect(s.spawner.of("a")).toHaveLength(0);
     });
 

@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from "bun:test";
 import { RESULTS_ARRIVED_EVENT } from "../../src/protocol/agent-event.ts";
-import { busyCaller, call, delegateResults, removeRoots, setup, tick } from "./routing/routing-harness.ts";
+import { pendingResultId } from "../../src/protocol/conversation.ts";
+import { busyCaller, call, removeRoots, setup, tick } from "./routing/routing-harness.ts";
 
 afterEach(removeRoots);
 
@@ -36,7 +37,7 @@ describe("waking an instance for arrived results", () => {
     expect(a.events().some(({ event }) => event.type === RESULTS_ARRIVED_EVENT)).toBe(false);
   });
 
-  it("starts a requester that has no child for an async reply, and delivers the reply once it is ready", async () => {
+  it("starts a requester that has no child for an async reply, and hands it the reply with its stored state", async () => {
     const s = setup({ policy: { lifecycle: { idleSeconds: 10 }, shutdown: { gracePeriodSeconds: 1 } } });
     const { a, submitted } = busyCaller(s);
     await call(a, "request", { target: "b", input: "long job", async: true });
@@ -51,11 +52,11 @@ describe("waking an instance for arrived results", () => {
     await tick();
     const woken = s.spawner.latest("a");
     expect(woken).not.toBe(a);
+    expect(woken.hydrated().pendingResults).toEqual([expect.objectContaining({ status: "ok", agent: "b", response: "job done" })]);
     woken.ready();
-    expect(delegateResults(woken)).toEqual([expect.objectContaining({ status: "ok", agent: "b", response: "job done" })]);
   });
 
-  it("keeps a reply held for a requester without a child across an orchestrator restart, and hands it over once", async () => {
+  it("keeps a reply for a requester without a child across an orchestrator restart until its model has seen it", async () => {
     const s = setup({ policy: { lifecycle: { idleSeconds: 10 }, shutdown: { gracePeriodSeconds: 1 } } });
     const { a, submitted } = busyCaller(s);
     await call(a, "request", { target: "b", input: "long job", async: true });
@@ -72,9 +73,13 @@ describe("waking an instance for arrived results", () => {
     const next = setup({ stateRoot: s.stateRoot });
     expect(next.orchestrator.start()).toEqual({ resumed: 0 });
     const woken = next.spawner.latest("a");
+    const [held] = woken.hydrated().pendingResults;
+    expect(held).toMatchObject({ status: "ok", agent: "b", response: "job done" });
     woken.ready();
-    expect(delegateResults(woken)).toEqual([expect.objectContaining({ status: "ok", agent: "b", response: "job done" })]);
-    // Handed over: a third orchestrator finds nothing to hand over again.
+    // The child shows it to its model and commits that: a third orchestrator finds nothing to hand over again.
+    woken.emit("commit", { seq: 1, consumed: [pendingResultId(held!)] });
+    await tick();
+    expect(woken.sent.some((message) => message.type === "committed")).toBe(true);
     const third = setup({ stateRoot: s.stateRoot });
     third.orchestrator.start();
     expect(third.spawner.of("a")).toEqual([]);

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from "bun:test";
-import { DurableInbox } from "../../src/orchestrator/instances/durable-inbox.ts";
 import { testBundle } from "../fixtures/orchestrator/test-bundle.ts";
 import type { FakeChild } from "../helpers/fake-spawner.ts";
 import { busyCaller, call, delegateResults, removeRoots, setup, tick } from "./routing/routing-harness.ts";
@@ -25,7 +24,7 @@ describe("an instance that cannot start", () => {
     expect(reply).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
     expect(reply?.error?.message).toContain("E_CONFIG_EXTENSION_REGISTER");
     expect(reply?.error?.message).toContain("extension broken threw in register");
-    expect(new DurableInbox(s.orchestrator.instancePaths("b", "test-swarm").inbox).load().entries).toEqual([]);
+    expect(s.orchestrator.store.unanswered("test-swarm").filter((record) => record.event.agent === "b")).toEqual([]);
     expect(s.orchestrator.processes().find((row) => row.agent === "b")).toMatchObject({ status: "crashLoopBackOff", queued: 0 });
     expect(s.spawner.of("b")).toHaveLength(1);
   });

@@ -85,7 +85,7 @@ describe("SqliteStore", () => {
   it("counts crashes durably and keeps runtime events queryable by instance, turn and trace", async () => {
     const store = open();
     await store.accept("s", event("e1"), 1);
-    store.recordCrash("s", "e1", "it was killed by SIGKILL");
+    store.recordInterrupted("s", "e1", "it was killed by SIGKILL");
     const base = { agent: "a", instanceKey: "k", spanId: "sp", at: "2026-11-23T00:00:00.000Z" } as const;
     store.appendRuntimeEvents("s", [
       { ...base, type: "turn.started", traceId: "t1", turnId: "turn1" },

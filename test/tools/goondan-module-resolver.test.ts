@@ -19,6 +19,7 @@ import { bundleAgentEntry } from "../../src/daemon/agent-entry-bundle.ts";
 import { writeBundleSnapshot } from "../../src/orchestrator/bundle-snapshot-file.ts";
 import { CONNECTOR_ENTRY_SCRIPT } from "../../src/protocol/child-entry.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
+import { emptyInstanceState } from "../../src/protocol/instance-state.ts";
 import { startLoopbackLlm, toolResults, type LoopbackLlm } from "../helpers/loopback-llm.ts";
 import { killChild, useCleanups } from "../helpers/cleanups.ts";
 
@@ -108,10 +109,14 @@ async function runOneTurn(options: { entry: string; bundle: string }): Promise<u
     stderr: "pipe",
     serialization: "json",
     ipc(message) {
-      messages.push(message as ChildMessage);
+      const typed = message as ChildMessage;
+      messages.push(typed);
+      // The orchestrator's part: a step's commit is acknowledged (nothing is kept here).
+      if (typed.type === "commit") child.send(envelope("committed", ORCHESTRATOR, "assistant/main", { seq: typed.payload.seq }));
       wake();
     },
   });
+  child.send(envelope("hydrate", ORCHESTRATOR, "assistant/main", emptyInstanceState()));
   defer(killChild(child));
   const waitFor = async (type: ChildMessage["type"]): Promise<ChildMessage> => {
     const deadline = Date.now() + 15_000;

@@ -1,5 +1,6 @@
 /**
- * The agent child's IPC loop, a small state machine: `starting` (building the instance) → `ready` (answers `ready`,
+ * The agent child's IPC loop, a small state machine: `starting` (waiting for its durable state, `hydrate`, and
+ * building the instance) → `ready` (answers `ready`,
  * or `fatal` and exit 1) → `stopping` (after `shutdown`, a stop signal, or the lost channel). While ready it serves
  * `event` messages FIFO one at a time (p-queue, concurrency 1) with exactly one `turn_result` each, feeds
  * `runtime_result` / `delegate_result` to ctx.runtime, and says `heartbeat` every HEARTBEAT_INTERVAL_MS while a turn
@@ -16,11 +17,15 @@ import type { Bundle } from "../../config/types.ts";
 import { envelope, HEARTBEAT_INTERVAL_MS, isParentMessage, ORCHESTRATOR, type ChildMessage, type ChildToParent, type ParentToChild } from "../../protocol/ipc-messages.ts";
 import { instanceAddress } from "../../protocol/agent-event.ts";
 import type { AgentChildArgs } from "../../protocol/child-entry.ts";
+import type { InstanceState } from "../../protocol/instance-state.ts";
 import { failedOutcome } from "../../protocol/turn-outcome.ts";
 import { describe, isGoondanError } from "../../shared/errors.ts";
+import { EXIT } from "../../shared/exit-codes.ts";
+import { isStoreFailure } from "../loop/next-step.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { AgentInstance } from "../instance/agent-instance.ts";
 import { createAgentInstance } from "../instance/create-agent-instance.ts";
+import { IpcInstanceLink } from "./ipc-instance-link.ts";
 import { RuntimeClient } from "./runtime-client.ts";
 
 export interface ChildChannel {
@@ -62,9 +67,15 @@ class AgentChild {
   private abortAt = Number.POSITIVE_INFINITY;
   private readonly address: string;
   readonly runtime: RuntimeClient;
+  readonly link: IpcInstanceLink;
+  /** Resolves with the instance's durable state, the orchestrator's first message. */
+  readonly hydrated: Promise<InstanceState>;
+  private hydrate: (state: InstanceState) => void = () => {};
 
   constructor(private readonly options: RunAgentChildOptions) {
     this.address = instanceAddress(options.args.agent, options.args.instanceKey);
+    this.link = new IpcInstanceLink(this.address, (message) => this.send(message));
+    this.hydrated = new Promise((resolve) => (this.hydrate = resolve));
     this.runtime = new RuntimeClient({
       address: this.address,
       send: (message) => this.send(message),
@@ -72,6 +83,8 @@ class AgentChild {
       onUnclaimedResult: (result) => {
         const instance = this.phase.type === "starting" ? undefined : this.phase.instance;
         if (instance === undefined) return options.logger.warn({ correlationId: result.correlationId }, "reply arrived while the instance was not open; dropped");
+        // A blocking call not waiting (yet): its turn was redelivered and the call, run again, gets it from the store.
+        if (result.async !== true) return options.logger.debug({ correlationId: result.correlationId }, "reply for a call not waiting; its reattached call gets it");
         instance.addPendingResult(result);
       },
     });
@@ -110,6 +123,10 @@ class AgentChild {
         });
         return;
       }
+      case "hydrate":
+        return this.hydrate(raw.payload);
+      case "committed":
+        return this.link.handleCommitted(raw.payload);
       case "runtime_result":
         return this.runtime.handleRuntimeResult(raw.payload);
       case "delegate_result":
@@ -159,13 +176,14 @@ class AgentChild {
     this.phase = { type: "stopping" };
     this.turn?.abort(new Error("parent gone"));
     this.runtime.failAll("the orchestrator is gone");
+    this.link.failAll("the orchestrator is gone");
     this.options.exit(0);
   }
 
   private async runEvent(payload: ParentToChild["event"]): Promise<void> {
     if (this.phase.type !== "ready") return;
     const { instance } = this.phase;
-    const { event, attempt, crashedBefore } = payload;
+    const { event, attempt, crashedBefore, redelivery } = payload;
     const abort = new AbortController();
     this.turn = abort;
     this.askedForTurn = false;
@@ -177,10 +195,19 @@ class AgentChild {
         turnId = started;
         this.send(envelope("turn_started", this.address, ORCHESTRATOR, { eventId: event.id, turnId: started }));
       };
-      const outcome = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted, ...(crashedBefore === undefined ? {} : { crashedBefore }) });
-      if (outcome !== undefined) this.send(envelope("turn_result", this.address, ORCHESTRATOR, outcome));
+      const handled = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted, ...(crashedBefore === undefined ? {} : { crashedBefore }), ...(redelivery === true ? { redelivery } : {}) });
+      if (handled !== undefined) {
+        this.link.flushEvents();
+        this.send(envelope("turn_result", this.address, ORCHESTRATOR, { ...handled.outcome, commit: handled.commit }));
+      }
     } catch (error) {
-      // Only a bug of ours or a failing disk gets here; still exactly one reply.
+      if (isStoreFailure(error)) {
+        // Not answered: the event stays in the orchestrator's inbox, and the next child starts from the store.
+        this.options.logger.error({ err: error, eventId: event.id }, "the store refused this turn's step; exiting to start again from what it holds");
+        this.options.exit(EXIT.failure);
+        return;
+      }
+      // Only a bug of ours gets here; still exactly one reply.
       this.options.logger.error({ err: error, eventId: event.id }, "turn could not be committed");
       const failure = { code: "AGENT_TURN_FAILED", message: describe(error).message };
       this.send(envelope("turn_result", this.address, ORCHESTRATOR, failedOutcome({ agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, error: failure })));
@@ -216,7 +243,7 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
   options.onStopSignal?.((signal) => void child.shutdown(signal));
   options.channel.onDisconnect(() => child.disconnected());
   const ready = (async () => {
-    const bundle = await options.loadBundle(args.bundle);
+    const [bundle, state] = await Promise.all([options.loadBundle(args.bundle), child.hydrated]);
     const created = await createAgentInstance({
       bundle,
       swarm: args.swarm,
@@ -224,6 +251,8 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
       instanceKey: args.instanceKey,
       stateRoot: args.stateRoot,
       runtime: (context) => child.runtime.scoped(context),
+      state,
+      link: child.link,
       logger,
       ...(options.env === undefined ? {} : { env: options.env }),
       ...(options.model === undefined ? {} : { model: options.model }),

@@ -1,10 +1,12 @@
 /**
  * `ctx.runtime` as one tool call sees it: the inter-agent API (request, send, spawn, list, catalog, restart) over
  * the child's RuntimeClient, every call carrying this tool call's trace id, span (the parent of whatever turn it
- * starts) and call chain. Requests carry a correlationId made here, so the waiter exists before any reply can
- * arrive; a blocking request then waits for its reply (the orchestrator enforces the deadline; the client adds a
+ * starts) and call chain. Requests and sends carry a correlationId made here — derived from the tool call's stable
+ * key when it has one, so the same call run again after a restart names the same request and the orchestrator
+ * reattaches it instead of sending it twice — and the waiter exists before any reply can arrive; a blocking request then waits for its reply (the orchestrator enforces the deadline; the client adds a
  * grace period), an async one returns `{correlationId}` at once and its reply arrives later as a pending result.
  */
+import { createHash } from "node:crypto";
 import type { RestartAnswer } from "../../protocol/restart-answer.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import type { AgentInstanceInfo, AgentListOptions, AgentReply, AgentRequestOptions, AgentSpawnOptions, AgentToolRuntime, RuntimeCallContext } from "../../tools/types.ts";
@@ -21,15 +23,24 @@ export interface RuntimeChannel {
 }
 
 export class ScopedRuntime implements AgentToolRuntime {
+  private sent = 0;
+
   constructor(
     private readonly client: RuntimeChannel,
     private readonly context: RuntimeCallContext,
   ) {}
 
+  /** The n-th request or send of this tool call: derived from its stable key, else fresh. */
+  private nextCorrelationId(): string {
+    this.sent += 1;
+    if (this.context.callKey === undefined) return this.client.newId("corr");
+    return `corr_${createHash("sha256").update(`${this.context.callKey}#${this.sent}`).digest("hex").slice(0, 24)}`;
+  }
+
   request(options: AgentRequestOptions & { async?: false }): Promise<AgentReply>;
   request(options: AgentRequestOptions & { async: true }): Promise<{ correlationId: string }>;
   async request(options: AgentRequestOptions): Promise<AgentReply | { correlationId: string }> {
-    const correlationId = this.client.newId("corr");
+    const correlationId = this.nextCorrelationId();
     const timeoutMs = options.timeoutMs ?? this.client.defaultTimeoutMs();
     const args: JsonObject = { target: options.target, input: options.input, correlationId, timeoutMs, async: options.async === true };
     if (options.instanceKey !== undefined) args.instanceKey = options.instanceKey;
@@ -50,7 +61,7 @@ export class ScopedRuntime implements AgentToolRuntime {
   }
 
   async send(options: Omit<AgentRequestOptions, "async" | "timeoutMs">): Promise<{ eventId: string }> {
-    const args: JsonObject = { target: options.target, input: options.input };
+    const args: JsonObject = { target: options.target, input: options.input, correlationId: this.nextCorrelationId() };
     if (options.instanceKey !== undefined) args.instanceKey = options.instanceKey;
     if (options.metadata !== undefined) args.metadata = options.metadata;
     if (options.eventType !== undefined) args.eventType = options.eventType;

@@ -8,15 +8,15 @@
  */
 import type { Message } from "../../tools/types.ts";
 
-function contentParts(message: Message): { type: string; toolCallId?: string; toolName?: string }[] {
+function contentParts(message: Message): { type: string; toolCallId?: string; toolName?: string; input?: unknown }[] {
   const content = (message.data as { content?: unknown }).content;
-  return Array.isArray(content) ? (content as { type: string; toolCallId?: string; toolName?: string }[]) : [];
+  return Array.isArray(content) ? (content as { type: string; toolCallId?: string; toolName?: string; input?: unknown }[]) : [];
 }
 
 /** The tool calls of an assistant message (none for any other message). */
-export function toolCallsOf(message: Message): { toolCallId: string; toolName: string }[] {
+export function toolCallsOf(message: Message): { toolCallId: string; toolName: string; input: unknown }[] {
   if (message.data.role !== "assistant") return [];
-  return contentParts(message).flatMap((part) => (part.type === "tool-call" && typeof part.toolCallId === "string" ? [{ toolCallId: part.toolCallId, toolName: String(part.toolName ?? "") }] : []));
+  return contentParts(message).flatMap((part) => (part.type === "tool-call" && typeof part.toolCallId === "string" ? [{ toolCallId: part.toolCallId, toolName: String(part.toolName ?? ""), input: part.input }] : []));
 }
 
 function toolCallIds(message: Message): string[] {

@@ -1,36 +1,26 @@
 /**
- * `extension-state.json`: one JSON object keyed by extension name, persisted per instance. `set` writes the
- * whole file atomically so a crash leaves either the old or the new state.
+ * The extensions' state of one instance (`api.state`), keyed by extension name: hydrated from the store when the
+ * child starts, and made durable by a commit on every `set` before it resolves.
  */
-import { existsSync, readFileSync } from "node:fs";
-import type { JsonObject, JsonValue } from "../../shared/json.ts";
-import { writeFileAtomic } from "../conversation/jsonl-file.ts";
+import type { InstanceCommit } from "../../protocol/instance-state.ts";
+import type { JsonValue } from "../../shared/json.ts";
 
-export class ExtensionStateFile {
-  private state: JsonObject;
-  readonly corrupt: boolean;
+export class ExtensionState {
+  private readonly values: Map<string, JsonValue>;
 
-  constructor(private readonly file: string) {
-    let state: JsonObject = {};
-    let corrupt = false;
-    if (existsSync(file)) {
-      try {
-        const parsed = JSON.parse(readFileSync(file, "utf8")) as unknown;
-        if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) state = parsed as JsonObject;
-      } catch {
-        corrupt = true;
-      }
-    }
-    this.state = state;
-    this.corrupt = corrupt;
+  constructor(
+    initial: Record<string, JsonValue>,
+    private readonly commit: (commit: InstanceCommit) => Promise<void>,
+  ) {
+    this.values = new Map(Object.entries(initial));
   }
 
   get(name: string): JsonValue | undefined {
-    return this.state[name];
+    return this.values.get(name);
   }
 
   async set(name: string, value: JsonValue): Promise<void> {
-    this.state = { ...this.state, [name]: value };
-    writeFileAtomic(this.file, `${JSON.stringify(this.state, null, 2)}\n`);
+    this.values.set(name, value);
+    await this.commit({ extensionState: { [name]: value } });
   }
 }

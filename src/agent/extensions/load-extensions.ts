@@ -10,7 +10,7 @@ import type { JsonObject } from "../../shared/json.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { ToolCatalogItem, ToolHandler } from "../../tools/types.ts";
 import type { EventBus } from "./event-bus.ts";
-import type { ExtensionStateFile } from "./extension-state.ts";
+import type { ExtensionState } from "./extension-state.ts";
 import type { PipelineRegistry } from "./pipeline-registry.ts";
 import type { ExtensionApi, ExtensionModel, ExtensionRegister } from "./types.ts";
 
@@ -29,7 +29,7 @@ export interface LoadExtensionsOptions {
   registerTool: (item: ToolCatalogItem, handler: ToolHandler, extensionName: string, options?: { timeoutMs?: number }) => void;
   /** Removes a tool `extensionName` registered; default: removes nothing. */
   unregisterTool?: (name: string, extensionName: string) => boolean;
-  state: ExtensionStateFile;
+  state: ExtensionState;
   events: EventBus;
   logger: Logger;
   /** `api.model`: the agent's model; default one that rejects (no model given). */

@@ -9,9 +9,9 @@ import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { Message, ToolCallMiddlewareContext, ToolCatalogItem, ToolHandler, ToolResult } from "../../tools/types.ts";
-import type { MessageEvent } from "../conversation/message-event.ts";
+import type { MessageEvent } from "../../protocol/conversation.ts";
 
-export type { MessageEvent } from "../conversation/message-event.ts";
+export type { MessageEvent } from "../../protocol/conversation.ts";
 
 export interface TokenUsage {
   inputTokens: number;

@@ -1,29 +1,31 @@
 /**
- * One running agent instance: handles delivered events one at a time and commits each turn. Commit order is
- * result first (results.jsonl, fsync), then fold the conversation, so a crash at any point leaves either
- * "not committed" (redelivery resumes the turn from base + events) or "committed" (redelivery answers the stored
- * result without calling the model; leftover events of a committed turn are folded on start).
+ * One running agent instance: handles delivered events one at a time. A turn's end is one commit: its outcome
+ * together with what it changed since its last commit (messages, pending results shown), which the orchestrator's
+ * store makes durable in one transaction with the answer to the event — so a crash leaves the event either
+ * unanswered (redelivered; the turn resumes from what was committed) or answered (never delivered again).
  */
+import { SystemError } from "../../shared/errors.ts";
 import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/agent-event.ts";
+import type { InstanceCommit } from "../../protocol/instance-state.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
-import type { ResultsLog } from "../conversation/results-log.ts";
-import type { PendingResults, DelegateResult } from "../conversation/pending-results.ts";
+import type { DelegateResult, PendingResults } from "../conversation/pending-results.ts";
 import { commits } from "../loop/next-step.ts";
 import { runTurn } from "../loop/run-turn.ts";
 import type { TurnEnvironment } from "../loop/turn-environment.ts";
 
 export interface AgentInstanceParts {
   env: TurnEnvironment;
-  results: ResultsLog;
   pendingResults: PendingResults;
-  /** Extra cleanup (extension state, log files). */
-  onClose?: () => void;
+}
+
+/** How a handled event ended: its outcome and the commit that goes with it. */
+export interface HandledEvent {
+  outcome: TurnOutcome;
+  commit: InstanceCommit;
 }
 
 export class AgentInstance {
-  constructor(private readonly parts: AgentInstanceParts) {
-    this.foldCommittedLeftovers();
-  }
+  constructor(private readonly parts: AgentInstanceParts) {}
 
   get env(): TurnEnvironment {
     return this.parts.env;
@@ -31,42 +33,40 @@ export class AgentInstance {
 
   /**
    * Exactly one result per call; never throws for turn failures. Returns undefined when the turn was aborted
-   * (shutdown grace over, or the orchestrator gone): nothing is committed, so the event stays in the
-   * orchestrator's durable inbox and its redelivery resumes the turn from base + events.
+   * (shutdown grace over, or the orchestrator gone): nothing more is committed, so the event stays unanswered in
+   * the orchestrator's inbox and its redelivery resumes the turn from what was committed.
    */
-  async handleEvent(options: { event: AgentEvent; attempt: number; crashedBefore?: string; signal?: AbortSignal; onTurnStarted?: (turnId: string) => void }): Promise<TurnOutcome | undefined> {
+  async handleEvent(options: { event: AgentEvent; attempt: number; redelivery?: boolean; crashedBefore?: string; signal?: AbortSignal; onTurnStarted?: (turnId: string) => void }): Promise<HandledEvent | undefined> {
     const { event } = options;
-    const committed = this.parts.results.get(event.id);
-    if (committed !== undefined) {
-      this.parts.env.logger.info({ eventId: event.id, attempt: options.attempt }, "redelivered event already committed; answering the stored result");
-      return { ...committed, agent: this.parts.env.agentName, instanceKey: this.parts.env.instanceKey };
-    }
-    const turnId = this.parts.env.ids("turn");
+    const { env } = this.parts;
+    const turnId = env.ids("turn");
     if (event.type === RESULTS_ARRIVED_EVENT && this.pendingResultCount === 0) {
       // An earlier turn showed them already: nothing to wake the model for.
-      const payload: TurnOutcome = { status: "ok", agent: this.parts.env.agentName, instanceKey: this.parts.env.instanceKey, eventId: event.id, turnId, response: "", finishReason: "nothing_pending" };
-      this.parts.results.record(payload);
-      return payload;
+      return { outcome: { status: "ok", agent: env.agentName, instanceKey: env.instanceKey, eventId: event.id, turnId, response: "", finishReason: "nothing_pending" }, commit: {} };
     }
     options.onTurnStarted?.(turnId);
     const ending = await runTurn({
-      env: this.parts.env,
+      env,
       event,
       turnId,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }),
+      ...(options.redelivery === true || options.attempt > 1 ? { redelivery: true } : {}),
     });
+    if (ending.type === "unsaved") {
+      // This process now holds messages the store does not: only a fresh start from the store is consistent again.
+      throw new SystemError(ending.result.error?.code ?? "E_STORE_WRITE_FAILED", `the store refused a step of turn ${turnId}: ${ending.result.error?.message ?? "unknown error"}`);
+    }
     if (!commits(ending)) {
-      this.parts.env.logger.warn({ eventId: event.id, turnId }, "turn aborted; left uncommitted for redelivery");
+      env.conversation.dropChanges();
+      env.logger.warn({ eventId: event.id, turnId }, "turn aborted; left uncommitted for redelivery");
       return undefined;
     }
     const { steps: _steps, usage: _usage, ...outcome } = ending.result;
-    this.parts.results.record(outcome);
-    this.parts.env.store.fold();
-    return outcome;
+    return { outcome, commit: { changes: env.conversation.takeChanges(), consumed: this.parts.pendingResults.takeConsumed() } };
   }
 
-  /** A reply to an async request: kept durably until shown to the model. */
+  /** A reply to an async request (the orchestrator stored it before handing it over): kept until shown to the model. */
   addPendingResult(result: DelegateResult): void {
     this.parts.pendingResults.add(result);
   }
@@ -82,14 +82,6 @@ export class AgentInstance {
   }
 
   close(): void {
-    this.parts.env.store.close();
-    this.parts.results.close();
     this.parts.pendingResults.close();
-    this.parts.onClose?.();
-  }
-
-  private foldCommittedLeftovers(): void {
-    const pending = this.parts.env.store.pendingEvents;
-    if (pending.length > 0 && pending.every((line) => this.parts.results.get(line.eventId) !== undefined)) this.parts.env.store.fold();
   }
 }

@@ -1,14 +1,15 @@
 /**
  * Builds an AgentInstance from a loaded bundle, loading only what this agent needs: its Model (one provider,
- * imported lazily), its Tools' modules, its Extensions (in the Agent's order), the system prompt, and the
- * instance's files (conversation, results, pending results, extension state, runtime events, workdir).
+ * imported lazily), its Tools' modules, its Extensions (in the Agent's order), the system prompt, the instance's
+ * durable state as the orchestrator's store handed it over (conversation, pending results, extension state), the
+ * link its commits and runtime events go through, and its workdir.
  * Configuration problems throw ConfigError (the child reports them as `fatal`).
  */
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { agentExtensions, agentModel, agentTools, readSystemPrompt, selectSwarm, swarmAgents } from "../../config/resolve.ts";
 import type { Bundle } from "../../config/types.ts";
+import type { InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
 import { resolveConfigValues } from "../../config/value-source.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import { ConfigError } from "../../shared/errors.ts";
@@ -18,13 +19,12 @@ import { instancePaths, type InstancePaths } from "../../shared/state-paths.ts";
 import { ToolRegistry } from "../../tools/tool-registry.ts";
 import type { AgentToolRuntime, RuntimeCallContext } from "../../tools/types.ts";
 import { AgentInstance } from "./agent-instance.ts";
-import { ConversationStore } from "../conversation/conversation-store.ts";
+import { Conversation } from "../conversation/conversation.ts";
 import { PendingResults } from "../conversation/pending-results.ts";
-import { ResultsLog } from "../conversation/results-log.ts";
 import { ToolCompletions } from "../conversation/tool-completions.ts";
 import { EventBus } from "../extensions/event-bus.ts";
 import { reportExtensionFailures } from "../extensions/extension-failures.ts";
-import { ExtensionStateFile } from "../extensions/extension-state.ts";
+import { ExtensionState } from "../extensions/extension-state.ts";
 import { loadExtensions } from "../extensions/load-extensions.ts";
 import { PipelineRegistry } from "../extensions/pipeline-registry.ts";
 import { apiKeyEnvName, resolveApiKey } from "../model/api-key.ts";
@@ -33,7 +33,8 @@ import { createLanguageModel } from "../model/model-factory.ts";
 import { abortableSleep } from "../model/call-with-retry.ts";
 import { RECORD_CASSETTE_ENV, wrapWithRecorder } from "../model/recording-model.ts";
 import { extensionModel } from "../model/extension-model.ts";
-import { RuntimeEventLog } from "./runtime-event-log.ts";
+import type { InstanceLink } from "./instance-link.ts";
+import { linkedRuntimeEvents } from "./runtime-events.ts";
 import type { TurnEnvironment } from "../loop/turn-environment.ts";
 
 export interface CreateAgentInstanceOptions {
@@ -45,6 +46,10 @@ export interface CreateAgentInstanceOptions {
   stateRoot: string;
   /** `ctx.runtime` for one tool call (the child's RuntimeClient, scoped to the call). */
   runtime: (context: RuntimeCallContext) => AgentToolRuntime;
+  /** The instance's durable state as the store holds it (the `hydrate` message). */
+  state: InstanceState;
+  /** Where its commits and runtime events go (the orchestrator, over IPC). */
+  link: InstanceLink;
   logger: Logger;
   /** Default process.env (API keys, GOONDAN_RECORD_CASSETTE). */
   env?: Record<string, string | undefined>;
@@ -86,8 +91,10 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
   // Tools and extensions get their config with ValueSources resolved from this child's (scoped) env.
   const tools = agentTools(bundle, agent).map((tool) => (tool.spec.config === undefined ? tool : { ...tool, spec: { ...tool.spec, config: resolveConfigValues(tool.spec.config, env) as JsonObject } }));
   const registry = await ToolRegistry.fromResources(tools);
-  const state = new ExtensionStateFile(paths.state);
-  const runtimeEvents = new RuntimeEventLog(paths.runtimeEvents, { agent: options.agent, instanceKey: options.instanceKey });
+  const { link } = options;
+  const commit = (changes: InstanceCommit) => link.commit(changes);
+  const state = new ExtensionState(options.state.extensionState, commit);
+  const runtimeEvents = linkedRuntimeEvents({ link, agent: options.agent, instanceKey: options.instanceKey, now: Date.now });
   const pipeline = new PipelineRegistry({ onFailure: reportExtensionFailures({ logger, runtimeEvents }) });
   const events = new EventBus((type, error) => logger.warn({ type, err: error }, "extension event listener threw"));
   await loadExtensions({
@@ -103,14 +110,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     model: extensionModel({ model, params: agent.spec.modelConfig.params ?? {}, timeoutMs: modelTimeoutMs(agentModel(bundle, agent)), logger }),
   });
 
-  const store = ConversationStore.open({ basePath: paths.base, eventsPath: paths.events });
-  const results = new ResultsLog(paths.results);
-  const skipped = [...store.skipped, ...results.skipped];
-  if (skipped.length > 0 || state.corrupt) {
-    logger.warn({ skipped, extensionStateCorrupt: state.corrupt }, "ignored unreadable lines in the instance's files (an interrupted write)");
-    runtimeEvents.emit({ type: "conversation.recovered", traceId: "", spanId: "", data: { skippedLines: skipped.map((line) => ({ file: line.file, line: line.line, torn: line.torn })) } });
-  }
-  const pendingResults = new PendingResults(join(paths.root, "pending-results.jsonl"));
+  const pendingResults = new PendingResults(options.state.pendingResults);
   const turnEnv: TurnEnvironment = {
     agentName: options.agent,
     instanceKey: options.instanceKey,
@@ -121,18 +121,19 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     registry,
     agentTools: tools,
     pipeline,
-    store,
+    conversation: new Conversation(options.state.messages),
+    commit,
     runtimeEvents,
     workdir: paths.workdir,
     logger,
     runtime: options.runtime,
     pendingResults,
-    toolCompletions: new ToolCompletions({ pendingResults, ids: newId, logger }),
+    toolCompletions: new ToolCompletions({ pendingResults, commit, ids: newId, logger }),
     ids: newId,
     now: Date.now,
     sleep: abortableSleep,
     modelTimeoutMs: modelTimeoutMs(agentModel(bundle, agent)),
   };
-  const instance = new AgentInstance({ env: turnEnv, results, pendingResults, onClose: () => runtimeEvents.close() });
+  const instance = new AgentInstance({ env: turnEnv, pendingResults });
   return { instance, paths, policy: { requestTimeoutMs: swarm.spec.policy.requestTimeoutMs, gracePeriodMs: swarm.spec.policy.shutdown.gracePeriodSeconds * 1000 } };
 }

@@ -2,8 +2,11 @@
  * What the turn loop does after a step, as a tagged value (as openai-agents-js' runner does): run another step,
  * end the turn with a final answer, or stop because the turn was aborted (shutdown grace over, orchestrator gone).
  * Whether a turn commits is a property of how it ended (`commits`): an aborted turn is never committed, so its
- * event stays in the orchestrator's inbox and the redelivery runs it for real.
+ * event stays in the orchestrator's inbox and the redelivery runs it for real. A turn whose step the store refused
+ * (`unsaved`) is not committed either, and the process that ran it holds a conversation the store does not have: it
+ * must start again from what the store holds.
  */
+import { isGoondanError } from "../../shared/errors.ts";
 import type { StepResult } from "../extensions/types.ts";
 
 export type NextStep = { type: "run_again" } | { type: "final"; response: string; finishReason: string } | { type: "aborted" };
@@ -16,6 +19,9 @@ export function nextStepAfter(options: { step: StepResult; signal: AbortSignal }
 }
 
 /** How a turn ended, and so whether it commits. */
-export type TurnEnding<R> = { type: "completed"; result: R } | { type: "aborted"; result: R };
+export type TurnEnding<R> = { type: "completed"; result: R } | { type: "aborted"; result: R } | { type: "unsaved"; result: R };
+
+/** A commit the store refused (the instance link's codes): the turn ends `unsaved`. */
+export const isStoreFailure = (error: unknown): boolean => isGoondanError(error) && error.code.startsWith("E_STORE_");
 
 export const commits = <R>(ending: TurnEnding<R>): ending is { type: "completed"; result: R } => ending.type === "completed";

@@ -19,7 +19,7 @@ import { createMessage } from "../conversation/message-factory.ts";
 import { middlewareAgents } from "../extensions/middleware-agents.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import { recoverInterruptedStep } from "./recover-interrupted-step.ts";
-import { nextStepAfter, type NextStep, type TurnEnding } from "./next-step.ts";
+import { isStoreFailure, nextStepAfter, type NextStep, type TurnEnding } from "./next-step.ts";
 import { runStep, type TurnScope } from "./run-step.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
 
@@ -32,22 +32,22 @@ export interface RunTurnOptions {
   turnId?: string;
   /** How the process died with this event in flight the last time (the delivery's `crashedBefore`). */
   crashedBefore?: string;
+  /** The event was delivered before (a crash, a stop, or an orchestrator restart came between): its turn resumes. */
+  redelivery?: boolean;
 }
 
+/**
+ * Shows the results waiting for the model as messages. Each is removed from the pending results as it is shown, and
+ * the removal is committed in the same transaction as the message, so a result is shown exactly once.
+ */
 function deliverPendingResults(env: TurnEnvironment, context: TurnMiddlewareContext): void {
   const pending = env.pendingResults;
-  if (pending === undefined || pending.list().length === 0) return;
+  if (pending.list().length === 0) return;
   const { now, ids } = env;
-  const shown = new Set<unknown>();
-  for (const message of context.messages) {
-    shown.add(message.metadata.delegateCorrelationId);
-    shown.add(message.metadata.toolCompletionId);
-  }
   const delivered: string[] = [];
   for (const item of pending.list()) {
     const id = pendingResultId(item);
     delivered.push(id);
-    if (shown.has(id)) continue;
     const shownAs = pendingResultMessage(item);
     const described: JsonObject = isToolCompletion(item) ? {} : { [INTER_AGENT_RESPONSE_KEY]: interAgentResponse(item, env.agentName, now()) };
     context.emitMessageEvent({
@@ -99,7 +99,6 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
   const spans = { traceId: event.traceId, spanId: turnSpanId, ...(event.parentSpanId === undefined ? {} : { parentSpanId: event.parentSpanId }), turnId, eventId: event.id };
   env.runtimeEvents.emit({ type: "turn.started", ...spans, data: { eventType: event.type, source: event.source.name } });
 
-  const origin = { turnId, eventId: event.id };
   const context: TurnMiddlewareContext = {
     agentName: env.agentName,
     instanceKey: env.instanceKey,
@@ -107,28 +106,34 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
     traceId: event.traceId,
     inputEvent: event,
     get messages() {
-      return env.store.messages;
+      return env.conversation.messages;
     },
     metadata: {},
     // Once aborted, nothing more is stored: the turn is redelivered and must not replay what followed the abort.
     emitMessageEvent: (messageEvent) => {
-      if (!signal.aborted) env.store.emit(messageEvent, origin);
+      if (!signal.aborted) env.conversation.emit(messageEvent);
     },
     // Requests from turn and step middleware carry the turn's trace and call chain, parented to the turn's span.
     agents: middlewareAgents(env.runtime({ traceId: event.traceId, parentSpanId: turnSpanId, callChain: event.callChain })),
   };
 
-  recoverInterruptedStep({ env, context, spans, ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }) });
+  if (options.redelivery === true) await recoverInterruptedStep({ env, context, spans, signal, ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }) });
 
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   let steps = 0;
   const core = async (ctx: TurnMiddlewareContext): Promise<TurnResult> => {
-    // A wake-up for arrived results brings no message of its own: the results are shown before the first step.
-    const alreadyThere = event.type === RESULTS_ARRIVED_EVENT || ctx.messages.some((message) => message.source.type === "user" && message.metadata.eventId === event.id);
+    // A wake-up for arrived results brings no message of its own: the results are shown before the first step. The
+    // user message's id comes from the event, so a resumed turn knows it at once; only a redelivery looks further
+    // (a message written by an older goondan, under another id).
+    const inputId = `in_${event.id}`;
+    const alreadyThere =
+      event.type === RESULTS_ARRIVED_EVENT ||
+      env.conversation.has(inputId) ||
+      (options.redelivery === true && ctx.messages.some((message) => message.source.type === "user" && message.metadata.eventId === event.id));
     if (!alreadyThere) {
       ctx.emitMessageEvent({
         type: "append",
-        message: createMessage({ id: ids("msg"), data: { role: "user", content: event.input }, source: { type: "user", name: event.source.name }, metadata: { eventId: event.id, eventType: event.type, turnId }, now: now() }),
+        message: createMessage({ id: inputId, data: { role: "user", content: event.input }, source: { type: "user", name: event.source.name }, metadata: { eventId: event.id, eventType: event.type, turnId }, now: now() }),
       });
     }
     const scope: TurnScope = { context: ctx, eventId: event.id, turnSpanId, signal };
@@ -155,10 +160,12 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
   };
 
   let result: TurnResult;
+  let unsaved = false;
   try {
     result = await compose(env.pipeline.middlewares("turn"), core)(context);
   } catch (error) {
-    const code = signal.aborted ? "AGENT_TURN_ABORTED" : isGoondanError(error) && /^(MODEL_|AGENT_)/.test(error.code) ? error.code : "AGENT_TURN_FAILED";
+    unsaved = isStoreFailure(error);
+    const code = unsaved && isGoondanError(error) ? error.code : signal.aborted ? "AGENT_TURN_ABORTED" : isGoondanError(error) && /^(MODEL_|AGENT_)/.test(error.code) ? error.code : "AGENT_TURN_FAILED";
     const message = error instanceof Error ? error.message : String(error);
     // Not the error object itself: an APICallError carries the whole request body (the conversation).
     env.logger.error({ code, error: message.slice(0, 500), turnId }, "turn failed");
@@ -172,5 +179,5 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
     data: { steps: result.steps, finishReason: result.finishReason },
     ...(result.error === undefined ? {} : { error: result.error }),
   });
-  return signal.aborted ? { type: "aborted", result } : { type: "completed", result };
+  return unsaved ? { type: "unsaved", result } : signal.aborted ? { type: "aborted", result } : { type: "completed", result };
 }

@@ -6,16 +6,17 @@
  */
 import type { LanguageModel } from "ai";
 import type { ModelParams, ToolResource } from "../../config/types.ts";
+import type { InstanceCommit } from "../../protocol/instance-state.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { ToolRegistry } from "../../tools/tool-registry.ts";
 import type { AgentToolRuntime, RuntimeCallContext } from "../../tools/types.ts";
-import type { ConversationStore } from "../conversation/conversation-store.ts";
+import type { Conversation } from "../conversation/conversation.ts";
 import type { PendingResults } from "../conversation/pending-results.ts";
 import type { ToolCompletions } from "../conversation/tool-completions.ts";
 import type { PipelineRegistry } from "../extensions/pipeline-registry.ts";
 import type { RetryPolicy } from "../model/call-with-retry.ts";
-import type { RuntimeEventSink } from "../instance/runtime-event-log.ts";
+import type { RuntimeEventSink } from "../instance/runtime-events.ts";
 
 export interface TurnEnvironment {
   agentName: string;
@@ -28,13 +29,16 @@ export interface TurnEnvironment {
   registry: ToolRegistry;
   agentTools: readonly ToolResource[];
   pipeline: PipelineRegistry;
-  store: ConversationStore;
+  /** The conversation in memory; its changes go to the store with each commit. */
+  conversation: Conversation;
+  /** Makes part of a turn durable before the turn goes on (a step's tool calls before they run). */
+  commit: (commit: InstanceCommit) => Promise<void>;
   runtimeEvents: RuntimeEventSink;
   workdir: string;
   logger: Logger;
   /** `ctx.runtime` for one tool call, carrying its trace context and call chain. */
   runtime: (context: RuntimeCallContext) => AgentToolRuntime;
-  pendingResults?: PendingResults;
+  pendingResults: PendingResults;
   /** Awaits completions of pending tool calls in the background and stores them in pendingResults. */
   toolCompletions?: ToolCompletions;
   retryPolicy?: Partial<RetryPolicy>;

@@ -5,7 +5,7 @@
  * finishes. Failed calls are not recorded.
  */
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { JsonlAppender } from "../conversation/jsonl-file.ts";
+import { JsonlAppender } from "../../shared/jsonl-file.ts";
 import { describeRequest, replyFromContent, type CassetteLine } from "./cassette.ts";
 
 export { RECORD_CASSETTE_ENV } from "../../protocol/child-entry.ts";

@@ -1,18 +1,19 @@
 /**
- * `goondan instance list|delete`: the instances kept under the state root. `list` shows each one's
+ * `goondan instance list|delete`: the instances the state root's store holds. `list` shows each one's
  * swarm, agent, instanceKey, committed messages and last change; `delete <agent> <instanceKey>`
- * removes its files (conversation, workdir, runtime events), but refuses while a running
- * orchestrator has that instance live: stop it first, or clear it through
+ * removes its state (conversation, pending results, extension state, runtime events) and its workspace
+ * directory, but refuses while a running orchestrator has that instance live: stop it first, or clear it through
  * `goondan restart --agent A --instance K --fresh`.
  * When a live orchestrator owns the state root (its `orchestrator.json`, state-root-lock.ts), deleting
  * needs that orchestrator's API (at the address it recorded, with GOONDAN_API_TOKEN) to confirm the
  * instance is not live; no answer, 401/403 or any other error refuses.
  */
 import { rmSync } from "node:fs";
+import type { SqliteStore } from "../../store/sqlite/sqlite-store.ts";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { UsageError } from "../../shared/errors.ts";
 import { EXIT, type CliCommand, type CliIo } from "../command.ts";
-import { listInstancesOnDisk, type InstanceOnDisk } from "../operator/instances-on-disk.ts";
+import { listStoredInstances, openStateRootStore, type InstanceInStore } from "../operator/state-root-store.ts";
 import { API_FLAGS, apiError, apiTarget, callApi, type ApiTarget } from "../operator/api-client.ts";
 import { readStateRootLock, type StateRootOwner } from "../../daemon/state-root-lock.ts";
 
@@ -21,17 +22,17 @@ function table(rows: string[][]): string {
   return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ").trimEnd()).join("\n") + "\n";
 }
 
-function list(options: { instances: InstanceOnDisk[]; format: string; io: CliIo; stateRoot: string }): number {
+function list(options: { instances: InstanceInStore[]; format: string; io: CliIo; stateRoot: string }): number {
   const { instances, io } = options;
   if (options.format === "json") {
-    io.stdout(`${JSON.stringify({ instances: instances.map(({ swarmInstanceKey, agent, instanceKey, messages, updatedAt, dir }) => ({ swarm: swarmInstanceKey, agent, instanceKey, messages, updatedAt: updatedAt ?? null, dir })) }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ instances: instances.map(({ swarmInstanceKey, agent, instanceKey, messages, updatedAt, dir }) => ({ swarm: swarmInstanceKey, agent, instanceKey, messages, updatedAt, dir })) }, null, 2)}\n`);
     return EXIT.ok;
   }
   if (instances.length === 0) {
     io.stdout(`no instances under ${options.stateRoot}\n`);
     return EXIT.ok;
   }
-  const rows = [["SWARM", "AGENT", "INSTANCE", "MESSAGES", "UPDATED"], ...instances.map((item) => [item.swarmInstanceKey, item.agent, item.instanceKey, String(item.messages), item.updatedAt ?? "-"])];
+  const rows = [["SWARM", "AGENT", "INSTANCE", "MESSAGES", "UPDATED"], ...instances.map((item) => [item.swarmInstanceKey, item.agent, item.instanceKey, String(item.messages), item.updatedAt])];
   io.stdout(table(rows));
   return EXIT.ok;
 }
@@ -66,13 +67,13 @@ const clearCommand = (agent: string, instanceKey: string): string => {
 
 const LIVE_STATUSES = new Set(["spawning", "idle", "processing", "draining", "crashed", "crashLoopBackOff"]);
 
-async function remove(options: { instances: InstanceOnDisk[]; positionals: string[]; swarm: string | undefined; target: ApiTarget; stateRoot: string; io: CliIo }): Promise<number> {
+async function remove(options: { instances: InstanceInStore[]; store: SqliteStore | undefined; positionals: string[]; swarm: string | undefined; target: ApiTarget; stateRoot: string; io: CliIo }): Promise<number> {
   const [agent, instanceKey] = options.positionals;
   if (agent === undefined || instanceKey === undefined) throw new UsageError("E_USAGE_MISSING_ARGUMENT", "instance delete needs <agent> <instanceKey>");
   const { io } = options;
   const matches = options.instances.filter((item) => item.agent === agent && item.instanceKey === instanceKey && (options.swarm === undefined || item.swarmInstanceKey === options.swarm));
   if (matches.length === 0) {
-    io.stderr(`goondan instance: no instance ${agent}/${instanceKey}${options.swarm ? ` in swarm ${options.swarm}` : ""} on disk\n`);
+    io.stderr(`goondan instance: no instance ${agent}/${instanceKey}${options.swarm ? ` in swarm ${options.swarm}` : ""} under ${options.stateRoot}\n`);
     return EXIT.failure;
   }
   if (matches.length > 1) {
@@ -91,7 +92,8 @@ async function remove(options: { instances: InstanceOnDisk[]; positionals: strin
     io.stderr(`goondan instance: ${agent}/${instanceKey} is running (status ${running.status}) in the orchestrator at ${target?.baseUrl ?? options.target.baseUrl}; stop it first, or clear its conversation with: ${clearCommand(agent, instanceKey)}\n`);
     return EXIT.failure;
   }
-  const [match] = matches as [InstanceOnDisk];
+  const [match] = matches as [InstanceInStore];
+  await options.store?.deleteInstance({ swarm: match.swarmInstanceKey, agent, instanceKey });
   rmSync(match.dir, { recursive: true, force: true });
   io.stdout(`deleted ${match.swarmInstanceKey}/${agent}/${instanceKey} (${match.dir})\n`);
   return EXIT.ok;
@@ -112,12 +114,17 @@ export const command: CliCommand = {
     const [action, ...rest] = positionals;
     const stateRoot = typeof flags["state-root"] === "string" ? flags["state-root"] : defaultStateRoot(io.env);
     const swarm = typeof flags.swarm === "string" ? flags.swarm : undefined;
-    const instances = listInstancesOnDisk({ stateRoot }).filter((item) => swarm === undefined || item.swarmInstanceKey === swarm);
-    if (action === "list") {
-      if (rest.length > 0) throw new UsageError("E_USAGE_EXTRA_ARGUMENT", `instance list takes no arguments, got ${JSON.stringify(rest[0])}`);
-      return list({ instances, format: typeof flags.format === "string" ? flags.format : "text", io, stateRoot });
+    const store = openStateRootStore(stateRoot);
+    try {
+      const instances = listStoredInstances({ stateRoot, store }).filter((item) => swarm === undefined || item.swarmInstanceKey === swarm);
+      if (action === "list") {
+        if (rest.length > 0) throw new UsageError("E_USAGE_EXTRA_ARGUMENT", `instance list takes no arguments, got ${JSON.stringify(rest[0])}`);
+        return list({ instances, format: typeof flags.format === "string" ? flags.format : "text", io, stateRoot });
+      }
+      if (action === "delete") return await remove({ instances, store, positionals: rest, swarm, target: apiTarget({ flags, env: io.env }), stateRoot, io });
+    } finally {
+      await store?.close();
     }
-    if (action === "delete") return remove({ instances, positionals: rest, swarm, target: apiTarget({ flags, env: io.env }), stateRoot, io });
     throw new UsageError("E_USAGE_UNKNOWN_ACTION", `expected 'list' or 'delete', got ${action === undefined ? "nothing" : JSON.stringify(action)}`);
   },
 };

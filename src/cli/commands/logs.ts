@@ -1,12 +1,11 @@
 /**
  * `goondan logs [--agent] [--instance] [--follow] [--state-root] [--format text|json]`: prints the
- * runtime events (turns, steps, tool calls) that instances recorded under the state root, oldest
- * first, one readable line each; `--follow` keeps printing new ones until Ctrl+C.
+ * runtime events (turns, steps, tool calls) the state root's store holds, oldest first, one readable line each
+ * (read from the store, indexed by instance); `--follow` keeps printing new ones until Ctrl+C.
  */
-import { existsSync, openSync, readSync, closeSync, statSync } from "node:fs";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { EXIT, type CliCommand, type CliIo } from "../command.ts";
-import { listInstancesOnDisk, type InstanceOnDisk } from "../operator/instances-on-disk.ts";
+import { openStateRootStore } from "../operator/state-root-store.ts";
 
 interface Filters {
   agent?: string;
@@ -29,43 +28,8 @@ export function formatRuntimeEvent(record: Record<string, unknown>): string {
   return parts.join(" ");
 }
 
-const selected = (instance: InstanceOnDisk, filters: Filters): boolean =>
-  (filters.agent === undefined || instance.agent === filters.agent) && (filters.instance === undefined || instance.instanceKey === filters.instance);
-
-/** Reads what was appended to `file` since `offset`; returns complete lines and the new offset. */
-function readNew(file: string, offset: number): { lines: string[]; offset: number } {
-  let size: number;
-  try {
-    size = statSync(file).size;
-  } catch {
-    return { lines: [], offset };
-  }
-  if (size < offset) offset = 0; // truncated or replaced
-  if (size === offset) return { lines: [], offset };
-  const buffer = Buffer.alloc(size - offset);
-  const fd = openSync(file, "r");
-  try {
-    readSync(fd, buffer, 0, buffer.length, offset);
-  } finally {
-    closeSync(fd);
-  }
-  const text = buffer.toString("utf8");
-  const end = text.lastIndexOf("\n");
-  if (end < 0) return { lines: [], offset };
-  return { lines: text.slice(0, end).split("\n").filter((line) => line.trim() !== ""), offset: offset + Buffer.byteLength(text.slice(0, end + 1)) };
-}
-
-function render(lines: string[], format: string, io: CliIo): void {
-  const records: Record<string, unknown>[] = [];
-  for (const line of lines) {
-    try {
-      records.push(JSON.parse(line) as Record<string, unknown>);
-    } catch {
-      // a torn line from a crash: skip it
-    }
-  }
-  records.sort((a, b) => String(a.at ?? "").localeCompare(String(b.at ?? "")));
-  for (const record of records) io.stdout(`${format === "json" ? JSON.stringify(record) : formatRuntimeEvent(record)}\n`);
+function render(events: readonly Record<string, unknown>[], format: string, io: CliIo): void {
+  for (const record of events) io.stdout(`${format === "json" ? JSON.stringify(record) : formatRuntimeEvent(record)}\n`);
 }
 
 export const command: CliCommand = {
@@ -87,20 +51,19 @@ export const command: CliCommand = {
       ...(typeof flags.instance === "string" ? { instance: flags.instance } : {}),
     };
     const format = typeof flags.format === "string" ? flags.format : "text";
-    const offsets = new Map<string, number>();
-    const poll = (): string[] => {
-      const lines: string[] = [];
-      for (const instance of listInstancesOnDisk({ stateRoot }).filter((candidate) => selected(candidate, filters))) {
-        if (!existsSync(instance.runtimeEvents)) continue;
-        const read = readNew(instance.runtimeEvents, offsets.get(instance.runtimeEvents) ?? 0);
-        offsets.set(instance.runtimeEvents, read.offset);
-        lines.push(...read.lines);
-      }
-      return lines;
+    let store = openStateRootStore(stateRoot);
+    let cursor = 0;
+    const poll = (): Record<string, unknown>[] => {
+      store ??= openStateRootStore(stateRoot);
+      const rows = store?.runtimeEvents({ after: cursor, ...(filters.agent ? { agent: filters.agent } : {}), ...(filters.instance ? { instanceKey: filters.instance } : {}) }) ?? [];
+      cursor = rows.at(-1)?.cursor ?? cursor;
+      return rows.map((row) => row.event as unknown as Record<string, unknown>);
     };
-    const first = poll();
+    // Oldest first across instances: each instance's events arrive in order, but two children's batches may not.
+    const first = poll().sort((a, b) => String(a.at ?? "").localeCompare(String(b.at ?? "")));
     render(first, format, io);
     if (!flags.follow) {
+      void store?.close();
       if (first.length === 0) io.stderr(`no runtime events${filters.agent ? ` for agent ${filters.agent}` : ""}${filters.instance ? ` instance ${filters.instance}` : ""} under ${stateRoot}\n`);
       return EXIT.ok;
     }
@@ -108,6 +71,7 @@ export const command: CliCommand = {
       const timer = setInterval(() => render(poll(), format, io), 250);
       const stop = (code: number) => () => {
         clearInterval(timer);
+        void store?.close();
         process.off("SIGINT", onInterrupt);
         process.off("SIGTERM", onTerminate);
         resolve(code);

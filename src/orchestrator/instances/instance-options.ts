@@ -1,5 +1,5 @@
 /**
- * What an Instance is built from: its names and inbox, how its child is spawned, the clock and the Swarm
+ * What an Instance is built from: its names and the store, how its child is spawned, the clock and the Swarm
  * policy (read on every decision, so a reload applies at once), the process pool it takes a slot from, and the
  * hooks through which it tells the orchestrator about turn results, given-up events and runtime calls.
  */
@@ -11,10 +11,12 @@ import type { Clock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { PoolMember } from "../../supervision/process-pool.ts";
 import type { ProcessSpawner, SpawnRequest } from "../../supervision/process-spawner.ts";
-import type { DurableInbox, InboxEntry } from "./durable-inbox.ts";
+import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
+import type { Store } from "../../store/store.ts";
+import type { InboxEntry } from "./instance-queue.ts";
 
 /** The instance as its hooks see it. */
-export interface InstanceRef {
+export interface InstanceHandle {
   readonly agent: string;
   readonly instanceKey: string;
   readonly address: string;
@@ -24,15 +26,17 @@ export interface InstanceRef {
 }
 
 export interface InstanceHooks {
-  turnResult(instance: InstanceRef, entry: InboxEntry, result: TurnOutcome): void;
+  turnResult(instance: InstanceHandle, entry: InboxEntry, result: TurnOutcome): void;
   /**
    * The event was given up and removed from the inbox: it crashed the child `maxConsecutiveCrashes` times,
    * or (with `cause`) the instance cannot start at all.
    */
-  poisoned(instance: InstanceRef, entry: InboxEntry, cause?: ErrorInfo): void;
-  runtimeCall(instance: InstanceRef, call: ChildToParent["runtime_call"]): void;
+  poisoned(instance: InstanceHandle, entry: InboxEntry, cause?: ErrorInfo): void;
+  runtimeCall(instance: InstanceHandle, call: ChildToParent["runtime_call"]): void;
   /** The child holds results its model has not seen and asks for a turn (`results_waiting`). */
-  resultsWaiting(instance: InstanceRef, waiting: ChildToParent["results_waiting"]): void;
+  resultsWaiting(instance: InstanceHandle, waiting: ChildToParent["results_waiting"]): void;
+  /** The child's runtime events (stored, and streamed to watchers). */
+  runtimeEvents(instance: InstanceHandle, events: RuntimeEvent[]): void;
 }
 
 /** The process pool as an instance uses it (process-pool.ts). */
@@ -44,9 +48,11 @@ export interface InstanceSlots {
 }
 
 export interface InstanceOptions {
+  /** The Swarm's instanceKey (its state in the store is kept under it). */
+  swarm: string;
   agent: string;
   instanceKey: string;
-  inbox: DurableInbox;
+  store: Store;
   spawner: ProcessSpawner;
   spawnRequest: () => SpawnRequest;
   clock: Clock;

@@ -1,38 +1,72 @@
 /**
- * The event queue of one instance, over its durable inbox: accepted events waiting in FIFO order, the one
- * in flight, and the inbox bookkeeping of each move — acknowledged when its turn commits, put back at the
- * front when a deliberate stop cut its turn short, counted when the child crashed with it (poison past
- * `maxConsecutiveCrashes`: removed), withdrawn when its deadline passed before delivery, or given up.
+ * The event queue of one instance: its accepted, unanswered events in FIFO order (all durable in the store), the one
+ * in flight, and what each move means for the store — a crash with an event in flight is counted durably (poison past
+ * `maxConsecutiveCrashes`: the caller answers it), a deliberate stop puts it back first, a deadline or an instance
+ * that cannot start takes it out (the caller answers it). An event's answer when its turn ends is the turn's own
+ * commit.
  */
-import type { DurableInbox, InboxEntry } from "./durable-inbox.ts";
+import type { AgentEvent } from "../../protocol/agent-event.ts";
+import type { ParentToChild } from "../../protocol/ipc-messages.ts";
 import { isPoison, type RestartPolicy } from "../../supervision/restart-policy.ts";
+
+/** An accepted, unanswered event as its instance holds it. */
+export interface InboxEntry {
+  event: AgentEvent;
+  /** Times the child crashed with this event in flight (kept in the store; drives the poison decision). */
+  crashes: number;
+  /** Deliveries made (the crashes before this orchestrator, then counted in memory; the next attempt is `deliveries + 1`). */
+  deliveries: number;
+  /**
+   * How the child died with this event in flight the last time, e.g. "killed by SIGSEGV"; cleared when a deliberate
+   * stop cut a later delivery short. The next delivery passes it on.
+   */
+  lastCrash?: string;
+  /** It was delivered before this orchestrator took it over (it was found unanswered at start). */
+  resumed?: boolean;
+  acceptedAt: number;
+}
+
+/** The `event` message delivering `entry` to a child: which attempt, whether an earlier one ran, how it died. */
+export function deliveryOf(entry: InboxEntry): ParentToChild["event"] {
+  const redelivery = entry.deliveries > 1 || entry.resumed === true;
+  return { event: entry.event, attempt: entry.deliveries, ...(entry.lastCrash === undefined ? {} : { crashedBefore: entry.lastCrash }), ...(redelivery ? { redelivery } : {}) };
+}
 
 export class InstanceQueue {
   /** Accepted events not yet delivered, FIFO. */
   readonly waiting: InboxEntry[] = [];
   inFlight: InboxEntry | undefined;
+  private readonly known = new Set<string>();
 
-  constructor(readonly inbox: DurableInbox) {}
+  /** `recordInterrupted`: keeps each delivery that ended without an answer in the store (see Store.recordInterrupted). */
+  constructor(private readonly recordInterrupted: (eventId: string, crash?: string) => void) {}
 
   /** True while there is work that needs the child: waiting or in-flight events. */
   hasWork(): boolean {
     return this.waiting.length > 0 || this.inFlight !== undefined;
   }
 
-  push(entry: InboxEntry): void {
+  /** Queues an event; false when it is already queued or in flight. */
+  push(entry: InboxEntry): boolean {
+    if (this.known.has(entry.event.id)) return false;
+    this.known.add(entry.event.id);
     this.waiting.push(entry);
+    return true;
   }
 
-  /** Removes an accepted event that has not been delivered yet, from the inbox too. */
+  has(eventId: string): boolean {
+    return this.known.has(eventId);
+  }
+
+  /** Takes an accepted event that has not been delivered yet out of the queue (its deadline passed). */
   withdraw(eventId: string): InboxEntry | undefined {
     const index = this.waiting.findIndex((entry) => entry.event.id === eventId);
     if (index < 0) return undefined;
     const [entry] = this.waiting.splice(index, 1);
-    if (entry) this.inbox.remove(entry);
+    if (entry) this.known.delete(eventId);
     return entry;
   }
 
-  /** Takes the next waiting event and marks it in flight, counting the delivery. */
   deliverNext(): InboxEntry | undefined {
     if (this.inFlight) return undefined;
     const entry = this.waiting.shift();
@@ -42,16 +76,13 @@ export class InstanceQueue {
     return entry;
   }
 
-  /** The turn of `eventId` ended: the in-flight entry, now out of flight (call `acknowledge` after routing its reply). */
+  /** The turn of `eventId` ended (and was committed with its answer): the in-flight entry, now gone. */
   finish(eventId: string): InboxEntry | undefined {
     const entry = this.inFlight;
     if (!entry || entry.event.id !== eventId) return undefined;
     this.inFlight = undefined;
+    this.known.delete(eventId);
     return entry;
-  }
-
-  acknowledge(entry: InboxEntry): void {
-    this.inbox.remove(entry);
   }
 
   /** The child is gone: the event it had in flight, if any, no longer in flight. */
@@ -62,37 +93,35 @@ export class InstanceQueue {
   }
 
   /**
-   * A turn cut short by a deliberate stop was never acknowledged: first again, still in the inbox. Its next
-   * delivery follows a clean stop, not a crash, so it carries no `lastCrash`.
+   * A turn cut short by a deliberate stop was never answered: first again. Its next delivery follows a clean stop,
+   * not a crash, so it carries no `lastCrash`.
    */
   putBack(entry: InboxEntry): void {
-    if (entry.lastCrash !== undefined) {
-      delete entry.lastCrash;
-      this.inbox.update(entry);
-    }
+    if (entry.lastCrash !== undefined) this.recordInterrupted(entry.event.id);
+    delete entry.lastCrash;
     this.waiting.unshift(entry);
   }
 
   /**
-   * The child crashed with `entry` in flight (`why`: how it died): true when it is now poison (removed), else it
-   * is first again.
+   * The child crashed with `entry` in flight (`why`: how it died): true when it is now poison (out of the queue: the
+   * caller answers it), else it is first again.
    */
   crashedWith(entry: InboxEntry, policy: RestartPolicy, why: string): boolean {
     entry.crashes += 1;
     entry.lastCrash = why;
+    this.recordInterrupted(entry.event.id, why);
     if (isPoison({ crashes: entry.crashes, policy })) {
-      this.inbox.remove(entry);
+      this.known.delete(entry.event.id);
       return true;
     }
-    this.inbox.update(entry);
     this.waiting.unshift(entry);
     return false;
   }
 
-  /** Removes every waiting event, from the inbox too, and returns them (an instance that cannot start). */
+  /** Takes every waiting event out of the queue and returns them (an instance that cannot start: the caller answers them). */
   giveUpWaiting(): InboxEntry[] {
     const entries = this.waiting.splice(0);
-    for (const entry of entries) this.inbox.remove(entry);
+    for (const entry of entries) this.known.delete(entry.event.id);
     return entries;
   }
 }

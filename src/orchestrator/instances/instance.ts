@@ -1,24 +1,24 @@
 /**
- * One agent instance (agent, instanceKey) as the orchestrator holds it: its durable inbox and event queue, the
- * replies held for it, and a Supervisor (src/supervision) over its child process. It asks for a child when it
- * has work, delivers inbox events one at a time, acknowledges each when its turn_result arrives, redelivers after
- * a crash (with an attempt count and how the child died), gives up a poison event or the waiting events of an
- * instance that cannot start, stops itself when idle longer than `idleSeconds`, and hands replies to the child
- * once it is ready. Its status is the supervisor's, with `running` told apart as `idle` or `processing`.
+ * One agent instance (agent, instanceKey) as the orchestrator holds it: its event queue over the store, and a
+ * Supervisor (src/supervision) over its child process. It asks for a child when it has work, hands a new child its
+ * durable state (`hydrate`), delivers events one at a time, makes the child's commits durable (a step's, and each
+ * turn's end together with the answer to its event) before anyone hears of them, redelivers after a crash (with how
+ * the child died), gives up a poison event or the waiting events of an instance that cannot start, and stops itself
+ * when idle longer than `idleSeconds`. Its status is the supervisor's, with `running` told apart as `idle` or
+ * `processing`.
  */
 import type { Logger } from "../../shared/logger.ts";
-import { instanceAddress } from "../../protocol/agent-event.ts";
+import { instanceAddress, type AgentEvent } from "../../protocol/agent-event.ts";
 import type { ErrorInfo } from "../../protocol/error-info.ts";
 import type { ChildMessage, ChildToParent, ParentToChild } from "../../protocol/ipc-messages.ts";
-import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
-import type { TimerHandle } from "../../shared/clock.ts";
+import { OneShotTimer } from "../../shared/clock.ts";
 import type { ChildProcess } from "../../supervision/child-process.ts";
 import type { PoolMember } from "../../supervision/process-pool.ts";
 import { Supervisor, type SupervisedExit, type SupervisorStatus } from "../../supervision/supervisor.ts";
-import type { DurableInbox, HeldReply, InboxEntry } from "./durable-inbox.ts";
-import { InstanceQueue } from "./instance-queue.ts";
+import type { InstanceRef } from "../../store/store.ts";
+import { commitStep, commitTurn } from "./commit-step.ts";
+import { deliveryOf, InstanceQueue, type InboxEntry } from "./instance-queue.ts";
 import type { InstanceOptions } from "./instance-options.ts";
-import { ReplyBacklog } from "./reply-backlog.ts";
 import { StartFailures } from "./start-failures.ts";
 
 export type InstanceStatus = Exclude<SupervisorStatus, "running"> | "idle" | "processing";
@@ -27,23 +27,22 @@ export class Instance implements PoolMember {
   readonly agent: string;
   readonly instanceKey: string;
   readonly address: string;
-  readonly inbox: DurableInbox;
+  readonly ref: InstanceRef;
   lastActiveAt: number;
   private readonly supervisor: Supervisor;
   private readonly events: InstanceQueue;
-  private readonly replyBacklog: ReplyBacklog;
   private readonly startFailures = new StartFailures();
   private readonly logger: Logger;
-  private idleTimer: TimerHandle | undefined;
+  private readonly idleTimer: OneShotTimer;
 
   constructor(private readonly options: InstanceOptions) {
     this.agent = options.agent;
     this.instanceKey = options.instanceKey;
     this.address = instanceAddress(options.agent, options.instanceKey);
-    this.inbox = options.inbox;
-    this.events = new InstanceQueue(options.inbox);
-    this.replyBacklog = new ReplyBacklog(options.inbox, options);
+    this.ref = { swarm: options.swarm, agent: options.agent, instanceKey: options.instanceKey };
+    this.events = new InstanceQueue((eventId, crash) => options.store.recordInterrupted(options.swarm, eventId, crash));
     this.lastActiveAt = options.clock.now();
+    this.idleTimer = new OneShotTimer(options.clock);
     this.logger = options.logger.child({ agent: options.agent, instanceKey: options.instanceKey });
     const { pool } = options;
     this.supervisor = new Supervisor({
@@ -53,7 +52,13 @@ export class Instance implements PoolMember {
       logger: this.logger,
       policy: () => options.policy().restart,
       gate: { request: () => pool.request(this), started: () => pool.started(this), released: () => pool.released(this) },
-      hooks: { wanted: () => this.hasWork(), ready: (child) => this.onReady(child), message: (child, message) => this.onMessage(message), exited: (ended) => this.onExited(ended) },
+      hooks: {
+        wanted: () => this.hasWork(),
+        spawned: (child) => child.send("hydrate", options.store.instanceState(this.ref)),
+        ready: (child) => this.onReady(child),
+        message: (child, message) => this.onMessage(child, message),
+        exited: (ended) => this.onExited(ended),
+      },
     });
   }
 
@@ -102,8 +107,16 @@ export class Instance implements PoolMember {
     return this.events.hasWork();
   }
 
+  /** Accepts an event: queued at once, durable when the promise resolves (delivery may overlap the sync). */
+  accept(event: AgentEvent, now: number): Promise<void> {
+    const durable = this.options.store.accept(this.options.swarm, event, now);
+    this.enqueue({ event, crashes: 0, deliveries: 0, acceptedAt: now });
+    return durable;
+  }
+
+  /** Queues an event the store already holds (found unanswered when the orchestrator started). */
   enqueue(entry: InboxEntry): void {
-    this.events.push(entry);
+    if (!this.events.push(entry)) return;
     this.lastActiveAt = this.options.clock.now();
     if (this.startFailures.unstartable && !this.live) {
       // It cannot start: answer at once rather than at the deadline (after the caller registered its wait).
@@ -113,29 +126,21 @@ export class Instance implements PoolMember {
     this.kick();
   }
 
-  /** Removes an accepted event that has not been delivered yet (its deadline passed). */
+  /** Takes an accepted event that has not been delivered yet out of the queue (its deadline passed). */
   withdraw(eventId: string): InboxEntry | undefined {
     return this.events.withdraw(eventId);
   }
 
   /**
-   * Delivers a reply to this instance now, or once its child is ready again (dropped if `deadline` passed by
-   * then). An instance without a child is started for it: the reply to an async request wakes it. A reply the
-   * running turn waits for (`blocking`) also reaches a draining child: its turn then ends and the drain with it,
-   * instead of waiting out the grace period.
+   * Hands a reply over. An async one is stored already (a pending result: an instance without a child is started for
+   * it). A blocking one goes to the turn waiting for it, on a draining child too; without that turn it is dropped:
+   * the redelivered turn reattaches to the request and gets it from the store.
    */
-  deliverReply(reply: ParentToChild["delegate_result"], options: { deadline?: number; blocking?: boolean } = {}): void {
-    if (this.supervisor.send("delegate_result", reply)) return;
+  deliverReply(reply: ParentToChild["delegate_result"], options: { blocking: boolean }): void {
     const child = this.supervisor.child;
-    if (options.blocking === true && this.status === "draining" && this.inFlight && child?.send("delegate_result", reply)) return;
-    this.replyBacklog.hold(reply, options.deadline ?? Number.POSITIVE_INFINITY);
-    if (!this.live) this.ensureStarted();
-  }
-
-  /** Replies the journal held when the orchestrator stopped (already durable): handed over once a child is ready. */
-  resumeReplies(replies: readonly HeldReply[]): void {
-    if (replies.length === 0) return;
-    this.replyBacklog.restore(replies);
+    const turnAlive = child !== undefined && (this.status === "idle" || this.status === "processing" || (this.status === "draining" && this.inFlight !== undefined));
+    if (turnAlive && child.send("delegate_result", reply)) return;
+    if (options.blocking) return this.logger.debug({ correlationId: reply.correlationId }, "reply for a turn no longer running; its redelivery reattaches");
     if (!this.live) this.ensureStarted();
   }
 
@@ -143,14 +148,14 @@ export class Instance implements PoolMember {
     this.supervisor.child?.send("runtime_result", result);
   }
 
-  /** Starts the child without an event (`agents__spawn`). */
+  /** Starts the child without an event (`agents__spawn`, pending results to show). */
   ensureStarted(): void {
     this.supervisor.ensureRunning();
   }
 
   /** Called by the pool once a slot is granted. */
   start(): void {
-    this.clearIdleTimer();
+    this.idleTimer.clear();
     this.supervisor.grant();
   }
 
@@ -158,14 +163,11 @@ export class Instance implements PoolMember {
   stop(options: { reason: string; gracePeriodMs: number }): Promise<void> {
     // A deliberate stop (reload, shutdown) gives the next start a fresh count.
     this.startFailures.reset();
-    this.clearIdleTimer();
+    this.idleTimer.clear();
     return this.supervisor.stop(options);
   }
 
-  /**
-   * While draining: the running turn cannot finish (it waits for a request that will not run before the restart),
-   * so its child aborts it now instead of at the end of the grace period; it stays uncommitted and is redelivered.
-   */
+  /** While draining: the running turn waits for a request that will not run before the restart, so it ends now. */
   cutTurnShort(reason: string): void {
     if (this.status !== "draining" || !this.inFlight) return;
     this.logger.info({ eventId: this.inFlight.event.id, reason }, "draining turn cut short");
@@ -174,7 +176,7 @@ export class Instance implements PoolMember {
 
   /** No more starts or restarts (orchestrator shutdown, agent gone from the swarm). */
   close(): void {
-    this.clearIdleTimer();
+    this.idleTimer.clear();
     this.supervisor.close();
   }
 
@@ -182,7 +184,6 @@ export class Instance implements PoolMember {
   hold(): void {
     this.supervisor.hold();
   }
-
   resume(): void {
     this.supervisor.resume();
     this.deliverNext();
@@ -201,42 +202,39 @@ export class Instance implements PoolMember {
       this.enterIdle();
       return;
     }
-    this.clearIdleTimer();
+    this.idleTimer.clear();
     this.lastActiveAt = this.options.clock.now();
-    child.send("event", { event: entry.event, attempt: entry.deliveries, ...(entry.lastCrash === undefined ? {} : { crashedBefore: entry.lastCrash }) });
+    child.send("event", deliveryOf(entry));
     child.watchHeartbeat(this.options.policy().lifecycle.heartbeatTimeoutSeconds * 1000);
   }
 
   private enterIdle(): void {
-    this.clearIdleTimer();
-    const idleMs = this.options.policy().lifecycle.idleSeconds * 1000;
-    this.idleTimer = this.options.clock.setTimeout(() => {
-      this.idleTimer = undefined;
+    this.idleTimer.arm(this.options.policy().lifecycle.idleSeconds * 1000, () => {
       if (this.status === "idle" && !this.hasWork()) void this.stop({ reason: "idle", gracePeriodMs: this.options.policy().shutdown.gracePeriodSeconds * 1000 });
-    }, idleMs);
+    });
     this.options.pool.idled(this);
-  }
-
-  private clearIdleTimer(): void {
-    if (this.idleTimer) this.options.clock.clearTimeout(this.idleTimer);
-    this.idleTimer = undefined;
   }
 
   private onReady(child: ChildProcess): void {
     this.startFailures.reset();
     this.logger.info({ pid: child.pid, restarts: this.restarts }, "instance.ready");
-    this.replyBacklog.release({ now: this.options.clock.now(), logger: this.logger, send: (reply) => child.send("delegate_result", reply) });
     this.deliverNext();
   }
 
-  private onMessage(message: ChildMessage): void {
+  private onMessage(child: ChildProcess, message: ChildMessage): void {
     const hooks = this.options.hooks;
     switch (message.type) {
       case "turn_started":
         this.lastActiveAt = this.options.clock.now();
         return;
       case "turn_result":
-        this.onTurnResult(message.payload);
+        this.onTurnResult(child, message.payload);
+        return;
+      case "commit":
+        commitStep({ store: this.options.store, ref: this.ref, child, commit: message.payload });
+        return;
+      case "runtime_events":
+        hooks.runtimeEvents(this, message.payload.events);
         return;
       case "runtime_call":
         this.lastActiveAt = this.options.clock.now();
@@ -254,26 +252,32 @@ export class Instance implements PoolMember {
     }
   }
 
-  private onTurnResult(result: TurnOutcome): void {
-    const entry = this.events.finish(result.eventId);
+  /** The turn's end and its answer are made durable together, then routed; a store that cannot write ends the child. */
+  private onTurnResult(child: ChildProcess, payload: ChildToParent["turn_result"]): void {
+    const { commit, ...outcome } = payload;
+    const entry = this.events.finish(outcome.eventId);
     if (!entry) {
-      this.logger.warn({ eventId: result.eventId }, "turn_result for an event not in flight; dropped");
+      this.logger.warn({ eventId: outcome.eventId }, "turn_result for an event not in flight; dropped");
       return;
     }
     this.supervisor.healthy();
     this.lastActiveAt = this.options.clock.now();
-    this.supervisor.child?.unwatch();
-    // Route the reply first; the `done` record after it (a lost one only means a redelivery, answered from the
-    // agent's stored result).
-    this.options.hooks.turnResult(this, entry, result);
-    this.events.acknowledge(entry);
+    child.unwatch();
+    commitTurn({ store: this.options.store, ref: this.ref, commit: commit ?? {}, outcome }).then(
+      () => this.options.hooks.turnResult(this, entry, outcome),
+      (error: Error) => {
+        this.logger.error({ eventId: outcome.eventId, error: error.message }, "could not commit a turn; its event stays unanswered and the child restarts");
+        this.events.putBack(entry);
+        child.kill();
+      },
+    );
     this.deliverNext();
   }
 
   private onExited(ended: SupervisedExit): { givenUp: boolean } | void {
     const entry = this.events.takeInFlight();
     if (ended.how !== "crashed") {
-      // A turn cut short by the grace period was never acknowledged: it stays in the inbox.
+      // A turn cut short by the grace period was never answered: it stays first.
       if (entry) this.events.putBack(entry);
       return;
     }
@@ -281,13 +285,13 @@ export class Instance implements PoolMember {
     if (entry && this.events.crashedWith(entry, this.options.policy().restart, ended.why)) this.options.hooks.poisoned(this, entry);
     if (!ended.beforeReady) return;
     // A child that never became ready (start-failures.ts): once the instance is given up on, its waiting events
-    // are settled, and it backs off (crashLoopBackOff) and keeps trying, so a fix recovers it.
+    // are answered, and it backs off (crashLoopBackOff) and keeps trying, so a fix recovers it.
     const givenUp = this.startFailures.failed({ address: this.address, exit: ended.exit, ...(ended.cause ? { cause: ended.cause } : {}), policy: this.options.policy().restart });
     if (givenUp) this.giveUpWaiting();
     return { givenUp };
   }
 
-  /** Settles every waiting event of an instance that cannot start (see `onExited`). */
+  /** Answers every waiting event of an instance that cannot start (see `onExited`). */
   private giveUpWaiting(): void {
     const cause: ErrorInfo | undefined = this.startFailures.unstartable;
     if (!cause || this.live) return;

@@ -1,23 +1,8 @@
 /**
- * The instance table of `GET /v1/instances`: supervised instances plus the ones a swarm only has on disk (a
- * directory under `workspaces/<swarm>/instances/<agent>/<key>`, names read back by recorded-names.ts).
+ * The instance table of `GET /v1/instances`: supervised instances plus the ones the swarm only has state for in the
+ * store (terminated, nothing queued), each with what the store keeps for it when it keeps anything.
  */
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
-import { instanceKeyOfDir, nameOfDir } from "../../shared/recorded-names.ts";
-import { safeName } from "../../shared/state-paths.ts";
-
-export function storedInstances(options: { stateRoot: string; swarmInstanceKey: string }): { agent: string; instanceKey: string }[] {
-  const instancesDir = join(options.stateRoot, "workspaces", safeName(options.swarmInstanceKey), "instances");
-  const directories = (dir: string): string[] => {
-    try {
-      return readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
-    } catch {
-      return [];
-    }
-  };
-  return directories(instancesDir).flatMap((agent) => directories(join(instancesDir, agent)).map((key) => ({ agent: nameOfDir(agent), instanceKey: instanceKeyOfDir(join(instancesDir, agent, key)) })));
-}
+import type { StoredInstance } from "../../store/store.ts";
 
 export interface InstanceRow {
   agent: string;
@@ -27,6 +12,12 @@ export interface InstanceRow {
   queued: number;
   /** Present while its queued work waits for a free process slot (`maxProcesses` reached). */
   waitingForSlot?: true;
+  /** Committed messages of its conversation (absent when the store has nothing for it yet). */
+  messages?: number;
+  /** Results its model has not been shown yet. */
+  pendingResults?: number;
+  /** Epoch ms of the last change the store has for it. */
+  updatedAt?: number;
 }
 
 interface SupervisedInstance {
@@ -40,7 +31,8 @@ interface SupervisedInstance {
   awaitingSlot: boolean;
 }
 
-export function instanceRows(options: { supervisors: readonly SupervisedInstance[]; stored: { agent: string; instanceKey: string }[] }): InstanceRow[] {
+export function instanceRows(options: { supervisors: readonly SupervisedInstance[]; stored: readonly StoredInstance[] }): InstanceRow[] {
+  const stored = new Map(options.stored.map((row) => [`${row.agent}/${row.instanceKey}`, { messages: row.messages, pendingResults: row.pendingResults, updatedAt: row.updatedAt }]));
   const rows: InstanceRow[] = options.supervisors.map((s) => ({
     agent: s.agent,
     instanceKey: s.instanceKey,
@@ -48,8 +40,12 @@ export function instanceRows(options: { supervisors: readonly SupervisedInstance
     ...(s.live && s.pid !== undefined ? { pid: s.pid } : {}),
     queued: s.queue.length + (s.inFlight ? 1 : 0),
     ...(s.awaitingSlot ? { waitingForSlot: true as const } : {}),
+    ...stored.get(`${s.agent}/${s.instanceKey}`),
   }));
   const known = new Set(rows.map((row) => `${row.agent}/${row.instanceKey}`));
-  for (const stored of options.stored) if (!known.has(`${stored.agent}/${stored.instanceKey}`)) rows.push({ ...stored, status: "terminated", queued: 0 });
+  for (const row of options.stored) {
+    const key = `${row.agent}/${row.instanceKey}`;
+    if (!known.has(key)) rows.push({ agent: row.agent, instanceKey: row.instanceKey, status: "terminated", queued: 0, ...stored.get(key) });
+  }
   return rows.sort((a, b) => a.agent.localeCompare(b.agent) || a.instanceKey.localeCompare(b.instanceKey));
 }

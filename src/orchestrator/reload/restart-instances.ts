@@ -8,8 +8,6 @@
  * kept on disk.
  */
 import { instanceAddress } from "../../protocol/agent-event.ts";
-import type { InstancePaths } from "../../shared/state-paths.ts";
-import { clearConversation } from "../instances/clear-conversation.ts";
 import type { Instance } from "../instances/instance.ts";
 import type { ReloadPlan } from "./reload-plan.ts";
 import { namesInstance, type InstanceTarget } from "./restart-scope.ts";
@@ -24,7 +22,8 @@ export interface RestartInstancesOptions {
   gracePeriodMs: number;
   /** False while the orchestrator shuts down. */
   startAgain: () => boolean;
-  instancePaths: (instance: InstanceTarget) => InstancePaths;
+  /** Clears an instance's conversation in the store; true when it had one. */
+  clearConversation: (instance: InstanceTarget) => Promise<boolean>;
   retire: (supervisor: Instance) => void;
 }
 
@@ -34,10 +33,10 @@ export async function restartInstances(options: RestartInstancesOptions): Promis
   const affected = options.supervisors.filter((s) => !view.agents.has(s.agent) || plan.agents === undefined || plan.agents.includes(s.agent) || namesInstance(plan.instances, s));
   const restarted: string[] = [];
   const clears = (s: InstanceTarget): boolean => plan.fresh === true || (plan.freshAgents ?? []).includes(s.agent) || namesInstance(plan.freshInstances, s);
-  // Before any await, so no supervisor can appear for it while its files go.
+  // The store clears at once (the await is only its sync), so no instance can start on the old conversation.
   for (const target of plan.freshInstances ?? []) {
     if (!view.agents.has(target.agent) || options.supervisors.some((s) => namesInstance([target], s))) continue;
-    if (clearConversation(options.instancePaths(target))) restarted.push(instanceAddress(target.agent, target.instanceKey));
+    if (await options.clearConversation(target)) restarted.push(instanceAddress(target.agent, target.instanceKey));
   }
   await Promise.all(
     affected.map(async (s) => {
@@ -47,14 +46,13 @@ export async function restartInstances(options: RestartInstancesOptions): Promis
       else s.close();
       await s.stop({ reason: "reload", gracePeriodMs: options.gracePeriodMs });
       const fresh = clears(s);
-      if (fresh) clearConversation(options.instancePaths(s));
+      if (fresh) await options.clearConversation(s);
       if (member) {
         if (wasLive && options.startAgain()) s.ensureStarted();
         s.resume();
       } else {
-        // Its inbox stays on disk (a later run with the agent back in the swarm resumes it).
+        // Its unanswered events stay in the store (a later run with the agent back in the swarm resumes them).
         options.retire(s);
-        s.inbox.close();
       }
       if (wasLive || fresh) restarted.push(s.address);
     }),

@@ -1,15 +1,18 @@
 /**
- * Where the end of a turn goes: the `submit()` waiters of its event (by eventId) and, for a request, the
- * requesting instance, as a `delegate_result` matched by correlationId (held until that instance is ready).
- * An event given up (poison, or an instance that cannot start) ends as AGENT_CRASHED; a request whose
- * deadline passed is withdrawn from the callee's queue when not yet delivered and answered
- * AGENT_REQUEST_TIMEOUT, and its late reply is dropped.
+ * Where the end of a turn goes: the `submit()` waiters of its event (by eventId) and, for a request, the requesting
+ * instance, as a Reply matched by correlationId. A reply to an async request is stored as a pending result of the
+ * requester before it is handed over (it is shown at its next step, even across restarts); a blocking one goes to
+ * the turn waiting for it. An event given up (poison, or an instance that cannot start) is answered AGENT_CRASHED; a
+ * request whose deadline passed is withdrawn from the callee's queue when not yet delivered and answered
+ * AGENT_REQUEST_TIMEOUT; both answers are stored, so a requester that reattaches later gets them, and a late reply
+ * is dropped.
  */
 import type { Logger } from "../../shared/logger.ts";
 import { instanceAddress } from "../../protocol/agent-event.ts";
 import type { ErrorInfo } from "../../protocol/error-info.ts";
 import { failedOutcome, type Reply, type TurnOutcome } from "../../protocol/turn-outcome.ts";
-import type { InboxEntry } from "../instances/durable-inbox.ts";
+import type { InstanceRef, Store } from "../../store/store.ts";
+import type { InboxEntry } from "../instances/instance-queue.ts";
 import type { PendingRequest, PendingRequests } from "./pending-requests.ts";
 import { replyForOutcome, timeoutReply, type OutcomeWaiters } from "./turn-outcomes.ts";
 
@@ -22,9 +25,12 @@ interface Instance {
 export interface OutcomeRouterOptions {
   waiters: OutcomeWaiters;
   pending: PendingRequests;
+  store: Store;
+  /** The Swarm's instanceKey. */
+  swarm: () => string;
   logger: Logger;
-  /** The requesting instance by address, created when it has no supervisor (its reply waits for its next child). */
-  requester(address: string): { deliverReply(reply: Reply, options: { deadline: number; blocking: boolean }): void };
+  /** The requesting instance by address, created when it has no supervisor (an async reply starts it). */
+  requester(address: string): { ref: InstanceRef; deliverReply(reply: Reply, options: { blocking: boolean }): void };
   /** The callee instance by address, when it has a supervisor. */
   callee(address: string): { withdraw(eventId: string): InboxEntry | undefined } | undefined;
 }
@@ -32,8 +38,9 @@ export interface OutcomeRouterOptions {
 export class OutcomeRouter {
   constructor(private readonly options: OutcomeRouterOptions) {}
 
+  /** A turn ended and its commit (with its answer) is durable. */
   turnEnded(instance: Instance, entry: InboxEntry, result: TurnOutcome): void {
-    this.settle(entry, {
+    this.settle(entry.event, {
       status: result.status,
       agent: instance.agent,
       instanceKey: instance.instanceKey,
@@ -45,32 +52,62 @@ export class OutcomeRouter {
     });
   }
 
-  /** The event left the inbox unanswered: it crashed the instance too often, or (`cause`) the instance cannot start. */
+  /** The event left the queue unanswered: it crashed the instance too often, or (`cause`) the instance cannot start. */
   givenUp(instance: Instance, entry: InboxEntry, cause?: ErrorInfo): void {
     const context = { agent: instance.agent, instanceKey: instance.instanceKey, eventId: entry.event.id, crashes: entry.crashes, cause };
     this.options.logger.error(context, cause ? "instance cannot start; event given up" : "event crashed the instance too often; given up");
     const last = entry.lastCrash === undefined ? "" : ` (last time ${entry.lastCrash})`;
     const message = cause ? `${cause.message}; the event was dropped` : `${instance.address} crashed ${entry.crashes} times while handling this event${last}; it was dropped`;
-    this.settle(entry, failedOutcome({ agent: instance.agent, instanceKey: instance.instanceKey, eventId: entry.event.id, error: { code: "AGENT_CRASHED", message } }));
+    this.answer(entry.event, failedOutcome({ agent: instance.agent, instanceKey: instance.instanceKey, eventId: entry.event.id, error: { code: "AGENT_CRASHED", message } }));
   }
 
   requestTimedOut(request: PendingRequest): void {
     const withdrawn = this.options.callee(instanceAddress(request.agent, request.instanceKey))?.withdraw(request.eventId);
     this.options.logger.warn({ correlationId: request.correlationId, requester: request.requester, started: withdrawn === undefined }, "request timed out");
-    this.options.requester(request.requester).deliverReply(timeoutReply(request), { deadline: Number.POSITIVE_INFINITY, blocking: request.blocking === true });
+    const reply = timeoutReply(request);
+    if (withdrawn) {
+      const { correlationId: _correlationId, ...outcome } = reply;
+      void this.options.store.answer(this.options.swarm(), request.eventId, outcome);
+    }
+    this.deliver(request, reply);
   }
 
-  private settle(entry: InboxEntry, outcome: TurnOutcome): void {
+  /** A reply for a request that was answered before (a reattached request): delivered from its stored outcome. */
+  replyFromStore(request: PendingRequest, outcome: TurnOutcome): void {
+    this.deliver(request, replyForOutcome(request, outcome));
+  }
+
+  /** Answers an event without a turn: stored first, then settled like a turn's end. */
+  private answer(event: InboxEntry["event"], outcome: TurnOutcome): void {
+    this.options.store.answer(this.options.swarm(), event.id, outcome).then(
+      () => this.settle(event, outcome),
+      (error: unknown) => this.options.logger.error({ eventId: event.id, error: error instanceof Error ? error.message : String(error) }, "could not store an answer; the event stays unanswered"),
+    );
+  }
+
+  private settle(event: InboxEntry["event"], outcome: TurnOutcome): void {
     this.options.waiters.settle(outcome);
-    const replyTo = entry.event.replyTo;
+    const replyTo = event.replyTo;
     if (!replyTo) return;
     const route = { requester: replyTo.target, correlationId: replyTo.correlationId };
     const request = this.options.pending.take(route);
     if (!request) {
-      const why = this.options.pending.wasExpired(route) ? "late reply after the request timed out; dropped" : "reply to an unknown request; dropped";
-      this.options.logger.warn({ correlationId: replyTo.correlationId, eventId: entry.event.id }, why);
+      const why = this.options.pending.wasExpired(route) ? "late reply after the request timed out; dropped" : "reply to an unknown request; kept in the store for its requester to reattach";
+      this.options.logger.warn({ correlationId: replyTo.correlationId, eventId: event.id }, why);
       return;
     }
-    this.options.requester(request.requester).deliverReply(replyForOutcome(request, outcome), { deadline: request.deadline, blocking: request.blocking === true });
+    this.deliver(request, replyForOutcome(request, outcome));
+  }
+
+  /** An async reply is stored for the requester before it is handed over; a blocking one goes to the waiting turn. */
+  private deliver(request: PendingRequest, answer: Reply): void {
+    const requester = this.options.requester(request.requester);
+    const blocking = request.blocking === true;
+    if (blocking) return requester.deliverReply(answer, { blocking });
+    const reply: Reply = { ...answer, async: true };
+    this.options.store.addPendingResult(requester.ref, reply).then(
+      () => requester.deliverReply(reply, { blocking }),
+      (error: unknown) => this.options.logger.error({ correlationId: reply.correlationId, error: error instanceof Error ? error.message : String(error) }, "could not store an async reply"),
+    );
   }
 }

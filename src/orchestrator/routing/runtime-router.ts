@@ -3,7 +3,10 @@
  * restart. A request is checked against the call chain (membership, cycles, depth), durably accepted into
  * the callee's inbox, registered as pending under its correlationId and the requesting instance, and
  * acknowledged; the callee's turn_result later comes back as a `delegate_result` to exactly that instance.
- * Refusals are structured `runtime_result` errors, answered at once.
+ * A request or send names a correlationId derived from its tool call, and its event id is derived from that: the
+ * same call run again after a crash or restart finds its event already accepted and reattaches (a request answered
+ * meanwhile is replied to from the store) instead of sending it twice. Refusals are structured `runtime_result`
+ * errors, answered at once.
  */
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import { isJsonObject } from "../../shared/json.ts";
@@ -13,8 +16,9 @@ import type { Clock } from "../../shared/clock.ts";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { ChildToParent, ParentToChild } from "../../protocol/ipc-messages.ts";
 import { checkDelegation } from "./call-chain.ts";
-import type { PendingRequests } from "./pending-requests.ts";
-import { syncPolicyFor, type SyncPolicy } from "../instances/durable-inbox.ts";
+import type { PendingRequest, PendingRequests } from "./pending-requests.ts";
+import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
+import { createHash } from "node:crypto";
 import type { SwarmView } from "../swarm-view.ts";
 import type { RestartAnswer } from "../../protocol/restart-answer.ts";
 
@@ -33,8 +37,12 @@ export interface RouterHost {
   clock: Clock;
   ids: IdGenerator;
   pending: PendingRequests;
-  /** Accepts the event into its instance's inbox, as durable as `sync` says, and queues it. */
-  accept(event: AgentEvent, sync: SyncPolicy): void;
+  /** Accepts the event into its instance's inbox and queues it; resolves once durable. */
+  accept(event: AgentEvent): Promise<void>;
+  /** An event accepted before, with its outcome once answered (a reattached request or send). */
+  accepted(eventId: string): { event: AgentEvent; outcome?: TurnOutcome } | undefined;
+  /** Replies to a reattached request that was answered meanwhile. */
+  replyFromStore(request: PendingRequest, outcome: TurnOutcome): void;
   spawn(agent: string, instanceKey: string): JsonObject;
   list(): JsonObject[];
   restart(options: { reason: string; requester: RouterRequester }): Promise<RestartAnswer>;
@@ -86,7 +94,7 @@ async function dispatch(host: RouterHost, requester: RouterRequester, call: Chil
   }
 }
 
-function delegate(host: RouterHost, requester: RouterRequester, call: ChildToParent["runtime_call"], args: JsonObject, method: "request" | "send"): JsonValue {
+async function delegate(host: RouterHost, requester: RouterRequester, call: ChildToParent["runtime_call"], args: JsonObject, method: "request" | "send"): Promise<JsonValue> {
   const swarm = host.swarm();
   const target = stringArg(args, "target", true) as string;
   const input = typeof args.input === "string" ? args.input : JSON.stringify(args.input ?? "");
@@ -101,11 +109,25 @@ function delegate(host: RouterHost, requester: RouterRequester, call: ChildToPar
     checkCycle: method === "request",
   });
   if (!check.ok) throw new UsageError(check.code, check.message);
+  const given = typeof args.correlationId === "string" && args.correlationId !== "" ? args.correlationId : undefined;
+  const correlationId = given ?? host.ids("corr");
+  const eventId = given === undefined ? host.ids("evt") : derivedEventId(requester.address, correlationId);
+  const timeoutMs = typeof args.timeoutMs === "number" && args.timeoutMs > 0 ? args.timeoutMs : swarm.policy.requestTimeoutMs;
+  const blocking = args.async !== true;
+  const before = host.accepted(eventId);
+  if (before !== undefined) {
+    if (method === "request" && before.event.replyTo !== undefined) {
+      const request: PendingRequest = { correlationId, requester: requester.address, agent: target, instanceKey, eventId, deadline: before.event.deadline ?? host.clock.now() + timeoutMs, blocking };
+      if (before.outcome === undefined) host.pending.add(request);
+      // After the runtime_result: the tool learns its request is accepted before it gets the reply.
+      else setImmediate(() => host.replyFromStore(request, before.outcome as TurnOutcome));
+    }
+    return method === "request" ? { correlationId, eventId } : { eventId };
+  }
   const now = host.clock.now();
-  const eventId = host.ids("evt");
   const event: AgentEvent = {
     id: eventId,
-    type: method === "request" ? "agent.request" : "agent.send",
+    type: typeof args.eventType === "string" && args.eventType !== "" ? args.eventType : method === "request" ? "agent.request" : "agent.send",
     input,
     agent: target,
     instanceKey,
@@ -117,14 +139,17 @@ function delegate(host: RouterHost, requester: RouterRequester, call: ChildToPar
     createdAt: new Date(now).toISOString(),
   };
   if (method === "send") {
-    host.accept(event, syncPolicyFor({ event, requesterWaits: false }));
+    await host.accept(event);
     return { eventId };
   }
-  const timeoutMs = typeof args.timeoutMs === "number" && args.timeoutMs > 0 ? args.timeoutMs : swarm.policy.requestTimeoutMs;
-  const correlationId = typeof args.correlationId === "string" && args.correlationId !== "" ? args.correlationId : host.ids("corr");
-  event.replyTo = { target: requester.address, correlationId };
+  event.replyTo = { target: requester.address, correlationId, ...(blocking ? {} : { async: true as const }) };
   event.deadline = now + timeoutMs;
-  host.accept(event, syncPolicyFor({ event, requesterWaits: args.async !== true }));
-  host.pending.add({ correlationId, requester: requester.address, agent: target, instanceKey, eventId, deadline: event.deadline, blocking: args.async !== true });
+  host.pending.add({ correlationId, requester: requester.address, agent: target, instanceKey, eventId, deadline: event.deadline, blocking });
+  await host.accept(event);
   return { correlationId, eventId };
+}
+
+/** The event id of a request or send named by a stable correlationId: the same for the same call. */
+function derivedEventId(requester: string, correlationId: string): string {
+  return `evt_${createHash("sha256").update(`${requester}\n${correlationId}`).digest("hex").slice(0, 24)}`;
 }

@@ -18,23 +18,22 @@ function damaged(file: string, detail: string): SystemError {
   });
 }
 
-export function openDatabase(file: string, options: { readonly?: boolean } = {}): Database {
+/** `existing`: open only a database that is there (operator commands reading a state root), creating nothing. */
+export function openDatabase(file: string, options: { existing?: boolean } = {}): Database {
   let db: Database;
   try {
-    if (!options.readonly) mkdirSync(dirname(file), { recursive: true });
-    db = new Database(file, options.readonly ? { readonly: true, strict: true } : { create: true, strict: true });
+    if (!options.existing) mkdirSync(dirname(file), { recursive: true });
+    db = new Database(file, options.existing ? { readwrite: true, create: false, strict: true } : { create: true, strict: true });
   } catch (error) {
     throw damaged(file, describe(error).message);
   }
   try {
-    if (!options.readonly) {
-      db.exec("PRAGMA journal_mode = WAL");
-      db.exec("PRAGMA synchronous = FULL");
-    }
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = FULL");
     db.exec("PRAGMA busy_timeout = 5000");
     const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
     if (version > SCHEMA_VERSION) throw new Error(`it was written by a newer goondan (schema version ${version}, this one knows ${SCHEMA_VERSION})`);
-    if (!options.readonly && version < SCHEMA_VERSION) {
+    if (version < SCHEMA_VERSION) {
       db.exec(SCHEMA);
       db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     }

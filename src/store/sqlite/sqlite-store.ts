@@ -36,9 +36,10 @@ export class SqliteStore implements Store {
   private readonly nextSeq = new Map<string, number>();
   private pendingSeq = 0;
 
-  constructor(file: string) {
+  /** `existing`: open only a database that is there (operator commands), creating nothing. */
+  constructor(file: string, options: { existing?: boolean } = {}) {
     this.location = file;
-    this.db = openDatabase(file);
+    this.db = openDatabase(file, options);
     this.batch = new WriteBatch(this.db);
     this.pendingSeq = (this.db.query("SELECT COALESCE(MAX(seq), 0) AS seq FROM pending_results").get() as { seq: number }).seq;
   }
@@ -67,8 +68,9 @@ export class SqliteStore implements Store {
     return rows.map(inboxRecordOf);
   }
 
-  recordCrash(swarm: string, eventId: string, why: string): void {
-    this.batch.run(() => this.db.query("UPDATE inbox SET crashes = crashes + 1, last_crash = :why WHERE swarm = :swarm AND event_id = :id").run({ swarm, id: eventId, why }));
+  recordInterrupted(swarm: string, eventId: string, crash?: string): void {
+    if (crash === undefined) this.batch.run(() => this.db.query("UPDATE inbox SET last_crash = NULL WHERE swarm = :swarm AND event_id = :id AND last_crash IS NOT NULL").run({ swarm, id: eventId }));
+    else this.batch.run(() => this.db.query("UPDATE inbox SET crashes = crashes + 1, last_crash = :why WHERE swarm = :swarm AND event_id = :id").run({ swarm, id: eventId, why: crash }));
   }
 
   answer(swarm: string, eventId: string, outcome: TurnOutcome): Promise<void> {
@@ -121,16 +123,16 @@ export class SqliteStore implements Store {
       .then(() => known);
   }
 
-  instances(swarm: string): StoredInstance[] {
+  instances(swarm?: string): StoredInstance[] {
     const rows = this.db
       .query(
-        `SELECT i.agent, i.instance_key, i.updated_at,
+        `SELECT i.swarm, i.agent, i.instance_key, i.updated_at,
            (SELECT COUNT(*) FROM messages m WHERE m.swarm = i.swarm AND m.agent = i.agent AND m.instance_key = i.instance_key) AS messages,
            (SELECT COUNT(*) FROM pending_results p WHERE p.swarm = i.swarm AND p.agent = i.agent AND p.instance_key = i.instance_key) AS pending
-         FROM instances i WHERE i.swarm = :swarm ORDER BY i.agent, i.instance_key`,
+         FROM instances i WHERE (:swarm IS NULL OR i.swarm = :swarm) ORDER BY i.swarm, i.agent, i.instance_key`,
       )
-      .all({ swarm }) as { agent: string; instance_key: string; updated_at: number; messages: number; pending: number }[];
-    return rows.map((row) => ({ swarm, agent: row.agent, instanceKey: row.instance_key, messages: row.messages, pendingResults: row.pending, updatedAt: row.updated_at }));
+      .all({ swarm: swarm ?? null }) as { swarm: string; agent: string; instance_key: string; updated_at: number; messages: number; pending: number }[];
+    return rows.map((row) => ({ swarm: row.swarm, agent: row.agent, instanceKey: row.instance_key, messages: row.messages, pendingResults: row.pending, updatedAt: row.updated_at }));
   }
 
   appendRuntimeEvents(swarm: string, events: readonly RuntimeEvent[]): void {
@@ -144,8 +146,9 @@ export class SqliteStore implements Store {
   }
 
   runtimeEvents(query: RuntimeEventQuery): StoredRuntimeEvent[] {
-    const where = ["swarm = :swarm", "cursor > :after"];
-    const values: Record<string, string | number> = { swarm: query.swarm, after: query.after ?? 0 };
+    const where = ["cursor > :after"];
+    const values: Record<string, string | number> = { after: query.after ?? 0 };
+    if (query.swarm !== undefined) (where.push("swarm = :swarm"), (values.swarm = query.swarm));
     if (query.agent !== undefined) (where.push("agent = :agent"), (values.agent = query.agent));
     if (query.instanceKey !== undefined) (where.push("instance_key = :key"), (values.key = query.instanceKey));
     if (query.turnId !== undefined) (where.push("turn_id = :turn"), (values.turn = query.turnId));
@@ -153,6 +156,11 @@ export class SqliteStore implements Store {
     const limit = query.limit === undefined ? "" : ` LIMIT ${Math.max(1, Math.floor(query.limit))}`;
     const rows = this.db.query(`SELECT cursor, event FROM runtime_events WHERE ${where.join(" AND ")} ORDER BY cursor DESC${limit}`).all(values) as { cursor: number; event: string }[];
     return rows.reverse().map((row) => ({ cursor: row.cursor, event: JSON.parse(row.event) as RuntimeEvent }));
+  }
+
+  /** Commits what is written so far now, instead of at the end of the tick. */
+  flush(): void {
+    this.batch.flush();
   }
 
   async close(): Promise<void> {

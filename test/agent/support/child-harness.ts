@@ -1,11 +1,15 @@
-/** Spawns the REAL agent child (src/agent/entry.ts) with Bun IPC and drives it like the orchestrator does. */
+/**
+ * Spawns the REAL agent child (src/agent/entry.ts) with Bun IPC and drives it like the orchestrator does: hands it
+ * its state from the store of the state root (`hydrate`), makes its commits durable and answers `committed`, and
+ * commits each turn's end with its outcome — so a child started again on the same state root resumes as in production.
+ */
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rmSync } from "node:fs";
 import { startLoopbackLlm, type LoopbackLlm, type LoopbackLlmOptions } from "../../helpers/loopback-llm.ts";
 import { killChild, type Defer } from "../../helpers/cleanups.ts";
-import { tempStateRoot } from "./test-env.ts";
+import { storeFor, tempStateRoot } from "./test-env.ts";
 import { AGENT_ENTRY_SCRIPT, agentChildArgv } from "../../../src/protocol/child-entry.ts";
 import { envelope, ORCHESTRATOR, type ChildMessage, type ParentToChild } from "../../../src/protocol/ipc-messages.ts";
 import type { AgentEvent } from "../../../src/protocol/agent-event.ts";
@@ -47,9 +51,25 @@ export interface ChildHandle {
   output(): Promise<string>;
 }
 
-export function spawnAgentChild(options: { bundle: string; stateRoot: string; env?: Record<string, string> }): ChildHandle {
+/** The instance the harness's children are: the fixture swarm's assistant. */
+export const CHILD_INSTANCE = { swarm: "fixture", agent: "assistant", instanceKey: "main" };
+
+export function spawnAgentChild(options: { bundle: string; stateRoot: string; env?: Record<string, string>; refuseCommits?: boolean }): ChildHandle {
   const messages: ChildMessage[] = [];
   const listeners = new Set<() => void>();
+  const store = storeFor(options.stateRoot);
+  const answer = (message: ChildMessage): void => {
+    if (message.type === "commit") {
+      const { seq, ...commit } = message.payload;
+      if (options.refuseCommits === true) return void child.send(envelope("committed", ORCHESTRATOR, "assistant/main", { seq, error: { code: "E_STORE_WRITE_FAILED", message: "database or disk is full" } }));
+      void store.commit(CHILD_INSTANCE, commit).then(() => child.send(envelope("committed", ORCHESTRATOR, "assistant/main", { seq })));
+    } else if (message.type === "turn_result") {
+      const { commit, ...outcome } = message.payload;
+      void store.commit(CHILD_INSTANCE, commit ?? {}, outcome);
+    } else if (message.type === "runtime_events") {
+      store.appendRuntimeEvents(CHILD_INSTANCE.swarm, message.payload.events);
+    }
+  };
   const child = Bun.spawn([process.execPath, AGENT_ENTRY_SCRIPT, ...agentChildArgv({ bundle: options.bundle, swarm: "fixture", agent: "assistant", instanceKey: "main", stateRoot: options.stateRoot })], {
     env: { ...process.env, LOOPBACK_API_KEY: "sk-loopback-secret", GOONDAN_LOG_LEVEL: "debug", ...options.env },
     stdin: "ignore",
@@ -58,9 +78,11 @@ export function spawnAgentChild(options: { bundle: string; stateRoot: string; en
     serialization: "json",
     ipc(message) {
       messages.push(message as ChildMessage);
+      answer(message as ChildMessage);
       for (const listener of listeners) listener();
     },
   });
+  child.send(envelope("hydrate", ORCHESTRATOR, "assistant/main", store.instanceState(CHILD_INSTANCE)));
   return {
     pid: child.pid,
     messages,

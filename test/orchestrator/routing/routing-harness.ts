@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createMessage } from "../../../src/agent/conversation/message-factory.ts";
 import { Orchestrator, type RestartRequester } from "../../../src/orchestrator/orchestrator.ts";
 import type { ChildToParent, ParentMessage } from "../../../src/protocol/ipc-messages.ts";
 import { FakeSpawner, type FakeChild } from "../../helpers/fake-spawner.ts";
@@ -62,4 +63,17 @@ export function busyCaller(setupResult: RoutingSetup, input = "go") {
   const a = setupResult.spawner.latest("a");
   a.ready();
   return { a, submitted };
+}
+
+/** Gives an instance a stored conversation of one user message, as a committed turn would. */
+export async function seedConversation(setupResult: RoutingSetup, agent: string, instanceKey: string): Promise<void> {
+  const { orchestrator } = setupResult;
+  const message = createMessage({ id: `msg_${agent}_${instanceKey}`, data: { role: "user", content: "remember me" }, source: { type: "user" }, now: 0 });
+  await orchestrator.store.commit({ swarm: orchestrator.swarm.instanceKey, agent, instanceKey }, { changes: [{ type: "append", message }] });
+}
+
+/** Whether the instance has a stored conversation. */
+export function hasConversation(setupResult: RoutingSetup, agent: string, instanceKey: string): boolean {
+  const { orchestrator } = setupResult;
+  return orchestrator.store.instanceState({ swarm: orchestrator.swarm.instanceKey, agent, instanceKey }).messages.length > 0;
 }

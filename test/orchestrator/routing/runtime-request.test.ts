@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "bun:test";
-import { busyCaller, call, delegateResults, removeRoots, setup } from "./routing-harness.ts";
+import { busyCaller, call, delegateResults, removeRoots, setup, tick } from "./routing-harness.ts";
 
 afterEach(removeRoots);
 
@@ -23,6 +23,7 @@ describe("runtime request", () => {
       callChain: ["a"],
     });
     b.reply({ response: "answer" });
+    await tick(); // the answer is routed once the callee's turn is committed
     const request = b.lastEvent();
     const correlationId = (accepted.value as { correlationId: string }).correlationId;
     expect(delegateResults(a)).toEqual([{ correlationId, status: "ok", agent: "b", instanceKey: "test-swarm", eventId: request.id, turnId: `turn_${request.id}`, response: "answer", finishReason: "stop" }]);
@@ -97,6 +98,7 @@ describe("runtime request", () => {
     const b = s.spawner.latest("b");
     b.ready();
     b.reply({ status: "error", error: { code: "MODEL_ERROR", message: "boom" } });
+    await tick();
     expect(delegateResults(a)[0]).toMatchObject({ status: "error", error: { code: "AGENT_TURN_FAILED" } });
   });
 
@@ -106,35 +108,47 @@ describe("runtime request", () => {
     await call(a, "request", { target: "b", input: "poison" });
     s.spawner.latest("b").ready();
     s.spawner.latest("b").crash();
+    await tick();
     expect(delegateResults(a)[0]).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
   });
 
-  it("holds a reply for a requester whose child is gone and delivers it when it is ready again", async () => {
+  it("keeps a blocking reply for a requester whose child is gone: its redelivered turn runs the call again and reattaches", async () => {
     const s = setup();
     const { a } = busyCaller(s);
-    await call(a, "request", { target: "b", input: "q" });
+    const first = await call(a, "request", { target: "b", input: "q", correlationId: "call-key-1" });
     a.crash();
     const b = s.spawner.latest("b");
     b.ready();
     b.reply({ response: "kept" });
+    await tick();
     const restarted = s.spawner.latest("a");
     expect(restarted).not.toBe(a);
-    expect(delegateResults(restarted)).toEqual([]);
     restarted.ready();
-    expect(delegateResults(restarted)).toEqual([expect.objectContaining({ status: "ok", response: "kept" })]);
+    expect(restarted.events()[0]).toMatchObject({ attempt: 2, redelivery: true });
+    expect(delegateResults(restarted)).toEqual([]);
+    // The same tool call, run again, names the same correlationId: the same event, already answered.
+    expect((await call(restarted, "request", { target: "b", input: "q", correlationId: "call-key-1" })).value).toEqual(first.value);
+    await tick();
+    expect(delegateResults(restarted)).toEqual([expect.objectContaining({ correlationId: "call-key-1", status: "ok", response: "kept" })]);
+    expect(b.events()).toHaveLength(1);
   });
 
-  it("a restarted orchestrator still routes a pending request's reply to its requester", async () => {
+  it("a restarted orchestrator still routes a pending request's reply to its requester's reattached call", async () => {
     const first = setup();
     const { a } = busyCaller(first);
-    await call(a, "request", { target: "b", input: "q" });
+    await call(a, "request", { target: "b", input: "q", correlationId: "call-key-2" });
+    await tick();
     const second = setup({ stateRoot: first.stateRoot });
     expect(second.orchestrator.start().resumed).toBe(2);
     const newA = second.spawner.latest("a");
     const newB = second.spawner.latest("b");
     newB.ready();
     newB.reply({ response: "survived" });
+    await tick();
     newA.ready();
-    expect(delegateResults(newA)).toEqual([expect.objectContaining({ response: "survived" })]);
+    await call(newA, "request", { target: "b", input: "q", correlationId: "call-key-2" });
+    await tick();
+    expect(delegateResults(newA)).toEqual([expect.objectContaining({ correlationId: "call-key-2", response: "survived" })]);
+    expect(newB.events()).toHaveLength(1);
   });
 });

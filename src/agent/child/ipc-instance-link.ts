@@ -1,0 +1,62 @@
+/**
+ * The instance link over IPC (agent/instance/instance-link.ts): a commit goes to the orchestrator as `commit` with a
+ * sequence number and resolves when `committed` comes back for it (the store has it durably), or rejects with the
+ * store's error; runtime events are gathered for one tick and sent as one `runtime_events` message. When the channel
+ * is lost, waiting commits are rejected.
+ */
+import { envelope, ORCHESTRATOR, type ChildMessage, type ParentToChild } from "../../protocol/ipc-messages.ts";
+import { isEmptyCommit, type InstanceCommit } from "../../protocol/instance-state.ts";
+import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
+import { SystemError } from "../../shared/errors.ts";
+import type { InstanceLink } from "../instance/instance-link.ts";
+
+export class IpcInstanceLink implements InstanceLink {
+  private seq = 0;
+  private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private events: RuntimeEvent[] = [];
+  private failed: string | undefined;
+
+  constructor(
+    private readonly address: string,
+    private readonly send: (message: ChildMessage) => void,
+  ) {}
+
+  commit(commit: InstanceCommit): Promise<void> {
+    if (isEmptyCommit(commit)) return Promise.resolve();
+    if (this.failed !== undefined) return Promise.reject(new SystemError("E_STORE_UNREACHABLE", this.failed));
+    const seq = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(seq, { resolve, reject });
+      this.send(envelope("commit", this.address, ORCHESTRATOR, { seq, ...commit }));
+    });
+  }
+
+  runtimeEvent(event: RuntimeEvent): void {
+    if (this.events.length === 0) setImmediate(() => this.flushEvents());
+    this.events.push(event);
+  }
+
+  /** Sends the runtime events gathered so far now (before a turn's result, so they arrive first). */
+  flushEvents(): void {
+    if (this.events.length === 0) return;
+    const events = this.events;
+    this.events = [];
+    this.send(envelope("runtime_events", this.address, ORCHESTRATOR, { events }));
+  }
+
+  /** Feed `committed` messages here. */
+  handleCommitted(answer: ParentToChild["committed"]): void {
+    const waiter = this.waiting.get(answer.seq);
+    if (waiter === undefined) return;
+    this.waiting.delete(answer.seq);
+    if (answer.error === undefined) waiter.resolve();
+    else waiter.reject(new SystemError(answer.error.code, answer.error.message));
+  }
+
+  /** The orchestrator is gone: nothing can be committed any more. */
+  failAll(reason: string): void {
+    this.failed = reason;
+    for (const waiter of this.waiting.values()) waiter.reject(new SystemError("E_STORE_UNREACHABLE", reason));
+    this.waiting.clear();
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * One instance's conversation in the agent child: the messages, loaded once when the child starts (hydrated from
+ * the store) and changed only through MessageEvents, which are applied in memory at once and kept as the changes
+ * not yet committed. A commit takes them (`takeChanges`) and hands them to the store in one transaction, so a turn
+ * costs what it adds, never a rewrite of the history.
+ */
+import type { Message, MessageEvent } from "../../protocol/conversation.ts";
+
+export class Conversation {
+  private list: Message[];
+  private readonly ids: Set<string>;
+  private unsaved: MessageEvent[] = [];
+
+  constructor(messages: readonly Message[] = []) {
+    this.list = [...messages];
+    this.ids = new Set(this.list.map((message) => message.id));
+  }
+
+  /** The conversation as it stands now (every change applied, committed or not). */
+  get messages(): readonly Message[] {
+    return this.list;
+  }
+
+  /** True when a message of this id is in the conversation. */
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  emit(event: MessageEvent): void {
+    switch (event.type) {
+      case "append":
+        if (this.ids.has(event.message.id)) return;
+        this.list.push(event.message);
+        this.ids.add(event.message.id);
+        break;
+      case "replace": {
+        const index = this.list.findIndex((message) => message.id === event.targetId);
+        if (index < 0) return;
+        this.ids.delete(event.targetId);
+        this.list[index] = event.message;
+        this.ids.add(event.message.id);
+        break;
+      }
+      case "remove": {
+        if (!this.ids.has(event.targetId)) return;
+        this.list = this.list.filter((message) => message.id !== event.targetId);
+        this.ids.delete(event.targetId);
+        break;
+      }
+      case "truncate":
+        this.list = [];
+        this.ids.clear();
+        break;
+    }
+    this.unsaved.push(event);
+  }
+
+  /** The changes since the last commit, handed over to be committed (and forgotten here). */
+  takeChanges(): MessageEvent[] {
+    const changes = this.unsaved;
+    this.unsaved = [];
+    return changes;
+  }
+
+  /** Forgets the changes since the last commit (an aborted turn: nothing said after the abort is kept). */
+  dropChanges(): void {
+    this.unsaved = [];
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * Where an agent instance's runtime events go: stamped with the time and the instance, then handed over the
+ * instance link to the orchestrator (which stores them and streams them to watchers). Losing the last few on a crash
+ * costs no correctness.
+ */
+import type { RuntimeEvent, RuntimeEventInput } from "../../protocol/runtime-event.ts";
+import type { InstanceLink } from "./instance-link.ts";
+
+export type { RuntimeEvent, RuntimeEventInput, RuntimeEventType } from "../../protocol/runtime-event.ts";
+
+export interface RuntimeEventSink {
+  emit(event: RuntimeEventInput): void;
+}
+
+export function linkedRuntimeEvents(options: { link: Pick<InstanceLink, "runtimeEvent">; agent: string; instanceKey: string; now: () => number }): RuntimeEventSink {
+  const { link, agent, instanceKey, now } = options;
+  return { emit: (event) => link.runtimeEvent({ at: new Date(now()).toISOString(), agent, instanceKey, ...event } as RuntimeEvent) };
+}
+
+/** A sink that keeps events in memory (tests). */
+export class MemoryRuntimeEvents implements RuntimeEventSink {
+  readonly events: RuntimeEventInput[] = [];
+  emit(event: RuntimeEventInput): void {
+    this.events.push(event);
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Runs the tool calls of one assistant message, in order, each through `executeToolCall` with the toolCall
+ * middlewares (a pending call's completion goes to env.toolCompletions), with a `tool.called` and a `tool.completed`
+ * / `tool.failed` runtime event each. Each call's `ctx.runtime` carries the call's trace, its span and a stable key
+ * (event id and tool call id), so a request it makes keeps its identity if the call is run again after a restart.
+ * Stops at an aborted turn: a call that would only be cancelled is not started.
+ */
+import { newSpanId } from "../../shared/ids.ts";
+import type { Message } from "../../protocol/conversation.ts";
+import { executeToolCall } from "../../tools/execute-tool-call.ts";
+import type { ToolCall, ToolCatalogItem } from "../../tools/types.ts";
+import type { StepToolOutcome, TurnMiddlewareContext } from "../extensions/types.ts";
+import type { TurnEnvironment } from "./turn-environment.ts";
+
+export interface RunToolCallsOptions {
+  env: TurnEnvironment;
+  turn: TurnMiddlewareContext;
+  catalog: readonly ToolCatalogItem[];
+  /** The assistant message holding the calls (`ctx.message`). */
+  assistant: Message;
+  calls: readonly ToolCall[];
+  /** The span the tool spans hang under (the step's). */
+  parentSpanId: string;
+  stepIndex: number;
+  signal: AbortSignal;
+}
+
+export async function runToolCalls(options: RunToolCallsOptions): Promise<StepToolOutcome[]> {
+  const { env, turn, signal } = options;
+  const outcomes: StepToolOutcome[] = [];
+  const middlewares = env.pipeline.middlewares("toolCall");
+  for (const call of options.calls) {
+    if (signal.aborted) break;
+    const spanId = newSpanId();
+    const startedAt = env.now();
+    const spans = { traceId: turn.traceId, spanId, parentSpanId: options.parentSpanId, turnId: turn.turnId, stepIndex: options.stepIndex, toolName: call.name, toolCallId: call.id };
+    env.runtimeEvents.emit({ type: "tool.called", ...spans });
+    const result = await executeToolCall({
+      call,
+      catalog: options.catalog,
+      registry: env.registry,
+      middlewares,
+      context: {
+        agentName: turn.agentName,
+        instanceKey: turn.instanceKey,
+        turnId: turn.turnId,
+        message: options.assistant,
+        workdir: env.workdir,
+        logger: env.logger.child({ tool: call.name }),
+        runtime: env.runtime({ traceId: turn.traceId, parentSpanId: spanId, callChain: turn.inputEvent.callChain, callKey: `${turn.inputEvent.id}:${call.id}` }),
+        parentSignal: signal,
+        ...(env.toolCompletions === undefined ? {} : { onPendingCompletion: env.toolCompletions.listener }),
+      },
+    });
+    env.runtimeEvents.emit({
+      type: result.status === "error" ? "tool.failed" : "tool.completed",
+      ...spans,
+      durationMs: env.now() - startedAt,
+      ...(result.status === "error" ? { error: { code: result.error.code, message: result.error.message } } : {}),
+    });
+    outcomes.push({ toolCallId: call.id, toolName: call.name, result });
+  }
+  return outcomes;
+}

@@ -1,0 +1,53 @@
+/**
+ * Resuming after an orchestrator restart: every accepted, unanswered event the store holds for the swarm is queued
+ * again, in acceptance order per instance, marked as resumed (its turn picks up from what was committed); every
+ * request among them gets its reply route (correlationId → requesting instance) and deadline back, and one whose
+ * deadline passed while nobody ran is answered AGENT_REQUEST_TIMEOUT. Instances holding results their model has not
+ * seen (replies to async requests) are started, so they are shown.
+ */
+import type { Clock } from "../../shared/clock.ts";
+import type { Logger } from "../../shared/logger.ts";
+import { failedOutcome } from "../../protocol/turn-outcome.ts";
+import type { Store } from "../../store/store.ts";
+import type { PendingRequests } from "../routing/pending-requests.ts";
+import type { SwarmView } from "../swarm-view.ts";
+import type { Instance } from "./instance.ts";
+
+export interface ResumeOptions {
+  store: Store;
+  view: SwarmView;
+  clock: Clock;
+  logger: Logger;
+  pending: PendingRequests;
+  instance: (agent: string, instanceKey: string) => Instance;
+}
+
+export function resumeUnanswered(options: ResumeOptions): { resumed: number } {
+  const { view, logger, store } = options;
+  let resumed = 0;
+  const gone = new Set<string>();
+  for (const record of store.unanswered(view.instanceKey)) {
+    const { event } = record;
+    if (!view.agents.has(event.agent)) {
+      if (!gone.has(event.agent)) logger.warn({ agent: event.agent }, "unanswered events of an agent no longer in the swarm are kept in the store");
+      gone.add(event.agent);
+      continue;
+    }
+    if (event.replyTo && event.deadline !== undefined) {
+      if (event.deadline <= options.clock.now()) {
+        const error = { code: "AGENT_REQUEST_TIMEOUT", message: `${event.agent}/${event.instanceKey} did not answer before the deadline (the orchestrator was down)` };
+        void store.answer(view.instanceKey, event.id, failedOutcome({ agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, error }));
+        logger.warn({ eventId: event.id, correlationId: event.replyTo.correlationId }, "request expired while the orchestrator was down; answered as timed out");
+        continue;
+      }
+      options.pending.add({ correlationId: event.replyTo.correlationId, requester: event.replyTo.target, agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, deadline: event.deadline, blocking: event.replyTo.async !== true });
+    }
+    options.instance(event.agent, event.instanceKey).enqueue({ event, crashes: record.crashes, deliveries: record.crashes, resumed: true, acceptedAt: record.acceptedAt, ...(record.lastCrash === undefined ? {} : { lastCrash: record.lastCrash }) });
+    resumed++;
+  }
+  for (const stored of store.instances(view.instanceKey)) {
+    if (stored.pendingResults > 0 && view.agents.has(stored.agent)) options.instance(stored.agent, stored.instanceKey).ensureStarted();
+  }
+  if (resumed > 0) logger.info({ resumed }, "resumed accepted events");
+  return { resumed };
+}
