@@ -2,7 +2,8 @@
  * A loopback TCP proxy between a client and a server (NATS) that a test can cut: `stop()` closes the listener
  * and every open connection (the client sees its server go away), `freeze()` keeps connections open but drops
  * every byte both ways (a partition: the client notices only by its own pings and timeouts), and `start()`
- * listens again on the same port, so the client's reconnect finds it. Listens on 127.0.0.1 only.
+ * heals either: it listens again on the same port, or ends the frozen connections (their streams lost bytes)
+ * and forwards again, so the client's reconnect gets through. Listens on 127.0.0.1 only.
  */
 import { createServer, connect, type Server, type Socket } from "node:net";
 
@@ -82,8 +83,14 @@ export async function startTcpProxy(options: { targetHost: string; targetPort: n
       frozen = true;
     },
     start: async () => {
-      if (server === undefined) await listen();
-      else frozen = false;
+      if (server === undefined) return listen();
+      // The bytes dropped while frozen broke every stream that was open: end those, so clients reconnect.
+      for (const [client, upstream] of pairs) {
+        client.destroy();
+        upstream.destroy();
+      }
+      pairs.clear();
+      frozen = false;
     },
     close: stop,
   };
