@@ -29,6 +29,9 @@ const NOT_ERROR_CODES = new Set([
   "GOONDAN_RECORD_CASSETTE",
   "GOONDAN_TOOL_RUN",
   "MAX_BODY_BYTES",
+  "GOONDAN_CLUSTER_URL",
+  "GOONDAN_CLUSTER_CREDS",
+  "GOONDAN_NODE",
 ]);
 
 function sourceFiles(dir: string): string[] {
