@@ -17,13 +17,10 @@
  * plain forms have the same SHA-256. No token holds `.`, `*`, `>`, `=`, whitespace or a path separator, so
  * `=` is free to join two tokens into one name (consumer names).
  */
-import { createHash } from "node:crypto";
+import { boundedName } from "../shared/bounded-name.ts";
 
 /** Longest token produced (all tokens are ASCII). */
 export const MAX_SUBJECT_TOKEN_LENGTH = 160;
-const HASHED_MARKER = "_h";
-const HASH_LENGTH = 64;
-const HASHED_PREFIX_LENGTH = MAX_SUBJECT_TOKEN_LENGTH - HASHED_MARKER.length - HASH_LENGTH;
 
 const VERBATIM = /^[A-Za-z0-9-]$/;
 
@@ -39,15 +36,7 @@ function pieces(name: string): string[] {
 }
 
 export function subjectToken(name: string): string {
-  const parts = pieces(name);
-  const plain = parts.join("");
-  if (plain.length <= MAX_SUBJECT_TOKEN_LENGTH) return plain;
-  let prefix = "";
-  for (const part of parts) {
-    if (prefix.length + part.length > HASHED_PREFIX_LENGTH) break;
-    prefix += part;
-  }
-  return `${prefix}${HASHED_MARKER}${createHash("sha256").update(plain).digest("hex")}`;
+  return boundedName(pieces(name), { maxLength: MAX_SUBJECT_TOKEN_LENGTH, marker: "_h" });
 }
 
 /** The name a plain token stands for; undefined for a bounded (hashed) token or a string this mapping never makes. */
