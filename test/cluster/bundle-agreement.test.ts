@@ -7,7 +7,8 @@ import { bundleHash } from "../../src/cluster/bundle-hash.ts";
 import type { NodeInfo } from "../../src/cluster/node-membership.ts";
 import { ConfigError } from "../../src/shared/errors.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
-import { connectTest, natsAvailable, removeSwarmAfter, testSwarm, until } from "../helpers/nats.ts";
+import { connectTest, natsAvailable, removeSwarmAfter, testSwarm } from "../helpers/nats.ts";
+import { until } from "../helpers/goondan-process.ts";
 
 const defer = useCleanups();
 
@@ -89,7 +90,7 @@ describe.skipIf(!natsAvailable)("BundleAgreement on the local NATS", () => {
       defer(() => watch.stop());
     }
     const announced = await agreement.announce({ node: "b", hash: "sha256:two" });
-    await until("every node to see the reload", () => Object.values(seen).every((records) => records.length === 1));
+    await until(() => Object.values(seen).every((records) => records.length === 1));
     for (const records of Object.values(seen)) expect(records).toEqual([announced]);
     expect(announced).toMatchObject({ hash: "sha256:two", node: "b" });
   });

@@ -3,7 +3,8 @@ import { connectCluster, type ClusterConnectionState } from "../../src/cluster/c
 import { readClusterSettings } from "../../src/cluster/cluster-settings.ts";
 import { SystemError } from "../../src/shared/errors.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
-import { connectTest, NATS_URL, natsAvailable, until } from "../helpers/nats.ts";
+import { connectTest, NATS_URL, natsAvailable } from "../helpers/nats.ts";
+import { until } from "../helpers/goondan-process.ts";
 import { startTcpProxy } from "../helpers/tcp-proxy.ts";
 
 const defer = useCleanups();
@@ -31,9 +32,9 @@ describe.skipIf(!natsAvailable)("connectCluster on the local NATS", () => {
     const states: ClusterConnectionState[] = [];
     connection.onState((state) => states.push(state));
     await proxy.stop();
-    await until("the connection to say reconnecting", () => connection.state === "reconnecting");
+    await until(() => connection.state === "reconnecting");
     await proxy.start();
-    await until("the connection to say connected again", () => connection.state === "connected");
+    await until(() => connection.state === "connected");
     expect(states).toEqual(["reconnecting", "connected"]);
     // And it works again.
     await connection.jsm.getAccountInfo();

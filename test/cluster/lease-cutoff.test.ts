@@ -11,7 +11,8 @@ import { clusterNames } from "../../src/cluster/cluster-names.ts";
 import { LeaseKeeper, type LeaseLossReason } from "../../src/cluster/lease-keeper.ts";
 import { LeaseTable, toHolder, type Lease } from "../../src/cluster/lease-table.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
-import { connectTest, NATS_URL, natsAvailable, removeSwarmAfter, testSwarm, until } from "../helpers/nats.ts";
+import { connectTest, NATS_URL, natsAvailable, removeSwarmAfter, testSwarm } from "../helpers/nats.ts";
+import { until } from "../helpers/goondan-process.ts";
 import { startTcpProxy } from "../helpers/tcp-proxy.ts";
 
 const defer = useCleanups();
@@ -99,7 +100,7 @@ describe.skipIf(!natsAvailable)("a lease holder cut off from NATS", () => {
       expect(lastTickA).toBeLessThan(firstTickB);
 
       // The lease history: A's claim and renewals, then B's claim, made no sooner than one TTL after A's last write.
-      await until("B's claim in the recorded history", () => history.some((entry) => toHolder(entry)?.owner === "b"));
+      await until(() => history.some((entry) => toHolder(entry)?.owner === "b"));
       const writes = history.map((entry) => ({ owner: toHolder(entry)?.owner ?? entry.operation, revision: entry.revision, at: entry.created.getTime() }));
       const firstB = writes.findIndex((write) => write.owner === "b");
       expect(writes.slice(0, firstB).every((write) => write.owner === "a")).toBe(true);
@@ -111,7 +112,7 @@ describe.skipIf(!natsAvailable)("a lease holder cut off from NATS", () => {
 
       // Back on the network, A's stale renew is refused: the revision fences it.
       await proxy.start();
-      await until("A to reconnect", () => viaProxy.state === "connected" && viaProxy.nc.isClosed() === false);
+      await until(() => viaProxy.state === "connected" && viaProxy.nc.isClosed() === false);
       const stale = await tableA.renew(lostA!.lease);
       expect(stale).toMatchObject({ status: "lost", reason: "taken", holder: { owner: "b" } });
       expect((await tableB.holder(key))?.owner).toBe("b");

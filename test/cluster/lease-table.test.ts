@@ -4,7 +4,8 @@ import { LeaseTable } from "../../src/cluster/lease-table.ts";
 import { LeaseWatch, type LeaseChange } from "../../src/cluster/lease-watch.ts";
 import { ConfigError } from "../../src/shared/errors.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
-import { connectTest, natsAvailable, removeSwarmAfter, testSwarm, until } from "../helpers/nats.ts";
+import { connectTest, natsAvailable, removeSwarmAfter, testSwarm } from "../helpers/nats.ts";
+import { until } from "../helpers/goondan-process.ts";
 
 const defer = useCleanups();
 
@@ -52,7 +53,7 @@ describe.skipIf(!natsAvailable)("LeaseTable on the local NATS", () => {
     const claimed = await table.claim(key, "a");
     if (claimed.status !== "claimed") throw new Error("expected a claim");
     expect((await table.claim(key, "b")).status).toBe("held");
-    await until("the lease to lapse", async () => (await table.holder(key)) === undefined, 5000);
+    await until(async () => (await table.holder(key)) === undefined, { timeoutMs: 5000 });
     expect(await table.renew(claimed.lease)).toEqual({ status: "lost", reason: "expired" });
     expect((await table.claim(key, "b")).status).toBe("claimed");
   }, 10_000);
@@ -92,11 +93,11 @@ describe.skipIf(!natsAvailable)("LeaseWatch on the local NATS", () => {
     if (claimed.status !== "claimed") throw new Error("expected a claim");
     const renewed = await table.renew(claimed.lease);
     if (renewed.status !== "renewed") throw new Error("expected a renew");
-    await until("the renewal to be seen", () => changes.some((change) => change.type === "renewed"));
+    await until(() => changes.some((change) => change.type === "renewed"));
     expect(watch.countsByOwner().get("b")).toBe(1);
     await table.release(renewed.lease);
-    await until("the release to be seen", () => changes.some((change) => change.type === "released"));
-    await until("the unrenewed lease to lapse", () => changes.some((change) => change.type === "expired" && change.key === "before.watch"), 5000);
+    await until(() => changes.some((change) => change.type === "released"));
+    await until(() => changes.some((change) => change.type === "expired" && change.key === "before.watch"), { timeoutMs: 5000 });
     expect(changes.map((change) => `${change.type} ${change.key} ${change.owner}`)).toEqual([
       `claimed ${key} b`,
       `renewed ${key} b`,

@@ -8,7 +8,8 @@ import { NodeMembership, nodeInfo } from "../../src/cluster/node-membership.ts";
 import { chooseNode, placementCandidates } from "../../src/cluster/placement.ts";
 import { UsageError } from "../../src/shared/errors.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
-import { connectTest, natsAvailable, removeSwarmAfter, testSwarm, until } from "../helpers/nats.ts";
+import { connectTest, natsAvailable, removeSwarmAfter, testSwarm } from "../helpers/nats.ts";
+import { until } from "../helpers/goondan-process.ts";
 
 const defer = useCleanups();
 const TTL_MS = 2000;
@@ -43,7 +44,7 @@ describe.skipIf(!natsAvailable)("NodeMembership on the local NATS", () => {
       ["node-b", 16, "sha256:test"],
     ]);
     live = 5;
-    await until("a heartbeat with the new live count", async () => (await a.membership.members()).find((member) => member.node === "node-a")?.live === 5, 5000);
+    await until(async () => (await a.membership.members()).find((member) => member.node === "node-a")?.live === 5, { timeoutMs: 5000 });
   }, 15_000);
 
   it("refuses a name a live node heartbeats under", async () => {
@@ -81,9 +82,9 @@ describe.skipIf(!natsAvailable)("NodeMembership on the local NATS", () => {
     const watch = await LeaseWatch.start({ table: a.membership.table, onChange: (change) => changes.push(change) });
     defer(() => watch.stop());
     await b.membership.leave();
-    await until("node-b's leave to be seen", () => changes.some((change) => change.type === "released" && change.owner === "node-b"));
+    await until(() => changes.some((change) => change.type === "released" && change.owner === "node-b"));
     c.membership.stop();
-    await until("node-c to drop out", () => changes.some((change) => change.type === "expired" && change.owner === "node-c"), TTL_MS * 3);
+    await until(() => changes.some((change) => change.type === "expired" && change.owner === "node-c"), { timeoutMs: TTL_MS * 3 });
     expect(watch.holders().map(nodeInfo).map((info) => info.node)).toEqual(["node-a"]);
     expect(a.lost).toEqual([]);
   }, 15_000);
@@ -123,7 +124,7 @@ describe.skipIf(!natsAvailable)("placement on the local NATS", () => {
     };
     for (let index = 0; index < 20; index += 2) {
       await Promise.all([place(nodes[0]!, `user-${index}`), place(nodes[1]!, `user-${index + 1}`)]);
-      await until("both views to see the new leases", () => nodes.every((node) => [...node.watch.countsByOwner().values()].reduce((sum, count) => sum + count, 0) === index + 2));
+      await until(() => nodes.every((node) => [...node.watch.countsByOwner().values()].reduce((sum, count) => sum + count, 0) === index + 2));
     }
     const counts = nodes[0]!.watch.countsByOwner();
     expect((counts.get("node-a") ?? 0) + (counts.get("node-b") ?? 0)).toBe(20);

@@ -66,12 +66,3 @@ export function removeSwarmAfter(defer: Defer, swarm: string): void {
     }
   });
 }
-
-/** Wait until `condition()` holds, checking every 20 ms, failing after `timeoutMs` with `what`. */
-export async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
