@@ -14,6 +14,7 @@ import { errorInfo, type ErrorInfo } from "../protocol/error-info.ts";
 import type { Reply } from "../protocol/turn-outcome.ts";
 import { describe } from "../shared/errors.ts";
 import type { ClusterConnection } from "./cluster-connection.ts";
+import { clusterUnavailable } from "./cluster-errors.ts";
 import { clusterNames, type ClusterNames } from "./cluster-names.ts";
 
 export type RequestOutcome<T> =
@@ -61,11 +62,13 @@ export class ClusterMessenger<Api extends RequestMap = NodeRequests> {
     this.timeoutMs = options.timeoutMs ?? 5000;
   }
 
-  serveNode<K extends keyof Api & string>(node: string, kind: K, handler: (request: Api[K]["request"]) => Promise<Api[K]["response"]>): Served {
+  /** Answer `kind` requests to `node`; resolves once the server has the subscription, so requests reach it. */
+  serveNode<K extends keyof Api & string>(node: string, kind: K, handler: (request: Api[K]["request"]) => Promise<Api[K]["response"]>): Promise<Served> {
     return this.serve(this.names.nodeSubject(node, kind), handler as (request: unknown) => Promise<unknown>);
   }
 
-  serveInstance(agent: string, instanceKey: string, handler: (event: AgentEvent) => Promise<InstanceReceipt>): Served {
+  /** Answer for an instance this node owns; resolves once the server has the subscription. */
+  serveInstance(agent: string, instanceKey: string, handler: (event: AgentEvent) => Promise<InstanceReceipt>): Promise<Served> {
     return this.serve(this.names.instanceSubject(agent, instanceKey), handler as (request: unknown) => Promise<unknown>);
   }
 
@@ -77,13 +80,20 @@ export class ClusterMessenger<Api extends RequestMap = NodeRequests> {
     return this.request(this.names.instanceSubject(agent, instanceKey), event, options.timeoutMs);
   }
 
-  private serve(subject: string, handler: (request: unknown) => Promise<unknown>): Served {
+  private async serve(subject: string, handler: (request: unknown) => Promise<unknown>): Promise<Served> {
     const subscription: Subscription = this.options.connection.nc.subscribe(subject, {
       callback: (error, message) => {
         if (error === null) void answer(message, handler);
       },
     });
-    return { stop: () => subscription.unsubscribe() };
+    const stop = () => subscription.unsubscribe();
+    try {
+      await this.options.connection.nc.flush();
+    } catch (error) {
+      stop();
+      throw clusterUnavailable(`subscribing to ${subject}`, error);
+    }
+    return { stop };
   }
 
   private async request<T>(subject: string, payload: unknown, timeoutMs = this.timeoutMs): Promise<RequestOutcome<T>> {

@@ -37,7 +37,7 @@ describe.skipIf(!natsAvailable)("ClusterMessenger on the local NATS", () => {
   it("carries an AgentEvent to the node that owns its instance and the receipt back", async () => {
     const { a, b } = await twoNodes();
     const received: AgentEvent[] = [];
-    const served = b.serveInstance("reviewer", "pr.42", async (incoming) => {
+    const served = await b.serveInstance("reviewer", "pr.42", async (incoming) => {
       received.push(incoming);
       return { eventId: incoming.id };
     });
@@ -49,7 +49,7 @@ describe.skipIf(!natsAvailable)("ClusterMessenger on the local NATS", () => {
   it("carries a Reply to the requesting instance's node", async () => {
     const { a, b } = await twoNodes();
     const replies: Reply[] = [];
-    const served = a.serveNode("a", "reply", async (reply) => {
+    const served = await a.serveNode("a", "reply", async (reply) => {
       replies.push(reply);
       return { delivered: true };
     });
@@ -68,14 +68,14 @@ describe.skipIf(!natsAvailable)("ClusterMessenger on the local NATS", () => {
 
   it("says timeout when the owner does not answer in time", async () => {
     const { a, b } = await twoNodes();
-    const served = b.serveInstance("reviewer", "slow", () => new Promise(() => undefined));
+    const served = await b.serveInstance("reviewer", "slow", () => new Promise(() => undefined));
     defer(() => served.stop());
     expect(await a.requestInstance("reviewer", "slow", event({ instanceKey: "slow" }), { timeoutMs: 200 })).toEqual({ status: "timeout" });
   });
 
   it("passes a handler's coded error back as refused, with its code", async () => {
     const { a, b } = await twoNodes();
-    const served = b.serveNode("b", "place", async () => {
+    const served = await b.serveNode("b", "place", async () => {
       throw new UsageError("AGENT_NOT_FOUND", "no agent named ghost");
     });
     defer(() => served.stop());
@@ -84,7 +84,7 @@ describe.skipIf(!natsAvailable)("ClusterMessenger on the local NATS", () => {
 
   it("refuses a request that is not JSON", async () => {
     const { swarm, b } = await twoNodes();
-    const served = b.serveNode("b", "place", async () => ({ owner: "b" }));
+    const served = await b.serveNode("b", "place", async () => ({ owner: "b" }));
     defer(() => served.stop());
     const connection = await connectTest(defer);
     const raw = await connection.nc.request(clusterNames(swarm).nodeSubject("b", "place"), "{not json", { timeout: 2000 });

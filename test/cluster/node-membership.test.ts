@@ -105,7 +105,7 @@ describe.skipIf(!natsAvailable)("placement on the local NATS", () => {
         defer(() => watch.stop());
         const messenger = new ClusterMessenger({ connection: member.connection, swarm });
         // A node asked to place an instance claims it for itself.
-        const served = messenger.serveNode(node, "place", async ({ agent, instanceKey }) => {
+        const served = await messenger.serveNode(node, "place", async ({ agent, instanceKey }) => {
           const outcome = await keeper.claim(names.instanceLeaseKey(agent, instanceKey));
           return { owner: outcome.status === "claimed" ? node : outcome.holder.owner };
         });
