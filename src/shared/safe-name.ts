@@ -13,7 +13,7 @@
  * in exactly one way, and decodeSafeName reads the key back: decode(encode(k)) = k for every k, hence
  * encode is injective on plain forms.
  *
- * A plain form longer than MAX_SAFE_NAME_LENGTH is bounded: its first tokens (at most HASHED_PREFIX_LENGTH
+ * A plain form longer than MAX_SAFE_NAME_LENGTH is bounded: its first tokens (at most MAX_SAFE_NAME_LENGTH - 65
  * characters, cut between tokens) stay readable, then `=` and the SHA-256 of the whole plain form in hex.
  * `=` never occurs in a plain form, so a bounded name never equals a plain one; two bounded names are equal
  * only if two different plain forms (hence keys) have the same SHA-256, which nobody has ever found.
@@ -21,12 +21,10 @@
  * Directories named by the older mapping (`%` + variable-length hex, which let `가` and `¬00` meet at
  * `%ac00`) are renamed to these names by migrateSafeNames (migrate-safe-names.ts).
  */
-import { createHash } from "node:crypto";
+import { boundedName } from "./bounded-name.ts";
 
 /** Longest name produced, in bytes (all names are ASCII). */
 export const MAX_SAFE_NAME_LENGTH = 200;
-/** Longest readable prefix kept in a bounded name (then `=` and 64 hex digits). */
-export const HASHED_PREFIX_LENGTH = MAX_SAFE_NAME_LENGTH - 1 - 64;
 
 const VERBATIM = /[a-z0-9_.-]/;
 const UPPERCASE = /[A-Z]/;
@@ -47,15 +45,7 @@ function plainTokens(key: string): string[] {
 }
 
 export function safeName(key: string): string {
-  const tokens = plainTokens(key);
-  const plain = tokens.join("");
-  if (plain.length <= MAX_SAFE_NAME_LENGTH) return plain;
-  let prefix = "";
-  for (const piece of tokens) {
-    if (prefix.length + piece.length > HASHED_PREFIX_LENGTH) break;
-    prefix += piece;
-  }
-  return `${prefix}=${createHash("sha256").update(plain).digest("hex")}`;
+  return boundedName(plainTokens(key), { maxLength: MAX_SAFE_NAME_LENGTH, marker: "=" });
 }
 
 /** The key a plain name stands for; undefined for a bounded (hashed) name or a name this mapping never makes. */

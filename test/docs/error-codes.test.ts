@@ -49,6 +49,9 @@ const NOT_ERROR_CODES = new Set([
   "DISCORD_REPLY_WITH_TURN_RESPONSE",
   "GITHUB_WEBHOOK_PORT",
   "GITHUB_WEBHOOK_PATH",
+  "GOONDAN_CLUSTER_URL",
+  "GOONDAN_CLUSTER_CREDS",
+  "GOONDAN_NODE",
 ]);
 
 function sourceFiles(dir: string): string[] {

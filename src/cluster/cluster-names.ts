@@ -1,0 +1,53 @@
+/**
+ * Every NATS name a swarm's cluster uses, in one place: the subjects nodes and instances answer on, the KV
+ * buckets (leases, nodes, config), the intake stream and its subjects, and the per-instance consumer names.
+ * Each name part is a subjectToken, so names of different swarms, agents, keys or nodes never meet.
+ *
+ *   gdn.<swarm>.node.<node>.<kind>          request/reply to one node (kind: reply, place, …)
+ *   gdn.<swarm>.instance.<agent>.<key>      request/reply to the node that owns one instance
+ *   gdn.<swarm>.in.<agent>.<key>            an instance's accepted events (stream GDN_<swarm>_IN)
+ *   KV gdn_<swarm>_leases  key <agent>.<key>   which node owns an instance (TTL, revision = fencing token)
+ *   KV gdn_<swarm>_nodes   key <node>          live nodes and their capacity (TTL)
+ *   KV gdn_<swarm>_config  key bundle          the cluster's bundle hash (no TTL)
+ */
+import { subjectToken } from "./subject-token.ts";
+
+export interface ClusterNames {
+  swarm: string;
+  nodeSubject(node: string, kind: string): string;
+  instanceSubject(agent: string, instanceKey: string): string;
+  intakeSubject(agent: string, instanceKey: string): string;
+  /** Every intake subject of the swarm (the stream's subject filter). */
+  intakeSubjects: string;
+  intakeStream: string;
+  /** The durable consumer name of one instance's intake. */
+  intakeConsumer(agent: string, instanceKey: string): string;
+  leaseBucket: string;
+  /** The lease key of one instance (a KV key with two tokens). */
+  instanceLeaseKey(agent: string, instanceKey: string): string;
+  nodesBucket: string;
+  /** The membership key of a node (one token). */
+  nodeKey(node: string): string;
+  configBucket: string;
+}
+
+export const BUNDLE_CONFIG_KEY = "bundle";
+
+export function clusterNames(swarm: string): ClusterNames {
+  const s = subjectToken(swarm);
+  const pair = (agent: string, instanceKey: string) => `${subjectToken(agent)}.${subjectToken(instanceKey)}`;
+  return {
+    swarm,
+    nodeSubject: (node, kind) => `gdn.${s}.node.${subjectToken(node)}.${subjectToken(kind)}`,
+    instanceSubject: (agent, instanceKey) => `gdn.${s}.instance.${pair(agent, instanceKey)}`,
+    intakeSubject: (agent, instanceKey) => `gdn.${s}.in.${pair(agent, instanceKey)}`,
+    intakeSubjects: `gdn.${s}.in.>`,
+    intakeStream: `GDN_${s}_IN`,
+    intakeConsumer: (agent, instanceKey) => `${subjectToken(agent)}=${subjectToken(instanceKey)}`,
+    leaseBucket: `gdn_${s}_leases`,
+    instanceLeaseKey: pair,
+    nodesBucket: `gdn_${s}_nodes`,
+    nodeKey: subjectToken,
+    configBucket: `gdn_${s}_config`,
+  };
+}

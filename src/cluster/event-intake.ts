@@ -1,0 +1,78 @@
+/**
+ * Durable intake: the swarm's JetStream stream of accepted events (GDN_<swarm>_IN, work-queue retention, on
+ * subjects `gdn.<swarm>.in.<agent>.<key>`). `accept` publishes an event with `Nats-Msg-Id` = its id and resolves
+ * only once the stream acknowledged it, so an HTTP `202` means the event is stored; a retried publish of the same
+ * id within the duplicate window is acknowledged as a duplicate and stored once. Each instance reads its own
+ * events through an InstanceIntake (instance-intake.ts); an event leaves the stream when its turn acks it.
+ */
+import { RetentionPolicy, StorageType, type PubAck } from "@nats-io/jetstream";
+import { nanos } from "@nats-io/transport-node";
+import type { AgentEvent } from "../protocol/agent-event.ts";
+import type { ClusterConnection } from "./cluster-connection.ts";
+import { clusterUnavailable } from "./cluster-errors.ts";
+import { clusterNames, type ClusterNames } from "./cluster-names.ts";
+import { InstanceIntake, type InstanceIntakeOptions } from "./instance-intake.ts";
+
+export interface OpenIntakeOptions {
+  connection: ClusterConnection;
+  swarm: string;
+  /** A publish retried within this long with the same event id is stored once. Default 120000. */
+  duplicateWindowMs?: number;
+  /** Longest wait for the stream's acknowledgement. Default 5000. */
+  publishTimeoutMs?: number;
+}
+
+export interface AcceptReceipt {
+  eventId: string;
+  /** The stream sequence the event is stored at. */
+  sequence: number;
+  /** The event id was stored before (a retried publish): nothing new was stored. */
+  duplicate: boolean;
+}
+
+export class EventIntake {
+  private constructor(
+    private readonly connection: ClusterConnection,
+    readonly names: ClusterNames,
+    private readonly publishTimeoutMs: number,
+  ) {}
+
+  static async open(options: OpenIntakeOptions): Promise<EventIntake> {
+    const names = clusterNames(options.swarm);
+    const config = {
+      name: names.intakeStream,
+      subjects: [names.intakeSubjects],
+      retention: RetentionPolicy.Workqueue,
+      storage: StorageType.File,
+      duplicate_window: nanos(options.duplicateWindowMs ?? 120_000),
+      description: `goondan accepted events of swarm ${options.swarm}`,
+    };
+    try {
+      await options.connection.jsm.streams.add(config);
+    } catch (error) {
+      // Made before with other settings (an older duplicate window): keep the stream, take our window.
+      try {
+        await options.connection.jsm.streams.update(names.intakeStream, { duplicate_window: config.duplicate_window });
+      } catch {
+        throw clusterUnavailable(`opening the intake stream ${names.intakeStream}`, error);
+      }
+    }
+    return new EventIntake(options.connection, names, options.publishTimeoutMs ?? 5000);
+  }
+
+  /** Store an event for its instance; resolves once the stream has it. Throws E_CLUSTER_UNAVAILABLE otherwise. */
+  async accept(event: AgentEvent): Promise<AcceptReceipt> {
+    let ack: PubAck;
+    try {
+      ack = await this.connection.js.publish(this.names.intakeSubject(event.agent, event.instanceKey), JSON.stringify(event), { msgID: event.id, timeout: this.publishTimeoutMs });
+    } catch (error) {
+      throw clusterUnavailable(`accepting event ${event.id}`, error);
+    }
+    return { eventId: event.id, sequence: ack.seq, duplicate: ack.duplicate };
+  }
+
+  /** The reader of one instance's events (its durable consumer, made on first use). */
+  instance(agent: string, instanceKey: string, options: Omit<InstanceIntakeOptions, "connection" | "names" | "agent" | "instanceKey"> = {}): Promise<InstanceIntake> {
+    return InstanceIntake.open({ ...options, connection: this.connection, names: this.names, agent, instanceKey });
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * The building blocks of a swarm run as several nodes over NATS JetStream (issue 13): settings and connection,
+ * names, leases (table, watch, keeper) and fenced writes, membership and placement, cross-node messaging,
+ * durable intake, and one bundle per cluster. Nothing here is wired into the daemon yet; docs/cluster.md says
+ * how the parts fit and which are not built.
+ */
+export { readClusterSettings, redactUrl, CLUSTER_URL_ENV, CLUSTER_CREDS_ENV, CLUSTER_NODE_ENV, type ClusterSettings, type ReadClusterSettingsOptions } from "./cluster-settings.ts";
+export { connectCluster, type ClusterConnection, type ClusterConnectionOptions, type ClusterConnectionState } from "./cluster-connection.ts";
+export { clusterNames, BUNDLE_CONFIG_KEY, type ClusterNames } from "./cluster-names.ts";
+export { subjectToken, decodeSubjectToken, MAX_SUBJECT_TOKEN_LENGTH } from "./subject-token.ts";
+export { LeaseTable, DEFAULT_LEASE_TTL_MS, type Lease, type LeaseHolder, type ClaimOutcome, type RenewOutcome, type ReleaseOutcome, type LostReason } from "./lease-table.ts";
+export { LeaseWatch, type LeaseChange, type LeaseChangeType } from "./lease-watch.ts";
+export { LeaseKeeper, type LeaseKeeperOptions, type LeaseLossReason } from "./lease-keeper.ts";
+export { FencedWriter, LEASE_REVISION_HEADER, type TakeOutcome, type AppendOutcome } from "./fenced-writer.ts";
+export { NodeMembership, nodeInfo, type NodeInfo, type JoinClusterOptions } from "./node-membership.ts";
+export { chooseNode, placementCandidates, type PlacementCandidate } from "./placement.ts";
+export { ClusterMessenger, type NodeRequests, type RequestOutcome, type InstanceReceipt, type Served } from "./cluster-messenger.ts";
+export { EventIntake, type AcceptReceipt } from "./event-intake.ts";
+export { InstanceIntake, type IntakeDelivery } from "./instance-intake.ts";
+export { BundleAgreement, type BundleRecord } from "./bundle-agreement.ts";
+export { bundleHash } from "./bundle-hash.ts";
