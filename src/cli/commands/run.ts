@@ -13,6 +13,7 @@ import { createLogger, prettyStream } from "../../shared/logger.ts";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { usesTerminal } from "../../connector/host/connection-plan.ts";
 import { runDaemon } from "../../daemon/run-daemon.ts";
+import { apiAccessFromEnv, requireTokenOffLoopback } from "../../http/api-access.ts";
 
 export const command: CliCommand = {
   name: "run",
@@ -49,7 +50,10 @@ export const command: CliCommand = {
       output === 2 && process.stderr.isTTY === true
         ? createLogger("orchestrator", { destination: prettyStream((line) => process.stderr.write(line)), pretty: false })
         : createLogger("orchestrator", { destination: output });
-    const token = io.env.GOONDAN_API_TOKEN;
+    // Who may use the API (GOONDAN_API_TOKEN, _ALLOWED_ORIGINS, _ALLOWED_HOSTS), checked before the daemon starts.
+    const access = apiAccessFromEnv(io.env);
+    const host = typeof flags.host === "string" ? flags.host : "127.0.0.1";
+    if (input === undefined) requireTokenOffLoopback({ host, ...access });
     return runDaemon({
       bundle,
       swarm: swarm.metadata.name,
@@ -59,7 +63,7 @@ export const command: CliCommand = {
       output,
       ...(typeof flags.record === "string" ? { record: isAbsolute(flags.record) ? flags.record : resolve(io.cwd, flags.record) } : {}),
       ...(input !== undefined ? { input } : {}),
-      http: { host: typeof flags.host === "string" ? flags.host : "127.0.0.1", port: typeof flags.port === "number" ? flags.port : 8790, ...(token ? { token } : {}) },
+      http: { host, port: typeof flags.port === "number" ? flags.port : 8790, ...access },
       watch: flags.watch === true,
       stdout: io.stdout,
       stderr: io.stderr,
