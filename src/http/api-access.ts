@@ -67,6 +67,6 @@ export function apiAccessFromEnv(env: Record<string, string | undefined>): ApiAc
 export function requireTokenOffLoopback(options: { host: string; token?: string }): void {
   if (options.token || isLoopbackHost(options.host)) return;
   throw new UsageError("E_API_TOKEN_REQUIRED", `the HTTP API would listen on ${options.host}, beyond loopback, without a bearer token`, {
-    suggestion: "set GOONDAN_API_TOKEN to a secret, or listen on loopback (--host 127.0.0.1)",
+    suggestion: "set GOONDAN_API_TOKEN to a secret, or listen on loopback with --host 127.0.0.1",
   });
 }

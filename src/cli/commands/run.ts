@@ -23,7 +23,7 @@ export const command: CliCommand = {
   flags: {
     swarm: { type: "string", description: "the Swarm to run (default: the bundle's only Swarm)" },
     port: { type: "number", description: "HTTP API port (default 8790; 0 picks a free port)" },
-    host: { type: "string", description: "HTTP API host (default 127.0.0.1)" },
+    host: { type: "string", description: "HTTP API host (default 127.0.0.1; any other address needs GOONDAN_API_TOKEN)" },
     "state-root": { type: "string", description: "state directory (default GOONDAN_STATE_ROOT or ~/.goondan)" },
     input: { type: "string", description: "send one event to the entry agent, print the reply and exit" },
     record: { type: "string", description: "record the model replies of every agent into this cassette (JSONL)" },
