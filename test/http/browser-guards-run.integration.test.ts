@@ -6,36 +6,14 @@
  * through the environment, and a listener beyond loopback without a token refusing to start.
  */
 import { describe, expect, it } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { childEnv, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
+import { childEnv } from "../fixtures/orchestrator/real-swarm.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
-import { GOONDAN_BIN, startGoondanRun } from "../helpers/goondan-process.ts";
-import { startLoopbackLlm } from "../helpers/loopback-llm.ts";
+import { GOONDAN_BIN } from "../helpers/goondan-process.ts";
+import { realSwarm, serveRealSwarm } from "./run-fixture.ts";
 
 const defer = useCleanups();
 
-async function serve(env: Record<string, string> = {}) {
-  const llm = await startLoopbackLlm({ fallback: { text: "hello from the model" } });
-  const dir = writeSwarmBundle({ endpoint: llm.url });
-  const stateRoot = mkdtempSync(join(tmpdir(), "goondan-guards-"));
-  defer(async () => {
-    await llm.close();
-    rmSync(dir, { recursive: true, force: true });
-    rmSync(stateRoot, { recursive: true, force: true });
-  });
-  const daemon = await startGoondanRun({
-    args: [dir, "--port", "0", "--state-root", stateRoot],
-    env: { ...childEnv, GOONDAN_LOG_LEVEL: "info", ...env },
-    onSpawn: (proc) =>
-      defer(async () => {
-        if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-        await proc.exited;
-      }),
-  });
-  return { llm, dir, stateRoot, ...daemon };
-}
+const serve = (env: Record<string, string> = {}) => serveRealSwarm({ defer, llm: { fallback: { text: "hello from the model" } }, env });
 
 const errorCode = async (response: Response): Promise<string | undefined> => ((await response.json()) as { error?: { code?: string } }).error?.code;
 
@@ -89,14 +67,7 @@ describe("a real goondan run refuses what a web page can send", () => {
 
 describe("goondan run refuses to start", () => {
   async function refusal(args: string[], env: Record<string, string>): Promise<{ code: number; stderr: string; stdout: string }> {
-    const llm = await startLoopbackLlm();
-    const dir = writeSwarmBundle({ endpoint: llm.url });
-    const stateRoot = mkdtempSync(join(tmpdir(), "goondan-guards-"));
-    defer(async () => {
-      await llm.close();
-      rmSync(dir, { recursive: true, force: true });
-      rmSync(stateRoot, { recursive: true, force: true });
-    });
+    const { dir, stateRoot } = await realSwarm({ defer });
     const proc = Bun.spawn([process.execPath, GOONDAN_BIN, "run", dir, "--port", "0", "--state-root", stateRoot, ...args], {
       env: { ...process.env, ...childEnv, GOONDAN_API_TOKEN: "", ...env },
       stdout: "pipe",

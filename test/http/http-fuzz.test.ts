@@ -9,18 +9,15 @@
  */
 import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { serveHttpApi } from "../../src/http/http-api.ts";
 import { createLogger } from "../../src/shared/logger.ts";
 import type { AgentEvent } from "../../src/protocol/agent-event.ts";
-import { childEnv, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
 import type { FakeChild } from "../helpers/fake-spawner.ts";
-import { startGoondanRun, until } from "../helpers/goondan-process.ts";
-import { lastUserText, startLoopbackLlm } from "../helpers/loopback-llm.ts";
+import { until } from "../helpers/goondan-process.ts";
+import { lastUserText } from "../helpers/loopback-llm.ts";
 import { apiFixture, backendOf } from "./api-fixture.ts";
+import { serveRealSwarm } from "./run-fixture.ts";
 
 const defer = useCleanups();
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
@@ -236,23 +233,12 @@ describe("the HTTP API under fuzz", () => {
 describe("a real goondan run under fuzz", () => {
   it("keeps serving with real agent children, and answers the events it accepted before", async () => {
     const marker = crypto.randomUUID();
-    const llm = await startLoopbackLlm({ rules: [{ match: { lastUser: `KEEP ${marker}` }, reply: { text: "kept", delayMs: 1500 } }], fallback: { text: "fuzzed" } });
-    const dir = writeSwarmBundle({ endpoint: llm.url });
-    const stateRoot = mkdtempSync(join(tmpdir(), "goondan-http-fuzz-"));
-    defer(async () => {
-      await llm.close();
-      rmSync(dir, { recursive: true, force: true });
-      rmSync(stateRoot, { recursive: true, force: true });
+    const run = await serveRealSwarm({
+      defer,
+      llm: { rules: [{ match: { lastUser: `KEEP ${marker}` }, reply: { text: "kept", delayMs: 1500 } }], fallback: { text: "fuzzed" } },
+      env: { GOONDAN_API_ALLOWED_ORIGINS: ALLOWED_ORIGIN },
     });
-    const run = await startGoondanRun({
-      args: [dir, "--port", "0", "--state-root", stateRoot],
-      env: { ...childEnv, GOONDAN_LOG_LEVEL: "info", GOONDAN_API_ALLOWED_ORIGINS: ALLOWED_ORIGIN },
-      onSpawn: (proc) =>
-        defer(async () => {
-          if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-          await proc.exited;
-        }),
-    });
+    const { llm } = run;
     const json = { "content-type": "application/json" };
     const waiting = fetch(`${run.base}/v1/events`, { method: "POST", headers: json, body: JSON.stringify({ input: `KEEP ${marker}`, instanceKey: `keep-${marker}`, wait: true }) }).catch((error: Error) => error);
     for (const n of [1, 2]) {
