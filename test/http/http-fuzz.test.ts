@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
+import { connect } from "node:net";
 import { serveHttpApi } from "../../src/http/http-api.ts";
 import { createLogger } from "../../src/shared/logger.ts";
 import type { AgentEvent } from "../../src/protocol/agent-event.ts";
@@ -225,6 +226,73 @@ describe("the HTTP API under fuzz", () => {
     );
     expect(statuses).toContain(401);
     expect(statuses.filter((status) => status === 200 || status === 202).length).toBeGreaterThan(0);
+  }, 40_000);
+});
+
+// ---- raw requests that fetch cannot make --------------------------------------------------------------------
+
+/** Writes `text` to the port and reads until the server closes (every raw request asks for `Connection: close`). */
+function rawRequest(port: number, text: string | Uint8Array): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let answer = "";
+    const socket = connect({ host: "127.0.0.1", port }, () => socket.write(text));
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk: string) => (answer += chunk));
+    socket.on("close", () => resolve(answer));
+    socket.on("error", reject);
+    socket.setTimeout(5000, () => {
+      socket.destroy();
+      reject(new Error(`no end of answer to ${JSON.stringify(String(text).slice(0, 80))}: ${JSON.stringify(answer.slice(0, 200))}`));
+    });
+  });
+}
+
+/** Our coded JSON answer, or Bun's own empty 400/414/431/505 for what is not HTTP/1.x (it answers before the API runs). */
+function expectCodedOrMalformed(answer: string, sent: string): void {
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
+  const where = `${JSON.stringify(sent.slice(0, 120))} → ${JSON.stringify(answer.slice(0, 300))}`;
+  const body = answer.slice(answer.indexOf("\r\n\r\n") + 4);
+  if (body === "" && !/content-type/i.test(answer) && [400, 414, 431, 505].includes(status)) return;
+  expect(status, where).not.toBe(500);
+  expect([200, 202, ...Object.keys(CODES).map(Number)], where).toContain(status);
+  if (status >= 400 && !sent.startsWith("HEAD ")) expect(CODES[status], where).toContain((JSON.parse(body) as { error: { code: string } }).error.code);
+}
+
+describe("raw HTTP the API may receive", () => {
+  it("answers HTTP/1.0 without Host, repeated Hosts, absolute targets, torn chunks and generated request lines, and keeps serving", async () => {
+    const { orchestrator } = apiFixture();
+    const served = serveHttpApi({ backend: backendOf(orchestrator), host: "127.0.0.1", port: 0, maxBodyBytes: 4096 });
+    defer(() => served.stop());
+    const close = "Connection: close\r\n";
+    const fixed: [string, number][] = [
+      ["GET /healthz HTTP/1.0\r\n\r\n", 403],
+      ["POST /v1/events HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"input\":\"x\"}", 403],
+      [`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: attacker.example\r\n${close}\r\n`, 403],
+      [`GET http://attacker.example/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n${close}\r\n`, 200],
+      [`POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n${close}\r\n5\r\n{"inp\r\n0\r\n\r\n`, 400],
+      [`POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 99999\r\n${close}\r\n{}`, 413],
+      [`GET /v1/instances/a/%ff%fe/events HTTP/1.1\r\nHost: 127.0.0.1\r\n${close}\r\n`, 404],
+    ];
+    for (const [text, status] of fixed) {
+      const answer = await rawRequest(served.port, text);
+      expectCodedOrMalformed(answer, text);
+      expect(answer.startsWith(`HTTP/1.1 ${status} `), `${JSON.stringify(text)} → ${JSON.stringify(answer.slice(0, 200))}`).toBe(true);
+    }
+    const line = fc.tuple(
+      fc.constantFrom("GET", "GET", "POST", "HEAD", "DELETE", "OPTIONS", "G E T", "", "\u0000"),
+      fc.oneof({ weight: 3, arbitrary: path }, { weight: 1, arbitrary: fc.string({ unit: "grapheme-ascii", maxLength: 60 }) }),
+      fc.constantFrom("HTTP/1.1", "HTTP/1.1", "HTTP/1.0", "HTTP/2", "", "HTTP/9.9"),
+    );
+    const headerName = fc.oneof(fc.constantFrom("Origin", "Sec-Fetch-Site", "Content-Type", "Authorization", "Host", "Content-Length", "Transfer-Encoding", "Expect"), fc.string({ unit: "grapheme-ascii", maxLength: 12 }));
+    const extraHeaders = fc.array(fc.tuple(headerName, fc.string({ unit: "grapheme-ascii", maxLength: 30 })), { maxLength: 4 });
+    await fc.assert(
+      fc.asyncProperty(line, extraHeaders, async ([method, target, version], headers) => {
+        const text = `${method} ${target} ${version}\r\nHost: 127.0.0.1\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join("")}${close}\r\n`;
+        expectCodedOrMalformed(await rawRequest(served.port, text), text);
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 200), interruptAfterTimeLimit: Number(process.env.FUZZ_MS ?? 10_000), seed: SEED + 3 },
+    );
+    expect(await (await fetch(`http://127.0.0.1:${served.port}/healthz`)).json()).toEqual({ status: "ok" });
   }, 40_000);
 });
 

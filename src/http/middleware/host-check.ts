@@ -5,10 +5,24 @@
  * a wildcard (a rebinding page always carries a name), and the names the operator lists (`*`: any). The port is
  * not compared: port forwarding (`docker -p 8080:8790`, `ssh -L`) changes it, and rebinding does not depend on it.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { ApiError } from "../api-error.ts";
 import type { ApiEnv } from "../api-env.ts";
 import { hostnameOf, isIpLiteral, isLoopbackHost, isWildcardHost } from "../bound-address.ts";
+
+/**
+ * The request's Host: the header, or for a request made in process (tests) the URL's host. Undefined for an
+ * HTTP/1.0 request without one, whose URL Bun leaves relative.
+ */
+export function requestHost(c: Context<ApiEnv>): string | undefined {
+  const header = c.req.header("host");
+  if (header !== undefined) return header;
+  try {
+    return new URL(c.req.url).host;
+  } catch {
+    return undefined;
+  }
+}
 
 export function hostCheck(options: { boundHost: string; allowedHosts?: readonly string[] }): MiddlewareHandler<ApiEnv> {
   const listed = new Set(options.allowedHosts ?? []);
@@ -17,14 +31,13 @@ export function hostCheck(options: { boundHost: string; allowedHosts?: readonly 
   const allowed = (name: string): boolean =>
     listed.has("*") || listed.has(name) || name === "localhost" || name === bound || (isIpLiteral(name) && (wildcard || isLoopbackHost(name)));
   return async function hostCheck(c, next) {
-    // Bun builds the request URL from the Host header; a request made in process (tests) has only the URL.
-    const header = c.req.header("host") ?? new URL(c.req.url).host;
-    const name = hostnameOf(header);
+    const host = requestHost(c);
+    const name = host === undefined ? undefined : hostnameOf(host);
     if (name === undefined || !allowed(name)) {
       throw new ApiError({
         status: 403,
         code: "E_API_HOST_FORBIDDEN",
-        message: `Host ${JSON.stringify(header.slice(0, 100))} is not a name this API answers to`,
+        message: host === undefined ? "a request without a Host header is not served" : `Host ${JSON.stringify(host.slice(0, 100))} is not a name this API answers to`,
         suggestion: "reach the API by its address or localhost, or list the name in GOONDAN_API_ALLOWED_HOSTS",
       });
     }

@@ -9,6 +9,7 @@ import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { ApiError } from "../api-error.ts";
 import type { ApiEnv } from "../api-env.ts";
+import { requestHost } from "./host-check.ts";
 
 const forbidden = (message: string): ApiError =>
   new ApiError({ status: 403, code: "E_API_ORIGIN_FORBIDDEN", message, suggestion: "call the API from a program, or list the page's origin in GOONDAN_API_ALLOWED_ORIGINS" });
@@ -32,7 +33,7 @@ export function originCheck(options: { allowedOrigins?: readonly string[] }): Mi
     const origin = c.req.header("origin");
     if (origin !== undefined && listed.has(origin)) return withCors(c, next);
     const site = c.req.header("sec-fetch-site");
-    if (origin !== undefined && !sameHost(origin, c.req.header("host") ?? new URL(c.req.url).host)) {
+    if (origin !== undefined && !sameHost(origin, requestHost(c) ?? "")) {
       throw forbidden(`a page from origin ${JSON.stringify(origin.slice(0, 100))} may not call this API`);
     }
     if (site === "cross-site" || site === "same-site") throw forbidden(`a page on another site (Sec-Fetch-Site: ${site}) may not call this API`);
