@@ -61,7 +61,7 @@ export function requestSchema<T>(options: { route: string; part: RequestPart; sc
     throw new ApiError({
       status: 400,
       code: "E_API_BAD_REQUEST",
-      message: `${options.route}: invalid ${options.part === "body" ? "body" : options.part === "query" ? "query" : "path"}: ${shown.join("; ")}${more}`,
+      message: `${options.route}: invalid ${options.part}: ${shown.join("; ")}${more}`,
       ...(suggestion === undefined ? {} : { suggestion }),
     });
   };
