@@ -8,7 +8,7 @@ import type { Bundle } from "../config/types.ts";
 import type { Env } from "../config/value-source.ts";
 import { validateBundleOnDisk } from "../config/validate-on-disk.ts";
 import type { BundleWatcher } from "../config/watch-bundle.ts";
-import { describe, SystemError } from "../shared/errors.ts";
+import { describe, SystemError, UsageError } from "../shared/errors.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { ProcessSpawner } from "../supervision/process-spawner.ts";
 import { connectorRows, type ProcessInfo } from "../supervision/process-table.ts";
@@ -16,6 +16,7 @@ import { startConnectors, type ConnectorHost } from "../connector/host/connector
 import { Orchestrator } from "../orchestrator/orchestrator.ts";
 import type { ReloadPlan } from "../orchestrator/reload/reload-plan.ts";
 import { createRestartCoordinator, type RestartCoordinator } from "../orchestrator/reload/restart-coordinator.ts";
+import type { ApiListenOptions } from "../http/api-access.ts";
 import type { ApiBackend } from "../http/api-backend.ts";
 import { serveHttpApi, type ServedApi } from "../http/http-api.ts";
 import { listenForReloadSignal, startWatchReload } from "./watch-reload.ts";
@@ -33,8 +34,8 @@ export interface DaemonOptions {
   connectorSpawner?: ProcessSpawner;
   /** Extra environment for agent children (GOONDAN_RECORD_CASSETTE). Default: none. */
   childEnv?: Record<string, string>;
-  /** Serve the HTTP API. Default: no API (`run --input`). */
-  http?: { host: string; port: number; token?: string };
+  /** Serve the HTTP API (where, and who may use it). Default: no API (`run --input`). */
+  http?: ApiListenOptions;
   /** Run the Swarm's Connections. Default true. */
   connectors?: boolean;
   /** `--watch`. Default false. */
@@ -122,15 +123,13 @@ export class Daemon {
     const { logger } = options;
     orchestrator.start();
     if (options.http) {
-      const { host, port, token } = options.http;
+      const { host, port } = options.http;
       try {
-        this.api = serveHttpApi({ backend: this.backend, host, port, logger, ...(token ? { token } : {}) });
+        this.api = serveHttpApi({ backend: this.backend, logger, ...options.http });
       } catch (error) {
         await this.stop("startup failed");
+        if (error instanceof UsageError) throw error; // E_API_TOKEN_REQUIRED: beyond loopback without a token
         throw new SystemError("E_RUN_LISTEN", `cannot listen on ${host}:${port}: ${describe(error).message}`, { suggestion: "pick another --port (0 picks a free one)" });
-      }
-      if (!token && !["127.0.0.1", "localhost", "::1"].includes(host)) {
-        logger.warn({ host }, "the HTTP API listens beyond loopback without GOONDAN_API_TOKEN; anyone who can reach it can submit events");
       }
     }
     if (options.connectors !== false) {

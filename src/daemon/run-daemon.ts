@@ -8,6 +8,7 @@ import type { Bundle } from "../config/types.ts";
 import type { Env } from "../config/value-source.ts";
 import { EXIT } from "../shared/exit-codes.ts";
 import type { Logger } from "../shared/logger.ts";
+import type { ApiListenOptions } from "../http/api-access.ts";
 import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
 import { RECORD_CASSETTE_ENV } from "../protocol/child-entry.ts";
 import { bunProcessSpawner } from "../supervision/process-spawner.ts";
@@ -28,7 +29,7 @@ export interface RunDaemonOptions {
   record?: string;
   /** `--input`: send this one event to the entry agent, print the reply, exit. */
   input?: string;
-  http: { host: string; port: number; token?: string };
+  http: ApiListenOptions;
   watch: boolean;
   stdout: (text: string) => void;
   stderr: (text: string) => void;

@@ -1,7 +1,8 @@
 /**
  * Argument validation for one tool export: its JSON Schema compiled ONCE with ajv (all errors, defaults
  * applied, formats), and failures described for the model: each failing path with what was expected and
- * what was found, plus the required and allowed keys as the suggestion.
+ * what was found, plus the required and allowed keys as the suggestion. The HTTP API describes its request
+ * schemas' failures with the same describeSchemaErrors and keysSuggestion.
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
@@ -54,7 +55,7 @@ export function compileArgsValidator(options: { schema: JsonObject; toolName: st
   const suggestion = keysSuggestion(schema);
   return (args) => {
     if (validate(args)) return null;
-    const problems = describes(validate.errors ?? []);
+    const problems = describeSchemaErrors(validate.errors ?? []);
     const listed = problems.slice(0, MAX_LISTED_ERRORS);
     const more = problems.length > listed.length ? `; and ${problems.length - listed.length} more` : "";
     return {
@@ -88,13 +89,14 @@ function describeProperty(properties: unknown, key: string): string {
   return "";
 }
 
-function describes(errors: readonly ErrorObject[]): string[] {
+/** One line per distinct ajv error: the failing path, what was expected and what was found. */
+export function describeSchemaErrors(errors: readonly ErrorObject[]): string[] {
   const lines = new Set<string>();
-  for (const error of errors) lines.add(describe(error));
+  for (const error of errors) lines.add(describeSchemaError(error));
   return [...lines];
 }
 
-function describe(error: ErrorObject): string {
+export function describeSchemaError(error: ErrorObject): string {
   const at = error.instancePath === "" ? "(root)" : error.instancePath;
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {

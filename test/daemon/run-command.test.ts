@@ -66,7 +66,7 @@ describe("goondan run", () => {
     const f = await fixture(slowThenDone(marker, 600));
     const daemon = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
     expect(await (await fetch(`${daemon.base}/healthz`)).json()).toEqual({ status: "ok" });
-    const waiting = fetch(`${daemon.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "slow please", wait: true }) });
+    const waiting = fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "slow please", wait: true }) });
     await until(() => existsSync(marker));
     const pids = await childPids(daemon.base);
     expect(pids.length).toBe(1);
@@ -83,7 +83,7 @@ describe("goondan run", () => {
     defer(() => rmSync(marker, { force: true }));
     const f = await fixture(slowThenDone(marker, 4000));
     const daemon = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
-    void fetch(`${daemon.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "slow", wait: true }) }).catch(() => undefined);
+    void fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "slow", wait: true }) }).catch(() => undefined);
     await until(() => existsSync(marker));
     const [child] = (await childPids(daemon.base)) as [number];
     daemon.proc.kill("SIGINT");
@@ -99,7 +99,7 @@ describe("goondan run", () => {
     defer(() => rmSync(marker, { force: true }));
     const f = await fixture(slowThenDone(marker, 3000));
     const first = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
-    const acceptedResponse = await fetch(`${first.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "survive this" }) });
+    const acceptedResponse = await fetch(`${first.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "survive this" }) });
     expect(acceptedResponse.status).toBe(202);
     const accepted = (await acceptedResponse.json()) as { eventId: string };
     await until(() => existsSync(marker));
@@ -126,7 +126,7 @@ describe("goondan run", () => {
     defer(() => rmSync(marker, { force: true }));
     const f = await fixture(slowThenDone(marker, 3000));
     const first = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
-    const accepted = (await (await fetch(`${first.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "survive this" }) })).json()) as { eventId: string };
+    const accepted = (await (await fetch(`${first.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "survive this" }) })).json()) as { eventId: string };
     await until(() => existsSync(marker));
     const [child] = (await childPids(first.base)) as [number];
     // A power loss: nobody gets to write anything more (the frozen child cannot react to the lost channel).
@@ -156,7 +156,7 @@ describe("goondan run", () => {
       return worker ? { toolCalls: [{ name: "slow__sleep", args: { ms: 3000, marker } }] } : { toolCalls: [{ name: "agents__request", args: { target: "worker", input: "work" } }] };
     });
     const first = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
-    const accepted = (await (await fetch(`${first.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "delegate" }) })).json()) as { eventId: string };
+    const accepted = (await (await fetch(`${first.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "delegate" }) })).json()) as { eventId: string };
     await until(() => existsSync(marker));
     first.proc.kill("SIGKILL");
     await first.proc.exited;
@@ -222,7 +222,7 @@ describe("goondan run", () => {
     const env = { GOONDAN_API_TOKEN: "tok-123", UNRELATED_API_KEY: "sk-not-for-agents" };
     const daemon = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot, env });
     expect((await fetch(`${daemon.base}/v1/processes`)).status).toBe(401);
-    const answered = await fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { authorization: "Bearer tok-123" }, body: JSON.stringify({ input: "hi", wait: true }) });
+    const answered = await fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { authorization: "Bearer tok-123", "content-type": "application/json" }, body: JSON.stringify({ input: "hi", wait: true }) });
     expect(await answered.json()).toMatchObject({ status: "ok", response: "hello", agent: "coordinator", instanceKey: "duo" });
     // The agent child starts with the basics and its own model key only: not the API token, not other keys.
     const listed = (await (await fetch(`${daemon.base}/v1/processes`, { headers: { authorization: "Bearer tok-123" } })).json()) as { processes: { agent: string; pid: number }[] };

@@ -47,7 +47,7 @@ async function signalTheGroupMidTurn(signal: "SIGINT" | "SIGTERM") {
   const daemon = await startGroupLeader(marker);
   // While it runs, the state root names its owner (for `goondan instance delete`).
   expect(readStateRootLock(daemon.stateRoot)).toMatchObject({ pid: daemon.proc.pid, port: daemon.port, host: "127.0.0.1" });
-  const waiting = fetch(`${daemon.base}/v1/events`, { method: "POST", body: JSON.stringify({ input: "slow please", wait: true }) });
+  const waiting = fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "slow please", wait: true }) });
   await until(() => existsSync(marker));
   const body = (await (await fetch(`${daemon.base}/v1/processes`)).json()) as { processes: { pid: number | null }[] };
   const pids = body.processes.flatMap((row) => (row.pid === null ? [] : [row.pid]));

@@ -51,7 +51,7 @@ describe("goondan run --watch", () => {
     const env = { ...liveEnv, GOONDAN_LOG_LEVEL: "info" };
     const daemon = await startDaemon([dir, "--watch", "--port", "0", "--state-root", stateRoot], env);
     const ask = async (agent: string, input: string) => {
-      const response = await fetch(`${daemon.base}/v1/events`, { method: "POST", body: JSON.stringify({ agent, input, wait: true }) });
+      const response = await fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ agent, input, wait: true }) });
       return (await response.json()) as { status: string; response: string };
     };
     const pidOf = async (agent: string) => {

@@ -28,6 +28,8 @@ const NOT_ERROR_CODES = new Set([
   "GOONDAN_BUNDLE_SNAPSHOT",
   "GOONDAN_RECORD_CASSETTE",
   "GOONDAN_TOOL_RUN",
+  "GOONDAN_API_ALLOWED_ORIGINS",
+  "GOONDAN_API_ALLOWED_HOSTS",
   "MAX_BODY_BYTES",
   // The channel tools' and connectors' settings: env vars and the public Goondan Connection config keys.
   "GOONDAN_TELEGRAM_API_BASE_URL",

@@ -1,50 +1,12 @@
-import { afterEach, describe, expect, it } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { tmpdir } from "node:os";
-import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
-import type { ApiBackend } from "../../src/http/api-backend.ts";
-import { createApiHandler, serveHttpApi, type HttpApiOptions } from "../../src/http/http-api.ts";
-import { FakeSpawner } from "../helpers/fake-spawner.ts";
-import { main } from "../../src/cli/main.ts";
-import type { CliIo } from "../../src/cli/command.ts";
-import { testBundle } from "../fixtures/orchestrator/test-bundle.ts";
+import { describe, expect, it } from "bun:test";
 import type { RuntimeEvent } from "../../src/protocol/runtime-event.ts";
 import { seedConversation, type RoutingSetup } from "../orchestrator/routing/routing-harness.ts";
+import { serveHttpApi } from "../../src/http/http-api.ts";
+import { main } from "../../src/cli/main.ts";
+import type { CliIo } from "../../src/cli/command.ts";
+import { apiFixture, backendOf, bodyOf } from "./api-fixture.ts";
 
-const roots: string[] = [];
-afterEach(() => {
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-});
-
-/** The orchestrator as the API's backend, with `restart` when the test gives one (the daemon's coordinator). */
-function backendOf(orchestrator: Orchestrator, restart?: ApiBackend["restart"]): ApiBackend {
-  return {
-    get swarm() {
-      return orchestrator.swarm;
-    },
-    submit: (options) => orchestrator.submit(options),
-    processes: () => orchestrator.processes(),
-    instances: () => orchestrator.instances(),
-    runtimeEvents: (query) => orchestrator.runtimeEvents(query),
-    ...(restart ? { restart } : {}),
-  };
-}
-
-function setup(options: Partial<HttpApiOptions> & { restart?: ApiBackend["restart"] } = {}) {
-  const stateRoot = mkdtempSync(join(tmpdir(), "goondan-api-"));
-  roots.push(stateRoot);
-  const spawner = new FakeSpawner();
-  spawner.onSpawn = (child) => queueMicrotask(() => child.ready());
-  const orchestrator = new Orchestrator({ bundle: testBundle({ agents: ["a", "b"] }), stateRoot, spawner });
-  const { restart, ...rest } = options;
-  const handle = createApiHandler({ backend: backendOf(orchestrator, restart), ...rest });
-  const request = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    handle(new Request(`http://127.0.0.1${path}`, { method, headers: { "content-type": "application/json", ...headers }, ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }) }));
-  return { orchestrator, spawner, request, stateRoot };
-}
-
-const bodyOf = async (response: Response) => (await response.json()) as Record<string, any>;
+const setup = apiFixture;
 
 describe("HTTP API", () => {
   it("GET /healthz answers ok", async () => {
@@ -152,8 +114,14 @@ describe("HTTP API", () => {
     const completed = { ...started, type: "turn.completed" } as RuntimeEvent;
     orchestrator.store.appendRuntimeEvents(orchestrator.swarm.instanceKey, [started, completed]);
     const body = await bodyOf(await request("GET", "/v1/instances/a/k%201/events"));
-    expect(body).toEqual({ agent: "a", instanceKey: "k 1", events: [started, completed], skipped: 0 });
+    expect(body).toEqual({ agent: "a", instanceKey: "k 1", events: [started, completed], cursor: expect.any(Number) });
     expect((await bodyOf(await request("GET", "/v1/instances/a/k%201/events?limit=1"))).events).toEqual([completed]);
+    // Following: only what came after the cursor, and the same cursor back while nothing new came.
+    const later = { ...started, type: "turn.failed", turnId: "turn-2" } as RuntimeEvent;
+    orchestrator.store.appendRuntimeEvents(orchestrator.swarm.instanceKey, [later]);
+    const next = await bodyOf(await request("GET", `/v1/instances/a/k%201/events?after=${body.cursor}`));
+    expect(next.events).toEqual([later]);
+    expect(await bodyOf(await request("GET", `/v1/instances/a/k%201/events?after=${next.cursor}`))).toEqual({ agent: "a", instanceKey: "k 1", events: [], cursor: next.cursor });
     expect((await request("GET", "/v1/instances/a/nobody/events")).status).toBe(404);
     expect((await request("GET", "/v1/instances/zed/k/events")).status).toBe(404);
   });

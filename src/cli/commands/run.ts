@@ -13,6 +13,7 @@ import { createLogger, prettyStream } from "../../shared/logger.ts";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { usesTerminal } from "../../connector/host/connection-plan.ts";
 import { runDaemon } from "../../daemon/run-daemon.ts";
+import { apiAccessFromEnv, requireTokenOffLoopback } from "../../http/api-access.ts";
 
 export const command: CliCommand = {
   name: "run",
@@ -22,7 +23,7 @@ export const command: CliCommand = {
   flags: {
     swarm: { type: "string", description: "the Swarm to run (default: the bundle's only Swarm)" },
     port: { type: "number", description: "HTTP API port (default 8790; 0 picks a free port)" },
-    host: { type: "string", description: "HTTP API host (default 127.0.0.1)" },
+    host: { type: "string", description: "HTTP API host (default 127.0.0.1; any other address needs GOONDAN_API_TOKEN)" },
     "state-root": { type: "string", description: "state directory (default GOONDAN_STATE_ROOT or ~/.goondan)" },
     input: { type: "string", description: "send one event to the entry agent, print the reply and exit" },
     record: { type: "string", description: "record the model replies of every agent into this cassette (JSONL)" },
@@ -49,7 +50,10 @@ export const command: CliCommand = {
       output === 2 && process.stderr.isTTY === true
         ? createLogger("orchestrator", { destination: prettyStream((line) => process.stderr.write(line)), pretty: false })
         : createLogger("orchestrator", { destination: output });
-    const token = io.env.GOONDAN_API_TOKEN;
+    // Who may use the API (GOONDAN_API_TOKEN, _ALLOWED_ORIGINS, _ALLOWED_HOSTS), checked before the daemon starts.
+    const access = apiAccessFromEnv(io.env);
+    const host = typeof flags.host === "string" ? flags.host : "127.0.0.1";
+    if (input === undefined) requireTokenOffLoopback({ host, ...access });
     return runDaemon({
       bundle,
       swarm: swarm.metadata.name,
@@ -59,7 +63,7 @@ export const command: CliCommand = {
       output,
       ...(typeof flags.record === "string" ? { record: isAbsolute(flags.record) ? flags.record : resolve(io.cwd, flags.record) } : {}),
       ...(input !== undefined ? { input } : {}),
-      http: { host: typeof flags.host === "string" ? flags.host : "127.0.0.1", port: typeof flags.port === "number" ? flags.port : 8790, ...(token ? { token } : {}) },
+      http: { host, port: typeof flags.port === "number" ? flags.port : 8790, ...access },
       watch: flags.watch === true,
       stdout: io.stdout,
       stderr: io.stderr,

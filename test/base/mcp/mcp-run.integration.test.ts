@@ -105,7 +105,7 @@ describe.skipIf(NODE === null)("mcp in a real goondan run", () => {
         }),
     });
     const ask = async (input: string) => {
-      const response = await fetch(`${daemon.base}/v1/events`, { method: "POST", body: JSON.stringify({ input, wait: true }) });
+      const response = await fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input, wait: true }) });
       return (await response.json()) as { status: string; response: string };
     };
     const agentPid = async () => {

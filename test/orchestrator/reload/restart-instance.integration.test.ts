@@ -48,7 +48,7 @@ describe("goondan restart --instance", () => {
         }),
     });
     const ask = async (instanceKey: string, input: string) => {
-      const response = await fetch(`${daemon.base}/v1/events`, { method: "POST", body: JSON.stringify({ agent: "other", instanceKey, input, wait: true }) });
+      const response = await fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ agent: "other", instanceKey, input, wait: true }) });
       return (await response.json()) as { status: string; response: string };
     };
     const pidOf = async (instanceKey: string) => {

@@ -1,0 +1,75 @@
+/**
+ * Request schemas of the HTTP API: each route's body, query and path parameters are checked against one JSON
+ * Schema, compiled once with ajv when the route module loads. A value that fails is a `400 E_API_BAD_REQUEST`
+ * naming every failing field and what it expected (described like tool arguments, tools/args-validator.ts);
+ * query and path values arrive as text and are coerced to the schema's types (`limit=5` becomes 5). The field
+ * schemas every route shares, and the limits the docs state, live here too.
+ */
+import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
+import type { JsonObject } from "../shared/json.ts";
+import { describeSchemaError, keysSuggestion } from "../tools/args-validator.ts";
+import { ApiError } from "./api-error.ts";
+
+/** The longest instance key the API takes, in characters. */
+export const MAX_INSTANCE_KEY_LENGTH = 256;
+/** The longest agent name (a resource's `metadata.name`). */
+export const MAX_AGENT_NAME_LENGTH = 253;
+/** The longest `reason` of a restart. */
+export const MAX_REASON_LENGTH = 1000;
+/** The longest wait a timer can hold (2^31-1 ms, ~24.8 days): setTimeout fires at once past it. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+/** The most runtime events one `?limit=` asks for. */
+export const MAX_EVENTS_LIMIT = 100_000;
+
+/** A name or key: printable text, no control characters, no lone UTF-16 surrogates. */
+const PRINTABLE = { pattern: "^[^\\p{Cc}\\p{Cs}]*$", description: "no control characters or lone surrogates" };
+
+export const AGENT_NAME_SCHEMA = { type: "string", minLength: 1, maxLength: MAX_AGENT_NAME_LENGTH, ...PRINTABLE };
+export const INSTANCE_KEY_SCHEMA = { type: "string", minLength: 1, maxLength: MAX_INSTANCE_KEY_LENGTH, ...PRINTABLE };
+
+export type RequestPart = "body" | "query" | "path";
+
+const compilers: Partial<Record<"json" | "text", Ajv>> = {};
+
+function compilerFor(part: RequestPart): Ajv {
+  const kind = part === "body" ? "json" : "text";
+  compilers[kind] ??= new Ajv({ allErrors: true, verbose: true, strict: true, coerceTypes: kind === "text" });
+  return compilers[kind];
+}
+
+/** Like a tool argument's failure, except that a pattern's description reads better than the pattern itself. */
+function describeError(error: ErrorObject): string {
+  const description = (error.parentSchema as { description?: unknown } | undefined)?.description;
+  if (error.keyword !== "pattern" || typeof description !== "string") return describeSchemaError(error);
+  const found = JSON.stringify(error.data) ?? "";
+  return `${error.instancePath}: expected ${description}, got ${found.length > 60 ? `${found.slice(0, 57)}...` : found}`;
+}
+
+/**
+ * Compiles `schema` for one part of a route's requests and returns its check: the value, typed, when it
+ * matches (query and path values coerced), else a thrown `400 E_API_BAD_REQUEST`.
+ */
+export function requestSchema<T>(options: { route: string; part: RequestPart; schema: JsonObject }): (value: unknown) => T {
+  const validate: ValidateFunction = compilerFor(options.part).compile(options.schema);
+  const suggestion = options.part === "body" ? keysSuggestion(options.schema) : allowedParameters(options);
+  return (value) => {
+    if (validate(value)) return value as T;
+    const errors = validate.errors ?? [];
+    const problems = [...new Set(errors.map(describeError))];
+    const shown = problems.slice(0, 10);
+    const more = problems.length > shown.length ? `; and ${problems.length - shown.length} more` : "";
+    throw new ApiError({
+      status: 400,
+      code: "E_API_BAD_REQUEST",
+      message: `${options.route}: invalid ${options.part}: ${shown.join("; ")}${more}`,
+      ...(suggestion === undefined ? {} : { suggestion }),
+    });
+  };
+}
+
+function allowedParameters(options: { part: RequestPart; schema: JsonObject }): string | undefined {
+  const properties = options.schema.properties;
+  const names = properties !== null && typeof properties === "object" && !Array.isArray(properties) ? Object.keys(properties) : [];
+  if (options.part === "path") return undefined;
+  return names.length === 0 ? "This route takes no query parameters." : `Allowed query parameters: ${names.join(", ")}.`;
+}

@@ -1,0 +1,38 @@
+/**
+ * A real `goondan run` for the test/http integration tests: the orchestrator fixture swarm (coordinator and worker
+ * on the loopback LLM) in a temp bundle and state root, removed after the test, and `serveRealSwarm` to start
+ * `goondan run` on it (info logs, so its `ready` line shows) and kill it after the test.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { childEnv, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
+import type { Defer } from "../helpers/cleanups.ts";
+import { startGoondanRun } from "../helpers/goondan-process.ts";
+import { startLoopbackLlm, type LoopbackLlmOptions } from "../helpers/loopback-llm.ts";
+
+export async function realSwarm(options: { defer: Defer; llm?: LoopbackLlmOptions }) {
+  const llm = await startLoopbackLlm(options.llm);
+  const dir = writeSwarmBundle({ endpoint: llm.url });
+  const stateRoot = mkdtempSync(join(tmpdir(), "goondan-http-run-"));
+  options.defer(async () => {
+    await llm.close();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(stateRoot, { recursive: true, force: true });
+  });
+  return { llm, dir, stateRoot };
+}
+
+export async function serveRealSwarm(options: { defer: Defer; llm?: LoopbackLlmOptions; env?: Record<string, string> }) {
+  const swarm = await realSwarm(options);
+  const daemon = await startGoondanRun({
+    args: [swarm.dir, "--port", "0", "--state-root", swarm.stateRoot],
+    env: { ...childEnv, GOONDAN_LOG_LEVEL: "info", ...options.env },
+    onSpawn: (proc) =>
+      options.defer(async () => {
+        if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+        await proc.exited;
+      }),
+  });
+  return { ...swarm, ...daemon };
+}
