@@ -27,7 +27,7 @@ export function findStartFunction(module: Record<string, unknown>): StartFunctio
 }
 
 function consoleLike(name: string, connection: string): ConnectorLogger {
-  const pinoLogger = createLogger(`connector:${name}`, { bindings: { connection }, destination: 2, pretty: false });
+  const pinoLogger = createLogger(`connector:${name}`, { bindings: { connection }, destination: 2 });
   const text = (args: unknown[]) => args.map((arg) => (typeof arg === "string" ? arg : arg instanceof Error ? arg.message : JSON.stringify(arg))).join(" ");
   return {
     debug: (...args) => pinoLogger.debug(text(args)),

@@ -9,7 +9,7 @@ import { EXIT } from "../command.ts";
 import { formatIssues, loadBundle } from "../../config/load-bundle.ts";
 import { selectSwarm } from "../../config/resolve.ts";
 import { missingEnvIssues } from "../../config/value-source.ts";
-import { createLogger, prettyStream } from "../../shared/logger.ts";
+import { createLogger } from "../../shared/logger.ts";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { usesTerminal } from "../../connector/host/connection-plan.ts";
 import { runDaemon } from "../../daemon/run-daemon.ts";
@@ -45,10 +45,7 @@ export const command: CliCommand = {
     const input = typeof flags.input === "string" ? flags.input : undefined;
     // stdout holds only the reply with --input, and is the chat with a cli Connection: logs go to stderr then.
     const output = input !== undefined || usesTerminal({ bundle, swarm }) ? 2 : 1;
-    const logger =
-      output === 2 && process.stderr.isTTY === true
-        ? createLogger("orchestrator", { destination: prettyStream((line) => process.stderr.write(line)), pretty: false })
-        : createLogger("orchestrator", { destination: output });
+    const logger = createLogger("orchestrator", { destination: output });
     const token = io.env.GOONDAN_API_TOKEN;
     return runDaemon({
       bundle,
