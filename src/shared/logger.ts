@@ -48,13 +48,21 @@ export function isTerminal(fd: number): boolean {
   }
 }
 
+export interface PrettyOptions {
+  /** Default: true unless NO_COLOR is set or FORCE_COLOR is 0. */
+  colorize?: boolean;
+  /** Always one line: errors without their stack. Default false (an error's stack follows on its own lines). */
+  short?: boolean;
+}
+
 /**
  * Renders JSON log lines as people read them: `[12:00:01] INFO (orchestrator): ready {"port":8790}`.
- * Colours unless NO_COLOR is set; a line that is not JSON passes through unchanged.
+ * A line that is not JSON passes through unchanged.
  */
-export function prettyLine(options: { colorize?: boolean } = {}): (line: string) => string {
+export function prettyLine(options: PrettyOptions = {}): (line: string) => string {
   const colorize = options.colorize ?? (process.env.NO_COLOR === undefined && process.env.FORCE_COLOR !== "0");
-  const render = loadPinoPretty().prettyFactory({ colorize, translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname", singleLine: true });
+  const short = options.short === true ? { errorLikeObjectKeys: [], ignore: "pid,hostname,err.stack,error.stack" } : {};
+  const render = loadPinoPretty().prettyFactory({ colorize, translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname", singleLine: true, ...short });
   return (line) => {
     const text = render(line);
     return text.endsWith("\n") ? text : `${text}\n`;
@@ -62,7 +70,7 @@ export function prettyLine(options: { colorize?: boolean } = {}): (line: string)
 }
 
 /** A destination that writes each JSON record pretty-printed through `write`. */
-export function prettyDestination(write: (text: string) => void, options: { colorize?: boolean } = {}): DestinationStream {
+export function prettyDestination(write: (text: string) => void, options: PrettyOptions = {}): DestinationStream {
   const render = prettyLine(options);
   return {
     write(chunk: string) {
