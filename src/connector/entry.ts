@@ -86,7 +86,7 @@ function main(): void {
     if (!isParentMessage(message)) return;
     const typed = message as ParentMessage;
     if (typed.type === "connector_start") void start(typed.payload);
-    else if (typed.type === "connector_ack" || typed.type === "connector_reply") host?.handle(typed.type, typed.payload);
+    else if (typed.type === "connector_ack" || typed.type === "connector_progress" || typed.type === "connector_reply") host?.handle(typed.type, typed.payload);
     else if (typed.type === "shutdown") void stop(typed.payload.reason, 0);
   });
   process.on("disconnect", () => void stop("orchestrator disconnected", 0));

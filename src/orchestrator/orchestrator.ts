@@ -26,6 +26,7 @@ import type { ReloadPlan } from "./reload/reload-plan.ts";
 import { restartInstances } from "./reload/restart-instances.ts";
 import { OutcomeRouter } from "./routing/outcome-router.ts";
 import { PendingRequests } from "./routing/pending-requests.ts";
+import { ProgressWatchers } from "./routing/progress-watchers.ts";
 import { resultsArrivedEvent } from "./routing/results-arrived-event.ts";
 import { handleRuntimeCall, type RouterHost } from "./routing/runtime-router.ts";
 import { OutcomeWaiters, stoppedOutcome } from "./routing/turn-outcomes.ts";
@@ -44,6 +45,7 @@ export class Orchestrator {
   private readonly logger: Logger;
   private readonly instancesByAddress = new Map<string, Instance>();
   private readonly waiters = new OutcomeWaiters();
+  private readonly progress = new ProgressWatchers();
   private readonly pending: PendingRequests;
   private readonly outcomes: OutcomeRouter;
   private readonly pool: ProcessPool;
@@ -100,6 +102,7 @@ export class Orchestrator {
       resultsWaiting: (instance, { count }) => {
         if (this.accepting && !instance.hasWork()) this.accept(resultsArrivedEvent({ id: this.ids("evt"), agent: instance.agent, instanceKey: instance.instanceKey, count, now: this.clock.now() }), "write");
       },
+      turnProgress: (_instance, progress) => this.progress.publish(progress),
     };
   }
 
@@ -152,10 +155,13 @@ export class Orchestrator {
       createdAt: new Date(now).toISOString(),
     };
     const outcome = this.waiters.outcome(event.id);
+    const stopWatching = options.onProgress ? this.progress.watch(event.traceId, options.onProgress) : undefined;
+    if (stopWatching) void outcome.then(stopWatching, stopWatching);
     try {
       this.accept(event);
     } catch (error) {
       this.waiters.forget(event.id);
+      stopWatching?.();
       throw error;
     }
     return { eventId: event.id, agent, instanceKey, outcome };

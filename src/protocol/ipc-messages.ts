@@ -7,6 +7,7 @@ import type { JsonObject, JsonValue } from "../shared/json.ts";
 import type { AgentEvent } from "./agent-event.ts";
 import type { ErrorInfo } from "./error-info.ts";
 import type { Reply, TurnOutcome } from "./turn-outcome.ts";
+import type { TurnProgress } from "./turn-progress.ts";
 
 export const ORCHESTRATOR = "orchestrator";
 
@@ -33,6 +34,8 @@ export interface ParentToChild {
   connector_ack: { requestId: string; accepted: boolean; eventId?: string; error?: ErrorInfo };
   /** Connector children: the reply to an event emitted with `wantsReply`. */
   connector_reply: TurnOutcome & { requestId: string };
+  /** Connector children: progress of the turn an event emitted with `wantsProgress` started (and its delegations). */
+  connector_progress: { requestId: string; progress: TurnProgress };
 }
 
 /** What a connector child runs: the entry module and the Connection's resolved values. */
@@ -51,6 +54,8 @@ export interface ChildToParent {
   turn_started: { eventId: string; turnId: string };
   /** Exactly one per delivered event: the turn committed (ok or error). */
   turn_result: TurnOutcome;
+  /** The running turn's progress (a tool call started or ended), relayed to whoever waits on its trace. */
+  turn_progress: TurnProgress;
   /** `ctx.runtime.*` from a tool: request/send/spawn/list/catalog/restart. */
   runtime_call: { callId: string; method: RuntimeMethod; args: JsonObject; traceId?: string; parentSpanId?: string; callChain: string[] };
   shutdown_ack: { reason: string };
@@ -69,7 +74,7 @@ export interface ChildToParent {
   /** Connector children: the entry module loaded and its start function was called. */
   connector_ready: { pid: number; connection: string };
   /** Connector children: `ctx.emit(event)`; `event` is untrusted until the orchestrator parses it. */
-  connector_event: { requestId: string; event: JsonValue; wantsReply: boolean };
+  connector_event: { requestId: string; event: JsonValue; wantsReply: boolean; wantsProgress?: boolean };
 }
 
 export type IpcType = keyof ParentToChild | keyof ChildToParent;
@@ -84,8 +89,8 @@ export interface IpcEnvelope<T extends string = string, P = unknown> {
 export type ParentMessage = { [K in keyof ParentToChild]: IpcEnvelope<K, ParentToChild[K]> }[keyof ParentToChild];
 export type ChildMessage = { [K in keyof ChildToParent]: IpcEnvelope<K, ChildToParent[K]> }[keyof ChildToParent];
 
-const PARENT_TYPES = new Set<string>(["event", "runtime_result", "delegate_result", "shutdown", "connector_start", "connector_ack", "connector_reply"]);
-const CHILD_TYPES = new Set<string>(["ready", "turn_started", "turn_result", "runtime_call", "results_waiting", "heartbeat", "shutdown_ack", "fatal", "connector_ready", "connector_event"]);
+const PARENT_TYPES = new Set<string>(["event", "runtime_result", "delegate_result", "shutdown", "connector_start", "connector_ack", "connector_reply", "connector_progress"]);
+const CHILD_TYPES = new Set<string>(["ready", "turn_started", "turn_result", "turn_progress", "runtime_call", "results_waiting", "heartbeat", "shutdown_ack", "fatal", "connector_ready", "connector_event"]);
 
 function isEnvelope(value: unknown): value is IpcEnvelope {
   if (typeof value !== "object" || value === null) return false;

@@ -22,6 +22,7 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { AgentInstance } from "../instance/agent-instance.ts";
 import { createAgentInstance } from "../instance/create-agent-instance.ts";
 import { RuntimeClient } from "./runtime-client.ts";
+import { toolProgress } from "./tool-progress.ts";
 
 export interface ChildChannel {
   send(message: ChildMessage): void;
@@ -146,6 +147,11 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
       stateRoot: args.stateRoot,
       runtime,
       logger,
+      // Tool calls reach whoever waits on the turn (a terminal chat's tool lines) as they happen.
+      onRuntimeEvent: (runtimeEvent) => {
+        const progress = toolProgress({ event: runtimeEvent, agent: args.agent, instanceKey: args.instanceKey });
+        if (progress !== undefined) send(envelope("turn_progress", address, ORCHESTRATOR, progress));
+      },
       ...(options.env === undefined ? {} : { env: options.env }),
       ...(options.model === undefined ? {} : { model: options.model }),
     });

@@ -30,7 +30,7 @@ import { apiKeyEnvName, resolveApiKey } from "../model/api-key.ts";
 import { modelTimeoutMs } from "../model/model-call-timeout.ts";
 import { createLanguageModel } from "../model/model-factory.ts";
 import { RECORD_CASSETTE_ENV, wrapWithRecorder } from "../model/recording-model.ts";
-import { RuntimeEventLog } from "./runtime-event-log.ts";
+import { RuntimeEventLog, type RuntimeEventSink } from "./runtime-event-log.ts";
 import type { TurnEnvironment } from "../loop/turn-environment.ts";
 
 export interface CreateAgentInstanceOptions {
@@ -46,6 +46,8 @@ export interface CreateAgentInstanceOptions {
   env?: Record<string, string | undefined>;
   /** Tests: use this model instead of the one the bundle names. */
   model?: LanguageModelV3;
+  /** Sees every runtime event once it is logged (the child relays tool calls as turn progress). Default: none. */
+  onRuntimeEvent?: (event: Parameters<RuntimeEventSink["emit"]>[0]) => void;
 }
 
 export interface CreatedAgentInstance {
@@ -84,7 +86,14 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
   const registry = await ToolRegistry.fromResources(tools);
   const pipeline = new PipelineRegistry();
   const state = new ExtensionStateFile(paths.state);
-  const runtimeEvents = new RuntimeEventLog(paths.runtimeEvents, { agent: options.agent, instanceKey: options.instanceKey });
+  const eventLog = new RuntimeEventLog(paths.runtimeEvents, { agent: options.agent, instanceKey: options.instanceKey });
+  const observe = options.onRuntimeEvent;
+  const runtimeEvents: RuntimeEventSink = observe === undefined ? eventLog : {
+    emit(event) {
+      eventLog.emit(event);
+      observe(event);
+    },
+  };
   const events = new EventBus((type, error) => logger.warn({ type, err: error }, "extension event listener threw"));
   await loadExtensions({
     extensions: agentExtensions(bundle, agent).map((use) => ({ ...use, config: resolveConfigValues(use.config, env) as JsonObject })),
@@ -126,6 +135,6 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     activeSpan: {},
     modelTimeoutMs: modelTimeoutMs(agentModel(bundle, agent)),
   };
-  const instance = new AgentInstance({ env: turnEnv, results, pendingResults, onClose: () => runtimeEvents.close() });
+  const instance = new AgentInstance({ env: turnEnv, results, pendingResults, onClose: () => eventLog.close() });
   return { instance, paths, policy: { requestTimeoutMs: swarm.spec.policy.requestTimeoutMs, gracePeriodMs: swarm.spec.policy.shutdown.gracePeriodSeconds * 1000 } };
 }

@@ -7,6 +7,7 @@ import type { SwarmPolicy } from "../../config/types.ts";
 import type { ErrorInfo } from "../../protocol/error-info.ts";
 import type { ChildToParent, ParentToChild } from "../../protocol/ipc-messages.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
+import type { TurnProgress } from "../../protocol/turn-progress.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { PoolMember } from "../../supervision/process-pool.ts";
@@ -33,6 +34,8 @@ export interface InstanceHooks {
   runtimeCall(instance: InstanceRef, call: ChildToParent["runtime_call"]): void;
   /** The child holds results its model has not seen and asks for a turn (`results_waiting`). */
   resultsWaiting(instance: InstanceRef, waiting: ChildToParent["results_waiting"]): void;
+  /** The running turn's progress (`turn_progress`: a tool call started or ended). */
+  turnProgress(instance: InstanceRef, progress: TurnProgress): void;
 }
 
 /** The process pool as an instance uses it (process-pool.ts). */

@@ -224,6 +224,9 @@ export class Instance implements PoolMember {
       case "turn_result":
         this.onTurnResult(message.payload);
         return;
+      case "turn_progress":
+        hooks.turnProgress(this, message.payload);
+        return;
       case "runtime_call":
         this.lastActiveAt = this.options.clock.now();
         hooks.runtimeCall(this, message.payload);
