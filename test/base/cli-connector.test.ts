@@ -172,6 +172,17 @@ describe("TurnStatus", () => {
     expect(spinner.log).toHaveLength(count);
   });
 
+  it("tells apart calls of different turns that their models gave the same id", () => {
+    const spinner = fakeSpinner();
+    const status = new TurnStatus({ write: () => {}, spinner, now: () => 0, tickMs: 60_000 });
+    status.start();
+    status.progress(tool("started", "coordinator", "agents__request", { turnId: "turn-1", toolCallId: "call_1" }));
+    status.progress(tool("started", "worker", "bash__exec", { turnId: "turn-2", toolCallId: "call_1" }));
+    status.progress(tool("ended", "worker", "bash__exec", { turnId: "turn-2", toolCallId: "call_1", status: "ok" }));
+    status.stop();
+    expect(spinner.log.at(-2)).toBe("text coordinator · agents__request 0s");
+  });
+
   it("spells a tool line as agent · tool", () => {
     expect(toolLine(tool("started", "worker", "file-system__write"))).toBe("→ worker · file-system__write\n");
     expect(toolLine(tool("ended", "worker", "file-system__write", { status: "error" }))).toBe("✗ worker · file-system__write\n");

@@ -54,11 +54,13 @@ export class TurnStatus {
   }
 
   progress(progress: TurnProgress): void {
+    // A model names its calls only within its own turn (`call_1` in the coordinator's and in the worker's).
+    const key = `${progress.turnId}/${progress.toolCallId}`;
     if (progress.phase === "started") {
-      this.running.set(progress.toolCallId, `${progress.agent} · ${progress.name}`);
+      this.running.set(key, `${progress.agent} · ${progress.name}`);
       this.options.write(toolLine(progress));
     } else {
-      this.running.delete(progress.toolCallId);
+      this.running.delete(key);
       if (progress.status === "error") this.options.write(toolLine(progress));
     }
     this.spinner.text = this.label();
