@@ -7,7 +7,7 @@ import type { Kind } from "../src/config/types.ts";
 
 /** Notes for fields whose schema has no description. */
 export const NOTES: Record<string, string> = {
-  "metadata.name": "The resource's name, unique per kind. Tool and export names use lowercase letters, digits, `-` and `_`, never `__`.",
+  "metadata.name": "The resource's name, unique per kind. Tool names use lowercase letters, digits, `-` and `_`, never `__`; export names may also use upper case (`setChatAction`).",
   "metadata.labels": "Free-form string labels.",
   "metadata.annotations": "Free-form string annotations.",
   "Package.spec.version": "The bundle's version.",

@@ -81,7 +81,7 @@ function sortedKeys(_key: string, value: unknown): unknown {
   return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** Swarm policy a child reads when it starts (src/agent/create-agent-instance.ts): changing it needs a restart. */
+/** Swarm policy a child reads when it starts (src/agent/instance/create-agent-instance.ts): changing it needs a restart. */
 export const CHILD_POLICY_FIELDS = ["maxStepsPerTurn", "requestTimeoutMs", "shutdown"] as const;
 
 const childPolicy = (swarm: AnyResource | undefined): string =>

@@ -1,7 +1,8 @@
 /**
  * Name rules: resource names unique per kind, metadata.name characters, and the Tool naming rules of
- * SPEC §2 (lowercase letters, digits, '-' and '_'; no '__'; `{tool}__{export}` at most 64 characters;
- * export names unique within a Tool). Connector event names are unique within a Connector.
+ * SPEC §2 (lowercase letters, digits, '-' and '_', upper case too in export names; no '__';
+ * `{tool}__{export}` at most 64 characters; export names unique within a Tool). Connector event names
+ * are unique within a Connector.
  */
 import type { IssueList } from "./issues.ts";
 import type { LoadedResource } from "./loaded-resource.ts";
@@ -9,8 +10,9 @@ import { formatPath } from "./issues.ts";
 
 /** Names of Agents, Models, Swarms…: they become file names and ids. */
 const RESOURCE_NAME = /^[a-z0-9][a-z0-9._-]*$/;
-/** Tool and export names: they form the LLM tool name. */
+/** Tool and export names: they form the LLM tool name (exports may be camelCase, as upstream's `setChatAction`). */
 const TOOL_NAME = /^[a-z0-9][a-z0-9_-]*$/;
+const EXPORT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const MAX_LLM_TOOL_NAME = 64;
 const MAX_RESOURCE_NAME = 63;
 
@@ -55,7 +57,7 @@ function checkToolNames(loaded: LoadedResource, issues: IssueList): void {
     issues.at(site, ["metadata", "name"], { code: "E_CONFIG_TOOL_NAME", message: `expected a Tool name ${toolProblem.expected}, found "${toolName}"`, suggestion: `try "${suggestName(toolName)}"` });
   }
   resource.spec.exports.forEach((item, index) => {
-    const problem = toolNameProblem(item.name);
+    const problem = toolNameProblem(item.name, EXPORT_NAME);
     if (problem) {
       issues.at(site, ["spec", "exports", index, "name"], { code: "E_CONFIG_TOOL_NAME", message: `expected an export name ${problem.expected}, found "${item.name}"`, suggestion: `try "${suggestName(item.name)}"` });
       return;
@@ -72,10 +74,10 @@ function checkToolNames(loaded: LoadedResource, issues: IssueList): void {
   checkUnique({ loaded, issues, names: resource.spec.exports.map((item) => item.name), field: "exports", what: "export" });
 }
 
-/** Why `name` cannot be the first half of an LLM tool name (`{name}__…`), or undefined when it can. */
-export function toolNameProblem(name: string): { expected: string } | undefined {
+/** Why `name` cannot be the first half of an LLM tool name (`{name}__…`), or undefined when it can; `pattern` is EXPORT_NAME for the second half. */
+export function toolNameProblem(name: string, pattern = TOOL_NAME): { expected: string } | undefined {
   if (name.includes("__")) return { expected: "without '__' (it separates tool and export in the LLM name)" };
-  if (!TOOL_NAME.test(name)) return { expected: "of lowercase letters, digits, '-' and '_', starting with a letter or digit" };
+  if (!pattern.test(name)) return { expected: `of ${pattern === TOOL_NAME ? "lowercase " : ""}letters, digits, '-' and '_', starting with a letter or digit` };
   return undefined;
 }
 

@@ -217,11 +217,28 @@ export class Orchestrator {
     const gracePeriodMs = options.gracePeriodMs ?? this.gracePeriodMs();
     const instances = [...this.instancesByAddress.values()];
     for (const instance of instances) instance.close();
-    await Promise.all(instances.map((instance) => instance.stop({ reason: options.reason, gracePeriodMs })));
+    await Promise.all(
+      instances.map(async (instance) => {
+        await instance.stop({ reason: options.reason, gracePeriodMs });
+        this.abandonQueuedRequests(instance);
+      }),
+    );
     for (const instance of instances) instance.inbox.close();
     this.pending.clear();
     this.waiters.settleAll(stoppedOutcome);
     this.logger.info({ reason: options.reason }, "orchestrator stopped");
+  }
+
+  /**
+   * A stopped instance's queued requests will only run after the restart: a requester whose turn waits on one is
+   * cut short rather than left waiting out the grace period, so a drain ends as soon as the running turns end.
+   */
+  private abandonQueuedRequests(callee: Instance): void {
+    for (const entry of callee.queue) {
+      const replyTo = entry.event.replyTo;
+      const request = replyTo && this.pending.peek({ requester: replyTo.target, correlationId: replyTo.correlationId });
+      if (request?.blocking) this.instancesByAddress.get(request.requester)?.cutTurnShort(`its request to ${callee.address} runs only after the restart`);
+    }
   }
 
   /** `sync`: how durable the event must be before this returns (durable-inbox.ts; outside events: fdatasync). */

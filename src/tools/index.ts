@@ -3,7 +3,7 @@
  * every step, run each model tool call through executeToolCall (which never throws for a tool fault). Process
  * entries call hideProcessSecrets() at startup so commands run by tools cannot read their /proc secrets.
  */
-export { buildToolName, isValidFullToolName, isValidToolPartName, parseToolName, TOOL_NAME_SEPARATOR } from "./naming.ts";
+export { buildToolName, isValidExportName, isValidFullToolName, isValidToolPartName, parseToolName, TOOL_NAME_SEPARATOR } from "./naming.ts";
 export { DEFAULT_TOOL_TIMEOUT_MS, ToolRegistry, type RegisterToolOptions, type ToolRegistryEntry } from "./tool-registry.ts";
 export { buildCatalog } from "./tool-catalog.ts";
 export { executeToolCall, type ExecuteToolCallOptions, type ToolCallMiddleware, type ToolInvocationContext } from "./execute-tool-call.ts";

@@ -1,15 +1,22 @@
 /**
  * Tool names as the model sees them: `{resource}__{export}`, split at the FIRST `__` (SPEC §2).
- * Resource and export names use lowercase letters, digits, `-` and `_`, never `__`, and never start or
- * end with `_` (a trailing `_` would make the split ambiguous).
+ * Resource names use lowercase letters, digits, `-` and `_`; export names may also use upper case (upstream
+ * Goondan's `telegram__setChatAction`). Neither holds `__`, starts or ends with `_` (a trailing `_` would make
+ * the split ambiguous).
  */
 export const TOOL_NAME_SEPARATOR = "__";
 
 const PART_NAME = /^[a-z0-9](?:[a-z0-9-]|_(?!_))*$/;
+const EXPORT_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$/;
 
-/** True when `name` may be a Tool resource name or an export name. */
+/** True when `name` may be a Tool resource name. */
 export function isValidToolPartName(name: string): boolean {
   return name.length > 0 && name.length <= 64 && PART_NAME.test(name) && !name.endsWith("_");
+}
+
+/** True when `name` may be an export name (camelCase allowed). */
+export function isValidExportName(name: string): boolean {
+  return name.length > 0 && name.length <= 64 && EXPORT_NAME.test(name) && !name.endsWith("_");
 }
 
 /** A full name for a dynamic tool (`api.tools.register`): `a__b` with the characters model APIs accept. */

@@ -10,7 +10,7 @@ import type { ToolResource } from "../config/types.ts";
 import { ConfigError } from "../shared/errors.ts";
 import type { JsonObject } from "../shared/json.ts";
 import { compileArgsValidator, type ArgsValidator } from "./args-validator.ts";
-import { buildToolName, isValidFullToolName, isValidToolPartName } from "./naming.ts";
+import { buildToolName, isValidExportName, isValidFullToolName, isValidToolPartName } from "./naming.ts";
 import { DEFAULT_ERROR_MESSAGE_LIMIT } from "./tool-errors.ts";
 import type { ToolCatalogItem, ToolHandler, ToolSource } from "./types.ts";
 
@@ -90,8 +90,8 @@ export class ToolRegistry {
     }
     resource.spec.exports.forEach((spec, index) => {
       const path = `${where}.spec.exports[${index}]`;
-      if (!isValidToolPartName(spec.name)) {
-        throw new ConfigError("E_CONFIG_TOOL_NAME_INVALID", `${path}.name: expected lowercase letters, digits, '-' or '_' without '__', got ${JSON.stringify(spec.name)}`);
+      if (!isValidExportName(spec.name)) {
+        throw new ConfigError("E_CONFIG_TOOL_NAME_INVALID", `${path}.name: expected letters, digits, '-' or '_' without '__', got ${JSON.stringify(spec.name)}`);
       }
       const handler = Object.hasOwn(handlers, spec.name) ? (handlers as Record<string, unknown>)[spec.name] : undefined;
       if (typeof handler !== "function") {

@@ -3,20 +3,13 @@
  * middleware context, and the inter-agent runtime API that `ctx.runtime` exposes. Tool authors import
  * these types from "goondan".
  */
-import type { ModelMessage } from "ai";
 import type { Logger } from "../shared/logger.ts";
 import type { JsonObject, JsonValue } from "../shared/json.ts";
 import type { RestartAnswer } from "../protocol/restart-answer.ts";
+import type { Message } from "../protocol/conversation.ts";
 import type { Reply } from "../protocol/turn-outcome.ts";
 
-/** The assistant message holding a tool call (SPEC §2: `message`). */
-export interface Message {
-  readonly id: string;
-  readonly data: ModelMessage;
-  metadata: Record<string, JsonValue>;
-  readonly createdAt: string;
-  readonly source: { type: "user" | "assistant" | "tool" | "system" | "extension"; name?: string };
-}
+export type { Message, ToolError, ToolResult } from "../protocol/conversation.ts";
 
 export interface ToolContext {
   readonly agentName: string;
@@ -37,18 +30,6 @@ export interface ToolContext {
 
 export type ToolHandler = (ctx: ToolContext, input: JsonObject) => Promise<unknown> | unknown;
 
-export interface ToolError {
-  code: string;
-  name: string;
-  message: string;
-  suggestion?: string;
-  helpUrl?: string;
-}
-
-export type ToolResult =
-  | { status: "ok"; output: JsonValue }
-  | { status: "pending"; handle: string; output?: JsonValue }
-  | { status: "error"; error: ToolError };
 
 export interface ToolSource {
   type: "config" | "extension" | "mcp";
@@ -96,6 +77,15 @@ export interface PendingHandle {
 }
 
 // ---- inter-agent runtime (ctx.runtime) --------------------------------------------------------
+
+/** The trace context and call chain a runtime call carries: those of the tool call that makes it. */
+export interface RuntimeCallContext {
+  traceId?: string;
+  /** The tool call's span: the parent of the turn a request starts. */
+  parentSpanId?: string;
+  /** Agent names from the original caller to this agent, inclusive. */
+  callChain: string[];
+}
 
 export interface AgentRequestOptions {
   /** Target agent name (must be in the Swarm). */

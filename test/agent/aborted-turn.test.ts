@@ -18,8 +18,9 @@ describe("an aborted turn", () => {
       await new Promise((resolve) => (ctx.signal.aborted ? resolve(undefined) : ctx.signal.addEventListener("abort", resolve)));
       return "never seen";
     });
-    const result = await runTurn({ env: aborted.env, event, signal: shutdown.signal });
-    expect(result).toMatchObject({ status: "error", finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED" } });
+    const ending = await runTurn({ env: aborted.env, event, signal: shutdown.signal });
+    expect(ending.type).toBe("aborted");
+    expect(ending.result).toMatchObject({ status: "error", finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED" } });
     const stored = existsSync(aborted.paths.events) ? readFileSync(aborted.paths.events, "utf8") : "";
     expect(stored).toContain("do the work");
     expect(stored).not.toContain("tool-result");
@@ -33,7 +34,7 @@ describe("an aborted turn", () => {
       runs.push("ran");
       return "done";
     });
-    const resumed = await runTurn({ env: redelivered.env, event });
+    const { result: resumed } = await runTurn({ env: redelivered.env, event });
     expect(resumed).toMatchObject({ status: "ok", response: "worked" });
     expect(second.calls[0]!.prompt.map((message) => message.role)).toEqual(["system", "user"]);
     expect(runs).toEqual(["ran"]);

@@ -120,6 +120,7 @@ function fakeApi(harness: TestEnv, requiredTools: string[] = []) {
     state: { get: () => undefined, set: async () => {} },
     events: new EventBus(),
     logger: silentLogger(),
+    model: { generateText: () => Promise.reject(new Error("no model in this test")) },
   };
 }
 
@@ -129,7 +130,7 @@ describe("required-tools-guard", () => {
     const harness = testEnv({ model: scripted.model });
     harness.registerTool({ name: "audit__log", parameters: { type: "object", properties: {} } }, () => "logged");
     registerGuard(fakeApi(harness, ["audit"]), {});
-    const result = await runTurn({ env: harness.env, event: userEvent("do it") });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("do it") });
     expect(result).toMatchObject({ status: "ok", response: "now done", steps: 3 });
     const reminder = scripted.calls[1]!.prompt.at(-1);
     expect(JSON.stringify(reminder)).toContain("audit");
@@ -140,7 +141,7 @@ describe("required-tools-guard", () => {
     const scripted = scriptedModel([{ text: "no" }, { text: "still no" }]);
     const harness = testEnv({ model: scripted.model });
     registerGuard(fakeApi(harness, ["audit__log"]), { maxReminders: 1 });
-    const result = await runTurn({ env: harness.env, event: userEvent("do it") });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("do it") });
     expect(result).toMatchObject({ status: "ok", response: "still no", steps: 2 });
   });
 });
@@ -150,6 +151,6 @@ describe("logging", () => {
     const scripted = scriptedModel([{ text: "logged" }]);
     const harness = testEnv({ model: scripted.model });
     registerLogging(fakeApi(harness), { level: "debug" });
-    expect((await runTurn({ env: harness.env, event: userEvent("x") })).response).toBe("logged");
+    expect((await runTurn({ env: harness.env, event: userEvent("x") })).result.response).toBe("logged");
   });
 });

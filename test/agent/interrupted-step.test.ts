@@ -50,7 +50,7 @@ describe("a step interrupted by a crash", () => {
     const runs: string[] = [];
     resumed.registerTool(item("disk__wipe"), () => void runs.push("wipe"));
     resumed.registerTool(item("disk__check"), () => void runs.push("check"));
-    const result = await runTurn({ env: resumed.env, event, crashedBefore: "it was killed by SIGSEGV" });
+    const { result } = await runTurn({ env: resumed.env, event, crashedBefore: "it was killed by SIGSEGV" });
 
     expect(result).toMatchObject({ status: "ok", response: "the wipe took the agent down; I will not try it again", steps: 1 });
     expect(runs).toEqual([]);
@@ -76,7 +76,7 @@ describe("a step interrupted by a crash", () => {
     await dieInsideTools(stateRoot, event);
     const second = scriptedModel([{ text: "starting over" }]);
     const resumed = testEnv({ model: second.model, stateRoot });
-    const result = await runTurn({ env: resumed.env, event });
+    const { result } = await runTurn({ env: resumed.env, event });
     expect(result).toMatchObject({ status: "ok", response: "starting over" });
     expect(second.calls[0]!.prompt.map((message) => message.role)).toEqual(["system", "user"]);
     expect(JSON.stringify(second.calls[0]!.prompt)).not.toContain("E_TOOL_INTERRUPTED");

@@ -26,7 +26,7 @@ describe("model errors over real HTTP", () => {
     harness.env.sleep = async (ms) => {
       delays.push(ms);
     };
-    const result = await runTurn({ env: harness.env, event: userEvent("hi") });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
     expect(result).toMatchObject({ status: "ok", response: "third time" });
     expect(delays).toEqual([500, 0]);
     expect(server.requests).toHaveLength(3);
@@ -34,7 +34,7 @@ describe("model errors over real HTTP", () => {
 
   it("ends the turn with MODEL_INVALID_RESPONSE on a malformed body, without retrying", async () => {
     server = await startLoopbackLlm({ replies: [{ malformed: true }] });
-    const result = await runTurn({ env: testEnv({ model: await loopbackModel(server) }).env, event: userEvent("hi") });
+    const { result } = await runTurn({ env: testEnv({ model: await loopbackModel(server) }).env, event: userEvent("hi") });
     expect(result).toMatchObject({ status: "error", error: { code: "MODEL_INVALID_RESPONSE" } });
     expect(server.requests).toHaveLength(1);
   });
@@ -45,7 +45,7 @@ describe("model errors over real HTTP", () => {
     await server.close();
     server = undefined;
     const harness = testEnv({ model });
-    const result = await runTurn({ env: harness.env, event: userEvent("hi") });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
     expect(result.error?.code).toBe("MODEL_NETWORK_ERROR");
   });
 

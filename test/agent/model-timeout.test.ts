@@ -41,7 +41,7 @@ describe("a model call's deadline", () => {
   it("retries a call that outlives the timeout as MODEL_TIMEOUT and takes the next answer", async () => {
     server = await startLoopbackLlm({ replies: [{ text: "too late", delayMs: 5_000 }, { text: "on time" }] });
     const harness = await harnessFor(loopbackModel(server.url, { timeoutMs: 200 }), 2);
-    const result = await runTurn({ env: harness.env, event: userEvent("hi") });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
     expect(result).toMatchObject({ status: "ok", response: "on time" });
     expect(server.requests).toHaveLength(2);
     expect(harness.events.events.find((event) => event.type === "model.retried")).toMatchObject({ error: { code: "MODEL_TIMEOUT" } });
@@ -50,7 +50,7 @@ describe("a model call's deadline", () => {
   it("ends the turn with a structured MODEL_TIMEOUT failure once the retries are spent", async () => {
     server = await startLoopbackLlm({ replies: [{ text: "late", delayMs: 5_000 }, { text: "late again", delayMs: 5_000 }] });
     const harness = await harnessFor(loopbackModel(server.url, { timeoutMs: 150 }), 1);
-    const result = await runTurn({ env: harness.env, event: userEvent("hi") });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
     expect(result).toMatchObject({ status: "error", finishReason: "error", error: { code: "MODEL_TIMEOUT" } });
     expect(server.requests).toHaveLength(2);
     expect(harness.events.events.map((event) => event.type)).toContain("turn.failed");
@@ -61,8 +61,9 @@ describe("a model call's deadline", () => {
     const harness = await harnessFor(loopbackModel(server.url, { timeoutMs: 2_000 }), 2);
     const shutdown = new AbortController();
     setTimeout(() => shutdown.abort(new Error("shutdown")), 100);
-    const result = await runTurn({ env: harness.env, event: userEvent("hi"), signal: shutdown.signal });
-    expect(result).toMatchObject({ status: "error", finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED" } });
+    const ending = await runTurn({ env: harness.env, event: userEvent("hi"), signal: shutdown.signal });
+    expect(ending.type).toBe("aborted");
+    expect(ending.result).toMatchObject({ status: "error", finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED" } });
     expect(server.requests).toHaveLength(1);
   });
 });

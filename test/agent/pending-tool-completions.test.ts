@@ -57,7 +57,7 @@ describe("pending tool completions", () => {
       replies: [{ toolCalls: [{ id: "c1", name: "job__start" }] }, { text: "the job found 3 rows" }],
       start: () => pending("job-1", { accepted: true }, { completion: Promise.resolve({ rows: 3 }) }),
     });
-    const result = await runTurn({ env, event: userEvent("run the job") });
+    const { result } = await runTurn({ env, event: userEvent("run the job") });
     expect(result).toMatchObject({ status: "ok", steps: 2 });
     const second = scripted.calls[1];
     const toolMessage = second?.prompt.find((message) => message.role === "tool");

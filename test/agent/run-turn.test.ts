@@ -5,6 +5,7 @@ import type { StepResult } from "../../src/agent/extensions/types.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
 import { testEnv, userEvent } from "./support/test-env.ts";
 import { reply } from "../helpers/outcomes.ts";
+import { commits, nextStepAfter } from "../../src/agent/loop/next-step.ts";
 
 const echoItem = { name: "echo__say", description: "echo", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } };
 
@@ -12,7 +13,7 @@ describe("runTurn", () => {
   it("ends the turn when the model answers without tool calls", async () => {
     const scripted = scriptedModel([{ text: "hello" }]);
     const { env } = testEnv({ model: scripted.model, systemPrompt: "SYSTEM-PROMPT" });
-    const result = await runTurn({ env, event: userEvent("hi") });
+    const { result } = await runTurn({ env, event: userEvent("hi") });
     expect(result).toMatchObject({ status: "ok", response: "hello", finishReason: "stop", steps: 1 });
     expect(scripted.calls[0]?.prompt[0]).toEqual({ role: "system", content: "SYSTEM-PROMPT" });
     expect(env.store.messages.map((message) => message.data.role)).toEqual(["user", "assistant"]);
@@ -23,7 +24,7 @@ describe("runTurn", () => {
     const scripted = scriptedModel([{ toolCalls: [{ id: "c1", name: "echo__say", args: { text: "x" } }] }, { text: "done" }]);
     const harness = testEnv({ model: scripted.model });
     harness.registerTool(echoItem, (_ctx, input) => ({ said: input.text ?? null }));
-    const result = await runTurn({ env: harness.env, event: userEvent("go") });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("go") });
     expect(result).toMatchObject({ status: "ok", response: "done", steps: 2 });
     const second = scripted.calls[1]!.prompt;
     const toolMessage = second.find((message) => message.role === "tool");
@@ -37,7 +38,7 @@ describe("runTurn", () => {
     const scripted = scriptedModel([call, call]);
     const harness = testEnv({ model: scripted.model, maxStepsPerTurn: 2 });
     harness.registerTool(echoItem, () => "ok");
-    const result = await runTurn({ env: harness.env, event: userEvent("loop") });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("loop") });
     expect(result).toMatchObject({ status: "ok", finishReason: "max_steps", response: "working", steps: 2 });
     scripted.assertDone();
   });
@@ -97,7 +98,7 @@ describe("runTurn", () => {
       }
       return result;
     });
-    const result = await runTurn({ env: harness.env, event: userEvent("go") });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("go") });
     expect(result.response).toBe("second");
     scripted.assertDone();
   });
@@ -106,7 +107,7 @@ describe("runTurn", () => {
     const rateLimited = new APICallError({ message: "slow down", url: "http://x", requestBodyValues: {}, statusCode: 429, responseHeaders: { "retry-after": "0" }, isRetryable: true });
     const scripted = scriptedModel([{ error: rateLimited }, { text: "after retry" }]);
     const harness = testEnv({ model: scripted.model });
-    const result = await runTurn({ env: harness.env, event: userEvent("hi") });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
     expect(result).toMatchObject({ status: "ok", response: "after retry" });
     expect(harness.events.events.some((event) => event.type === "model.retried")).toBe(true);
   });
@@ -115,7 +116,7 @@ describe("runTurn", () => {
     const serverError = () => ({ error: new APICallError({ message: "boom", url: "http://x", requestBodyValues: {}, statusCode: 503, isRetryable: true }) });
     const scripted = scriptedModel([serverError(), serverError(), serverError(), serverError()]);
     const harness = testEnv({ model: scripted.model });
-    const result = await runTurn({ env: harness.env, event: userEvent("hi") });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
     expect(result).toMatchObject({ status: "error", finishReason: "error", error: { code: "MODEL_SERVER_ERROR" } });
     expect(harness.events.events.map((event) => event.type)).toContain("turn.failed");
     scripted.assertDone();
@@ -123,7 +124,7 @@ describe("runTurn", () => {
 
   it("does not retry an authentication failure", async () => {
     const scripted = scriptedModel([{ error: new APICallError({ message: "bad key", url: "http://x", requestBodyValues: {}, statusCode: 401, isRetryable: false }) }]);
-    const result = await runTurn({ env: testEnv({ model: scripted.model }).env, event: userEvent("hi") });
+    const { result } = await runTurn({ env: testEnv({ model: scripted.model }).env, event: userEvent("hi") });
     expect(result.error?.code).toBe("MODEL_AUTH_FAILED");
     scripted.assertDone();
   });
@@ -147,5 +148,22 @@ describe("runTurn", () => {
     const texts = scripted.calls[0]!.prompt.filter((message) => message.role === "user").map((message) => JSON.stringify(message.content));
     expect(texts.some((text) => text.includes("42 files"))).toBe(true);
     expect(harness.env.pendingResults?.list()).toEqual([]);
+  });
+});
+
+describe("nextStepAfter", () => {
+  const step = (fields: Partial<StepResult>): StepResult => ({ stepIndex: 0, text: "", toolCalls: [], toolResults: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 }, continueTurn: false, ...fields });
+  const live = new AbortController().signal;
+
+  it("runs again while the step asks to continue, ends final with the step's text otherwise", () => {
+    expect(nextStepAfter({ step: step({ continueTurn: true }), signal: live })).toEqual({ type: "run_again" });
+    expect(nextStepAfter({ step: step({ text: "done", finishReason: "stop" }), signal: live })).toEqual({ type: "final", response: "done", finishReason: "stop" });
+  });
+
+  it("stops aborted once the turn's signal fired, whatever the step wanted, and an aborted turn does not commit", () => {
+    const aborted = AbortSignal.abort();
+    expect(nextStepAfter({ step: step({ continueTurn: true }), signal: aborted })).toEqual({ type: "aborted" });
+    expect(commits({ type: "aborted", result: 1 })).toBe(false);
+    expect(commits({ type: "completed", result: 1 })).toBe(true);
   });
 });

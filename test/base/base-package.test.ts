@@ -2,7 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { resolve } from "node:path";
 import { loadBuiltinPackage } from "../../src/config/builtin-package.ts";
 import type { ToolResource } from "../../src/config/types.ts";
-import { isValidToolPartName } from "../../src/tools/naming.ts";
+import { isValidExportName, isValidToolPartName } from "../../src/tools/naming.ts";
 import { ToolRegistry } from "../../src/tools/tool-registry.ts";
 import { baseToolResources, baseTools } from "./base-tools.ts";
 
@@ -15,6 +15,8 @@ const EXPECTED_EXPORTS: Record<string, string[]> = {
   wait: ["seconds"],
   agents: ["request", "send", "spawn", "list", "catalog"],
   "self-restart": ["request"],
+  telegram: ["send", "edit", "delete", "react", "setChatAction", "downloadFile"],
+  slack: ["send", "read", "edit", "delete", "react", "downloadFile"],
 };
 
 describe("@goondan/base tools", () => {
@@ -48,7 +50,7 @@ describe("@goondan/base tools", () => {
   it("uses valid names without '__'", () => {
     for (const resource of resources) {
       expect(isValidToolPartName(resource.metadata.name)).toBe(true);
-      for (const spec of resource.spec.exports) expect(isValidToolPartName(spec.name)).toBe(true);
+      for (const spec of resource.spec.exports) expect(isValidExportName(spec.name)).toBe(true);
     }
   });
 

@@ -215,7 +215,8 @@ describe("agents with the public parameters", () => {
     const sent: ChildMessage[] = [];
     let counter = 0;
     const ids = (prefix: string) => `${prefix}_${++counter}`;
-    const client = new RuntimeClient({ address: "lead/main", send: (message) => void sent.push(message), callContext: () => ({ callChain: ["lead"] }), onUnclaimedResult: () => {}, ids });
+    const channel = new RuntimeClient({ address: "lead/main", send: (message) => void sent.push(message), onUnclaimedResult: () => {}, ids });
+    const client = channel.scoped({ callChain: ["lead"] });
     const outcomes = [
       client.send({ target: "w", input: "fyi", eventType: "note", metadata: { a: 1 } }),
       client.spawn({ target: "w", cwd: "jobs/7" }),
@@ -229,7 +230,7 @@ describe("agents with the public parameters", () => {
       { includeAll: true },
       { target: "w", input: "go", correlationId: "corr_4", timeoutMs: 60000, async: true, eventType: "task.assigned" },
     ]);
-    client.failAll("test over");
+    channel.failAll("test over");
     expect(await Promise.all(outcomes)).toEqual(Array(4).fill("E_RUNTIME_DISCONNECTED"));
   });
 });

@@ -66,6 +66,14 @@ describe("goondan logs", () => {
     );
   });
 
+  it("names the extension and hook of an extension.failed event", async () => {
+    const root = stateRoot();
+    seedInstance(root, { agent: "planner", instanceKey: "team", events: [event("2026-01-01T00:00:01.000Z", "planner", "team", "extension.failed", { turnId: "trn_2", data: { extension: "memory", hook: "turn" }, error: { code: "E_EXTENSION_FAILED", message: "lost" } })] });
+    const { io, out } = capture();
+    expect(await main(["logs", "--state-root", root], io)).toBe(0);
+    expect(out.stdout).toBe('2026-01-01T00:00:01.000Z planner/team extension.failed turn=trn_2 extension=memory hook=turn error=E_EXTENSION_FAILED "lost"\n');
+  });
+
   it("filters by agent and instance, and prints JSON lines with --format json", async () => {
     const root = stateRoot();
     seedInstance(root, { agent: "planner", instanceKey: "a", events: [event("2026-01-01T00:00:01.000Z", "planner", "a", "turn.started")] });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { buildToolName, isValidFullToolName, isValidToolPartName, parseToolName } from "../../src/tools/naming.ts";
+import { buildToolName, isValidExportName, isValidFullToolName, isValidToolPartName, parseToolName } from "../../src/tools/naming.ts";
 import { toolResource } from "./helpers.ts";
 
 describe("tool names", () => {
@@ -31,6 +31,12 @@ describe("tool names", () => {
 
   it("rejects '__', uppercase, dots, spaces, empty names and edge underscores", () => {
     for (const name of ["a__b", "Bash", "bash.exec", "has space", "", "_lead", "trail_", "x".repeat(65)]) expect(isValidToolPartName(name)).toBe(false);
+  });
+
+  it("accepts camelCase export names (upstream's setChatAction, downloadFile) but not in resource names", () => {
+    for (const name of ["setChatAction", "downloadFile", "send", "list-all"]) expect(isValidExportName(name)).toBe(true);
+    for (const name of ["set__action", "has space", "dot.name", "_lead", "trail_"]) expect(isValidExportName(name)).toBe(false);
+    expect(isValidToolPartName("setChatAction")).toBe(false);
   });
 
   it("checks full names of dynamic tools", () => {

@@ -1,28 +1,29 @@
 /**
- * The agent child's IPC loop: builds the instance, answers `ready` (or `fatal` and exit 1), serves `event`
- * messages FIFO one at a time (p-queue, concurrency 1) with exactly one `turn_result` each, feeds
- * `runtime_result` / `delegate_result` to ctx.runtime, and on `shutdown` lets the current turn finish (aborting
- * it when the grace period ends: an aborted turn is not committed and stays in the orchestrator's inbox),
- * persists, answers `shutdown_ack` and exits 0. A stop signal (SIGTERM, through `onStopSignal`) is the same
- * graceful shutdown, asked for from outside. While a turn runs it says `heartbeat` every
- * HEARTBEAT_INTERVAL_MS. Results that arrive while no turn runs (an async reply, a pending tool's completion)
- * make it ask for a turn with `results_waiting`, so the model sees them without waiting for someone else's
- * message; it asks again after a turn or a restart while any are left. When the IPC channel is lost (the
- * parent died) it exits at once: no orphans. Everything process-specific comes in through options.
+ * The agent child's IPC loop, a small state machine: `starting` (building the instance) → `ready` (answers `ready`,
+ * or `fatal` and exit 1) → `stopping` (after `shutdown`, a stop signal, or the lost channel). While ready it serves
+ * `event` messages FIFO one at a time (p-queue, concurrency 1) with exactly one `turn_result` each, feeds
+ * `runtime_result` / `delegate_result` to ctx.runtime, and says `heartbeat` every HEARTBEAT_INTERVAL_MS while a turn
+ * runs. A shutdown lets the current turn finish (aborting it when the grace period ends: an aborted turn is not
+ * committed and stays in the orchestrator's inbox), persists, answers `shutdown_ack` and exits 0. Results that
+ * arrive while no turn runs (an async reply, a pending tool's completion) make it ask for a turn with
+ * `results_waiting`, once until the next event, and again after a turn or a restart while any are left. When the
+ * IPC channel is lost (the parent died) it exits at once: no orphans. Everything process-specific comes in through
+ * options.
  */
 import PQueue from "p-queue";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { Bundle } from "../../config/types.ts";
-import { envelope, HEARTBEAT_INTERVAL_MS, isParentMessage, ORCHESTRATOR, type ChildMessage, type ParentMessage } from "../../protocol/ipc-messages.ts";
+import { envelope, HEARTBEAT_INTERVAL_MS, isParentMessage, ORCHESTRATOR, type ChildMessage, type ChildToParent, type ParentToChild } from "../../protocol/ipc-messages.ts";
 import { instanceAddress } from "../../protocol/agent-event.ts";
 import type { AgentChildArgs } from "../../protocol/child-entry.ts";
 import { failedOutcome } from "../../protocol/turn-outcome.ts";
 import { describe, isGoondanError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
-import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { AgentInstance } from "../instance/agent-instance.ts";
 import { createAgentInstance } from "../instance/create-agent-instance.ts";
 import { RuntimeClient } from "./runtime-client.ts";
 import { toolProgress } from "./tool-progress.ts";
+import type { TurnProgress } from "../../protocol/turn-progress.ts";
 
 export interface ChildChannel {
   send(message: ChildMessage): void;
@@ -42,101 +43,185 @@ export interface RunAgentChildOptions {
   model?: LanguageModelV3;
 }
 
-export async function runAgentChild(options: RunAgentChildOptions): Promise<void> {
-  const { args, channel, logger } = options;
-  const address = instanceAddress(args.agent, args.instanceKey);
-  const send = (message: ChildMessage): void => {
+type Phase =
+  | { type: "starting" }
+  | { type: "ready"; instance: AgentInstance; gracePeriodMs: number; requestTimeoutMs: number }
+  /** Stopping: the instance stays open until the running turn ended, so a reply arriving meanwhile is still kept. */
+  | { type: "stopping"; instance?: AgentInstance };
+
+/** Used for a shutdown signal that arrives before the Swarm's policy is known. */
+const DEFAULT_GRACE_PERIOD_MS = 30_000;
+
+class AgentChild {
+  private phase: Phase = { type: "starting" };
+  private readonly queue = new PQueue({ concurrency: 1 });
+  /** The running turn's abort, while one runs. */
+  private turn: AbortController | undefined;
+  /** `results_waiting` was sent and no event came since. */
+  private askedForTurn = false;
+  /** While stopping: when the running turn is aborted if it has not ended by then. */
+  private abortTimer: ReturnType<typeof setTimeout> | undefined;
+  private abortAt = Number.POSITIVE_INFINITY;
+  private readonly address: string;
+  readonly runtime: RuntimeClient;
+
+  constructor(private readonly options: RunAgentChildOptions) {
+    this.address = instanceAddress(options.args.agent, options.args.instanceKey);
+    this.runtime = new RuntimeClient({
+      address: this.address,
+      send: (message) => this.send(message),
+      defaultTimeoutMs: () => (this.phase.type === "ready" ? this.phase.requestTimeoutMs : undefined),
+      onUnclaimedResult: (result) => {
+        const instance = this.phase.type === "starting" ? undefined : this.phase.instance;
+        if (instance === undefined) return options.logger.warn({ correlationId: result.correlationId }, "reply arrived while the instance was not open; dropped");
+        instance.addPendingResult(result);
+      },
+    });
+  }
+
+  /** Builds the instance and says `ready`, or `fatal` and exit 1. */
+  async start(ready: Promise<{ instance: AgentInstance; gracePeriodMs: number; requestTimeoutMs: number }>): Promise<void> {
+    const { logger, args } = this.options;
     try {
-      channel.send(message);
+      const built = await ready;
+      if (this.phase.type === "stopping") return;
+      this.phase = { type: "ready", ...built };
     } catch (error) {
-      logger.warn({ err: error, type: message.type }, "could not send an IPC message");
+      const code = isGoondanError(error) ? error.code : "AGENT_START_FAILED";
+      logger.error({ code, err: error }, "agent failed to start");
+      this.send(envelope("fatal", this.address, ORCHESTRATOR, { code, message: describe(error).message }));
+      this.options.exit(1);
+      return;
     }
-  };
-  const queue = new PQueue({ concurrency: 1 });
-  let instance: AgentInstance | undefined;
-  let currentAbort: AbortController | undefined;
-  let shuttingDown = false;
-  let gracePeriodMs = 30_000;
-  let requestTimeoutMs: number | undefined; // the Swarm's policy, once the instance is built
-  let busy = false;
-  let askedForTurn = false;
+    this.send(envelope("ready", this.address, ORCHESTRATOR, { pid: process.pid, agent: args.agent, instanceKey: args.instanceKey }));
+    logger.info("agent ready");
+    this.phase.instance.onPendingResult(() => this.askForTurnIfResultsWait());
+    this.askForTurnIfResultsWait(); // results stored before a crash or restart
+  }
 
-  /** Asks the orchestrator for a turn when idle with results the model has not seen (once until the next event). */
-  const askForTurnIfResultsWait = (): void => {
-    if (instance === undefined || shuttingDown || busy || askedForTurn || queue.size > 0) return;
-    const count = instance.pendingResultCount;
-    if (count === 0) return;
-    askedForTurn = true;
-    send(envelope("results_waiting", address, ORCHESTRATOR, { count }));
-  };
+  /** Events wait in the queue until the instance is built; the rest is handled at once. */
+  receive(raw: unknown, ready: Promise<unknown>): void {
+    if (!isParentMessage(raw)) return this.options.logger.warn({ raw }, "ignored a message that is not a parent envelope");
+    switch (raw.type) {
+      case "event": {
+        if (this.phase.type === "stopping") return;
+        const payload = raw.payload;
+        void this.queue.add(async () => {
+          await ready.catch(() => undefined);
+          await this.runEvent(payload);
+        });
+        return;
+      }
+      case "runtime_result":
+        return this.runtime.handleRuntimeResult(raw.payload);
+      case "delegate_result":
+        return this.runtime.handleDelegateResult(raw.payload);
+      case "shutdown":
+        void this.shutdown(raw.payload.reason, raw.payload.gracePeriodMs);
+        return;
+      default:
+        return;
+    }
+  }
 
-  const runtime = new RuntimeClient({
-    address,
-    send,
-    defaultTimeoutMs: () => requestTimeoutMs,
-    callContext: () => {
-      const event = instance?.currentEvent;
-      const toolSpanId = instance?.env.activeSpan?.toolSpanId;
-      return { callChain: event?.callChain ?? [], ...(event === undefined ? {} : { traceId: event.traceId }), ...(toolSpanId === undefined ? {} : { parentSpanId: toolSpanId }) };
-    },
-    onUnclaimedResult: (result) => {
-      if (instance === undefined) return logger.warn({ correlationId: result.correlationId }, "reply arrived before the instance was ready; dropped");
-      instance.addPendingResult(result);
-    },
-  });
+  /**
+   * Graceful: the turn finishes (aborted once the grace period ends), queued events stay in the orchestrator's inbox.
+   * A second shutdown while stopping can only shorten the grace (the orchestrator knows the turn cannot finish).
+   */
+  async shutdown(reason: string, gracePeriodMs?: number): Promise<void> {
+    if (this.phase.type === "stopping") {
+      if (gracePeriodMs !== undefined) this.abortTurnWithin(gracePeriodMs);
+      return;
+    }
+    const instance = this.phase.type === "ready" ? this.phase.instance : undefined;
+    const grace = gracePeriodMs ?? (this.phase.type === "ready" ? this.phase.gracePeriodMs : DEFAULT_GRACE_PERIOD_MS);
+    this.phase = { type: "stopping", ...(instance === undefined ? {} : { instance }) };
+    this.queue.clear();
+    this.abortTurnWithin(grace);
+    await this.queue.onIdle();
+    clearTimeout(this.abortTimer);
+    this.phase = { type: "stopping" };
+    instance?.close();
+    this.send(envelope("shutdown_ack", this.address, ORCHESTRATOR, { reason }));
+    this.options.logger.info({ reason }, "agent stopped");
+    this.options.exit(0);
+  }
 
-  const handleEvent = async (message: Extract<ParentMessage, { type: "event" }>): Promise<void> => {
-    if (instance === undefined || shuttingDown) return;
-    const { event, attempt, crashedBefore } = message.payload;
+  private abortTurnWithin(ms: number): void {
+    const at = Date.now() + Math.max(0, ms);
+    if (this.abortTimer !== undefined && this.abortAt <= at) return;
+    clearTimeout(this.abortTimer);
+    this.abortAt = at;
+    this.abortTimer = setTimeout(() => this.turn?.abort(new Error("shutdown grace period over")), Math.max(0, ms));
+  }
+
+  /** The orchestrator is gone: stop at once, failing whatever waits on it. */
+  disconnected(): void {
+    this.options.logger.warn("IPC channel lost (the orchestrator is gone); exiting");
+    this.phase = { type: "stopping" };
+    this.turn?.abort(new Error("parent gone"));
+    this.runtime.failAll("the orchestrator is gone");
+    this.options.exit(0);
+  }
+
+  private async runEvent(payload: ParentToChild["event"]): Promise<void> {
+    if (this.phase.type !== "ready") return;
+    const { instance } = this.phase;
+    const { event, attempt, crashedBefore } = payload;
     const abort = new AbortController();
-    currentAbort = abort;
-    busy = true;
-    askedForTurn = false;
+    this.turn = abort;
+    this.askedForTurn = false;
     // Proof of a live event loop while the turn runs; a tool stuck in a synchronous loop silences it.
     let turnId: string | undefined;
-    const heartbeat = setInterval(() => send(envelope("heartbeat", address, ORCHESTRATOR, turnId === undefined ? {} : { turnId })), HEARTBEAT_INTERVAL_MS);
+    const heartbeat = setInterval(() => this.send(envelope("heartbeat", this.address, ORCHESTRATOR, turnId === undefined ? {} : { turnId })), HEARTBEAT_INTERVAL_MS);
     try {
       const onTurnStarted = (started: string) => {
         turnId = started;
-        send(envelope("turn_started", address, ORCHESTRATOR, { eventId: event.id, turnId: started }));
+        this.send(envelope("turn_started", this.address, ORCHESTRATOR, { eventId: event.id, turnId: started }));
       };
-      const result = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted, ...(crashedBefore === undefined ? {} : { crashedBefore }) });
-      if (result !== undefined) send(envelope("turn_result", address, ORCHESTRATOR, result));
+      const outcome = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted, ...(crashedBefore === undefined ? {} : { crashedBefore }) });
+      if (outcome !== undefined) this.send(envelope("turn_result", this.address, ORCHESTRATOR, outcome));
     } catch (error) {
       // Only a bug of ours or a failing disk gets here; still exactly one reply.
-      logger.error({ err: error, eventId: event.id }, "turn could not be committed");
+      this.options.logger.error({ err: error, eventId: event.id }, "turn could not be committed");
       const failure = { code: "AGENT_TURN_FAILED", message: describe(error).message };
-      send(envelope("turn_result", address, ORCHESTRATOR, failedOutcome({ agent: args.agent, instanceKey: args.instanceKey, eventId: event.id, error: failure })));
+      this.send(envelope("turn_result", this.address, ORCHESTRATOR, failedOutcome({ agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, error: failure })));
     } finally {
       clearInterval(heartbeat);
-      currentAbort = undefined;
-      busy = false;
-      askForTurnIfResultsWait();
+      this.turn = undefined;
+      this.askForTurnIfResultsWait();
     }
-  };
+  }
 
-  const shutdown = async (reason: string, grace: number): Promise<void> => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    queue.clear(); // not started: they stay in the orchestrator's durable inbox
-    const timer = setTimeout(() => currentAbort?.abort(new Error("shutdown grace period over")), Math.max(0, grace));
-    await queue.onIdle();
-    clearTimeout(timer);
-    instance?.close();
-    send(envelope("shutdown_ack", address, ORCHESTRATOR, { reason }));
-    logger.info({ reason }, "agent stopped");
-    options.exit(0);
-  };
+  /** Asks the orchestrator for a turn when idle with results the model has not seen (once until the next event). */
+  private askForTurnIfResultsWait(): void {
+    if (this.phase.type !== "ready" || this.turn !== undefined || this.askedForTurn || this.queue.size > 0) return;
+    const count = this.phase.instance.pendingResultCount;
+    if (count === 0) return;
+    this.askedForTurn = true;
+    const waiting: ChildToParent["results_waiting"] = { count };
+    this.send(envelope("results_waiting", this.address, ORCHESTRATOR, waiting));
+  }
 
-  options.onStopSignal?.((signal) => void shutdown(signal, gracePeriodMs));
+  /** Relays the running turn's progress (a tool call started or ended) to whoever waits on it. */
+  reportProgress(progress: TurnProgress): void {
+    this.send(envelope("turn_progress", this.address, ORCHESTRATOR, progress));
+  }
 
-  channel.onDisconnect(() => {
-    logger.warn("IPC channel lost (the orchestrator is gone); exiting");
-    currentAbort?.abort(new Error("parent gone"));
-    runtime.failAll("the orchestrator is gone");
-    options.exit(0);
-  });
+  private send(message: ChildMessage): void {
+    try {
+      this.options.channel.send(message);
+    } catch (error) {
+      this.options.logger.warn({ err: error, type: message.type }, "could not send an IPC message");
+    }
+  }
+}
 
+export async function runAgentChild(options: RunAgentChildOptions): Promise<void> {
+  const { args, logger } = options;
+  const child = new AgentChild(options);
+  options.onStopSignal?.((signal) => void child.shutdown(signal));
+  options.channel.onDisconnect(() => child.disconnected());
   const ready = (async () => {
     const bundle = await options.loadBundle(args.bundle);
     const created = await createAgentInstance({
@@ -145,53 +230,18 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
       agent: args.agent,
       instanceKey: args.instanceKey,
       stateRoot: args.stateRoot,
-      runtime,
+      runtime: (context) => child.runtime.scoped(context),
       logger,
       // Tool calls reach whoever waits on the turn (a terminal chat's tool lines) as they happen.
       onRuntimeEvent: (runtimeEvent) => {
         const progress = toolProgress({ event: runtimeEvent, agent: args.agent, instanceKey: args.instanceKey });
-        if (progress !== undefined) send(envelope("turn_progress", address, ORCHESTRATOR, progress));
+        if (progress !== undefined) child.reportProgress(progress);
       },
       ...(options.env === undefined ? {} : { env: options.env }),
       ...(options.model === undefined ? {} : { model: options.model }),
     });
-    gracePeriodMs = created.policy.gracePeriodMs;
-    requestTimeoutMs = created.policy.requestTimeoutMs;
-    return created.instance;
+    return { instance: created.instance, ...created.policy };
   })();
-
-  channel.onMessage((raw) => {
-    if (!isParentMessage(raw)) return logger.warn({ raw }, "ignored a message that is not a parent envelope");
-    switch (raw.type) {
-      case "event":
-        if (shuttingDown) return;
-        void queue.add(async () => {
-          await ready.catch(() => undefined);
-          await handleEvent(raw);
-        });
-        return;
-      case "runtime_result":
-        return runtime.handleRuntimeResult(raw.payload);
-      case "delegate_result":
-        return runtime.handleDelegateResult(raw.payload);
-      case "shutdown":
-        void shutdown(raw.payload.reason, raw.payload.gracePeriodMs ?? gracePeriodMs);
-        return;
-    }
-  });
-
-  try {
-    instance = await ready;
-  } catch (error) {
-    const code = isGoondanError(error) ? error.code : "AGENT_START_FAILED";
-    const message = describe(error).message;
-    logger.error({ code, err: error }, "agent failed to start");
-    send(envelope("fatal", address, ORCHESTRATOR, { code, message }));
-    options.exit(1);
-    return;
-  }
-  send(envelope("ready", address, ORCHESTRATOR, { pid: process.pid, agent: args.agent, instanceKey: args.instanceKey }));
-  logger.info("agent ready");
-  instance.onPendingResult(askForTurnIfResultsWait);
-  askForTurnIfResultsWait(); // results stored before a crash or restart
+  options.channel.onMessage((raw) => child.receive(raw, ready));
+  await child.start(ready);
 }

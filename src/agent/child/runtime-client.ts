@@ -1,29 +1,25 @@
 /**
- * `ctx.runtime` over IPC: each call is a `runtime_call` answered by a `runtime_result` with the same callId.
- * Requests carry a correlationId made here, so a waiter exists before any reply can arrive. A blocking
- * `request` then waits for the `delegate_result` with that correlationId (the orchestrator enforces the
- * deadline; a local guard adds a grace period); an async one returns `{correlationId}` at once and its later
- * `delegate_result` goes to `onUnclaimedResult` (the instance's pending results). Runtime refusals reject with
- * an Error carrying the orchestrator's code (the agents tool turns it into a tool error).
+ * The agent child's end of `ctx.runtime`: each call is a `runtime_call` answered by a `runtime_result` with the same
+ * callId; replies to requests (`delegate_result`) go to the waiter of their correlationId, or, when nobody waits (an
+ * async request), to `onUnclaimedResult` (the instance's pending results). `scoped(context)` gives a tool call its
+ * own AgentToolRuntime carrying that call's trace context and call chain (scoped-runtime.ts), so no shared state says
+ * which tool is running. Runtime refusals reject with an Error carrying the orchestrator's code.
  */
 import type { ChildMessage, ChildToParent, ParentToChild, RuntimeMethod } from "../../protocol/ipc-messages.ts";
 import { envelope, ORCHESTRATOR } from "../../protocol/ipc-messages.ts";
-import type { RestartAnswer } from "../../protocol/restart-answer.ts";
 import { failedReply, type Reply } from "../../protocol/turn-outcome.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import { newId, type IdGenerator } from "../../shared/ids.ts";
-import type { AgentInstanceInfo, AgentListOptions, AgentReply, AgentRequestOptions, AgentSpawnOptions, AgentToolRuntime } from "../../tools/types.ts";
 import { UsageError } from "../../shared/errors.ts";
+import type { AgentToolRuntime, RuntimeCallContext } from "../../tools/types.ts";
+import { ScopedRuntime, type RuntimeChannel } from "./scoped-runtime.ts";
 
-/** The orchestrator refused a runtime call (its code), or the channel to it is gone. */
 export class RuntimeCallError extends UsageError {}
 
 export interface RuntimeClientOptions {
   /** `agent/instanceKey` of this child. */
   address: string;
   send: (message: ChildMessage) => void;
-  /** The current turn's trace context and call chain. */
-  callContext: () => { traceId?: string; parentSpanId?: string; callChain: string[] };
   /** A delegate_result nobody waits for (async requests). */
   onUnclaimedResult: (result: Reply) => void;
   /**
@@ -34,7 +30,7 @@ export interface RuntimeClientOptions {
   ids?: IdGenerator;
 }
 
-export class RuntimeClient implements AgentToolRuntime {
+export class RuntimeClient implements RuntimeChannel {
   private readonly calls = new Map<string, { resolve: (value: JsonValue | undefined) => void; reject: (error: Error) => void }>();
   private readonly waiters = new Map<string, (result: Reply) => void>();
   private readonly ids: IdGenerator;
@@ -68,9 +64,42 @@ export class RuntimeClient implements AgentToolRuntime {
     this.waiters.clear();
   }
 
-  private call(method: RuntimeMethod, args: JsonObject): Promise<JsonValue | undefined> {
+  /** An AgentToolRuntime whose calls carry `context` (one tool call's trace and call chain). */
+  scoped(context: RuntimeCallContext): AgentToolRuntime {
+    return new ScopedRuntime(this, context);
+  }
+
+  /** A fresh id (`corr_…` for a request's correlationId). */
+  newId(prefix: string): string {
+    return this.ids(prefix);
+  }
+
+  /** The request timeout when a call names none: the Swarm's `policy.requestTimeoutMs`, else 60000. */
+  defaultTimeoutMs(): number {
+    const fallback = this.options.defaultTimeoutMs;
+    return (typeof fallback === "function" ? fallback() : fallback) ?? 60_000;
+  }
+
+  /** Waits for the reply of `correlationId`, or a local timeout reply a grace period after `timeoutMs`. Register before calling. */
+  awaitReply(options: { correlationId: string; agent: string; instanceKey: string; timeoutMs: number }): { reply: Promise<Reply>; cancel(): void } {
+    const { correlationId } = options;
+    const reply = new Promise<Reply>((resolve) => {
+      const guard = setTimeout(() => {
+        if (this.waiters.delete(correlationId)) {
+          resolve(failedReply({ correlationId, agent: options.agent, instanceKey: options.instanceKey, error: { code: "AGENT_REQUEST_TIMEOUT", message: `no reply from ${options.agent} within ${options.timeoutMs} ms` } }));
+        }
+      }, options.timeoutMs + 5_000);
+      this.waiters.set(correlationId, (result) => {
+        clearTimeout(guard);
+        resolve(result);
+      });
+    });
+    return { reply, cancel: () => void this.waiters.delete(correlationId) };
+  }
+
+  /** Sends one runtime call; resolves with its value, rejects with the orchestrator's refusal. */
+  call(method: RuntimeMethod, args: JsonObject, context: RuntimeCallContext): Promise<JsonValue | undefined> {
     const callId = this.ids("rtc");
-    const context = this.options.callContext();
     const payload: ChildToParent["runtime_call"] = {
       callId,
       method,
@@ -88,66 +117,5 @@ export class RuntimeClient implements AgentToolRuntime {
         reject(error instanceof Error ? error : new Error(String(error)));
       }
     });
-  }
-
-  request(options: AgentRequestOptions & { async?: false }): Promise<AgentReply>;
-  request(options: AgentRequestOptions & { async: true }): Promise<{ correlationId: string }>;
-  async request(options: AgentRequestOptions): Promise<AgentReply | { correlationId: string }> {
-    const correlationId = this.ids("corr");
-    const fallback = this.options.defaultTimeoutMs;
-    const timeoutMs = options.timeoutMs ?? (typeof fallback === "function" ? fallback() : fallback) ?? 60_000;
-    const args: JsonObject = { target: options.target, input: options.input, correlationId, timeoutMs, async: options.async === true };
-    if (options.instanceKey !== undefined) args.instanceKey = options.instanceKey;
-    if (options.metadata !== undefined) args.metadata = options.metadata;
-    if (options.eventType !== undefined) args.eventType = options.eventType;
-    if (options.async === true) {
-      await this.call("request", args);
-      return { correlationId };
-    }
-    const reply = new Promise<Reply>((resolve) => {
-      const guard = setTimeout(() => {
-        if (this.waiters.delete(correlationId)) {
-          resolve(failedReply({ correlationId, agent: options.target, instanceKey: options.instanceKey ?? "", error: { code: "AGENT_REQUEST_TIMEOUT", message: `no reply from ${options.target} within ${timeoutMs} ms` } }));
-        }
-      }, timeoutMs + 5_000);
-      this.waiters.set(correlationId, (result) => {
-        clearTimeout(guard);
-        resolve(result);
-      });
-    });
-    try {
-      await this.call("request", args);
-    } catch (error) {
-      this.waiters.delete(correlationId);
-      throw error;
-    }
-    return reply;
-  }
-
-  async send(options: Omit<AgentRequestOptions, "async" | "timeoutMs">): Promise<{ eventId: string }> {
-    const args: JsonObject = { target: options.target, input: options.input };
-    if (options.instanceKey !== undefined) args.instanceKey = options.instanceKey;
-    if (options.metadata !== undefined) args.metadata = options.metadata;
-    if (options.eventType !== undefined) args.eventType = options.eventType;
-    return (await this.call("send", args)) as { eventId: string };
-  }
-
-  async spawn(options: AgentSpawnOptions): Promise<AgentInstanceInfo> {
-    const args: JsonObject = { target: options.target };
-    if (options.instanceKey !== undefined) args.instanceKey = options.instanceKey;
-    if (options.cwd !== undefined) args.cwd = options.cwd;
-    return (await this.call("spawn", args)) as unknown as AgentInstanceInfo;
-  }
-
-  async list(options: AgentListOptions = {}): Promise<{ instances: AgentInstanceInfo[] }> {
-    return (await this.call("list", options.includeAll === true ? { includeAll: true } : {})) as unknown as { instances: AgentInstanceInfo[] };
-  }
-
-  async catalog(): Promise<{ agents: { name: string; description?: string; entry: boolean }[] }> {
-    return (await this.call("catalog", {})) as unknown as { agents: { name: string; description?: string; entry: boolean }[] };
-  }
-
-  async restart(options: { reason: string }): Promise<RestartAnswer> {
-    return (await this.call("restart", { reason: options.reason })) as unknown as RestartAnswer;
   }
 }

@@ -12,7 +12,9 @@ import type { ToolCatalogItem, ToolHandler } from "../../tools/types.ts";
 import type { EventBus } from "./event-bus.ts";
 import type { ExtensionStateFile } from "./extension-state.ts";
 import type { PipelineRegistry } from "./pipeline-registry.ts";
-import type { ExtensionApi, ExtensionRegister } from "./types.ts";
+import type { ExtensionApi, ExtensionModel, ExtensionRegister } from "./types.ts";
+
+const NO_MODEL: ExtensionModel = { generateText: () => Promise.reject(new Error("no model is available to extensions here")) };
 
 export interface ExtensionUse {
   resource: ExtensionResource;
@@ -30,6 +32,8 @@ export interface LoadExtensionsOptions {
   state: ExtensionStateFile;
   events: EventBus;
   logger: Logger;
+  /** `api.model`: the agent's model; default one that rejects (no model given). */
+  model?: ExtensionModel;
   /** Module loader; default dynamic `import()`. */
   importModule?: (path: string) => Promise<unknown>;
 }
@@ -71,7 +75,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<vo
     const api: ExtensionApi = {
       name,
       agent: options.agent,
-      pipeline: { register: (type, middleware, registerOptions) => options.pipeline.register(type, middleware, registerOptions) },
+      pipeline: { register: (type, middleware, registerOptions) => options.pipeline.register(type, middleware, { ...registerOptions, extension: name }) },
       tools: {
         register: (item, handler, toolOptions) => options.registerTool(item, handler, name, toolOptions),
         unregister: (toolName) => options.unregisterTool?.(toolName, name) ?? false,
@@ -79,6 +83,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<vo
       state: { get: () => options.state.get(name), set: (value) => options.state.set(name, value) },
       events: { on: (type, listener) => options.events.on(type, listener), emit: (type, payload) => options.events.emit(type, payload) },
       logger: options.logger.child({ extension: name }),
+      model: options.model ?? NO_MODEL,
     };
     try {
       await register(api, use.config);

@@ -5,6 +5,7 @@
  * runs outer (first); equal priorities keep registration order. Extension authors import these from "goondan".
  */
 import type { AgentEvent } from "../../protocol/agent-event.ts";
+import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { Message, ToolCallMiddlewareContext, ToolCatalogItem, ToolHandler, ToolResult } from "../../tools/types.ts";
@@ -17,14 +18,8 @@ export interface TokenUsage {
   outputTokens: number;
 }
 
-export interface TurnResult {
-  turnId: string;
-  status: "ok" | "error";
-  /** The final assistant text (the last text on `max_steps`). */
-  response: string;
-  /** `stop`, `max_steps`, `error`, `aborted`, … */
-  finishReason: string;
-  error?: { code: string; message: string };
+/** What the turn pipeline returns: the turn's outcome (the one TurnOutcome), with its step count and token usage. */
+export interface TurnResult extends TurnOutcome {
   steps: number;
   usage: TokenUsage;
 }
@@ -46,6 +41,31 @@ export interface StepResult {
   continueTurn: boolean;
 }
 
+/** What `ctx.agents.request` takes (the public Goondan shape). `input` defaults to "". */
+export interface MiddlewareAgentRequest {
+  target: string;
+  input?: string;
+  /** Default: the Swarm's instanceKey. */
+  instanceKey?: string;
+  /** Default: the Swarm's `policy.requestTimeoutMs`. */
+  timeoutMs?: number;
+  /** Return at once; the reply is shown to the model before a later step (like `agents__request` async). */
+  async?: boolean;
+  metadata?: JsonObject;
+}
+
+/**
+ * Other agents of the swarm, from turn and step middleware, through the orchestrator (same rules as the `agents`
+ * tool). A request answered with an error, or refused (cycle, depth, unknown agent), rejects with an Error
+ * carrying `code` (`AGENT_REQUEST_TIMEOUT`, `CIRCULAR_CALL_DETECTED`, …).
+ */
+export interface MiddlewareAgentsApi {
+  request(params: MiddlewareAgentRequest): Promise<{ target: string; response: string; correlationId?: string; instanceKey?: string; accepted?: boolean; async?: boolean }>;
+  send(params: Omit<MiddlewareAgentRequest, "timeoutMs" | "async">): Promise<{ accepted: boolean; eventId: string }>;
+  /** The agents of this swarm (as `agents__catalog` lists them). */
+  catalog(): Promise<{ agents: { name: string; description?: string; entry: boolean }[] }>;
+}
+
 interface PipelineContextBase {
   readonly agentName: string;
   readonly instanceKey: string;
@@ -58,6 +78,8 @@ interface PipelineContextBase {
   metadata: Record<string, JsonValue>;
   /** Changes the conversation durably (append / replace / remove / truncate). */
   emitMessageEvent(event: MessageEvent): void;
+  /** Ask or tell other agents of the swarm. */
+  readonly agents: MiddlewareAgentsApi;
 }
 
 export type TurnMiddlewareContext = PipelineContextBase;
@@ -66,6 +88,8 @@ export interface StepMiddlewareContext extends PipelineContextBase {
   readonly stepIndex: number;
   /** Rebuilt every step; edit it to change what the model is offered. */
   toolCatalog: ToolCatalogItem[];
+  /** The system prompt of this step's model call: the Agent's own, fresh every step; middleware may add to it. */
+  systemPrompt: string;
 }
 
 export interface PipelineContexts {
@@ -77,6 +101,12 @@ export interface PipelineContexts {
 export type PipelineType = keyof PipelineContexts;
 
 export type PipelineMiddleware<T extends PipelineType> = (ctx: PipelineContexts[T]["context"] & { next(): Promise<PipelineContexts[T]["result"]> }) => Promise<PipelineContexts[T]["result"]>;
+
+/** The agent's own model, for an extension that needs one more call of it (outside the conversation, no tools). */
+export interface ExtensionModel {
+  /** Rejects with a coded error (MODEL_TIMEOUT, MODEL_RATE_LIMITED, …) when the model cannot answer. */
+  generateText(request: { system?: string; prompt: string; maxOutputTokens?: number; signal?: AbortSignal }): Promise<{ text: string; usage: TokenUsage }>;
+}
 
 export interface ExtensionApi {
   /** The extension's own name. */
@@ -108,6 +138,8 @@ export interface ExtensionApi {
     emit(type: string, payload: JsonValue): void;
   };
   logger: Logger;
+  /** The agent's model (its params, timeout and retries), e.g. to summarise old turns. */
+  model: ExtensionModel;
 }
 
 export type ExtensionRegister = (api: ExtensionApi, config: JsonObject) => void | Promise<void>;

@@ -6,9 +6,9 @@
  */
 import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/agent-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
-import { newId } from "../../shared/ids.ts";
 import type { ResultsLog } from "../conversation/results-log.ts";
 import type { PendingResults, DelegateResult } from "../conversation/pending-results.ts";
+import { commits } from "../loop/next-step.ts";
 import { runTurn } from "../loop/run-turn.ts";
 import type { TurnEnvironment } from "../loop/turn-environment.ts";
 
@@ -21,19 +21,12 @@ export interface AgentInstanceParts {
 }
 
 export class AgentInstance {
-  private current: AgentEvent | undefined;
-
   constructor(private readonly parts: AgentInstanceParts) {
     this.foldCommittedLeftovers();
   }
 
   get env(): TurnEnvironment {
     return this.parts.env;
-  }
-
-  /** The event whose turn is running, if any (for ctx.runtime call chains). */
-  get currentEvent(): AgentEvent | undefined {
-    return this.current;
   }
 
   /**
@@ -48,7 +41,7 @@ export class AgentInstance {
       this.parts.env.logger.info({ eventId: event.id, attempt: options.attempt }, "redelivered event already committed; answering the stored result");
       return { ...committed, agent: this.parts.env.agentName, instanceKey: this.parts.env.instanceKey };
     }
-    const turnId = (this.parts.env.ids ?? newId)("turn");
+    const turnId = this.parts.env.ids("turn");
     if (event.type === RESULTS_ARRIVED_EVENT && this.pendingResultCount === 0) {
       // An earlier turn showed them already: nothing to wake the model for.
       const payload: TurnOutcome = { status: "ok", agent: this.parts.env.agentName, instanceKey: this.parts.env.instanceKey, eventId: event.id, turnId, response: "", finishReason: "nothing_pending" };
@@ -56,35 +49,21 @@ export class AgentInstance {
       return payload;
     }
     options.onTurnStarted?.(turnId);
-    this.current = event;
-    try {
-      const result = await runTurn({
-        env: this.parts.env,
-        event,
-        turnId,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }),
-      });
-      if (result.finishReason === "aborted") {
-        this.parts.env.logger.warn({ eventId: event.id, turnId }, "turn aborted; left uncommitted for redelivery");
-        return undefined;
-      }
-      const payload: TurnOutcome = {
-        status: result.status,
-        agent: this.parts.env.agentName,
-        instanceKey: this.parts.env.instanceKey,
-        eventId: event.id,
-        turnId: result.turnId,
-        response: result.response,
-        finishReason: result.finishReason,
-        ...(result.error === undefined ? {} : { error: result.error }),
-      };
-      this.parts.results.record(payload);
-      this.parts.env.store.fold();
-      return payload;
-    } finally {
-      this.current = undefined;
+    const ending = await runTurn({
+      env: this.parts.env,
+      event,
+      turnId,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }),
+    });
+    if (!commits(ending)) {
+      this.parts.env.logger.warn({ eventId: event.id, turnId }, "turn aborted; left uncommitted for redelivery");
+      return undefined;
     }
+    const { steps: _steps, usage: _usage, ...outcome } = ending.result;
+    this.parts.results.record(outcome);
+    this.parts.env.store.fold();
+    return outcome;
   }
 
   /** A reply to an async request: kept durably until shown to the model. */

@@ -16,20 +16,23 @@ import { newId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { instancePaths, type InstancePaths } from "../../shared/state-paths.ts";
 import { ToolRegistry } from "../../tools/tool-registry.ts";
-import type { AgentToolRuntime } from "../../tools/types.ts";
+import type { AgentToolRuntime, RuntimeCallContext } from "../../tools/types.ts";
 import { AgentInstance } from "./agent-instance.ts";
 import { ConversationStore } from "../conversation/conversation-store.ts";
 import { PendingResults } from "../conversation/pending-results.ts";
 import { ResultsLog } from "../conversation/results-log.ts";
 import { ToolCompletions } from "../conversation/tool-completions.ts";
 import { EventBus } from "../extensions/event-bus.ts";
+import { reportExtensionFailures } from "../extensions/extension-failures.ts";
 import { ExtensionStateFile } from "../extensions/extension-state.ts";
 import { loadExtensions } from "../extensions/load-extensions.ts";
 import { PipelineRegistry } from "../extensions/pipeline-registry.ts";
 import { apiKeyEnvName, resolveApiKey } from "../model/api-key.ts";
 import { modelTimeoutMs } from "../model/model-call-timeout.ts";
 import { createLanguageModel } from "../model/model-factory.ts";
+import { abortableSleep } from "../model/call-with-retry.ts";
 import { RECORD_CASSETTE_ENV, wrapWithRecorder } from "../model/recording-model.ts";
+import { extensionModel } from "../model/extension-model.ts";
 import { RuntimeEventLog, type RuntimeEventSink } from "./runtime-event-log.ts";
 import type { TurnEnvironment } from "../loop/turn-environment.ts";
 
@@ -40,7 +43,8 @@ export interface CreateAgentInstanceOptions {
   agent: string;
   instanceKey: string;
   stateRoot: string;
-  runtime: AgentToolRuntime;
+  /** `ctx.runtime` for one tool call (the child's RuntimeClient, scoped to the call). */
+  runtime: (context: RuntimeCallContext) => AgentToolRuntime;
   logger: Logger;
   /** Default process.env (API keys, GOONDAN_RECORD_CASSETTE). */
   env?: Record<string, string | undefined>;
@@ -84,7 +88,6 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
   // Tools and extensions get their config with ValueSources resolved from this child's (scoped) env.
   const tools = agentTools(bundle, agent).map((tool) => (tool.spec.config === undefined ? tool : { ...tool, spec: { ...tool.spec, config: resolveConfigValues(tool.spec.config, env) as JsonObject } }));
   const registry = await ToolRegistry.fromResources(tools);
-  const pipeline = new PipelineRegistry();
   const state = new ExtensionStateFile(paths.state);
   const eventLog = new RuntimeEventLog(paths.runtimeEvents, { agent: options.agent, instanceKey: options.instanceKey });
   const observe = options.onRuntimeEvent;
@@ -94,6 +97,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
       observe(event);
     },
   };
+  const pipeline = new PipelineRegistry({ onFailure: reportExtensionFailures({ logger, runtimeEvents }) });
   const events = new EventBus((type, error) => logger.warn({ type, err: error }, "extension event listener threw"));
   await loadExtensions({
     extensions: agentExtensions(bundle, agent).map((use) => ({ ...use, config: resolveConfigValues(use.config, env) as JsonObject })),
@@ -105,6 +109,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     state,
     events,
     logger,
+    model: extensionModel({ model, params: agent.spec.modelConfig.params ?? {}, timeoutMs: modelTimeoutMs(agentModel(bundle, agent)), logger }),
   });
 
   const store = ConversationStore.open({ basePath: paths.base, eventsPath: paths.events });
@@ -132,7 +137,9 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     runtime: options.runtime,
     pendingResults,
     toolCompletions: new ToolCompletions({ pendingResults, ids: newId, logger }),
-    activeSpan: {},
+    ids: newId,
+    now: Date.now,
+    sleep: abortableSleep,
     modelTimeoutMs: modelTimeoutMs(agentModel(bundle, agent)),
   };
   const instance = new AgentInstance({ env: turnEnv, results, pendingResults, onClose: () => eventLog.close() });

@@ -1,6 +1,6 @@
 /**
  * `runtime-events.jsonl`: the append-only observability log of an instance (`turn.started/completed/failed`,
- * `step.*`, `tool.*`, `conversation.recovered`), each with traceId, spanId, parentSpanId, durations and token
+ * `step.*`, `tool.*`, `conversation.recovered`, `extension.failed`), each with traceId, spanId, parentSpanId, durations and token
  * usage where they apply. Lines are appended without fsync: losing the last few on a crash costs no correctness.
  */
 import type { JsonObject } from "../../shared/json.ts";
@@ -17,7 +17,8 @@ export type RuntimeEventType =
   | "tool.completed"
   | "tool.failed"
   | "conversation.recovered"
-  | "model.retried";
+  | "model.retried"
+  | "extension.failed";
 
 export interface RuntimeEvent {
   type: RuntimeEventType;

@@ -9,7 +9,6 @@
  *   the unanswered assistant message is removed and the model is asked again (conversation/model-view.ts): the
  *   tools were stopped by us, not by their own fault, so the model may simply run them again.
  */
-import { newId } from "../../shared/ids.ts";
 import { TOOL_ERROR_CODES, toolError } from "../../tools/tool-errors.ts";
 import { toolCallsOf, validModelView } from "../conversation/model-view.ts";
 import type { TurnMiddlewareContext } from "../extensions/types.ts";
@@ -38,10 +37,10 @@ export function recoverInterruptedStep(scope: RecoveryScope): void {
   const last = env.store.messages.at(-1);
   const calls = last === undefined ? [] : toolCallsOf(last);
   if (crashedBefore !== undefined && calls.length > 0) {
-    const now = (env.now ?? Date.now)();
+    const now = env.now();
     const result = interruptedCallResult(crashedBefore);
     const data = toolResultData(calls.map((call) => ({ ...call, result })));
-    context.emitMessageEvent({ type: "append", message: createMessage({ id: (env.ids ?? newId)("msg"), data, source: { type: "tool" }, metadata: { turnId: context.turnId, interrupted: true }, now }) });
+    context.emitMessageEvent({ type: "append", message: createMessage({ id: env.ids("msg"), data, source: { type: "tool" }, metadata: { turnId: context.turnId, interrupted: true }, now }) });
     env.logger.warn({ calls: calls.map((call) => call.toolName), crashedBefore }, "answered the tool calls a crash interrupted with E_TOOL_INTERRUPTED");
     env.runtimeEvents.emit({ type: "conversation.recovered", ...spans, data: { interruptedCalls: calls.map((call) => call.toolCallId), crashedBefore } });
   }

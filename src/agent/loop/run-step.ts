@@ -1,15 +1,16 @@
 /**
  * One step of a turn: build the catalog (rebuilt every step from the agent's tools plus dynamic tools) → step
- * middleware (may edit `ctx.toolCatalog`, add messages, or decide whether the turn continues) → one
- * `generateText` call (system prompt first, the valid model view of the conversation, tools WITHOUT `execute`,
- * each attempt bounded by the model's timeout, retried by callWithRetry) → the assistant message appended →
- * each tool call through `executeToolCall` with the toolCall middlewares (a pending call's completion goes to
- * env.toolCompletions) → the results appended as one tool message. Model failures throw ModelCallError.
+ * middleware (may edit `ctx.toolCatalog` and `ctx.systemPrompt`, add messages, or decide whether the turn
+ * continues) → one `generateText` call (system prompt first, the valid model view of the conversation, tools
+ * WITHOUT `execute`, each attempt bounded by the model's timeout, retried by callWithRetry) → the assistant
+ * message appended → each tool call through `executeToolCall` with the toolCall middlewares (a pending call's
+ * completion goes to env.toolCompletions) → the results appended as one tool message. Model failures throw
+ * ModelCallError.
  */
 import { generateText, jsonSchema, tool, type ModelMessage, type ToolSet } from "ai";
 import { compose } from "../../shared/compose.ts";
 import type { JsonObject } from "../../shared/json.ts";
-import { newId, newSpanId } from "../../shared/ids.ts";
+import { newSpanId } from "../../shared/ids.ts";
 import { buildCatalog } from "../../tools/tool-catalog.ts";
 import { executeToolCall } from "../../tools/execute-tool-call.ts";
 import type { ToolCatalogItem } from "../../tools/types.ts";
@@ -44,8 +45,7 @@ function toToolSet(catalog: readonly ToolCatalogItem[]): ToolSet {
 export async function runStep(options: RunStepOptions): Promise<StepResult> {
   const { env, scope, stepIndex } = options;
   const turn = scope.context;
-  const ids = env.ids ?? newId;
-  const now = env.now ?? Date.now;
+  const { ids, now } = env;
   const stepSpanId = newSpanId();
   const startedAt = now();
   const base = { traceId: turn.traceId, spanId: stepSpanId, parentSpanId: scope.turnSpanId, turnId: turn.turnId, eventId: scope.eventId, stepIndex };
@@ -65,8 +65,10 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
     emitMessageEvent: (event) => {
       if (!scope.signal.aborted) turn.emitMessageEvent(event);
     },
+    agents: turn.agents,
     stepIndex,
     toolCatalog: buildCatalog({ registry: env.registry, agentTools: env.agentTools }),
+    systemPrompt: env.systemPrompt,
   };
 
   const core = async (ctx: StepMiddlewareContext): Promise<StepResult> => {
@@ -80,7 +82,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
           call: (abortSignal) =>
             generateText({
               model: env.model,
-              system: env.systemPrompt,
+              system: ctx.systemPrompt,
               messages,
               ...(catalog.length > 0 ? { tools: toToolSet(catalog) } : {}),
               maxRetries: 0,
@@ -92,7 +94,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
         }),
       signal: scope.signal,
       ...(env.retryPolicy === undefined ? {} : { policy: env.retryPolicy }),
-      ...(env.sleep === undefined ? {} : { sleep: env.sleep }),
+      sleep: env.sleep,
       now,
       onRetry: ({ attempt, delayMs, failure }) => {
         env.logger.warn({ attempt, delayMs, code: failure.code }, "model call failed; retrying");
@@ -112,7 +114,6 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
       const toolSpanId = newSpanId();
       const toolStartedAt = now();
       env.runtimeEvents.emit({ type: "tool.called", traceId: turn.traceId, spanId: toolSpanId, parentSpanId: stepSpanId, turnId: turn.turnId, stepIndex, toolName: call.name, toolCallId: call.id });
-      if (env.activeSpan !== undefined) env.activeSpan.toolSpanId = toolSpanId;
       const result = await executeToolCall({
         call,
         catalog,
@@ -125,12 +126,11 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
           message: assistant,
           workdir: env.workdir,
           logger: env.logger.child({ tool: call.name }),
-          runtime: env.runtime,
+          runtime: env.runtime({ traceId: turn.traceId, parentSpanId: toolSpanId, callChain: turn.inputEvent.callChain }),
           parentSignal: scope.signal,
           ...(env.toolCompletions === undefined ? {} : { onPendingCompletion: env.toolCompletions.listener }),
         },
       });
-      if (env.activeSpan !== undefined) env.activeSpan.toolSpanId = undefined;
       const durationMs = now() - toolStartedAt;
       env.runtimeEvents.emit({
         type: result.status === "error" ? "tool.failed" : "tool.completed",

@@ -3,7 +3,8 @@
  * step middleware stops asking for more), or `maxStepsPerTurn` (then `finishReason: "max_steps"` with the last
  * text). Turn middleware wraps the whole loop through the same `compose()`. Before each step, replies to
  * earlier async requests and completions of pending tool calls are shown to the model as messages (a
- * `results.arrived` event, which wakes an idle instance for them, adds no user message). A redelivered event
+ * `results.arrived` event, which wakes an idle instance for them, adds no user message; a reply's message also
+ * says what it answers as `__goondanInterAgentResponse` metadata, for extensions). A redelivered event
  * whose user message is already in the conversation resumes (no second user message); tool calls left
  * unanswered by the previous attempt are answered with E_TOOL_INTERRUPTED (it crashed) or removed (it was
  * stopped) first (recover-interrupted-step.ts). Every failure becomes a structured TurnResult; this never throws.
@@ -11,11 +12,14 @@
 import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/agent-event.ts";
 import { compose } from "../../shared/compose.ts";
 import { isGoondanError } from "../../shared/errors.ts";
-import { newId, newSpanId } from "../../shared/ids.ts";
-import { isToolCompletion, pendingResultId, type PendingResult } from "../conversation/pending-results.ts";
+import { newSpanId } from "../../shared/ids.ts";
+import { isToolCompletion, pendingResultId, type DelegateResult, type PendingResult } from "../conversation/pending-results.ts";
 import type { TokenUsage, TurnMiddlewareContext, TurnResult } from "../extensions/types.ts";
 import { createMessage } from "../conversation/message-factory.ts";
+import { middlewareAgents } from "../extensions/middleware-agents.ts";
+import type { JsonObject } from "../../shared/json.ts";
 import { recoverInterruptedStep } from "./recover-interrupted-step.ts";
+import { nextStepAfter, type NextStep, type TurnEnding } from "./next-step.ts";
 import { runStep, type TurnScope } from "./run-step.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
 
@@ -33,8 +37,7 @@ export interface RunTurnOptions {
 function deliverPendingResults(env: TurnEnvironment, context: TurnMiddlewareContext): void {
   const pending = env.pendingResults;
   if (pending === undefined || pending.list().length === 0) return;
-  const now = env.now ?? Date.now;
-  const ids = env.ids ?? newId;
+  const { now, ids } = env;
   const shown = new Set<unknown>();
   for (const message of context.messages) {
     shown.add(message.metadata.delegateCorrelationId);
@@ -46,12 +49,32 @@ function deliverPendingResults(env: TurnEnvironment, context: TurnMiddlewareCont
     delivered.push(id);
     if (shown.has(id)) continue;
     const shownAs = pendingResultMessage(item);
+    const described: JsonObject = isToolCompletion(item) ? {} : { [INTER_AGENT_RESPONSE_KEY]: interAgentResponse(item, env.agentName, now()) };
     context.emitMessageEvent({
       type: "append",
-      message: createMessage({ id: ids("msg"), data: { role: "user", content: shownAs.text }, source: { type: "system", name: shownAs.source }, metadata: { [shownAs.idKey]: id, turnId: context.turnId }, now: now() }),
+      message: createMessage({ id: ids("msg"), data: { role: "user", content: shownAs.text }, source: { type: "system", name: shownAs.source }, metadata: { [shownAs.idKey]: id, turnId: context.turnId, ...described }, now: now() }),
     });
   }
   pending.remove(delivered);
+}
+
+/** Where an async reply's message says, as data, what it answers (the public Goondan metadata key). */
+export const INTER_AGENT_RESPONSE_KEY = "__goondanInterAgentResponse";
+
+function interAgentResponse(item: DelegateResult, self: string, at: number): JsonObject {
+  const status = item.status === "ok" ? "ok" : item.error?.code === "AGENT_REQUEST_TIMEOUT" ? "timeout" : "error";
+  return {
+    kind: "inter_agent_response",
+    version: 1,
+    requestId: item.correlationId,
+    fromAgentId: item.agent,
+    fromInstanceKey: item.instanceKey,
+    toAgentId: self,
+    async: true,
+    status,
+    receivedAt: new Date(at).toISOString(),
+    ...(item.error === undefined ? {} : { errorCode: item.error.code, errorMessage: item.error.message }),
+  };
 }
 
 /** How an arrived outcome reads to the model: a header line naming what it answers, then the outcome. */
@@ -65,10 +88,10 @@ function pendingResultMessage(item: PendingResult): { text: string; source: stri
   return { text, source: "delegate_result", idKey: "delegateCorrelationId" };
 }
 
-export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
+/** Runs one turn; never throws. An aborted turn (see next-step.ts) ends `aborted` and must not be committed. */
+export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnResult>> {
   const { env, event } = options;
-  const ids = env.ids ?? newId;
-  const now = env.now ?? Date.now;
+  const { ids, now } = env;
   const turnId = options.turnId ?? ids("turn");
   const turnSpanId = newSpanId();
   const startedAt = now();
@@ -91,6 +114,8 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     emitMessageEvent: (messageEvent) => {
       if (!signal.aborted) env.store.emit(messageEvent, origin);
     },
+    // Requests from turn and step middleware carry the turn's trace and call chain, parented to the turn's span.
+    agents: middlewareAgents(env.runtime({ traceId: event.traceId, parentSpanId: turnSpanId, callChain: event.callChain })),
   };
 
   recoverInterruptedStep({ env, context, spans, ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }) });
@@ -107,18 +132,26 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       });
     }
     const scope: TurnScope = { context: ctx, eventId: event.id, turnSpanId, signal };
+    const outcome = { agent: env.agentName, instanceKey: env.instanceKey, eventId: event.id, turnId };
     let lastText = "";
-    for (let stepIndex = 0; stepIndex < env.maxStepsPerTurn; stepIndex++) {
-      if (signal.aborted) return { turnId, status: "error", response: lastText, finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED", message: "the turn was aborted (shutdown)" }, steps, usage };
+    let next: NextStep = signal.aborted ? { type: "aborted" } : { type: "run_again" };
+    while (next.type === "run_again" && steps < env.maxStepsPerTurn) {
       deliverPendingResults(env, ctx);
-      const step = await runStep({ env, scope, stepIndex });
+      const step = await runStep({ env, scope, stepIndex: steps });
       steps += 1;
       usage.inputTokens += step.usage.inputTokens;
       usage.outputTokens += step.usage.outputTokens;
       if (step.text.length > 0) lastText = step.text;
-      if (!step.continueTurn) return { turnId, status: "ok", response: step.text, finishReason: step.finishReason, steps, usage };
+      next = nextStepAfter({ step, signal });
     }
-    return { turnId, status: "ok", response: lastText, finishReason: "max_steps", steps, usage };
+    switch (next.type) {
+      case "final":
+        return { ...outcome, status: "ok", response: next.response, finishReason: next.finishReason, steps, usage };
+      case "aborted":
+        return { ...outcome, status: "error", response: lastText, finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED", message: "the turn was aborted (shutdown)" }, steps, usage };
+      case "run_again":
+        return { ...outcome, status: "ok", response: lastText, finishReason: "max_steps", steps, usage };
+    }
   };
 
   let result: TurnResult;
@@ -129,7 +162,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     const message = error instanceof Error ? error.message : String(error);
     // Not the error object itself: an APICallError carries the whole request body (the conversation).
     env.logger.error({ code, error: message.slice(0, 500), turnId }, "turn failed");
-    result = { turnId, status: "error", response: "", finishReason: signal.aborted ? "aborted" : "error", error: { code, message }, steps, usage };
+    result = { agent: env.agentName, instanceKey: env.instanceKey, eventId: event.id, turnId, status: "error", response: "", finishReason: signal.aborted ? "aborted" : "error", error: { code, message }, steps, usage };
   }
   env.runtimeEvents.emit({
     type: result.status === "ok" ? "turn.completed" : "turn.failed",
@@ -139,5 +172,5 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     data: { steps: result.steps, finishReason: result.finishReason },
     ...(result.error === undefined ? {} : { error: result.error }),
   });
-  return result;
+  return signal.aborted ? { type: "aborted", result } : { type: "completed", result };
 }

@@ -16,6 +16,7 @@
  */
 import type { ConnectorContext, ConnectorEvent } from "../../connector/connector-types.ts";
 import { configValue } from "./config-value.ts";
+import { json, problem, readCappedBody } from "./http-endpoint.ts";
 import { SIGNATURE_HEADER, verifySignature } from "./webhook-signature.ts";
 
 /** The event a body becomes unless the Connection's `config.event` renames it. */
@@ -47,10 +48,6 @@ export function webhookSettings(ctx: Pick<ConnectorContext, "config" | "secrets"
   };
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
-const problem = (status: number, code: string, message: string, headers?: Record<string, string>): Response => json(status, { error: { code, message } }, headers);
-
 /** Turns a JSON body into the connector event it stands for. */
 export function bodyToEvent(body: Record<string, unknown>, eventName: string): ConnectorEvent {
   const textField = [body.text, body.input, body.message].find((value): value is string => typeof value === "string");
@@ -67,31 +64,6 @@ export function bodyToEvent(body: Record<string, unknown>, eventName: string): C
   };
 }
 
-/** The body's bytes, read as they stream in and given up (undefined) as soon as they pass `maxBytes`. */
-async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
-  if (!request.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      void reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const raw = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    raw.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return raw;
-}
-
 /** The request handler, separate from the server so it can be tested with plain Requests. */
 export function createWebhookHandler(options: { ctx: Pick<ConnectorContext, "emit" | "logger">; settings: WebhookSettings }) {
   const { ctx, settings } = options;
@@ -101,7 +73,7 @@ export function createWebhookHandler(options: { ctx: Pick<ConnectorContext, "emi
     if (request.method !== "POST") return problem(405, "E_WEBHOOK_METHOD", `expected POST, got ${request.method}`, { allow: "POST" });
     const declared = Number(request.headers.get("content-length") ?? "0");
     if (declared > settings.maxBodyBytes) return problem(413, "E_WEBHOOK_TOO_LARGE", `body of ${declared} bytes exceeds ${settings.maxBodyBytes}`);
-    const raw = await readCapped(request, settings.maxBodyBytes);
+    const raw = await readCappedBody(request, settings.maxBodyBytes);
     if (raw === undefined) return problem(413, "E_WEBHOOK_TOO_LARGE", `body exceeds ${settings.maxBodyBytes} bytes`);
     if (settings.secret !== undefined) {
       const check = verifySignature({ body: raw, secret: settings.secret, header: request.headers.get(SIGNATURE_HEADER) });

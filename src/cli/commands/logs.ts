@@ -19,6 +19,8 @@ export function formatRuntimeEvent(record: Record<string, unknown>): string {
   if (typeof record.turnId === "string") parts.push(`turn=${record.turnId}`);
   if (typeof record.stepIndex === "number") parts.push(`step=${record.stepIndex}`);
   if (typeof record.toolName === "string") parts.push(`tool=${record.toolName}`);
+  const data = record.data as { extension?: unknown; hook?: unknown } | undefined;
+  if (typeof data?.extension === "string") parts.push(`extension=${data.extension}${typeof data.hook === "string" ? ` hook=${data.hook}` : ""}`);
   if (typeof record.durationMs === "number") parts.push(`${Math.round(record.durationMs)}ms`);
   const usage = record.usage as { inputTokens?: number; outputTokens?: number } | undefined;
   if (usage && typeof usage.inputTokens === "number") parts.push(`tokens=${usage.inputTokens}/${usage.outputTokens ?? 0}`);

@@ -120,11 +120,15 @@ export class Instance implements PoolMember {
 
   /**
    * Delivers a reply to this instance now, or once its child is ready again (dropped if `deadline` passed by
-   * then). An instance without a child is started for it: the reply to an async request wakes it.
+   * then). An instance without a child is started for it: the reply to an async request wakes it. A reply the
+   * running turn waits for (`blocking`) also reaches a draining child: its turn then ends and the drain with it,
+   * instead of waiting out the grace period.
    */
-  deliverReply(reply: ParentToChild["delegate_result"], deadline = Number.POSITIVE_INFINITY): void {
+  deliverReply(reply: ParentToChild["delegate_result"], options: { deadline?: number; blocking?: boolean } = {}): void {
     if (this.supervisor.send("delegate_result", reply)) return;
-    this.replyBacklog.hold(reply, deadline);
+    const child = this.supervisor.child;
+    if (options.blocking === true && this.status === "draining" && this.inFlight && child?.send("delegate_result", reply)) return;
+    this.replyBacklog.hold(reply, options.deadline ?? Number.POSITIVE_INFINITY);
     if (!this.live) this.ensureStarted();
   }
 
@@ -156,6 +160,16 @@ export class Instance implements PoolMember {
     this.startFailures.reset();
     this.clearIdleTimer();
     return this.supervisor.stop(options);
+  }
+
+  /**
+   * While draining: the running turn cannot finish (it waits for a request that will not run before the restart),
+   * so its child aborts it now instead of at the end of the grace period; it stays uncommitted and is redelivered.
+   */
+  cutTurnShort(reason: string): void {
+    if (this.status !== "draining" || !this.inFlight) return;
+    this.logger.info({ eventId: this.inFlight.event.id, reason }, "draining turn cut short");
+    this.supervisor.child?.send("shutdown", { gracePeriodMs: 0, reason });
   }
 
   /** No more starts or restarts (orchestrator shutdown, agent gone from the swarm). */

@@ -24,7 +24,7 @@ export interface OutcomeRouterOptions {
   pending: PendingRequests;
   logger: Logger;
   /** The requesting instance by address, created when it has no supervisor (its reply waits for its next child). */
-  requester(address: string): { deliverReply(reply: Reply, deadline: number): void };
+  requester(address: string): { deliverReply(reply: Reply, options: { deadline: number; blocking: boolean }): void };
   /** The callee instance by address, when it has a supervisor. */
   callee(address: string): { withdraw(eventId: string): InboxEntry | undefined } | undefined;
 }
@@ -57,7 +57,7 @@ export class OutcomeRouter {
   requestTimedOut(request: PendingRequest): void {
     const withdrawn = this.options.callee(instanceAddress(request.agent, request.instanceKey))?.withdraw(request.eventId);
     this.options.logger.warn({ correlationId: request.correlationId, requester: request.requester, started: withdrawn === undefined }, "request timed out");
-    this.options.requester(request.requester).deliverReply(timeoutReply(request), Number.POSITIVE_INFINITY);
+    this.options.requester(request.requester).deliverReply(timeoutReply(request), { deadline: Number.POSITIVE_INFINITY, blocking: request.blocking === true });
   }
 
   private settle(entry: InboxEntry, outcome: TurnOutcome): void {
@@ -71,6 +71,6 @@ export class OutcomeRouter {
       this.options.logger.warn({ correlationId: replyTo.correlationId, eventId: entry.event.id }, why);
       return;
     }
-    this.options.requester(request.requester).deliverReply(replyForOutcome(request, outcome), request.deadline);
+    this.options.requester(request.requester).deliverReply(replyForOutcome(request, outcome), { deadline: request.deadline, blocking: request.blocking === true });
   }
 }

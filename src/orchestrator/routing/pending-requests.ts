@@ -17,6 +17,8 @@ export interface PendingRequest {
   eventId: string;
   /** Epoch ms. */
   deadline: number;
+  /** The requester's turn waits for this reply (`agents__request` without `async`). Default false. */
+  blocking?: boolean;
 }
 
 const EXPIRED_MEMORY = 10_000;
@@ -51,6 +53,11 @@ export class PendingRequests {
     this.options.clock.clearTimeout(entry.timer);
     this.entries.delete(key);
     return entry.request;
+  }
+
+  /** The pending request, if it is still waiting, left in place. */
+  peek(reply: { requester: InstanceAddress; correlationId: string }): PendingRequest | undefined {
+    return this.entries.get(keyOf(reply))?.request;
   }
 
   wasExpired(reply: { requester: InstanceAddress; correlationId: string }): boolean {

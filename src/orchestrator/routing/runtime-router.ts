@@ -125,6 +125,6 @@ function delegate(host: RouterHost, requester: RouterRequester, call: ChildToPar
   event.replyTo = { target: requester.address, correlationId };
   event.deadline = now + timeoutMs;
   host.accept(event, syncPolicyFor({ event, requesterWaits: args.async !== true }));
-  host.pending.add({ correlationId, requester: requester.address, agent: target, instanceKey, eventId, deadline: event.deadline });
+  host.pending.add({ correlationId, requester: requester.address, agent: target, instanceKey, eventId, deadline: event.deadline, blocking: args.async !== true });
   return { correlationId, eventId };
 }

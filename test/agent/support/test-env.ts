@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModel } from "ai";
 import type { AgentEvent } from "../../../src/protocol/agent-event.ts";
+import { newId } from "../../../src/shared/ids.ts";
 import { silentLogger } from "../../../src/shared/logger.ts";
 import { instancePaths, type InstancePaths } from "../../../src/shared/state-paths.ts";
 import { ToolRegistry } from "../../../src/tools/tool-registry.ts";
@@ -48,9 +49,11 @@ export function testEnv(options: { model: LanguageModel; stateRoot?: string; max
     runtimeEvents: events,
     workdir: paths.workdir,
     logger: silentLogger(),
-    runtime: failingRuntime,
+    runtime: () => failingRuntime,
     pendingResults: new PendingResults(join(paths.root, "pending-results.jsonl")),
     sleep: async () => {},
+    ids: newId,
+    now: Date.now,
   };
   return {
     env,

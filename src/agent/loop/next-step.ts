@@ -1,0 +1,21 @@
+/**
+ * What the turn loop does after a step, as a tagged value (as openai-agents-js' runner does): run another step,
+ * end the turn with a final answer, or stop because the turn was aborted (shutdown grace over, orchestrator gone).
+ * Whether a turn commits is a property of how it ended (`commits`): an aborted turn is never committed, so its
+ * event stays in the orchestrator's inbox and the redelivery runs it for real.
+ */
+import type { StepResult } from "../extensions/types.ts";
+
+export type NextStep = { type: "run_again" } | { type: "final"; response: string; finishReason: string } | { type: "aborted" };
+
+/** The next step after `step`: the model asked for tools (or step middleware wants more) → run again; else final. */
+export function nextStepAfter(options: { step: StepResult; signal: AbortSignal }): NextStep {
+  if (options.signal.aborted) return { type: "aborted" };
+  if (options.step.continueTurn) return { type: "run_again" };
+  return { type: "final", response: options.step.text, finishReason: options.step.finishReason };
+}
+
+/** How a turn ended, and so whether it commits. */
+export type TurnEnding<R> = { type: "completed"; result: R } | { type: "aborted"; result: R };
+
+export const commits = <R>(ending: TurnEnding<R>): ending is { type: "completed"; result: R } => ending.type === "completed";

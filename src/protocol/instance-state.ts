@@ -1,0 +1,29 @@
+/**
+ * An agent instance's durable state as it crosses the process boundary: what the orchestrator hands a child when it
+ * starts (`hydrate`: the conversation, the results waiting to be shown, the extensions' state), and what the child
+ * hands back to be made durable (`InstanceCommit`: conversation changes, the pending results it showed to the model,
+ * new pending results of its own, extension state) — with a turn's outcome at the end of a turn, in one commit.
+ */
+import type { JsonValue } from "../shared/json.ts";
+import type { Message, MessageEvent, PendingResult } from "./conversation.ts";
+
+export interface InstanceState {
+  messages: Message[];
+  pendingResults: PendingResult[];
+  /** By extension name. */
+  extensionState: Record<string, JsonValue>;
+}
+
+export interface InstanceCommit {
+  /** Conversation changes since the last commit, in order. */
+  changes?: MessageEvent[];
+  /** Ids (pendingResultId) of pending results now shown to the model: they leave the store with this commit. */
+  consumed?: string[];
+  /** Pending results the child produced itself (completions of its pending tool calls). */
+  added?: PendingResult[];
+  /** Extension state set since the last commit, by extension name (null removes it). */
+  extensionState?: Record<string, JsonValue | null>;
+}
+
+export const isEmptyCommit = (commit: InstanceCommit): boolean =>
+  (commit.changes?.length ?? 0) === 0 && (commit.consumed?.length ?? 0) === 0 && (commit.added?.length ?? 0) === 0 && Object.keys(commit.extensionState ?? {}).length === 0;

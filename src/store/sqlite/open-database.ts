@@ -1,0 +1,48 @@
+/**
+ * Opens the SQLite database of a state root: WAL (readers in other processes, such as `goondan logs`, never block
+ * the orchestrator), `synchronous=FULL` (a commit is on disk before anyone is told it happened), the schema created
+ * or checked. A file that is not a goondan database, is damaged, or comes from a newer goondan is a clear
+ * SystemError naming the file and what to do, never a stack trace and never a silently emptied state.
+ */
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { describe, SystemError } from "../../shared/errors.ts";
+import { SCHEMA, SCHEMA_VERSION } from "./schema.ts";
+
+export const STATE_DATABASE_FILE = "goondan.db";
+
+function damaged(file: string, detail: string): SystemError {
+  return new SystemError("E_STORE_UNREADABLE", `the state database ${file} cannot be used: ${detail}`, {
+    suggestion: `stop goondan, move ${file} (and its -wal and -shm files) aside, and restore it from a backup or start with an empty state root (docs/concepts.md, "The state database")`,
+  });
+}
+
+export function openDatabase(file: string, options: { readonly?: boolean } = {}): Database {
+  let db: Database;
+  try {
+    if (!options.readonly) mkdirSync(dirname(file), { recursive: true });
+    db = new Database(file, options.readonly ? { readonly: true, strict: true } : { create: true, strict: true });
+  } catch (error) {
+    throw damaged(file, describe(error).message);
+  }
+  try {
+    if (!options.readonly) {
+      db.exec("PRAGMA journal_mode = WAL");
+      db.exec("PRAGMA synchronous = FULL");
+    }
+    db.exec("PRAGMA busy_timeout = 5000");
+    const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+    if (version > SCHEMA_VERSION) throw new Error(`it was written by a newer goondan (schema version ${version}, this one knows ${SCHEMA_VERSION})`);
+    if (!options.readonly && version < SCHEMA_VERSION) {
+      db.exec(SCHEMA);
+      db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+    }
+    // Touch every table once: a damaged page or a foreign file fails here, not in the middle of a turn.
+    for (const table of ["inbox", "messages", "pending_results", "extension_state", "instances", "runtime_events"]) db.query(`SELECT 1 FROM ${table} LIMIT 1`).get();
+  } catch (error) {
+    db.close();
+    throw damaged(file, describe(error).message);
+  }
+  return db;
+}

@@ -1,0 +1,214 @@
+/**
+ * The embedded store: one SQLite database per state root (`goondan.db`, bun:sqlite, WAL, synchronous=FULL), written
+ * only by the orchestrator. Writes go through the WriteBatch, so everything written in one tick is one transaction
+ * and one sync; a turn's commit (its messages, the pending results it showed or produced, its extension state and
+ * the outcome that answers its event) is applied in that one transaction. Reads are synchronous and see every write
+ * made so far. The conversation is kept as rows in order, so a turn costs the rows it adds, never a rewrite.
+ */
+import type { Database } from "bun:sqlite";
+import type { AgentEvent } from "../../protocol/agent-event.ts";
+import { pendingResultId, type Message, type MessageEvent, type PendingResult } from "../../protocol/conversation.ts";
+import type { InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
+import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
+import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
+import type { JsonValue } from "../../shared/json.ts";
+import type { InboxRecord, InstanceRef, RuntimeEventQuery, Store, StoredInstance, StoredRuntimeEvent } from "../store.ts";
+import { openDatabase } from "./open-database.ts";
+import { WriteBatch } from "./write-batch.ts";
+
+type InboxRow = { event: string; accepted_at: number; crashes: number; last_crash: string | null; outcome: string | null };
+
+const inboxRecordOf = (row: InboxRow): InboxRecord => ({
+  event: JSON.parse(row.event) as AgentEvent,
+  acceptedAt: row.accepted_at,
+  crashes: row.crashes,
+  ...(row.last_crash === null ? {} : { lastCrash: row.last_crash }),
+  ...(row.outcome === null ? {} : { outcome: JSON.parse(row.outcome) as TurnOutcome }),
+});
+
+const keyOf = (instance: InstanceRef): string => `${instance.swarm}\n${instance.agent}\n${instance.instanceKey}`;
+
+export class SqliteStore implements Store {
+  readonly location: string;
+  private readonly db: Database;
+  private readonly batch: WriteBatch;
+  /** The next message seq of each instance touched so far. */
+  private readonly nextSeq = new Map<string, number>();
+  private pendingSeq = 0;
+
+  constructor(file: string) {
+    this.location = file;
+    this.db = openDatabase(file);
+    this.batch = new WriteBatch(this.db);
+    this.pendingSeq = (this.db.query("SELECT COALESCE(MAX(seq), 0) AS seq FROM pending_results").get() as { seq: number }).seq;
+  }
+
+  /** Commits made so far (one sync each). */
+  get commits(): number {
+    return this.batch.commits;
+  }
+
+  accept(swarm: string, event: AgentEvent, acceptedAt: number): Promise<void> {
+    return this.batch.durable(() => {
+      this.db
+        .query("INSERT OR IGNORE INTO inbox (swarm, event_id, agent, instance_key, event, accepted_at) VALUES (:swarm, :id, :agent, :key, :event, :at)")
+        .run({ swarm, id: event.id, agent: event.agent, key: event.instanceKey, event: JSON.stringify(event), at: acceptedAt });
+      this.touch({ swarm, agent: event.agent, instanceKey: event.instanceKey });
+    });
+  }
+
+  inboxRecord(swarm: string, eventId: string): InboxRecord | undefined {
+    const row = this.db.query("SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND event_id = :id").get({ swarm, id: eventId }) as InboxRow | null;
+    return row === null ? undefined : inboxRecordOf(row);
+  }
+
+  unanswered(swarm: string): InboxRecord[] {
+    const rows = this.db.query("SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND outcome IS NULL ORDER BY seq").all({ swarm }) as InboxRow[];
+    return rows.map(inboxRecordOf);
+  }
+
+  recordCrash(swarm: string, eventId: string, why: string): void {
+    this.batch.run(() => this.db.query("UPDATE inbox SET crashes = crashes + 1, last_crash = :why WHERE swarm = :swarm AND event_id = :id").run({ swarm, id: eventId, why }));
+  }
+
+  answer(swarm: string, eventId: string, outcome: TurnOutcome): Promise<void> {
+    return this.batch.durable(() => this.setOutcome(swarm, eventId, outcome));
+  }
+
+  commit(instance: InstanceRef, commit: InstanceCommit, outcome?: TurnOutcome): Promise<void> {
+    return this.batch.durable(() => {
+      for (const change of commit.changes ?? []) this.applyChange(instance, change);
+      for (const id of commit.consumed ?? []) this.db.query("DELETE FROM pending_results WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :id").run({ ...params(instance), id });
+      for (const result of commit.added ?? []) this.insertPending(instance, result);
+      for (const [extension, value] of Object.entries(commit.extensionState ?? {})) this.setExtensionState(instance, extension, value);
+      if (outcome !== undefined) this.setOutcome(instance.swarm, outcome.eventId, outcome);
+      this.touch(instance);
+    });
+  }
+
+  addPendingResult(instance: InstanceRef, result: PendingResult): Promise<void> {
+    return this.batch.durable(() => {
+      this.insertPending(instance, result);
+      this.touch(instance);
+    });
+  }
+
+  instanceState(instance: InstanceRef): InstanceState {
+    const p = params(instance);
+    const messages = (this.db.query("SELECT message FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key ORDER BY seq").all(p) as { message: string }[]).map((row) => JSON.parse(row.message) as Message);
+    const pendingResults = (this.db.query("SELECT result FROM pending_results WHERE swarm = :swarm AND agent = :agent AND instance_key = :key ORDER BY seq").all(p) as { result: string }[]).map((row) => JSON.parse(row.result) as PendingResult);
+    const extensionState: Record<string, JsonValue> = {};
+    for (const row of this.db.query("SELECT extension, value FROM extension_state WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").all(p) as { extension: string; value: string }[]) {
+      extensionState[row.extension] = JSON.parse(row.value) as JsonValue;
+    }
+    return { messages, pendingResults, extensionState };
+  }
+
+  clearConversation(instance: InstanceRef): Promise<boolean> {
+    const had = this.messageCount(instance) > 0;
+    return this.batch.durable(() => this.applyChange(instance, { type: "truncate" })).then(() => had);
+  }
+
+  deleteInstance(instance: InstanceRef): Promise<boolean> {
+    const known = this.db.query("SELECT 1 FROM instances WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").get(params(instance)) !== null;
+    return this.batch
+      .durable(() => {
+        for (const table of ["messages", "pending_results", "extension_state", "instances", "runtime_events"]) {
+          this.db.query(`DELETE FROM ${table} WHERE swarm = :swarm AND agent = :agent AND instance_key = :key`).run(params(instance));
+        }
+        this.nextSeq.delete(keyOf(instance));
+      })
+      .then(() => known);
+  }
+
+  instances(swarm: string): StoredInstance[] {
+    const rows = this.db
+      .query(
+        `SELECT i.agent, i.instance_key, i.updated_at,
+           (SELECT COUNT(*) FROM messages m WHERE m.swarm = i.swarm AND m.agent = i.agent AND m.instance_key = i.instance_key) AS messages,
+           (SELECT COUNT(*) FROM pending_results p WHERE p.swarm = i.swarm AND p.agent = i.agent AND p.instance_key = i.instance_key) AS pending
+         FROM instances i WHERE i.swarm = :swarm ORDER BY i.agent, i.instance_key`,
+      )
+      .all({ swarm }) as { agent: string; instance_key: string; updated_at: number; messages: number; pending: number }[];
+    return rows.map((row) => ({ swarm, agent: row.agent, instanceKey: row.instance_key, messages: row.messages, pendingResults: row.pending, updatedAt: row.updated_at }));
+  }
+
+  appendRuntimeEvents(swarm: string, events: readonly RuntimeEvent[]): void {
+    if (events.length === 0) return;
+    this.batch.run(() => {
+      const insert = this.db.query("INSERT INTO runtime_events (swarm, agent, instance_key, type, turn_id, trace_id, event) VALUES (:swarm, :agent, :key, :type, :turn, :trace, :event)");
+      for (const event of events) {
+        insert.run({ swarm, agent: event.agent, key: event.instanceKey, type: event.type, turn: event.turnId ?? null, trace: event.traceId === "" ? null : event.traceId, event: JSON.stringify(event) });
+      }
+    });
+  }
+
+  runtimeEvents(query: RuntimeEventQuery): StoredRuntimeEvent[] {
+    const where = ["swarm = :swarm", "cursor > :after"];
+    const values: Record<string, string | number> = { swarm: query.swarm, after: query.after ?? 0 };
+    if (query.agent !== undefined) (where.push("agent = :agent"), (values.agent = query.agent));
+    if (query.instanceKey !== undefined) (where.push("instance_key = :key"), (values.key = query.instanceKey));
+    if (query.turnId !== undefined) (where.push("turn_id = :turn"), (values.turn = query.turnId));
+    if (query.traceId !== undefined) (where.push("trace_id = :trace"), (values.trace = query.traceId));
+    const limit = query.limit === undefined ? "" : ` LIMIT ${Math.max(1, Math.floor(query.limit))}`;
+    const rows = this.db.query(`SELECT cursor, event FROM runtime_events WHERE ${where.join(" AND ")} ORDER BY cursor DESC${limit}`).all(values) as { cursor: number; event: string }[];
+    return rows.reverse().map((row) => ({ cursor: row.cursor, event: JSON.parse(row.event) as RuntimeEvent }));
+  }
+
+  async close(): Promise<void> {
+    this.batch.flush();
+    this.db.close();
+  }
+
+  private setOutcome(swarm: string, eventId: string, outcome: TurnOutcome): void {
+    this.db.query("UPDATE inbox SET outcome = :outcome, answered_at = :at WHERE swarm = :swarm AND event_id = :id AND outcome IS NULL").run({ swarm, id: eventId, outcome: JSON.stringify(outcome), at: Date.now() });
+  }
+
+  private applyChange(instance: InstanceRef, change: MessageEvent): void {
+    const p = params(instance);
+    switch (change.type) {
+      case "append": {
+        const seq = this.takeSeq(instance);
+        this.db.query("INSERT OR IGNORE INTO messages (swarm, agent, instance_key, seq, id, message) VALUES (:swarm, :agent, :key, :seq, :id, :message)").run({ ...p, seq, id: change.message.id, message: JSON.stringify(change.message) });
+        return;
+      }
+      case "replace":
+        this.db.query("UPDATE messages SET id = :id, message = :message WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :target").run({ ...p, id: change.message.id, message: JSON.stringify(change.message), target: change.targetId });
+        return;
+      case "remove":
+        this.db.query("DELETE FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :target").run({ ...p, target: change.targetId });
+        return;
+      case "truncate":
+        this.db.query("DELETE FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").run(p);
+        return;
+    }
+  }
+
+  private takeSeq(instance: InstanceRef): number {
+    const key = keyOf(instance);
+    let next = this.nextSeq.get(key);
+    if (next === undefined) next = (this.db.query("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").get(params(instance)) as { next: number }).next;
+    this.nextSeq.set(key, next + 1);
+    return next;
+  }
+
+  private messageCount(instance: InstanceRef): number {
+    return (this.db.query("SELECT COUNT(*) AS n FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").get(params(instance)) as { n: number }).n;
+  }
+
+  private insertPending(instance: InstanceRef, result: PendingResult): void {
+    this.pendingSeq += 1;
+    this.db.query("INSERT OR IGNORE INTO pending_results (swarm, agent, instance_key, id, seq, result) VALUES (:swarm, :agent, :key, :id, :seq, :result)").run({ ...params(instance), id: pendingResultId(result), seq: this.pendingSeq, result: JSON.stringify(result) });
+  }
+
+  private setExtensionState(instance: InstanceRef, extension: string, value: JsonValue | null): void {
+    if (value === null) this.db.query("DELETE FROM extension_state WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND extension = :extension").run({ ...params(instance), extension });
+    else this.db.query("INSERT OR REPLACE INTO extension_state (swarm, agent, instance_key, extension, value) VALUES (:swarm, :agent, :key, :extension, :value)").run({ ...params(instance), extension, value: JSON.stringify(value) });
+  }
+
+  private touch(instance: InstanceRef): void {
+    this.db.query("INSERT INTO instances (swarm, agent, instance_key, updated_at) VALUES (:swarm, :agent, :key, :at) ON CONFLICT DO UPDATE SET updated_at = :at").run({ ...params(instance), at: Date.now() });
+  }
+}
+
+const params = (instance: InstanceRef) => ({ swarm: instance.swarm, agent: instance.agent, key: instance.instanceKey });

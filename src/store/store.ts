@@ -1,0 +1,97 @@
+/**
+ * The one interface for a swarm's durable state: every accepted event (the inbox) with its outcome once answered,
+ * each instance's conversation, the results waiting to be shown to its model, its extensions' state, and the
+ * runtime events. The orchestrator is its only writer (agent children hand their commits to it over IPC), so a
+ * backend can make many writers' work durable together: writes made in the same tick share one sync (group
+ * commit), and a promise returned by a write resolves only once it is durable. Reads see every write made so far.
+ * Backends: embedded SQLite (sqlite/), and NATS JetStream for a cluster; the agent loop and the router name neither.
+ */
+import type { AgentEvent } from "../protocol/agent-event.ts";
+import type { PendingResult } from "../protocol/conversation.ts";
+import type { InstanceCommit, InstanceState } from "../protocol/instance-state.ts";
+import type { RuntimeEvent } from "../protocol/runtime-event.ts";
+import type { TurnOutcome } from "../protocol/turn-outcome.ts";
+
+/** One instance of one swarm: `swarm` is the Swarm's instanceKey. */
+export interface InstanceRef {
+  swarm: string;
+  agent: string;
+  instanceKey: string;
+}
+
+/** An accepted event as the inbox holds it. */
+export interface InboxRecord {
+  event: AgentEvent;
+  /** Epoch ms. */
+  acceptedAt: number;
+  /** Deliveries whose turn ended in a crash of the child, and how the last one died. */
+  crashes: number;
+  lastCrash?: string;
+  /** Present once the event is answered (its turn committed, or it was given up or timed out). */
+  outcome?: TurnOutcome;
+}
+
+export interface StoredInstance extends InstanceRef {
+  messages: number;
+  pendingResults: number;
+  /** Epoch ms of its last change. */
+  updatedAt: number;
+}
+
+export interface RuntimeEventQuery {
+  swarm: string;
+  agent?: string;
+  instanceKey?: string;
+  turnId?: string;
+  traceId?: string;
+  /** Only events after this cursor (a previous answer's `cursor`). */
+  after?: number;
+  /** The newest `limit` of the matching events (all when absent), oldest first. */
+  limit?: number;
+}
+
+export interface StoredRuntimeEvent {
+  /** Increasing: a cursor for `after`. */
+  cursor: number;
+  event: RuntimeEvent;
+}
+
+export interface Store {
+  /** Where it keeps its data, for messages (a file, a URL). */
+  readonly location: string;
+
+  /** Accepts an event into its instance's inbox; resolves once durable. Accepting an event id twice keeps the first. */
+  accept(swarm: string, event: AgentEvent, acceptedAt: number): Promise<void>;
+  /** The inbox record of an event, answered or not. */
+  inboxRecord(swarm: string, eventId: string): InboxRecord | undefined;
+  /** Every accepted, unanswered event of the swarm, in acceptance order. */
+  unanswered(swarm: string): InboxRecord[];
+  /** A delivery of the event crashed its child (`why`: how it died); counted durably. */
+  recordCrash(swarm: string, eventId: string, why: string): void;
+  /** Answers an event without a turn (given up, timed out, refused); resolves once durable. */
+  answer(swarm: string, eventId: string, outcome: TurnOutcome): Promise<void>;
+
+  /**
+   * An instance's commit, applied in one transaction: its conversation changes, the pending results it showed
+   * (removed) or produced (added), its extension state, and — at the end of a turn — the outcome that answers the
+   * event. Resolves once durable.
+   */
+  commit(instance: InstanceRef, commit: InstanceCommit, outcome?: TurnOutcome): Promise<void>;
+  /** A result for an instance that has not been shown to its model (a reply to an async request). Resolves once durable. */
+  addPendingResult(instance: InstanceRef, result: PendingResult): Promise<void>;
+  /** What a starting child is handed. */
+  instanceState(instance: InstanceRef): InstanceState;
+  /** Removes an instance's conversation (a `--fresh` restart); true when it had one. Extension state and events stay. */
+  clearConversation(instance: InstanceRef): Promise<boolean>;
+  /** Removes everything of an instance (`goondan instance delete`). */
+  deleteInstance(instance: InstanceRef): Promise<boolean>;
+  /** The instances the swarm has state for. */
+  instances(swarm: string): StoredInstance[];
+
+  /** Keeps runtime events (not awaited: losing the last few on a crash costs no correctness). */
+  appendRuntimeEvents(swarm: string, events: readonly RuntimeEvent[]): void;
+  runtimeEvents(query: RuntimeEventQuery): StoredRuntimeEvent[];
+
+  /** Makes every write so far durable and releases the store. */
+  close(): Promise<void>;
+}

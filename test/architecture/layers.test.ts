@@ -1,0 +1,92 @@
+/**
+ * The import graph of src/ keeps the layers of ../shared/STYLE.md: every import points down (or within its own
+ * folder), the three process layers (agent, connector, orchestrator) never import each other, and no files import
+ * each other in a circle. Read from the source text, so a new file is checked the day it is written.
+ */
+import { describe, expect, it } from "bun:test";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const SRC = resolve(import.meta.dir, "../../src");
+
+/** Lower numbers are lower floors; the process layers share one floor and may not import each other. */
+const FLOORS: Record<string, number> = {
+  shared: 0,
+  protocol: 1,
+  config: 2,
+  tools: 3,
+  supervision: 4,
+  store: 4,
+  agent: 5,
+  connector: 5,
+  orchestrator: 5,
+  cluster: 6,
+  http: 7,
+  daemon: 8,
+  cli: 9,
+};
+/** The built-in package is loaded by path into children; it may use the public surface and the layers a tool author sees. */
+const BASE_MAY_IMPORT = new Set(["shared", "protocol", "config", "tools", "connector", "index.ts", "base"]);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === "templates" ? [] : sourceFiles(path);
+    return name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+const layerOf = (file: string): string => relative(SRC, file).split("/")[0] as string;
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.{1,2}\/[^"]+)"/g), ...text.matchAll(/(?:^|\n)\s*import\s+"(\.{1,2}\/[^"]+)"/g), ...text.matchAll(/import\("(\.{1,2}\/[^"]+)"\)/g)].map((match) => match[1] as string);
+  return specifiers.map((specifier) => resolve(dirname(file), specifier));
+}
+
+const files = sourceFiles(SRC);
+const graph = new Map(files.map((file) => [file, importsOf(file)]));
+
+describe("the layers of src/", () => {
+  it("has every file in a known layer", () => {
+    const unknown = files.map(layerOf).filter((layer) => !(layer in FLOORS) && layer !== "base" && layer !== "index.ts");
+    expect([...new Set(unknown)]).toEqual([]);
+  });
+
+  it("imports only down the floors, never across the process layers", () => {
+    const wrong: string[] = [];
+    for (const [file, imports] of graph) {
+      const from = layerOf(file);
+      for (const target of imports) {
+        const to = layerOf(target);
+        if (to === from) continue;
+        const name = `${relative(SRC, file)} -> ${relative(SRC, target)}`;
+        if (from === "base") {
+          if (!BASE_MAY_IMPORT.has(to)) wrong.push(name);
+        } else if (from === "index.ts") {
+          continue; // the public surface re-exports from every layer
+        } else if (to === "base" || to === "index.ts" || (FLOORS[to] as number) >= (FLOORS[from] as number)) {
+          wrong.push(name);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("has no circle of imports", () => {
+    const state = new Map<string, "open" | "done">();
+    const circles: string[] = [];
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === "done") return;
+      if (state.get(file) === "open") {
+        circles.push([...path.slice(path.indexOf(file)), file].map((step) => relative(SRC, step)).join(" -> "));
+        return;
+      }
+      state.set(file, "open");
+      for (const target of graph.get(file) ?? []) if (graph.has(target)) visit(target, [...path, file]);
+      state.set(file, "done");
+    };
+    for (const file of files) visit(file, []);
+    expect(circles).toEqual([]);
+  });
+});

@@ -1,0 +1,109 @@
+import { describe, expect, it } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
+import type { AgentEvent } from "../../src/protocol/agent-event.ts";
+import type { Message } from "../../src/protocol/conversation.ts";
+import { outcome, reply } from "../helpers/outcomes.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
+
+const defer = useCleanups();
+
+function tempFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), "goondan-store-"));
+  defer(() => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, "goondan.db");
+}
+
+function open(file = tempFile()): SqliteStore {
+  const store = new SqliteStore(file);
+  defer(() => store.close());
+  return store;
+}
+
+const event = (id: string, fields: Partial<AgentEvent> = {}): AgentEvent => ({
+  id,
+  type: "user.input",
+  input: `input of ${id}`,
+  agent: "a",
+  instanceKey: "k",
+  source: { kind: "api", name: "api" },
+  traceId: "t",
+  callChain: [],
+  metadata: {},
+  createdAt: "2026-11-23T00:00:00.000Z",
+  ...fields,
+});
+
+const message = (id: string, text: string): Message => ({ id, data: { role: "user", content: text }, metadata: {}, createdAt: "2026-11-23T00:00:00.000Z", source: { type: "user" } });
+const instance = { swarm: "s", agent: "a", instanceKey: "k" };
+
+describe("SqliteStore", () => {
+  it("keeps accepted events unanswered in acceptance order, once each, until an outcome answers them", async () => {
+    const store = open();
+    await Promise.all([store.accept("s", event("e1"), 1), store.accept("s", event("e2"), 2), store.accept("s", event("e1"), 3)]);
+    expect(store.unanswered("s").map((record) => record.event.id)).toEqual(["e1", "e2"]);
+    await store.answer("s", "e1", outcome({ eventId: "e1", response: "one" }));
+    expect(store.unanswered("s").map((record) => record.event.id)).toEqual(["e2"]);
+    expect(store.inboxRecord("s", "e1")?.outcome?.response).toBe("one");
+    expect(store.unanswered("other")).toEqual([]);
+  });
+
+  it("makes writes of one tick durable with one commit (group commit), and each promise resolves after it", async () => {
+    const store = open();
+    const before = store.commits;
+    await Promise.all(Array.from({ length: 50 }, (_, index) => store.accept("s", event(`e${index}`), index)));
+    expect(store.commits - before).toBe(1);
+  });
+
+  it("applies a turn's commit in one transaction: messages, pending results shown and added, extension state, and the outcome", async () => {
+    const file = tempFile();
+    const store = new SqliteStore(file);
+    await store.accept("s", event("e1"), 1);
+    await store.addPendingResult(instance, reply({ correlationId: "c1", response: "async answer" }));
+    await store.commit(instance, { changes: [{ type: "append", message: message("m1", "hello") }, { type: "append", message: message("m2", "there") }], consumed: ["c1"], extensionState: { memo: { n: 1 } } }, outcome({ eventId: "e1", response: "done" }));
+    await store.commit(instance, { changes: [{ type: "replace", targetId: "m1", message: message("m1b", "hello again") }, { type: "remove", targetId: "m2" }, { type: "append", message: message("m3", "last") }] });
+    await store.close();
+    const reopened = open(file);
+    expect(reopened.instanceState(instance)).toEqual({ messages: [message("m1b", "hello again"), message("m3", "last")], pendingResults: [], extensionState: { memo: { n: 1 } } });
+    expect(reopened.unanswered("s")).toEqual([]);
+    expect(reopened.instances("s")).toMatchObject([{ agent: "a", instanceKey: "k", messages: 2, pendingResults: 0 }]);
+  });
+
+  it("appends a message id once, and clears a conversation for a fresh restart while keeping extension state", async () => {
+    const store = open();
+    const append = { type: "append" as const, message: message("m1", "once") };
+    await store.commit(instance, { changes: [append, append], extensionState: { memo: 1 } });
+    expect(store.instanceState(instance).messages).toHaveLength(1);
+    expect(await store.clearConversation(instance)).toBe(true);
+    expect(store.instanceState(instance)).toEqual({ messages: [], pendingResults: [], extensionState: { memo: 1 } });
+    await store.commit(instance, { changes: [{ type: "append", message: message("m2", "after") }] });
+    expect(store.instanceState(instance).messages.map((m) => m.id)).toEqual(["m2"]);
+  });
+
+  it("counts crashes durably and keeps runtime events queryable by instance, turn and trace", async () => {
+    const store = open();
+    await store.accept("s", event("e1"), 1);
+    store.recordCrash("s", "e1", "it was killed by SIGKILL");
+    const base = { agent: "a", instanceKey: "k", spanId: "sp", at: "2026-11-23T00:00:00.000Z" } as const;
+    store.appendRuntimeEvents("s", [
+      { ...base, type: "turn.started", traceId: "t1", turnId: "turn1" },
+      { ...base, type: "turn.completed", traceId: "t1", turnId: "turn1" },
+      { ...base, agent: "b", type: "turn.started", traceId: "t2", turnId: "turn2" },
+    ]);
+    await store.accept("s", event("e2"), 2);
+    expect(store.inboxRecord("s", "e1")).toMatchObject({ crashes: 1, lastCrash: "it was killed by SIGKILL" });
+    expect(store.runtimeEvents({ swarm: "s", agent: "a", instanceKey: "k" }).map((row) => row.event.type)).toEqual(["turn.started", "turn.completed"]);
+    expect(store.runtimeEvents({ swarm: "s", traceId: "t2" }).map((row) => row.event.agent)).toEqual(["b"]);
+    expect(store.runtimeEvents({ swarm: "s", turnId: "turn1", limit: 1 }).map((row) => row.event.type)).toEqual(["turn.completed"]);
+    const first = store.runtimeEvents({ swarm: "s" })[0]!;
+    expect(store.runtimeEvents({ swarm: "s", after: first.cursor })).toHaveLength(2);
+  });
+
+  it("refuses a file that is not a goondan database with E_STORE_UNREADABLE naming the file and what to do", () => {
+    const file = tempFile();
+    writeFileSync(file, "this is not a database, just some text that happens to be long enough to look like a header".repeat(20));
+    expect(() => new SqliteStore(file)).toThrow(expect.objectContaining({ code: "E_STORE_UNREADABLE", message: expect.stringContaining(file), suggestion: expect.stringContaining("backup") }));
+  });
+});
