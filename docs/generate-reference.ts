@@ -121,10 +121,13 @@ export function renderReference(): string {
   out.push("(`.yaml` or `.yml`) anywhere under the bundle directory, as the public Goondan bundle spec has it; a directory");
   out.push("with its own `goondan.yaml` is another bundle and is never merged in, and `node_modules`, `dist` and hidden");
   out.push("directories are skipped. Entry and prompt paths are relative to the bundle directory in every file. Unknown");
-  out.push("kinds, unknown fields and unknown apiVersions are errors. `goondan validate` reports every issue with its path");
-  out.push("(`goondan.yaml#<doc>.spec.<field>`, `agents.yaml#0.spec.tools[1]`; the codes are in [error codes](error-codes.md)),");
-  out.push("and `goondan schema` prints this schema for editors:", "");
-  out.push("```text", "# yaml-language-server: $schema=<path to the output of `goondan schema`>", "```", "");
+  out.push("kinds, unknown fields and unknown apiVersions are errors. `goondan validate` reports every issue with its file,");
+  out.push("line and column and its path in the document, and says which name was meant when a field, kind, value or ref");
+  out.push("looks like a typo of a known one (the codes are in [error codes](error-codes.md)):", "");
+  out.push("```text", 'goondan.yaml:26:3: #2.spec.tool: E_CONFIG_SCHEMA_INVALID expected one of the fields modelConfig, prompt, prompts, tools, extensions, requiredTools, description, found unknown field "tool"; did you mean "tools"?', "```", "");
+  out.push("`goondan schema` prints this schema for editors; `goondan init` writes it next to the new `goondan.yaml` as");
+  out.push("`goondan.schema.json` and heads the file with the line that points yaml-language-server at it:", "");
+  out.push("```text", "# yaml-language-server: $schema=./goondan.schema.json", "```", "");
   const kinds = (document.allOf as Schema[]).map((clause) => ({
     kind: (((clause.if as Schema).properties as Record<string, Schema>).kind as Schema).const as Kind,
     schema: clause.then as Schema,

@@ -1,8 +1,10 @@
 /**
  * A small, strict argv parser shared by every command: declared flags only, `--flag value` and
- * `--flag=value`, booleans, repeated positionals. Unknown flags are usage errors (exit 2).
+ * `--flag=value`, booleans, repeated positionals. Unknown flags are usage errors (exit 2) that name the closest
+ * declared flag.
  */
 import { UsageError } from "../shared/errors.ts";
+import { didYouMean } from "../config/suggest.ts";
 
 export interface FlagSpec {
   type: "string" | "boolean" | "number";
@@ -33,7 +35,10 @@ export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec
     const eq = arg.indexOf("=");
     const name = arg.slice(2, eq < 0 ? undefined : eq);
     const flag = spec[name];
-    if (!flag) throw new UsageError("E_USAGE_UNKNOWN_FLAG", `unknown flag --${name}`);
+    if (!flag) {
+      const meant = didYouMean(name, Object.keys(spec), (known) => `--${known}`);
+      throw new UsageError("E_USAGE_UNKNOWN_FLAG", `unknown flag --${name}${meant ? `; ${meant}` : ""}`);
+    }
     let raw: string | undefined = eq < 0 ? undefined : arg.slice(eq + 1);
     if (flag.type === "boolean") {
       if (raw !== undefined && raw !== "true" && raw !== "false") throw new UsageError("E_USAGE_BAD_VALUE", `--${name} takes no value (got ${raw})`);

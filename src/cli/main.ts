@@ -1,10 +1,12 @@
 /**
  * The CLI entry: dispatches `goondan <command>` to src/cli/commands/<command>.ts (loaded lazily so a
- * command pays only for what it uses), prints help and version, and maps errors to exit codes.
+ * command pays only for what it uses), prints help and version, suggests the closest command for a typo, and
+ * maps errors to exit codes.
  */
 import { parseArgs } from "./args.ts";
 import { EXIT, type CliCommand, type CliIo } from "./command.ts";
 import { isGoondanError } from "../shared/errors.ts";
+import { didYouMean } from "../config/suggest.ts";
 import packageJson from "../../package.json" with { type: "json" };
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: CliCommand }> }> = {
@@ -58,7 +60,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
   }
   const entry = COMMANDS[name];
   if (!entry) {
-    io.stderr(`goondan: unknown command ${JSON.stringify(name)} (try 'goondan --help')\n`);
+    const meant = didYouMean(name, Object.keys(COMMANDS), (command) => `'goondan ${command}'`);
+    io.stderr(`goondan: unknown command ${JSON.stringify(name)}${meant ? `; ${meant}` : ""} (try 'goondan --help')\n`);
     return EXIT.usage;
   }
   const { command } = await entry.load();

@@ -11,7 +11,7 @@ import type { LoadedResource } from "./loaded-resource.ts";
 import type { RefIndex } from "./check-refs.ts";
 import type { ConnectionResource, ConnectorResource, SwarmResource } from "./types.ts";
 import { isValueSource } from "./value-source.ts";
-import { closestFirst } from "./suggest.ts";
+import { closestFirst, didYouMean, joinSuggestions } from "./suggest.ts";
 
 /** The names a Connection's rules may match, each mapped to the name the connector emits. */
 interface EmittedEvents {
@@ -56,10 +56,12 @@ function checkConnection(options: { loaded: LoadedResource; connection: Connecti
       return;
     }
     const names = [...new Set(emitted.byName.values())];
+    const meant = didYouMean(match.event, names);
     issues.at(loaded.site, [...at, "match", "event"], {
       code: "E_CONFIG_UNKNOWN_EVENT",
       message: `expected an event Connector/${connector.metadata.name} emits (${emitted.described.join(", ")}), found "${match.event}": this rule would never match`,
-      suggestion: `match one of: ${closestFirst(match.event, names).join(", ")}`,
+      // With one emitted event, "did you mean" already names it.
+      suggestion: joinSuggestions(meant, meant !== undefined && names.length === 1 ? undefined : `match one of: ${closestFirst(match.event, names).join(", ")}`),
     });
   });
 }

@@ -8,7 +8,7 @@
 import { BUILTIN_PACKAGE, type Kind } from "./types.ts";
 import type { IssueList } from "./issues.ts";
 import type { InvalidNames, LoadedResource } from "./loaded-resource.ts";
-import { closestFirst } from "./suggest.ts";
+import { closestFirst, didYouMean, joinSuggestions } from "./suggest.ts";
 
 /** Kinds a bare ref may find among the built-ins. */
 export const BUILTIN_KINDS: readonly Kind[] = ["Tool", "Extension", "Connector"];
@@ -93,5 +93,5 @@ function definedNames(options: { kind: Kind; name: string; index: RefIndex; buil
   const names = namesOfKind(options);
   const plural = `${kind.toLowerCase()}s`;
   if (names.length === 0) return `no ${kind} is defined${options.builtinOnly ? ` in ${BUILTIN_PACKAGE}` : ""}`;
-  return `defined ${plural}: ${closestFirst(options.name, names).join(", ")}`;
+  return joinSuggestions(didYouMean(options.name, names, (name) => `${kind}/${name}`), `defined ${plural}: ${closestFirst(options.name, names).join(", ")}`) ?? "";
 }

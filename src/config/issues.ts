@@ -13,8 +13,11 @@ export interface DocumentSite {
   /** The file as shown in paths: relative to the bundle dir (`goondan.yaml`) or `@goondan/base/goondan.yaml`. */
   label: string;
   docIndex: number;
-  /** Line and column (1-based) of the node at `segments`, or of its closest existing parent. */
-  locate(segments: readonly PathSegment[]): { line: number; column: number } | undefined;
+  /**
+   * Line and column (1-based) of the node at `segments`, or of its closest existing parent; with `key`, of the
+   * field's key rather than its value.
+   */
+  locate(segments: readonly PathSegment[], options?: { key?: boolean }): { line: number; column: number } | undefined;
 }
 
 const IDENTIFIER = /^[A-Za-z_$][\w$-]*$/;
@@ -39,6 +42,8 @@ export interface IssueInput {
   code: IssueCode;
   message: string;
   suggestion?: string | undefined;
+  /** Point at the field's key instead of its value (an unknown field). Default: the value. */
+  atKey?: boolean | undefined;
 }
 
 export class IssueList {
@@ -47,8 +52,9 @@ export class IssueList {
 
   /** Adds an issue at a node of a document. */
   at(site: DocumentSite, segments: readonly PathSegment[], input: IssueInput): void {
-    const position = site.locate(segments);
-    this.add({ ...input, path: formatPath(site, segments), ...(position ?? {}) });
+    const { atKey, ...issue } = input;
+    const position = site.locate(segments, { key: atKey === true });
+    this.add({ ...issue, path: formatPath(site, segments), ...(position ?? {}) });
   }
 
   /** Adds an issue with a ready path (file-level problems). */

@@ -84,8 +84,15 @@ export async function loadBundleOrThrow(target: string, options: LoadBundleOptio
   });
 }
 
+/**
+ * One issue as a line for people and editors: `goondan.yaml:14:7: #2.spec.tools[1]: E_CODE message; suggestion`
+ * when the issue points at a node of a file (the `file:line:column:` head that terminals and editors link), else
+ * `goondan.yaml#2: E_CODE message` as the path reads.
+ */
 export function formatIssue(issue: ConfigIssue): string {
-  return `${issue.path}: ${issue.code} ${issue.message}${issue.suggestion ? `; ${issue.suggestion}` : ""}`;
+  const hash = issue.path.indexOf("#");
+  const where = issue.line !== undefined && hash > 0 ? `${issue.path.slice(0, hash)}:${issue.line}:${issue.column ?? 1}: ${issue.path.slice(hash)}` : issue.path;
+  return `${where}: ${issue.code} ${issue.message}${issue.suggestion ? `; ${issue.suggestion}` : ""}`;
 }
 
 export function formatIssues(issues: readonly ConfigIssue[]): string {

@@ -2,10 +2,11 @@
  * Reading one YAML file of a bundle into documents: a regular file only (a FIFO or a device is named and
  * never opened), the 1 MiB size and 100-document limits, multi-document parsing with the `yaml` package,
  * YAML errors with line and column, empty documents. Each parsed document keeps its node tree so that
- * later issues can point at a line.
+ * later issues can point at a line: a field's value (its key when the value starts on a later line, or when
+ * the field itself is the problem), a list item, or the closest parent that exists.
  */
 import { stat } from "node:fs/promises";
-import { LineCounter, parseAllDocuments, type Document } from "yaml";
+import { isMap, isScalar, LineCounter, parseAllDocuments, type Document } from "yaml";
 import { IssueList, type DocumentSite, type PathSegment } from "./issues.ts";
 import { describeNonRegularFile } from "./file-kind.ts";
 
@@ -113,18 +114,34 @@ function makeSite(options: { label: string; docIndex: number; yamlDocument: Docu
   return {
     label,
     docIndex,
-    locate(segments: readonly PathSegment[]) {
+    locate(segments: readonly PathSegment[], options: { key?: boolean } = {}) {
       for (let length = segments.length; length >= 0; length--) {
-        const node = length === 0 ? yamlDocument.contents : yamlDocument.getIn(segments.slice(0, length), true);
-        const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
-        if (range) {
-          const position = lineCounter.linePos(range[0]);
+        const value = length === 0 ? yamlDocument.contents : yamlDocument.getIn(segments.slice(0, length), true);
+        const start = startOf(value);
+        const key = length === 0 ? undefined : startOf(keyOf(yamlDocument, segments.slice(0, length)));
+        // The key when asked for, or when the value starts on a later line (a block list or mapping under it).
+        const offset = key !== undefined && (options.key === true || start === undefined || lineCounter.linePos(start).line > lineCounter.linePos(key).line) ? key : start;
+        if (offset !== undefined) {
+          const position = lineCounter.linePos(offset);
           return { line: position.line, column: position.col };
         }
       }
       return undefined;
     },
   };
+}
+
+function startOf(node: unknown): number | undefined {
+  return (node as { range?: [number, number, number] } | null | undefined)?.range?.[0];
+}
+
+/** The key node of a mapping field (`tools:` rather than its value, which may start on the next line). */
+function keyOf(yamlDocument: Document.Parsed, segments: readonly PathSegment[]): unknown {
+  const last = segments.at(-1);
+  if (typeof last !== "string") return undefined;
+  const parent = segments.length === 1 ? yamlDocument.contents : yamlDocument.getIn(segments.slice(0, -1), true);
+  if (!isMap(parent)) return undefined;
+  return parent.items.find((pair) => (isScalar(pair.key) ? pair.key.value : pair.key) === last)?.key;
 }
 
 function firstLine(message: string): string {

@@ -9,6 +9,7 @@ import { KIND_SCHEMAS } from "./schemas/index.ts";
 import { TITLES, withDefinitions, type JsonSchema } from "./schemas/common.ts";
 import { describeFound, type DocumentSite, type IssueList, type PathSegment } from "./issues.ts";
 import type { IssueCode } from "./issue-codes.ts";
+import { didYouMean } from "./suggest.ts";
 
 const compiled = new Map<Kind, ValidateFunction>();
 let ajv: Ajv | undefined;
@@ -53,8 +54,8 @@ export function validateValue(options: { schema: JsonSchema; value: unknown; sit
 function report(options: { validate: ValidateFunction; value: unknown; site: DocumentSite; at: readonly PathSegment[]; issues: IssueList }): boolean {
   if (options.validate(options.value)) return true;
   for (const error of foldErrors(options.validate.errors ?? [])) {
-    const { segments, code, message } = describeAjvError(error);
-    options.issues.at(options.site, [...options.at, ...segments], { code, message });
+    const { segments, code, message, suggestion } = describeAjvError(error);
+    options.issues.at(options.site, [...options.at, ...segments], { code, message, suggestion, atKey: error.keyword === "additionalProperties" });
   }
   return false;
 }
@@ -83,7 +84,7 @@ function isAtOrUnder(path: string, ancestor: string): boolean {
   return path === ancestor || path.startsWith(`${ancestor}/`);
 }
 
-function describeAjvError(error: ErrorObject): { segments: PathSegment[]; code: IssueCode; message: string } {
+function describeAjvError(error: ErrorObject): { segments: PathSegment[]; code: IssueCode; message: string; suggestion?: string | undefined } {
   const segments = pointerToSegments(error.instancePath);
   const found = describeFound(error.data);
   switch (error.keyword) {
@@ -103,12 +104,16 @@ function describeAjvError(error: ErrorObject): { segments: PathSegment[]; code: 
         segments: [...segments, extra],
         code: "E_CONFIG_SCHEMA_INVALID",
         message: `expected one of the fields ${allowed.join(", ") || "(none)"}, found unknown field "${extra}"`,
+        suggestion: didYouMean(extra, allowed),
       };
     }
     case "const":
       return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}, found ${found}` };
-    case "enum":
-      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected one of ${((error.params as { allowedValues: unknown[] }).allowedValues).map((value) => JSON.stringify(value)).join(", ")}, found ${found}` };
+    case "enum": {
+      const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
+      const suggestion = typeof error.data === "string" ? didYouMean(error.data, allowed.filter((value): value is string => typeof value === "string")) : undefined;
+      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected one of ${allowed.map((value) => JSON.stringify(value)).join(", ")}, found ${found}`, suggestion };
+    }
     case "type": {
       const types = [(error.params as { type: string | string[] }).type].flat();
       return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected ${types.map((type) => (type === "object" ? "a mapping" : type === "array" ? "a list" : `a ${type}`)).join(" or ")}, found ${found}` };

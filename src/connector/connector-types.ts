@@ -5,13 +5,23 @@
  * import them from here.
  */
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
+import type { TurnProgress } from "../protocol/turn-progress.ts";
 import type { JsonObject } from "../shared/json.ts";
 import type { ConnectorEvent } from "./connector-event.ts";
 
 export type { ConnectorEvent, ConnectorEventMessage } from "./connector-event.ts";
+export type { ToolProgress, TurnProgress } from "../protocol/turn-progress.ts";
 
 /** The reply of the turn an event started: the turn's outcome. */
 export type ConnectorReply = TurnOutcome;
+
+export interface ConnectorRequestOptions {
+  /**
+   * Called with the progress of the turn the event starts and of the turns it delegates to (a tool call started
+   * or ended), as it happens, until the reply. Default: none, and no progress is sent.
+   */
+  onProgress?: (progress: TurnProgress) => void;
+}
 
 export interface ConnectorLogger {
   debug(...args: unknown[]): void;
@@ -23,8 +33,8 @@ export interface ConnectorLogger {
 export interface ConnectorContext {
   /** Sends an event; resolves with its id once the orchestrator accepted it, rejects with a coded error if refused. */
   emit(event: ConnectorEvent): Promise<{ eventId: string }>;
-  /** Sends an event and resolves with the reply of the turn it started. */
-  request(event: ConnectorEvent): Promise<ConnectorReply>;
+  /** Sends an event and resolves with the reply of the turn it started; `onProgress` sees its tool calls meanwhile. */
+  request(event: ConnectorEvent, options?: ConnectorRequestOptions): Promise<ConnectorReply>;
   /** The Connection's `spec.config`, ValueSources resolved. */
   config: JsonObject;
   /** The Connection's `spec.secrets`, resolved. */

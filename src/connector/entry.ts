@@ -27,7 +27,7 @@ export function findStartFunction(module: Record<string, unknown>): StartFunctio
 }
 
 function consoleLike(name: string, connection: string): ConnectorLogger {
-  const pinoLogger = createLogger(`connector:${name}`, { bindings: { connection }, destination: 2, pretty: false });
+  const pinoLogger = createLogger(`connector:${name}`, { bindings: { connection }, destination: 2 });
   const text = (args: unknown[]) => args.map((arg) => (typeof arg === "string" ? arg : arg instanceof Error ? arg.message : JSON.stringify(arg))).join(" ");
   return {
     debug: (...args) => pinoLogger.debug(text(args)),
@@ -86,7 +86,7 @@ function main(): void {
     if (!isParentMessage(message)) return;
     const typed = message as ParentMessage;
     if (typed.type === "connector_start") void start(typed.payload);
-    else if (typed.type === "connector_ack" || typed.type === "connector_reply") host?.handle(typed.type, typed.payload);
+    else if (typed.type === "connector_ack" || typed.type === "connector_progress" || typed.type === "connector_reply") host?.handle(typed.type, typed.payload);
     else if (typed.type === "shutdown") void stop(typed.payload.reason, 0);
   });
   process.on("disconnect", () => void stop("orchestrator disconnected", 0));

@@ -137,7 +137,15 @@ export class Daemon {
         bundle: orchestrator.currentBundle,
         swarm: orchestrator.swarm.name,
         ingest: async (request) => {
-          const submitted = orchestrator.ingest({ connection: request.connection, input: request.input, agent: request.agent, instanceKey: request.instanceKey, type: request.type, metadata: request.metadata });
+          const submitted = orchestrator.ingest({
+            connection: request.connection,
+            input: request.input,
+            agent: request.agent,
+            instanceKey: request.instanceKey,
+            type: request.type,
+            metadata: request.metadata,
+            ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+          });
           await submitted.accepted;
           return { eventId: submitted.eventId, ...(request.wantsReply ? { reply: submitted.outcome } : {}) };
         },

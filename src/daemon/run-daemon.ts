@@ -10,7 +10,8 @@ import { EXIT } from "../shared/exit-codes.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { ApiListenOptions } from "../http/api-access.ts";
 import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
-import { RECORD_CASSETTE_ENV } from "../protocol/child-entry.ts";
+import { CONNECTOR_ENTRY_SCRIPT, RECORD_CASSETTE_ENV } from "../protocol/child-entry.ts";
+import type { ChildOutput } from "../supervision/child-output.ts";
 import { bunProcessSpawner } from "../supervision/process-spawner.ts";
 import { bundleAgentEntry } from "./agent-entry-bundle.ts";
 import { Daemon } from "./daemon.ts";
@@ -23,8 +24,8 @@ export interface RunDaemonOptions {
   stateRoot: string;
   env: Env;
   logger: Logger;
-  /** Where children's stdout/stderr go: 1, or 2 when stdout holds the reply or the chat. */
-  output: 1 | 2;
+  /** Where agents' and connectors' stdout/stderr go: 1, 2 when stdout holds the reply or the chat, or the run log. */
+  output: ChildOutput;
   /** `--record`: the cassette every model call is appended to. */
   record?: string;
   /** `--input`: send this one event to the entry agent, print the reply, exit. */
@@ -51,6 +52,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
       env,
       logger,
       spawner: bunProcessSpawner({ output: options.output, env, entryScript }),
+      connectorSpawner: bunProcessSpawner({ entryScript: CONNECTOR_ENTRY_SCRIPT, output: options.output, env }),
       ...(options.record ? { childEnv: { [RECORD_CASSETTE_ENV]: options.record } } : {}),
       ...(once ? { connectors: false, reloadSignal: false } : { http: options.http, watch: options.watch }),
     });

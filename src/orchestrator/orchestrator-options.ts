@@ -10,6 +10,7 @@ import type { JsonObject } from "../shared/json.ts";
 import type { AgentEvent } from "../protocol/agent-event.ts";
 import type { RestartAnswer } from "../protocol/restart-answer.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
+import type { TurnProgress } from "../protocol/turn-progress.ts";
 import type { ProcessSpawner } from "../supervision/process-spawner.ts";
 import type { Store } from "../store/store.ts";
 
@@ -24,6 +25,8 @@ export interface SubmitOptions {
   source?: AgentEvent["source"];
   metadata?: JsonObject;
   traceId?: string;
+  /** Receives the progress of the event's turn and of the turns it delegates to, until its outcome settles. Default: none. */
+  onProgress?: (progress: TurnProgress) => void;
 }
 
 export interface Submitted {

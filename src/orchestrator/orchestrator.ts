@@ -24,12 +24,12 @@ import type { ReloadPlan } from "./reload/reload-plan.ts";
 import { restartInstances } from "./reload/restart-instances.ts";
 import { OutcomeRouter } from "./routing/outcome-router.ts";
 import { PendingRequests } from "./routing/pending-requests.ts";
+import { RuntimeEventHub, type RuntimeEventListener } from "./routing/runtime-event-hub.ts";
 import { resultsArrivedEvent } from "./routing/results-arrived-event.ts";
 import { handleRuntimeCall, type RouterHost } from "./routing/runtime-router.ts";
 import { OutcomeWaiters, stoppedOutcome } from "./routing/turn-outcomes.ts";
 import type { OrchestratorOptions, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 import { swarmView, type SwarmView } from "./swarm-view.ts";
-import type { RuntimeEvent } from "../protocol/runtime-event.ts";
 import type { RuntimeEventQuery, Store, StoredRuntimeEvent } from "../store/store.ts";
 import { openStateStore } from "../store/open-state-store.ts";
 
@@ -51,7 +51,7 @@ export class Orchestrator {
   private readonly spawnRequests: AgentSpawnRequests;
   private readonly router: RouterHost;
   private readonly hooks: InstanceHooks;
-  private readonly runtimeEventListeners = new Set<(events: readonly RuntimeEvent[]) => void>();
+  private readonly events: RuntimeEventHub;
   /** The one store of the swarm's durable state. */
   readonly store: Store;
 
@@ -62,6 +62,7 @@ export class Orchestrator {
     this.ids = options.ids ?? newId;
     this.logger = options.logger ?? silentLogger();
     this.store = options.store ?? openStateStore({ stateRoot: options.stateRoot, logger: this.logger });
+    this.events = new RuntimeEventHub({ store: this.store, swarm: () => this.view.instanceKey });
     this.spawnRequests = new AgentSpawnRequests({ stateRoot: options.stateRoot, env: options.env ?? process.env, childEnv: options.childEnv ?? {}, logger: this.logger });
     this.pending = new PendingRequests({ clock: this.clock, onTimeout: (request) => this.outcomes.requestTimedOut(request) });
     this.outcomes = new OutcomeRouter({
@@ -109,10 +110,7 @@ export class Orchestrator {
       resultsWaiting: (instance, { count }) => {
         if (this.accepting && !instance.hasWork()) void this.accept(resultsArrivedEvent({ id: this.ids("evt"), agent: instance.agent, instanceKey: instance.instanceKey, count, now: this.clock.now() }));
       },
-      runtimeEvents: (_instance, events) => {
-        this.store.appendRuntimeEvents(this.view.instanceKey, events);
-        for (const listener of this.runtimeEventListeners) listener(events);
-      },
+      runtimeEvents: (_instance, events) => this.events.publish(events),
     };
   }
 
@@ -160,10 +158,13 @@ export class Orchestrator {
     };
     const outcome = this.waiters.outcome(event.id);
     let accepted: Promise<void>;
+    const stopWatching = options.onProgress ? this.events.watchTrace(event.traceId, options.onProgress) : undefined;
+    if (stopWatching) void outcome.then(stopWatching, stopWatching);
     try {
       accepted = this.accept(event);
     } catch (error) {
       this.waiters.forget(event.id);
+      stopWatching?.();
       throw error;
     }
     return { eventId: event.id, agent, instanceKey, accepted, outcome };
@@ -191,9 +192,8 @@ export class Orchestrator {
   }
 
   /** Calls `listener` with every batch of runtime events the instances send, as they arrive; returns the unsubscribe. */
-  onRuntimeEvents(listener: (events: readonly RuntimeEvent[]) => void): () => void {
-    this.runtimeEventListeners.add(listener);
-    return () => void this.runtimeEventListeners.delete(listener);
+  onRuntimeEvents(listener: RuntimeEventListener): () => void {
+    return this.events.subscribe(listener);
   }
 
   /** Where an instance keeps its files (its runtime events, for the HTTP API). */

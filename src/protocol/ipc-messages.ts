@@ -9,6 +9,7 @@ import type { ErrorInfo } from "./error-info.ts";
 import type { InstanceCommit, InstanceState } from "./instance-state.ts";
 import type { RuntimeEvent } from "./runtime-event.ts";
 import type { Reply, TurnOutcome } from "./turn-outcome.ts";
+import type { TurnProgress } from "./turn-progress.ts";
 
 export const ORCHESTRATOR = "orchestrator";
 
@@ -40,6 +41,8 @@ export interface ParentToChild {
   connector_ack: { requestId: string; accepted: boolean; eventId?: string; error?: ErrorInfo };
   /** Connector children: the reply to an event emitted with `wantsReply`. */
   connector_reply: TurnOutcome & { requestId: string };
+  /** Connector children: progress of the turn an event emitted with `wantsProgress` started (and its delegations). */
+  connector_progress: { requestId: string; progress: TurnProgress };
 }
 
 /** What a connector child runs: the entry module and the Connection's resolved values. */
@@ -83,7 +86,7 @@ export interface ChildToParent {
   /** Connector children: the entry module loaded and its start function was called. */
   connector_ready: { pid: number; connection: string };
   /** Connector children: `ctx.emit(event)`; `event` is untrusted until the orchestrator parses it. */
-  connector_event: { requestId: string; event: JsonValue; wantsReply: boolean };
+  connector_event: { requestId: string; event: JsonValue; wantsReply: boolean; wantsProgress?: boolean };
 }
 
 export type IpcType = keyof ParentToChild | keyof ChildToParent;
@@ -98,7 +101,7 @@ export interface IpcEnvelope<T extends string = string, P = unknown> {
 export type ParentMessage = { [K in keyof ParentToChild]: IpcEnvelope<K, ParentToChild[K]> }[keyof ParentToChild];
 export type ChildMessage = { [K in keyof ChildToParent]: IpcEnvelope<K, ChildToParent[K]> }[keyof ChildToParent];
 
-const PARENT_TYPES = new Set<string>(["event", "runtime_result", "delegate_result", "shutdown", "hydrate", "committed", "connector_start", "connector_ack", "connector_reply"]);
+const PARENT_TYPES = new Set<string>(["event", "runtime_result", "delegate_result", "shutdown", "hydrate", "committed", "connector_start", "connector_ack", "connector_reply", "connector_progress"]);
 const CHILD_TYPES = new Set<string>(["ready", "turn_started", "turn_result", "commit", "runtime_events", "runtime_call", "results_waiting", "heartbeat", "shutdown_ack", "fatal", "connector_ready", "connector_event"]);
 
 function isEnvelope(value: unknown): value is IpcEnvelope {

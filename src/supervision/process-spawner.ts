@@ -1,10 +1,11 @@
 /**
  * The ProcessSpawner seam: how the supervisor starts one child and talks to it. The real spawner runs
  * `bun <entry script> <argv>` with `Bun.spawn` IPC (`serialization: "json"`); its stdout and stderr go
- * as-is to the orchestrator's log destination (children log pino JSON lines themselves). Tests use the
- * fake spawner in test/helpers/fake-spawner.ts.
+ * as-is to the orchestrator's log destination (children log pino JSON lines themselves), or line by line to a
+ * sink that decides (child-output.ts). Tests use the fake spawner in test/helpers/fake-spawner.ts.
  */
 import { childEnvironment } from "./child-environment.ts";
+import { pumpLines, spawnStdio, type ChildOutput } from "./child-output.ts";
 import { AGENT_ENTRY_SCRIPT } from "../protocol/child-entry.ts";
 import { isChildMessage, type ChildMessage, type ParentMessage } from "../protocol/ipc-messages.ts";
 
@@ -46,8 +47,8 @@ export interface BunSpawnerOptions {
   entryScript?: string;
   /** Default: the running Bun binary (`process.execPath`). */
   bunPath?: string;
-  /** Where children's stdout/stderr go: a file descriptor, or "ignore". Default 1 (stdout). */
-  output?: number | "ignore";
+  /** Where children's stdout/stderr go: a file descriptor, "ignore", or a line sink. Default 1 (stdout). */
+  output?: ChildOutput;
   /**
    * Base environment, of which children get only the basics (PATH, HOME, locale, proxies, non-secret
    * GOONDAN_*: see child-environment.ts); a request's own `env` adds what that child needs. Default: `process.env`.
@@ -72,8 +73,8 @@ export function bunProcessSpawner(options: BunSpawnerOptions = {}): ProcessSpawn
       const child = Bun.spawn([bunPath, "--no-install", entryScript, ...request.argv], {
         env,
         stdin: request.stdin ?? "ignore",
-        stdout: request.stdout ?? output,
-        stderr: output,
+        stdout: request.stdout ?? spawnStdio(output),
+        stderr: spawnStdio(output),
         serialization: "json",
         ipc(message) {
           if (isChildMessage(message)) for (const listener of messageListeners) listener(message);
@@ -88,6 +89,10 @@ export function bunProcessSpawner(options: BunSpawnerOptions = {}): ProcessSpawn
           for (const listener of exitListeners) listener(exited);
         },
       });
+      if (typeof output === "function") {
+        if (child.stdout instanceof ReadableStream) void pumpLines(child.stdout, output);
+        if (child.stderr instanceof ReadableStream) void pumpLines(child.stderr, output);
+      }
       return {
         pid: child.pid,
         send(message) {

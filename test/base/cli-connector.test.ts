@@ -1,7 +1,8 @@
 import { describe, expect, it } from "bun:test";
 import { PassThrough } from "node:stream";
 import { formatReply, runCliLoop } from "../../src/base/connectors/cli.ts";
-import type { ConnectorEvent, ConnectorReply } from "../../src/connector/connector-types.ts";
+import { toolLine, TurnStatus, type Spinner } from "../../src/base/connectors/turn-status.ts";
+import type { ConnectorEvent, ConnectorReply, ConnectorRequestOptions, ToolProgress } from "../../src/connector/connector-types.ts";
 import type { JsonObject } from "../../src/shared/json.ts";
 import { outcome } from "../helpers/outcomes.ts";
 
@@ -73,6 +74,118 @@ describe("runCliLoop", () => {
     });
     await session.done;
     expect(session.output()).toBe("error [E_CONNECTOR_NO_ROUTE]: no rule\nerror [AGENT_TURN_FAILED]: boom\n");
+  });
+});
+
+const tool = (phase: "started" | "ended", agent: string, name: string, extra: Partial<ToolProgress> = {}): ToolProgress => ({
+  kind: "tool",
+  phase,
+  agent,
+  instanceKey: "k",
+  traceId: "t",
+  turnId: "turn",
+  name,
+  toolCallId: `${agent}-${name}`,
+  ...extra,
+});
+
+/** A spinner that records what it was told (start, each text, stop). */
+function fakeSpinner(): Spinner & { log: string[] } {
+  const log: string[] = [];
+  return {
+    log,
+    set text(value: string) {
+      log.push(`text ${value}`);
+    },
+    get text() {
+      return "";
+    },
+    start: () => void log.push("start"),
+    stop: () => void log.push("stop"),
+  };
+}
+
+describe("runCliLoop with a turn status (a chat on a terminal)", () => {
+  it("starts the status before asking, hands it the turn's progress, and stops it before printing the reply", async () => {
+    const order: string[] = [];
+    const input = new PassThrough();
+    input.end("hi\n");
+    const request = async (_event: ConnectorEvent, options?: ConnectorRequestOptions) => {
+      options?.onProgress?.(tool("started", "coordinator", "agents__request"));
+      options?.onProgress?.(tool("ended", "coordinator", "agents__request", { status: "ok" }));
+      return outcome({ eventId: "e1", response: "done" });
+    };
+    await runCliLoop({
+      ctx: { request, config: {}, signal: new AbortController().signal },
+      io: {
+        input,
+        interactive: true,
+        write: (text) => void order.push(`write ${JSON.stringify(text)}`),
+        status: { start: () => void order.push("status start"), progress: (progress) => void order.push(`status ${progress.phase}`), stop: () => void order.push("status stop") },
+      },
+    });
+    expect(order).toEqual(['write "> "', "status start", "status started", "status ended", "status stop", 'write "done\\n"', 'write "> "']);
+  });
+
+  it("stops the status when the request fails too", async () => {
+    const order: string[] = [];
+    const input = new PassThrough();
+    input.end("hi\n");
+    await runCliLoop({
+      ctx: { request: async () => Promise.reject(Object.assign(new Error("refused"), { code: "E_X" })), config: {}, signal: new AbortController().signal },
+      io: { input, interactive: false, write: (text) => void order.push(text), status: { start: () => void order.push("start"), progress: () => {}, stop: () => void order.push("stop") } },
+    });
+    expect(order).toEqual(["start", "stop", "error [E_X]: refused\n"]);
+  });
+});
+
+describe("TurnStatus", () => {
+  it("prints one line per tool call as it starts, a ✗ line for a failure, and shows what runs now and for how long", () => {
+    const spinner = fakeSpinner();
+    const lines: string[] = [];
+    let now = 1_000;
+    const status = new TurnStatus({ write: (text) => void lines.push(text), spinner, now: () => now, tickMs: 60_000 });
+    status.start();
+    now += 2_000;
+    status.progress(tool("started", "coordinator", "agents__request"));
+    status.progress(tool("started", "worker", "bash__exec"));
+    now += 1_000;
+    status.progress(tool("ended", "worker", "bash__exec", { status: "error", code: "E_TOOL_TIMEOUT" }));
+    status.progress(tool("ended", "coordinator", "agents__request", { status: "ok" }));
+    status.stop();
+    expect(lines).toEqual(["→ coordinator · agents__request\n", "→ worker · bash__exec\n", "✗ worker · bash__exec E_TOOL_TIMEOUT\n"]);
+    expect(spinner.log).toEqual(["text thinking 0s", "start", "text coordinator · agents__request 2s", "text worker · bash__exec 2s", "text coordinator · agents__request 3s", "text thinking 3s", "stop"]);
+  });
+
+  it("redraws the elapsed time while nothing else happens", async () => {
+    const spinner = fakeSpinner();
+    let now = 0;
+    const status = new TurnStatus({ write: () => {}, spinner, now: () => now, tickMs: 5 });
+    status.start();
+    now = 4_000;
+    const deadline = Date.now() + 2_000;
+    while (!spinner.log.includes("text thinking 4s") && Date.now() < deadline) await Bun.sleep(5);
+    status.stop();
+    expect(spinner.log).toContain("text thinking 4s");
+    const count = spinner.log.length;
+    await Bun.sleep(20);
+    expect(spinner.log).toHaveLength(count);
+  });
+
+  it("tells apart calls of different turns that their models gave the same id", () => {
+    const spinner = fakeSpinner();
+    const status = new TurnStatus({ write: () => {}, spinner, now: () => 0, tickMs: 60_000 });
+    status.start();
+    status.progress(tool("started", "coordinator", "agents__request", { turnId: "turn-1", toolCallId: "call_1" }));
+    status.progress(tool("started", "worker", "bash__exec", { turnId: "turn-2", toolCallId: "call_1" }));
+    status.progress(tool("ended", "worker", "bash__exec", { turnId: "turn-2", toolCallId: "call_1", status: "ok" }));
+    status.stop();
+    expect(spinner.log.at(-2)).toBe("text coordinator · agents__request 0s");
+  });
+
+  it("spells a tool line as agent · tool", () => {
+    expect(toolLine(tool("started", "worker", "file-system__write"))).toBe("→ worker · file-system__write\n");
+    expect(toolLine(tool("ended", "worker", "file-system__write", { status: "error" }))).toBe("✗ worker · file-system__write\n");
   });
 });
 

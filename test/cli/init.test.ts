@@ -46,6 +46,20 @@ describe("goondan init", () => {
     expect(text).toContain("name: agents");
   });
 
+  it("heads goondan.yaml with the yaml-language-server line pointing at the schema it writes next to it", async () => {
+    for (const template of TEMPLATES) {
+      const dir = join(scratch(), template);
+      const written = initBundle({ dir, template });
+      const [first] = readFileSync(join(dir, "goondan.yaml"), "utf8").split("\n");
+      expect(first).toBe("# yaml-language-server: $schema=./goondan.schema.json");
+      expect(written).toContain("goondan.schema.json");
+      const schemaIo = captureIo(dir);
+      expect(await main(["schema"], schemaIo)).toBe(0);
+      expect(readFileSync(join(dir, "goondan.schema.json"), "utf8")).toBe(schemaIo.out.join(""));
+      expect((await loadBundle(dir, { checkModules: false })).errors).toEqual([]);
+    }
+  });
+
   it("refuses a non-empty directory unless --force", async () => {
     const dir = scratch();
     writeFileSync(join(dir, "keep.txt"), "mine");

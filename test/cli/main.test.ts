@@ -55,17 +55,23 @@ describe("goondan --version", () => {
 });
 
 describe("usage errors", () => {
-  it("exits 2 with a one-line reason for an unknown command", async () => {
+  it("exits 2 with a one-line reason for an unknown command, naming the closest one", async () => {
     const io = captureIo();
     expect(await main(["valdate"], io)).toBe(2);
-    expect(io.err()).toBe("goondan: unknown command \"valdate\" (try 'goondan --help')\n");
+    expect(io.err()).toBe("goondan: unknown command \"valdate\"; did you mean 'goondan validate'? (try 'goondan --help')\n");
     expect(io.out()).toBe("");
+    const far = captureIo();
+    expect(await main(["deploy"], far)).toBe(2);
+    expect(far.err()).toBe("goondan: unknown command \"deploy\" (try 'goondan --help')\n");
   });
 
-  it("exits 2 with a one-line reason for an unknown flag", async () => {
+  it("exits 2 with a one-line reason for an unknown flag, naming a close one", async () => {
     const io = captureIo();
     expect(await main(["validate", "--strict"], io)).toBe(2);
     expect(io.err()).toBe("goondan validate: unknown flag --strict\n");
+    const near = captureIo();
+    expect(await main(["validate", "--statc"], near)).toBe(2);
+    expect(near.err()).toBe("goondan validate: unknown flag --statc; did you mean --static?\n");
   });
 
   it("calls a flag before any command an unknown flag, not an unknown command", async () => {

@@ -1,9 +1,10 @@
 /**
  * `goondan validate`: exit 0 for a valid bundle (warnings allowed), 3 for an invalid one; text output is
- * one issue per line, path first, then a summary; `--format json` prints `{valid, errors, warnings}` only.
+ * one issue per line, `file:line:column` and the document path first, with "did you mean" for a likely typo,
+ * then a summary; `--format json` prints `{valid, errors, warnings}` only.
  */
 import { afterAll, describe, expect, it } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { main } from "../../src/cli/main.ts";
 import type { CliIo } from "../../src/cli/command.ts";
@@ -18,6 +19,9 @@ function captureIo(cwd: string): CliIo & { out: () => string; err: () => string 
   const err: string[] = [];
   return { stdout: (text) => void out.push(text), stderr: (text) => void err.push(text), env: {}, cwd, out: () => out.join(""), err: () => err.join("") };
 }
+
+/** The text of `file` from a 1-based line and column on. */
+const textAt = (file: string, line: number, column: number): string => (readFileSync(file, "utf8").split("\n")[line - 1] ?? "").slice(column - 1);
 
 const badBundle = () =>
   writeBundle(baseBundle({ agent: `${header("Agent", "a")}spec:\n  modelConfig: { modelRef: Model/m }\n  prompt: { system: hi }\n  tools: [Tool/echo, Tool/ehco]\n` }));
@@ -35,21 +39,44 @@ describe("goondan validate", () => {
     expect(io.out()).toContain("valid:");
   });
 
-  it("exits 3 and prints one line per issue, path first, then the summary", async () => {
+  it("exits 3 and prints one line per issue, file:line:column first, then the summary", async () => {
     const dir = badBundle();
     const io = captureIo(dir);
     expect(await main(["validate", "."], io)).toBe(3);
     const lines = io.out().trimEnd().split("\n");
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toStartWith("goondan.yaml#2.spec.tools[1]: E_CONFIG_REF_NOT_FOUND Tool/ehco not found; defined tools: echo, ");
+    const head = /^goondan\.yaml:(\d+):(\d+): #2\.spec\.tools\[1\]: E_CONFIG_REF_NOT_FOUND Tool\/ehco not found; did you mean Tool\/echo\?; defined tools: echo, /.exec(lines[0] ?? "");
+    expect(head).not.toBeNull();
+    expect(textAt(join(dir, "goondan.yaml"), Number(head?.[1]), Number(head?.[2]))).toStartWith("Tool/ehco");
     expect(lines[1]).toBe(`invalid: ${dir} (1 error, 0 warnings)`);
+  });
+
+  it("says which field was meant for an unknown field, and which value for a misspelled one", async () => {
+    const dir = writeBundle(baseBundle({ agent: `${header("Agent", "a")}spec:\n  modelConfig: { modelRef: Model/m }\n  prompt: { system: hi }\n  tool: [Tool/echo]\n` }));
+    const io = captureIo("/");
+    expect(await main(["validate", dir], io)).toBe(3);
+    const line = io.out().split("\n").find((text) => text.includes("#2.spec.tool:")) ?? "";
+    expect(line).toMatch(/^goondan\.yaml:\d+:3: #2\.spec\.tool: E_CONFIG_SCHEMA_INVALID expected one of the fields .*, found unknown field "tool"; did you mean "tools"\?$/);
+    const [, row, column] = /^goondan\.yaml:(\d+):(\d+)/.exec(line) ?? [];
+    expect(textAt(join(dir, "goondan.yaml"), Number(row), Number(column))).toStartWith("tool:");
+
+    const provider = writeBundle(baseBundle({ model: `${header("Model", "m")}spec:\n  provider: anthropc\n  model: x\n` }));
+    const second = captureIo("/");
+    expect(await main(["validate", provider], second)).toBe(3);
+    expect(second.out()).toMatch(/#0\.spec\.provider: E_CONFIG_SCHEMA_INVALID expected one of .*, found "anthropc"; did you mean "anthropic"\?\n/);
+  });
+
+  it("keeps the document path alone for an issue that points at no line (a missing file)", async () => {
+    const io = captureIo("/");
+    expect(await main(["validate", "/nonexistent/goondan-bundle"], io)).toBe(3);
+    expect(io.out()).toStartWith("goondan.yaml: FILE_NOT_FOUND expected a file at ");
   });
 
   it("exits 0 with warnings and prints them", async () => {
     const dir = writeBundle(baseBundle({ files: { "tools/echo.ts": "export const handlers = { say: () => 1, spare: () => 2 };\n" } }));
     const io = captureIo("/");
     expect(await main(["validate", dir], io)).toBe(0);
-    expect(io.out()).toContain("goondan.yaml#1.spec.exports: W_CONFIG_HANDLER_UNUSED");
+    expect(io.out()).toMatch(/goondan\.yaml:\d+:\d+: #1\.spec\.exports: W_CONFIG_HANDLER_UNUSED/);
     expect(io.out()).toContain("(0 errors, 1 warning)");
   });
 

@@ -54,7 +54,7 @@ describe("event names of the built-in connectors", () => {
     const [issue] = result.errors;
     expect([issue?.code, issue?.path, issue?.severity]).toEqual(["E_CONFIG_UNKNOWN_EVENT", "goondan.yaml#4.spec.ingress.rules[0].match.event", "error"]);
     expect(issue?.message).toContain("stdin_message (or user_input)");
-    expect(issue?.suggestion).toBe("match one of: stdin_message");
+    expect(issue?.suggestion).toBe('did you mean "stdin_message"?');
   });
 
   it("accepts a rule without match.event (a catch-all) whatever the connector emits", async () => {

@@ -3,7 +3,7 @@
  * and column, warnings that keep a bundle valid, and every issue of a bundle reported at once.
  */
 import { afterAll, describe, expect, it } from "bun:test";
-import { symlinkSync } from "node:fs";
+import { readFileSync, symlinkSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { loadBundle, loadBundleOrThrow } from "../../src/config/load-bundle.ts";
@@ -23,7 +23,8 @@ describe("issue messages and suggestions", () => {
     const dir = writeBundle(baseBundle({ agent: agentWith("  prompt: { system: hi }\n  tools: [Tool/echo, Tool/echoo]\n"), extra: extraTools }));
     const [issue] = (await loadBundle(dir, { checkModules: false })).errors;
     expect(issue).toMatchObject({ code: "E_CONFIG_REF_NOT_FOUND", path: "goondan.yaml#2.spec.tools[1]", message: "Tool/echoo not found" });
-    const names = issue?.suggestion?.replace("defined tools: ", "").split(", ") ?? [];
+    expect(issue?.suggestion).toStartWith("did you mean Tool/echo?; defined tools: ");
+    const names = issue?.suggestion?.split("defined tools: ")[1]?.split(", ") ?? [];
     expect(names.slice(0, 3)).toEqual(["echo", "ech", "echo-all"]);
     expect(names).toContain("bash"); // built-ins count as defined tools
   });
@@ -94,6 +95,18 @@ describe("issue messages and suggestions", () => {
     const [issue] = (await loadBundle(dir)).errors;
     expect(issue).toMatchObject({ path: "goondan.yaml#0.spec.provider", line: 6, column: 13 });
     expect(issue?.message).toBe('expected one of "anthropic", "openai", "google", "openai-compatible", "replay", found "mistral"');
+  });
+
+  it("points at the field's key when its value starts on a later line, and at the key of an unknown field", async () => {
+    const dir = writeBundle(baseBundle({ agent: agentWith("  prompt: { system: hi }\n  tools:\n    first: Tool/echo\n  extensionz: []\n") }));
+    const issues = (await loadBundle(dir, { checkModules: false })).errors;
+    const lines = readFileSync(join(dir, "goondan.yaml"), "utf8").split("\n");
+    const at = (path: string) => issues.find((issue) => issue.path === path);
+    const tools = at("goondan.yaml#2.spec.tools");
+    expect(lines[(tools?.line ?? 0) - 1]?.slice((tools?.column ?? 0) - 1)).toBe("tools:");
+    const unknown = at("goondan.yaml#2.spec.extensionz");
+    expect(lines[(unknown?.line ?? 0) - 1]?.slice((unknown?.column ?? 0) - 1)).toBe("extensionz: []");
+    expect(unknown?.suggestion).toBe('did you mean "extensions"?');
   });
 
   it("rejects an alias to an anchor of another document", async () => {

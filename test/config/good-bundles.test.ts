@@ -244,7 +244,7 @@ describe("loadBundleOrThrow", () => {
     const error = await loadBundleOrThrow(dir).then(() => undefined, (thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).code).toBe("E_CONFIG_INVALID");
-    expect((error as ConfigError).message).toContain("goondan.yaml#2.spec.modelConfig.modelRef: E_CONFIG_REF_NOT_FOUND");
-    expect((error as ConfigError).message).toContain("goondan.yaml#3.spec.entryAgent: E_CONFIG_REF_NOT_FOUND");
+    expect((error as ConfigError).message).toMatch(/goondan\.yaml:\d+:\d+: #2\.spec\.modelConfig\.modelRef: E_CONFIG_REF_NOT_FOUND/);
+    expect((error as ConfigError).message).toMatch(/goondan\.yaml:\d+:\d+: #3\.spec\.entryAgent: E_CONFIG_REF_NOT_FOUND/);
   });
 });

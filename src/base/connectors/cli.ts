@@ -2,19 +2,23 @@
  * The built-in `cli` connector: reads stdin line by line, sends each non-empty line as one
  * `stdin_message` event (the public Goondan name; ingress rules written for the older `user_input` still
  * match it) and prints the reply before reading the next line, so piped input gets its
- * replies in order. On a TTY it is an interactive chat with a `> ` prompt; `:exit`/`:quit` or
- * Ctrl+D ends the input. Ctrl+C reaches the orchestrator, which shuts everything down cleanly.
+ * replies in order. On a TTY it is an interactive chat with a `> ` prompt, a status line while the turn runs
+ * and one line per tool call, the delegated agents' included (turn-status.ts); `:exit`/`:quit` or Ctrl+D ends
+ * the input. Ctrl+C reaches the orchestrator, which shuts everything down cleanly.
  *
  * Config: `instanceKey` (default: the route's or the Swarm's), `prompt` (default `> `).
  */
 import { createInterface } from "node:readline";
 import type { ConnectorContext, ConnectorReply } from "../../connector/connector-types.ts";
 import { configValue } from "./config-value.ts";
+import { TurnStatus } from "./turn-status.ts";
 
 export interface CliIo {
   input: NodeJS.ReadableStream;
   write: (text: string) => void;
   interactive: boolean;
+  /** Shows the running turn (status line, tool lines); only a chat on a terminal has one. Default: none. */
+  status?: Pick<TurnStatus, "start" | "progress" | "stop">;
 }
 
 /** One reply as printed: the text, or `error [CODE]: message`. */
@@ -40,15 +44,22 @@ export async function runCliLoop(options: { ctx: Pick<ConnectorContext, "request
     const line = raw.trim();
     if (isExitCommand(line)) break;
     if (line !== "") {
+      const status = io.status;
+      status?.start();
       try {
-        const reply = await ctx.request({
-          name: CLI_EVENT,
-          message: { type: "text", text: line },
-          properties: {},
-          ...(typeof instanceKey === "string" && instanceKey !== "" ? { instanceKey } : {}),
-        });
+        const reply = await ctx.request(
+          {
+            name: CLI_EVENT,
+            message: { type: "text", text: line },
+            properties: {},
+            ...(typeof instanceKey === "string" && instanceKey !== "" ? { instanceKey } : {}),
+          },
+          status ? { onProgress: (progress) => status.progress(progress) } : undefined,
+        );
+        status?.stop();
         io.write(formatReply(reply));
       } catch (error) {
+        status?.stop();
         if (ctx.signal.aborted) break;
         const code = typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : "E_CLI";
         io.write(`error [${code}]: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -61,7 +72,9 @@ export async function runCliLoop(options: { ctx: Pick<ConnectorContext, "request
 
 export default async function cliConnector(ctx: ConnectorContext): Promise<void> {
   const interactive = process.stdin.isTTY === true;
-  await runCliLoop({ ctx, io: { input: process.stdin, write: (text) => void process.stdout.write(text), interactive } });
+  const write = (text: string) => void process.stdout.write(text);
+  const status = interactive && process.stdout.isTTY === true ? new TurnStatus({ write }) : undefined;
+  await runCliLoop({ ctx, io: { input: process.stdin, write, interactive, ...(status ? { status } : {}) } });
   if (interactive && !ctx.signal.aborted) {
     // The operator ended the chat (:exit or Ctrl+D): ask the orchestrator to shut down cleanly.
     process.stdout.write("\n");

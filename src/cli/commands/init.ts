@@ -4,12 +4,14 @@
  * directory unless --force. `{{name}}` in templates becomes a resource-safe name derived from the directory.
  * It also writes a tsconfig.json whose `paths` map "goondan" to this package's src/index.ts, so editors
  * type-check `import type { ToolHandler } from "goondan"` in a bundle that has no node_modules (at run
- * time the goondan-module-resolver plugin serves the import).
+ * time the goondan-module-resolver plugin serves the import), and goondan.schema.json (what `goondan schema`
+ * prints), which the `# yaml-language-server: $schema=` line heading goondan.yaml points editors at.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { EXIT, type CliCommand } from "../command.ts";
 import { UsageError } from "../../shared/errors.ts";
+import { documentSchema } from "../../config/document-schema.ts";
 
 export const TEMPLATES = ["default", "multi-agent"] as const;
 export type TemplateName = (typeof TEMPLATES)[number];
@@ -21,6 +23,10 @@ const PACKAGE_ROOT = new URL("../../../", import.meta.url).pathname;
 
 /** npm drops dotfiles like `.gitignore` from published packages, so templates store them without the dot. */
 const RENAMES: Record<string, string> = { gitignore: ".gitignore" };
+
+/** The JSON Schema file written next to goondan.yaml, and the line that points yaml-language-server at it. */
+export const SCHEMA_FILE = "goondan.schema.json";
+export const SCHEMA_MODELINE = `# yaml-language-server: $schema=./${SCHEMA_FILE}`;
 
 /** A lowercase name made of letters, digits, `-` and `_` (what goondan resource names allow). */
 export function bundleName(dir: string): string {
@@ -106,9 +112,12 @@ export function initBundle(options: InitOptions): string[] {
     parts[last] = RENAMES[parts[last] as string] ?? (parts[last] as string);
     const destination = join(target, ...parts);
     mkdirSync(join(destination, ".."), { recursive: true });
-    writeFileSync(destination, readFileSync(file, "utf8").replaceAll("{{name}}", name));
+    const text = readFileSync(file, "utf8").replaceAll("{{name}}", name);
+    writeFileSync(destination, parts.join("/") === "goondan.yaml" ? `${SCHEMA_MODELINE}\n${text}` : text);
     written.push(parts.join("/"));
   }
+  writeFileSync(join(target, SCHEMA_FILE), `${JSON.stringify(documentSchema(), null, 2)}\n`);
+  written.push(SCHEMA_FILE);
   // A tsconfig.json the user already has is theirs, even with --force; the docs say which `paths` to add.
   if (!existsSync(join(target, "tsconfig.json"))) {
     writeFileSync(join(target, "tsconfig.json"), `${JSON.stringify(bundleTsconfig({ dir: target }), null, 2)}\n`);

@@ -1,7 +1,8 @@
 /**
  * `goondan run [bundle]`: parses its flags, validates the bundle (exit 3 with every issue, missing env vars
- * included), picks where logs go (stderr when stdout holds the reply of `--input` or the chat of a cli
- * Connection), and hands over to the daemon (src/daemon/run-daemon.ts), which runs the swarm in the foreground.
+ * included), picks where logs go (src/daemon/run-log.ts: stderr when stdout holds the reply of `--input` or the
+ * chat of a cli Connection, the run log when stderr is that terminal too, unless `--verbose`), and hands over to
+ * the daemon (src/daemon/run-daemon.ts), which runs the swarm in the foreground.
  */
 import { isAbsolute, resolve } from "node:path";
 import type { CliCommand } from "../command.ts";
@@ -9,16 +10,17 @@ import { EXIT } from "../command.ts";
 import { formatIssues, loadBundle } from "../../config/load-bundle.ts";
 import { selectSwarm } from "../../config/resolve.ts";
 import { missingEnvIssues } from "../../config/value-source.ts";
-import { createLogger, prettyStream } from "../../shared/logger.ts";
+import { createLogger } from "../../shared/logger.ts";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { usesTerminal } from "../../connector/host/connection-plan.ts";
 import { runDaemon } from "../../daemon/run-daemon.ts";
 import { apiAccessFromEnv, requireTokenOffLoopback } from "../../http/api-access.ts";
+import { runLogging } from "../../daemon/run-log.ts";
 
 export const command: CliCommand = {
   name: "run",
   summary: "run the swarm in the foreground (the orchestrator daemon)",
-  usage: "goondan run [bundle] [--swarm NAME] [--watch] [--port N] [--host H] [--state-root DIR] [--input TEXT] [--record FILE]",
+  usage: "goondan run [bundle] [--swarm NAME] [--watch] [--port N] [--host H] [--state-root DIR] [--input TEXT] [--record FILE] [--verbose]",
   maxPositionals: 1,
   flags: {
     swarm: { type: "string", description: "the Swarm to run (default: the bundle's only Swarm)" },
@@ -28,6 +30,7 @@ export const command: CliCommand = {
     input: { type: "string", description: "send one event to the entry agent, print the reply and exit" },
     record: { type: "string", description: "record the model replies of every agent into this cassette (JSONL)" },
     watch: { type: "boolean", description: "reload changed agents when goondan.yaml, prompts or entry files change" },
+    verbose: { type: "boolean", description: "with --input or a terminal chat, print every log line on stderr instead of only warnings and errors (the rest go to <state root>/logs/goondan.log)" },
   },
   async run({ flags, positionals, io }) {
     const target = resolve(io.cwd, positionals[0] ?? ".");
@@ -44,12 +47,11 @@ export const command: CliCommand = {
       return EXIT.configInvalid;
     }
     const input = typeof flags.input === "string" ? flags.input : undefined;
-    // stdout holds only the reply with --input, and is the chat with a cli Connection: logs go to stderr then.
-    const output = input !== undefined || usesTerminal({ bundle, swarm }) ? 2 : 1;
-    const logger =
-      output === 2 && process.stderr.isTTY === true
-        ? createLogger("orchestrator", { destination: prettyStream((line) => process.stderr.write(line)), pretty: false })
-        : createLogger("orchestrator", { destination: output });
+    const stateRoot = typeof flags["state-root"] === "string" ? resolve(io.cwd, flags["state-root"]) : defaultStateRoot(io.env);
+    // stdout holds only the reply with --input, and is the chat with a cli Connection: logs stay out of it.
+    const logs = runLogging({ stateRoot, chat: input !== undefined || usesTerminal({ bundle, swarm }), verbose: flags.verbose === true });
+    if (logs.runLog) io.stderr(`goondan: logs go to ${logs.runLog.path} (warnings and errors show here; --verbose shows all)\n`);
+    const logger = createLogger("orchestrator", { destination: logs.destination });
     // Who may use the API (GOONDAN_API_TOKEN, _ALLOWED_ORIGINS, _ALLOWED_HOSTS), checked before the daemon starts.
     const access = apiAccessFromEnv(io.env);
     const host = typeof flags.host === "string" ? flags.host : "127.0.0.1";
@@ -57,10 +59,10 @@ export const command: CliCommand = {
     return runDaemon({
       bundle,
       swarm: swarm.metadata.name,
-      stateRoot: typeof flags["state-root"] === "string" ? resolve(io.cwd, flags["state-root"]) : defaultStateRoot(io.env),
+      stateRoot,
       env: io.env,
       logger,
-      output,
+      output: logs.childOutput,
       ...(typeof flags.record === "string" ? { record: isAbsolute(flags.record) ? flags.record : resolve(io.cwd, flags.record) } : {}),
       ...(input !== undefined ? { input } : {}),
       http: { host, port: typeof flags.port === "number" ? flags.port : 8790, ...access },

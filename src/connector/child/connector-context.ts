@@ -2,12 +2,13 @@
  * The `ctx` a connector's entry function receives, inside the connector child (the public Goondan
  * ConnectorContext plus `request` for connectors that print replies, like `cli`): `emit` resolves
  * once the orchestrator has durably accepted the event, `request` once the routed turn has replied.
- * Owns the table of emitted events waiting for their ack or reply; the entry script feeds it messages.
+ * `request` may ask for the turn's progress on the way. Owns the table of emitted events waiting for their ack,
+ * progress or reply; the entry script feeds it messages.
  */
 import type { ConnectorStartPayload, ParentToChild } from "../../protocol/ipc-messages.ts";
 import type { JsonValue } from "../../shared/json.ts";
 import type { ConnectorEvent } from "../connector-event.ts";
-import type { ConnectorContext, ConnectorLogger, ConnectorReply } from "../connector-types.ts";
+import type { ConnectorContext, ConnectorLogger, ConnectorReply, ConnectorRequestOptions } from "../connector-types.ts";
 
 export type { ConnectorContext, ConnectorLogger, ConnectorReply } from "../connector-types.ts";
 import { UsageError } from "../../shared/errors.ts";
@@ -17,6 +18,7 @@ export class ConnectorEmitError extends UsageError {}
 
 interface Waiting {
   wantsReply: boolean;
+  onProgress?: ConnectorRequestOptions["onProgress"];
   accept: (value: { eventId: string }) => void;
   reply: (value: ConnectorReply) => void;
   fail: (error: Error) => void;
@@ -24,8 +26,8 @@ interface Waiting {
 
 export interface ConnectorContextHost {
   context: ConnectorContext;
-  /** Feed `connector_ack` / `connector_reply` messages from the parent. */
-  handle(type: "connector_ack" | "connector_reply", payload: ParentToChild["connector_ack"] | ParentToChild["connector_reply"]): void;
+  /** Feed `connector_ack` / `connector_progress` / `connector_reply` messages from the parent. */
+  handle<K extends "connector_ack" | "connector_progress" | "connector_reply">(type: K, payload: ParentToChild[K]): void;
   /** Aborts the signal and runs shutdown handlers; fails every event still waiting. */
   shutdown(reason: string): Promise<void>;
 }
@@ -33,7 +35,7 @@ export interface ConnectorContextHost {
 export interface CreateConnectorContextOptions {
   start: ConnectorStartPayload;
   /** Sends `connector_event` to the orchestrator. */
-  send: (payload: { requestId: string; event: JsonValue; wantsReply: boolean }) => void;
+  send: (payload: { requestId: string; event: JsonValue; wantsReply: boolean; wantsProgress?: boolean }) => void;
   logger: ConnectorLogger;
 }
 
@@ -43,17 +45,17 @@ export function createConnectorContext(options: CreateConnectorContextOptions): 
   const shutdownHandlers: (() => void | Promise<void>)[] = [];
   let sequence = 0;
 
-  const submit = (event: ConnectorEvent, wantsReply: boolean) =>
+  const submit = (event: ConnectorEvent, wantsReply: boolean, onProgress?: ConnectorRequestOptions["onProgress"]) =>
     new Promise<{ eventId: string } | ConnectorReply>((resolve, reject) => {
       if (controller.signal.aborted) return reject(new ConnectorEmitError("E_CONNECTOR_STOPPED", "the connector is shutting down"));
       const requestId = `c${++sequence}`;
-      waiting.set(requestId, { wantsReply, accept: resolve, reply: resolve, fail: reject });
-      options.send({ requestId, event: event as unknown as JsonValue, wantsReply });
+      waiting.set(requestId, { wantsReply, accept: resolve, reply: resolve, fail: reject, ...(onProgress ? { onProgress } : {}) });
+      options.send({ requestId, event: event as unknown as JsonValue, wantsReply, ...(onProgress ? { wantsProgress: true } : {}) });
     });
 
   const context: ConnectorContext = {
     emit: (event) => submit(event, false) as Promise<{ eventId: string }>,
-    request: (event) => submit(event, true) as Promise<ConnectorReply>,
+    request: (event, requestOptions) => submit(event, true, requestOptions?.onProgress) as Promise<ConnectorReply>,
     config: options.start.config,
     secrets: options.start.secrets,
     logger: options.logger,
@@ -69,6 +71,14 @@ export function createConnectorContext(options: CreateConnectorContextOptions): 
     handle(type, payload) {
       const entry = waiting.get(payload.requestId);
       if (!entry) return;
+      if (type === "connector_progress") {
+        try {
+          entry.onProgress?.((payload as ParentToChild["connector_progress"]).progress);
+        } catch (error) {
+          options.logger.warn("onProgress threw", error instanceof Error ? error.message : String(error));
+        }
+        return;
+      }
       if (type === "connector_ack") {
         const ack = payload as ParentToChild["connector_ack"];
         if (!ack.accepted) {

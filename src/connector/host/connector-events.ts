@@ -1,8 +1,8 @@
 /**
  * What happens to one event a connector child emits: it is checked (the child's code is not trusted), routed by
  * the Connection's ingress rules, handed to the agents (`ingest`, durable before it resolves), acknowledged to the
- * child with its eventId — or refused with a code — and, when the child asked for it, answered with the outcome
- * of the turn it started.
+ * child with its eventId — or refused with a code — and, when the child asked for them, followed by the progress
+ * of the turn it started (tool calls, its delegations' too) and answered with that turn's outcome.
  */
 import { describe } from "../../shared/errors.ts";
 import type { ChildToParent, ParentToChild } from "../../protocol/ipc-messages.ts";
@@ -16,7 +16,7 @@ export interface ConnectorEventOptions {
   payload: ChildToParent["connector_event"];
   ingest: ConnectorIngest;
   /** Sends a message to the connector child. */
-  send<K extends "connector_ack" | "connector_reply">(type: K, payload: ParentToChild[K]): void;
+  send<K extends "connector_ack" | "connector_reply" | "connector_progress">(type: K, payload: ParentToChild[K]): void;
 }
 
 export async function handleConnectorEvent(options: ConnectorEventOptions): Promise<void> {
@@ -37,6 +37,7 @@ export async function handleConnectorEvent(options: ConnectorEventOptions): Prom
       type: `connector.${event.name}`,
       metadata: { connector: spec.connector, connection: spec.connection, event: event.name, properties: event.properties, message: event.message },
       wantsReply: payload.wantsReply,
+      ...(payload.wantsProgress === true ? { onProgress: (progress) => send("connector_progress", { requestId: payload.requestId, progress }) } : {}),
     });
   } catch (error) {
     const described = describe(error);

@@ -6,6 +6,7 @@
 import type { IngressRule } from "../../config/types.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
+import type { TurnProgress } from "../../protocol/turn-progress.ts";
 
 export interface ConnectorRunSpec {
   connection: string;
@@ -30,6 +31,8 @@ export interface ConnectorIngestRequest {
   type: string;
   metadata: JsonObject;
   wantsReply: boolean;
+  /** Receives the progress of the turn the event starts (and of its delegations), when the connector asked. */
+  onProgress?: (progress: TurnProgress) => void;
 }
 
 /** Hands an event to the orchestrator; resolves once it is durably accepted (rejects with a coded error if refused). */

@@ -9,7 +9,7 @@ const start = { connector: "webhook", connection: "hooks", entry: "/x.ts", confi
 const event = { name: "ping", message: { type: "text" as const, text: "hi" }, properties: {} };
 
 function setup() {
-  const sent: { requestId: string; event: JsonValue; wantsReply: boolean }[] = [];
+  const sent: { requestId: string; event: JsonValue; wantsReply: boolean; wantsProgress?: boolean }[] = [];
   const host = createConnectorContext({ start, logger: quiet, send: (payload) => void sent.push(payload) });
   return { host, sent };
 }
@@ -35,6 +35,28 @@ describe("createConnectorContext", () => {
     const emitted = host.context.emit(event);
     host.handle("connector_ack", { requestId: "c1", accepted: false, error: { code: "E_CONNECTOR_NO_ROUTE", message: "no rule" } });
     await expect(emitted).rejects.toMatchObject({ code: "E_CONNECTOR_NO_ROUTE" });
+  });
+
+  it("asks for progress only with onProgress, hands each record to it until the reply, and survives a throwing listener", async () => {
+    const { host, sent } = setup();
+    const seen: string[] = [];
+    void host.context.request(event);
+    expect(sent[0]?.wantsProgress).toBeUndefined();
+    const asked = host.context.request(event, {
+      onProgress: (progress) => {
+        seen.push(`${progress.phase} ${progress.agent} ${progress.name}`);
+        if (progress.phase === "ended") throw new Error("a listener bug");
+      },
+    });
+    expect(sent[1]?.wantsProgress).toBe(true);
+    const progress = { kind: "tool" as const, agent: "worker", instanceKey: "k", traceId: "t", turnId: "turn", name: "bash__exec", toolCallId: "call" };
+    host.handle("connector_ack", { requestId: "c2", accepted: true, eventId: "evt_2" });
+    host.handle("connector_progress", { requestId: "c2", progress: { ...progress, phase: "started" } });
+    host.handle("connector_progress", { requestId: "c2", progress: { ...progress, phase: "ended", status: "ok" } });
+    host.handle("connector_reply", { requestId: "c2", ...outcome({ eventId: "evt_2", response: "done" }) });
+    expect((await asked).response).toBe("done");
+    host.handle("connector_progress", { requestId: "c2", progress: { ...progress, phase: "started" } });
+    expect(seen).toEqual(["started worker bash__exec", "ended worker bash__exec"]);
   });
 
   it("resolves request with the turn's reply, not with the ack", async () => {

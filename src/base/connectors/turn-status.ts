@@ -1,0 +1,81 @@
+/**
+ * The terminal chat's view of a running turn: a spinner line saying what runs now and for how long
+ * (`thinking 3s`, `worker · bash__exec 1s`), and one line per tool call printed above it as the call starts
+ * (`→ worker · agents__request`), plus a `✗` line when one ends in an error. Tool calls of delegated turns
+ * arrive here too (the same TurnProgress records), so a person sees the worker's tools under the coordinator's.
+ * The spinner is yocto-spinner on stdout, which clears itself before any other write to stdout and redraws after.
+ */
+import yoctoSpinner from "yocto-spinner";
+import type { TurnProgress } from "../../connector/connector-types.ts";
+
+/** The part of yocto-spinner a turn status drives (tests pass a fake). */
+export interface Spinner {
+  text: string;
+  start(): unknown;
+  stop(): unknown;
+}
+
+export interface TurnStatusOptions {
+  /** Prints tool lines (to the same terminal as the spinner). */
+  write: (text: string) => void;
+  /** Default: yocto-spinner on stdout, without its own signal handlers (the orchestrator decides on Ctrl+C). */
+  spinner?: Spinner;
+  /** Default: Date.now. */
+  now?: () => number;
+  /** How often the elapsed time is redrawn. Default 1000 ms. */
+  tickMs?: number;
+}
+
+/** `→ worker · agents__request` */
+export function toolLine(progress: TurnProgress): string {
+  if (progress.phase === "started") return `→ ${progress.agent} · ${progress.name}\n`;
+  return `✗ ${progress.agent} · ${progress.name}${progress.code ? ` ${progress.code}` : ""}\n`;
+}
+
+export class TurnStatus {
+  private readonly spinner: Spinner;
+  private readonly now: () => number;
+  private readonly running = new Map<string, string>();
+  private startedAt = 0;
+  private ticker: ReturnType<typeof setInterval> | undefined;
+
+  constructor(private readonly options: TurnStatusOptions) {
+    this.spinner = options.spinner ?? yoctoSpinner({ stream: process.stdout, handleSignals: false });
+    this.now = options.now ?? Date.now;
+  }
+
+  /** A turn was asked for: the spinner runs until `stop`. */
+  start(): void {
+    this.running.clear();
+    this.startedAt = this.now();
+    this.spinner.text = this.label();
+    this.spinner.start();
+    this.ticker = setInterval(() => (this.spinner.text = this.label()), this.options.tickMs ?? 1000);
+  }
+
+  progress(progress: TurnProgress): void {
+    // A model names its calls only within its own turn (`call_1` in the coordinator's and in the worker's).
+    const key = `${progress.turnId}/${progress.toolCallId}`;
+    if (progress.phase === "started") {
+      this.running.set(key, `${progress.agent} · ${progress.name}`);
+      this.options.write(toolLine(progress));
+    } else {
+      this.running.delete(key);
+      if (progress.status === "error") this.options.write(toolLine(progress));
+    }
+    this.spinner.text = this.label();
+  }
+
+  /** The reply is here: the spinner line is cleared before it is printed. */
+  stop(): void {
+    if (this.ticker !== undefined) clearInterval(this.ticker);
+    this.ticker = undefined;
+    this.spinner.stop();
+  }
+
+  /** What runs now: the tool call started last among those still running, else the model. */
+  private label(): string {
+    const seconds = Math.floor((this.now() - this.startedAt) / 1000);
+    return `${[...this.running.values()].at(-1) ?? "thinking"} ${seconds}s`;
+  }
+}
