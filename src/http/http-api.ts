@@ -31,6 +31,9 @@ export interface HttpApiOptions extends ApiAccess {
   logger?: Logger;
 }
 
+/** How long stopping the server waits for answers in flight before it closes every connection. */
+const STOP_FLUSH_MS = 1_000;
+
 /** The API as a hono app. */
 export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
   const logger = options.logger ?? silentLogger();
@@ -81,5 +84,13 @@ export function serveHttpApi(options: HttpApiOptions & { host: string; port: num
     fetch: handler,
     error: () => errorBody({ status: 500, error: { code: "E_INTERNAL", message: "internal error" } }),
   });
-  return { port: server.port ?? options.port, host: options.host, stop: () => server.stop(true) };
+  return {
+    port: server.port ?? options.port,
+    host: options.host,
+    // Answers already made (a waiting client's 503 at shutdown) get a moment to leave; open streams are then cut.
+    stop: async () => {
+      await Promise.race([server.stop(false), Bun.sleep(STOP_FLUSH_MS)]);
+      await server.stop(true);
+    },
+  };
 }

@@ -68,6 +68,9 @@ export function eventRoutes(options: { backend: ApiBackend; maxBodyBytes: number
     if (!outcome) {
       throw new ApiError({ status: 504, code: "AGENT_REQUEST_TIMEOUT", message: `no reply within ${timeoutMs} ms; the event stays accepted and will still run`, extra: { eventId: submitted.eventId } });
     }
+    if (outcome.error?.code === "ORCHESTRATOR_STOPPED") {
+      throw new ApiError({ status: 503, code: "ORCHESTRATOR_STOPPED", message: outcome.error.message, suggestion: "the event runs when goondan starts again on the same state root", extra: { eventId: submitted.eventId } });
+    }
     return c.json(outcome, 200);
   });
 }
