@@ -121,7 +121,7 @@ export class Daemon {
   private async startParts(): Promise<void> {
     const { options, orchestrator } = this;
     const { logger } = options;
-    orchestrator.start();
+    await orchestrator.start();
     if (options.http) {
       const { host, port } = options.http;
       try {

@@ -15,9 +15,9 @@ export interface ApiBackend {
   submit(options: SubmitOptions): Submitted;
   /** Agents and connectors. */
   processes(): ProcessInfo[];
-  instances(): InstanceRow[];
+  instances(): Promise<InstanceRow[]>;
   /** Runtime events of the swarm, oldest first (`limit`: the newest ones). */
-  runtimeEvents(query: Omit<RuntimeEventQuery, "swarm">): StoredRuntimeEvent[];
+  runtimeEvents(query: Omit<RuntimeEventQuery, "swarm">): Promise<StoredRuntimeEvent[]>;
   /** `POST /v1/restart`; absent: 501. */
   restart?(request: RestartRequest): Promise<RestartAnswer>;
 }

@@ -127,7 +127,7 @@ export class Orchestrator {
   }
 
   /** Resumes every accepted, unanswered event of the swarm's store (and wakes instances with results waiting). */
-  start(): { resumed: number } {
+  start(): Promise<{ resumed: number }> {
     return resumeUnanswered({
       store: this.store,
       view: this.view,
@@ -182,12 +182,13 @@ export class Orchestrator {
   }
 
   /** Known instances (live, or with state in the store), with status and queue length. */
-  instances(): InstanceRow[] {
-    return instanceRows({ supervisors: [...this.instancesByAddress.values()], stored: this.store.instances(this.view.instanceKey) });
+  async instances(): Promise<InstanceRow[]> {
+    const stored = await this.store.instances(this.view.instanceKey);
+    return instanceRows({ supervisors: [...this.instancesByAddress.values()], stored });
   }
 
   /** The swarm's runtime events (`GET /v1/instances/.../events`, `goondan logs`, watchers catching up). */
-  runtimeEvents(query: Omit<RuntimeEventQuery, "swarm">): StoredRuntimeEvent[] {
+  runtimeEvents(query: Omit<RuntimeEventQuery, "swarm">): Promise<StoredRuntimeEvent[]> {
     return this.store.runtimeEvents({ ...query, swarm: this.view.instanceKey });
   }
 

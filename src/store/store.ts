@@ -5,6 +5,7 @@
  * backend can make many writers' work durable together: writes made in the same tick share one sync (group
  * commit), and a promise returned by a write resolves only once it is durable. Reads see every write made so far.
  * Backends: embedded SQLite (sqlite/), and NATS JetStream for a cluster; the agent loop and the router name neither.
+ * Reads are asynchronous because a networked backend answers them over the wire; the embedded one answers at once.
  */
 import type { AgentEvent } from "../protocol/agent-event.ts";
 import type { PendingResult } from "../protocol/conversation.ts";
@@ -64,9 +65,9 @@ export interface Store {
   /** Accepts an event into its instance's inbox; resolves once durable. Accepting an event id twice keeps the first. */
   accept(swarm: string, event: AgentEvent, acceptedAt: number): Promise<void>;
   /** The inbox record of an event, answered or not. */
-  inboxRecord(swarm: string, eventId: string): InboxRecord | undefined;
+  inboxRecord(swarm: string, eventId: string): Promise<InboxRecord | undefined>;
   /** Every accepted, unanswered event of the swarm, in acceptance order. */
-  unanswered(swarm: string): InboxRecord[];
+  unanswered(swarm: string): Promise<InboxRecord[]>;
   /**
    * A delivery of the event ended without an answer. A crash (`crash`: how the child died) is counted durably (the
    * poison decision) and its cause kept for the next delivery; a deliberate stop (`crash` absent) clears the cause,
@@ -85,17 +86,17 @@ export interface Store {
   /** A result for an instance that has not been shown to its model (a reply to an async request). Resolves once durable. */
   addPendingResult(instance: InstanceRef, result: PendingResult): Promise<void>;
   /** What a starting child is handed. */
-  instanceState(instance: InstanceRef): InstanceState;
+  instanceState(instance: InstanceRef): Promise<InstanceState>;
   /** Removes an instance's conversation (a `--fresh` restart); true when it had one. Extension state and events stay. */
   clearConversation(instance: InstanceRef): Promise<boolean>;
   /** Removes everything of an instance (`goondan instance delete`). */
   deleteInstance(instance: InstanceRef): Promise<boolean>;
   /** The instances the swarm (every swarm when absent) has state for. */
-  instances(swarm?: string): StoredInstance[];
+  instances(swarm?: string): Promise<StoredInstance[]>;
 
   /** Keeps runtime events (not awaited: losing the last few on a crash costs no correctness). */
   appendRuntimeEvents(swarm: string, events: readonly RuntimeEvent[]): void;
-  runtimeEvents(query: RuntimeEventQuery): StoredRuntimeEvent[];
+  runtimeEvents(query: RuntimeEventQuery): Promise<StoredRuntimeEvent[]>;
 
   /** Makes every write so far durable and releases the store. */
   close(): Promise<void>;

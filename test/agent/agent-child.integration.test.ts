@@ -11,7 +11,7 @@ const defer = useCleanups();
 
 const paths = (stateRoot: string) => instancePaths({ stateRoot, swarmInstanceKey: "fixture-key", agent: "assistant", instanceKey: "main" });
 /** The types of the runtime events the child handed over, in order (the harness stores them as the orchestrator does). */
-const storedEventTypes = (stateRoot: string) => storeFor(stateRoot).runtimeEvents({ swarm: CHILD_INSTANCE.swarm }).map((stored) => stored.event.type);
+const storedEventTypes = async (stateRoot: string) => (await storeFor(stateRoot).runtimeEvents({ swarm: CHILD_INSTANCE.swarm })).map((stored) => stored.event.type);
 
 for (const stream of [false, true]) {
   describe(`agent child over IPC (${stream ? "SSE" : "JSON"})`, () => {
@@ -39,8 +39,8 @@ for (const stream of [false, true]) {
       expect(server.unexpected).toHaveLength(0);
 
       await Bun.sleep(50);
-      expect(storeFor(stateRoot).instanceState(CHILD_INSTANCE).messages.map((message) => message.data.role)).toEqual(["user", "assistant", "tool", "assistant"]);
-      const runtimeEvents = storedEventTypes(stateRoot);
+      expect((await storeFor(stateRoot).instanceState(CHILD_INSTANCE)).messages.map((message) => message.data.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+      const runtimeEvents = await storedEventTypes(stateRoot);
       expect(runtimeEvents).toContain("tool.completed");
       expect(runtimeEvents.at(-1)).toBe("turn.completed");
     });
@@ -190,7 +190,7 @@ describe("agent child lifecycle", () => {
     await first.exited;
 
     // The step was committed before its tool ran; the turn has no outcome.
-    const stored = storeFor(stateRoot).instanceState(CHILD_INSTANCE).messages;
+    const stored = (await storeFor(stateRoot).instanceState(CHILD_INSTANCE)).messages;
     expect(stored.map((message) => [message.metadata.eventId ?? null, message.data.role])).toEqual([
       [committed.id, "user"],
       [null, "assistant"],
@@ -214,7 +214,7 @@ describe("agent child lifecycle", () => {
     expect(JSON.stringify(resumedRequest.body.messages.at(-1))).toContain("killed by SIGKILL");
     expect(server.requests).toHaveLength(3);
     await Bun.sleep(50);
-    const runtimeEvents = storedEventTypes(stateRoot);
+    const runtimeEvents = await storedEventTypes(stateRoot);
     expect(runtimeEvents).toContain("conversation.recovered");
   });
 });

@@ -105,7 +105,7 @@ describe("pending tool completions", () => {
     first.pendingResults.close();
 
     // Durable in the store: a restarted child is handed it.
-    expect(storeFor(stateRoot).instanceState(TEST_INSTANCE).pendingResults).toMatchObject([{ kind: "tool_completion", handle: "job-4", toolName: "job__start", result: { status: "ok", output: { rows: 9 } } }]);
+    expect((await storeFor(stateRoot).instanceState(TEST_INSTANCE)).pendingResults).toMatchObject([{ kind: "tool_completion", handle: "job-4", toolName: "job__start", result: { status: "ok", output: { rows: 9 } } }]);
 
     const second = harness({ stateRoot, replies: [{ text: "9 rows" }], start: () => "unused" });
     await runTurn({ env: second.env, event: userEvent("what happened?") });

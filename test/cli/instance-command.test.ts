@@ -28,7 +28,7 @@ describe("goondan instance", () => {
     const { io, out } = capture();
     expect(await main(["instance", "delete", "planner", "team", "--state-root", root, "--port", port], io)).toBe(0);
     expect(existsSync(paths.root)).toBe(false);
-    expect(storedInstanceState({ stateRoot: root, swarm: "team", agent: "planner", instanceKey: "team" })).toEqual(emptyInstanceState());
+    expect(await storedInstanceState({ stateRoot: root, swarm: "team", agent: "planner", instanceKey: "team" })).toEqual(emptyInstanceState());
     expect(out.stdout).toContain("deleted team/planner/team");
   });
 

@@ -108,11 +108,11 @@ describe("goondan run", () => {
     await first.proc.exited;
     await until(() => !alive(child as number), { timeoutMs: 5000 });
     const unanswered = () => unansweredEvents({ stateRoot: f.stateRoot, swarm: "duo", agent: "coordinator" });
-    expect(unanswered()).toHaveLength(1);
+    expect(await unanswered()).toHaveLength(1);
 
     const second = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
     expect(second.lines.find((line) => line.msg === "resumed accepted events")).toMatchObject({ resumed: 1 });
-    await until(() => unanswered().length === 0);
+    await until(async () => (await unanswered()).length === 0);
     // The child that lost its orchestrator left the turn uncommitted, so the new run finishes it for real.
     const events = (await (await fetch(`${second.base}/v1/instances/coordinator/duo/events`)).json()) as { events: { type?: string; eventId?: string }[] };
     expect(events.events.some((event) => event.type === "turn.completed" && event.eventId === accepted.eventId)).toBe(true);
@@ -160,7 +160,7 @@ describe("goondan run", () => {
     await until(() => existsSync(marker));
     first.proc.kill("SIGKILL");
     await first.proc.exited;
-    expect(unansweredEvents({ stateRoot: f.stateRoot, swarm: "duo", agent: "worker" }).map((record) => record.event.type)).toEqual(["agent.request"]);
+    expect((await unansweredEvents({ stateRoot: f.stateRoot, swarm: "duo", agent: "worker" })).map((record) => record.event.type)).toEqual(["agent.request"]);
 
     const second = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
     const completed = await until(async () => {

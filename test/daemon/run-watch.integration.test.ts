@@ -92,7 +92,7 @@ describe("goondan run --watch", () => {
       return pid !== null && pid !== otherPid;
     });
     expect((await ask("other", "who am i")).status).toBe("ok");
-    const conversation = storedInstanceState({ stateRoot, swarm: "live", agent: "other", instanceKey: "live" }).messages;
+    const conversation = (await storedInstanceState({ stateRoot, swarm: "live", agent: "other", instanceKey: "live" })).messages;
     expect(JSON.stringify(conversation)).toContain("who am i");
     expect(JSON.stringify(conversation)).not.toContain("remember me");
 

@@ -23,8 +23,8 @@ async function goondan(options: { args: string[]; env?: Record<string, string | 
 }
 
 type EventRecord = { type: string; traceId: string; spanId: string; parentSpanId?: string; toolName?: string };
-const records = (stateRoot: string, agent: string): EventRecord[] => storedRuntimeEvents({ stateRoot, swarm: "example", agent, instanceKey: "example" }) as unknown as EventRecord[];
-const runtimeEventTypes = (stateRoot: string, agent: string): string[] => records(stateRoot, agent).map((record) => (record.toolName ? `${record.type} ${record.toolName}` : record.type));
+const records = async (stateRoot: string, agent: string): Promise<EventRecord[]> => (await storedRuntimeEvents({ stateRoot, swarm: "example", agent, instanceKey: "example" })) as unknown as EventRecord[];
+const runtimeEventTypes = async (stateRoot: string, agent: string): Promise<string[]> => (await records(stateRoot, agent)).map((record) => (record.toolName ? `${record.type} ${record.toolName}` : record.type));
 
 describe("the bundled example (goondan.yaml at the repository root)", () => {
   it("replays the README's conversation offline: the coordinator delegates, the worker writes and counts with real tools", async () => {
@@ -34,12 +34,12 @@ describe("the bundled example (goondan.yaml at the repository root)", () => {
 
     const worker = instancePaths({ stateRoot, swarmInstanceKey: "example", agent: "worker", instanceKey: "example" });
     expect(readFileSync(join(worker.workdir, "poem.txt"), "utf8")).toBe(`${POEM}\n`);
-    expect(runtimeEventTypes(stateRoot, "worker").filter((type) => type.startsWith("tool.completed"))).toEqual(["tool.completed file-system__write", "tool.completed bash__exec"]);
-    expect(runtimeEventTypes(stateRoot, "coordinator").filter((type) => type.startsWith("tool."))).toEqual(["tool.called agents__request", "tool.completed agents__request"]);
+    expect((await runtimeEventTypes(stateRoot, "worker")).filter((type) => type.startsWith("tool.completed"))).toEqual(["tool.completed file-system__write", "tool.completed bash__exec"]);
+    expect((await runtimeEventTypes(stateRoot, "coordinator")).filter((type) => type.startsWith("tool."))).toEqual(["tool.called agents__request", "tool.completed agents__request"]);
 
     // One trace across both processes: the worker's turn hangs under the coordinator's agents__request span.
-    const delegation = records(stateRoot, "coordinator").find((record) => record.type === "tool.called" && record.toolName === "agents__request")!;
-    const workerTurn = records(stateRoot, "worker").find((record) => record.type === "turn.started")!;
+    const delegation = (await records(stateRoot, "coordinator")).find((record) => record.type === "tool.called" && record.toolName === "agents__request")!;
+    const workerTurn = (await records(stateRoot, "worker")).find((record) => record.type === "turn.started")!;
     expect({ traceId: workerTurn.traceId, parentSpanId: workerTurn.parentSpanId }).toEqual({ traceId: delegation.traceId, parentSpanId: delegation.spanId });
 
     const pids = result.stderr

@@ -23,14 +23,14 @@ describe("JSON-only bodies", () => {
   ])("refuses %s with 415 and accepts nothing", async (_name, type) => {
     const { request, orchestrator } = apiFixture();
     await expectCode(await request("POST", "/v1/events", { input: "hello" }, { "content-type": type }), 415, "E_API_UNSUPPORTED_MEDIA_TYPE");
-    expect(orchestrator.instances()).toEqual([]);
+    expect(await orchestrator.instances()).toEqual([]);
   });
 
   it("refuses a body without a Content-Type with 415", async () => {
     const { handle, orchestrator } = apiFixture();
     const response = await handle(new Request("http://127.0.0.1/v1/events", { method: "POST", body: new Blob([JSON.stringify({ input: "hello" })]) }));
     await expectCode(response, 415, "E_API_UNSUPPORTED_MEDIA_TYPE");
-    expect(orchestrator.instances()).toEqual([]);
+    expect(await orchestrator.instances()).toEqual([]);
   });
 
   it("takes application/json with a UTF-8 charset and application/*+json", async () => {
@@ -63,7 +63,7 @@ describe("Origin and Sec-Fetch-Site", () => {
     const { request, orchestrator } = apiFixture();
     await expectCode(await request("POST", "/v1/events", { input: "hello" }, headers), 403, "E_API_ORIGIN_FORBIDDEN");
     await expectCode(await request("GET", "/v1/processes", undefined, headers), 403, "E_API_ORIGIN_FORBIDDEN");
-    expect(orchestrator.instances()).toEqual([]);
+    expect(await orchestrator.instances()).toEqual([]);
   });
 
   it("serves programs (no Origin), the API's own pages and what the user typed in the address bar", async () => {
@@ -104,7 +104,7 @@ describe("Host", () => {
   ])("refuses %s with 403 E_API_HOST_FORBIDDEN and accepts nothing", async (_name, host) => {
     const { request, orchestrator } = apiFixture({ host: "127.0.0.1" });
     await expectCode(await request("POST", "/v1/events", { input: "hello" }, { host }), 403, "E_API_HOST_FORBIDDEN");
-    expect(orchestrator.instances()).toEqual([]);
+    expect(await orchestrator.instances()).toEqual([]);
   });
 
   it("answers the bound address on any port, localhost and loopback literals", async () => {

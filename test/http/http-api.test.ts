@@ -22,7 +22,7 @@ describe("HTTP API", () => {
     expect(response.status).toBe(202);
     const body = await bodyOf(response);
     expect(body).toMatchObject({ eventId: expect.any(String), agent: "a", instanceKey: "test-swarm" });
-    expect(orchestrator.instances()).toEqual([expect.objectContaining({ agent: "a", queued: 1 })]);
+    expect(await orchestrator.instances()).toEqual([expect.objectContaining({ agent: "a", queued: 1 })]);
   });
 
   it("POST /v1/events with wait answers with the turn's outcome", async () => {
@@ -67,7 +67,7 @@ describe("HTTP API", () => {
     const { error } = await bodyOf(response);
     expect(error.message).toContain("timeoutMs");
     expect(error.message).toContain("2147483647");
-    expect(orchestrator.instances()).toEqual([]);
+    expect(await orchestrator.instances()).toEqual([]);
   });
 
   it("refuses a body over the limit with 413", async () => {
@@ -235,7 +235,7 @@ describe("serveHttpApi", () => {
         expect(response.status).toBe(413);
         expect(await response.json()).toMatchObject({ error: { code: "E_API_BODY_TOO_LARGE", message: expect.stringContaining("100") } });
       }
-      expect(orchestrator.instances()).toEqual([]);
+      expect(await orchestrator.instances()).toEqual([]);
     } finally {
       await served.stop();
     }

@@ -43,7 +43,7 @@ describe("POST /v1/events body", () => {
   ])("refuses %s and accepts nothing", async (_name, body, field) => {
     const { request, orchestrator } = apiFixture();
     await expectRefused(await request("POST", "/v1/events", body), field);
-    expect(orchestrator.instances()).toEqual([]);
+    expect(await orchestrator.instances()).toEqual([]);
   });
 
   it("names every failing field at once and lists the allowed keys as the suggestion", async () => {
@@ -59,7 +59,7 @@ describe("POST /v1/events body", () => {
       expect((await request("POST", "/v1/events", { input: "x", instanceKey, metadata: { nested: { ok: [1] } } })).status).toBe(202);
     }
     expect((await request("POST", "/v1/events", { input: "x\n\ttabs and newlines are text", agent: "b", wait: false, stream: false, timeoutMs: MAX_TIMEOUT_MS })).status).toBe(202);
-    expect(orchestrator.instances()).toHaveLength(4);
+    expect(await orchestrator.instances()).toHaveLength(4);
   });
 
   it("refuses stream: true with 501 E_API_STREAM_UNSUPPORTED instead of ignoring it, and accepts nothing", async () => {
@@ -67,7 +67,7 @@ describe("POST /v1/events body", () => {
     const response = await request("POST", "/v1/events", { input: "x", stream: true });
     expect(response.status).toBe(501);
     expect((await bodyOf(response)).error.code).toBe("E_API_STREAM_UNSUPPORTED");
-    expect(orchestrator.instances()).toEqual([]);
+    expect(await orchestrator.instances()).toEqual([]);
   });
 });
 
@@ -116,7 +116,7 @@ describe("query parameters and path parts", () => {
   ])("refuses an unknown query parameter: %s %s", async (method, path, field) => {
     const { request, orchestrator } = apiFixture({ restart: async () => ({ accepted: true, issues: [] }) });
     await expectRefused(await request(method, path, method === "POST" ? { input: "x" } : undefined), field);
-    expect(orchestrator.instances()).toEqual([]);
+    expect(await orchestrator.instances()).toEqual([]);
   });
 
   it("takes the largest limit, and checks the path's agent and instance key like the body's", async () => {

@@ -181,14 +181,14 @@ describe("orchestrator with real agent children", () => {
     releaseWorker();
     const woken = await until(() => llm.requests.find((request) => roleOf(request) === "coordinator" && lastUserText(request).startsWith("[async reply from agent worker/")));
     expect(lastUserText(woken)).toEndWith("status ok]\nthe report has 3 pages");
-    const events = await until(() => {
-      const lines = orchestrator.runtimeEvents({ agent: "coordinator", instanceKey: "duo" }).map((stored) => stored.event as { type: string; data?: { eventType?: string } });
+    const events = await until(async () => {
+      const lines = (await orchestrator.runtimeEvents({ agent: "coordinator", instanceKey: "duo" })).map((stored) => stored.event as { type: string; data?: { eventType?: string } });
       return lines.some((line) => line.type === "turn.completed") && lines.filter((line) => line.type === "turn.started").length === 2 ? lines : undefined;
     });
     expect(events.filter((line) => line.type === "turn.started").map((line) => line.data?.eventType)).toEqual(["user.input", "results.arrived"]);
     expect(llm.requests.map(roleOf).sort()).toEqual(["coordinator", "coordinator", "coordinator", "worker"]);
     expect(llm.requests.at(-1)).toBe(woken);
-    await until(() => orchestrator.instances().every((row) => row.queued === 0 && row.status !== "processing"));
+    await until(async () => (await orchestrator.instances()).every((row) => row.queued === 0 && row.status !== "processing"));
   });
 
   it("keeps an async reply that arrives while the orchestrator drains, and the next orchestrator wakes the requester with it", async () => {
@@ -200,15 +200,15 @@ describe("orchestrator with real agent children", () => {
     const stopping = orchestrator.shutdown({ reason: "restart", gracePeriodMs: 10_000 });
     releaseWorker();
     await stopping;
-    const held = storedInstanceState({ stateRoot, swarm: orchestrator.swarm.instanceKey, agent: "coordinator", instanceKey: "duo" }).pendingResults;
+    const held = (await storedInstanceState({ stateRoot, swarm: orchestrator.swarm.instanceKey, agent: "coordinator", instanceKey: "duo" })).pendingResults;
     expect(held).toEqual([expect.objectContaining({ status: "ok", agent: "worker", response: "the report has 3 pages" })]);
 
     const next = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner: bunProcessSpawner({ output: "ignore" }), env: { ...process.env, ...childEnv } });
     defer(() => next.shutdown({ reason: "test over", gracePeriodMs: 1000 }));
-    next.start();
+    await next.start();
     const woken = await until(() => llm.requests.find((request) => roleOf(request) === "coordinator" && lastUserText(request).startsWith("[async reply from agent worker/")));
     expect(lastUserText(woken)).toEndWith("status ok]\nthe report has 3 pages");
-    await until(() => next.instances().find((row) => row.agent === "coordinator" && row.status === "idle"));
+    await until(async () => (await next.instances()).find((row) => row.agent === "coordinator" && row.status === "idle"));
     expect(llm.requests.filter((request) => roleOf(request) === "worker")).toHaveLength(1);
   }, 20_000);
 

@@ -38,7 +38,7 @@ describe("a child stopped from outside", () => {
     expect(await first.outcome).toMatchObject({ status: "ok", response: "first done" });
     expect(spawner.of("a")).toHaveLength(1);
     expect(orchestrator.processes()).toEqual([]);
-    expect(orchestrator.instances()[0]).toMatchObject({ agent: "a", status: "terminated" });
+    expect((await orchestrator.instances())[0]).toMatchObject({ agent: "a", status: "terminated" });
 
     orchestrator.submit({ input: "three" });
     const next = spawner.latest("a");

@@ -54,7 +54,7 @@ describe("crashedBefore on a redelivery", () => {
     second.exit(); // finished its drain without answering: the event stays in the inbox
     await stopped;
     const next = setup({ stateRoot: s.stateRoot });
-    expect(next.orchestrator.start()).toEqual({ resumed: 1 });
+    expect(await next.orchestrator.start()).toEqual({ resumed: 1 });
     next.spawner.latest("a").ready();
     expect(next.spawner.latest("a").events()[0]).toMatchObject({ attempt: 2, event: { input: "interrupted twice" } });
     expect(next.spawner.latest("a").events()[0]?.crashedBefore).toBeUndefined();

@@ -31,7 +31,7 @@ async function setup(respond: LoopbackLlmOptions["respond"]) {
     rmSync(dir, { recursive: true, force: true });
     rmSync(stateRoot, { recursive: true, force: true });
   });
-  orchestrator.start();
+  await orchestrator.start();
   return { llm, orchestrator, make };
 }
 
@@ -77,7 +77,7 @@ describe("a drain with delegation in flight", () => {
     orchestrator.submit({ input: "a long job", agent: "worker", instanceKey: "duo" });
     await until(() => llm.requests.some((request) => lastUserText(request) === "a long job"), { timeoutMs: 15_000 });
     const coordinator = orchestrator.submit({ input: "get me the report" });
-    await until(() => orchestrator.instances().find((row) => row.agent === "worker" && row.queued === 2), { timeoutMs: 15_000 });
+    await until(async () => (await orchestrator.instances()).find((row) => row.agent === "worker" && row.queued === 2), { timeoutMs: 15_000 });
     const started = Date.now();
     const stopping = orchestrator.shutdown({ reason: "SIGTERM" });
     worker.open();
@@ -87,7 +87,7 @@ describe("a drain with delegation in flight", () => {
 
     const next = await make();
     defer(() => next.shutdown({ reason: "test over", gracePeriodMs: 1000 }));
-    expect(next.start().resumed).toBeGreaterThanOrEqual(1);
+    expect((await next.start()).resumed).toBeGreaterThanOrEqual(1);
     await until(() => llm.requests.find((request) => roleOf(request) === "coordinator" && lastRole(request) === "tool"), { timeoutMs: 15_000 });
   }, 40_000);
 });

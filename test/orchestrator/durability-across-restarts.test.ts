@@ -21,7 +21,7 @@ describe("Orchestrator durability across restarts", () => {
     await first.orchestrator.submit({ input: "for b", agent: "b" }).accepted;
 
     const second = setup({ stateRoot: first.stateRoot });
-    expect(second.orchestrator.start()).toEqual({ resumed: 2 });
+    expect(await second.orchestrator.start()).toEqual({ resumed: 2 });
     const a = second.spawner.latest("a");
     a.ready();
     expect(a.events().map((delivered) => delivered.event.id)).toEqual([pendingEvent.eventId]);
@@ -29,7 +29,7 @@ describe("Orchestrator durability across restarts", () => {
     expect(second.spawner.latest("b").lastEvent().input).toBe("for b");
   });
 
-  it("resumes an inbox an older goondan kept in JSONL under the old directory name: moved to its current name, then imported", () => {
+  it("resumes an inbox an older goondan kept in JSONL under the old directory name: moved to its current name, then imported", async () => {
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-orch-"));
     roots.push(stateRoot);
     const event = { id: "evt_before_upgrade", type: "user.input", agent: "a", instanceKey: "사용자-1", input: "from before the upgrade", source: { kind: "api", name: "api" }, metadata: {}, callChain: [], traceId: "0".repeat(32), createdAt: "2026-01-01T00:00:00.000Z" };
@@ -39,7 +39,7 @@ describe("Orchestrator durability across restarts", () => {
     writeFileSync(join(legacy, "inbox", "journal.jsonl"), `${JSON.stringify({ op: "accept", event, at: 1 })}\n`);
 
     const { orchestrator, spawner } = setup({ stateRoot });
-    expect(orchestrator.start()).toEqual({ resumed: 1 });
+    expect(await orchestrator.start()).toEqual({ resumed: 1 });
     expect(existsSync(legacy)).toBe(false);
     expect(existsSync(join(orchestrator.instancePaths("a", "사용자-1").root, "imported-jsonl", "inbox", "journal.jsonl"))).toBe(true);
     const a = spawner.latest("a", "사용자-1");

@@ -38,7 +38,7 @@ describe("reload", () => {
     a.reply();
     a.exit();
     await reloading;
-    expect(hasConversation(s, "a", "test-swarm")).toBe(false);
+    expect(await hasConversation(s, "a", "test-swarm")).toBe(false);
     expect(s.spawner.of("a")).toHaveLength(2);
   });
 
@@ -56,8 +56,8 @@ describe("reload", () => {
     b.reply();
     b.exit();
     await reloading;
-    expect(hasConversation(s, "a", "test-swarm")).toBe(true);
-    expect(hasConversation(s, "b", "test-swarm")).toBe(false);
+    expect(await hasConversation(s, "a", "test-swarm")).toBe(true);
+    expect(await hasConversation(s, "b", "test-swarm")).toBe(false);
   });
 
   describe("options.instances and options.freshInstances", () => {
@@ -82,8 +82,8 @@ describe("reload", () => {
       k1.child.reply();
       k1.child.exit();
       expect(await reloading).toEqual({ restarted: ["a/k1"] });
-      expect(hasConversation(s, "a", "k1")).toBe(false);
-      expect(hasConversation(s, "a", "k2")).toBe(true);
+      expect(await hasConversation(s, "a", "k1")).toBe(false);
+      expect(await hasConversation(s, "a", "k2")).toBe(true);
       expect(s.spawner.of("a", "k1")).toHaveLength(2);
       expect(s.spawner.of("a", "k2")).toHaveLength(1);
     });
@@ -96,8 +96,8 @@ describe("reload", () => {
         child.exit();
       }
       expect(await reloading).toEqual({ restarted: ["a/k1", "a/k2"] });
-      expect(hasConversation(s, "a", "k1")).toBe(true);
-      expect(hasConversation(s, "a", "k2")).toBe(false);
+      expect(await hasConversation(s, "a", "k1")).toBe(true);
+      expect(await hasConversation(s, "a", "k2")).toBe(false);
     });
 
     it("clears a named instance that no supervisor holds (only on disk) without starting it", async () => {
@@ -105,7 +105,7 @@ describe("reload", () => {
       await seedConversation(s, "a", "stored");
       const result = await s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"] }), agents: [], instances: [{ agent: "a", instanceKey: "stored" }], freshInstances: [{ agent: "a", instanceKey: "stored" }] });
       expect(result).toEqual({ restarted: ["a/stored"] });
-      expect(hasConversation(s, "a", "stored")).toBe(false);
+      expect(await hasConversation(s, "a", "stored")).toBe(false);
       expect(s.spawner.of("a")).toHaveLength(0);
     });
 

@@ -95,7 +95,7 @@ describe("Orchestrator supervision", () => {
     expect(spawner.latest("a").events()[0]?.attempt).toBe(2);
     spawner.latest("a").crash();
     expect(await submitted.outcome).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
-    expect(orchestrator.store.unanswered("test-swarm").filter((record) => record.event.agent === "a")).toEqual([]);
+    expect((await orchestrator.store.unanswered("test-swarm")).filter((record) => record.event.agent === "a")).toEqual([]);
   });
 
   it("backs off in crashLoopBackOff past maxConsecutiveCrashes and recovers when the child starts again", async () => {
@@ -228,7 +228,7 @@ describe("Orchestrator process slots (maxProcesses)", () => {
     const waiting = orchestrator.submit({ input: "later", instanceKey: "k2" });
     expect(spawner.of("a", "k2")).toHaveLength(0);
     expect(orchestrator.processes().map((row) => `${row.instanceKey} ${row.status}`)).toEqual(["k1 processing"]);
-    expect(orchestrator.instances().find((row) => row.instanceKey === "k2")).toMatchObject({ agent: "a", instanceKey: "k2", status: "terminated", queued: 1, waitingForSlot: true });
+    expect((await orchestrator.instances()).find((row) => row.instanceKey === "k2")).toMatchObject({ agent: "a", instanceKey: "k2", status: "terminated", queued: 1, waitingForSlot: true });
     busy.reply();
     expect(busy.sent.at(-1)).toMatchObject({ type: "shutdown", payload: { reason: "evicted" } });
     busy.exit();

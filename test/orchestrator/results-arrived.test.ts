@@ -23,7 +23,7 @@ describe("waking an instance for arrived results", () => {
     expect(s.orchestrator.processes()[0]?.status).toBe("processing");
     a.reply({ event: wake, response: "b is done" });
     expect(s.orchestrator.processes()[0]?.status).toBe("idle");
-    expect(s.orchestrator.instances()[0]).toMatchObject({ agent: "a", queued: 0 });
+    expect((await s.orchestrator.instances())[0]).toMatchObject({ agent: "a", queued: 0 });
   });
 
   it("ignores the ask while the instance has an event in flight or queued: that turn shows the results", () => {
@@ -71,7 +71,7 @@ describe("waking an instance for arrived results", () => {
     // The orchestrator dies before the woken requester is ready: the next one on the same state root has the reply.
     expect(s.spawner.latest("a")).not.toBe(a);
     const next = setup({ stateRoot: s.stateRoot });
-    expect(next.orchestrator.start()).toEqual({ resumed: 0 });
+    expect(await next.orchestrator.start()).toEqual({ resumed: 0 });
     const woken = next.spawner.latest("a");
     const [held] = woken.hydrated().pendingResults;
     expect(held).toMatchObject({ status: "ok", agent: "b", response: "job done" });
@@ -81,7 +81,7 @@ describe("waking an instance for arrived results", () => {
     await tick();
     expect(woken.sent.some((message) => message.type === "committed")).toBe(true);
     const third = setup({ stateRoot: s.stateRoot });
-    third.orchestrator.start();
+    await third.orchestrator.start();
     expect(third.spawner.of("a")).toEqual([]);
   });
 

@@ -24,7 +24,7 @@ describe("an instance that cannot start", () => {
     expect(reply).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
     expect(reply?.error?.message).toContain("E_CONFIG_EXTENSION_REGISTER");
     expect(reply?.error?.message).toContain("extension broken threw in register");
-    expect(s.orchestrator.store.unanswered("test-swarm").filter((record) => record.event.agent === "b")).toEqual([]);
+    expect((await s.orchestrator.store.unanswered("test-swarm")).filter((record) => record.event.agent === "b")).toEqual([]);
     expect(s.orchestrator.processes().find((row) => row.agent === "b")).toMatchObject({ status: "crashLoopBackOff", queued: 0 });
     expect(s.spawner.of("b")).toHaveLength(1);
   });

@@ -43,11 +43,11 @@ describe("SqliteStore", () => {
   it("keeps accepted events unanswered in acceptance order, once each, until an outcome answers them", async () => {
     const store = open();
     await Promise.all([store.accept("s", event("e1"), 1), store.accept("s", event("e2"), 2), store.accept("s", event("e1"), 3)]);
-    expect(store.unanswered("s").map((record) => record.event.id)).toEqual(["e1", "e2"]);
+    expect((await store.unanswered("s")).map((record) => record.event.id)).toEqual(["e1", "e2"]);
     await store.answer("s", "e1", outcome({ eventId: "e1", response: "one" }));
-    expect(store.unanswered("s").map((record) => record.event.id)).toEqual(["e2"]);
-    expect(store.inboxRecord("s", "e1")?.outcome?.response).toBe("one");
-    expect(store.unanswered("other")).toEqual([]);
+    expect((await store.unanswered("s")).map((record) => record.event.id)).toEqual(["e2"]);
+    expect((await store.inboxRecord("s", "e1"))?.outcome?.response).toBe("one");
+    expect(await store.unanswered("other")).toEqual([]);
   });
 
   it("makes writes of one tick durable with one commit (group commit), and each promise resolves after it", async () => {
@@ -66,20 +66,20 @@ describe("SqliteStore", () => {
     await store.commit(instance, { changes: [{ type: "replace", targetId: "m1", message: message("m1b", "hello again") }, { type: "remove", targetId: "m2" }, { type: "append", message: message("m3", "last") }] });
     await store.close();
     const reopened = open(file);
-    expect(reopened.instanceState(instance)).toEqual({ messages: [message("m1b", "hello again"), message("m3", "last")], pendingResults: [], extensionState: { memo: { n: 1 } } });
-    expect(reopened.unanswered("s")).toEqual([]);
-    expect(reopened.instances("s")).toMatchObject([{ agent: "a", instanceKey: "k", messages: 2, pendingResults: 0 }]);
+    expect(await reopened.instanceState(instance)).toEqual({ messages: [message("m1b", "hello again"), message("m3", "last")], pendingResults: [], extensionState: { memo: { n: 1 } } });
+    expect(await reopened.unanswered("s")).toEqual([]);
+    expect(await reopened.instances("s")).toMatchObject([{ agent: "a", instanceKey: "k", messages: 2, pendingResults: 0 }]);
   });
 
   it("appends a message id once, and clears a conversation for a fresh restart while keeping extension state", async () => {
     const store = open();
     const append = { type: "append" as const, message: message("m1", "once") };
     await store.commit(instance, { changes: [append, append], extensionState: { memo: 1 } });
-    expect(store.instanceState(instance).messages).toHaveLength(1);
+    expect((await store.instanceState(instance)).messages).toHaveLength(1);
     expect(await store.clearConversation(instance)).toBe(true);
-    expect(store.instanceState(instance)).toEqual({ messages: [], pendingResults: [], extensionState: { memo: 1 } });
+    expect(await store.instanceState(instance)).toEqual({ messages: [], pendingResults: [], extensionState: { memo: 1 } });
     await store.commit(instance, { changes: [{ type: "append", message: message("m2", "after") }] });
-    expect(store.instanceState(instance).messages.map((m) => m.id)).toEqual(["m2"]);
+    expect((await store.instanceState(instance)).messages.map((m) => m.id)).toEqual(["m2"]);
   });
 
   it("counts crashes durably and keeps runtime events queryable by instance, turn and trace", async () => {
@@ -93,12 +93,12 @@ describe("SqliteStore", () => {
       { ...base, agent: "b", type: "turn.started", traceId: "t2", turnId: "turn2" },
     ]);
     await store.accept("s", event("e2"), 2);
-    expect(store.inboxRecord("s", "e1")).toMatchObject({ crashes: 1, lastCrash: "it was killed by SIGKILL" });
-    expect(store.runtimeEvents({ swarm: "s", agent: "a", instanceKey: "k" }).map((row) => row.event.type)).toEqual(["turn.started", "turn.completed"]);
-    expect(store.runtimeEvents({ swarm: "s", traceId: "t2" }).map((row) => row.event.agent)).toEqual(["b"]);
-    expect(store.runtimeEvents({ swarm: "s", turnId: "turn1", limit: 1 }).map((row) => row.event.type)).toEqual(["turn.completed"]);
-    const first = store.runtimeEvents({ swarm: "s" })[0]!;
-    expect(store.runtimeEvents({ swarm: "s", after: first.cursor })).toHaveLength(2);
+    expect(await store.inboxRecord("s", "e1")).toMatchObject({ crashes: 1, lastCrash: "it was killed by SIGKILL" });
+    expect((await store.runtimeEvents({ swarm: "s", agent: "a", instanceKey: "k" })).map((row) => row.event.type)).toEqual(["turn.started", "turn.completed"]);
+    expect((await store.runtimeEvents({ swarm: "s", traceId: "t2" })).map((row) => row.event.agent)).toEqual(["b"]);
+    expect((await store.runtimeEvents({ swarm: "s", turnId: "turn1", limit: 1 })).map((row) => row.event.type)).toEqual(["turn.completed"]);
+    const first = (await store.runtimeEvents({ swarm: "s" }))[0]!;
+    expect(await store.runtimeEvents({ swarm: "s", after: first.cursor })).toHaveLength(2);
   });
 
   it("refuses a file that is not a goondan database with E_STORE_UNREADABLE naming the file and what to do", () => {

@@ -116,7 +116,7 @@ export const command: CliCommand = {
     const swarm = typeof flags.swarm === "string" ? flags.swarm : undefined;
     const store = openStateRootStore(stateRoot);
     try {
-      const instances = listStoredInstances({ stateRoot, store }).filter((item) => swarm === undefined || item.swarmInstanceKey === swarm);
+      const instances = (await listStoredInstances({ stateRoot, store })).filter((item) => swarm === undefined || item.swarmInstanceKey === swarm);
       if (action === "list") {
         if (rest.length > 0) throw new UsageError("E_USAGE_EXTRA_ARGUMENT", `instance list takes no arguments, got ${JSON.stringify(rest[0])}`);
         return list({ instances, format: typeof flags.format === "string" ? flags.format : "text", io, stateRoot });

@@ -53,14 +53,14 @@ export const command: CliCommand = {
     const format = typeof flags.format === "string" ? flags.format : "text";
     let store = openStateRootStore(stateRoot);
     let cursor = 0;
-    const poll = (): Record<string, unknown>[] => {
+    const poll = async (): Promise<Record<string, unknown>[]> => {
       store ??= openStateRootStore(stateRoot);
-      const rows = store?.runtimeEvents({ after: cursor, ...(filters.agent ? { agent: filters.agent } : {}), ...(filters.instance ? { instanceKey: filters.instance } : {}) }) ?? [];
+      const rows = (await store?.runtimeEvents({ after: cursor, ...(filters.agent ? { agent: filters.agent } : {}), ...(filters.instance ? { instanceKey: filters.instance } : {}) })) ?? [];
       cursor = rows.at(-1)?.cursor ?? cursor;
       return rows.map((row) => row.event as unknown as Record<string, unknown>);
     };
     // Oldest first across instances: each instance's events arrive in order, but two children's batches may not.
-    const first = poll().sort((a, b) => String(a.at ?? "").localeCompare(String(b.at ?? "")));
+    const first = (await poll()).sort((a, b) => String(a.at ?? "").localeCompare(String(b.at ?? "")));
     render(first, format, io);
     if (!flags.follow) {
       void store?.close();
@@ -68,7 +68,14 @@ export const command: CliCommand = {
       return EXIT.ok;
     }
     return new Promise<number>((resolve) => {
-      const timer = setInterval(() => render(poll(), format, io), 250);
+      let polling = false;
+      const timer = setInterval(() => {
+        if (polling) return;
+        polling = true;
+        void poll()
+          .then((events) => render(events, format, io))
+          .finally(() => (polling = false));
+      }, 250);
       const stop = (code: number) => () => {
         clearInterval(timer);
         void store?.close();

@@ -25,8 +25,8 @@ export function openStateRootStore(stateRoot: string): SqliteStore | undefined {
   return existsSync(file) ? new SqliteStore(file, { existing: true }) : undefined;
 }
 
-export function listStoredInstances(options: { stateRoot: string; store: SqliteStore | undefined }): InstanceInStore[] {
-  return (options.store?.instances() ?? []).map((row) => ({
+export async function listStoredInstances(options: { stateRoot: string; store: SqliteStore | undefined }): Promise<InstanceInStore[]> {
+  return ((await options.store?.instances()) ?? []).map((row) => ({
     swarmInstanceKey: row.swarm,
     agent: row.agent,
     instanceKey: row.instanceKey,

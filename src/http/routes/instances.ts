@@ -28,17 +28,17 @@ const eventsQuery = requestSchema<{ limit?: number; after?: number }>({
 
 export function instanceRoutes(backend: ApiBackend): Hono<ApiEnv> {
   return new Hono<ApiEnv>()
-    .get("/v1/instances", listQuery, (c) => c.json({ instances: backend.instances() }))
+    .get("/v1/instances", listQuery, async (c) => c.json({ instances: await backend.instances() }))
     .get(
       "/v1/instances/:agent/:instanceKey/events",
       validator("param", (value) => eventsPath(value)),
       validator("query", (value) => eventsQuery(value)),
-      (c) => {
+      async (c) => {
         const { agent, instanceKey } = c.req.valid("param");
         const { limit, after } = c.req.valid("query");
         if (!backend.swarm.agents.has(agent)) throw new ApiError({ status: 404, code: "AGENT_NOT_FOUND", message: `agent ${JSON.stringify(agent)} is not in the swarm` });
-        const rows = backend.runtimeEvents({ agent, instanceKey, ...(limit ? { limit } : {}), ...(after === undefined ? {} : { after }) });
-        if (rows.length === 0 && (after === undefined || backend.runtimeEvents({ agent, instanceKey, limit: 1 }).length === 0)) {
+        const rows = await backend.runtimeEvents({ agent, instanceKey, ...(limit ? { limit } : {}), ...(after === undefined ? {} : { after }) });
+        if (rows.length === 0 && (after === undefined || (await backend.runtimeEvents({ agent, instanceKey, limit: 1 })).length === 0)) {
           throw new ApiError({ status: 404, code: "INSTANCE_NOT_FOUND", message: `instance ${agent}/${instanceKey} has no runtime events` });
         }
         return c.json({ agent, instanceKey, events: rows.map((row) => row.event), cursor: rows.at(-1)?.cursor ?? after ?? 0 });

@@ -46,7 +46,7 @@ export function restartRoutes(options: { backend: ApiBackend; maxBodyBytes: numb
       throw new ApiError({ status: 404, code: "AGENT_NOT_FOUND", message: `agent ${JSON.stringify(agent)} is not in swarm ${swarm.name}; its agents are: ${[...swarm.agents.keys()].join(", ")}` });
     }
     // Read before the restart: a fresh restart may remove the only trace of the instance.
-    const agentInstances = instanceKey === undefined ? [] : backend.instances().filter((row) => row.agent === agent).map((row) => row.instanceKey);
+    const agentInstances = instanceKey === undefined ? [] : (await backend.instances()).filter((row) => row.agent === agent).map((row) => row.instanceKey);
     const answer = await restart({ reason, ...(agent !== undefined ? { agent } : {}), ...(instanceKey !== undefined ? { instanceKey } : {}), ...(fresh === true ? { fresh: true } : {}) });
     if (!answer.accepted) {
       throw new ApiError({ status: 422, code: "E_CONFIG_INVALID", message: "the bundle on disk is invalid; the running swarm is unchanged", extra: { issues: answer.issues } });

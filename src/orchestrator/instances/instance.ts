@@ -16,7 +16,7 @@ import type { ChildProcess } from "../../supervision/child-process.ts";
 import type { PoolMember } from "../../supervision/process-pool.ts";
 import { Supervisor, type SupervisedExit, type SupervisorStatus } from "../../supervision/supervisor.ts";
 import type { InstanceRef } from "../../store/store.ts";
-import { commitStep, commitTurn } from "./commit-step.ts";
+import { commitStep, commitTurn, hydrateChild } from "./child-state.ts";
 import { deliveryOf, InstanceQueue, type InboxEntry } from "./instance-queue.ts";
 import type { InstanceOptions } from "./instance-options.ts";
 import { StartFailures } from "./start-failures.ts";
@@ -54,7 +54,7 @@ export class Instance implements PoolMember {
       gate: { request: () => pool.request(this), started: () => pool.started(this), released: () => pool.released(this) },
       hooks: {
         wanted: () => this.hasWork(),
-        spawned: (child) => child.send("hydrate", options.store.instanceState(this.ref)),
+        spawned: (child) => hydrateChild({ store: options.store, ref: this.ref, child, current: () => this.supervisor.child === child, logger: this.logger }),
         ready: (child) => this.onReady(child),
         message: (child, message) => this.onMessage(child, message),
         exited: (ended) => this.onExited(ended),

@@ -22,11 +22,11 @@ export interface ResumeOptions {
   instance: (agent: string, instanceKey: string) => Instance;
 }
 
-export function resumeUnanswered(options: ResumeOptions): { resumed: number } {
+export async function resumeUnanswered(options: ResumeOptions): Promise<{ resumed: number }> {
   const { view, logger, store } = options;
   let resumed = 0;
   const gone = new Set<string>();
-  for (const record of store.unanswered(view.instanceKey)) {
+  for (const record of await store.unanswered(view.instanceKey)) {
     const { event } = record;
     if (!view.agents.has(event.agent)) {
       if (!gone.has(event.agent)) logger.warn({ agent: event.agent }, "unanswered events of an agent no longer in the swarm are kept in the store");
@@ -45,7 +45,7 @@ export function resumeUnanswered(options: ResumeOptions): { resumed: number } {
     options.instance(event.agent, event.instanceKey).enqueue({ event, crashes: record.crashes, deliveries: record.crashes, resumed: true, acceptedAt: record.acceptedAt, ...(record.lastCrash === undefined ? {} : { lastCrash: record.lastCrash }) });
     resumed++;
   }
-  for (const stored of store.instances(view.instanceKey)) {
+  for (const stored of await store.instances(view.instanceKey)) {
     if (stored.pendingResults > 0 && view.agents.has(stored.agent)) options.instance(stored.agent, stored.instanceKey).ensureStarted();
   }
   if (resumed > 0) logger.info({ resumed }, "resumed accepted events");

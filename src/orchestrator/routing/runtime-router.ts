@@ -40,7 +40,7 @@ export interface RouterHost {
   /** Accepts the event into its instance's inbox and queues it; resolves once durable. */
   accept(event: AgentEvent): Promise<void>;
   /** An event accepted before, with its outcome once answered (a reattached request or send). */
-  accepted(eventId: string): { event: AgentEvent; outcome?: TurnOutcome } | undefined;
+  accepted(eventId: string): Promise<{ event: AgentEvent; outcome?: TurnOutcome } | undefined>;
   /** Replies to a reattached request that was answered meanwhile. */
   replyFromStore(request: PendingRequest, outcome: TurnOutcome): void;
   spawn(agent: string, instanceKey: string): JsonObject;
@@ -114,7 +114,7 @@ async function delegate(host: RouterHost, requester: RouterRequester, call: Chil
   const eventId = given === undefined ? host.ids("evt") : derivedEventId(requester.address, correlationId);
   const timeoutMs = typeof args.timeoutMs === "number" && args.timeoutMs > 0 ? args.timeoutMs : swarm.policy.requestTimeoutMs;
   const blocking = args.async !== true;
-  const before = host.accepted(eventId);
+  const before = await host.accepted(eventId);
   if (before !== undefined) {
     if (method === "request" && before.event.replyTo !== undefined) {
       const request: PendingRequest = { correlationId, requester: requester.address, agent: target, instanceKey, eventId, deadline: before.event.deadline ?? host.clock.now() + timeoutMs, blocking };

@@ -58,12 +58,12 @@ export class SqliteStore implements Store {
     });
   }
 
-  inboxRecord(swarm: string, eventId: string): InboxRecord | undefined {
+  async inboxRecord(swarm: string, eventId: string): Promise<InboxRecord | undefined> {
     const row = this.db.query("SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND event_id = :id").get({ swarm, id: eventId }) as InboxRow | null;
     return row === null ? undefined : inboxRecordOf(row);
   }
 
-  unanswered(swarm: string): InboxRecord[] {
+  async unanswered(swarm: string): Promise<InboxRecord[]> {
     const rows = this.db.query("SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND outcome IS NULL ORDER BY seq").all({ swarm }) as InboxRow[];
     return rows.map(inboxRecordOf);
   }
@@ -95,7 +95,12 @@ export class SqliteStore implements Store {
     });
   }
 
-  instanceState(instance: InstanceRef): InstanceState {
+  async instanceState(instance: InstanceRef): Promise<InstanceState> {
+    return this.readInstanceState(instance);
+  }
+
+  /** instanceState, answered at once (the embedded database is local): for callers that cannot wait, such as tests. */
+  readInstanceState(instance: InstanceRef): InstanceState {
     const p = params(instance);
     const messages = (this.db.query("SELECT message FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key ORDER BY seq").all(p) as { message: string }[]).map((row) => JSON.parse(row.message) as Message);
     const pendingResults = (this.db.query("SELECT result FROM pending_results WHERE swarm = :swarm AND agent = :agent AND instance_key = :key ORDER BY seq").all(p) as { result: string }[]).map((row) => JSON.parse(row.result) as PendingResult);
@@ -123,7 +128,7 @@ export class SqliteStore implements Store {
       .then(() => known);
   }
 
-  instances(swarm?: string): StoredInstance[] {
+  async instances(swarm?: string): Promise<StoredInstance[]> {
     const rows = this.db
       .query(
         `SELECT i.swarm, i.agent, i.instance_key, i.updated_at,
@@ -145,7 +150,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  runtimeEvents(query: RuntimeEventQuery): StoredRuntimeEvent[] {
+  async runtimeEvents(query: RuntimeEventQuery): Promise<StoredRuntimeEvent[]> {
     const where = ["cursor > :after"];
     const values: Record<string, string | number> = { after: query.after ?? 0 };
     if (query.swarm !== undefined) (where.push("swarm = :swarm"), (values.swarm = query.swarm));

@@ -82,7 +82,7 @@ export function spawnAgentChild(options: { bundle: string; stateRoot: string; en
       for (const listener of listeners) listener();
     },
   });
-  child.send(envelope("hydrate", ORCHESTRATOR, "assistant/main", store.instanceState(CHILD_INSTANCE)));
+  child.send(envelope("hydrate", ORCHESTRATOR, "assistant/main", store.readInstanceState(CHILD_INSTANCE)));
   return {
     pid: child.pid,
     messages,

@@ -65,7 +65,7 @@ export function testEnv(options: { model: LanguageModel; stateRoot?: string; max
   const stateRoot = options.stateRoot ?? tempStateRoot();
   const store = storeFor(stateRoot);
   const paths = instancePaths({ stateRoot, swarmInstanceKey: TEST_INSTANCE.swarm, agent: TEST_INSTANCE.agent, instanceKey: TEST_INSTANCE.instanceKey });
-  const state = store.instanceState(TEST_INSTANCE);
+  const state = store.readInstanceState(TEST_INSTANCE);
   const registry = new ToolRegistry();
   const events = new MemoryRuntimeEvents();
   const commit = (changes: Parameters<TurnEnvironment["commit"]>[0]) => store.commit(TEST_INSTANCE, changes);
@@ -100,10 +100,10 @@ export function testEnv(options: { model: LanguageModel; stateRoot?: string; max
     extensionState: new ExtensionState(state.extensionState, commit),
     registerTool: (item, handler) => registry.register(item, handler),
     finishTurn: () => commit({ changes: env.conversation.takeChanges(), consumed: pendingResults.takeConsumed() }),
-    durableMessages: () => store.instanceState(TEST_INSTANCE).messages,
+    durableMessages: () => store.readInstanceState(TEST_INSTANCE).messages,
     committed: async () => {
       await commit({ changes: env.conversation.takeChanges(), consumed: pendingResults.takeConsumed() });
-      return store.instanceState(TEST_INSTANCE).messages;
+      return store.readInstanceState(TEST_INSTANCE).messages;
     },
   };
 }

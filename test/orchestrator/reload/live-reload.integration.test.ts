@@ -148,7 +148,7 @@ spec:
     expect(eventId).toMatch(/^evt_/);
     const request = await until(() => live.llm.requests.find((candidate) => systemPrompt(candidate).includes("ROLE=other")));
     expect(lastUserText(request)).toContain("printer on fire");
-    await until(() => live.orchestrator.instances().find((instance) => instance.agent === "other" && instance.instanceKey === "t-7"));
+    await until(async () => (await live.orchestrator.instances()).find((instance) => instance.agent === "other" && instance.instanceKey === "t-7"));
     expect(live.daemon.processes().filter((row) => row.kind === "connector")).toMatchObject([{ kind: "connector", agent: "connector:tickets", status: "running" }]);
   }, 30_000);
 });

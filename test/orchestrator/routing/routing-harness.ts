@@ -73,7 +73,7 @@ export async function seedConversation(setupResult: RoutingSetup, agent: string,
 }
 
 /** Whether the instance has a stored conversation. */
-export function hasConversation(setupResult: RoutingSetup, agent: string, instanceKey: string): boolean {
+export async function hasConversation(setupResult: RoutingSetup, agent: string, instanceKey: string): Promise<boolean> {
   const { orchestrator } = setupResult;
-  return orchestrator.store.instanceState({ swarm: orchestrator.swarm.instanceKey, agent, instanceKey }).messages.length > 0;
+  return (await orchestrator.store.instanceState({ swarm: orchestrator.swarm.instanceKey, agent, instanceKey })).messages.length > 0;
 }

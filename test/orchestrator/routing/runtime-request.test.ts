@@ -139,7 +139,7 @@ describe("runtime request", () => {
     await call(a, "request", { target: "b", input: "q", correlationId: "call-key-2" });
     await tick();
     const second = setup({ stateRoot: first.stateRoot });
-    expect(second.orchestrator.start().resumed).toBe(2);
+    expect((await second.orchestrator.start()).resumed).toBe(2);
     const newA = second.spawner.latest("a");
     const newB = second.spawner.latest("b");
     newB.ready();

@@ -1,4 +1,5 @@
 /**
+ * The orchestrator's side of an agent child's state. A new child is handed what the store holds (`hydrateChild`).
  * A step an agent child commits in the middle of a turn (its messages before the step's tools run, a tool's
  * completion, its extensions' state): made durable in the store, then answered `committed` with the child's
  * sequence number, so the child runs nothing that depends on it before it is on disk. A store that cannot write
@@ -9,6 +10,7 @@ import type { InstanceCommit } from "../../protocol/instance-state.ts";
 import type { ChildToParent } from "../../protocol/ipc-messages.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import { describe } from "../../shared/errors.ts";
+import type { Logger } from "../../shared/logger.ts";
 import type { ChildProcess } from "../../supervision/child-process.ts";
 import type { InstanceRef, Store } from "../../store/store.ts";
 
@@ -27,4 +29,20 @@ export async function commitTurn(options: { store: Store; ref: InstanceRef; comm
   } catch (error) {
     throw new Error(describe(error).message);
   }
+}
+
+/**
+ * Hands a new child its state. The read may end after the child did (it failed to start): only a child still
+ * current (`current()`) gets it. One the store cannot read is stopped rather than started on an empty conversation.
+ */
+export function hydrateChild(options: { store: Store; ref: InstanceRef; child: ChildProcess; current: () => boolean; logger: Logger }): void {
+  options.store.instanceState(options.ref).then(
+    (state) => {
+      if (options.current()) options.child.send("hydrate", state);
+    },
+    (error: unknown) => {
+      options.logger.error({ error: describe(error).message }, "could not read the instance's state; its child is stopped");
+      options.child.kill();
+    },
+  );
 }
