@@ -1,6 +1,6 @@
 /**
  * Runtime events: the observability record of what an agent instance did (`turn.started/completed/failed`,
- * `step.*`, `tool.*`, `model.retried`, `conversation.recovered`), each with its trace context (`traceId`, `spanId`,
+ * `step.*`, `tool.*`, `model.completed/failed/retried`, `conversation.recovered`), each with its trace context (`traceId`, `spanId`,
  * `parentSpanId`), durations and token usage where they apply. Agent children send them to the orchestrator, which
  * stores them (queryable by agent, instance, turn and trace) and streams them to watchers.
  */
@@ -18,6 +18,8 @@ export type RuntimeEventType =
   | "tool.completed"
   | "tool.failed"
   | "conversation.recovered"
+  | "model.completed"
+  | "model.failed"
   | "model.retried"
   | "extension.failed";
 

@@ -3,7 +3,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateText, jsonSchema, tool } from "ai";
 import type { ModelResource, ModelSpec } from "../../src/config/types.ts";
-import { createLanguageModel } from "../../src/agent/model/model-factory.ts";
+import { createLanguageModel, modelStreams } from "../../src/agent/model/model-factory.ts";
+import { generateStep } from "../../src/agent/model/generate-step.ts";
 import { ReplayModel } from "../../src/agent/model/replay-model.ts";
 import { wrapWithRecorder } from "../../src/agent/model/recording-model.ts";
 import { normalizeForMatch } from "../../src/agent/model/cassette.ts";
@@ -34,12 +35,28 @@ describe("createLanguageModel", () => {
     expect(server.requests[0]?.stream).toBe(false);
   });
 
-  it("goes over SSE when options.stream is true", async () => {
+  it("goes over SSE when options.stream is true, handing the text over as it arrives", async () => {
     server = await startLoopbackLlm({ replies: [{ text: "via sse", toolCalls: [{ name: "t__x", args: { a: 1 } }] }] });
-    const model = await createLanguageModel({ resource: modelResource({ endpoint: server.url, options: { stream: true } }) });
-    const result = await generateText({ model, prompt: "hi" });
-    expect(result.text).toBe("via sse");
-    expect(result.toolCalls.map((call) => call.toolName)).toEqual(["t__x"]);
+    const resource = modelResource({ endpoint: server.url, options: { stream: true } });
+    expect(modelStreams(resource)).toBe(true);
+    expect(modelStreams(modelResource({ endpoint: server.url }))).toBe(false);
+    const model = await createLanguageModel({ resource });
+    const deltas: string[] = [];
+    const result = await generateStep({
+      model,
+      streaming: modelStreams(resource),
+      params: {},
+      prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+      catalog: [{ name: "t__x", description: "x", parameters: { type: "object", properties: { a: { type: "number" } } } }],
+      signal: new AbortController().signal,
+      sleep: async () => {},
+      now: Date.now,
+      onRetry: () => {},
+      stream: { delta: (text) => void deltas.push(text), restarted: () => {} },
+    });
+    expect(result).toMatchObject({ text: "via sse", toolCalls: [{ name: "t__x", args: { a: 1 } }], streamed: true });
+    expect(deltas.join("")).toBe("via sse");
+    expect(result.timeToFirstTokenMs).toBeGreaterThanOrEqual(0);
     expect(server.requests[0]?.stream).toBe(true);
   });
 

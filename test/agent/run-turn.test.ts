@@ -133,9 +133,13 @@ describe("runTurn", () => {
     const scripted = scriptedModel([{ text: "hello", usage: { input: 7, output: 3 } }]);
     const harness = testEnv({ model: scripted.model });
     await runTurn({ env: harness.env, event: userEvent("hi") });
-    const [turnStarted, stepStarted, stepCompleted, turnCompleted] = harness.events.events;
-    expect([turnStarted?.type, stepStarted?.type, stepCompleted?.type, turnCompleted?.type]).toEqual(["turn.started", "step.started", "step.completed", "turn.completed"]);
+    const [turnStarted, stepStarted, modelCompleted, stepCompleted, turnCompleted] = harness.events.events;
+    expect([turnStarted?.type, stepStarted?.type, modelCompleted?.type, stepCompleted?.type, turnCompleted?.type]).toEqual(["turn.started", "step.started", "model.completed", "step.completed", "turn.completed"]);
     expect(stepStarted?.parentSpanId).toBe(turnStarted?.spanId);
+    // The model call is a span of its own under the step's.
+    expect(modelCompleted?.parentSpanId).toBe(stepStarted?.spanId);
+    expect(modelCompleted?.spanId).not.toBe(stepStarted?.spanId);
+    expect(modelCompleted).toMatchObject({ usage: { inputTokens: 7, outputTokens: 3 }, data: { provider: scripted.model.provider, model: scripted.model.modelId, streamed: false, finishReason: "stop" } });
     expect(stepCompleted?.usage).toEqual({ inputTokens: 7, outputTokens: 3 });
     expect(turnCompleted?.usage).toEqual({ inputTokens: 7, outputTokens: 3 });
   });

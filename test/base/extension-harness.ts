@@ -4,7 +4,7 @@
  * environment with those extensions loaded through the real loadExtensions (api.model on the given model).
  */
 import { readFileSync } from "node:fs";
-import type { LanguageModel } from "ai";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { parseAllDocuments } from "yaml";
 import type { ExtensionResource } from "../../src/config/types.ts";
 import { EventBus } from "../../src/agent/extensions/event-bus.ts";
@@ -30,7 +30,7 @@ export interface ExtensionHarness extends TestEnv {
   logs: Record<string, unknown>[];
 }
 
-export async function withBaseExtensions(options: { model: LanguageModel; uses: ExtensionUse[]; runtime?: AgentToolRuntime; systemPrompt?: string; maxStepsPerTurn?: number; stateRoot?: string }): Promise<ExtensionHarness> {
+export async function withBaseExtensions(options: { model: LanguageModelV3; uses: ExtensionUse[]; runtime?: AgentToolRuntime; systemPrompt?: string; maxStepsPerTurn?: number; stateRoot?: string }): Promise<ExtensionHarness> {
   const harness = testEnv({ model: options.model, ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }), ...(options.maxStepsPerTurn === undefined ? {} : { maxStepsPerTurn: options.maxStepsPerTurn }), ...(options.stateRoot === undefined ? {} : { stateRoot: options.stateRoot }) });
   const runtime = options.runtime;
   if (runtime !== undefined) harness.env.runtime = () => runtime;
@@ -44,7 +44,7 @@ export async function withBaseExtensions(options: { model: LanguageModel; uses: 
     state: harness.extensionState,
     events: new EventBus(),
     logger,
-    model: extensionModel({ model: options.model, params: {}, retryPolicy: { maxRetries: 0 }, logger }),
+    model: extensionModel({ model: options.model, streaming: false, params: {}, retryPolicy: { maxRetries: 0 }, logger }),
   });
   return { ...harness, logs };
 }

@@ -10,6 +10,7 @@ export class Conversation {
   private list: Message[];
   private readonly ids: Set<string>;
   private unsaved: MessageEvent[] = [];
+  private changedRevision = 0;
 
   constructor(messages: readonly Message[] = []) {
     this.list = [...messages];
@@ -19,6 +20,14 @@ export class Conversation {
   /** The conversation as it stands now (every change applied, committed or not). */
   get messages(): readonly Message[] {
     return this.list;
+  }
+
+  /**
+   * Goes up with every change other than an append (a replace, remove or truncate): while it stays the same, the
+   * messages seen before are still there, in order, unchanged (model-prompt.ts keeps their conversions).
+   */
+  get revision(): number {
+    return this.changedRevision;
   }
 
   /** True when a message of this id is in the conversation. */
@@ -39,17 +48,20 @@ export class Conversation {
         this.ids.delete(event.targetId);
         this.list[index] = event.message;
         this.ids.add(event.message.id);
+        this.changedRevision += 1;
         break;
       }
       case "remove": {
         if (!this.ids.has(event.targetId)) return;
         this.list = this.list.filter((message) => message.id !== event.targetId);
         this.ids.delete(event.targetId);
+        this.changedRevision += 1;
         break;
       }
       case "truncate":
         this.list = [];
         this.ids.clear();
+        this.changedRevision += 1;
         break;
     }
     this.unsaved.push(event);

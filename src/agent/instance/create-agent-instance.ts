@@ -29,10 +29,11 @@ import { loadExtensions } from "../extensions/load-extensions.ts";
 import { PipelineRegistry } from "../extensions/pipeline-registry.ts";
 import { apiKeyEnvName, resolveApiKey } from "../model/api-key.ts";
 import { modelTimeoutMs } from "../model/model-call-timeout.ts";
-import { createLanguageModel } from "../model/model-factory.ts";
+import { createLanguageModel, modelStreams } from "../model/model-factory.ts";
 import { abortableSleep } from "../model/call-with-retry.ts";
 import { RECORD_CASSETTE_ENV, wrapWithRecorder } from "../model/recording-model.ts";
 import { extensionModel } from "../model/extension-model.ts";
+import { ModelPrompt } from "../model/model-prompt.ts";
 import type { InstanceLink } from "./instance-link.ts";
 import { linkedRuntimeEvents } from "./runtime-events.ts";
 import type { TurnEnvironment } from "../loop/turn-environment.ts";
@@ -76,6 +77,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
   mkdirSync(paths.workdir, { recursive: true });
 
   let model = options.model;
+  const streaming = options.model === undefined && modelStreams(agentModel(bundle, agent));
   if (model === undefined) {
     const modelResource = agentModel(bundle, agent);
     const source = modelResource.spec.apiKey;
@@ -107,7 +109,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     state,
     events,
     logger,
-    model: extensionModel({ model, params: agent.spec.modelConfig.params ?? {}, timeoutMs: modelTimeoutMs(agentModel(bundle, agent)), logger }),
+    model: extensionModel({ model, streaming, params: agent.spec.modelConfig.params ?? {}, timeoutMs: modelTimeoutMs(agentModel(bundle, agent)), logger }),
   });
 
   const pendingResults = new PendingResults(options.state.pendingResults);
@@ -115,6 +117,8 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     agentName: options.agent,
     instanceKey: options.instanceKey,
     model,
+    streaming,
+    prompt: new ModelPrompt(model),
     params: agent.spec.modelConfig.params ?? {},
     systemPrompt: await readSystemPrompt(bundle, agent),
     maxStepsPerTurn: swarm.spec.policy.maxStepsPerTurn,

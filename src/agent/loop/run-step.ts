@@ -1,7 +1,8 @@
 /**
  * One step of a turn: build the catalog (rebuilt every step from the agent's tools plus dynamic tools) → step
  * middleware (may edit `ctx.toolCatalog` and `ctx.systemPrompt`, add messages, or decide whether the turn
- * continues) → one model call (generate-step.ts) → the assistant message appended → when it calls tools, everything
+ * continues) → one model call (generate-step.ts, on the prompt kept converted by model-prompt.ts; its own span, with
+ * `model.completed`/`model.failed`) → the assistant message appended → when it calls tools, everything
  * so far committed BEFORE any of them runs (a tool call whose start is recorded never runs again behind the model's
  * back) → the calls run (run-tool-calls.ts) → their results appended as one tool message, committed with the next
  * step or the turn's end. Model failures throw ModelCallError.
@@ -9,11 +10,11 @@
 import { compose } from "../../shared/compose.ts";
 import { newSpanId } from "../../shared/ids.ts";
 import { buildCatalog } from "../../tools/tool-catalog.ts";
-import { validModelView } from "../conversation/model-view.ts";
 import type { StepMiddlewareContext, StepResult, TurnMiddlewareContext } from "../extensions/types.ts";
 import { assistantData, createMessage, toolResultData } from "../conversation/message-factory.ts";
 import { ModelCallError } from "../model/call-with-retry.ts";
-import { generateStep } from "../model/generate-step.ts";
+import { generateStep, type GeneratedStep } from "../model/generate-step.ts";
+import type { ToolCatalogItem } from "../../tools/types.ts";
 import { runToolCalls } from "./run-tool-calls.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
 
@@ -22,6 +23,16 @@ export interface TurnScope {
   eventId: string;
   turnSpanId: string;
   signal: AbortSignal;
+}
+
+/** The trace fields of a step's runtime events. */
+interface StepSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  turnId: string;
+  eventId: string;
+  stepIndex: number;
 }
 
 export interface RunStepOptions {
@@ -36,7 +47,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
   const { ids, now } = env;
   const stepSpanId = newSpanId();
   const startedAt = now();
-  const base = { traceId: turn.traceId, spanId: stepSpanId, parentSpanId: scope.turnSpanId, turnId: turn.turnId, eventId: scope.eventId, stepIndex };
+  const base: StepSpan = { traceId: turn.traceId, spanId: stepSpanId, parentSpanId: scope.turnSpanId, turnId: turn.turnId, eventId: scope.eventId, stepIndex };
   env.runtimeEvents.emit({ type: "step.started", ...base });
 
   const context: StepMiddlewareContext = {
@@ -61,17 +72,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
 
   const core = async (ctx: StepMiddlewareContext): Promise<StepResult> => {
     const catalog = ctx.toolCatalog;
-    const response = await generateStep({
-      env,
-      system: ctx.systemPrompt,
-      messages: validModelView(turn.messages).messages.map((message) => message.data),
-      catalog,
-      signal: scope.signal,
-      onRetry: ({ attempt, delayMs, failure }) => {
-        env.logger.warn({ attempt, delayMs, code: failure.code }, "model call failed; retrying");
-        env.runtimeEvents.emit({ type: "model.retried", ...base, error: { code: failure.code, message: failure.message }, data: { attempt, delayMs } });
-      },
-    });
+    const response = await callModel({ env, scope, base, system: ctx.systemPrompt, catalog });
     const { text, toolCalls, usage } = response;
     const assistant = createMessage({ id: ids("msg"), data: assistantData(text, toolCalls), source: { type: "assistant", name: turn.agentName }, metadata: { turnId: turn.turnId, stepIndex }, now: now() });
     if ((text.length > 0 || toolCalls.length > 0) && !scope.signal.aborted) turn.emitMessageEvent({ type: "append", message: assistant });
@@ -92,6 +93,40 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
   } catch (error) {
     const code = error instanceof ModelCallError ? error.code : "AGENT_STEP_FAILED";
     env.runtimeEvents.emit({ type: "step.failed", ...base, durationMs: now() - startedAt, error: { code, message: error instanceof Error ? error.message : String(error) } });
+    throw error;
+  }
+}
+
+/** The step's model call, as a span of its own under the step's (`model.completed` / `model.failed`). */
+async function callModel(options: { env: TurnEnvironment; scope: TurnScope; base: StepSpan; system: string; catalog: readonly ToolCatalogItem[] }): Promise<GeneratedStep> {
+  const { env, scope, base } = options;
+  const span = { ...base, spanId: newSpanId(), parentSpanId: base.spanId };
+  const about = { provider: env.model.provider, model: env.model.modelId, streamed: env.streaming };
+  const startedAt = env.now();
+  try {
+    const step = await generateStep({
+      model: env.model,
+      streaming: env.streaming,
+      params: env.params,
+      prompt: await env.prompt.build({ system: options.system, conversation: env.conversation, signal: scope.signal }),
+      catalog: options.catalog,
+      signal: scope.signal,
+      ...(env.modelTimeoutMs === undefined ? {} : { timeoutMs: env.modelTimeoutMs }),
+      ...(env.retryPolicy === undefined ? {} : { retryPolicy: env.retryPolicy }),
+      sleep: env.sleep,
+      now: env.now,
+      ...(env.stream === undefined ? {} : { stream: env.stream }),
+      onRetry: ({ attempt, delayMs, failure }) => {
+        env.logger.warn({ attempt, delayMs, code: failure.code }, "model call failed; retrying");
+        env.runtimeEvents.emit({ type: "model.retried", ...span, error: { code: failure.code, message: failure.message }, data: { attempt, delayMs } });
+      },
+    });
+    const timing: { timeToFirstTokenMs?: number } = step.timeToFirstTokenMs === undefined ? {} : { timeToFirstTokenMs: step.timeToFirstTokenMs };
+    env.runtimeEvents.emit({ type: "model.completed", ...span, durationMs: env.now() - startedAt, usage: step.usage, data: { ...about, finishReason: step.finishReason, ...timing } });
+    return step;
+  } catch (error) {
+    const code = error instanceof ModelCallError ? error.code : "AGENT_STEP_FAILED";
+    env.runtimeEvents.emit({ type: "model.failed", ...span, durationMs: env.now() - startedAt, error: { code, message: error instanceof Error ? error.message : String(error) }, data: about });
     throw error;
   }
 }

@@ -4,7 +4,7 @@
  * the pipeline, the conversation store, the runtime-event sink, and the injectables (ids, clock, sleep), each
  * set once where the environment is built (create-agent-instance.ts in production).
  */
-import type { LanguageModel } from "ai";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { ModelParams, ToolResource } from "../../config/types.ts";
 import type { InstanceCommit } from "../../protocol/instance-state.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
@@ -16,12 +16,20 @@ import type { PendingResults } from "../conversation/pending-results.ts";
 import type { ToolCompletions } from "../conversation/tool-completions.ts";
 import type { PipelineRegistry } from "../extensions/pipeline-registry.ts";
 import type { RetryPolicy } from "../model/call-with-retry.ts";
+import type { StepStream } from "../model/generate-step.ts";
+import type { ModelPrompt } from "../model/model-prompt.ts";
 import type { RuntimeEventSink } from "../instance/runtime-events.ts";
 
 export interface TurnEnvironment {
   agentName: string;
   instanceKey: string;
-  model: LanguageModel;
+  model: LanguageModelV3;
+  /** Calls go over the provider's stream (Model `options.stream`), and their text is handed to `stream` as it comes. */
+  streaming: boolean;
+  /** The conversation converted for the model, kept up step by step. */
+  prompt: ModelPrompt;
+  /** Where streamed text of this instance's model calls goes (absent: nowhere). */
+  stream?: StepStream;
   params: ModelParams;
   systemPrompt: string;
   /** Default 32. */

@@ -1,17 +1,18 @@
 /**
- * `api.model` of an extension: one more call of the agent's own model (its params, timeout and retries as in
- * a step), outside the conversation and without tools, e.g. to summarise old turns. Failures reject with the
- * same ModelCallError (code MODEL_*) a step would get.
+ * `api.model` of an extension: one more call of the agent's own model (its params, streaming, timeout and retries
+ * as in a step, through the same generateStep), outside the conversation and without tools, e.g. to summarise old
+ * turns. Failures reject with the same ModelCallError (code MODEL_*) a step would get.
  */
-import { generateText, type LanguageModel } from "ai";
+import type { LanguageModelV3, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import type { ModelParams } from "../../config/types.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { ExtensionModel } from "../extensions/types.ts";
-import { callWithRetry, type RetryPolicy } from "./call-with-retry.ts";
-import { DEFAULT_MODEL_TIMEOUT_MS, withModelTimeout } from "./model-call-timeout.ts";
+import { abortableSleep, type RetryPolicy } from "./call-with-retry.ts";
+import { generateStep } from "./generate-step.ts";
 
 export interface ExtensionModelOptions {
-  model: LanguageModel;
+  model: LanguageModelV3;
+  streaming: boolean;
   params: ModelParams;
   /** Default 120000, as for steps. */
   timeoutMs?: number;
@@ -22,30 +23,25 @@ export interface ExtensionModelOptions {
 export function extensionModel(options: ExtensionModelOptions): ExtensionModel {
   return {
     async generateText(request) {
-      const signal = request.signal ?? new AbortController().signal;
-      const maxOutputTokens = request.maxOutputTokens ?? options.params.maxTokens;
-      const response = await callWithRetry({
-        call: () =>
-          withModelTimeout({
-            timeoutMs: options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
-            signal,
-            call: (abortSignal) =>
-              generateText({
-                model: options.model,
-                ...(request.system === undefined ? {} : { system: request.system }),
-                prompt: request.prompt,
-                maxRetries: 0,
-                abortSignal,
-                ...(options.params.temperature === undefined ? {} : { temperature: options.params.temperature }),
-                ...(options.params.topP === undefined ? {} : { topP: options.params.topP }),
-                ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-              }),
-          }),
-        signal,
-        ...(options.retryPolicy === undefined ? {} : { policy: options.retryPolicy }),
+      const prompt: LanguageModelV3Prompt = [
+        ...(request.system === undefined ? [] : [{ role: "system" as const, content: request.system }]),
+        { role: "user", content: [{ type: "text", text: request.prompt }] },
+      ];
+      const maxTokens = request.maxOutputTokens ?? options.params.maxTokens;
+      const step = await generateStep({
+        model: options.model,
+        streaming: options.streaming,
+        params: { ...options.params, ...(maxTokens === undefined ? {} : { maxTokens }) },
+        prompt,
+        catalog: [],
+        signal: request.signal ?? new AbortController().signal,
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+        ...(options.retryPolicy === undefined ? {} : { retryPolicy: options.retryPolicy }),
+        sleep: abortableSleep,
+        now: Date.now,
         onRetry: ({ attempt, delayMs, failure }) => options.logger.warn({ attempt, delayMs, code: failure.code }, "extension model call failed; retrying"),
       });
-      return { text: response.text, usage: { inputTokens: response.usage.inputTokens ?? 0, outputTokens: response.usage.outputTokens ?? 0 } };
+      return { text: step.text, usage: step.usage };
     },
   };
 }

@@ -2,15 +2,14 @@
  * Turns a Model resource into an AI SDK LanguageModelV3: `anthropic`, `openai`, `google` and
  * `openai-compatible` through their `@ai-sdk/*` providers (imported lazily, so a child loads only the provider
  * its agent uses), each honouring `endpoint` as base URL and the resolved `apiKey`; and `replay` (a cassette,
- * no network). `options.stream: true` makes calls go over SSE (see stream-as-generate.ts). Sampling params
- * (temperature, maxTokens, topP) are applied per call by run-step, not here.
+ * no network). Whether calls stream (`options.stream`, see `modelStreams`) and the sampling params (temperature,
+ * maxTokens, topP) are applied per call by generate-step.ts, not here.
  */
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { resolveCassette } from "../../config/cassette-file.ts";
 import type { ModelResource } from "../../config/types.ts";
 import { ConfigError } from "../../shared/errors.ts";
 import { createReplayModel } from "./replay-model.ts";
-import { streamAsGenerate } from "./stream-as-generate.ts";
 
 export interface CreateLanguageModelOptions {
   resource: ModelResource;
@@ -62,7 +61,11 @@ async function baseModel(options: CreateLanguageModelOptions): Promise<LanguageM
   }
 }
 
-export async function createLanguageModel(options: CreateLanguageModelOptions): Promise<LanguageModelV3> {
-  const model = await baseModel(options);
-  return options.resource.spec.options?.stream === true ? streamAsGenerate(model) : model;
+export function createLanguageModel(options: CreateLanguageModelOptions): Promise<LanguageModelV3> {
+  return baseModel(options);
+}
+
+/** Whether calls to this Model go over the provider's stream (`spec.options.stream: true`): text then arrives as it is written. */
+export function modelStreams(resource: ModelResource): boolean {
+  return resource.spec.options?.stream === true;
 }

@@ -7,7 +7,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LanguageModel } from "ai";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { ModelPrompt } from "../../../src/agent/model/model-prompt.ts";
 import type { AgentEvent } from "../../../src/protocol/agent-event.ts";
 import type { Message } from "../../../src/protocol/conversation.ts";
 import { newId } from "../../../src/shared/ids.ts";
@@ -61,7 +62,7 @@ export interface TestEnv {
   committed(): Promise<Message[]>;
 }
 
-export function testEnv(options: { model: LanguageModel; stateRoot?: string; maxStepsPerTurn?: number; systemPrompt?: string }): TestEnv {
+export function testEnv(options: { model: LanguageModelV3; streaming?: boolean; stateRoot?: string; maxStepsPerTurn?: number; systemPrompt?: string }): TestEnv {
   const stateRoot = options.stateRoot ?? tempStateRoot();
   const store = storeFor(stateRoot);
   const paths = instancePaths({ stateRoot, swarmInstanceKey: TEST_INSTANCE.swarm, agent: TEST_INSTANCE.agent, instanceKey: TEST_INSTANCE.instanceKey });
@@ -74,6 +75,8 @@ export function testEnv(options: { model: LanguageModel; stateRoot?: string; max
     agentName: TEST_INSTANCE.agent,
     instanceKey: TEST_INSTANCE.instanceKey,
     model: options.model,
+    streaming: options.streaming ?? false,
+    prompt: new ModelPrompt(options.model),
     params: {},
     systemPrompt: options.systemPrompt ?? "You are a test assistant.",
     maxStepsPerTurn: options.maxStepsPerTurn ?? 8,
