@@ -5,8 +5,9 @@
  *
  * 1. requests/s: N events spread over 10 agents (one instance each), all submitted at once, each a
  *    one-step turn answered at once: by the loopback server (openai-compatible over 127.0.0.1), and by the
- *    `replay` model on a one-line cassette written here (no HTTP at all); the same through minimal protocol
- *    children (the orchestrator's own ceiling, no agent machinery).
+ *    `replay` model on a one-line cassette written here (no HTTP at all), with the state root on the ordinary
+ *    disk (ext4 here, fsync on) and on /dev/shm; the same through minimal protocol children (the orchestrator's
+ *    own ceiling, no agent machinery). Each line says how many store commits (syncs) a turn cost.
  * 2. crash-to-ready: kill -9 an idle agent child and time until its replacement is ready, against the cold
  *    spawn-to-ready of a new instance measured in the same run.
  * 3. idle footprint: N idle agent instances alive at once, total and per-child PSS from /proc/<pid>/smaps_rollup.
@@ -61,16 +62,23 @@ async function until(probe: () => boolean, timeoutMs = 30_000): Promise<void> {
   }
 }
 
-async function requestsPerSecond(orchestrator: Orchestrator, count: number): Promise<number> {
+/** Syncs (store commits) so far, when the store is the embedded one. */
+const commitsOf = (orchestrator: Orchestrator): number => (orchestrator.store as { commits?: number }).commits ?? 0;
+
+async function requestsPerSecond(orchestrator: Orchestrator, count: number): Promise<{ rps: number; syncsPerTurn: number }> {
   // Warm-up: every agent's child up and through one turn.
   await Promise.all(AGENTS.map((agent) => orchestrator.submit({ input: "warm up", agent }).outcome));
+  const commitsBefore = commitsOf(orchestrator);
   const started = performance.now();
   const outcomes = await Promise.all(Array.from({ length: count }, (_, i) => orchestrator.submit({ input: `request ${i}`, agent: AGENTS[i % AGENTS.length] }).outcome));
   const seconds = (performance.now() - started) / 1000;
   const failed = outcomes.filter((outcome) => outcome.status !== "ok").length;
   if (failed > 0) console.log(`  (${failed} turns failed)`);
-  return count / seconds;
+  return { rps: count / seconds, syncsPerTurn: (commitsOf(orchestrator) - commitsBefore) / count };
 }
+
+const line = (label: string, result: { rps: number; syncsPerTurn: number }, note: string) =>
+  console.log(`${label.padEnd(50)}${result.rps.toFixed(0).padStart(7)}  (${note}; ${result.syncsPerTurn.toFixed(2)} syncs per turn)`);
 
 async function main(): Promise<void> {
   console.log(`throughput (bun ${Bun.version}, ${navigator.hardwareConcurrency} cpus)\n`);
@@ -79,19 +87,20 @@ async function main(): Promise<void> {
   const replayDir = writeBundle("replay");
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-throughput-state-"));
   const replayRoot = mkdtempSync(join(tmpdir(), "goondan-throughput-replay-"));
+  const shmRoot = mkdtempSync(join("/dev/shm", "goondan-throughput-replay-"));
   const echoRoot = mkdtempSync(join(tmpdir(), "goondan-throughput-echo-"));
   const spawner = bunProcessSpawner({ output: "ignore", env: { ...process.env, GOONDAN_LOG_LEVEL: "warn" } });
   const orchestrator = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner });
   const replay = new Orchestrator({ bundle: await loadBundleOrThrow(replayDir), stateRoot: replayRoot, spawner });
+  const shm = new Orchestrator({ bundle: await loadBundleOrThrow(replayDir), stateRoot: shmRoot, spawner });
   const echo = new Orchestrator({ bundle: testBundle({ agents: AGENTS, policy: { lifecycle: { maxProcesses: 64 } } }), stateRoot: echoRoot, spawner: bunProcessSpawner({ entryScript: ECHO_CHILD, output: "ignore" }) });
   try {
-    const agentRps = await requestsPerSecond(orchestrator, REQUESTS);
-    console.log(`requests/s, 10 real agents on the loopback LLM   ${agentRps.toFixed(0).padStart(7)}  (${REQUESTS} one-step turns)`);
-    const replayRps = await requestsPerSecond(replay, REQUESTS);
-    console.log(`requests/s, 10 real agents on the replay model   ${replayRps.toFixed(0).padStart(7)}  (${REQUESTS} one-step turns from a one-line cassette)`);
+    line("requests/s, 10 real agents on the loopback LLM", await requestsPerSecond(orchestrator, REQUESTS), `${REQUESTS} one-step turns, state on disk`);
+    line("requests/s, 10 real agents on the replay model", await requestsPerSecond(replay, REQUESTS), `${REQUESTS} one-step turns from a one-line cassette, state on disk`);
     await replay.shutdown({ reason: "bench", gracePeriodMs: 1000 });
-    const echoRps = await requestsPerSecond(echo, REQUESTS * 4);
-    console.log(`requests/s, 10 minimal protocol children         ${echoRps.toFixed(0).padStart(7)}  (${REQUESTS * 4} turns: the routing ceiling)`);
+    line("requests/s, the same with the state on /dev/shm", await requestsPerSecond(shm, REQUESTS), `${REQUESTS} turns, state on tmpfs`);
+    await shm.shutdown({ reason: "bench", gracePeriodMs: 1000 });
+    line("requests/s, 10 minimal protocol children", await requestsPerSecond(echo, REQUESTS * 4), `${REQUESTS * 4} turns: the routing ceiling`);
     await echo.shutdown({ reason: "bench", gracePeriodMs: 1000 });
 
     // Crash-to-ready against cold spawn-to-ready.
@@ -125,7 +134,8 @@ async function main(): Promise<void> {
     await orchestrator.shutdown({ reason: "bench over", gracePeriodMs: 2000 });
     await llm.close();
     await replay.shutdown({ reason: "bench over", gracePeriodMs: 1000 });
-    for (const path of [dir, replayDir, stateRoot, replayRoot, echoRoot]) rmSync(path, { recursive: true, force: true });
+    await shm.shutdown({ reason: "bench over", gracePeriodMs: 1000 });
+    for (const path of [dir, replayDir, stateRoot, replayRoot, shmRoot, echoRoot]) rmSync(path, { recursive: true, force: true });
   }
 }
 

@@ -30,7 +30,7 @@ import { handleRuntimeCall, type RouterHost } from "./routing/runtime-router.ts"
 import { OutcomeWaiters, stoppedOutcome } from "./routing/turn-outcomes.ts";
 import type { OrchestratorOptions, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 import { swarmView, type SwarmView } from "./swarm-view.ts";
-import type { RuntimeEventQuery, Store, StoredRuntimeEvent } from "../store/store.ts";
+import type { RuntimeEventQuery, Store, StoredRuntimeEvent, WriteOptions } from "../store/store.ts";
 import { openStateStore } from "../store/open-state-store.ts";
 
 export type { TurnOutcome };
@@ -87,7 +87,8 @@ export class Orchestrator {
       clock: this.clock,
       ids: this.ids,
       pending: this.pending,
-      accept: (event) => this.accept(event),
+      accept: (event, options) => this.accept(event, options),
+      ordered: this.store.ordered,
       accepted: (eventId) => this.store.inboxRecord(this.view.instanceKey, eventId),
       replyFromStore: (request, outcome) => this.outcomes.replyFromStore(request, outcome),
       spawn: (agent, instanceKey) => {
@@ -103,12 +104,14 @@ export class Orchestrator {
       },
     };
     this.hooks = {
-      turnResult: (instance, entry, result) => this.outcomes.turnEnded(instance, entry, result),
+      turnResult: (instance, entry, result, durable) => this.outcomes.turnEnded(instance, entry, result, durable),
       poisoned: (instance, entry, cause) => this.outcomes.givenUp(instance, entry, cause),
       runtimeCall: (instance, call) => void handleRuntimeCall({ host: this.router, requester: instance, call }).catch((error: unknown) => this.logger.error({ error: describe(error) }, "runtime call failed")),
       // Queued or in-flight work shows the results anyway; otherwise a turn of its own.
       resultsWaiting: (instance, { count }) => {
-        if (this.accepting && !instance.hasWork()) void this.accept(resultsArrivedEvent({ id: this.ids("evt"), agent: instance.agent, instanceKey: instance.instanceKey, count, now: this.clock.now() }));
+        if (!this.accepting || instance.hasWork()) return;
+        const wake = resultsArrivedEvent({ id: this.ids("evt"), agent: instance.agent, instanceKey: instance.instanceKey, count, now: this.clock.now() });
+        this.accept(wake, { sync: false }).catch((error: unknown) => this.logger.warn({ error: describe(error).message }, "could not store a results.arrived event"));
       },
       runtimeEvents: (_instance, events) => this.events.publish(events),
     };
@@ -259,9 +262,9 @@ export class Orchestrator {
    * Accepts an event into its instance's queue and the store; the promise resolves once it is durable (events
    * accepted in the same tick share one sync). Delivery may start before: nobody is told it was accepted until then.
    */
-  private accept(event: AgentEvent): Promise<void> {
+  private accept(event: AgentEvent, options?: WriteOptions): Promise<void> {
     if (!this.accepting) throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
-    return this.instance(event.agent, event.instanceKey).accept(event, this.clock.now());
+    return this.instance(event.agent, event.instanceKey).accept(event, this.clock.now(), options);
   }
 
   private gracePeriodMs(): number {

@@ -58,12 +58,31 @@ export interface StoredRuntimeEvent {
   event: RuntimeEvent;
 }
 
+/**
+ * `sync: false` (default true): nothing outside the swarm is told of this write and no side effect waits on it, so
+ * an ordered store need not force it to disk: the next synced write, or the database's own checkpoint, makes it
+ * durable with everything before it. A crash of the machine (not of a process) before then loses it, and what
+ * depended on it is redone: an agent's request is sent again by its requester, a turn's answer to an agent is
+ * recomputed. Every write a person, a connector or a tool's side effect waits on is synced.
+ */
+export interface WriteOptions {
+  sync?: boolean;
+}
+
 export interface Store {
   /** Where it keeps its data, for messages (a file, a URL). */
   readonly location: string;
+  /**
+   * True when every write is applied before its call returns (a write that cannot be made throws at once) and writes
+   * become durable in the order they were made, as in one log (the embedded database). Whatever an instance does
+   * with a turn's answer is then committed after that answer, so the orchestrator hands an answer to the requesting
+   * instance, and an agent request to its callee, without waiting for their sync; outside callers (an HTTP client)
+   * are still told only once it is durable. A store without this (a networked one) is waited on every time.
+   */
+  readonly ordered: boolean;
 
   /** Accepts an event into its instance's inbox; resolves once durable. Accepting an event id twice keeps the first. */
-  accept(swarm: string, event: AgentEvent, acceptedAt: number): Promise<void>;
+  accept(swarm: string, event: AgentEvent, acceptedAt: number, options?: WriteOptions): Promise<void>;
   /** The inbox record of an event, answered or not. */
   inboxRecord(swarm: string, eventId: string): Promise<InboxRecord | undefined>;
   /** Every accepted, unanswered event of the swarm, in acceptance order. */
@@ -82,9 +101,9 @@ export interface Store {
    * (removed) or produced (added), its extension state, and — at the end of a turn — the outcome that answers the
    * event. Resolves once durable.
    */
-  commit(instance: InstanceRef, commit: InstanceCommit, outcome?: TurnOutcome): Promise<void>;
+  commit(instance: InstanceRef, commit: InstanceCommit, outcome?: TurnOutcome, options?: WriteOptions): Promise<void>;
   /** A result for an instance that has not been shown to its model (a reply to an async request). Resolves once durable. */
-  addPendingResult(instance: InstanceRef, result: PendingResult): Promise<void>;
+  addPendingResult(instance: InstanceRef, result: PendingResult, options?: WriteOptions): Promise<void>;
   /** What a starting child is handed. */
   instanceState(instance: InstanceRef): Promise<InstanceState>;
   /** Removes an instance's conversation (a `--fresh` restart); true when it had one. Extension state and events stay. */

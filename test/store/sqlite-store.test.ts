@@ -106,4 +106,18 @@ describe("SqliteStore", () => {
     writeFileSync(file, "this is not a database, just some text that happens to be long enough to look like a header".repeat(20));
     expect(() => new SqliteStore(file)).toThrow(expect.objectContaining({ code: "E_STORE_UNREADABLE", message: expect.stringContaining(file), suggestion: expect.stringContaining("backup") }));
   });
+
+  it("syncs once for everything a tick wrote, not at all for writes nobody outside waits on, and keeps both across a reopen", async () => {
+    const file = tempFile();
+    const store = open(file);
+    await Promise.all([store.accept("s", event("e1"), 1), store.accept("s", event("e2"), 2), store.commit(instance, { changes: [{ type: "append", message: message("m1", "hi") }] })]);
+    expect({ commits: store.commits, syncs: store.syncs }).toEqual({ commits: 1, syncs: 1 });
+    await store.accept("s", event("e3", { source: { kind: "agent", name: "b" } }), 3, { sync: false });
+    await store.commit(instance, { changes: [{ type: "append", message: message("m2", "from an agent") }] }, outcome({ eventId: "e3" }), { sync: false });
+    expect({ commits: store.commits, syncs: store.syncs }).toEqual({ commits: 3, syncs: 1 });
+    await store.close();
+    const reopened = open(file);
+    expect((await reopened.unanswered("s")).map((record) => record.event.id)).toEqual(["e1", "e2"]);
+    expect((await reopened.instanceState(instance)).messages.map((m) => m.id)).toEqual(["m1", "m2"]);
+  });
 });

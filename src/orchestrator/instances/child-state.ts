@@ -6,6 +6,7 @@
  * answers the code and cause; the child then ends without answering its event (agent/child/agent-child.ts).
  * A turn's end is committed together with the outcome that answers its event (`commitTurn`).
  */
+import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { InstanceCommit } from "../../protocol/instance-state.ts";
 import type { ChildToParent } from "../../protocol/ipc-messages.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
@@ -22,14 +23,25 @@ export function commitStep(options: { store: Store; ref: InstanceRef; child: Chi
   );
 }
 
-/** Resolves once the turn's last changes and its outcome are durable; rejects with the store's error described. */
-export async function commitTurn(options: { store: Store; ref: InstanceRef; commit: InstanceCommit; outcome: TurnOutcome }): Promise<void> {
+/**
+ * Commits the turn's last changes with its outcome (applied at once by an ordered store); resolves once durable,
+ * rejects with the store's error described.
+ */
+export function commitTurn(options: { store: Store; ref: InstanceRef; commit: InstanceCommit; outcome: TurnOutcome; event: AgentEvent }): Promise<void> {
+  let committed: Promise<void>;
   try {
-    await options.store.commit(options.ref, options.commit, options.outcome);
+    // Synced when someone outside waits on the answer; an answer to an agent is made durable by what follows it.
+    committed = options.store.commit(options.ref, options.commit, options.outcome, { sync: fromOutside(options.event) });
   } catch (error) {
-    throw new Error(describe(error).message);
+    committed = Promise.reject(error);
   }
+  return committed.catch((error: unknown) => {
+    throw new Error(describe(error).message);
+  });
 }
+
+/** An event a person, an API client or a connector sent (not an agent or goondan itself). */
+export const fromOutside = (event: AgentEvent): boolean => event.source.kind === "api" || event.source.kind === "connector" || event.source.kind === "user";
 
 /**
  * Hands a new child its state. The read may end after the child did (it failed to start): only a child still

@@ -26,7 +26,8 @@ export interface InstanceHandle {
 }
 
 export interface InstanceHooks {
-  turnResult(instance: InstanceHandle, entry: InboxEntry, result: TurnOutcome): void;
+  /** A turn ended: its commit (with the answer) is made, and durable once `durable` resolves. */
+  turnResult(instance: InstanceHandle, entry: InboxEntry, result: TurnOutcome, durable: Promise<void>): void;
   /**
    * The event was given up and removed from the inbox: it crashed the child `maxConsecutiveCrashes` times,
    * or (with `cause`) the instance cannot start at all.

@@ -15,7 +15,7 @@ import { OneShotTimer } from "../../shared/clock.ts";
 import type { ChildProcess } from "../../supervision/child-process.ts";
 import type { PoolMember } from "../../supervision/process-pool.ts";
 import { Supervisor, type SupervisedExit, type SupervisorStatus } from "../../supervision/supervisor.ts";
-import type { InstanceRef } from "../../store/store.ts";
+import type { InstanceRef, WriteOptions } from "../../store/store.ts";
 import { commitStep, commitTurn, hydrateChild } from "./child-state.ts";
 import { deliveryOf, InstanceQueue, type InboxEntry } from "./instance-queue.ts";
 import type { InstanceOptions } from "./instance-options.ts";
@@ -108,8 +108,8 @@ export class Instance implements PoolMember {
   }
 
   /** Accepts an event: queued at once, durable when the promise resolves (delivery may overlap the sync). */
-  accept(event: AgentEvent, now: number): Promise<void> {
-    const durable = this.options.store.accept(this.options.swarm, event, now);
+  accept(event: AgentEvent, now: number, options?: WriteOptions): Promise<void> {
+    const durable = this.options.store.accept(this.options.swarm, event, now, options);
     this.enqueue({ event, crashes: 0, deliveries: 0, acceptedAt: now });
     return durable;
   }
@@ -252,7 +252,7 @@ export class Instance implements PoolMember {
     }
   }
 
-  /** The turn's end and its answer are made durable together, then routed; a store that cannot write ends the child. */
+  /** The turn's end and its answer are committed together and routed (outcome-router.ts says when); a store that cannot write ends the child. */
   private onTurnResult(child: ChildProcess, payload: ChildToParent["turn_result"]): void {
     const { commit, ...outcome } = payload;
     const entry = this.events.finish(outcome.eventId);
@@ -263,14 +263,13 @@ export class Instance implements PoolMember {
     this.supervisor.healthy();
     this.lastActiveAt = this.options.clock.now();
     child.unwatch();
-    commitTurn({ store: this.options.store, ref: this.ref, commit: commit ?? {}, outcome }).then(
-      () => this.options.hooks.turnResult(this, entry, outcome),
-      (error: Error) => {
-        this.logger.error({ eventId: outcome.eventId, error: error.message }, "could not commit a turn; its event stays unanswered and the child restarts");
-        this.events.putBack(entry);
-        child.kill();
-      },
-    );
+    const durable = commitTurn({ store: this.options.store, ref: this.ref, commit: commit ?? {}, outcome, event: entry.event });
+    this.options.hooks.turnResult(this, entry, outcome, durable);
+    durable.catch((error: Error) => {
+      this.logger.error({ eventId: outcome.eventId, error: error.message }, "could not commit a turn; its event stays unanswered and the child restarts");
+      this.events.putBack(entry);
+      child.kill();
+    });
     this.deliverNext();
   }
 

@@ -1,6 +1,7 @@
 /**
- * Where the end of a turn goes: the `submit()` waiters of its event (by eventId) and, for a request, the requesting
- * instance, as a Reply matched by correlationId. A reply to an async request is stored as a pending result of the
+ * Where the end of a turn goes: the `submit()` waiters of its event (by eventId), once its commit is durable, and,
+ * for a request, the requesting instance, as a Reply matched by correlationId — at once when the store is ordered
+ * (Store.ordered: whatever the requester does with it commits after it), else once durable too. A reply to an async request is stored as a pending result of the
  * requester before it is handed over (it is shown at its next step, even across restarts); a blocking one goes to
  * the turn waiting for it. An event given up (poison, or an instance that cannot start) is answered AGENT_CRASHED; a
  * request whose deadline passed is withdrawn from the callee's queue when not yet delivered and answered
@@ -38,9 +39,9 @@ export interface OutcomeRouterOptions {
 export class OutcomeRouter {
   constructor(private readonly options: OutcomeRouterOptions) {}
 
-  /** A turn ended and its commit (with its answer) is durable. */
-  turnEnded(instance: Instance, entry: InboxEntry, result: TurnOutcome): void {
-    this.settle(entry.event, {
+  /** A turn ended: its commit (with its answer) is made, durable once `durable` resolves (a failure leaves it unanswered). */
+  turnEnded(instance: Instance, entry: InboxEntry, result: TurnOutcome, durable: Promise<void>): void {
+    const outcome: TurnOutcome = {
       status: result.status,
       agent: instance.agent,
       instanceKey: instance.instanceKey,
@@ -49,7 +50,15 @@ export class OutcomeRouter {
       response: result.response,
       finishReason: result.finishReason,
       ...(result.error ? { error: result.error } : {}),
-    });
+    };
+    if (this.options.store.ordered) this.route(entry.event, outcome);
+    durable.then(
+      () => {
+        this.options.waiters.settle(outcome);
+        if (!this.options.store.ordered) this.route(entry.event, outcome);
+      },
+      () => undefined,
+    );
   }
 
   /** The event left the queue unanswered: it crashed the instance too often, or (`cause`) the instance cannot start. */
@@ -87,6 +96,11 @@ export class OutcomeRouter {
 
   private settle(event: InboxEntry["event"], outcome: TurnOutcome): void {
     this.options.waiters.settle(outcome);
+    this.route(event, outcome);
+  }
+
+  /** A request's answer to its requester (none for other events). */
+  private route(event: InboxEntry["event"], outcome: TurnOutcome): void {
     const replyTo = event.replyTo;
     if (!replyTo) return;
     const route = { requester: replyTo.target, correlationId: replyTo.correlationId };
@@ -105,7 +119,7 @@ export class OutcomeRouter {
     const blocking = request.blocking === true;
     if (blocking) return requester.deliverReply(answer, { blocking });
     const reply: Reply = { ...answer, async: true };
-    this.options.store.addPendingResult(requester.ref, reply).then(
+    this.options.store.addPendingResult(requester.ref, reply, { sync: false }).then(
       () => requester.deliverReply(reply, { blocking }),
       (error: unknown) => this.options.logger.error({ correlationId: reply.correlationId, error: error instanceof Error ? error.message : String(error) }, "could not store an async reply"),
     );

@@ -8,6 +8,7 @@
  * meanwhile is replied to from the store) instead of sending it twice. Refusals are structured `runtime_result`
  * errors, answered at once.
  */
+import type { WriteOptions } from "../../store/store.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import { isJsonObject } from "../../shared/json.ts";
 import { describe, isGoondanError, UsageError } from "../../shared/errors.ts";
@@ -38,7 +39,9 @@ export interface RouterHost {
   ids: IdGenerator;
   pending: PendingRequests;
   /** Accepts the event into its instance's inbox and queues it; resolves once durable. */
-  accept(event: AgentEvent): Promise<void>;
+  accept(event: AgentEvent, options?: WriteOptions): Promise<void>;
+  /** The store is ordered (Store.ordered): an accepted event is written at once and synced in order. */
+  ordered: boolean;
   /** An event accepted before, with its outcome once answered (a reattached request or send). */
   accepted(eventId: string): Promise<{ event: AgentEvent; outcome?: TurnOutcome } | undefined>;
   /** Replies to a reattached request that was answered meanwhile. */
@@ -139,14 +142,25 @@ async function delegate(host: RouterHost, requester: RouterRequester, call: Chil
     createdAt: new Date(now).toISOString(),
   };
   if (method === "send") {
-    await host.accept(event);
+    await acceptFromAgent(host, event);
     return { eventId };
   }
   event.replyTo = { target: requester.address, correlationId, ...(blocking ? {} : { async: true as const }) };
   event.deadline = now + timeoutMs;
   host.pending.add({ correlationId, requester: requester.address, agent: target, instanceKey, eventId, deadline: event.deadline, blocking });
-  await host.accept(event);
+  await acceptFromAgent(host, event);
   return { correlationId, eventId };
+}
+
+/**
+ * An event an agent sends needs no sync before it is acknowledged: the requesting step is durable already, and a
+ * requester that comes back after a crash runs the call again with the same ids, which accepts it again if it was
+ * lost. On an ordered store it is written now and synced with whatever comes next; otherwise it is waited for.
+ */
+async function acceptFromAgent(host: RouterHost, event: AgentEvent): Promise<void> {
+  const durable = host.accept(event, { sync: false });
+  if (host.ordered) durable.catch(() => undefined);
+  else await durable;
 }
 
 /** The event id of a request or send named by a stable correlationId: the same for the same call. */

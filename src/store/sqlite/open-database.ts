@@ -1,6 +1,7 @@
 /**
  * Opens the SQLite database of a state root: WAL (readers in other processes, such as `goondan logs`, never block
- * the orchestrator), `synchronous=FULL` (a commit is on disk before anyone is told it happened), the schema created
+ * the orchestrator), `synchronous=NORMAL` with the log synced by write-batch.ts off the event loop before anyone is
+ * told a write happened (the schema itself is set up synced), the schema created
  * or checked. A file that is not a goondan database, is damaged, or comes from a newer goondan is a clear
  * SystemError naming the file and what to do, never a stack trace and never a silently emptied state.
  */
@@ -29,8 +30,8 @@ export function openDatabase(file: string, options: { existing?: boolean } = {})
   }
   try {
     db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = FULL");
     db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA synchronous = FULL");
     const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
     if (version > SCHEMA_VERSION) throw new Error(`it was written by a newer goondan (schema version ${version}, this one knows ${SCHEMA_VERSION})`);
     if (version < SCHEMA_VERSION) {
@@ -39,6 +40,7 @@ export function openDatabase(file: string, options: { existing?: boolean } = {})
     }
     // Touch every table once: a damaged page or a foreign file fails here, not in the middle of a turn.
     for (const table of ["inbox", "messages", "pending_results", "extension_state", "instances", "runtime_events"]) db.query(`SELECT 1 FROM ${table} LIMIT 1`).get();
+    db.exec("PRAGMA synchronous = NORMAL");
   } catch (error) {
     db.close();
     throw damaged(file, describe(error).message);

@@ -1,9 +1,10 @@
 /**
- * The embedded store: one SQLite database per state root (`goondan.db`, bun:sqlite, WAL, synchronous=FULL), written
- * only by the orchestrator. Writes go through the WriteBatch, so everything written in one tick is one transaction
- * and one sync; a turn's commit (its messages, the pending results it showed or produced, its extension state and
- * the outcome that answers its event) is applied in that one transaction. Reads are synchronous and see every write
- * made so far. The conversation is kept as rows in order, so a turn costs the rows it adds, never a rewrite.
+ * The embedded store: one SQLite database per state root (`goondan.db`, bun:sqlite, WAL), written only by the
+ * orchestrator. Writes go through the WriteBatch, so everything written in one tick is one transaction and at most
+ * one sync, made off the event loop (write-batch.ts, wal-sync.ts); a turn's commit (its messages, the pending
+ * results it showed or produced, its extension state and the outcome that answers its event) is applied in that one
+ * transaction. Reads answer at once and see every write made so far. The conversation is kept as rows in order, so
+ * a turn costs the rows it adds, never a rewrite.
  */
 import type { Database } from "bun:sqlite";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
@@ -12,7 +13,7 @@ import type { InstanceCommit, InstanceState } from "../../protocol/instance-stat
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { JsonValue } from "../../shared/json.ts";
-import type { InboxRecord, InstanceRef, RuntimeEventQuery, Store, StoredInstance, StoredRuntimeEvent } from "../store.ts";
+import type { InboxRecord, InstanceRef, RuntimeEventQuery, Store, StoredInstance, StoredRuntimeEvent, WriteOptions } from "../store.ts";
 import { openDatabase } from "./open-database.ts";
 import { WriteBatch } from "./write-batch.ts";
 
@@ -30,6 +31,8 @@ const keyOf = (instance: InstanceRef): string => `${instance.swarm}\n${instance.
 
 export class SqliteStore implements Store {
   readonly location: string;
+  /** One connection, one log: writes are applied at once and become durable in order (Store.ordered). */
+  readonly ordered = true;
   private readonly db: Database;
   private readonly batch: WriteBatch;
   /** The next message seq of each instance touched so far. */
@@ -40,7 +43,7 @@ export class SqliteStore implements Store {
   constructor(file: string, options: { existing?: boolean } = {}) {
     this.location = file;
     this.db = openDatabase(file, options);
-    this.batch = new WriteBatch(this.db);
+    this.batch = new WriteBatch(this.db, file);
     this.pendingSeq = (this.db.query("SELECT COALESCE(MAX(seq), 0) AS seq FROM pending_results").get() as { seq: number }).seq;
   }
 
@@ -49,13 +52,18 @@ export class SqliteStore implements Store {
     return this.batch.commits;
   }
 
-  accept(swarm: string, event: AgentEvent, acceptedAt: number): Promise<void> {
+  /** Commits that were synced to disk (the others were made durable by a later one). */
+  get syncs(): number {
+    return this.batch.syncs;
+  }
+
+  accept(swarm: string, event: AgentEvent, acceptedAt: number, options?: WriteOptions): Promise<void> {
     return this.batch.durable(() => {
       this.db
         .query("INSERT OR IGNORE INTO inbox (swarm, event_id, agent, instance_key, event, accepted_at) VALUES (:swarm, :id, :agent, :key, :event, :at)")
         .run({ swarm, id: event.id, agent: event.agent, key: event.instanceKey, event: JSON.stringify(event), at: acceptedAt });
       this.touch({ swarm, agent: event.agent, instanceKey: event.instanceKey });
-    });
+    }, options);
   }
 
   async inboxRecord(swarm: string, eventId: string): Promise<InboxRecord | undefined> {
@@ -77,7 +85,7 @@ export class SqliteStore implements Store {
     return this.batch.durable(() => this.setOutcome(swarm, eventId, outcome));
   }
 
-  commit(instance: InstanceRef, commit: InstanceCommit, outcome?: TurnOutcome): Promise<void> {
+  commit(instance: InstanceRef, commit: InstanceCommit, outcome?: TurnOutcome, options?: WriteOptions): Promise<void> {
     return this.batch.durable(() => {
       for (const change of commit.changes ?? []) this.applyChange(instance, change);
       for (const id of commit.consumed ?? []) this.db.query("DELETE FROM pending_results WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :id").run({ ...params(instance), id });
@@ -85,14 +93,14 @@ export class SqliteStore implements Store {
       for (const [extension, value] of Object.entries(commit.extensionState ?? {})) this.setExtensionState(instance, extension, value);
       if (outcome !== undefined) this.setOutcome(instance.swarm, outcome.eventId, outcome);
       this.touch(instance);
-    });
+    }, options);
   }
 
-  addPendingResult(instance: InstanceRef, result: PendingResult): Promise<void> {
+  addPendingResult(instance: InstanceRef, result: PendingResult, options?: WriteOptions): Promise<void> {
     return this.batch.durable(() => {
       this.insertPending(instance, result);
       this.touch(instance);
-    });
+    }, options);
   }
 
   async instanceState(instance: InstanceRef): Promise<InstanceState> {
@@ -168,8 +176,13 @@ export class SqliteStore implements Store {
     this.batch.flush();
   }
 
+  /** Resolves once everything written so far is committed and, where asked, synced. */
+  settled(): Promise<void> {
+    return this.batch.settled();
+  }
+
   async close(): Promise<void> {
-    this.batch.flush();
+    await this.batch.close();
     this.db.close();
   }
 

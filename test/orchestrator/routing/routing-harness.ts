@@ -17,6 +17,7 @@ import { testBundle, type TestBundleOptions } from "../../fixtures/orchestrator/
 export const roots: string[] = [];
 
 export function removeRoots(): void {
+  stores.clear();
   for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
 }
 
@@ -34,11 +35,19 @@ export function setup(options: Partial<TestBundleOptions> & { restarts?: Restart
     clock,
     ...(options.restarts ? { restarts: options.restarts } : {}),
   });
+  stores.add(orchestrator.store as { settled?: () => Promise<void> });
   return { orchestrator, spawner, clock, stateRoot };
 }
 
+/** The stores of the orchestrators set up so far, so `tick` can wait for their writes to be synced. */
+const stores = new Set<{ settled?: () => Promise<void> }>();
+
+/** Lets queued work run: pending messages, and the syncs of everything written (which run off the event loop). */
 export const tick = async () => {
-  for (let i = 0; i < 5; i++) await Bun.sleep(0);
+  for (let round = 0; round < 3; round++) {
+    for (let i = 0; i < 5; i++) await Bun.sleep(0);
+    await Promise.all([...stores].map((store) => store.settled?.()));
+  }
 };
 
 let callSeq = 0;
