@@ -27,6 +27,7 @@ const EXAMPLES: Record<string, { code: string; tag?: string }> = {
   init: { code: "goondan init my-swarm --template multi-agent\ngoondan validate my-swarm" },
   logs: { code: "goondan logs --agent worker" },
   instance: { code: "goondan instance list" },
+  backup: { code: "goondan backup state-copy.db" },
   restart: { code: "goondan restart --agent worker --port 8790", tag: "api" },
   doctor: { code: "goondan doctor" },
 };

@@ -16,7 +16,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   ps: { summary: "list the processes of a running orchestrator", load: () => import("./commands/ps.ts") },
   init: { summary: "write a new bundle from a template (default, multi-agent)", load: () => import("./commands/init.ts") },
   logs: { summary: "print the runtime events recorded under the state root (--follow to tail)", load: () => import("./commands/logs.ts") },
-  instance: { summary: "list or delete the instances kept under the state root", load: () => import("./commands/instance.ts") },
+  instance: { summary: "list, archive or delete the instances kept under the state root", load: () => import("./commands/instance.ts") },
+  backup: { summary: "write a consistent copy of the state database, even while goondan runs", load: () => import("./commands/backup.ts") },
   restart: { summary: "reload the bundle and restart agents in the running orchestrator", load: () => import("./commands/restart.ts") },
   doctor: { summary: "check Bun, the bundle, its env vars, the state root, the API port and bash isolation", load: () => import("./commands/doctor.ts") },
 };

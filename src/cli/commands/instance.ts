@@ -1,12 +1,9 @@
 /**
- * `goondan instance list|delete`: the instances the state root's store holds. `list` shows each one's
- * swarm, agent, instanceKey, committed messages and last change; `delete <agent> <instanceKey>`
- * removes its state (conversation, pending results, extension state, runtime events) and its workspace
- * directory, but refuses while a running orchestrator has that instance live: stop it first, or clear it through
- * `goondan restart --agent A --instance K --fresh`.
- * When a live orchestrator owns the state root (its `orchestrator.json`, state-root-lock.ts), deleting
- * needs that orchestrator's API (at the address it recorded, with GOONDAN_API_TOKEN) to confirm the
- * instance is not live; no answer, 401/403 or any other error refuses.
+ * `goondan instance list|archive|delete`: the instances the state root's store holds. `list` shows each one's
+ * swarm, agent, instanceKey, committed messages and last change; `archive <agent> <instanceKey> [--keep N]` moves
+ * all but its last N messages to a file beside it (archive-conversation.ts); `delete <agent> <instanceKey>` removes
+ * its state (conversation, pending results, extension state, runtime events) and its workspace directory. Both
+ * refuse while a running orchestrator has that instance live (instance-not-live.ts).
  */
 import { rmSync } from "node:fs";
 import type { SqliteStore } from "../../store/sqlite/sqlite-store.ts";
@@ -14,8 +11,9 @@ import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { UsageError } from "../../shared/errors.ts";
 import { EXIT, type CliCommand, type CliIo } from "../command.ts";
 import { listStoredInstances, openStateRootStore, type InstanceInStore } from "../operator/state-root-store.ts";
-import { API_FLAGS, apiError, apiTarget, callApi, type ApiTarget } from "../operator/api-client.ts";
-import { readStateRootLock, type StateRootOwner } from "../../daemon/state-root-lock.ts";
+import { API_FLAGS, apiTarget, type ApiTarget } from "../operator/api-client.ts";
+import { archiveConversation } from "../operator/archive-conversation.ts";
+import { refusalWhileLive } from "../operator/instance-not-live.ts";
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
@@ -37,63 +35,35 @@ function list(options: { instances: InstanceInStore[]; format: string; io: CliIo
   return EXIT.ok;
 }
 
-type LiveInstance = { agent: string; instanceKey: string; status: string; pid?: number };
-
-/** The running orchestrator's instances, or why it could not tell (no answer, 401/403, another error). */
-async function liveInstances(target: ApiTarget): Promise<{ instances: LiveInstance[] } | { problem: string }> {
-  try {
-    const response = await callApi({ target, method: "GET", path: "/v1/instances", timeoutMs: 3000 });
-    if (response.status === 200) return { instances: (response.body as { instances?: LiveInstance[] }).instances ?? [] };
-    const error = apiError(response.body);
-    const hint = response.status === 401 || response.status === 403 ? (target.token ? " (GOONDAN_API_TOKEN was refused)" : " (set GOONDAN_API_TOKEN)") : "";
-    return { problem: `its API at ${target.baseUrl} answered ${response.status}${error ? ` ${error.code}` : ""}${hint}` };
-  } catch (error) {
-    return { problem: error instanceof Error ? error.message : String(error) };
-  }
-}
-
-/** Where the owner of the state root listens, with the caller's token. */
-function ownerTarget(owner: StateRootOwner, fallback: ApiTarget): ApiTarget | undefined {
-  if (owner.port === null) return undefined;
-  const host = owner.host === null || owner.host === "0.0.0.0" || owner.host === "::" ? "127.0.0.1" : owner.host;
-  return { baseUrl: `http://${host.includes(":") ? `[${host}]` : host}:${owner.port}`, ...(fallback.token ? { token: fallback.token } : {}) };
-}
-
-/** The one way to clear a live instance's conversation (restart.ts), shell-quoted where needed. */
-const clearCommand = (agent: string, instanceKey: string): string => {
-  const quote = (word: string) => (/^[A-Za-z0-9_.:@%+=\/-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
-  return `goondan restart --agent ${quote(agent)} --instance ${quote(instanceKey)} --fresh`;
-};
-
-const LIVE_STATUSES = new Set(["spawning", "idle", "processing", "draining", "crashed", "crashLoopBackOff"]);
-
-async function remove(options: { instances: InstanceInStore[]; store: SqliteStore | undefined; positionals: string[]; swarm: string | undefined; target: ApiTarget; stateRoot: string; io: CliIo }): Promise<number> {
+/** The one stored instance the arguments name, or why there is none (exit 1) or several (a usage error). */
+function stored(options: { instances: InstanceInStore[]; positionals: string[]; swarm: string | undefined; stateRoot: string; action: string; io: CliIo }): InstanceInStore | undefined {
   const [agent, instanceKey] = options.positionals;
-  if (agent === undefined || instanceKey === undefined) throw new UsageError("E_USAGE_MISSING_ARGUMENT", "instance delete needs <agent> <instanceKey>");
-  const { io } = options;
+  if (agent === undefined || instanceKey === undefined) throw new UsageError("E_USAGE_MISSING_ARGUMENT", `instance ${options.action} needs <agent> <instanceKey>`);
   const matches = options.instances.filter((item) => item.agent === agent && item.instanceKey === instanceKey && (options.swarm === undefined || item.swarmInstanceKey === options.swarm));
-  if (matches.length === 0) {
-    io.stderr(`goondan instance: no instance ${agent}/${instanceKey}${options.swarm ? ` in swarm ${options.swarm}` : ""} under ${options.stateRoot}\n`);
+  if (matches.length > 1) throw new UsageError("E_USAGE_AMBIGUOUS", `${agent}/${instanceKey} exists in several swarms (${matches.map((item) => item.swarmInstanceKey).join(", ")}); pass --swarm`);
+  if (matches.length === 0) options.io.stderr(`goondan instance: no instance ${agent}/${instanceKey}${options.swarm ? ` in swarm ${options.swarm}` : ""} under ${options.stateRoot}\n`);
+  return matches[0];
+}
+
+type ChangeOptions = { instances: InstanceInStore[]; store: SqliteStore | undefined; positionals: string[]; swarm: string | undefined; target: ApiTarget; stateRoot: string; io: CliIo; keep: number };
+
+async function change(action: "delete" | "archive", options: ChangeOptions): Promise<number> {
+  const { io } = options;
+  const match = stored({ ...options, action });
+  if (match === undefined || options.store === undefined) return EXIT.failure;
+  const { agent, instanceKey } = match;
+  const refusal = await refusalWhileLive({ stateRoot: options.stateRoot, target: options.target, agent, instanceKey });
+  if (refusal !== undefined) {
+    io.stderr(`goondan instance: ${refusal}\n`);
     return EXIT.failure;
   }
-  if (matches.length > 1) {
-    throw new UsageError("E_USAGE_AMBIGUOUS", `${agent}/${instanceKey} exists in several swarms (${matches.map((item) => item.swarmInstanceKey).join(", ")}); pass --swarm`);
+  const ref = { swarm: match.swarmInstanceKey, agent, instanceKey };
+  if (action === "archive") {
+    const result = await archiveConversation({ store: options.store, ref, dir: match.dir, keep: options.keep });
+    io.stdout(result.file === undefined ? `nothing to archive: ${match.swarmInstanceKey}/${agent}/${instanceKey} has ${result.kept} messages\n` : `archived ${result.archived} messages of ${match.swarmInstanceKey}/${agent}/${instanceKey} to ${result.file}; ${result.kept} kept\n`);
+    return EXIT.ok;
   }
-  const owner = readStateRootLock(options.stateRoot);
-  const target = owner === undefined ? options.target : ownerTarget(owner, options.target);
-  const answer = target === undefined ? { problem: "it has no HTTP API" } : await liveInstances(target);
-  if (owner !== undefined && "problem" in answer) {
-    io.stderr(`goondan instance: E_STATE_ROOT_OWNED: a running orchestrator (pid ${owner.pid}) owns the state root ${options.stateRoot} and could not confirm that ${agent}/${instanceKey} is not live: ${answer.problem}; stop it first, or clear its conversation with: ${clearCommand(agent, instanceKey)}\n`);
-    return EXIT.failure;
-  }
-  const live = "instances" in answer ? answer.instances : undefined;
-  const running = live?.find((item) => item.agent === agent && item.instanceKey === instanceKey && (LIVE_STATUSES.has(item.status) || item.pid !== undefined));
-  if (running) {
-    io.stderr(`goondan instance: ${agent}/${instanceKey} is running (status ${running.status}) in the orchestrator at ${target?.baseUrl ?? options.target.baseUrl}; stop it first, or clear its conversation with: ${clearCommand(agent, instanceKey)}\n`);
-    return EXIT.failure;
-  }
-  const [match] = matches as [InstanceInStore];
-  await options.store?.deleteInstance({ swarm: match.swarmInstanceKey, agent, instanceKey });
+  await options.store.deleteInstance(ref);
   rmSync(match.dir, { recursive: true, force: true });
   io.stdout(`deleted ${match.swarmInstanceKey}/${agent}/${instanceKey} (${match.dir})\n`);
   return EXIT.ok;
@@ -101,13 +71,14 @@ async function remove(options: { instances: InstanceInStore[]; store: SqliteStor
 
 export const command: CliCommand = {
   name: "instance",
-  summary: "list or delete the instances kept under the state root",
-  usage: "goondan instance list [--format text|json] | goondan instance delete <agent> <instanceKey> [--swarm KEY]",
+  summary: "list, archive or delete the instances kept under the state root",
+  usage: "goondan instance list [--format text|json] | goondan instance archive <agent> <instanceKey> [--keep N] [--swarm KEY] | goondan instance delete <agent> <instanceKey> [--swarm KEY]",
   maxPositionals: 3,
   flags: {
     "state-root": { type: "string", description: "state root (default GOONDAN_STATE_ROOT or ~/.goondan)" },
     swarm: { type: "string", description: "the swarm instanceKey, when an instance name exists in several" },
     format: { type: "string", description: "text (default) or json (list)", choices: ["text", "json"] },
+    keep: { type: "number", description: "archive: the last N messages stay in the conversation (default 20)" },
     ...API_FLAGS,
   },
   async run({ flags, positionals, io }) {
@@ -121,10 +92,14 @@ export const command: CliCommand = {
         if (rest.length > 0) throw new UsageError("E_USAGE_EXTRA_ARGUMENT", `instance list takes no arguments, got ${JSON.stringify(rest[0])}`);
         return list({ instances, format: typeof flags.format === "string" ? flags.format : "text", io, stateRoot });
       }
-      if (action === "delete") return await remove({ instances, store, positionals: rest, swarm, target: apiTarget({ flags, env: io.env }), stateRoot, io });
+      if (action === "delete" || action === "archive") {
+        const keep = typeof flags.keep === "number" ? flags.keep : 20;
+        if (!Number.isInteger(keep) || keep < 0) throw new UsageError("E_USAGE_BAD_VALUE", `--keep expects a whole number of messages, got ${keep}`);
+        return await change(action, { instances, store, positionals: rest, swarm, target: apiTarget({ flags, env: io.env }), stateRoot, io, keep });
+      }
     } finally {
       await store?.close();
     }
-    throw new UsageError("E_USAGE_UNKNOWN_ACTION", `expected 'list' or 'delete', got ${action === undefined ? "nothing" : JSON.stringify(action)}`);
+    throw new UsageError("E_USAGE_UNKNOWN_ACTION", `expected 'list', 'archive' or 'delete', got ${action === undefined ? "nothing" : JSON.stringify(action)}`);
   },
 };
