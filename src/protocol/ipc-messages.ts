@@ -5,6 +5,7 @@
  */
 import type { JsonObject, JsonValue } from "../shared/json.ts";
 import type { AgentEvent } from "./agent-event.ts";
+import type { Approval } from "./approval.ts";
 import type { ErrorInfo } from "./error-info.ts";
 import type { InstanceCommit, InstanceState } from "./instance-state.ts";
 import type { RuntimeEvent } from "./runtime-event.ts";
@@ -24,8 +25,9 @@ export interface ParentToChild {
    * this event in flight the last time ("it was killed by SIGSEGV"): the tool calls that were running then
    * are answered with `E_TOOL_INTERRUPTED` instead of being asked for again. Absent after a clean stop.
    * `redelivery` says the event was delivered before (also after an orchestrator restart, when attempts start over).
+   * `approvals`: the event's turn stopped for these tool calls and every one is decided now: the turn resumes.
    */
-  event: { event: AgentEvent; attempt: number; crashedBefore?: string; redelivery?: boolean };
+  event: { event: AgentEvent; attempt: number; crashedBefore?: string; redelivery?: boolean; approvals?: Approval[] };
   /** Answer to a `runtime_call`. */
   runtime_result: { callId: string; ok: boolean; value?: JsonValue; error?: ErrorInfo };
   /** A reply to a request this instance made (blocking or async). */

@@ -183,7 +183,7 @@ class AgentChild {
   private async runEvent(payload: ParentToChild["event"]): Promise<void> {
     if (this.phase.type !== "ready") return;
     const { instance } = this.phase;
-    const { event, attempt, crashedBefore, redelivery } = payload;
+    const { event, attempt, crashedBefore, redelivery, approvals } = payload;
     const abort = new AbortController();
     this.turn = abort;
     this.askedForTurn = false;
@@ -195,7 +195,7 @@ class AgentChild {
         turnId = started;
         this.send(envelope("turn_started", this.address, ORCHESTRATOR, { eventId: event.id, turnId: started }));
       };
-      const handled = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted, ...(crashedBefore === undefined ? {} : { crashedBefore }), ...(redelivery === true ? { redelivery } : {}) });
+      const handled = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted, ...(crashedBefore === undefined ? {} : { crashedBefore }), ...(redelivery === true ? { redelivery } : {}), ...(approvals === undefined ? {} : { approvals }) });
       if (handled !== undefined) {
         this.link.flushEvents();
         this.send(envelope("turn_result", this.address, ORCHESTRATOR, { ...handled.outcome, commit: handled.commit }));
