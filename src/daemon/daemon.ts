@@ -83,6 +83,7 @@ export class Daemon {
       instances: () => orchestrator.instances(),
       runtimeEvents: (query) => orchestrator.runtimeEvents(query),
       restart: (request) => this.restarts.request(request),
+      approvals: { pending: () => orchestrator.approvals.pending(), decide: (request) => orchestrator.approvals.decide(request) },
     };
   }
 

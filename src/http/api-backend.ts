@@ -1,8 +1,11 @@
 /**
  * What the HTTP API serves, as the daemon gives it: the swarm's agents (submit, instance table and files), the
- * process table of agents and connectors together, and restart requests (validated, coalesced, applied).
+ * process table of agents and connectors together, restart requests (validated, coalesced, applied), and the
+ * approvals of held tool calls.
  */
+import type { Approval } from "../protocol/approval.ts";
 import type { RestartAnswer } from "../protocol/restart-answer.ts";
+import type { DecideAnswer, DecideRequest } from "../orchestrator/approvals/approval-desk.ts";
 import type { RuntimeEventQuery, StoredRuntimeEvent } from "../store/store.ts";
 import type { ProcessInfo } from "../supervision/process-table.ts";
 import type { SubmitOptions, Submitted } from "../orchestrator/orchestrator-options.ts";
@@ -18,6 +21,11 @@ export interface ApiBackend {
   instances(): Promise<InstanceRow[]>;
   /** Runtime events of the swarm, oldest first (`limit`: the newest ones). */
   runtimeEvents(query: Omit<RuntimeEventQuery, "swarm">): Promise<StoredRuntimeEvent[]>;
+  /** `GET/POST /v1/approvals`; absent: 501. */
+  approvals?: {
+    pending(): Promise<Approval[]>;
+    decide(request: DecideRequest): Promise<DecideAnswer>;
+  };
   /** `POST /v1/restart`; absent: 501. */
   restart?(request: RestartRequest): Promise<RestartAnswer>;
 }

@@ -25,6 +25,8 @@ export interface Approval {
   /** The event whose turn stopped for it: the turn resumes under this event once every approval of it is decided. */
   eventId: string;
   turnId: string;
+  /** The trace of the turn, for the `approval.*` runtime events. */
+  traceId: string;
   toolCallId: string;
   toolName: string;
   arguments: JsonObject;

@@ -123,7 +123,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
     agents: middlewareAgents(env.runtime({ traceId: event.traceId, parentSpanId: turnSpanId, callChain: event.callChain })),
   };
 
-  env.approvals?.begin({ eventId: event.id, turnId, ...(options.approvals === undefined ? {} : { approvals: options.approvals }) });
+  env.approvals?.begin({ eventId: event.id, turnId, traceId: event.traceId, ...(options.approvals === undefined ? {} : { approvals: options.approvals }) });
   const holding = (): boolean => env.approvals?.holding === true;
   if ((options.approvals?.length ?? 0) > 0) await resumeApprovedStep({ env, context, spanId: turnSpanId, signal });
   if (options.redelivery === true && !holding()) await recoverInterruptedStep({ env, context, spans, signal, ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }) });

@@ -14,13 +14,13 @@ import type { IdGenerator } from "../../shared/ids.ts";
 export class ToolApprovals implements ExtensionApprovals {
   private decisions = new Map<string, Approval>();
   private requested: ApprovalRequest[] = [];
-  private turn: { eventId: string; turnId: string } = { eventId: "", turnId: "" };
+  private turn: { eventId: string; turnId: string; traceId: string } = { eventId: "", turnId: "", traceId: "" };
 
   constructor(private readonly options: { agentName: string; instanceKey: string; ids: IdGenerator; now: () => number }) {}
 
   /** A turn starts for `eventId`; `approvals` are the decided approvals its earlier part stopped for. */
-  begin(options: { eventId: string; turnId: string; approvals?: readonly Approval[] }): void {
-    this.turn = { eventId: options.eventId, turnId: options.turnId };
+  begin(options: { eventId: string; turnId: string; traceId: string; approvals?: readonly Approval[] }): void {
+    this.turn = { eventId: options.eventId, turnId: options.turnId, traceId: options.traceId };
     this.requested = [];
     this.decisions = new Map((options.approvals ?? []).filter((approval) => approval.eventId === options.eventId).map((approval) => [approval.toolCallId, approval]));
   }
@@ -42,6 +42,7 @@ export class ToolApprovals implements ExtensionApprovals {
       instanceKey: this.options.instanceKey,
       eventId: this.turn.eventId,
       turnId: this.turn.turnId,
+      traceId: this.turn.traceId,
       toolCallId: request.toolCallId,
       toolName: request.toolName,
       arguments: request.args,

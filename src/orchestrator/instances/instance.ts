@@ -126,6 +126,18 @@ export class Instance implements PoolMember {
     this.kick();
   }
 
+  /** A turn of this instance waits for approvals (found at start): nothing is delivered until they are decided. */
+  awaitApproval(): void {
+    this.events.awaitingApproval = true;
+  }
+
+  /** Every approval the event's turn stopped for is decided: it is delivered first, with the decisions. */
+  approvalsDecided(entry: InboxEntry): void {
+    if (!this.events.approvalsDecided(entry)) return;
+    this.lastActiveAt = this.options.clock.now();
+    this.kick();
+  }
+
   /** Takes an accepted event that has not been delivered yet out of the queue (its deadline passed). */
   withdraw(eventId: string): InboxEntry | undefined {
     return this.events.withdraw(eventId);
@@ -231,6 +243,7 @@ export class Instance implements PoolMember {
         this.onTurnResult(child, message.payload);
         return;
       case "commit":
+        if (message.payload.approvals?.applied !== undefined) this.events.markApplied(message.payload.approvals.applied);
         commitStep({ store: this.options.store, ref: this.ref, child, commit: message.payload });
         return;
       case "runtime_events":
@@ -263,10 +276,12 @@ export class Instance implements PoolMember {
     this.supervisor.healthy();
     this.lastActiveAt = this.options.clock.now();
     child.unwatch();
+    if (outcome.status === "awaiting_approval") this.events.awaitingApproval = true;
     const durable = commitTurn({ store: this.options.store, ref: this.ref, commit: commit ?? {}, outcome, event: entry.event });
     this.options.hooks.turnResult(this, entry, outcome, durable);
     durable.catch((error: Error) => {
       this.logger.error({ eventId: outcome.eventId, error: error.message }, "could not commit a turn; its event stays unanswered and the child restarts");
+      this.events.awaitingApproval = false;
       this.events.putBack(entry);
       child.kill();
     });
