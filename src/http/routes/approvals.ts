@@ -1,7 +1,8 @@
 /**
  * `GET /v1/approvals` (the tool calls waiting for a person's decision, oldest first: id, agent, instanceKey,
  * toolName, arguments, requestedAt, expiresAt, approvers) and `POST /v1/approvals/:id` `{decision: "approve" |
- * "deny", reason?, approver?}`: the decision is applied once (`200` with the decided approval); a second decision
+ * "deny", reason?, approver?, wait?}`: the decision is applied once (`200` with the decided approval, and with
+ * `wait: true` the `outcome` of the turn it resumes when it was the last one that turn waited for); a second decision
  * is `409 E_APPROVAL_DECIDED` with the first one, an unknown id `404 E_APPROVAL_NOT_FOUND`, and an approver the
  * approval does not name `403 E_APPROVAL_FORBIDDEN`.
  */
@@ -22,6 +23,7 @@ interface DecideBody {
   decision: "approve" | "deny";
   reason?: string;
   approver?: string;
+  wait?: boolean;
 }
 
 const listQuery = noQuery("GET /v1/approvals");
@@ -42,6 +44,7 @@ const decideBody = requestSchema<DecideBody>({
       decision: { enum: ["approve", "deny"] },
       reason: { type: "string", minLength: 1, maxLength: MAX_REASON_LENGTH },
       approver: { type: "string", minLength: 1, maxLength: 200 },
+      wait: { type: "boolean" },
     },
   },
 });
@@ -78,10 +81,12 @@ export function approvalRoutes(options: { backend: ApiBackend; maxBodyBytes: num
     .post("/v1/approvals/:id", decideQuery, validator("param", (value) => decidePath(value)), jsonBody({ maxBytes: options.maxBodyBytes, check: decideBody }), async (c) => {
       const { id } = c.req.valid("param");
       const body = c.var.body as DecideBody;
-      const answer = await desk(backend).decide({ id, decision: body.decision, ...(body.reason === undefined ? {} : { reason: body.reason }), ...(body.approver === undefined ? {} : { approver: body.approver }) });
+      const answer = await desk(backend).decide({ id, decision: body.decision, ...(body.reason === undefined ? {} : { reason: body.reason }), ...(body.approver === undefined ? {} : { approver: body.approver }), ...(body.wait === true ? { wait: true } : {}) });
       switch (answer.type) {
         case "decided":
-          return c.json({ approval: approvalView(answer.approval) });
+          if (answer.outcome === undefined) return c.json({ approval: approvalView(answer.approval) });
+          c.env.keepOpen();
+          return c.json({ approval: approvalView(answer.approval), outcome: await answer.outcome });
         case "missing":
           throw new ApiError({ status: 404, code: "E_APPROVAL_NOT_FOUND", message: `no approval ${JSON.stringify(id)}; GET /v1/approvals lists the pending ones` });
         case "already":

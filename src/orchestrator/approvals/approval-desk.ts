@@ -41,9 +41,11 @@ export interface DecideRequest {
   reason?: string;
   /** Who decides; must be one of the approval's `approvers` when it names some. */
   approver?: string;
+  /** Also answer the outcome of the turn this decision resumes (when it was the event's last undecided approval). */
+  wait?: boolean;
 }
 
-export type DecideAnswer = { type: "decided"; approval: Approval } | { type: "already"; approval: Approval } | { type: "missing" } | { type: "forbidden"; approval: Approval };
+export type DecideAnswer = { type: "decided"; approval: Approval; outcome?: Promise<TurnOutcome> } | { type: "already"; approval: Approval } | { type: "missing" } | { type: "forbidden"; approval: Approval };
 
 /** Node's timers hold at most 2^31-1 ms; a longer deadline is re-armed when this one fires. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -71,7 +73,7 @@ export class ApprovalDesk {
   }
 
   decide(request: DecideRequest): Promise<DecideAnswer> {
-    return this.apply(request.id, request.decision, request.reason, request.approver);
+    return this.apply(request.id, request.decision, request.reason, request.approver, request.wait === true);
   }
 
   /** A turn stopped for approvals (its commit is durable): deadlines armed, waiters up the request chain told. */
@@ -100,13 +102,15 @@ export class ApprovalDesk {
     this.timers.set(approval.id, timer);
   }
 
-  private async apply(id: string, decision: ApprovalDecisionKind, reason: string | undefined, approver: string | undefined): Promise<DecideAnswer> {
+  private async apply(id: string, decision: ApprovalDecisionKind, reason: string | undefined, approver: string | undefined, wait = false): Promise<DecideAnswer> {
     const { store, clock } = this.options;
     const swarm = this.options.swarm();
     const found = await this.get(id);
     if (found === undefined) return { type: "missing" };
     if (found.decision !== undefined) return { type: "already", approval: found };
     if (decision !== "timeout" && found.approvers !== undefined && (approver === undefined || !found.approvers.includes(approver))) return { type: "forbidden", approval: found };
+    // Registered before the event can be delivered again, so that its end cannot be missed.
+    const outcome = wait ? this.options.waiters.outcome(found.eventId) : undefined;
     const decided = await store.decideApproval(swarm, id, { decision, decidedAt: clock.now(), ...(reason === undefined ? {} : { reason }), ...(approver === undefined ? {} : { decidedBy: approver }) });
     if (decided.type !== "decided") return decided;
     const timer = this.timers.get(id);
@@ -124,7 +128,7 @@ export class ApprovalDesk {
         ...(reopened.approvals === undefined ? {} : { approvals: reopened.approvals }),
       });
     }
-    return { type: "decided", approval };
+    return { type: "decided", approval, ...(reopened !== undefined && outcome !== undefined ? { outcome } : {}) };
   }
 
   /** The waiters of the stopped event and of each event up its request chain (the turns that wait on it) hear it now. */
