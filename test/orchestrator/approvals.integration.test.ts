@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "bun:test";
 import { useCleanups } from "../helpers/cleanups.ts";
-import { until } from "../helpers/goondan-process.ts";
+import { GOONDAN_BIN, until } from "../helpers/goondan-process.ts";
 import { messageText } from "../helpers/loopback-llm.ts";
 import { approvalsWorld, decide, pendingApprovals, send } from "./approvals-fixture.ts";
 
@@ -79,5 +79,37 @@ describe("approvals of tool calls (real processes)", () => {
     expect(world.effects()).toEqual([]);
     const late = await decide(base, held.approvalIds?.[0] as string, { decision: "approve" });
     expect(late.status).toBe(409);
+  }, 60_000);
+});
+
+describe("goondan approvals / goondan approve (real processes)", () => {
+  const cli = async (args: string[]) => {
+    const proc = Bun.spawn([process.execPath, GOONDAN_BIN, ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, GOONDAN_API_TOKEN: "" } });
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    return { stdout, stderr, code };
+  };
+
+  it("lists the held calls and decides them through the HTTP API, once", async () => {
+    const world = await approvalsWorld(defer);
+    const { base } = await world.start();
+    const port = new URL(base).port;
+    const first = await send(base, { input: "c1", instanceKey: "cli1" });
+    const second = await send(base, { input: "c2", instanceKey: "cli2" });
+    const listed = await cli(["approvals", "--port", port, "--format", "json"]);
+    expect(listed.code).toBe(0);
+    expect((JSON.parse(listed.stdout) as { id: string }[]).map((row) => row.id).sort()).toEqual([...(first.approvalIds ?? []), ...(second.approvalIds ?? [])].sort());
+    const table = await cli(["approvals", "--port", port]);
+    expect(table.stdout).toContain("effects__append");
+
+    const approved = await cli(["approve", first.approvalIds?.[0] as string, "--port", port]);
+    expect(approved.code).toBe(0);
+    const denied = await cli(["approve", second.approvalIds?.[0] as string, "--deny", "--reason", "no thanks", "--port", port]);
+    expect(denied.code).toBe(0);
+    await until(() => world.effects().length === 1 && world.llm.requests.some((request) => messageText(request.body.messages.at(-1)).includes("no thanks")), { timeoutMs: 15_000 });
+    expect(world.effects()).toEqual(["c1"]);
+    const twice = await cli(["approve", first.approvalIds?.[0] as string, "--port", port]);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain("E_APPROVAL_DECIDED");
+    expect((await cli(["approvals", "--port", port])).stdout).toContain("no tool calls wait for approval");
   }, 60_000);
 });
