@@ -79,19 +79,10 @@ export class Orchestrator {
         return this.instance(address.slice(0, slash), address.slice(slash + 1));
       },
       callee: (address) => this.instancesByAddress.get(address),
-      turnStopped: (event, outcome) => void this.approvals.turnStopped(event, outcome).catch((error: unknown) => this.logger.error({ error: describe(error).message }, "could not arm approval deadlines")),
+      turnStopped: (event, outcome) => this.approvals.turnStopped(event, outcome),
     });
-    this.approvals = new ApprovalDesk({
-      store: this.store,
-      swarm: () => this.view.instanceKey,
-      clock: this.clock,
-      logger: this.logger,
-      waiters: this.waiters,
-      pending: this.pending,
-      instance: (agent, instanceKey) => this.instance(agent, instanceKey),
-      existing: (address) => this.instancesByAddress.get(address),
-      publish: (events) => this.events.publish(events),
-    });
+    this.approvals = new ApprovalDesk({ store: this.store, swarm: () => this.view.instanceKey, clock: this.clock, logger: this.logger, waiters: this.waiters, pending: this.pending,
+      instance: (agent, key) => this.instance(agent, key), existing: (address) => this.instancesByAddress.get(address), publish: (events) => this.events.publish(events) });
     this.pool = new ProcessPool({
       maxProcesses: () => this.view.policy.lifecycle.maxProcesses,
       gracePeriodMs: () => this.gracePeriodMs(),

@@ -77,10 +77,13 @@ export class ApprovalDesk {
   }
 
   /** A turn stopped for approvals (its commit is durable): deadlines armed, waiters up the request chain told. */
-  async turnStopped(event: AgentEvent, outcome: TurnOutcome): Promise<void> {
+  turnStopped(event: AgentEvent, outcome: TurnOutcome): void {
     this.settleChain(event, outcome);
     const ids = new Set(outcome.approvalIds ?? []);
-    for (const approval of await this.pending()) if (ids.has(approval.id)) this.arm(approval);
+    this.pending().then(
+      (pending) => pending.filter((approval) => ids.has(approval.id)).forEach((approval) => this.arm(approval)),
+      (error: unknown) => this.options.logger.error({ error: describe(error).message }, "could not read approvals to arm their deadlines"),
+    );
   }
 
   close(): void {

@@ -105,11 +105,12 @@ export class InstanceQueue {
     return entry;
   }
 
-  /** The turn of `eventId` ended (and was committed with its answer): the in-flight entry, now gone. */
-  finish(eventId: string): InboxEntry | undefined {
+  /** The turn of `eventId` ended (and was committed with its answer; `awaitingApproval`: it stopped for approvals): the in-flight entry, now gone. */
+  finish(eventId: string, awaitingApproval = false): InboxEntry | undefined {
     const entry = this.inFlight;
     if (!entry || entry.event.id !== eventId) return undefined;
     this.inFlight = undefined;
+    this.awaitingApproval = awaitingApproval;
     this.known.delete(eventId);
     return entry;
   }
@@ -126,6 +127,8 @@ export class InstanceQueue {
    * not a crash, so it carries no `lastCrash`.
    */
   putBack(entry: InboxEntry): void {
+    // Unanswered again (its stopped turn's commit failed, too): nothing waits for a decision.
+    this.awaitingApproval = false;
     if (entry.lastCrash !== undefined) this.recordInterrupted(entry.event.id);
     delete entry.lastCrash;
     this.waiting.unshift(entry);

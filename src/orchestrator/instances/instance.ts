@@ -133,9 +133,7 @@ export class Instance implements PoolMember {
 
   /** Every approval the event's turn stopped for is decided: it is delivered first, with the decisions. */
   approvalsDecided(entry: InboxEntry): void {
-    if (!this.events.approvalsDecided(entry)) return;
-    this.lastActiveAt = this.options.clock.now();
-    this.kick();
+    if (this.events.approvalsDecided(entry)) this.kick();
   }
 
   /** Takes an accepted event that has not been delivered yet out of the queue (its deadline passed). */
@@ -268,7 +266,7 @@ export class Instance implements PoolMember {
   /** The turn's end and its answer are committed together and routed (outcome-router.ts says when); a store that cannot write ends the child. */
   private onTurnResult(child: ChildProcess, payload: ChildToParent["turn_result"]): void {
     const { commit, ...outcome } = payload;
-    const entry = this.events.finish(outcome.eventId);
+    const entry = this.events.finish(outcome.eventId, outcome.status === "awaiting_approval");
     if (!entry) {
       this.logger.warn({ eventId: outcome.eventId }, "turn_result for an event not in flight; dropped");
       return;
@@ -276,12 +274,10 @@ export class Instance implements PoolMember {
     this.supervisor.healthy();
     this.lastActiveAt = this.options.clock.now();
     child.unwatch();
-    if (outcome.status === "awaiting_approval") this.events.awaitingApproval = true;
     const durable = commitTurn({ store: this.options.store, ref: this.ref, commit: commit ?? {}, outcome, event: entry.event });
     this.options.hooks.turnResult(this, entry, outcome, durable);
     durable.catch((error: Error) => {
       this.logger.error({ eventId: outcome.eventId, error: error.message }, "could not commit a turn; its event stays unanswered and the child restarts");
-      this.events.awaitingApproval = false;
       this.events.putBack(entry);
       child.kill();
     });
