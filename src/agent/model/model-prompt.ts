@@ -18,6 +18,8 @@ export class ModelPrompt {
   /** How many messages of the conversation `converted` stands for (undefined: rebuild from the valid view). */
   private covered: number | undefined;
   private revision = -1;
+  /** The last prompt handed out: the system prompt at 0, then `converted`; kept and updated, not copied per step. */
+  private prompt: LanguageModelV3Prompt = [];
 
   constructor(private readonly model: Pick<LanguageModelV3, "supportedUrls">) {}
 
@@ -35,12 +37,15 @@ export class ModelPrompt {
         await this.rebuild(conversation, options.signal);
       }
     }
-    return [{ role: "system", content: options.system }, ...this.converted];
+    if (this.prompt.length === 0) this.prompt = [{ role: "system", content: options.system }, ...this.converted];
+    else this.prompt[0] = { role: "system", content: options.system };
+    return this.prompt;
   }
 
   private async rebuild(conversation: Conversation, signal: AbortSignal | undefined): Promise<void> {
     const view = validModelView(conversation.messages);
     this.converted = await this.convert(view.messages.map((message) => message.data), signal);
+    this.prompt = [];
     this.revision = conversation.revision;
     // A whole conversation is kept up incrementally from here; one the view had to cut is rebuilt every step.
     this.covered = view.dropped.length === 0 ? conversation.messages.length : undefined;
@@ -56,9 +61,14 @@ export class ModelPrompt {
     const last = this.converted.at(-1);
     const first = tail[0];
     if (last?.role === "tool" && first?.role === "tool") {
-      this.converted[this.converted.length - 1] = { ...first, content: [...last.content, ...first.content] };
+      const merged: LanguageModelV3Message = { ...first, content: [...last.content, ...first.content] };
+      this.converted[this.converted.length - 1] = merged;
+      if (this.prompt.length > 0) this.prompt[this.prompt.length - 1] = merged;
       tail = tail.slice(1);
     }
-    for (const message of tail) this.converted.push(message);
+    for (const message of tail) {
+      this.converted.push(message);
+      if (this.prompt.length > 0) this.prompt.push(message);
+    }
   }
 }
