@@ -114,6 +114,8 @@ export class Orchestrator {
         this.accept(wake, { sync: false }).catch((error: unknown) => this.logger.warn({ error: describe(error).message }, "could not store a results.arrived event"));
       },
       runtimeEvents: (_instance, events) => this.events.publish(events),
+      turnText: (instance, text) => this.events.turnText(instance.inFlight?.event, text),
+      redelivered: (_instance, entry) => this.events.redelivered(entry.event),
     };
   }
 
@@ -161,7 +163,7 @@ export class Orchestrator {
     };
     const outcome = this.waiters.outcome(event.id);
     let accepted: Promise<void>;
-    const stopWatching = options.onProgress ? this.events.watchTrace(event.traceId, options.onProgress) : undefined;
+    const stopWatching = options.onProgress ? this.events.watchEvent(event, options.onProgress) : undefined;
     if (stopWatching) void outcome.then(stopWatching, stopWatching);
     try {
       accepted = this.accept(event);
