@@ -1,7 +1,7 @@
 /**
  * The API's one way to answer with a `text/event-stream` (hono's streamSSE): the connection may stay idle as long
- * as the stream lasts, a comment line (`: heartbeat`) goes out every `heartbeatMs` so proxies and clients see it is
- * alive, and messages are written in order. A client that goes away only ends the writing: `run` learns of it from
+ * as the stream lasts, a comment (`: open`) goes out at once so the client has the answer's headers before the first
+ * message, another (`: heartbeat`) every `heartbeatMs` so proxies and clients see it is alive, and messages are written in order. A client that goes away only ends the writing: `run` learns of it from
  * `closed` (or `onClose`) and whatever it streams from (a turn, the swarm) goes on unaffected.
  */
 import type { Context } from "hono";
@@ -35,6 +35,8 @@ export function sseResponse(options: { c: Context<ApiEnv>; heartbeatMs?: number;
     const write = (next: () => Promise<unknown>) => {
       if (!gone) written = written.then(next).catch(() => undefined);
     };
+    // A server sends no headers before the first chunk: a comment at once tells the client the stream is open.
+    write(() => stream.write(": open\n\n"));
     const heartbeat = setInterval(() => write(() => stream.write(": heartbeat\n\n")), options.heartbeatMs ?? SSE_HEARTBEAT_MS);
     const writer: SseWriter = {
       send: (message) => {
