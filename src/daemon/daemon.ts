@@ -82,6 +82,8 @@ export class Daemon {
       processes: () => this.processes(),
       instances: () => orchestrator.instances(),
       runtimeEvents: (query) => orchestrator.runtimeEvents(query),
+      eventState: (eventId) => orchestrator.eventState(eventId),
+      watch: (listener) => orchestrator.onRuntimeEvents(listener),
       restart: (request) => this.restarts.request(request),
       approvals: { pending: () => orchestrator.approvals.pending(), decide: (request) => orchestrator.approvals.decide(request) },
     };
