@@ -42,7 +42,7 @@ cpSync(new URL("../test/fixtures/approvals", import.meta.url).pathname, dir, { r
 const yaml = join(dir, "goondan.yaml");
 // Idle children stay up for the live runs; the reaped runs wait out a short idleSeconds of their own.
 writeFileSync(yaml, readFileSync(yaml, "utf8").replace("__ENDPOINT__", llm.url).replace("idleSeconds: 2", "idleSeconds: 300"));
-const run = await startGoondanRun({ args: [dir, "--port", "0", "--state-root", stateRoot], env: { LOOPBACK_API_KEY: "bench", GOONDAN_LOG_LEVEL: "warn", APPROVALS_EFFECTS_FILE: effectsFile } });
+const run = await startGoondanRun({ args: [dir, "--port", "0", "--state-root", stateRoot], env: { LOOPBACK_API_KEY: "bench", GOONDAN_LOG_LEVEL: "info", APPROVALS_EFFECTS_FILE: effectsFile } });
 const json = { "content-type": "application/json" };
 
 function toolStartedAt(id: string): number | undefined {
