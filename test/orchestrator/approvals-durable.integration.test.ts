@@ -112,4 +112,29 @@ describe("durable approvals (real processes)", () => {
     await until(async () => ((await (await fetch(`${run.base}/v1/instances/coordinator/c1/events`)).json()) as { events: { type: string }[] }).events.some((event) => event.type === "turn.completed"), { timeoutMs: 15_000 });
     expect(events.events.length).toBeGreaterThan(0);
   }, 60_000);
+
+  it("completes the entry agent's turn after a restart when the delegated worker's held call is approved", async () => {
+    const world = await approvalsWorld(defer);
+    let run = await world.start();
+    const held = await send(run.base, { agent: "coordinator", input: "job2", instanceKey: "c2" });
+    expect(held.status).toBe("awaiting_approval");
+    run.proc.kill("SIGKILL");
+    await run.proc.exited;
+    run = await world.start();
+    const [row] = await pendingApprovals(run.base);
+    expect(row?.id).toBe(held.approvalIds?.[0]);
+    // The coordinator's turn is redelivered and runs its agents__request again (a second tool.called), reattaching
+    // to the request whose turn still waits, before the decision.
+    const calls = async () => ((await (await fetch(`${run.base}/v1/instances/coordinator/c2/events`)).json()) as { events?: { type: string }[] }).events?.filter((event) => event.type === "tool.called").length ?? 0;
+    await until(async () => (await calls()) >= 2, { timeoutMs: 15_000 });
+    await Bun.sleep(300);
+    const approved = await decide(run.base, row?.id as string, { decision: "approve", wait: true });
+    expect(approved.body.outcome?.status).toBe("ok");
+    expect(world.effects()).toEqual(["job2"]);
+    const state = await until(async () => {
+      const answer = (await (await fetch(`${run.base}/v1/events/${held.eventId}`)).json()) as { state: string; response?: string };
+      return answer.state === "ok" ? answer : undefined;
+    }, { timeoutMs: 15_000 });
+    expect(state.response).toContain("appended");
+  }, 90_000);
 });

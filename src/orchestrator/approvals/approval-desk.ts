@@ -123,6 +123,7 @@ export class ApprovalDesk {
     this.options.publish([decidedEvent(approval, clock.now())]);
     const reopened = decided.reopened;
     if (reopened !== undefined && !this.closed) {
+      this.keepReplyRoute(reopened.event);
       this.options.instance(approval.agent, approval.instanceKey).approvalsDecided({
         event: reopened.event,
         crashes: reopened.crashes,
@@ -132,6 +133,17 @@ export class ApprovalDesk {
       });
     }
     return { type: "decided", approval, ...(reopened !== undefined && outcome !== undefined ? { outcome } : {}) };
+  }
+
+  /**
+   * A request's reply route is rebuilt at start only for unanswered events; one that stopped for approvals across a
+   * restart gets it back here, when it is delivered again (unless its requester reattached already).
+   */
+  private keepReplyRoute(event: AgentEvent): void {
+    const replyTo = event.replyTo;
+    if (replyTo === undefined || event.deadline === undefined || event.deadline <= this.options.clock.now()) return;
+    if (this.options.pending.peek({ requester: replyTo.target, correlationId: replyTo.correlationId }) !== undefined) return;
+    this.options.pending.add({ correlationId: replyTo.correlationId, requester: replyTo.target, agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, deadline: event.deadline, blocking: replyTo.async !== true });
   }
 
   /** The waiters of the stopped event and of each event up its request chain (the turns that wait on it) hear it now. */
