@@ -64,6 +64,18 @@ describe("approvals of tool calls (real processes)", () => {
     const unknown = await decide(base, "appr_nope", { decision: "approve" });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error?.code).toBe("E_APPROVAL_NOT_FOUND");
+
+    // A streaming client's final `done` is the awaiting_approval answer, and GET /v1/events/:id says where it stands.
+    const streamed = await fetch(`${base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "d2", instanceKey: "k2s", stream: true }) });
+    const text = await streamed.text();
+    const done = text.split("\n\n").find((frame) => frame.includes("event: done")) ?? "";
+    const answer = JSON.parse(done.slice(done.indexOf("data: ") + 6)) as { status: string; eventId: string; approvalIds: string[] };
+    expect(answer.status).toBe("awaiting_approval");
+    expect(answer.approvalIds.length).toBe(1);
+    const state = (await (await fetch(`${base}/v1/events/${answer.eventId}`)).json()) as { state: string };
+    expect(state.state).toBe("awaiting_approval");
+    await decide(base, answer.approvalIds[0] as string, { decision: "deny", wait: true });
+    expect(((await (await fetch(`${base}/v1/events/${answer.eventId}`)).json()) as { state: string }).state).toBe("ok");
   }, 60_000);
 
   it("answers a call nobody decided in time with E_TOOL_APPROVAL_TIMEOUT and finishes the turn", async () => {
