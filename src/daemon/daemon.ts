@@ -85,6 +85,7 @@ export class Daemon {
       eventState: (eventId) => orchestrator.eventState(eventId),
       watch: (listener) => orchestrator.onRuntimeEvents(listener),
       restart: (request) => this.restarts.request(request),
+      approvals: { pending: () => orchestrator.approvals.pending(), decide: (request) => orchestrator.approvals.decide(request) },
     };
   }
 
@@ -151,6 +152,7 @@ export class Daemon {
           await submitted.accepted;
           return { eventId: submitted.eventId, ...(request.wantsReply ? { reply: submitted.outcome } : {}) };
         },
+        approvals: { get: (id) => orchestrator.approvals.get(id), decide: (request) => orchestrator.approvals.decide({ ...request, wait: true }) },
         policy: () => orchestrator.swarm.policy,
         env: options.env,
         logger,

@@ -15,6 +15,7 @@ import { ApiError, errorBody, errorResponse } from "./api-error.ts";
 import { bearerToken } from "./middleware/bearer-token.ts";
 import { hostCheck } from "./middleware/host-check.ts";
 import { originCheck } from "./middleware/origin-check.ts";
+import { approvalRoutes } from "./routes/approvals.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { instanceRoutes } from "./routes/instances.ts";
@@ -56,7 +57,7 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
     }),
   );
   app.use(bearerToken({ ...(options.token ? { token: options.token } : {}), open: ["/healthz"] }));
-  for (const routes of [healthRoutes(), processRoutes(options.backend), instanceRoutes(options.backend), eventRoutes({ backend: options.backend, maxBodyBytes, ...heartbeat }), watchRoutes({ backend: options.backend, ...heartbeat }), restartRoutes({ backend: options.backend, maxBodyBytes })]) {
+  for (const routes of [healthRoutes(), processRoutes(options.backend), instanceRoutes(options.backend), eventRoutes({ backend: options.backend, maxBodyBytes, ...heartbeat }), watchRoutes({ backend: options.backend, ...heartbeat }), restartRoutes({ backend: options.backend, maxBodyBytes }), approvalRoutes({ backend: options.backend, maxBodyBytes })]) {
     app.route("/", routes);
   }
   return app;

@@ -16,6 +16,7 @@ import type { TurnOutcome } from "../protocol/turn-outcome.ts";
 import { ProcessPool } from "../supervision/process-pool.ts";
 import { processTable, type ProcessInfo } from "../supervision/process-table.ts";
 import { AgentSpawnRequests } from "./agent-spawn-requests.ts";
+import { ApprovalDesk } from "./approvals/approval-desk.ts";
 import { Instance } from "./instances/instance.ts";
 import type { InstanceHooks } from "./instances/instance-options.ts";
 import { resumeUnanswered } from "./instances/resume-unanswered.ts";
@@ -55,6 +56,8 @@ export class Orchestrator {
   private readonly events: RuntimeEventHub;
   /** The one store of the swarm's durable state. */
   readonly store: Store;
+  /** Pending approvals of held tool calls, and people's decisions on them. */
+  readonly approvals: ApprovalDesk;
 
   constructor(private readonly options: OrchestratorOptions) {
     this.bundle = options.bundle;
@@ -77,7 +80,10 @@ export class Orchestrator {
         return this.instance(address.slice(0, slash), address.slice(slash + 1));
       },
       callee: (address) => this.instancesByAddress.get(address),
+      turnStopped: (event, outcome) => this.approvals.turnStopped(event, outcome),
     });
+    this.approvals = new ApprovalDesk({ store: this.store, swarm: () => this.view.instanceKey, clock: this.clock, logger: this.logger, waiters: this.waiters, pending: this.pending,
+      instance: (agent, key) => this.instance(agent, key), existing: (address) => this.instancesByAddress.get(address), publish: (events) => this.events.publish(events) });
     this.pool = new ProcessPool({
       maxProcesses: () => this.view.policy.lifecycle.maxProcesses,
       gracePeriodMs: () => this.gracePeriodMs(),
@@ -133,8 +139,8 @@ export class Orchestrator {
   }
 
   /** Resumes every accepted, unanswered event of the swarm's store (and wakes instances with results waiting). */
-  start(): Promise<{ resumed: number }> {
-    return resumeUnanswered({
+  async start(): Promise<{ resumed: number }> {
+    const resumed = await resumeUnanswered({
       store: this.store,
       view: this.view,
       clock: this.clock,
@@ -142,6 +148,8 @@ export class Orchestrator {
       pending: this.pending,
       instance: (agent, instanceKey) => this.instance(agent, instanceKey),
     });
+    await this.approvals.start();
+    return resumed;
   }
 
   /** Durably accepts one event; returns once it is on disk. `outcome` settles when its turn ends. */
@@ -240,6 +248,7 @@ export class Orchestrator {
   /** Stops accepting, asks every child to finish and exit, SIGKILLs after the grace period. */
   async shutdown(options: { reason: string; gracePeriodMs?: number }): Promise<void> {
     this.accepting = false;
+    this.approvals.close();
     const gracePeriodMs = options.gracePeriodMs ?? this.gracePeriodMs();
     const instances = [...this.instancesByAddress.values()];
     for (const instance of instances) instance.close();

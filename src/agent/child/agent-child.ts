@@ -187,7 +187,7 @@ class AgentChild {
   private async runEvent(payload: ParentToChild["event"]): Promise<void> {
     if (this.phase.type !== "ready") return;
     const { instance } = this.phase;
-    const { event, attempt, crashedBefore, redelivery } = payload;
+    const { event, attempt, crashedBefore, redelivery, approvals } = payload;
     const abort = new AbortController();
     this.turn = abort;
     this.askedForTurn = false;
@@ -200,7 +200,7 @@ class AgentChild {
         turnId = started;
         this.send(envelope("turn_started", this.address, ORCHESTRATOR, { eventId: event.id, turnId: started }));
       };
-      const handled = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted, ...(crashedBefore === undefined ? {} : { crashedBefore }), ...(redelivery === true ? { redelivery } : {}) });
+      const handled = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted, ...(crashedBefore === undefined ? {} : { crashedBefore }), ...(redelivery === true ? { redelivery } : {}), ...(approvals === undefined ? {} : { approvals }) });
       if (handled !== undefined) {
         this.text.begin(undefined);
         this.link.flushEvents();

@@ -26,6 +26,7 @@ import { EventBus } from "../extensions/event-bus.ts";
 import { reportExtensionFailures } from "../extensions/extension-failures.ts";
 import { ExtensionState } from "../extensions/extension-state.ts";
 import { loadExtensions } from "../extensions/load-extensions.ts";
+import { ToolApprovals } from "../loop/tool-approvals.ts";
 import { PipelineRegistry } from "../extensions/pipeline-registry.ts";
 import { apiKeyEnvName, resolveApiKey } from "../model/api-key.ts";
 import { modelTimeoutMs } from "../model/model-call-timeout.ts";
@@ -102,7 +103,9 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
   const runtimeEvents = linkedRuntimeEvents({ link, agent: options.agent, instanceKey: options.instanceKey, now: Date.now });
   const pipeline = new PipelineRegistry({ onFailure: reportExtensionFailures({ logger, runtimeEvents }) });
   const events = new EventBus((type, error) => logger.warn({ type, err: error }, "extension event listener threw"));
+  const approvals = new ToolApprovals({ agentName: options.agent, instanceKey: options.instanceKey, ids: newId, now: Date.now });
   await loadExtensions({
+    approvals,
     extensions: agentExtensions(bundle, agent).map((use) => ({ ...use, config: resolveConfigValues(use.config, env) as JsonObject })),
     agent: { name: options.agent, instanceKey: options.instanceKey, requiredTools: agent.spec.requiredTools ?? [], tools: tools.map((tool) => tool.metadata.name), bundleDir: bundle.dir },
     pipeline,
@@ -136,6 +139,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     logger,
     runtime: options.runtime,
     pendingResults,
+    approvals,
     toolCompletions: new ToolCompletions({ pendingResults, commit, ids: newId, logger }),
     ids: newId,
     now: Date.now,

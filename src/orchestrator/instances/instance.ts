@@ -126,6 +126,16 @@ export class Instance implements PoolMember {
     this.kick();
   }
 
+  /** A turn of this instance waits for approvals (found at start): nothing is delivered until they are decided. */
+  awaitApproval(): void {
+    this.events.awaitingApproval = true;
+  }
+
+  /** Every approval the event's turn stopped for is decided: it is delivered first, with the decisions. */
+  approvalsDecided(entry: InboxEntry): void {
+    if (this.events.approvalsDecided(entry)) this.kick();
+  }
+
   /** Takes an accepted event that has not been delivered yet out of the queue (its deadline passed). */
   withdraw(eventId: string): InboxEntry | undefined {
     return this.events.withdraw(eventId);
@@ -231,6 +241,7 @@ export class Instance implements PoolMember {
         this.onTurnResult(child, message.payload);
         return;
       case "commit":
+        if (message.payload.approvals?.applied !== undefined) this.events.markApplied(message.payload.approvals.applied);
         commitStep({ store: this.options.store, ref: this.ref, child, commit: message.payload });
         return;
       case "turn_text":
@@ -255,7 +266,7 @@ export class Instance implements PoolMember {
   /** The turn's end and its answer are committed together and routed (outcome-router.ts says when); a store that cannot write ends the child. */
   private onTurnResult(child: ChildProcess, payload: ChildToParent["turn_result"]): void {
     const { commit, ...outcome } = payload;
-    const entry = this.events.finish(outcome.eventId);
+    const entry = this.events.finish(outcome.eventId, outcome.status === "awaiting_approval");
     if (!entry) {
       this.logger.warn({ eventId: outcome.eventId }, "turn_result for an event not in flight; dropped");
       return;
