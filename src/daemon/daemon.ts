@@ -19,6 +19,7 @@ import { createRestartCoordinator, type RestartCoordinator } from "../orchestrat
 import type { ApiListenOptions } from "../http/api-access.ts";
 import type { ApiBackend } from "../http/api-backend.ts";
 import { serveHttpApi, type ServedApi } from "../http/http-api.ts";
+import { SwarmMetrics } from "../observability/swarm-metrics.ts";
 import { listenForReloadSignal, startWatchReload } from "./watch-reload.ts";
 
 export interface DaemonOptions {
@@ -74,7 +75,10 @@ export class Daemon {
       ...(options.childEnv ? { childEnv: options.childEnv } : {}),
     });
     const orchestrator = this.orchestrator;
+    const metrics = new SwarmMetrics({ processes: () => this.processes() });
+    orchestrator.onRuntimeEvents((events) => metrics.observe(events));
     this.backend = {
+      metrics,
       get swarm() {
         return orchestrator.swarm;
       },

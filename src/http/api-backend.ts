@@ -9,6 +9,7 @@ import type { SubmitOptions, Submitted } from "../orchestrator/orchestrator-opti
 import type { InstanceRow } from "../orchestrator/instances/stored-instances.ts";
 import type { RestartRequest } from "../orchestrator/reload/restart-coordinator.ts";
 import type { SwarmView } from "../orchestrator/swarm-view.ts";
+import type { SwarmMetrics } from "../observability/swarm-metrics.ts";
 
 export interface ApiBackend {
   readonly swarm: SwarmView;
@@ -20,4 +21,6 @@ export interface ApiBackend {
   runtimeEvents(query: Omit<RuntimeEventQuery, "swarm">): Promise<StoredRuntimeEvent[]>;
   /** `POST /v1/restart`; absent: 501. */
   restart?(request: RestartRequest): Promise<RestartAnswer>;
+  /** `GET /metrics`; absent: 404. */
+  readonly metrics?: SwarmMetrics;
 }

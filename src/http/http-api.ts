@@ -18,6 +18,7 @@ import { originCheck } from "./middleware/origin-check.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { instanceRoutes } from "./routes/instances.ts";
+import { metricsRoutes } from "./routes/metrics.ts";
 import { processRoutes } from "./routes/processes.ts";
 import { restartRoutes } from "./routes/restart.ts";
 
@@ -52,7 +53,7 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
     }),
   );
   app.use(bearerToken({ ...(options.token ? { token: options.token } : {}), open: ["/healthz"] }));
-  for (const routes of [healthRoutes(), processRoutes(options.backend), instanceRoutes(options.backend), eventRoutes({ backend: options.backend, maxBodyBytes }), restartRoutes({ backend: options.backend, maxBodyBytes })]) {
+  for (const routes of [healthRoutes(), processRoutes(options.backend), instanceRoutes(options.backend), eventRoutes({ backend: options.backend, maxBodyBytes }), restartRoutes({ backend: options.backend, maxBodyBytes }), metricsRoutes(options.backend.metrics)]) {
     app.route("/", routes);
   }
   return app;
