@@ -89,6 +89,7 @@ export class Daemon {
       processes: () => this.processes(),
       instances: () => orchestrator.instances(),
       runtimeEvents: (query) => orchestrator.runtimeEvents(query),
+      messages: (agent, instanceKey) => orchestrator.messages(agent, instanceKey),
       restart: (request) => this.restarts.request(request),
     };
   }

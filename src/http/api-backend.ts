@@ -9,6 +9,7 @@ import type { SubmitOptions, Submitted } from "../orchestrator/orchestrator-opti
 import type { InstanceRow } from "../orchestrator/instances/stored-instances.ts";
 import type { RestartRequest } from "../orchestrator/reload/restart-coordinator.ts";
 import type { SwarmView } from "../orchestrator/swarm-view.ts";
+import type { Message } from "../protocol/conversation.ts";
 import type { SwarmMetrics } from "../observability/swarm-metrics.ts";
 
 export interface ApiBackend {
@@ -21,6 +22,8 @@ export interface ApiBackend {
   runtimeEvents(query: Omit<RuntimeEventQuery, "swarm">): Promise<StoredRuntimeEvent[]>;
   /** `POST /v1/restart`; absent: 501. */
   restart?(request: RestartRequest): Promise<RestartAnswer>;
+  /** An instance's stored conversation (`GET /v1/instances/:agent/:instanceKey/messages`); absent: 404. */
+  messages?(agent: string, instanceKey: string): Promise<Message[]>;
   /** `GET /metrics`; absent: 404. */
   readonly metrics?: SwarmMetrics;
 }

@@ -19,6 +19,8 @@ import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { instanceRoutes } from "./routes/instances.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
+import { STUDIO_OPEN_PATHS, studioRoutes } from "./routes/studio.ts";
+import { traceRoutes } from "./routes/traces.ts";
 import { processRoutes } from "./routes/processes.ts";
 import { restartRoutes } from "./routes/restart.ts";
 
@@ -52,8 +54,8 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
       },
     }),
   );
-  app.use(bearerToken({ ...(options.token ? { token: options.token } : {}), open: ["/healthz"] }));
-  for (const routes of [healthRoutes(), processRoutes(options.backend), instanceRoutes(options.backend), eventRoutes({ backend: options.backend, maxBodyBytes }), restartRoutes({ backend: options.backend, maxBodyBytes }), metricsRoutes(options.backend.metrics)]) {
+  app.use(bearerToken({ ...(options.token ? { token: options.token } : {}), open: ["/healthz", ...STUDIO_OPEN_PATHS] }));
+  for (const routes of [healthRoutes(), processRoutes(options.backend), instanceRoutes(options.backend), eventRoutes({ backend: options.backend, maxBodyBytes }), restartRoutes({ backend: options.backend, maxBodyBytes }), metricsRoutes(options.backend.metrics), traceRoutes(options.backend), studioRoutes()]) {
     app.route("/", routes);
   }
   return app;
