@@ -40,7 +40,7 @@ export function startSendBox(elements, onDone) {
       }
       if (outcome) {
         reply.textContent = outcome.response ?? reply.textContent;
-        status.textContent = `done: ${outcome.status}${outcome.error ? ` ${outcome.error.code}` : ""} (${outcome.agent}/${outcome.instanceKey}, ${outcome.steps ?? "?"} steps)`;
+        status.textContent = `done: ${outcome.status}${outcome.error ? ` ${outcome.error.code}` : ""} (${outcome.agent}/${outcome.instanceKey}${outcome.steps === undefined ? "" : `, ${outcome.steps} steps`})`;
         openTrace.hidden = false;
         openTrace.onclick = () => onDone(outcome);
       }
