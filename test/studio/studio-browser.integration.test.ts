@@ -6,12 +6,13 @@
  * test-artifacts/. Without chromium it skips with the reason, and fails under CI=true.
  */
 import { describe, expect, it } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { lastRole, roleOf } from "../fixtures/orchestrator/real-swarm.ts";
+import { childEnv, lastRole, roleOf } from "../fixtures/orchestrator/real-swarm.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
-import { serveRealSwarm } from "../http/run-fixture.ts";
+import { startGoondanRun } from "../helpers/goondan-process.ts";
+import { realSwarm } from "../http/run-fixture.ts";
 
 const defer = useCleanups();
 const CHROMIUM = "/usr/bin/chromium";
@@ -25,16 +26,33 @@ const delegate = { toolCalls: [{ name: "agents__request", args: { target: "worke
 describe.skipIf(missing)("the studio in chromium", () => {
   it("asks for the token, sends a message, shows the reply, both agents' processes, and the worker's turn inside the trace", async () => {
     const token = "studio-secret";
-    const run = await serveRealSwarm({
+    const swarm = await realSwarm({
       defer,
-      env: { GOONDAN_API_TOKEN: token },
       llm: {
         respond: (request) => {
           if (roleOf(request) === "worker") return { text: "3 pages", usage: { promptTokens: 7, completionTokens: 3 } };
-          return lastRole(request) === "tool" ? { text: "the worker counted 3 pages" } : delegate;
+          // The final answer is written slowly, in pieces, so the page shows it growing.
+          return lastRole(request) === "tool" ? { text: "the worker counted 3 pages", textPieces: 4, chunkDelayMs: 250 } : delegate;
         },
       },
     });
+    // A streaming model, so the reply's text can reach the page as it is written.
+    const bundleFile = join(swarm.dir, "goondan.yaml");
+    writeFileSync(bundleFile, readFileSync(bundleFile, "utf8").replace("  model: loopback-model\n", "  model: loopback-model\n  options: { stream: true }\n"));
+    const run = await startGoondanRun({
+      args: [swarm.dir, "--port", "0", "--state-root", swarm.stateRoot],
+      env: { ...childEnv, GOONDAN_LOG_LEVEL: "info", GOONDAN_API_TOKEN: token },
+      onSpawn: (proc) =>
+        defer(async () => {
+          if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+          await proc.exited;
+        }),
+    });
+    // Whether this daemon streams replies (POST /v1/events "stream": true, with GET /v1/watch): without it the
+    // page asks with "wait": true and the reply arrives whole.
+    const watch = await fetch(`${run.base}/v1/watch`, { headers: { authorization: `Bearer ${token}` } });
+    const streams = watch.status === 200;
+    await watch.body?.cancel();
     const { chromium } = await import("playwright-core");
     const profile = mkdtempSync(join(tmpdir(), "goondan-chromium-"));
     // A fresh profile (playwright passes it as --user-data-dir).
@@ -62,10 +80,21 @@ describe.skipIf(missing)("the studio in chromium", () => {
     await page.click("#token-form button");
     await page.locator("#token-form").waitFor({ state: "hidden", timeout: 10_000 });
 
+    // Every text the reply box shows, in order.
+    // (Page code as a string: the test's TypeScript has no DOM types.)
+    await page.evaluate(`(() => {
+      const reply = document.getElementById("reply");
+      window.replyTexts = [];
+      new MutationObserver(() => window.replyTexts.push(reply.textContent)).observe(reply, { childList: true, characterData: true, subtree: true });
+    })()`);
     await page.fill("#send-input", "how many pages?");
     await page.click("#send-button");
     await page.locator("#reply", { hasText: "the worker counted 3 pages" }).waitFor({ timeout: 20_000 });
-    expect(await page.textContent("#reply-status")).toContain("done: ok");
+    await page.locator("#reply-status", { hasText: "done: ok" }).waitFor({ timeout: 10_000 });
+    const texts = (await page.evaluate("window.replyTexts")) as string[];
+    const partial = texts.filter((text) => text !== "" && text !== "the worker counted 3 pages" && "the worker counted 3 pages".startsWith(text));
+    if (streams) expect(partial.length).toBeGreaterThanOrEqual(2);
+    else console.warn("this daemon does not stream replies yet (no GET /v1/watch): the reply was asked with wait: true");
 
     // Both agents' processes in the table.
     await page.locator('#processes tr[data-agent="worker"]').waitFor({ timeout: 10_000 });
