@@ -32,6 +32,16 @@ const NOT_ERROR_CODES = new Set([
   "GOONDAN_API_ALLOWED_ORIGINS",
   "GOONDAN_API_ALLOWED_HOSTS",
   "MAX_BODY_BYTES",
+  // The standard OpenTelemetry variables goondan run reads (src/observability/otel-settings.ts).
+  "OTEL_SDK_DISABLED",
+  "OTEL_TRACES_EXPORTER",
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_PROTOCOL",
+  "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+  "OTEL_BSP_SCHEDULE_DELAY",
   // The channel tools' and connectors' settings: env vars and the public Goondan Connection config keys.
   "GOONDAN_TELEGRAM_API_BASE_URL",
   "GOONDAN_SLACK_API_BASE_URL",
