@@ -11,6 +11,9 @@
  * 2. crash-to-ready: kill -9 an idle agent child and time until its replacement is ready, against the cold
  *    spawn-to-ready of a new instance measured in the same run.
  * 3. idle footprint: N idle agent instances alive at once, total and per-child PSS from /proc/<pid>/smaps_rollup.
+ * 4. the cost of tracing: requests/s on the replay model (state on /dev/shm) with the OTLP trace export on
+ *    (http/protobuf to a loopback receiver that only counts what it gets, flushing every 200 ms) against off,
+ *    alternated three times each (`--tracing-only` runs just this).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,11 +24,15 @@ import { bunProcessSpawner } from "../src/supervision/process-spawner.ts";
 import { startLoopbackLlm } from "../test/helpers/loopback-llm.ts";
 import { testBundle } from "../test/fixtures/orchestrator/test-bundle.ts";
 import { percentile } from "./support/percentile.ts";
+import { traceExportSettings } from "../src/observability/otel-settings.ts";
+import { startTraceExport } from "../src/observability/trace-export.ts";
+import { silentLogger } from "../src/shared/logger.ts";
 
 const argv = process.argv.slice(2);
 const flag = (name: string, fallback: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : fallback);
 const REQUESTS = flag("--requests", 500);
 const IDLE = flag("--idle", 100);
+const TRACING_ONLY = argv.includes("--tracing-only");
 const AGENTS = Array.from({ length: 10 }, (_, i) => `agent-${i}`);
 const ECHO_CHILD = new URL("../test/fixtures/orchestrator/echo-child.ts", import.meta.url).pathname;
 
@@ -81,8 +88,55 @@ async function requestsPerSecond(orchestrator: Orchestrator, count: number): Pro
 const line = (label: string, result: { rps: number; syncsPerTurn: number }, note: string) =>
   console.log(`${label.padEnd(50)}${result.rps.toFixed(0).padStart(7)}  (${note}; ${result.syncsPerTurn.toFixed(2)} syncs per turn)`);
 
+/** Requests/s with the OTLP export on and off, alternated; the receiver only counts requests and bytes. */
+async function tracingCost(): Promise<void> {
+  let requests = 0;
+  let bytes = 0;
+  const receiver = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      bytes += (await request.arrayBuffer()).byteLength;
+      requests += 1;
+      return new Response(new Uint8Array(), { headers: { "content-type": "application/x-protobuf" } });
+    },
+  });
+  const settings = traceExportSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, OTEL_BSP_SCHEDULE_DELAY: "200" });
+  if (!settings) throw new Error("no trace settings");
+  const replayDir = writeBundle("replay");
+  const spawner = bunProcessSpawner({ output: "ignore", env: { ...process.env, GOONDAN_LOG_LEVEL: "warn" } });
+  const results: Record<"off" | "on", number[]> = { off: [], on: [] };
+  try {
+    for (let round = 0; round < 3; round++) {
+      for (const mode of ["off", "on"] as const) {
+        const root = mkdtempSync(join("/dev/shm", "goondan-throughput-tracing-"));
+        const orchestrator = new Orchestrator({ bundle: await loadBundleOrThrow(replayDir), stateRoot: root, spawner });
+        const traces = mode === "on" ? await startTraceExport({ settings, swarm: "bench", logger: silentLogger() }) : undefined;
+        if (traces) orchestrator.onRuntimeEvents((events) => traces.observe(events));
+        try {
+          await orchestrator.start();
+          results[mode].push((await requestsPerSecond(orchestrator, REQUESTS)).rps);
+          await traces?.flush();
+        } finally {
+          await orchestrator.shutdown({ reason: "bench", gracePeriodMs: 1000 });
+          await traces?.shutdown();
+          rmSync(root, { recursive: true, force: true });
+        }
+      }
+    }
+  } finally {
+    await receiver.stop(true);
+    rmSync(replayDir, { recursive: true, force: true });
+  }
+  const median = (values: number[]) => percentile(values, 50);
+  const [off, on] = [median(results.off), median(results.on)];
+  console.log(`requests/s, replay model on /dev/shm, tracing off      ${off.toFixed(0).padStart(7)}  (median of ${results.off.map((value) => value.toFixed(0)).join(", ")})`);
+  console.log(`requests/s, the same with OTLP export (http/protobuf)  ${on.toFixed(0).padStart(7)}  (median of ${results.on.map((value) => value.toFixed(0)).join(", ")}; ${(on / off).toFixed(2)}x off; ${requests} exports, ${(bytes / 1024).toFixed(0)} KiB sent)`);
+}
+
 async function main(): Promise<void> {
   console.log(`throughput (bun ${Bun.version}, ${navigator.hardwareConcurrency} cpus)\n`);
+  if (TRACING_ONLY) return tracingCost();
   const llm = await startLoopbackLlm({ fallback: { text: "ok" } });
   const dir = writeBundle({ endpoint: llm.url });
   const replayDir = writeBundle("replay");
@@ -123,6 +177,8 @@ async function main(): Promise<void> {
     const median = (values: number[]) => percentile(values, 50);
     console.log(`cold first event → turn done (spawn+ready+turn)  ${median(cold).toFixed(0).padStart(7)} ms median`);
     console.log(`kill -9 → replacement ready (crash-to-ready)     ${median(crash).toFixed(0).padStart(7)} ms median (${(median(crash) / median(cold)).toFixed(2)}x the cold path)`);
+
+    await tracingCost();
 
     // Idle footprint (skipped with --idle 0).
     if (IDLE === 0) return;

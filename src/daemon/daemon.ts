@@ -19,6 +19,9 @@ import { createRestartCoordinator, type RestartCoordinator } from "../orchestrat
 import type { ApiListenOptions } from "../http/api-access.ts";
 import type { ApiBackend } from "../http/api-backend.ts";
 import { serveHttpApi, type ServedApi } from "../http/http-api.ts";
+import { SwarmMetrics } from "../observability/swarm-metrics.ts";
+import { traceExportSettings, type TraceExportSettings } from "../observability/otel-settings.ts";
+import type { TraceExport } from "../observability/trace-export.ts";
 import { listenForReloadSignal, startWatchReload } from "./watch-reload.ts";
 
 export interface DaemonOptions {
@@ -54,6 +57,7 @@ export class Daemon {
   private bundleWatcher: BundleWatcher | undefined;
   private api: ServedApi | undefined;
   private stopHangup: (() => void) | undefined;
+  private traces: TraceExport | undefined;
 
   private constructor(private readonly options: DaemonOptions) {
     const { logger } = options;
@@ -74,7 +78,10 @@ export class Daemon {
       ...(options.childEnv ? { childEnv: options.childEnv } : {}),
     });
     const orchestrator = this.orchestrator;
+    const metrics = new SwarmMetrics({ processes: () => this.processes() });
+    orchestrator.onRuntimeEvents((events) => metrics.observe(events));
     this.backend = {
+      metrics,
       get swarm() {
         return orchestrator.swarm;
       },
@@ -84,6 +91,7 @@ export class Daemon {
       runtimeEvents: (query) => orchestrator.runtimeEvents(query),
       eventState: (eventId) => orchestrator.eventState(eventId),
       watch: (listener) => orchestrator.onRuntimeEvents(listener),
+      messages: (agent, instanceKey) => orchestrator.messages(agent, instanceKey),
       restart: (request) => this.restarts.request(request),
       approvals: { pending: () => orchestrator.approvals.pending(), decide: (request) => orchestrator.approvals.decide(request) },
     };
@@ -91,8 +99,9 @@ export class Daemon {
 
   /** Starts everything: resumes the inboxes, then the API, the connectors, `--watch` and SIGHUP. */
   static async start(options: DaemonOptions): Promise<Daemon> {
+    const traceSettings = traceExportSettings(options.env); // E_OTEL_CONFIG_INVALID before anything starts
     const daemon = new Daemon(options);
-    await daemon.startParts();
+    await daemon.startParts(traceSettings);
     return daemon;
   }
 
@@ -118,12 +127,20 @@ export class Daemon {
     await this.connectors?.stop();
     this.restarts.close();
     await this.orchestrator.shutdown({ reason });
+    await this.traces?.shutdown();
     await this.api?.stop();
   }
 
-  private async startParts(): Promise<void> {
+  private async startParts(traceSettings: TraceExportSettings | undefined): Promise<void> {
     const { options, orchestrator } = this;
     const { logger } = options;
+    // OpenTelemetry is loaded only when the environment asks for it; spans go from the events of the first turn on.
+    if (traceSettings) {
+      const { startTraceExport } = await import("../observability/trace-export.ts");
+      const traces = await startTraceExport({ settings: traceSettings, swarm: orchestrator.swarm.name, logger, ...(options.env.GOONDAN_NODE ? { node: options.env.GOONDAN_NODE } : {}) });
+      this.traces = traces;
+      orchestrator.onRuntimeEvents((events) => traces.observe(events));
+    }
     await orchestrator.start();
     if (options.http) {
       const { host, port } = options.http;

@@ -14,6 +14,8 @@ import type { SubmitOptions, Submitted } from "../orchestrator/orchestrator-opti
 import type { InstanceRow } from "../orchestrator/instances/stored-instances.ts";
 import type { RestartRequest } from "../orchestrator/reload/restart-coordinator.ts";
 import type { SwarmView } from "../orchestrator/swarm-view.ts";
+import type { Message } from "../protocol/conversation.ts";
+import type { SwarmMetrics } from "../observability/swarm-metrics.ts";
 
 export interface ApiBackend {
   readonly swarm: SwarmView;
@@ -34,4 +36,8 @@ export interface ApiBackend {
   };
   /** `POST /v1/restart`; absent: 501. */
   restart?(request: RestartRequest): Promise<RestartAnswer>;
+  /** An instance's stored conversation (`GET /v1/instances/:agent/:instanceKey/messages`); absent: 404. */
+  messages?(agent: string, instanceKey: string): Promise<Message[]>;
+  /** `GET /metrics`; absent: 404. */
+  readonly metrics?: SwarmMetrics;
 }

@@ -19,6 +19,9 @@ import { approvalRoutes } from "./routes/approvals.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { instanceRoutes } from "./routes/instances.ts";
+import { metricsRoutes } from "./routes/metrics.ts";
+import { STUDIO_OPEN_PATHS, studioRoutes } from "./routes/studio.ts";
+import { traceRoutes } from "./routes/traces.ts";
 import { processRoutes } from "./routes/processes.ts";
 import { restartRoutes } from "./routes/restart.ts";
 import { watchRoutes } from "./routes/watch.ts";
@@ -56,8 +59,21 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
       },
     }),
   );
-  app.use(bearerToken({ ...(options.token ? { token: options.token } : {}), open: ["/healthz"] }));
-  for (const routes of [healthRoutes(), processRoutes(options.backend), instanceRoutes(options.backend), eventRoutes({ backend: options.backend, maxBodyBytes, ...heartbeat }), watchRoutes({ backend: options.backend, ...heartbeat }), restartRoutes({ backend: options.backend, maxBodyBytes }), approvalRoutes({ backend: options.backend, maxBodyBytes })]) {
+  app.use(bearerToken({ ...(options.token ? { token: options.token } : {}), open: ["/healthz", ...STUDIO_OPEN_PATHS] }));
+  const { backend } = options;
+  const groups = [
+    healthRoutes(),
+    processRoutes(backend),
+    instanceRoutes(backend),
+    eventRoutes({ backend, maxBodyBytes, ...heartbeat }),
+    watchRoutes({ backend, ...heartbeat }),
+    restartRoutes({ backend, maxBodyBytes }),
+    approvalRoutes({ backend, maxBodyBytes }),
+    metricsRoutes(backend.metrics),
+    traceRoutes(backend),
+    studioRoutes(),
+  ];
+  for (const routes of groups) {
     app.route("/", routes);
   }
   return app;

@@ -13,6 +13,7 @@ import { silentLogger, type Logger } from "../shared/logger.ts";
 import { instancePaths, type InstancePaths } from "../shared/state-paths.ts";
 import { instanceAddress, type AgentEvent } from "../protocol/agent-event.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
+import type { Message } from "../protocol/conversation.ts";
 import { ProcessPool } from "../supervision/process-pool.ts";
 import { processTable, type ProcessInfo } from "../supervision/process-table.ts";
 import { AgentSpawnRequests } from "./agent-spawn-requests.ts";
@@ -210,6 +211,11 @@ export class Orchestrator {
   async eventState(eventId: string): Promise<EventState | undefined> {
     const record = await this.store.inboxRecord(this.view.instanceKey, eventId);
     return eventStateOf({ eventId, record, running: [...this.instancesByAddress.values()].some((instance) => instance.inFlight?.event.id === eventId) });
+  }
+
+  /** An instance's stored conversation, oldest message first (the studio's conversation view). */
+  async messages(agent: string, instanceKey: string): Promise<Message[]> {
+    return (await this.store.instanceState({ swarm: this.view.instanceKey, agent, instanceKey })).messages;
   }
 
   /** Calls `listener` with every batch of runtime events the instances send, as they arrive; returns the unsubscribe. */

@@ -17,6 +17,7 @@ const FLOORS: Record<string, number> = {
   tools: 3,
   supervision: 4,
   store: 4,
+  observability: 4,
   agent: 5,
   connector: 5,
   orchestrator: 5,

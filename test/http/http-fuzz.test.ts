@@ -157,6 +157,12 @@ async function fire(options: { base: string; port: number; shot: Shot; adjust?: 
     expect(text.match(/^event: (done|error)$/gm), where).toHaveLength(1);
     return response.status;
   }
+  // The studio's page and assets and the metrics exposition are the answers that are not JSON.
+  const pathname = new URL(url).pathname;
+  if (response.status === 200 && (pathname === "/" || pathname.startsWith("/studio/") || pathname === "/metrics")) {
+    expect(response.headers.get("content-type"), where).toMatch(/^text\/(html|javascript|css|plain)/);
+    return response.status;
+  }
   expect(response.headers.get("content-type"), where).toBe("application/json");
   const json = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
   if (response.status >= 400) {

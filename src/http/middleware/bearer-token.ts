@@ -1,6 +1,7 @@
 /**
  * The bearer token check: with a token configured, every route but the open ones (`/healthz`, for container
- * health checks) needs `Authorization: Bearer <token>`, else `401 E_API_UNAUTHORIZED`. Compared in constant time
+ * health checks; the studio's static page and assets, which hold no data and ask for the token themselves; an entry
+ * ending in `*` opens the paths it prefixes) needs `Authorization: Bearer <token>`, else `401 E_API_UNAUTHORIZED`. Compared in constant time
  * over digests, so neither the token's content nor its length leaks through timing. Any token text works (hono's
  * bearer-auth takes only token68 characters, which would lock out tokens operators already use).
  */
@@ -14,8 +15,9 @@ const digest = (value: string): Buffer => createHash("sha256").update(value).dig
 export function bearerToken(options: { token?: string; open: readonly string[] }): MiddlewareHandler<ApiEnv> {
   const { token } = options;
   const expected = token ? digest(token) : undefined;
+  const isOpen = (path: string): boolean => options.open.some((open) => (open.endsWith("*") ? path.startsWith(open.slice(0, -1)) : path === open));
   return async function bearerToken(c, next) {
-    if (expected && !options.open.includes(c.req.path)) {
+    if (expected && !isOpen(c.req.path)) {
       const header = c.req.header("authorization") ?? "";
       const presented = header.startsWith("Bearer ") ? header.slice(7) : "";
       if (!(timingSafeEqual(digest(presented), expected) && presented.length > 0)) {

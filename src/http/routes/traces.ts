@@ -1,0 +1,54 @@
+/**
+ * Read routes the studio builds its views on: `GET /v1/traces/:traceId` (every runtime event of one trace, oldest
+ * first, across every agent process it went through: `404 TRACE_NOT_FOUND` when none) and
+ * `GET /v1/instances/:agent/:instanceKey/messages` (the instance's stored conversation, oldest first; `404
+ * INSTANCE_NOT_FOUND` when it has none).
+ */
+import { Hono } from "hono";
+import { validator } from "hono/validator";
+import type { ApiBackend } from "../api-backend.ts";
+import { ApiError } from "../api-error.ts";
+import type { ApiEnv } from "../api-env.ts";
+import { AGENT_NAME_SCHEMA, INSTANCE_KEY_SCHEMA, requestSchema } from "../request-schema.ts";
+import { noQuery } from "./no-query.ts";
+
+const TRACE = "GET /v1/traces/:traceId";
+const MESSAGES = "GET /v1/instances/:agent/:instanceKey/messages";
+
+const tracePath = requestSchema<{ traceId: string }>({
+  route: TRACE,
+  part: "path",
+  schema: { type: "object", required: ["traceId"], additionalProperties: false, properties: { traceId: { type: "string", pattern: "^[0-9a-f]{32}$" } } },
+});
+const messagesPath = requestSchema<{ agent: string; instanceKey: string }>({
+  route: MESSAGES,
+  part: "path",
+  schema: { type: "object", required: ["agent", "instanceKey"], additionalProperties: false, properties: { agent: AGENT_NAME_SCHEMA, instanceKey: INSTANCE_KEY_SCHEMA } },
+});
+
+export function traceRoutes(backend: ApiBackend): Hono<ApiEnv> {
+  return new Hono<ApiEnv>()
+    .get(
+      "/v1/traces/:traceId",
+      noQuery(TRACE),
+      validator("param", (value) => tracePath(value)),
+      async (c) => {
+        const { traceId } = c.req.valid("param");
+        const rows = await backend.runtimeEvents({ traceId });
+        if (rows.length === 0) throw new ApiError({ status: 404, code: "TRACE_NOT_FOUND", message: `no runtime event carries trace ${traceId}` });
+        return c.json({ traceId, events: rows.map((row) => row.event) });
+      },
+    )
+    .get(
+      "/v1/instances/:agent/:instanceKey/messages",
+      noQuery(MESSAGES),
+      validator("param", (value) => messagesPath(value)),
+      async (c) => {
+        const { agent, instanceKey } = c.req.valid("param");
+        if (!backend.swarm.agents.has(agent)) throw new ApiError({ status: 404, code: "AGENT_NOT_FOUND", message: `agent ${JSON.stringify(agent)} is not in the swarm` });
+        const messages = backend.messages ? await backend.messages(agent, instanceKey) : [];
+        if (messages.length === 0) throw new ApiError({ status: 404, code: "INSTANCE_NOT_FOUND", message: `instance ${agent}/${instanceKey} has no conversation` });
+        return c.json({ agent, instanceKey, messages });
+      },
+    );
+}
