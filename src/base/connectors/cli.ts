@@ -2,14 +2,16 @@
  * The built-in `cli` connector: reads stdin line by line, sends each non-empty line as one
  * `stdin_message` event (the public Goondan name; ingress rules written for the older `user_input` still
  * match it) and prints the reply before reading the next line, so piped input gets its
- * replies in order. On a TTY it is an interactive chat with a `> ` prompt, a status line while the turn runs
- * and one line per tool call, the delegated agents' included (turn-status.ts); `:exit`/`:quit` or Ctrl+D ends
+ * replies in order. On a TTY it is an interactive chat with a `> ` prompt, a status line while the model thinks,
+ * one line per tool call, the delegated agents' included, and the reply as it streams (turn-status.ts; the Model
+ * streams with `options.stream: true`, else the reply comes whole); `:exit`/`:quit` or Ctrl+D ends
  * the input. Ctrl+C reaches the orchestrator, which shuts everything down cleanly.
  *
  * Config: `instanceKey` (default: the route's or the Swarm's), `prompt` (default `> `).
  */
 import { createInterface } from "node:readline";
-import type { ConnectorContext, ConnectorReply } from "../../connector/connector-types.ts";
+import type { ConnectorContext } from "../../connector/connector-types.ts";
+import { formatReply } from "../../connector/streamed-reply.ts";
 import { configValue } from "./config-value.ts";
 import { TurnStatus } from "./turn-status.ts";
 
@@ -17,15 +19,14 @@ export interface CliIo {
   input: NodeJS.ReadableStream;
   write: (text: string) => void;
   interactive: boolean;
-  /** Shows the running turn (status line, tool lines); only a chat on a terminal has one. Default: none. */
-  status?: Pick<TurnStatus, "start" | "progress" | "stop">;
+  /**
+   * Shows the running turn (status line, tool lines, the reply as it streams); only a chat on a terminal has one.
+   * With `finish`, it prints the reply itself (what streaming left to print). Default: none.
+   */
+  status?: Pick<TurnStatus, "start" | "progress" | "stop"> & Partial<Pick<TurnStatus, "finish">>;
 }
 
-/** One reply as printed: the text, or `error [CODE]: message`. */
-export function formatReply(reply: ConnectorReply): string {
-  if (reply.status === "ok") return reply.response.endsWith("\n") ? reply.response : `${reply.response}\n`;
-  return `error [${reply.error?.code ?? "E_UNKNOWN"}]: ${reply.error?.message ?? "the turn failed"}\n`;
-}
+export { formatReply };
 
 /** The event every line becomes. */
 export const CLI_EVENT = "stdin_message";
@@ -57,7 +58,8 @@ export async function runCliLoop(options: { ctx: Pick<ConnectorContext, "request
           status ? { onProgress: (progress) => status.progress(progress) } : undefined,
         );
         status?.stop();
-        io.write(formatReply(reply));
+        if (status?.finish) status.finish(reply);
+        else io.write(formatReply(reply));
       } catch (error) {
         status?.stop();
         if (ctx.signal.aborted) break;
