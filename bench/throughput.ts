@@ -104,7 +104,9 @@ async function main(): Promise<void> {
   const echo = new Orchestrator({ bundle: testBundle({ agents: AGENTS, policy: { lifecycle: { maxProcesses: 64 } } }), stateRoot: echoRoot, spawner: bunProcessSpawner({ entryScript: ECHO_CHILD, output: "ignore" }) });
   try {
     line("requests/s, 10 real agents on the loopback LLM", await requestsPerSecond(orchestrator, REQUESTS), `${REQUESTS} one-step turns, state on disk`);
-    line("requests/s, the same with a streaming Model", await requestsPerSecond(streaming, REQUESTS, { watch: true }), `${REQUESTS} one-step turns, text relayed to a waiting caller`);
+    line("requests/s, the same with a streaming Model", await requestsPerSecond(streaming, REQUESTS), `${REQUESTS} one-step turns, nobody takes the text`);
+    line("requests/s, streaming Model, every caller streaming", await requestsPerSecond(streaming, REQUESTS, { watch: true }), `${REQUESTS} one-step turns, text relayed to each caller`);
+    line("requests/s, the loopback LLM again (not streaming)", await requestsPerSecond(orchestrator, REQUESTS), `${REQUESTS} one-step turns: the drift of this run`);
     await streaming.shutdown({ reason: "bench", gracePeriodMs: 1000 });
     line("requests/s, 10 real agents on the replay model", await requestsPerSecond(replay, REQUESTS), `${REQUESTS} one-step turns from a one-line cassette, state on disk`);
     await replay.shutdown({ reason: "bench", gracePeriodMs: 1000 });
