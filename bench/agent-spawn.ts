@@ -13,6 +13,7 @@ import { AGENT_ENTRY_SCRIPT, agentChildArgv, BUNDLE_SNAPSHOT_ENV } from "../src/
 import { bundleAgentEntry } from "../src/daemon/agent-entry-bundle.ts";
 import { silentLogger } from "../src/shared/logger.ts";
 import { writeFixtureBundle } from "../test/agent/support/child-harness.ts";
+import { percentile } from "./support/percentile.ts";
 
 const runs = Number(process.argv[2] ?? 10);
 const work = mkdtempSync(join(tmpdir(), "goondan-bench-spawn-"));
@@ -74,11 +75,7 @@ async function spawnToReady(argv: string[], env: Record<string, string>): Promis
   return { ms, pssKb };
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 0 ? ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2 : (sorted[middle] as number);
-};
+const median = (values: number[]): number => percentile(values, 50);
 
 const floorScripts = await buildFloor();
 const bundle = writeFixtureBundle({ endpoint: "http://127.0.0.1:9/v1" });

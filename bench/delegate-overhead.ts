@@ -19,6 +19,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { percentile } from "./support/percentile.ts";
 
 const SELF = new URL(import.meta.url).pathname;
 
@@ -90,11 +91,6 @@ if (process.argv.includes("--relay-x")) {
 }
 
 // ---- the bench ---------------------------------------------------------------------------------------
-
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
 
 function fmt(ms: number): string {
   return `${(ms * 1000).toFixed(0)} µs`;

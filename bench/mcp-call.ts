@@ -18,6 +18,7 @@ import { buildCatalog } from "../src/tools/tool-catalog.ts";
 import { ToolRegistry } from "../src/tools/tool-registry.ts";
 import { startHttpFixture, stdioFixture } from "../test/fixtures/mcp/fixture-process.ts";
 import { invocationContext } from "../test/tools/helpers.ts";
+import { percentile } from "./support/percentile.ts";
 
 const ITERATIONS = Number(process.argv[2] ?? 2000);
 const WARMUP = Math.min(200, ITERATIONS);
@@ -86,12 +87,9 @@ await bareHttp.close();
 await bridge.stop();
 await http.stop();
 
-const percentile = (key: Series, p: number): number => {
-  const sorted = samples[key].slice().sort();
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! / 1e6;
-};
+const percentileOf = (key: Series, p: number): number => percentile(samples[key], p) / 1e6;
 const ms = (value: number): string => `${value.toFixed(3)} ms`;
-const line = (label: string, key: Series) => console.log(`  ${label.padEnd(36)} p50 ${ms(percentile(key, 50))}   p99 ${ms(percentile(key, 99))}`);
+const line = (label: string, key: Series) => console.log(`  ${label.padEnd(36)} p50 ${ms(percentileOf(key, 50))}   p99 ${ms(percentileOf(key, 99))}`);
 
 console.log(`mcp-call bench: ${ITERATIONS} calls of each after ${WARMUP} warm-up calls (fixture echo; interleaved batches of ${BATCH})`);
 line("direct tool (executeToolCall)", "direct");
@@ -100,8 +98,8 @@ line("MCP tool via goondan, stdio", "mcpStdio");
 line("SDK client.callTool, HTTP (floor)", "sdkHttp");
 line("MCP tool via goondan, HTTP", "mcpHttp");
 for (const [transport, sdk, mcp] of [["stdio", "sdkStdio", "mcpStdio"], ["HTTP", "sdkHttp", "mcpHttp"]] as const) {
-  const over = (p: number) => percentile(mcp, p) - percentile("direct", p);
-  const share = (p: number) => percentile(mcp, p) - percentile(sdk, p);
-  console.log(`  ${transport}: MCP overhead over the direct tool p50 ${ms(over(50))} p99 ${ms(over(99))}; goondan's share over the bare SDK call p50 ${ms(share(50))} p99 ${ms(share(99))} (${(percentile(mcp, 50) / percentile(sdk, 50)).toFixed(2)}x)`);
+  const over = (p: number) => percentileOf(mcp, p) - percentileOf("direct", p);
+  const share = (p: number) => percentileOf(mcp, p) - percentileOf(sdk, p);
+  console.log(`  ${transport}: MCP overhead over the direct tool p50 ${ms(over(50))} p99 ${ms(over(99))}; goondan's share over the bare SDK call p50 ${ms(share(50))} p99 ${ms(share(99))} (${(percentileOf(mcp, 50) / percentileOf(sdk, 50)).toFixed(2)}x)`);
   console.log(`    target goondan share p50 < ${TARGET_GOONDAN_SHARE_P50_MS} ms: ${share(50) < TARGET_GOONDAN_SHARE_P50_MS ? "met" : "NOT MET"}`);
 }

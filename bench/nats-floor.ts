@@ -15,6 +15,7 @@ import { randomBytes } from "node:crypto";
 import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
+import { percentile } from "./support/percentile.ts";
 
 const argument = (flag: string, fallback: string): string => {
   const index = process.argv.indexOf(flag);
@@ -45,10 +46,6 @@ try {
   console.error(`no NATS server answers at ${URL_}: ${(error as Error).message}`);
   process.exit(1);
 }
-const percentile = (samples: number[], p: number): number => {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-};
 const report = (label: string, samples: number[]) => console.log(`  ${label.padEnd(44)} p50 ${percentile(samples, 50).toFixed(3)} ms   p99 ${percentile(samples, 99).toFixed(3)} ms   (n=${samples.length})`);
 
 async function time(iterations: number, once: (index: number) => Promise<unknown>): Promise<number[]> {

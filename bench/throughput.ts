@@ -21,6 +21,7 @@ import { Orchestrator } from "../src/orchestrator/orchestrator.ts";
 import { bunProcessSpawner } from "../src/supervision/process-spawner.ts";
 import { startLoopbackLlm } from "../test/helpers/loopback-llm.ts";
 import { testBundle } from "../test/fixtures/orchestrator/test-bundle.ts";
+import { percentile } from "./support/percentile.ts";
 
 const argv = process.argv.slice(2);
 const flag = (name: string, fallback: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : fallback);
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
       await until(() => row()?.status === "idle" && row()?.pid !== pid);
       crash.push(performance.now() - killedAt);
     }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+    const median = (values: number[]) => percentile(values, 50);
     console.log(`cold first event → turn done (spawn+ready+turn)  ${median(cold).toFixed(0).padStart(7)} ms median`);
     console.log(`kill -9 → replacement ready (crash-to-ready)     ${median(crash).toFixed(0).padStart(7)} ms median (${(median(crash) / median(cold)).toFixed(2)}x the cold path)`);
 

@@ -9,6 +9,7 @@ import { executeToolCall, type ToolCallMiddleware, type ToolInvocationContext } 
 import { buildCatalog } from "../src/tools/tool-catalog.ts";
 import { ToolRegistry } from "../src/tools/tool-registry.ts";
 import type { AgentToolRuntime, ToolContext, ToolHandler } from "../src/tools/types.ts";
+import { percentile } from "./support/percentile.ts";
 
 const ITERATIONS = Number(process.argv[2] ?? 100_000);
 const WARMUP = Math.min(20_000, ITERATIONS);
@@ -64,10 +65,6 @@ async function timeFull(): Promise<number> {
   const elapsed = Bun.nanoseconds() - started;
   if (result.status !== "ok") throw new Error(`bench call failed: ${JSON.stringify(result)}`);
   return elapsed;
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 for (let index = 0; index < WARMUP; index++) {

@@ -14,6 +14,7 @@ import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { JsonValue } from "../../shared/json.ts";
 import type { InboxRecord, InstanceRef, RuntimeEventQuery, Store, StoredInstance, StoredRuntimeEvent, WriteOptions } from "../store.ts";
+import { Checkpointer } from "./checkpointer.ts";
 import { openDatabase } from "./open-database.ts";
 import { WriteBatch } from "./write-batch.ts";
 
@@ -35,6 +36,8 @@ export class SqliteStore implements Store {
   readonly ordered = true;
   private readonly db: Database;
   private readonly batch: WriteBatch;
+  /** Present on the orchestrator's store: checkpoints the log off the event loop. */
+  readonly checkpointer: Checkpointer | undefined;
   /** The next message seq of each instance touched so far. */
   private readonly nextSeq = new Map<string, number>();
   private pendingSeq = 0;
@@ -44,6 +47,7 @@ export class SqliteStore implements Store {
     this.location = file;
     this.db = openDatabase(file, options);
     this.batch = new WriteBatch(this.db, file);
+    if (!options.existing) this.checkpointer = new Checkpointer({ db: this.db, file });
     this.pendingSeq = (this.db.query("SELECT COALESCE(MAX(seq), 0) AS seq FROM pending_results").get() as { seq: number }).seq;
   }
 
@@ -183,6 +187,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     await this.batch.close();
+    await this.checkpointer?.stop();
     this.db.close();
   }
 
