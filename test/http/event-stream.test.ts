@@ -121,3 +121,16 @@ describe("GET /v1/watch", () => {
     expect((await request("GET", "/v1/watch?colour=red")).status).toBe(400);
   });
 });
+
+describe("the streaming routes behind the token", () => {
+  it("refuses /v1/watch, a streamed POST and GET /v1/events/:id without the bearer token, like every route", async () => {
+    const { request } = apiFixture({ token: "s3cret" });
+    expect((await request("GET", "/v1/watch")).status).toBe(401);
+    expect((await request("GET", "/v1/events/evt_1")).status).toBe(401);
+    expect((await request("POST", "/v1/events", { input: "x", stream: true })).status).toBe(401);
+    expect((await request("GET", "/v1/watch", undefined, { origin: "https://evil.example", authorization: "Bearer s3cret" })).status).toBe(403);
+    expect((await request("POST", "/v1/watch", {}, { authorization: "Bearer s3cret" })).status).toBe(405);
+    const missing = await request("GET", "/v1/events/evt_1", undefined, { authorization: "Bearer s3cret" });
+    expect((await bodyOf(missing)).error.code).toBe("E_API_EVENT_NOT_FOUND");
+  });
+});
