@@ -134,3 +134,20 @@ describe("the streaming routes behind the token", () => {
     expect((await bodyOf(missing)).error.code).toBe("E_API_EVENT_NOT_FOUND");
   });
 });
+
+describe("the streaming routes from an allowed origin", () => {
+  it("answers a page of an allowed origin with CORS headers on the event stream, the event id header readable", async () => {
+    const origin = "http://localhost:5173";
+    const { request, spawner } = apiFixture({ allowedOrigins: [origin] });
+    spawner.onSent = (child, message) => {
+      if (message.type === "event") queueMicrotask(() => child.reply({ event: message.payload.event, response: "hi" }));
+    };
+    const response = await request("POST", "/v1/events", { input: "x", stream: true }, { origin });
+    expect(response.headers.get("access-control-allow-origin")).toBe(origin);
+    expect(response.headers.get("access-control-expose-headers")).toContain("x-goondan-event-id");
+    expect((await sseReader(response).rest()).at(-1)).toMatchObject({ event: "done", data: { response: "hi" } });
+    const watch = await request("GET", "/v1/watch", undefined, { origin });
+    expect(watch.headers.get("access-control-allow-origin")).toBe(origin);
+    await watch.body!.cancel();
+  });
+});
