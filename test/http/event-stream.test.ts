@@ -7,7 +7,8 @@ import { describe, expect, it } from "bun:test";
 import type { RuntimeEvent } from "../../src/protocol/runtime-event.ts";
 import { EVENT_ID_HEADER } from "../../src/http/routes/events.ts";
 import { sseReader } from "../helpers/sse-reader.ts";
-import { apiFixture, bodyOf } from "./api-fixture.ts";
+import { serveHttpApi } from "../../src/http/http-api.ts";
+import { apiFixture, backendOf, bodyOf } from "./api-fixture.ts";
 
 const toolEvent = (type: RuntimeEvent["type"], agent: string, traceId: string, toolName: string): RuntimeEvent => ({ type, at: new Date().toISOString(), agent, instanceKey: "k", traceId, spanId: "s", turnId: "t1", toolName, toolCallId: "c1" });
 
@@ -149,5 +150,40 @@ describe("the streaming routes from an allowed origin", () => {
     const watch = await request("GET", "/v1/watch", undefined, { origin });
     expect(watch.headers.get("access-control-allow-origin")).toBe(origin);
     await watch.body!.cancel();
+  });
+});
+
+describe("event streams over real HTTP", () => {
+  it("lets go of a watcher whose client disconnected, and the served API stops with streams open", async () => {
+    const { orchestrator } = apiFixture();
+    let watching = 0;
+    const backend = backendOf(orchestrator);
+    const counted = {
+      ...backend,
+      swarm: backend.swarm,
+      watch: (listener: Parameters<typeof backend.watch>[0]) => {
+        watching += 1;
+        const stop = backend.watch(listener);
+        return () => {
+          watching -= 1;
+          stop();
+        };
+      },
+    };
+    const served = serveHttpApi({ backend: counted, host: "127.0.0.1", port: 0 });
+    try {
+      const abort = new AbortController();
+      const response = await fetch(`http://127.0.0.1:${served.port}/v1/watch`, { signal: abort.signal });
+      expect(response.status).toBe(200);
+      expect(watching).toBe(1);
+      abort.abort();
+      for (let i = 0; i < 200 && watching > 0; i++) await Bun.sleep(10);
+      expect(watching).toBe(0);
+      // One left open: stopping the server does not wait for it.
+      await fetch(`http://127.0.0.1:${served.port}/v1/watch`);
+      expect(watching).toBe(1);
+    } finally {
+      await served.stop();
+    }
   });
 });
