@@ -6,7 +6,7 @@
  * events through an InstanceIntake (instance-intake.ts); an event leaves the stream when its turn acks it.
  */
 import { RetentionPolicy, StorageType, type PubAck } from "@nats-io/jetstream";
-import { nanos } from "@nats-io/transport-node";
+import { headers, nanos } from "@nats-io/transport-node";
 import type { AgentEvent } from "../protocol/agent-event.ts";
 import type { ClusterConnection } from "./cluster-connection.ts";
 import { clusterUnavailable } from "./cluster-errors.ts";
@@ -21,6 +21,9 @@ export interface OpenIntakeOptions {
   /** Longest wait for the stream's acknowledgement. Default 5000. */
   publishTimeoutMs?: number;
 }
+
+/** The header naming the node that accepted an event (where its answer goes). */
+export const ORIGIN_HEADER = "Goondan-Origin";
 
 export interface AcceptReceipt {
   eventId: string;
@@ -60,11 +63,16 @@ export class EventIntake {
     return new EventIntake(options.connection, names, options.publishTimeoutMs ?? 5000);
   }
 
-  /** Store an event for its instance; resolves once the stream has it. Throws E_CLUSTER_UNAVAILABLE otherwise. */
-  async accept(event: AgentEvent): Promise<AcceptReceipt> {
+  /**
+   * Store an event for its instance; resolves once the stream has it. Throws E_CLUSTER_UNAVAILABLE otherwise.
+   * `origin`: the node that accepted it, where its answer goes (the ORIGIN_HEADER).
+   */
+  async accept(event: AgentEvent, options: { origin?: string } = {}): Promise<AcceptReceipt> {
     let ack: PubAck;
+    const origin = options.origin === undefined ? undefined : headers();
+    if (origin !== undefined) origin.set(ORIGIN_HEADER, options.origin as string);
     try {
-      ack = await this.connection.js.publish(this.names.intakeSubject(event.agent, event.instanceKey), JSON.stringify(event), { msgID: event.id, timeout: this.publishTimeoutMs });
+      ack = await this.connection.js.publish(this.names.intakeSubject(event.agent, event.instanceKey), JSON.stringify(event), { msgID: event.id, timeout: this.publishTimeoutMs, ...(origin ? { headers: origin } : {}) });
     } catch (error) {
       throw clusterUnavailable(`accepting event ${event.id}`, error);
     }
