@@ -27,6 +27,9 @@ import { NodeMembership } from "./node-membership.ts";
 import { OwnedInstances, type OwnerHost } from "./owned-instances.ts";
 import { chooseNode, placementCandidates } from "./placement.ts";
 import { sweepOrphans } from "./orphan-sweep.ts";
+import { InstanceStateLog } from "./instance-state-log.ts";
+import { ReplicatedStore } from "./replicated-store.ts";
+import type { Store } from "../store/store.ts";
 
 /** What one node asks another. */
 export type NodeApi = {
@@ -59,6 +62,7 @@ export class ClusterNode implements EventPlacement {
   private served: Served[] = [];
   private sweepTimer: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
+  private local: Store | undefined;
 
   private constructor(
     readonly node: string,
@@ -71,8 +75,15 @@ export class ClusterNode implements EventPlacement {
     private readonly owned: OwnedInstances,
     private readonly keeper: LeaseKeeper,
     private readonly messenger: ClusterMessenger<NodeApi>,
+    private readonly stateLog: InstanceStateLog,
     private readonly logger: Logger,
   ) {}
+
+  /** The node's store: `local` (its embedded store), with each owned instance's writes also in its JetStream state log. */
+  store(local: Store): Store {
+    this.local = local;
+    return new ReplicatedStore(local, this.stateLog);
+  }
 
   /** Connects, joins (name, bundle agreement), opens the intake and the lease bucket. Throws a clear error when refused. */
   static async join(options: JoinNodeOptions): Promise<ClusterNode> {
@@ -97,11 +108,20 @@ export class ClusterNode implements EventPlacement {
       const leases = await LeaseTable.open({ connection, bucket: names.leaseBucket, ttlMs, description: "goondan instance leases" });
       const watch = await LeaseWatch.start({ table: leases });
       const messenger = new ClusterMessenger<NodeApi>({ connection, swarm });
+      const stateLog = await InstanceStateLog.open({ connection, names });
+      // Set by `store()` before anything is claimed (the daemon wraps its store before the orchestrator starts).
+      let local: () => Store | undefined = () => undefined;
       const ownedInstances = new OwnedInstances({
         node,
         intake,
         keeper: () => keeper as LeaseKeeper,
         leaseKey: names.instanceLeaseKey,
+        takeState: (agent, instanceKey, lease) => {
+          const store = local();
+          if (store === undefined) throw new Error("ClusterNode: claim before store()");
+          return stateLog.take({ swarm, agent, instanceKey }, lease, store);
+        },
+        dropState: (agent, instanceKey) => stateLog.drop({ swarm, agent, instanceKey }),
         ackWaitMs: ttlMs,
         sendBack: (origin, event, outcome) => void sendBack(messenger, origin, event, outcome, logger),
         logger,
@@ -109,7 +129,9 @@ export class ClusterNode implements EventPlacement {
       owned = ownedInstances;
       keeper = new LeaseKeeper({ table: leases, owner: node, onLost: (lease, reason) => ownedInstances.lost(lease.key, reason) });
       logger.info({ node, servers: settings.servers, bundleHash: hash, ttlMs }, "joined the cluster");
-      return new ClusterNode(node, connection, names, membership, intake, leases, watch, ownedInstances, keeper, messenger, logger);
+      const clusterNode = new ClusterNode(node, connection, names, membership, intake, leases, watch, ownedInstances, keeper, messenger, stateLog, logger);
+      local = () => clusterNode.local;
+      return clusterNode;
     } catch (error) {
       await connection.stop();
       throw error;

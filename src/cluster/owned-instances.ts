@@ -13,6 +13,7 @@ import type { Logger } from "../shared/logger.ts";
 import type { EventIntake } from "./event-intake.ts";
 import type { IntakeDelivery, InstanceIntake } from "./instance-intake.ts";
 import type { LeaseKeeper, LeaseLossReason } from "./lease-keeper.ts";
+import type { Lease } from "./lease-table.ts";
 
 /** What the owned instances need of the orchestrator. */
 export interface OwnerHost {
@@ -25,6 +26,10 @@ export interface OwnedInstancesOptions {
   intake: EventIntake;
   keeper: () => LeaseKeeper;
   leaseKey: (agent: string, instanceKey: string) => string;
+  /** Take the instance's durable state over under `lease` (fence and replay it); false when a newer holder has it. */
+  takeState: (agent: string, instanceKey: string, lease: Lease) => Promise<boolean>;
+  /** This node no longer writes the instance's state. */
+  dropState: (agent: string, instanceKey: string) => void;
   /** An event not acked nor kept working this long is delivered again (the lease TTL). */
   ackWaitMs: number;
   /** Send the answer of an event accepted on `origin` back there. */
@@ -68,9 +73,18 @@ export class OwnedInstances {
   async claim(agent: string, instanceKey: string): Promise<boolean> {
     const key = this.options.leaseKey(agent, instanceKey);
     if (this.owned.has(key)) return true;
-    const outcome = await this.options.keeper().claim(key);
+    const keeper = this.options.keeper();
+    const outcome = await keeper.claim(key);
     if (outcome.status !== "claimed") return false;
     if (this.owned.has(key)) return true;
+    // Nothing runs here before the instance's state is this node's: fenced against the old owner, and replayed.
+    let taken = false;
+    try {
+      taken = await this.options.takeState(agent, instanceKey, outcome.lease);
+    } finally {
+      if (!taken) await keeper.release(key);
+    }
+    if (!taken) return false;
     const owned: Owned = { agent, instanceKey, stopped: false };
     this.owned.set(key, owned);
     this.options.logger.info({ agent, instanceKey, revision: outcome.lease.revision }, "claimed instance");
@@ -100,6 +114,7 @@ export class OwnedInstances {
     if (!owned) return;
     this.options.logger.warn({ agent: owned.agent, instanceKey: owned.instanceKey, reason }, "lost an instance's lease; stopping it here");
     this.forget(key, owned);
+    this.options.dropState(owned.agent, owned.instanceKey);
     void this.host?.release(owned.agent, owned.instanceKey, `lease lost (${reason})`);
   }
 

@@ -21,6 +21,7 @@ import type { ApiListenOptions } from "../http/api-access.ts";
 import type { ApiBackend } from "../http/api-backend.ts";
 import { serveHttpApi, type ServedApi } from "../http/http-api.ts";
 import { swarmView } from "../orchestrator/swarm-view.ts";
+import { openStateStore } from "../store/open-state-store.ts";
 import { ClusterNode } from "../cluster/cluster-node.ts";
 import type { ClusterSettings } from "../cluster/cluster-settings.ts";
 import { listenForReloadSignal, startWatchReload } from "./watch-reload.ts";
@@ -81,7 +82,7 @@ export class Daemon {
       logger,
       restarts: this.restarts,
       ...(options.childEnv ? { childEnv: options.childEnv } : {}),
-      ...(cluster ? { placement: cluster } : {}),
+      ...(cluster ? { placement: cluster, store: cluster.store(openStateStore({ stateRoot: options.stateRoot, logger })) } : {}),
     });
     const orchestrator = this.orchestrator;
     this.backend = {
