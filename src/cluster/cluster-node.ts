@@ -160,7 +160,9 @@ export class ClusterNode implements EventPlacement {
       throw new SystemError("E_CLUSTER_UNAVAILABLE", `this node (${this.node}) has lost its connection to the cluster's NATS; event not accepted`, { suggestion: "Retry later: the node reconnects by itself." });
     }
     await this.place(event.agent, event.instanceKey);
-    await this.intake.accept(event, { origin: this.node });
+    // Not deduplicated by id on the stream: an agent's request sent again after its node died must reach the
+    // callee's owner, which answers it from its store to this node rather than running it again.
+    await this.intake.accept(event, { origin: this.node, dedupe: false });
   }
 
   from(event: AgentEvent): boolean {

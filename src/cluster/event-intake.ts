@@ -65,14 +65,16 @@ export class EventIntake {
 
   /**
    * Store an event for its instance; resolves once the stream has it. Throws E_CLUSTER_UNAVAILABLE otherwise.
-   * `origin`: the node that accepted it, where its answer goes (the ORIGIN_HEADER).
+   * `origin`: the node that accepted it, where its answer goes (the ORIGIN_HEADER). `dedupe: false` stores it
+   * again even when its id was stored within the window: a node whose reader knows the id answers it from its
+   * store (to this origin) instead of running it again.
    */
-  async accept(event: AgentEvent, options: { origin?: string } = {}): Promise<AcceptReceipt> {
+  async accept(event: AgentEvent, options: { origin?: string; dedupe?: boolean } = {}): Promise<AcceptReceipt> {
     let ack: PubAck;
     const origin = options.origin === undefined ? undefined : headers();
     if (origin !== undefined) origin.set(ORIGIN_HEADER, options.origin as string);
     try {
-      ack = await this.connection.js.publish(this.names.intakeSubject(event.agent, event.instanceKey), JSON.stringify(event), { msgID: event.id, timeout: this.publishTimeoutMs, ...(origin ? { headers: origin } : {}) });
+      ack = await this.connection.js.publish(this.names.intakeSubject(event.agent, event.instanceKey), JSON.stringify(event), { ...(options.dedupe === false ? {} : { msgID: event.id }), timeout: this.publishTimeoutMs, ...(origin ? { headers: origin } : {}) });
     } catch (error) {
       throw clusterUnavailable(`accepting event ${event.id}`, error);
     }
