@@ -94,6 +94,8 @@ export class Daemon {
       ...(cluster ? { clusterProcesses: () => cluster.processes(this.processes()) } : {}),
       instances: () => orchestrator.instances(),
       runtimeEvents: (query) => orchestrator.runtimeEvents(query),
+      eventState: (eventId) => orchestrator.eventState(eventId),
+      watch: (listener) => orchestrator.onRuntimeEvents(listener),
       restart: (request) => this.restarts.request(request),
     };
   }

@@ -20,6 +20,7 @@ import { healthRoutes } from "./routes/health.ts";
 import { instanceRoutes } from "./routes/instances.ts";
 import { processRoutes } from "./routes/processes.ts";
 import { restartRoutes } from "./routes/restart.ts";
+import { watchRoutes } from "./routes/watch.ts";
 
 export interface HttpApiOptions extends ApiAccess {
   backend: ApiBackend;
@@ -29,6 +30,8 @@ export interface HttpApiOptions extends ApiAccess {
   maxBodyBytes?: number;
   /** Default: silent. */
   logger?: Logger;
+  /** How often an idle event stream says it is alive. Default 15 s (sse-stream.ts). */
+  heartbeatMs?: number;
 }
 
 /** How long stopping the server waits for answers in flight before it closes every connection. */
@@ -38,6 +41,7 @@ const STOP_FLUSH_MS = 1_000;
 export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
   const logger = options.logger ?? silentLogger();
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const heartbeat = options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs };
   const app = new Hono<ApiEnv>();
   app.onError((error, c) => errorResponse({ error, logger, method: c.req.method, path: c.req.path }));
   app.notFound((c) => errorBody({ status: 404, error: { code: "E_API_NOT_FOUND", message: `no route ${c.req.path.slice(0, 200)}` } }));
@@ -52,7 +56,7 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
     }),
   );
   app.use(bearerToken({ ...(options.token ? { token: options.token } : {}), open: ["/healthz"] }));
-  for (const routes of [healthRoutes(), processRoutes(options.backend), instanceRoutes(options.backend), eventRoutes({ backend: options.backend, maxBodyBytes }), restartRoutes({ backend: options.backend, maxBodyBytes })]) {
+  for (const routes of [healthRoutes(), processRoutes(options.backend), instanceRoutes(options.backend), eventRoutes({ backend: options.backend, maxBodyBytes, ...heartbeat }), watchRoutes({ backend: options.backend, ...heartbeat }), restartRoutes({ backend: options.backend, maxBodyBytes })]) {
     app.route("/", routes);
   }
   return app;

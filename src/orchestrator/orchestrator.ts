@@ -25,6 +25,7 @@ import { restartInstances } from "./reload/restart-instances.ts";
 import { OutcomeRouter } from "./routing/outcome-router.ts";
 import { PendingRequests } from "./routing/pending-requests.ts";
 import { RuntimeEventHub, type RuntimeEventListener } from "./routing/runtime-event-hub.ts";
+import { eventStateOf, type EventState } from "./routing/event-state.ts";
 import { resultsArrivedEvent } from "./routing/results-arrived-event.ts";
 import { handleRuntimeCall, type RouterHost } from "./routing/runtime-router.ts";
 import { OutcomeWaiters, stoppedOutcome } from "./routing/turn-outcomes.ts";
@@ -115,6 +116,8 @@ export class Orchestrator {
         this.accept(wake, { sync: false }).catch((error: unknown) => this.logger.warn({ error: describe(error).message }, "could not store a results.arrived event"));
       },
       runtimeEvents: (_instance, events) => this.events.publish(events),
+      turnText: (instance, text) => this.events.turnText(instance.inFlight?.event, text),
+      redelivered: (_instance, entry) => this.events.redelivered(entry.event),
     };
   }
 
@@ -167,7 +170,7 @@ export class Orchestrator {
     };
     const outcome = this.waiters.outcome(event.id);
     let accepted: Promise<void>;
-    const stopWatching = options.onProgress ? this.events.watchTrace(event.traceId, options.onProgress) : undefined;
+    const stopWatching = options.onProgress ? this.events.watchEvent(event, options.onProgress) : undefined;
     if (stopWatching) void outcome.then(stopWatching, stopWatching);
     try {
       accepted = this.accept(event);
@@ -229,6 +232,12 @@ export class Orchestrator {
   /** The swarm's runtime events (`GET /v1/instances/.../events`, `goondan logs`, watchers catching up). */
   runtimeEvents(query: Omit<RuntimeEventQuery, "swarm">): Promise<StoredRuntimeEvent[]> {
     return this.store.runtimeEvents({ ...query, swarm: this.view.instanceKey });
+  }
+
+  /** Where an accepted event stands (`GET /v1/events/:eventId`); undefined when the store never accepted it. */
+  async eventState(eventId: string): Promise<EventState | undefined> {
+    const record = await this.store.inboxRecord(this.view.instanceKey, eventId);
+    return eventStateOf({ eventId, record, running: [...this.instancesByAddress.values()].some((instance) => instance.inFlight?.event.id === eventId) });
   }
 
   /** Calls `listener` with every batch of runtime events the instances send, as they arrive; returns the unsubscribe. */

@@ -66,6 +66,11 @@ export interface ChildToParent {
   turn_result: TurnOutcome & { commit?: InstanceCommit };
   /** Makes a part of a turn durable before the turn goes on (a step's tool calls before they run, extension state). */
   commit: InstanceCommit & { seq: number };
+  /**
+   * Text the running turn's model streamed since the last one (gathered for one tick, not acknowledged);
+   * `restarted`: what was sent before for this event is void (the model call was retried) and `text` starts over.
+   */
+  turn_text: { eventId: string; text: string; restarted?: boolean };
   /** Runtime events, in batches (not acknowledged). */
   runtime_events: { events: RuntimeEvent[] };
   /** `ctx.runtime.*` from a tool: request/send/spawn/list/catalog/restart. */
@@ -102,7 +107,7 @@ export type ParentMessage = { [K in keyof ParentToChild]: IpcEnvelope<K, ParentT
 export type ChildMessage = { [K in keyof ChildToParent]: IpcEnvelope<K, ChildToParent[K]> }[keyof ChildToParent];
 
 const PARENT_TYPES = new Set<string>(["event", "runtime_result", "delegate_result", "shutdown", "hydrate", "committed", "connector_start", "connector_ack", "connector_reply", "connector_progress"]);
-const CHILD_TYPES = new Set<string>(["ready", "turn_started", "turn_result", "commit", "runtime_events", "runtime_call", "results_waiting", "heartbeat", "shutdown_ack", "fatal", "connector_ready", "connector_event"]);
+const CHILD_TYPES = new Set<string>(["ready", "turn_started", "turn_result", "commit", "turn_text", "runtime_events", "runtime_call", "results_waiting", "heartbeat", "shutdown_ack", "fatal", "connector_ready", "connector_event"]);
 
 function isEnvelope(value: unknown): value is IpcEnvelope {
   if (typeof value !== "object" || value === null) return false;

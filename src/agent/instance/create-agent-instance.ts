@@ -34,6 +34,7 @@ import { abortableSleep } from "../model/call-with-retry.ts";
 import { RECORD_CASSETTE_ENV, wrapWithRecorder } from "../model/recording-model.ts";
 import { extensionModel } from "../model/extension-model.ts";
 import { ModelPrompt } from "../model/model-prompt.ts";
+import type { StepStream } from "../model/generate-step.ts";
 import type { InstanceLink } from "./instance-link.ts";
 import { linkedRuntimeEvents } from "./runtime-events.ts";
 import type { TurnEnvironment } from "../loop/turn-environment.ts";
@@ -56,6 +57,8 @@ export interface CreateAgentInstanceOptions {
   env?: Record<string, string | undefined>;
   /** Tests: use this model instead of the one the bundle names. */
   model?: LanguageModelV3;
+  /** Where the text of a streaming Model goes as it comes (the orchestrator, over IPC). Default: nowhere. */
+  stream?: StepStream;
 }
 
 export interface CreatedAgentInstance {
@@ -118,6 +121,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     instanceKey: options.instanceKey,
     model,
     streaming,
+    ...(streaming && options.stream !== undefined ? { stream: options.stream } : {}),
     prompt: new ModelPrompt(model),
     params: agent.spec.modelConfig.params ?? {},
     systemPrompt: await readSystemPrompt(bundle, agent),

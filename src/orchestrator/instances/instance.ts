@@ -204,6 +204,7 @@ export class Instance implements PoolMember {
     }
     this.idleTimer.clear();
     this.lastActiveAt = this.options.clock.now();
+    if (entry.deliveries > 1) this.options.hooks.redelivered(this, entry);
     child.send("event", deliveryOf(entry));
     child.watchHeartbeat(this.options.policy().lifecycle.heartbeatTimeoutSeconds * 1000);
   }
@@ -225,24 +226,23 @@ export class Instance implements PoolMember {
     const hooks = this.options.hooks;
     switch (message.type) {
       case "turn_started":
-        this.lastActiveAt = this.options.clock.now();
-        return;
+        return void (this.lastActiveAt = this.options.clock.now());
       case "turn_result":
         this.onTurnResult(child, message.payload);
         return;
       case "commit":
         commitStep({ store: this.options.store, ref: this.ref, child, commit: message.payload });
         return;
+      case "turn_text":
+        return hooks.turnText(this, message.payload);
       case "runtime_events":
-        hooks.runtimeEvents(this, message.payload.events);
-        return;
+        return hooks.runtimeEvents(this, message.payload.events);
       case "runtime_call":
         this.lastActiveAt = this.options.clock.now();
         hooks.runtimeCall(this, message.payload);
         return;
       case "results_waiting":
-        hooks.resultsWaiting(this, message.payload as ChildToParent["results_waiting"]);
-        return;
+        return hooks.resultsWaiting(this, message.payload as ChildToParent["results_waiting"]);
       case "fatal":
         this.logger.error({ code: message.payload.code, detail: message.payload.message }, "instance reported a fatal start-up error");
         this.startFailures.reportFatal(message.payload);
