@@ -116,10 +116,13 @@ export class ClusterNode implements EventPlacement {
         intake,
         keeper: () => keeper as LeaseKeeper,
         leaseKey: names.instanceLeaseKey,
-        takeState: (agent, instanceKey, lease) => {
+        takeState: async (agent, instanceKey, lease) => {
           const store = local();
           if (store === undefined) throw new Error("ClusterNode: claim before store()");
-          return stateLog.take({ swarm, agent, instanceKey }, lease, store);
+          const started = Date.now();
+          const outcome = await stateLog.take({ swarm, agent, instanceKey }, lease, store);
+          if (outcome.taken && outcome.replayed > 0) logger.info({ agent, instanceKey, records: outcome.replayed, ms: Date.now() - started }, "replayed an instance's state log");
+          return outcome.taken;
         },
         dropState: (agent, instanceKey) => stateLog.drop({ swarm, agent, instanceKey }),
         ackWaitMs: ttlMs,

@@ -56,15 +56,15 @@ export class InstanceStateLog {
    * Become the instance's writer under `lease`, and replay its log into `local` (its old local state removed
    * first). False when a newer lease holder took the log already (this node must not run the instance).
    */
-  async take(ref: InstanceRef, lease: Lease, local: Store): Promise<boolean> {
+  async take(ref: InstanceRef, lease: Lease, local: Store): Promise<{ taken: false } | { taken: true; replayed: number }> {
     const subject = this.names.stateSubject(ref.agent, ref.instanceKey);
     const taken = await FencedWriter.take({ connection: this.connection, stream: this.names.stateStream, subject, lease });
-    if (taken.status !== "taken") return false;
+    if (taken.status !== "taken") return { taken: false };
     const records = await this.read(subject);
     await local.deleteInstance(ref);
     for (const record of records) await apply(local, ref, record);
     this.writers.set(key(ref), { writer: taken.writer, tail: Promise.resolve() });
-    return true;
+    return { taken: true, replayed: records.length };
   }
 
   /** This node no longer writes the instance's log. */
