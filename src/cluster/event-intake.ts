@@ -81,6 +81,22 @@ export class EventIntake {
     return { eventId: event.id, sequence: ack.seq, duplicate: ack.duplicate };
   }
 
+  /**
+   * A new owner's fresh start on an instance's events: when its durable consumer still has an event out to a
+   * reader (a dead node's, acked by nobody until the ack wait ends) or pull requests waiting (a dead node's, which
+   * would take the next event), the consumer is deleted, so the next reader gets every unacked event at once. The
+   * events stay in the stream: work-queue retention removes an event only when it is acked. True when it was reset.
+   */
+  async resetStale(agent: string, instanceKey: string): Promise<boolean> {
+    const name = this.names.intakeConsumer(agent, instanceKey);
+    const info = await this.connection.jsm.consumers.info(this.names.intakeStream, name).catch(() => undefined);
+    if (info === undefined || (info.num_ack_pending === 0 && info.num_waiting === 0)) return false;
+    await this.connection.jsm.consumers.delete(this.names.intakeStream, name).catch((error: unknown) => {
+      throw clusterUnavailable(`resetting the intake of ${agent}/${instanceKey}`, error);
+    });
+    return true;
+  }
+
   /** The reader of one instance's events (its durable consumer, made on first use). */
   instance(agent: string, instanceKey: string, options: Omit<InstanceIntakeOptions, "connection" | "names" | "agent" | "instanceKey"> = {}): Promise<InstanceIntake> {
     return InstanceIntake.open({ ...options, connection: this.connection, names: this.names, agent, instanceKey });

@@ -135,7 +135,11 @@ export class OwnedInstances {
     while (!owned.stopped) {
       let delivery: IntakeDelivery | undefined;
       try {
-        owned.intake ??= await this.options.intake.instance(owned.agent, owned.instanceKey, { ackWaitMs: this.options.ackWaitMs });
+        if (owned.intake === undefined) {
+          // Events the previous owner took and never acked come here now, not after its ack wait.
+          if (await this.options.intake.resetStale(owned.agent, owned.instanceKey)) logger.info({ agent: owned.agent, instanceKey: owned.instanceKey }, "took over an instance's unacked events");
+          owned.intake = await this.options.intake.instance(owned.agent, owned.instanceKey, { ackWaitMs: this.options.ackWaitMs });
+        }
         delivery = await owned.intake.next({ waitMs: 2000 });
       } catch (error) {
         if (owned.stopped) return;
