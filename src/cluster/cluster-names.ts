@@ -6,6 +6,7 @@
  *   gdn.<swarm>.node.<node>.<kind>          request/reply to one node (kind: reply, place, …)
  *   gdn.<swarm>.instance.<agent>.<key>      request/reply to the node that owns one instance
  *   gdn.<swarm>.in.<agent>.<key>            an instance's accepted events (stream GDN_<swarm>_IN)
+ *   gdn.<swarm>.state.<agent>.<key>         an instance's durable state log (stream GDN_<swarm>_STATE)
  *   KV gdn_<swarm>_leases  key <agent>.<key>   which node owns an instance (TTL, revision = fencing token)
  *   KV gdn_<swarm>_nodes   key <node>          live nodes and their capacity (TTL)
  *   KV gdn_<swarm>_config  key bundle          the cluster's bundle hash (no TTL)
@@ -20,6 +21,10 @@ export interface ClusterNames {
   /** Every intake subject of the swarm (the stream's subject filter). */
   intakeSubjects: string;
   intakeStream: string;
+  /** An instance's state log (fenced appends by its lease holder). */
+  stateSubject(agent: string, instanceKey: string): string;
+  stateSubjects: string;
+  stateStream: string;
   /** The durable consumer name of one instance's intake. */
   intakeConsumer(agent: string, instanceKey: string): string;
   leaseBucket: string;
@@ -43,6 +48,9 @@ export function clusterNames(swarm: string): ClusterNames {
     intakeSubject: (agent, instanceKey) => `gdn.${s}.in.${pair(agent, instanceKey)}`,
     intakeSubjects: `gdn.${s}.in.>`,
     intakeStream: `GDN_${s}_IN`,
+    stateSubject: (agent, instanceKey) => `gdn.${s}.state.${pair(agent, instanceKey)}`,
+    stateSubjects: `gdn.${s}.state.>`,
+    stateStream: `GDN_${s}_STATE`,
     intakeConsumer: (agent, instanceKey) => `${subjectToken(agent)}=${subjectToken(instanceKey)}`,
     leaseBucket: `gdn_${s}_leases`,
     instanceLeaseKey: pair,

@@ -1,8 +1,9 @@
 /**
  * The building blocks of a swarm run as several nodes over NATS JetStream (issue 13): settings and connection,
  * names, leases (table, watch, keeper) and fenced writes, membership and placement, cross-node messaging,
- * durable intake, and one bundle per cluster. Nothing here is wired into the daemon yet; docs/cluster.md says
- * how the parts fit and which are not built.
+ * durable intake, and one bundle per cluster; and the node they make (ClusterNode: the orchestrator's
+ * EventPlacement, its instances' leases and readers, their state logs), which the daemon composes for
+ * `goondan run --cluster`. docs/cluster.md says how the parts fit and which are not built.
  */
 export { readClusterSettings, redactUrl, CLUSTER_URL_ENV, CLUSTER_CREDS_ENV, CLUSTER_NODE_ENV, type ClusterSettings, type ReadClusterSettingsOptions } from "./cluster-settings.ts";
 export { connectCluster, type ClusterConnection, type ClusterConnectionOptions, type ClusterConnectionState } from "./cluster-connection.ts";
@@ -19,3 +20,6 @@ export { EventIntake, type AcceptReceipt } from "./event-intake.ts";
 export { InstanceIntake, type IntakeDelivery } from "./instance-intake.ts";
 export { BundleAgreement, type BundleRecord } from "./bundle-agreement.ts";
 export { bundleHash } from "./bundle-hash.ts";
+export { ClusterNode, type JoinNodeOptions, type NodeApi, type ClusterHost } from "./cluster-node.ts";
+export { InstanceStateLog, type StateRecord } from "./instance-state-log.ts";
+export { ReplicatedStore } from "./replicated-store.ts";

@@ -31,6 +31,8 @@ export interface IntakeDelivery {
   attempt: number;
   /** The event's stream sequence. */
   sequence: number;
+  /** The node that accepted it (EventIntake's origin), when it said. */
+  origin?: string;
   /** The turn committed: remove the event from the stream (confirmed by the server). */
   ack(): Promise<void>;
   /** The turn still runs: restart the ack timer. */
@@ -99,8 +101,10 @@ export class InstanceIntake {
 }
 
 function delivery(message: JsMsg, event: AgentEvent): IntakeDelivery {
+  const origin = message.headers?.get("Goondan-Origin");
   return {
     event,
+    ...(origin ? { origin } : {}),
     attempt: message.info.deliveryCount,
     sequence: message.seq,
     ack: async () => {

@@ -3,6 +3,7 @@
  * ask goes through (self-restart, SIGHUP, `goondan restart`, `POST /v1/restart`), the HTTP API, the Connections'
  * connector children, `--watch` and SIGHUP — built here, in this order, and stopped in reverse (watch and
  * signals, connectors, coordinator, agents, then the API). A reload applies to the agents, then the connectors.
+ * With `cluster`, the node joins its cluster first (src/cluster/cluster-node.ts) and is the orchestrator's placement.
  */
 import type { Bundle } from "../config/types.ts";
 import type { Env } from "../config/value-source.ts";
@@ -22,6 +23,10 @@ import { serveHttpApi, type ServedApi } from "../http/http-api.ts";
 import { SwarmMetrics } from "../observability/swarm-metrics.ts";
 import { traceExportSettings, type TraceExportSettings } from "../observability/otel-settings.ts";
 import type { TraceExport } from "../observability/trace-export.ts";
+import { swarmView } from "../orchestrator/swarm-view.ts";
+import { openStateStore } from "../store/open-state-store.ts";
+import { ClusterNode } from "../cluster/cluster-node.ts";
+import type { ClusterSettings } from "../cluster/cluster-settings.ts";
 import { listenForReloadSignal, startWatchReload } from "./watch-reload.ts";
 
 export interface DaemonOptions {
@@ -47,6 +52,8 @@ export interface DaemonOptions {
   reloadSignal?: boolean;
   /** Restart requests within this window become one reload. Default: the coordinator's. */
   coalesceMs?: number;
+  /** `--cluster`: run as one node of a cluster on NATS. Default: none, one host. */
+  cluster?: { settings: ClusterSettings; ttlMs?: number };
 }
 
 export class Daemon {
@@ -59,7 +66,10 @@ export class Daemon {
   private stopHangup: (() => void) | undefined;
   private traces: TraceExport | undefined;
 
-  private constructor(private readonly options: DaemonOptions) {
+  private constructor(
+    private readonly options: DaemonOptions,
+    readonly cluster?: ClusterNode,
+  ) {
     const { logger } = options;
     this.restarts = createRestartCoordinator({
       loadBundle: () => this.loadFromDisk(),
@@ -76,6 +86,7 @@ export class Daemon {
       logger,
       restarts: this.restarts,
       ...(options.childEnv ? { childEnv: options.childEnv } : {}),
+      ...(cluster ? { placement: cluster, store: cluster.store(openStateStore({ stateRoot: options.stateRoot, logger })) } : {}),
     });
     const orchestrator = this.orchestrator;
     const metrics = new SwarmMetrics({ processes: () => this.processes() });
@@ -87,6 +98,7 @@ export class Daemon {
       },
       submit: (submit) => orchestrator.submit(submit),
       processes: () => this.processes(),
+      ...(cluster ? { clusterProcesses: () => cluster.processes(this.processes()) } : {}),
       instances: () => orchestrator.instances(),
       runtimeEvents: (query) => orchestrator.runtimeEvents(query),
       eventState: (eventId) => orchestrator.eventState(eventId),
@@ -100,7 +112,22 @@ export class Daemon {
   /** Starts everything: resumes the inboxes, then the API, the connectors, `--watch` and SIGHUP. */
   static async start(options: DaemonOptions): Promise<Daemon> {
     const traceSettings = traceExportSettings(options.env); // E_OTEL_CONFIG_INVALID before anything starts
-    const daemon = new Daemon(options);
+    const cluster = options.cluster ? await joinCluster(options, options.cluster) : undefined;
+    const daemon = new Daemon(options, cluster);
+    try {
+      if (cluster) {
+        const orchestrator = daemon.orchestrator;
+        await cluster.attach({
+          acceptHere: (event) => orchestrator.acceptHere(event),
+          release: (agent, instanceKey, reason) => orchestrator.release(agent, instanceKey, reason),
+          answeredElsewhere: (event, outcome) => orchestrator.answeredElsewhere(event, outcome),
+          processes: () => daemon.processes(),
+        });
+      }
+    } catch (error) {
+      await cluster?.stop();
+      throw error;
+    }
     await daemon.startParts(traceSettings);
     return daemon;
   }
@@ -128,6 +155,7 @@ export class Daemon {
     this.restarts.close();
     await this.orchestrator.shutdown({ reason });
     await this.traces?.shutdown();
+    await this.cluster?.stop();
     await this.api?.stop();
   }
 
@@ -193,4 +221,16 @@ export class Daemon {
     await this.orchestrator.reload(plan);
     await this.connectors?.apply({ bundle: plan.bundle, connections });
   }
+}
+
+function joinCluster(options: DaemonOptions, cluster: NonNullable<DaemonOptions["cluster"]>): Promise<ClusterNode> {
+  const view = swarmView({ bundle: options.bundle, swarm: options.swarm });
+  return ClusterNode.join({
+    settings: cluster.settings,
+    swarm: view.instanceKey,
+    bundleDir: options.bundle.dir,
+    maxProcesses: view.policy.lifecycle.maxProcesses,
+    logger: options.logger,
+    ...(cluster.ttlMs !== undefined ? { ttlMs: cluster.ttlMs } : {}),
+  });
 }

@@ -10,8 +10,10 @@ import type { TurnProgress } from "../protocol/turn-progress.ts";
 import type { Bundle } from "../config/types.ts";
 import type { Env } from "../config/value-source.ts";
 import { EXIT } from "../shared/exit-codes.ts";
+import { UsageError } from "../shared/errors.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { ApiListenOptions } from "../http/api-access.ts";
+import type { ClusterSettings } from "../cluster/cluster-settings.ts";
 import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
 import { CONNECTOR_ENTRY_SCRIPT, RECORD_CASSETTE_ENV } from "../protocol/child-entry.ts";
 import type { ChildOutput } from "../supervision/child-output.ts";
@@ -37,6 +39,8 @@ export interface RunDaemonOptions {
   streamReply?: boolean;
   http: ApiListenOptions;
   watch: boolean;
+  /** `--cluster`: join this cluster as one of its nodes. */
+  cluster?: ClusterSettings;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
 }
@@ -58,6 +62,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
       logger,
       spawner: bunProcessSpawner({ output: options.output, env, entryScript }),
       connectorSpawner: bunProcessSpawner({ entryScript: CONNECTOR_ENTRY_SCRIPT, output: options.output, env }),
+      ...(options.cluster ? { cluster: { settings: options.cluster, ...clusterTtl(env) } } : {}),
       ...(options.record ? { childEnv: { [RECORD_CASSETTE_ENV]: options.record } } : {}),
       ...(once ? { connectors: false, reloadSignal: false } : { http: options.http, watch: options.watch }),
     });
@@ -98,4 +103,13 @@ async function answerOnce(context: { daemon: Daemon; input: string; signals: Shu
   options.stderr(`goondan run: turn failed: ${outcome.error?.code ?? "error"}: ${outcome.error?.message ?? ""}\n`);
   if (outcome.response) options.stdout(`${outcome.response}\n`);
   return EXIT.failure;
+}
+
+/** GOONDAN_CLUSTER_LEASE_TTL_MS: the lease TTL (every node of a cluster must use the same). Default: the cluster's 10 s. */
+function clusterTtl(env: Env): { ttlMs?: number } {
+  const raw = env.GOONDAN_CLUSTER_LEASE_TTL_MS;
+  if (raw === undefined || raw === "") return {};
+  const ttlMs = Number(raw);
+  if (!Number.isInteger(ttlMs) || ttlMs < 1000) throw new UsageError("E_CLUSTER_CONFIG_INVALID", `GOONDAN_CLUSTER_LEASE_TTL_MS: expected a whole number of milliseconds, at least 1000, got ${JSON.stringify(raw)}`);
+  return { ttlMs };
 }

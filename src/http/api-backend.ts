@@ -22,6 +22,8 @@ export interface ApiBackend {
   submit(options: SubmitOptions): Submitted;
   /** Agents and connectors. */
   processes(): ProcessInfo[];
+  /** Cluster mode: every node's agents and connectors, each row with its `node` (served instead of `processes`). */
+  clusterProcesses?(): Promise<ProcessInfo[]>;
   instances(): Promise<InstanceRow[]>;
   /** Runtime events of the swarm, oldest first (`limit`: the newest ones). */
   runtimeEvents(query: Omit<RuntimeEventQuery, "swarm">): Promise<StoredRuntimeEvent[]>;

@@ -25,7 +25,7 @@ export class ApiError extends UsageError {
 }
 
 /** The statuses of coded errors that the orchestrator throws at a caller (everything else of blame "usage" is 400). */
-const STATUS_OF_CODE: Record<string, ContentfulStatusCode> = { AGENT_NOT_FOUND: 404, ORCHESTRATOR_STOPPING: 503 };
+const STATUS_OF_CODE: Record<string, ContentfulStatusCode> = { AGENT_NOT_FOUND: 404, ORCHESTRATOR_STOPPING: 503, E_CLUSTER_UNAVAILABLE: 503 };
 
 /** A JSON answer; the API's only way to write one. */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {

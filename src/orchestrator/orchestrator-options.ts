@@ -13,6 +13,7 @@ import type { TurnOutcome } from "../protocol/turn-outcome.ts";
 import type { TurnProgress } from "../protocol/turn-progress.ts";
 import type { ProcessSpawner } from "../supervision/process-spawner.ts";
 import type { Store } from "../store/store.ts";
+import type { EventPlacement } from "./routing/event-placement.ts";
 
 export interface SubmitOptions {
   input: string;
@@ -71,4 +72,9 @@ export interface OrchestratorOptions {
   readyTimeoutMs?: number;
   /** Children starting at the same time. Default: twice the CPUs, at least 2. */
   maxConcurrentSpawns?: number;
+  /**
+   * Cluster mode: where events go to reach the node owning their instance (src/cluster). Default: none, every
+   * instance is local. Read at each accept, so the daemon may set it after construction (`Orchestrator.place`).
+   */
+  placement?: EventPlacement;
 }

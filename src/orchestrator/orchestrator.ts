@@ -82,6 +82,7 @@ export class Orchestrator {
       },
       callee: (address) => this.instancesByAddress.get(address),
       turnStopped: (event, outcome) => this.approvals.turnStopped(event, outcome),
+      ...(options.placement ? { placement: options.placement } : {}),
     });
     this.approvals = new ApprovalDesk({ store: this.store, swarm: () => this.view.instanceKey, clock: this.clock, logger: this.logger, waiters: this.waiters, pending: this.pending,
       instance: (agent, key) => this.instance(agent, key), existing: (address) => this.instancesByAddress.get(address), publish: (events) => this.events.publish(events) });
@@ -137,8 +138,13 @@ export class Orchestrator {
     return this.options.stateRoot;
   }
 
-  /** Resumes every accepted, unanswered event of the swarm's store (and wakes instances with results waiting). */
+  /**
+   * Resumes every accepted, unanswered event of the swarm's store (and wakes instances with results waiting). In
+   * cluster mode the cluster's stream holds the unanswered events and hands each to its instance's owner
+   * (`acceptHere`), so nothing is resumed from the local store on its own.
+   */
   async start(): Promise<{ resumed: number }> {
+    if (this.options.placement) return { resumed: 0 };
     const resumed = await resumeUnanswered({
       store: this.store,
       view: this.view,
@@ -175,6 +181,7 @@ export class Orchestrator {
     if (stopWatching) void outcome.then(stopWatching, stopWatching);
     try {
       accepted = this.accept(event);
+      if (this.options.placement) accepted.catch(() => this.waiters.forget(event.id));
     } catch (error) {
       this.waiters.forget(event.id);
       stopWatching?.();
@@ -187,6 +194,35 @@ export class Orchestrator {
   ingest(options: SubmitOptions & { connection: string }): Submitted {
     const { connection, ...rest } = options;
     return this.submit({ ...rest, type: options.type ?? "connector.event", source: options.source ?? { kind: "connector", name: connection } });
+  }
+
+  /**
+   * Cluster mode: an event the cluster delivers to this node, which owns its instance. A new event is accepted as
+   * on one host; one the store holds unanswered (delivered again after this node lost and regained the instance)
+   * is queued again; one answered already is not run again and its stored outcome is returned.
+   */
+  async acceptHere(event: AgentEvent): Promise<{ outcome?: TurnOutcome }> {
+    if (!this.accepting) throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
+    const record = await this.store.inboxRecord(this.view.instanceKey, event.id);
+    if (record?.outcome) return { outcome: record.outcome };
+    const instance = this.instance(event.agent, event.instanceKey);
+    if (record === undefined) await instance.accept(event, this.clock.now());
+    else instance.enqueue({ event: record.event, crashes: record.crashes, deliveries: record.crashes, resumed: true, acceptedAt: record.acceptedAt, ...(record.lastCrash === undefined ? {} : { lastCrash: record.lastCrash }) });
+    return {};
+  }
+
+  /** Cluster mode: the answer of an event accepted here and run on another node (its waiters, its requester). */
+  answeredElsewhere(event: AgentEvent, outcome: TurnOutcome): void {
+    this.outcomes.answeredElsewhere(event, outcome);
+  }
+
+  /** Cluster mode: this node no longer owns the instance; its child stops and it is forgotten here. */
+  async release(agent: string, instanceKey: string, reason: string): Promise<void> {
+    const instance = this.instancesByAddress.get(instanceAddress(agent, instanceKey));
+    if (!instance) return;
+    this.instancesByAddress.delete(instance.address);
+    instance.close();
+    await instance.stop({ reason, gracePeriodMs: 0 });
   }
 
   /** The agent rows of the process table. */
@@ -286,6 +322,7 @@ export class Orchestrator {
    */
   private accept(event: AgentEvent, options?: WriteOptions): Promise<void> {
     if (!this.accepting) throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
+    if (this.options.placement) return this.options.placement.accept(event);
     return this.instance(event.agent, event.instanceKey).accept(event, this.clock.now(), options);
   }
 

@@ -22,6 +22,8 @@ export interface ProcessInfo {
   /** ISO time the current child became ready, null when none. */
   startedAt: string | null;
   queued: number;
+  /** Cluster mode: the node the process runs on. */
+  node?: string;
 }
 
 export interface ProcessRowSource {

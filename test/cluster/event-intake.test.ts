@@ -75,6 +75,24 @@ describe.skipIf(!natsAvailable)("EventIntake on the local NATS", () => {
     await again!.ack();
   }, 10_000);
 
+  it("hands a dead reader's unacked event to a new owner at once after resetStale, not after the ack wait, and stores it once", async () => {
+    const { swarm, intake } = await openIntake();
+    await intake.accept(event("evt_1"));
+    const crashing = await connectTest(defer, { node: "crashing" });
+    const crashingReader = await (await EventIntake.open({ connection: crashing, swarm })).instance("coder", "user-1", { ackWaitMs: 30_000 });
+    expect((await crashingReader.next({ waitMs: 1000 }))?.attempt).toBe(1);
+    await crashing.nc.close(); // dies mid-turn: no ack, and an ack wait far away
+    expect(await intake.resetStale("coder", "user-1")).toBe(true);
+    const started = Date.now();
+    const survivor = await intake.instance("coder", "user-1", { ackWaitMs: 30_000 });
+    const again = await survivor.next({ waitMs: 5000 });
+    expect(again).toMatchObject({ event: { id: "evt_1" } });
+    expect(Date.now() - started).toBeLessThan(5000);
+    await again!.ack();
+    expect(await survivor.next({ waitMs: 1000 })).toBeUndefined();
+    expect(await intake.resetStale("coder", "user-1")).toBe(false);
+  }, 15_000);
+
   it("keeps an event whose long turn says it is working, and hands it back at once on retry", async () => {
     const { intake } = await openIntake();
     await intake.accept(event("evt_1"));

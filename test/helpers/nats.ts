@@ -58,7 +58,7 @@ export function removeSwarmAfter(defer: Defer, swarm: string): void {
     const connection = await connectCluster(settings);
     try {
       const names = clusterNames(swarm);
-      for (const stream of [names.intakeStream, `KV_${names.leaseBucket}`, `KV_${names.nodesBucket}`, `KV_${names.configBucket}`]) {
+      for (const stream of [names.intakeStream, names.stateStream, `KV_${names.leaseBucket}`, `KV_${names.nodesBucket}`, `KV_${names.configBucket}`]) {
         await connection.jsm.streams.delete(stream).catch(() => false);
       }
     } finally {

@@ -42,8 +42,10 @@ export const command: CliCommand = {
 };
 
 export function formatTable(processes: readonly ProcessInfo[]): string {
-  const header = ["KIND", "AGENT", "INSTANCE", "PID", "STATUS", "RESTARTS", "CRASHES", "QUEUED", "STARTED"];
-  const rows = processes.map((row) => [row.kind, row.agent, row.instanceKey, row.pid === null ? "-" : String(row.pid), row.status, String(row.restarts), String(row.consecutiveCrashes), String(row.queued ?? 0), row.startedAt ?? "-"]);
+  // A cluster's table says on which node each process runs.
+  const clustered = processes.some((row) => row.node !== undefined);
+  const header = [...(clustered ? ["NODE"] : []), "KIND", "AGENT", "INSTANCE", "PID", "STATUS", "RESTARTS", "CRASHES", "QUEUED", "STARTED"];
+  const rows = processes.map((row) => [...(clustered ? [row.node ?? "-"] : []), row.kind, row.agent, row.instanceKey, row.pid === null ? "-" : String(row.pid), row.status, String(row.restarts), String(row.consecutiveCrashes), String(row.queued ?? 0), row.startedAt ?? "-"]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ").trimEnd();
   return `${[line(header), ...rows.map(line)].join("\n")}\n`;

@@ -16,11 +16,12 @@ import { usesTerminal } from "../../connector/host/connection-plan.ts";
 import { runDaemon } from "../../daemon/run-daemon.ts";
 import { apiAccessFromEnv, requireTokenOffLoopback } from "../../http/api-access.ts";
 import { runLogging } from "../../daemon/run-log.ts";
+import { readClusterSettings } from "../../cluster/cluster-settings.ts";
 
 export const command: CliCommand = {
   name: "run",
   summary: "run the swarm in the foreground (the orchestrator daemon)",
-  usage: "goondan run [bundle] [--swarm NAME] [--watch] [--port N] [--host H] [--state-root DIR] [--input TEXT] [--record FILE] [--verbose]",
+  usage: "goondan run [bundle] [--swarm NAME] [--watch] [--port N] [--host H] [--state-root DIR] [--input TEXT] [--record FILE] [--cluster nats://HOST:PORT [--node NAME]] [--verbose]",
   maxPositionals: 1,
   flags: {
     swarm: { type: "string", description: "the Swarm to run (default: the bundle's only Swarm)" },
@@ -30,6 +31,8 @@ export const command: CliCommand = {
     input: { type: "string", description: "send one event to the entry agent, print the reply and exit" },
     record: { type: "string", description: "record the model replies of every agent into this cassette (JSONL)" },
     watch: { type: "boolean", description: "reload changed agents when goondan.yaml, prompts or entry files change" },
+    cluster: { type: "string", description: "run as one node of a cluster over this NATS server (default GOONDAN_CLUSTER_URL; none: one host)" },
+    node: { type: "string", description: "this node's name in the cluster (default GOONDAN_NODE or the host name)" },
     verbose: { type: "boolean", description: "with --input or a terminal chat, print every log line on stderr instead of only warnings and errors (the rest go to <state root>/logs/goondan.log)" },
   },
   async run({ flags, positionals, io }) {
@@ -47,6 +50,8 @@ export const command: CliCommand = {
       return EXIT.configInvalid;
     }
     const input = typeof flags.input === "string" ? flags.input : undefined;
+    // Checked before anything starts: a bad URL or node name is a usage error naming the flag or variable.
+    const cluster = readClusterSettings({ ...(typeof flags.cluster === "string" ? { url: flags.cluster } : {}), ...(typeof flags.node === "string" ? { node: flags.node } : {}), env: io.env });
     const stateRoot = typeof flags["state-root"] === "string" ? resolve(io.cwd, flags["state-root"]) : defaultStateRoot(io.env);
     // stdout holds only the reply with --input, and is the chat with a cli Connection: logs stay out of it.
     const logs = runLogging({ stateRoot, chat: input !== undefined || usesTerminal({ bundle, swarm }), verbose: flags.verbose === true });
@@ -67,6 +72,7 @@ export const command: CliCommand = {
       ...(input !== undefined ? { input, streamReply: process.stdout.isTTY === true } : {}),
       http: { host, port: typeof flags.port === "number" ? flags.port : 8790, ...access },
       watch: flags.watch === true,
+      ...(cluster ? { cluster } : {}),
       stdout: io.stdout,
       stderr: io.stderr,
     });

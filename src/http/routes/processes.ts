@@ -7,5 +7,5 @@ import { noQuery } from "./no-query.ts";
 const query = noQuery("GET /v1/processes");
 
 export function processRoutes(backend: ApiBackend): Hono<ApiEnv> {
-  return new Hono<ApiEnv>().get("/v1/processes", query, (c) => c.json({ processes: backend.processes() }));
+  return new Hono<ApiEnv>().get("/v1/processes", query, async (c) => c.json({ processes: backend.clusterProcesses ? await backend.clusterProcesses() : backend.processes() }));
 }

@@ -14,6 +14,7 @@ import type { ErrorInfo } from "../../protocol/error-info.ts";
 import { failedOutcome, type Reply, type TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { InstanceRef, Store } from "../../store/store.ts";
 import type { InboxEntry } from "../instances/instance-queue.ts";
+import type { EventPlacement } from "./event-placement.ts";
 import type { PendingRequest, PendingRequests } from "./pending-requests.ts";
 import { replyForOutcome, timeoutReply, type OutcomeWaiters } from "./turn-outcomes.ts";
 
@@ -36,6 +37,8 @@ export interface OutcomeRouterOptions {
   callee(address: string): { withdraw(eventId: string): InboxEntry | undefined } | undefined;
   /** A turn stopped for approvals, durably: its waiters (and those up its request chain) are told; no reply is routed. */
   turnStopped(event: InboxEntry["event"], outcome: TurnOutcome): void;
+  /** Cluster mode: answers of events accepted on other nodes go back there. Default: none (one host). */
+  placement?: Pick<EventPlacement, "from" | "answered">;
 }
 
 export class OutcomeRouter {
@@ -62,11 +65,14 @@ export class OutcomeRouter {
       );
       return;
     }
-    if (this.options.store.ordered) this.route(entry.event, outcome);
+    const placement = this.options.placement;
+    const here = placement === undefined || !placement.from(entry.event);
+    if (this.options.store.ordered && here) this.route(entry.event, outcome);
     durable.then(
       () => {
         this.options.waiters.settle(outcome);
-        if (!this.options.store.ordered) this.route(entry.event, outcome);
+        if (!this.options.store.ordered && here) this.route(entry.event, outcome);
+        placement?.answered(entry.event, outcome);
       },
       () => undefined,
     );
@@ -106,6 +112,14 @@ export class OutcomeRouter {
   }
 
   private settle(event: InboxEntry["event"], outcome: TurnOutcome): void {
+    const placement = this.options.placement;
+    this.options.waiters.settle(outcome);
+    if (placement === undefined || !placement.from(event)) this.route(event, outcome);
+    placement?.answered(event, outcome);
+  }
+
+  /** Cluster mode: the answer of an event accepted here and run on another node came back. */
+  answeredElsewhere(event: InboxEntry["event"], outcome: TurnOutcome): void {
     this.options.waiters.settle(outcome);
     this.route(event, outcome);
   }

@@ -1,0 +1,19 @@
+/**
+ * The seam where "the target instance is local" becomes "the target instance is on node X" (cluster mode,
+ * src/cluster). Without a placement the orchestrator accepts every event into its own instances and routes every
+ * answer locally, exactly as on one host. With one, every event the orchestrator accepts (submit, connectors,
+ * agents' requests and sends, results-arrived wakes) goes to `accept`, which stores it durably in the cluster and
+ * has it reach the node owning the instance; that node hands it back through `Orchestrator.acceptHere`. An event
+ * accepted on another node is answered there: `from` says so, and `answered` carries each answer back.
+ */
+import type { AgentEvent } from "../../protocol/agent-event.ts";
+import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
+
+export interface EventPlacement {
+  /** Accepts an event for its instance wherever that runs; resolves once the cluster stores it durably. */
+  accept(event: AgentEvent): Promise<void>;
+  /** True when this event was accepted on another node, whose waiters and requester get its answer. */
+  from(event: AgentEvent): boolean;
+  /** The answer of an event taken in through the placement is durable here (its turn ended, or it was given up). */
+  answered(event: AgentEvent, outcome: TurnOutcome): void;
+}

@@ -1,0 +1,121 @@
+/**
+ * Real `goondan run --cluster` nodes for the cluster integration tests: a copy of the cluster-swarm fixture with the
+ * test's own swarm name (so its NATS buckets and stream are its own and are removed afterwards), a loopback LLM
+ * playing a coordinator that delegates jobs to workers and a worker that appends each job to a file or requests the
+ * coordinator back, and a way to start a node with its own state root.
+ */
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Defer } from "../helpers/cleanups.ts";
+import { GOONDAN_BIN, startGoondanRun, type GoondanProcess } from "../helpers/goondan-process.ts";
+import { startLoopbackLlm, systemPrompt, type LoopbackReply, type LoopbackRequest } from "../helpers/loopback-llm.ts";
+import { NATS_URL, removeSwarmAfter, testSwarm } from "../helpers/nats.ts";
+
+const FIXTURE = new URL("../fixtures/cluster-swarm", import.meta.url).pathname;
+
+type ChatMessage = LoopbackRequest["body"]["messages"][number];
+const text = (message: ChatMessage | undefined): string => (typeof message?.content === "string" ? message.content : JSON.stringify(message?.content ?? ""));
+const lastUser = (messages: ChatMessage[]): string => text([...messages].reverse().find((message) => message.role === "user"));
+
+/** The model: `job-N` goes to worker w-(N % workers), which appends it once; `cycle` makes the worker request the coordinator back. */
+function model(effectsFile: string, workers: number) {
+  const done = (job: string) => existsSync(effectsFile) && readFileSync(effectsFile, "utf8").split("\n").includes(job);
+  return (request: LoopbackRequest): LoopbackReply => {
+    const messages = request.body.messages;
+    const last = messages.at(-1);
+    const job = lastUser(messages);
+    if (systemPrompt(request).includes("ROLE=coordinator")) {
+      if (last?.role === "user") return { toolCalls: [{ name: "agents__request", args: { target: "worker", input: job, instanceKey: job === "cycle" ? "w-cycle" : `w-${Number(job.slice(4)) % workers}` } }] };
+      const result = JSON.parse(text(last)) as { status: string; output?: { response?: string }; error?: { code: string } };
+      return { text: result.status === "ok" ? `done ${job}: ${result.output?.response}` : `failed ${job}: ${result.error?.code}` };
+    }
+    if (job === "cycle") {
+      if (last?.role === "user") return { toolCalls: [{ name: "agents__request", args: { target: "coordinator", input: "back" } }] };
+      return { text: `worker got ${text(last).includes("CIRCULAR_CALL_DETECTED") ? "CIRCULAR_CALL_DETECTED" : text(last)}` };
+    }
+    if (last?.role === "user") return { toolCalls: [{ name: "effects__append", args: { id: job } }] };
+    const interrupted = text(last).includes("E_TOOL_INTERRUPTED");
+    if (interrupted && !done(job)) return { toolCalls: [{ name: "effects__append", args: { id: job } }] };
+    return { text: `did ${job}` };
+  };
+}
+
+export interface ClusterSwarm {
+  swarm: string;
+  work: string;
+  effectsFile: string;
+  /** Starts node `name` (state root `<work>/state-<name>`); killed after the test if still running. */
+  startNode(name: string, options?: { url?: string }): Promise<ClusterNodeProcess>;
+  /** Runs node `name` expecting it to exit (refused): its exit code and stderr. */
+  refusedNode(name: string): Promise<{ exitCode: number | null; stderr: string }>;
+}
+
+export interface ClusterNodeProcess {
+  name: string;
+  proc: GoondanProcess;
+  base: string;
+  lines: Record<string, unknown>[];
+}
+
+export async function clusterSwarm(defer: Defer, options: { label: string; workers?: number; ttlMs?: number; delayMs?: () => number }): Promise<ClusterSwarm> {
+  const swarm = testSwarm(options.label);
+  removeSwarmAfter(defer, swarm);
+  const work = mkdtempSync(join(tmpdir(), "goondan-cluster-"));
+  defer(() => rmSync(work, { recursive: true, force: true }));
+  const effectsFile = join(work, "effects.txt");
+  const respond = model(effectsFile, options.workers ?? 4);
+  const llm = await startLoopbackLlm({ respond: (request) => ({ ...respond(request), delayMs: options.delayMs?.() ?? 0 }) });
+  defer(() => llm.close());
+  const dir = join(work, "bundle");
+  cpSync(FIXTURE, dir, { recursive: true });
+  const yaml = join(dir, "goondan.yaml");
+  writeFileSync(yaml, readFileSync(yaml, "utf8").replaceAll("__ENDPOINT__", llm.url).replaceAll("__SWARM__", swarm));
+  const args = (name: string, url = NATS_URL) => [dir, "--port", "0", "--state-root", join(work, `state-${name}`), "--cluster", url, "--node", name];
+  const env = { LOOPBACK_API_KEY: "cluster", GOONDAN_LOG_LEVEL: "info", CHAOS_EFFECTS_FILE: effectsFile, GOONDAN_CLUSTER_LEASE_TTL_MS: String(options.ttlMs ?? 10_000) };
+  return {
+    swarm,
+    work,
+    effectsFile,
+    refusedNode: async (name) => {
+      const proc = Bun.spawn([process.execPath, GOONDAN_BIN, "run", ...args(name)], { env: { ...process.env, ...env }, stdout: "ignore", stderr: "pipe", stdin: "ignore" });
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 60_000);
+      const stderr = await new Response(proc.stderr).text();
+      const exitCode = await proc.exited;
+      clearTimeout(timer);
+      return { exitCode, stderr };
+    },
+    startNode: async (name, nodeOptions = {}) => {
+      const started = await startGoondanRun({
+        args: args(name, nodeOptions.url),
+        env,
+        readyTimeoutMs: 60_000,
+        onSpawn: (proc) =>
+          defer(async () => {
+            if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+            await proc.exited;
+          }),
+      });
+      return { name, ...started };
+    },
+  };
+}
+
+/** POST /v1/events with `wait: true`: the turn's outcome (status and body). */
+export async function ask(base: string, body: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ wait: true, timeoutMs: 60_000, ...body }) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+export interface ClusterProcessRow {
+  node: string;
+  kind: string;
+  agent: string;
+  instanceKey: string;
+  pid: number | null;
+}
+
+export async function clusterProcesses(base: string): Promise<ClusterProcessRow[]> {
+  const response = await fetch(`${base}/v1/processes`);
+  return ((await response.json()) as { processes: ClusterProcessRow[] }).processes;
+}
