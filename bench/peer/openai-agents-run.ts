@@ -1,7 +1,8 @@
 /**
  * The peer side of bench/peer-compare.ts: the same workload on `@openai/agents` (an entry Agent with the worker
  * as a tool, the worker with one echo tool), on the same loopback server, chat completions API, tracing off.
- * Each lane carries its conversation from request to request (`result.history`), as a goondan instance does.
+ * Each lane carries its conversations from request to request (`result.history`), the entry's and the worker's,
+ * as goondan's instances do.
  * Usage: bun bench/peer/openai-agents-run.ts --url URL --sequential N --lanes L --requests M
  * Prints one JSON line: {"sequentialMs": [...], "lanes": {"requests", "seconds"}}.
  */
@@ -20,15 +21,29 @@ setTracingDisabled(true);
 
 const echo = tool({ name: "echo", description: "Echo the text back.", parameters: z.object({ text: z.string() }), execute: async ({ text }) => ({ text }) });
 const worker = new Agent({ name: "worker", instructions: "ROLE=worker", model: "loopback-model", tools: [echo] });
-const entry = new Agent({
-  name: "entry",
-  instructions: "ROLE=entry",
-  model: "loopback-model",
-  tools: [worker.asTool({ toolName: "worker", toolDescription: "Hand the request to the worker." })],
-});
+
+/**
+ * One lane's entry agent. Its worker carries its own conversation across the lane's requests, as goondan's worker
+ * instance (one per lane) does, so both sides send the model the same messages.
+ */
+function laneEntry(): Agent {
+  let workerHistory: AgentInputItem[] = [];
+  const delegate = tool({
+    name: "worker",
+    description: "Hand the request to the worker.",
+    parameters: z.object({ input: z.string() }),
+    execute: async ({ input }) => {
+      const result = await run(worker, [...workerHistory, user(input)]);
+      workerHistory = result.history;
+      return String(result.finalOutput);
+    },
+  });
+  return new Agent({ name: "entry", instructions: "ROLE=entry", model: "loopback-model", tools: [delegate] });
+}
 
 /** One lane: requests one after another, each carrying the lane's history. */
 async function lane(options: { name: string; requests: number; times?: number[] }): Promise<void> {
+  const entry = laneEntry();
   let history: AgentInputItem[] = [];
   for (let i = 0; i < options.requests; i += 1) {
     const started = performance.now();

@@ -18,7 +18,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   logs: { summary: "print the runtime events recorded under the state root (--follow to tail)", load: () => import("./commands/logs.ts") },
   instance: { summary: "list, archive or delete the instances kept under the state root", load: () => import("./commands/instance.ts") },
   backup: { summary: "write a consistent copy of the state database, even while goondan runs", load: () => import("./commands/backup.ts") },
+  watch: { summary: "print the runtime events of a running swarm as they happen", load: () => import("./commands/watch.ts") },
   restart: { summary: "reload the bundle and restart agents in the running orchestrator", load: () => import("./commands/restart.ts") },
+  approvals: { summary: "list the tool calls waiting for a person's approval in the running orchestrator", load: () => import("./commands/approvals.ts") },
+  approve: { summary: "approve (or --deny) a tool call waiting for a person's decision", load: () => import("./commands/approve.ts") },
   doctor: { summary: "check Bun, the bundle, its env vars, the state root, the API port and bash isolation", load: () => import("./commands/doctor.ts") },
 };
 

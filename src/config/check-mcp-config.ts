@@ -17,6 +17,11 @@ const HTTP_FIELDS = ["headers"];
 
 /** Where Agents use the built-in `mcp` extension: the agent, the item's index and its config as written. */
 export function mcpUses(resources: readonly LoadedResource[]): { loaded: LoadedResource; index: number; config: unknown }[] {
+  return builtinExtensionUses(resources, MCP_EXTENSION_NAME);
+}
+
+/** Where Agents use the built-in extension `name` (of @goondan/base): the agent, the item's index and its config as written. */
+export function builtinExtensionUses(resources: readonly LoadedResource[], name: string): { loaded: LoadedResource; index: number; config: unknown }[] {
   const uses: { loaded: LoadedResource; index: number; config: unknown }[] = [];
   for (const loaded of resources) {
     if (loaded.resource.kind !== "Agent") continue;
@@ -24,7 +29,7 @@ export function mcpUses(resources: readonly LoadedResource[]): { loaded: LoadedR
     for (const use of loaded.refs) {
       const [, field, index] = use.segments;
       if (field !== "extensions" || typeof index !== "number" || use.segments.length !== 3) continue;
-      if (use.ref.kind !== "Extension" || use.ref.name !== MCP_EXTENSION_NAME || use.ref.package !== BUILTIN_PACKAGE) continue;
+      if (use.ref.kind !== "Extension" || use.ref.name !== name || use.ref.package !== BUILTIN_PACKAGE) continue;
       const item = written[index];
       uses.push({ loaded, index, config: isJsonObject(item) ? item.config : undefined });
     }

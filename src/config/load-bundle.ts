@@ -21,6 +21,7 @@ import { buildRefIndex, checkRefKinds, checkRefs } from "./check-refs.ts";
 import { checkWiring } from "./check-wiring.ts";
 import { checkIngress } from "./check-ingress.ts";
 import { checkMcpConfig } from "./check-mcp-config.ts";
+import { checkToolApprovalConfig } from "./check-tool-approval-config.ts";
 import { checkFiles } from "./check-files.ts";
 import { checkParameters } from "./check-parameters.ts";
 import { checkToolModules } from "./check-tool-modules.ts";
@@ -61,6 +62,7 @@ export async function loadBundle(target: string, options: LoadBundleOptions = {}
       issues.add({ code: "SWARM_MISSING", path: relative(dir, file), message: "expected a Swarm to run, found none: the bundle validates, but goondan run has nothing to start", suggestion: "add a kind: Swarm document naming the entry agent and its agents" });
     }
     checkMcpConfig({ resources: local, issues });
+    checkToolApprovalConfig({ resources: local, issues });
   }
   // Built-in files are ours: test/config/builtin-package.test.ts checks them, not every user's validate.
   checkFiles({ resources: local, issues });

@@ -4,6 +4,7 @@
  * the built-in connectors (src/base) and connector authors (`import type { ConnectorContext } from "goondan"`)
  * import them from here.
  */
+import type { Approval } from "../protocol/approval.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
 import type { TurnProgress } from "../protocol/turn-progress.ts";
 import type { JsonObject } from "../shared/json.ts";
@@ -30,6 +31,17 @@ export interface ConnectorLogger {
   error(...args: unknown[]): void;
 }
 
+/** Held tool calls, as a connector that talks to a person reads and decides them (the `cli` connector's prompt). */
+export interface ConnectorApprovals {
+  /** The held call: tool name, arguments, deadline. Rejects with a coded error (E_APPROVAL_NOT_FOUND). */
+  get(id: string): Promise<Approval>;
+  /**
+   * Decides it once; resolves with the decided approval and, when it was the last one its turn waited for, that
+   * turn's outcome once it ends. Rejects with a coded error (E_APPROVAL_DECIDED, E_APPROVAL_FORBIDDEN, …).
+   */
+  decide(id: string, decision: { decision: "approve" | "deny"; reason?: string }): Promise<{ approval: Approval; outcome?: TurnOutcome }>;
+}
+
 export interface ConnectorContext {
   /** Sends an event; resolves with its id once the orchestrator accepted it, rejects with a coded error if refused. */
   emit(event: ConnectorEvent): Promise<{ eventId: string }>;
@@ -45,4 +57,6 @@ export interface ConnectorContext {
   signal: AbortSignal;
   /** Registers cleanup to run on shutdown (close servers, flush). */
   onShutdown(handler: () => void | Promise<void>): void;
+  /** Held tool calls (a reply with `status: "awaiting_approval"` names them); absent in hand-built contexts. */
+  approvals?: ConnectorApprovals;
 }

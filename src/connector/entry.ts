@@ -65,6 +65,7 @@ function main(): void {
       start: payload,
       logger,
       send: (event) => send(envelope("connector_event", self, ORCHESTRATOR, event)),
+      sendApproval: (request) => send(envelope("connector_approval", self, ORCHESTRATOR, request)),
     });
     try {
       // The connector holds its connection's secrets: keep them out of same-user processes' reach (/proc).
@@ -87,6 +88,7 @@ function main(): void {
     const typed = message as ParentMessage;
     if (typed.type === "connector_start") void start(typed.payload);
     else if (typed.type === "connector_ack" || typed.type === "connector_progress" || typed.type === "connector_reply") host?.handle(typed.type, typed.payload);
+    else if (typed.type === "connector_approval_result") host?.handleApproval(typed.payload);
     else if (typed.type === "shutdown") void stop(typed.payload.reason, 0);
   });
   process.on("disconnect", () => void stop("orchestrator disconnected", 0));

@@ -89,8 +89,11 @@ export class Daemon {
       processes: () => this.processes(),
       instances: () => orchestrator.instances(),
       runtimeEvents: (query) => orchestrator.runtimeEvents(query),
+      eventState: (eventId) => orchestrator.eventState(eventId),
+      watch: (listener) => orchestrator.onRuntimeEvents(listener),
       messages: (agent, instanceKey) => orchestrator.messages(agent, instanceKey),
       restart: (request) => this.restarts.request(request),
+      approvals: { pending: () => orchestrator.approvals.pending(), decide: (request) => orchestrator.approvals.decide(request) },
     };
   }
 
@@ -166,6 +169,7 @@ export class Daemon {
           await submitted.accepted;
           return { eventId: submitted.eventId, ...(request.wantsReply ? { reply: submitted.outcome } : {}) };
         },
+        approvals: { get: (id) => orchestrator.approvals.get(id), decide: (request) => orchestrator.approvals.decide({ ...request, wait: true }) },
         policy: () => orchestrator.swarm.policy,
         env: options.env,
         logger,

@@ -15,6 +15,7 @@ import { ApiError, errorBody, errorResponse } from "./api-error.ts";
 import { bearerToken } from "./middleware/bearer-token.ts";
 import { hostCheck } from "./middleware/host-check.ts";
 import { originCheck } from "./middleware/origin-check.ts";
+import { approvalRoutes } from "./routes/approvals.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { instanceRoutes } from "./routes/instances.ts";
@@ -23,6 +24,7 @@ import { STUDIO_OPEN_PATHS, studioRoutes } from "./routes/studio.ts";
 import { traceRoutes } from "./routes/traces.ts";
 import { processRoutes } from "./routes/processes.ts";
 import { restartRoutes } from "./routes/restart.ts";
+import { watchRoutes } from "./routes/watch.ts";
 
 export interface HttpApiOptions extends ApiAccess {
   backend: ApiBackend;
@@ -32,6 +34,8 @@ export interface HttpApiOptions extends ApiAccess {
   maxBodyBytes?: number;
   /** Default: silent. */
   logger?: Logger;
+  /** How often an idle event stream says it is alive. Default 15 s (sse-stream.ts). */
+  heartbeatMs?: number;
 }
 
 /** How long stopping the server waits for answers in flight before it closes every connection. */
@@ -41,6 +45,7 @@ const STOP_FLUSH_MS = 1_000;
 export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
   const logger = options.logger ?? silentLogger();
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const heartbeat = options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs };
   const app = new Hono<ApiEnv>();
   app.onError((error, c) => errorResponse({ error, logger, method: c.req.method, path: c.req.path }));
   app.notFound((c) => errorBody({ status: 404, error: { code: "E_API_NOT_FOUND", message: `no route ${c.req.path.slice(0, 200)}` } }));
@@ -55,7 +60,20 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
     }),
   );
   app.use(bearerToken({ ...(options.token ? { token: options.token } : {}), open: ["/healthz", ...STUDIO_OPEN_PATHS] }));
-  for (const routes of [healthRoutes(), processRoutes(options.backend), instanceRoutes(options.backend), eventRoutes({ backend: options.backend, maxBodyBytes }), restartRoutes({ backend: options.backend, maxBodyBytes }), metricsRoutes(options.backend.metrics), traceRoutes(options.backend), studioRoutes()]) {
+  const { backend } = options;
+  const groups = [
+    healthRoutes(),
+    processRoutes(backend),
+    instanceRoutes(backend),
+    eventRoutes({ backend, maxBodyBytes, ...heartbeat }),
+    watchRoutes({ backend, ...heartbeat }),
+    restartRoutes({ backend, maxBodyBytes }),
+    approvalRoutes({ backend, maxBodyBytes }),
+    metricsRoutes(backend.metrics),
+    traceRoutes(backend),
+    studioRoutes(),
+  ];
+  for (const routes of groups) {
     app.route("/", routes);
   }
   return app;

@@ -17,6 +17,7 @@ import type { Message } from "../protocol/conversation.ts";
 import { ProcessPool } from "../supervision/process-pool.ts";
 import { processTable, type ProcessInfo } from "../supervision/process-table.ts";
 import { AgentSpawnRequests } from "./agent-spawn-requests.ts";
+import { ApprovalDesk } from "./approvals/approval-desk.ts";
 import { Instance } from "./instances/instance.ts";
 import type { InstanceHooks } from "./instances/instance-options.ts";
 import { resumeUnanswered } from "./instances/resume-unanswered.ts";
@@ -26,6 +27,7 @@ import { restartInstances } from "./reload/restart-instances.ts";
 import { OutcomeRouter } from "./routing/outcome-router.ts";
 import { PendingRequests } from "./routing/pending-requests.ts";
 import { RuntimeEventHub, type RuntimeEventListener } from "./routing/runtime-event-hub.ts";
+import { eventStateOf, type EventState } from "./routing/event-state.ts";
 import { resultsArrivedEvent } from "./routing/results-arrived-event.ts";
 import { handleRuntimeCall, type RouterHost } from "./routing/runtime-router.ts";
 import { OutcomeWaiters, stoppedOutcome } from "./routing/turn-outcomes.ts";
@@ -55,6 +57,8 @@ export class Orchestrator {
   private readonly events: RuntimeEventHub;
   /** The one store of the swarm's durable state. */
   readonly store: Store;
+  /** Pending approvals of held tool calls, and people's decisions on them. */
+  readonly approvals: ApprovalDesk;
 
   constructor(private readonly options: OrchestratorOptions) {
     this.bundle = options.bundle;
@@ -77,7 +81,10 @@ export class Orchestrator {
         return this.instance(address.slice(0, slash), address.slice(slash + 1));
       },
       callee: (address) => this.instancesByAddress.get(address),
+      turnStopped: (event, outcome) => this.approvals.turnStopped(event, outcome),
     });
+    this.approvals = new ApprovalDesk({ store: this.store, swarm: () => this.view.instanceKey, clock: this.clock, logger: this.logger, waiters: this.waiters, pending: this.pending,
+      instance: (agent, key) => this.instance(agent, key), existing: (address) => this.instancesByAddress.get(address), publish: (events) => this.events.publish(events) });
     this.pool = new ProcessPool({
       maxProcesses: () => this.view.policy.lifecycle.maxProcesses,
       gracePeriodMs: () => this.gracePeriodMs(),
@@ -115,6 +122,8 @@ export class Orchestrator {
         this.accept(wake, { sync: false }).catch((error: unknown) => this.logger.warn({ error: describe(error).message }, "could not store a results.arrived event"));
       },
       runtimeEvents: (_instance, events) => this.events.publish(events),
+      turnText: (instance, text) => this.events.turnText(instance.inFlight?.event, text),
+      redelivered: (_instance, entry) => this.events.redelivered(entry.event),
     };
   }
 
@@ -131,8 +140,8 @@ export class Orchestrator {
   }
 
   /** Resumes every accepted, unanswered event of the swarm's store (and wakes instances with results waiting). */
-  start(): Promise<{ resumed: number }> {
-    return resumeUnanswered({
+  async start(): Promise<{ resumed: number }> {
+    const resumed = await resumeUnanswered({
       store: this.store,
       view: this.view,
       clock: this.clock,
@@ -140,6 +149,8 @@ export class Orchestrator {
       pending: this.pending,
       instance: (agent, instanceKey) => this.instance(agent, instanceKey),
     });
+    await this.approvals.start();
+    return resumed;
   }
 
   /** Durably accepts one event; returns once it is on disk. `outcome` settles when its turn ends. */
@@ -162,7 +173,7 @@ export class Orchestrator {
     };
     const outcome = this.waiters.outcome(event.id);
     let accepted: Promise<void>;
-    const stopWatching = options.onProgress ? this.events.watchTrace(event.traceId, options.onProgress) : undefined;
+    const stopWatching = options.onProgress ? this.events.watchEvent(event, options.onProgress) : undefined;
     if (stopWatching) void outcome.then(stopWatching, stopWatching);
     try {
       accepted = this.accept(event);
@@ -194,6 +205,12 @@ export class Orchestrator {
   /** The swarm's runtime events (`GET /v1/instances/.../events`, `goondan logs`, watchers catching up). */
   runtimeEvents(query: Omit<RuntimeEventQuery, "swarm">): Promise<StoredRuntimeEvent[]> {
     return this.store.runtimeEvents({ ...query, swarm: this.view.instanceKey });
+  }
+
+  /** Where an accepted event stands (`GET /v1/events/:eventId`); undefined when the store never accepted it. */
+  async eventState(eventId: string): Promise<EventState | undefined> {
+    const record = await this.store.inboxRecord(this.view.instanceKey, eventId);
+    return eventStateOf({ eventId, record, running: [...this.instancesByAddress.values()].some((instance) => instance.inFlight?.event.id === eventId) });
   }
 
   /** An instance's stored conversation, oldest message first (the studio's conversation view). */
@@ -237,6 +254,7 @@ export class Orchestrator {
   /** Stops accepting, asks every child to finish and exit, SIGKILLs after the grace period. */
   async shutdown(options: { reason: string; gracePeriodMs?: number }): Promise<void> {
     this.accepting = false;
+    this.approvals.close();
     const gracePeriodMs = options.gracePeriodMs ?? this.gracePeriodMs();
     const instances = [...this.instancesByAddress.values()];
     for (const instance of instances) instance.close();

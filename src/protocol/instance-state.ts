@@ -5,6 +5,7 @@
  * new pending results of its own, extension state) — with a turn's outcome at the end of a turn, in one commit.
  */
 import type { JsonValue } from "../shared/json.ts";
+import type { ApprovalRequest } from "./approval.ts";
 import type { Message, MessageEvent, PendingResult } from "./conversation.ts";
 
 export interface InstanceState {
@@ -23,10 +24,14 @@ export interface InstanceCommit {
   added?: PendingResult[];
   /** Extension state set since the last commit, by extension name (null removes it). */
   extensionState?: Record<string, JsonValue | null>;
+  /** Tool calls the turn stopped at (`requested`), and decided approvals whose calls the resumed turn consumed (`applied`, by id). */
+  approvals?: { requested?: ApprovalRequest[]; applied?: string[] };
 }
 
 export const isEmptyCommit = (commit: InstanceCommit): boolean =>
-  (commit.changes?.length ?? 0) === 0 && (commit.consumed?.length ?? 0) === 0 && (commit.added?.length ?? 0) === 0 && Object.keys(commit.extensionState ?? {}).length === 0;
+  (commit.changes?.length ?? 0) === 0 && (commit.consumed?.length ?? 0) === 0 && (commit.added?.length ?? 0) === 0 && Object.keys(commit.extensionState ?? {}).length === 0 &&
+  (commit.approvals?.requested?.length ?? 0) === 0 &&
+  (commit.approvals?.applied?.length ?? 0) === 0;
 
 /** The state of an instance that has none yet. */
 export const emptyInstanceState = (): InstanceState => ({ messages: [], pendingResults: [], extensionState: {} });

@@ -5,6 +5,7 @@
  */
 import type { JsonObject, JsonValue } from "../shared/json.ts";
 import type { AgentEvent } from "./agent-event.ts";
+import type { Approval } from "./approval.ts";
 import type { ErrorInfo } from "./error-info.ts";
 import type { InstanceCommit, InstanceState } from "./instance-state.ts";
 import type { RuntimeEvent } from "./runtime-event.ts";
@@ -24,8 +25,9 @@ export interface ParentToChild {
    * this event in flight the last time ("it was killed by SIGSEGV"): the tool calls that were running then
    * are answered with `E_TOOL_INTERRUPTED` instead of being asked for again. Absent after a clean stop.
    * `redelivery` says the event was delivered before (also after an orchestrator restart, when attempts start over).
+   * `approvals`: the event's turn stopped for these tool calls and every one is decided now: the turn resumes.
    */
-  event: { event: AgentEvent; attempt: number; crashedBefore?: string; redelivery?: boolean };
+  event: { event: AgentEvent; attempt: number; crashedBefore?: string; redelivery?: boolean; approvals?: Approval[] };
   /** Answer to a `runtime_call`. */
   runtime_result: { callId: string; ok: boolean; value?: JsonValue; error?: ErrorInfo };
   /** A reply to a request this instance made (blocking or async). */
@@ -43,6 +45,8 @@ export interface ParentToChild {
   connector_reply: TurnOutcome & { requestId: string };
   /** Connector children: progress of the turn an event emitted with `wantsProgress` started (and its delegations). */
   connector_progress: { requestId: string; progress: TurnProgress };
+  /** Connector children: the answer to `connector_approval` (the approval; after a decision, the resumed turn's outcome). */
+  connector_approval_result: { requestId: string; approval?: Approval; outcome?: TurnOutcome; error?: ErrorInfo };
 }
 
 /** What a connector child runs: the entry module and the Connection's resolved values. */
@@ -66,6 +70,11 @@ export interface ChildToParent {
   turn_result: TurnOutcome & { commit?: InstanceCommit };
   /** Makes a part of a turn durable before the turn goes on (a step's tool calls before they run, extension state). */
   commit: InstanceCommit & { seq: number };
+  /**
+   * Text the running turn's model streamed since the last one (gathered for one tick, not acknowledged);
+   * `restarted`: what was sent before for this event is void (the model call was retried) and `text` starts over.
+   */
+  turn_text: { eventId: string; text: string; restarted?: boolean };
   /** Runtime events, in batches (not acknowledged). */
   runtime_events: { events: RuntimeEvent[] };
   /** `ctx.runtime.*` from a tool: request/send/spawn/list/catalog/restart. */
@@ -87,6 +96,8 @@ export interface ChildToParent {
   connector_ready: { pid: number; connection: string };
   /** Connector children: `ctx.emit(event)`; `event` is untrusted until the orchestrator parses it. */
   connector_event: { requestId: string; event: JsonValue; wantsReply: boolean; wantsProgress?: boolean };
+  /** Connector children: reads a held tool call's approval (`decision` absent) or decides it (a person answered a prompt). */
+  connector_approval: { requestId: string; id: string; decision?: "approve" | "deny"; reason?: string };
 }
 
 export type IpcType = keyof ParentToChild | keyof ChildToParent;
@@ -101,8 +112,8 @@ export interface IpcEnvelope<T extends string = string, P = unknown> {
 export type ParentMessage = { [K in keyof ParentToChild]: IpcEnvelope<K, ParentToChild[K]> }[keyof ParentToChild];
 export type ChildMessage = { [K in keyof ChildToParent]: IpcEnvelope<K, ChildToParent[K]> }[keyof ChildToParent];
 
-const PARENT_TYPES = new Set<string>(["event", "runtime_result", "delegate_result", "shutdown", "hydrate", "committed", "connector_start", "connector_ack", "connector_reply", "connector_progress"]);
-const CHILD_TYPES = new Set<string>(["ready", "turn_started", "turn_result", "commit", "runtime_events", "runtime_call", "results_waiting", "heartbeat", "shutdown_ack", "fatal", "connector_ready", "connector_event"]);
+const PARENT_TYPES = new Set<string>(["event", "runtime_result", "delegate_result", "shutdown", "hydrate", "committed", "connector_start", "connector_ack", "connector_reply", "connector_progress", "connector_approval_result"]);
+const CHILD_TYPES = new Set<string>(["ready", "turn_started", "turn_result", "commit", "turn_text", "runtime_events", "runtime_call", "results_waiting", "heartbeat", "shutdown_ack", "fatal", "connector_ready", "connector_event", "connector_approval"]);
 
 function isEnvelope(value: unknown): value is IpcEnvelope {
   if (typeof value !== "object" || value === null) return false;

@@ -1,6 +1,6 @@
 /**
  * Runtime events: the observability record of what an agent instance did (`turn.started/completed/failed`,
- * `step.*`, `tool.*`, `model.completed/failed/retried`, `conversation.recovered`), each with its trace context (`traceId`, `spanId`,
+ * `step.*`, `tool.*`, `model.completed/failed/retried`, `conversation.recovered`, `approval.requested/decided`), each with its trace context (`traceId`, `spanId`,
  * `parentSpanId`), durations and token usage where they apply. Agent children send them to the orchestrator, which
  * stores them (queryable by agent, instance, turn and trace) and streams them to watchers.
  */
@@ -21,7 +21,9 @@ export type RuntimeEventType =
   | "model.completed"
   | "model.failed"
   | "model.retried"
-  | "extension.failed";
+  | "extension.failed"
+  | "approval.requested"
+  | "approval.decided";
 
 export interface RuntimeEvent {
   type: RuntimeEventType;

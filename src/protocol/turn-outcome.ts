@@ -6,7 +6,11 @@
 import type { ErrorInfo } from "./error-info.ts";
 
 export interface TurnOutcome {
-  status: "ok" | "error";
+  /**
+   * `awaiting_approval`: the turn stopped at a tool call a person must approve (`approvalIds`); it is not over,
+   * and continues under the same event once every approval is decided. Waiters get this as their final answer.
+   */
+  status: "ok" | "error" | "awaiting_approval";
   agent: string;
   instanceKey: string;
   eventId: string;
@@ -17,6 +21,8 @@ export interface TurnOutcome {
   /** `stop`, `max_steps`, `error`, `nothing_pending`, … */
   finishReason: string;
   error?: ErrorInfo;
+  /** With `awaiting_approval`: the approvals the turn waits for (GET/POST /v1/approvals/:id). */
+  approvalIds?: string[];
 }
 
 /** A turn's outcome as the instance that requested it receives it, matched by the correlationId it chose. */

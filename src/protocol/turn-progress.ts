@@ -1,9 +1,11 @@
 /**
- * TurnProgress: what a running turn tells whoever waits on the event that started it, while it runs. Today one
- * record per tool call starting and ending, of that turn and of every turn it delegated to (they share its
- * traceId): the orchestrator derives them from the runtime events the children send (`toolProgressOf`), relays them
- * to a submitter that asked (`onProgress`), and a connector child that asked receives them as `connector_progress`.
- * Token streaming extends this union with text deltas; everything on the way passes records through.
+ * TurnProgress: what a running turn tells whoever waits on the event that started it, while it runs: one record per
+ * tool call starting and ending, of that turn and of every turn it delegated to (they share its traceId), derived
+ * by the orchestrator from the runtime events the children send (`toolProgressOf`); the text of the event's own turn
+ * as its model streams it (`text`, from the child's `turn_text`); and `restarted` when what was streamed so far is
+ * void (the model call was retried, or the child crashed and the event was delivered again: the text starts over).
+ * The orchestrator relays them to a submitter that asked (`onProgress`), and a connector child that asked receives
+ * them as `connector_progress`; everything on the way passes records through.
  */
 import type { RuntimeEvent } from "./runtime-event.ts";
 
@@ -25,7 +27,30 @@ export interface ToolProgress {
   durationMs?: number;
 }
 
-export type TurnProgress = ToolProgress;
+/** Text of the event's own turn, as its model streams it (Model `options.stream: true`). */
+export interface TextProgress {
+  kind: "text";
+  agent: string;
+  instanceKey: string;
+  traceId: string;
+  eventId: string;
+  text: string;
+}
+
+/** What was streamed so far is void and the text starts over: the model call was retried, or the event redelivered after a crash. */
+export interface RestartedProgress {
+  kind: "restarted";
+  agent: string;
+  instanceKey: string;
+  traceId: string;
+  eventId: string;
+  reason: "retry" | "redelivered";
+}
+
+export type TurnProgress = ToolProgress | TextProgress | RestartedProgress;
+
+/** Whether a record is about the event's own turn only (text, restarts), not its whole trace. */
+export const isOwnTurnProgress = (progress: TurnProgress): progress is TextProgress | RestartedProgress => progress.kind !== "tool";
 
 /** The progress record of a `tool.*` runtime event (started, or ended with status, code and duration); else undefined. */
 export function toolProgressOf(event: RuntimeEvent): ToolProgress | undefined {

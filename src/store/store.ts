@@ -8,6 +8,7 @@
  * Reads are asynchronous because a networked backend answers them over the wire; the embedded one answers at once.
  */
 import type { AgentEvent } from "../protocol/agent-event.ts";
+import type { Approval, ApprovalDecision } from "../protocol/approval.ts";
 import type { PendingResult } from "../protocol/conversation.ts";
 import type { InstanceCommit, InstanceState } from "../protocol/instance-state.ts";
 import type { RuntimeEvent } from "../protocol/runtime-event.ts";
@@ -30,7 +31,24 @@ export interface InboxRecord {
   lastCrash?: string;
   /** Present once the event is answered (its turn committed, or it was given up or timed out). */
   outcome?: TurnOutcome;
+  /** The approvals its turn stopped for, when it did (their decisions go with its next delivery). */
+  approvals?: Approval[];
 }
+
+export interface ApprovalQuery {
+  /** Default: every swarm of the state root. */
+  swarm?: string;
+  /** Only those still waiting for a decision. */
+  pending?: boolean;
+  id?: string;
+}
+
+/**
+ * What deciding an approval did: `decided` (and, once it was the event's last undecided one, the event is
+ * unanswered again and `reopened` holds it, to be delivered with every decision), `already` (decided before:
+ * nothing changed), or `missing` (no such approval).
+ */
+export type ApprovalDecided = { type: "decided"; approval: Approval; reopened?: InboxRecord } | { type: "already"; approval: Approval } | { type: "missing" };
 
 export interface StoredInstance extends InstanceRef {
   messages: number;
@@ -112,6 +130,15 @@ export interface Store {
   deleteInstance(instance: InstanceRef): Promise<boolean>;
   /** The instances the swarm (every swarm when absent) has state for. */
   instances(swarm?: string): Promise<StoredInstance[]>;
+
+  /** Approvals of tool calls (pending ones by `pending: true`), oldest first. */
+  approvals(query: ApprovalQuery): Promise<Approval[]>;
+  /**
+   * Decides a pending approval, once: in one transaction the decision is kept and, when no approval of its event is
+   * left undecided, the event's stored `awaiting_approval` answer is cleared so that it is delivered again (also after
+   * a restart: it is unanswered). Resolves once durable.
+   */
+  decideApproval(swarm: string, id: string, decision: ApprovalDecision): Promise<ApprovalDecided>;
 
   /** Keeps runtime events (not awaited: losing the last few on a crash costs no correctness). */
   appendRuntimeEvents(swarm: string, events: readonly RuntimeEvent[]): void;

@@ -17,8 +17,13 @@ export interface ArgsProblem {
 
 const MAX_LISTED_ERRORS = 20;
 
-export function createSchemaCompiler(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, verbose: true, validateSchema: true });
+/**
+ * `validateSchema` (default true) checks each schema against the JSON Schema meta-schema before compiling it; the
+ * first such check compiles the meta-schema itself, about 0.1 s of CPU. Schemas the config plane already checked
+ * (config/check-parameters.ts) skip it, so an agent's first tool call does not pay for it.
+ */
+export function createSchemaCompiler(options: { validateSchema?: boolean } = {}): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, verbose: true, validateSchema: options.validateSchema ?? true });
   addFormats(ajv);
   return ajv;
 }
@@ -28,16 +33,16 @@ export function createSchemaCompiler(): Ajv {
  * however many registries use it, and never per call. Schemas with their own `$id` get a private compiler
  * so two different schemas sharing an `$id` cannot collide.
  */
-let sharedCompiler: Ajv | undefined;
+const sharedCompilers: { checking?: Ajv; trusting?: Ajv } = {};
 const compiled = new Map<string, ValidateFunction>();
 
-function compileSchema(schema: JsonObject): ValidateFunction {
-  if (typeof schema.$id === "string") return createSchemaCompiler().compile(schema);
+function compileSchema(schema: JsonObject, checked: boolean): ValidateFunction {
+  if (typeof schema.$id === "string") return createSchemaCompiler({ validateSchema: !checked }).compile(schema);
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (validate === undefined) {
-    sharedCompiler ??= createSchemaCompiler();
-    validate = sharedCompiler.compile(structuredClone(schema));
+    const compiler = checked ? (sharedCompilers.trusting ??= createSchemaCompiler({ validateSchema: false })) : (sharedCompilers.checking ??= createSchemaCompiler());
+    validate = compiler.compile(structuredClone(schema));
     compiled.set(key, validate);
   }
   return validate;
@@ -48,10 +53,13 @@ export function compiledSchemaCount(): number {
   return compiled.size;
 }
 
-/** Compiles `schema` (throws ajv's error when the schema itself is invalid). */
-export function compileArgsValidator(options: { schema: JsonObject; toolName: string }): ArgsValidator {
+/**
+ * Compiles `schema` (throws ajv's error when the schema itself is invalid). `checked`: the config plane has already
+ * checked it against the meta-schema (a Tool resource's parameters), so that check is not repeated.
+ */
+export function compileArgsValidator(options: { schema: JsonObject; toolName: string; checked?: boolean }): ArgsValidator {
   const { schema, toolName } = options;
-  const validate = compileSchema(schema);
+  const validate = compileSchema(schema, options.checked === true);
   const suggestion = keysSuggestion(schema);
   return (args) => {
     if (validate(args)) return null;

@@ -16,6 +16,10 @@ export const TOOL_ERROR_CODES = {
   cancelled: "E_TOOL_CANCELLED",
   /** The agent process died (crashed, or was killed as unresponsive) while the call ran; told on redelivery. */
   interrupted: "E_TOOL_INTERRUPTED",
+  /** A person denied the call (the `tool-approval` extension held it for a decision). */
+  denied: "E_TOOL_DENIED",
+  /** Nobody decided on a held call before its `timeoutSeconds` passed. */
+  approvalTimeout: "E_TOOL_APPROVAL_TIMEOUT",
   /** An MCP server answered the call with an error (`isError`, or a JSON-RPC error such as an unknown tool). */
   mcpToolError: "E_MCP_TOOL_ERROR",
   /** An MCP server could not be reached for the call: it cannot start, died, or is being restarted. */
@@ -36,6 +40,8 @@ const DEFAULT_NAMES: Record<string, string> = {
   E_TOOL_TIMEOUT: "ToolTimeoutError",
   E_TOOL_CANCELLED: "ToolCancelledError",
   E_TOOL_INTERRUPTED: "ToolInterruptedError",
+  E_TOOL_DENIED: "ToolDeniedError",
+  E_TOOL_APPROVAL_TIMEOUT: "ToolApprovalTimeoutError",
   E_MCP_TOOL_ERROR: "McpToolError",
   E_MCP_UNAVAILABLE: "McpUnavailableError",
 };

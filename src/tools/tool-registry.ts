@@ -187,7 +187,7 @@ export class ToolRegistry {
     const parameters = item.parameters ?? DEFAULT_PARAMETERS;
     const compile = (): ArgsValidator => {
       try {
-        return compileArgsValidator({ schema: parameters, toolName: item.name });
+        return compileArgsValidator({ schema: parameters, toolName: item.name, checked: !options.dynamic });
       } catch (error) {
         throw new ConfigError("E_CONFIG_TOOL_SCHEMA_INVALID", `${options.where}.parameters: not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }

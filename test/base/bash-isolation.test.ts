@@ -57,7 +57,7 @@ describe.skipIf(!onLinux)("bash commands in their own PID namespace", () => {
     expect(String(output.stdout)).toContain("goondan-sandbox");
     // The same scan with isolation: none finds the witness: the secret is in reach of an unisolated command.
     expect(String(okOutput(await open.call("bash__exec", { command: scanFor(secret) })).stdout)).toContain("FOUND");
-  });
+  }, 20_000);
 
   it("cannot reach a process outside by its pid", async () => {
     const output = okOutput(await tools.call("bash__exec", { command: `cat /proc/${witness!.pid}/environ; kill -0 ${process.pid} && echo reached` }));

@@ -121,7 +121,7 @@ describe("runCliLoop with a turn status (a chat on a terminal)", () => {
         input,
         interactive: true,
         write: (text) => void order.push(`write ${JSON.stringify(text)}`),
-        status: { start: () => void order.push("status start"), progress: (progress) => void order.push(`status ${progress.phase}`), stop: () => void order.push("status stop") },
+        status: { start: () => void order.push("status start"), progress: (progress) => void order.push(`status ${progress.kind === "tool" ? progress.phase : progress.kind}`), stop: () => void order.push("status stop") },
       },
     });
     expect(order).toEqual(['write "> "', "status start", "status started", "status ended", "status stop", 'write "done\\n"', 'write "> "']);

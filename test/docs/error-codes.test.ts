@@ -22,6 +22,7 @@ const NOT_ERROR_CODES = new Set([
   "NODE_EXTRA_CA_CERTS",
   "SSL_CERT_DIR",
   "SSL_CERT_FILE",
+  "BUN_OPTIONS",
   "LC_ALL",
   "LC_CTYPE",
   "LC_MESSAGES",

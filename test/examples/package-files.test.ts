@@ -19,5 +19,5 @@ describe("the packed npm package", () => {
     for (const path of [...referenced, "goondan.yaml", "bin/goondan", "docker/entrypoint.ts", "docker/healthcheck.ts", "src/agent/entry.ts"]) {
       expect(paths.has(path), `${path} is not in the package`).toBe(true);
     }
-  });
+  }, 60_000); // npm pack reads the whole tree: seconds on a loaded machine
 });

@@ -32,6 +32,10 @@ export interface LoopbackReply {
   finishReason?: string;
   /** Wait before answering (aborts quietly when the client hangs up). */
   delayMs?: number;
+  /** Streaming: wait this long between SSE chunks (a model writing slowly). Default 0. */
+  chunkDelayMs?: number;
+  /** Streaming: split the text into this many deltas. Default 3. */
+  textPieces?: number;
   /** Answer with this HTTP error instead. */
   fail?: LoopbackFailure;
   /** Answer 200 with a body that is not valid JSON (or a broken SSE chunk when streaming). */
@@ -103,6 +107,11 @@ export interface LoopbackRequest {
   headers: Record<string, string>;
   stream: boolean;
   receivedAt: number;
+  /** Streaming: when the first chunk and the end of the answer were written (epoch ms). */
+  firstByteAt?: number;
+  finishedAt?: number;
+  /** Streaming: the same on `performance.now()` (this process's clock), for latency figures. */
+  firstBytePerf?: number;
 }
 
 export interface LoopbackLlm {

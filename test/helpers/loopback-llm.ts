@@ -89,7 +89,16 @@ export async function startLoopbackLlm(options: LoopbackLlmOptions = {}): Promis
         usage: { prompt_tokens: reply.usage?.promptTokens ?? 10, completion_tokens: reply.usage?.completionTokens ?? 5, total_tokens: (reply.usage?.promptTokens ?? 10) + (reply.usage?.completionTokens ?? 5) },
         malformed: reply.malformed === true,
       };
-      return request.stream ? streamResponse(shaped) : jsonResponse(shaped);
+      if (!request.stream) return jsonResponse(shaped);
+      return streamResponse(shaped, {
+        ...(reply.chunkDelayMs === undefined ? {} : { chunkDelayMs: reply.chunkDelayMs }),
+        ...(reply.textPieces === undefined ? {} : { textPieces: reply.textPieces }),
+        onFirstByte: () => {
+          request.firstByteAt = Date.now();
+          request.firstBytePerf = performance.now();
+        },
+        onEnd: () => void (request.finishedAt = Date.now()),
+      });
     },
   });
 

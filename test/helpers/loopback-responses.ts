@@ -46,7 +46,15 @@ function pieces(text: string, parts: number): string[] {
   return result;
 }
 
-export function streamResponse(reply: ShapedReply): Response {
+/** How a streamed answer is paced, and who hears when its first chunk and its end were written. */
+export interface StreamPace {
+  chunkDelayMs?: number;
+  textPieces?: number;
+  onFirstByte?: () => void;
+  onEnd?: () => void;
+}
+
+export function streamResponse(reply: ShapedReply, pace: StreamPace = {}): Response {
   const created = Math.floor(Date.now() / 1000);
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}): string =>
     `data: ${JSON.stringify({ id: reply.id, object: "chat.completion.chunk", created, model: reply.model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`;
@@ -54,7 +62,7 @@ export function streamResponse(reply: ShapedReply): Response {
   if (reply.malformed) {
     events.push("data: {\"id\": \"broken\", \"choices\": [\n\n");
   } else {
-    for (const piece of pieces(reply.text ?? "", 3)) events.push(chunk({ content: piece }));
+    for (const piece of pieces(reply.text ?? "", pace.textPieces ?? 3)) events.push(chunk({ content: piece }));
     reply.toolCalls.forEach((call, index) => {
       events.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
       for (const piece of pieces(call.arguments, 2)) events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
@@ -63,10 +71,24 @@ export function streamResponse(reply: ShapedReply): Response {
   }
   events.push("data: [DONE]\n\n");
   const encoder = new TextEncoder();
+  const delay = pace.chunkDelayMs ?? 0;
+  let next = 0;
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
+      if (delay > 0) return;
+      pace.onFirstByte?.();
       for (const event of events) controller.enqueue(encoder.encode(event));
       controller.close();
+      pace.onEnd?.();
+    },
+    async pull(controller) {
+      if (delay <= 0) return;
+      if (next > 0) await Bun.sleep(delay);
+      if (next === 0) pace.onFirstByte?.();
+      controller.enqueue(encoder.encode(events[next++] as string));
+      if (next < events.length) return;
+      controller.close();
+      pace.onEnd?.();
     },
   });
   return new Response(stream, { status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });

@@ -29,6 +29,8 @@ export function backendOf(orchestrator: Orchestrator, restart?: ApiBackend["rest
     processes: () => orchestrator.processes(),
     instances: () => orchestrator.instances(),
     runtimeEvents: (query) => orchestrator.runtimeEvents(query),
+    eventState: (eventId) => orchestrator.eventState(eventId),
+    watch: (listener) => orchestrator.onRuntimeEvents(listener),
     ...(restart ? { restart } : {}),
   };
 }

@@ -29,12 +29,12 @@ const CODES: Record<number, string[]> = {
   400: ["E_API_BAD_REQUEST", "E_API_BAD_JSON"],
   401: ["E_API_UNAUTHORIZED"],
   403: ["E_API_HOST_FORBIDDEN", "E_API_ORIGIN_FORBIDDEN"],
-  404: ["E_API_NOT_FOUND", "AGENT_NOT_FOUND", "INSTANCE_NOT_FOUND"],
+  404: ["E_API_NOT_FOUND", "AGENT_NOT_FOUND", "INSTANCE_NOT_FOUND", "E_API_EVENT_NOT_FOUND"],
   405: ["E_API_METHOD_NOT_ALLOWED"],
   413: ["E_API_BODY_TOO_LARGE"],
   415: ["E_API_UNSUPPORTED_MEDIA_TYPE"],
   422: ["E_CONFIG_INVALID"],
-  501: ["E_API_STREAM_UNSUPPORTED", "E_RESTART_UNAVAILABLE"],
+  501: ["E_RESTART_UNAVAILABLE"],
   504: ["AGENT_REQUEST_TIMEOUT"],
 };
 
@@ -152,6 +152,11 @@ async function fire(options: { base: string; port: number; shot: Shot; adjust?: 
   expect(text, where).not.toMatch(/\n\s+at |node_modules|\/src\//);
   // HEAD has no body, nor a preflight's 204 (Bun's client also drops what answers a CONNECT).
   if (shot.method === "HEAD" || shot.method === "CONNECT" || response.status === 204) return response.status;
+  // `"stream": true`: an event stream that ends with exactly one `done` or `error`.
+  if (response.status === 200 && response.headers.get("content-type") === "text/event-stream") {
+    expect(text.match(/^event: (done|error)$/gm), where).toHaveLength(1);
+    return response.status;
+  }
   // The studio's page and assets and the metrics exposition are the answers that are not JSON.
   const pathname = new URL(url).pathname;
   if (response.status === 200 && (pathname === "/" || pathname.startsWith("/studio/") || pathname === "/metrics")) {

@@ -62,13 +62,6 @@ describe("POST /v1/events body", () => {
     expect(await orchestrator.instances()).toHaveLength(4);
   });
 
-  it("refuses stream: true with 501 E_API_STREAM_UNSUPPORTED instead of ignoring it, and accepts nothing", async () => {
-    const { request, orchestrator } = apiFixture();
-    const response = await request("POST", "/v1/events", { input: "x", stream: true });
-    expect(response.status).toBe(501);
-    expect((await bodyOf(response)).error.code).toBe("E_API_STREAM_UNSUPPORTED");
-    expect(await orchestrator.instances()).toEqual([]);
-  });
 });
 
 describe("POST /v1/restart body", () => {

@@ -11,9 +11,9 @@ import type { Defer } from "../helpers/cleanups.ts";
 import { startGoondanRun } from "../helpers/goondan-process.ts";
 import { startLoopbackLlm, type LoopbackLlmOptions } from "../helpers/loopback-llm.ts";
 
-export async function realSwarm(options: { defer: Defer; llm?: LoopbackLlmOptions }) {
+export async function realSwarm(options: { defer: Defer; llm?: LoopbackLlmOptions; streaming?: boolean }) {
   const llm = await startLoopbackLlm(options.llm);
-  const dir = writeSwarmBundle({ endpoint: llm.url });
+  const dir = writeSwarmBundle({ endpoint: llm.url, ...(options.streaming === undefined ? {} : { streaming: options.streaming }) });
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-http-run-"));
   options.defer(async () => {
     await llm.close();
@@ -23,7 +23,7 @@ export async function realSwarm(options: { defer: Defer; llm?: LoopbackLlmOption
   return { llm, dir, stateRoot };
 }
 
-export async function serveRealSwarm(options: { defer: Defer; llm?: LoopbackLlmOptions; env?: Record<string, string> }) {
+export async function serveRealSwarm(options: { defer: Defer; llm?: LoopbackLlmOptions; env?: Record<string, string>; streaming?: boolean }) {
   const swarm = await realSwarm(options);
   const daemon = await startGoondanRun({
     args: [swarm.dir, "--port", "0", "--state-root", swarm.stateRoot],

@@ -17,7 +17,7 @@ import { useCleanups } from "../helpers/cleanups.ts";
 
 const defer = useCleanups();
 
-const summary = (progress: TurnProgress) => `${progress.phase} ${progress.agent} ${progress.name}${progress.status ? ` ${progress.status}` : ""}${progress.code ? ` ${progress.code}` : ""}`;
+const summary = (progress: TurnProgress) => progress.kind !== "tool" ? progress.kind : `${progress.phase} ${progress.agent} ${progress.name}${progress.status ? ` ${progress.status}` : ""}${progress.code ? ` ${progress.code}` : ""}`;
 
 describe("Orchestrator submit({ onProgress })", () => {
   it("hands over the tool calls of the turn and of the turn it delegated to, and only those", async () => {
@@ -61,7 +61,7 @@ describe("Orchestrator submit({ onProgress })", () => {
       "ended coordinator agents__request ok",
     ]);
     expect(new Set(seen.map((progress) => progress.traceId)).size).toBe(1);
-    expect(seen.every((progress) => progress.instanceKey === "chat" && progress.turnId !== "" && progress.toolCallId !== "")).toBe(true);
+    expect(seen.every((progress) => progress.instanceKey === "chat" && progress.kind === "tool" && progress.turnId !== "" && progress.toolCallId !== "")).toBe(true);
 
     // A later submitter sees its own turn only; the first one's listener was dropped with its outcome.
     const before = seen.length;

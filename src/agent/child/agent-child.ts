@@ -27,6 +27,7 @@ import type { AgentInstance } from "../instance/agent-instance.ts";
 import { createAgentInstance } from "../instance/create-agent-instance.ts";
 import { IpcInstanceLink } from "./ipc-instance-link.ts";
 import { RuntimeClient } from "./runtime-client.ts";
+import { TurnTextSender } from "./turn-text-sender.ts";
 
 export interface ChildChannel {
   send(message: ChildMessage): void;
@@ -68,6 +69,8 @@ class AgentChild {
   private readonly address: string;
   readonly runtime: RuntimeClient;
   readonly link: IpcInstanceLink;
+  /** The running turn's streamed text, on its way to the orchestrator. */
+  readonly text: TurnTextSender;
   /** Resolves with the instance's durable state, the orchestrator's first message. */
   readonly hydrated: Promise<InstanceState>;
   private hydrate: (state: InstanceState) => void = () => {};
@@ -75,6 +78,7 @@ class AgentChild {
   constructor(private readonly options: RunAgentChildOptions) {
     this.address = instanceAddress(options.args.agent, options.args.instanceKey);
     this.link = new IpcInstanceLink(this.address, (message) => this.send(message));
+    this.text = new TurnTextSender(this.address, (message) => this.send(message));
     this.hydrated = new Promise((resolve) => (this.hydrate = resolve));
     this.runtime = new RuntimeClient({
       address: this.address,
@@ -183,10 +187,11 @@ class AgentChild {
   private async runEvent(payload: ParentToChild["event"]): Promise<void> {
     if (this.phase.type !== "ready") return;
     const { instance } = this.phase;
-    const { event, attempt, crashedBefore, redelivery } = payload;
+    const { event, attempt, crashedBefore, redelivery, approvals } = payload;
     const abort = new AbortController();
     this.turn = abort;
     this.askedForTurn = false;
+    this.text.begin(event.id);
     // Proof of a live event loop while the turn runs; a tool stuck in a synchronous loop silences it.
     let turnId: string | undefined;
     const heartbeat = setInterval(() => this.send(envelope("heartbeat", this.address, ORCHESTRATOR, turnId === undefined ? {} : { turnId })), HEARTBEAT_INTERVAL_MS);
@@ -195,8 +200,9 @@ class AgentChild {
         turnId = started;
         this.send(envelope("turn_started", this.address, ORCHESTRATOR, { eventId: event.id, turnId: started }));
       };
-      const handled = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted, ...(crashedBefore === undefined ? {} : { crashedBefore }), ...(redelivery === true ? { redelivery } : {}) });
+      const handled = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted, ...(crashedBefore === undefined ? {} : { crashedBefore }), ...(redelivery === true ? { redelivery } : {}), ...(approvals === undefined ? {} : { approvals }) });
       if (handled !== undefined) {
+        this.text.begin(undefined);
         this.link.flushEvents();
         this.send(envelope("turn_result", this.address, ORCHESTRATOR, { ...handled.outcome, commit: handled.commit }));
       }
@@ -213,6 +219,7 @@ class AgentChild {
       this.send(envelope("turn_result", this.address, ORCHESTRATOR, failedOutcome({ agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, error: failure })));
     } finally {
       clearInterval(heartbeat);
+      this.text.begin(undefined);
       this.turn = undefined;
       this.askForTurnIfResultsWait();
     }
@@ -253,6 +260,7 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
       runtime: (context) => child.runtime.scoped(context),
       state,
       link: child.link,
+      stream: child.text,
       logger,
       ...(options.env === undefined ? {} : { env: options.env }),
       ...(options.model === undefined ? {} : { model: options.model }),

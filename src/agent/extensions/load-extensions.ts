@@ -12,7 +12,7 @@ import type { ToolCatalogItem, ToolHandler } from "../../tools/types.ts";
 import type { EventBus } from "./event-bus.ts";
 import type { ExtensionState } from "./extension-state.ts";
 import type { PipelineRegistry } from "./pipeline-registry.ts";
-import type { ExtensionApi, ExtensionModel, ExtensionRegister } from "./types.ts";
+import type { ExtensionApi, ExtensionApprovals, ExtensionModel, ExtensionRegister } from "./types.ts";
 
 const NO_MODEL: ExtensionModel = { generateText: () => Promise.reject(new Error("no model is available to extensions here")) };
 
@@ -31,6 +31,8 @@ export interface LoadExtensionsOptions {
   unregisterTool?: (name: string, extensionName: string) => boolean;
   state: ExtensionState;
   events: EventBus;
+  /** `api.approvals` (absent: extensions get none, and `tool-approval` refuses the calls it guards). */
+  approvals?: ExtensionApprovals;
   logger: Logger;
   /** `api.model`: the agent's model; default one that rejects (no model given). */
   model?: ExtensionModel;
@@ -84,6 +86,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<vo
       events: { on: (type, listener) => options.events.on(type, listener), emit: (type, payload) => options.events.emit(type, payload) },
       logger: options.logger.child({ extension: name }),
       model: options.model ?? NO_MODEL,
+      ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
     };
     try {
       await register(api, use.config);

@@ -5,6 +5,7 @@
  * runs outer (first); equal priorities keep registration order. Extension authors import these from "goondan".
  */
 import type { AgentEvent } from "../../protocol/agent-event.ts";
+import type { ApprovalDecision } from "../../protocol/approval.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import type { Logger } from "../../shared/logger.ts";
@@ -140,6 +141,25 @@ export interface ExtensionApi {
   logger: Logger;
   /** The agent's model (its params, timeout and retries), e.g. to summarise old turns. */
   model: ExtensionModel;
+  /** Holding tool calls for a person's decision (toolCall middleware); absent in hand-built test APIs. */
+  approvals?: ExtensionApprovals;
+}
+
+export interface HoldRequest {
+  toolCallId: string;
+  toolName: string;
+  args: JsonObject;
+  /** Past this many seconds without a decision the call is answered E_TOOL_APPROVAL_TIMEOUT. Absent: no deadline. */
+  timeoutSeconds?: number;
+  approvers?: string[];
+}
+
+/** `api.approvals`: what a toolCall middleware uses to hold a call for a person's decision (agent/loop/tool-approvals.ts). */
+export interface ExtensionApprovals {
+  /** The decision on this call of the current turn, once a person (or the deadline) made it. */
+  decision(toolCallId: string): ApprovalDecision | undefined;
+  /** Holds the call for a decision: the turn stops after it. Return the result it gives (never shown to the model). */
+  hold(request: HoldRequest): ToolResult;
 }
 
 export type ExtensionRegister = (api: ExtensionApi, config: JsonObject) => void | Promise<void>;

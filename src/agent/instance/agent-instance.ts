@@ -6,6 +6,7 @@
  */
 import { SystemError } from "../../shared/errors.ts";
 import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/agent-event.ts";
+import type { Approval } from "../../protocol/approval.ts";
 import type { InstanceCommit } from "../../protocol/instance-state.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { DelegateResult, PendingResults } from "../conversation/pending-results.ts";
@@ -36,10 +37,11 @@ export class AgentInstance {
    * (shutdown grace over, or the orchestrator gone): nothing more is committed, so the event stays unanswered in
    * the orchestrator's inbox and its redelivery resumes the turn from what was committed.
    */
-  async handleEvent(options: { event: AgentEvent; attempt: number; redelivery?: boolean; crashedBefore?: string; signal?: AbortSignal; onTurnStarted?: (turnId: string) => void }): Promise<HandledEvent | undefined> {
+  async handleEvent(options: { event: AgentEvent; attempt: number; redelivery?: boolean; crashedBefore?: string; approvals?: Approval[]; signal?: AbortSignal; onTurnStarted?: (turnId: string) => void }): Promise<HandledEvent | undefined> {
     const { event } = options;
     const { env } = this.parts;
-    const turnId = env.ids("turn");
+    // A turn that stopped for approvals goes on as the same turn.
+    const turnId = options.approvals?.[0]?.turnId ?? env.ids("turn");
     if (event.type === RESULTS_ARRIVED_EVENT && this.pendingResultCount === 0) {
       // An earlier turn showed them already: nothing to wake the model for.
       return { outcome: { status: "ok", agent: env.agentName, instanceKey: env.instanceKey, eventId: event.id, turnId, response: "", finishReason: "nothing_pending" }, commit: {} };
@@ -52,6 +54,7 @@ export class AgentInstance {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }),
       ...(options.redelivery === true || options.attempt > 1 ? { redelivery: true } : {}),
+      ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
     });
     if (ending.type === "unsaved") {
       // This process now holds messages the store does not: only a fresh start from the store is consistent again.
@@ -63,7 +66,8 @@ export class AgentInstance {
       return undefined;
     }
     const { steps: _steps, usage: _usage, ...outcome } = ending.result;
-    return { outcome, commit: { changes: env.conversation.takeChanges(), consumed: this.parts.pendingResults.takeConsumed() } };
+    const requested = env.approvals?.takeRequested() ?? [];
+    return { outcome, commit: { changes: env.conversation.takeChanges(), consumed: this.parts.pendingResults.takeConsumed(), ...(requested.length === 0 ? {} : { approvals: { requested } }) } };
   }
 
   /** A reply to an async request (the orchestrator stored it before handing it over): kept until shown to the model. */

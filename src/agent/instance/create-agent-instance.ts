@@ -26,6 +26,7 @@ import { EventBus } from "../extensions/event-bus.ts";
 import { reportExtensionFailures } from "../extensions/extension-failures.ts";
 import { ExtensionState } from "../extensions/extension-state.ts";
 import { loadExtensions } from "../extensions/load-extensions.ts";
+import { ToolApprovals } from "../loop/tool-approvals.ts";
 import { PipelineRegistry } from "../extensions/pipeline-registry.ts";
 import { apiKeyEnvName, resolveApiKey } from "../model/api-key.ts";
 import { modelTimeoutMs } from "../model/model-call-timeout.ts";
@@ -34,6 +35,7 @@ import { abortableSleep } from "../model/call-with-retry.ts";
 import { RECORD_CASSETTE_ENV, wrapWithRecorder } from "../model/recording-model.ts";
 import { extensionModel } from "../model/extension-model.ts";
 import { ModelPrompt } from "../model/model-prompt.ts";
+import type { StepStream } from "../model/generate-step.ts";
 import type { InstanceLink } from "./instance-link.ts";
 import { linkedRuntimeEvents } from "./runtime-events.ts";
 import type { TurnEnvironment } from "../loop/turn-environment.ts";
@@ -56,6 +58,8 @@ export interface CreateAgentInstanceOptions {
   env?: Record<string, string | undefined>;
   /** Tests: use this model instead of the one the bundle names. */
   model?: LanguageModelV3;
+  /** Where the text of a streaming Model goes as it comes (the orchestrator, over IPC). Default: nowhere. */
+  stream?: StepStream;
 }
 
 export interface CreatedAgentInstance {
@@ -99,7 +103,9 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
   const runtimeEvents = linkedRuntimeEvents({ link, agent: options.agent, instanceKey: options.instanceKey, now: Date.now });
   const pipeline = new PipelineRegistry({ onFailure: reportExtensionFailures({ logger, runtimeEvents }) });
   const events = new EventBus((type, error) => logger.warn({ type, err: error }, "extension event listener threw"));
+  const approvals = new ToolApprovals({ agentName: options.agent, instanceKey: options.instanceKey, ids: newId, now: Date.now });
   await loadExtensions({
+    approvals,
     extensions: agentExtensions(bundle, agent).map((use) => ({ ...use, config: resolveConfigValues(use.config, env) as JsonObject })),
     agent: { name: options.agent, instanceKey: options.instanceKey, requiredTools: agent.spec.requiredTools ?? [], tools: tools.map((tool) => tool.metadata.name), bundleDir: bundle.dir },
     pipeline,
@@ -118,6 +124,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     instanceKey: options.instanceKey,
     model,
     streaming,
+    ...(streaming && options.stream !== undefined ? { stream: options.stream } : {}),
     prompt: new ModelPrompt(model),
     params: agent.spec.modelConfig.params ?? {},
     systemPrompt: await readSystemPrompt(bundle, agent),
@@ -132,6 +139,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     logger,
     runtime: options.runtime,
     pendingResults,
+    approvals,
     toolCompletions: new ToolCompletions({ pendingResults, commit, ids: newId, logger }),
     ids: newId,
     now: Date.now,

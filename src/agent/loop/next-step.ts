@@ -1,6 +1,7 @@
 /**
  * What the turn loop does after a step, as a tagged value (as openai-agents-js' runner does): run another step,
- * end the turn with a final answer, or stop because the turn was aborted (shutdown grace over, orchestrator gone).
+ * end the turn with a final answer, stop at a tool call held for a person's approval (the turn resumes once it is
+ * decided), or stop because the turn was aborted (shutdown grace over, orchestrator gone).
  * Whether a turn commits is a property of how it ended (`commits`): an aborted turn is never committed, so its
  * event stays in the orchestrator's inbox and the redelivery runs it for real. A turn whose step the store refused
  * (`unsaved`) is not committed either, and the process that ran it holds a conversation the store does not have: it
@@ -9,11 +10,12 @@
 import { isGoondanError } from "../../shared/errors.ts";
 import type { StepResult } from "../extensions/types.ts";
 
-export type NextStep = { type: "run_again" } | { type: "final"; response: string; finishReason: string } | { type: "aborted" };
+export type NextStep = { type: "run_again" } | { type: "final"; response: string; finishReason: string } | { type: "aborted" } | { type: "awaiting_approval" };
 
 /** The next step after `step`: the model asked for tools (or step middleware wants more) → run again; else final. */
-export function nextStepAfter(options: { step: StepResult; signal: AbortSignal }): NextStep {
+export function nextStepAfter(options: { step: StepResult; signal: AbortSignal; holding?: boolean }): NextStep {
   if (options.signal.aborted) return { type: "aborted" };
+  if (options.holding === true) return { type: "awaiting_approval" };
   if (options.step.continueTurn) return { type: "run_again" };
   return { type: "final", response: options.step.text, finishReason: options.step.finishReason };
 }

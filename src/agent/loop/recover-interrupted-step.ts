@@ -28,7 +28,8 @@ export interface RecoveryScope {
   signal: AbortSignal;
 }
 
-function interruptedCallResult(crashedBefore: string | undefined) {
+/** E_TOOL_INTERRUPTED for a call whose start is recorded and whose result is not. */
+export function interruptedCallResult(crashedBefore: string | undefined) {
   const how = crashedBefore === undefined ? "the agent stopped before its result was saved (a shutdown, or goondan itself restarted)" : `the agent process died while it ran (${crashedBefore})`;
   return toolError({
     code: TOOL_ERROR_CODES.interrupted,

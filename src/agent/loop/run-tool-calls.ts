@@ -3,7 +3,9 @@
  * middlewares (a pending call's completion goes to env.toolCompletions), with a `tool.called` and a `tool.completed`
  * / `tool.failed` runtime event each. Each call's `ctx.runtime` carries the call's trace, its span and a stable key
  * (event id and tool call id), so a request it makes keeps its identity if the call is run again after a restart.
- * Stops at an aborted turn: a call that would only be cancelled is not started.
+ * Stops at an aborted turn: a call that would only be cancelled is not started. Stops too after a call the toolCall
+ * middleware held for approval (tool-approvals.ts): that call gets no result (an `approval.requested` event instead),
+ * and the calls after it run only once the turn resumes.
  */
 import { newSpanId } from "../../shared/ids.ts";
 import type { Message } from "../../protocol/conversation.ts";
@@ -52,6 +54,11 @@ export async function runToolCalls(options: RunToolCallsOptions): Promise<StepTo
         ...(env.toolCompletions === undefined ? {} : { onPendingCompletion: env.toolCompletions.listener }),
       },
     });
+    const held = env.approvals?.heldFor(call.id);
+    if (held !== undefined) {
+      env.runtimeEvents.emit({ type: "approval.requested", ...spans, data: { approvalId: held.id, eventId: held.eventId, arguments: held.arguments, ...(held.expiresAt === undefined ? {} : { expiresAt: new Date(held.expiresAt).toISOString() }) } });
+      break;
+    }
     env.runtimeEvents.emit({
       type: result.status === "error" ? "tool.failed" : "tool.completed",
       ...spans,

@@ -7,7 +7,9 @@
  * says what it answers as `__goondanInterAgentResponse` metadata, for extensions). A redelivered event
  * whose user message is already in the conversation resumes (no second user message); tool calls left
  * unanswered by the previous attempt are answered with E_TOOL_INTERRUPTED (it crashed) or removed (it was
- * stopped) first (recover-interrupted-step.ts). Every failure becomes a structured TurnResult; this never throws.
+ * stopped) first (recover-interrupted-step.ts). A tool call held for a person's approval ends the turn
+ * `awaiting_approval`; the event comes back with the decisions and the same turn goes on from that call
+ * (resume-approved-step.ts). Every failure becomes a structured TurnResult; this never throws.
  */
 import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/agent-event.ts";
 import { compose } from "../../shared/compose.ts";
@@ -18,7 +20,9 @@ import type { TokenUsage, TurnMiddlewareContext, TurnResult } from "../extension
 import { createMessage } from "../conversation/message-factory.ts";
 import { middlewareAgents } from "../extensions/middleware-agents.ts";
 import type { JsonObject } from "../../shared/json.ts";
+import type { Approval } from "../../protocol/approval.ts";
 import { recoverInterruptedStep } from "./recover-interrupted-step.ts";
+import { resumeApprovedStep } from "./resume-approved-step.ts";
 import { isStoreFailure, nextStepAfter, type NextStep, type TurnEnding } from "./next-step.ts";
 import { runStep, type TurnScope } from "./run-step.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
@@ -34,6 +38,8 @@ export interface RunTurnOptions {
   crashedBefore?: string;
   /** The event was delivered before (a crash, a stop, or an orchestrator restart came between): its turn resumes. */
   redelivery?: boolean;
+  /** The turn stopped for these approvals before and every one is decided: it goes on (resume-approved-step.ts). */
+  approvals?: readonly Approval[];
 }
 
 /**
@@ -117,7 +123,10 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
     agents: middlewareAgents(env.runtime({ traceId: event.traceId, parentSpanId: turnSpanId, callChain: event.callChain })),
   };
 
-  if (options.redelivery === true) await recoverInterruptedStep({ env, context, spans, signal, ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }) });
+  env.approvals?.begin({ eventId: event.id, turnId, traceId: event.traceId, ...(options.approvals === undefined ? {} : { approvals: options.approvals }) });
+  const holding = (): boolean => env.approvals?.holding === true;
+  if ((options.approvals?.length ?? 0) > 0) await resumeApprovedStep({ env, context, spanId: turnSpanId, signal });
+  if (options.redelivery === true && !holding()) await recoverInterruptedStep({ env, context, spans, signal, ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }) });
 
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   let steps = 0;
@@ -139,7 +148,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
     const scope: TurnScope = { context: ctx, eventId: event.id, turnSpanId, signal };
     const outcome = { agent: env.agentName, instanceKey: env.instanceKey, eventId: event.id, turnId };
     let lastText = "";
-    let next: NextStep = signal.aborted ? { type: "aborted" } : { type: "run_again" };
+    let next: NextStep = signal.aborted ? { type: "aborted" } : holding() ? { type: "awaiting_approval" } : { type: "run_again" };
     while (next.type === "run_again" && steps < env.maxStepsPerTurn) {
       deliverPendingResults(env, ctx);
       const step = await runStep({ env, scope, stepIndex: steps });
@@ -147,7 +156,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
       usage.inputTokens += step.usage.inputTokens;
       usage.outputTokens += step.usage.outputTokens;
       if (step.text.length > 0) lastText = step.text;
-      next = nextStepAfter({ step, signal });
+      next = nextStepAfter({ step, signal, holding: holding() });
     }
     switch (next.type) {
       case "final":
@@ -156,6 +165,8 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
         return { ...outcome, status: "error", response: lastText, finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED", message: "the turn was aborted (shutdown)" }, steps, usage };
       case "run_again":
         return { ...outcome, status: "ok", response: lastText, finishReason: "max_steps", steps, usage };
+      case "awaiting_approval":
+        return { ...outcome, status: "awaiting_approval", response: lastText, finishReason: "awaiting_approval", approvalIds: env.approvals?.requestedIds ?? [], steps, usage };
     }
   };
 
@@ -172,7 +183,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
     result = { agent: env.agentName, instanceKey: env.instanceKey, eventId: event.id, turnId, status: "error", response: "", finishReason: signal.aborted ? "aborted" : "error", error: { code, message }, steps, usage };
   }
   env.runtimeEvents.emit({
-    type: result.status === "ok" ? "turn.completed" : "turn.failed",
+    type: result.status === "error" ? "turn.failed" : "turn.completed",
     ...spans,
     durationMs: now() - startedAt,
     usage: result.usage,

@@ -19,6 +19,7 @@ import type { RetryPolicy } from "../model/call-with-retry.ts";
 import type { StepStream } from "../model/generate-step.ts";
 import type { ModelPrompt } from "../model/model-prompt.ts";
 import type { RuntimeEventSink } from "../instance/runtime-events.ts";
+import type { ToolApprovals } from "./tool-approvals.ts";
 
 export interface TurnEnvironment {
   agentName: string;
@@ -47,6 +48,8 @@ export interface TurnEnvironment {
   /** `ctx.runtime` for one tool call, carrying its trace context and call chain. */
   runtime: (context: RuntimeCallContext) => AgentToolRuntime;
   pendingResults: PendingResults;
+  /** Tool calls held for a person's decision (the `tool-approval` extension), and the decisions of a resumed turn. */
+  approvals?: ToolApprovals;
   /** Awaits completions of pending tool calls in the background and stores them in pendingResults. */
   toolCompletions?: ToolCompletions;
   retryPolicy?: Partial<RetryPolicy>;

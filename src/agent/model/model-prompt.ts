@@ -18,8 +18,6 @@ export class ModelPrompt {
   /** How many messages of the conversation `converted` stands for (undefined: rebuild from the valid view). */
   private covered: number | undefined;
   private revision = -1;
-  /** The last prompt handed out: the system prompt at 0, then `converted`; kept and updated, not copied per step. */
-  private prompt: LanguageModelV3Prompt = [];
 
   constructor(private readonly model: Pick<LanguageModelV3, "supportedUrls">) {}
 
@@ -37,15 +35,14 @@ export class ModelPrompt {
         await this.rebuild(conversation, options.signal);
       }
     }
-    if (this.prompt.length === 0) this.prompt = [{ role: "system", content: options.system }, ...this.converted];
-    else this.prompt[0] = { role: "system", content: options.system };
-    return this.prompt;
+    // A new array each step (a caller may keep the one it was given); concat copies it natively, about 20x faster
+    // than a spread on a long conversation.
+    return ([{ role: "system", content: options.system }] as LanguageModelV3Prompt).concat(this.converted);
   }
 
   private async rebuild(conversation: Conversation, signal: AbortSignal | undefined): Promise<void> {
     const view = validModelView(conversation.messages);
     this.converted = await this.convert(view.messages.map((message) => message.data), signal);
-    this.prompt = [];
     this.revision = conversation.revision;
     // A whole conversation is kept up incrementally from here; one the view had to cut is rebuilt every step.
     this.covered = view.dropped.length === 0 ? conversation.messages.length : undefined;
@@ -61,14 +58,9 @@ export class ModelPrompt {
     const last = this.converted.at(-1);
     const first = tail[0];
     if (last?.role === "tool" && first?.role === "tool") {
-      const merged: LanguageModelV3Message = { ...first, content: [...last.content, ...first.content] };
-      this.converted[this.converted.length - 1] = merged;
-      if (this.prompt.length > 0) this.prompt[this.prompt.length - 1] = merged;
+      this.converted[this.converted.length - 1] = { ...first, content: [...last.content, ...first.content] };
       tail = tail.slice(1);
     }
-    for (const message of tail) {
-      this.converted.push(message);
-      if (this.prompt.length > 0) this.prompt.push(message);
-    }
+    for (const message of tail) this.converted.push(message);
   }
 }

@@ -6,10 +6,14 @@
  * and one line per tool call, the delegated agents' included (turn-status.ts); `:exit`/`:quit` or Ctrl+D ends
  * the input. Ctrl+C reaches the orchestrator, which shuts everything down cleanly.
  *
- * Config: `instanceKey` (default: the route's or the Swarm's), `prompt` (default `> `).
+ * A reply that waits for approvals of tool calls asks `[y/N]` for each inline (approval-prompt.ts) on a terminal.
+ *
+ * Config: `instanceKey` (default: the route's or the Swarm's), `prompt` (default `> `), `promptApprovals` (ask
+ * about held calls on piped input too; default false: piped input prints their ids for `goondan approve`).
  */
 import { createInterface } from "node:readline";
 import type { ConnectorContext, ConnectorReply } from "../../connector/connector-types.ts";
+import { promptApprovals } from "./approval-prompt.ts";
 import { configValue } from "./config-value.ts";
 import { TurnStatus } from "./turn-status.ts";
 
@@ -21,9 +25,10 @@ export interface CliIo {
   status?: Pick<TurnStatus, "start" | "progress" | "stop">;
 }
 
-/** One reply as printed: the text, or `error [CODE]: message`. */
+/** One reply as printed: the text, `error [CODE]: message`, or which held calls wait for `goondan approve`. */
 export function formatReply(reply: ConnectorReply): string {
   if (reply.status === "ok") return reply.response.endsWith("\n") ? reply.response : `${reply.response}\n`;
+  if (reply.status === "awaiting_approval") return `awaiting approval: ${(reply.approvalIds ?? []).map((id) => `goondan approve ${id}`).join(", ")}\n`;
   return `error [${reply.error?.code ?? "E_UNKNOWN"}]: ${reply.error?.message ?? "the turn failed"}\n`;
 }
 
@@ -33,21 +38,28 @@ export const CLI_EVENT = "stdin_message";
 export const isExitCommand = (line: string): boolean => line === ":exit" || line === ":quit";
 
 /** The read-send-print loop; resolves when the input ends. */
-export async function runCliLoop(options: { ctx: Pick<ConnectorContext, "request" | "config" | "signal">; io: CliIo }): Promise<void> {
+export async function runCliLoop(options: { ctx: Pick<ConnectorContext, "request" | "config" | "signal" | "approvals">; io: CliIo }): Promise<void> {
   const { ctx, io } = options;
   const prompt = String(configValue(ctx.config, "prompt") ?? "> ");
   const instanceKey = configValue(ctx.config, "instanceKey");
   const lines = createInterface({ input: io.input, terminal: false, crlfDelay: Number.POSITIVE_INFINITY });
   ctx.signal.addEventListener("abort", () => lines.close(), { once: true });
   if (io.interactive) io.write(prompt);
-  for await (const raw of lines) {
+  const input = lines[Symbol.asyncIterator]();
+  const nextLine = async (): Promise<string | undefined> => {
+    const read = await input.next();
+    return read.done === true ? undefined : read.value;
+  };
+  // A chat on a terminal asks about held tool calls inline ([y/N]); piped input does when the config says so.
+  const approvals = io.interactive || configValue(ctx.config, "promptApprovals") === true ? ctx.approvals : undefined;
+  for (let raw = await nextLine(); raw !== undefined; raw = await nextLine()) {
     const line = raw.trim();
     if (isExitCommand(line)) break;
     if (line !== "") {
       const status = io.status;
       status?.start();
       try {
-        const reply = await ctx.request(
+        let reply = await ctx.request(
           {
             name: CLI_EVENT,
             message: { type: "text", text: line },
@@ -57,6 +69,7 @@ export async function runCliLoop(options: { ctx: Pick<ConnectorContext, "request
           status ? { onProgress: (progress) => status.progress(progress) } : undefined,
         );
         status?.stop();
+        if (approvals !== undefined && reply.status === "awaiting_approval") reply = await promptApprovals({ approvals, reply, write: io.write, ask: (question) => (io.write(question), nextLine()) });
         io.write(formatReply(reply));
       } catch (error) {
         status?.stop();

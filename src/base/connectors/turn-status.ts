@@ -6,7 +6,7 @@
  * The spinner is yocto-spinner on stdout, which clears itself before any other write to stdout and redraws after.
  */
 import yoctoSpinner from "yocto-spinner";
-import type { TurnProgress } from "../../connector/connector-types.ts";
+import type { ToolProgress, TurnProgress } from "../../connector/connector-types.ts";
 
 /** The part of yocto-spinner a turn status drives (tests pass a fake). */
 export interface Spinner {
@@ -27,7 +27,7 @@ export interface TurnStatusOptions {
 }
 
 /** `→ worker · agents__request` */
-export function toolLine(progress: TurnProgress): string {
+export function toolLine(progress: ToolProgress): string {
   if (progress.phase === "started") return `→ ${progress.agent} · ${progress.name}\n`;
   return `✗ ${progress.agent} · ${progress.name}${progress.code ? ` ${progress.code}` : ""}\n`;
 }
@@ -54,6 +54,7 @@ export class TurnStatus {
   }
 
   progress(progress: TurnProgress): void {
+    if (progress.kind !== "tool") return;
     // A model names its calls only within its own turn (`call_1` in the coordinator's and in the worker's).
     const key = `${progress.turnId}/${progress.toolCallId}`;
     if (progress.phase === "started") {

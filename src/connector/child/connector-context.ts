@@ -5,7 +5,7 @@
  * `request` may ask for the turn's progress on the way. Owns the table of emitted events waiting for their ack,
  * progress or reply; the entry script feeds it messages.
  */
-import type { ConnectorStartPayload, ParentToChild } from "../../protocol/ipc-messages.ts";
+import type { ChildToParent, ConnectorStartPayload, ParentToChild } from "../../protocol/ipc-messages.ts";
 import type { JsonValue } from "../../shared/json.ts";
 import type { ConnectorEvent } from "../connector-event.ts";
 import type { ConnectorContext, ConnectorLogger, ConnectorReply, ConnectorRequestOptions } from "../connector-types.ts";
@@ -28,6 +28,8 @@ export interface ConnectorContextHost {
   context: ConnectorContext;
   /** Feed `connector_ack` / `connector_progress` / `connector_reply` messages from the parent. */
   handle<K extends "connector_ack" | "connector_progress" | "connector_reply">(type: K, payload: ParentToChild[K]): void;
+  /** Feed `connector_approval_result` messages from the parent. */
+  handleApproval(payload: ParentToChild["connector_approval_result"]): void;
   /** Aborts the signal and runs shutdown handlers; fails every event still waiting. */
   shutdown(reason: string): Promise<void>;
 }
@@ -36,6 +38,8 @@ export interface CreateConnectorContextOptions {
   start: ConnectorStartPayload;
   /** Sends `connector_event` to the orchestrator. */
   send: (payload: { requestId: string; event: JsonValue; wantsReply: boolean; wantsProgress?: boolean }) => void;
+  /** Sends `connector_approval` to the orchestrator (absent: ctx.approvals is absent). */
+  sendApproval?: (payload: ChildToParent["connector_approval"]) => void;
   logger: ConnectorLogger;
 }
 
@@ -53,6 +57,18 @@ export function createConnectorContext(options: CreateConnectorContextOptions): 
       options.send({ requestId, event: event as unknown as JsonValue, wantsReply, ...(onProgress ? { wantsProgress: true } : {}) });
     });
 
+  const approvalWaiters = new Map<string, { resolve: (payload: ParentToChild["connector_approval_result"]) => void; reject: (error: Error) => void }>();
+  const askApproval = (request: Omit<ChildToParent["connector_approval"], "requestId">) =>
+    new Promise<ParentToChild["connector_approval_result"]>((resolve, reject) => {
+      if (controller.signal.aborted || options.sendApproval === undefined) return reject(new ConnectorEmitError("E_CONNECTOR_STOPPED", "the connector is shutting down"));
+      const requestId = `a${++sequence}`;
+      approvalWaiters.set(requestId, { resolve, reject });
+      options.sendApproval({ requestId, ...request });
+    }).then((answer) => {
+      if (answer.error !== undefined || answer.approval === undefined) throw new ConnectorEmitError(answer.error?.code ?? "E_APPROVAL_FAILED", answer.error?.message ?? "no approval in the answer");
+      return { approval: answer.approval, ...(answer.outcome === undefined ? {} : { outcome: answer.outcome }) };
+    });
+
   const context: ConnectorContext = {
     emit: (event) => submit(event, false) as Promise<{ eventId: string }>,
     request: (event, requestOptions) => submit(event, true, requestOptions?.onProgress) as Promise<ConnectorReply>,
@@ -64,6 +80,9 @@ export function createConnectorContext(options: CreateConnectorContextOptions): 
     onShutdown: (handler) => {
       shutdownHandlers.push(handler);
     },
+    ...(options.sendApproval === undefined
+      ? {}
+      : { approvals: { get: async (id: string) => (await askApproval({ id })).approval, decide: (id: string, decision: { decision: "approve" | "deny"; reason?: string }) => askApproval({ id, ...decision }) } }),
   };
 
   return {
@@ -94,8 +113,15 @@ export function createConnectorContext(options: CreateConnectorContextOptions): 
       waiting.delete(requestId);
       entry.reply(outcome);
     },
+    handleApproval(payload) {
+      const waiter = approvalWaiters.get(payload.requestId);
+      approvalWaiters.delete(payload.requestId);
+      waiter?.resolve(payload);
+    },
     async shutdown(reason) {
       if (!controller.signal.aborted) controller.abort(new Error(reason));
+      for (const waiter of approvalWaiters.values()) waiter.reject(new ConnectorEmitError("E_CONNECTOR_STOPPED", `the connector is shutting down (${reason})`));
+      approvalWaiters.clear();
       for (const entry of waiting.values()) entry.fail(new ConnectorEmitError("E_CONNECTOR_STOPPED", `the connector is shutting down (${reason})`));
       waiting.clear();
       for (const handler of shutdownHandlers.splice(0)) {

@@ -15,7 +15,7 @@ import { CONNECTOR_ENTRY_SCRIPT } from "../../protocol/child-entry.ts";
 import { bunProcessSpawner, type ProcessSpawner } from "../../supervision/process-spawner.ts";
 import { connectorRunSpecs } from "./connection-plan.ts";
 import type { ConnectorProcessInfo } from "./connector-link.ts";
-import type { ConnectorIngest } from "./connector-run-spec.ts";
+import type { ConnectorApprovals, ConnectorIngest } from "./connector-run-spec.ts";
 import { ConnectorSupervisor } from "./connector-supervisor.ts";
 
 export interface ConnectorHostOptions {
@@ -24,6 +24,8 @@ export interface ConnectorHostOptions {
   swarm: string;
   /** Hands a routed event to the agents (the orchestrator's `ingest`). */
   ingest: ConnectorIngest;
+  /** Held tool calls connectors may read and decide (the cli connector's prompt). */
+  approvals?: ConnectorApprovals;
   /** The Swarm policy now in force (restart policy, shutdown grace). */
   policy: () => SwarmPolicy;
   /** Resolves the Connections' ValueSources. */
@@ -47,6 +49,7 @@ export async function startConnectors(options: ConnectorHostOptions): Promise<Co
   const supervisor = new ConnectorSupervisor({
     spawner: options.spawner ?? bunProcessSpawner({ entryScript: CONNECTOR_ENTRY_SCRIPT, env: options.env }),
     ingest: options.ingest,
+    ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
     policy: () => options.policy().restart,
     logger,
     ...(options.clock ? { clock: options.clock } : {}),

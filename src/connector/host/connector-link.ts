@@ -14,7 +14,8 @@ import type { ProcessSpawner, SpawnRequest } from "../../supervision/process-spa
 import type { RestartPolicy } from "../../supervision/restart-policy.ts";
 import { Supervisor, type SupervisedExit, type SupervisorStatus } from "../../supervision/supervisor.ts";
 import { handleConnectorEvent } from "./connector-events.ts";
-import type { ConnectorIngest, ConnectorRunSpec } from "./connector-run-spec.ts";
+import type { ConnectorApprovals, ConnectorIngest, ConnectorRunSpec } from "./connector-run-spec.ts";
+import { handleConnectorApproval } from "./connector-approvals.ts";
 
 export interface ConnectorProcessInfo {
   kind: "connector";
@@ -31,6 +32,8 @@ export interface ConnectorProcessInfo {
 export interface ConnectorLinkOptions {
   spawner: ProcessSpawner;
   ingest: ConnectorIngest;
+  /** Held tool calls the connector may read and decide (absent: it is told they are unavailable). */
+  approvals?: ConnectorApprovals;
   policy: () => RestartPolicy;
   clock: Clock;
   logger: Logger;
@@ -105,6 +108,8 @@ export class ConnectorLink {
   private onMessage(child: ChildProcess, message: ChildMessage): void {
     if (message.type === "connector_event") {
       void handleConnectorEvent({ spec: this.spec, payload: message.payload, ingest: this.options.ingest, send: (type, payload) => void child.send(type, payload) });
+    } else if (message.type === "connector_approval") {
+      void handleConnectorApproval({ payload: message.payload, approvals: this.options.approvals, send: (payload) => void child.send("connector_approval_result", payload) });
     } else if (message.type === "fatal") {
       this.logger.error({ code: message.payload.code, message: message.payload.message }, "connector failed to start");
     }

@@ -5,6 +5,7 @@
  */
 import type { IngressRule } from "../../config/types.ts";
 import type { JsonObject } from "../../shared/json.ts";
+import type { Approval } from "../../protocol/approval.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { TurnProgress } from "../../protocol/turn-progress.ts";
 
@@ -33,6 +34,13 @@ export interface ConnectorIngestRequest {
   wantsReply: boolean;
   /** Receives the progress of the turn the event starts (and of its delegations), when the connector asked. */
   onProgress?: (progress: TurnProgress) => void;
+}
+
+/** Held tool calls as a connector may read and decide them (the daemon binds it to the orchestrator's ApprovalDesk). */
+export interface ConnectorApprovals {
+  get(id: string): Promise<Approval | undefined>;
+  /** `missing`, `already` or `forbidden` refuse; `outcome` settles with the resumed turn's end when this was its last decision. */
+  decide(request: { id: string; decision: "approve" | "deny"; reason?: string }): Promise<{ type: string; approval?: Approval; outcome?: Promise<TurnOutcome> }>;
 }
 
 /** Hands an event to the orchestrator; resolves once it is durably accepted (rejects with a coded error if refused). */

@@ -8,7 +8,7 @@ import { silentLogger, type Logger } from "../../shared/logger.ts";
 import type { ProcessSpawner } from "../../supervision/process-spawner.ts";
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from "../../supervision/restart-policy.ts";
 import { ConnectorLink, type ConnectorProcessInfo } from "./connector-link.ts";
-import type { ConnectorIngest, ConnectorRunSpec } from "./connector-run-spec.ts";
+import type { ConnectorApprovals, ConnectorIngest, ConnectorRunSpec } from "./connector-run-spec.ts";
 
 export type { ConnectorProcessInfo } from "./connector-link.ts";
 export type { ConnectorIngest, ConnectorIngestRequest, ConnectorRunSpec } from "./connector-run-spec.ts";
@@ -17,6 +17,7 @@ export interface ConnectorSupervisorOptions {
   /** Spawns `bun <connector entry> --connection <name>` (a bunProcessSpawner with CONNECTOR_ENTRY_SCRIPT). */
   spawner: ProcessSpawner;
   ingest: ConnectorIngest;
+  approvals?: ConnectorApprovals;
   /** Read on every decision, so a reload's policy applies at once. Default: SPEC defaults. */
   policy?: () => RestartPolicy;
   /** Default: the system clock. */
@@ -35,6 +36,7 @@ export class ConnectorSupervisor {
     this.linkOptions = {
       spawner: options.spawner,
       ingest: options.ingest,
+      ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
       policy: options.policy ?? (() => DEFAULT_RESTART_POLICY),
       clock: options.clock ?? systemClock,
       logger: options.logger ?? silentLogger(),

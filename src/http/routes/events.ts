@@ -1,17 +1,29 @@
 /**
  * `POST /v1/events`: sends an event to an agent instance. `202 {eventId, agent, instanceKey}` once it is durably
  * accepted; with `wait: true`, the turn's outcome when it ends (`504 AGENT_REQUEST_TIMEOUT` with the eventId past
- * `timeoutMs`: the event stays accepted and still runs). `stream: true` is where a `text/event-stream` answer
- * (hono's streamSSE) will go; until it does, it is refused with `501 E_API_STREAM_UNSUPPORTED` rather than ignored.
+ * `timeoutMs`: the event stays accepted and still runs). With `stream: true`, once accepted, a `text/event-stream`
+ * (its eventId in the `x-goondan-event-id` header) of the turn's progress as it happens (sse-progress.ts), ended by
+ * one `done` whose data is what `wait: true` answers, or `error` `{error: {code, message}, eventId}`; a client that
+ * goes away does not stop the turn. `GET /v1/events/:eventId`: where an accepted event stands, from the store
+ * (`accepted`, `running`, or the outcome with `state` `ok`/`error`), `404 E_API_EVENT_NOT_FOUND` if never accepted.
  */
 import { Hono } from "hono";
+import { validator } from "hono/validator";
+import type { Submitted } from "../../orchestrator/orchestrator-options.ts";
+import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
+import type { TurnProgress } from "../../protocol/turn-progress.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import type { ApiBackend } from "../api-backend.ts";
 import { ApiError } from "../api-error.ts";
 import type { ApiEnv } from "../api-env.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { AGENT_NAME_SCHEMA, INSTANCE_KEY_SCHEMA, MAX_TIMEOUT_MS, requestSchema } from "../request-schema.ts";
+import { progressMessage } from "../sse-progress.ts";
+import { sseResponse } from "../sse-stream.ts";
 import { noQuery } from "./no-query.ts";
+
+/** The response header of a streamed answer that names the accepted event (to fetch it later). */
+export const EVENT_ID_HEADER = "x-goondan-event-id";
 
 interface EventBody {
   input: string;
@@ -43,34 +55,74 @@ const body = requestSchema<EventBody>({
   },
 });
 
-export function eventRoutes(options: { backend: ApiBackend; maxBodyBytes: number }): Hono<ApiEnv> {
+/** The turn's outcome, or why there is none to give: the wait ran out, or the orchestrator stopped first. */
+async function awaitOutcome(submitted: Submitted, timeoutMs: number): Promise<TurnOutcome | ApiError> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));
+  const outcome = await Promise.race([submitted.outcome, timedOut]);
+  clearTimeout(timer);
+  if (!outcome) {
+    return new ApiError({ status: 504, code: "AGENT_REQUEST_TIMEOUT", message: `no reply within ${timeoutMs} ms; the event stays accepted and will still run`, extra: { eventId: submitted.eventId } });
+  }
+  if (outcome.error?.code === "ORCHESTRATOR_STOPPED") {
+    return new ApiError({ status: 503, code: "ORCHESTRATOR_STOPPED", message: outcome.error.message, suggestion: "the event runs when goondan starts again on the same state root", extra: { eventId: submitted.eventId } });
+  }
+  return outcome;
+}
+
+const statePath = requestSchema<{ eventId: string }>({
+  route: "GET /v1/events/:eventId",
+  part: "path",
+  schema: { type: "object", required: ["eventId"], additionalProperties: false, properties: { eventId: { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_.:-]+$" } } },
+});
+
+export function eventRoutes(options: { backend: ApiBackend; maxBodyBytes: number; heartbeatMs?: number }): Hono<ApiEnv> {
   const { backend } = options;
-  return new Hono<ApiEnv>().post("/v1/events", query, jsonBody({ maxBytes: options.maxBodyBytes, check: body }), async (c) => {
-    const event = c.var.body as EventBody;
-    if (event.stream === true) {
-      throw new ApiError({ status: 501, code: "E_API_STREAM_UNSUPPORTED", message: "streamed replies are not served yet", suggestion: 'send "wait": true for the whole reply at once' });
-    }
-    const submitted = backend.submit({
-      input: event.input,
-      ...(event.agent !== undefined ? { agent: event.agent } : {}),
-      ...(event.instanceKey !== undefined ? { instanceKey: event.instanceKey } : {}),
-      ...(event.metadata !== undefined ? { metadata: event.metadata } : {}),
-    });
-    // Nobody hears of an event before it is on disk: the 202 waits for the store's sync (shared by the tick's accepts).
-    await submitted.accepted;
-    if (event.wait !== true) return c.json({ eventId: submitted.eventId, agent: submitted.agent, instanceKey: submitted.instanceKey }, 202);
-    const timeoutMs = event.timeoutMs ?? backend.swarm.policy.requestTimeoutMs;
-    c.env.keepOpen();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));
-    const outcome = await Promise.race([submitted.outcome, timedOut]);
-    clearTimeout(timer);
-    if (!outcome) {
-      throw new ApiError({ status: 504, code: "AGENT_REQUEST_TIMEOUT", message: `no reply within ${timeoutMs} ms; the event stays accepted and will still run`, extra: { eventId: submitted.eventId } });
-    }
-    if (outcome.error?.code === "ORCHESTRATOR_STOPPED") {
-      throw new ApiError({ status: 503, code: "ORCHESTRATOR_STOPPED", message: outcome.error.message, suggestion: "the event runs when goondan starts again on the same state root", extra: { eventId: submitted.eventId } });
-    }
-    return c.json(outcome, 200);
-  });
+  return new Hono<ApiEnv>()
+    .post("/v1/events", query, jsonBody({ maxBytes: options.maxBodyBytes, check: body }), async (c) => {
+      const event = c.var.body as EventBody;
+      // Progress that comes before the stream opens waits for it.
+      const early: TurnProgress[] = [];
+      let relay: ((progress: TurnProgress) => void) | undefined;
+      const submitted = backend.submit({
+        input: event.input,
+        ...(event.agent !== undefined ? { agent: event.agent } : {}),
+        ...(event.instanceKey !== undefined ? { instanceKey: event.instanceKey } : {}),
+        ...(event.metadata !== undefined ? { metadata: event.metadata } : {}),
+        ...(event.stream === true ? { onProgress: (progress: TurnProgress) => (relay ? relay(progress) : early.push(progress)) } : {}),
+      });
+      // Nobody hears of an event before it is on disk: the 202 waits for the store's sync (shared by the tick's accepts).
+      await submitted.accepted;
+      const timeoutMs = event.timeoutMs ?? backend.swarm.policy.requestTimeoutMs;
+      if (event.stream === true) {
+        c.header(EVENT_ID_HEADER, submitted.eventId);
+        return sseResponse({
+          c,
+          ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+          run: async (writer) => {
+            relay = (progress) => writer.send(progressMessage(progress));
+            for (const progress of early.splice(0)) relay(progress);
+            const ended = await awaitOutcome(submitted, timeoutMs);
+            if (ended instanceof ApiError) writer.send({ event: "error", data: { error: { code: ended.code, message: ended.message }, ...ended.extra } });
+            else writer.send({ event: "done", data: ended });
+          },
+        });
+      }
+      if (event.wait !== true) return c.json({ eventId: submitted.eventId, agent: submitted.agent, instanceKey: submitted.instanceKey }, 202);
+      c.env.keepOpen();
+      const ended = await awaitOutcome(submitted, timeoutMs);
+      if (ended instanceof ApiError) throw ended;
+      return c.json(ended, 200);
+    })
+    .get(
+      "/v1/events/:eventId",
+      validator("param", (value) => statePath(value)),
+      noQuery("GET /v1/events/:eventId"),
+      async (c) => {
+        const { eventId } = c.req.valid("param");
+        const state = await backend.eventState(eventId);
+        if (state === undefined) throw new ApiError({ status: 404, code: "E_API_EVENT_NOT_FOUND", message: `no accepted event ${JSON.stringify(eventId)} in this swarm` });
+        return c.json(state);
+      },
+    );
 }

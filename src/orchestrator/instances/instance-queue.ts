@@ -2,10 +2,11 @@
  * The event queue of one instance: its accepted, unanswered events in FIFO order (all durable in the store), the one
  * in flight, and what each move means for the store — a crash with an event in flight is counted durably (poison past
  * `maxConsecutiveCrashes`: the caller answers it), a deliberate stop puts it back first, a deadline or an instance
- * that cannot start takes it out (the caller answers it). An event's answer when its turn ends is the turn's own
- * commit.
+ * that cannot start takes it out (the caller answers it), a turn that stopped for approvals holds the queue until its
+ * event comes back decided. An event's answer when its turn ends is the turn's own commit.
  */
 import type { AgentEvent } from "../../protocol/agent-event.ts";
+import type { Approval } from "../../protocol/approval.ts";
 import type { ParentToChild } from "../../protocol/ipc-messages.ts";
 import { isPoison, type RestartPolicy } from "../../supervision/restart-policy.ts";
 
@@ -23,19 +24,32 @@ export interface InboxEntry {
   lastCrash?: string;
   /** It was delivered before this orchestrator took it over (it was found unanswered at start). */
   resumed?: boolean;
+  /** Its turn stopped for these approvals and every one is decided: the delivery hands them to the turn. */
+  approvals?: Approval[];
   acceptedAt: number;
 }
 
 /** The `event` message delivering `entry` to a child: which attempt, whether an earlier one ran, how it died. */
 export function deliveryOf(entry: InboxEntry): ParentToChild["event"] {
   const redelivery = entry.deliveries > 1 || entry.resumed === true;
-  return { event: entry.event, attempt: entry.deliveries, ...(entry.lastCrash === undefined ? {} : { crashedBefore: entry.lastCrash }), ...(redelivery ? { redelivery } : {}) };
+  return {
+    event: entry.event,
+    attempt: entry.deliveries,
+    ...(entry.lastCrash === undefined ? {} : { crashedBefore: entry.lastCrash }),
+    ...(redelivery ? { redelivery } : {}),
+    ...(entry.approvals === undefined ? {} : { approvals: entry.approvals }),
+  };
 }
 
 export class InstanceQueue {
   /** Accepted events not yet delivered, FIFO. */
   readonly waiting: InboxEntry[] = [];
   inFlight: InboxEntry | undefined;
+  /**
+   * A turn of this instance stopped for approvals: its conversation ends in calls without results, so nothing else
+   * is delivered (the events wait, and the child may be reaped) until the decisions bring that event back first.
+   */
+  awaitingApproval = false;
   private readonly known = new Set<string>();
 
   /** `recordInterrupted`: keeps each delivery that ended without an answer in the store (see Store.recordInterrupted). */
@@ -43,7 +57,22 @@ export class InstanceQueue {
 
   /** True while there is work that needs the child: waiting or in-flight events. */
   hasWork(): boolean {
+    if (this.awaitingApproval) return this.inFlight !== undefined;
     return this.waiting.length > 0 || this.inFlight !== undefined;
+  }
+
+  /** The event whose turn stopped for approvals is back with every decision: first, and delivery goes on. */
+  approvalsDecided(entry: InboxEntry): boolean {
+    this.awaitingApproval = false;
+    if (this.known.has(entry.event.id)) return false;
+    this.known.add(entry.event.id);
+    this.waiting.unshift(entry);
+    return true;
+  }
+
+  /** The in-flight turn committed these approvals as applied: a redelivery after a crash must know it. */
+  markApplied(ids: readonly string[]): void {
+    for (const approval of this.inFlight?.approvals ?? []) if (ids.includes(approval.id)) approval.applied = true;
   }
 
   /** Queues an event; false when it is already queued or in flight. */
@@ -68,7 +97,7 @@ export class InstanceQueue {
   }
 
   deliverNext(): InboxEntry | undefined {
-    if (this.inFlight) return undefined;
+    if (this.inFlight || this.awaitingApproval) return undefined;
     const entry = this.waiting.shift();
     if (!entry) return undefined;
     entry.deliveries += 1;
@@ -76,11 +105,12 @@ export class InstanceQueue {
     return entry;
   }
 
-  /** The turn of `eventId` ended (and was committed with its answer): the in-flight entry, now gone. */
-  finish(eventId: string): InboxEntry | undefined {
+  /** The turn of `eventId` ended (and was committed with its answer; `awaitingApproval`: it stopped for approvals): the in-flight entry, now gone. */
+  finish(eventId: string, awaitingApproval = false): InboxEntry | undefined {
     const entry = this.inFlight;
     if (!entry || entry.event.id !== eventId) return undefined;
     this.inFlight = undefined;
+    this.awaitingApproval = awaitingApproval;
     this.known.delete(eventId);
     return entry;
   }
@@ -97,6 +127,8 @@ export class InstanceQueue {
    * not a crash, so it carries no `lastCrash`.
    */
   putBack(entry: InboxEntry): void {
+    // Unanswered again (its stopped turn's commit failed, too): nothing waits for a decision.
+    this.awaitingApproval = false;
     if (entry.lastCrash !== undefined) this.recordInterrupted(entry.event.id);
     delete entry.lastCrash;
     this.waiting.unshift(entry);

@@ -126,6 +126,16 @@ export class Instance implements PoolMember {
     this.kick();
   }
 
+  /** A turn of this instance waits for approvals (found at start): nothing is delivered until they are decided. */
+  awaitApproval(): void {
+    this.events.awaitingApproval = true;
+  }
+
+  /** Every approval the event's turn stopped for is decided: it is delivered first, with the decisions. */
+  approvalsDecided(entry: InboxEntry): void {
+    if (this.events.approvalsDecided(entry)) this.kick();
+  }
+
   /** Takes an accepted event that has not been delivered yet out of the queue (its deadline passed). */
   withdraw(eventId: string): InboxEntry | undefined {
     return this.events.withdraw(eventId);
@@ -204,6 +214,7 @@ export class Instance implements PoolMember {
     }
     this.idleTimer.clear();
     this.lastActiveAt = this.options.clock.now();
+    if (entry.deliveries > 1) this.options.hooks.redelivered(this, entry);
     child.send("event", deliveryOf(entry));
     child.watchHeartbeat(this.options.policy().lifecycle.heartbeatTimeoutSeconds * 1000);
   }
@@ -225,24 +236,24 @@ export class Instance implements PoolMember {
     const hooks = this.options.hooks;
     switch (message.type) {
       case "turn_started":
-        this.lastActiveAt = this.options.clock.now();
-        return;
+        return void (this.lastActiveAt = this.options.clock.now());
       case "turn_result":
         this.onTurnResult(child, message.payload);
         return;
       case "commit":
+        if (message.payload.approvals?.applied !== undefined) this.events.markApplied(message.payload.approvals.applied);
         commitStep({ store: this.options.store, ref: this.ref, child, commit: message.payload });
         return;
+      case "turn_text":
+        return hooks.turnText(this, message.payload);
       case "runtime_events":
-        hooks.runtimeEvents(this, message.payload.events);
-        return;
+        return hooks.runtimeEvents(this, message.payload.events);
       case "runtime_call":
         this.lastActiveAt = this.options.clock.now();
         hooks.runtimeCall(this, message.payload);
         return;
       case "results_waiting":
-        hooks.resultsWaiting(this, message.payload as ChildToParent["results_waiting"]);
-        return;
+        return hooks.resultsWaiting(this, message.payload as ChildToParent["results_waiting"]);
       case "fatal":
         this.logger.error({ code: message.payload.code, detail: message.payload.message }, "instance reported a fatal start-up error");
         this.startFailures.reportFatal(message.payload);
@@ -255,7 +266,7 @@ export class Instance implements PoolMember {
   /** The turn's end and its answer are committed together and routed (outcome-router.ts says when); a store that cannot write ends the child. */
   private onTurnResult(child: ChildProcess, payload: ChildToParent["turn_result"]): void {
     const { commit, ...outcome } = payload;
-    const entry = this.events.finish(outcome.eventId);
+    const entry = this.events.finish(outcome.eventId, outcome.status === "awaiting_approval");
     if (!entry) {
       this.logger.warn({ eventId: outcome.eventId }, "turn_result for an event not in flight; dropped");
       return;

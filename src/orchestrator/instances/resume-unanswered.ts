@@ -3,7 +3,8 @@
  * again, in acceptance order per instance, marked as resumed (its turn picks up from what was committed); every
  * request among them gets its reply route (correlationId → requesting instance) and deadline back, and one whose
  * deadline passed while nobody ran is answered AGENT_REQUEST_TIMEOUT. Instances holding results their model has not
- * seen (replies to async requests) are started, so they are shown.
+ * seen (replies to async requests) are started, so they are shown. An instance whose turn waits for approvals is held
+ * first; an event whose approvals were all decided is unanswered again and resumes with the decisions.
  */
 import type { Clock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
@@ -25,6 +26,10 @@ export interface ResumeOptions {
 export async function resumeUnanswered(options: ResumeOptions): Promise<{ resumed: number }> {
   const { view, logger, store } = options;
   let resumed = 0;
+  // An instance whose turn waits for approvals delivers nothing else until they are decided.
+  for (const approval of await store.approvals({ swarm: view.instanceKey, pending: true })) {
+    if (view.agents.has(approval.agent)) options.instance(approval.agent, approval.instanceKey).awaitApproval();
+  }
   const gone = new Set<string>();
   for (const record of await store.unanswered(view.instanceKey)) {
     const { event } = record;
@@ -42,7 +47,7 @@ export async function resumeUnanswered(options: ResumeOptions): Promise<{ resume
       }
       options.pending.add({ correlationId: event.replyTo.correlationId, requester: event.replyTo.target, agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, deadline: event.deadline, blocking: event.replyTo.async !== true });
     }
-    options.instance(event.agent, event.instanceKey).enqueue({ event, crashes: record.crashes, deliveries: record.crashes, resumed: true, acceptedAt: record.acceptedAt, ...(record.lastCrash === undefined ? {} : { lastCrash: record.lastCrash }) });
+    options.instance(event.agent, event.instanceKey).enqueue({ event, crashes: record.crashes, deliveries: record.crashes, resumed: true, acceptedAt: record.acceptedAt, ...(record.lastCrash === undefined ? {} : { lastCrash: record.lastCrash }), ...(record.approvals === undefined ? {} : { approvals: record.approvals }) });
     resumed++;
   }
   for (const stored of await store.instances(view.instanceKey)) {

@@ -6,7 +6,7 @@
  * the turn waiting for it. An event given up (poison, or an instance that cannot start) is answered AGENT_CRASHED; a
  * request whose deadline passed is withdrawn from the callee's queue when not yet delivered and answered
  * AGENT_REQUEST_TIMEOUT; both answers are stored, so a requester that reattaches later gets them, and a late reply
- * is dropped.
+ * is dropped. A turn that stopped for approvals (`awaiting_approval`) answers its waiters but routes no reply.
  */
 import type { Logger } from "../../shared/logger.ts";
 import { instanceAddress } from "../../protocol/agent-event.ts";
@@ -34,6 +34,8 @@ export interface OutcomeRouterOptions {
   requester(address: string): { ref: InstanceRef; deliverReply(reply: Reply, options: { blocking: boolean }): void };
   /** The callee instance by address, when it has a supervisor. */
   callee(address: string): { withdraw(eventId: string): InboxEntry | undefined } | undefined;
+  /** A turn stopped for approvals, durably: its waiters (and those up its request chain) are told; no reply is routed. */
+  turnStopped(event: InboxEntry["event"], outcome: TurnOutcome): void;
 }
 
 export class OutcomeRouter {
@@ -50,7 +52,16 @@ export class OutcomeRouter {
       response: result.response,
       finishReason: result.finishReason,
       ...(result.error ? { error: result.error } : {}),
+      ...(result.approvalIds ? { approvalIds: result.approvalIds } : {}),
     };
+    if (outcome.status === "awaiting_approval") {
+      // Not an answer yet: the requester keeps waiting; the turn goes on under this event once it is decided.
+      durable.then(
+        () => this.options.turnStopped(entry.event, outcome),
+        () => undefined,
+      );
+      return;
+    }
     if (this.options.store.ordered) this.route(entry.event, outcome);
     durable.then(
       () => {

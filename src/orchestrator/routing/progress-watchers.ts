@@ -21,6 +21,11 @@ export class ProgressWatchers {
     };
   }
 
+  /** Whether anyone watches `traceId` (nothing need be built for it otherwise). */
+  watched(traceId: string): boolean {
+    return this.byTrace.has(traceId);
+  }
+
   publish(progress: TurnProgress): void {
     for (const listener of this.byTrace.get(progress.traceId) ?? []) {
       try {

@@ -1,10 +1,14 @@
 /**
- * Where the runtime events the agent children send go, as they arrive: into the store (the swarm's record, read by
- * `goondan logs`, the API and watchers catching up), to every live subscriber (streams), and, for `tool.*` events, as
- * progress records to whoever watches the trace they belong to (a terminal chat's tool lines, connectors that asked).
+ * Where what the agent children report as they run goes. Runtime events: into the store (the swarm's record, read
+ * by `goondan logs`, the API and watchers catching up), to every live subscriber (`GET /v1/watch`), and, for `tool.*`
+ * events, as progress records to whoever watches the trace they belong to (a terminal chat's tool lines, connectors
+ * that asked, an HTTP stream). A turn's streamed text (`turn_text`) and the restarts that void it become progress
+ * records of its event only; nothing is built when nobody watches the trace.
  */
+import type { AgentEvent } from "../../protocol/agent-event.ts";
+import type { ChildToParent } from "../../protocol/ipc-messages.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
-import { toolProgressOf } from "../../protocol/turn-progress.ts";
+import { isOwnTurnProgress, toolProgressOf } from "../../protocol/turn-progress.ts";
 import type { Store } from "../../store/store.ts";
 import { ProgressWatchers, type ProgressListener } from "./progress-watchers.ts";
 
@@ -25,14 +29,33 @@ export class RuntimeEventHub {
     }
   }
 
+  /** Streamed text of the turn running `event` (`turn_text`); a `restarted` message voids what came before. */
+  turnText(event: AgentEvent | undefined, text: ChildToParent["turn_text"]): void {
+    if (event === undefined || event.id !== text.eventId || !this.progress.watched(event.traceId)) return;
+    const about = { agent: event.agent, instanceKey: event.instanceKey, traceId: event.traceId, eventId: event.id };
+    if (text.restarted === true) this.progress.publish({ kind: "restarted", ...about, reason: "retry" });
+    if (text.text !== "") this.progress.publish({ kind: "text", ...about, text: text.text });
+  }
+
+  /** `event` is delivered again after its earlier delivery ended unanswered: its text starts over. */
+  redelivered(event: AgentEvent): void {
+    if (!this.progress.watched(event.traceId)) return;
+    this.progress.publish({ kind: "restarted", agent: event.agent, instanceKey: event.instanceKey, traceId: event.traceId, eventId: event.id, reason: "redelivered" });
+  }
+
   /** Calls `listener` with every batch as it arrives; returns the unsubscribe. */
   subscribe(listener: RuntimeEventListener): () => void {
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);
   }
 
-  /** Hands the progress of `traceId`'s turns to `listener`; returns the function that stops it. */
-  watchTrace(traceId: string, listener: ProgressListener): () => void {
-    return this.progress.watch(traceId, listener);
+  /**
+   * Hands `event`'s progress to `listener`: the tool calls of its whole trace (its turn and the turns it delegated
+   * to), its own turn's text and restarts. Returns the function that stops it.
+   */
+  watchEvent(event: Pick<AgentEvent, "id" | "traceId">, listener: ProgressListener): () => void {
+    return this.progress.watch(event.traceId, (progress) => {
+      if (!isOwnTurnProgress(progress) || progress.eventId === event.id) listener(progress);
+    });
   }
 }

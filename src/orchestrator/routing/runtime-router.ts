@@ -121,7 +121,8 @@ async function delegate(host: RouterHost, requester: RouterRequester, call: Chil
   if (before !== undefined) {
     if (method === "request" && before.event.replyTo !== undefined) {
       const request: PendingRequest = { correlationId, requester: requester.address, agent: target, instanceKey, eventId, deadline: before.event.deadline ?? host.clock.now() + timeoutMs, blocking };
-      if (before.outcome === undefined) host.pending.add(request);
+      // A turn that stopped for approvals has not answered yet: its reply comes when it resumes and ends.
+      if (before.outcome === undefined || before.outcome.status === "awaiting_approval") host.pending.add(request);
       // After the runtime_result: the tool learns its request is accepted before it gets the reply.
       else setImmediate(() => host.replyFromStore(request, before.outcome as TurnOutcome));
     }

@@ -1,7 +1,8 @@
 /**
  * The SQLite store's tables (version 1), created at open: the inbox (one row per accepted event, with its outcome
  * once answered), each instance's messages in order, its pending results, its extensions' state, the instances it
- * has state for, and the runtime events, indexed by instance, turn and trace.
+ * has state for, the runtime events, indexed by instance, turn and trace, and the approvals of tool calls (the
+ * request, its decision once made, and whether the resumed turn applied it).
  */
 export const SCHEMA_VERSION = 1;
 
@@ -68,5 +69,17 @@ CREATE TABLE IF NOT EXISTS runtime_events (
 CREATE INDEX IF NOT EXISTS runtime_events_instance ON runtime_events (swarm, agent, instance_key, cursor);
 CREATE INDEX IF NOT EXISTS runtime_events_turn ON runtime_events (swarm, turn_id) WHERE turn_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS runtime_events_trace ON runtime_events (swarm, trace_id);
+CREATE TABLE IF NOT EXISTS approvals (
+  swarm TEXT NOT NULL,
+  id TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  request TEXT NOT NULL,
+  requested_at INTEGER NOT NULL,
+  decision TEXT,
+  applied INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (swarm, id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS approvals_event ON approvals (swarm, event_id);
+CREATE INDEX IF NOT EXISTS approvals_pending ON approvals (swarm, requested_at) WHERE decision IS NULL;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `;

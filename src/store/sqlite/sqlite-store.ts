@@ -8,12 +8,15 @@
  */
 import type { Database } from "bun:sqlite";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
+import type { Approval, ApprovalDecision } from "../../protocol/approval.ts";
 import { pendingResultId, type Message, type MessageEvent, type PendingResult } from "../../protocol/conversation.ts";
 import type { InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { JsonValue } from "../../shared/json.ts";
-import type { InboxRecord, InstanceRef, RuntimeEventQuery, Store, StoredInstance, StoredRuntimeEvent, WriteOptions } from "../store.ts";
+import type { ApprovalDecided, ApprovalQuery, InboxRecord, InstanceRef, RuntimeEventQuery, Store, StoredInstance, StoredRuntimeEvent, WriteOptions } from "../store.ts";
+import { allDecided, eventApprovals, insertApproval, markApplied, reopenEvent, selectApprovals, setDecision } from "./approval-rows.ts";
+import { Checkpointer } from "./checkpointer.ts";
 import { openDatabase } from "./open-database.ts";
 import { WriteBatch } from "./write-batch.ts";
 
@@ -35,6 +38,8 @@ export class SqliteStore implements Store {
   readonly ordered = true;
   private readonly db: Database;
   private readonly batch: WriteBatch;
+  /** Present on the orchestrator's store: checkpoints the log off the event loop. */
+  readonly checkpointer: Checkpointer | undefined;
   /** The next message seq of each instance touched so far. */
   private readonly nextSeq = new Map<string, number>();
   private pendingSeq = 0;
@@ -44,6 +49,7 @@ export class SqliteStore implements Store {
     this.location = file;
     this.db = openDatabase(file, options);
     this.batch = new WriteBatch(this.db, file);
+    if (!options.existing) this.checkpointer = new Checkpointer({ db: this.db, file });
     this.pendingSeq = (this.db.query("SELECT COALESCE(MAX(seq), 0) AS seq FROM pending_results").get() as { seq: number }).seq;
   }
 
@@ -68,12 +74,12 @@ export class SqliteStore implements Store {
 
   async inboxRecord(swarm: string, eventId: string): Promise<InboxRecord | undefined> {
     const row = this.db.query("SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND event_id = :id").get({ swarm, id: eventId }) as InboxRow | null;
-    return row === null ? undefined : inboxRecordOf(row);
+    return row === null ? undefined : this.withApprovals(swarm, inboxRecordOf(row));
   }
 
   async unanswered(swarm: string): Promise<InboxRecord[]> {
     const rows = this.db.query("SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND outcome IS NULL ORDER BY seq").all({ swarm }) as InboxRow[];
-    return rows.map(inboxRecordOf);
+    return rows.map((row) => this.withApprovals(swarm, inboxRecordOf(row)));
   }
 
   recordInterrupted(swarm: string, eventId: string, crash?: string): void {
@@ -91,9 +97,36 @@ export class SqliteStore implements Store {
       for (const id of commit.consumed ?? []) this.db.query("DELETE FROM pending_results WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :id").run({ ...params(instance), id });
       for (const result of commit.added ?? []) this.insertPending(instance, result);
       for (const [extension, value] of Object.entries(commit.extensionState ?? {})) this.setExtensionState(instance, extension, value);
+      for (const request of commit.approvals?.requested ?? []) insertApproval(this.db, instance.swarm, request);
+      for (const id of commit.approvals?.applied ?? []) markApplied(this.db, instance.swarm, id);
       if (outcome !== undefined) this.setOutcome(instance.swarm, outcome.eventId, outcome);
       this.touch(instance);
     }, options);
+  }
+
+  async approvals(query: ApprovalQuery): Promise<Approval[]> {
+    return selectApprovals(this.db, query);
+  }
+
+  decideApproval(swarm: string, id: string, decision: ApprovalDecision): Promise<ApprovalDecided> {
+    let answer: ApprovalDecided = { type: "missing" };
+    const durable = this.batch.durable(() => {
+      const [found] = selectApprovals(this.db, { swarm, id });
+      if (found === undefined) return;
+      if (!setDecision(this.db, swarm, id, decision)) {
+        answer = { type: "already", approval: found };
+        return;
+      }
+      const approval: Approval = { ...found, decision };
+      if (!allDecided(this.db, swarm, approval.eventId)) {
+        answer = { type: "decided", approval };
+        return;
+      }
+      reopenEvent(this.db, swarm, approval.eventId);
+      const row = this.db.query("SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND event_id = :id AND outcome IS NULL").get({ swarm, id: approval.eventId }) as InboxRow | null;
+      answer = row === null ? { type: "decided", approval } : { type: "decided", approval, reopened: this.withApprovals(swarm, inboxRecordOf(row)) };
+    });
+    return durable.then(() => answer);
   }
 
   addPendingResult(instance: InstanceRef, result: PendingResult, options?: WriteOptions): Promise<void> {
@@ -183,7 +216,13 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     await this.batch.close();
+    await this.checkpointer?.stop();
     this.db.close();
+  }
+
+  private withApprovals(swarm: string, record: InboxRecord): InboxRecord {
+    const approvals = eventApprovals(this.db, swarm, record.event.id);
+    return approvals.length === 0 ? record : { ...record, approvals };
   }
 
   private setOutcome(swarm: string, eventId: string, outcome: TurnOutcome): void {

@@ -44,6 +44,7 @@ describe("createConnectorContext", () => {
     expect(sent[0]?.wantsProgress).toBeUndefined();
     const asked = host.context.request(event, {
       onProgress: (progress) => {
+        if (progress.kind !== "tool") return;
         seen.push(`${progress.phase} ${progress.agent} ${progress.name}`);
         if (progress.phase === "ended") throw new Error("a listener bug");
       },

@@ -10,8 +10,8 @@ describe("ProgressWatchers", () => {
     const watchers = new ProgressWatchers();
     const first: string[] = [];
     const second: string[] = [];
-    const stopFirst = watchers.watch("trace-1", (record) => void first.push(record.name));
-    watchers.watch("trace-2", (record) => void second.push(record.name));
+    const stopFirst = watchers.watch("trace-1", (record) => void first.push(record.kind === "tool" ? record.name : record.kind));
+    watchers.watch("trace-2", (record) => void second.push(record.kind === "tool" ? record.name : record.kind));
     watchers.watch("trace-1", () => {
       throw new Error("a listener bug");
     });

@@ -1,0 +1,98 @@
+/**
+ * `GET /v1/approvals` (the tool calls waiting for a person's decision, oldest first: id, agent, instanceKey,
+ * toolName, arguments, requestedAt, expiresAt, approvers) and `POST /v1/approvals/:id` `{decision: "approve" |
+ * "deny", reason?, approver?, wait?}`: the decision is applied once (`200` with the decided approval, and with
+ * `wait: true` the `outcome` of the turn it resumes when it was the last one that turn waited for); a second decision
+ * is `409 E_APPROVAL_DECIDED` with the first one, an unknown id `404 E_APPROVAL_NOT_FOUND`, and an approver the
+ * approval does not name `403 E_APPROVAL_FORBIDDEN`.
+ */
+import { Hono } from "hono";
+import { validator } from "hono/validator";
+import type { Approval } from "../../protocol/approval.ts";
+import type { JsonObject } from "../../shared/json.ts";
+import type { ApiBackend } from "../api-backend.ts";
+import { ApiError } from "../api-error.ts";
+import type { ApiEnv } from "../api-env.ts";
+import { jsonBody } from "../middleware/json-body.ts";
+import { MAX_REASON_LENGTH, requestSchema } from "../request-schema.ts";
+import { noQuery } from "./no-query.ts";
+
+const DECIDE = "POST /v1/approvals/:id";
+
+interface DecideBody {
+  decision: "approve" | "deny";
+  reason?: string;
+  approver?: string;
+  wait?: boolean;
+}
+
+const listQuery = noQuery("GET /v1/approvals");
+const decideQuery = noQuery(DECIDE);
+const decidePath = requestSchema<{ id: string }>({
+  route: DECIDE,
+  part: "path",
+  schema: { type: "object", required: ["id"], additionalProperties: false, properties: { id: { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_-]+$" } } },
+});
+const decideBody = requestSchema<DecideBody>({
+  route: DECIDE,
+  part: "body",
+  schema: {
+    type: "object",
+    required: ["decision"],
+    additionalProperties: false,
+    properties: {
+      decision: { enum: ["approve", "deny"] },
+      reason: { type: "string", minLength: 1, maxLength: MAX_REASON_LENGTH },
+      approver: { type: "string", minLength: 1, maxLength: 200 },
+      wait: { type: "boolean" },
+    },
+  },
+});
+
+/** An approval as the API shows it (times as ISO strings). */
+export function approvalView(approval: Approval): JsonObject {
+  const decision = approval.decision;
+  return {
+    id: approval.id,
+    agent: approval.agent,
+    instanceKey: approval.instanceKey,
+    toolName: approval.toolName,
+    arguments: approval.arguments,
+    requestedAt: new Date(approval.requestedAt).toISOString(),
+    ...(approval.expiresAt === undefined ? {} : { expiresAt: new Date(approval.expiresAt).toISOString() }),
+    ...(approval.approvers === undefined ? {} : { approvers: approval.approvers }),
+    eventId: approval.eventId,
+    turnId: approval.turnId,
+    ...(decision === undefined
+      ? {}
+      : { decision: decision.decision, decidedAt: new Date(decision.decidedAt).toISOString(), ...(decision.reason === undefined ? {} : { reason: decision.reason }), ...(decision.decidedBy === undefined ? {} : { decidedBy: decision.decidedBy }) }),
+  };
+}
+
+function desk(backend: ApiBackend): NonNullable<ApiBackend["approvals"]> {
+  if (backend.approvals === undefined) throw new ApiError({ status: 501, code: "E_APPROVALS_UNAVAILABLE", message: "this orchestrator keeps no approvals" });
+  return backend.approvals;
+}
+
+export function approvalRoutes(options: { backend: ApiBackend; maxBodyBytes: number }): Hono<ApiEnv> {
+  const { backend } = options;
+  return new Hono<ApiEnv>()
+    .get("/v1/approvals", listQuery, async (c) => c.json({ approvals: (await desk(backend).pending()).map(approvalView) }))
+    .post("/v1/approvals/:id", decideQuery, validator("param", (value) => decidePath(value)), jsonBody({ maxBytes: options.maxBodyBytes, check: decideBody }), async (c) => {
+      const { id } = c.req.valid("param");
+      const body = c.var.body as DecideBody;
+      const answer = await desk(backend).decide({ id, decision: body.decision, ...(body.reason === undefined ? {} : { reason: body.reason }), ...(body.approver === undefined ? {} : { approver: body.approver }), ...(body.wait === true ? { wait: true } : {}) });
+      switch (answer.type) {
+        case "decided":
+          if (answer.outcome === undefined) return c.json({ approval: approvalView(answer.approval) });
+          c.env.keepOpen();
+          return c.json({ approval: approvalView(answer.approval), outcome: await answer.outcome });
+        case "missing":
+          throw new ApiError({ status: 404, code: "E_APPROVAL_NOT_FOUND", message: `no approval ${JSON.stringify(id)}; GET /v1/approvals lists the pending ones` });
+        case "already":
+          throw new ApiError({ status: 409, code: "E_APPROVAL_DECIDED", message: `approval ${id} was decided already (${answer.approval.decision?.decision ?? "?"}); a decision is applied once`, extra: { approval: approvalView(answer.approval) } });
+        case "forbidden":
+          throw new ApiError({ status: 403, code: "E_APPROVAL_FORBIDDEN", message: `approval ${id} may be decided only by ${(answer.approval.approvers ?? []).join(", ")}; pass one of them as approver` });
+      }
+    });
+}

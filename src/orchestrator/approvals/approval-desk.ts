@@ -1,0 +1,179 @@
+/**
+ * The ApprovalDesk: where people's decisions on held tool calls reach the swarm. It lists the pending approvals,
+ * applies a decision once (the store sets it only while none is set: a second one is `already`, also after a
+ * restart), refuses a decider the approval does not name (`approvers`), and runs the deadlines (`expiresAt`) as
+ * timers — started again from the store at start, where a deadline that passed while goondan was down is applied at
+ * once. When an event's last approval is decided the store makes it unanswered again and its instance gets it back
+ * first, with every decision, so the same turn goes on. A turn that stops for approvals settles the waiters of its
+ * event and of every event up its request chain with `awaiting_approval` (the entry agent's `wait` answers).
+ */
+import type { Clock, TimerHandle } from "../../shared/clock.ts";
+import { describe } from "../../shared/errors.ts";
+import { newSpanId } from "../../shared/ids.ts";
+import type { Logger } from "../../shared/logger.ts";
+import type { AgentEvent } from "../../protocol/agent-event.ts";
+import type { Approval, ApprovalDecisionKind } from "../../protocol/approval.ts";
+import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
+import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
+import type { Store } from "../../store/store.ts";
+import type { InboxEntry } from "../instances/instance-queue.ts";
+import type { PendingRequests } from "../routing/pending-requests.ts";
+import type { OutcomeWaiters } from "../routing/turn-outcomes.ts";
+
+export interface ApprovalDeskOptions {
+  store: Store;
+  /** The Swarm's instanceKey. */
+  swarm: () => string;
+  clock: Clock;
+  logger: Logger;
+  waiters: OutcomeWaiters;
+  pending: PendingRequests;
+  /** The instance an approval belongs to (created when it has none). */
+  instance(agent: string, instanceKey: string): { approvalsDecided(entry: InboxEntry): void };
+  /** A live instance by address, for the request chain. */
+  existing(address: string): { agent: string; instanceKey: string; inFlight: InboxEntry | undefined } | undefined;
+  publish(events: RuntimeEvent[]): void;
+}
+
+export interface DecideRequest {
+  id: string;
+  decision: "approve" | "deny";
+  reason?: string;
+  /** Who decides; must be one of the approval's `approvers` when it names some. */
+  approver?: string;
+  /** Also answer the outcome of the turn this decision resumes (when it was the event's last undecided approval). */
+  wait?: boolean;
+}
+
+export type DecideAnswer = { type: "decided"; approval: Approval; outcome?: Promise<TurnOutcome> } | { type: "already"; approval: Approval } | { type: "missing" } | { type: "forbidden"; approval: Approval };
+
+/** Node's timers hold at most 2^31-1 ms; a longer deadline is re-armed when this one fires. */
+const MAX_TIMER_MS = 2_147_483_647;
+/** How far up a request chain a stopped turn is told. */
+const MAX_CHAIN = 32;
+
+export class ApprovalDesk {
+  private readonly timers = new Map<string, TimerHandle>();
+  private closed = false;
+
+  constructor(private readonly options: ApprovalDeskOptions) {}
+
+  /** Pending approvals, oldest first. */
+  pending(): Promise<Approval[]> {
+    return this.options.store.approvals({ swarm: this.options.swarm(), pending: true });
+  }
+
+  async get(id: string): Promise<Approval | undefined> {
+    return (await this.options.store.approvals({ swarm: this.options.swarm(), id }))[0];
+  }
+
+  /** Arms the deadlines of every pending approval; those past are applied now. */
+  async start(): Promise<void> {
+    for (const approval of await this.pending()) this.arm(approval);
+  }
+
+  decide(request: DecideRequest): Promise<DecideAnswer> {
+    return this.apply(request.id, request.decision, request.reason, request.approver, request.wait === true);
+  }
+
+  /** A turn stopped for approvals (its commit is durable): deadlines armed, waiters up the request chain told. */
+  turnStopped(event: AgentEvent, outcome: TurnOutcome): void {
+    this.settleChain(event, outcome);
+    const ids = new Set(outcome.approvalIds ?? []);
+    this.pending().then(
+      (pending) => pending.filter((approval) => ids.has(approval.id)).forEach((approval) => this.arm(approval)),
+      (error: unknown) => this.options.logger.error({ error: describe(error).message }, "could not read approvals to arm their deadlines"),
+    );
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const timer of this.timers.values()) this.options.clock.clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private arm(approval: Approval): void {
+    if (approval.expiresAt === undefined || this.timers.has(approval.id) || this.closed) return;
+    const delay = Math.max(0, approval.expiresAt - this.options.clock.now());
+    const timer = this.options.clock.setTimeout(() => {
+      this.timers.delete(approval.id);
+      if (delay > MAX_TIMER_MS) return this.arm(approval);
+      this.apply(approval.id, "timeout", `no decision within the deadline (${new Date(approval.expiresAt ?? 0).toISOString()})`, "goondan").catch((error: unknown) =>
+        this.options.logger.error({ approvalId: approval.id, error: describe(error).message }, "could not apply an approval's timeout"),
+      );
+    }, Math.min(delay, MAX_TIMER_MS));
+    this.timers.set(approval.id, timer);
+  }
+
+  private async apply(id: string, decision: ApprovalDecisionKind, reason: string | undefined, approver: string | undefined, wait = false): Promise<DecideAnswer> {
+    const { store, clock } = this.options;
+    const swarm = this.options.swarm();
+    const found = await this.get(id);
+    if (found === undefined) return { type: "missing" };
+    if (found.decision !== undefined) return { type: "already", approval: found };
+    if (decision !== "timeout" && found.approvers !== undefined && (approver === undefined || !found.approvers.includes(approver))) return { type: "forbidden", approval: found };
+    // Registered before the event can be delivered again, so that its end cannot be missed.
+    const outcome = wait ? this.options.waiters.outcome(found.eventId) : undefined;
+    const decided = await store.decideApproval(swarm, id, { decision, decidedAt: clock.now(), ...(reason === undefined ? {} : { reason }), ...(approver === undefined ? {} : { decidedBy: approver }) });
+    if (decided.type !== "decided") return decided;
+    const timer = this.timers.get(id);
+    if (timer !== undefined) (this.options.clock.clearTimeout(timer), this.timers.delete(id));
+    const { approval } = decided;
+    this.options.logger.info({ approvalId: id, decision, tool: approval.toolName, agent: approval.agent, instanceKey: approval.instanceKey }, "approval decided");
+    this.options.publish([decidedEvent(approval, clock.now())]);
+    const reopened = decided.reopened;
+    if (reopened !== undefined && !this.closed) {
+      this.keepReplyRoute(reopened.event);
+      this.options.instance(approval.agent, approval.instanceKey).approvalsDecided({
+        event: reopened.event,
+        crashes: reopened.crashes,
+        deliveries: reopened.crashes,
+        acceptedAt: reopened.acceptedAt,
+        ...(reopened.approvals === undefined ? {} : { approvals: reopened.approvals }),
+      });
+    }
+    return { type: "decided", approval, ...(reopened !== undefined && outcome !== undefined ? { outcome } : {}) };
+  }
+
+  /**
+   * A request's reply route is rebuilt at start only for unanswered events; one that stopped for approvals across a
+   * restart gets it back here, when it is delivered again (unless its requester reattached already).
+   */
+  private keepReplyRoute(event: AgentEvent): void {
+    const replyTo = event.replyTo;
+    if (replyTo === undefined || event.deadline === undefined || event.deadline <= this.options.clock.now()) return;
+    if (this.options.pending.peek({ requester: replyTo.target, correlationId: replyTo.correlationId }) !== undefined) return;
+    this.options.pending.add({ correlationId: replyTo.correlationId, requester: replyTo.target, agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, deadline: event.deadline, blocking: replyTo.async !== true });
+  }
+
+  /** The waiters of the stopped event and of each event up its request chain (the turns that wait on it) hear it now. */
+  private settleChain(event: AgentEvent, outcome: TurnOutcome): void {
+    this.options.waiters.settle(outcome);
+    let current = event;
+    for (let depth = 0; depth < MAX_CHAIN && current.replyTo !== undefined; depth += 1) {
+      const request = this.options.pending.peek({ requester: current.replyTo.target, correlationId: current.replyTo.correlationId });
+      const requester = request === undefined ? undefined : this.options.existing(request.requester);
+      const parent = requester?.inFlight;
+      if (requester === undefined || parent === undefined) return;
+      this.options.waiters.settle({ ...outcome, agent: requester.agent, instanceKey: requester.instanceKey, eventId: parent.event.id, turnId: "", response: "" });
+      current = parent.event;
+    }
+  }
+}
+
+function decidedEvent(approval: Approval, now: number): RuntimeEvent {
+  const decision = approval.decision;
+  return {
+    type: "approval.decided",
+    at: new Date(now).toISOString(),
+    agent: approval.agent,
+    instanceKey: approval.instanceKey,
+    traceId: approval.traceId,
+    spanId: newSpanId(),
+    turnId: approval.turnId,
+    eventId: approval.eventId,
+    toolName: approval.toolName,
+    toolCallId: approval.toolCallId,
+    data: { approvalId: approval.id, decision: decision?.decision ?? "", ...(decision?.reason === undefined ? {} : { reason: decision.reason }), ...(decision?.decidedBy === undefined ? {} : { decidedBy: decision.decidedBy }) },
+  };
+}

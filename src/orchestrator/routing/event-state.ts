@@ -1,0 +1,17 @@
+/**
+ * Where an accepted event stands, as `GET /v1/events/:eventId` answers it: read from the store (its inbox record,
+ * with the outcome once answered), so an event accepted before an orchestrator restart is found too. `accepted`
+ * until a child runs its turn, `running` while one does, then `ok` or `error` (the outcome's status) with the
+ * outcome itself: exactly what `"wait": true` would have answered.
+ */
+import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
+import type { InboxRecord } from "../../store/store.ts";
+
+export type EventState = { eventId: string; state: "accepted" | "running" } | ({ eventId: string; state: TurnOutcome["status"] } & TurnOutcome);
+
+export function eventStateOf(options: { eventId: string; record: InboxRecord | undefined; running: boolean }): EventState | undefined {
+  const { record, eventId } = options;
+  if (record === undefined) return undefined;
+  if (record.outcome !== undefined) return { ...record.outcome, eventId, state: record.outcome.status };
+  return { eventId, state: options.running ? "running" : "accepted" };
+}
