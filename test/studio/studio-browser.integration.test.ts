@@ -120,6 +120,9 @@ describe.skipIf(missing)("the studio in chromium", () => {
     await page.selectOption("#instance-select", { label: "coordinator/duo" }).catch(() => undefined);
     await page.locator("#conversation li", { hasText: "how many pages?" }).first().waitFor({ timeout: 10_000 });
 
+    // Approvals are served (none pending in this swarm): the panel shows, with nothing to decide.
+    await page.locator("#approvals-panel", { hasText: "none pending" }).waitFor({ timeout: 10_000 });
+
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, "studio.png"), fullPage: true });
     expect(problems).toEqual([]);
