@@ -4,7 +4,8 @@
  *   bun bench/throughput.ts [--requests N] [--idle N]
  *
  * 1. requests/s: N events spread over 10 agents (one instance each), all submitted at once, each a
- *    one-step turn answered at once: by the loopback server (openai-compatible over 127.0.0.1), and by the
+ *    one-step turn answered at once: by the loopback server (openai-compatible over 127.0.0.1; also with a
+ *    streaming Model, whose text goes to the orchestrator as it comes, with a caller streaming each reply), by the
  *    `replay` model on a one-line cassette written here (no HTTP at all), with the state root on the ordinary
  *    disk (ext4 here, fsync on) and on /dev/shm; the same through minimal protocol children (the orchestrator's
  *    own ceiling, no agent machinery). Each line says how many store commits (syncs) a turn cost.
@@ -40,10 +41,10 @@ const ECHO_CHILD = new URL("../test/fixtures/orchestrator/echo-child.ts", import
 const CASSETTE_LINE = { v: 1, request: { lastRole: "user" }, reply: { content: [{ type: "text", text: "ok" }], finishReason: "stop", usage: { input: 1, output: 1 } } };
 
 /** A bundle of the 10 agents on `model`: the loopback server's URL, or `replay` (cassette written alongside). */
-function writeBundle(model: { endpoint: string } | "replay"): string {
+function writeBundle(model: { endpoint: string; streaming?: boolean } | "replay"): string {
   const dir = mkdtempSync(join(tmpdir(), "goondan-throughput-"));
   if (model === "replay") writeFileSync(join(dir, "bench.jsonl"), `${JSON.stringify(CASSETTE_LINE)}\n`);
-  const spec = model === "replay" ? "{ provider: replay, model: bench, options: { cassette: ./bench.jsonl } }" : `{ provider: openai-compatible, model: m, endpoint: "${model.endpoint}", apiKey: { value: bench } }`;
+  const spec = model === "replay" ? "{ provider: replay, model: bench, options: { cassette: ./bench.jsonl } }" : `{ provider: openai-compatible, model: m, endpoint: "${model.endpoint}", apiKey: { value: bench }${model.streaming === true ? ", options: { stream: true }" : ""} }`;
   const docs = [
     `apiVersion: goondan.ai/v1\nkind: Model\nmetadata: { name: loopback }\nspec: ${spec}`,
     ...AGENTS.map((name) => `apiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: ${name} }\nspec: { modelConfig: { modelRef: Model/loopback }, prompt: { system: "You are ${name}." } }`),
@@ -73,12 +74,16 @@ async function until(probe: () => boolean, timeoutMs = 30_000): Promise<void> {
 /** Syncs (store commits) so far, when the store is the embedded one. */
 const commitsOf = (orchestrator: Orchestrator): number => (orchestrator.store as { commits?: number }).commits ?? 0;
 
-async function requestsPerSecond(orchestrator: Orchestrator, count: number): Promise<{ rps: number; syncsPerTurn: number }> {
+/** `watch`: every submitter also takes the turn's progress (a streamed reply's text), as an HTTP stream would. */
+async function requestsPerSecond(orchestrator: Orchestrator, count: number, options: { watch?: boolean } = {}): Promise<{ rps: number; syncsPerTurn: number }> {
+  let deltas = 0;
+  const onProgress = options.watch === true ? { onProgress: () => void (deltas += 1) } : {};
   // Warm-up: every agent's child up and through one turn.
   await Promise.all(AGENTS.map((agent) => orchestrator.submit({ input: "warm up", agent }).outcome));
   const commitsBefore = commitsOf(orchestrator);
   const started = performance.now();
-  const outcomes = await Promise.all(Array.from({ length: count }, (_, i) => orchestrator.submit({ input: `request ${i}`, agent: AGENTS[i % AGENTS.length] }).outcome));
+  const outcomes = await Promise.all(Array.from({ length: count }, (_, i) => orchestrator.submit({ input: `request ${i}`, agent: AGENTS[i % AGENTS.length], ...onProgress }).outcome));
+  if (options.watch === true && deltas === 0) console.log("  (no progress reached the callers: is the Model streaming?)");
   const seconds = (performance.now() - started) / 1000;
   const failed = outcomes.filter((outcome) => outcome.status !== "ok").length;
   if (failed > 0) console.log(`  (${failed} turns failed)`);
@@ -140,17 +145,24 @@ async function main(): Promise<void> {
   const llm = await startLoopbackLlm({ fallback: { text: "ok" } });
   const dir = writeBundle({ endpoint: llm.url });
   const replayDir = writeBundle("replay");
+  const streamingDir = writeBundle({ endpoint: llm.url, streaming: true });
+  const streamingRoot = mkdtempSync(join(tmpdir(), "goondan-throughput-streaming-"));
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-throughput-state-"));
   const replayRoot = mkdtempSync(join(tmpdir(), "goondan-throughput-replay-"));
   const shmRoot = mkdtempSync(join("/dev/shm", "goondan-throughput-replay-"));
   const echoRoot = mkdtempSync(join(tmpdir(), "goondan-throughput-echo-"));
   const spawner = bunProcessSpawner({ output: "ignore", env: { ...process.env, GOONDAN_LOG_LEVEL: "warn" } });
   const orchestrator = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner });
+  const streaming = new Orchestrator({ bundle: await loadBundleOrThrow(streamingDir), stateRoot: streamingRoot, spawner });
   const replay = new Orchestrator({ bundle: await loadBundleOrThrow(replayDir), stateRoot: replayRoot, spawner });
   const shm = new Orchestrator({ bundle: await loadBundleOrThrow(replayDir), stateRoot: shmRoot, spawner });
   const echo = new Orchestrator({ bundle: testBundle({ agents: AGENTS, policy: { lifecycle: { maxProcesses: 64 } } }), stateRoot: echoRoot, spawner: bunProcessSpawner({ entryScript: ECHO_CHILD, output: "ignore" }) });
   try {
     line("requests/s, 10 real agents on the loopback LLM", await requestsPerSecond(orchestrator, REQUESTS), `${REQUESTS} one-step turns, state on disk`);
+    line("requests/s, the same with a streaming Model", await requestsPerSecond(streaming, REQUESTS), `${REQUESTS} one-step turns, nobody takes the text`);
+    line("requests/s, streaming Model, every caller streaming", await requestsPerSecond(streaming, REQUESTS, { watch: true }), `${REQUESTS} one-step turns, text relayed to each caller`);
+    line("requests/s, the loopback LLM again (not streaming)", await requestsPerSecond(orchestrator, REQUESTS), `${REQUESTS} one-step turns: the drift of this run`);
+    await streaming.shutdown({ reason: "bench", gracePeriodMs: 1000 });
     line("requests/s, 10 real agents on the replay model", await requestsPerSecond(replay, REQUESTS), `${REQUESTS} one-step turns from a one-line cassette, state on disk`);
     await replay.shutdown({ reason: "bench", gracePeriodMs: 1000 });
     line("requests/s, the same with the state on /dev/shm", await requestsPerSecond(shm, REQUESTS), `${REQUESTS} turns, state on tmpfs`);
@@ -192,7 +204,8 @@ async function main(): Promise<void> {
     await llm.close();
     await replay.shutdown({ reason: "bench over", gracePeriodMs: 1000 });
     await shm.shutdown({ reason: "bench over", gracePeriodMs: 1000 });
-    for (const path of [dir, replayDir, stateRoot, replayRoot, shmRoot, echoRoot]) rmSync(path, { recursive: true, force: true });
+    await streaming.shutdown({ reason: "bench over", gracePeriodMs: 1000 });
+    for (const path of [dir, replayDir, streamingDir, stateRoot, replayRoot, streamingRoot, shmRoot, echoRoot]) rmSync(path, { recursive: true, force: true });
   }
 }
 

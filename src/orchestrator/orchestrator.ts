@@ -121,9 +121,7 @@ export class Orchestrator {
         const wake = resultsArrivedEvent({ id: this.ids("evt"), agent: instance.agent, instanceKey: instance.instanceKey, count, now: this.clock.now() });
         this.accept(wake, { sync: false }).catch((error: unknown) => this.logger.warn({ error: describe(error).message }, "could not store a results.arrived event"));
       },
-      runtimeEvents: (_instance, events) => this.events.publish(events),
-      turnText: (instance, text) => this.events.turnText(instance.inFlight?.event, text),
-      redelivered: (_instance, entry) => this.events.redelivered(entry.event),
+      ...this.events.instanceHooks(),
     };
   }
 

@@ -139,6 +139,23 @@ describe("tool-approval: the resumed turn", () => {
   });
 });
 
+describe("tool-approval: a decision covers one call", () => {
+  it("asks again about a later call of the resumed turn whose model reuses a decided call id", async () => {
+    const stateRoot = newStateRoot();
+    defer(() => rmSync(stateRoot, { recursive: true, force: true }));
+    const runs: string[] = [];
+    const first = guardedEnv({ stateRoot, runs, replies: [{ toolCalls: [{ id: "c1", name: "files__write" }] }] });
+    const event = userEvent("write twice");
+    await runTurn({ env: first.test.env, event });
+    const decided = await holdAndDecide(first.test, first.approvals, "approve");
+    const second = guardedEnv({ stateRoot, runs, replies: [{ toolCalls: [{ id: "c1", name: "files__write" }] }] });
+    const { result } = await runTurn({ env: second.test.env, event, approvals: decided });
+    expect(runs).toEqual(["files__write"]);
+    expect(result.status).toBe("awaiting_approval");
+    expect(second.approvals.takeRequested().map((request) => request.toolCallId)).toEqual(["c1"]);
+  });
+});
+
 describe("the store's approvals", () => {
   it("applies a decision once and makes the event unanswered again only when its last approval is decided", async () => {
     const stateRoot = newStateRoot();

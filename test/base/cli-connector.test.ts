@@ -194,3 +194,43 @@ describe("formatReply", () => {
     expect(formatReply(outcome({ eventId: "e", response: "done\n" }))).toBe("done\n");
   });
 });
+
+describe("TurnStatus with a streaming model", () => {
+  const about = { agent: "coordinator", instanceKey: "k", traceId: "t", eventId: "e" };
+  const text = (value: string) => ({ kind: "text" as const, ...about, text: value });
+  const reply = (response: string) => ({ status: "ok" as const, agent: "coordinator", instanceKey: "k", eventId: "e", turnId: "t1", response, finishReason: "stop" });
+
+  it("steps the spinner aside for streamed text, brings it back on a new line for a tool call, and ends the reply with a newline", () => {
+    const spinner = fakeSpinner();
+    const out: string[] = [];
+    const status = new TurnStatus({ write: (value) => void out.push(value), spinner, now: () => 0, tickMs: 60_000 });
+    status.start();
+    status.progress(text("Let me "));
+    status.progress(text("ask."));
+    status.progress(tool("started", "coordinator", "agents__request"));
+    status.progress(text("It is 42."));
+    status.stop();
+    status.finish(reply("It is 42."));
+    expect(out.join("")).toBe("Let me ask.\n→ coordinator · agents__request\nIt is 42.\n");
+    expect(spinner.log.filter((entry) => entry === "start" || entry === "stop")).toEqual(["start", "stop", "start", "stop"]);
+  });
+
+  it("says when the text starts over, and prints the whole reply when the stream was not it", () => {
+    const out: string[] = [];
+    const status = new TurnStatus({ write: (value) => void out.push(value), spinner: fakeSpinner(), now: () => 0, tickMs: 60_000 });
+    status.start();
+    status.progress(text("Hal"));
+    status.progress({ kind: "restarted", ...about, reason: "redelivered" });
+    status.progress(text("Hello"));
+    status.stop();
+    status.finish(reply("Hello"));
+    expect(out.join("")).toBe("Hal\n↻ (the answer starts over)\nHello\n");
+    const whole: string[] = [];
+    const other = new TurnStatus({ write: (value) => void whole.push(value), spinner: fakeSpinner(), now: () => 0, tickMs: 60_000 });
+    other.start();
+    other.progress(text("thinking aloud"));
+    other.stop();
+    other.finish({ ...reply(""), status: "error", error: { code: "E_X", message: "boom" } });
+    expect(whole.join("")).toBe("thinking aloud\nerror [E_X]: boom\n");
+  });
+});

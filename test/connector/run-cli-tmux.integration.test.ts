@@ -1,8 +1,9 @@
 /**
  * The terminal chat as a person sees it, driven through tmux: a real `goondan run` with a cli Connection on the
- * loopback LLM, a coordinator delegating to a worker that calls a tool. The test types a line and reads the
- * screen (capture-pane): the status line while the turn runs (held there until the test saw it), one tool line
- * per call of both agents, the reply, and no lifecycle log line among them (those went to the run log, which the
+ * loopback LLM (a streaming Model), a coordinator delegating to a worker that calls a tool. The test types a line
+ * and reads the screen (capture-pane): the status line while the turn runs (held there until the test saw it), one
+ * tool line per call of both agents, the reply arriving in parts as the model writes it slowly, then whole, and no
+ * lifecycle log line among them (those went to the run log, which the
  * screen names). Ctrl+C ends the run with exit 0. tmux comes from Debian's packages (.ci/run installs it); without it the test is skipped, with a
  * reason, except under CI=true, where it fails.
  */
@@ -34,11 +35,13 @@ describe.skipIf(TMUX === null)("the terminal chat in tmux", () => {
     const llm = await startLoopbackLlm({
       respond: async (request: LoopbackRequest) => {
         const reply = script(request);
-        if (systemPrompt(request).includes("ROLE=coordinator") && reply.text !== undefined) await Promise.race([statusSeen.promise, Bun.sleep(20_000)]);
-        return reply;
+        if (!systemPrompt(request).includes("ROLE=coordinator") || reply.text === undefined) return reply;
+        await Promise.race([statusSeen.promise, Bun.sleep(20_000)]);
+        // Written slowly, in parts: the screen shows the reply growing.
+        return { ...reply, chunkDelayMs: 250, textPieces: 8 };
       },
     });
-    const dir = writeDelegatingChat({ endpoint: llm.url });
+    const dir = writeDelegatingChat({ endpoint: llm.url, streaming: true });
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-tmux-"));
     const socket = join(stateRoot, "tmux.sock"); // a server of our own, removed with the state root
     const run = [process.execPath, GOONDAN_BIN, "run", dir, "--port", "0", "--state-root", join(stateRoot, "state")].map(shellQuote).join(" ");
@@ -74,6 +77,9 @@ describe.skipIf(TMUX === null)("the terminal chat in tmux", () => {
     statusSeen.resolve();
     expect(running.split("\n").filter((line) => line.startsWith("→ "))).toEqual(["→ coordinator · agents__request", "→ worker · wait__seconds"]);
 
+    // The reply streams: part of it is on the screen before the rest (and before the prompt comes back).
+    const partial = await waitFor("part of the streamed reply", (text) => text.includes("coordinator reply:") && !text.includes("the worker waited"));
+    expect(partial.split("\n").some((line) => line.startsWith("> ") && line.length > 2 && !line.includes("hello from tmux"))).toBe(false);
     const answered = await waitFor("the reply", (text) => text.includes("coordinator reply:") && text.trimEnd().endsWith(">"));
     const lines = answered.split("\n").filter((line) => line.trim() !== "");
     expect(lines[0]).toBe(`goondan: logs go to ${runLogPath(join(stateRoot, "state"))} (warnings and errors show here; --verbose shows all)`);

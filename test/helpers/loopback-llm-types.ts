@@ -110,8 +110,8 @@ export interface LoopbackRequest {
   /** Streaming: when the first chunk and the end of the answer were written (epoch ms). */
   firstByteAt?: number;
   finishedAt?: number;
-  /** Streaming: the same on `performance.now()` (this process's clock), for latency figures. */
-  firstBytePerf?: number;
+  /** Streaming: when the first chunk with text was written, on `performance.now()` (this process's clock), for latency figures. */
+  firstTextPerf?: number;
 }
 
 export interface LoopbackLlm {

@@ -93,10 +93,8 @@ export async function startLoopbackLlm(options: LoopbackLlmOptions = {}): Promis
       return streamResponse(shaped, {
         ...(reply.chunkDelayMs === undefined ? {} : { chunkDelayMs: reply.chunkDelayMs }),
         ...(reply.textPieces === undefined ? {} : { textPieces: reply.textPieces }),
-        onFirstByte: () => {
-          request.firstByteAt = Date.now();
-          request.firstBytePerf = performance.now();
-        },
+        onFirstByte: () => void (request.firstByteAt = Date.now()),
+        onFirstText: () => void (request.firstTextPerf = performance.now()),
         onEnd: () => void (request.finishedAt = Date.now()),
       });
     },

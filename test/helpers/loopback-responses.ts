@@ -51,6 +51,8 @@ export interface StreamPace {
   chunkDelayMs?: number;
   textPieces?: number;
   onFirstByte?: () => void;
+  /** The first chunk with text was written (before it, only the role chunk). */
+  onFirstText?: () => void;
   onEnd?: () => void;
 }
 
@@ -72,11 +74,14 @@ export function streamResponse(reply: ShapedReply, pace: StreamPace = {}): Respo
   events.push("data: [DONE]\n\n");
   const encoder = new TextEncoder();
   const delay = pace.chunkDelayMs ?? 0;
+  /** Index of the first text chunk (after the role chunk), or 0 when the answer has no text. */
+  const firstText = !reply.malformed && (reply.text ?? "") !== "" ? 1 : 0;
   let next = 0;
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       if (delay > 0) return;
       pace.onFirstByte?.();
+      if (firstText > 0) pace.onFirstText?.();
       for (const event of events) controller.enqueue(encoder.encode(event));
       controller.close();
       pace.onEnd?.();
@@ -85,7 +90,9 @@ export function streamResponse(reply: ShapedReply, pace: StreamPace = {}): Respo
       if (delay <= 0) return;
       if (next > 0) await Bun.sleep(delay);
       if (next === 0) pace.onFirstByte?.();
-      controller.enqueue(encoder.encode(events[next++] as string));
+      controller.enqueue(encoder.encode(events[next] as string));
+      if (next === firstText) pace.onFirstText?.();
+      next += 1;
       if (next < events.length) return;
       controller.close();
       pace.onEnd?.();

@@ -7,7 +7,8 @@ import { describe, expect, it } from "bun:test";
 import type { RuntimeEvent } from "../../src/protocol/runtime-event.ts";
 import { EVENT_ID_HEADER } from "../../src/http/routes/events.ts";
 import { sseReader } from "../helpers/sse-reader.ts";
-import { apiFixture, bodyOf } from "./api-fixture.ts";
+import { serveHttpApi } from "../../src/http/http-api.ts";
+import { apiFixture, backendOf, bodyOf } from "./api-fixture.ts";
 
 const toolEvent = (type: RuntimeEvent["type"], agent: string, traceId: string, toolName: string): RuntimeEvent => ({ type, at: new Date().toISOString(), agent, instanceKey: "k", traceId, spanId: "s", turnId: "t1", toolName, toolCallId: "c1" });
 
@@ -119,5 +120,70 @@ describe("GET /v1/watch", () => {
   it("refuses an unknown filter with 400", async () => {
     const { request } = apiFixture();
     expect((await request("GET", "/v1/watch?colour=red")).status).toBe(400);
+  });
+});
+
+describe("the streaming routes behind the token", () => {
+  it("refuses /v1/watch, a streamed POST and GET /v1/events/:id without the bearer token, like every route", async () => {
+    const { request } = apiFixture({ token: "s3cret" });
+    expect((await request("GET", "/v1/watch")).status).toBe(401);
+    expect((await request("GET", "/v1/events/evt_1")).status).toBe(401);
+    expect((await request("POST", "/v1/events", { input: "x", stream: true })).status).toBe(401);
+    expect((await request("GET", "/v1/watch", undefined, { origin: "https://evil.example", authorization: "Bearer s3cret" })).status).toBe(403);
+    expect((await request("POST", "/v1/watch", {}, { authorization: "Bearer s3cret" })).status).toBe(405);
+    const missing = await request("GET", "/v1/events/evt_1", undefined, { authorization: "Bearer s3cret" });
+    expect((await bodyOf(missing)).error.code).toBe("E_API_EVENT_NOT_FOUND");
+  });
+});
+
+describe("the streaming routes from an allowed origin", () => {
+  it("answers a page of an allowed origin with CORS headers on the event stream, the event id header readable", async () => {
+    const origin = "http://localhost:5173";
+    const { request, spawner } = apiFixture({ allowedOrigins: [origin] });
+    spawner.onSent = (child, message) => {
+      if (message.type === "event") queueMicrotask(() => child.reply({ event: message.payload.event, response: "hi" }));
+    };
+    const response = await request("POST", "/v1/events", { input: "x", stream: true }, { origin });
+    expect(response.headers.get("access-control-allow-origin")).toBe(origin);
+    expect(response.headers.get("access-control-expose-headers")).toContain("x-goondan-event-id");
+    expect((await sseReader(response).rest()).at(-1)).toMatchObject({ event: "done", data: { response: "hi" } });
+    const watch = await request("GET", "/v1/watch", undefined, { origin });
+    expect(watch.headers.get("access-control-allow-origin")).toBe(origin);
+    await watch.body!.cancel();
+  });
+});
+
+describe("event streams over real HTTP", () => {
+  it("lets go of a watcher whose client disconnected, and the served API stops with streams open", async () => {
+    const { orchestrator } = apiFixture();
+    let watching = 0;
+    const backend = backendOf(orchestrator);
+    const counted = {
+      ...backend,
+      swarm: backend.swarm,
+      watch: (listener: Parameters<typeof backend.watch>[0]) => {
+        watching += 1;
+        const stop = backend.watch(listener);
+        return () => {
+          watching -= 1;
+          stop();
+        };
+      },
+    };
+    const served = serveHttpApi({ backend: counted, host: "127.0.0.1", port: 0 });
+    try {
+      const abort = new AbortController();
+      const response = await fetch(`http://127.0.0.1:${served.port}/v1/watch`, { signal: abort.signal });
+      expect(response.status).toBe(200);
+      expect(watching).toBe(1);
+      abort.abort();
+      for (let i = 0; i < 200 && watching > 0; i++) await Bun.sleep(10);
+      expect(watching).toBe(0);
+      // One left open: stopping the server does not wait for it.
+      await fetch(`http://127.0.0.1:${served.port}/v1/watch`);
+      expect(watching).toBe(1);
+    } finally {
+      await served.stop();
+    }
   });
 });

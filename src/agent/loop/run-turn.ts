@@ -126,6 +126,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
   env.approvals?.begin({ eventId: event.id, turnId, traceId: event.traceId, ...(options.approvals === undefined ? {} : { approvals: options.approvals }) });
   const holding = (): boolean => env.approvals?.holding === true;
   if ((options.approvals?.length ?? 0) > 0) await resumeApprovedStep({ env, context, spanId: turnSpanId, signal });
+  env.approvals?.decisionsUsed();
   if (options.redelivery === true && !holding()) await recoverInterruptedStep({ env, context, spans, signal, ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }) });
 
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };

@@ -25,6 +25,14 @@ export class ToolApprovals implements ExtensionApprovals {
     this.decisions = new Map((options.approvals ?? []).filter((approval) => approval.eventId === options.eventId).map((approval) => [approval.toolCallId, approval]));
   }
 
+  /**
+   * The resumed step has used the decisions: a later call of the turn must be asked about again, even if its
+   * model reuses a call id that was decided before.
+   */
+  decisionsUsed(): void {
+    this.decisions.clear();
+  }
+
   /** The decided approval of a call of this event (applied or not). */
   approvalOf(toolCallId: string): Approval | undefined {
     return this.decisions.get(toolCallId);

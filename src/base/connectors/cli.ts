@@ -2,8 +2,9 @@
  * The built-in `cli` connector: reads stdin line by line, sends each non-empty line as one
  * `stdin_message` event (the public Goondan name; ingress rules written for the older `user_input` still
  * match it) and prints the reply before reading the next line, so piped input gets its
- * replies in order. On a TTY it is an interactive chat with a `> ` prompt, a status line while the turn runs
- * and one line per tool call, the delegated agents' included (turn-status.ts); `:exit`/`:quit` or Ctrl+D ends
+ * replies in order. On a TTY it is an interactive chat with a `> ` prompt, a status line while the model thinks,
+ * one line per tool call, the delegated agents' included, and the reply as it streams (turn-status.ts; the Model
+ * streams with `options.stream: true`, else the reply comes whole); `:exit`/`:quit` or Ctrl+D ends
  * the input. Ctrl+C reaches the orchestrator, which shuts everything down cleanly.
  *
  * A reply that waits for approvals of tool calls asks `[y/N]` for each inline (approval-prompt.ts) on a terminal.
@@ -12,7 +13,8 @@
  * about held calls on piped input too; default false: piped input prints their ids for `goondan approve`).
  */
 import { createInterface } from "node:readline";
-import type { ConnectorContext, ConnectorReply } from "../../connector/connector-types.ts";
+import type { ConnectorContext } from "../../connector/connector-types.ts";
+import { formatReply } from "../../connector/streamed-reply.ts";
 import { promptApprovals } from "./approval-prompt.ts";
 import { configValue } from "./config-value.ts";
 import { TurnStatus } from "./turn-status.ts";
@@ -21,16 +23,14 @@ export interface CliIo {
   input: NodeJS.ReadableStream;
   write: (text: string) => void;
   interactive: boolean;
-  /** Shows the running turn (status line, tool lines); only a chat on a terminal has one. Default: none. */
-  status?: Pick<TurnStatus, "start" | "progress" | "stop">;
+  /**
+   * Shows the running turn (status line, tool lines, the reply as it streams); only a chat on a terminal has one.
+   * With `finish`, it prints the reply itself (what streaming left to print). Default: none.
+   */
+  status?: Pick<TurnStatus, "start" | "progress" | "stop"> & Partial<Pick<TurnStatus, "finish">>;
 }
 
-/** One reply as printed: the text, `error [CODE]: message`, or which held calls wait for `goondan approve`. */
-export function formatReply(reply: ConnectorReply): string {
-  if (reply.status === "ok") return reply.response.endsWith("\n") ? reply.response : `${reply.response}\n`;
-  if (reply.status === "awaiting_approval") return `awaiting approval: ${(reply.approvalIds ?? []).map((id) => `goondan approve ${id}`).join(", ")}\n`;
-  return `error [${reply.error?.code ?? "E_UNKNOWN"}]: ${reply.error?.message ?? "the turn failed"}\n`;
-}
+export { formatReply };
 
 /** The event every line becomes. */
 export const CLI_EVENT = "stdin_message";
@@ -70,7 +70,8 @@ export async function runCliLoop(options: { ctx: Pick<ConnectorContext, "request
         );
         status?.stop();
         if (approvals !== undefined && reply.status === "awaiting_approval") reply = await promptApprovals({ approvals, reply, write: io.write, ask: (question) => (io.write(question), nextLine()) });
-        io.write(formatReply(reply));
+        if (status?.finish) status.finish(reply);
+        else io.write(formatReply(reply));
       } catch (error) {
         status?.stop();
         if (ctx.signal.aborted) break;

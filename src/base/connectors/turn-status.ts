@@ -1,12 +1,15 @@
 /**
  * The terminal chat's view of a running turn: a spinner line saying what runs now and for how long
- * (`thinking 3s`, `worker · bash__exec 1s`), and one line per tool call printed above it as the call starts
- * (`→ worker · agents__request`), plus a `✗` line when one ends in an error. Tool calls of delegated turns
- * arrive here too (the same TurnProgress records), so a person sees the worker's tools under the coordinator's.
- * The spinner is yocto-spinner on stdout, which clears itself before any other write to stdout and redraws after.
+ * (`thinking 3s`, `worker · bash__exec 1s`), one line per tool call printed above it as the call starts
+ * (`→ worker · agents__request`), plus a `✗` line when one ends in an error, and the turn's text as the model
+ * streams it (connector/streamed-reply.ts): the spinner steps aside while text comes, and comes back on the next
+ * line when a tool call starts. Tool calls of delegated turns arrive here too (the same TurnProgress records), so
+ * a person sees the worker's tools under the coordinator's. The spinner is yocto-spinner on stdout, which clears
+ * itself before any other write to stdout and redraws after.
  */
 import yoctoSpinner from "yocto-spinner";
-import type { ToolProgress, TurnProgress } from "../../connector/connector-types.ts";
+import type { ConnectorReply, TurnProgress } from "../../connector/connector-types.ts";
+import { StreamedReply, toolLine } from "../../connector/streamed-reply.ts";
 
 /** The part of yocto-spinner a turn status drives (tests pass a fake). */
 export interface Spinner {
@@ -26,11 +29,7 @@ export interface TurnStatusOptions {
   tickMs?: number;
 }
 
-/** `→ worker · agents__request` */
-export function toolLine(progress: ToolProgress): string {
-  if (progress.phase === "started") return `→ ${progress.agent} · ${progress.name}\n`;
-  return `✗ ${progress.agent} · ${progress.name}${progress.code ? ` ${progress.code}` : ""}\n`;
-}
+export { toolLine };
 
 export class TurnStatus {
   private readonly spinner: Spinner;
@@ -38,23 +37,40 @@ export class TurnStatus {
   private readonly running = new Map<string, string>();
   private startedAt = 0;
   private ticker: ReturnType<typeof setInterval> | undefined;
+  private readonly reply: StreamedReply;
+  private spinning = false;
 
   constructor(private readonly options: TurnStatusOptions) {
     this.spinner = options.spinner ?? yoctoSpinner({ stream: process.stdout, handleSignals: false });
     this.now = options.now ?? Date.now;
+    this.reply = new StreamedReply(options.write);
   }
 
-  /** A turn was asked for: the spinner runs until `stop`. */
+  /** A turn was asked for: the spinner runs until `stop` (stepping aside while text streams). */
   start(): void {
     this.running.clear();
     this.startedAt = this.now();
-    this.spinner.text = this.label();
-    this.spinner.start();
-    this.ticker = setInterval(() => (this.spinner.text = this.label()), this.options.tickMs ?? 1000);
+    this.spin();
+    // yocto-spinner draws on every text change, stopped or not: only a running spinner is told the time.
+    this.ticker = setInterval(() => {
+      if (this.spinning) this.spinner.text = this.label();
+    }, this.options.tickMs ?? 1000);
   }
 
   progress(progress: TurnProgress): void {
-    if (progress.kind !== "tool") return;
+    if (progress.kind === "text") {
+      this.pause();
+      this.reply.text(progress.text);
+      return;
+    }
+    if (progress.kind === "restarted") {
+      this.pause();
+      this.reply.restarted();
+      if (this.ticker !== undefined) this.spin();
+      return;
+    }
+    this.reply.breakLine();
+    if (this.ticker !== undefined && !this.spinning) this.spin();
     // A model names its calls only within its own turn (`call_1` in the coordinator's and in the worker's).
     const key = `${progress.turnId}/${progress.toolCallId}`;
     if (progress.phase === "started") {
@@ -71,6 +87,24 @@ export class TurnStatus {
   stop(): void {
     if (this.ticker !== undefined) clearInterval(this.ticker);
     this.ticker = undefined;
+    this.pause();
+  }
+
+  /** Prints what the reply still needs after the text streamed so far (all of it when nothing streamed). */
+  finish(reply: ConnectorReply): void {
+    this.reply.end(reply);
+  }
+
+  private spin(): void {
+    this.spinner.text = this.label();
+    if (this.spinning) return;
+    this.spinning = true;
+    this.spinner.start();
+  }
+
+  private pause(): void {
+    if (!this.spinning) return;
+    this.spinning = false;
     this.spinner.stop();
   }
 

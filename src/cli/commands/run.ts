@@ -64,7 +64,7 @@ export const command: CliCommand = {
       logger,
       output: logs.childOutput,
       ...(typeof flags.record === "string" ? { record: isAbsolute(flags.record) ? flags.record : resolve(io.cwd, flags.record) } : {}),
-      ...(input !== undefined ? { input } : {}),
+      ...(input !== undefined ? { input, streamReply: process.stdout.isTTY === true } : {}),
       http: { host, port: typeof flags.port === "number" ? flags.port : 8790, ...access },
       watch: flags.watch === true,
       stdout: io.stdout,

@@ -3,7 +3,8 @@
  * the API's own (a page served at the request's Host, which passed the host check) nor an allowed origin, or
  * whose `Sec-Fetch-Site` says `cross-site` or `same-site` without an allowed `Origin`, gets `403
  * E_API_ORIGIN_FORBIDDEN`. Clients that are not browsers send neither header and pass. Requests from an allowed
- * origin get CORS headers (hono's cors), and their preflight `OPTIONS` is answered here.
+ * origin get CORS headers (hono's cors; a streamed reply's `x-goondan-event-id` is readable by the page), and their
+ * preflight `OPTIONS` is answered here.
  */
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
@@ -28,7 +29,7 @@ function sameHost(origin: string, host: string): boolean {
 
 export function originCheck(options: { allowedOrigins?: readonly string[] }): MiddlewareHandler<ApiEnv> {
   const listed = new Set(options.allowedOrigins ?? []);
-  const withCors = cors({ origin: (origin) => (listed.has(origin) ? origin : null), allowMethods: ["GET", "POST"], allowHeaders: ["authorization", "content-type"], maxAge: 600 });
+  const withCors = cors({ origin: (origin) => (listed.has(origin) ? origin : null), allowMethods: ["GET", "POST"], allowHeaders: ["authorization", "content-type"], exposeHeaders: ["x-goondan-event-id"], maxAge: 600 });
   return async function originCheck(c, next) {
     const origin = c.req.header("origin");
     if (origin !== undefined && listed.has(origin)) return withCors(c, next);

@@ -68,25 +68,11 @@ export class Instance implements PoolMember {
     return this.events.inFlight ? "processing" : "idle";
   }
 
-  get pid(): number | undefined {
-    return this.supervisor.pid;
-  }
-
-  get live(): boolean {
-    return this.supervisor.child !== undefined;
-  }
-
-  get restarts(): number {
-    return this.supervisor.restarts;
-  }
-
-  get consecutiveCrashes(): number {
-    return this.supervisor.consecutiveCrashes;
-  }
-
-  get startedAt(): number | undefined {
-    return this.supervisor.startedAt;
-  }
+  get pid(): number | undefined { return this.supervisor.pid; }
+  get live(): boolean { return this.supervisor.child !== undefined; }
+  get restarts(): number { return this.supervisor.restarts; }
+  get consecutiveCrashes(): number { return this.supervisor.consecutiveCrashes; }
+  get startedAt(): number | undefined { return this.supervisor.startedAt; }
 
   /** True while it waits for a process slot (maxProcesses reached). */
   get awaitingSlot(): boolean {
@@ -98,9 +84,7 @@ export class Instance implements PoolMember {
     return this.events.waiting;
   }
 
-  get inFlight(): InboxEntry | undefined {
-    return this.events.inFlight;
-  }
+  get inFlight(): InboxEntry | undefined { return this.events.inFlight; }
 
   /** True while there is work that needs the child: queued or in-flight events. */
   hasWork(): boolean {

@@ -12,6 +12,9 @@ export type EventState = { eventId: string; state: "accepted" | "running" } | ({
 export function eventStateOf(options: { eventId: string; record: InboxRecord | undefined; running: boolean }): EventState | undefined {
   const { record, eventId } = options;
   if (record === undefined) return undefined;
-  if (record.outcome !== undefined) return { ...record.outcome, eventId, state: record.outcome.status };
+  if (record.outcome !== undefined) {
+    const { eventId: _answered, ...outcome } = record.outcome;
+    return { eventId, state: outcome.status, ...outcome };
+  }
   return { eventId, state: options.running ? "running" : "accepted" };
 }

@@ -10,6 +10,7 @@ import type { ChildToParent } from "../../protocol/ipc-messages.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import { isOwnTurnProgress, toolProgressOf } from "../../protocol/turn-progress.ts";
 import type { Store } from "../../store/store.ts";
+import type { InstanceHooks } from "../instances/instance-options.ts";
 import { ProgressWatchers, type ProgressListener } from "./progress-watchers.ts";
 
 export type RuntimeEventListener = (events: readonly RuntimeEvent[]) => void;
@@ -41,6 +42,15 @@ export class RuntimeEventHub {
   redelivered(event: AgentEvent): void {
     if (!this.progress.watched(event.traceId)) return;
     this.progress.publish({ kind: "restarted", agent: event.agent, instanceKey: event.instanceKey, traceId: event.traceId, eventId: event.id, reason: "redelivered" });
+  }
+
+  /** The instances' hooks that report to this hub: runtime events, streamed text, redeliveries. */
+  instanceHooks(): Pick<InstanceHooks, "runtimeEvents" | "turnText" | "redelivered"> {
+    return {
+      runtimeEvents: (_instance, events) => this.publish(events),
+      turnText: (instance, text) => this.turnText(instance.inFlight?.event, text),
+      redelivered: (_instance, entry) => this.redelivered(entry.event),
+    };
   }
 
   /** Calls `listener` with every batch as it arrives; returns the unsubscribe. */
