@@ -1,7 +1,8 @@
 /**
  * The built-in HTTP API (SPEC §4, docs/http-api.md), wired: a hono app whose middleware runs, in order, the Host
  * check (DNS rebinding), the Origin check (other sites' pages, with CORS for allowed origins), 405 for a known path
- * with another method, and the bearer token; then the routes, one module per group (routes/). Every failure is
+ * with another method, and the bearer token (open: /healthz and the studio's static page); then the routes, one
+ * module per group (routes/: the JSON API, /metrics, and the studio at /). Every failure is
  * answered by api-error.ts as `{error: {code, message}}`; unknown paths are `404 E_API_NOT_FOUND`. serveHttpApi
  * serves it with Bun.serve, and refuses to listen beyond loopback without a token.
  */

@@ -21,12 +21,14 @@ export interface TraceExport {
   observe(events: readonly RuntimeEvent[]): void;
   /** Sends what is queued. */
   flush(): Promise<void>;
-  /** Sends what is queued and stops. */
+  /** Sends what is queued (waiting at most 5 s) and stops. */
   shutdown(): Promise<void>;
 }
 
 /** How often a failing collector is logged at most. */
 const WARN_EVERY_MS = 60_000;
+/** The longest stopping waits for the last spans to leave (a collector that never answers must not hold a shutdown). */
+const SHUTDOWN_WAIT_MS = 5_000;
 
 export async function startTraceExport(options: { settings: TraceExportSettings; swarm: string; logger: Logger; node?: string }): Promise<TraceExport> {
   const { settings, logger } = options;
@@ -82,6 +84,11 @@ export async function startTraceExport(options: { settings: TraceExportSettings;
       }
     },
     flush: () => processor.forceFlush(),
-    shutdown: () => processor.shutdown(),
+    shutdown: async () => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS)));
+      await Promise.race([processor.shutdown().catch(() => undefined), late]);
+      clearTimeout(timer);
+    },
   };
 }

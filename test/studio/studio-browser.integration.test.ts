@@ -93,7 +93,11 @@ describe.skipIf(missing)("the studio in chromium", () => {
     await page.locator("#reply-status", { hasText: "done: ok" }).waitFor({ timeout: 10_000 });
     const texts = (await page.evaluate("window.replyTexts")) as string[];
     const partial = texts.filter((text) => text !== "" && text !== "the worker counted 3 pages" && "the worker counted 3 pages".startsWith(text));
-    if (streams) expect(partial.length).toBeGreaterThanOrEqual(2);
+    if (streams) {
+      expect(partial.length).toBeGreaterThanOrEqual(2);
+      // The delegation's tool call, as the stream reported it.
+      expect(await page.locator('#reply-tools li[data-agent="coordinator"]', { hasText: "agents__request" }).count()).toBeGreaterThanOrEqual(1);
+    }
     else console.warn("this daemon does not stream replies yet (no GET /v1/watch): the reply was asked with wait: true");
 
     // Both agents' processes in the table.
@@ -115,6 +119,9 @@ describe.skipIf(missing)("the studio in chromium", () => {
     // The conversation of the coordinator.
     await page.selectOption("#instance-select", { label: "coordinator/duo" }).catch(() => undefined);
     await page.locator("#conversation li", { hasText: "how many pages?" }).first().waitFor({ timeout: 10_000 });
+
+    // Approvals are served (none pending in this swarm): the panel shows, with nothing to decide.
+    await page.locator("#approvals-panel", { hasText: "none pending" }).waitFor({ timeout: 10_000 });
 
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, "studio.png"), fullPage: true });

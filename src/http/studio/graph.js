@@ -19,6 +19,7 @@ export class AgentGraph {
     this.agents = new Set();
     this.edges = new Map(); // "from→to" → {from, to, count, activeUntil}
     this.spanOwner = new Map(); // spanId → agent (bounded)
+    this.waiting = []; // turns whose parent span was not seen yet (polled events arrive instance by instance)
   }
 
   setAgents(names) {
@@ -28,11 +29,16 @@ export class AgentGraph {
   }
 
   observe(events) {
-    for (const event of events) {
-      if (event.type === "tool.called" || event.type === "turn.started") this.remember(event.spanId, event.agent);
-      if (event.type !== "turn.started" || !event.parentSpanId) continue;
+    for (const event of events) if (event.type === "tool.called" || event.type === "turn.started") this.remember(event.spanId, event.agent);
+    const turns = [...this.waiting, ...events.filter((event) => event.type === "turn.started" && event.parentSpanId)];
+    this.waiting = [];
+    for (const event of turns) {
       const from = this.spanOwner.get(event.parentSpanId);
-      if (from === undefined || from === event.agent) continue;
+      if (from === undefined) {
+        if (Date.now() - Date.parse(event.at) < 60_000) this.waiting.push(event);
+        continue;
+      }
+      if (from === event.agent) continue;
       this.agents.add(from);
       this.agents.add(event.agent);
       const key = `${from}→${event.agent}`;
@@ -48,6 +54,7 @@ export class AgentGraph {
       while (this.feed.children.length > 50) this.feed.lastElementChild.remove();
       setTimeout(() => this.render(), 2100);
     }
+    this.waiting = this.waiting.slice(-500);
     this.render();
   }
 

@@ -82,16 +82,31 @@ async function refreshConversation() {
 }
 
 let approvalsGone = false;
+/** GET /v1/approvals: each pending tool call with approve and deny buttons (POST /v1/approvals/:id); hidden without the route. */
 async function refreshApprovals() {
   if (approvalsGone) return;
   try {
-    const answer = await api("/v1/approvals");
-    const list = answer.approvals ?? answer.pending ?? [];
+    const { approvals = [] } = await api("/v1/approvals");
     $("approvals-panel").hidden = false;
-    $("approvals").replaceChildren(...list.map((item) => el("li", { "data-approval": item.id ?? item.approvalId ?? "" }, `${item.agent ?? ""}/${item.instanceKey ?? ""} ${item.toolName ?? ""} ${JSON.stringify(item.input ?? item.args ?? {}).slice(0, 200)}`)));
-    if (list.length === 0) $("approvals").replaceChildren(el("li", { class: "muted" }, "none pending"));
+    const items = approvals.map((item) => {
+      const decide = (decision) => async () => {
+        try {
+          await api(`/v1/approvals/${encodeURIComponent(item.id)}`, { method: "POST", body: { decision, approver: "studio" } });
+        } catch (error) {
+          row.append(el("span", { class: "error" }, ` ${error.message}`));
+        }
+        void refreshApprovals();
+      };
+      const approve = el("button", { type: "button", class: "approve" }, "approve");
+      const deny = el("button", { type: "button", class: "deny" }, "deny");
+      approve.addEventListener("click", decide("approve"));
+      deny.addEventListener("click", decide("deny"));
+      const row = el("li", { "data-approval": item.id }, `${item.agent}/${item.instanceKey} ${item.toolName} ${JSON.stringify(item.arguments ?? {}).slice(0, 200)} `, approve, " ", deny);
+      return row;
+    });
+    $("approvals").replaceChildren(...(items.length > 0 ? items : [el("li", { class: "muted" }, "none pending")]));
   } catch (error) {
-    if (error.status === 404 || error.status === 405) {
+    if ([404, 405, 501].includes(error.status)) {
       approvalsGone = true;
       $("approvals-panel").hidden = true;
     }

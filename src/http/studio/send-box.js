@@ -23,7 +23,9 @@ export function startSendBox(elements, onDone) {
           status.textContent = "streaming…";
           reply.textContent += frame.data.text ?? "";
         } else if (frame.event === "tool") {
-          tools.append(el("li", {}, `${frame.data.agent ?? ""} ${frame.data.toolName ?? frame.data.name ?? "tool"} ${frame.data.status ?? frame.data.type ?? ""}`.trim()));
+          // {phase, agent, instanceKey, name, status?}: the turn's tool calls and those of the turns it delegated to.
+          const tool = frame.data;
+          tools.append(el("li", { "data-agent": tool.agent, "data-phase": tool.phase }, `${tool.agent}/${tool.instanceKey} ${tool.name} ${tool.phase}${tool.status ? ` (${tool.status})` : ""}`));
         } else if (frame.event === "restarted") {
           reply.textContent = "";
         } else if (frame.event === "done") {
