@@ -8,9 +8,8 @@
 import type { Bundle } from "../config/types.ts";
 import { systemClock, type Clock } from "../shared/clock.ts";
 import { UsageError, describe } from "../shared/errors.ts";
-import { newId, newTraceId, type IdGenerator } from "../shared/ids.ts";
+import { newId, type IdGenerator } from "../shared/ids.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
-import { instancePaths, type InstancePaths } from "../shared/state-paths.ts";
 import { instanceAddress, type AgentEvent } from "../protocol/agent-event.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
 import type { Message } from "../protocol/conversation.ts";
@@ -20,7 +19,7 @@ import { AgentSpawnRequests } from "./agent-spawn-requests.ts";
 import { ApprovalDesk } from "./approvals/approval-desk.ts";
 import { Instance } from "./instances/instance.ts";
 import type { InstanceHooks } from "./instances/instance-options.ts";
-import { resumeUnanswered } from "./instances/resume-unanswered.ts";
+import { acceptDelivered, resumeUnanswered } from "./instances/resume-unanswered.ts";
 import { instanceRows, type InstanceRow } from "./instances/stored-instances.ts";
 import type { ReloadPlan } from "./reload/reload-plan.ts";
 import { restartInstances } from "./reload/restart-instances.ts";
@@ -28,15 +27,17 @@ import { OutcomeRouter } from "./routing/outcome-router.ts";
 import { PendingRequests } from "./routing/pending-requests.ts";
 import { RuntimeEventHub, type RuntimeEventListener } from "./routing/runtime-event-hub.ts";
 import { eventStateOf, type EventState } from "./routing/event-state.ts";
-import { resultsArrivedEvent } from "./routing/results-arrived-event.ts";
+import { wakeForResults } from "./routing/results-arrived-event.ts";
 import { handleRuntimeCall, type RouterHost } from "./routing/runtime-router.ts";
+import { createRouterHost } from "./routing/router-host.ts";
+import { abandonQueuedRequests } from "./routing/abandon-queued-requests.ts";
+import { outsideEvent } from "./outside-event.ts";
 import { OutcomeWaiters, stoppedOutcome } from "./routing/turn-outcomes.ts";
 import type { OrchestratorOptions, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 import { swarmView, type SwarmView } from "./swarm-view.ts";
 import type { RuntimeEventQuery, Store, StoredRuntimeEvent, WriteOptions } from "../store/store.ts";
 import { openStateStore } from "../store/open-state-store.ts";
 
-export type { TurnOutcome };
 export type { OrchestratorOptions, RestartRequester, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 
 export class Orchestrator {
@@ -91,52 +92,34 @@ export class Orchestrator {
       gracePeriodMs: () => this.gracePeriodMs(),
       ...(options.maxConcurrentSpawns !== undefined ? { maxConcurrentSpawns: options.maxConcurrentSpawns } : {}),
     });
-    this.router = {
-      swarm: () => this.view,
+    this.router = createRouterHost({
+      view: () => this.view,
       clock: this.clock,
       ids: this.ids,
       pending: this.pending,
+      store: this.store,
+      outcomes: this.outcomes,
       accept: (event, options) => this.accept(event, options),
-      ordered: this.store.ordered,
-      accepted: (eventId) => this.store.inboxRecord(this.view.instanceKey, eventId),
-      replyFromStore: (request, outcome) => this.outcomes.replyFromStore(request, outcome),
-      spawn: (agent, instanceKey) => {
-        const instance = this.instance(agent, instanceKey);
-        instance.ensureStarted();
-        return { agent, instanceKey, status: instance.status, ...(instance.pid !== undefined ? { pid: instance.pid } : {}) };
-      },
-      list: () => [...this.instancesByAddress.values()].map((s) => ({ agent: s.agent, instanceKey: s.instanceKey, status: s.status, ...(s.live && s.pid !== undefined ? { pid: s.pid } : {}) })),
-      restart: ({ reason, requester }) => {
-        const restarts = this.options.restarts;
-        if (!restarts) return Promise.resolve({ accepted: false, issues: [{ code: "E_RESTART_UNAVAILABLE", path: "", message: "this orchestrator runs without a restart coordinator" }] });
-        return restarts.request({ reason, afterTurn: this.afterCurrentTurn(requester) });
-      },
-    };
+      instance: (agent, instanceKey) => this.instance(agent, instanceKey),
+      instances: () => this.instancesByAddress.values(),
+      restarts: options.restarts,
+      afterTurn: (requester) => (requester.inFlight ? this.waiters.ended(requester.inFlight.event.id) : Promise.resolve()),
+    });
     this.hooks = {
       turnResult: (instance, entry, result, durable) => this.outcomes.turnEnded(instance, entry, result, durable),
       poisoned: (instance, entry, cause) => this.outcomes.givenUp(instance, entry, cause),
       runtimeCall: (instance, call) => void handleRuntimeCall({ host: this.router, requester: instance, call }).catch((error: unknown) => this.logger.error({ error: describe(error) }, "runtime call failed")),
-      // Queued or in-flight work shows the results anyway; otherwise a turn of its own.
-      resultsWaiting: (instance, { count }) => {
-        if (!this.accepting || instance.hasWork()) return;
-        const wake = resultsArrivedEvent({ id: this.ids("evt"), agent: instance.agent, instanceKey: instance.instanceKey, count, now: this.clock.now() });
-        this.accept(wake, { sync: false }).catch((error: unknown) => this.logger.warn({ error: describe(error).message }, "could not store a results.arrived event"));
-      },
+      resultsWaiting: (instance, { count }) =>
+        wakeForResults({ instance, count, accepting: this.accepting, id: () => this.ids("evt"), now: this.clock.now(), accept: (event, options) => this.accept(event, options), logger: this.logger }),
       ...this.events.instanceHooks(),
     };
   }
 
-  get swarm(): SwarmView {
-    return this.view;
-  }
+  get swarm(): SwarmView { return this.view; }
 
-  get currentBundle(): Bundle {
-    return this.bundle;
-  }
+  get currentBundle(): Bundle { return this.bundle; }
 
-  get stateRoot(): string {
-    return this.options.stateRoot;
-  }
+  get stateRoot(): string { return this.options.stateRoot; }
 
   /**
    * Resumes every accepted, unanswered event of the swarm's store (and wakes instances with results waiting). In
@@ -163,18 +146,7 @@ export class Orchestrator {
     const instanceKey = options.instanceKey ?? this.view.instanceKey;
     if (!this.view.agents.has(agent)) throw new UsageError("AGENT_NOT_FOUND", `agent ${JSON.stringify(agent)} is not in swarm ${this.view.name}; members: ${[...this.view.agents.keys()].join(", ")}`);
     const now = this.clock.now();
-    const event: AgentEvent = {
-      id: this.ids("evt"),
-      type: options.type ?? "user.input",
-      input: options.input,
-      agent,
-      instanceKey,
-      source: options.source ?? { kind: "api", name: "api" },
-      traceId: options.traceId ?? newTraceId(),
-      callChain: [],
-      metadata: options.metadata ?? {},
-      createdAt: new Date(now).toISOString(),
-    };
+    const event = outsideEvent({ submit: options, id: this.ids("evt"), agent, instanceKey, now });
     const outcome = this.waiters.outcome(event.id);
     let accepted: Promise<void>;
     const stopWatching = options.onProgress ? this.events.watchEvent(event, options.onProgress) : undefined;
@@ -196,25 +168,15 @@ export class Orchestrator {
     return this.submit({ ...rest, type: options.type ?? "connector.event", source: options.source ?? { kind: "connector", name: connection } });
   }
 
-  /**
-   * Cluster mode: an event the cluster delivers to this node, which owns its instance. A new event is accepted as
-   * on one host; one the store holds unanswered (delivered again after this node lost and regained the instance)
-   * is queued again; one answered already is not run again and its stored outcome is returned.
-   */
+  /** Cluster mode: an event the cluster delivers to this node, which owns its instance (see acceptDelivered). */
   async acceptHere(event: AgentEvent): Promise<{ outcome?: TurnOutcome }> {
     if (!this.accepting) throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
-    const record = await this.store.inboxRecord(this.view.instanceKey, event.id);
-    if (record?.outcome) return { outcome: record.outcome };
-    const instance = this.instance(event.agent, event.instanceKey);
-    if (record === undefined) await instance.accept(event, this.clock.now());
-    else instance.enqueue({ event: record.event, crashes: record.crashes, deliveries: record.crashes, resumed: true, acceptedAt: record.acceptedAt, ...(record.lastCrash === undefined ? {} : { lastCrash: record.lastCrash }) });
-    return {};
+    return acceptDelivered({ store: this.store, swarm: this.view.instanceKey, event, now: this.clock.now(), instance: () => this.instance(event.agent, event.instanceKey) });
   }
 
+
   /** Cluster mode: the answer of an event accepted here and run on another node (its waiters, its requester). */
-  answeredElsewhere(event: AgentEvent, outcome: TurnOutcome): void {
-    this.outcomes.answeredElsewhere(event, outcome);
-  }
+  answeredElsewhere(event: AgentEvent, outcome: TurnOutcome): void { this.outcomes.answeredElsewhere(event, outcome); }
 
   /** Cluster mode: this node no longer owns the instance; its child stops and it is forgotten here. */
   async release(agent: string, instanceKey: string, reason: string): Promise<void> {
@@ -257,11 +219,6 @@ export class Orchestrator {
     return this.events.subscribe(listener);
   }
 
-  /** Where an instance keeps its files (its runtime events, for the HTTP API). */
-  instancePaths(agent: string, instanceKey: string): InstancePaths {
-    return instancePaths({ stateRoot: this.options.stateRoot, swarmInstanceKey: this.view.instanceKey, agent, instanceKey });
-  }
-
   /**
    * Applies a new validated bundle: the Swarm policy at once, without restarting children; the named
    * agents' live instances (all when `agents` is absent, and any whose agent left the swarm) and the named
@@ -295,25 +252,13 @@ export class Orchestrator {
     await Promise.all(
       instances.map(async (instance) => {
         await instance.stop({ reason: options.reason, gracePeriodMs });
-        this.abandonQueuedRequests(instance);
+        abandonQueuedRequests({ callee: instance, pending: this.pending, requester: (address) => this.instancesByAddress.get(address) });
       }),
     );
     this.pending.clear();
     this.waiters.settleAll(stoppedOutcome);
     await this.store.close();
     this.logger.info({ reason: options.reason }, "orchestrator stopped");
-  }
-
-  /**
-   * A stopped instance's queued requests will only run after the restart: a requester whose turn waits on one is
-   * cut short rather than left waiting out the grace period, so a drain ends as soon as the running turns end.
-   */
-  private abandonQueuedRequests(callee: Instance): void {
-    for (const entry of callee.queue) {
-      const replyTo = entry.event.replyTo;
-      const request = replyTo && this.pending.peek({ requester: replyTo.target, correlationId: replyTo.correlationId });
-      if (request?.blocking) this.instancesByAddress.get(request.requester)?.cutTurnShort(`its request to ${callee.address} runs only after the restart`);
-    }
   }
 
   /**
@@ -326,9 +271,7 @@ export class Orchestrator {
     return this.instance(event.agent, event.instanceKey).accept(event, this.clock.now(), options);
   }
 
-  private gracePeriodMs(): number {
-    return this.view.policy.shutdown.gracePeriodSeconds * 1000;
-  }
+  private gracePeriodMs(): number { return this.view.policy.shutdown.gracePeriodSeconds * 1000; }
 
   private instance(agent: string, instanceKey: string): Instance {
     const address = instanceAddress(agent, instanceKey);
@@ -350,11 +293,5 @@ export class Orchestrator {
     });
     this.instancesByAddress.set(address, instance);
     return instance;
-  }
-
-  /** Resolves when the instance's current turn has ended (at once when it has none). */
-  private afterCurrentTurn(instance: { inFlight: { event: AgentEvent } | undefined }): Promise<void> {
-    if (!instance.inFlight) return Promise.resolve();
-    return this.waiters.ended(instance.inFlight.event.id);
   }
 }

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { legacySafeName } from "../../src/shared/migrate-safe-names.ts";
+import { instancePaths } from "../../src/shared/state-paths.ts";
 import { removeRoots, roots, setup } from "./routing/routing-harness.ts";
 
 afterEach(removeRoots);
@@ -41,7 +42,7 @@ describe("Orchestrator durability across restarts", () => {
     const { orchestrator, spawner } = setup({ stateRoot });
     expect(await orchestrator.start()).toEqual({ resumed: 1 });
     expect(existsSync(legacy)).toBe(false);
-    expect(existsSync(join(orchestrator.instancePaths("a", "사용자-1").root, "imported-jsonl", "inbox", "journal.jsonl"))).toBe(true);
+    expect(existsSync(join(instancePaths({ stateRoot, swarmInstanceKey: orchestrator.swarm.instanceKey, agent: "a", instanceKey: "사용자-1" }).root, "imported-jsonl", "inbox", "journal.jsonl"))).toBe(true);
     const a = spawner.latest("a", "사용자-1");
     a.ready();
     expect(a.lastEvent().id).toBe(event.id);

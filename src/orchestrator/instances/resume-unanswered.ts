@@ -8,11 +8,13 @@
  */
 import type { Clock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
-import { failedOutcome } from "../../protocol/turn-outcome.ts";
-import type { Store } from "../../store/store.ts";
+import type { AgentEvent } from "../../protocol/agent-event.ts";
+import { failedOutcome, type TurnOutcome } from "../../protocol/turn-outcome.ts";
+import type { InboxRecord, Store } from "../../store/store.ts";
 import type { PendingRequests } from "../routing/pending-requests.ts";
 import type { SwarmView } from "../swarm-view.ts";
 import type { Instance } from "./instance.ts";
+import type { InboxEntry } from "./instance-queue.ts";
 
 export interface ResumeOptions {
   store: Store;
@@ -47,7 +49,7 @@ export async function resumeUnanswered(options: ResumeOptions): Promise<{ resume
       }
       options.pending.add({ correlationId: event.replyTo.correlationId, requester: event.replyTo.target, agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, deadline: event.deadline, blocking: event.replyTo.async !== true });
     }
-    options.instance(event.agent, event.instanceKey).enqueue({ event, crashes: record.crashes, deliveries: record.crashes, resumed: true, acceptedAt: record.acceptedAt, ...(record.lastCrash === undefined ? {} : { lastCrash: record.lastCrash }), ...(record.approvals === undefined ? {} : { approvals: record.approvals }) });
+    options.instance(event.agent, event.instanceKey).enqueue(resumedEntry(record));
     resumed++;
   }
   for (const stored of await store.instances(view.instanceKey)) {
@@ -55,4 +57,23 @@ export async function resumeUnanswered(options: ResumeOptions): Promise<{ resume
   }
   if (resumed > 0) logger.info({ resumed }, "resumed accepted events");
   return { resumed };
+}
+
+/** An accepted, unanswered event as its instance queues it again: each delivery so far ended in a crash. */
+export function resumedEntry(record: InboxRecord): InboxEntry {
+  const { event, crashes, acceptedAt } = record;
+  return { event, crashes, deliveries: crashes, resumed: true, acceptedAt, ...(record.lastCrash === undefined ? {} : { lastCrash: record.lastCrash }), ...(record.approvals === undefined ? {} : { approvals: record.approvals }) };
+}
+
+/**
+ * Cluster mode: an event the cluster delivers to the node that owns its instance. A new event is accepted as on one
+ * host; one the store holds unanswered (delivered again after the node lost and regained the instance) is queued
+ * again; one answered already is not run again and its stored outcome is returned.
+ */
+export async function acceptDelivered(options: { store: Store; swarm: string; event: AgentEvent; now: number; instance: () => Instance }): Promise<{ outcome?: TurnOutcome }> {
+  const record = await options.store.inboxRecord(options.swarm, options.event.id);
+  if (record?.outcome) return { outcome: record.outcome };
+  if (record === undefined) await options.instance().accept(options.event, options.now);
+  else options.instance().enqueue(resumedEntry(record));
+  return {};
 }
