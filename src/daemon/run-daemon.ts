@@ -2,10 +2,10 @@
  * `goondan run` in the foreground, after its flags were parsed and the bundle validated: makes this process's
  * secrets unreadable to tool commands, bundles the agent entry once, owns the state root (lock file), starts the
  * Daemon, and then either sends one event and prints its reply (`--input`: exit 0, or 1 when the turn failed; on a
- * terminal the reply is printed as it streams, with a line per tool call on stderr) or
+ * terminal a spinner runs while the model thinks, the reply is printed as it streams, a line per tool call on stderr) or
  * serves until SIGTERM/SIGINT (a graceful drain, exit 0; a second Ctrl+C exits 130 at once).
  */
-import { StreamedReply, toolLine } from "../connector/streamed-reply.ts";
+import { TurnStatus } from "../connector/turn-status.ts";
 import type { TurnProgress } from "../protocol/turn-progress.ts";
 import type { Bundle } from "../config/types.ts";
 import type { Env } from "../config/value-source.ts";
@@ -82,24 +82,21 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
 
 async function answerOnce(context: { daemon: Daemon; input: string; signals: ShutdownSignals; options: RunDaemonOptions }): Promise<number> {
   const { daemon, options } = context;
-  const reply = options.streamReply === true ? new StreamedReply(options.stdout) : undefined;
-  const onProgress = (progress: TurnProgress) => {
-    if (progress.kind === "text") return reply?.text(progress.text);
-    if (progress.kind === "restarted") return reply?.restarted();
-    if (progress.phase !== "started" && progress.status !== "error") return;
-    reply?.breakLine();
-    options.stderr(toolLine(progress));
-  };
-  const submitted = daemon.orchestrator.submit({ input: context.input, source: { kind: "user", name: "cli" }, ...(reply ? { onProgress } : {}) });
+  // On a terminal: a spinner while the model thinks, the text as it streams, a line per tool call on stderr.
+  const status = options.streamReply === true ? new TurnStatus({ write: options.stdout, writeTool: options.stderr }) : undefined;
+  const onProgress = (progress: TurnProgress) => status?.progress(progress);
+  const submitted = daemon.orchestrator.submit({ input: context.input, source: { kind: "user", name: "cli" }, ...(status ? { onProgress } : {}) });
+  status?.start();
   const outcome = await Promise.race([submitted.outcome, context.signals.signalled.then(() => undefined)]);
+  status?.stop();
   await daemon.stop(outcome ? "input answered" : "interrupted");
   if (!outcome) return EXIT.interrupted;
   if (outcome.status === "ok") {
-    if (reply) reply.end(outcome);
+    if (status) status.finish(outcome);
     else options.stdout(`${outcome.response}\n`);
     return EXIT.ok;
   }
-  reply?.breakLine();
+  status?.breakLine();
   options.stderr(`goondan run: turn failed: ${outcome.error?.code ?? "error"}: ${outcome.error?.message ?? ""}\n`);
   if (outcome.response) options.stdout(`${outcome.response}\n`);
   return EXIT.failure;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { PassThrough } from "node:stream";
 import { formatReply, runCliLoop } from "../../src/base/connectors/cli.ts";
-import { toolLine, TurnStatus, type Spinner } from "../../src/base/connectors/turn-status.ts";
+import { toolLine, TurnStatus, type Spinner } from "../../src/connector/turn-status.ts";
 import type { ConnectorEvent, ConnectorReply, ConnectorRequestOptions, ToolProgress } from "../../src/connector/connector-types.ts";
 import type { JsonObject } from "../../src/shared/json.ts";
 import { outcome } from "../helpers/outcomes.ts";

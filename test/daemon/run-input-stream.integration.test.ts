@@ -1,6 +1,6 @@
 /**
  * `goondan run --input` on a terminal (a pseudo-terminal from util-linux `script`) with a streaming Model: the
- * reply appears in parts as the loopback model writes it slowly, a tool line per call (the delegated worker's
+ * reply appears in parts as the loopback model writes it slowly, a spinner says "thinking" before, a tool line per call (the delegated worker's
  * too) comes before it, and no lifecycle log is among them. Piped (no terminal), the same run prints only the
  * whole reply on stdout. Without `script` the test is skipped with a reason, except under CI=true, where it fails.
  */
@@ -53,7 +53,10 @@ describe.skipIf(SCRIPT === null)("goondan run --input with a streaming Model", (
       }
     }
     expect(await proc.exited).toBe(0);
-    const lines = screen.split("\n").filter((line) => line.trim() !== "");
+    // The spinner's frames (braille glyphs, redrawn in place) show while the model thinks; the rest is the chat.
+    const shown = screen.split("\n").map((line) => line.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ""));
+    expect(shown.some((line) => /^[\u2800-\u28ff] thinking \d+s/.test(line))).toBe(true);
+    const lines = shown.filter((line) => line.trim() !== "" && !/^[\u2800-\u28ff] /.test(line));
     // The run says where its logs go, once; the lifecycle itself is in that file, not on the screen.
     expect(lines).toEqual([expect.stringMatching(/^goondan: logs go to \S+goondan\.log /), "→ coordinator · agents__request", "→ worker · slow__sleep", FINAL]);
     // In parts: the first part was on the screen well before the whole reply.

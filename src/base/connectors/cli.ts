@@ -17,7 +17,7 @@ import type { ConnectorContext } from "../../connector/connector-types.ts";
 import { formatReply } from "../../connector/streamed-reply.ts";
 import { promptApprovals } from "./approval-prompt.ts";
 import { configValue } from "./config-value.ts";
-import { TurnStatus } from "./turn-status.ts";
+import { TurnStatus } from "../../connector/turn-status.ts";
 
 export interface CliIo {
   input: NodeJS.ReadableStream;

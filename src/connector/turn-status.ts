@@ -1,5 +1,5 @@
 /**
- * The terminal chat's view of a running turn: a spinner line saying what runs now and for how long
+ * A person's view of a running turn on a terminal (the cli connector's chat, `goondan run --input`): a spinner line saying what runs now and for how long
  * (`thinking 3s`, `worker · bash__exec 1s`), one line per tool call printed above it as the call starts
  * (`→ worker · agents__request`), plus a `✗` line when one ends in an error, and the turn's text as the model
  * streams it (connector/streamed-reply.ts): the spinner steps aside while text comes, and comes back on the next
@@ -8,8 +8,8 @@
  * itself before any other write to stdout and redraws after.
  */
 import yoctoSpinner from "yocto-spinner";
-import type { ConnectorReply, TurnProgress } from "../../connector/connector-types.ts";
-import { StreamedReply, toolLine } from "../../connector/streamed-reply.ts";
+import type { ConnectorReply, TurnProgress } from "./connector-types.ts";
+import { StreamedReply, toolLine } from "./streamed-reply.ts";
 
 /** The part of yocto-spinner a turn status drives (tests pass a fake). */
 export interface Spinner {
@@ -19,8 +19,10 @@ export interface Spinner {
 }
 
 export interface TurnStatusOptions {
-  /** Prints tool lines (to the same terminal as the spinner). */
+  /** Prints the streamed text and the reply (to the same terminal as the spinner). */
   write: (text: string) => void;
+  /** Prints tool lines. Default: `write`. */
+  writeTool?: (text: string) => void;
   /** Default: yocto-spinner on stdout, without its own signal handlers (the orchestrator decides on Ctrl+C). */
   spinner?: Spinner;
   /** Default: Date.now. */
@@ -75,10 +77,10 @@ export class TurnStatus {
     const key = `${progress.turnId}/${progress.toolCallId}`;
     if (progress.phase === "started") {
       this.running.set(key, `${progress.agent} · ${progress.name}`);
-      this.options.write(toolLine(progress));
+      (this.options.writeTool ?? this.options.write)(toolLine(progress));
     } else {
       this.running.delete(key);
-      if (progress.status === "error") this.options.write(toolLine(progress));
+      if (progress.status === "error") (this.options.writeTool ?? this.options.write)(toolLine(progress));
     }
     this.spinner.text = this.label();
   }
@@ -93,6 +95,11 @@ export class TurnStatus {
   /** Prints what the reply still needs after the text streamed so far (all of it when nothing streamed). */
   finish(reply: ConnectorReply): void {
     this.reply.end(reply);
+  }
+
+  /** Ends the line streamed text left open (before something else is printed in place of the reply). */
+  breakLine(): void {
+    this.reply.breakLine();
   }
 
   private spin(): void {
