@@ -13,7 +13,7 @@ import { describe, expect, it } from "bun:test";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { useCleanups } from "../helpers/cleanups.ts";
+import { useCleanups, killChild } from "../helpers/cleanups.ts";
 import { startFakeDiscord } from "../helpers/fake-discord.ts";
 import { fakeGithub } from "../helpers/fake-github.ts";
 import { startFakeSlack } from "../helpers/fake-slack.ts";
@@ -173,10 +173,7 @@ describe("an extension that throws, in a real agent process", () => {
       env: { GOONDAN_LOG_LEVEL: "info" },
       stderr: "ignore",
       onSpawn: (proc) =>
-        defer(async () => {
-          if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-          await proc.exited;
-        }),
+        defer(killChild(proc)),
     });
     const post = async (input: string) => (await fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input, wait: true }) })).json() as Promise<{ status: string; response: string; error?: { code: string } }>;
     expect(await post("hello")).toMatchObject({ status: "ok", response: "fine" });
@@ -217,10 +214,7 @@ describe("the discord and github connectors, as real connector processes", () =>
       stderr: "ignore",
       readyTimeoutMs: 30_000,
       onSpawn: (proc) =>
-        defer(async () => {
-          if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-          await proc.exited;
-        }),
+        defer(killChild(proc)),
     });
     const listening = async (port: number) => fetch(`http://127.0.0.1:${port}/`, { method: "GET" }).then(() => true, () => false);
     await until(async () => (await listening(discordPort)) && (await listening(githubPort)), { timeoutMs: 20_000 });

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { stateDatabasePath } from "../../src/store/open-state-store.ts";
-import { useCleanups } from "../helpers/cleanups.ts";
+import { useCleanups, killChild } from "../helpers/cleanups.ts";
 import { startGoondanRun, type GoondanProcess } from "../helpers/goondan-process.ts";
 import { startLoopbackLlm, systemPrompt, type LoopbackReply, type LoopbackRequest } from "../helpers/loopback-llm.ts";
 
@@ -50,10 +50,7 @@ async function start(dir: string, stateRoot: string, effectsFile: string) {
     args: [dir, "--port", "0", "--state-root", stateRoot],
     env: { LOOPBACK_API_KEY: "chaos", GOONDAN_LOG_LEVEL: "info", CHAOS_EFFECTS_FILE: effectsFile },
     onSpawn: (proc: GoondanProcess) =>
-      defer(async () => {
-        if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-        await proc.exited;
-      }),
+      defer(killChild(proc)),
   });
 }
 

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { takeRuntimeEvents } from "../../src/cli/commands/watch.ts";
 import { lastRole, roleOf } from "../fixtures/orchestrator/real-swarm.ts";
-import { useCleanups } from "../helpers/cleanups.ts";
+import { useCleanups, killChild } from "../helpers/cleanups.ts";
 import { GOONDAN_BIN, until } from "../helpers/goondan-process.ts";
 import { lastUserText } from "../helpers/loopback-llm.ts";
 import { serveRealSwarm } from "../http/run-fixture.ts";
@@ -18,10 +18,7 @@ const defer = useCleanups();
 
 function startWatch(args: string[], env: Record<string, string> = {}) {
   const proc = Bun.spawn([process.execPath, GOONDAN_BIN, "watch", ...args], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  defer(async () => {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-    await proc.exited;
-  });
+  defer(killChild(proc));
   const lines: string[] = [];
   void (async () => {
     let buffer = "";

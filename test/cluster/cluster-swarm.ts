@@ -11,6 +11,7 @@ import type { Defer } from "../helpers/cleanups.ts";
 import { GOONDAN_BIN, startGoondanRun, type GoondanProcess } from "../helpers/goondan-process.ts";
 import { startLoopbackLlm, systemPrompt, type LoopbackReply, type LoopbackRequest } from "../helpers/loopback-llm.ts";
 import { NATS_URL, removeSwarmAfter, testSwarm } from "../helpers/nats.ts";
+import { killChild } from "../helpers/cleanups.ts";
 
 const FIXTURE = new URL("../fixtures/cluster-swarm", import.meta.url).pathname;
 
@@ -91,10 +92,7 @@ export async function clusterSwarm(defer: Defer, options: { label: string; worke
         env,
         readyTimeoutMs: 60_000,
         onSpawn: (proc) =>
-          defer(async () => {
-            if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-            await proc.exited;
-          }),
+          defer(killChild(proc)),
       });
       return { name, ...started };
     },

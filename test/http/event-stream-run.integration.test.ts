@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EVENT_ID_HEADER } from "../../src/http/routes/events.ts";
 import { childEnv, lastRole, roleOf } from "../fixtures/orchestrator/real-swarm.ts";
-import { useCleanups } from "../helpers/cleanups.ts";
+import { useCleanups, killChild } from "../helpers/cleanups.ts";
 import { startGoondanRun, until } from "../helpers/goondan-process.ts";
 import { lastUserText, type LoopbackRequest, type LoopbackReply } from "../helpers/loopback-llm.ts";
 import { sseReader } from "../helpers/sse-reader.ts";
@@ -105,10 +105,7 @@ describe("GET /v1/events/:eventId, real processes", () => {
       args: [run.dir, "--port", "0", "--state-root", run.stateRoot],
       env: { ...childEnv, GOONDAN_LOG_LEVEL: "info" },
       onSpawn: (proc) =>
-        defer(async () => {
-          if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-          await proc.exited;
-        }),
+        defer(killChild(proc)),
     });
     expect(await getJson(`${again.base}/v1/events/${accepted.eventId}`)).toEqual(answered);
     const missing = await fetch(`${again.base}/v1/events/evt_never`);

@@ -10,6 +10,7 @@ import { childEnv, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.
 import type { Defer } from "../helpers/cleanups.ts";
 import { startGoondanRun } from "../helpers/goondan-process.ts";
 import { startLoopbackLlm, type LoopbackLlmOptions } from "../helpers/loopback-llm.ts";
+import { killChild } from "../helpers/cleanups.ts";
 
 export async function realSwarm(options: { defer: Defer; llm?: LoopbackLlmOptions; streaming?: boolean }) {
   const llm = await startLoopbackLlm(options.llm);
@@ -29,10 +30,7 @@ export async function serveRealSwarm(options: { defer: Defer; llm?: LoopbackLlmO
     args: [swarm.dir, "--port", "0", "--state-root", swarm.stateRoot],
     env: { ...childEnv, GOONDAN_LOG_LEVEL: "info", ...options.env },
     onSpawn: (proc) =>
-      options.defer(async () => {
-        if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-        await proc.exited;
-      }),
+      options.defer(killChild(proc)),
   });
   return { ...swarm, ...daemon };
 }

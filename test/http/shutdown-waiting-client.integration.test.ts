@@ -4,7 +4,7 @@
  * state root answers the event.
  */
 import { describe, expect, it } from "bun:test";
-import { useCleanups } from "../helpers/cleanups.ts";
+import { useCleanups, killChild } from "../helpers/cleanups.ts";
 import { startGoondanRun, until } from "../helpers/goondan-process.ts";
 import { childEnv } from "../fixtures/orchestrator/real-swarm.ts";
 import { realSwarm } from "./run-fixture.ts";
@@ -16,10 +16,7 @@ async function run(dir: string, stateRoot: string) {
     args: [dir, "--port", "0", "--state-root", stateRoot],
     env: { ...childEnv, GOONDAN_LOG_LEVEL: "info" },
     onSpawn: (proc) =>
-      defer(async () => {
-        if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-        await proc.exited;
-      }),
+      defer(killChild(proc)),
   });
   return daemon;
 }

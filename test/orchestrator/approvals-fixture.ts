@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { Defer } from "../helpers/cleanups.ts";
 import { startGoondanRun, type GoondanProcess } from "../helpers/goondan-process.ts";
 import { lastUserText, messageText, startLoopbackLlm, systemPrompt, type LoopbackLlm, type LoopbackReply, type LoopbackRequest } from "../helpers/loopback-llm.ts";
+import { killChild } from "../helpers/cleanups.ts";
 
 const FIXTURE = new URL("../fixtures/approvals", import.meta.url).pathname;
 
@@ -50,10 +51,7 @@ export async function approvalsWorld(defer: Defer): Promise<ApprovalsWorld> {
       args: [dir, "--port", "0", "--state-root", stateRoot],
       env: { LOOPBACK_API_KEY: "approvals", GOONDAN_LOG_LEVEL: "info", APPROVALS_EFFECTS_FILE: effectsFile },
       onSpawn: (proc: GoondanProcess) =>
-        defer(async () => {
-          if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-          await proc.exited;
-        }),
+        defer(killChild(proc)),
     });
     return { proc: run.proc, base: run.base };
   };

@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { childEnv, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
-import { useCleanups } from "../helpers/cleanups.ts";
+import { useCleanups, killChild } from "../helpers/cleanups.ts";
 import { startGoondanRun, until } from "../helpers/goondan-process.ts";
 import { startLoopbackLlm } from "../helpers/loopback-llm.ts";
 import { storedInstanceState } from "../helpers/stored-state.ts";
@@ -36,10 +36,7 @@ describe("a state root an older goondan kept in JSONL", () => {
       args: [dir, "--port", "0", "--state-root", stateRoot],
       env: { ...childEnv, GOONDAN_LOG_LEVEL: "info" },
       onSpawn: (proc) =>
-        defer(async () => {
-          if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-          await proc.exited;
-        }),
+        defer(killChild(proc)),
     });
     expect(daemon.lines.find((line) => line.msg === "imported the state an older goondan kept in JSONL files")).toMatchObject({ instances: 2, events: 1 });
     expect(daemon.lines.find((line) => line.msg === "resumed accepted events")).toMatchObject({ resumed: 1 });

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { childEnv, lastRole, roleOf } from "../fixtures/orchestrator/real-swarm.ts";
-import { useCleanups } from "../helpers/cleanups.ts";
+import { useCleanups, killChild } from "../helpers/cleanups.ts";
 import { startGoondanRun } from "../helpers/goondan-process.ts";
 import { realSwarm } from "../http/run-fixture.ts";
 
@@ -43,10 +43,7 @@ describe.skipIf(missing)("the studio in chromium", () => {
       args: [swarm.dir, "--port", "0", "--state-root", swarm.stateRoot],
       env: { ...childEnv, GOONDAN_LOG_LEVEL: "info", GOONDAN_API_TOKEN: token },
       onSpawn: (proc) =>
-        defer(async () => {
-          if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-          await proc.exited;
-        }),
+        defer(killChild(proc)),
     });
     // Whether this daemon streams replies (POST /v1/events "stream": true, with GET /v1/watch): without it the
     // page asks with "wait": true and the reply arrives whole.
