@@ -8,42 +8,20 @@
  */
 import { describe, expect, it } from "bun:test";
 import { Database } from "bun:sqlite";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { stateDatabasePath } from "../../src/store/open-state-store.ts";
 import { useCleanups, killChild } from "../helpers/cleanups.ts";
 import { startGoondanRun, type GoondanProcess } from "../helpers/goondan-process.ts";
-import { startLoopbackLlm, systemPrompt, type LoopbackReply, type LoopbackRequest } from "../helpers/loopback-llm.ts";
+import { delegationModel } from "../helpers/delegation-model.ts";
+import { messageText, startLoopbackLlm } from "../helpers/loopback-llm.ts";
 
 const defer = useCleanups();
 const JOBS = 300;
 const DEADLINE_MS = 150_000;
 const FIXTURE = new URL("../fixtures/chaos", import.meta.url).pathname;
-
-type ChatMessage = LoopbackRequest["body"]["messages"][number];
-const text = (message: ChatMessage | undefined): string => (typeof message?.content === "string" ? message.content : JSON.stringify(message?.content ?? ""));
-const lastUser = (messages: ChatMessage[]): string => text([...messages].reverse().find((message) => message.role === "user"));
-
-/** The careful model: the coordinator delegates each job, the worker does it once, checking after an interruption. */
-function careful(effectsFile: string) {
-  const done = (job: string) => existsSync(effectsFile) && readFileSync(effectsFile, "utf8").split("\n").includes(job);
-  return (request: LoopbackRequest): LoopbackReply => {
-    const messages = request.body.messages;
-    const last = messages.at(-1);
-    const job = lastUser(messages);
-    if (systemPrompt(request).includes("ROLE=coordinator")) {
-      if (last?.role === "user") return { toolCalls: [{ name: "agents__request", args: { target: "worker", input: job, instanceKey: `w-${Number(job.slice(4)) % 4}` } }] };
-      const result = JSON.parse(text(last)) as { status: string; output?: { response?: string }; error?: { code: string } };
-      return { text: result.status === "ok" ? `done ${job}: ${result.output?.response}` : `failed ${job}: ${result.error?.code}` };
-    }
-    if (last?.role === "user") return { toolCalls: [{ name: "effects__append", args: { id: job } }] };
-    const interrupted = text(last).includes("E_TOOL_INTERRUPTED");
-    if (interrupted && !done(job)) return { toolCalls: [{ name: "effects__append", args: { id: job } }] };
-    return { text: `did ${job}` };
-  };
-}
 
 async function start(dir: string, stateRoot: string, effectsFile: string) {
   return startGoondanRun({
@@ -72,7 +50,7 @@ describe("exactly once under chaos", () => {
     const dir = join(work, "bundle");
     const stateRoot = join(work, "state");
     const effectsFile = join(work, "effects.txt");
-    const respond = careful(effectsFile);
+    const respond = delegationModel({ effectsFile, workers: 4 });
     // Each answer takes 5-25 ms, so that the jobs overlap the kills.
     const llm = await startLoopbackLlm({ respond: (request) => ({ ...respond(request), delayMs: 5 + Math.floor(Math.random() * 20) }) });
     defer(() => llm.close());
@@ -151,7 +129,7 @@ describe("exactly once under chaos", () => {
     for (const { input } of sent) asked.set(input, (asked.get(input) ?? 0) + 1);
     expect([...asked.entries()].filter(([, count]) => count !== 1)).toEqual([]);
     expect(asked.size).toBe(JOBS);
-    const interrupted = llm.requests.filter((request) => text(request.body.messages.at(-1)).includes("E_TOOL_INTERRUPTED")).length;
+    const interrupted = llm.requests.filter((request) => messageText(request.body.messages.at(-1)).includes("E_TOOL_INTERRUPTED")).length;
     console.log(`chaos: ${JOBS} jobs, ${childKills} child kills, 1 orchestrator kill; ${effects.length} side effects, ${llm.requests.length} model calls, ${interrupted} interrupted tool calls shown to the model`);
   }, DEADLINE_MS + 30_000);
 });

@@ -4,43 +4,17 @@
  * playing a coordinator that delegates jobs to workers and a worker that appends each job to a file or requests the
  * coordinator back, and a way to start a node with its own state root.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Defer } from "../helpers/cleanups.ts";
 import { GOONDAN_BIN, startGoondanRun, type GoondanProcess } from "../helpers/goondan-process.ts";
-import { startLoopbackLlm, systemPrompt, type LoopbackReply, type LoopbackRequest } from "../helpers/loopback-llm.ts";
+import { delegationModel } from "../helpers/delegation-model.ts";
+import { startLoopbackLlm } from "../helpers/loopback-llm.ts";
 import { NATS_URL, removeSwarmAfter, testSwarm } from "../helpers/nats.ts";
 import { killChild } from "../helpers/cleanups.ts";
 
 const FIXTURE = new URL("../fixtures/cluster-swarm", import.meta.url).pathname;
-
-type ChatMessage = LoopbackRequest["body"]["messages"][number];
-const text = (message: ChatMessage | undefined): string => (typeof message?.content === "string" ? message.content : JSON.stringify(message?.content ?? ""));
-const lastUser = (messages: ChatMessage[]): string => text([...messages].reverse().find((message) => message.role === "user"));
-
-/** The model: `job-N` goes to worker w-(N % workers), which appends it once; `cycle` makes the worker request the coordinator back. */
-function model(effectsFile: string, workers: number) {
-  const done = (job: string) => existsSync(effectsFile) && readFileSync(effectsFile, "utf8").split("\n").includes(job);
-  return (request: LoopbackRequest): LoopbackReply => {
-    const messages = request.body.messages;
-    const last = messages.at(-1);
-    const job = lastUser(messages);
-    if (systemPrompt(request).includes("ROLE=coordinator")) {
-      if (last?.role === "user") return { toolCalls: [{ name: "agents__request", args: { target: "worker", input: job, instanceKey: job === "cycle" ? "w-cycle" : `w-${Number(job.slice(4)) % workers}` } }] };
-      const result = JSON.parse(text(last)) as { status: string; output?: { response?: string }; error?: { code: string } };
-      return { text: result.status === "ok" ? `done ${job}: ${result.output?.response}` : `failed ${job}: ${result.error?.code}` };
-    }
-    if (job === "cycle") {
-      if (last?.role === "user") return { toolCalls: [{ name: "agents__request", args: { target: "coordinator", input: "back" } }] };
-      return { text: `worker got ${text(last).includes("CIRCULAR_CALL_DETECTED") ? "CIRCULAR_CALL_DETECTED" : text(last)}` };
-    }
-    if (last?.role === "user") return { toolCalls: [{ name: "effects__append", args: { id: job } }] };
-    const interrupted = text(last).includes("E_TOOL_INTERRUPTED");
-    if (interrupted && !done(job)) return { toolCalls: [{ name: "effects__append", args: { id: job } }] };
-    return { text: `did ${job}` };
-  };
-}
 
 export interface ClusterSwarm {
   swarm: string;
@@ -65,7 +39,7 @@ export async function clusterSwarm(defer: Defer, options: { label: string; worke
   const work = mkdtempSync(join(tmpdir(), "goondan-cluster-"));
   defer(() => rmSync(work, { recursive: true, force: true }));
   const effectsFile = join(work, "effects.txt");
-  const respond = model(effectsFile, options.workers ?? 4);
+  const respond = delegationModel({ effectsFile, workers: options.workers ?? 4 });
   const llm = await startLoopbackLlm({ respond: (request) => ({ ...respond(request), delayMs: options.delayMs?.() ?? 0 }) });
   defer(() => llm.close());
   const dir = join(work, "bundle");
