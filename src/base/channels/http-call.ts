@@ -103,3 +103,12 @@ export async function readCapped(response: Response, options: { maxBytes: number
   if (bytes === undefined) throw tooLarge(`over ${options.maxBytes} bytes`);
   return bytes;
 }
+
+/** A downloaded file's bytes: an answer that is not 2xx is `failureCode` (its body let go), else `readCapped`. */
+export async function downloadedBytes(response: Response, options: { maxBytes: number; service: ChannelService; failureCode: string }): Promise<Uint8Array> {
+  if (!response.ok) {
+    void response.body?.cancel().catch(() => undefined);
+    throw new ToolFault(options.failureCode, `${options.service.name} file download failed: HTTP ${response.status}`);
+  }
+  return readCapped(response, options);
+}

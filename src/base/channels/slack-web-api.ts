@@ -8,7 +8,7 @@
 import type { JsonObject } from "../../shared/json.ts";
 import { isJsonObject } from "../../shared/json.ts";
 import { ToolFault } from "../../tools/tool-errors.ts";
-import { httpCall, jsonBody, readCapped, type ChannelService, type FetchLike } from "./http-call.ts";
+import { downloadedBytes, httpCall, jsonBody, type ChannelService, type FetchLike } from "./http-call.ts";
 
 export const SLACK_API_BASE_URL = "https://slack.com/api";
 export const SLACK_BASE_URL_ENV = "GOONDAN_SLACK_API_BASE_URL";
@@ -75,11 +75,7 @@ export class SlackWebApi {
       signal: request.signal,
       fetch: this.options.fetch,
     });
-    if (!response.ok) {
-      void response.body?.cancel().catch(() => undefined);
-      throw new ToolFault("E_SLACK_API", `Slack file download failed: HTTP ${response.status}`);
-    }
-    return { bytes: await readCapped(response, { maxBytes: request.maxBytes, service: SERVICE }), response };
+    return { bytes: await downloadedBytes(response, { maxBytes: request.maxBytes, service: SERVICE, failureCode: "E_SLACK_API" }), response };
   }
 }
 

@@ -8,7 +8,7 @@
 import type { JsonObject } from "../../shared/json.ts";
 import { isJsonObject } from "../../shared/json.ts";
 import { ToolFault } from "../../tools/tool-errors.ts";
-import { httpCall, jsonBody, readCapped, type ChannelService, type FetchLike } from "./http-call.ts";
+import { downloadedBytes, httpCall, jsonBody, type ChannelService, type FetchLike } from "./http-call.ts";
 
 export const TELEGRAM_API_BASE_URL = "https://api.telegram.org";
 export const TELEGRAM_BASE_URL_ENV = "GOONDAN_TELEGRAM_API_BASE_URL";
@@ -71,11 +71,7 @@ export class TelegramBotApi {
       signal: request.signal,
       fetch: this.options.fetch,
     });
-    if (!response.ok) {
-      void response.body?.cancel().catch(() => undefined);
-      throw new ToolFault("E_TELEGRAM_API", `Telegram file download failed: HTTP ${response.status}`);
-    }
-    const bytes = await readCapped(response, { maxBytes: request.maxBytes, service: SERVICE });
+    const bytes = await downloadedBytes(response, { maxBytes: request.maxBytes, service: SERVICE, failureCode: "E_TELEGRAM_API" });
     return { bytes, contentType: response.headers.get("content-type") ?? undefined };
   }
 }
