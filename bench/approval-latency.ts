@@ -18,12 +18,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startGoondanRun } from "../test/helpers/goondan-process.ts";
 import { lastUserText, messageText, startLoopbackLlm } from "../test/helpers/loopback-llm.ts";
+import { flag } from "./support/flag.ts";
 import { percentile } from "./support/percentile.ts";
 
-const flag = (name: string, fallback: string): string => {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-};
 const iterations = Math.max(5, Number(flag("iterations", "200")));
 const reapedIterations = Math.min(5, iterations);
 const work = mkdtempSync(join(tmpdir(), "goondan-bench-approvals-"));

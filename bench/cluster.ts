@@ -19,13 +19,10 @@ import { readFileSync } from "node:fs";
 import { startGoondanRun } from "../test/helpers/goondan-process.ts";
 import { ask, clusterProcesses, clusterSwarm, type ClusterNodeProcess } from "../test/cluster/cluster-swarm.ts";
 import { NATS_URL, natsAvailable } from "../test/helpers/nats.ts";
+import { flag } from "./support/flag.ts";
 import { percentile } from "./support/percentile.ts";
 
-const argument = (flag: string, fallback: string): string => {
-  const index = process.argv.indexOf(flag);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-};
-const JOBS = Number(argument("--jobs", "200"));
+const JOBS = Number(flag("jobs", "200"));
 const FLOOR_SCRIPT = new URL("./nats-floor.ts", import.meta.url).pathname;
 
 if (!natsAvailable) {

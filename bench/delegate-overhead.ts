@@ -2,7 +2,7 @@
  * Delegate overhead: what an `agents__request` costs on top of the callee's own turn, against a raw Bun IPC
  * relay (child → parent → child → parent → child) measured in the same run.
  *
- *   bun bench/delegate-overhead.ts [--iterations N] [--state-root DIR]
+ *   bun bench/delegate-overhead.ts [--iterations N]
  *
  * 1. floor: two bare children X and Y; X sends, the parent forwards to Y, Y answers, the parent forwards to X.
  * 2. orchestrator: the real Orchestrator with the real spawner and two minimal protocol children; child a
@@ -19,6 +19,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { flag } from "./support/flag.ts";
 import { percentile } from "./support/percentile.ts";
 
 const SELF = new URL(import.meta.url).pathname;
@@ -183,8 +184,7 @@ async function realAgents(iterations: number): Promise<number[]> {
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const iterations = argv.includes("--iterations") ? Number(argv[argv.indexOf("--iterations") + 1]) : 2000;
+  const iterations = Number(flag("iterations", "2000"));
   console.log(`delegate overhead, ${iterations} iterations (bun ${Bun.version}, ${navigator.hardwareConcurrency} cpus)\n`);
   await relayFloor(200);
   const floor = summary("raw IPC relay x→p→y→p→x (floor)", await relayFloor(iterations));

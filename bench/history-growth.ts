@@ -16,14 +16,11 @@ import { Orchestrator } from "../src/orchestrator/orchestrator.ts";
 import { silentLogger } from "../src/shared/logger.ts";
 import { openStateStore } from "../src/store/open-state-store.ts";
 import { bunProcessSpawner } from "../src/supervision/process-spawner.ts";
+import { flag } from "./support/flag.ts";
 import { percentile } from "./support/percentile.ts";
 
-const flag = (name: string, fallback: string): number => {
-  const index = process.argv.indexOf(`--${name}`);
-  return Number(index === -1 ? fallback : (process.argv[index + 1] ?? fallback));
-};
-const TURNS = flag("turns", "300");
-const LONG = flag("long", "10000");
+const TURNS = Number(flag("turns", "300"));
+const LONG = Number(flag("long", "10000"));
 const SHORT = 10;
 const CASSETTE_LINE = { v: 1, request: { lastRole: "user" }, reply: { content: [{ type: "text", text: "ok" }], finishReason: "stop", usage: { input: 1, output: 1 } } };
 

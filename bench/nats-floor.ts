@@ -15,16 +15,13 @@ import { randomBytes } from "node:crypto";
 import { connect } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
+import { flag } from "./support/flag.ts";
 import { percentile } from "./support/percentile.ts";
 
-const argument = (flag: string, fallback: string): string => {
-  const index = process.argv.indexOf(flag);
-  return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
-};
 
 if (process.argv.includes("--responder")) {
-  const nc = await connect({ servers: argument("--url", "nats://127.0.0.1:4222") });
-  nc.subscribe(argument("--responder", ""), {
+  const nc = await connect({ servers: flag("url", "nats://127.0.0.1:4222") });
+  nc.subscribe(flag("responder", ""), {
     callback: (_error, message) => {
       message.respond(message.data);
     },
@@ -34,8 +31,8 @@ if (process.argv.includes("--responder")) {
   process.exit(0);
 }
 
-const URL_ = argument("--url", "nats://127.0.0.1:4222");
-const ITERATIONS = Number(argument("--iterations", "2000"));
+const URL_ = flag("url", "nats://127.0.0.1:4222");
+const ITERATIONS = Number(flag("iterations", "2000"));
 const WARMUP = Math.min(200, ITERATIONS);
 const run = randomBytes(4).toString("hex");
 

@@ -13,12 +13,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startGoondanRun } from "../test/helpers/goondan-process.ts";
+import { flag } from "./support/flag.ts";
 import { percentile } from "./support/percentile.ts";
 
-const flag = (name: string, fallback: string): string => {
-  const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? fallback : (process.argv[index + 1] ?? fallback);
-};
 const SEQUENTIAL = Number(flag("sequential", "100"));
 const REQUESTS = Number(flag("requests", "400"));
 const ROUNDS = Number(flag("rounds", "2"));

@@ -15,9 +15,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startGoondanRun } from "../test/helpers/goondan-process.ts";
 import { startLoopbackLlm, type LoopbackRequest } from "../test/helpers/loopback-llm.ts";
+import { flag } from "./support/flag.ts";
 
-const argv = process.argv.slice(2);
-const ITERATIONS = argv.includes("--iterations") ? Number(argv[argv.indexOf("--iterations") + 1]) : 200;
+const ITERATIONS = Number(flag("iterations", "200"));
 const WARM_UP = 10;
 const REPLY = { text: "Streaming tokens arrive one small piece after another.", chunkDelayMs: 5, textPieces: 6 };
 

@@ -24,15 +24,15 @@ import { Orchestrator } from "../src/orchestrator/orchestrator.ts";
 import { bunProcessSpawner } from "../src/supervision/process-spawner.ts";
 import { startLoopbackLlm } from "../test/helpers/loopback-llm.ts";
 import { testBundle } from "../test/fixtures/orchestrator/test-bundle.ts";
+import { flag } from "./support/flag.ts";
 import { percentile } from "./support/percentile.ts";
 import { traceExportSettings } from "../src/observability/otel-settings.ts";
 import { startTraceExport } from "../src/observability/trace-export.ts";
 import { silentLogger } from "../src/shared/logger.ts";
 
 const argv = process.argv.slice(2);
-const flag = (name: string, fallback: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : fallback);
-const REQUESTS = flag("--requests", 500);
-const IDLE = flag("--idle", 100);
+const REQUESTS = Number(flag("requests", "500"));
+const IDLE = Number(flag("idle", "100"));
 const TRACING_ONLY = argv.includes("--tracing-only");
 const AGENTS = Array.from({ length: 10 }, (_, i) => `agent-${i}`);
 const ECHO_CHILD = new URL("../test/fixtures/orchestrator/echo-child.ts", import.meta.url).pathname;

@@ -9,11 +9,8 @@
 import { Agent, run, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled, tool, user, type AgentInputItem } from "@openai/agents";
 import OpenAI from "openai";
 import { z } from "zod";
+import { flag } from "../support/flag.ts";
 
-const flag = (name: string, fallback: string): string => {
-  const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? fallback : (process.argv[index + 1] ?? fallback);
-};
 
 setDefaultOpenAIClient(new OpenAI({ baseURL: flag("url", ""), apiKey: "loopback" }));
 setOpenAIAPI("chat_completions");
