@@ -20,7 +20,8 @@
  * Where the machine refuses namespaces (a container without the right to create them, a host that forbids
  * unprivileged user namespaces) `enter` says why, and the caller decides (bash.ts: run without, and warn).
  */
-import { readlinkSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
+import { parseProcStat, procStatEnded, type ProcStat } from "../shared/proc-stat.ts";
 
 /** PATH used to find the helpers and given to them; never the agent's own. */
 const HELPER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -51,6 +52,8 @@ interface Holder {
   proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
   helpers: Helpers;
   root: boolean;
+  /** The host pid of the namespace's pid 1 (the holder's one child), when /proc could say. */
+  init: number | undefined;
 }
 
 export type SandboxEntry =
@@ -136,8 +139,11 @@ export class PidNamespaceSandbox {
     const current = this.holder;
     if (current !== undefined) {
       return current.then((holder) => {
-        if (typeof holder === "string" || holder.proc.exitCode === null) return holder;
-        this.holder = undefined; // pid 1 was stopped: start a new namespace
+        if (typeof holder === "string" || (holder.proc.exitCode === null && initAlive(holder))) return holder;
+        // pid 1 was stopped: start a new namespace. The holder may not have exited yet (or we may not have
+        // heard of it), but nothing can enter a namespace whose pid 1 is gone, so do not wait for it.
+        if (this.holder === current) this.holder = undefined;
+        holder.proc.kill("SIGKILL");
         return this.ensure();
       });
     }
@@ -188,7 +194,36 @@ async function start(helperPath: string): Promise<Holder | string> {
     proc.kill("SIGKILL");
     return "unshare started but its PID namespace is the same as ours";
   }
-  return { proc, helpers, root };
+  return { proc, helpers, root, init: childOf(proc.pid) };
+}
+
+/** The one child of `pid` (the holder's: the namespace's pid 1), read from /proc; undefined where it cannot say. */
+function childOf(pid: number): number | undefined {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
+    return children.length === 1 ? Number(children[0]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** PF_EXITING in /proc/<pid>/stat's flags: the task is on its way out (a dying pid 1 lets no one in). */
+const PF_EXITING = 0x4;
+
+/**
+ * Whether the namespace's pid 1 still lives and is not exiting, read from /proc rather than from the holder's
+ * exit status: the holder exits only once every process in the namespace is gone and it has reaped pid 1,
+ * and its exit reaches us later still, while an `nsenter` in between fails. True where /proc cannot say.
+ */
+function initAlive(holder: Holder): boolean {
+  if (holder.init === undefined) return true;
+  let stat: ProcStat | undefined;
+  try {
+    stat = parseProcStat(readFileSync(`/proc/${holder.init}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+  return stat !== undefined && stat.ppid === holder.proc.pid && !procStatEnded(stat) && (stat.flags & PF_EXITING) === 0;
 }
 
 /** True once pid 1 says ready; else why it did not (unshare's own error message when it failed). */

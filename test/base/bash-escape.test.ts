@@ -6,8 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { killMarkedProcesses } from "../../src/base/tools/kill-marked-processes.ts";
 import { RUN_MARKER_NAME } from "../../src/base/tools/run-marked-process.ts";
+import { parseProcStat, procStatEnded } from "../../src/shared/proc-stat.ts";
 import { pidsWithCommandLine } from "../helpers/goondan-process.ts";
 import { baseTools, errorOf, okOutput, type BaseToolHarness } from "./base-tools.ts";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 const onLinux = process.platform === "linux";
 const hasSetsid = existsSync("/usr/bin/setsid");
@@ -19,9 +23,8 @@ const leftovers: number[] = [];
 /** Gone from /proc, or a zombie (it runs nothing; a container's pid 1 may never reap orphans). */
 async function isDead(pid: number): Promise<boolean> {
   try {
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-    return state === "Z" || state === "X";
+    const stat = parseProcStat(await readFile(`/proc/${pid}/stat`, "utf8"));
+    return stat !== undefined && procStatEnded(stat);
   } catch {
     return true;
   }

@@ -8,14 +8,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { commandSandbox, isolateCommand, resetIsolationWarning } from "../../src/base/tools/command-isolation.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
+import { parseProcStat } from "../../src/shared/proc-stat.ts";
 import { PidNamespaceSandbox } from "../../src/tools/pid-namespace-sandbox.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { baseTools, errorOf, okOutput, type BaseToolHarness } from "./base-tools.ts";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 const onLinux = process.platform === "linux";
 const isRoot = process.getuid?.() === 0;
@@ -38,6 +43,22 @@ afterAll(async () => {
   witness?.kill("SIGKILL");
   await rm(workdir, { recursive: true, force: true });
 });
+
+/** Host pids of our sandbox holders: children of this process running unshare. */
+function holderPids(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = parseProcStat(readFileSync(`/proc/${entry}/stat`, "utf8"));
+      if (stat?.ppid !== process.pid || stat.state === "Z") continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("unshare")) pids.push(Number(entry));
+    } catch {
+      // gone while we looked
+    }
+  }
+  return pids;
+}
 
 /**
  * A shell loop that reads every /proc/<pid>/environ and cmdline it can and prints "FOUND <where>" for each
@@ -83,7 +104,20 @@ describe.skipIf(!onLinux)("bash commands in their own PID namespace", () => {
     okOutput(await tools.call("bash__exec", { command: "kill -TERM 1" }));
     await Bun.sleep(200);
     const output = okOutput(await tools.call("bash__exec", { command: "tr '\\0' ' ' < /proc/1/cmdline" }));
-    expect(String(output.stdout)).toContain("goondan-sandbox");
+    expect({ stdout: String(output.stdout), stderr: String(output.stderr) }).toMatchObject({ stdout: expect.stringContaining("goondan-sandbox") });
+  });
+
+  it("starts a new sandbox at once when pid 1 is gone but its holder has not exited yet", async () => {
+    okOutput(await tools.call("bash__exec", { command: "true" }));
+    // Hold the holder (unshare) stopped, so it cannot reap the namespace's pid 1 nor exit: the window in which
+    // only /proc knows the namespace is dead.
+    const holder = holderPids();
+    expect(holder).toHaveLength(1);
+    process.kill(holder[0]!, "SIGSTOP");
+    okOutput(await tools.call("bash__exec", { command: "kill -TERM 1" }));
+    const output = okOutput(await tools.call("bash__exec", { command: "tr '\\0' ' ' < /proc/1/cmdline" }));
+    expect({ stdout: String(output.stdout), stderr: String(output.stderr) }).toMatchObject({ stdout: expect.stringContaining("goondan-sandbox") });
+    expect(holderPids()).not.toContain(holder[0]);
   });
 });
 

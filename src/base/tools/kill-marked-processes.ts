@@ -9,6 +9,7 @@
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { SystemError } from "../../shared/errors.ts";
+import { parseProcStat, procStatEnded } from "../../shared/proc-stat.ts";
 
 export interface KillMarkedProcessesOptions {
   /** The exact environment entry to look for, "NAME=value". */
@@ -75,21 +76,13 @@ async function isMarked(options: { procRoot: string; needle: Buffer; pid: number
   const dir = `${options.procRoot}/${options.pid}`;
   try {
     if (options.uid !== undefined && (await stat(dir)).uid !== options.uid) return false;
-    const status = parseStat(await readFile(`${dir}/stat`, "utf8"));
-    if (status === undefined || status.state === "Z" || status.state === "X") return false;
+    const status = parseProcStat(await readFile(`${dir}/stat`, "utf8"));
+    if (status === undefined || procStatEnded(status)) return false;
     if (options.exceptProcessGroup !== undefined && status.processGroup === options.exceptProcessGroup) return false;
     return hasEntry(await readFile(`${dir}/environ`), options.needle);
   } catch {
     return false; // another user's, non-dumpable, or gone
   }
-}
-
-/** /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces and parentheses. */
-function parseStat(text: string): { state: string; processGroup: number } | undefined {
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  const processGroup = Number(fields[2]);
-  if (fields[0] === undefined || !Number.isInteger(processGroup)) return undefined;
-  return { state: fields[0], processGroup };
 }
 
 /** True when the NUL-separated environ block holds exactly `needle` as one entry. */
