@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
+import { RUNTIME_EVENT_WRITE_INTERVAL_MS } from "../../src/store/sqlite/runtime-event-writer.ts";
 import type { AgentEvent } from "../../src/protocol/agent-event.ts";
 import type { Message } from "../../src/protocol/conversation.ts";
 import { outcome, reply } from "../helpers/outcomes.ts";
@@ -99,6 +100,21 @@ describe("SqliteStore", () => {
     expect((await store.runtimeEvents({ swarm: "s", turnId: "turn1", limit: 1 })).map((row) => row.event.type)).toEqual(["turn.completed"]);
     const first = (await store.runtimeEvents({ swarm: "s" }))[0]!;
     expect(await store.runtimeEvents({ swarm: "s", after: first.cursor })).toHaveLength(2);
+  });
+
+  it("writes runtime events appended apart in one commit of their own, and a read sees them before that", async () => {
+    const store = open();
+    const base = { agent: "a", instanceKey: "k", spanId: "sp", traceId: "t1", at: "2026-11-23T00:00:00.000Z" } as const;
+    for (let batch = 0; batch < 5; batch += 1) {
+      store.appendRuntimeEvents("s", [{ ...base, type: "step.started", stepIndex: batch }]);
+      await Bun.sleep(1);
+    }
+    expect(store.commits).toBe(0);
+    await Bun.sleep(RUNTIME_EVENT_WRITE_INTERVAL_MS * 3);
+    expect(store.commits).toBe(1);
+    expect(store.syncs).toBe(0);
+    store.appendRuntimeEvents("s", [{ ...base, type: "turn.completed" }]);
+    expect((await store.runtimeEvents({ swarm: "s" })).map((row) => row.event.stepIndex ?? row.event.type)).toEqual([0, 1, 2, 3, 4, "turn.completed"]);
   });
 
   it("refuses a file that is not a goondan database with E_STORE_UNREADABLE naming the file and what to do", () => {

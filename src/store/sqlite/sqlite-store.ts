@@ -9,15 +9,19 @@
 import type { Database } from "bun:sqlite";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { Approval, ApprovalDecision } from "../../protocol/approval.ts";
-import { pendingResultId, type Message, type MessageEvent, type PendingResult } from "../../protocol/conversation.ts";
+import { pendingResultId, type MessageEvent, type PendingResult } from "../../protocol/conversation.ts";
 import type { InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { JsonValue } from "../../shared/json.ts";
+import type { InstanceSnapshot, InstanceSnapshots } from "../instance-snapshot.ts";
 import type { ApprovalDecided, ApprovalQuery, InboxRecord, InstanceRef, RuntimeEventQuery, Store, StoredInstance, StoredRuntimeEvent, WriteOptions } from "../store.ts";
 import { allDecided, eventApprovals, insertApproval, markApplied, reopenEvent, selectApprovals, setDecision } from "./approval-rows.ts";
 import { Checkpointer } from "./checkpointer.ts";
+import { instanceParams, readInstanceState, touchInstance } from "./instance-rows.ts";
+import { exportInstanceRows, importInstanceRows } from "./instance-snapshot-rows.ts";
 import { openDatabase } from "./open-database.ts";
+import { RuntimeEventWriter } from "./runtime-event-writer.ts";
 import { WriteBatch } from "./write-batch.ts";
 
 type InboxRow = { event: string; accepted_at: number; crashes: number; last_crash: string | null; outcome: string | null };
@@ -32,12 +36,13 @@ const inboxRecordOf = (row: InboxRow): InboxRecord => ({
 
 const keyOf = (instance: InstanceRef): string => `${instance.swarm}\n${instance.agent}\n${instance.instanceKey}`;
 
-export class SqliteStore implements Store {
+export class SqliteStore implements Store, InstanceSnapshots {
   readonly location: string;
   /** One connection, one log: writes are applied at once and become durable in order (Store.ordered). */
   readonly ordered = true;
   private readonly db: Database;
   private readonly batch: WriteBatch;
+  private readonly runtimeEventWriter: RuntimeEventWriter;
   /** Present on the orchestrator's store: checkpoints the log off the event loop. */
   readonly checkpointer: Checkpointer | undefined;
   /** The next message seq of each instance touched so far. */
@@ -49,6 +54,7 @@ export class SqliteStore implements Store {
     this.location = file;
     this.db = openDatabase(file, options);
     this.batch = new WriteBatch(this.db, file);
+    this.runtimeEventWriter = new RuntimeEventWriter({ db: this.db, run: (write) => this.batch.run(write) });
     if (!options.existing) this.checkpointer = new Checkpointer({ db: this.db, file });
     this.pendingSeq = (this.db.query("SELECT COALESCE(MAX(seq), 0) AS seq FROM pending_results").get() as { seq: number }).seq;
   }
@@ -94,7 +100,7 @@ export class SqliteStore implements Store {
   commit(instance: InstanceRef, commit: InstanceCommit, outcome?: TurnOutcome, options?: WriteOptions): Promise<void> {
     return this.batch.durable(() => {
       for (const change of commit.changes ?? []) this.applyChange(instance, change);
-      for (const id of commit.consumed ?? []) this.db.query("DELETE FROM pending_results WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :id").run({ ...params(instance), id });
+      for (const id of commit.consumed ?? []) this.db.query("DELETE FROM pending_results WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :id").run({ ...instanceParams(instance), id });
       for (const result of commit.added ?? []) this.insertPending(instance, result);
       for (const [extension, value] of Object.entries(commit.extensionState ?? {})) this.setExtensionState(instance, extension, value);
       for (const request of commit.approvals?.requested ?? []) insertApproval(this.db, instance.swarm, request);
@@ -142,14 +148,18 @@ export class SqliteStore implements Store {
 
   /** instanceState, answered at once (the embedded database is local): for callers that cannot wait, such as tests. */
   readInstanceState(instance: InstanceRef): InstanceState {
-    const p = params(instance);
-    const messages = (this.db.query("SELECT message FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key ORDER BY seq").all(p) as { message: string }[]).map((row) => JSON.parse(row.message) as Message);
-    const pendingResults = (this.db.query("SELECT result FROM pending_results WHERE swarm = :swarm AND agent = :agent AND instance_key = :key ORDER BY seq").all(p) as { result: string }[]).map((row) => JSON.parse(row.result) as PendingResult);
-    const extensionState: Record<string, JsonValue> = {};
-    for (const row of this.db.query("SELECT extension, value FROM extension_state WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").all(p) as { extension: string; value: string }[]) {
-      extensionState[row.extension] = JSON.parse(row.value) as JsonValue;
-    }
-    return { messages, pendingResults, extensionState };
+    return readInstanceState(this.db, instance);
+  }
+
+  exportInstance(instance: InstanceRef): InstanceSnapshot {
+    return exportInstanceRows(this.db, instance);
+  }
+
+  importInstance(instance: InstanceRef, snapshot: InstanceSnapshot): Promise<void> {
+    return this.batch.durable(() => {
+      importInstanceRows(this.db, instance, snapshot, { id: pendingResultId, nextSeq: () => ++this.pendingSeq });
+      this.nextSeq.delete(keyOf(instance));
+    }, { sync: false });
   }
 
   clearConversation(instance: InstanceRef): Promise<boolean> {
@@ -158,11 +168,12 @@ export class SqliteStore implements Store {
   }
 
   deleteInstance(instance: InstanceRef): Promise<boolean> {
-    const known = this.db.query("SELECT 1 FROM instances WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").get(params(instance)) !== null;
+    this.runtimeEventWriter.write();
+    const known = this.db.query("SELECT 1 FROM instances WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").get(instanceParams(instance)) !== null;
     return this.batch
       .durable(() => {
         for (const table of ["messages", "pending_results", "extension_state", "instances", "runtime_events"]) {
-          this.db.query(`DELETE FROM ${table} WHERE swarm = :swarm AND agent = :agent AND instance_key = :key`).run(params(instance));
+          this.db.query(`DELETE FROM ${table} WHERE swarm = :swarm AND agent = :agent AND instance_key = :key`).run(instanceParams(instance));
         }
         this.nextSeq.delete(keyOf(instance));
       })
@@ -181,17 +192,13 @@ export class SqliteStore implements Store {
     return rows.map((row) => ({ swarm: row.swarm, agent: row.agent, instanceKey: row.instance_key, messages: row.messages, pendingResults: row.pending, updatedAt: row.updated_at }));
   }
 
+  /** Kept and written in batches (runtime-event-writer.ts); every read below sees them. */
   appendRuntimeEvents(swarm: string, events: readonly RuntimeEvent[]): void {
-    if (events.length === 0) return;
-    this.batch.run(() => {
-      const insert = this.db.query("INSERT INTO runtime_events (swarm, agent, instance_key, type, turn_id, trace_id, event) VALUES (:swarm, :agent, :key, :type, :turn, :trace, :event)");
-      for (const event of events) {
-        insert.run({ swarm, agent: event.agent, key: event.instanceKey, type: event.type, turn: event.turnId ?? null, trace: event.traceId === "" ? null : event.traceId, event: JSON.stringify(event) });
-      }
-    });
+    this.runtimeEventWriter.append(swarm, events);
   }
 
   async runtimeEvents(query: RuntimeEventQuery): Promise<StoredRuntimeEvent[]> {
+    this.runtimeEventWriter.write();
     const where = ["cursor > :after"];
     const values: Record<string, string | number> = { after: query.after ?? 0 };
     if (query.swarm !== undefined) (where.push("swarm = :swarm"), (values.swarm = query.swarm));
@@ -206,15 +213,18 @@ export class SqliteStore implements Store {
 
   /** Commits what is written so far now, instead of at the end of the tick. */
   flush(): void {
+    this.runtimeEventWriter.write();
     this.batch.flush();
   }
 
   /** Resolves once everything written so far is committed and, where asked, synced. */
   settled(): Promise<void> {
+    this.runtimeEventWriter.write();
     return this.batch.settled();
   }
 
   async close(): Promise<void> {
+    this.runtimeEventWriter.write();
     await this.batch.close();
     await this.checkpointer?.stop();
     this.db.close();
@@ -230,7 +240,7 @@ export class SqliteStore implements Store {
   }
 
   private applyChange(instance: InstanceRef, change: MessageEvent): void {
-    const p = params(instance);
+    const p = instanceParams(instance);
     switch (change.type) {
       case "append": {
         const seq = this.takeSeq(instance);
@@ -252,28 +262,27 @@ export class SqliteStore implements Store {
   private takeSeq(instance: InstanceRef): number {
     const key = keyOf(instance);
     let next = this.nextSeq.get(key);
-    if (next === undefined) next = (this.db.query("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").get(params(instance)) as { next: number }).next;
+    if (next === undefined) next = (this.db.query("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").get(instanceParams(instance)) as { next: number }).next;
     this.nextSeq.set(key, next + 1);
     return next;
   }
 
   private messageCount(instance: InstanceRef): number {
-    return (this.db.query("SELECT COUNT(*) AS n FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").get(params(instance)) as { n: number }).n;
+    return (this.db.query("SELECT COUNT(*) AS n FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").get(instanceParams(instance)) as { n: number }).n;
   }
 
   private insertPending(instance: InstanceRef, result: PendingResult): void {
     this.pendingSeq += 1;
-    this.db.query("INSERT OR IGNORE INTO pending_results (swarm, agent, instance_key, id, seq, result) VALUES (:swarm, :agent, :key, :id, :seq, :result)").run({ ...params(instance), id: pendingResultId(result), seq: this.pendingSeq, result: JSON.stringify(result) });
+    this.db.query("INSERT OR IGNORE INTO pending_results (swarm, agent, instance_key, id, seq, result) VALUES (:swarm, :agent, :key, :id, :seq, :result)").run({ ...instanceParams(instance), id: pendingResultId(result), seq: this.pendingSeq, result: JSON.stringify(result) });
   }
 
   private setExtensionState(instance: InstanceRef, extension: string, value: JsonValue | null): void {
-    if (value === null) this.db.query("DELETE FROM extension_state WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND extension = :extension").run({ ...params(instance), extension });
-    else this.db.query("INSERT OR REPLACE INTO extension_state (swarm, agent, instance_key, extension, value) VALUES (:swarm, :agent, :key, :extension, :value)").run({ ...params(instance), extension, value: JSON.stringify(value) });
+    if (value === null) this.db.query("DELETE FROM extension_state WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND extension = :extension").run({ ...instanceParams(instance), extension });
+    else this.db.query("INSERT OR REPLACE INTO extension_state (swarm, agent, instance_key, extension, value) VALUES (:swarm, :agent, :key, :extension, :value)").run({ ...instanceParams(instance), extension, value: JSON.stringify(value) });
   }
 
   private touch(instance: InstanceRef): void {
-    this.db.query("INSERT INTO instances (swarm, agent, instance_key, updated_at) VALUES (:swarm, :agent, :key, :at) ON CONFLICT DO UPDATE SET updated_at = :at").run({ ...params(instance), at: Date.now() });
+    touchInstance(this.db, instance);
   }
 }
 
-const params = (instance: InstanceRef) => ({ swarm: instance.swarm, agent: instance.agent, key: instance.instanceKey });

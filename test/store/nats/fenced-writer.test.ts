@@ -1,11 +1,11 @@
 import { describe, expect, it } from "bun:test";
 import { StorageType } from "@nats-io/jetstream";
-import { clusterNames } from "../../src/cluster/cluster-names.ts";
-import { FencedWriter, LEASE_REVISION_HEADER } from "../../src/cluster/fenced-writer.ts";
-import { LeaseTable, type Lease } from "../../src/cluster/lease-table.ts";
-import { subjectToken } from "../../src/cluster/subject-token.ts";
-import { useCleanups } from "../helpers/cleanups.ts";
-import { connectTest, natsAvailable, removeSwarmAfter, testSwarm } from "../helpers/nats.ts";
+import { clusterNames } from "../../../src/cluster/cluster-names.ts";
+import { FencedWriter, LEASE_REVISION_HEADER } from "../../../src/store/nats/fenced-writer.ts";
+import { LeaseTable, type Lease } from "../../../src/cluster/lease-table.ts";
+import { subjectToken } from "../../../src/cluster/subject-token.ts";
+import { useCleanups } from "../../helpers/cleanups.ts";
+import { connectTest, natsAvailable, removeSwarmAfter, testSwarm } from "../../helpers/nats.ts";
 
 const defer = useCleanups();
 

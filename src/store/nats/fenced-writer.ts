@@ -10,26 +10,26 @@
  * refusal is a typed outcome (`fenced`), never a throw; only an unreachable server throws E_CLUSTER_UNAVAILABLE.
  */
 import { headers, type MsgHdrs } from "@nats-io/transport-node";
-import type { JsonValue } from "../shared/json.ts";
-import type { ClusterConnection } from "./cluster-connection.ts";
-import { clusterUnavailable, isWrongRevision } from "./cluster-errors.ts";
-import type { Lease } from "./lease-table.ts";
+import type { JsonValue } from "../../shared/json.ts";
+import type { FenceToken, JetStreamHandle } from "./jetstream-handle.ts";
+import { isWrongRevision, natsUnavailable } from "./nats-errors.ts";
 
 /** The header every fenced record carries: the lease revision of the holder that wrote it. */
 export const LEASE_REVISION_HEADER = "Gdn-Lease-Revision";
 const FENCE_HEADER = "Gdn-Fence";
 const MAX_TAKE_ATTEMPTS = 5;
 
-export type TakeOutcome = { status: "taken"; writer: FencedWriter } | { status: "fenced"; newerRevision: number };
+/** `after`: the subject's last sequence before the fence (0 when it was empty). */
+export type TakeOutcome = { status: "taken"; writer: FencedWriter; after: number } | { status: "fenced"; newerRevision: number };
 export type AppendOutcome = { status: "written"; sequence: number } | { status: "fenced" };
 
 export interface TakeOptions {
-  connection: ClusterConnection;
+  connection: JetStreamHandle;
   /** The stream holding `subject`. */
   stream: string;
   subject: string;
-  /** The lease that makes this node the subject's writer. */
-  lease: Lease;
+  /** What makes this node the subject's writer (the cluster's lease on the instance). */
+  lease: FenceToken;
 }
 
 export class FencedWriter {
@@ -49,32 +49,42 @@ export class FencedWriter {
       fence.set("Nats-Expected-Last-Subject-Sequence", String(last?.sequence ?? 0));
       try {
         const ack = await options.connection.js.publish(options.subject, JSON.stringify({ fence: options.lease.revision, owner: options.lease.owner }), { headers: fence });
-        return { status: "taken", writer: new FencedWriter(options, ack.seq) };
+        return { status: "taken", writer: new FencedWriter(options, ack.seq), after: last?.sequence ?? 0 };
       } catch (error) {
         // Someone wrote in between (the old holder's last append): read again.
-        if (!isWrongRevision(error) || attempt === MAX_TAKE_ATTEMPTS) throw clusterUnavailable(`taking ${options.subject}`, error);
+        if (!isWrongRevision(error) || attempt === MAX_TAKE_ATTEMPTS) throw natsUnavailable(`taking ${options.subject}`, error);
       }
     }
   }
 
+  /** The sequence of this writer's last write (its fence, or its last append). */
+  get sequence(): number {
+    return this.lastSequence;
+  }
+
   /** Append one record; `fenced` once a newer holder took the subject (and for every append after that). */
-  async append(value: JsonValue): Promise<AppendOutcome> {
+  append(value: JsonValue): Promise<AppendOutcome> {
+    return this.appendJson(JSON.stringify(value));
+  }
+
+  /** `append` of a record already in JSON (one message, one acknowledgement, one sequence check). */
+  async appendJson(json: string): Promise<AppendOutcome> {
     if (this.fenced) return { status: "fenced" };
     const record = recordHeaders(this.options.lease, false);
     record.set("Nats-Expected-Last-Subject-Sequence", String(this.lastSequence));
     try {
-      const ack = await this.options.connection.js.publish(this.options.subject, JSON.stringify(value), { headers: record });
+      const ack = await this.options.connection.js.publish(this.options.subject, json, { headers: record });
       this.lastSequence = ack.seq;
       return { status: "written", sequence: ack.seq };
     } catch (error) {
-      if (!isWrongRevision(error)) throw clusterUnavailable(`writing ${this.options.subject}`, error);
+      if (!isWrongRevision(error)) throw natsUnavailable(`writing ${this.options.subject}`, error);
       this.fenced = true;
       return { status: "fenced" };
     }
   }
 }
 
-function recordHeaders(lease: Lease, fence: boolean): MsgHdrs {
+function recordHeaders(lease: FenceToken, fence: boolean): MsgHdrs {
   const result = headers();
   result.set(LEASE_REVISION_HEADER, String(lease.revision));
   if (fence) result.set(FENCE_HEADER, lease.owner);
@@ -87,6 +97,6 @@ async function lastRecord(options: TakeOptions): Promise<{ sequence: number; rev
     if (message === null) return undefined;
     return { sequence: message.seq, revision: Number(message.header.get(LEASE_REVISION_HEADER) || 0) };
   } catch (error) {
-    throw clusterUnavailable(`reading the last record of ${options.subject}`, error);
+    throw natsUnavailable(`reading the last record of ${options.subject}`, error);
   }
 }

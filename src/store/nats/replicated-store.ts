@@ -5,15 +5,26 @@
  * refuses (another node took the instance over) fails, and the turn that made it does not go on. Reads are the
  * embedded store's: the owner's local copy is complete for the instances it owns. Runtime events stay local.
  * It is not `ordered`: the orchestrator waits for each write before it hands an answer on.
+ *
+ * For an instance this node owns, the state log is the durable copy (a node taking it over, or this node after a
+ * restart, rebuilds the local copy from the log alone), so its hot writes (accept, commit, pending result) are made
+ * locally without waiting for the disk's sync, and appended: one JetStream acknowledgement per write, not an fsync
+ * followed by one. The local write is made first: an ordered embedded store applies it within the call (throwing
+ * there if it cannot, and then nothing is appended), so the append starts at once, while its transaction commits;
+ * a store that is not ordered is waited for before the append.
+ *
+ * Clearing the conversation of an instance this node does not own (a `fresh` restart of an instance no node runs)
+ * also clears it in the instance's log when `clearUnowned` is given (src/cluster/clear-unowned-instance.ts), so the node that
+ * claims it next does not replay the old conversation.
  */
-import type { AgentEvent } from "../protocol/agent-event.ts";
-import type { Approval, ApprovalDecision } from "../protocol/approval.ts";
-import type { PendingResult } from "../protocol/conversation.ts";
-import type { InstanceCommit, InstanceState } from "../protocol/instance-state.ts";
-import type { RuntimeEvent } from "../protocol/runtime-event.ts";
-import type { TurnOutcome } from "../protocol/turn-outcome.ts";
-import type { ApprovalDecided, ApprovalQuery, InboxRecord, InstanceRef, RuntimeEventQuery, Store, StoredInstance, StoredRuntimeEvent, WriteOptions } from "../store/store.ts";
-import type { InstanceStateLog } from "./instance-state-log.ts";
+import type { AgentEvent } from "../../protocol/agent-event.ts";
+import type { Approval, ApprovalDecision } from "../../protocol/approval.ts";
+import type { PendingResult } from "../../protocol/conversation.ts";
+import type { InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
+import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
+import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
+import type { ApprovalDecided, ApprovalQuery, InboxRecord, InstanceRef, RuntimeEventQuery, Store, StoredInstance, StoredRuntimeEvent, WriteOptions } from "../store.ts";
+import type { InstanceStateLog, StateRecord } from "./instance-state-log.ts";
 
 export class ReplicatedStore implements Store {
   readonly ordered = false;
@@ -21,15 +32,16 @@ export class ReplicatedStore implements Store {
   constructor(
     private readonly local: Store,
     private readonly log: InstanceStateLog,
+    private readonly options: { clearUnowned?: (instance: InstanceRef) => Promise<unknown> } = {},
   ) {}
 
   get location(): string {
     return `${this.local.location} (+ NATS JetStream)`;
   }
 
-  async accept(swarm: string, event: AgentEvent, acceptedAt: number, options?: WriteOptions): Promise<void> {
-    await this.local.accept(swarm, event, acceptedAt, options);
-    await this.log.append({ swarm, agent: event.agent, instanceKey: event.instanceKey }, { op: "accept", event, acceptedAt });
+  accept(swarm: string, event: AgentEvent, acceptedAt: number, options?: WriteOptions): Promise<void> {
+    const ref = { swarm, agent: event.agent, instanceKey: event.instanceKey };
+    return this.replicated(ref, options, (local) => this.local.accept(swarm, event, acceptedAt, local), { op: "accept", event, acceptedAt });
   }
 
   inboxRecord(swarm: string, eventId: string): Promise<InboxRecord | undefined> {
@@ -51,14 +63,12 @@ export class ReplicatedStore implements Store {
     if (ref) await this.log.append(ref, { op: "answer", eventId, outcome });
   }
 
-  async commit(instance: InstanceRef, commit: InstanceCommit, outcome?: TurnOutcome, options?: WriteOptions): Promise<void> {
-    await this.local.commit(instance, commit, outcome, options);
-    await this.log.append(instance, { op: "commit", commit, ...(outcome ? { outcome } : {}) });
+  commit(instance: InstanceRef, commit: InstanceCommit, outcome?: TurnOutcome, options?: WriteOptions): Promise<void> {
+    return this.replicated(instance, options, (local) => this.local.commit(instance, commit, outcome, local), { op: "commit", commit, ...(outcome ? { outcome } : {}) });
   }
 
-  async addPendingResult(instance: InstanceRef, result: PendingResult, options?: WriteOptions): Promise<void> {
-    await this.local.addPendingResult(instance, result, options);
-    await this.log.append(instance, { op: "pending", result });
+  addPendingResult(instance: InstanceRef, result: PendingResult, options?: WriteOptions): Promise<void> {
+    return this.replicated(instance, options, (local) => this.local.addPendingResult(instance, result, local), { op: "pending", result });
   }
 
   instanceState(instance: InstanceRef): Promise<InstanceState> {
@@ -67,7 +77,8 @@ export class ReplicatedStore implements Store {
 
   async clearConversation(instance: InstanceRef): Promise<boolean> {
     const had = await this.local.clearConversation(instance);
-    await this.log.append(instance, { op: "clear" });
+    if (this.log.owns(instance)) await this.log.append(instance, { op: "clear" });
+    else await this.options.clearUnowned?.(instance);
     return had;
   }
 
@@ -103,6 +114,17 @@ export class ReplicatedStore implements Store {
 
   close(): Promise<void> {
     return this.local.close();
+  }
+
+  /**
+   * A write of an owned instance: made locally without the sync (the log is its durable copy) and appended;
+   * resolves once both hold it. Of an instance this node does not own: the local write as asked, alone.
+   */
+  private async replicated(ref: InstanceRef, options: WriteOptions | undefined, write: (options: WriteOptions | undefined) => Promise<void>, record: StateRecord): Promise<void> {
+    if (!this.log.owns(ref)) return write(options);
+    const local = write({ ...options, sync: false });
+    if (!this.local.ordered) await local;
+    await Promise.all([local, this.log.append(ref, record)]);
   }
 
   private async refOf(swarm: string, eventId: string): Promise<InstanceRef | undefined> {

@@ -1,0 +1,51 @@
+/**
+ * Writes runtime events to their table in batches. A request makes about seventeen of them across its turns, and
+ * they arrive a few at a time; written as they came, each few was a transaction of its own, committed to the log with
+ * its index pages, which cost the orchestrator more than the request's own state did. They are kept here instead and
+ * written together, in one transaction that syncs nothing, `intervalMs` after the first one waiting (and at once
+ * before anything reads or deletes them, so reads still see every event appended so far). Nothing waits on them:
+ * a crash of the orchestrator loses at most the last `intervalMs` of them, which costs no correctness (Store).
+ */
+import type { Database } from "bun:sqlite";
+import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
+
+/** Default wait before the events waiting are written (ms). */
+export const RUNTIME_EVENT_WRITE_INTERVAL_MS = 50;
+
+export class RuntimeEventWriter {
+  private waiting: { swarm: string; events: readonly RuntimeEvent[] }[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly intervalMs: number;
+
+  /** `run`: runs a write in the store's current transaction (WriteBatch.run). */
+  constructor(
+    private readonly options: { db: Database; run: (write: () => void) => void; intervalMs?: number },
+  ) {
+    this.intervalMs = options.intervalMs ?? RUNTIME_EVENT_WRITE_INTERVAL_MS;
+  }
+
+  append(swarm: string, events: readonly RuntimeEvent[]): void {
+    if (events.length === 0) return;
+    this.waiting.push({ swarm, events });
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => this.write(), this.intervalMs);
+    this.timer.unref?.();
+  }
+
+  /** Writes every event waiting now, in the store's current transaction. */
+  write(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.waiting.length === 0) return;
+    const waiting = this.waiting;
+    this.waiting = [];
+    this.options.run(() => {
+      const insert = this.options.db.query("INSERT INTO runtime_events (swarm, agent, instance_key, type, turn_id, trace_id, event) VALUES (:swarm, :agent, :key, :type, :turn, :trace, :event)");
+      for (const { swarm, events } of waiting) {
+        for (const event of events) {
+          insert.run({ swarm, agent: event.agent, key: event.instanceKey, type: event.type, turn: event.turnId ?? null, trace: event.traceId === "" ? null : event.traceId, event: JSON.stringify(event) });
+        }
+      }
+    });
+  }
+}
