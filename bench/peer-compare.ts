@@ -6,13 +6,16 @@
  * HTTP API (`POST /v1/events` with `wait: true`, each lane its own entry and worker instance); the peer runs in a
  * Bun process of its own (bench/peer/openai-agents-run.ts), in memory.
  * Prints sequential p50/p99 and requests/s over 10 lanes for both, and goondan's ratios (goal: req/s at least
- * 1.0x the peer's, sequential p50 at most the peer's).
+ * 1.0x the peer's, sequential p50 at most the peer's); also the CPU each request cost (goondan: `goondan run` and its
+ * agent children, from /proc; the peer: its process; the loopback server counted for neither), which a machine
+ * loaded by other work distorts far less than the times.
  * Usage: bun bench/peer-compare.ts [--sequential N] [--requests N] [--rounds N] [--state-root DIR]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import os, { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startGoondanRun } from "../test/helpers/goondan-process.ts";
+import { pidsWithCommandLine, startGoondanRun } from "../test/helpers/goondan-process.ts";
+import { cpuMeter } from "./support/process-cpu.ts";
 import { flag } from "./support/flag.ts";
 import { percentile } from "./support/percentile.ts";
 
@@ -25,6 +28,9 @@ const here = (path: string): string => new URL(path, import.meta.url).pathname;
 interface Figures {
   sequentialMs: number[];
   lanes: { requests: number; seconds: number };
+  /** CPU ms over each phase (absent without /proc). */
+  sequentialCpuMs?: number;
+  lanesCpuMs?: number;
 }
 
 function writeBundle(dir: string, url: string): void {
@@ -63,11 +69,18 @@ async function measureGoondan(url: string, stateParent: string): Promise<Figures
     await Promise.all(Array.from({ length: LANES }, (_, index) => goondanLane(daemon.base, { name: `lane-${index}`, requests: 2 })));
     await goondanLane(daemon.base, { name: "lane-seq", requests: 20 });
     const sequentialMs: number[] = [];
+    // `goondan run` and its agent children all name the state root on their command line.
+    const cpu = cpuMeter(() => pidsWithCommandLine(stateRoot));
+    cpu.start();
     await goondanLane(daemon.base, { name: "lane-seq", requests: SEQUENTIAL, times: sequentialMs });
+    const sequentialCpuMs = cpu.stop();
     const perLane = Math.ceil(REQUESTS / LANES);
+    cpu.start();
     const started = performance.now();
     await Promise.all(Array.from({ length: LANES }, (_, index) => goondanLane(daemon.base, { name: `lane-${index}`, requests: perLane })));
-    return { sequentialMs, lanes: { requests: perLane * LANES, seconds: (performance.now() - started) / 1000 } };
+    const seconds = (performance.now() - started) / 1000;
+    const lanesCpuMs = cpu.stop();
+    return { sequentialMs, lanes: { requests: perLane * LANES, seconds }, ...(sequentialCpuMs === undefined ? {} : { sequentialCpuMs }), ...(lanesCpuMs === undefined ? {} : { lanesCpuMs }) };
   } finally {
     daemon.proc.kill("SIGTERM");
     await daemon.proc.exited;
@@ -88,19 +101,22 @@ const reader = server.stdout.getReader();
 const first = new TextDecoder().decode((await reader.read()).value);
 const { url } = JSON.parse(first.split("\n")[0] ?? "{}") as { url: string };
 const stateParent = flag("state-root", tmpdir());
+const loadAverage = (): string => os.loadavg().map((load) => load.toFixed(1)).join(" ");
 
+const perRequest = (cpuMs: number | undefined, requests: number): string => (cpuMs === undefined ? "   n/a" : (cpuMs / requests).toFixed(2).padStart(6));
 const row = (label: string, figures: Figures) => {
   const rps = figures.lanes.requests / figures.lanes.seconds;
-  console.log(`  ${label.padEnd(34)} sequential p50 ${percentile(figures.sequentialMs, 50).toFixed(2).padStart(6)} ms  p99 ${percentile(figures.sequentialMs, 99).toFixed(2).padStart(6)} ms   ${rps.toFixed(0).padStart(5)} req/s over ${LANES} lanes`);
+  const cpu = `CPU/request ${perRequest(figures.sequentialCpuMs, figures.sequentialMs.length)} ms sequential, ${perRequest(figures.lanesCpuMs, figures.lanes.requests)} ms on lanes`;
+  console.log(`  ${label.padEnd(34)} sequential p50 ${percentile(figures.sequentialMs, 50).toFixed(2).padStart(6)} ms  p99 ${percentile(figures.sequentialMs, 99).toFixed(2).padStart(6)} ms   ${rps.toFixed(0).padStart(5)} req/s over ${LANES} lanes   ${cpu}`);
   return { p50: percentile(figures.sequentialMs, 50), rps };
 };
-console.log(`peer-compare: ${SEQUENTIAL} sequential requests, ${REQUESTS} requests over ${LANES} lanes, 4 model calls each, state root under ${stateParent}`);
+console.log(`peer-compare: load average ${loadAverage()}; ${SEQUENTIAL} sequential requests, ${REQUESTS} requests over ${LANES} lanes, 4 model calls each, state root under ${stateParent}`);
 try {
   for (let round = 1; round <= ROUNDS; round += 1) {
     console.log(`round ${round}`);
     const goondan = row("goondan (HTTP, state on disk)", await measureGoondan(url, stateParent));
     const peer = row("@openai/agents on Bun (in memory)", await measurePeer(url));
-    console.log(`  goondan / peer: req/s ${(goondan.rps / peer.rps).toFixed(2)}x (goal >= 1.0x), sequential p50 ${(goondan.p50 / peer.p50).toFixed(2)}x (goal <= 1.0x)`);
+    console.log(`  load average ${loadAverage()}; goondan / peer: req/s ${(goondan.rps / peer.rps).toFixed(2)}x (goal >= 1.0x), sequential p50 ${(goondan.p50 / peer.p50).toFixed(2)}x (goal <= 1.0x)`);
   }
 } finally {
   server.kill("SIGTERM");

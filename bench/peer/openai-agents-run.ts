@@ -4,7 +4,8 @@
  * Each lane carries its conversations from request to request (`result.history`), the entry's and the worker's,
  * as goondan's instances do.
  * Usage: bun bench/peer/openai-agents-run.ts --url URL --sequential N --lanes L --requests M
- * Prints one JSON line: {"sequentialMs": [...], "lanes": {"requests", "seconds"}}.
+ * Prints one JSON line: {"sequentialMs": [...], "lanes": {"requests", "seconds"}, "sequentialCpuMs", "lanesCpuMs"} (the CPU
+ * this process used over each phase).
  */
 import { Agent, run, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled, tool, user, type AgentInputItem } from "@openai/agents";
 import OpenAI from "openai";
@@ -52,11 +53,18 @@ async function lane(options: { name: string; requests: number; times?: number[] 
 }
 
 const sequentialMs: number[] = [];
+const cpuMs = (since: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
 await lane({ name: "lane-warm", requests: 20 });
+let cpu = process.cpuUsage();
 await lane({ name: "lane-seq", requests: Number(flag("sequential", "100")), times: sequentialMs });
+const sequentialCpuMs = cpuMs(cpu);
 const lanes = Number(flag("lanes", "10"));
 const perLane = Math.ceil(Number(flag("requests", "400")) / lanes);
+cpu = process.cpuUsage();
 const started = performance.now();
 await Promise.all(Array.from({ length: lanes }, (_, index) => lane({ name: `lane-${index}`, requests: perLane })));
 const seconds = (performance.now() - started) / 1000;
-console.log(JSON.stringify({ sequentialMs, lanes: { requests: perLane * lanes, seconds } }));
+console.log(JSON.stringify({ sequentialMs, lanes: { requests: perLane * lanes, seconds }, sequentialCpuMs, lanesCpuMs: cpuMs(cpu) }));

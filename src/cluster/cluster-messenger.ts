@@ -121,7 +121,7 @@ async function answer(message: Msg, handler: (request: unknown) => Promise<unkno
   try {
     request = message.json();
   } catch {
-    message.respond(JSON.stringify({ ok: false, error: errorInfo({ code: "E_CLUSTER_BAD_MESSAGE", message: `the request on ${message.subject} is not JSON` }) } satisfies Answer));
+    respond(message, { ok: false, error: errorInfo({ code: "E_CLUSTER_BAD_MESSAGE", message: `the request on ${message.subject} is not JSON` }) });
     return;
   }
   try {
@@ -130,5 +130,29 @@ async function answer(message: Msg, handler: (request: unknown) => Promise<unkno
     const described = describe(error);
     reply = { ok: false, error: errorInfo({ code: described.code ?? "E_CLUSTER_HANDLER_FAILED", message: described.message, ...(described.suggestion === undefined ? {} : { suggestion: described.suggestion }) }) };
   }
-  message.respond(JSON.stringify(reply));
+  respond(message, reply);
+}
+
+/**
+ * Sends the answer; never throws (an answer is sent from a subscription's callback, where a throw would be an
+ * unhandled rejection and end the node). An answer the server would not carry (past its `max_payload`) is
+ * replaced by a refusal naming its size, so the asker learns why at once instead of waiting out its timeout; when
+ * even that cannot be sent (the connection is closing), the asker times out.
+ */
+function respond(message: Msg, reply: Answer): void {
+  const json = JSON.stringify(reply);
+  try {
+    message.respond(json);
+  } catch (error) {
+    const bytes = Buffer.byteLength(json, "utf8");
+    const refusal: Answer = {
+      ok: false,
+      error: errorInfo({ code: "E_CLUSTER_ANSWER_TOO_LARGE", message: `the answer on ${message.subject} (${bytes} bytes of JSON) could not be sent: ${describe(error).message}` }),
+    };
+    try {
+      message.respond(JSON.stringify(refusal));
+    } catch {
+      // The connection is closing: nothing can be sent; the asker times out.
+    }
+  }
 }

@@ -7,9 +7,11 @@
  *   gdn.<swarm>.instance.<agent>.<key>      request/reply to the node that owns one instance
  *   gdn.<swarm>.in.<agent>.<key>            an instance's accepted events (stream GDN_<swarm>_IN)
  *   gdn.<swarm>.state.<agent>.<key>         an instance's durable state log (stream GDN_<swarm>_STATE)
+ *   gdn.<swarm>.stored.<agent>.<key>        the same records, republished by the stream once stored
  *   KV gdn_<swarm>_leases  key <agent>.<key>   which node owns an instance (TTL, revision = fencing token)
  *   KV gdn_<swarm>_nodes   key <node>          live nodes and their capacity (TTL)
- *   KV gdn_<swarm>_config  key bundle          the cluster's bundle hash (no TTL)
+ *   KV gdn_<swarm>_config  key bundle          the cluster's bundle hash and reload generation (no TTL)
+ *   KV gdn_<swarm>_config  key reload.<node>   how a node took the last reload announced (no TTL)
  */
 import { subjectToken } from "./subject-token.ts";
 
@@ -25,6 +27,9 @@ export interface ClusterNames {
   stateSubject(agent: string, instanceKey: string): string;
   stateSubjects: string;
   stateStream: string;
+  /** Where the state stream republishes an instance's records once stored (answer-watch.ts listens there). */
+  storedStateSubject(agent: string, instanceKey: string): string;
+  storedStateSubjects: string;
   /** The durable consumer name of one instance's intake. */
   intakeConsumer(agent: string, instanceKey: string): string;
   leaseBucket: string;
@@ -34,6 +39,10 @@ export interface ClusterNames {
   /** The membership key of a node (one token). */
   nodeKey(node: string): string;
   configBucket: string;
+  /** The config key where a node reports how it took the last reload announced (two tokens). */
+  reloadReportKey(node: string): string;
+  /** Every node's reload report key (a KV key filter). */
+  reloadReportKeys: string;
 }
 
 export const BUNDLE_CONFIG_KEY = "bundle";
@@ -51,11 +60,15 @@ export function clusterNames(swarm: string): ClusterNames {
     stateSubject: (agent, instanceKey) => `gdn.${s}.state.${pair(agent, instanceKey)}`,
     stateSubjects: `gdn.${s}.state.>`,
     stateStream: `GDN_${s}_STATE`,
+    storedStateSubject: (agent, instanceKey) => `gdn.${s}.stored.${pair(agent, instanceKey)}`,
+    storedStateSubjects: `gdn.${s}.stored.>`,
     intakeConsumer: (agent, instanceKey) => `${subjectToken(agent)}=${subjectToken(instanceKey)}`,
     leaseBucket: `gdn_${s}_leases`,
     instanceLeaseKey: pair,
     nodesBucket: `gdn_${s}_nodes`,
     nodeKey: subjectToken,
     configBucket: `gdn_${s}_config`,
+    reloadReportKey: (node) => `reload.${subjectToken(node)}`,
+    reloadReportKeys: "reload.*",
   };
 }

@@ -1,22 +1,31 @@
 /**
  * One goondan node of a cluster, composed from the building blocks: its NATS connection, its membership (name and
  * heartbeat), the bundle agreement checked on join, the intake stream, the instance leases it holds
- * (OwnedInstances) and the requests other nodes send it (answers coming back, placements, process tables). It is
+ * (OwnedInstances) and the requests other nodes send it (answers coming back, placements, and the cluster-wide
+ * reads of cluster-view.ts: process and instance tables, runtime events, conversations). It is
  * the orchestrator's EventPlacement: every accepted event is placed (its instance claimed here or by the node
- * chosen for it) and then stored in the intake stream before the caller hears it was accepted. A sweep claims
- * instances whose events wait in the stream with no live owner (a node died or was cut off).
+ * chosen for it) and then stored in the intake stream before the caller hears it was accepted; the answer of one
+ * placed on another node is taken from that node's state log as it is stored (answer-watch.ts). A sweep claims
+ * instances whose events wait in the stream with no live owner (a node died or was cut off). Losing NATS and getting
+ * it back is OutageRecovery's: the node claims back the instances it stopped meanwhile. Once the daemon can
+ * restart, `startReload` makes the node take the reloads other nodes announce (cluster-reload.ts), and drain while
+ * it runs a configuration the cluster no longer runs (node-drain.ts).
  */
 import type { AgentEvent } from "../protocol/agent-event.ts";
-import { errorInfo } from "../protocol/error-info.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
 import { describe, SystemError } from "../shared/errors.ts";
 import type { Logger } from "../shared/logger.ts";
-import type { ProcessInfo } from "../supervision/process-table.ts";
 import type { EventPlacement } from "../orchestrator/routing/event-placement.ts";
+import { AnswerWatch } from "./answer-watch.ts";
+import { sendAnswerBack } from "./answer-return.ts";
 import { BundleAgreement } from "./bundle-agreement.ts";
+import { ClusterReload } from "./cluster-reload.ts";
+import type { RestartCoordinator } from "../orchestrator/reload/restart-coordinator.ts";
 import { bundleHash } from "./bundle-hash.ts";
 import { connectCluster, type ClusterConnection } from "./cluster-connection.ts";
 import { ClusterMessenger, type Served } from "./cluster-messenger.ts";
+import { lateReads, openClusterView, type ClusterReads, type OpenClusterView, type ReadHost } from "./cluster-view.ts";
+import type { NodeApi } from "./node-api.ts";
 import { clusterNames, type ClusterNames } from "./cluster-names.ts";
 import type { ClusterSettings } from "./cluster-settings.ts";
 import { EventIntake } from "./event-intake.ts";
@@ -24,26 +33,19 @@ import { LeaseKeeper } from "./lease-keeper.ts";
 import { DEFAULT_LEASE_TTL_MS, LeaseTable } from "./lease-table.ts";
 import { LeaseWatch } from "./lease-watch.ts";
 import { NodeMembership } from "./node-membership.ts";
+import { NodeDrain } from "./node-drain.ts";
 import { OwnedInstances, type OwnerHost } from "./owned-instances.ts";
 import { chooseNode, placementCandidates } from "./placement.ts";
 import { sweepOrphans } from "./orphan-sweep.ts";
-import { InstanceStateLog } from "./instance-state-log.ts";
-import { ReplicatedStore } from "./replicated-store.ts";
+import { OutageRecovery, type ClusterStatus } from "./outage-recovery.ts";
+import { InstanceStateLog } from "../store/nats/instance-state-log.ts";
+import { ReplicatedStore } from "../store/nats/replicated-store.ts";
+import { clearUnownedInstance } from "./clear-unowned-instance.ts";
+import { takeInstanceState } from "./take-instance-state.ts";
 import type { Store } from "../store/store.ts";
 
-/** What one node asks another. */
-export type NodeApi = {
-  /** The answer of an event this node accepted and another ran. */
-  outcome: { request: { event: AgentEvent; outcome: TurnOutcome }; response: { settled: true } };
-  /** Claim an unowned instance here. */
-  place: { request: { agent: string; instanceKey: string }; response: { owner: boolean } };
-  /** This node's process table. */
-  processes: { request: Record<string, never>; response: { processes: ProcessInfo[] } };
-};
-
-export interface ClusterHost extends OwnerHost {
+export interface ClusterHost extends OwnerHost, ReadHost {
   answeredElsewhere(event: AgentEvent, outcome: TurnOutcome): void;
-  processes(): ProcessInfo[];
 }
 
 export interface JoinNodeOptions {
@@ -63,6 +65,9 @@ export class ClusterNode implements EventPlacement {
   private sweepTimer: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
   private local: Store | undefined;
+  private reload: ClusterReload | undefined;
+  private view: OpenClusterView | undefined;
+  private drain: NodeDrain | undefined;
 
   private constructor(
     readonly node: string,
@@ -76,13 +81,19 @@ export class ClusterNode implements EventPlacement {
     private readonly keeper: LeaseKeeper,
     private readonly messenger: ClusterMessenger<NodeApi>,
     private readonly stateLog: InstanceStateLog,
+    private readonly recovery: OutageRecovery,
     private readonly logger: Logger,
+    /** The bundle agreement, this node's bundle directory and the cluster's reload generation when it joined. */
+    private readonly bundle: { agreement: BundleAgreement; dir: string; generation: number },
+    /** Answers of events accepted here for instances other nodes own, taken from their state logs as stored. */
+    private readonly answers: AnswerWatch,
   ) {}
 
   /** The node's store: `local` (its embedded store), with each owned instance's writes also in its JetStream state log. */
   store(local: Store): Store {
     this.local = local;
-    return new ReplicatedStore(local, this.stateLog);
+    const { leases, names, stateLog: log, node, logger } = this;
+    return new ReplicatedStore(local, this.stateLog, { clearUnowned: (ref) => clearUnownedInstance(ref, { leases, names, log, node, local, logger }) });
   }
 
   /** Connects, joins (name, bundle agreement), opens the intake and the lease bucket. Throws a clear error when refused. */
@@ -94,12 +105,15 @@ export class ClusterNode implements EventPlacement {
     const connection = await connectCluster(settings);
     let owned: OwnedInstances | undefined;
     let keeper: LeaseKeeper | undefined;
+    let clusterNode: ClusterNode | undefined;
     try {
       const names = clusterNames(swarm);
-      const membership = await NodeMembership.join({ connection, swarm, node, maxProcesses: options.maxProcesses, live: () => owned?.count ?? 0, bundleHash: hash, ttlMs, onLost: (reason) => logger.error({ reason }, "lost this node's cluster membership") });
+      const membership = await NodeMembership.join({ connection, swarm, node, maxProcesses: options.maxProcesses, live: () => (owned === undefined ? 0 : owned.count + owned.awaiting), bundleHash: hash, ttlMs, onLost: (reason) => logger.warn({ reason }, "lost this node's cluster membership; it rejoins once NATS answers") });
+      let bundle: { agreement: BundleAgreement; dir: string; generation: number };
       try {
         const agreement = await BundleAgreement.open({ connection, swarm });
-        await agreement.join({ node, hash, members: await membership.members() });
+        const joined = await agreement.join({ node, hash, members: await membership.members() });
+        bundle = { agreement, dir: options.bundleDir, generation: joined.generation };
       } catch (error) {
         await membership.leave().catch(() => undefined);
         throw error;
@@ -108,7 +122,7 @@ export class ClusterNode implements EventPlacement {
       const leases = await LeaseTable.open({ connection, bucket: names.leaseBucket, ttlMs, description: "goondan instance leases" });
       const watch = await LeaseWatch.start({ table: leases });
       const messenger = new ClusterMessenger<NodeApi>({ connection, swarm });
-      const stateLog = await InstanceStateLog.open({ connection, names });
+      const stateLog = await InstanceStateLog.open({ connection, names, ...(settings.compaction ? { compaction: settings.compaction } : {}), logger });
       // Set by `store()` before anything is claimed (the daemon wraps its store before the orchestrator starts).
       let local: () => Store | undefined = () => undefined;
       const ownedInstances = new OwnedInstances({
@@ -116,24 +130,25 @@ export class ClusterNode implements EventPlacement {
         intake,
         keeper: () => keeper as LeaseKeeper,
         leaseKey: names.instanceLeaseKey,
-        takeState: async (agent, instanceKey, lease) => {
-          const store = local();
-          if (store === undefined) throw new Error("ClusterNode: claim before store()");
-          const started = Date.now();
-          const outcome = await stateLog.take({ swarm, agent, instanceKey }, lease, store);
-          if (outcome.taken && outcome.replayed > 0) logger.info({ agent, instanceKey, records: outcome.replayed, ms: Date.now() - started }, "replayed an instance's state log");
-          return outcome.taken;
-        },
+        takeState: takeInstanceState({ swarm, stateLog, local: () => local(), logger }),
+        settledState: (agent, instanceKey) => stateLog.settledSequence({ swarm, agent, instanceKey }),
         dropState: (agent, instanceKey) => stateLog.drop({ swarm, agent, instanceKey }),
         ackWaitMs: ttlMs,
-        sendBack: (origin, event, outcome) => void sendBack(messenger, origin, event, outcome, logger),
+        sendBack: (origin, event, outcome) =>
+          void sendAnswerBack({ messenger, origin, event, outcome, isMember: async (name) => (await membership.members()).some((member) => member.node === name), logger }).then((delivered) => {
+            // The node that accepted it is gone or mute: its requester may have moved here, found the request
+            // accepted in this node's store (it owns the callee) and be waiting for this very answer.
+            if (!delivered) clusterNode?.host?.answeredElsewhere(event, outcome);
+          }),
         logger,
       });
       owned = ownedInstances;
       keeper = new LeaseKeeper({ table: leases, owner: node, onLost: (lease, reason) => ownedInstances.lost(lease.key, reason) });
       logger.info({ node, servers: settings.servers, bundleHash: hash, ttlMs }, "joined the cluster");
-      const clusterNode = new ClusterNode(node, connection, names, membership, intake, leases, watch, ownedInstances, keeper, messenger, stateLog, logger);
-      local = () => clusterNode.local;
+      const recovery = new OutageRecovery({ connection, owned: ownedInstances, membership, graceMs: ttlMs, logger });
+      const answers = new AnswerWatch({ connection, names, logger, onAnswer: (event, outcome) => clusterNode?.host?.answeredElsewhere(event, outcome) });
+      clusterNode = new ClusterNode(node, connection, names, membership, intake, leases, watch, ownedInstances, keeper, messenger, stateLog, recovery, logger, bundle, answers);
+      local = () => clusterNode?.local;
       return clusterNode;
     } catch (error) {
       await connection.stop();
@@ -148,24 +163,46 @@ export class ClusterNode implements EventPlacement {
     const { messenger, node } = this;
     this.served = await Promise.all([
       messenger.serveNode(node, "outcome", async ({ event, outcome }) => {
-        host.answeredElsewhere(event, outcome);
+        // Dropped when its record in the owner's state log brought it here first (answer-watch.ts).
+        if (this.answers.fromOwner(event.id)) host.answeredElsewhere(event, outcome);
         return { settled: true as const };
       }),
-      messenger.serveNode(node, "place", async ({ agent, instanceKey }) => ({ owner: await this.owned.claim(agent, instanceKey) })),
-      messenger.serveNode(node, "processes", async () => ({ processes: host.processes() })),
+      messenger.serveNode(node, "place", async ({ agent, instanceKey }) => ({ owner: this.membership.draining === undefined && (await this.owned.claim(agent, instanceKey)) })),
     ]);
+    this.view = await openClusterView({
+      node,
+      connection: this.connection,
+      names: this.names,
+      ttlMs: this.leases.ttlMs,
+      messenger,
+      host,
+      owner: async (key) => (this.watch.holder(key) ?? (await this.leases.holder(key)))?.owner,
+    });
     const every = Math.max(500, Math.floor(this.leases.ttlMs / 4));
     this.sweepTimer = setInterval(() => void this.sweep(), every);
+  }
+
+  /** Takes the reloads other nodes announce, through this node's restart coordinator; stopped with the node. */
+  async startReload(restarts: Pick<RestartCoordinator, "request">): Promise<ClusterReload> {
+    const { agreement, dir, generation } = this.bundle;
+    const drain = (this.drain = new NodeDrain({ node: this.node, membership: this.membership, owned: this.owned, leaseCounts: () => this.watch.countsByOwner(), messenger: this.messenger, logger: this.logger }));
+    this.reload = await ClusterReload.start({ agreement, node: this.node, bundleDir: dir, joinedAt: generation, restarts, runs: (hash) => this.membership.runs(hash), drains: (draining) => drain.set(draining), logger: this.logger });
+    return this.reload;
   }
 
   async accept(event: AgentEvent): Promise<void> {
     if (this.connection.state !== "connected") {
       throw new SystemError("E_CLUSTER_UNAVAILABLE", `this node (${this.node}) has lost its connection to the cluster's NATS; event not accepted`, { suggestion: "Retry later: the node reconnects by itself." });
     }
-    await this.place(event.agent, event.instanceKey);
+    const owner = await this.place(event.agent, event.instanceKey);
+    // Run elsewhere: its answer is taken from the owner's state log as soon as it is stored there.
+    if (owner !== undefined && owner !== this.node) this.answers.expect(event);
     // Not deduplicated by id on the stream: an agent's request sent again after its node died must reach the
     // callee's owner, which answers it from its store to this node rather than running it again.
-    await this.intake.accept(event, { origin: this.node, dedupe: false });
+    await this.intake.accept(event, { origin: this.node, dedupe: false }).catch((error: unknown) => {
+      this.answers.forget(event.id);
+      throw error;
+    });
   }
 
   from(event: AgentEvent): boolean {
@@ -176,18 +213,14 @@ export class ClusterNode implements EventPlacement {
     this.owned.answered(event, outcome);
   }
 
-  /** Every node's process table, each row with its node; a node that does not answer in time is left out. */
-  async processes(local: ProcessInfo[]): Promise<Array<ProcessInfo & { node: string }>> {
-    const members = await this.membership.members().catch(() => []);
-    const rows = await Promise.all(
-      members
-        .filter((member) => member.node !== this.node)
-        .map(async (member) => {
-          const answer = await this.messenger.requestNode(member.node, "processes", {}, { timeoutMs: 2000 });
-          return answer.status === "ok" ? answer.value.processes.map((row) => ({ ...row, node: member.node })) : [];
-        }),
-    );
-    return [...local.map((row) => ({ ...row, node: this.node })), ...rows.flat()];
+  /** The cluster-wide reads (process and instance tables, runtime events, conversations), answered once attached. */
+  reads(): ClusterReads {
+    return lateReads(() => this.view?.reads);
+  }
+
+  /** Whether this node is connected, a member, and how many instances it holds or waits to claim back. */
+  status(): ClusterStatus {
+    return { ...this.recovery.status(this.node, this.owned.count), ...(this.membership.draining ? { draining: this.membership.draining } : {}) };
   }
 
   /** Leaves the cluster: stops readers, releases every lease and the node's name, closes the connection. */
@@ -195,7 +228,11 @@ export class ClusterNode implements EventPlacement {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.sweepTimer);
+    this.recovery.stop();
+    this.reload?.stop();
     for (const served of this.served) served.stop();
+    this.view?.stop();
+    this.answers.stop();
     this.owned.stop();
     this.watch.stop();
     await this.keeper.releaseAll();
@@ -204,34 +241,46 @@ export class ClusterNode implements EventPlacement {
     await this.connection.stop();
   }
 
-  /** The instance has a live owner, or gets one: this node, or the one placement picks (claiming here if it fails). */
-  private async place(agent: string, instanceKey: string): Promise<void> {
+  /**
+   * The instance has a live owner, or gets one: this node, or the one placement picks (claiming here if it fails).
+   * Resolves with the owner's name, when known.
+   */
+  private async place(agent: string, instanceKey: string): Promise<string | undefined> {
     const key = this.names.instanceLeaseKey(agent, instanceKey);
-    if (this.owned.owns(key)) return;
+    if (this.owned.owns(key)) return this.node;
     const holder = this.watch.holder(key) ?? (await this.leases.holder(key));
-    if (holder !== undefined && holder.owner !== this.node) return;
-    if (holder === undefined) {
+    if (holder !== undefined && holder.owner !== this.node) return holder.owner;
+    // One this node held before it lost NATS is claimed back here (without a replay when nobody wrote it since).
+    if (holder === undefined && !this.owned.remembers(key)) {
       const members = await this.membership.members();
       const target = chooseNode({ instance: key, candidates: placementCandidates(members, this.watch.countsByOwner()) });
       if (target !== undefined && target !== this.node) {
         const answer = await this.messenger.requestNode(target, "place", { agent, instanceKey }, { timeoutMs: 2000 });
-        if (answer.status === "ok") return;
+        if (answer.status === "ok" && answer.value.owner) return target; // a node that drains says no: claimed here then
       }
     }
     // Ours by an earlier run of this node (not renewed here) lapses within the TTL; the sweep claims it then.
-    if (!(await this.owned.claim(agent, instanceKey))) this.logger.debug({ agent, instanceKey }, "instance is held elsewhere");
+    if (await this.owned.claim(agent, instanceKey)) return this.node;
+    this.logger.debug({ agent, instanceKey }, "instance is held elsewhere");
+    return undefined;
   }
 
   private async sweep(): Promise<void> {
     if (this.stopped || this.connection.state !== "connected") return;
+    // This node's own instances first (they were its before NATS went away), then other nodes' orphans.
+    await this.recovery.recover();
+    void this.drain?.handOver(); // while it drains, whatever it still owns goes to a node that agrees
     try {
+      // One listing of the members serves the deferral and every placement of this sweep; while deferring, no
+      // orphan is claimed, so none is looked for.
+      const members = await this.membership.members();
+      if (this.recovery.deferring(members.map((member) => member.node), this.node)) return;
       await sweepOrphans({
         connection: this.connection,
         names: this.names,
-        owns: (key) => this.owned.owns(key),
+        owns: (key) => this.owned.owns(key) || this.owned.remembers(key),
         holder: (key) => this.leases.holder(key),
         claim: async (agent, instanceKey) => {
-          const members = await this.membership.members();
           const key = this.names.instanceLeaseKey(agent, instanceKey);
           const target = chooseNode({ instance: key, candidates: placementCandidates(members, this.watch.countsByOwner()) });
           if (target === undefined || target === this.node) await this.owned.claim(agent, instanceKey);
@@ -240,13 +289,5 @@ export class ClusterNode implements EventPlacement {
     } catch (error) {
       this.logger.debug({ error: describe(error).message }, "orphan sweep failed; next time");
     }
-  }
-}
-
-async function sendBack(messenger: ClusterMessenger<NodeApi>, origin: string, event: AgentEvent, outcome: TurnOutcome, logger: Logger): Promise<void> {
-  const answer = await messenger.requestNode(origin, "outcome", { event, outcome }, { timeoutMs: 5000 });
-  if (answer.status !== "ok") {
-    const error = answer.status === "refused" || answer.status === "unavailable" ? answer.error : errorInfo({ code: answer.status, message: `node ${origin} did not take the answer` });
-    logger.warn({ eventId: event.id, origin, status: answer.status, error }, "could not send an answer back to the node that accepted the event; it stays in this node's store");
   }
 }

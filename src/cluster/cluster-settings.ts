@@ -2,12 +2,14 @@
  * Where the cluster's NATS is and how to log in, read once from the flag or the environment and checked before
  * anything connects: `--cluster` or GOONDAN_CLUSTER_URL (`nats://[user:pass@]host[:port]`, several servers
  * separated by commas, `tls://` for TLS), a NATS credentials file (`.creds`, JWT + NKey seed) named by
- * GOONDAN_CLUSTER_CREDS, and the node name from `--node` or GOONDAN_NODE (default: the host name). A bad value
+ * GOONDAN_CLUSTER_CREDS, the node name from `--node` or GOONDAN_NODE (default: the host name), and when an
+ * instance's state log is compacted (GOONDAN_CLUSTER_SNAPSHOT_RECORDS, _BYTES: state-log-snapshot.ts). A bad value
  * is a UsageError naming where it came from and what was expected; the password never appears in a message.
  */
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { UsageError } from "../shared/errors.ts";
+import { readCompactionSettings, type CompactionSettings } from "../store/nats/state-log-snapshot.ts";
 
 export const CLUSTER_URL_ENV = "GOONDAN_CLUSTER_URL";
 export const CLUSTER_CREDS_ENV = "GOONDAN_CLUSTER_CREDS";
@@ -27,6 +29,8 @@ export interface ClusterSettings {
   creds?: string;
   credsFile?: string;
   node: string;
+  /** When a snapshot of an instance's state log is due (default DEFAULT_COMPACTION). */
+  compaction?: CompactionSettings;
 }
 
 export interface ReadClusterSettingsOptions {
@@ -45,7 +49,7 @@ export function readClusterSettings(options: ReadClusterSettingsOptions = {}): C
   const url = fromFlag ? options.url : env[CLUSTER_URL_ENV];
   if (url === undefined || url === "") return undefined;
   const origin = fromFlag ? "--cluster" : CLUSTER_URL_ENV;
-  const settings: ClusterSettings = { ...parseServers(url, origin), node: nodeName(options.node ?? env[CLUSTER_NODE_ENV], options.node !== undefined ? "--node" : CLUSTER_NODE_ENV) };
+  const settings: ClusterSettings = { ...parseServers(url, origin), node: nodeName(options.node ?? env[CLUSTER_NODE_ENV], options.node !== undefined ? "--node" : CLUSTER_NODE_ENV), compaction: readCompactionSettings(env) };
   const credsFile = env[CLUSTER_CREDS_ENV];
   if (credsFile !== undefined && credsFile !== "") {
     let creds: string;

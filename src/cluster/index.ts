@@ -1,7 +1,7 @@
 /**
  * The building blocks of a swarm run as several nodes over NATS JetStream (issue 13): settings and connection,
  * names, leases (table, watch, keeper) and fenced writes, membership and placement, cross-node messaging,
- * durable intake, and one bundle per cluster; and the node they make (ClusterNode: the orchestrator's
+ * durable intake, and one bundle per cluster with its cluster-wide reload; and the node they make (ClusterNode: the orchestrator's
  * EventPlacement, its instances' leases and readers, their state logs), which the daemon composes for
  * `goondan run --cluster`. docs/cluster.md says how the parts fit and which are not built.
  */
@@ -12,14 +12,16 @@ export { subjectToken, decodeSubjectToken, MAX_SUBJECT_TOKEN_LENGTH } from "./su
 export { LeaseTable, DEFAULT_LEASE_TTL_MS, type Lease, type LeaseHolder, type ClaimOutcome, type RenewOutcome, type ReleaseOutcome, type LostReason } from "./lease-table.ts";
 export { LeaseWatch, type LeaseChange, type LeaseChangeType } from "./lease-watch.ts";
 export { LeaseKeeper, type LeaseKeeperOptions, type LeaseLossReason } from "./lease-keeper.ts";
-export { FencedWriter, LEASE_REVISION_HEADER, type TakeOutcome, type AppendOutcome } from "./fenced-writer.ts";
+export { FencedWriter, LEASE_REVISION_HEADER, type TakeOutcome, type AppendOutcome } from "../store/nats/fenced-writer.ts";
 export { NodeMembership, nodeInfo, type NodeInfo, type JoinClusterOptions } from "./node-membership.ts";
 export { chooseNode, placementCandidates, type PlacementCandidate } from "./placement.ts";
 export { ClusterMessenger, type NodeRequests, type RequestOutcome, type InstanceReceipt, type Served } from "./cluster-messenger.ts";
 export { EventIntake, type AcceptReceipt } from "./event-intake.ts";
 export { InstanceIntake, type IntakeDelivery } from "./instance-intake.ts";
-export { BundleAgreement, type BundleRecord } from "./bundle-agreement.ts";
+export { BundleAgreement, type BundleRecord, type ReloadAnnouncement, type ReloadReport } from "./bundle-agreement.ts";
+export { ClusterReload, scopeRequests, type ClusterReloadOptions, type ClusterReloadStatus } from "./cluster-reload.ts";
 export { bundleHash } from "./bundle-hash.ts";
-export { ClusterNode, type JoinNodeOptions, type NodeApi, type ClusterHost } from "./cluster-node.ts";
-export { InstanceStateLog, type StateRecord } from "./instance-state-log.ts";
-export { ReplicatedStore } from "./replicated-store.ts";
+export { ClusterNode, type JoinNodeOptions, type ClusterHost } from "./cluster-node.ts";
+export type { NodeApi } from "./node-api.ts";
+export { InstanceStateLog, type StateRecord } from "../store/nats/instance-state-log.ts";
+export { ReplicatedStore } from "../store/nats/replicated-store.ts";

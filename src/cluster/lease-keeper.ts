@@ -7,7 +7,8 @@
  *     doing, and has `margin` to stop before anyone else can claim the key.
  * Only the local clock's rate matters (no clock agreement between hosts): deadlines count from when this node
  * sent its own request. A renew that lands after its holder was told to stop is released at once, so the key
- * frees up early instead of lapsing.
+ * frees up early instead of lapsing; one that timed out here but landed later (a short NATS outage) is adopted: the
+ * next renew is refused at the old revision, names this owner as the holder, and the keeper carries on from there.
  */
 import type { Clock, TimerHandle } from "../shared/clock.ts";
 import { systemClock } from "../shared/clock.ts";
@@ -124,7 +125,15 @@ export class LeaseKeeper {
       return;
     }
     if (outcome.status === "lost") {
-      if (this.current(held)) this.lose(held, outcome.reason);
+      if (!this.current(held)) return;
+      // A renew of ours that timed out here but reached the server later (sent while NATS was away) wrote the key:
+      // it is still ours, at that revision. Nobody else writes our name on a key we claimed. The deadline stands.
+      if (outcome.holder !== undefined && outcome.holder.owner === this.options.owner) {
+        held.lease = { ...held.lease, revision: outcome.holder.revision };
+        this.scheduleRenew(held, 0);
+        return;
+      }
+      this.lose(held, outcome.reason);
       return;
     }
     if (!this.current(held)) {

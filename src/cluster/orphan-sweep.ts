@@ -2,7 +2,9 @@
  * Finding instances whose events wait with no live owner: every instance that ever had an owner has a durable
  * consumer on the intake stream; one with events pending or unacked whose lease nobody holds (its node died, or
  * was cut off and stopped) is an orphan, and the sweep offers it to `claim` (which decides by placement whether
- * this node takes it). Instance names come back from the consumer's subject filter.
+ * this node takes it: a node that drains, having refused the cluster's last reload, is never placement's pick, so it
+ * takes an orphan only when no node that agrees has room). Instance names come back from the consumer's subject
+ * filter.
  */
 import type { LeaseHolder } from "./lease-table.ts";
 import type { ClusterConnection } from "./cluster-connection.ts";

@@ -49,9 +49,10 @@ function rendezvousRank(node: string, instance: string): string {
 }
 
 /**
- * The candidates a node sees: every live member with its capacity, its load being the larger of what its last
- * heartbeat said and the leases the lease watch counts for it (the watch is current, the heartbeat may lag).
+ * The candidates a node sees: every live member that is not draining (it refused the cluster's last reload and runs
+ * another configuration), with its capacity, its load being the larger of what its last heartbeat said and the
+ * leases the lease watch counts for it (the watch is current, the heartbeat may lag).
  */
-export function placementCandidates(members: readonly { node: string; maxProcesses: number; live: number }[], leaseCounts: ReadonlyMap<string, number>): PlacementCandidate[] {
-  return members.map((member) => ({ node: member.node, maxProcesses: member.maxProcesses, live: Math.max(member.live, leaseCounts.get(member.node) ?? 0) }));
+export function placementCandidates(members: readonly { node: string; maxProcesses: number; live: number; draining?: unknown }[], leaseCounts: ReadonlyMap<string, number>): PlacementCandidate[] {
+  return members.filter((member) => member.draining === undefined).map((member) => ({ node: member.node, maxProcesses: member.maxProcesses, live: Math.max(member.live, leaseCounts.get(member.node) ?? 0) }));
 }

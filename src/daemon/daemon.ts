@@ -3,7 +3,9 @@
  * ask goes through (self-restart, SIGHUP, `goondan restart`, `POST /v1/restart`), the HTTP API, the Connections'
  * connector children, `--watch` and SIGHUP — built here, in this order, and stopped in reverse (watch and
  * signals, connectors, coordinator, agents, then the API). A reload applies to the agents, then the connectors.
- * With `cluster`, the node joins its cluster first (src/cluster/cluster-node.ts) and is the orchestrator's placement.
+ * With `cluster`, the node joins its cluster first (src/cluster/cluster-node.ts) and is the orchestrator's placement;
+ * a restart asked here is announced to every node before this one reloads, and the reloads other nodes announce
+ * come in through the restart coordinator (src/cluster/cluster-reload.ts).
  */
 import type { Bundle } from "../config/types.ts";
 import type { Env } from "../config/value-source.ts";
@@ -26,6 +28,8 @@ import type { TraceExport } from "../observability/trace-export.ts";
 import { swarmView } from "../orchestrator/swarm-view.ts";
 import { openStateStore } from "../store/open-state-store.ts";
 import { ClusterNode } from "../cluster/cluster-node.ts";
+import { storedConversation } from "../cluster/cluster-view.ts";
+import type { ClusterReload, ClusterReloadStatus } from "../cluster/cluster-reload.ts";
 import type { ClusterSettings } from "../cluster/cluster-settings.ts";
 import { listenForReloadSignal, startWatchReload } from "./watch-reload.ts";
 
@@ -65,6 +69,7 @@ export class Daemon {
   private api: ServedApi | undefined;
   private stopHangup: (() => void) | undefined;
   private traces: TraceExport | undefined;
+  private clusterReload: ClusterReload | undefined;
 
   private constructor(
     private readonly options: DaemonOptions,
@@ -98,7 +103,7 @@ export class Daemon {
       },
       submit: (submit) => orchestrator.submit(submit),
       processes: () => this.processes(),
-      ...(cluster ? { clusterProcesses: () => cluster.processes(this.processes()) } : {}),
+      ...(cluster ? { clusterReads: cluster.reads(), clusterStatus: () => this.clusterStatus(), clusterStanding: () => cluster.status() } : {}),
       instances: () => orchestrator.instances(),
       runtimeEvents: (query) => orchestrator.runtimeEvents(query),
       eventState: (eventId) => orchestrator.eventState(eventId),
@@ -122,6 +127,10 @@ export class Daemon {
           release: (agent, instanceKey, reason) => orchestrator.release(agent, instanceKey, reason),
           answeredElsewhere: (event, outcome) => orchestrator.answeredElsewhere(event, outcome),
           processes: () => daemon.processes(),
+          instances: () => orchestrator.instances(),
+          runtimeEvents: (query) => orchestrator.runtimeEvents(query),
+          conversation: (agent, instanceKey) => storedConversation(orchestrator, agent, instanceKey),
+          eventState: (eventId) => orchestrator.eventState(eventId),
         });
       }
     } catch (error) {
@@ -129,6 +138,7 @@ export class Daemon {
       throw error;
     }
     await daemon.startParts(traceSettings);
+    if (cluster) daemon.clusterReload = await cluster.startReload(daemon.restarts);
     return daemon;
   }
 
@@ -218,8 +228,28 @@ export class Daemon {
 
   /** A reload: the agents first, then the connectors (`connections` restart even if they look unchanged). */
   private async reload(plan: ReloadPlan, connections: readonly string[] = []): Promise<void> {
+    if (plan.announce === true) await this.announce(plan);
     await this.orchestrator.reload(plan);
     await this.connectors?.apply({ bundle: plan.bundle, connections });
+    await this.clusterReload?.reloaded();
+  }
+
+  /** Cluster mode: tells every other node to reload as this one does; when NATS cannot take it, only this node reloads. */
+  private async announce(plan: ReloadPlan): Promise<void> {
+    if (this.clusterReload === undefined) return;
+    const { agents, instances, fresh, freshAgents, freshInstances } = plan;
+    const scope = { ...(agents ? { agents } : {}), ...(instances ? { instances } : {}), ...(fresh ? { fresh } : {}), ...(freshAgents ? { freshAgents } : {}), ...(freshInstances ? { freshInstances } : {}) };
+    try {
+      await this.clusterReload.announce({ reasons: plan.reasons ?? [], scope });
+    } catch (error) {
+      this.options.logger.error({ error: describe(error) }, "could not announce the reload to the cluster: only this node reloads; run `goondan restart` again once NATS is back");
+    }
+  }
+
+  /** `GET /v1/cluster`: this node, the bundle hash it runs, the cluster's, and how each node took the last reload. */
+  private async clusterStatus(): Promise<ClusterReloadStatus> {
+    if (this.clusterReload === undefined) throw new SystemError("E_CLUSTER_UNAVAILABLE", "this node is still joining its cluster");
+    return this.clusterReload.status();
   }
 }
 

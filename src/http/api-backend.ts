@@ -1,7 +1,8 @@
 /**
  * What the HTTP API serves, as the daemon gives it: the swarm's agents (submit, instance table and files), the
  * process table of agents and connectors together, the state of an accepted event, the runtime events (stored, and
- * live), restart requests (validated, coalesced, applied), and the approvals of held tool calls.
+ * live), restart requests (validated, coalesced, applied), and the approvals of held tool calls. A cluster node
+ * adds the cluster-wide reads, which the routes serve instead of this node's own.
  */
 import type { Approval } from "../protocol/approval.ts";
 import type { RuntimeEvent } from "../protocol/runtime-event.ts";
@@ -16,14 +17,24 @@ import type { RestartRequest } from "../orchestrator/reload/restart-coordinator.
 import type { SwarmView } from "../orchestrator/swarm-view.ts";
 import type { Message } from "../protocol/conversation.ts";
 import type { SwarmMetrics } from "../observability/swarm-metrics.ts";
+import type { ClusterReloadStatus } from "../cluster/cluster-reload.ts";
+import type { ClusterStatus } from "../cluster/outage-recovery.ts";
+import type { ClusterReads } from "../cluster/cluster-view.ts";
 
 export interface ApiBackend {
   readonly swarm: SwarmView;
   submit(options: SubmitOptions): Submitted;
   /** Agents and connectors. */
   processes(): ProcessInfo[];
-  /** Cluster mode: every node's agents and connectors, each row with its `node` (served instead of `processes`). */
-  clusterProcesses?(): Promise<ProcessInfo[]>;
+  /**
+   * Cluster mode: the reads served for every node instead of this one's (the process and instance tables, runtime
+   * events, a conversation), each row naming its node and each answer naming the nodes that did not answer in time.
+   */
+  readonly clusterReads?: ClusterReads;
+  /** Cluster mode: this node, the bundle it runs, the cluster's, and each node's report of the last reload (`GET /v1/cluster`). */
+  clusterStatus?(): Promise<ClusterReloadStatus>;
+  /** Cluster mode: this node's standing (connected or not, member, instances held and awaiting reclaim), as `/healthz` and `/v1/processes` show it. */
+  clusterStanding?(): ClusterStatus;
   instances(): Promise<InstanceRow[]>;
   /** Runtime events of the swarm, oldest first (`limit`: the newest ones). */
   runtimeEvents(query: Omit<RuntimeEventQuery, "swarm">): Promise<StoredRuntimeEvent[]>;

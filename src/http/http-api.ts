@@ -17,6 +17,7 @@ import { bearerToken } from "./middleware/bearer-token.ts";
 import { hostCheck } from "./middleware/host-check.ts";
 import { originCheck } from "./middleware/origin-check.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
+import { clusterRoutes } from "./routes/cluster.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { instanceRoutes } from "./routes/instances.ts";
@@ -25,6 +26,7 @@ import { STUDIO_OPEN_PATHS, studioRoutes } from "./routes/studio.ts";
 import { traceRoutes } from "./routes/traces.ts";
 import { processRoutes } from "./routes/processes.ts";
 import { restartRoutes } from "./routes/restart.ts";
+import { runtimeEventRoutes } from "./routes/runtime-events.ts";
 import { watchRoutes } from "./routes/watch.ts";
 
 export interface HttpApiOptions extends ApiAccess {
@@ -63,9 +65,11 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
   app.use(bearerToken({ ...(options.token ? { token: options.token } : {}), open: ["/healthz", ...STUDIO_OPEN_PATHS] }));
   const { backend } = options;
   const groups = [
-    healthRoutes(),
+    healthRoutes(backend),
     processRoutes(backend),
+    clusterRoutes(backend),
     instanceRoutes(backend),
+    runtimeEventRoutes(backend),
     eventRoutes({ backend, maxBodyBytes, ...heartbeat }),
     watchRoutes({ backend, ...heartbeat }),
     restartRoutes({ backend, maxBodyBytes }),

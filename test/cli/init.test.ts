@@ -7,6 +7,9 @@ import { main } from "../../src/cli/main.ts";
 import { bundleName, bundleTsconfig, initBundle, TEMPLATES } from "../../src/cli/commands/init.ts";
 import type { CliIo } from "../../src/cli/command.ts";
 import { loadBundle } from "../../src/config/load-bundle.ts";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 const made: string[] = [];
 const scratch = (): string => {

@@ -2,6 +2,9 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { main } from "../../src/cli/main.ts";
 import type { RuntimeEvent } from "../../src/protocol/runtime-event.ts";
 import { appendToStore, capture, cleanUpOperatorFixtures, event, seedInstance, stateRoot } from "./support/operator-fixture.ts";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 afterEach(cleanUpOperatorFixtures);
 

@@ -7,6 +7,9 @@ import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { VERSION, main } from "../../src/cli/main.ts";
 import type { CliIo } from "../../src/cli/command.ts";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 import packageJson from "../../package.json" with { type: "json" };
 
 function captureIo(): CliIo & { out: () => string; err: () => string } {

@@ -80,18 +80,39 @@ describe.skipIf(!natsAvailable)("BundleAgreement on the local NATS", () => {
     expect((await agreement.current())?.hash).toBe("sha256:two");
   });
 
-  it("announces a reload that every node's watch sees", async () => {
+  it("announces a reload that every node's watch sees, after the record it started from", async () => {
     const { swarm, agreement } = await openAgreement();
-    await agreement.join({ node: "a", hash: "sha256:one", members: [] });
+    const joined = await agreement.join({ node: "a", hash: "sha256:one", members: [] });
+    expect(joined.generation).toBe(0);
     const seen: Record<string, BundleRecord[]> = { a: [], b: [], c: [] };
     for (const node of Object.keys(seen)) {
       const connection = await connectTest(defer, { node });
       const watch = await (await BundleAgreement.open({ connection, swarm })).watch((record) => seen[node]!.push(record));
       defer(() => watch.stop());
     }
-    const announced = await agreement.announce({ node: "b", hash: "sha256:two" });
-    await until(() => Object.values(seen).every((records) => records.length === 1));
-    for (const records of Object.values(seen)) expect(records).toEqual([announced]);
-    expect(announced).toMatchObject({ hash: "sha256:two", node: "b" });
+    const announced = await agreement.announce({ node: "b", hash: "sha256:two", reasons: ["POST /v1/restart"], scope: { agents: ["worker"] } });
+    expect(announced).toMatchObject({ hash: "sha256:two", node: "b", generation: 1, reload: { by: "b", reasons: ["POST /v1/restart"], scope: { agents: ["worker"] } } });
+    await until(() => Object.values(seen).every((records) => records.length === 2));
+    for (const records of Object.values(seen)) expect(records).toEqual([joined, announced]);
+  });
+
+  it("gives every announcement its own generation, even when nodes announce at once, and a join keeps it", async () => {
+    const { swarm, agreement } = await openAgreement();
+    await agreement.join({ node: "a", hash: "sha256:one", members: [] });
+    const others = await Promise.all(["b", "c"].map(async (node) => BundleAgreement.open({ connection: await connectTest(defer, { node }), swarm })));
+    const announced = await Promise.all([agreement, ...others].map((each, index) => each.announce({ node: `n${index}`, hash: "sha256:one", reasons: [], scope: {} })));
+    expect(announced.map((record) => record.generation).sort()).toEqual([1, 2, 3]);
+    const rejoined = await agreement.join({ node: "d", hash: "sha256:one", members: [] });
+    expect(rejoined.generation).toBe(3);
+    expect(rejoined.reload?.by).toBeDefined(); // the cluster's record is unchanged: same hash, nothing written
+  });
+
+  it("keeps each node's last reload report, one per node", async () => {
+    const { agreement } = await openAgreement();
+    const report = (node: string, generation: number, status: "reloaded" | "refused") => ({ node, generation, status, hash: "sha256:one", announcedHash: "sha256:one", at: new Date(0).toISOString() });
+    await agreement.report(report("n1", 1, "reloaded"));
+    await agreement.report(report("n2", 1, "refused"));
+    await agreement.report(report("n1", 2, "reloaded"));
+    expect(await agreement.reports()).toEqual([report("n1", 2, "reloaded"), report("n2", 1, "refused")]);
   });
 });

@@ -82,6 +82,20 @@ describe.skipIf(!natsAvailable)("ClusterMessenger on the local NATS", () => {
     expect(await a.requestNode("b", "place", { agent: "ghost", instanceKey: "x" })).toEqual({ status: "refused", error: { code: "AGENT_NOT_FOUND", message: "no agent named ghost" } });
   });
 
+  it("refuses an answer larger than a NATS message can carry, at once and without ending the node", async () => {
+    const { a, b } = await twoNodes();
+    const served = await b.serveNode("b", "place", async () => ({ owner: "x".repeat(2 * 1024 * 1024) }));
+    defer(() => served.stop());
+    const started = Date.now();
+    const outcome = await a.requestNode("b", "place", { agent: "big", instanceKey: "x" });
+    expect(outcome).toMatchObject({ status: "refused", error: { code: "E_CLUSTER_ANSWER_TOO_LARGE" } });
+    expect(Date.now() - started).toBeLessThan(1500); // refused, not waited out (the timeout is 2 s)
+    // The serving side still answers.
+    const small = await b.serveNode("b", "reply", async () => ({ delivered: true }));
+    defer(() => small.stop());
+    expect(await a.requestNode("b", "reply", failedReply({ correlationId: "c", agent: "x", instanceKey: "y", error: { code: "E", message: "m" } }))).toEqual({ status: "ok", value: { delivered: true } });
+  });
+
   it("refuses a request that is not JSON", async () => {
     const { swarm, b } = await twoNodes();
     const served = await b.serveNode("b", "place", async () => ({ owner: "b" }));

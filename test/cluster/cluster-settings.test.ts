@@ -61,6 +61,11 @@ describe("readClusterSettings", () => {
     expect(thrown(() => readClusterSettings({ url: "nats://h", node: "-x", env: {} })).code).toBe("E_CLUSTER_NODE_NAME_INVALID");
     expect(thrown(() => readClusterSettings({ url: "nats://h", node: "n".repeat(65), env: {} })).code).toBe("E_CLUSTER_NODE_NAME_INVALID");
   });
+
+  it("reads the state log's compaction thresholds, refusing one that is not a whole number before anything connects", () => {
+    expect(readClusterSettings({ url: "nats://h", node: "n", env: { GOONDAN_CLUSTER_SNAPSHOT_RECORDS: "250" } })?.compaction).toEqual({ records: 250, bytes: 4 * 1024 * 1024 });
+    expect(thrown(() => readClusterSettings({ url: "nats://h", node: "n", env: { GOONDAN_CLUSTER_SNAPSHOT_BYTES: "-1" } })).code).toBe("E_CLUSTER_CONFIG_INVALID");
+  });
 });
 
 describe("redactUrl", () => {

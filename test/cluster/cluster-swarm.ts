@@ -2,15 +2,16 @@
  * Real `goondan run --cluster` nodes for the cluster integration tests: a copy of the cluster-swarm fixture with the
  * test's own swarm name (so its NATS buckets and stream are its own and are removed afterwards), a loopback LLM
  * playing a coordinator that delegates jobs to workers and a worker that appends each job to a file or requests the
- * coordinator back, and a way to start a node with its own state root.
+ * coordinator back (or any other model: `respond`), and a way to start a node with its own state root (and, with
+ * `bundlePerNode`, its own copy of the bundle, as on separate hosts).
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Defer } from "../helpers/cleanups.ts";
 import { GOONDAN_BIN, startGoondanRun, type GoondanProcess } from "../helpers/goondan-process.ts";
 import { delegationModel } from "../helpers/delegation-model.ts";
-import { startLoopbackLlm } from "../helpers/loopback-llm.ts";
+import { startLoopbackLlm, type LoopbackReply, type LoopbackRequest } from "../helpers/loopback-llm.ts";
 import { NATS_URL, removeSwarmAfter, testSwarm } from "../helpers/nats.ts";
 import { killChild } from "../helpers/cleanups.ts";
 
@@ -20,6 +21,8 @@ export interface ClusterSwarm {
   swarm: string;
   work: string;
   effectsFile: string;
+  /** The bundle directory node `name` runs (`<work>/bundle`, or `<work>/bundle-<name>` with `bundlePerNode`). */
+  bundleDir(name: string): string;
   /** Starts node `name` (state root `<work>/state-<name>`); killed after the test if still running. */
   startNode(name: string, options?: { url?: string }): Promise<ClusterNodeProcess>;
   /** Runs node `name` expecting it to exit (refused): its exit code and stderr. */
@@ -33,25 +36,45 @@ export interface ClusterNodeProcess {
   lines: Record<string, unknown>[];
 }
 
-export async function clusterSwarm(defer: Defer, options: { label: string; workers?: number; ttlMs?: number; delayMs?: () => number }): Promise<ClusterSwarm> {
+export interface ClusterSwarmOptions {
+  label: string;
+  workers?: number;
+  ttlMs?: number;
+  delayMs?: () => number;
+  /** The loopback LLM's model. Default: the delegation model (test/helpers/delegation-model.ts). */
+  respond?: (request: LoopbackRequest) => LoopbackReply;
+  /** Each node runs its own copy of the bundle, made when it first starts. Default false: one shared directory. */
+  bundlePerNode?: boolean;
+  /** More environment for every node (e.g. GOONDAN_CLUSTER_SNAPSHOT_RECORDS). */
+  env?: Record<string, string>;
+}
+
+export async function clusterSwarm(defer: Defer, options: ClusterSwarmOptions): Promise<ClusterSwarm> {
   const swarm = testSwarm(options.label);
   removeSwarmAfter(defer, swarm);
   const work = mkdtempSync(join(tmpdir(), "goondan-cluster-"));
   defer(() => rmSync(work, { recursive: true, force: true }));
   const effectsFile = join(work, "effects.txt");
-  const respond = delegationModel({ effectsFile, workers: options.workers ?? 4 });
+  const respond = options.respond ?? delegationModel({ effectsFile, workers: options.workers ?? 4 });
   const llm = await startLoopbackLlm({ respond: (request) => ({ ...respond(request), delayMs: options.delayMs?.() ?? 0 }) });
   defer(() => llm.close());
   const dir = join(work, "bundle");
   cpSync(FIXTURE, dir, { recursive: true });
   const yaml = join(dir, "goondan.yaml");
   writeFileSync(yaml, readFileSync(yaml, "utf8").replaceAll("__ENDPOINT__", llm.url).replaceAll("__SWARM__", swarm));
-  const args = (name: string, url = NATS_URL) => [dir, "--port", "0", "--state-root", join(work, `state-${name}`), "--cluster", url, "--node", name];
-  const env = { LOOPBACK_API_KEY: "cluster", GOONDAN_LOG_LEVEL: "info", CHAOS_EFFECTS_FILE: effectsFile, GOONDAN_CLUSTER_LEASE_TTL_MS: String(options.ttlMs ?? 10_000) };
+  const bundleDir = (name: string) => {
+    if (options.bundlePerNode !== true) return dir;
+    const own = join(work, `bundle-${name}`);
+    if (!existsSync(own)) cpSync(dir, own, { recursive: true });
+    return own;
+  };
+  const args = (name: string, url = NATS_URL) => [bundleDir(name), "--port", "0", "--state-root", join(work, `state-${name}`), "--cluster", url, "--node", name];
+  const env = { LOOPBACK_API_KEY: "cluster", GOONDAN_LOG_LEVEL: "info", CHAOS_EFFECTS_FILE: effectsFile, GOONDAN_CLUSTER_LEASE_TTL_MS: String(options.ttlMs ?? 10_000), ...options.env };
   return {
     swarm,
     work,
     effectsFile,
+    bundleDir,
     refusedNode: async (name) => {
       const proc = Bun.spawn([process.execPath, GOONDAN_BIN, "run", ...args(name)], { env: { ...process.env, ...env }, stdout: "ignore", stderr: "pipe", stdin: "ignore" });
       const timer = setTimeout(() => proc.kill("SIGKILL"), 60_000);

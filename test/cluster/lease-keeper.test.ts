@@ -106,6 +106,26 @@ describe("LeaseKeeper", () => {
     expect(clock.pendingDelays()).toEqual([]);
   });
 
+  it("keeps a lease that its own renew, timed out here, wrote on the server after all", async () => {
+    const { clock, table, keeper, lost } = setup();
+    await keeper.claim("k");
+    clock.advance(2500);
+    table.renews.shift()!.answer(new SystemError("E_CLUSTER_UNAVAILABLE", "timeout"));
+    await flush();
+    clock.advance(625);
+    const refused = table.renews.shift()!;
+    expect(refused.lease.revision).toBe(1);
+    table.revision = 5; // the late renew's write
+    refused.answer({ status: "lost", reason: "taken", holder: { key: "k", owner: "node-a", revision: 5, writtenAt: 0, data: {} } });
+    await flush();
+    clock.advance(0);
+    expect(table.renews.map((call) => call.lease.revision)).toEqual([5]);
+    table.renewOk();
+    await flush();
+    expect(lost).toEqual([]);
+    expect(keeper.leases()).toEqual([{ key: "k", owner: "node-a", revision: 6 }]);
+  });
+
   it("releases a lease at its revision and stops renewing it", async () => {
     const { clock, table, keeper } = setup();
     await keeper.claim("k");

@@ -3,7 +3,8 @@
  * whose tool appends the job's id to a file): the dead node's instances are claimed by the others once their
  * leases lapse, replayed from their state logs, and their unanswered events delivered again; every job accepted
  * is answered once with the right answer, every side effect happens once, and the killed node, started again on
- * its state root, rejoins and takes new instances.
+ * its state root, rejoins and takes new instances. State logs are compacted from 12 records on (snapshots then come
+ * each time an instance's new records weigh half its last snapshot), so takeovers replay from snapshots too.
  */
 import { describe, expect, it } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -17,7 +18,7 @@ const TTL_MS = 3000;
 
 describe.skipIf(!natsAvailable)("a cluster node killed with SIGKILL", () => {
   it("answers each of 300 jobs once, with each side effect once, and the restarted node rejoins", async () => {
-    const cluster = await clusterSwarm(defer, { label: "failover", workers: 6, ttlMs: TTL_MS, delayMs: () => 5 + Math.floor(Math.random() * 20) });
+    const cluster = await clusterSwarm(defer, { label: "failover", workers: 6, ttlMs: TTL_MS, env: { GOONDAN_CLUSTER_SNAPSHOT_RECORDS: "12" }, delayMs: () => 5 + Math.floor(Math.random() * 20) });
     const n1 = await cluster.startNode("n1");
     let n2: ClusterNodeProcess = await cluster.startNode("n2");
     const n3 = await cluster.startNode("n3");

@@ -47,6 +47,22 @@ describe.skipIf(!natsAvailable)("NodeMembership on the local NATS", () => {
     await until(async () => (await a.membership.members()).find((member) => member.node === "node-a")?.live === 5, { timeoutMs: 5000 });
   }, 15_000);
 
+  it("heartbeats why a node drains, sees its own standing at once, and drops it when the node takes instances again", async () => {
+    const swarm = testSwarm("drains");
+    removeSwarmAfter(defer, swarm);
+    const a = await join(swarm, "node-a");
+    const b = await join(swarm, "node-b");
+    const draining = { code: "E_CLUSTER_BUNDLE_MISMATCH", message: "node-a runs another bundle", generation: 3, since: new Date().toISOString() };
+    a.membership.drains(draining);
+    expect(a.membership.draining).toEqual(draining);
+    expect((await a.membership.members()).find((member) => member.node === "node-a")?.draining).toEqual(draining);
+    await until(async () => (await b.membership.members()).find((member) => member.node === "node-a")?.draining?.generation === 3, { timeoutMs: 5000 });
+    expect((await b.membership.members()).find((member) => member.node === "node-b")?.draining).toBeUndefined();
+    a.membership.drains(undefined);
+    expect((await a.membership.members()).find((member) => member.node === "node-a")?.draining).toBeUndefined();
+    await until(async () => (await b.membership.members()).find((member) => member.node === "node-a")?.draining === undefined, { timeoutMs: 5000 });
+  }, 15_000);
+
   it("refuses a name a live node heartbeats under", async () => {
     const swarm = testSwarm("taken");
     removeSwarmAfter(defer, swarm);

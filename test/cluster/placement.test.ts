@@ -51,4 +51,12 @@ describe("placementCandidates", () => {
     const candidates = placementCandidates([{ node: "a", maxProcesses: 4, live: 1 }, { node: "b", maxProcesses: 4, live: 3 }], new Map([["a", 2], ["b", 1]]));
     expect(candidates).toEqual([{ node: "a", maxProcesses: 4, live: 2 }, { node: "b", maxProcesses: 4, live: 3 }]);
   });
+
+  it("leaves out a node that drains (it refused the cluster's last reload), however idle", () => {
+    const draining = { code: "E_CLUSTER_BUNDLE_MISMATCH", message: "another bundle", generation: 2, since: "2026-01-01T00:00:00.000Z" };
+    const candidates = placementCandidates([{ node: "a", maxProcesses: 4, live: 3 }, { node: "b", maxProcesses: 64, live: 0, draining }], new Map());
+    expect(candidates).toEqual([{ node: "a", maxProcesses: 4, live: 3 }]);
+    expect(chooseNode({ instance: "x", candidates })).toBe("a");
+    expect(chooseNode({ instance: "x", candidates: placementCandidates([{ node: "b", maxProcesses: 64, live: 0, draining }], new Map()) })).toBeUndefined();
+  });
 });

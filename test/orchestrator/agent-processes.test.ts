@@ -164,7 +164,7 @@ describe("orchestrator with real agent children", () => {
     });
     await orchestrator.submit({ input: "my name is Ada" }).outcome;
     const firstPid = orchestrator.processes()[0]?.pid;
-    await until(() => orchestrator.processes().length === 0, 5000);
+    await until(() => orchestrator.processes().length === 0, 20_000);
     const outcome = await orchestrator.submit({ input: "what is my name?" }).outcome;
     expect(outcome.response).toBe("reply to what is my name?");
     expect(orchestrator.processes()[0]?.pid).not.toBe(firstPid);

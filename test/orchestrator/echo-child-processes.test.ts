@@ -43,7 +43,7 @@ const alive = (pid: number): boolean => {
   }
 };
 
-const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000) => pollUntil(probe, { timeoutMs, intervalMs: 10 });
+const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000) => pollUntil(probe, { timeoutMs, intervalMs: 10 });
 
 describe("orchestrator with real child processes", () => {
   it("routes a delegation A -> B across two processes and returns B's answer to A", async () => {

@@ -8,8 +8,9 @@
  * committed and stays in the orchestrator's inbox), persists, answers `shutdown_ack` and exits 0. Results that
  * arrive while no turn runs (an async reply, a pending tool's completion) make it ask for a turn with
  * `results_waiting`, once until the next event, and again after a turn or a restart while any are left. When the
- * IPC channel is lost (the parent died) it exits at once: no orphans. Everything process-specific comes in through
- * options.
+ * IPC channel is lost (the parent died) it exits at once: no orphans. `turn_started` and runtime events, which nothing
+ * waits on, ride with the next other message (or go within 25 ms) rather than wake the orchestrator on their own.
+ * Everything process-specific comes in through options.
  */
 import PQueue from "p-queue";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
@@ -66,6 +67,8 @@ class AgentChild {
   /** While stopping: when the running turn is aborted if it has not ended by then. */
   private abortTimer: ReturnType<typeof setTimeout> | undefined;
   private abortAt = Number.POSITIVE_INFINITY;
+  /** The running turn's `turn_started`, not sent yet: it goes first with the next message (see `send`). */
+  private turnStarted: ChildMessage | undefined;
   private readonly address: string;
   readonly runtime: RuntimeClient;
   readonly link: IpcInstanceLink;
@@ -198,12 +201,11 @@ class AgentChild {
     try {
       const onTurnStarted = (started: string) => {
         turnId = started;
-        this.send(envelope("turn_started", this.address, ORCHESTRATOR, { eventId: event.id, turnId: started }));
+        this.turnStarted = envelope("turn_started", this.address, ORCHESTRATOR, { eventId: event.id, turnId: started });
       };
       const handled = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted, ...(crashedBefore === undefined ? {} : { crashedBefore }), ...(redelivery === true ? { redelivery } : {}), ...(approvals === undefined ? {} : { approvals }) });
       if (handled !== undefined) {
         this.text.begin(undefined);
-        this.link.flushEvents();
         this.send(envelope("turn_result", this.address, ORCHESTRATOR, { ...handled.outcome, commit: handled.commit }));
       }
     } catch (error) {
@@ -235,7 +237,19 @@ class AgentChild {
     this.send(envelope("results_waiting", this.address, ORCHESTRATOR, waiting));
   }
 
+  /**
+   * Every message takes the held `turn_started` ahead of it, and every message but runtime events the runtime events
+   * held so far (ipc-instance-link.ts, whose timer sends them within 25 ms), so all arrive in the order they were made.
+   */
   private send(message: ChildMessage): void {
+    const started = this.turnStarted;
+    this.turnStarted = undefined;
+    if (started !== undefined) this.write(started);
+    if (message.type !== "runtime_events") this.link.flushEvents();
+    this.write(message);
+  }
+
+  private write(message: ChildMessage): void {
     try {
       this.options.channel.send(message);
     } catch (error) {

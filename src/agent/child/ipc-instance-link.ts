@@ -1,8 +1,11 @@
 /**
  * The instance link over IPC (agent/instance/instance-link.ts): a commit goes to the orchestrator as `commit` with a
  * sequence number and resolves when `committed` comes back for it (the store has it durably), or rejects with the
- * store's error; runtime events are gathered for one tick and sent as one `runtime_events` message. When the channel
- * is lost, waiting commits are rejected.
+ * store's error. Runtime events are held and sent as one `runtime_events` message, just before the next other message
+ * the child sends (agent-child.ts calls `flushEvents`), or `holdMs` after the first one waiting: a turn's events then
+ * ride with its commits, requests and result instead of waking the orchestrator a few times per step while the turn
+ * prepares its model calls, and they still arrive in the order they were made, before whatever followed them. When
+ * the channel is lost, waiting commits are rejected.
  */
 import { envelope, ORCHESTRATOR, type ChildMessage, type ParentToChild } from "../../protocol/ipc-messages.ts";
 import { isEmptyCommit, type InstanceCommit } from "../../protocol/instance-state.ts";
@@ -10,15 +13,20 @@ import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import { SystemError } from "../../shared/errors.ts";
 import type { InstanceLink } from "../instance/instance-link.ts";
 
+/** Default longest wait of a runtime event for a message to ride with (ms). */
+export const RUNTIME_EVENT_HOLD_MS = 25;
+
 export class IpcInstanceLink implements InstanceLink {
   private seq = 0;
   private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
   private events: RuntimeEvent[] = [];
   private failed: string | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly address: string,
     private readonly send: (message: ChildMessage) => void,
+    private readonly holdMs = RUNTIME_EVENT_HOLD_MS,
   ) {}
 
   commit(commit: InstanceCommit): Promise<void> {
@@ -32,13 +40,15 @@ export class IpcInstanceLink implements InstanceLink {
   }
 
   runtimeEvent(event: RuntimeEvent): void {
-    if (this.events.length === 0) setImmediate(() => this.flushEvents());
+    if (this.events.length === 0) this.timer = setTimeout(() => this.flushEvents(), this.holdMs);
     this.events.push(event);
   }
 
-  /** Sends the runtime events gathered so far now (before a turn's result, so they arrive first). */
+  /** Sends the runtime events gathered so far now (before any other message, so they arrive first). */
   flushEvents(): void {
     if (this.events.length === 0) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
     const events = this.events;
     this.events = [];
     this.send(envelope("runtime_events", this.address, ORCHESTRATOR, { events }));

@@ -3,7 +3,9 @@
  * swarm, agent, instanceKey, committed messages and last change; `archive <agent> <instanceKey> [--keep N]` moves
  * all but its last N messages to a file beside it (archive-conversation.ts); `delete <agent> <instanceKey>` removes
  * its state (conversation, pending results, extension state, runtime events) and its workspace directory. Both
- * refuse while a running orchestrator has that instance live (instance-not-live.ts).
+ * refuse while a running orchestrator has that instance live (instance-not-live.ts). `list --port N` (or `--host`)
+ * lists a running orchestrator's instances through its API instead (`GET /v1/instances`): with their status, and on
+ * a node of a cluster every node's, with a NODE column, saying on stderr which nodes did not answer.
  */
 import { rmSync } from "node:fs";
 import type { SqliteStore } from "../../store/sqlite/sqlite-store.ts";
@@ -11,7 +13,7 @@ import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { UsageError } from "../../shared/errors.ts";
 import { EXIT, type CliCommand, type CliIo } from "../command.ts";
 import { listStoredInstances, openStateRootStore, type InstanceInStore } from "../operator/state-root-store.ts";
-import { API_FLAGS, apiTarget, type ApiTarget } from "../operator/api-client.ts";
+import { API_FLAGS, apiError, apiTarget, callApi, unansweredNotice, type ApiTarget } from "../operator/api-client.ts";
 import { archiveConversation } from "../operator/archive-conversation.ts";
 import { refusalWhileLive } from "../operator/instance-not-live.ts";
 
@@ -32,6 +34,42 @@ function list(options: { instances: InstanceInStore[]; format: string; io: CliIo
   }
   const rows = [["SWARM", "AGENT", "INSTANCE", "MESSAGES", "UPDATED"], ...instances.map((item) => [item.swarmInstanceKey, item.agent, item.instanceKey, String(item.messages), item.updatedAt])];
   io.stdout(table(rows));
+  return EXIT.ok;
+}
+
+interface ApiInstanceRow {
+  node?: string;
+  agent: string;
+  instanceKey: string;
+  status: string;
+  messages?: number;
+  updatedAt?: number;
+}
+
+/** `list` through a running orchestrator's API: its instance table (every node's, on a cluster node). */
+async function listThroughApi(options: { target: ApiTarget; format: string; io: CliIo }): Promise<number> {
+  const { io } = options;
+  const response = await callApi({ target: options.target, method: "GET", path: "/v1/instances" });
+  const body = response.body as { instances?: ApiInstanceRow[]; unanswered?: Array<{ node: string; status: string }> } | undefined;
+  if (response.status !== 200 || !Array.isArray(body?.instances)) {
+    const error = apiError(response.body);
+    io.stderr(`goondan instance: ${error?.code ?? response.status}: ${error?.message ?? "unexpected answer"}\n`);
+    return EXIT.failure;
+  }
+  const notice = unansweredNotice(body.unanswered ?? [], "their instances are");
+  if (notice !== undefined) io.stderr(`goondan instance: ${notice}\n`);
+  if (options.format === "json") {
+    io.stdout(`${JSON.stringify(body, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  if (body.instances.length === 0) {
+    io.stdout(`no instances at ${options.target.baseUrl}\n`);
+    return EXIT.ok;
+  }
+  const clustered = body.unanswered !== undefined || body.instances.some((row) => row.node !== undefined);
+  const header = [...(clustered ? ["NODE"] : []), "AGENT", "INSTANCE", "STATUS", "MESSAGES", "UPDATED"];
+  const rows = body.instances.map((row) => [...(clustered ? [row.node ?? "-"] : []), row.agent, row.instanceKey, row.status, String(row.messages ?? 0), row.updatedAt === undefined ? "-" : new Date(row.updatedAt).toISOString()]);
+  io.stdout(table([header, ...rows]));
   return EXIT.ok;
 }
 
@@ -72,7 +110,7 @@ async function change(action: "delete" | "archive", options: ChangeOptions): Pro
 export const command: CliCommand = {
   name: "instance",
   summary: "list, archive or delete the instances kept under the state root",
-  usage: "goondan instance list [--format text|json] | goondan instance archive <agent> <instanceKey> [--keep N] [--swarm KEY] | goondan instance delete <agent> <instanceKey> [--swarm KEY]",
+  usage: "goondan instance list [--format text|json] [--port N --host H] | goondan instance archive <agent> <instanceKey> [--keep N] [--swarm KEY] | goondan instance delete <agent> <instanceKey> [--swarm KEY]",
   maxPositionals: 3,
   flags: {
     "state-root": { type: "string", description: "state root (default GOONDAN_STATE_ROOT or ~/.goondan)" },
@@ -85,6 +123,10 @@ export const command: CliCommand = {
     const [action, ...rest] = positionals;
     const stateRoot = typeof flags["state-root"] === "string" ? flags["state-root"] : defaultStateRoot(io.env);
     const swarm = typeof flags.swarm === "string" ? flags.swarm : undefined;
+    if (action === "list" && (flags.port !== undefined || flags.host !== undefined)) {
+      if (rest.length > 0) throw new UsageError("E_USAGE_EXTRA_ARGUMENT", `instance list takes no arguments, got ${JSON.stringify(rest[0])}`);
+      return listThroughApi({ target: apiTarget({ flags, env: io.env }), format: typeof flags.format === "string" ? flags.format : "text", io });
+    }
     const store = openStateRootStore(stateRoot);
     try {
       const instances = (await listStoredInstances({ stateRoot, store })).filter((item) => swarm === undefined || item.swarmInstanceKey === swarm);

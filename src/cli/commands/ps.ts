@@ -1,11 +1,13 @@
 /**
  * `goondan ps`: prints the process table of a running orchestrator through its HTTP API
- * (`GET /v1/processes`), with the bearer token from GOONDAN_API_TOKEN when set.
+ * (`GET /v1/processes`), with the bearer token from GOONDAN_API_TOKEN when set. On a node of a cluster: every
+ * node's processes with a NODE column, and on stderr the nodes that did not answer.
  */
 import type { CliCommand } from "../command.ts";
 import { EXIT } from "../command.ts";
 import { SystemError } from "../../shared/errors.ts";
 import type { ProcessInfo } from "../../supervision/process-table.ts";
+import { unansweredNotice } from "../operator/api-client.ts";
 
 export const command: CliCommand = {
   name: "ps",
@@ -27,11 +29,13 @@ export const command: CliCommand = {
     } catch (error) {
       throw new SystemError("E_PS_UNREACHABLE", `no orchestrator answers at ${host}:${port} (${(error as Error).message})`, { suggestion: "start one with 'goondan run' or pass --port" });
     }
-    const body = (await response.json().catch(() => ({}))) as { processes?: ProcessInfo[]; error?: { code: string; message: string } };
+    const body = (await response.json().catch(() => ({}))) as { processes?: ProcessInfo[]; unanswered?: Array<{ node: string; status: string }>; error?: { code: string; message: string } };
     if (!response.ok || !body.processes) {
       io.stderr(`goondan ps: ${body.error?.code ?? response.status}: ${body.error?.message ?? response.statusText}\n`);
       return EXIT.failure;
     }
+    const notice = unansweredNotice(body.unanswered ?? [], "their processes are");
+    if (notice !== undefined) io.stderr(`goondan ps: ${notice}\n`);
     if (flags.format === "json") {
       io.stdout(`${JSON.stringify(body.processes, null, 2)}\n`);
       return EXIT.ok;

@@ -6,7 +6,8 @@
  * usage error (exit 2). The orchestrator validates first: an invalid bundle is printed issue by issue
  * (exit 3) and the running swarm is left as it is; an agent not in the swarm is refused with the swarm's
  * agents named (exit 1). An instance key the agent does not know is accepted (there is nothing to restart or
- * clear) with a note on stderr naming the agent's known instances, so a typo shows.
+ * clear) with a note on stderr naming the agent's known instances, so a typo shows. Sent to a node of a cluster, the
+ * restart is announced to every node, each reloading its own copy of the bundle (docs/cluster.md).
  */
 import { UsageError } from "../../shared/errors.ts";
 import { EXIT, type CliCommand } from "../command.ts";
@@ -20,7 +21,7 @@ interface RestartBody {
 
 export const command: CliCommand = {
   name: "restart",
-  summary: "reload the bundle and restart agents in the running orchestrator",
+  summary: "reload the bundle and restart agents in the running orchestrator (in a cluster: on every node)",
   usage: "goondan restart [--agent NAME [--instance KEY]] [--fresh] [--port N] [--host HOST]",
   maxPositionals: 0,
   flags: {

@@ -64,3 +64,9 @@ export function apiError(body: unknown): { code: string; message: string } | und
   if (error && typeof error.code === "string") return { code: error.code, message: typeof error.message === "string" ? error.message : "" };
   return undefined;
 }
+
+/** A cluster read's missing nodes as a line: `nodes n3 (timeout), n4 (no_responders) did not answer: <what> missing`; undefined when none is missing. */
+export function unansweredNotice(unanswered: ReadonlyArray<{ node: string; status: string }>, what: string): string | undefined {
+  if (unanswered.length === 0) return undefined;
+  return `node${unanswered.length > 1 ? "s" : ""} ${unanswered.map((item) => `${item.node} (${item.status})`).join(", ")} did not answer: ${what} missing`;
+}

@@ -5,7 +5,8 @@
  * (its eventId in the `x-goondan-event-id` header) of the turn's progress as it happens (sse-progress.ts), ended by
  * one `done` whose data is what `wait: true` answers, or `error` `{error: {code, message}, eventId}`; a client that
  * goes away does not stop the turn. `GET /v1/events/:eventId`: where an accepted event stands, from the store
- * (`accepted`, `running`, or the outcome with `state` `ok`/`error`), `404 E_API_EVENT_NOT_FOUND` if never accepted.
+ * (`accepted`, `running`, or the outcome with `state` `ok`/`error`), `404 E_API_EVENT_NOT_FOUND` if never accepted;
+ * on a cluster node, the furthest state any node knows, with that `node` and the nodes that did not answer.
  */
 import { Hono } from "hono";
 import { validator } from "hono/validator";
@@ -120,6 +121,11 @@ export function eventRoutes(options: { backend: ApiBackend; maxBodyBytes: number
       noQuery("GET /v1/events/:eventId"),
       async (c) => {
         const { eventId } = c.req.valid("param");
+        if (backend.clusterReads) {
+          const { state, unanswered } = await backend.clusterReads.eventState(eventId);
+          if (state === undefined) throw new ApiError({ status: 404, code: "E_API_EVENT_NOT_FOUND", message: `no node that answered accepted an event ${JSON.stringify(eventId)} in this swarm`, extra: { unanswered: unanswered.map(({ node, status }) => ({ node, status })) } });
+          return c.json({ ...state, unanswered });
+        }
         const state = await backend.eventState(eventId);
         if (state === undefined) throw new ApiError({ status: 404, code: "E_API_EVENT_NOT_FOUND", message: `no accepted event ${JSON.stringify(eventId)} in this swarm` });
         return c.json(state);

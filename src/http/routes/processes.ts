@@ -1,4 +1,8 @@
-/** `GET /v1/processes`: the process table of agents and connectors, with their supervision status. */
+/**
+ * `GET /v1/processes`: the process table of agents and connectors, with their supervision status. A cluster node
+ * answers every node's rows (each with its `node`), the nodes that did not answer in time (`unanswered`), and its
+ * own `cluster` standing: a node that lost NATS lists only its own rows and says `connection: "reconnecting"`.
+ */
 import { Hono } from "hono";
 import type { ApiBackend } from "../api-backend.ts";
 import type { ApiEnv } from "../api-env.ts";
@@ -7,5 +11,8 @@ import { noQuery } from "./no-query.ts";
 const query = noQuery("GET /v1/processes");
 
 export function processRoutes(backend: ApiBackend): Hono<ApiEnv> {
-  return new Hono<ApiEnv>().get("/v1/processes", query, async (c) => c.json({ processes: backend.clusterProcesses ? await backend.clusterProcesses() : backend.processes() }));
+  return new Hono<ApiEnv>().get("/v1/processes", query, async (c) => {
+    if (!backend.clusterReads) return c.json({ processes: backend.processes() });
+    return c.json({ ...(await backend.clusterReads.processes()), ...(backend.clusterStanding ? { cluster: backend.clusterStanding() } : {}) });
+  });
 }

@@ -2,7 +2,9 @@
  * Read routes the studio builds its views on: `GET /v1/traces/:traceId` (every runtime event of one trace, oldest
  * first, across every agent process it went through: `404 TRACE_NOT_FOUND` when none) and
  * `GET /v1/instances/:agent/:instanceKey/messages` (the instance's stored conversation, oldest first; `404
- * INSTANCE_NOT_FOUND` when it has none).
+ * INSTANCE_NOT_FOUND` when it has none). On a cluster node a trace's events come from every node, each naming its
+ * `node`, and a conversation from the node holding the instance's lease, else from the freshest copy a node keeps
+ * (its `node` named); both name the nodes that did not answer in time (`unanswered`).
  */
 import { Hono } from "hono";
 import { validator } from "hono/validator";
@@ -10,6 +12,7 @@ import type { ApiBackend } from "../api-backend.ts";
 import { ApiError } from "../api-error.ts";
 import type { ApiEnv } from "../api-env.ts";
 import { AGENT_NAME_SCHEMA, INSTANCE_KEY_SCHEMA, requestSchema } from "../request-schema.ts";
+import { readRuntimeEvents } from "../runtime-event-reads.ts";
 import { noQuery } from "./no-query.ts";
 
 const TRACE = "GET /v1/traces/:traceId";
@@ -34,9 +37,9 @@ export function traceRoutes(backend: ApiBackend): Hono<ApiEnv> {
       validator("param", (value) => tracePath(value)),
       async (c) => {
         const { traceId } = c.req.valid("param");
-        const rows = await backend.runtimeEvents({ traceId });
-        if (rows.length === 0) throw new ApiError({ status: 404, code: "TRACE_NOT_FOUND", message: `no runtime event carries trace ${traceId}` });
-        return c.json({ traceId, events: rows.map((row) => row.event) });
+        const { events, unanswered } = await readRuntimeEvents(backend, { traceId });
+        if (events.length === 0) throw new ApiError({ status: 404, code: "TRACE_NOT_FOUND", message: `no runtime event carries trace ${traceId}` });
+        return c.json({ traceId, events, ...(unanswered === undefined ? {} : { unanswered }) });
       },
     )
     .get(
@@ -46,6 +49,11 @@ export function traceRoutes(backend: ApiBackend): Hono<ApiEnv> {
       async (c) => {
         const { agent, instanceKey } = c.req.valid("param");
         if (!backend.swarm.agents.has(agent)) throw new ApiError({ status: 404, code: "AGENT_NOT_FOUND", message: `agent ${JSON.stringify(agent)} is not in the swarm` });
+        if (backend.clusterReads) {
+          const { node, messages, unanswered } = await backend.clusterReads.conversation(agent, instanceKey);
+          if (node === undefined) throw new ApiError({ status: 404, code: "INSTANCE_NOT_FOUND", message: `instance ${agent}/${instanceKey} has no conversation on any node that answered`, extra: { unanswered: unanswered.map(({ node: name, status }) => ({ node: name, status })) } });
+          return c.json({ agent, instanceKey, node, messages, unanswered });
+        }
         const messages = backend.messages ? await backend.messages(agent, instanceKey) : [];
         if (messages.length === 0) throw new ApiError({ status: 404, code: "INSTANCE_NOT_FOUND", message: `instance ${agent}/${instanceKey} has no conversation` });
         return c.json({ agent, instanceKey, messages });

@@ -75,27 +75,34 @@ export class Instance implements PoolMember {
   get startedAt(): number | undefined { return this.supervisor.startedAt; }
 
   /** True while it waits for a process slot (maxProcesses reached). */
-  get awaitingSlot(): boolean {
-    return this.supervisor.awaitingSlot;
-  }
+  get awaitingSlot(): boolean { return this.supervisor.awaitingSlot; }
 
   /** Accepted events not yet delivered, FIFO. */
-  get queue(): readonly InboxEntry[] {
-    return this.events.waiting;
-  }
+  get queue(): readonly InboxEntry[] { return this.events.waiting; }
 
   get inFlight(): InboxEntry | undefined { return this.events.inFlight; }
 
   /** True while there is work that needs the child: queued or in-flight events. */
-  hasWork(): boolean {
-    return this.events.hasWork();
-  }
+  hasWork(): boolean { return this.events.hasWork(); }
 
-  /** Accepts an event: queued at once, durable when the promise resolves (delivery may overlap the sync). */
+  /**
+   * Accepts an event: queued at once, durable when the promise resolves (delivery may overlap the sync). An ordered
+   * store applies the insert in this same synchronous block, so the child is handed the event first: its answer is
+   * handled later and commits after the insert. A refused insert takes back the event unless it was delivered.
+   */
   accept(event: AgentEvent, now: number, options?: WriteOptions): Promise<void> {
-    const durable = this.options.store.accept(this.options.swarm, event, now, options);
-    this.enqueue({ event, crashes: 0, deliveries: 0, acceptedAt: now });
-    return durable;
+    const { store, swarm } = this.options;
+    const entry: InboxEntry = { event, crashes: 0, deliveries: 0, acceptedAt: now };
+    const queuedFirst = store.ordered && !this.events.has(event.id);
+    if (queuedFirst) this.enqueue(entry);
+    try {
+      const durable = store.accept(swarm, event, now, options);
+      if (!store.ordered) this.enqueue(entry);
+      return durable;
+    } catch (error) {
+      if (queuedFirst) this.withdraw(event.id);
+      throw error;
+    }
   }
 
   /** Queues an event the store already holds (found unanswered when the orchestrator started). */
@@ -111,9 +118,7 @@ export class Instance implements PoolMember {
   }
 
   /** A turn of this instance waits for approvals (found at start): nothing is delivered until they are decided. */
-  awaitApproval(): void {
-    this.events.awaitingApproval = true;
-  }
+  awaitApproval(): void { this.events.awaitingApproval = true; }
 
   /** Every approval the event's turn stopped for is decided: it is delivered first, with the decisions. */
   approvalsDecided(entry: InboxEntry): void {
@@ -121,9 +126,7 @@ export class Instance implements PoolMember {
   }
 
   /** Takes an accepted event that has not been delivered yet out of the queue (its deadline passed). */
-  withdraw(eventId: string): InboxEntry | undefined {
-    return this.events.withdraw(eventId);
-  }
+  withdraw(eventId: string): InboxEntry | undefined { return this.events.withdraw(eventId); }
 
   /**
    * Hands a reply over. An async one is stored already (a pending result: an instance without a child is started for
@@ -138,14 +141,10 @@ export class Instance implements PoolMember {
     if (!this.live) this.ensureStarted();
   }
 
-  runtimeResult(result: ParentToChild["runtime_result"]): void {
-    this.supervisor.child?.send("runtime_result", result);
-  }
+  runtimeResult(result: ParentToChild["runtime_result"]): void { this.supervisor.child?.send("runtime_result", result); }
 
   /** Starts the child without an event (`agents__spawn`, pending results to show). */
-  ensureStarted(): void {
-    this.supervisor.ensureRunning();
-  }
+  ensureStarted(): void { this.supervisor.ensureRunning(); }
 
   /** Called by the pool once a slot is granted. */
   start(): void {
@@ -175,9 +174,7 @@ export class Instance implements PoolMember {
   }
 
   /** Holds new starts (a reload replacing the child) until `resume`. */
-  hold(): void {
-    this.supervisor.hold();
-  }
+  hold(): void { this.supervisor.hold(); }
   resume(): void {
     this.supervisor.resume();
     this.deliverNext();
@@ -258,8 +255,11 @@ export class Instance implements PoolMember {
     this.supervisor.healthy();
     this.lastActiveAt = this.options.clock.now();
     child.unwatch();
+    // Routed first (on an ordered store, outcome-router.ts), written in this same block: what the requester does with it commits after.
+    const committed = Promise.withResolvers<void>();
+    this.options.hooks.turnResult(this, entry, outcome, committed.promise);
     const durable = commitTurn({ store: this.options.store, ref: this.ref, commit: commit ?? {}, outcome, event: entry.event });
-    this.options.hooks.turnResult(this, entry, outcome, durable);
+    durable.then(committed.resolve, committed.reject);
     durable.catch((error: Error) => {
       this.logger.error({ eventId: outcome.eventId, error: error.message }, "could not commit a turn; its event stays unanswered and the child restarts");
       this.events.putBack(entry);

@@ -6,7 +6,9 @@
  * one reload), waits until the asking turns have committed, then re-validates and calls `reload` once.
  * Requests may name everything, one agent, or one instance of an agent (`--agent A --instance K`); what
  * restarts and what is cleared are merged separately (restart-scope.ts), so `--fresh` reaches only the
- * agents and instances a fresh request named.
+ * agents and instances a fresh request named. In a cluster, a batch holding any request made on this node is
+ * announced to the other nodes (`ReloadPlan.announce`); one made only of requests relayed from another node's
+ * announcement (`relayed`) is applied here and announced to nobody.
  */
 import type { Bundle, ConfigIssue } from "../../config/types.ts";
 import type { Clock, TimerHandle } from "../../shared/clock.ts";
@@ -41,6 +43,8 @@ export interface RestartRequest {
    * so the turn's reply still reaches its requester. Capped by `maxWaitMs`.
    */
   afterTurn?: Promise<unknown>;
+  /** Cluster mode: relayed from another node's reload announcement, so not announced again. Default false. */
+  relayed?: boolean;
 }
 
 export interface RestartCoordinatorOptions {
@@ -72,6 +76,8 @@ interface Batch {
   fresh: RestartScope;
   reasons: string[];
   waits: Promise<unknown>[];
+  /** Some request was made on this node (not relayed from another node). */
+  announce: boolean;
 }
 
 const issueOf = (issue: ConfigIssue) => ({ code: issue.code, path: issue.path, message: issue.message });
@@ -130,7 +136,7 @@ export function createRestartCoordinator(options: RestartCoordinatorOptions): Re
 
   const enqueue = (request: RestartRequest): void => {
     if (batch === undefined) {
-      batch = { restart: new RestartScope(), fresh: new RestartScope(), reasons: [], waits: [] };
+      batch = { restart: new RestartScope(), fresh: new RestartScope(), reasons: [], waits: [], announce: false };
       windowTimer = clock.setTimeout(() => {
         const current = batch;
         batch = undefined;
@@ -143,6 +149,7 @@ export function createRestartCoordinator(options: RestartCoordinatorOptions): Re
     if (request.fresh === true) batch.fresh.add(target);
     batch.reasons.push(request.reason);
     if (request.afterTurn) batch.waits.push(request.afterTurn);
+    if (request.relayed !== true) batch.announce = true;
   };
 
   return {
@@ -188,6 +195,7 @@ function planOf(options: { batch: Batch; bundle: Bundle; logger: Logger }): Relo
     ...(freshAgents.length > 0 ? { freshAgents } : {}),
     ...(fresh.instances.length > 0 ? { freshInstances: fresh.instances } : {}),
     reasons: batch.reasons,
+    ...(batch.announce ? { announce: true } : {}),
   };
   const address = (target: InstanceTarget) => `${target.agent}/${target.instanceKey}`;
   options.logger.info(

@@ -228,6 +228,24 @@ describe("createRestartCoordinator", () => {
     expect(plans.map((plan) => plan.reasons)).toEqual([["first"], ["second"]]);
   });
 
+  describe("request.relayed", () => {
+    it("announces a batch holding a request made on this node, even when a relayed one coalesced with it", async () => {
+      const { coordinator, plans, tick } = setup();
+      await Promise.all([coordinator.request({ reason: "cluster reload 3", relayed: true }), coordinator.request({ reason: "POST /v1/restart" })]);
+      await tick(300);
+      expect(plans.map((plan) => plan.announce)).toEqual([true]);
+    });
+
+    it("announces nothing for a batch made only of requests relayed from another node", async () => {
+      const { coordinator, plans, tick } = setup();
+      await coordinator.request({ reason: "cluster reload 3", relayed: true, agent: "front" });
+      await tick(300);
+      expect(plans).toHaveLength(1);
+      expect(plans[0]?.announce).toBeUndefined();
+      expect(plans[0]?.agents).toEqual(["front"]);
+    });
+  });
+
   it("refuses requests after close and drops the waiting batch", async () => {
     const { coordinator, plans, tick } = setup();
     await coordinator.request({ reason: "a" });
