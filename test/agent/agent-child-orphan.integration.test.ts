@@ -3,6 +3,9 @@ import { existsSync } from "node:fs";
 import { startLoopbackLlm } from "../helpers/loopback-llm.ts";
 import { spawnAgentChild, writeFixtureBundle } from "./support/child-harness.ts";
 import { tempStateRoot } from "./support/test-env.ts";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 async function gone(pid: number, withinMs: number): Promise<boolean> {
   for (let waited = 0; waited < withinMs; waited += 25) {

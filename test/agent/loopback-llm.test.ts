@@ -2,6 +2,9 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, jsonSchema, streamText, tool } from "ai";
 import { startLoopbackLlm, systemPrompt, toolNames, toolResults, type LoopbackLlm } from "../helpers/loopback-llm.ts";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 let server: LoopbackLlm | undefined;
 afterEach(async () => {

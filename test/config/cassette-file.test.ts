@@ -16,6 +16,9 @@ import { loadBundle } from "../../src/config/load-bundle.ts";
 import { findResource } from "../../src/config/resolve.ts";
 import { GOONDAN_BIN } from "../helpers/goondan-process.ts";
 import { baseBundle, header, removeBundles, writeBundle } from "./temp-bundle.ts";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 const outside: string[] = [];
 afterAll(() => {

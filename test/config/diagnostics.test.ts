@@ -12,6 +12,9 @@ import { MAX_PROMPT_BYTES } from "../../src/config/prompt-file.ts";
 import { mkdirSync, rmSync, truncateSync } from "node:fs";
 import { ISSUE_CODES } from "../../src/config/issue-codes.ts";
 import { AGENT, MODEL, SWARM, TOOL, baseBundle, docs, header, removeBundles, writeBundle } from "./temp-bundle.ts";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 afterAll(removeBundles);
 

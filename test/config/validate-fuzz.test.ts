@@ -16,6 +16,9 @@ import { ISSUE_CODES } from "../../src/config/issue-codes.ts";
 import { loadBundle } from "../../src/config/load-bundle.ts";
 import type { ConfigIssue } from "../../src/config/types.ts";
 import { GOONDAN_BIN } from "../helpers/goondan-process.ts";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 const FIXTURE = join(import.meta.dir, "../fixtures/bundles/every-kind");
 const ORIGINAL = readFileSync(join(FIXTURE, "goondan.yaml"), "utf8");

@@ -2,8 +2,12 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseProcStat } from "../../src/shared/proc-stat.ts";
 import { layoutImage } from "./image-layout.ts";
 import { COORDINATOR_REPLY, EXAMPLE_INPUT } from "../examples/example-script.ts";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 const repo = join(import.meta.dir, "..", "..");
 const root = mkdtempSync(join(tmpdir(), "goondan-image-"));
@@ -15,9 +19,7 @@ function sessionMembers(sessionId: number): number[] {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[3]) === sessionId) members.push(Number(entry));
+      if (parseProcStat(readFileSync(`/proc/${entry}/stat`, "utf8"))?.session === sessionId) members.push(Number(entry));
     } catch {
       // the process exited while we looked
     }

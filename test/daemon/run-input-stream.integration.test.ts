@@ -54,11 +54,16 @@ describe.skipIf(SCRIPT === null)("goondan run --input with a streaming Model", (
     }
     expect(await proc.exited).toBe(0);
     // The spinner's frames (braille glyphs, redrawn in place) show while the model thinks; the rest is the chat.
-    const shown = screen.split("\n").map((line) => line.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ""));
+    // The spinner goes back to column 0 and clears its line before anything else is written; in the raw stream that
+    // is a line break, else a frame and the tool line written over it read as one line.
+    const shown = screen
+      .replace(/\x1b\[\d*[GK]/g, "\n")
+      .split("\n")
+      .map((line) => line.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ""));
     expect(shown.some((line) => /^[\u2800-\u28ff] thinking \d+s/.test(line))).toBe(true);
     const lines = shown.filter((line) => line.trim() !== "" && !/^[\u2800-\u28ff] /.test(line));
     // The run says where its logs go, once; the lifecycle itself is in that file, not on the screen.
-    expect(lines).toEqual([expect.stringMatching(/^goondan: logs go to \S+goondan\.log /), "→ coordinator · agents__request", "→ worker · slow__sleep", FINAL]);
+    expect(lines, `the terminal showed: ${JSON.stringify(screen.slice(-3000))}`).toEqual([expect.stringMatching(/^goondan: logs go to \S+goondan\.log /), "→ coordinator · agents__request", "→ worker · slow__sleep", FINAL]);
     // In parts: the first part was on the screen well before the whole reply.
     expect(seen.length).toBeGreaterThan(2);
     expect(seen[0]!.length).toBeLessThan(FINAL.length);

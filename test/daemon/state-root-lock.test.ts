@@ -3,6 +3,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readStateRootLock, stateRootLockPath, writeStateRootLock } from "../../src/daemon/state-root-lock.ts";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 const dirs: string[] = [];
 afterEach(() => {

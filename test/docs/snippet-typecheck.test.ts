@@ -4,6 +4,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { codeBlocks } from "./markdown-blocks.ts";
 import { REPO } from "./snippet-runner.ts";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 const work = mkdtempSync(join(tmpdir(), "goondan-snippet-tsc-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -7,6 +7,9 @@ import { loadBundle } from "../../src/config/load-bundle.ts";
 import { COORDINATOR_REPLY, EXAMPLE_INPUT, POEM } from "./example-script.ts";
 import { CASSETTE, recordExample, REPO } from "./record-example.ts";
 import { storedRuntimeEvents } from "../helpers/stored-state.ts";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 const work = mkdtempSync(join(tmpdir(), "goondan-example-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

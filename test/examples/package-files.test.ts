@@ -4,6 +4,9 @@
  */
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 const REPO = join(import.meta.dir, "..", "..");
 

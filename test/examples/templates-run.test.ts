@@ -5,6 +5,9 @@ import { join } from "node:path";
 import { initBundle } from "../../src/cli/commands/init.ts";
 import { startLoopbackLlm, toolResults, type LoopbackRule } from "../helpers/loopback-llm.ts";
 import { liveBundleYaml, REPO } from "./record-example.ts";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 const work = mkdtempSync(join(tmpdir(), "goondan-templates-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -4,13 +4,27 @@
  * child is killed before the server it talks to closes and before its directories go), even when the test
  * failed; every cleanup runs, and the ones that threw fail the test together. `killChild` is the cleanup
  * deferred most.
+ *
+ * Such a file also gets real-process time limits (`realProcessTimeouts`): bun's 5 s default is hit on a loaded
+ * 2-core CI by tests that spawn Bun children (a child's start alone can take seconds there), so the file's tests
+ * and its cleanups get REAL_PROCESS_TIMEOUT_MS. A hang still fails, only later; a test that names its own
+ * limit keeps it.
  */
-import { afterEach } from "bun:test";
+import { afterEach, setDefaultTimeout } from "bun:test";
+
+/** The default limit of a test (and of its cleanups) that starts real processes. */
+export const REAL_PROCESS_TIMEOUT_MS = 30_000;
+
+/** Gives the calling test file's tests without a limit of their own REAL_PROCESS_TIMEOUT_MS (per file in bun). */
+export function realProcessTimeouts(): void {
+  setDefaultTimeout(REAL_PROCESS_TIMEOUT_MS);
+}
 
 export type Cleanup = () => Promise<void> | void;
 export type Defer = (cleanup: Cleanup) => void;
 
 export function useCleanups(): Defer {
+  realProcessTimeouts();
   const cleanups: Cleanup[] = [];
   afterEach(async () => {
     const errors: unknown[] = [];
@@ -23,7 +37,7 @@ export function useCleanups(): Defer {
     }
     if (errors.length === 1) throw errors[0];
     if (errors.length > 1) throw new AggregateError(errors, `${errors.length} cleanups failed`);
-  });
+  }, REAL_PROCESS_TIMEOUT_MS);
   return (cleanup) => void cleanups.push(cleanup);
 }
 

@@ -4,6 +4,7 @@
  * processes by their command line (from /proc, so tests need no procps on the machine).
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { parseProcStat } from "../../src/shared/proc-stat.ts";
 
 export const GOONDAN_BIN = new URL("../../bin/goondan", import.meta.url).pathname;
 
@@ -20,12 +21,20 @@ export async function until<T>(probe: () => T | undefined | false | Promise<T | 
   }
 }
 
+/**
+ * Whether the process still runs: not when it is gone, nor when it has exited and waits to be reaped (a zombie, which
+ * `kill(pid, 0)` still finds): on a loaded machine its parent may reap it seconds after it died.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, "utf8"))?.state !== "Z";
+  } catch {
+    return false; // gone between the two looks
   }
 }
 

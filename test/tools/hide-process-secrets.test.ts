@@ -1,6 +1,9 @@
 import { describe, expect, it } from "bun:test";
 import { resolve } from "node:path";
 import * as toolLayer from "../../src/tools/index.ts";
+import { realProcessTimeouts } from "../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 const MODULE = resolve(import.meta.dir, "../../src/tools/hide-process-secrets.ts");
 

@@ -8,6 +8,9 @@ import { bunProcessSpawner } from "../../../src/supervision/process-spawner.ts";
 import { signBody } from "../../../src/base/connectors/webhook-signature.ts";
 import { until as pollUntil } from "../../helpers/goondan-process.ts";
 import { outcome } from "../../helpers/outcomes.ts";
+import { realProcessTimeouts } from "../../helpers/cleanups.ts";
+
+realProcessTimeouts();
 
 const WEBHOOK_ENTRY = new URL("../../../src/base/connectors/webhook.ts", import.meta.url).pathname;
 const FIXTURES = new URL("../../fixtures/connectors/", import.meta.url).pathname;
