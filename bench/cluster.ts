@@ -120,8 +120,15 @@ try {
   // Interleaved, so that a change of load on the machine weighs on both alike.
   const clusterJobs: number[] = [];
   const sameNodeJobs: number[] = [];
-  // The floor again between the jobs, under the same load as they ran.
+  // The floor again, back to back between the jobs, under the same load as they ran.
   const floorBetween: number[] = [];
+  // And one round trip 10 ms into each job, while it runs: its responder has been idle since the last job's, as a
+  // worker's node is idle between its jobs and the coordinator's node while the worker runs. A process woken after
+  // milliseconds of idleness answers several times slower than one in a back-to-back loop on this VM (see
+  // `bench/nats-floor.ts --gaps`), and a cross-node request wakes two: the worker's node and the coordinator's.
+  const floorDuring: number[] = [];
+  /** Worker on the other node minus worker on the same node, within each pair (both ran one after the other). */
+  const paired: number[] = [];
   // Each slice has a coordinator of its own (the first: coordinator/lat), started by one job before it is timed:
   // a coordinator's conversation grows with every job, and so would its turns over the whole run.
   const coordinators: Array<Awaited<ReturnType<typeof placed>>> = [];
@@ -133,20 +140,31 @@ try {
       coordinators[slice] = await placed(key);
     }
     const { key, base, crossJobs, sameJobs } = coordinators[slice];
-    const job = (worker: number | undefined) => timed(() => ask(base, { input: `job-${worker}`, instanceKey: key }));
-    const cross = crossJobs.length > 0 ? () => job(crossJobs[i % crossJobs.length]).then((sample) => clusterJobs.push(sample)) : async () => undefined;
-    const same = sameJobs.length > 0 ? () => job(sameJobs[i % sameJobs.length]).then((sample) => sameNodeJobs.push(sample)) : async () => undefined;
+    const job = async (workers: number[], samples: number[]): Promise<number | undefined> => {
+      if (workers.length === 0) return undefined;
+      const during = Bun.sleep(10).then(() => floor.sample(1));
+      const sample = await timed(() => ask(base, { input: `job-${workers[i % workers.length]}`, instanceKey: key }));
+      floorDuring.push(...(await during));
+      samples.push(sample);
+      return sample;
+    };
     // Each goes first every other pair: neither always follows the other's leftovers.
-    if (i % 2 === 0) await cross().then(same);
-    else await same().then(cross);
+    let cross: number | undefined;
+    let same: number | undefined;
+    if (i % 2 === 0) {
+      cross = await job(crossJobs, clusterJobs);
+      same = await job(sameJobs, sameNodeJobs);
+    } else {
+      same = await job(sameJobs, sameNodeJobs);
+      cross = await job(crossJobs, clusterJobs);
+    }
+    if (cross !== undefined && same !== undefined) paired.push(cross - same);
     floorBetween.push(...(await floor.sample(3)));
   }
 
   const floor50 = percentile(floorBetween, 50);
-  const versus = (label: string, a: number[], b: number[]) => {
-    const added = percentile(a, 50) - percentile(b, 50);
-    console.log(`  ${label.padEnd(52)} ${ms(added).padStart(10)} = ${(added / floor50).toFixed(1)}x the NATS floor`);
-  };
+  const during50 = percentile(floorDuring, 50);
+  const versus = (label: string, added: number) => console.log(`  ${label.padEnd(52)} ${ms(added).padStart(10)} = ${(added / floor50).toFixed(1)}x the floor back to back, ${(added / during50).toFixed(1)}x the floor during the jobs`);
   console.log("\nevent acceptance (POST /v1/events → 202)");
   line("one host (embedded store, fsync)", localAccept);
   line("cluster node (placed + JetStream intake ack)", clusterAccept);
@@ -154,16 +172,18 @@ try {
   line("one host", localJobs);
   line("cluster, worker on the coordinator's node", sameNodeJobs);
   line("cluster, worker on another node", clusterJobs);
-  line("floor again, between these jobs", floorBetween);
-  console.log("  p50 differences, against the floor between the jobs:");
-  versus("cross-node agents__request (other − same node)", clusterJobs, sameNodeJobs);
+  line("floor, back to back between the jobs", floorBetween);
+  line("floor, one round trip 10 ms into each job", floorDuring);
+  console.log("  cross-node agents__request (other − same node):");
   if (clusterJobs.length > 0 && sameNodeJobs.length > 0) {
+    versus("  difference of the p50s", percentile(clusterJobs, 50) - percentile(sameNodeJobs, 50));
+    if (paired.length > 0) versus(`  p50 of the ${paired.length} paired differences`, percentile(paired, 50));
     const spread = p50Difference(clusterJobs, sameNodeJobs, SLICES);
-    const x = (value: number) => `${(value / floor50).toFixed(1)}x`;
+    const x = (value: number) => `${(value / floor50).toFixed(1)}x / ${(value / during50).toFixed(1)}x`;
     console.log(`    within ${spread.slices.length} consecutive slices of ${Math.floor(clusterJobs.length / SLICES)} pairs: ${spread.slices.map((value) => value.toFixed(2)).join(", ")} ms`);
-    console.log(`    slices lowest / median / highest: ${x(spread.low)} / ${x(spread.median)} / ${x(spread.high)} the floor`);
+    console.log(`    slices lowest / median / highest: ${x(spread.low)} / ${x(spread.median)} / ${x(spread.high)} the floors (back to back / during the jobs)`);
   }
-  versus("cluster adds to a job (other node − one host)", clusterJobs, localJobs);
+  versus("cluster adds to a job (other node − one host)", percentile(clusterJobs, 50) - percentile(localJobs, 50));
   if (localThroughput !== undefined) await throughputAndFailover(localThroughput);
 
   // Throughput, then failover (it kills a node): only in a full run.

@@ -1,10 +1,12 @@
 /**
  * The NATS floors the cluster's figures are compared with, on this machine and the local NATS server:
  *
- *   bun bench/nats-floor.ts [--iterations N] [--url nats://127.0.0.1:4222]
+ *   bun bench/nats-floor.ts [--iterations N] [--url nats://127.0.0.1:4222] [--gaps 0,1,5,20,60]
  *
  * 1. core request/reply round trip between two processes (this one and a Bun child that answers on a subject,
- *    each with its own connection): the floor of a cross-node `agents__request`;
+ *    each with its own connection): the floor of a cross-node `agents__request`; back to back, then (`--gaps`)
+ *    one round trip after each idle gap of that many ms, 200 per gap: what waking idle processes costs (the NATS
+ *    server and the responder sleep in between, as the nodes of a cluster do between the crossings of a job);
  * 2. JetStream publish → ack on a file-storage work-queue stream with a Nats-Msg-Id (as the intake accepts an
  *    event): the floor of a cluster `202`;
  * 3. KV update at a revision on a bucket with a TTL (as a lease renew).
@@ -73,6 +75,16 @@ for (let attempt = 0; ; attempt++) {
 }
 const payload = JSON.stringify({ type: "agent.request", input: "x".repeat(200), callChain: ["a"], metadata: {} });
 report("core request/reply, two processes", await time(ITERATIONS, () => nc.request(subject, payload, { timeout: 5000 })));
+for (const gap of flag("gaps", "0,1,5,20,60").split(",").map(Number)) {
+  const samples: number[] = [];
+  for (let index = 0; index < 200; index++) {
+    await new Promise((resolve) => setTimeout(resolve, gap));
+    const started = performance.now();
+    await nc.request(subject, payload, { timeout: 5000 });
+    samples.push(performance.now() - started);
+  }
+  report(`  one after ${gap} ms idle`, samples);
+}
 child.kill();
 await child.exited;
 
