@@ -19,13 +19,13 @@
  *    coordinator instance of its own, so that no conversation grows over the whole run.
  * 4. failover: kill -9 of the node owning a coordinator, then a job for it on another node: time to its answer
  *    (lease TTL 3 s here; goal TTL + 1 s);
- * 5. throughput with one node and with two (jobs in parallel), and the node processes' CPU time per job (utime +
+ * 5. throughput with events sent to one node and to both (jobs in parallel), and both nodes' CPU time per job (utime +
  *    stime of the `goondan run` processes from /proc, agent children not counted).
  * `--only latency` stops after 3 (to measure a change quickly).
  * Each run uses a swarm of its own and deletes its NATS streams and buckets at the end.
  */
 import { startGoondanRun } from "../test/helpers/goondan-process.ts";
-import { ask, clusterProcesses, clusterSwarm, type ClusterNodeProcess } from "../test/cluster/cluster-swarm.ts";
+import { ask, clusterProcesses, clusterSwarm } from "../test/cluster/cluster-swarm.ts";
 import { NATS_URL } from "../test/helpers/nats.ts";
 import { benchCleanups, requireNats, startNatsFloor } from "./support/nats-bench.ts";
 import { flag } from "./support/flag.ts";
@@ -64,8 +64,12 @@ async function drainAcceptance(base: string, prefix: string): Promise<void> {
   await Promise.all(Array.from({ length: 4 }, (_, k) => ask(base, { input: "job-0", instanceKey: `${prefix}-${k}` })));
 }
 
-async function throughput(nodes: ClusterNodeProcess[] | Array<{ base: string; proc: { pid: number } }>, jobs: number, prefix: string): Promise<{ perSecond: number; cpuPerJob: number }> {
-  const cpuBefore = nodes.reduce((sum, node) => sum + processCpuMs(node.proc.pid), 0);
+type Node = { base: string; proc: { pid: number } };
+
+/** `jobs` delegated jobs from 16 clients sent to `nodes` in turn; CPU per job is counted over every process in `counted`. */
+async function throughput(nodes: Node[], counted: Node[], jobs: number, prefix: string): Promise<{ perSecond: number; cpuPerJob: number }> {
+  const cpu = () => counted.reduce((sum, node) => sum + processCpuMs(node.proc.pid), 0);
+  const cpuBefore = cpu();
   const started = performance.now();
   let next = 0;
   await Promise.all(
@@ -79,8 +83,7 @@ async function throughput(nodes: ClusterNodeProcess[] | Array<{ base: string; pr
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const cpu = nodes.reduce((sum, node) => sum + processCpuMs(node.proc.pid), 0) - cpuBefore;
-  return { perSecond: jobs / seconds, cpuPerJob: cpu / jobs };
+  return { perSecond: jobs / seconds, cpuPerJob: (cpu() - cpuBefore) / jobs };
 }
 
 try {
@@ -98,7 +101,7 @@ try {
   await drainAcceptance(host.base, "acc");
   const localJobs: number[] = [];
   for (let i = 0; i < JOBS; i++) localJobs.push(await timed(() => ask(host.base, { input: `job-${i % 16}`, instanceKey: "lat" })));
-  const localThroughput = LATENCY_ONLY ? undefined : await throughput([host], JOBS, "tp");
+  const localThroughput = LATENCY_ONLY ? undefined : await throughput([host], [host], JOBS, "tp");
   host.proc.kill("SIGTERM");
   await host.proc.exited;
 
@@ -188,8 +191,8 @@ try {
 
   // Throughput, then failover (it kills a node): only in a full run.
   async function throughputAndFailover(localThroughput: { perSecond: number; cpuPerJob: number }): Promise<void> {
-    const oneNode = await throughput([n1], JOBS, "tp1");
-    const twoNodes = await throughput([n1, n2], JOBS, "tp2");
+    const oneNode = await throughput([n1], [n1, n2], JOBS, "tp1");
+    const twoNodes = await throughput([n1, n2], [n1, n2], JOBS, "tp2");
     console.log("\nthroughput (16 clients, delegated jobs) and node CPU per job");
     console.log(`  one host, no cluster           ${localThroughput.perSecond.toFixed(1).padStart(7)} jobs/s   ${ms(localThroughput.cpuPerJob)} CPU per job`);
     console.log(`  cluster, events on one node    ${oneNode.perSecond.toFixed(1).padStart(7)} jobs/s   ${ms(oneNode.cpuPerJob)} CPU per job (both nodes)`);
