@@ -31,7 +31,7 @@ async function liveNode(swarm: string, node: string, members: string[]) {
 async function published(swarm: string, node: string) {
   const connection = await connectTest(defer, { node: "listener" });
   let count = 0;
-  const subscription = connection.nc.subscribe(clusterNames(swarm).liveSubject(node), { callback: () => (count += 1) });
+  const subscription = connection.nc.subscribe(clusterNames(swarm).liveSubject(node), { callback: () => void (count += 1) });
   defer(() => subscription.unsubscribe());
   await connection.nc.flush();
   return () => count;
