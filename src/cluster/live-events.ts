@@ -106,7 +106,8 @@ export class LiveEvents implements LiveFeed {
     if (this.subscription !== undefined) return;
     try {
       this.subscription = connection.nc.subscribe(names.liveSubjects, { callback: (error, message) => (error === null ? this.deliver(message.data) : undefined) });
-      await withTimeout(connection.nc.flush(), this.options.timeoutMs ?? 2000);
+      // While NATS is away the subscription waits for the reconnection (the client renews it); the watch does not.
+      if (connection.state === "connected") await withTimeout(connection.nc.flush(), this.options.timeoutMs ?? 2000);
     } catch (error) {
       logger.debug({ error: describe(error).message }, "live events: cannot subscribe; this node's own events only");
     }

@@ -74,6 +74,11 @@ export function watchRoutes(options: { backend: ApiBackend; heartbeatMs?: number
         feed.stop();
         throw error;
       }
+      // Gone while the other nodes were asked: nothing to stream to.
+      if (c.req.raw.signal.aborted) {
+        feed.stop();
+        return c.body(null, 204);
+      }
       return sseResponse({
         c,
         ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
