@@ -8,6 +8,7 @@
  *   gdn.<swarm>.in.<agent>.<key>            an instance's accepted events (stream GDN_<swarm>_IN)
  *   gdn.<swarm>.state.<agent>.<key>         an instance's durable state log (stream GDN_<swarm>_STATE)
  *   gdn.<swarm>.stored.<agent>.<key>        the same records, republished by the stream once stored
+ *   gdn.<swarm>.live.<node>                 a node's runtime-event batches, published while some node watches (core NATS)
  *   KV gdn_<swarm>_leases  key <agent>.<key>   which node owns an instance (TTL, revision = fencing token)
  *   KV gdn_<swarm>_nodes   key <node>          live nodes and their capacity (TTL)
  *   KV gdn_<swarm>_config  key bundle          the cluster's bundle hash and reload generation (no TTL)
@@ -30,6 +31,10 @@ export interface ClusterNames {
   /** Where the state stream republishes an instance's records once stored (answer-watch.ts listens there). */
   storedStateSubject(agent: string, instanceKey: string): string;
   storedStateSubjects: string;
+  /** Where a node publishes its runtime-event batches while some node watches (live-events.ts). */
+  liveSubject(node: string): string;
+  /** Every node's live subject (one subscription of a watching node). */
+  liveSubjects: string;
   /** The durable consumer name of one instance's intake. */
   intakeConsumer(agent: string, instanceKey: string): string;
   leaseBucket: string;
@@ -62,6 +67,8 @@ export function clusterNames(swarm: string): ClusterNames {
     stateStream: `GDN_${s}_STATE`,
     storedStateSubject: (agent, instanceKey) => `gdn.${s}.stored.${pair(agent, instanceKey)}`,
     storedStateSubjects: `gdn.${s}.stored.>`,
+    liveSubject: (node) => `gdn.${s}.live.${subjectToken(node)}`,
+    liveSubjects: `gdn.${s}.live.*`,
     intakeConsumer: (agent, instanceKey) => `${subjectToken(agent)}=${subjectToken(instanceKey)}`,
     leaseBucket: `gdn_${s}_leases`,
     instanceLeaseKey: pair,

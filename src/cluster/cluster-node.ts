@@ -12,6 +12,9 @@
  * it runs a configuration the cluster no longer runs (node-drain.ts).
  */
 import type { AgentEvent } from "../protocol/agent-event.ts";
+import type { ClusterHost, JoinNodeOptions } from "./cluster-node-options.ts";
+import { lateLive, LiveEvents } from "./live-events.ts";
+import type { LiveFeed } from "./live-interest.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
 import { describe, SystemError } from "../shared/errors.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -24,17 +27,16 @@ import type { RestartCoordinator } from "../orchestrator/reload/restart-coordina
 import { bundleHash } from "./bundle-hash.ts";
 import { connectCluster, type ClusterConnection } from "./cluster-connection.ts";
 import { ClusterMessenger, type Served } from "./cluster-messenger.ts";
-import { lateReads, openClusterView, type ClusterReads, type OpenClusterView, type ReadHost } from "./cluster-view.ts";
+import { lateReads, openClusterView, type ClusterReads, type OpenClusterView } from "./cluster-view.ts";
 import type { NodeApi } from "./node-api.ts";
 import { clusterNames, type ClusterNames } from "./cluster-names.ts";
-import type { ClusterSettings } from "./cluster-settings.ts";
 import { EventIntake } from "./event-intake.ts";
 import { LeaseKeeper } from "./lease-keeper.ts";
 import { DEFAULT_LEASE_TTL_MS, LeaseTable } from "./lease-table.ts";
 import { LeaseWatch } from "./lease-watch.ts";
 import { NodeMembership } from "./node-membership.ts";
 import { NodeDrain } from "./node-drain.ts";
-import { OwnedInstances, type OwnerHost } from "./owned-instances.ts";
+import { OwnedInstances } from "./owned-instances.ts";
 import { chooseNode, placementCandidates } from "./placement.ts";
 import { sweepOrphans } from "./orphan-sweep.ts";
 import { OutageRecovery, type ClusterStatus } from "./outage-recovery.ts";
@@ -44,20 +46,7 @@ import { clearUnownedInstance } from "./clear-unowned-instance.ts";
 import { takeInstanceState } from "./take-instance-state.ts";
 import type { Store } from "../store/store.ts";
 
-export interface ClusterHost extends OwnerHost, ReadHost {
-  answeredElsewhere(event: AgentEvent, outcome: TurnOutcome): void;
-}
-
-export interface JoinNodeOptions {
-  settings: ClusterSettings;
-  /** The swarm's instanceKey: names every bucket, stream and subject of the cluster. */
-  swarm: string;
-  bundleDir: string;
-  maxProcesses: number;
-  logger: Logger;
-  /** Default 10000. */
-  ttlMs?: number;
-}
+export type { ClusterHost, JoinNodeOptions } from "./cluster-node-options.ts";
 
 export class ClusterNode implements EventPlacement {
   private host: ClusterHost | undefined;
@@ -68,6 +57,7 @@ export class ClusterNode implements EventPlacement {
   private reload: ClusterReload | undefined;
   private view: OpenClusterView | undefined;
   private drain: NodeDrain | undefined;
+  private liveEvents: LiveEvents | undefined;
 
   private constructor(
     readonly node: string,
@@ -178,6 +168,8 @@ export class ClusterNode implements EventPlacement {
       host,
       owner: async (key) => (this.watch.holder(key) ?? (await this.leases.holder(key)))?.owner,
     });
+    const { connection, names, logger, view } = this;
+    await (this.liveEvents = new LiveEvents({ node, connection, names, messenger, members: () => view?.members() ?? [node], logger })).serve();
     const every = Math.max(500, Math.floor(this.leases.ttlMs / 4));
     this.sweepTimer = setInterval(() => void this.sweep(), every);
   }
@@ -218,6 +210,11 @@ export class ClusterNode implements EventPlacement {
     return lateReads(() => this.view?.reads);
   }
 
+  /** Every node's live runtime events while some node watches, and the publishing of this node's (live-events.ts). */
+  live(): LiveFeed {
+    return lateLive(this.node, () => this.liveEvents);
+  }
+
   /** Whether this node is connected, a member, and how many instances it holds or waits to claim back. */
   status(): ClusterStatus {
     return { ...this.recovery.status(this.node, this.owned.count), ...(this.membership.draining ? { draining: this.membership.draining } : {}) };
@@ -232,6 +229,7 @@ export class ClusterNode implements EventPlacement {
     this.reload?.stop();
     for (const served of this.served) served.stop();
     this.view?.stop();
+    this.liveEvents?.stop();
     this.answers.stop();
     this.owned.stop();
     this.watch.stop();

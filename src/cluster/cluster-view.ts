@@ -204,6 +204,8 @@ export class ClusterView implements ClusterReads {
 
 export interface OpenClusterView {
   reads: ClusterReads;
+  /** The live members' names, as the reads ask them (live-events.ts asks the same). */
+  members: () => string[];
   /** Stops serving the other nodes and watching the members. */
   stop(): void;
 }
@@ -241,6 +243,7 @@ export async function openClusterView(options: {
   }
   return {
     reads: view,
+    members: () => members.nodes(),
     stop: () => {
       for (const one of served) one.stop();
       members.stop();

@@ -25,3 +25,5 @@ export { ClusterNode, type JoinNodeOptions, type ClusterHost } from "./cluster-n
 export type { NodeApi } from "./node-api.ts";
 export { InstanceStateLog, type StateRecord } from "../store/nats/instance-state-log.ts";
 export { ReplicatedStore } from "../store/nats/replicated-store.ts";
+export { LiveEvents, lateLive, type LiveEventsOptions } from "./live-events.ts";
+export { InterestAsker, InterestLedger, LIVE_RENEW_MS, type ClusterLive, type LiveFeed, type LiveWatch, type LiveApi } from "./live-interest.ts";

@@ -2,6 +2,7 @@
 import type { AgentEvent } from "../protocol/agent-event.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
 import type { NodeReadApi } from "./cluster-view.ts";
+import type { LiveApi } from "./live-interest.ts";
 
 /** What one node asks another. */
 export type NodeApi = {
@@ -9,4 +10,5 @@ export type NodeApi = {
   outcome: { request: { event: AgentEvent; outcome: TurnOutcome }; response: { settled: true } };
   /** Claim an unowned instance here. */
   place: { request: { agent: string; instanceKey: string }; response: { owner: boolean } };
-} & NodeReadApi;
+} & NodeReadApi &
+  LiveApi;

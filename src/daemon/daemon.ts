@@ -96,6 +96,9 @@ export class Daemon {
     const orchestrator = this.orchestrator;
     const metrics = new SwarmMetrics({ processes: () => this.processes() });
     orchestrator.onRuntimeEvents((events) => metrics.observe(events));
+    // Cluster mode: this node's events go to the nodes that watch (live-events.ts), while one does.
+    const live = cluster?.live();
+    if (live) orchestrator.onRuntimeEvents((events) => live.publish(events));
     this.backend = {
       metrics,
       get swarm() {
@@ -103,6 +106,7 @@ export class Daemon {
       },
       submit: (submit) => orchestrator.submit(submit),
       processes: () => this.processes(),
+      ...(live ? { clusterLive: live } : {}),
       ...(cluster ? { clusterReads: cluster.reads(), clusterStatus: () => this.clusterStatus(), clusterStanding: () => cluster.status() } : {}),
       instances: () => orchestrator.instances(),
       runtimeEvents: (query) => orchestrator.runtimeEvents(query),

@@ -20,6 +20,7 @@ import type { SwarmMetrics } from "../observability/swarm-metrics.ts";
 import type { ClusterReloadStatus } from "../cluster/cluster-reload.ts";
 import type { ClusterStatus } from "../cluster/outage-recovery.ts";
 import type { ClusterReads } from "../cluster/cluster-view.ts";
+import type { ClusterLive } from "../cluster/live-interest.ts";
 
 export interface ApiBackend {
   readonly swarm: SwarmView;
@@ -31,6 +32,8 @@ export interface ApiBackend {
    * events, a conversation), each row naming its node and each answer naming the nodes that did not answer in time.
    */
   readonly clusterReads?: ClusterReads;
+  /** Cluster mode: the other nodes' live runtime events (`GET /v1/watch` shows every node's, each naming its node). */
+  readonly clusterLive?: ClusterLive;
   /** Cluster mode: this node, the bundle it runs, the cluster's, and each node's report of the last reload (`GET /v1/cluster`). */
   clusterStatus?(): Promise<ClusterReloadStatus>;
   /** Cluster mode: this node's standing (connected or not, member, instances held and awaiting reclaim), as `/healthz` and `/v1/processes` show it. */

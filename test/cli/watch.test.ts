@@ -40,6 +40,12 @@ describe("takeRuntimeEvents", () => {
     expect(events).toEqual([{ type: "tool.called" }]);
     expect(rest).toBe('event: runtime\ndata: {"ty');
   });
+
+  it("takes a cluster node's notices of the nodes that did not answer, apart from the events", () => {
+    const { events, notices } = takeRuntimeEvents('event: cluster\ndata: {"unanswered":[{"node":"n3","status":"timeout"}]}\n\nevent: runtime\ndata: {"type":"turn.started","node":"n2"}\n\n');
+    expect(events).toEqual([{ type: "turn.started", node: "n2" }]);
+    expect(notices).toEqual([{ unanswered: [{ node: "n3", status: "timeout" }] }]);
+  });
 });
 
 describe("goondan watch", () => {

@@ -2,30 +2,44 @@
  * `goondan watch [--agent A] [--instance K] [--type T] [--trace ID] [--json]`: prints the runtime events of a
  * running swarm as they happen, one readable line each (as `goondan logs` prints them) or JSON lines, through the
  * running orchestrator's HTTP API (`GET /v1/watch`, with the bearer token from GOONDAN_API_TOKEN). `--type` takes an
- * event type or a prefix of one (`tool.`). Runs until Ctrl+C, or until the orchestrator goes away (exit 1).
+ * event type or a prefix of one (`tool.`). On a node of a cluster every node's events, each line naming its node, and
+ * the nodes that did not answer are said on stderr. Runs until Ctrl+C, or until the orchestrator goes away (exit 1).
  */
 import { SystemError } from "../../shared/errors.ts";
 import { EXIT, type CliCommand } from "../command.ts";
-import { API_FLAGS, apiError, apiTarget } from "../operator/api-client.ts";
+import { API_FLAGS, apiError, apiTarget, unansweredNotice } from "../operator/api-client.ts";
 import { formatRuntimeEvent } from "./logs.ts";
 
-/** The `data:` of each `event: runtime` block of an SSE text, as they complete; the rest of the text is kept for the next call. */
-export function takeRuntimeEvents(buffer: string): { events: Record<string, unknown>[]; rest: string } {
+/** A cluster node's `event: cluster`: the nodes that did not answer the watch (their live events, or a replay's). */
+export interface WatchNotice {
+  unanswered: Array<{ node: string; status: string }>;
+  replay?: boolean;
+}
+
+/**
+ * The `data:` of each `event: runtime` block of an SSE text, as they complete, and of each `event: cluster` block
+ * (`notices`); the rest of the text is kept for the next call.
+ */
+export function takeRuntimeEvents(buffer: string): { events: Record<string, unknown>[]; notices: WatchNotice[]; rest: string } {
   const events: Record<string, unknown>[] = [];
+  const notices: WatchNotice[] = [];
   let rest = buffer;
   let end: number;
   while ((end = rest.indexOf("\n\n")) >= 0) {
     const block = rest.slice(0, end);
     rest = rest.slice(end + 2);
-    if (!/^event: runtime$/m.test(block)) continue;
+    const kind = /^event: (runtime|cluster)$/m.exec(block)?.[1];
+    if (kind === undefined) continue;
     const data = block.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n");
     try {
-      events.push(JSON.parse(data) as Record<string, unknown>);
+      const parsed = JSON.parse(data) as Record<string, unknown>;
+      if (kind === "runtime") events.push(parsed);
+      else if (Array.isArray(parsed.unanswered)) notices.push(parsed as unknown as WatchNotice);
     } catch {
       // not an event of ours
     }
   }
-  return { events, rest };
+  return { events, notices, rest };
 }
 
 export const command: CliCommand = {
@@ -74,6 +88,10 @@ export const command: CliCommand = {
         for await (const chunk of response.body) {
           const taken = takeRuntimeEvents(buffer + decoder.decode(chunk, { stream: true }));
           buffer = taken.rest;
+          for (const notice of taken.notices) {
+            const said = unansweredNotice(notice.unanswered, notice.replay === true ? "their stored events are" : "their live events are");
+            if (said !== undefined) io.stderr(`goondan watch: ${said}\n`);
+          }
           for (const event of taken.events) io.stdout(`${flags.json === true ? JSON.stringify(event) : formatRuntimeEvent(event)}\n`);
         }
       } catch (error) {

@@ -4,41 +4,51 @@
  * `instanceKey`, `traceId`, and `type`, an event type or a prefix of one (`tool.`). `after=<cursor>` (a cursor of
  * `GET /v1/instances/.../events`, 0 for everything) replays the stored events after it first; live events arriving
  * meanwhile follow, none twice. A heartbeat comment keeps an idle stream alive.
+ *
+ * On a cluster node every node's events, each naming its `node` (watch-feed.ts): the stream opens once every live
+ * member was asked for its events (or did not answer in time: an `event: cluster` names those, `{unanswered}`), so
+ * nothing right after it opens is missed; `after=` takes the cluster cursor of `GET /v1/runtime-events`
+ * (`n1:12,n2:40`, or `0`) and replays from every node.
  */
 import { Hono } from "hono";
 import { validator } from "hono/validator";
-import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { ApiBackend } from "../api-backend.ts";
 import type { ApiEnv } from "../api-env.ts";
 import { AGENT_NAME_SCHEMA, INSTANCE_KEY_SCHEMA, requestSchema } from "../request-schema.ts";
-import { sseResponse } from "../sse-stream.ts";
+import { pagingSchema } from "../runtime-event-reads.ts";
+import { sseResponse, type SseWriter } from "../sse-stream.ts";
+import { openWatchFeed, replayStored, type WatchedEvent, type WatchFeed } from "../watch-feed.ts";
+import type { UnansweredNode } from "../../cluster/node-fan-out.ts";
 
 interface WatchQuery {
   agent?: string;
   instanceKey?: string;
   type?: string;
   traceId?: string;
-  after?: number;
+  /** A number on one host, a cluster cursor (`n1:12,n2:40` or `0`) on a cluster node. */
+  after?: number | string;
 }
 
-const watchQuery = requestSchema<WatchQuery>({
-  route: "GET /v1/watch",
-  part: "query",
-  schema: {
-    type: "object",
-    additionalProperties: false,
-    properties: {
-      agent: AGENT_NAME_SCHEMA,
-      instanceKey: INSTANCE_KEY_SCHEMA,
-      type: { type: "string", minLength: 1, maxLength: 100, pattern: "^[a-z.]+$" },
-      traceId: { type: "string", minLength: 1, maxLength: 200 },
-      after: { type: "integer", minimum: 0 },
+const watchQuery = (clustered: boolean) =>
+  requestSchema<WatchQuery>({
+    route: "GET /v1/watch",
+    part: "query",
+    schema: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        agent: AGENT_NAME_SCHEMA,
+        instanceKey: INSTANCE_KEY_SCHEMA,
+        type: { type: "string", minLength: 1, maxLength: 100, pattern: "^[a-z.]+$" },
+        traceId: { type: "string", minLength: 1, maxLength: 200 },
+        after: pagingSchema(clustered).after ?? null,
+      },
     },
-  },
-});
+  });
+const queries = { host: watchQuery(false), cluster: watchQuery(true) };
 
 /** Whether `event` passes the watch's filters. */
-export function matchesWatch(query: WatchQuery, event: RuntimeEvent): boolean {
+export function matchesWatch(query: WatchQuery, event: WatchedEvent): boolean {
   return (
     (query.agent === undefined || event.agent === query.agent) &&
     (query.instanceKey === undefined || event.instanceKey === query.instanceKey) &&
@@ -49,44 +59,55 @@ export function matchesWatch(query: WatchQuery, event: RuntimeEvent): boolean {
 
 export function watchRoutes(options: { backend: ApiBackend; heartbeatMs?: number }): Hono<ApiEnv> {
   const { backend } = options;
+  const query = backend.clusterLive && backend.clusterReads ? queries.cluster : queries.host;
   return new Hono<ApiEnv>().get(
     "/v1/watch",
-    validator("query", (value) => watchQuery(value)),
-    (c) => {
+    validator("query", (value) => query(value)),
+    async (c) => {
       const query = c.req.valid("query");
+      // Live events are held from here on, while the other nodes are asked and the stored ones are read.
+      const feed = openWatchFeed(backend);
+      let unanswered: UnansweredNode[];
+      try {
+        unanswered = await feed.ready;
+      } catch (error) {
+        feed.stop();
+        throw error;
+      }
+      // Gone while the other nodes were asked: nothing to stream to.
+      if (c.req.raw.signal.aborted) {
+        feed.stop();
+        return c.body(null, 204);
+      }
       return sseResponse({
         c,
         ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
         run: async (writer) => {
-          const send = (event: RuntimeEvent) => {
-            if (matchesWatch(query, event)) writer.send({ event: "runtime", data: event });
-          };
-          // Live events are held while the stored ones are read, then those already replayed are skipped.
-          let held: RuntimeEvent[] | undefined = query.after === undefined ? undefined : [];
-          const stop = backend.watch((events) => {
-            if (held !== undefined) held.push(...events);
-            else for (const event of events) send(event);
-          });
           try {
-            if (query.after !== undefined) {
-              const stored = await backend.runtimeEvents({
-                after: query.after,
-                ...(query.agent === undefined ? {} : { agent: query.agent }),
-                ...(query.instanceKey === undefined ? {} : { instanceKey: query.instanceKey }),
-                ...(query.traceId === undefined ? {} : { traceId: query.traceId }),
-              });
-              const replayed = new Set(stored.map((row) => JSON.stringify(row.event)));
-              for (const row of stored) send(row.event);
-              const late = held ?? [];
-              held = undefined;
-              for (const event of late) if (!replayed.has(JSON.stringify(event))) send(event);
-            }
-            await writer.closed;
+            await stream({ writer, backend, query, feed, unanswered });
           } finally {
-            stop();
+            feed.stop();
           }
         },
       });
     },
   );
+}
+
+/** The unanswered nodes, then the replay (if asked), then the live events until the client goes away. */
+async function stream(options: { writer: SseWriter; backend: ApiBackend; query: WatchQuery; feed: WatchFeed; unanswered: UnansweredNode[] }): Promise<void> {
+  const { writer, backend, query, feed, unanswered } = options;
+  const send = (event: WatchedEvent) => {
+    if (matchesWatch(query, event)) writer.send({ event: "runtime", data: event });
+  };
+  if (unanswered.length > 0) writer.send({ event: "cluster", data: { unanswered } });
+  if (query.after === undefined) feed.release(send);
+  else {
+    const { agent, instanceKey, traceId } = query;
+    const filters = { ...(agent === undefined ? {} : { agent }), ...(instanceKey === undefined ? {} : { instanceKey }), ...(traceId === undefined ? {} : { traceId }) };
+    const replay = await replayStored(backend, filters, query.after, send);
+    if (replay.unanswered.length > 0) writer.send({ event: "cluster", data: { unanswered: replay.unanswered, replay: true } });
+    feed.release(send, replay.replayed);
+  }
+  await writer.closed;
 }
