@@ -3,7 +3,10 @@ import { existsSync } from "node:fs";
 import { main } from "../../src/cli/main.ts";
 import { emptyInstanceState } from "../../src/protocol/instance-state.ts";
 import { storedInstanceState } from "../helpers/stored-state.ts";
-import { capture, cleanUpOperatorFixtures, deadPid, fakeApi, seedInstance, servers, stateRoot, writeOwner } from "./support/operator-fixture.ts";
+import type { AgentEvent } from "../../src/protocol/agent-event.ts";
+import type { ApprovalRequest } from "../../src/protocol/approval.ts";
+import type { TurnOutcome } from "../../src/protocol/turn-outcome.ts";
+import { appendToStore, capture, cleanUpOperatorFixtures, deadPid, fakeApi, seedInstance, servers, stateRoot, writeOwner } from "./support/operator-fixture.ts";
 
 afterEach(cleanUpOperatorFixtures);
 
@@ -30,6 +33,37 @@ describe("goondan instance", () => {
     expect(existsSync(paths.root)).toBe(false);
     expect(await storedInstanceState({ stateRoot: root, swarm: "team", agent: "planner", instanceKey: "team" })).toEqual(emptyInstanceState());
     expect(out.stdout).toContain("deleted team/planner/team");
+  });
+
+  it("answers the instance's waiting events INSTANCE_DELETED and denies its pending approvals before deleting it, leaving other instances' alone", async () => {
+    const root = stateRoot();
+    await seedInstance(root, { agent: "planner", instanceKey: "team" });
+    const ref = { swarm: "team", agent: "planner", instanceKey: "team" };
+    const other = { swarm: "team", agent: "planner", instanceKey: "other" };
+    const agentEvent = (id: string, instanceKey: string) => ({ id, type: "agent.request", agent: "planner", instanceKey, input: "job", source: { kind: "api", name: "test" }, callChain: [], metadata: {}, createdAt: new Date(0).toISOString() }) as unknown as AgentEvent;
+    const approval = (id: string, eventId: string, instanceKey: string): ApprovalRequest => ({ id, agent: "planner", instanceKey, eventId, turnId: `turn_${eventId}`, traceId: "t", toolCallId: `call_${id}`, toolName: "bash__run", arguments: {}, requestedAt: 1 });
+    const held = (eventId: string, instanceKey: string, approvalId: string): TurnOutcome => ({ status: "awaiting_approval", agent: "planner", instanceKey, eventId, turnId: `turn_${eventId}`, response: "", finishReason: "stop", approvalIds: [approvalId] });
+    await appendToStore(root, async (store) => {
+      for (const [id, instance] of [["evt_waiting", ref], ["evt_held", ref], ["evt_done", ref], ["evt_other", other], ["evt_other_held", other]] as const) await store.accept("team", agentEvent(id, instance.instanceKey), 1);
+      await store.commit(ref, { approvals: { requested: [approval("appr_1", "evt_held", "team")] } }, held("evt_held", "team", "appr_1"));
+      await store.commit(other, { approvals: { requested: [approval("appr_2", "evt_other_held", "other")] } }, held("evt_other_held", "other", "appr_2"));
+      await store.answer("team", "evt_done", { status: "ok", agent: "planner", instanceKey: "team", eventId: "evt_done", turnId: "turn_done", response: "done", finishReason: "stop" });
+    });
+    const port = fakeApi(() => Response.json({ instances: [] }));
+    const { io, out } = capture();
+    expect(await main(["instance", "delete", "planner", "team", "--state-root", root, "--port", port], io)).toBe(0);
+    expect(out.stdout).toContain("answered 2 waiting event(s) INSTANCE_DELETED; denied 1 pending approval(s)");
+    await appendToStore(root, async (store) => {
+      for (const id of ["evt_waiting", "evt_held"]) {
+        expect((await store.inboxRecord("team", id))?.outcome).toMatchObject({ status: "error", eventId: id, error: { code: "INSTANCE_DELETED" } });
+      }
+      expect((await store.inboxRecord("team", "evt_done"))?.outcome).toMatchObject({ status: "ok", response: "done" });
+      // Nothing of it resumes at the next start; the other instance's events and approval are as they were.
+      expect((await store.unanswered("team")).map((record) => record.event.id)).toEqual(["evt_other"]);
+      expect((await store.approvals({ swarm: "team", pending: true })).map((pending) => pending.id)).toEqual(["appr_2"]);
+      expect((await store.approvals({ swarm: "team", id: "appr_1" }))[0]?.decision).toMatchObject({ decision: "deny", decidedBy: "goondan" });
+      expect((await store.inboxRecord("team", "evt_other_held"))?.outcome?.status).toBe("awaiting_approval");
+    });
   });
 
   it("deletes when no orchestrator answers and no live one owns the state root (a stale owner file is ignored)", async () => {

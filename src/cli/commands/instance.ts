@@ -14,6 +14,7 @@ import { UsageError } from "../../shared/errors.ts";
 import { EXIT, type CliCommand, type CliIo } from "../command.ts";
 import { listStoredInstances, openStateRootStore, type InstanceInStore } from "../operator/state-root-store.ts";
 import { API_FLAGS, apiError, apiTarget, callApi, unansweredNotice, type ApiTarget } from "../operator/api-client.ts";
+import { answerWaitingEvents } from "../operator/answer-waiting-events.ts";
 import { archiveConversation } from "../operator/archive-conversation.ts";
 import { refusalWhileLive } from "../operator/instance-not-live.ts";
 
@@ -101,9 +102,11 @@ async function change(action: "delete" | "archive", options: ChangeOptions): Pro
     io.stdout(result.file === undefined ? `nothing to archive: ${match.swarmInstanceKey}/${agent}/${instanceKey} has ${result.kept} messages\n` : `archived ${result.archived} messages of ${match.swarmInstanceKey}/${agent}/${instanceKey} to ${result.file}; ${result.kept} kept\n`);
     return EXIT.ok;
   }
+  const waiting = await answerWaitingEvents({ store: options.store, ref });
   await options.store.deleteInstance(ref);
   rmSync(match.dir, { recursive: true, force: true });
   io.stdout(`deleted ${match.swarmInstanceKey}/${agent}/${instanceKey} (${match.dir})\n`);
+  if (waiting.answered + waiting.denied > 0) io.stdout(`answered ${waiting.answered} waiting event(s) INSTANCE_DELETED; denied ${waiting.denied} pending approval(s)\n`);
   return EXIT.ok;
 }
 
