@@ -91,7 +91,7 @@ export class Daemon {
       logger,
       restarts: this.restarts,
       ...(options.childEnv ? { childEnv: options.childEnv } : {}),
-      ...(cluster ? { placement: cluster, store: cluster.store(openStateStore({ stateRoot: options.stateRoot, logger })) } : {}),
+      ...(cluster ? { placement: cluster, store: cluster.store(openStateStore({ stateRoot: options.stateRoot, logger, clusterNode: { node: cluster.node, swarm: swarmView({ bundle: options.bundle, swarm: options.swarm }).instanceKey } })) } : {}),
     });
     const orchestrator = this.orchestrator;
     const metrics = new SwarmMetrics({ processes: () => this.processes() });

@@ -6,6 +6,8 @@ import { storedInstanceState } from "../helpers/stored-state.ts";
 import type { AgentEvent } from "../../src/protocol/agent-event.ts";
 import type { ApprovalRequest } from "../../src/protocol/approval.ts";
 import type { TurnOutcome } from "../../src/protocol/turn-outcome.ts";
+import { stateDatabasePath } from "../../src/store/open-state-store.ts";
+import { writeClusterNodeMark } from "../../src/store/sqlite/cluster-node-mark.ts";
 import { appendToStore, capture, cleanUpOperatorFixtures, deadPid, fakeApi, seedInstance, servers, stateRoot, writeOwner } from "./support/operator-fixture.ts";
 
 afterEach(cleanUpOperatorFixtures);
@@ -64,6 +66,25 @@ describe("goondan instance", () => {
       expect((await store.approvals({ swarm: "team", id: "appr_1" }))[0]?.decision).toMatchObject({ decision: "deny", decidedBy: "goondan" });
       expect((await store.inboxRecord("team", "evt_other_held"))?.outcome?.status).toBe("awaiting_approval");
     });
+  });
+
+  it("refuses to delete or archive in a cluster node's state root (the state log would bring it back), and does once a single host has run there", async () => {
+    const root = stateRoot();
+    const paths = await seedInstance(root, { agent: "planner", instanceKey: "team", messages: 30 });
+    writeClusterNodeMark(stateDatabasePath(root), { node: "n1", swarm: "team", since: "2026-11-26T00:00:00.000Z" });
+    const port = fakeApi(() => Response.json({ instances: [] }));
+    for (const action of ["delete", "archive"]) {
+      const { io, out } = capture();
+      expect(await main(["instance", action, "planner", "team", "--state-root", root, "--port", port], io)).toBe(1);
+      expect(out.stderr).toContain("E_INSTANCE_CLUSTER_STATE");
+      expect(out.stderr).toContain("cluster node n1 (swarm team");
+      expect(out.stderr).toContain("goondan restart --agent planner --instance team --fresh");
+    }
+    expect(existsSync(paths.root)).toBe(true);
+    expect((await storedInstanceState({ stateRoot: root, swarm: "team", agent: "planner", instanceKey: "team" })).messages).toHaveLength(30);
+    writeClusterNodeMark(stateDatabasePath(root), undefined);
+    expect(await main(["instance", "delete", "planner", "team", "--state-root", root, "--port", port], capture().io)).toBe(0);
+    expect(existsSync(paths.root)).toBe(false);
   });
 
   it("deletes when no orchestrator answers and no live one owns the state root (a stale owner file is ignored)", async () => {

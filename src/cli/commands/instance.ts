@@ -16,7 +16,8 @@ import { listStoredInstances, openStateRootStore, type InstanceInStore } from ".
 import { API_FLAGS, apiError, apiTarget, callApi, unansweredNotice, type ApiTarget } from "../operator/api-client.ts";
 import { answerWaitingEvents } from "../operator/answer-waiting-events.ts";
 import { archiveConversation } from "../operator/archive-conversation.ts";
-import { refusalWhileLive } from "../operator/instance-not-live.ts";
+import { clearCommand, refusalWhileLive } from "../operator/instance-not-live.ts";
+import { readClusterNodeMark, type ClusterNodeMark } from "../../store/sqlite/cluster-node-mark.ts";
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
@@ -91,6 +92,11 @@ async function change(action: "delete" | "archive", options: ChangeOptions): Pro
   const match = stored({ ...options, action });
   if (match === undefined || options.store === undefined) return EXIT.failure;
   const { agent, instanceKey } = match;
+  const mark = readClusterNodeMark(options.store.location);
+  if (mark !== undefined) {
+    io.stderr(`goondan instance: ${clusterRefusal({ action, agent, instanceKey, stateRoot: options.stateRoot, mark })}\n`);
+    return EXIT.failure;
+  }
   const refusal = await refusalWhileLive({ stateRoot: options.stateRoot, target: options.target, agent, instanceKey });
   if (refusal !== undefined) {
     io.stderr(`goondan instance: ${refusal}\n`);
@@ -108,6 +114,15 @@ async function change(action: "delete" | "archive", options: ChangeOptions): Pro
   io.stdout(`deleted ${match.swarmInstanceKey}/${agent}/${instanceKey} (${match.dir})\n`);
   if (waiting.answered + waiting.denied > 0) io.stdout(`answered ${waiting.answered} waiting event(s) INSTANCE_DELETED; denied ${waiting.denied} pending approval(s)\n`);
   return EXIT.ok;
+}
+
+/** The code of the refusal below (docs/error-codes.md). */
+const CLUSTER_STATE = "E_INSTANCE_CLUSTER_STATE";
+
+/** Why an instance of a cluster node's state root is not changed here: the cluster's state log would bring it back. */
+function clusterRefusal(options: { action: string; agent: string; instanceKey: string; stateRoot: string; mark: ClusterNodeMark }): string {
+  const { action, agent, instanceKey, mark } = options;
+  return `${CLUSTER_STATE}: ${options.stateRoot} is the state root of cluster node ${mark.node} (swarm ${mark.swarm}, since ${mark.since}): ${agent}/${instanceKey}'s state lives in the cluster's JetStream state log, and the node that takes it next replays it from there, so a local ${action} would not last. Clear its conversation cluster-wide through a running node: ${clearCommand(agent, instanceKey)} --port N`;
 }
 
 export const command: CliCommand = {
