@@ -16,12 +16,14 @@ import { useCleanups } from "../helpers/cleanups.ts";
 import { connectTest, natsAvailable, testSwarm } from "../helpers/nats.ts";
 
 const defer = useCleanups();
+/** Short, but with room for a loaded machine: an interest is fresh for three renewals (600 ms). */
+const RENEW_MS = 200;
 const logger = pino({ level: "silent" });
 const event = (type: RuntimeEvent["type"], agent: string): RuntimeEvent => ({ type, at: new Date().toISOString(), agent, instanceKey: "k", traceId: "t", spanId: "s" });
 
 async function liveNode(swarm: string, node: string, members: string[]) {
   const connection = await connectTest(defer, { node });
-  const live = new LiveEvents({ node, connection, names: clusterNames(swarm), messenger: new ClusterMessenger<LiveApi>({ connection, swarm }), members: () => members, logger, renewMs: 50, timeoutMs: 300 });
+  const live = new LiveEvents({ node, connection, names: clusterNames(swarm), messenger: new ClusterMessenger<LiveApi>({ connection, swarm }), members: () => members, logger, renewMs: RENEW_MS, timeoutMs: 300 });
   await live.serve();
   defer(() => live.stop());
   return { live, connection };
@@ -62,14 +64,14 @@ describe.skipIf(!natsAvailable)("LiveEvents on the local NATS", () => {
     ]);
 
     // Renewed while open: still published well past three renewals.
-    await Bun.sleep(250);
+    await Bun.sleep(RENEW_MS * 5);
     n2.live.publish([event("turn.completed", "w")]);
     for (let i = 0; i < 100 && batches.length < 2; i++) await Bun.sleep(10);
     expect(batches).toHaveLength(2);
 
-    // Closed: n2 publishes until the interest is stale (3 × 50 ms), then nothing.
+    // Closed: n2 publishes until the interest is stale (three renewals), then nothing.
     watch.stop();
-    await Bun.sleep(250);
+    await Bun.sleep(RENEW_MS * 5);
     const before = fromN2();
     n2.live.publish([event("turn.started", "w")]);
     await Bun.sleep(50);
