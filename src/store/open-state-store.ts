@@ -10,7 +10,7 @@ import type { Logger } from "../shared/logger.ts";
 import { migrateSafeNames } from "../shared/migrate-safe-names.ts";
 import { importJsonlLayout } from "./jsonl-import.ts";
 import { STATE_DATABASE_FILE } from "./sqlite/open-database.ts";
-import { writeClusterNodeMark, type ClusterNodeMark } from "./sqlite/cluster-node-mark.ts";
+import type { ClusterNodeMark } from "./sqlite/cluster-node-mark.ts";
 import { SqliteStore } from "./sqlite/sqlite-store.ts";
 import type { Store } from "./store.ts";
 
@@ -24,7 +24,7 @@ export function openStateStore(options: { stateRoot: string; logger: Logger; clu
   if (migration.moved.length > 0) options.logger.info({ moved: migration.moved }, "renamed instance directories to their current names");
   if (migration.skipped.length > 0) options.logger.warn({ skipped: migration.skipped }, "instance directories with ambiguous old names left where they are");
   const store = new SqliteStore(stateDatabasePath(options.stateRoot));
-  writeClusterNodeMark(store.location, options.clusterNode === undefined ? undefined : { ...options.clusterNode, since: new Date().toISOString() });
+  store.markClusterNode(options.clusterNode === undefined ? undefined : { ...options.clusterNode, since: new Date().toISOString() });
   const imported = importJsonlLayout({ stateRoot: options.stateRoot, store });
   if (imported.instances > 0) options.logger.info({ ...imported, database: store.location }, "imported the state an older goondan kept in JSONL files");
   return store;

@@ -6,8 +6,6 @@ import { storedInstanceState } from "../helpers/stored-state.ts";
 import type { AgentEvent } from "../../src/protocol/agent-event.ts";
 import type { ApprovalRequest } from "../../src/protocol/approval.ts";
 import type { TurnOutcome } from "../../src/protocol/turn-outcome.ts";
-import { stateDatabasePath } from "../../src/store/open-state-store.ts";
-import { writeClusterNodeMark } from "../../src/store/sqlite/cluster-node-mark.ts";
 import { appendToStore, capture, cleanUpOperatorFixtures, deadPid, fakeApi, seedInstance, servers, stateRoot, writeOwner } from "./support/operator-fixture.ts";
 
 afterEach(cleanUpOperatorFixtures);
@@ -71,7 +69,7 @@ describe("goondan instance", () => {
   it("refuses to delete or archive in a cluster node's state root (the state log would bring it back), and does once a single host has run there", async () => {
     const root = stateRoot();
     const paths = await seedInstance(root, { agent: "planner", instanceKey: "team", messages: 30 });
-    writeClusterNodeMark(stateDatabasePath(root), { node: "n1", swarm: "team", since: "2026-11-26T00:00:00.000Z" });
+    await appendToStore(root, (store) => store.markClusterNode({ node: "n1", swarm: "team", since: "2026-11-26T00:00:00.000Z" }));
     const port = fakeApi(() => Response.json({ instances: [] }));
     for (const action of ["delete", "archive"]) {
       const { io, out } = capture();
@@ -82,7 +80,7 @@ describe("goondan instance", () => {
     }
     expect(existsSync(paths.root)).toBe(true);
     expect((await storedInstanceState({ stateRoot: root, swarm: "team", agent: "planner", instanceKey: "team" })).messages).toHaveLength(30);
-    writeClusterNodeMark(stateDatabasePath(root), undefined);
+    await appendToStore(root, (store) => store.markClusterNode(undefined));
     expect(await main(["instance", "delete", "planner", "team", "--state-root", root, "--port", port], capture().io)).toBe(0);
     expect(existsSync(paths.root)).toBe(false);
   });

@@ -17,7 +17,7 @@ import { API_FLAGS, apiError, apiTarget, callApi, unansweredNotice, type ApiTarg
 import { answerWaitingEvents } from "../operator/answer-waiting-events.ts";
 import { archiveConversation } from "../operator/archive-conversation.ts";
 import { clearCommand, refusalWhileLive } from "../operator/instance-not-live.ts";
-import { readClusterNodeMark, type ClusterNodeMark } from "../../store/sqlite/cluster-node-mark.ts";
+import type { ClusterNodeMark } from "../../store/sqlite/cluster-node-mark.ts";
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
@@ -92,7 +92,7 @@ async function change(action: "delete" | "archive", options: ChangeOptions): Pro
   const match = stored({ ...options, action });
   if (match === undefined || options.store === undefined) return EXIT.failure;
   const { agent, instanceKey } = match;
-  const mark = readClusterNodeMark(options.store.location);
+  const mark = options.store.clusterNodeMark();
   if (mark !== undefined) {
     io.stderr(`goondan instance: ${clusterRefusal({ action, agent, instanceKey, stateRoot: options.stateRoot, mark })}\n`);
     return EXIT.failure;

@@ -3,10 +3,9 @@
  * a `goondan run --cluster` as it opens its state root and cleared by a run without `--cluster`. A node's instances
  * live in the cluster's JetStream state log and are replayed from there by whichever node takes one over, so a
  * change made to the local copy alone (`goondan instance delete|archive`) would not last: the operator commands read
- * this mark and refuse. Read and written through a connection of its own (the database is in WAL mode).
+ * this mark and refuse. Read and written through the store's own connection (SqliteStore.markClusterNode).
  */
-import { Database } from "bun:sqlite";
-import { openDatabase } from "./open-database.ts";
+import type { Database } from "bun:sqlite";
 
 const KEY = "cluster_node";
 
@@ -19,19 +18,13 @@ export interface ClusterNodeMark {
 }
 
 /** Marks the database as node `mark.node`'s local copy, or (undefined) as a single host's. */
-export function writeClusterNodeMark(file: string, mark: ClusterNodeMark | undefined): void {
-  const db = openDatabase(file);
-  try {
-    if (mark === undefined) db.query("DELETE FROM meta WHERE key = :key").run({ key: KEY });
-    else db.query("INSERT INTO meta (key, value) VALUES (:key, :value) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run({ key: KEY, value: JSON.stringify(mark) });
-  } finally {
-    db.close();
-  }
+export function writeClusterNodeMark(db: Database, mark: ClusterNodeMark | undefined): void {
+  if (mark === undefined) db.query("DELETE FROM meta WHERE key = :key").run({ key: KEY });
+  else db.query("INSERT INTO meta (key, value) VALUES (:key, :value) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run({ key: KEY, value: JSON.stringify(mark) });
 }
 
 /** The mark, when a cluster node last ran on this database; undefined for a single host's (or an unreadable mark). */
-export function readClusterNodeMark(file: string): ClusterNodeMark | undefined {
-  const db = new Database(file, { readonly: true, strict: true });
+export function readClusterNodeMark(db: Database): ClusterNodeMark | undefined {
   try {
     const row = db.query("SELECT value FROM meta WHERE key = :key").get({ key: KEY }) as { value: string } | null;
     if (row === null) return undefined;
@@ -39,7 +32,5 @@ export function readClusterNodeMark(file: string): ClusterNodeMark | undefined {
     return typeof mark.node === "string" && typeof mark.swarm === "string" ? (mark as ClusterNodeMark) : undefined;
   } catch {
     return undefined;
-  } finally {
-    db.close();
   }
 }

@@ -16,6 +16,7 @@ import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { JsonValue } from "../../shared/json.ts";
 import type { InstanceSnapshot, InstanceSnapshots } from "../instance-snapshot.ts";
 import type { ApprovalDecided, ApprovalQuery, InboxRecord, InstanceRef, RuntimeEventQuery, Store, StoredInstance, StoredRuntimeEvent, WriteOptions } from "../store.ts";
+import { readClusterNodeMark, writeClusterNodeMark, type ClusterNodeMark } from "./cluster-node-mark.ts";
 import { allDecided, eventApprovals, insertApproval, markApplied, reopenEvent, selectApprovals, setDecision } from "./approval-rows.ts";
 import { Checkpointer } from "./checkpointer.ts";
 import { instanceParams, readInstanceState, touchInstance } from "./instance-rows.ts";
@@ -212,6 +213,12 @@ export class SqliteStore implements Store, InstanceSnapshots {
   }
 
   /** Commits what is written so far now, instead of at the end of the tick. */
+  /** Marks this database as a cluster node's local copy, or (undefined) as a single host's (cluster-node-mark.ts). */
+  markClusterNode(mark: ClusterNodeMark | undefined): void { writeClusterNodeMark(this.db, mark); }
+
+  /** The cluster node whose local copy this database is, if a cluster node ran on it last. */
+  clusterNodeMark(): ClusterNodeMark | undefined { return readClusterNodeMark(this.db); }
+
   flush(): void {
     this.runtimeEventWriter.write();
     this.batch.flush();
