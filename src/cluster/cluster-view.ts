@@ -14,7 +14,6 @@ import type { InstanceRow } from "../orchestrator/instances/stored-instances.ts"
 import type { EventState } from "../orchestrator/routing/event-state.ts";
 import type { RuntimeEventQuery, StoredRuntimeEvent } from "../store/store.ts";
 import type { ProcessInfo } from "../supervision/process-table.ts";
-import { SystemError } from "../shared/errors.ts";
 import type { ClusterConnection } from "./cluster-connection.ts";
 import type { ClusterMessenger, RequestOutcome, Served } from "./cluster-messenger.ts";
 import type { ClusterNames } from "./cluster-names.ts";
@@ -23,6 +22,7 @@ import { answerBudget, fitByBytes, withinBudget } from "./answer-budget.ts";
 import { furthestEventState, type NodeEventState } from "./event-state-merge.ts";
 import { freshestConversation, mergeInstanceRows, type NodeInstanceRow } from "./instance-rows-merge.ts";
 import { fanOut, type UnansweredNode } from "./node-fan-out.ts";
+import { whenAttached } from "./when-attached.ts";
 import { mergeRuntimeEvents, type ClusterCursor, type NodeRuntimeEvent } from "./runtime-events-merge.ts";
 
 /** A runtime-event query of one node's store (the swarm is the node's own). */
@@ -253,11 +253,7 @@ export async function openClusterView(options: {
 
 /** Reads that answer once `current` gives the node's reads (the daemon wires the API before the node is attached). */
 export function lateReads(current: () => ClusterReads | undefined): ClusterReads {
-  const reads = () => {
-    const now = current();
-    if (now === undefined) throw new SystemError("E_CLUSTER_NOT_ATTACHED", "a cluster-wide read before the node was attached to its orchestrator");
-    return now;
-  };
+  const reads = whenAttached(current, "a cluster-wide read");
   return {
     processes: () => reads().processes(),
     instances: () => reads().instances(),

@@ -9,13 +9,14 @@
  */
 import type { Subscription } from "@nats-io/transport-node";
 import type { RuntimeEvent } from "../protocol/runtime-event.ts";
-import { describe, SystemError } from "../shared/errors.ts";
+import { describe } from "../shared/errors.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { ClusterConnection } from "./cluster-connection.ts";
 import type { ClusterMessenger, Served } from "./cluster-messenger.ts";
 import type { ClusterNames } from "./cluster-names.ts";
 import { InterestAsker, InterestLedger, LIVE_FRESH_RENEWALS, LIVE_RENEW_MS, type LiveApi, type LiveFeed, type LiveWatch } from "./live-interest.ts";
 import { fanOut, type UnansweredNode } from "./node-fan-out.ts";
+import { whenAttached } from "./when-attached.ts";
 import type { NodeRuntimeEvent } from "./runtime-events-merge.ts";
 
 export interface LiveEventsOptions {
@@ -152,11 +153,7 @@ export function lateLive(node: string, current: () => LiveFeed | undefined): Liv
   return {
     node,
     publish: (events) => current()?.publish(events),
-    open: (listener) => {
-      const now = current();
-      if (now === undefined) throw new SystemError("E_CLUSTER_NOT_ATTACHED", "a cluster watch before the node was attached to its orchestrator");
-      return now.open(listener);
-    },
+    open: (listener) => whenAttached(current, "a cluster watch")().open(listener),
   };
 }
 
