@@ -7,8 +7,8 @@
  */
 import type { RuntimeEvent } from "../protocol/runtime-event.ts";
 import type { UnansweredNode } from "../cluster/node-fan-out.ts";
-import { formatClusterCursor, parseClusterCursor } from "../cluster/runtime-events-merge.ts";
 import type { ApiBackend } from "./api-backend.ts";
+import { readRuntimeEvents } from "./runtime-event-reads.ts";
 
 export type WatchedEvent = RuntimeEvent & { node?: string };
 
@@ -66,30 +66,23 @@ export function openWatchFeed(backend: ApiBackend): WatchFeed {
 
 /**
  * Sends the stored events after `after` (a number on one host, a cluster cursor on a cluster node) and returns
- * their keys, and on a cluster node the nodes that did not answer some page.
+ * their keys, and on a cluster node the nodes that did not answer some page. Read as `GET /v1/runtime-events` reads
+ * them (runtime-event-reads.ts), page after page while a node has more and each page moves the cursor on.
  */
 export async function replayStored(backend: ApiBackend, filters: ReplayFilters, after: number | string, send: (event: WatchedEvent) => void): Promise<{ replayed: Set<string>; unanswered: UnansweredNode[] }> {
   const replayed = new Set<string>();
-  const emit = (event: WatchedEvent) => {
-    replayed.add(eventKey(event));
-    send(event);
-  };
-  const reads = backend.clusterReads;
-  if (reads === undefined || backend.clusterLive === undefined) {
-    const rows = await backend.runtimeEvents({ ...filters, after: Number(after) });
-    for (const row of rows) emit(row.event);
-    return { replayed, unanswered: [] };
-  }
   const unanswered = new Map<string, UnansweredNode>();
-  let cursor = parseClusterCursor(String(after));
+  let cursor = after;
   for (;;) {
-    const page = await reads.runtimeEvents({ ...filters, after: cursor });
-    for (const event of page.events) emit(event);
-    for (const node of page.unanswered) unanswered.set(node.node, node);
-    // Page after page while a node has more, as long as each page moves the cursor on.
-    const moved = formatClusterCursor(page.cursor) !== formatClusterCursor(cursor);
+    const page = await readRuntimeEvents(backend, filters, cursor);
+    for (const event of page.events) {
+      replayed.add(eventKey(event));
+      send(event);
+    }
+    for (const node of page.unanswered ?? []) unanswered.set(node.node, node);
+    const moved = String(page.cursor) !== String(cursor);
     cursor = page.cursor;
-    if (!page.more || !moved) break;
+    if (page.more !== true || !moved) break;
   }
   return { replayed, unanswered: [...unanswered.values()] };
 }

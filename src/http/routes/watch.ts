@@ -59,7 +59,8 @@ export function matchesWatch(query: WatchQuery, event: WatchedEvent): boolean {
 
 export function watchRoutes(options: { backend: ApiBackend; heartbeatMs?: number }): Hono<ApiEnv> {
   const { backend } = options;
-  const query = backend.clusterLive && backend.clusterReads ? queries.cluster : queries.host;
+  // `after` is a cursor of the stored reads: a cluster cursor wherever they are the cluster's (as GET /v1/runtime-events).
+  const query = backend.clusterReads ? queries.cluster : queries.host;
   return new Hono<ApiEnv>().get(
     "/v1/watch",
     validator("query", (value) => query(value)),
