@@ -43,7 +43,9 @@ async function buildFloor(): Promise<{ bundled: string; unbundled: string }> {
 }
 
 async function pss(pid: number): Promise<number> {
-  const text = await Bun.file(`/proc/${pid}/smaps_rollup`).text().catch(() => "");
+  const text = await Bun.file(`/proc/${pid}/smaps_rollup`)
+    .text()
+    .catch(() => "");
   const match = /^Pss:\s+(\d+) kB/m.exec(text);
   return match ? Number(match[1]) : Number.NaN;
 }
@@ -65,7 +67,12 @@ async function spawnToReady(argv: string[], env: Record<string, string>): Promis
     },
   });
   // The orchestrator hands a new agent child its state first (an empty one here); the floor child ignores it.
-  child.send({ type: "hydrate", from: "orchestrator", to: "assistant/main", payload: { messages: [], pendingResults: [], extensionState: {} } });
+  child.send({
+    type: "hydrate",
+    from: "orchestrator",
+    to: "assistant/main",
+    payload: { messages: [], pendingResults: [], extensionState: {} },
+  });
   await ready;
   const ms = performance.now() - started;
   await Bun.sleep(300);
@@ -82,25 +89,54 @@ const bundle = writeFixtureBundle({ endpoint: "http://127.0.0.1:9/v1" });
 const snapshot = join(work, "bundle.json");
 writeFileSync(snapshot, JSON.stringify(await loadBundleOrThrow(bundle, { checkModules: false })));
 const bundledEntry = await bundleAgentEntry({ stateRoot: work, logger: silentLogger() });
-const samples: Record<"floor" | "unbundled" | "bundled" | "snapshot" | "directory", { ms: number; pssKb: number }[]> = { floor: [], unbundled: [], bundled: [], snapshot: [], directory: [] };
-const childArgv = () => [AGENT_ENTRY_SCRIPT, ...agentChildArgv({ bundle, swarm: "fixture", agent: "assistant", instanceKey: "main", stateRoot: mkdtempSync(join(work, "state-")) })];
+const samples: Record<"floor" | "unbundled" | "bundled" | "snapshot" | "directory", { ms: number; pssKb: number }[]> = {
+  floor: [],
+  unbundled: [],
+  bundled: [],
+  snapshot: [],
+  directory: [],
+};
+const childArgv = () => [
+  AGENT_ENTRY_SCRIPT,
+  ...agentChildArgv({
+    bundle,
+    swarm: "fixture",
+    agent: "assistant",
+    instanceKey: "main",
+    stateRoot: mkdtempSync(join(work, "state-")),
+  }),
+];
 const childEnv = { LOOPBACK_API_KEY: "bench", GOONDAN_LOG_LEVEL: "warn" };
 for (let run = 0; run < runs; run++) {
   // Interleave so every variant sees the same machine load.
   samples.floor.push(await spawnToReady([floorScripts.bundled], {}));
   samples.unbundled.push(await spawnToReady([floorScripts.unbundled], {}));
-  samples.bundled.push(await spawnToReady([bundledEntry, ...childArgv().slice(1)], { ...childEnv, [BUNDLE_SNAPSHOT_ENV]: snapshot }));
+  samples.bundled.push(
+    await spawnToReady([bundledEntry, ...childArgv().slice(1)], { ...childEnv, [BUNDLE_SNAPSHOT_ENV]: snapshot }),
+  );
   samples.snapshot.push(await spawnToReady(childArgv(), { ...childEnv, [BUNDLE_SNAPSHOT_ENV]: snapshot }));
   samples.directory.push(await spawnToReady(childArgv(), childEnv));
 }
-const figures = Object.fromEntries(Object.entries(samples).map(([name, list]) => [name, { ms: median(list.map((sample) => sample.ms)), pssKb: median(list.map((sample) => sample.pssKb)) }])) as Record<keyof typeof samples, { ms: number; pssKb: number }>;
-const line = (label: string, figure: { ms: number; pssKb: number }) => `${label.padEnd(58)} spawn-to-ready median ${figure.ms.toFixed(1).padStart(6)} ms, idle PSS ${(figure.pssKb / 1024).toFixed(1)} MiB`;
+const figures = Object.fromEntries(
+  Object.entries(samples).map(([name, list]) => [
+    name,
+    { ms: median(list.map((sample) => sample.ms)), pssKb: median(list.map((sample) => sample.pssKb)) },
+  ]),
+) as Record<keyof typeof samples, { ms: number; pssKb: number }>;
+const line = (label: string, figure: { ms: number; pssKb: number }) =>
+  `${label.padEnd(58)} spawn-to-ready median ${figure.ms.toFixed(1).padStart(6)} ms, idle PSS ${(figure.pssKb / 1024).toFixed(1)} MiB`;
 console.log(`runs: ${runs}`);
 console.log(line("floor (bare Bun child, same libraries bundled)", figures.floor));
 console.log(line("same libraries imported unbundled (how we run from source)", figures.unbundled));
 console.log(line("agent child, bundled entry + snapshot (goondan run's path)", figures.bundled));
 console.log(line("agent child from source + snapshot", figures.snapshot));
 console.log(line("agent child, loading + validating the bundle directory", figures.directory));
-console.log(`ratio bundled/floor:   ${(figures.bundled.ms / figures.floor.ms).toFixed(2)}x (goal < 1.5x); PSS ratio ${(figures.bundled.pssKb / figures.floor.pssKb).toFixed(2)}x`);
-console.log(`ratio snapshot/floor:  ${(figures.snapshot.ms / figures.floor.ms).toFixed(2)}x; PSS ratio ${(figures.snapshot.pssKb / figures.floor.pssKb).toFixed(2)}x`);
-console.log(`ratio directory/floor: ${(figures.directory.ms / figures.floor.ms).toFixed(2)}x; PSS ratio ${(figures.directory.pssKb / figures.floor.pssKb).toFixed(2)}x`);
+console.log(
+  `ratio bundled/floor:   ${(figures.bundled.ms / figures.floor.ms).toFixed(2)}x (goal < 1.5x); PSS ratio ${(figures.bundled.pssKb / figures.floor.pssKb).toFixed(2)}x`,
+);
+console.log(
+  `ratio snapshot/floor:  ${(figures.snapshot.ms / figures.floor.ms).toFixed(2)}x; PSS ratio ${(figures.snapshot.pssKb / figures.floor.pssKb).toFixed(2)}x`,
+);
+console.log(
+  `ratio directory/floor: ${(figures.directory.ms / figures.floor.ms).toFixed(2)}x; PSS ratio ${(figures.directory.pssKb / figures.floor.pssKb).toFixed(2)}x`,
+);

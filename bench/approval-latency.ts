@@ -38,13 +38,21 @@ const llm = await startLoopbackLlm({
 cpSync(new URL("../test/fixtures/approvals", import.meta.url).pathname, dir, { recursive: true });
 const yaml = join(dir, "goondan.yaml");
 // Idle children stay up for the live runs; the reaped runs wait out a short idleSeconds of their own.
-writeFileSync(yaml, readFileSync(yaml, "utf8").replace("__ENDPOINT__", llm.url).replace("idleSeconds: 2", "idleSeconds: 300"));
-const run = await startGoondanRun({ args: [dir, "--port", "0", "--state-root", stateRoot], env: { LOOPBACK_API_KEY: "bench", GOONDAN_LOG_LEVEL: "info", APPROVALS_EFFECTS_FILE: effectsFile } });
+writeFileSync(
+  yaml,
+  readFileSync(yaml, "utf8").replace("__ENDPOINT__", llm.url).replace("idleSeconds: 2", "idleSeconds: 300"),
+);
+const run = await startGoondanRun({
+  args: [dir, "--port", "0", "--state-root", stateRoot],
+  env: { LOOPBACK_API_KEY: "bench", GOONDAN_LOG_LEVEL: "info", APPROVALS_EFFECTS_FILE: effectsFile },
+});
 const json = { "content-type": "application/json" };
 
 function toolStartedAt(id: string): number | undefined {
   if (!existsSync(effectsFile)) return undefined;
-  const line = readFileSync(effectsFile, "utf8").split("\n").find((text) => text.startsWith(`${id} `));
+  const line = readFileSync(effectsFile, "utf8")
+    .split("\n")
+    .find((text) => text.startsWith(`${id} `));
   return line === undefined ? undefined : Number(line.split(" ")[1]);
 }
 
@@ -59,15 +67,24 @@ async function waitForTool(id: string): Promise<number> {
 }
 
 async function hold(agent: string, id: string, instanceKey: string): Promise<string> {
-  const response = await fetch(`${run.base}/v1/events`, { method: "POST", headers: json, body: JSON.stringify({ agent, input: id, instanceKey, wait: true }) });
+  const response = await fetch(`${run.base}/v1/events`, {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ agent, input: id, instanceKey, wait: true }),
+  });
   const outcome = (await response.json()) as { status: string; approvalIds?: string[] };
-  if (outcome.status !== "awaiting_approval" || outcome.approvalIds?.[0] === undefined) throw new Error(`expected awaiting_approval, got ${JSON.stringify(outcome)}`);
+  if (outcome.status !== "awaiting_approval" || outcome.approvalIds?.[0] === undefined)
+    throw new Error(`expected awaiting_approval, got ${JSON.stringify(outcome)}`);
   return outcome.approvalIds[0];
 }
 
 async function approveToTool(id: string, approvalId: string): Promise<number> {
   const sentAt = performance.timeOrigin + performance.now();
-  const response = await fetch(`${run.base}/v1/approvals/${approvalId}`, { method: "POST", headers: json, body: JSON.stringify({ decision: "approve", wait: true }) });
+  const response = await fetch(`${run.base}/v1/approvals/${approvalId}`, {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ decision: "approve", wait: true }),
+  });
   if (response.status !== 200) throw new Error(`approve answered ${response.status}`);
   await response.arrayBuffer();
   return (await waitForTool(id)) - sentAt;
@@ -80,7 +97,11 @@ const reaped: number[] = [];
 try {
   // Warm up: both instances' children started, every code path loaded once.
   await approveToTool("warm-a", await hold("assistant", "warm-a", "bench"));
-  await fetch(`${run.base}/v1/events`, { method: "POST", headers: json, body: JSON.stringify({ agent: "free", input: "warm-f", instanceKey: "bench", wait: true }) });
+  await fetch(`${run.base}/v1/events`, {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ agent: "free", input: "warm-f", instanceKey: "bench", wait: true }),
+  });
   for (let i = 0; i < iterations; i += 1) {
     let started = performance.now();
     await (await fetch(`${run.base}/v1/approvals`)).arrayBuffer();
@@ -88,7 +109,11 @@ try {
 
     const freeId = `free-${i}`;
     started = performance.timeOrigin + performance.now();
-    const answered = fetch(`${run.base}/v1/events`, { method: "POST", headers: json, body: JSON.stringify({ agent: "free", input: freeId, instanceKey: "bench", wait: true }) });
+    const answered = fetch(`${run.base}/v1/events`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ agent: "free", input: freeId, instanceKey: "bench", wait: true }),
+    });
     reference.push((await waitForTool(freeId)) - started);
     await (await answered).arrayBuffer();
 
@@ -99,11 +124,20 @@ try {
     const id = `reaped-${i}`;
     const key = `reaped-${i}`;
     const approvalId = await hold("assistant", id, key);
-    const processes = async () => ((await (await fetch(`${run.base}/v1/processes`)).json()) as { processes: { agent: string; instanceKey: string; pid: number | null }[] }).processes;
+    const processes = async () =>
+      (
+        (await (await fetch(`${run.base}/v1/processes`)).json()) as {
+          processes: { agent: string; instanceKey: string; pid: number | null }[];
+        }
+      ).processes;
     const row = (await processes()).find((entry) => entry.agent === "assistant" && entry.instanceKey === key);
     if (row?.pid) process.kill(row.pid, "SIGTERM");
     const deadline = Date.now() + 10_000;
-    while ((await processes()).some((entry) => entry.agent === "assistant" && entry.instanceKey === key && entry.pid !== null)) {
+    while (
+      (await processes()).some(
+        (entry) => entry.agent === "assistant" && entry.instanceKey === key && entry.pid !== null,
+      )
+    ) {
       if (Date.now() > deadline) throw new Error("the child did not stop");
       await Bun.sleep(20);
     }
@@ -117,10 +151,15 @@ try {
 }
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
-const row = (name: string, samples: number[]) => `${name.padEnd(58)} p50 ${ms(percentile(samples, 50)).padStart(10)}  p99 ${ms(percentile(samples, 99)).padStart(10)}  (n=${samples.length})`;
-console.log(`approval latency, ${iterations} iterations, state root ${stateRoot.startsWith(tmpdir()) ? "under " + tmpdir() : stateRoot}`);
+const row = (name: string, samples: number[]) =>
+  `${name.padEnd(58)} p50 ${ms(percentile(samples, 50)).padStart(10)}  p99 ${ms(percentile(samples, 99)).padStart(10)}  (n=${samples.length})`;
+console.log(
+  `approval latency, ${iterations} iterations, state root ${stateRoot.startsWith(tmpdir()) ? "under " + tmpdir() : stateRoot}`,
+);
 console.log(row("floor: GET /v1/approvals round trip", floor));
 console.log(row("reference: event → tool started (no approval, 1 model call)", reference));
 console.log(row("approve POST sent → tool started (child idle)", approve));
 console.log(row("approve POST sent → tool started (child stopped first)", reaped));
-console.log(`ratios (p50): approve/floor ${(percentile(approve, 50) / percentile(floor, 50)).toFixed(2)}x, approve/reference ${(percentile(approve, 50) / percentile(reference, 50)).toFixed(2)}x`);
+console.log(
+  `ratios (p50): approve/floor ${(percentile(approve, 50) / percentile(floor, 50)).toFixed(2)}x, approve/reference ${(percentile(approve, 50) / percentile(reference, 50)).toFixed(2)}x`,
+);

@@ -26,12 +26,23 @@ const ms = (value: number) => `${value.toFixed(0)} ms`;
 async function restartEverywhere(base: string): Promise<number> {
   const before = new Set((await clusterProcesses(base)).filter((row) => row.kind === "agent").map((row) => row.pid));
   const started = performance.now();
-  const response = await fetch(`${base}/v1/restart`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  const response = await fetch(`${base}/v1/restart`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  });
   if (response.status !== 202) throw new Error(`restart answered ${response.status}: ${await response.text()}`);
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const rows = (await clusterProcesses(base)).filter((row) => row.kind === "agent") as Array<{ pid: number | null; status?: string }>;
-    if (rows.length >= INSTANCES && rows.every((row) => row.pid !== null && !before.has(row.pid) && row.status === "idle")) return performance.now() - started;
+    const rows = (await clusterProcesses(base)).filter((row) => row.kind === "agent") as Array<{
+      pid: number | null;
+      status?: string;
+    }>;
+    if (
+      rows.length >= INSTANCES &&
+      rows.every((row) => row.pid !== null && !before.has(row.pid) && row.status === "idle")
+    )
+      return performance.now() - started;
     if (Date.now() > deadline) throw new Error(`not every instance restarted within 60 s: ${JSON.stringify(rows)}`);
     await Bun.sleep(10);
   }
@@ -48,14 +59,23 @@ async function measure(base: string): Promise<number[]> {
 
 async function liveInstances(nodes: ClusterNodeProcess[], prefix: string): Promise<void> {
   // Coordinators only: the bench's jobs are `cycle`-free and each one delegates to a worker, so workers come up too.
-  const answers = await Promise.all(Array.from({ length: INSTANCES / 2 }, (_, i) => ask((nodes[i % nodes.length] as ClusterNodeProcess).base, { input: `job-${i}`, instanceKey: `${prefix}-${i}` })));
+  const answers = await Promise.all(
+    Array.from({ length: INSTANCES / 2 }, (_, i) =>
+      ask((nodes[i % nodes.length] as ClusterNodeProcess).base, { input: `job-${i}`, instanceKey: `${prefix}-${i}` }),
+    ),
+  );
   if (answers.some((answer) => answer.status !== 200)) throw new Error(`jobs failed: ${JSON.stringify(answers)}`);
 }
 
-const line = (label: string, samples: number[]) => console.log(`  ${label.padEnd(44)} p50 ${ms(percentile(samples, 50)).padStart(8)}  min ${ms(Math.min(...samples)).padStart(8)}  max ${ms(Math.max(...samples)).padStart(8)}  (n=${samples.length})`);
+const line = (label: string, samples: number[]) =>
+  console.log(
+    `  ${label.padEnd(44)} p50 ${ms(percentile(samples, 50)).padStart(8)}  min ${ms(Math.min(...samples)).padStart(8)}  max ${ms(Math.max(...samples)).padStart(8)}  (n=${samples.length})`,
+  );
 
 try {
-  console.log(`cluster-wide reload: ${INSTANCES} live instances (coordinators and their workers), ${RESTARTS} restarts each; load ${(await Bun.file("/proc/loadavg").text()).trim()}`);
+  console.log(
+    `cluster-wide reload: ${INSTANCES} live instances (coordinators and their workers), ${RESTARTS} restarts each; load ${(await Bun.file("/proc/loadavg").text()).trim()}`,
+  );
   const one = await clusterSwarm(defer, { label: "bench-reload-1", workers: INSTANCES / 2, bundlePerNode: true });
   const alone = await one.startNode("n1");
   await liveInstances([alone], "c");
@@ -65,10 +85,14 @@ try {
   const three = await clusterSwarm(defer, { label: "bench-reload-3", workers: INSTANCES / 2, bundlePerNode: true });
   const nodes = [await three.startNode("n1"), await three.startNode("n2"), await three.startNode("n3")];
   await liveInstances(nodes, "c");
-  const spread = new Set((await clusterProcesses(nodes[0]!.base)).filter((row) => row.kind === "agent").map((row) => row.node));
+  const spread = new Set(
+    (await clusterProcesses(nodes[0]!.base)).filter((row) => row.kind === "agent").map((row) => row.node),
+  );
   const cluster = await measure(nodes[0]!.base);
   line(`three nodes (instances on ${spread.size}), asked of n1`, cluster);
-  console.log(`  ratio to the floor (p50): ${(percentile(cluster, 50) / percentile(floor, 50)).toFixed(2)}x; load after ${(await Bun.file("/proc/loadavg").text()).trim()}`);
+  console.log(
+    `  ratio to the floor (p50): ${(percentile(cluster, 50) / percentile(floor, 50)).toFixed(2)}x; load after ${(await Bun.file("/proc/loadavg").text()).trim()}`,
+  );
 } finally {
   await runCleanups();
 }

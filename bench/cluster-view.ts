@@ -41,7 +41,9 @@ async function sample(url: string): Promise<number[]> {
 function compare(label: string, floor: number[], clustered: number[]): void {
   const p50 = (samples: number[]) => percentile(samples, 50);
   const p99 = (samples: number[]) => percentile(samples, 99);
-  console.log(`  ${label.padEnd(44)} one host p50 ${ms(p50(floor)).padStart(9)} p99 ${ms(p99(floor)).padStart(9)} | cluster p50 ${ms(p50(clustered)).padStart(9)} p99 ${ms(p99(clustered)).padStart(9)} | p50 ×${(p50(clustered) / p50(floor)).toFixed(2)} (+${ms(p50(clustered) - p50(floor))})`);
+  console.log(
+    `  ${label.padEnd(44)} one host p50 ${ms(p50(floor)).padStart(9)} p99 ${ms(p99(floor)).padStart(9)} | cluster p50 ${ms(p50(clustered)).padStart(9)} p99 ${ms(p99(clustered)).padStart(9)} | p50 ×${(p50(clustered) / p50(floor)).toFixed(2)} (+${ms(p50(clustered) - p50(floor))})`,
+  );
 }
 
 async function natsFloor(): Promise<number[]> {
@@ -51,20 +53,35 @@ async function natsFloor(): Promise<number[]> {
 }
 
 try {
-  console.log(`cluster view bench: ${JOBS} jobs (${JOBS * 2} instances), ${READS} reads per route, NATS at ${NATS_URL}`);
+  console.log(
+    `cluster view bench: ${JOBS} jobs (${JOBS * 2} instances), ${READS} reads per route, NATS at ${NATS_URL}`,
+  );
   const wire = await natsFloor();
-  console.log(`  floor: NATS request/reply between two processes  p50 ${ms(percentile(wire, 50))}  p99 ${ms(percentile(wire, 99))}`);
+  console.log(
+    `  floor: NATS request/reply between two processes  p50 ${ms(percentile(wire, 50))}  p99 ${ms(percentile(wire, 99))}`,
+  );
 
   const single = await clusterSwarm(defer, { label: "view1", workers: JOBS });
-  const host = await startGoondanRun({ args: [`${single.work}/bundle`, "--port", "0", "--state-root", `${single.work}/state-local`], env: { LOOPBACK_API_KEY: "x", CHAOS_EFFECTS_FILE: single.effectsFile, GOONDAN_LOG_LEVEL: "info" }, readyTimeoutMs: 60_000, onSpawn: (proc) => defer(() => proc.kill("SIGKILL")) });
+  const host = await startGoondanRun({
+    args: [`${single.work}/bundle`, "--port", "0", "--state-root", `${single.work}/state-local`],
+    env: { LOOPBACK_API_KEY: "x", CHAOS_EFFECTS_FILE: single.effectsFile, GOONDAN_LOG_LEVEL: "info" },
+    readyTimeoutMs: 60_000,
+    onSpawn: (proc) => defer(() => proc.kill("SIGKILL")),
+  });
   const cluster = await clusterSwarm(defer, { label: "view2", workers: JOBS });
   const n1 = await cluster.startNode("n1");
   await cluster.startNode("n2");
   for (let i = 0; i < JOBS; i++) {
-    const [local, clustered] = await Promise.all([ask(host.base, { input: `job-${i}`, instanceKey: `c-${i}` }), ask(n1.base, { input: `job-${i}`, instanceKey: `c-${i}` })]);
-    if (local.status !== 200 || clustered.status !== 200) throw new Error(`job-${i} failed: ${local.status} ${clustered.status}`);
+    const [local, clustered] = await Promise.all([
+      ask(host.base, { input: `job-${i}`, instanceKey: `c-${i}` }),
+      ask(n1.base, { input: `job-${i}`, instanceKey: `c-${i}` }),
+    ]);
+    if (local.status !== 200 || clustered.status !== 200)
+      throw new Error(`job-${i} failed: ${local.status} ${clustered.status}`);
   }
-  const elsewhere = (await clusterProcesses(n1.base)).find((row) => row.kind === "agent" && row.agent === "coordinator" && row.node === "n2");
+  const elsewhere = (await clusterProcesses(n1.base)).find(
+    (row) => row.kind === "agent" && row.agent === "coordinator" && row.node === "n2",
+  );
   if (elsewhere === undefined) throw new Error("no coordinator landed on n2");
   const key = elsewhere.instanceKey;
   console.log(`\nreads through one node's API (cluster: 2 nodes, coordinator/${key} runs on n2, read through n1)`);

@@ -43,7 +43,10 @@ const LATENCY_ONLY = flag("only", "all") === "latency";
 requireNats();
 const { defer, runCleanups } = benchCleanups();
 const ms = (value: number) => `${value.toFixed(2)} ms`;
-const line = (label: string, samples: number[]) => console.log(`  ${label.padEnd(52)} p50 ${ms(percentile(samples, 50)).padStart(10)}  p99 ${ms(percentile(samples, 99)).padStart(10)}  (n=${samples.length})`);
+const line = (label: string, samples: number[]) =>
+  console.log(
+    `  ${label.padEnd(52)} p50 ${ms(percentile(samples, 50)).padStart(10)}  p99 ${ms(percentile(samples, 99)).padStart(10)}  (n=${samples.length})`,
+  );
 
 async function timed<T>(once: () => Promise<T>): Promise<number> {
   const started = performance.now();
@@ -54,7 +57,15 @@ async function timed<T>(once: () => Promise<T>): Promise<number> {
 async function acceptance(base: string, count: number, prefix: string): Promise<number[]> {
   const samples: number[] = [];
   for (let i = 0; i < count; i++) {
-    samples.push(await timed(() => fetch(`${base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: `job-${i}`, instanceKey: `${prefix}-${i % 4}` }) }).then((response) => response.text())));
+    samples.push(
+      await timed(() =>
+        fetch(`${base}/v1/events`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ input: `job-${i}`, instanceKey: `${prefix}-${i % 4}` }),
+        }).then((response) => response.text()),
+      ),
+    );
   }
   return samples;
 }
@@ -67,7 +78,12 @@ async function drainAcceptance(base: string, prefix: string): Promise<void> {
 type Node = { base: string; proc: { pid: number } };
 
 /** `jobs` delegated jobs from 16 clients sent to `nodes` in turn; CPU per job is counted over every process in `counted`. */
-async function throughput(nodes: Node[], counted: Node[], jobs: number, prefix: string): Promise<{ perSecond: number; cpuPerJob: number }> {
+async function throughput(
+  nodes: Node[],
+  counted: Node[],
+  jobs: number,
+  prefix: string,
+): Promise<{ perSecond: number; cpuPerJob: number }> {
   const cpu = () => counted.reduce((sum, node) => sum + processCpuMs(node.proc.pid), 0);
   const cpuBefore = cpu();
   const started = performance.now();
@@ -95,12 +111,18 @@ try {
 
   // One host, the same bundle, no --cluster.
   const single = await clusterSwarm(defer, { label: "bench1", workers: 16 });
-  const host = await startGoondanRun({ args: [`${single.work}/bundle`, "--port", "0", "--state-root", `${single.work}/state-local`], env: { LOOPBACK_API_KEY: "x", CHAOS_EFFECTS_FILE: single.effectsFile, GOONDAN_LOG_LEVEL: "info" }, readyTimeoutMs: 60_000, onSpawn: (proc) => defer(() => proc.kill("SIGKILL")) });
+  const host = await startGoondanRun({
+    args: [`${single.work}/bundle`, "--port", "0", "--state-root", `${single.work}/state-local`],
+    env: { LOOPBACK_API_KEY: "x", CHAOS_EFFECTS_FILE: single.effectsFile, GOONDAN_LOG_LEVEL: "info" },
+    readyTimeoutMs: 60_000,
+    onSpawn: (proc) => defer(() => proc.kill("SIGKILL")),
+  });
   for (let i = 0; i < 16; i++) await ask(host.base, { input: `job-${i}`, instanceKey: "warm" });
   const localAccept = await acceptance(host.base, JOBS, "acc");
   await drainAcceptance(host.base, "acc");
   const localJobs: number[] = [];
-  for (let i = 0; i < JOBS; i++) localJobs.push(await timed(() => ask(host.base, { input: `job-${i % 16}`, instanceKey: "lat" })));
+  for (let i = 0; i < JOBS; i++)
+    localJobs.push(await timed(() => ask(host.base, { input: `job-${i % 16}`, instanceKey: "lat" })));
   const localThroughput = LATENCY_ONLY ? undefined : await throughput([host], [host], JOBS, "tp");
   host.proc.kill("SIGTERM");
   await host.proc.exited;
@@ -112,10 +134,19 @@ try {
   for (let i = 0; i < 16; i++) await ask(n1.base, { input: `job-${i}`, instanceKey: "lat" });
   /** Where coordinator/`key` runs, and which jobs go to a worker on its node and which to one on the other. */
   const placed = async (key: string) => {
-    const nodeOf = new Map((await clusterProcesses(n1.base)).map((row) => [`${row.agent}/${row.instanceKey}`, row.node]));
+    const nodeOf = new Map(
+      (await clusterProcesses(n1.base)).map((row) => [`${row.agent}/${row.instanceKey}`, row.node]),
+    );
     const node = nodeOf.get(`coordinator/${key}`);
-    const jobsWhere = (sameNode: boolean) => Array.from({ length: 16 }, (_, i) => i).filter((i) => (nodeOf.get(`worker/w-${i}`) === node) === sameNode);
-    return { key, node, base: node === n2.name ? n2.base : n1.base, crossJobs: jobsWhere(false), sameJobs: jobsWhere(true) };
+    const jobsWhere = (sameNode: boolean) =>
+      Array.from({ length: 16 }, (_, i) => i).filter((i) => (nodeOf.get(`worker/w-${i}`) === node) === sameNode);
+    return {
+      key,
+      node,
+      base: node === n2.name ? n2.base : n1.base,
+      crossJobs: jobsWhere(false),
+      sameJobs: jobsWhere(true),
+    };
   };
   const coordinatorNode = (await placed("lat")).node;
   const clusterAccept = await acceptance(n1.base, JOBS, "acc");
@@ -167,11 +198,16 @@ try {
 
   const floor50 = percentile(floorBetween, 50);
   const during50 = percentile(floorDuring, 50);
-  const versus = (label: string, added: number) => console.log(`  ${label.padEnd(52)} ${ms(added).padStart(10)} = ${(added / floor50).toFixed(1)}x the floor back to back, ${(added / during50).toFixed(1)}x the floor during the jobs`);
+  const versus = (label: string, added: number) =>
+    console.log(
+      `  ${label.padEnd(52)} ${ms(added).padStart(10)} = ${(added / floor50).toFixed(1)}x the floor back to back, ${(added / during50).toFixed(1)}x the floor during the jobs`,
+    );
   console.log("\nevent acceptance (POST /v1/events → 202)");
   line("one host (embedded store, fsync)", localAccept);
   line("cluster node (placed + JetStream intake ack)", clusterAccept);
-  console.log(`\ndelegated job end to end (coordinator → worker), sent to the coordinator's node; workers on the other node, per slice: ${coordinators.map((placement) => `${placement.crossJobs.length}/16`).join(", ")}`);
+  console.log(
+    `\ndelegated job end to end (coordinator → worker), sent to the coordinator's node; workers on the other node, per slice: ${coordinators.map((placement) => `${placement.crossJobs.length}/16`).join(", ")}`,
+  );
   line("one host", localJobs);
   line("cluster, worker on the coordinator's node", sameNodeJobs);
   line("cluster, worker on another node", clusterJobs);
@@ -183,8 +219,12 @@ try {
     if (paired.length > 0) versus(`  p50 of the ${paired.length} paired differences`, percentile(paired, 50));
     const spread = p50Difference(clusterJobs, sameNodeJobs, SLICES);
     const x = (value: number) => `${(value / floor50).toFixed(1)}x / ${(value / during50).toFixed(1)}x`;
-    console.log(`    within ${spread.slices.length} consecutive slices of ${Math.floor(clusterJobs.length / SLICES)} pairs: ${spread.slices.map((value) => value.toFixed(2)).join(", ")} ms`);
-    console.log(`    slices lowest / median / highest: ${x(spread.low)} / ${x(spread.median)} / ${x(spread.high)} the floors (back to back / during the jobs)`);
+    console.log(
+      `    within ${spread.slices.length} consecutive slices of ${Math.floor(clusterJobs.length / SLICES)} pairs: ${spread.slices.map((value) => value.toFixed(2)).join(", ")} ms`,
+    );
+    console.log(
+      `    slices lowest / median / highest: ${x(spread.low)} / ${x(spread.median)} / ${x(spread.high)} the floors (back to back / during the jobs)`,
+    );
   }
   versus("cluster adds to a job (other node − one host)", percentile(clusterJobs, 50) - percentile(localJobs, 50));
   if (localThroughput !== undefined) await throughputAndFailover(localThroughput);
@@ -194,26 +234,49 @@ try {
     const oneNode = await throughput([n1], [n1, n2], JOBS, "tp1");
     const twoNodes = await throughput([n1, n2], [n1, n2], JOBS, "tp2");
     console.log("\nthroughput (16 clients, delegated jobs) and node CPU per job");
-    console.log(`  one host, no cluster           ${localThroughput.perSecond.toFixed(1).padStart(7)} jobs/s   ${ms(localThroughput.cpuPerJob)} CPU per job`);
-    console.log(`  cluster, events on one node    ${oneNode.perSecond.toFixed(1).padStart(7)} jobs/s   ${ms(oneNode.cpuPerJob)} CPU per job (both nodes)`);
-    console.log(`  cluster, events on two nodes   ${twoNodes.perSecond.toFixed(1).padStart(7)} jobs/s   ${ms(twoNodes.cpuPerJob)} CPU per job (both nodes)`);
+    console.log(
+      `  one host, no cluster           ${localThroughput.perSecond.toFixed(1).padStart(7)} jobs/s   ${ms(localThroughput.cpuPerJob)} CPU per job`,
+    );
+    console.log(
+      `  cluster, events on one node    ${oneNode.perSecond.toFixed(1).padStart(7)} jobs/s   ${ms(oneNode.cpuPerJob)} CPU per job (both nodes)`,
+    );
+    console.log(
+      `  cluster, events on two nodes   ${twoNodes.perSecond.toFixed(1).padStart(7)} jobs/s   ${ms(twoNodes.cpuPerJob)} CPU per job (both nodes)`,
+    );
 
     // Failover: kill the node owning coordinator/lat (a long history) and a fresh coordinator, then ask both through the other node.
     const victim = coordinatorNode === "n1" ? n1 : n2;
     const survivor = victim === n1 ? n2 : n1;
     for (let i = 0; i < 8; i++) await ask(survivor.base, { input: `job-${i}`, instanceKey: `fo-${i}` });
-    const owners = new Map((await clusterProcesses(survivor.base)).map((row) => [`${row.agent}/${row.instanceKey}`, row.node]));
-    const fresh = Array.from({ length: 8 }, (_, i) => `fo-${i}`).find((key) => owners.get(`coordinator/${key}`) === victim.name);
+    const owners = new Map(
+      (await clusterProcesses(survivor.base)).map((row) => [`${row.agent}/${row.instanceKey}`, row.node]),
+    );
+    const fresh = Array.from({ length: 8 }, (_, i) => `fo-${i}`).find(
+      (key) => owners.get(`coordinator/${key}`) === victim.name,
+    );
     const killedAt = performance.now();
     victim.proc.kill("SIGKILL");
     const [long, short] = await Promise.all([
-      ask(survivor.base, { input: "job-0", instanceKey: "lat", timeoutMs: 60_000 }).then((answer) => ({ status: answer.status, ms: performance.now() - killedAt })),
-      fresh === undefined ? undefined : ask(survivor.base, { input: "job-1", instanceKey: fresh, timeoutMs: 60_000 }).then((answer) => ({ status: answer.status, ms: performance.now() - killedAt })),
+      ask(survivor.base, { input: "job-0", instanceKey: "lat", timeoutMs: 60_000 }).then((answer) => ({
+        status: answer.status,
+        ms: performance.now() - killedAt,
+      })),
+      fresh === undefined
+        ? undefined
+        : ask(survivor.base, { input: "job-1", instanceKey: fresh, timeoutMs: 60_000 }).then((answer) => ({
+            status: answer.status,
+            ms: performance.now() - killedAt,
+          })),
     ]);
-    console.log(`\nfailover: kill -9 of ${victim.name} → first answer on ${survivor.name} (lease TTL 3000 ms, goal < 4000 ms)`);
-    console.log(`  coordinator/lat (${Math.ceil(PAIRS / SLICES) * 2 + 16} jobs of history)  ${ms(long.ms)} (status ${long.status})`);
+    console.log(
+      `\nfailover: kill -9 of ${victim.name} → first answer on ${survivor.name} (lease TTL 3000 ms, goal < 4000 ms)`,
+    );
+    console.log(
+      `  coordinator/lat (${Math.ceil(PAIRS / SLICES) * 2 + 16} jobs of history)  ${ms(long.ms)} (status ${long.status})`,
+    );
     if (short) console.log(`  coordinator/${fresh} (1 job of history)        ${ms(short.ms)} (status ${short.status})`);
-    for (const replay of survivor.lines.filter((entry) => entry.msg === "replayed an instance's state log")) console.log(`  replayed ${replay.agent}/${replay.instanceKey}: ${replay.records} records in ${replay.ms} ms`);
+    for (const replay of survivor.lines.filter((entry) => entry.msg === "replayed an instance's state log"))
+      console.log(`  replayed ${replay.agent}/${replay.instanceKey}: ${replay.records} records in ${replay.ms} ms`);
   }
 } finally {
   await runCleanups();

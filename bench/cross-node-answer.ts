@@ -37,11 +37,26 @@ else await main();
 async function runNode(name: string, swarm: string, dir: string): Promise<void> {
   const settings = readClusterSettings({ url: NATS_URL, node: name, env: {} });
   if (settings === undefined) throw new Error("no cluster settings");
-  const node = await ClusterNode.join({ settings, swarm, bundleDir: join(dir, "bundle"), maxProcesses: 64, logger: silentLogger(), ttlMs: 10_000 });
+  const node = await ClusterNode.join({
+    settings,
+    swarm,
+    bundleDir: join(dir, "bundle"),
+    maxProcesses: 64,
+    logger: silentLogger(),
+    ttlMs: 10_000,
+  });
   const store = node.store(new SqliteStore(join(dir, `${name}.db`)));
   /** Waiting for an event's answer: told whether it ran here. */
   const answers = new Map<string, (here: boolean) => void>();
-  const answer = (event: AgentEvent): TurnOutcome => ({ status: "ok", agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, turnId: `turn_${event.id}`, response: "done", finishReason: "stop" });
+  const answer = (event: AgentEvent): TurnOutcome => ({
+    status: "ok",
+    agent: event.agent,
+    instanceKey: event.instanceKey,
+    eventId: event.id,
+    turnId: `turn_${event.id}`,
+    response: "done",
+    finishReason: "stop",
+  });
   await node.attach({
     // A turn that ends at once: its accept and its answering commit in the state log, then answered.
     acceptHere: async (event) => {
@@ -57,7 +72,9 @@ async function runNode(name: string, swarm: string, dir: string): Promise<void> 
     ...NO_READS,
   });
   // The floor's responder, on this process's own connection.
-  node.connection.nc.subscribe(`bench.${swarm}.floor`, { callback: (_error, message) => void message.respond(message.data) });
+  node.connection.nc.subscribe(`bench.${swarm}.floor`, {
+    callback: (_error, message) => void message.respond(message.data),
+  });
   await node.connection.nc.flush();
   if (name === "owner") {
     console.log(JSON.stringify({ ready: true }));
@@ -66,7 +83,18 @@ async function runNode(name: string, swarm: string, dir: string): Promise<void> 
   let sequence = 0;
   /** Accepts one event for worker/`key` and resolves with where it ran and how long its answer took to be here. */
   const ask = async (key: string): Promise<{ here: boolean; ms: number }> => {
-    const event = { id: `evt_${process.pid}_${sequence++}`, type: "agent.request", input: "x", agent: "worker", instanceKey: key, source: { kind: "agent", name: "coordinator", instanceKey: "c" }, traceId: "t", callChain: ["coordinator"], metadata: {}, createdAt: new Date().toISOString() } as AgentEvent;
+    const event = {
+      id: `evt_${process.pid}_${sequence++}`,
+      type: "agent.request",
+      input: "x",
+      agent: "worker",
+      instanceKey: key,
+      source: { kind: "agent", name: "coordinator", instanceKey: "c" },
+      traceId: "t",
+      callChain: ["coordinator"],
+      metadata: {},
+      createdAt: new Date().toISOString(),
+    } as AgentEvent;
     const started = performance.now();
     const answered = new Promise<boolean>((resolve) => answers.set(event.id, resolve));
     await node.accept(event);
@@ -78,7 +106,8 @@ async function runNode(name: string, swarm: string, dir: string): Promise<void> 
   // Place the keys: whichever ran here (its accept is in this node's store) is a same-node key.
   const here: string[] = [];
   const there: string[] = [];
-  for (let k = 0; k < KEYS; k++) for (let warm = 0; warm < 5; warm++) if ((await ask(`k-${k}`)).here && warm === 0) here.push(`k-${k}`);
+  for (let k = 0; k < KEYS; k++)
+    for (let warm = 0; warm < 5; warm++) if ((await ask(`k-${k}`)).here && warm === 0) here.push(`k-${k}`);
   for (let k = 0; k < KEYS; k++) if (!here.includes(`k-${k}`)) there.push(`k-${k}`);
   const same: number[] = [];
   const cross: number[] = [];
@@ -111,22 +140,50 @@ async function main(): Promise<void> {
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, "bundle"));
   writeFileSync(join(dir, "bundle", "goondan.yaml"), "# one bundle for both nodes\n");
-  const spawn = (name: string) => Bun.spawn([process.execPath, new URL(import.meta.url).pathname, "--node", name, "--swarm", swarm, "--dir", dir, "--pairs", String(PAIRS)], { stdout: "pipe", stderr: "inherit" });
+  const spawn = (name: string) =>
+    Bun.spawn(
+      [
+        process.execPath,
+        new URL(import.meta.url).pathname,
+        "--node",
+        name,
+        "--swarm",
+        swarm,
+        "--dir",
+        dir,
+        "--pairs",
+        String(PAIRS),
+      ],
+      { stdout: "pipe", stderr: "inherit" },
+    );
   const owner = spawn("owner");
   try {
     const reader = owner.stdout.getReader();
     await reader.read();
     const origin = spawn("origin");
     const text = await new Response(origin.stdout).text();
-    const result = JSON.parse(text.trim().split("\n").at(-1) as string) as { here: number; there: number; same: number[]; cross: number[]; floor: number[] };
+    const result = JSON.parse(text.trim().split("\n").at(-1) as string) as {
+      here: number;
+      there: number;
+      same: number[];
+      cross: number[];
+      floor: number[];
+    };
     const floor50 = percentile(result.floor, 50);
-    const line = (label: string, samples: number[]) => console.log(`  ${label.padEnd(48)} p50 ${percentile(samples, 50).toFixed(3).padStart(7)} ms  p99 ${percentile(samples, 99).toFixed(3).padStart(8)} ms  (n=${samples.length})`);
-    console.log(`cross-node answer path: ${PAIRS} interleaved pairs, instances on the origin ${result.here}/${KEYS}, on the other node ${result.there}/${KEYS}`);
+    const line = (label: string, samples: number[]) =>
+      console.log(
+        `  ${label.padEnd(48)} p50 ${percentile(samples, 50).toFixed(3).padStart(7)} ms  p99 ${percentile(samples, 99).toFixed(3).padStart(8)} ms  (n=${samples.length})`,
+      );
+    console.log(
+      `cross-node answer path: ${PAIRS} interleaved pairs, instances on the origin ${result.here}/${KEYS}, on the other node ${result.there}/${KEYS}`,
+    );
     line("floor: NATS request/reply, origin → owner process", result.floor);
     line("accept → answer here, instance on the same node", result.same);
     line("accept → answer here, instance on the other node", result.cross);
     const spread = p50Difference(result.cross, result.same, 5);
-    console.log(`  other − same node: ${spread.all.toFixed(3)} ms = ${(spread.all / floor50).toFixed(2)}x the floor; 5 slices ${spread.slices.map((value) => (value / floor50).toFixed(2)).join(", ")}x`);
+    console.log(
+      `  other − same node: ${spread.all.toFixed(3)} ms = ${(spread.all / floor50).toFixed(2)}x the floor; 5 slices ${spread.slices.map((value) => (value / floor50).toFixed(2)).join(", ")}x`,
+    );
   } finally {
     owner.kill();
     await owner.exited;

@@ -87,7 +87,14 @@ if (process.argv.includes("--relay-x")) {
         const correlationId = `c${++seq}`;
         const replied = new Promise<{ response?: string }>((resolve) => waiters.set(correlationId, resolve));
         const started = performance.now();
-        send(envelope("runtime_call", self, ORCHESTRATOR, { callId: `r${seq}`, method: "request", args: { target: "b", input: "x", correlationId }, callChain: [] }));
+        send(
+          envelope("runtime_call", self, ORCHESTRATOR, {
+            callId: `r${seq}`,
+            method: "request",
+            args: { target: "b", input: "x", correlationId },
+            callChain: [],
+          }),
+        );
         const reply = await replied;
         overheads.push(performance.now() - started - Number(reply.response));
         waiters.delete(correlationId);
@@ -96,7 +103,17 @@ if (process.argv.includes("--relay-x")) {
     } else {
       response = String(performance.now() - turnStart);
     }
-    send(envelope("turn_result", self, ORCHESTRATOR, { status: "ok", agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, turnId: `t_${event.id}`, response, finishReason: "stop" }));
+    send(
+      envelope("turn_result", self, ORCHESTRATOR, {
+        status: "ok",
+        agent: event.agent,
+        instanceKey: event.instanceKey,
+        eventId: event.id,
+        turnId: `t_${event.id}`,
+        response,
+        finishReason: "stop",
+      }),
+    );
   });
   process.on("disconnect", () => process.exit(0));
   send(envelope("ready", self, ORCHESTRATOR, { pid: process.pid, agent: args.agent, instanceKey: args.instanceKey }));
@@ -113,14 +130,20 @@ function fmt(ms: number): string {
 function summary(name: string, samples: number[]): { p50: number; p99: number } {
   const p50 = percentile(samples, 50);
   const p99 = percentile(samples, 99);
-  console.log(`${name.padEnd(44)} n=${samples.length}  p50 ${fmt(p50).padStart(8)}  p90 ${fmt(percentile(samples, 90)).padStart(8)}  p99 ${fmt(p99).padStart(8)}`);
+  console.log(
+    `${name.padEnd(44)} n=${samples.length}  p50 ${fmt(p50).padStart(8)}  p90 ${fmt(percentile(samples, 90)).padStart(8)}  p99 ${fmt(p99).padStart(8)}`,
+  );
   return { p50, p99 };
 }
 
 /** Two bare children X and Y relayed by this process, kept alive: `sample(n)` times n round trips X → p → Y → p → X. */
 function startRelay(): { sample(iterations: number): Promise<number[]>; stop(): void } {
   let finished: ((samples: number[]) => void) | undefined;
-  const y = Bun.spawn([process.execPath, SELF, "--relay-y"], { serialization: "json", stdio: ["ignore", "inherit", "inherit"], ipc: (message) => x.send(message) });
+  const y = Bun.spawn([process.execPath, SELF, "--relay-y"], {
+    serialization: "json",
+    stdio: ["ignore", "inherit", "inherit"],
+    ipc: (message) => x.send(message),
+  });
   const x = Bun.spawn([process.execPath, SELF, "--relay-x"], {
     serialization: "json",
     stdio: ["ignore", "inherit", "inherit"],
@@ -142,11 +165,19 @@ function startRelay(): { sample(iterations: number): Promise<number[]>; stop(): 
   };
 }
 
-async function orchestratorOverhead(iterations: number, stateRoot: string, relay: ReturnType<typeof startRelay>): Promise<{ request: number[]; floor: number[]; outside: number[]; cpuPerRequest: number }> {
+async function orchestratorOverhead(
+  iterations: number,
+  stateRoot: string,
+  relay: ReturnType<typeof startRelay>,
+): Promise<{ request: number[]; floor: number[]; outside: number[]; cpuPerRequest: number }> {
   const { Orchestrator } = await import("../src/orchestrator/orchestrator.ts");
   const { bunProcessSpawner } = await import("../src/supervision/process-spawner.ts");
   const { testBundle } = await import("../test/fixtures/orchestrator/test-bundle.ts");
-  const orchestrator = new Orchestrator({ bundle: testBundle({ agents: ["a", "b"] }), stateRoot, spawner: bunProcessSpawner({ entryScript: SELF, output: "ignore" }) });
+  const orchestrator = new Orchestrator({
+    bundle: testBundle({ agents: ["a", "b"] }),
+    stateRoot,
+    spawner: bunProcessSpawner({ entryScript: SELF, output: "ignore" }),
+  });
   try {
     await orchestrator.submit({ input: "20", agent: "a" }).outcome; // warm up both children
     // In chunks, each followed by as many relay round trips: the floor is measured under the same conditions as
@@ -195,7 +226,12 @@ async function realAgents(iterations: number): Promise<number[]> {
   });
   const dir = writeSwarmBundle({ endpoint: llm.url });
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-bench-real-"));
-  const orchestrator = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner: bunProcessSpawner({ output: "ignore" }), env: { ...process.env, ...childEnv } });
+  const orchestrator = new Orchestrator({
+    bundle: await loadBundleOrThrow(dir),
+    stateRoot,
+    spawner: bunProcessSpawner({ output: "ignore" }),
+    env: { ...process.env, ...childEnv },
+  });
   const gaps: number[] = [];
   try {
     for (let i = 0; i < iterations + 3; i++) {
@@ -217,11 +253,16 @@ async function realAgents(iterations: number): Promise<number[]> {
 
 async function main(): Promise<void> {
   const iterations = Number(flag("iterations", "2000"));
-  console.log(`delegate overhead, ${iterations} iterations (bun ${Bun.version}, ${navigator.hardwareConcurrency} cpus)\n`);
+  console.log(
+    `delegate overhead, ${iterations} iterations (bun ${Bun.version}, ${navigator.hardwareConcurrency} cpus)\n`,
+  );
   const relay = startRelay();
   await relay.sample(200); // warm
   summary("raw IPC relay x→p→y→p→x (floor), alone", await relay.sample(iterations));
-  const roots: [string, string][] = [["/tmp", tmpdir()], ["/dev/shm", "/dev/shm"]];
+  const roots: [string, string][] = [
+    ["/tmp", tmpdir()],
+    ["/dev/shm", "/dev/shm"],
+  ];
   for (const [label, base] of roots) {
     let stateRoot: string;
     try {
@@ -233,8 +274,12 @@ async function main(): Promise<void> {
       const measured = await orchestratorOverhead(iterations, stateRoot, relay);
       const floor = summary(`floor, between the requests (${label})`, measured.floor);
       const result = summary(`agent request − callee turn, written (${label})`, measured.request);
-      console.log(`${"".padEnd(44)} p50/floor ${(result.p50 / floor.p50).toFixed(2)}x (goal < 2x)  p99 ${result.p99 < 2 ? "<" : ">="} 2 ms (goal < 2 ms)`);
-      console.log(`${"".padEnd(44)} orchestrator CPU ${fmt(measured.cpuPerRequest)} per request (less sensitive to load than latency)`);
+      console.log(
+        `${"".padEnd(44)} p50/floor ${(result.p50 / floor.p50).toFixed(2)}x (goal < 2x)  p99 ${result.p99 < 2 ? "<" : ">="} 2 ms (goal < 2 ms)`,
+      );
+      console.log(
+        `${"".padEnd(44)} orchestrator CPU ${fmt(measured.cpuPerRequest)} per request (less sensitive to load than latency)`,
+      );
       summary(`outside event accept, fdatasynced (${label})`, measured.outside);
     } finally {
       rmSync(stateRoot, { recursive: true, force: true });

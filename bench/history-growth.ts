@@ -22,7 +22,11 @@ import { percentile } from "./support/percentile.ts";
 const TURNS = Number(flag("turns", "300"));
 const LONG = Number(flag("long", "10000"));
 const SHORT = 10;
-const CASSETTE_LINE = { v: 1, request: { lastRole: "user" }, reply: { content: [{ type: "text", text: "ok" }], finishReason: "stop", usage: { input: 1, output: 1 } } };
+const CASSETTE_LINE = {
+  v: 1,
+  request: { lastRole: "user" },
+  reply: { content: [{ type: "text", text: "ok" }], finishReason: "stop", usage: { input: 1, output: 1 } },
+};
 
 const dir = mkdtempSync(join(tmpdir(), "goondan-history-"));
 const stateRoot = mkdtempSync(join(tmpdir(), "goondan-history-state-"));
@@ -41,18 +45,43 @@ function history(count: number, prefix: string): Message[] {
   const createdAt = new Date(0).toISOString();
   return Array.from({ length: count }, (_, index) =>
     index % 2 === 0
-      ? { id: `${prefix}-${index}`, data: { role: "user", content: `question ${index}: how is the weather on day ${index}?` }, metadata: {}, createdAt, source: { type: "user" } }
-      : { id: `${prefix}-${index}`, data: { role: "assistant", content: [{ type: "text", text: `answer ${index}: sunny, 21 degrees, light wind from the west.` }] }, metadata: {}, createdAt, source: { type: "assistant" } },
+      ? {
+          id: `${prefix}-${index}`,
+          data: { role: "user", content: `question ${index}: how is the weather on day ${index}?` },
+          metadata: {},
+          createdAt,
+          source: { type: "user" },
+        }
+      : {
+          id: `${prefix}-${index}`,
+          data: {
+            role: "assistant",
+            content: [{ type: "text", text: `answer ${index}: sunny, 21 degrees, light wind from the west.` }],
+          },
+          metadata: {},
+          createdAt,
+          source: { type: "assistant" },
+        },
   );
 }
 
 const seed = openStateStore({ stateRoot, logger: silentLogger() });
-for (const [instanceKey, count] of [["long", LONG], ["short", SHORT]] as const) {
-  await seed.commit({ swarm: "history", agent: "talker", instanceKey }, { changes: history(count, instanceKey).map((message) => ({ type: "append", message })) });
+for (const [instanceKey, count] of [
+  ["long", LONG],
+  ["short", SHORT],
+] as const) {
+  await seed.commit(
+    { swarm: "history", agent: "talker", instanceKey },
+    { changes: history(count, instanceKey).map((message) => ({ type: "append", message })) },
+  );
 }
 await seed.close();
 
-const orchestrator = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner: bunProcessSpawner({ output: "ignore", env: { ...process.env, GOONDAN_LOG_LEVEL: "warn" } }) });
+const orchestrator = new Orchestrator({
+  bundle: await loadBundleOrThrow(dir),
+  stateRoot,
+  spawner: bunProcessSpawner({ output: "ignore", env: { ...process.env, GOONDAN_LOG_LEVEL: "warn" } }),
+});
 const rssMiB = (instanceKey: string): number => {
   const pid = orchestrator.processes().find((row) => row.instanceKey === instanceKey)?.pid;
   const match = pid ? /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8")) : null;
@@ -61,7 +90,9 @@ const rssMiB = (instanceKey: string): number => {
 try {
   await orchestrator.start();
   const samples: Record<"long" | "short", number[]> = { long: [], short: [] };
-  for (const instanceKey of ["long", "short"] as const) for (let i = 0; i < 5; i += 1) await orchestrator.submit({ input: "warm up", agent: "talker", instanceKey }).outcome;
+  for (const instanceKey of ["long", "short"] as const)
+    for (let i = 0; i < 5; i += 1)
+      await orchestrator.submit({ input: "warm up", agent: "talker", instanceKey }).outcome;
   for (let i = 0; i < TURNS; i += 1) {
     for (const instanceKey of ["long", "short"] as const) {
       const started = performance.now();
@@ -70,12 +101,18 @@ try {
       samples[instanceKey].push(performance.now() - started);
     }
   }
-  console.log(`history-growth (bun ${Bun.version}): ${TURNS} one-step turns each on the replay model, alternating, state on disk`);
+  console.log(
+    `history-growth (bun ${Bun.version}): ${TURNS} one-step turns each on the replay model, alternating, state on disk`,
+  );
   for (const instanceKey of ["short", "long"] as const) {
     const count = (instanceKey === "long" ? LONG : SHORT) + 10 + 2 * TURNS;
-    console.log(`  ${`${instanceKey}: ${instanceKey === "long" ? LONG : SHORT} messages before, ${count} after`.padEnd(44)} p50 ${percentile(samples[instanceKey], 50).toFixed(3)} ms  p99 ${percentile(samples[instanceKey], 99).toFixed(3)} ms  child RSS ${rssMiB(instanceKey).toFixed(1)} MiB`);
+    console.log(
+      `  ${`${instanceKey}: ${instanceKey === "long" ? LONG : SHORT} messages before, ${count} after`.padEnd(44)} p50 ${percentile(samples[instanceKey], 50).toFixed(3)} ms  p99 ${percentile(samples[instanceKey], 99).toFixed(3)} ms  child RSS ${rssMiB(instanceKey).toFixed(1)} MiB`,
+    );
   }
-  console.log(`  long / short per-turn p50: ${(percentile(samples.long, 50) / percentile(samples.short, 50)).toFixed(2)}x (goal <= 1.2x)`);
+  console.log(
+    `  long / short per-turn p50: ${(percentile(samples.long, 50) / percentile(samples.short, 50)).toFixed(2)}x (goal <= 1.2x)`,
+  );
 } finally {
   await orchestrator.shutdown({ reason: "bench", gracePeriodMs: 2000 });
   rmSync(dir, { recursive: true, force: true });

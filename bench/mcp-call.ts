@@ -29,14 +29,25 @@ const http = await startHttpFixture();
 const stdio = stdioFixture();
 const registry = new ToolRegistry();
 registry.register(
-  { name: "direct__echo", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false } },
+  {
+    name: "direct__echo",
+    parameters: {
+      type: "object",
+      properties: { text: { type: "string" } },
+      required: ["text"],
+      additionalProperties: false,
+    },
+  },
   (_ctx, input) => String(input.text),
 );
 const bridge = startMcpBridge({
   extensionName: "mcp",
   servers: readServerSpecs({ servers: { local: stdio, remote: { url: http.url } } }, { bundleDir: process.cwd() }),
   tools: {
-    register: (item, handler, options) => registry.register(item, handler, { ...(options?.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) }),
+    register: (item, handler, options) =>
+      registry.register(item, handler, {
+        ...(options?.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      }),
     unregister: (name) => registry.unregister(name),
   },
   logger: silentLogger(),
@@ -46,7 +57,15 @@ const catalog = buildCatalog({ registry, agentTools: [] });
 
 // The floors' own clients: the same transports, the SDK alone.
 const bareStdio = new Client({ name: "bench", version: "1" });
-await bareStdio.connect(new GuardedStdioTransport({ ...stdio, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, cwd: process.cwd(), secrets: [], logger: silentLogger() }));
+await bareStdio.connect(
+  new GuardedStdioTransport({
+    ...stdio,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    cwd: process.cwd(),
+    secrets: [],
+    logger: silentLogger(),
+  }),
+);
 const bareHttp = new Client({ name: "bench", version: "1" });
 await bareHttp.connect(new StreamableHTTPClientTransport(new URL(http.url)));
 
@@ -54,9 +73,15 @@ const context = invocationContext();
 
 async function throughGoondan(name: string): Promise<number> {
   const started = Bun.nanoseconds();
-  const result = await executeToolCall({ call: { id: "call_1", name, args: { text: "hello" } }, catalog, registry, context });
+  const result = await executeToolCall({
+    call: { id: "call_1", name, args: { text: "hello" } },
+    catalog,
+    registry,
+    context,
+  });
   const elapsed = Bun.nanoseconds() - started;
-  if (result.status !== "ok" || result.output !== "hello") throw new Error(`bench call ${name} failed: ${JSON.stringify(result)}`);
+  if (result.status !== "ok" || result.output !== "hello")
+    throw new Error(`bench call ${name} failed: ${JSON.stringify(result)}`);
   return elapsed;
 }
 
@@ -76,10 +101,14 @@ const series = {
 type Series = keyof typeof series;
 
 for (let index = 0; index < WARMUP; index++) for (const run of Object.values(series)) await run();
-const samples = Object.fromEntries(Object.keys(series).map((key) => [key, new Float64Array(ITERATIONS)])) as Record<Series, Float64Array>;
+const samples = Object.fromEntries(Object.keys(series).map((key) => [key, new Float64Array(ITERATIONS)])) as Record<
+  Series,
+  Float64Array
+>;
 for (let done = 0; done < ITERATIONS; done += BATCH) {
   const end = Math.min(ITERATIONS, done + BATCH);
-  for (const key of Object.keys(series) as Series[]) for (let index = done; index < end; index++) samples[key][index] = await series[key]();
+  for (const key of Object.keys(series) as Series[])
+    for (let index = done; index < end; index++) samples[key][index] = await series[key]();
 }
 
 await bareStdio.close();
@@ -89,17 +118,27 @@ await http.stop();
 
 const percentileOf = (key: Series, p: number): number => percentile(samples[key], p) / 1e6;
 const ms = (value: number): string => `${value.toFixed(3)} ms`;
-const line = (label: string, key: Series) => console.log(`  ${label.padEnd(36)} p50 ${ms(percentileOf(key, 50))}   p99 ${ms(percentileOf(key, 99))}`);
+const line = (label: string, key: Series) =>
+  console.log(`  ${label.padEnd(36)} p50 ${ms(percentileOf(key, 50))}   p99 ${ms(percentileOf(key, 99))}`);
 
-console.log(`mcp-call bench: ${ITERATIONS} calls of each after ${WARMUP} warm-up calls (fixture echo; interleaved batches of ${BATCH})`);
+console.log(
+  `mcp-call bench: ${ITERATIONS} calls of each after ${WARMUP} warm-up calls (fixture echo; interleaved batches of ${BATCH})`,
+);
 line("direct tool (executeToolCall)", "direct");
 line("SDK client.callTool, stdio (floor)", "sdkStdio");
 line("MCP tool via goondan, stdio", "mcpStdio");
 line("SDK client.callTool, HTTP (floor)", "sdkHttp");
 line("MCP tool via goondan, HTTP", "mcpHttp");
-for (const [transport, sdk, mcp] of [["stdio", "sdkStdio", "mcpStdio"], ["HTTP", "sdkHttp", "mcpHttp"]] as const) {
+for (const [transport, sdk, mcp] of [
+  ["stdio", "sdkStdio", "mcpStdio"],
+  ["HTTP", "sdkHttp", "mcpHttp"],
+] as const) {
   const over = (p: number) => percentileOf(mcp, p) - percentileOf("direct", p);
   const share = (p: number) => percentileOf(mcp, p) - percentileOf(sdk, p);
-  console.log(`  ${transport}: MCP overhead over the direct tool p50 ${ms(over(50))} p99 ${ms(over(99))}; goondan's share over the bare SDK call p50 ${ms(share(50))} p99 ${ms(share(99))} (${(percentileOf(mcp, 50) / percentileOf(sdk, 50)).toFixed(2)}x)`);
-  console.log(`    target goondan share p50 < ${TARGET_GOONDAN_SHARE_P50_MS} ms: ${share(50) < TARGET_GOONDAN_SHARE_P50_MS ? "met" : "NOT MET"}`);
+  console.log(
+    `  ${transport}: MCP overhead over the direct tool p50 ${ms(over(50))} p99 ${ms(over(99))}; goondan's share over the bare SDK call p50 ${ms(share(50))} p99 ${ms(share(99))} (${(percentileOf(mcp, 50) / percentileOf(sdk, 50)).toFixed(2)}x)`,
+  );
+  console.log(
+    `    target goondan share p50 < ${TARGET_GOONDAN_SHARE_P50_MS} ms: ${share(50) < TARGET_GOONDAN_SHARE_P50_MS ? "met" : "NOT MET"}`,
+  );
 }

@@ -20,7 +20,6 @@ import { Kvm } from "@nats-io/kv";
 import { flag } from "./support/flag.ts";
 import { percentile } from "./support/percentile.ts";
 
-
 if (process.argv.includes("--responder")) {
   const nc = await connect({ servers: flag("url", "nats://127.0.0.1:4222") });
   nc.subscribe(flag("responder", ""), {
@@ -45,7 +44,10 @@ try {
   console.error(`no NATS server answers at ${URL_}: ${(error as Error).message}`);
   process.exit(1);
 }
-const report = (label: string, samples: number[]) => console.log(`  ${label.padEnd(44)} p50 ${percentile(samples, 50).toFixed(3)} ms   p99 ${percentile(samples, 99).toFixed(3)} ms   (n=${samples.length})`);
+const report = (label: string, samples: number[]) =>
+  console.log(
+    `  ${label.padEnd(44)} p50 ${percentile(samples, 50).toFixed(3)} ms   p99 ${percentile(samples, 99).toFixed(3)} ms   (n=${samples.length})`,
+  );
 
 async function time(iterations: number, once: (index: number) => Promise<unknown>): Promise<number[]> {
   for (let index = 0; index < WARMUP; index++) await once(-index - 1);
@@ -58,11 +60,15 @@ async function time(iterations: number, once: (index: number) => Promise<unknown
   return samples;
 }
 
-console.log(`nats-floor: ${URL_} (server ${nc.info?.version ?? "?"}), ${ITERATIONS} iterations after ${WARMUP} warm-up`);
+console.log(
+  `nats-floor: ${URL_} (server ${nc.info?.version ?? "?"}), ${ITERATIONS} iterations after ${WARMUP} warm-up`,
+);
 
 // 1. Core request/reply to another process.
 const subject = `bench.floor.${run}`;
-const child = Bun.spawn([process.execPath, new URL(import.meta.url).pathname, "--responder", subject, "--url", URL_], { stdio: ["ignore", "inherit", "inherit"] });
+const child = Bun.spawn([process.execPath, new URL(import.meta.url).pathname, "--responder", subject, "--url", URL_], {
+  stdio: ["ignore", "inherit", "inherit"],
+});
 // Ready once it answers (until then: no responders).
 for (let attempt = 0; ; attempt++) {
   try {
@@ -74,7 +80,10 @@ for (let attempt = 0; ; attempt++) {
   }
 }
 const payload = JSON.stringify({ type: "agent.request", input: "x".repeat(200), callChain: ["a"], metadata: {} });
-report("core request/reply, two processes", await time(ITERATIONS, () => nc.request(subject, payload, { timeout: 5000 })));
+report(
+  "core request/reply, two processes",
+  await time(ITERATIONS, () => nc.request(subject, payload, { timeout: 5000 })),
+);
 for (const gap of flag("gaps", "0,1,5,20,60").split(",").map(Number)) {
   const samples: number[] = [];
   for (let index = 0; index < 200; index++) {
@@ -92,9 +101,19 @@ await child.exited;
 const jsm = await jetstreamManager(nc);
 const js = jetstream(nc);
 const stream = `BENCH_FLOOR_${run}`;
-await jsm.streams.add({ name: stream, subjects: [`bench.in.${run}.>`], retention: RetentionPolicy.Workqueue, storage: StorageType.File });
+await jsm.streams.add({
+  name: stream,
+  subjects: [`bench.in.${run}.>`],
+  retention: RetentionPolicy.Workqueue,
+  storage: StorageType.File,
+});
 try {
-  report("JetStream publish-ack (file, Nats-Msg-Id)", await time(Math.ceil(ITERATIONS / 2), (index) => js.publish(`bench.in.${run}.coder.k`, payload, { msgID: `evt_${run}_${index}` })));
+  report(
+    "JetStream publish-ack (file, Nats-Msg-Id)",
+    await time(Math.ceil(ITERATIONS / 2), (index) =>
+      js.publish(`bench.in.${run}.coder.k`, payload, { msgID: `evt_${run}_${index}` }),
+    ),
+  );
 } finally {
   await jsm.streams.delete(stream);
 }
@@ -103,7 +122,10 @@ try {
 const kv = await new Kvm(js).create(`bench_floor_${run}`, { ttl: 10_000 });
 try {
   let revision = await kv.create("lease", "{}");
-  report("KV update at revision (lease renew)", await time(Math.ceil(ITERATIONS / 2), async () => (revision = await kv.update("lease", "{}", revision))));
+  report(
+    "KV update at revision (lease renew)",
+    await time(Math.ceil(ITERATIONS / 2), async () => (revision = await kv.update("lease", "{}", revision))),
+  );
 } finally {
   await kv.destroy();
 }

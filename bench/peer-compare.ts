@@ -35,7 +35,10 @@ interface Figures {
 
 function writeBundle(dir: string, url: string): void {
   mkdirSync(join(dir, "tools"), { recursive: true });
-  writeFileSync(join(dir, "tools", "echo.ts"), `export const handlers = { say: async (_ctx: unknown, input: { text: string }) => ({ text: input.text }) };\n`);
+  writeFileSync(
+    join(dir, "tools", "echo.ts"),
+    `export const handlers = { say: async (_ctx: unknown, input: { text: string }) => ({ text: input.text }) };\n`,
+  );
   const docs = [
     `kind: Model\nmetadata: { name: loopback }\nspec: { provider: openai-compatible, model: loopback-model, endpoint: "${url}", apiKey: { valueFrom: { env: LOOPBACK_API_KEY } } }`,
     `kind: Tool\nmetadata: { name: echo }\nspec:\n  entry: ./tools/echo.ts\n  exports:\n    - { name: say, description: Echo the text back., parameters: { type: object, properties: { text: { type: string } }, required: [text] } }`,
@@ -55,7 +58,8 @@ async function goondanLane(base: string, options: { name: string; requests: numb
       body: JSON.stringify({ input: `${options.name} request ${i}`, instanceKey: options.name, wait: true }),
     });
     const body = (await response.json()) as { status?: string; output?: unknown };
-    if (response.status !== 200 || body.status !== "ok") throw new Error(`goondan answered ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+    if (response.status !== 200 || body.status !== "ok")
+      throw new Error(`goondan answered ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
     options.times?.push(performance.now() - started);
   }
 }
@@ -64,9 +68,15 @@ async function measureGoondan(url: string, stateParent: string): Promise<Figures
   const dir = mkdtempSync(join(tmpdir(), "goondan-peer-bundle-"));
   const stateRoot = mkdtempSync(join(stateParent, "goondan-peer-state-"));
   writeBundle(dir, url);
-  const daemon = await startGoondanRun({ args: [dir, "--port", "0", "--state-root", stateRoot], env: { LOOPBACK_API_KEY: "loopback" }, stderr: "ignore" });
+  const daemon = await startGoondanRun({
+    args: [dir, "--port", "0", "--state-root", stateRoot],
+    env: { LOOPBACK_API_KEY: "loopback" },
+    stderr: "ignore",
+  });
   try {
-    await Promise.all(Array.from({ length: LANES }, (_, index) => goondanLane(daemon.base, { name: `lane-${index}`, requests: 2 })));
+    await Promise.all(
+      Array.from({ length: LANES }, (_, index) => goondanLane(daemon.base, { name: `lane-${index}`, requests: 2 })),
+    );
     await goondanLane(daemon.base, { name: "lane-seq", requests: 20 });
     const sequentialMs: number[] = [];
     // `goondan run` and its agent children all name the state root on their command line.
@@ -77,10 +87,19 @@ async function measureGoondan(url: string, stateParent: string): Promise<Figures
     const perLane = Math.ceil(REQUESTS / LANES);
     cpu.start();
     const started = performance.now();
-    await Promise.all(Array.from({ length: LANES }, (_, index) => goondanLane(daemon.base, { name: `lane-${index}`, requests: perLane })));
+    await Promise.all(
+      Array.from({ length: LANES }, (_, index) =>
+        goondanLane(daemon.base, { name: `lane-${index}`, requests: perLane }),
+      ),
+    );
     const seconds = (performance.now() - started) / 1000;
     const lanesCpuMs = cpu.stop();
-    return { sequentialMs, lanes: { requests: perLane * LANES, seconds }, ...(sequentialCpuMs === undefined ? {} : { sequentialCpuMs }), ...(lanesCpuMs === undefined ? {} : { lanesCpuMs }) };
+    return {
+      sequentialMs,
+      lanes: { requests: perLane * LANES, seconds },
+      ...(sequentialCpuMs === undefined ? {} : { sequentialCpuMs }),
+      ...(lanesCpuMs === undefined ? {} : { lanesCpuMs }),
+    };
   } finally {
     daemon.proc.kill("SIGTERM");
     await daemon.proc.exited;
@@ -90,7 +109,21 @@ async function measureGoondan(url: string, stateParent: string): Promise<Figures
 }
 
 async function measurePeer(url: string): Promise<Figures> {
-  const child = Bun.spawn([process.execPath, here("./peer/openai-agents-run.ts"), "--url", url, "--sequential", String(SEQUENTIAL), "--lanes", String(LANES), "--requests", String(REQUESTS)], { stdout: "pipe", stderr: "inherit" });
+  const child = Bun.spawn(
+    [
+      process.execPath,
+      here("./peer/openai-agents-run.ts"),
+      "--url",
+      url,
+      "--sequential",
+      String(SEQUENTIAL),
+      "--lanes",
+      String(LANES),
+      "--requests",
+      String(REQUESTS),
+    ],
+    { stdout: "pipe", stderr: "inherit" },
+  );
   const out = await new Response(child.stdout).text();
   if ((await child.exited) !== 0) throw new Error("the peer run failed");
   return JSON.parse(out.trim().split("\n").pop() ?? "{}") as Figures;
@@ -101,22 +134,33 @@ const reader = server.stdout.getReader();
 const first = new TextDecoder().decode((await reader.read()).value);
 const { url } = JSON.parse(first.split("\n")[0] ?? "{}") as { url: string };
 const stateParent = flag("state-root", tmpdir());
-const loadAverage = (): string => os.loadavg().map((load) => load.toFixed(1)).join(" ");
+const loadAverage = (): string =>
+  os
+    .loadavg()
+    .map((load) => load.toFixed(1))
+    .join(" ");
 
-const perRequest = (cpuMs: number | undefined, requests: number): string => (cpuMs === undefined ? "   n/a" : (cpuMs / requests).toFixed(2).padStart(6));
+const perRequest = (cpuMs: number | undefined, requests: number): string =>
+  cpuMs === undefined ? "   n/a" : (cpuMs / requests).toFixed(2).padStart(6);
 const row = (label: string, figures: Figures) => {
   const rps = figures.lanes.requests / figures.lanes.seconds;
   const cpu = `CPU/request ${perRequest(figures.sequentialCpuMs, figures.sequentialMs.length)} ms sequential, ${perRequest(figures.lanesCpuMs, figures.lanes.requests)} ms on lanes`;
-  console.log(`  ${label.padEnd(34)} sequential p50 ${percentile(figures.sequentialMs, 50).toFixed(2).padStart(6)} ms  p99 ${percentile(figures.sequentialMs, 99).toFixed(2).padStart(6)} ms   ${rps.toFixed(0).padStart(5)} req/s over ${LANES} lanes   ${cpu}`);
+  console.log(
+    `  ${label.padEnd(34)} sequential p50 ${percentile(figures.sequentialMs, 50).toFixed(2).padStart(6)} ms  p99 ${percentile(figures.sequentialMs, 99).toFixed(2).padStart(6)} ms   ${rps.toFixed(0).padStart(5)} req/s over ${LANES} lanes   ${cpu}`,
+  );
   return { p50: percentile(figures.sequentialMs, 50), rps };
 };
-console.log(`peer-compare: load average ${loadAverage()}; ${SEQUENTIAL} sequential requests, ${REQUESTS} requests over ${LANES} lanes, 4 model calls each, state root under ${stateParent}`);
+console.log(
+  `peer-compare: load average ${loadAverage()}; ${SEQUENTIAL} sequential requests, ${REQUESTS} requests over ${LANES} lanes, 4 model calls each, state root under ${stateParent}`,
+);
 try {
   for (let round = 1; round <= ROUNDS; round += 1) {
     console.log(`round ${round}`);
     const goondan = row("goondan (HTTP, state on disk)", await measureGoondan(url, stateParent));
     const peer = row("@openai/agents on Bun (in memory)", await measurePeer(url));
-    console.log(`  load average ${loadAverage()}; goondan / peer: req/s ${(goondan.rps / peer.rps).toFixed(2)}x (goal >= 1.0x), sequential p50 ${(goondan.p50 / peer.p50).toFixed(2)}x (goal <= 1.0x)`);
+    console.log(
+      `  load average ${loadAverage()}; goondan / peer: req/s ${(goondan.rps / peer.rps).toFixed(2)}x (goal >= 1.0x), sequential p50 ${(goondan.p50 / peer.p50).toFixed(2)}x (goal <= 1.0x)`,
+    );
   }
 } finally {
   server.kill("SIGTERM");

@@ -47,21 +47,76 @@ if (!natsAvailable) {
 const cleanups: Array<() => unknown> = [];
 let subjectSize: (subject: string) => Promise<{ messages: number; bytes: number }>;
 const line = (label: string, samples: number[], floor?: number) =>
-  console.log(`  ${label.padEnd(36)} p50 ${percentile(samples, 50).toFixed(3)} ms   p99 ${percentile(samples, 99).toFixed(3)} ms${floor ? `   p50 = ${(percentile(samples, 50) / floor).toFixed(1)}x the floor` : ""}   (n=${samples.length})`);
+  console.log(
+    `  ${label.padEnd(36)} p50 ${percentile(samples, 50).toFixed(3)} ms   p99 ${percentile(samples, 99).toFixed(3)} ms${floor ? `   p50 = ${(percentile(samples, 50) / floor).toFixed(1)}x the floor` : ""}   (n=${samples.length})`,
+  );
 
 /** A step commit as a turn makes one: the assistant's message with one tool call. */
 function stepCommit(index: number): InstanceCommit {
-  const message = { id: `msg_${index}`, data: { role: "assistant", content: [{ type: "tool-call", toolCallId: `call_${index}`, toolName: "agents__request", input: { target: "worker", input: `job-${index}` } }] }, metadata: { turnId: `turn_${index}`, stepIndex: 0 }, createdAt: new Date().toISOString(), source: { type: "assistant", name: "coordinator" } };
+  const message = {
+    id: `msg_${index}`,
+    data: {
+      role: "assistant",
+      content: [
+        {
+          type: "tool-call",
+          toolCallId: `call_${index}`,
+          toolName: "agents__request",
+          input: { target: "worker", input: `job-${index}` },
+        },
+      ],
+    },
+    metadata: { turnId: `turn_${index}`, stepIndex: 0 },
+    createdAt: new Date().toISOString(),
+    source: { type: "assistant", name: "coordinator" },
+  };
   return { changes: [{ type: "append", message } as never] };
 }
 
 /** One turn of a long conversation: the event accepted, then one commit of the user's and the assistant's messages with the answer. */
 async function longTurn(store: ReplicatedStore, ref: InstanceRef, index: number): Promise<void> {
-  const event = { id: `evt_${ref.instanceKey}_${index}`, type: "user.input", input: `job ${index}: please look at file src/module-${index}.ts`, agent: ref.agent, instanceKey: ref.instanceKey, source: { kind: "user" as const, name: "bench" }, traceId: `trace_${index}`, callChain: [], metadata: {}, createdAt: new Date().toISOString() };
+  const event = {
+    id: `evt_${ref.instanceKey}_${index}`,
+    type: "user.input",
+    input: `job ${index}: please look at file src/module-${index}.ts`,
+    agent: ref.agent,
+    instanceKey: ref.instanceKey,
+    source: { kind: "user" as const, name: "bench" },
+    traceId: `trace_${index}`,
+    callChain: [],
+    metadata: {},
+    createdAt: new Date().toISOString(),
+  };
   await store.accept(ref.swarm, event, Date.now());
-  const message = (id: string, role: string, content: string) => ({ id, data: { role, content }, metadata: { turnId: `turn_${index}` }, createdAt: new Date().toISOString(), source: { type: role } });
-  const commit = { changes: [{ type: "append", message: message(`u_${index}`, "user", event.input) }, { type: "append", message: message(`a_${index}`, "assistant", `Looked at src/module-${index}.ts: it exports ${index % 7} functions and needs no change.`) }] } as unknown as InstanceCommit;
-  await store.commit(ref, commit, { status: "ok", agent: ref.agent, instanceKey: ref.instanceKey, eventId: event.id, turnId: `turn_${index}`, response: `done ${index}`, finishReason: "stop" });
+  const message = (id: string, role: string, content: string) => ({
+    id,
+    data: { role, content },
+    metadata: { turnId: `turn_${index}` },
+    createdAt: new Date().toISOString(),
+    source: { type: role },
+  });
+  const commit = {
+    changes: [
+      { type: "append", message: message(`u_${index}`, "user", event.input) },
+      {
+        type: "append",
+        message: message(
+          `a_${index}`,
+          "assistant",
+          `Looked at src/module-${index}.ts: it exports ${index % 7} functions and needs no change.`,
+        ),
+      },
+    ],
+  } as unknown as InstanceCommit;
+  await store.commit(ref, commit, {
+    status: "ok",
+    agent: ref.agent,
+    instanceKey: ref.instanceKey,
+    eventId: event.id,
+    turnId: `turn_${index}`,
+    response: `done ${index}`,
+    finishReason: "stop",
+  });
 }
 
 const swarm = testSwarm("bench-state");
@@ -79,7 +134,10 @@ try {
   const log = await InstanceStateLog.open({ connection, names });
   const store = new ReplicatedStore(local, log);
   subjectSize = async (subject) => {
-    const consumer = await connection.js.consumers.get(names.stateStream, { filter_subjects: subject, deliver_policy: DeliverPolicy.All });
+    const consumer = await connection.js.consumers.get(names.stateStream, {
+      filter_subjects: subject,
+      deliver_policy: DeliverPolicy.All,
+    });
     const messages = await consumer.consume();
     let count = 0;
     let bytes = 0;
@@ -95,14 +153,16 @@ try {
   const own = async (agent: string, instanceKey: string): Promise<InstanceRef> => {
     const ref = { swarm, agent, instanceKey };
     const claimed = await leases.claim(names.instanceLeaseKey(agent, instanceKey), "bench");
-    if (claimed.status !== "claimed" || !(await log.take(ref, claimed.lease, local)).taken) throw new Error(`could not own ${agent}/${instanceKey}`);
+    if (claimed.status !== "claimed" || !(await log.take(ref, claimed.lease, local)).taken)
+      throw new Error(`could not own ${agent}/${instanceKey}`);
     return ref;
   };
   console.log(`state-log bench: ${WRITES} writes per way, NATS at ${NATS_URL}, state root ${stateRoot}`);
 
   const floorSubject = `${names.stateSubject("floor", "x")}`;
   const ways = {
-    floor: async (index: number) => void (await connection.js.publish(floorSubject, JSON.stringify({ op: "commit", commit: stepCommit(index) }))),
+    floor: async (index: number) =>
+      void (await connection.js.publish(floorSubject, JSON.stringify({ op: "commit", commit: stepCommit(index) }))),
     syncThenAppend: async (index: number, ref: InstanceRef) => {
       const commit = stepCommit(index);
       await local.commit(ref, commit, undefined, { sync: true });
@@ -115,8 +175,18 @@ try {
     },
     replicated: (index: number, ref: InstanceRef) => store.commit(ref, stepCommit(index)),
   };
-  const refs = { floor: { swarm, agent: "floor", instanceKey: "x" }, syncThenAppend: await own("a", "sync"), noSyncThenAppend: await own("a", "nosync"), replicated: await own("a", "replicated") };
-  const samples: Record<keyof typeof ways, number[]> = { floor: [], syncThenAppend: [], noSyncThenAppend: [], replicated: [] };
+  const refs = {
+    floor: { swarm, agent: "floor", instanceKey: "x" },
+    syncThenAppend: await own("a", "sync"),
+    noSyncThenAppend: await own("a", "nosync"),
+    replicated: await own("a", "replicated"),
+  };
+  const samples: Record<keyof typeof ways, number[]> = {
+    floor: [],
+    syncThenAppend: [],
+    noSyncThenAppend: [],
+    replicated: [],
+  };
   for (let index = -50; index < WRITES; index++) {
     for (const way of Object.keys(ways) as Array<keyof typeof ways>) {
       const started = performance.now();
@@ -137,18 +207,37 @@ try {
   await Promise.all(busy.flatMap((ref) => Array.from({ length: 8 }, (_, i) => store.commit(ref, stepCommit(i)))));
   const elapsed = performance.now() - started;
   const messages = (await connection.jsm.streams.info(names.stateStream)).state.messages - before;
-  console.log(`\n16 instances × 8 writes at once: ${messages} messages for 128 writes (${(messages / 128).toFixed(2)} per write), all durable in ${elapsed.toFixed(1)} ms`);
+  console.log(
+    `\n16 instances × 8 writes at once: ${messages} messages for 128 writes (${(messages / 128).toFixed(2)} per write), all durable in ${elapsed.toFixed(1)} ms`,
+  );
 
   // 4. A long instance, with and without compaction.
-  const whole = await InstanceStateLog.open({ connection, names, compaction: { records: Number.MAX_SAFE_INTEGER, bytes: Number.MAX_SAFE_INTEGER } });
+  const whole = await InstanceStateLog.open({
+    connection,
+    names,
+    compaction: { records: Number.MAX_SAFE_INTEGER, bytes: Number.MAX_SAFE_INTEGER },
+  });
   const compacted = await InstanceStateLog.open({ connection, names, compaction: DEFAULT_COMPACTION });
   const sides = {
-    whole: { log: whole, store: new ReplicatedStore(local, whole), ref: { swarm, agent: "long", instanceKey: "whole" }, lease: undefined as Lease | undefined, writes: [] as number[] },
-    compacted: { log: compacted, store: new ReplicatedStore(local, compacted), ref: { swarm, agent: "long", instanceKey: "compacted" }, lease: undefined as Lease | undefined, writes: [] as number[] },
+    whole: {
+      log: whole,
+      store: new ReplicatedStore(local, whole),
+      ref: { swarm, agent: "long", instanceKey: "whole" },
+      lease: undefined as Lease | undefined,
+      writes: [] as number[],
+    },
+    compacted: {
+      log: compacted,
+      store: new ReplicatedStore(local, compacted),
+      ref: { swarm, agent: "long", instanceKey: "compacted" },
+      lease: undefined as Lease | undefined,
+      writes: [] as number[],
+    },
   };
   for (const side of Object.values(sides)) {
     const claimed = await leases.claim(names.instanceLeaseKey(side.ref.agent, side.ref.instanceKey), "bench");
-    if (claimed.status !== "claimed" || !(await side.log.take(side.ref, claimed.lease, local)).taken) throw new Error("could not own the long instance");
+    if (claimed.status !== "claimed" || !(await side.log.take(side.ref, claimed.lease, local)).taken)
+      throw new Error("could not own the long instance");
     side.lease = claimed.lease;
   }
   for (let index = 0; index < TURNS; index++) {
@@ -170,7 +259,10 @@ try {
     let records = 0;
     for (let take = 0; take < 3; take++) {
       const reader = await InstanceStateLog.open({ connection, names });
-      const claimed = await leases.claim(names.instanceLeaseKey(side.ref.agent, side.ref.instanceKey), `replay-${take}`);
+      const claimed = await leases.claim(
+        names.instanceLeaseKey(side.ref.agent, side.ref.instanceKey),
+        `replay-${take}`,
+      );
       if (claimed.status !== "claimed") throw new Error("could not claim for a replay");
       const started = performance.now();
       const outcome = await reader.take(side.ref, claimed.lease, replayInto);
@@ -181,12 +273,21 @@ try {
       await leases.release(claimed.lease);
     }
     figures[name] = { ...size, replayMs: percentile(times, 50), records };
-    console.log(`\n${TURNS} turns, ${name === "whole" ? "log never compacted" : `compacted (every ${DEFAULT_COMPACTION.records} records or ${DEFAULT_COMPACTION.bytes} bytes)`}:`);
-    console.log(`  write of a turn (accept + commit)      p50 ${percentile(side.writes, 50).toFixed(3)} ms   p99 ${percentile(side.writes, 99).toFixed(3)} ms`);
-    console.log(`  log left: ${size.messages} messages, ${(size.bytes / 1024).toFixed(0)} KiB; a takeover's replay: ${figures[name]?.replayMs.toFixed(1)} ms (median of 3, ${records} records after the snapshot${name === "whole" ? ", no snapshot" : ""})`);
+    console.log(
+      `\n${TURNS} turns, ${name === "whole" ? "log never compacted" : `compacted (every ${DEFAULT_COMPACTION.records} records or ${DEFAULT_COMPACTION.bytes} bytes)`}:`,
+    );
+    console.log(
+      `  write of a turn (accept + commit)      p50 ${percentile(side.writes, 50).toFixed(3)} ms   p99 ${percentile(side.writes, 99).toFixed(3)} ms`,
+    );
+    console.log(
+      `  log left: ${size.messages} messages, ${(size.bytes / 1024).toFixed(0)} KiB; a takeover's replay: ${figures[name]?.replayMs.toFixed(1)} ms (median of 3, ${records} records after the snapshot${name === "whole" ? ", no snapshot" : ""})`,
+    );
   }
   const [w, c] = [figures.whole, figures.compacted];
-  if (w && c) console.log(`\ncompacted / whole: replay ${(c.replayMs / w.replayMs).toFixed(2)}x, messages ${(c.messages / w.messages).toFixed(3)}x, bytes ${(c.bytes / w.bytes).toFixed(2)}x`);
+  if (w && c)
+    console.log(
+      `\ncompacted / whole: replay ${(c.replayMs / w.replayMs).toFixed(2)}x, messages ${(c.messages / w.messages).toFixed(3)}x, bytes ${(c.bytes / w.bytes).toFixed(2)}x`,
+    );
 } finally {
   for (const cleanup of cleanups.reverse()) await cleanup();
 }

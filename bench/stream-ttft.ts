@@ -45,7 +45,9 @@ async function firstMatch(response: Response, found: (text: string) => boolean):
 }
 
 async function main(): Promise<void> {
-  console.log(`stream time-to-first-token (bun ${Bun.version}, ${navigator.hardwareConcurrency} cpus, ${ITERATIONS} iterations)\n`);
+  console.log(
+    `stream time-to-first-token (bun ${Bun.version}, ${navigator.hardwareConcurrency} cpus, ${ITERATIONS} iterations)\n`,
+  );
   const llm = await startLoopbackLlm({ fallback: REPLY });
   const dir = mkdtempSync(join(tmpdir(), "goondan-ttft-"));
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-ttft-state-"));
@@ -57,7 +59,10 @@ async function main(): Promise<void> {
       `apiVersion: goondan.ai/v1\nkind: Swarm\nmetadata: { name: ttft }\nspec: { entryAgent: Agent/talker, agents: [Agent/talker], policy: { shutdown: { gracePeriodSeconds: 2 } } }`,
     ].join("\n---\n"),
   );
-  const run = await startGoondanRun({ args: [dir, "--port", "0", "--state-root", stateRoot], env: { GOONDAN_LOG_LEVEL: "info" } });
+  const run = await startGoondanRun({
+    args: [dir, "--port", "0", "--state-root", stateRoot],
+    env: { GOONDAN_LOG_LEVEL: "info" },
+  });
   try {
     const goondan: number[] = [];
     const floor: number[] = [];
@@ -65,23 +70,36 @@ async function main(): Promise<void> {
     for (let i = 0; i < WARM_UP + ITERATIONS; i++) {
       // Through goondan: POST /v1/events, stream: true, until the first delta. A fresh instance key per iteration
       // would spawn a child each time; one instance keeps its (short) conversation growing instead.
-      const response = await fetch(`${run.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: `question ${i}`, instanceKey: `k${i % 4}`, stream: true }) });
+      const response = await fetch(`${run.base}/v1/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ input: `question ${i}`, instanceKey: `k${i % 4}`, stream: true }),
+      });
       const deltaAt = await firstMatch(response, (text) => text.includes("event: delta"));
       const wrote = lastRequest().firstTextPerf;
       if (wrote === undefined) throw new Error("the loopback never wrote text");
       // The floor: the loopback's stream read directly.
-      const direct = await fetch(`${llm.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: `direct ${i}` }] }) });
+      const direct = await fetch(`${llm.url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: `direct ${i}` }] }),
+      });
       const directAt = await firstMatch(direct, (text) => /"content":"[^"]/.test(text));
       const directWrote = lastRequest().firstTextPerf as number;
       if (i < WARM_UP) continue;
       goondan.push(deltaAt - wrote);
       floor.push(directAt - directWrote);
     }
-    const row = (label: string, values: number[]) => console.log(`${label.padEnd(62)} p50 ${percentile(values, 50).toFixed(2).padStart(6)} ms   p99 ${percentile(values, 99).toFixed(2).padStart(6)} ms`);
+    const row = (label: string, values: number[]) =>
+      console.log(
+        `${label.padEnd(62)} p50 ${percentile(values, 50).toFixed(2).padStart(6)} ms   p99 ${percentile(values, 99).toFixed(2).padStart(6)} ms`,
+      );
     row("loopback writes its first text → HTTP client has the delta", goondan);
     row("floor: loopback writes its first text → a direct client has it", floor);
     const added = percentile(goondan, 50) - percentile(floor, 50);
-    console.log(`\ngoondan adds ${added.toFixed(2)} ms at p50 (${(percentile(goondan, 99) - percentile(floor, 99)).toFixed(2)} ms at p99) over the floor; goal < 5 ms at p50: ${added < 5 ? "met" : "NOT met"}`);
+    console.log(
+      `\ngoondan adds ${added.toFixed(2)} ms at p50 (${(percentile(goondan, 99) - percentile(floor, 99)).toFixed(2)} ms at p99) over the floor; goal < 5 ms at p50: ${added < 5 ? "met" : "NOT met"}`,
+    );
   } finally {
     run.proc.kill("SIGTERM");
     await run.proc.exited;

@@ -5,7 +5,11 @@
  * Run: npx bun bench/tool-call.ts [iterations]
  */
 import { silentLogger } from "../src/shared/logger.ts";
-import { executeToolCall, type ToolCallMiddleware, type ToolInvocationContext } from "../src/tools/execute-tool-call.ts";
+import {
+  executeToolCall,
+  type ToolCallMiddleware,
+  type ToolInvocationContext,
+} from "../src/tools/execute-tool-call.ts";
 import { buildCatalog } from "../src/tools/tool-catalog.ts";
 import { ToolRegistry } from "../src/tools/tool-registry.ts";
 import type { AgentToolRuntime, ToolContext, ToolHandler } from "../src/tools/types.ts";
@@ -16,7 +20,11 @@ const WARMUP = Math.min(20_000, ITERATIONS);
 const BATCH = 1000;
 const TARGET_P50_OVERHEAD_US = 20;
 
-const handler: ToolHandler = async (_ctx, input) => ({ echoed: input.text, length: String(input.text).length, tags: input.tags ?? [] });
+const handler: ToolHandler = async (_ctx, input) => ({
+  echoed: input.text,
+  length: String(input.text).length,
+  tags: input.tags ?? [],
+});
 
 const registry = new ToolRegistry();
 // A catalog of realistic size: the tool under test among 30 others.
@@ -27,7 +35,11 @@ registry.register(
     description: "echo",
     parameters: {
       type: "object",
-      properties: { text: { type: "string", maxLength: 10_000 }, tags: { type: "array", items: { type: "string" } }, loud: { type: "boolean" } },
+      properties: {
+        text: { type: "string", maxLength: 10_000 },
+        tags: { type: "array", items: { type: "string" } },
+        loud: { type: "boolean" },
+      },
       required: ["text"],
       additionalProperties: false,
     },
@@ -43,7 +55,13 @@ const context: ToolInvocationContext = {
   agentName: "bench",
   instanceKey: "default",
   turnId: "turn_1",
-  message: { id: "m1", data: { role: "assistant", content: [] }, metadata: {}, createdAt: new Date(0).toISOString(), source: { type: "assistant" } },
+  message: {
+    id: "m1",
+    data: { role: "assistant", content: [] },
+    metadata: {},
+    createdAt: new Date(0).toISOString(),
+    source: { type: "assistant" },
+  },
   workdir: "/tmp",
   logger: silentLogger(),
   runtime,
@@ -86,8 +104,14 @@ const us = (ns: number) => (ns / 1000).toFixed(2);
 const bareP50 = percentile(bare, 50);
 const fullP50 = percentile(full, 50);
 const overheadP50 = fullP50 - bareP50;
-console.log(`tool-call bench: ${ITERATIONS} calls each after ${WARMUP} warm-up calls (catalog of ${catalog.length}, 3 pass-through middlewares)`);
+console.log(
+  `tool-call bench: ${ITERATIONS} calls each after ${WARMUP} warm-up calls (catalog of ${catalog.length}, 3 pass-through middlewares)`,
+);
 console.log(`  bare handler      p50 ${us(bareP50)} µs   p99 ${us(percentile(bare, 99))} µs`);
 console.log(`  executeToolCall   p50 ${us(fullP50)} µs   p99 ${us(percentile(full, 99))} µs`);
-console.log(`  overhead          p50 ${us(overheadP50)} µs   p99 ${us(percentile(full, 99) - percentile(bare, 99))} µs   ratio p50 ${(fullP50 / bareP50).toFixed(1)}x`);
-console.log(`  target p50 overhead < ${TARGET_P50_OVERHEAD_US} µs: ${overheadP50 / 1000 < TARGET_P50_OVERHEAD_US ? "met" : "NOT MET"}`);
+console.log(
+  `  overhead          p50 ${us(overheadP50)} µs   p99 ${us(percentile(full, 99) - percentile(bare, 99))} µs   ratio p50 ${(fullP50 / bareP50).toFixed(1)}x`,
+);
+console.log(
+  `  target p50 overhead < ${TARGET_P50_OVERHEAD_US} µs: ${overheadP50 / 1000 < TARGET_P50_OVERHEAD_US ? "met" : "NOT MET"}`,
+);

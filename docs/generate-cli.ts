@@ -20,7 +20,9 @@ async function capture(argv: string[]): Promise<string> {
 
 /** Runnable examples per command (run in order by the docs snippet test, in a copy of the bundled example). */
 const EXAMPLES: Record<string, { code: string; tag?: string }> = {
-  run: { code: `goondan run --input "Write a three-line poem about process isolation to poem.txt and count its words"` },
+  run: {
+    code: `goondan run --input "Write a three-line poem about process isolation to poem.txt and count its words"`,
+  },
   validate: { code: "goondan validate\ngoondan validate --format json > issues.json" },
   schema: { code: "goondan schema > goondan.schema.json" },
   ps: { code: "goondan ps --port 8790", tag: "api" },

@@ -7,19 +7,23 @@ import type { Kind } from "../src/config/types.ts";
 
 /** Notes for fields whose schema has no description. */
 export const NOTES: Record<string, string> = {
-  "metadata.name": "The resource's name, unique per kind. Tool names use lowercase letters, digits, `-` and `_`, never `__`; export names may also use upper case (`setChatAction`).",
+  "metadata.name":
+    "The resource's name, unique per kind. Tool names use lowercase letters, digits, `-` and `_`, never `__`; export names may also use upper case (`setChatAction`).",
   "metadata.labels": "Free-form string labels.",
   "metadata.annotations": "Free-form string annotations.",
   "Package.spec.version": "The bundle's version.",
   "Package.spec.description": "What the bundle is for.",
   "Package.spec.access": "Publication access, kept for compatibility with public bundles.",
-  "Package.spec.dependencies": "Other packages this one needs (name, or {name, version}). `@goondan/base` is always available.",
+  "Package.spec.dependencies":
+    "Other packages this one needs (name, or {name, version}). `@goondan/base` is always available.",
   "Package.spec.registry": "Registry to publish to, kept for compatibility with public bundles.",
   "Model.spec.provider": "Which AI SDK provider serves the model. `replay` answers from a cassette with no network.",
   "Model.spec.model": "The provider's model id (e.g. `claude-sonnet-4-5`, `gpt-4o-mini`).",
   "Model.spec.apiKey": "The API key. Only the env vars of resources the selected Swarm uses are required at run time.",
-  "Model.spec.endpoint": "Base URL of the provider's API; honoured by every provider, required for `openai-compatible`.",
-  "Model.spec.options": "Provider options. `replay` reads `options.cassette`: a bundle-relative JSONL file written by `goondan run --record`.",
+  "Model.spec.endpoint":
+    "Base URL of the provider's API; honoured by every provider, required for `openai-compatible`.",
+  "Model.spec.options":
+    "Provider options. `replay` reads `options.cassette`: a bundle-relative JSONL file written by `goondan run --record`.",
   "Model.spec.capabilities": "Capability flags, kept for compatibility with public bundles.",
   "Agent.spec.modelConfig.modelRef": "The Model this agent calls.",
   "Agent.spec.modelConfig.params": "Sampling parameters passed to every call.",
@@ -30,21 +34,28 @@ export const NOTES: Record<string, string> = {
   "Agent.spec.prompt.systemRef": "A bundle-relative file holding the system prompt.",
   "Agent.spec.tools": "The tools offered to the model (the step's catalog starts from this list).",
   "Agent.spec.extensions": "Extensions loaded into the agent process, in order.",
-  "Agent.spec.requiredTools": "Tool names the agent must call before it ends a turn (enforced by the `required-tools-guard` extension).",
+  "Agent.spec.requiredTools":
+    "Tool names the agent must call before it ends a turn (enforced by the `required-tools-guard` extension).",
   "Agent.spec.description": "What the agent does; shown to other agents by `agents__catalog`.",
-  "Swarm.spec.entryAgent": "The agent that receives `--input`, API events without `agent`, and unrouted connector events. Must be listed in `agents`.",
+  "Swarm.spec.entryAgent":
+    "The agent that receives `--input`, API events without `agent`, and unrouted connector events. Must be listed in `agents`.",
   "Swarm.spec.agents": "The agents of this swarm.",
   "Swarm.spec.instanceKey": "The default instance key of events sent to the swarm.",
   "Swarm.spec.policy.maxStepsPerTurn": "Steps (model calls) per turn before it ends with `finishReason: max_steps`.",
-  "Swarm.spec.policy.maxDelegationDepth": "Longest chain of `agents__request` calls (`DELEGATION_DEPTH_EXCEEDED` beyond).",
+  "Swarm.spec.policy.maxDelegationDepth":
+    "Longest chain of `agents__request` calls (`DELEGATION_DEPTH_EXCEEDED` beyond).",
   "Swarm.spec.policy.requestTimeoutMs": "Deadline of an inter-agent request (`AGENT_REQUEST_TIMEOUT`).",
-  "Swarm.spec.policy.shutdown.gracePeriodSeconds": "How long a child may take to finish its turn on shutdown before it is killed.",
-  "Swarm.spec.policy.restart.maxConsecutiveCrashes": "Crashes in a row restarted at once; beyond, the child backs off (`crashLoopBackOff`) and a poison event is answered with `AGENT_CRASHED`.",
+  "Swarm.spec.policy.shutdown.gracePeriodSeconds":
+    "How long a child may take to finish its turn on shutdown before it is killed.",
+  "Swarm.spec.policy.restart.maxConsecutiveCrashes":
+    "Crashes in a row restarted at once; beyond, the child backs off (`crashLoopBackOff`) and a poison event is answered with `AGENT_CRASHED`.",
   "Swarm.spec.policy.restart.initialBackoffMs": "First backoff delay, doubling on each further crash.",
   "Swarm.spec.policy.restart.maxBackoffMs": "Longest backoff delay.",
   "Swarm.spec.policy.lifecycle.idleSeconds": "An instance idle this long is stopped (its conversation stays on disk).",
-  "Swarm.spec.policy.lifecycle.maxProcesses": "Most agent processes alive at once; the least recently used idle one makes room.",
-  "Swarm.spec.policy.lifecycle.heartbeatTimeoutSeconds": "A child whose turn sends no heartbeat this long (its event loop is blocked, e.g. by a tool's synchronous loop) is killed and handled as a crash.",
+  "Swarm.spec.policy.lifecycle.maxProcesses":
+    "Most agent processes alive at once; the least recently used idle one makes room.",
+  "Swarm.spec.policy.lifecycle.heartbeatTimeoutSeconds":
+    "A child whose turn sends no heartbeat this long (its event loop is blocked, e.g. by a tool's synchronous loop) is killed and handled as a crash.",
   "Swarm.spec.policy.lifecycle.ttlSeconds": "Accepted for compatibility with public bundles.",
   "Swarm.spec.policy.lifecycle.gcGraceSeconds": "Accepted for compatibility with public bundles.",
   "Tool.spec.entry": "Bundle-relative module exporting `handlers: Record<exportName, ToolHandler>`.",
@@ -67,12 +78,15 @@ export const NOTES: Record<string, string> = {
   "Connection.spec.config": "Connector settings; values may be ValueSources.",
   "Connection.spec.secrets": "Secrets passed to the connector, as ValueSources; never logged.",
   "Connection.spec.ingress.rules": "Routing rules, first match wins.",
-  "Connection.spec.ingress.rules[].match.event": "Event name to match: one the Connector emits, or an older alias of one. A name it never emits is an error (`E_CONFIG_UNKNOWN_EVENT`): the rule could never match.",
-  "Connection.spec.verify.webhook.signingSecret": "The secret requests are signed with; the connector receives it as `secrets.signingSecret` (the built-in webhook then refuses unsigned requests).",
+  "Connection.spec.ingress.rules[].match.event":
+    "Event name to match: one the Connector emits, or an older alias of one. A name it never emits is an error (`E_CONFIG_UNKNOWN_EVENT`): the rule could never match.",
+  "Connection.spec.verify.webhook.signingSecret":
+    "The secret requests are signed with; the connector receives it as `secrets.signingSecret` (the built-in webhook then refuses unsigned requests).",
   "Connection.spec.ingress.rules[].match.properties": "Property values to match.",
   "Connection.spec.ingress.rules[].route.agentRef": "Target agent (default: the entry agent).",
   "Connection.spec.ingress.rules[].route.instanceKey": "Fixed instance key.",
-  "Connection.spec.ingress.rules[].route.instanceKeyProperty": "Take the instance key from this event property (e.g. a chat id).",
+  "Connection.spec.ingress.rules[].route.instanceKeyProperty":
+    "Take the instance key from this event property (e.g. a chat id).",
   "Connection.spec.ingress.rules[].route.instanceKeyPrefix": "Prefix for a key taken from a property.",
 };
 

@@ -41,4 +41,10 @@ export type {
 } from "./agent/extensions/types.ts";
 
 // Connector authors: the context a connector's start function receives and the events it emits.
-export type { ConnectorContext, ConnectorEvent, ConnectorEventMessage, ConnectorLogger, ConnectorReply } from "./connector/connector-types.ts";
+export type {
+  ConnectorContext,
+  ConnectorEvent,
+  ConnectorEventMessage,
+  ConnectorLogger,
+  ConnectorReply,
+} from "./connector/connector-types.ts";

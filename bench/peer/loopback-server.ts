@@ -6,7 +6,14 @@
  * answers; the worker (`ROLE=worker`) calls its echo tool once, then answers. Four model calls per request.
  * Prints `{"port","url"}` as one JSON line and serves until SIGTERM.
  */
-import { lastUserText, startLoopbackLlm, systemPrompt, toolNames, type LoopbackReply, type LoopbackRequest } from "../../test/helpers/loopback-llm.ts";
+import {
+  lastUserText,
+  startLoopbackLlm,
+  systemPrompt,
+  toolNames,
+  type LoopbackReply,
+  type LoopbackRequest,
+} from "../../test/helpers/loopback-llm.ts";
 
 function reply(request: LoopbackRequest): LoopbackReply {
   const messages = request.body.messages;
@@ -21,7 +28,9 @@ function reply(request: LoopbackRequest): LoopbackReply {
   if (lastRole === "tool") return { text: `done: ${text}` };
   if (tools.includes("agents__request")) {
     const lane = /lane-(\d+)/.exec(text)?.[1] ?? "0";
-    return { toolCalls: [{ name: "agents__request", args: { target: "worker", input: text, instanceKey: `worker-${lane}` } }] };
+    return {
+      toolCalls: [{ name: "agents__request", args: { target: "worker", input: text, instanceKey: `worker-${lane}` } }],
+    };
   }
   return { toolCalls: [{ name: "worker", args: { input: text } }] };
 }

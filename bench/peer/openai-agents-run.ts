@@ -7,17 +7,30 @@
  * Prints one JSON line: {"sequentialMs": [...], "lanes": {"requests", "seconds"}, "sequentialCpuMs", "lanesCpuMs"} (the CPU
  * this process used over each phase).
  */
-import { Agent, run, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled, tool, user, type AgentInputItem } from "@openai/agents";
+import {
+  Agent,
+  run,
+  setDefaultOpenAIClient,
+  setOpenAIAPI,
+  setTracingDisabled,
+  tool,
+  user,
+  type AgentInputItem,
+} from "@openai/agents";
 import OpenAI from "openai";
 import { z } from "zod";
 import { flag } from "../support/flag.ts";
-
 
 setDefaultOpenAIClient(new OpenAI({ baseURL: flag("url", ""), apiKey: "loopback" }));
 setOpenAIAPI("chat_completions");
 setTracingDisabled(true);
 
-const echo = tool({ name: "echo", description: "Echo the text back.", parameters: z.object({ text: z.string() }), execute: async ({ text }) => ({ text }) });
+const echo = tool({
+  name: "echo",
+  description: "Echo the text back.",
+  parameters: z.object({ text: z.string() }),
+  execute: async ({ text }) => ({ text }),
+});
 const worker = new Agent({ name: "worker", instructions: "ROLE=worker", model: "loopback-model", tools: [echo] });
 
 /**
@@ -46,7 +59,8 @@ async function lane(options: { name: string; requests: number; times?: number[] 
   for (let i = 0; i < options.requests; i += 1) {
     const started = performance.now();
     const result = await run(entry, [...history, user(`${options.name} request ${i}`)]);
-    if (typeof result.finalOutput !== "string" || !result.finalOutput.startsWith("done")) throw new Error(`unexpected answer ${String(result.finalOutput)}`);
+    if (typeof result.finalOutput !== "string" || !result.finalOutput.startsWith("done"))
+      throw new Error(`unexpected answer ${String(result.finalOutput)}`);
     history = result.history;
     options.times?.push(performance.now() - started);
   }
@@ -67,4 +81,11 @@ cpu = process.cpuUsage();
 const started = performance.now();
 await Promise.all(Array.from({ length: lanes }, (_, index) => lane({ name: `lane-${index}`, requests: perLane })));
 const seconds = (performance.now() - started) / 1000;
-console.log(JSON.stringify({ sequentialMs, lanes: { requests: perLane * lanes, seconds }, sequentialCpuMs, lanesCpuMs: cpuMs(cpu) }));
+console.log(
+  JSON.stringify({
+    sequentialMs,
+    lanes: { requests: perLane * lanes, seconds },
+    sequentialCpuMs,
+    lanesCpuMs: cpuMs(cpu),
+  }),
+);

@@ -36,7 +36,9 @@ export interface NatsFloor {
 export async function startNatsFloor(): Promise<NatsFloor> {
   const { connect } = await import("@nats-io/transport-node");
   const subject = `bench.floor.${Math.random().toString(16).slice(2)}`;
-  const child = Bun.spawn([process.execPath, FLOOR_SCRIPT, "--responder", subject, "--url", NATS_URL], { stdio: ["ignore", "inherit", "inherit"] });
+  const child = Bun.spawn([process.execPath, FLOOR_SCRIPT, "--responder", subject, "--url", NATS_URL], {
+    stdio: ["ignore", "inherit", "inherit"],
+  });
   const nc = await connect({ servers: NATS_URL });
   for (let i = 0; i < 100; i++) await nc.request(subject, "warm", { timeout: 5000 }).catch(async () => Bun.sleep(50));
   return {

@@ -20,12 +20,19 @@ export interface P50Difference {
 
 export function p50Difference(a: readonly number[], b: readonly number[], blocks: number): P50Difference {
   if (a.length === 0 || b.length === 0) throw new Error("p50Difference: both series need samples");
-  if (!Number.isInteger(blocks) || blocks < 1) throw new Error(`p50Difference: blocks must be a positive integer, got ${blocks}`);
+  if (!Number.isInteger(blocks) || blocks < 1)
+    throw new Error(`p50Difference: blocks must be a positive integer, got ${blocks}`);
   const length = Math.min(a.length, b.length);
   const size = Math.max(1, Math.floor(length / blocks));
   const slices: number[] = [];
   for (let start = 0; start + size <= length && slices.length < blocks; start += size) {
     slices.push(percentile(a.slice(start, start + size), 50) - percentile(b.slice(start, start + size), 50));
   }
-  return { all: percentile(a, 50) - percentile(b, 50), slices, low: Math.min(...slices), median: percentile(slices, 50), high: Math.max(...slices) };
+  return {
+    all: percentile(a, 50) - percentile(b, 50),
+    slices,
+    low: Math.min(...slices),
+    median: percentile(slices, 50),
+    high: Math.max(...slices),
+  };
 }

@@ -18,7 +18,11 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
-export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec>, options: { maxPositionals?: number } = {}): ParsedArgs {
+export function parseArgs(
+  argv: readonly string[],
+  spec: Record<string, FlagSpec>,
+  options: { maxPositionals?: number } = {},
+): ParsedArgs {
   const flags: ParsedArgs["flags"] = {};
   const positionals: string[] = [];
   for (let index = 0; index < argv.length; index++) {
@@ -41,7 +45,8 @@ export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec
     }
     let raw: string | undefined = eq < 0 ? undefined : arg.slice(eq + 1);
     if (flag.type === "boolean") {
-      if (raw !== undefined && raw !== "true" && raw !== "false") throw new UsageError("E_USAGE_BAD_VALUE", `--${name} takes no value (got ${raw})`);
+      if (raw !== undefined && raw !== "true" && raw !== "false")
+        throw new UsageError("E_USAGE_BAD_VALUE", `--${name} takes no value (got ${raw})`);
       flags[name] = raw !== "false";
       continue;
     }
@@ -51,17 +56,24 @@ export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec
     }
     if (flag.type === "number") {
       const value = Number(raw);
-      if (!Number.isFinite(value) || raw.trim() === "") throw new UsageError("E_USAGE_BAD_VALUE", `--${name} expects a number, got ${JSON.stringify(raw)}`);
+      if (!Number.isFinite(value) || raw.trim() === "")
+        throw new UsageError("E_USAGE_BAD_VALUE", `--${name} expects a number, got ${JSON.stringify(raw)}`);
       flags[name] = value;
     } else {
       if (flag.choices && !flag.choices.includes(raw)) {
-        throw new UsageError("E_USAGE_BAD_VALUE", `--${name} expects one of ${flag.choices.join("|")}, got ${JSON.stringify(raw)}`);
+        throw new UsageError(
+          "E_USAGE_BAD_VALUE",
+          `--${name} expects one of ${flag.choices.join("|")}, got ${JSON.stringify(raw)}`,
+        );
       }
       flags[name] = raw;
     }
   }
   if (options.maxPositionals !== undefined && positionals.length > options.maxPositionals) {
-    throw new UsageError("E_USAGE_EXTRA_ARGUMENT", `unexpected argument ${JSON.stringify(positionals[options.maxPositionals])}`);
+    throw new UsageError(
+      "E_USAGE_EXTRA_ARGUMENT",
+      `unexpected argument ${JSON.stringify(positionals[options.maxPositionals])}`,
+    );
   }
   return { flags, positionals };
 }

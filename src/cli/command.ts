@@ -20,5 +20,9 @@ export interface CliCommand {
   usage: string;
   flags: Record<string, FlagSpec>;
   maxPositionals: number;
-  run(options: { flags: Record<string, string | boolean | number | undefined>; positionals: string[]; io: CliIo }): Promise<number>;
+  run(options: {
+    flags: Record<string, string | boolean | number | undefined>;
+    positionals: string[];
+    io: CliIo;
+  }): Promise<number>;
 }

@@ -10,19 +10,52 @@ import { didYouMean } from "../config/suggest.ts";
 import packageJson from "../../package.json" with { type: "json" };
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: CliCommand }> }> = {
-  run: { summary: "run the swarm in the foreground (the orchestrator daemon)", load: () => import("./commands/run.ts") },
-  validate: { summary: "validate a bundle (goondan.yaml and its resource files)", load: () => import("./commands/validate.ts") },
+  run: {
+    summary: "run the swarm in the foreground (the orchestrator daemon)",
+    load: () => import("./commands/run.ts"),
+  },
+  validate: {
+    summary: "validate a bundle (goondan.yaml and its resource files)",
+    load: () => import("./commands/validate.ts"),
+  },
   schema: { summary: "print the JSON Schema of goondan.yaml documents", load: () => import("./commands/schema.ts") },
   ps: { summary: "list the processes of a running orchestrator", load: () => import("./commands/ps.ts") },
-  init: { summary: "write a new bundle from a template (default, multi-agent)", load: () => import("./commands/init.ts") },
-  logs: { summary: "print the runtime events recorded under the state root (--follow to tail)", load: () => import("./commands/logs.ts") },
-  instance: { summary: "list, archive or delete the instances kept under the state root", load: () => import("./commands/instance.ts") },
-  backup: { summary: "write a consistent copy of the state database, even while goondan runs", load: () => import("./commands/backup.ts") },
-  watch: { summary: "print the runtime events of a running swarm as they happen", load: () => import("./commands/watch.ts") },
-  restart: { summary: "reload the bundle and restart agents in the running orchestrator", load: () => import("./commands/restart.ts") },
-  approvals: { summary: "list the tool calls waiting for a person's approval in the running orchestrator", load: () => import("./commands/approvals.ts") },
-  approve: { summary: "approve (or --deny) a tool call waiting for a person's decision", load: () => import("./commands/approve.ts") },
-  doctor: { summary: "check Bun, the bundle, its env vars, the state root, the API port and bash isolation", load: () => import("./commands/doctor.ts") },
+  init: {
+    summary: "write a new bundle from a template (default, multi-agent)",
+    load: () => import("./commands/init.ts"),
+  },
+  logs: {
+    summary: "print the runtime events recorded under the state root (--follow to tail)",
+    load: () => import("./commands/logs.ts"),
+  },
+  instance: {
+    summary: "list, archive or delete the instances kept under the state root",
+    load: () => import("./commands/instance.ts"),
+  },
+  backup: {
+    summary: "write a consistent copy of the state database, even while goondan runs",
+    load: () => import("./commands/backup.ts"),
+  },
+  watch: {
+    summary: "print the runtime events of a running swarm as they happen",
+    load: () => import("./commands/watch.ts"),
+  },
+  restart: {
+    summary: "reload the bundle and restart agents in the running orchestrator",
+    load: () => import("./commands/restart.ts"),
+  },
+  approvals: {
+    summary: "list the tool calls waiting for a person's approval in the running orchestrator",
+    load: () => import("./commands/approvals.ts"),
+  },
+  approve: {
+    summary: "approve (or --deny) a tool call waiting for a person's decision",
+    load: () => import("./commands/approve.ts"),
+  },
+  doctor: {
+    summary: "check Bun, the bundle, its env vars, the state root, the API port and bash isolation",
+    load: () => import("./commands/doctor.ts"),
+  },
 };
 
 export const VERSION: string = packageJson.version;
@@ -35,7 +68,12 @@ function helpText(): string {
 
 export function commandHelp(command: CliCommand): string {
   const flags = Object.entries(command.flags).map(([name, flag]) => {
-    const value = flag.type === "boolean" ? "" : flag.choices ? ` <${flag.choices.join("|")}>` : ` <${flag.type === "number" ? "n" : "value"}>`;
+    const value =
+      flag.type === "boolean"
+        ? ""
+        : flag.choices
+          ? ` <${flag.choices.join("|")}>`
+          : ` <${flag.type === "number" ? "n" : "value"}>`;
     return `  --${name}${value}\n      ${flag.description}`;
   });
   return `Usage: ${command.usage}\n\n${command.summary}\n\nOptions:\n${[...flags, "  --help\n      show this help"].join("\n")}\n`;

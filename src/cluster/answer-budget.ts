@@ -23,7 +23,11 @@ export function jsonBytes(value: unknown): number {
  * The items that fit in `budget` bytes of JSON, taken from the start (`from: "oldest"`) or from the end (`"newest"`),
  * in their order; `more` when some were left out.
  */
-export function fitByBytes<T>(items: readonly T[], budget: number, from: "oldest" | "newest"): { items: T[]; more: boolean } {
+export function fitByBytes<T>(
+  items: readonly T[],
+  budget: number,
+  from: "oldest" | "newest",
+): { items: T[]; more: boolean } {
   let used = 2;
   let count = 0;
   const order = from === "oldest" ? items : [...items].reverse();
@@ -41,7 +45,11 @@ export function fitByBytes<T>(items: readonly T[], budget: number, from: "oldest
 export function withinBudget<T>(options: { answer: T; budget: number; what: string }): T {
   const size = jsonBytes(options.answer);
   if (size <= options.budget) return options.answer;
-  throw new SystemError("E_CLUSTER_ANSWER_TOO_LARGE", `${options.what} is ${size} bytes of JSON, more than the ${options.budget} one NATS message carries here`, {
-    suggestion: "Read it from the node that holds it (its own API), or raise the NATS server's max_payload.",
-  });
+  throw new SystemError(
+    "E_CLUSTER_ANSWER_TOO_LARGE",
+    `${options.what} is ${size} bytes of JSON, more than the ${options.budget} one NATS message carries here`,
+    {
+      suggestion: "Read it from the node that holds it (its own API), or raise the NATS server's max_payload.",
+    },
+  );
 }

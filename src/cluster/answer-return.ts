@@ -15,7 +15,14 @@ import type { Logger } from "../shared/logger.ts";
 import type { RequestOutcome } from "./cluster-messenger.ts";
 
 export interface AnswerReturnOptions {
-  messenger: { requestNode(node: string, kind: "outcome", request: { event: AgentEvent; outcome: TurnOutcome }, options: { timeoutMs: number }): Promise<RequestOutcome<{ settled: true }>> };
+  messenger: {
+    requestNode(
+      node: string,
+      kind: "outcome",
+      request: { event: AgentEvent; outcome: TurnOutcome },
+      options: { timeoutMs: number },
+    ): Promise<RequestOutcome<{ settled: true }>>;
+  };
   origin: string;
   event: AgentEvent;
   outcome: TurnOutcome;
@@ -34,18 +41,36 @@ export async function sendAnswerBack(options: AnswerReturnOptions): Promise<bool
   const giveUpAt = typeof event.deadline === "number" ? event.deadline : Date.now() + (options.giveUpMs ?? 60_000);
   let pauseMs = 200;
   for (let attempt = 1; ; attempt++) {
-    const answer = await messenger.requestNode(origin, "outcome", { event, outcome }, { timeoutMs: options.attemptMs ?? 5000 });
+    const answer = await messenger.requestNode(
+      origin,
+      "outcome",
+      { event, outcome },
+      { timeoutMs: options.attemptMs ?? 5000 },
+    );
     if (answer.status === "ok") {
-      if (attempt > 1) logger.info({ eventId: event.id, origin, attempt }, "sent an answer back to the node that accepted the event after retrying");
+      if (attempt > 1)
+        logger.info(
+          { eventId: event.id, origin, attempt },
+          "sent an answer back to the node that accepted the event after retrying",
+        );
       return true;
     }
-    const error = answer.status === "refused" || answer.status === "unavailable" ? answer.error : errorInfo({ code: answer.status, message: `node ${origin} did not take the answer` });
+    const error =
+      answer.status === "refused" || answer.status === "unavailable"
+        ? answer.error
+        : errorInfo({ code: answer.status, message: `node ${origin} did not take the answer` });
     const member = await options.isMember(origin).catch(() => true);
     if (!member || Date.now() + pauseMs > giveUpAt) {
-      logger.warn({ eventId: event.id, origin, status: answer.status, attempt, member, error }, "could not send an answer back to the node that accepted the event; it stays in this node's store and goes to a requester waiting here");
+      logger.warn(
+        { eventId: event.id, origin, status: answer.status, attempt, member, error },
+        "could not send an answer back to the node that accepted the event; it stays in this node's store and goes to a requester waiting here",
+      );
       return false;
     }
-    logger.debug({ eventId: event.id, origin, status: answer.status, attempt }, "the node that accepted the event did not take its answer yet; sending it again");
+    logger.debug(
+      { eventId: event.id, origin, status: answer.status, attempt },
+      "the node that accepted the event did not take its answer yet; sending it again",
+    );
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
     pauseMs = Math.min(pauseMs * 2, 2000);
   }

@@ -81,7 +81,10 @@ export class AnswerWatch {
         this.listening.set(instance, listening);
       } catch (error) {
         // Closed or draining: the answer comes by the owner's request.
-        this.options.logger.debug({ eventId: event.id, error: describe(error).message }, "cannot listen for an answer; it comes by the owner's request");
+        this.options.logger.debug(
+          { eventId: event.id, error: describe(error).message },
+          "cannot listen for an answer; it comes by the owner's request",
+        );
         return;
       }
     }
@@ -130,11 +133,19 @@ export class AnswerWatch {
       this.taken.set(answer.eventId, Date.now());
       const { event } = entry;
       try {
-        this.options.onAnswer(event, { ...answer.outcome, agent: event.agent, instanceKey: event.instanceKey, eventId: event.id });
+        this.options.onAnswer(event, {
+          ...answer.outcome,
+          agent: event.agent,
+          instanceKey: event.instanceKey,
+          eventId: event.id,
+        });
       } catch (error) {
         // Left to the owner's request (a reply already routed is not routed twice: its request was taken).
         this.taken.delete(answer.eventId);
-        this.options.logger.error({ eventId: event.id, error: describe(error).message }, "could not hand on an answer taken from the owner's state log; the owner's request brings it again");
+        this.options.logger.error(
+          { eventId: event.id, error: describe(error).message },
+          "could not hand on an answer taken from the owner's state log; the owner's request brings it again",
+        );
       }
     }
   }
@@ -162,6 +173,7 @@ export class AnswerWatch {
 function answerIn(record: StateRecord): { eventId: string; outcome: TurnOutcome } | undefined {
   if (record.op === "answer") return { eventId: record.eventId, outcome: record.outcome };
   // A turn stopped for approvals is not over: its answer comes with a later commit.
-  if (record.op === "commit" && record.outcome !== undefined && record.outcome.status !== "awaiting_approval") return { eventId: record.outcome.eventId, outcome: record.outcome };
+  if (record.op === "commit" && record.outcome !== undefined && record.outcome.status !== "awaiting_approval")
+    return { eventId: record.outcome.eventId, outcome: record.outcome };
   return undefined;
 }

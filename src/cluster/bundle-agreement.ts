@@ -72,7 +72,13 @@ export class BundleAgreement {
 
   static async open(options: { connection: ClusterConnection; swarm: string }): Promise<BundleAgreement> {
     const names = clusterNames(options.swarm);
-    const kv = await openBucket({ connection: options.connection, bucket: names.configBucket, ttlMs: 0, history: 10, description: "goondan cluster config" });
+    const kv = await openBucket({
+      connection: options.connection,
+      bucket: names.configBucket,
+      ttlMs: 0,
+      history: 10,
+      description: "goondan cluster config",
+    });
     return new BundleAgreement(kv, options.swarm, names);
   }
 
@@ -92,31 +98,51 @@ export class BundleAgreement {
     for (let attempt = 1; ; attempt++) {
       const current = await this.current();
       if (current?.hash === options.hash) return current;
-      const others = options.members.filter((member) => member.node !== options.node && member.bundleHash !== options.hash);
+      const others = options.members.filter(
+        (member) => member.node !== options.node && member.bundleHash !== options.hash,
+      );
       if (others.length > 0) {
         const list = others.map((member) => `${member.node} (${member.bundleHash || "no hash"})`).join(", ");
-        throw new ConfigError("E_CLUSTER_BUNDLE_MISMATCH", `this node's bundle (${options.hash}) differs from the one the cluster of swarm ${this.swarm} runs (${current?.hash ?? "?"}, set by ${current?.node ?? "?"}); live nodes running another bundle: ${list}`, {
-          suggestion: "Deploy the same bundle on every node; to change it, put the new bundle on every node and run `goondan restart` on one of them.",
-        });
+        throw new ConfigError(
+          "E_CLUSTER_BUNDLE_MISMATCH",
+          `this node's bundle (${options.hash}) differs from the one the cluster of swarm ${this.swarm} runs (${current?.hash ?? "?"}, set by ${current?.node ?? "?"}); live nodes running another bundle: ${list}`,
+          {
+            suggestion:
+              "Deploy the same bundle on every node; to change it, put the new bundle on every node and run `goondan restart` on one of them.",
+          },
+        );
       }
       try {
         // A join keeps the generation: nodes watching for reloads see no new announcement in it.
-        return await this.write({ hash: options.hash, node: options.node, generation: current?.generation ?? 0 }, current?.revision ?? 0);
+        return await this.write(
+          { hash: options.hash, node: options.node, generation: current?.generation ?? 0 },
+          current?.revision ?? 0,
+        );
       } catch (error) {
-        if (!isWrongRevision(error) || attempt === MAX_JOIN_ATTEMPTS) throw clusterUnavailable(`setting the cluster's bundle hash of ${this.swarm}`, error);
+        if (!isWrongRevision(error) || attempt === MAX_JOIN_ATTEMPTS)
+          throw clusterUnavailable(`setting the cluster's bundle hash of ${this.swarm}`, error);
       }
     }
   }
 
   /** Announce a reload: the new bundle hash becomes the cluster's, with the next generation, and every watching node sees it. */
-  async announce(options: { node: string; hash: string; reasons: string[]; scope: ReloadScope }): Promise<BundleRecord> {
+  async announce(options: {
+    node: string;
+    hash: string;
+    reasons: string[];
+    scope: ReloadScope;
+  }): Promise<BundleRecord> {
     for (let attempt = 1; ; attempt++) {
       try {
         const current = await this.current();
         const reload: ReloadAnnouncement = { by: options.node, reasons: options.reasons, scope: options.scope };
-        return await this.write({ hash: options.hash, node: options.node, generation: (current?.generation ?? 0) + 1, reload }, current?.revision ?? 0);
+        return await this.write(
+          { hash: options.hash, node: options.node, generation: (current?.generation ?? 0) + 1, reload },
+          current?.revision ?? 0,
+        );
       } catch (error) {
-        if (!isWrongRevision(error) || attempt === MAX_JOIN_ATTEMPTS) throw clusterUnavailable(`announcing bundle ${options.hash} to swarm ${this.swarm}`, error);
+        if (!isWrongRevision(error) || attempt === MAX_JOIN_ATTEMPTS)
+          throw clusterUnavailable(`announcing bundle ${options.hash} to swarm ${this.swarm}`, error);
       }
     }
   }
@@ -166,7 +192,10 @@ export class BundleAgreement {
 
   private async write(value: Omit<BundleRecord, "revision">, revision: number): Promise<BundleRecord> {
     const text = JSON.stringify(value);
-    const written = revision === 0 ? await this.kv.create(BUNDLE_CONFIG_KEY, text) : await this.kv.update(BUNDLE_CONFIG_KEY, text, revision);
+    const written =
+      revision === 0
+        ? await this.kv.create(BUNDLE_CONFIG_KEY, text)
+        : await this.kv.update(BUNDLE_CONFIG_KEY, text, revision);
     return { ...value, revision: written };
   }
 }
@@ -174,12 +203,31 @@ export class BundleAgreement {
 function toRecord(entry: KvEntry): BundleRecord | undefined {
   if (entry.operation !== "PUT") return undefined;
   try {
-    const value = entry.json<{ hash?: unknown; node?: unknown; generation?: unknown; reload?: Partial<ReloadAnnouncement> }>();
+    const value = entry.json<{
+      hash?: unknown;
+      node?: unknown;
+      generation?: unknown;
+      reload?: Partial<ReloadAnnouncement>;
+    }>();
     if (typeof value.hash !== "string") return undefined;
-    const generation = typeof value.generation === "number" && Number.isInteger(value.generation) ? value.generation : 0;
+    const generation =
+      typeof value.generation === "number" && Number.isInteger(value.generation) ? value.generation : 0;
     const reload = value.reload;
-    const announcement = reload !== undefined && typeof reload.by === "string" ? { by: reload.by, reasons: Array.isArray(reload.reasons) ? reload.reasons.map(String) : [], scope: typeof reload.scope === "object" && reload.scope !== null ? reload.scope : {} } : undefined;
-    return { hash: value.hash, node: typeof value.node === "string" ? value.node : "", revision: entry.revision, generation, ...(announcement ? { reload: announcement } : {}) };
+    const announcement =
+      reload !== undefined && typeof reload.by === "string"
+        ? {
+            by: reload.by,
+            reasons: Array.isArray(reload.reasons) ? reload.reasons.map(String) : [],
+            scope: typeof reload.scope === "object" && reload.scope !== null ? reload.scope : {},
+          }
+        : undefined;
+    return {
+      hash: value.hash,
+      node: typeof value.node === "string" ? value.node : "",
+      revision: entry.revision,
+      generation,
+      ...(announcement ? { reload: announcement } : {}),
+    };
   } catch {
     return undefined;
   }

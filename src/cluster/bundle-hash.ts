@@ -30,7 +30,11 @@ export function bundleHash(dir: string): string {
 
 function collect(root: string, dir: string, files: string[]): void {
   const entries = readdirSync(dir, { withFileTypes: true });
-  if (dir !== root && entries.some((entry) => entry.isFile() && (MAIN_FILE_NAMES as readonly string[]).includes(entry.name))) return;
+  if (
+    dir !== root &&
+    entries.some((entry) => entry.isFile() && (MAIN_FILE_NAMES as readonly string[]).includes(entry.name))
+  )
+    return;
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
@@ -38,9 +42,14 @@ function collect(root: string, dir: string, files: string[]): void {
     } else if (entry.isFile()) {
       files.push(relative(root, path));
       if (files.length > MAX_BUNDLE_FILES) {
-        throw new ConfigError("E_CLUSTER_BUNDLE_TOO_LARGE", `${root}: the bundle holds more than ${MAX_BUNDLE_FILES} files; a cluster hashes every file of it`, {
-          suggestion: "Keep data and build output out of the bundle directory (dist/ and hidden directories are skipped).",
-        });
+        throw new ConfigError(
+          "E_CLUSTER_BUNDLE_TOO_LARGE",
+          `${root}: the bundle holds more than ${MAX_BUNDLE_FILES} files; a cluster hashes every file of it`,
+          {
+            suggestion:
+              "Keep data and build output out of the bundle directory (dist/ and hidden directories are skipped).",
+          },
+        );
       }
     }
   }

@@ -24,7 +24,10 @@ export interface ClearUnownedOptions {
 }
 
 /** `cleared`: the log now ends with an empty conversation; `held`: another node holds the instance; `failed`: logged. */
-export async function clearUnownedInstance(ref: InstanceRef, options: ClearUnownedOptions): Promise<"cleared" | "held" | "failed"> {
+export async function clearUnownedInstance(
+  ref: InstanceRef,
+  options: ClearUnownedOptions,
+): Promise<"cleared" | "held" | "failed"> {
   const { leases, names, log, node, local, logger } = options;
   const where = { agent: ref.agent, instanceKey: ref.instanceKey };
   try {
@@ -38,7 +41,10 @@ export async function clearUnownedInstance(ref: InstanceRef, options: ClearUnown
       await leases.release(claimed.lease);
     }
   } catch (error) {
-    logger.error({ ...where, error: describe(error) }, "could not clear an instance's conversation in its state log; the node that claims it next replays its old conversation");
+    logger.error(
+      { ...where, error: describe(error) },
+      "could not clear an instance's conversation in its state log; the node that claims it next replays its old conversation",
+    );
     return "failed";
   }
 }

@@ -41,7 +41,10 @@ export interface ClusterConnection {
   stop(): Promise<void>;
 }
 
-export async function connectCluster(settings: ClusterSettings, options: ClusterConnectionOptions = {}): Promise<ClusterConnection> {
+export async function connectCluster(
+  settings: ClusterSettings,
+  options: ClusterConnectionOptions = {},
+): Promise<ClusterConnection> {
   let nc: NatsConnection;
   try {
     nc = await connect({
@@ -49,7 +52,9 @@ export async function connectCluster(settings: ClusterSettings, options: Cluster
       name: `goondan ${settings.node}`,
       ...(settings.user === undefined ? {} : { user: settings.user, pass: settings.pass }),
       ...(settings.token === undefined ? {} : { token: settings.token }),
-      ...(settings.creds === undefined ? {} : { authenticator: credsAuthenticator(new TextEncoder().encode(settings.creds)) }),
+      ...(settings.creds === undefined
+        ? {}
+        : { authenticator: credsAuthenticator(new TextEncoder().encode(settings.creds)) }),
       ...(settings.tls ? { tls: {} } : {}),
       timeout: options.connectTimeoutMs ?? 5000,
       pingInterval: options.pingIntervalMs ?? 5000,
@@ -62,20 +67,29 @@ export async function connectCluster(settings: ClusterSettings, options: Cluster
       noAsyncTraces: true,
     });
   } catch (error) {
-    throw new SystemError("E_CLUSTER_UNAVAILABLE", `cannot connect to the cluster's NATS at ${settings.servers.join(", ")}: ${(error as Error).message}`, {
-      suggestion: "Check that nats-server runs with JetStream (-js) at that address and that the credentials are right.",
-      cause: error,
-    });
+    throw new SystemError(
+      "E_CLUSTER_UNAVAILABLE",
+      `cannot connect to the cluster's NATS at ${settings.servers.join(", ")}: ${(error as Error).message}`,
+      {
+        suggestion:
+          "Check that nats-server runs with JetStream (-js) at that address and that the credentials are right.",
+        cause: error,
+      },
+    );
   }
   let jsm: JetStreamManager;
   try {
     jsm = await jetstreamManager(nc, { checkAPI: true });
   } catch (error) {
     await nc.close();
-    throw new SystemError("E_CLUSTER_NO_JETSTREAM", `the NATS server at ${settings.servers.join(", ")} has no JetStream: ${(error as Error).message}`, {
-      suggestion: "Start nats-server with JetStream enabled (-js, or jetstream {} in its config).",
-      cause: error,
-    });
+    throw new SystemError(
+      "E_CLUSTER_NO_JETSTREAM",
+      `the NATS server at ${settings.servers.join(", ")} has no JetStream: ${(error as Error).message}`,
+      {
+        suggestion: "Start nats-server with JetStream enabled (-js, or jetstream {} in its config).",
+        cause: error,
+      },
+    );
   }
   return new NatsClusterConnection(settings, nc, jsm, options.drainTimeoutMs ?? 5000);
 }
@@ -116,7 +130,9 @@ class NatsClusterConnection implements ClusterConnection {
   private async drainThenClose(): Promise<void> {
     if (this.nc.isClosed()) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), this.drainTimeoutMs)));
+    const timedOut = new Promise<"timeout">(
+      (resolve) => (timer = setTimeout(() => resolve("timeout"), this.drainTimeoutMs)),
+    );
     try {
       // Draining needs the server; a node cut off from NATS closes without it.
       if (this.current === "connected" && !this.nc.isDraining()) await Promise.race([this.nc.drain(), timedOut]);

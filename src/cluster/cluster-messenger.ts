@@ -63,20 +63,41 @@ export class ClusterMessenger<Api extends RequestMap = NodeRequests> {
   }
 
   /** Answer `kind` requests to `node`; resolves once the server has the subscription, so requests reach it. */
-  serveNode<K extends keyof Api & string>(node: string, kind: K, handler: (request: Api[K]["request"]) => Promise<Api[K]["response"]>): Promise<Served> {
+  serveNode<K extends keyof Api & string>(
+    node: string,
+    kind: K,
+    handler: (request: Api[K]["request"]) => Promise<Api[K]["response"]>,
+  ): Promise<Served> {
     return this.serve(this.names.nodeSubject(node, kind), handler as (request: unknown) => Promise<unknown>);
   }
 
   /** Answer for an instance this node owns; resolves once the server has the subscription. */
-  serveInstance(agent: string, instanceKey: string, handler: (event: AgentEvent) => Promise<InstanceReceipt>): Promise<Served> {
-    return this.serve(this.names.instanceSubject(agent, instanceKey), handler as (request: unknown) => Promise<unknown>);
+  serveInstance(
+    agent: string,
+    instanceKey: string,
+    handler: (event: AgentEvent) => Promise<InstanceReceipt>,
+  ): Promise<Served> {
+    return this.serve(
+      this.names.instanceSubject(agent, instanceKey),
+      handler as (request: unknown) => Promise<unknown>,
+    );
   }
 
-  requestNode<K extends keyof Api & string>(node: string, kind: K, request: Api[K]["request"], options: { timeoutMs?: number } = {}): Promise<RequestOutcome<Api[K]["response"]>> {
+  requestNode<K extends keyof Api & string>(
+    node: string,
+    kind: K,
+    request: Api[K]["request"],
+    options: { timeoutMs?: number } = {},
+  ): Promise<RequestOutcome<Api[K]["response"]>> {
     return this.request(this.names.nodeSubject(node, kind), request, options.timeoutMs);
   }
 
-  requestInstance(agent: string, instanceKey: string, event: AgentEvent, options: { timeoutMs?: number } = {}): Promise<RequestOutcome<InstanceReceipt>> {
+  requestInstance(
+    agent: string,
+    instanceKey: string,
+    event: AgentEvent,
+    options: { timeoutMs?: number } = {},
+  ): Promise<RequestOutcome<InstanceReceipt>> {
     return this.request(this.names.instanceSubject(agent, instanceKey), event, options.timeoutMs);
   }
 
@@ -102,14 +123,24 @@ export class ClusterMessenger<Api extends RequestMap = NodeRequests> {
       message = await this.options.connection.nc.request(subject, JSON.stringify(payload), { timeout: timeoutMs });
     } catch (error) {
       if (error instanceof RequestError && error.isNoResponders()) return { status: "no_responders" };
-      if (error instanceof TimeoutError || (error as Error)?.cause instanceof TimeoutError) return { status: "timeout" };
-      return { status: "unavailable", error: errorInfo({ code: "E_CLUSTER_UNAVAILABLE", message: `request on ${subject}: ${describe(error).message}` }) };
+      if (error instanceof TimeoutError || (error as Error)?.cause instanceof TimeoutError)
+        return { status: "timeout" };
+      return {
+        status: "unavailable",
+        error: errorInfo({
+          code: "E_CLUSTER_UNAVAILABLE",
+          message: `request on ${subject}: ${describe(error).message}`,
+        }),
+      };
     }
     let answer: Answer;
     try {
       answer = message.json<Answer>();
     } catch {
-      return { status: "refused", error: errorInfo({ code: "E_CLUSTER_BAD_MESSAGE", message: `the answer on ${subject} is not JSON` }) };
+      return {
+        status: "refused",
+        error: errorInfo({ code: "E_CLUSTER_BAD_MESSAGE", message: `the answer on ${subject} is not JSON` }),
+      };
     }
     return answer.ok ? { status: "ok", value: answer.value as T } : { status: "refused", error: answer.error };
   }
@@ -121,14 +152,24 @@ async function answer(message: Msg, handler: (request: unknown) => Promise<unkno
   try {
     request = message.json();
   } catch {
-    respond(message, { ok: false, error: errorInfo({ code: "E_CLUSTER_BAD_MESSAGE", message: `the request on ${message.subject} is not JSON` }) });
+    respond(message, {
+      ok: false,
+      error: errorInfo({ code: "E_CLUSTER_BAD_MESSAGE", message: `the request on ${message.subject} is not JSON` }),
+    });
     return;
   }
   try {
     reply = { ok: true, value: (await handler(request)) ?? null };
   } catch (error) {
     const described = describe(error);
-    reply = { ok: false, error: errorInfo({ code: described.code ?? "E_CLUSTER_HANDLER_FAILED", message: described.message, ...(described.suggestion === undefined ? {} : { suggestion: described.suggestion }) }) };
+    reply = {
+      ok: false,
+      error: errorInfo({
+        code: described.code ?? "E_CLUSTER_HANDLER_FAILED",
+        message: described.message,
+        ...(described.suggestion === undefined ? {} : { suggestion: described.suggestion }),
+      }),
+    };
   }
   respond(message, reply);
 }
@@ -147,7 +188,10 @@ function respond(message: Msg, reply: Answer): void {
     const bytes = Buffer.byteLength(json, "utf8");
     const refusal: Answer = {
       ok: false,
-      error: errorInfo({ code: "E_CLUSTER_ANSWER_TOO_LARGE", message: `the answer on ${message.subject} (${bytes} bytes of JSON) could not be sent: ${describe(error).message}` }),
+      error: errorInfo({
+        code: "E_CLUSTER_ANSWER_TOO_LARGE",
+        message: `the answer on ${message.subject} (${bytes} bytes of JSON) could not be sent: ${describe(error).message}`,
+      }),
     };
     try {
       message.respond(JSON.stringify(refusal));

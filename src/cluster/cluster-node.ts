@@ -83,7 +83,9 @@ export class ClusterNode implements EventPlacement {
   store(local: Store): Store {
     this.local = local;
     const { leases, names, stateLog: log, node, logger } = this;
-    return new ReplicatedStore(local, this.stateLog, { clearUnowned: (ref) => clearUnownedInstance(ref, { leases, names, log, node, local, logger }) });
+    return new ReplicatedStore(local, this.stateLog, {
+      clearUnowned: (ref) => clearUnownedInstance(ref, { leases, names, log, node, local, logger }),
+    });
   }
 
   /** Connects, joins (name, bundle agreement), opens the intake and the lease bucket. Throws a clear error when refused. */
@@ -98,7 +100,17 @@ export class ClusterNode implements EventPlacement {
     let clusterNode: ClusterNode | undefined;
     try {
       const names = clusterNames(swarm);
-      const membership = await NodeMembership.join({ connection, swarm, node, maxProcesses: options.maxProcesses, live: () => (owned === undefined ? 0 : owned.count + owned.awaiting), bundleHash: hash, ttlMs, onLost: (reason) => logger.warn({ reason }, "lost this node's cluster membership; it rejoins once NATS answers") });
+      const membership = await NodeMembership.join({
+        connection,
+        swarm,
+        node,
+        maxProcesses: options.maxProcesses,
+        live: () => (owned === undefined ? 0 : owned.count + owned.awaiting),
+        bundleHash: hash,
+        ttlMs,
+        onLost: (reason) =>
+          logger.warn({ reason }, "lost this node's cluster membership; it rejoins once NATS answers"),
+      });
       let bundle: { agreement: BundleAgreement; dir: string; generation: number };
       try {
         const agreement = await BundleAgreement.open({ connection, swarm });
@@ -109,10 +121,20 @@ export class ClusterNode implements EventPlacement {
         throw error;
       }
       const intake = await EventIntake.open({ connection, swarm });
-      const leases = await LeaseTable.open({ connection, bucket: names.leaseBucket, ttlMs, description: "goondan instance leases" });
+      const leases = await LeaseTable.open({
+        connection,
+        bucket: names.leaseBucket,
+        ttlMs,
+        description: "goondan instance leases",
+      });
       const watch = await LeaseWatch.start({ table: leases });
       const messenger = new ClusterMessenger<NodeApi>({ connection, swarm });
-      const stateLog = await InstanceStateLog.open({ connection, names, ...(settings.compaction ? { compaction: settings.compaction } : {}), logger });
+      const stateLog = await InstanceStateLog.open({
+        connection,
+        names,
+        ...(settings.compaction ? { compaction: settings.compaction } : {}),
+        logger,
+      });
       // Set by `store()` before anything is claimed (the daemon wraps its store before the orchestrator starts).
       let local: () => Store | undefined = () => undefined;
       const ownedInstances = new OwnedInstances({
@@ -125,7 +147,14 @@ export class ClusterNode implements EventPlacement {
         dropState: (agent, instanceKey) => stateLog.drop({ swarm, agent, instanceKey }),
         ackWaitMs: ttlMs,
         sendBack: (origin, event, outcome) =>
-          void sendAnswerBack({ messenger, origin, event, outcome, isMember: async (name) => (await membership.members()).some((member) => member.node === name), logger }).then((delivered) => {
+          void sendAnswerBack({
+            messenger,
+            origin,
+            event,
+            outcome,
+            isMember: async (name) => (await membership.members()).some((member) => member.node === name),
+            logger,
+          }).then((delivered) => {
             // The node that accepted it is gone or mute: its requester may have moved here, found the request
             // accepted in this node's store (it owns the callee) and be waiting for this very answer.
             if (!delivered) clusterNode?.host?.answeredElsewhere(event, outcome);
@@ -133,11 +162,36 @@ export class ClusterNode implements EventPlacement {
         logger,
       });
       owned = ownedInstances;
-      keeper = new LeaseKeeper({ table: leases, owner: node, onLost: (lease, reason) => ownedInstances.lost(lease.key, reason) });
+      keeper = new LeaseKeeper({
+        table: leases,
+        owner: node,
+        onLost: (lease, reason) => ownedInstances.lost(lease.key, reason),
+      });
       logger.info({ node, servers: settings.servers, bundleHash: hash, ttlMs }, "joined the cluster");
       const recovery = new OutageRecovery({ connection, owned: ownedInstances, membership, graceMs: ttlMs, logger });
-      const answers = new AnswerWatch({ connection, names, logger, onAnswer: (event, outcome) => clusterNode?.host?.answeredElsewhere(event, outcome) });
-      clusterNode = new ClusterNode(node, connection, names, membership, intake, leases, watch, ownedInstances, keeper, messenger, stateLog, recovery, logger, bundle, answers);
+      const answers = new AnswerWatch({
+        connection,
+        names,
+        logger,
+        onAnswer: (event, outcome) => clusterNode?.host?.answeredElsewhere(event, outcome),
+      });
+      clusterNode = new ClusterNode(
+        node,
+        connection,
+        names,
+        membership,
+        intake,
+        leases,
+        watch,
+        ownedInstances,
+        keeper,
+        messenger,
+        stateLog,
+        recovery,
+        logger,
+        bundle,
+        answers,
+      );
       local = () => clusterNode?.local;
       return clusterNode;
     } catch (error) {
@@ -157,7 +211,9 @@ export class ClusterNode implements EventPlacement {
         if (this.answers.fromOwner(event.id)) host.answeredElsewhere(event, outcome);
         return { settled: true as const };
       }),
-      messenger.serveNode(node, "place", async ({ agent, instanceKey }) => ({ owner: this.membership.draining === undefined && (await this.owned.claim(agent, instanceKey)) })),
+      messenger.serveNode(node, "place", async ({ agent, instanceKey }) => ({
+        owner: this.membership.draining === undefined && (await this.owned.claim(agent, instanceKey)),
+      })),
     ]);
     this.view = await openClusterView({
       node,
@@ -169,7 +225,14 @@ export class ClusterNode implements EventPlacement {
       owner: async (key) => (this.watch.holder(key) ?? (await this.leases.holder(key)))?.owner,
     });
     const { connection, names, logger, view } = this;
-    await (this.liveEvents = new LiveEvents({ node, connection, names, messenger, members: () => view?.members() ?? [node], logger })).serve();
+    await (this.liveEvents = new LiveEvents({
+      node,
+      connection,
+      names,
+      messenger,
+      members: () => view?.members() ?? [node],
+      logger,
+    })).serve();
     const every = Math.max(500, Math.floor(this.leases.ttlMs / 4));
     this.sweepTimer = setInterval(() => void this.sweep(), every);
   }
@@ -177,14 +240,34 @@ export class ClusterNode implements EventPlacement {
   /** Takes the reloads other nodes announce, through this node's restart coordinator; stopped with the node. */
   async startReload(restarts: Pick<RestartCoordinator, "request">): Promise<ClusterReload> {
     const { agreement, dir, generation } = this.bundle;
-    const drain = (this.drain = new NodeDrain({ node: this.node, membership: this.membership, owned: this.owned, leaseCounts: () => this.watch.countsByOwner(), messenger: this.messenger, logger: this.logger }));
-    this.reload = await ClusterReload.start({ agreement, node: this.node, bundleDir: dir, joinedAt: generation, restarts, runs: (hash) => this.membership.runs(hash), drains: (draining) => drain.set(draining), logger: this.logger });
+    const drain = (this.drain = new NodeDrain({
+      node: this.node,
+      membership: this.membership,
+      owned: this.owned,
+      leaseCounts: () => this.watch.countsByOwner(),
+      messenger: this.messenger,
+      logger: this.logger,
+    }));
+    this.reload = await ClusterReload.start({
+      agreement,
+      node: this.node,
+      bundleDir: dir,
+      joinedAt: generation,
+      restarts,
+      runs: (hash) => this.membership.runs(hash),
+      drains: (draining) => drain.set(draining),
+      logger: this.logger,
+    });
     return this.reload;
   }
 
   async accept(event: AgentEvent): Promise<void> {
     if (this.connection.state !== "connected") {
-      throw new SystemError("E_CLUSTER_UNAVAILABLE", `this node (${this.node}) has lost its connection to the cluster's NATS; event not accepted`, { suggestion: "Retry later: the node reconnects by itself." });
+      throw new SystemError(
+        "E_CLUSTER_UNAVAILABLE",
+        `this node (${this.node}) has lost its connection to the cluster's NATS; event not accepted`,
+        { suggestion: "Retry later: the node reconnects by itself." },
+      );
     }
     const owner = await this.place(event.agent, event.instanceKey);
     // Run elsewhere: its answer is taken from the owner's state log as soon as it is stored there.
@@ -217,7 +300,10 @@ export class ClusterNode implements EventPlacement {
 
   /** Whether this node is connected, a member, and how many instances it holds or waits to claim back. */
   status(): ClusterStatus {
-    return { ...this.recovery.status(this.node, this.owned.count), ...(this.membership.draining ? { draining: this.membership.draining } : {}) };
+    return {
+      ...this.recovery.status(this.node, this.owned.count),
+      ...(this.membership.draining ? { draining: this.membership.draining } : {}),
+    };
   }
 
   /** Leaves the cluster: stops readers, releases every lease and the node's name, closes the connection. */
@@ -251,7 +337,10 @@ export class ClusterNode implements EventPlacement {
     // One this node held before it lost NATS is claimed back here (without a replay when nobody wrote it since).
     if (holder === undefined && !this.owned.remembers(key)) {
       const members = await this.membership.members();
-      const target = chooseNode({ instance: key, candidates: placementCandidates(members, this.watch.countsByOwner()) });
+      const target = chooseNode({
+        instance: key,
+        candidates: placementCandidates(members, this.watch.countsByOwner()),
+      });
       if (target !== undefined && target !== this.node) {
         const answer = await this.messenger.requestNode(target, "place", { agent, instanceKey }, { timeoutMs: 2000 });
         if (answer.status === "ok" && answer.value.owner) return target; // a node that drains says no: claimed here then
@@ -272,7 +361,13 @@ export class ClusterNode implements EventPlacement {
       // One listing of the members serves the deferral and every placement of this sweep; while deferring, no
       // orphan is claimed, so none is looked for.
       const members = await this.membership.members();
-      if (this.recovery.deferring(members.map((member) => member.node), this.node)) return;
+      if (
+        this.recovery.deferring(
+          members.map((member) => member.node),
+          this.node,
+        )
+      )
+        return;
       await sweepOrphans({
         connection: this.connection,
         names: this.names,
@@ -280,7 +375,10 @@ export class ClusterNode implements EventPlacement {
         holder: (key) => this.leases.holder(key),
         claim: async (agent, instanceKey) => {
           const key = this.names.instanceLeaseKey(agent, instanceKey);
-          const target = chooseNode({ instance: key, candidates: placementCandidates(members, this.watch.countsByOwner()) });
+          const target = chooseNode({
+            instance: key,
+            candidates: placementCandidates(members, this.watch.countsByOwner()),
+          });
           if (target === undefined || target === this.node) await this.owned.claim(agent, instanceKey);
         },
       });

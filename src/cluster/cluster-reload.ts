@@ -73,10 +73,18 @@ export class ClusterReload {
   /** Announces a reload this node is about to apply (a batch of restart requests made on this node). */
   async announce(options: { reasons: string[]; scope: ReloadScope }): Promise<BundleRecord> {
     const { node, agreement, logger } = this.options;
-    const record = await agreement.announce({ node, hash: this.hashNow(), reasons: options.reasons, scope: options.scope });
+    const record = await agreement.announce({
+      node,
+      hash: this.hashNow(),
+      reasons: options.reasons,
+      scope: options.scope,
+    });
     this.handled = Math.max(this.handled, record.generation);
     this.pending = record;
-    logger.info({ generation: record.generation, hash: record.hash, reasons: options.reasons }, "announced a reload to every node of the cluster");
+    logger.info(
+      { generation: record.generation, hash: record.hash, reasons: options.reasons },
+      "announced a reload to every node of the cluster",
+    );
     return record;
   }
 
@@ -86,7 +94,10 @@ export class ClusterReload {
       this.running = this.hashNow();
       this.options.runs(this.running);
     } catch (error) {
-      this.options.logger.warn({ error: describe(error) }, "could not hash the bundle this node reloaded; its heartbeat keeps the hash it had");
+      this.options.logger.warn(
+        { error: describe(error) },
+        "could not hash the bundle this node reloaded; its heartbeat keeps the hash it had",
+      );
     }
     const record = this.pending;
     this.pending = undefined;
@@ -94,7 +105,10 @@ export class ClusterReload {
     if (this.draining !== undefined) {
       this.draining = undefined;
       this.options.drains?.(undefined);
-      this.options.logger.info({ generation: record.generation, hash: this.running }, "this node runs the cluster's bundle again: it takes instances again");
+      this.options.logger.info(
+        { generation: record.generation, hash: this.running },
+        "this node runs the cluster's bundle again: it takes instances again",
+      );
     }
     await this.report(record, "reloaded");
   }
@@ -102,7 +116,13 @@ export class ClusterReload {
   async status(): Promise<ClusterReloadStatus> {
     const { agreement, node } = this.options;
     const [cluster, reports] = await Promise.all([agreement.current(), agreement.reports()]);
-    return { node, hash: this.running, ...(cluster ? { cluster } : {}), reports, ...(this.draining ? { draining: this.draining } : {}) };
+    return {
+      node,
+      hash: this.running,
+      ...(cluster ? { cluster } : {}),
+      reports,
+      ...(this.draining ? { draining: this.draining } : {}),
+    };
   }
 
   /** Resolves once every announcement seen so far was taken or refused (tests, shutdown). */
@@ -118,19 +138,36 @@ export class ClusterReload {
     if (record.reload === undefined || record.generation <= this.handled) return;
     this.handled = record.generation;
     if (record.reload.by === this.options.node) return; // our own, announced by `announce`
-    this.taking = this.taking.then(() => this.take(record)).catch((error: unknown) => this.options.logger.error({ generation: record.generation, error: describe(error) }, "could not take a cluster reload"));
+    this.taking = this.taking
+      .then(() => this.take(record))
+      .catch((error: unknown) =>
+        this.options.logger.error(
+          { generation: record.generation, error: describe(error) },
+          "could not take a cluster reload",
+        ),
+      );
   }
 
   private async take(record: BundleRecord): Promise<void> {
     const { logger } = this.options;
     const reload = record.reload as NonNullable<BundleRecord["reload"]>;
-    logger.info({ generation: record.generation, hash: record.hash, by: reload.by, reasons: reload.reasons }, "a node of the cluster announced a reload");
+    logger.info(
+      { generation: record.generation, hash: record.hash, by: reload.by, reasons: reload.reasons },
+      "a node of the cluster announced a reload",
+    );
     let hash: string;
     try {
       hash = this.hashNow();
     } catch (error) {
       const described = describe(error);
-      return this.refuse(record, errorInfo({ code: described.code ?? "E_CLUSTER_BUNDLE_UNREADABLE", message: `node ${this.options.node} could not hash its bundle: ${described.message}`, ...(described.suggestion ? { suggestion: described.suggestion } : {}) }));
+      return this.refuse(
+        record,
+        errorInfo({
+          code: described.code ?? "E_CLUSTER_BUNDLE_UNREADABLE",
+          message: `node ${this.options.node} could not hash its bundle: ${described.message}`,
+          ...(described.suggestion ? { suggestion: described.suggestion } : {}),
+        }),
+      );
     }
     if (hash !== record.hash) {
       return this.refuse(record, {
@@ -140,7 +177,11 @@ export class ClusterReload {
       });
     }
     const reason = `cluster reload ${record.generation} asked of ${reload.by}: ${reload.reasons.join("; ") || "restart"}`;
-    const answers = await Promise.all(scopeRequests(reload.scope).map((request) => this.options.restarts.request({ ...request, reason, relayed: true })));
+    const answers = await Promise.all(
+      scopeRequests(reload.scope).map((request) =>
+        this.options.restarts.request({ ...request, reason, relayed: true }),
+      ),
+    );
     const refused = answers.find((answer) => !answer.accepted);
     if (refused?.issues.every((issue) => issue.code === "E_RESTART_CLOSED")) return; // this node is shutting down
     if (refused !== undefined) {
@@ -154,15 +195,35 @@ export class ClusterReload {
   }
 
   private async refuse(record: BundleRecord, error: ErrorInfo): Promise<void> {
-    this.options.logger.error({ generation: record.generation, announcedHash: record.hash, hash: this.running, error }, "cluster reload refused: this node keeps running its configuration");
-    this.draining = { code: error.code, message: error.message, generation: record.generation, since: this.draining?.since ?? new Date().toISOString() };
+    this.options.logger.error(
+      { generation: record.generation, announcedHash: record.hash, hash: this.running, error },
+      "cluster reload refused: this node keeps running its configuration",
+    );
+    this.draining = {
+      code: error.code,
+      message: error.message,
+      generation: record.generation,
+      since: this.draining?.since ?? new Date().toISOString(),
+    };
     this.options.drains?.(this.draining);
     await this.report(record, "refused", error);
   }
 
   private async report(record: BundleRecord, status: ReloadReport["status"], error?: ErrorInfo): Promise<void> {
-    const report: ReloadReport = { node: this.options.node, generation: record.generation, status, hash: this.running, announcedHash: record.hash, at: new Date().toISOString(), ...(error ? { error } : {}) };
-    await this.options.agreement.report(report).catch((failure: unknown) => this.options.logger.warn({ error: describe(failure) }, "could not report this node's reload to the cluster"));
+    const report: ReloadReport = {
+      node: this.options.node,
+      generation: record.generation,
+      status,
+      hash: this.running,
+      announcedHash: record.hash,
+      at: new Date().toISOString(),
+      ...(error ? { error } : {}),
+    };
+    await this.options.agreement
+      .report(report)
+      .catch((failure: unknown) =>
+        this.options.logger.warn({ error: describe(failure) }, "could not report this node's reload to the cluster"),
+      );
   }
 
   private hashNow(): string {
@@ -176,7 +237,8 @@ export class ClusterReload {
  */
 export function scopeRequests(scope: ReloadScope): Array<Omit<RestartRequest, "reason">> {
   const agents = strings(scope.agents);
-  const requests: Array<Omit<RestartRequest, "reason">> = agents === undefined ? [{}] : agents.map((agent) => ({ agent }));
+  const requests: Array<Omit<RestartRequest, "reason">> =
+    agents === undefined ? [{}] : agents.map((agent) => ({ agent }));
   for (const target of targets(scope.instances)) requests.push(target);
   if (scope.fresh === true) requests.push({ fresh: true });
   for (const agent of strings(scope.freshAgents) ?? []) requests.push({ agent, fresh: true });
@@ -190,5 +252,7 @@ function strings(value: unknown): string[] | undefined {
 
 function targets(value: unknown): InstanceTarget[] {
   if (!Array.isArray(value)) return [];
-  return value.filter((item): item is InstanceTarget => typeof item?.agent === "string" && typeof item?.instanceKey === "string").map((item) => ({ agent: item.agent, instanceKey: item.instanceKey }));
+  return value
+    .filter((item): item is InstanceTarget => typeof item?.agent === "string" && typeof item?.instanceKey === "string")
+    .map((item) => ({ agent: item.agent, instanceKey: item.instanceKey }));
 }

@@ -49,19 +49,30 @@ export function readClusterSettings(options: ReadClusterSettingsOptions = {}): C
   const url = fromFlag ? options.url : env[CLUSTER_URL_ENV];
   if (url === undefined || url === "") return undefined;
   const origin = fromFlag ? "--cluster" : CLUSTER_URL_ENV;
-  const settings: ClusterSettings = { ...parseServers(url, origin), node: nodeName(options.node ?? env[CLUSTER_NODE_ENV], options.node !== undefined ? "--node" : CLUSTER_NODE_ENV), compaction: readCompactionSettings(env) };
+  const settings: ClusterSettings = {
+    ...parseServers(url, origin),
+    node: nodeName(options.node ?? env[CLUSTER_NODE_ENV], options.node !== undefined ? "--node" : CLUSTER_NODE_ENV),
+    compaction: readCompactionSettings(env),
+  };
   const credsFile = env[CLUSTER_CREDS_ENV];
   if (credsFile !== undefined && credsFile !== "") {
     let creds: string;
     try {
       creds = readFileSync(credsFile, "utf8");
     } catch (error) {
-      throw new UsageError("E_CLUSTER_CREDS_UNREADABLE", `${CLUSTER_CREDS_ENV}: cannot read the NATS credentials file ${credsFile}: ${(error as Error).message}`, {
-        suggestion: "Point it at a readable .creds file (the output of `nsc generate creds`), or unset it.",
-      });
+      throw new UsageError(
+        "E_CLUSTER_CREDS_UNREADABLE",
+        `${CLUSTER_CREDS_ENV}: cannot read the NATS credentials file ${credsFile}: ${(error as Error).message}`,
+        {
+          suggestion: "Point it at a readable .creds file (the output of `nsc generate creds`), or unset it.",
+        },
+      );
     }
     if (!creds.includes("BEGIN NATS USER JWT") || !creds.includes("BEGIN USER NKEY SEED")) {
-      throw new UsageError("E_CLUSTER_CREDS_UNREADABLE", `${CLUSTER_CREDS_ENV}: ${credsFile} is not a NATS credentials file: expected a USER JWT and a USER NKEY SEED block`);
+      throw new UsageError(
+        "E_CLUSTER_CREDS_UNREADABLE",
+        `${CLUSTER_CREDS_ENV}: ${credsFile} is not a NATS credentials file: expected a USER JWT and a USER NKEY SEED block`,
+      );
     }
     settings.creds = creds;
     settings.credsFile = credsFile;
@@ -69,16 +80,23 @@ export function readClusterSettings(options: ReadClusterSettingsOptions = {}): C
   return settings;
 }
 
-function parseServers(text: string, origin: string): Pick<ClusterSettings, "servers" | "tls" | "user" | "pass" | "token"> {
+function parseServers(
+  text: string,
+  origin: string,
+): Pick<ClusterSettings, "servers" | "tls" | "user" | "pass" | "token"> {
   const servers: string[] = [];
   const schemes = new Set<string>();
   let user: string | undefined;
   let pass: string | undefined;
   for (const raw of text.split(",").map((part) => part.trim())) {
     const invalid = (expected: string) =>
-      new UsageError("E_CLUSTER_URL_INVALID", `${origin}: ${redactUrl(raw)} is not a NATS server URL: expected ${expected}`, {
-        suggestion: "Write nats://HOST:PORT (or nats://USER:PASS@HOST:PORT, tls://…), several separated by commas.",
-      });
+      new UsageError(
+        "E_CLUSTER_URL_INVALID",
+        `${origin}: ${redactUrl(raw)} is not a NATS server URL: expected ${expected}`,
+        {
+          suggestion: "Write nats://HOST:PORT (or nats://USER:PASS@HOST:PORT, tls://…), several separated by commas.",
+        },
+      );
     if (raw === "") throw invalid("a URL between the commas");
     let parsed: URL;
     try {
@@ -95,13 +113,17 @@ function parseServers(text: string, origin: string): Pick<ClusterSettings, "serv
     if (parsed.username !== "") {
       const thisUser = decodeURIComponent(parsed.username);
       const thisPass = parsed.password === "" ? undefined : decodeURIComponent(parsed.password);
-      if (user !== undefined && (user !== thisUser || pass !== thisPass)) throw invalid("the same credentials in every URL");
+      if (user !== undefined && (user !== thisUser || pass !== thisPass))
+        throw invalid("the same credentials in every URL");
       user = thisUser;
       pass = thisPass;
     }
   }
   if (schemes.size > 1) {
-    throw new UsageError("E_CLUSTER_URL_INVALID", `${origin}: mixes nats:// and tls:// servers: expected one scheme for all of them`);
+    throw new UsageError(
+      "E_CLUSTER_URL_INVALID",
+      `${origin}: mixes nats:// and tls:// servers: expected one scheme for all of them`,
+    );
   }
   const tls = schemes.has("tls");
   if (user === undefined) return { servers, tls };
@@ -112,12 +134,18 @@ function parseServers(text: string, origin: string): Pick<ClusterSettings, "serv
 function nodeName(given: string | undefined, origin: string): string {
   if (given === undefined || given === "") return hostname();
   if (given.length > 64 || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(given)) {
-    throw new UsageError("E_CLUSTER_NODE_NAME_INVALID", `${origin}: node name ${JSON.stringify(given.slice(0, 80))} is not valid: expected 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit`);
+    throw new UsageError(
+      "E_CLUSTER_NODE_NAME_INVALID",
+      `${origin}: node name ${JSON.stringify(given.slice(0, 80))} is not valid: expected 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit`,
+    );
   }
   return given;
 }
 
 /** A server URL with its password (or token) replaced, for messages and logs. */
 export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^@/]*)@/, (_whole, userInfo: string) => `//${userInfo.includes(":") ? `${userInfo.split(":")[0]}:***` : "***"}@`);
+  return url.replace(
+    /\/\/([^@/]*)@/,
+    (_whole, userInfo: string) => `//${userInfo.includes(":") ? `${userInfo.split(":")[0]}:***` : "***"}@`,
+  );
 }

@@ -41,7 +41,10 @@ export type NodeReadApi = {
   /** `more`: cut to fit one message (the oldest kept, or the newest with a `limit`). */
   "runtime-events": { request: NodeEventQuery; response: { events: StoredRuntimeEvent[]; more?: boolean } };
   /** The messages from index `from` that fit one message; `next`: where the following part starts. */
-  conversation: { request: { agent: string; instanceKey: string; from?: number }; response: StoredConversation & { next?: number } };
+  conversation: {
+    request: { agent: string; instanceKey: string; from?: number };
+    response: StoredConversation & { next?: number };
+  };
   "event-state": { request: { eventId: string }; response: { state: EventState | null } };
 };
 
@@ -62,9 +65,14 @@ export interface ClusterReads {
   processes(): Promise<{ processes: Array<ProcessInfo & { node: string }>; unanswered: UnansweredNode[] }>;
   instances(): Promise<{ instances: NodeInstanceRow[]; unanswered: UnansweredNode[] }>;
   /** `more`: a node's events did not fit one page; ask again from `cursor`. */
-  runtimeEvents(query: ClusterEventQuery): Promise<{ events: NodeRuntimeEvent[]; cursor: ClusterCursor; more: boolean; unanswered: UnansweredNode[] }>;
+  runtimeEvents(
+    query: ClusterEventQuery,
+  ): Promise<{ events: NodeRuntimeEvent[]; cursor: ClusterCursor; more: boolean; unanswered: UnansweredNode[] }>;
   /** From its lease holder, else the freshest copy; `node` absent: no node has a conversation for it. */
-  conversation(agent: string, instanceKey: string): Promise<{ node?: string; messages: Message[]; unanswered: UnansweredNode[] }>;
+  conversation(
+    agent: string,
+    instanceKey: string,
+  ): Promise<{ node?: string; messages: Message[]; unanswered: UnansweredNode[] }>;
   /** The furthest state any node knows for the event, with that node; `state` absent: no node that answered knows it. */
   eventState(eventId: string): Promise<{ state?: NodeEventState; unanswered: UnansweredNode[] }>;
 }
@@ -103,10 +111,16 @@ export class ClusterView implements ClusterReads {
     const bounded = <T>(what: string, answer: T) => withinBudget({ answer, budget, what: `node ${node}'s ${what}` });
     return Promise.all([
       messenger.serveNode(node, "processes", async () => bounded("process table", { processes: host.processes() })),
-      messenger.serveNode(node, "instances", async () => bounded("instance table", { instances: await host.instances() })),
+      messenger.serveNode(node, "instances", async () =>
+        bounded("instance table", { instances: await host.instances() }),
+      ),
       messenger.serveNode(node, "runtime-events", async (request) => {
         const query = nodeEventQuery(request);
-        const fitted = fitByBytes(await host.runtimeEvents(query), listBudget, query.limit === undefined ? "oldest" : "newest");
+        const fitted = fitByBytes(
+          await host.runtimeEvents(query),
+          listBudget,
+          query.limit === undefined ? "oldest" : "newest",
+        );
         return bounded("runtime events", { events: fitted.items, ...(fitted.more ? { more: true } : {}) });
       }),
       messenger.serveNode(node, "conversation", async ({ agent, instanceKey, from }) => {
@@ -115,17 +129,31 @@ export class ClusterView implements ClusterReads {
         const part = fitByBytes(stored.messages.slice(start), listBudget, "oldest");
         const updatedAt = stored.updatedAt === undefined ? {} : { updatedAt: stored.updatedAt };
         // A message that alone outweighs one NATS message cannot be sent in parts: it is refused, by its size.
-        if (part.more && part.items.length === 0) return bounded(`message ${start} of ${agent}/${instanceKey}`, { messages: stored.messages.slice(start, start + 1), ...updatedAt });
-        return bounded(`conversation of ${agent}/${instanceKey}`, { messages: part.items, ...updatedAt, ...(part.more ? { next: start + part.items.length } : {}) });
+        if (part.more && part.items.length === 0)
+          return bounded(`message ${start} of ${agent}/${instanceKey}`, {
+            messages: stored.messages.slice(start, start + 1),
+            ...updatedAt,
+          });
+        return bounded(`conversation of ${agent}/${instanceKey}`, {
+          messages: part.items,
+          ...updatedAt,
+          ...(part.more ? { next: start + part.items.length } : {}),
+        });
       }),
-      messenger.serveNode(node, "event-state", async ({ eventId }) => bounded("event state", { state: (await host.eventState(String(eventId))) ?? null })),
+      messenger.serveNode(node, "event-state", async ({ eventId }) =>
+        bounded("event state", { state: (await host.eventState(String(eventId))) ?? null }),
+      ),
     ]);
   }
 
   async processes(): Promise<{ processes: Array<ProcessInfo & { node: string }>; unanswered: UnansweredNode[] }> {
     const { answers, unanswered } = await this.everyNode(
       async () => this.options.host.processes(),
-      async (node) => unwrap(await this.options.messenger.requestNode(node, "processes", {}, { timeoutMs: this.timeoutMs }), (value) => value.processes),
+      async (node) =>
+        unwrap(
+          await this.options.messenger.requestNode(node, "processes", {}, { timeoutMs: this.timeoutMs }),
+          (value) => value.processes,
+        ),
     );
     return { processes: answers.flatMap(({ node, value }) => value.map((row) => ({ ...row, node }))), unanswered };
   }
@@ -133,30 +161,61 @@ export class ClusterView implements ClusterReads {
   async instances(): Promise<{ instances: NodeInstanceRow[]; unanswered: UnansweredNode[] }> {
     const { answers, unanswered } = await this.everyNode(
       () => this.options.host.instances(),
-      async (node) => unwrap(await this.options.messenger.requestNode(node, "instances", {}, { timeoutMs: this.timeoutMs }), (value) => value.instances),
+      async (node) =>
+        unwrap(
+          await this.options.messenger.requestNode(node, "instances", {}, { timeoutMs: this.timeoutMs }),
+          (value) => value.instances,
+        ),
     );
     return { instances: mergeInstanceRows(answers), unanswered };
   }
 
-  async runtimeEvents(query: ClusterEventQuery): Promise<{ events: NodeRuntimeEvent[]; cursor: ClusterCursor; more: boolean; unanswered: UnansweredNode[] }> {
+  async runtimeEvents(
+    query: ClusterEventQuery,
+  ): Promise<{ events: NodeRuntimeEvent[]; cursor: ClusterCursor; more: boolean; unanswered: UnansweredNode[] }> {
     const { after = {}, ...filters } = query;
-    const ask = (node: string): NodeEventQuery => ({ ...filters, ...(after[node] === undefined ? {} : { after: after[node] }) });
+    const ask = (node: string): NodeEventQuery => ({
+      ...filters,
+      ...(after[node] === undefined ? {} : { after: after[node] }),
+    });
     const { answers, unanswered } = await this.everyNode(
-      async (): Promise<{ events: StoredRuntimeEvent[]; more?: boolean }> => ({ events: await this.options.host.runtimeEvents(ask(this.options.node)) }),
+      async (): Promise<{ events: StoredRuntimeEvent[]; more?: boolean }> => ({
+        events: await this.options.host.runtimeEvents(ask(this.options.node)),
+      }),
       (node) => this.options.messenger.requestNode(node, "runtime-events", ask(node), { timeoutMs: this.timeoutMs }),
     );
-    const parts = answers.map(({ node, value }) => ({ node, value: value.events, ...(value.more === true ? { more: true } : {}) }));
-    return { ...mergeRuntimeEvents({ answers: parts, after, ...(query.limit === undefined ? {} : { limit: query.limit }) }), unanswered };
+    const parts = answers.map(({ node, value }) => ({
+      node,
+      value: value.events,
+      ...(value.more === true ? { more: true } : {}),
+    }));
+    return {
+      ...mergeRuntimeEvents({ answers: parts, after, ...(query.limit === undefined ? {} : { limit: query.limit }) }),
+      unanswered,
+    };
   }
 
-  async conversation(agent: string, instanceKey: string): Promise<{ node?: string; messages: Message[]; unanswered: UnansweredNode[] }> {
+  async conversation(
+    agent: string,
+    instanceKey: string,
+  ): Promise<{ node?: string; messages: Message[]; unanswered: UnansweredNode[] }> {
     const { node: self, host, messenger } = this.options;
-    const owner = this.options.connected() ? await this.options.owner(agent, instanceKey).catch(() => undefined) : undefined;
+    const owner = this.options.connected()
+      ? await this.options.owner(agent, instanceKey).catch(() => undefined)
+      : undefined;
     const silent: UnansweredNode[] = [];
     if (owner !== undefined) {
-      const answer = owner === self ? { status: "ok" as const, value: await host.conversation(agent, instanceKey) } : await this.remoteConversation(owner, agent, instanceKey);
+      const answer =
+        owner === self
+          ? { status: "ok" as const, value: await host.conversation(agent, instanceKey) }
+          : await this.remoteConversation(owner, agent, instanceKey);
       // The holder is the authority: its copy is current even when it is empty (a fresh restart cleared it).
-      if (answer.status === "ok") return { ...(answer.value.messages.length > 0 ? { node: owner } : {}), messages: answer.value.messages, unanswered: [] };
+      if (answer.status === "ok")
+        return {
+          ...(answer.value.messages.length > 0 ? { node: owner } : {}),
+          messages: answer.value.messages,
+          unanswered: [],
+        };
       // Not asked twice: the copies of the others are read without waiting for it again.
       silent.push({ node: owner, status: answer.status });
     }
@@ -166,36 +225,62 @@ export class ClusterView implements ClusterReads {
       silent.map((item) => item.node),
     );
     unanswered.unshift(...silent);
-    const best = freshestConversation(answers.map(({ node, value }) => ({ node, messages: value.messages, ...(value.updatedAt === undefined ? {} : { updatedAt: value.updatedAt }) })));
-    return best === undefined ? { messages: [], unanswered } : { node: best.node, messages: [...best.messages], unanswered };
+    const best = freshestConversation(
+      answers.map(({ node, value }) => ({
+        node,
+        messages: value.messages,
+        ...(value.updatedAt === undefined ? {} : { updatedAt: value.updatedAt }),
+      })),
+    );
+    return best === undefined
+      ? { messages: [], unanswered }
+      : { node: best.node, messages: [...best.messages], unanswered };
   }
 
   async eventState(eventId: string): Promise<{ state?: NodeEventState; unanswered: UnansweredNode[] }> {
     const { answers, unanswered } = await this.everyNode(
       () => this.options.host.eventState(eventId),
-      async (node) => unwrap(await this.options.messenger.requestNode(node, "event-state", { eventId }, { timeoutMs: this.timeoutMs }), (value) => value.state ?? undefined),
+      async (node) =>
+        unwrap(
+          await this.options.messenger.requestNode(node, "event-state", { eventId }, { timeoutMs: this.timeoutMs }),
+          (value) => value.state ?? undefined,
+        ),
     );
     const state = furthestEventState(answers);
     return { ...(state === undefined ? {} : { state }), unanswered };
   }
 
   /** Another node's copy of a conversation, asked part after part until it has sent every message. */
-  private async remoteConversation(node: string, agent: string, instanceKey: string): Promise<RequestOutcome<StoredConversation>> {
+  private async remoteConversation(
+    node: string,
+    agent: string,
+    instanceKey: string,
+  ): Promise<RequestOutcome<StoredConversation>> {
     const messages: Message[] = [];
     let from = 0;
     for (;;) {
-      const answer = await this.options.messenger.requestNode(node, "conversation", { agent, instanceKey, from }, { timeoutMs: this.timeoutMs });
+      const answer = await this.options.messenger.requestNode(
+        node,
+        "conversation",
+        { agent, instanceKey, from },
+        { timeoutMs: this.timeoutMs },
+      );
       if (answer.status !== "ok") return answer;
       const { next, updatedAt } = answer.value;
       messages.push(...answer.value.messages);
       // Each part moves forward, so this ends; a part that does not is taken as the last.
-      if (next === undefined || next <= from) return { status: "ok", value: { messages, ...(updatedAt === undefined ? {} : { updatedAt }) } };
+      if (next === undefined || next <= from)
+        return { status: "ok", value: { messages, ...(updatedAt === undefined ? {} : { updatedAt }) } };
       from = next;
     }
   }
 
   /** This node's answer and every other live member's (but those in `skip`), at once. */
-  private async everyNode<T>(local: () => Promise<T>, remote: (node: string) => Promise<RequestOutcome<T>>, skip: readonly string[] = []) {
+  private async everyNode<T>(
+    local: () => Promise<T>,
+    remote: (node: string) => Promise<RequestOutcome<T>>,
+    skip: readonly string[] = [],
+  ) {
     const { node } = this.options;
     const nodes = this.options.connected() ? await this.options.members().catch(() => [node]) : [node];
     return fanOut({ self: node, nodes: [node, ...nodes].filter((name) => !skip.includes(name)), local, remote });
@@ -264,7 +349,11 @@ export function lateReads(current: () => ClusterReads | undefined): ClusterReads
 }
 
 /** One node's copy of an instance's conversation, with when its store last changed it. */
-export async function storedConversation(store: { messages(agent: string, instanceKey: string): Promise<Message[]>; instances(): Promise<InstanceRow[]> }, agent: string, instanceKey: string): Promise<StoredConversation> {
+export async function storedConversation(
+  store: { messages(agent: string, instanceKey: string): Promise<Message[]>; instances(): Promise<InstanceRow[]> },
+  agent: string,
+  instanceKey: string,
+): Promise<StoredConversation> {
   const [messages, rows] = await Promise.all([store.messages(agent, instanceKey), store.instances()]);
   const updatedAt = rows.find((row) => row.agent === agent && row.instanceKey === instanceKey)?.updatedAt;
   return { messages, ...(updatedAt === undefined ? {} : { updatedAt }) };

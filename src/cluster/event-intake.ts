@@ -74,7 +74,15 @@ export class EventIntake {
     const origin = options.origin === undefined ? undefined : headers();
     if (origin !== undefined) origin.set(ORIGIN_HEADER, options.origin as string);
     try {
-      ack = await this.connection.js.publish(this.names.intakeSubject(event.agent, event.instanceKey), JSON.stringify(event), { ...(options.dedupe === false ? {} : { msgID: event.id }), timeout: this.publishTimeoutMs, ...(origin ? { headers: origin } : {}) });
+      ack = await this.connection.js.publish(
+        this.names.intakeSubject(event.agent, event.instanceKey),
+        JSON.stringify(event),
+        {
+          ...(options.dedupe === false ? {} : { msgID: event.id }),
+          timeout: this.publishTimeoutMs,
+          ...(origin ? { headers: origin } : {}),
+        },
+      );
     } catch (error) {
       throw clusterUnavailable(`accepting event ${event.id}`, error);
     }
@@ -98,7 +106,11 @@ export class EventIntake {
   }
 
   /** The reader of one instance's events (its durable consumer, made on first use). */
-  instance(agent: string, instanceKey: string, options: Omit<InstanceIntakeOptions, "connection" | "names" | "agent" | "instanceKey"> = {}): Promise<InstanceIntake> {
+  instance(
+    agent: string,
+    instanceKey: string,
+    options: Omit<InstanceIntakeOptions, "connection" | "names" | "agent" | "instanceKey"> = {},
+  ): Promise<InstanceIntake> {
     return InstanceIntake.open({ ...options, connection: this.connection, names: this.names, agent, instanceKey });
   }
 }

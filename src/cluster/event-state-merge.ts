@@ -10,7 +10,9 @@ export type NodeEventState = EventState & { node: string };
 
 const RANK: Record<string, number> = { accepted: 0, running: 1 };
 
-export function furthestEventState(answers: ReadonlyArray<{ node: string; value: EventState | undefined }>): NodeEventState | undefined {
+export function furthestEventState(
+  answers: ReadonlyArray<{ node: string; value: EventState | undefined }>,
+): NodeEventState | undefined {
   let best: NodeEventState | undefined;
   for (const { node, value } of answers) {
     if (value === undefined) continue;

@@ -89,7 +89,11 @@ export class InstanceIntake {
     } catch (error) {
       // Nothing we publish fails to parse: park it rather than loop on it.
       message.term("not a JSON event");
-      throw new SystemError("E_CLUSTER_BAD_MESSAGE", `intake ${this.name}: message ${message.seq} is not a JSON event`, { cause: error });
+      throw new SystemError(
+        "E_CLUSTER_BAD_MESSAGE",
+        `intake ${this.name}: message ${message.seq} is not a JSON event`,
+        { cause: error },
+      );
     }
     return delivery(message, event);
   }

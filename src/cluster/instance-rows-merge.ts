@@ -8,7 +8,9 @@ import type { InstanceRow } from "../orchestrator/instances/stored-instances.ts"
 
 export type NodeInstanceRow = InstanceRow & { node: string };
 
-export function mergeInstanceRows(answers: ReadonlyArray<{ node: string; value: readonly InstanceRow[] }>): NodeInstanceRow[] {
+export function mergeInstanceRows(
+  answers: ReadonlyArray<{ node: string; value: readonly InstanceRow[] }>,
+): NodeInstanceRow[] {
   const chosen = new Map<string, NodeInstanceRow>();
   for (const { node, value } of answers) {
     for (const row of value) {
@@ -18,7 +20,9 @@ export function mergeInstanceRows(answers: ReadonlyArray<{ node: string; value: 
       if (current === undefined || fresher(candidate, current)) chosen.set(key, candidate);
     }
   }
-  return [...chosen.values()].sort((a, b) => a.agent.localeCompare(b.agent) || a.instanceKey.localeCompare(b.instanceKey));
+  return [...chosen.values()].sort(
+    (a, b) => a.agent.localeCompare(b.agent) || a.instanceKey.localeCompare(b.instanceKey),
+  );
 }
 
 /** A stored copy of one instance's conversation on one node. */
@@ -36,7 +40,10 @@ export function freshestConversation<M>(copies: ReadonlyArray<ConversationCopy<M
     if (copy.messages.length === 0) continue;
     if (best === undefined) best = copy;
     else {
-      const order = (copy.updatedAt ?? 0) - (best.updatedAt ?? 0) || copy.messages.length - best.messages.length || best.node.localeCompare(copy.node);
+      const order =
+        (copy.updatedAt ?? 0) - (best.updatedAt ?? 0) ||
+        copy.messages.length - best.messages.length ||
+        best.node.localeCompare(copy.node);
       if (order > 0) best = copy;
     }
   }

@@ -24,15 +24,24 @@ export async function openBucket(options: OpenBucketOptions): Promise<KV> {
   let kv: KV;
   let status: KvStatus;
   try {
-    kv = await connection.kvm.create(bucket, { ttl: ttlMs, history: options.history ?? 1, description: options.description });
+    kv = await connection.kvm.create(bucket, {
+      ttl: ttlMs,
+      history: options.history ?? 1,
+      description: options.description,
+    });
     status = await kv.status();
   } catch (error) {
     throw clusterUnavailable(`opening the KV bucket ${bucket}`, error);
   }
   if (status.ttl !== ttlMs) {
-    throw new ConfigError("E_CLUSTER_CONFIG_MISMATCH", `the cluster's KV bucket ${bucket} keeps keys for ${status.ttl} ms, but this node expects ${ttlMs} ms`, {
-      suggestion: "Run every node of the cluster with the same lease TTL, or delete the bucket while no node runs (nats kv del).",
-    });
+    throw new ConfigError(
+      "E_CLUSTER_CONFIG_MISMATCH",
+      `the cluster's KV bucket ${bucket} keeps keys for ${status.ttl} ms, but this node expects ${ttlMs} ms`,
+      {
+        suggestion:
+          "Run every node of the cluster with the same lease TTL, or delete the bucket while no node runs (nats kv del).",
+      },
+    );
   }
   return kv;
 }

@@ -51,9 +51,12 @@ export class LeaseKeeper {
     this.clock = options.clock ?? systemClock;
     this.marginMs = options.marginMs ?? Math.floor(ttl / 5);
     this.renewEveryMs = options.renewEveryMs ?? Math.floor(ttl / 4);
-    if (!(this.marginMs > 0 && this.marginMs < ttl)) throw new RangeError(`LeaseKeeper: expected 0 < marginMs < ttl (${ttl}), got ${this.marginMs}`);
+    if (!(this.marginMs > 0 && this.marginMs < ttl))
+      throw new RangeError(`LeaseKeeper: expected 0 < marginMs < ttl (${ttl}), got ${this.marginMs}`);
     if (!(this.renewEveryMs > 0 && this.renewEveryMs < ttl - this.marginMs)) {
-      throw new RangeError(`LeaseKeeper: expected 0 < renewEveryMs < ttl - marginMs (${ttl - this.marginMs}), got ${this.renewEveryMs}`);
+      throw new RangeError(
+        `LeaseKeeper: expected 0 < renewEveryMs < ttl - marginMs (${ttl - this.marginMs}), got ${this.renewEveryMs}`,
+      );
     }
   }
 
@@ -109,9 +112,12 @@ export class LeaseKeeper {
   }
 
   private scheduleRenew(held: Held, delay: number): void {
-    held.renewTimer = this.clock.setTimeout(() => {
-      held.renewing = this.renew(held);
-    }, Math.max(0, delay));
+    held.renewTimer = this.clock.setTimeout(
+      () => {
+        held.renewing = this.renew(held);
+      },
+      Math.max(0, delay),
+    );
   }
 
   private async renew(held: Held): Promise<void> {

@@ -34,7 +34,9 @@ export interface LeaseHolder {
 
 export type ClaimOutcome = { status: "claimed"; lease: Lease } | { status: "held"; holder: LeaseHolder };
 export type LostReason = "taken" | "expired";
-export type RenewOutcome = { status: "renewed"; lease: Lease } | { status: "lost"; reason: LostReason; holder?: LeaseHolder };
+export type RenewOutcome =
+  | { status: "renewed"; lease: Lease }
+  | { status: "lost"; reason: LostReason; holder?: LeaseHolder };
 export type ReleaseOutcome = { status: "released" } | { status: "lost"; reason: LostReason; holder?: LeaseHolder };
 
 interface LeaseValue {
@@ -64,8 +66,14 @@ export class LeaseTable {
 
   static async open(options: OpenLeaseTableOptions): Promise<LeaseTable> {
     const ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
-    if (!Number.isInteger(ttlMs) || ttlMs < 1000) throw new RangeError(`LeaseTable: expected ttlMs to be an integer >= 1000, got ${ttlMs}`);
-    const kv = await openBucket({ connection: options.connection, bucket: options.bucket, ttlMs, description: options.description ?? "goondan leases" });
+    if (!Number.isInteger(ttlMs) || ttlMs < 1000)
+      throw new RangeError(`LeaseTable: expected ttlMs to be an integer >= 1000, got ${ttlMs}`);
+    const kv = await openBucket({
+      connection: options.connection,
+      bucket: options.bucket,
+      ttlMs,
+      description: options.description ?? "goondan leases",
+    });
     return new LeaseTable(kv, options.bucket, ttlMs, options.requestTimeoutMs ?? 2000);
   }
 
@@ -88,7 +96,10 @@ export class LeaseTable {
   /** Write the lease again at the revision we hold, pushing its expiry back by the TTL. */
   async renew(lease: Lease, data: JsonObject = {}): Promise<RenewOutcome> {
     try {
-      const revision = await this.kv.put(lease.key, encode({ owner: lease.owner, data }), { previousSeq: lease.revision, timeout: this.requestTimeoutMs });
+      const revision = await this.kv.put(lease.key, encode({ owner: lease.owner, data }), {
+        previousSeq: lease.revision,
+        timeout: this.requestTimeoutMs,
+      });
       return { status: "renewed", lease: { ...lease, revision } };
     } catch (error) {
       if (!isWrongRevision(error)) throw clusterUnavailable(`renewing the lease ${lease.key}`, error);
@@ -151,5 +162,11 @@ export function toHolder(entry: KvEntry): LeaseHolder | undefined {
     return undefined;
   }
   if (typeof value?.owner !== "string") return undefined;
-  return { key: entry.key, owner: value.owner, revision: entry.revision, writtenAt: entry.created.getTime(), data: value.data ?? {} };
+  return {
+    key: entry.key,
+    owner: value.owner,
+    revision: entry.revision,
+    writtenAt: entry.created.getTime(),
+    data: value.data ?? {},
+  };
 }

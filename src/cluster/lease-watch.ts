@@ -114,7 +114,9 @@ export class LeaseWatch {
       if (previous.holder.owner !== holder.owner) this.emit("expired", previous.holder, now);
     }
     // A write seen as it happens lapses ttl from now; one loaded from the bucket ttl from when it was written.
-    const lapsesAt = isUpdate ? now + this.options.table.ttlMs : Math.min(now + this.options.table.ttlMs, Math.max(now, holder.writtenAt + this.options.table.ttlMs));
+    const lapsesAt = isUpdate
+      ? now + this.options.table.ttlMs
+      : Math.min(now + this.options.table.ttlMs, Math.max(now, holder.writtenAt + this.options.table.ttlMs));
     const known: Known = { holder, timer: this.clock.setTimeout(() => this.lapse(holder), lapsesAt - now) };
     this.known.set(holder.key, known);
     const renewed = previous !== undefined && previous.holder.owner === holder.owner;

@@ -14,7 +14,15 @@ import type { Logger } from "../shared/logger.ts";
 import type { ClusterConnection } from "./cluster-connection.ts";
 import type { ClusterMessenger, Served } from "./cluster-messenger.ts";
 import type { ClusterNames } from "./cluster-names.ts";
-import { InterestAsker, InterestLedger, LIVE_FRESH_RENEWALS, LIVE_RENEW_MS, type LiveApi, type LiveFeed, type LiveWatch } from "./live-interest.ts";
+import {
+  InterestAsker,
+  InterestLedger,
+  LIVE_FRESH_RENEWALS,
+  LIVE_RENEW_MS,
+  type LiveApi,
+  type LiveFeed,
+  type LiveWatch,
+} from "./live-interest.ts";
 import { fanOut, type UnansweredNode } from "./node-fan-out.ts";
 import { whenAttached } from "./when-attached.ts";
 import type { NodeRuntimeEvent } from "./runtime-events-merge.ts";
@@ -106,7 +114,9 @@ export class LiveEvents implements LiveFeed {
     const { connection, names, logger } = this.options;
     if (this.subscription !== undefined) return;
     try {
-      this.subscription = connection.nc.subscribe(names.liveSubjects, { callback: (error, message) => (error === null ? this.deliver(message.data) : undefined) });
+      this.subscription = connection.nc.subscribe(names.liveSubjects, {
+        callback: (error, message) => (error === null ? this.deliver(message.data) : undefined),
+      });
       // While NATS is away the subscription waits for the reconnection (the client renews it); the watch does not.
       if (connection.state === "connected") await withTimeout(connection.nc.flush(), this.options.timeoutMs ?? 2000);
     } catch (error) {
@@ -143,7 +153,12 @@ export class LiveEvents implements LiveFeed {
     const others = this.options.members().filter((name) => name !== node);
     if (connection.state !== "connected") return others.map((name) => ({ node: name, status: "unavailable" as const }));
     const timeoutMs = this.options.timeoutMs ?? 2000;
-    const { unanswered } = await fanOut({ self: node, nodes: others, local: async () => ({ noted: true as const }), remote: (name) => messenger.requestNode(name, "live-interest", { node }, { timeoutMs }) });
+    const { unanswered } = await fanOut({
+      self: node,
+      nodes: others,
+      local: async () => ({ noted: true as const }),
+      remote: (name) => messenger.requestNode(name, "live-interest", { node }, { timeoutMs }),
+    });
     return unanswered;
   }
 }
@@ -159,6 +174,8 @@ export function lateLive(node: string, current: () => LiveFeed | undefined): Liv
 
 function withTimeout(promise: Promise<unknown>, ms: number): Promise<unknown> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  const expired = new Promise(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)),
+  );
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }

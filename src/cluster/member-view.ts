@@ -15,8 +15,17 @@ export interface MemberView {
   stop(): void;
 }
 
-export async function watchMembers(options: { connection: ClusterConnection; names: ClusterNames; ttlMs: number }): Promise<MemberView> {
-  const table = await LeaseTable.open({ connection: options.connection, bucket: options.names.nodesBucket, ttlMs: options.ttlMs, description: "goondan live nodes" });
+export async function watchMembers(options: {
+  connection: ClusterConnection;
+  names: ClusterNames;
+  ttlMs: number;
+}): Promise<MemberView> {
+  const table = await LeaseTable.open({
+    connection: options.connection,
+    bucket: options.names.nodesBucket,
+    ttlMs: options.ttlMs,
+    description: "goondan live nodes",
+  });
   const watch = await LeaseWatch.start({ table });
   return { nodes: () => watch.holders().map((holder) => holder.owner), stop: () => watch.stop() };
 }

@@ -21,7 +21,14 @@ export interface NodeDrainOptions {
   /** The instance leases each node holds now (the lease watch's counts). */
   leaseCounts: () => ReadonlyMap<string, number>;
   /** Asks a node to claim an instance (its `place` request). */
-  messenger: { requestNode(node: string, kind: "place", request: { agent: string; instanceKey: string }, options: { timeoutMs: number }): Promise<RequestOutcome<{ owner: boolean }>> };
+  messenger: {
+    requestNode(
+      node: string,
+      kind: "place",
+      request: { agent: string; instanceKey: string },
+      options: { timeoutMs: number },
+    ): Promise<RequestOutcome<{ owner: boolean }>>;
+  };
   logger: Logger;
   /** How long a running turn may take to be answered before its instance is stopped anyway. Default 30000. */
   turnGraceMs?: number;
@@ -42,7 +49,11 @@ export class NodeDrain {
     const was = this.options.membership.draining;
     this.options.membership.drains(draining);
     if (draining === undefined) return;
-    if (was === undefined) this.options.logger.warn({ draining }, "this node runs another configuration than the cluster: it takes no new instances and hands its own over");
+    if (was === undefined)
+      this.options.logger.warn(
+        { draining },
+        "this node runs another configuration than the cluster: it takes no new instances and hands its own over",
+      );
     void this.handOver();
   }
 
@@ -54,7 +65,10 @@ export class NodeDrain {
     if (this.draining === undefined) return Promise.resolve(0);
     this.handing ??= this.handOverAll()
       .catch((error: unknown) => {
-        this.options.logger.warn({ error: describe(error).message }, "could not hand this node's instances over; next sweep");
+        this.options.logger.warn(
+          { error: describe(error).message },
+          "could not hand this node's instances over; next sweep",
+        );
         return 0;
       })
       .finally(() => (this.handing = undefined));
@@ -65,7 +79,9 @@ export class NodeDrain {
     const { owned, logger } = this.options;
     const instances = owned.list();
     if (instances.length === 0) return 0;
-    const candidates = placementCandidates(await this.options.membership.members(), this.options.leaseCounts()).filter((candidate) => candidate.node !== this.options.node);
+    const candidates = placementCandidates(await this.options.membership.members(), this.options.leaseCounts()).filter(
+      (candidate) => candidate.node !== this.options.node,
+    );
     const reason = `node drains: ${this.draining?.code ?? "reload refused"}`;
     const handed = await Promise.all(
       instances.map(async ({ agent, instanceKey, key }) => {
@@ -74,9 +90,16 @@ export class NodeDrain {
         const chosen = candidates.find((candidate) => candidate.node === target);
         if (chosen) chosen.live += 1; // the next pick sees it
         if (!(await owned.handOver(agent, instanceKey, reason, this.options.turnGraceMs ?? 30_000))) return false;
-        const answer = await this.options.messenger.requestNode(target, "place", { agent, instanceKey }, { timeoutMs: 2000 }).catch(() => undefined);
+        const answer = await this.options.messenger
+          .requestNode(target, "place", { agent, instanceKey }, { timeoutMs: 2000 })
+          .catch(() => undefined);
         const placed = answer?.status === "ok" && answer.value.owner;
-        logger.info({ agent, instanceKey, target, placed }, placed ? "handed an instance over to a node that runs the cluster's bundle" : "released an instance; the node chosen did not claim it, the orphan sweep or its next event places it");
+        logger.info(
+          { agent, instanceKey, target, placed },
+          placed
+            ? "handed an instance over to a node that runs the cluster's bundle"
+            : "released an instance; the node chosen did not claim it, the orphan sweep or its next event places it",
+        );
         return true;
       }),
     );

@@ -63,13 +63,24 @@ export class NodeMembership {
 
   static async join(options: JoinClusterOptions): Promise<NodeMembership> {
     const names = clusterNames(options.swarm);
-    const table = await LeaseTable.open({ connection: options.connection, bucket: names.nodesBucket, ttlMs: options.ttlMs ?? DEFAULT_LEASE_TTL_MS, description: "goondan live nodes" });
+    const table = await LeaseTable.open({
+      connection: options.connection,
+      bucket: names.nodesBucket,
+      ttlMs: options.ttlMs ?? DEFAULT_LEASE_TTL_MS,
+      description: "goondan live nodes",
+    });
     const startedAt = new Date().toISOString();
     const running: { bundleHash: string; draining?: Draining } = { bundleHash: options.bundleHash };
     const keeper = new LeaseKeeper({
       table,
       owner: options.node,
-      data: () => ({ maxProcesses: options.maxProcesses, live: options.live(), bundleHash: running.bundleHash, startedAt, ...(running.draining ? { draining: { ...running.draining } } : {}) }),
+      data: () => ({
+        maxProcesses: options.maxProcesses,
+        live: options.live(),
+        bundleHash: running.bundleHash,
+        startedAt,
+        ...(running.draining ? { draining: { ...running.draining } } : {}),
+      }),
       onLost: (_lease, reason) => options.onLost(reason),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
@@ -82,9 +93,13 @@ export class NodeMembership {
       // Renewed since we last looked, or still there past one TTL: a live node has this name.
       if ((seen !== undefined && outcome.holder.revision !== seen) || Date.now() > deadline) {
         keeper.stop();
-        throw new UsageError("E_CLUSTER_NODE_NAME_TAKEN", `node name ${options.node} is taken: a live node of swarm ${options.swarm} heartbeats under it (since ${String(outcome.holder.data.startedAt ?? "?")})`, {
-          suggestion: "Give each node its own name with --node or GOONDAN_NODE.",
-        });
+        throw new UsageError(
+          "E_CLUSTER_NODE_NAME_TAKEN",
+          `node name ${options.node} is taken: a live node of swarm ${options.swarm} heartbeats under it (since ${String(outcome.holder.data.startedAt ?? "?")})`,
+          {
+            suggestion: "Give each node its own name with --node or GOONDAN_NODE.",
+          },
+        );
       }
       seen = outcome.holder.revision;
       await new Promise((resolve) => setTimeout(resolve, options.namePollMs ?? 250));
@@ -113,7 +128,11 @@ export class NodeMembership {
       const info = nodeInfo(holder);
       if (info.node !== this.node) return info;
       const { draining: _said, ...rest } = info;
-      return { ...rest, bundleHash: this.running.bundleHash, ...(this.running.draining ? { draining: this.running.draining } : {}) };
+      return {
+        ...rest,
+        bundleHash: this.running.bundleHash,
+        ...(this.running.draining ? { draining: this.running.draining } : {}),
+      };
     });
   }
 
@@ -159,5 +178,12 @@ export function nodeInfo(holder: LeaseHolder): NodeInfo {
 
 function isDraining(value: unknown): value is Draining {
   const draining = value as Partial<Draining> | null | undefined;
-  return typeof draining === "object" && draining !== null && typeof draining.code === "string" && typeof draining.message === "string" && typeof draining.generation === "number" && typeof draining.since === "string";
+  return (
+    typeof draining === "object" &&
+    draining !== null &&
+    typeof draining.code === "string" &&
+    typeof draining.message === "string" &&
+    typeof draining.generation === "number" &&
+    typeof draining.since === "string"
+  );
 }

@@ -102,13 +102,19 @@ export class OutageRecovery {
       const awayMs = this.disconnectedAt === undefined ? 0 : this.clock.now() - this.disconnectedAt;
       this.disconnectedAt = undefined;
       this.reconnectedAt = this.clock.now();
-      logger.info({ awayMs, awaitingReclaim: this.options.owned.awaiting }, "reconnected to the cluster's NATS; claiming back this node's instances");
+      logger.info(
+        { awayMs, awaitingReclaim: this.options.owned.awaiting },
+        "reconnected to the cluster's NATS; claiming back this node's instances",
+      );
       void this.recover();
     } else if (this.disconnectedAt === undefined) {
       this.disconnectedAt = this.clock.now();
       // Expect back the members seen before this outage (not the ones left from an earlier one still being waited on).
       if (this.clock.now() - this.reconnectedAt >= 3 * this.options.graceMs) this.expected = this.lastMembers;
-      logger.warn({ state }, "lost the cluster's NATS: refusing new events; instances stop before their leases can lapse and are claimed back on return");
+      logger.warn(
+        { state },
+        "lost the cluster's NATS: refusing new events; instances stop before their leases can lapse and are claimed back on return",
+      );
     }
   }
 
@@ -119,7 +125,11 @@ export class OutageRecovery {
       if (owned.awaiting > 0) {
         const waiting = owned.awaiting;
         const reclaimed = await owned.reclaim();
-        if (reclaimed > 0 || owned.awaiting < waiting) logger.info({ reclaimed, of: waiting, left: owned.awaiting }, "claimed back instances held before NATS was lost");
+        if (reclaimed > 0 || owned.awaiting < waiting)
+          logger.info(
+            { reclaimed, of: waiting, left: owned.awaiting },
+            "claimed back instances held before NATS was lost",
+          );
       }
       if (!membership.joined && (await membership.rejoin())) logger.info("rejoined the cluster's membership");
     } catch (error) {

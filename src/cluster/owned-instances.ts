@@ -81,9 +81,12 @@ export class OwnedInstances {
 
   constructor(private readonly options: OwnedInstancesOptions) {
     // Keep every running turn's event: a turn longer than the ack wait must not be delivered again.
-    this.ticker = setInterval(() => {
-      for (const { delivery } of this.inFlight.values()) delivery.working();
-    }, Math.max(250, Math.floor(options.ackWaitMs / 3)));
+    this.ticker = setInterval(
+      () => {
+        for (const { delivery } of this.inFlight.values()) delivery.working();
+      },
+      Math.max(250, Math.floor(options.ackWaitMs / 3)),
+    );
   }
 
   attach(host: OwnerHost): void {
@@ -109,7 +112,9 @@ export class OwnedInstances {
 
   /** Claims back every remembered instance at once; resolves with how many this node owns again. */
   async reclaim(): Promise<number> {
-    const claimed = await Promise.all([...this.remembered.values()].map((entry) => this.claim(entry.agent, entry.instanceKey).catch(() => false)));
+    const claimed = await Promise.all(
+      [...this.remembered.values()].map((entry) => this.claim(entry.agent, entry.instanceKey).catch(() => false)),
+    );
     return claimed.filter(Boolean).length;
   }
 
@@ -125,7 +130,10 @@ export class OwnedInstances {
     if (outcome.status !== "claimed") {
       // Our own stale lease not lapsed yet: try again later. Another node's: it took the instance over.
       if (remembered !== undefined && outcome.holder.owner !== this.options.node && this.remembered.delete(key)) {
-        this.options.logger.info({ agent, instanceKey, owner: outcome.holder.owner }, "another node took over an instance this node held before it lost NATS; dropped here");
+        this.options.logger.info(
+          { agent, instanceKey, owner: outcome.holder.owner },
+          "another node took over an instance this node held before it lost NATS; dropped here",
+        );
       }
       return false;
     }
@@ -159,8 +167,16 @@ export class OwnedInstances {
     if (!entry) return;
     this.inFlight.delete(event.id);
     const { delivery } = entry;
-    if (delivery.origin !== undefined && delivery.origin !== this.options.node) this.options.sendBack(delivery.origin, event, outcome);
-    delivery.ack().catch((error: unknown) => this.options.logger.warn({ eventId: event.id, error: describe(error).message }, "could not ack an answered event; it will be delivered again and answered from the store"));
+    if (delivery.origin !== undefined && delivery.origin !== this.options.node)
+      this.options.sendBack(delivery.origin, event, outcome);
+    delivery
+      .ack()
+      .catch((error: unknown) =>
+        this.options.logger.warn(
+          { eventId: event.id, error: describe(error).message },
+          "could not ack an answered event; it will be delivered again and answered from the store",
+        ),
+      );
   }
 
   /** The lease was lost: stop reading and stop the instance here (its unacked event goes to the next owner). */
@@ -182,14 +198,17 @@ export class OwnedInstances {
       await new Promise((resolve) => setTimeout(resolve, 0));
       const sequence = this.options.settledState(agent, instanceKey);
       this.options.dropState(agent, instanceKey);
-      if (!this.ended) this.remembered.set(key, { agent, instanceKey, ...(sequence === undefined ? {} : { sequence }) });
+      if (!this.ended)
+        this.remembered.set(key, { agent, instanceKey, ...(sequence === undefined ? {} : { sequence }) });
     })().finally(() => this.stopping.delete(key));
     this.stopping.set(key, stopped);
   }
 
   /** The instances this node owns now. */
   list(): Array<{ agent: string; instanceKey: string; key: string }> {
-    return [...this.owned].filter(([, owned]) => !owned.stopped).map(([key, { agent, instanceKey }]) => ({ agent, instanceKey, key }));
+    return [...this.owned]
+      .filter(([, owned]) => !owned.stopped)
+      .map(([key, { agent, instanceKey }]) => ({ agent, instanceKey, key }));
   }
 
   /**
@@ -206,7 +225,8 @@ export class OwnedInstances {
     this.handing.add(key);
     try {
       const deadline = Date.now() + graceMs;
-      while (Date.now() < deadline && [...this.inFlight.values()].some((entry) => entry.key === key)) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (Date.now() < deadline && [...this.inFlight.values()].some((entry) => entry.key === key))
+        await new Promise((resolve) => setTimeout(resolve, 50));
       await owned.reading;
       if (this.owned.get(key) !== owned) return false; // lost meanwhile: `lost` stopped it
       this.forget(key, owned);
@@ -241,13 +261,22 @@ export class OwnedInstances {
       try {
         if (owned.intake === undefined) {
           // Events the previous owner took and never acked come here now, not after its ack wait.
-          if (await this.options.intake.resetStale(owned.agent, owned.instanceKey)) logger.info({ agent: owned.agent, instanceKey: owned.instanceKey }, "took over an instance's unacked events");
-          owned.intake = await this.options.intake.instance(owned.agent, owned.instanceKey, { ackWaitMs: this.options.ackWaitMs });
+          if (await this.options.intake.resetStale(owned.agent, owned.instanceKey))
+            logger.info(
+              { agent: owned.agent, instanceKey: owned.instanceKey },
+              "took over an instance's unacked events",
+            );
+          owned.intake = await this.options.intake.instance(owned.agent, owned.instanceKey, {
+            ackWaitMs: this.options.ackWaitMs,
+          });
         }
         delivery = await owned.intake.next({ waitMs: 2000 });
       } catch (error) {
         if (owned.stopped) return;
-        logger.warn({ agent: owned.agent, instanceKey: owned.instanceKey, error: describe(error).message }, "cannot read an instance's events; retrying");
+        logger.warn(
+          { agent: owned.agent, instanceKey: owned.instanceKey, error: describe(error).message },
+          "cannot read an instance's events; retrying",
+        );
         await new Promise((resolve) => setTimeout(resolve, 500));
         continue;
       }
@@ -278,11 +307,17 @@ export class OwnedInstances {
       // Taken in before this node lost the instance (and maybe claimed it back since, with the event delivered
       // again): the write failed with the lost lease, and the entry, if any, is the new delivery's. Leave it.
       if (this.inFlight.get(event.id)?.delivery !== delivery) {
-        this.options.logger.debug({ eventId: event.id, error: describe(error).message }, "an event taken in before the instance's lease was lost failed to write; its new delivery carries on");
+        this.options.logger.debug(
+          { eventId: event.id, error: describe(error).message },
+          "an event taken in before the instance's lease was lost failed to write; its new delivery carries on",
+        );
         return;
       }
       this.inFlight.delete(event.id);
-      this.options.logger.warn({ eventId: event.id, error: describe(error).message }, "could not take an event in; handed back to the stream");
+      this.options.logger.warn(
+        { eventId: event.id, error: describe(error).message },
+        "could not take an event in; handed back to the stream",
+      );
       delivery.retry(1000);
     }
   }

@@ -53,6 +53,15 @@ function rendezvousRank(node: string, instance: string): string {
  * another configuration), with its capacity, its load being the larger of what its last heartbeat said and the
  * leases the lease watch counts for it (the watch is current, the heartbeat may lag).
  */
-export function placementCandidates(members: readonly { node: string; maxProcesses: number; live: number; draining?: unknown }[], leaseCounts: ReadonlyMap<string, number>): PlacementCandidate[] {
-  return members.filter((member) => member.draining === undefined).map((member) => ({ node: member.node, maxProcesses: member.maxProcesses, live: Math.max(member.live, leaseCounts.get(member.node) ?? 0) }));
+export function placementCandidates(
+  members: readonly { node: string; maxProcesses: number; live: number; draining?: unknown }[],
+  leaseCounts: ReadonlyMap<string, number>,
+): PlacementCandidate[] {
+  return members
+    .filter((member) => member.draining === undefined)
+    .map((member) => ({
+      node: member.node,
+      maxProcesses: member.maxProcesses,
+      live: Math.max(member.live, leaseCounts.get(member.node) ?? 0),
+    }));
 }

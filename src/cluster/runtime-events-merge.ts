@@ -28,7 +28,10 @@ export function parseClusterCursor(text: string): ClusterCursor {
   if (text === "" || text === "0") return cursor;
   for (const part of text.split(",")) {
     const match = NODE_POSITION.exec(part);
-    if (match === null) throw new TypeError(`expected a cluster cursor of node:position pairs joined by commas (n1:12,n2:40), got ${JSON.stringify(text.slice(0, 80))}`);
+    if (match === null)
+      throw new TypeError(
+        `expected a cluster cursor of node:position pairs joined by commas (n1:12,n2:40), got ${JSON.stringify(text.slice(0, 80))}`,
+      );
     cursor[match[1] as string] = Number(match[2]);
   }
   return cursor;
@@ -50,7 +53,11 @@ export interface MergeRuntimeEventsOptions {
   limit?: number;
 }
 
-export function mergeRuntimeEvents(options: MergeRuntimeEventsOptions): { events: NodeRuntimeEvent[]; cursor: ClusterCursor; more: boolean } {
+export function mergeRuntimeEvents(options: MergeRuntimeEventsOptions): {
+  events: NodeRuntimeEvent[];
+  cursor: ClusterCursor;
+  more: boolean;
+} {
   const rows: Row[] = [];
   for (const { node, value } of options.answers) for (const row of value) rows.push({ node, row });
   rows.sort(compareRows);
@@ -59,7 +66,10 @@ export function mergeRuntimeEvents(options: MergeRuntimeEventsOptions): { events
   let kept = rows;
   if (cut.length > 0) {
     // Newest first: nothing older than the latest of the cut nodes' oldest events; forward: nothing past the earliest of their last ones.
-    const bounds = cut.map(({ node, value }) => ({ node, row: (newest ? value[0] : value.at(-1)) as StoredRuntimeEvent }));
+    const bounds = cut.map(({ node, value }) => ({
+      node,
+      row: (newest ? value[0] : value.at(-1)) as StoredRuntimeEvent,
+    }));
     const bound = bounds.sort(compareRows)[newest ? bounds.length - 1 : 0] as Row;
     kept = rows.filter((row) => (newest ? compareRows(row, bound) >= 0 : compareRows(row, bound) <= 0));
   }

@@ -23,9 +23,28 @@ export function takeInstanceState(options: TakeInstanceStateOptions) {
     const store = options.local();
     if (store === undefined) throw new Error("ClusterNode: claim before store()");
     const started = Date.now();
-    const outcome = await stateLog.take({ swarm, agent, instanceKey }, lease, store, resumeAfter === undefined ? {} : { resumeAfter });
-    if (outcome.taken && outcome.resumed) logger.info({ agent, instanceKey, sequence: resumeAfter }, "took back an instance whose state log still ends at this node's last write; nothing replayed");
-    else if (outcome.taken && (outcome.replayed > 0 || outcome.fromSnapshot)) logger.info({ agent, instanceKey, records: outcome.replayed, fromSnapshot: outcome.fromSnapshot === true, ms: Date.now() - started }, "replayed an instance's state log");
+    const outcome = await stateLog.take(
+      { swarm, agent, instanceKey },
+      lease,
+      store,
+      resumeAfter === undefined ? {} : { resumeAfter },
+    );
+    if (outcome.taken && outcome.resumed)
+      logger.info(
+        { agent, instanceKey, sequence: resumeAfter },
+        "took back an instance whose state log still ends at this node's last write; nothing replayed",
+      );
+    else if (outcome.taken && (outcome.replayed > 0 || outcome.fromSnapshot))
+      logger.info(
+        {
+          agent,
+          instanceKey,
+          records: outcome.replayed,
+          fromSnapshot: outcome.fromSnapshot === true,
+          ms: Date.now() - started,
+        },
+        "replayed an instance's state log",
+      );
     return outcome.taken;
   };
 }

@@ -9,7 +9,8 @@ import { SystemError } from "../shared/errors.ts";
 export function whenAttached<T>(current: () => T | undefined, what: string): () => T {
   return () => {
     const now = current();
-    if (now === undefined) throw new SystemError("E_CLUSTER_NOT_ATTACHED", `${what} before the node was attached to its orchestrator`);
+    if (now === undefined)
+      throw new SystemError("E_CLUSTER_NOT_ATTACHED", `${what} before the node was attached to its orchestrator`);
     return now;
   };
 }

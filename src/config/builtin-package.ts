@@ -35,13 +35,27 @@ export function loadBuiltinPackage(): Promise<LoadedResource[]> {
 async function readBuiltins(): Promise<LoadedResource[]> {
   const issues = new IssueList();
   const { documents } = await readDocuments({ file: BUILTIN_FILE, label: BUILTIN_LABEL, issues });
-  const { resources } = collectResources({ documents, issues, file: BUILTIN_FILE, baseDir: dirname(BUILTIN_FILE), builtin: true, packageName: BUILTIN_PACKAGE });
+  const { resources } = collectResources({
+    documents,
+    issues,
+    file: BUILTIN_FILE,
+    baseDir: dirname(BUILTIN_FILE),
+    builtin: true,
+    packageName: BUILTIN_PACKAGE,
+  });
   checkNames({ resources, issues });
-  checkRefKinds({ resources, index: buildRefIndex({ local: resources, builtin: [], invalidNames: new Map() }), issues });
+  checkRefKinds({
+    resources,
+    index: buildRefIndex({ local: resources, builtin: [], invalidNames: new Map() }),
+    issues,
+  });
   checkParameters({ resources, issues });
   if (issues.errors.length > 0) {
     const lines = issues.errors.map((issue) => `${issue.path}: ${issue.code} ${issue.message}`);
-    throw new SystemError("E_BUILTIN_PACKAGE_INVALID", `the built-in package ${BUILTIN_PACKAGE} is invalid:\n${lines.join("\n")}`);
+    throw new SystemError(
+      "E_BUILTIN_PACKAGE_INVALID",
+      `the built-in package ${BUILTIN_PACKAGE} is invalid:\n${lines.join("\n")}`,
+    );
   }
   return resources.filter((loaded) => loaded.resource.kind !== "Package");
 }

@@ -60,32 +60,52 @@ export function resourceFiles(resource: AnyResource): string[] {
 
 /** Finds the resource a ref points at: a local one first unless the ref names `@goondan/base`, then a built-in. */
 export function findResource(bundle: Bundle, ref: ObjectRef): AnyResource | undefined {
-  const matches = bundle.resources.filter((resource) => resource.kind === ref.kind && resource.metadata.name === ref.name);
+  const matches = bundle.resources.filter(
+    (resource) => resource.kind === ref.kind && resource.metadata.name === ref.name,
+  );
   if (ref.package === BUILTIN_PACKAGE) return matches.find((resource) => resource.source.package === BUILTIN_PACKAGE);
   return matches.find((resource) => resource.source.package !== BUILTIN_PACKAGE) ?? matches[0];
 }
 
 /** The resources an agent's behaviour depends on: itself, its Model, its Tools and its Extensions. */
 export function agentDependencies(bundle: Bundle, agent: AgentResource): AnyResource[] {
-  const refs: ObjectRef[] = [agent.spec.modelConfig.modelRef, ...agent.spec.tools, ...agent.spec.extensions.map((use) => use.ref)];
-  const found = refs.map((ref) => findResource(bundle, ref)).filter((resource): resource is AnyResource => resource !== undefined);
+  const refs: ObjectRef[] = [
+    agent.spec.modelConfig.modelRef,
+    ...agent.spec.tools,
+    ...agent.spec.extensions.map((use) => use.ref),
+  ];
+  const found = refs
+    .map((ref) => findResource(bundle, ref))
+    .filter((resource): resource is AnyResource => resource !== undefined);
   return [agent, ...found];
 }
 
 /** Spec and metadata as a comparable string; the source location is left out on purpose. */
 const fingerprint = (resource: AnyResource | undefined): string =>
-  resource === undefined ? "" : JSON.stringify({ metadata: resource.metadata, spec: resource.spec, package: resource.source.package ?? null }, sortedKeys);
+  resource === undefined
+    ? ""
+    : JSON.stringify(
+        { metadata: resource.metadata, spec: resource.spec, package: resource.source.package ?? null },
+        sortedKeys,
+      );
 
 function sortedKeys(_key: string, value: unknown): unknown {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
-  return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
 }
 
 /** Swarm policy a child reads when it starts (src/agent/instance/create-agent-instance.ts): changing it needs a restart. */
 export const CHILD_POLICY_FIELDS = ["maxStepsPerTurn", "requestTimeoutMs", "shutdown"] as const;
 
 const childPolicy = (swarm: AnyResource | undefined): string =>
-  swarm?.kind !== "Swarm" ? "" : JSON.stringify(CHILD_POLICY_FIELDS.map((field) => swarm.spec.policy[field]), sortedKeys);
+  swarm?.kind !== "Swarm"
+    ? ""
+    : JSON.stringify(
+        CHILD_POLICY_FIELDS.map((field) => swarm.spec.policy[field]),
+        sortedKeys,
+      );
 
 function indexByKey(bundle: Bundle): Map<string, AnyResource> {
   return new Map(bundle.resources.map((resource) => [keyOf(resource), resource]));
@@ -103,7 +123,8 @@ export function diffBundles(options: DiffBundlesOptions): BundleDiff {
   const after = indexByKey(next);
 
   const resourceChanged = (resource: AnyResource): boolean =>
-    fingerprint(before.get(keyOf(resource))) !== fingerprint(resource) || filesOf(resource).some((file) => changed.has(resolve(file)));
+    fingerprint(before.get(keyOf(resource))) !== fingerprint(resource) ||
+    filesOf(resource).some((file) => changed.has(resolve(file)));
 
   const agents = new Set<string>();
   for (const agent of ofKind(next, "Agent")) {

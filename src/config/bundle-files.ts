@@ -66,7 +66,8 @@ export function bundleFiles(dir: string): string[] {
     } catch {
       return;
     }
-    if (!top && entries.some((entry) => entry.isFile() && (MAIN_FILE_NAMES as readonly string[]).includes(entry.name))) return;
+    if (!top && entries.some((entry) => entry.isFile() && (MAIN_FILE_NAMES as readonly string[]).includes(entry.name)))
+      return;
     for (const entry of entries) {
       if (entry.isDirectory()) {
         if (!isSkippedDirectoryName(entry.name)) walk(join(current, entry.name), false);

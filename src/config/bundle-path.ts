@@ -5,9 +5,7 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 
-export type BundlePath =
-  | { ok: true; path: string; exists: boolean }
-  | { ok: false; reason: "absolute" | "escapes" };
+export type BundlePath = { ok: true; path: string; exists: boolean } | { ok: false; reason: "absolute" | "escapes" };
 
 export function resolveBundlePath(options: { baseDir: string; relativePath: string }): BundlePath {
   const { baseDir, relativePath } = options;

@@ -15,7 +15,13 @@ import { inspectRegularFile, readRegularFile, type RegularFileProblem } from "./
 export const MAX_CASSETTE_BYTES = 16 * 1024 * 1024;
 
 export interface CassetteIssue {
-  code: Extract<IssueCode, "E_CONFIG_ENTRY_OUTSIDE_BUNDLE" | "E_CONFIG_CASSETTE_NOT_REGULAR" | "E_CONFIG_CASSETTE_TOO_LARGE" | "W_CONFIG_CASSETTE_MISSING">;
+  code: Extract<
+    IssueCode,
+    | "E_CONFIG_ENTRY_OUTSIDE_BUNDLE"
+    | "E_CONFIG_CASSETTE_NOT_REGULAR"
+    | "E_CONFIG_CASSETTE_TOO_LARGE"
+    | "W_CONFIG_CASSETTE_MISSING"
+  >;
   message: string;
   suggestion?: string;
 }
@@ -39,9 +45,20 @@ function locate(options: { baseDir: string; cassette: string }): Located {
       },
     };
   }
-  const found = inspectRegularFile({ path: resolved.path, maxBytes: MAX_CASSETTE_BYTES, what: "cassette", written: options.cassette });
+  const found = inspectRegularFile({
+    path: resolved.path,
+    maxBytes: MAX_CASSETTE_BYTES,
+    what: "cassette",
+    written: options.cassette,
+  });
   if (found === undefined) return { path: resolved.path };
-  return { issue: { code: CODES[found.problem], message: found.message, ...(found.problem === "missing" ? { suggestion: "record one with 'goondan run --record <file>'" } : {}) } };
+  return {
+    issue: {
+      code: CODES[found.problem],
+      message: found.message,
+      ...(found.problem === "missing" ? { suggestion: "record one with 'goondan run --record <file>'" } : {}),
+    },
+  };
 }
 
 /** What validation reports about a cassette path (undefined when it names a readable cassette). */
@@ -55,7 +72,11 @@ export function resolveCassette(options: { baseDir: string; cassette: string; wh
   const located = locate(options);
   if ("path" in located) return located.path;
   const { code, message, suggestion } = located.issue;
-  throw new ConfigError(code === "W_CONFIG_CASSETTE_MISSING" ? "E_CONFIG_CASSETTE_NOT_FOUND" : code, `${options.where}: ${message}`, suggestion === undefined ? {} : { suggestion });
+  throw new ConfigError(
+    code === "W_CONFIG_CASSETTE_MISSING" ? "E_CONFIG_CASSETTE_NOT_FOUND" : code,
+    `${options.where}: ${message}`,
+    suggestion === undefined ? {} : { suggestion },
+  );
 }
 
 /** The cassette's JSON lines (lines that do not parse are skipped), read with the same rules. */

@@ -20,7 +20,14 @@ export function checkFiles(options: { resources: LoadedResource[]; issues: Issue
       case "Tool":
       case "Extension":
       case "Connector":
-        checkPath({ loaded, issues: options.issues, segments: ["spec", "entry"], relativePath: resource.spec.entry, what: "entry", missingCode: "E_CONFIG_ENTRY_NOT_FOUND" });
+        checkPath({
+          loaded,
+          issues: options.issues,
+          segments: ["spec", "entry"],
+          relativePath: resource.spec.entry,
+          what: "entry",
+          missingCode: "E_CONFIG_ENTRY_NOT_FOUND",
+        });
         break;
       case "Agent":
         checkPrompt(loaded, options.issues);
@@ -50,9 +57,22 @@ function checkPrompt(loaded: LoadedResource, issues: IssueList): void {
   }
   if (prompt.systemRef !== undefined) {
     const segments = ["spec", field, "systemRef"];
-    const path = checkPath({ loaded, issues, segments, relativePath: prompt.systemRef, what: "prompt", missingCode: "E_CONFIG_PROMPT_NOT_FOUND" });
+    const path = checkPath({
+      loaded,
+      issues,
+      segments,
+      relativePath: prompt.systemRef,
+      what: "prompt",
+      missingCode: "E_CONFIG_PROMPT_NOT_FOUND",
+    });
     const problem = path === undefined ? undefined : checkPromptFile({ path, written: prompt.systemRef });
-    if (problem) issues.at(loaded.site, segments, { ...problem, ...(problem.code === "E_CONFIG_PROMPT_TOO_LARGE" ? { suggestion: "keep the system prompt short; put reference material in a tool the agent can call" } : {}) });
+    if (problem)
+      issues.at(loaded.site, segments, {
+        ...problem,
+        ...(problem.code === "E_CONFIG_PROMPT_TOO_LARGE"
+          ? { suggestion: "keep the system prompt short; put reference material in a tool the agent can call" }
+          : {}),
+      });
     return;
   }
   if (prompt.system === undefined) {
@@ -75,7 +95,14 @@ function checkCassette(options: { loaded: LoadedResource; issues: IssueList; cas
 }
 
 /** Reports a path that leaves the bundle or names no file; returns the absolute path of a file that exists. */
-function checkPath(options: { loaded: LoadedResource; issues: IssueList; segments: PathSegment[]; relativePath: string; what: string; missingCode: IssueCode }): string | undefined {
+function checkPath(options: {
+  loaded: LoadedResource;
+  issues: IssueList;
+  segments: PathSegment[];
+  relativePath: string;
+  what: string;
+  missingCode: IssueCode;
+}): string | undefined {
   const { loaded, issues, segments, relativePath, what } = options;
   const resolved = resolveBundlePath({ baseDir: loaded.resource.source.baseDir, relativePath });
   if (!resolved.ok) {
@@ -90,7 +117,10 @@ function checkPath(options: { loaded: LoadedResource; issues: IssueList; segment
     const found = describeNonRegularPath(resolved.path);
     issues.at(loaded.site, segments, {
       code: options.missingCode,
-      message: found === undefined ? `expected the ${what} file ${relativePath} to exist, found no file at ${resolved.path}` : `expected the ${what} file ${relativePath} to be a regular file, found ${found} at ${resolved.path}`,
+      message:
+        found === undefined
+          ? `expected the ${what} file ${relativePath} to exist, found no file at ${resolved.path}`
+          : `expected the ${what} file ${relativePath} to be a regular file, found ${found} at ${resolved.path}`,
     });
     return undefined;
   }

@@ -22,14 +22,23 @@ interface EmittedEvents {
 
 export function checkIngress(options: { resources: LoadedResource[]; index: RefIndex; issues: IssueList }): void {
   for (const loaded of options.resources) {
-    if (loaded.resource.kind === "Connection") checkConnection({ loaded, connection: loaded.resource, index: options.index, issues: options.issues });
+    if (loaded.resource.kind === "Connection")
+      checkConnection({ loaded, connection: loaded.resource, index: options.index, issues: options.issues });
   }
 }
 
-function checkConnection(options: { loaded: LoadedResource; connection: ConnectionResource; index: RefIndex; issues: IssueList }): void {
+function checkConnection(options: {
+  loaded: LoadedResource;
+  connection: ConnectionResource;
+  index: RefIndex;
+  issues: IssueList;
+}): void {
   const { loaded, connection, index, issues } = options;
   const swarmName = connection.spec.swarmRef?.name;
-  const swarm = swarmName === undefined ? undefined : (index.local.get(`Swarm/${swarmName}`)?.resource as SwarmResource | undefined);
+  const swarm =
+    swarmName === undefined
+      ? undefined
+      : (index.local.get(`Swarm/${swarmName}`)?.resource as SwarmResource | undefined);
   const connector = connectorOf(connection, index);
   const emitted = connector === undefined ? undefined : emittedEvents(connector, connection);
   connection.spec.ingress.rules.forEach((rule, ruleIndex) => {
@@ -42,7 +51,12 @@ function checkConnection(options: { loaded: LoadedResource; connection: Connecti
         suggestion: "keep instanceKey for a fixed conversation, or instanceKeyProperty to read it from the event",
       });
     }
-    if (route.agentRef && swarm && index.local.has(`Agent/${route.agentRef.name}`) && !swarm.spec.agents.some((agent) => agent.name === route.agentRef?.name)) {
+    if (
+      route.agentRef &&
+      swarm &&
+      index.local.has(`Agent/${route.agentRef.name}`) &&
+      !swarm.spec.agents.some((agent) => agent.name === route.agentRef?.name)
+    ) {
       issues.at(loaded.site, [...at, "route", "agentRef"], {
         code: "E_CONFIG_ROUTE_AGENT_NOT_IN_SWARM",
         message: `expected an agent of Swarm/${swarm.metadata.name} (${swarm.spec.agents.map((agent) => agent.name).join(", ")}), found Agent/${route.agentRef.name}`,
@@ -61,7 +75,12 @@ function checkConnection(options: { loaded: LoadedResource; connection: Connecti
       code: "E_CONFIG_UNKNOWN_EVENT",
       message: `expected an event Connector/${connector.metadata.name} emits (${emitted.described.join(", ")}), found "${match.event}": this rule would never match`,
       // With one emitted event, "did you mean" already names it.
-      suggestion: joinSuggestions(meant, meant !== undefined && names.length === 1 ? undefined : `match one of: ${closestFirst(match.event, names).join(", ")}`),
+      suggestion: joinSuggestions(
+        meant,
+        meant !== undefined && names.length === 1
+          ? undefined
+          : `match one of: ${closestFirst(match.event, names).join(", ")}`,
+      ),
     });
   });
 }
@@ -70,7 +89,10 @@ function checkConnection(options: { loaded: LoadedResource; connection: Connecti
 function connectorOf(connection: ConnectionResource, index: RefIndex): ConnectorResource | undefined {
   const ref = connection.spec.connectorRef;
   const key = `Connector/${ref.name}`;
-  const found = ref.package === undefined ? index.local.get(key) ?? index.builtin.get(key) : index.builtin.get(key) ?? index.local.get(key);
+  const found =
+    ref.package === undefined
+      ? (index.local.get(key) ?? index.builtin.get(key))
+      : (index.builtin.get(key) ?? index.local.get(key));
   return found?.resource as ConnectorResource | undefined;
 }
 

@@ -16,16 +16,22 @@ const STDIO_FIELDS = ["args", "env", "cwd"];
 const HTTP_FIELDS = ["headers"];
 
 /** Where Agents use the built-in `mcp` extension: the agent, the item's index and its config as written. */
-export function mcpUses(resources: readonly LoadedResource[]): { loaded: LoadedResource; index: number; config: unknown }[] {
+export function mcpUses(
+  resources: readonly LoadedResource[],
+): { loaded: LoadedResource; index: number; config: unknown }[] {
   return builtinExtensionUses(resources, MCP_EXTENSION_NAME);
 }
 
 /** Where Agents use the built-in extension `name` (of @goondan/base): the agent, the item's index and its config as written. */
-export function builtinExtensionUses(resources: readonly LoadedResource[], name: string): { loaded: LoadedResource; index: number; config: unknown }[] {
+export function builtinExtensionUses(
+  resources: readonly LoadedResource[],
+  name: string,
+): { loaded: LoadedResource; index: number; config: unknown }[] {
   const uses: { loaded: LoadedResource; index: number; config: unknown }[] = [];
   for (const loaded of resources) {
     if (loaded.resource.kind !== "Agent") continue;
-    const written = isJsonObject(loaded.raw.spec) && Array.isArray(loaded.raw.spec.extensions) ? loaded.raw.spec.extensions : [];
+    const written =
+      isJsonObject(loaded.raw.spec) && Array.isArray(loaded.raw.spec.extensions) ? loaded.raw.spec.extensions : [];
     for (const use of loaded.refs) {
       const [, field, index] = use.segments;
       if (field !== "extensions" || typeof index !== "number" || use.segments.length !== 3) continue;
@@ -45,16 +51,27 @@ export function checkMcpConfig(options: { resources: readonly LoadedResource[]; 
     // Past a shape error too, so that every problem is reported at once.
     const servers = isJsonObject(config) && isJsonObject(config.servers) ? config.servers : {};
     for (const [name, server] of Object.entries(servers)) {
-      if (isJsonObject(server)) checkServer({ name, server, loaded, at: [...at, "servers", name], issues: options.issues });
+      if (isJsonObject(server))
+        checkServer({ name, server, loaded, at: [...at, "servers", name], issues: options.issues });
     }
   }
 }
 
-function checkServer(options: { name: string; server: JsonObject; loaded: LoadedResource; at: PathSegment[]; issues: IssueList }): void {
+function checkServer(options: {
+  name: string;
+  server: JsonObject;
+  loaded: LoadedResource;
+  at: PathSegment[];
+  issues: IssueList;
+}): void {
   const { name, server, loaded, at, issues } = options;
   const problem = toolNameProblem(name);
   if (problem) {
-    issues.at(loaded.site, at, { code: "E_CONFIG_TOOL_NAME", message: `expected an MCP server name ${problem.expected} (it prefixes its tools: ${name}__<tool>), found "${name}"`, suggestion: `try "${suggestName(name)}"` });
+    issues.at(loaded.site, at, {
+      code: "E_CONFIG_TOOL_NAME",
+      message: `expected an MCP server name ${problem.expected} (it prefixes its tools: ${name}__<tool>), found "${name}"`,
+      suggestion: `try "${suggestName(name)}"`,
+    });
   }
   const stdio = server.command !== undefined;
   const http = server.url !== undefined;

@@ -34,7 +34,14 @@ export function checkNames(options: { resources: LoadedResource[]; issues: Issue
     }
     if (resource.kind === "Tool") checkToolNames(loaded, issues);
     else if (resource.kind !== "Package") checkResourceName(loaded, issues);
-    if (resource.kind === "Connector") checkUnique({ loaded, issues, names: resource.spec.events.map((event) => event.name), field: "events", what: "event" });
+    if (resource.kind === "Connector")
+      checkUnique({
+        loaded,
+        issues,
+        names: resource.spec.events.map((event) => event.name),
+        field: "events",
+        what: "event",
+      });
   }
 }
 
@@ -54,12 +61,20 @@ function checkToolNames(loaded: LoadedResource, issues: IssueList): void {
   const toolName = resource.metadata.name;
   const toolProblem = toolNameProblem(toolName);
   if (toolProblem) {
-    issues.at(site, ["metadata", "name"], { code: "E_CONFIG_TOOL_NAME", message: `expected a Tool name ${toolProblem.expected}, found "${toolName}"`, suggestion: `try "${suggestName(toolName)}"` });
+    issues.at(site, ["metadata", "name"], {
+      code: "E_CONFIG_TOOL_NAME",
+      message: `expected a Tool name ${toolProblem.expected}, found "${toolName}"`,
+      suggestion: `try "${suggestName(toolName)}"`,
+    });
   }
   resource.spec.exports.forEach((item, index) => {
     const problem = toolNameProblem(item.name, EXPORT_NAME);
     if (problem) {
-      issues.at(site, ["spec", "exports", index, "name"], { code: "E_CONFIG_TOOL_NAME", message: `expected an export name ${problem.expected}, found "${item.name}"`, suggestion: `try "${suggestName(item.name)}"` });
+      issues.at(site, ["spec", "exports", index, "name"], {
+        code: "E_CONFIG_TOOL_NAME",
+        message: `expected an export name ${problem.expected}, found "${item.name}"`,
+        suggestion: `try "${suggestName(item.name)}"`,
+      });
       return;
     }
     const llmName = `${toolName}__${item.name}`;
@@ -71,17 +86,32 @@ function checkToolNames(loaded: LoadedResource, issues: IssueList): void {
       });
     }
   });
-  checkUnique({ loaded, issues, names: resource.spec.exports.map((item) => item.name), field: "exports", what: "export" });
+  checkUnique({
+    loaded,
+    issues,
+    names: resource.spec.exports.map((item) => item.name),
+    field: "exports",
+    what: "export",
+  });
 }
 
 /** Why `name` cannot be the first half of an LLM tool name (`{name}__…`), or undefined when it can; `pattern` is EXPORT_NAME for the second half. */
 export function toolNameProblem(name: string, pattern = TOOL_NAME): { expected: string } | undefined {
   if (name.includes("__")) return { expected: "without '__' (it separates tool and export in the LLM name)" };
-  if (!pattern.test(name)) return { expected: `of ${pattern === TOOL_NAME ? "lowercase " : ""}letters, digits, '-' and '_', starting with a letter or digit` };
+  if (!pattern.test(name))
+    return {
+      expected: `of ${pattern === TOOL_NAME ? "lowercase " : ""}letters, digits, '-' and '_', starting with a letter or digit`,
+    };
   return undefined;
 }
 
-function checkUnique(options: { loaded: LoadedResource; issues: IssueList; names: string[]; field: string; what: string }): void {
+function checkUnique(options: {
+  loaded: LoadedResource;
+  issues: IssueList;
+  names: string[];
+  field: string;
+  what: string;
+}): void {
   const seen = new Map<string, number>();
   options.names.forEach((name, index) => {
     const first = seen.get(name);
@@ -97,10 +127,12 @@ function checkUnique(options: { loaded: LoadedResource; issues: IssueList; names
 }
 
 export function suggestName(name: string): string {
-  return name
-    .toLowerCase()
-    .replace(/__+/g, "_")
-    .replace(/[^a-z0-9_.-]+/g, "-")
-    .replace(/^[^a-z0-9]+/, "")
-    .slice(0, MAX_RESOURCE_NAME) || "name";
+  return (
+    name
+      .toLowerCase()
+      .replace(/__+/g, "_")
+      .replace(/[^a-z0-9_.-]+/g, "-")
+      .replace(/^[^a-z0-9]+/, "")
+      .slice(0, MAX_RESOURCE_NAME) || "name"
+  );
 }

@@ -35,7 +35,11 @@ export function checkParameters(options: { resources: LoadedResource[]; issues: 
     if (loaded.resource.kind !== "Tool") continue;
     loaded.resource.spec.exports.forEach((item, index) => {
       const problem = parametersProblem(item.parameters);
-      if (problem) options.issues.at(loaded.site, ["spec", "exports", index, "parameters"], { code: "E_CONFIG_PARAMETERS_INVALID", message: problem });
+      if (problem)
+        options.issues.at(loaded.site, ["spec", "exports", index, "parameters"], {
+          code: "E_CONFIG_PARAMETERS_INVALID",
+          message: problem,
+        });
     });
   }
 }

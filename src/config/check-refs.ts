@@ -20,19 +20,34 @@ export interface RefIndex {
   packageName?: string;
 }
 
-export function buildRefIndex(options: { local: LoadedResource[]; builtin: LoadedResource[]; invalidNames: InvalidNames }): RefIndex {
+export function buildRefIndex(options: {
+  local: LoadedResource[];
+  builtin: LoadedResource[];
+  invalidNames: InvalidNames;
+}): RefIndex {
   const local = new Map<string, LoadedResource>();
   for (const loaded of options.local) {
     const key = `${loaded.resource.kind}/${loaded.resource.metadata.name}`;
     if (!local.has(key)) local.set(key, loaded);
   }
-  const builtin = new Map(options.builtin.map((loaded) => [`${loaded.resource.kind}/${loaded.resource.metadata.name}`, loaded] as const));
+  const builtin = new Map(
+    options.builtin.map((loaded) => [`${loaded.resource.kind}/${loaded.resource.metadata.name}`, loaded] as const),
+  );
   const packageResource = options.local.find((loaded) => loaded.resource.kind === "Package");
-  return { local, builtin, invalidNames: options.invalidNames, ...(packageResource ? { packageName: packageResource.resource.metadata.name } : {}) };
+  return {
+    local,
+    builtin,
+    invalidNames: options.invalidNames,
+    ...(packageResource ? { packageName: packageResource.resource.metadata.name } : {}),
+  };
 }
 
 /** Checks every ref of the local resources; returns the built-in resources they use. */
-export function checkRefs(options: { resources: LoadedResource[]; index: RefIndex; issues: IssueList }): LoadedResource[] {
+export function checkRefs(options: {
+  resources: LoadedResource[];
+  index: RefIndex;
+  issues: IssueList;
+}): LoadedResource[] {
   const { index, issues } = options;
   const usedBuiltins = new Set<LoadedResource>();
   for (const loaded of options.resources) {
@@ -44,7 +59,8 @@ export function checkRefs(options: { resources: LoadedResource[]; index: RefInde
       if (!wantsBuiltin && !foreign) {
         if (index.local.has(key) || index.invalidNames.get(ref.kind)?.has(ref.name)) continue;
       }
-      const builtin = !foreign && (wantsBuiltin || BUILTIN_KINDS.includes(ref.kind)) ? index.builtin.get(key) : undefined;
+      const builtin =
+        !foreign && (wantsBuiltin || BUILTIN_KINDS.includes(ref.kind)) ? index.builtin.get(key) : undefined;
       if (builtin) {
         ref.package = BUILTIN_PACKAGE;
         usedBuiltins.add(builtin);
@@ -71,9 +87,12 @@ export function checkRefKinds(options: { resources: LoadedResource[]; index: Ref
       options.issues.at(loaded.site, wrong.segments, {
         code: "E_CONFIG_REF_KIND",
         message: `expected a ref to a ${wrong.expected}, found ${wrong.written}`,
-        suggestion: names.length === 0
-          ? `no ${wrong.expected} is defined; add one or remove this ref`
-          : `refer to one of the defined ${wrong.expected.toLowerCase()}s: ${closestFirst(name, names).map((candidate) => `${wrong.expected}/${candidate}`).join(", ")}`,
+        suggestion:
+          names.length === 0
+            ? `no ${wrong.expected} is defined; add one or remove this ref`
+            : `refer to one of the defined ${wrong.expected.toLowerCase()}s: ${closestFirst(name, names)
+                .map((candidate) => `${wrong.expected}/${candidate}`)
+                .join(", ")}`,
       });
     }
   }
@@ -83,8 +102,10 @@ function namesOfKind(options: { kind: Kind; index: RefIndex; builtinOnly: boolea
   const { kind, index } = options;
   const names: string[] = [];
   const prefix = `${kind}/`;
-  if (!options.builtinOnly) for (const key of index.local.keys()) if (key.startsWith(prefix)) names.push(key.slice(prefix.length));
-  if (options.builtinOnly || BUILTIN_KINDS.includes(kind)) for (const key of index.builtin.keys()) if (key.startsWith(prefix)) names.push(key.slice(prefix.length));
+  if (!options.builtinOnly)
+    for (const key of index.local.keys()) if (key.startsWith(prefix)) names.push(key.slice(prefix.length));
+  if (options.builtinOnly || BUILTIN_KINDS.includes(kind))
+    for (const key of index.builtin.keys()) if (key.startsWith(prefix)) names.push(key.slice(prefix.length));
   return names;
 }
 
@@ -93,5 +114,10 @@ function definedNames(options: { kind: Kind; name: string; index: RefIndex; buil
   const names = namesOfKind(options);
   const plural = `${kind.toLowerCase()}s`;
   if (names.length === 0) return `no ${kind} is defined${options.builtinOnly ? ` in ${BUILTIN_PACKAGE}` : ""}`;
-  return joinSuggestions(didYouMean(options.name, names, (name) => `${kind}/${name}`), `defined ${plural}: ${closestFirst(options.name, names).join(", ")}`) ?? "";
+  return (
+    joinSuggestions(
+      didYouMean(options.name, names, (name) => `${kind}/${name}`),
+      `defined ${plural}: ${closestFirst(options.name, names).join(", ")}`,
+    ) ?? ""
+  );
 }

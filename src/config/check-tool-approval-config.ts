@@ -13,6 +13,12 @@ import { TOOL_APPROVAL_EXTENSION_NAME, toolApprovalConfigSchema } from "./schema
 export function checkToolApprovalConfig(options: { resources: readonly LoadedResource[]; issues: IssueList }): void {
   for (const { loaded, index, config } of builtinExtensionUses(options.resources, TOOL_APPROVAL_EXTENSION_NAME)) {
     const at: PathSegment[] = ["spec", "extensions", index, "config"];
-    validateValue({ schema: toolApprovalConfigSchema, value: config ?? {}, site: loaded.site, at, issues: options.issues });
+    validateValue({
+      schema: toolApprovalConfigSchema,
+      value: config ?? {},
+      site: loaded.site,
+      at,
+      issues: options.issues,
+    });
   }
 }

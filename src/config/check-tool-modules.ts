@@ -13,10 +13,19 @@ import type { ProbeResult } from "./probe-result.ts";
 /** How long an entry module may take to load. */
 export const MODULE_LOAD_TIMEOUT_MS = 5000;
 
-export async function checkToolModules(options: { resources: LoadedResource[]; issues: IssueList; env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number }): Promise<void> {
+export async function checkToolModules(options: {
+  resources: LoadedResource[];
+  issues: IssueList;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  timeoutMs?: number;
+}): Promise<void> {
   const tools = options.resources.flatMap((loaded) => {
     if (loaded.resource.kind !== "Tool") return [];
-    const resolved = resolveBundlePath({ baseDir: loaded.resource.source.baseDir, relativePath: loaded.resource.spec.entry });
+    const resolved = resolveBundlePath({
+      baseDir: loaded.resource.source.baseDir,
+      relativePath: loaded.resource.spec.entry,
+    });
     return resolved.ok && resolved.exists ? [{ loaded, path: resolved.path }] : []; // check-files reports the others
   });
   if (tools.length === 0) return;
@@ -37,7 +46,10 @@ function reportModule(options: { loaded: LoadedResource; result: ProbeResult; is
   if (loaded.resource.kind !== "Tool") return;
   const { spec } = loaded.resource;
   if (!result.loaded || !result.handlers) {
-    issues.at(loaded.site, ["spec", "entry"], { code: "E_CONFIG_MODULE_LOAD", message: `expected ${spec.entry} to load, found: ${result.error ?? "no report"}` });
+    issues.at(loaded.site, ["spec", "entry"], {
+      code: "E_CONFIG_MODULE_LOAD",
+      message: `expected ${spec.entry} to load, found: ${result.error ?? "no report"}`,
+    });
     return;
   }
   if (result.handlers.kind !== "object") {

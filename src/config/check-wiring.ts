@@ -10,19 +10,34 @@ import type { AgentResource, SwarmResource, ToolResource } from "./types.ts";
 
 export function checkWiring(options: { resources: LoadedResource[]; index: RefIndex; issues: IssueList }): void {
   const { resources, index, issues } = options;
-  const firstSwarm = resources.find((loaded) => loaded.resource.kind === "Swarm")?.resource as SwarmResource | undefined;
+  const firstSwarm = resources.find((loaded) => loaded.resource.kind === "Swarm")?.resource as
+    | SwarmResource
+    | undefined;
   for (const loaded of resources) {
     const { resource } = loaded;
     if (resource.kind === "Swarm") {
       checkSwarm(loaded, resource, issues);
-      checkListedOnce({ loaded, issues, names: resource.spec.agents.map((ref) => ref.name), field: "agents", what: "agent" });
+      checkListedOnce({
+        loaded,
+        issues,
+        names: resource.spec.agents.map((ref) => ref.name),
+        field: "agents",
+        what: "agent",
+      });
     }
     if (resource.kind === "Agent") {
       checkRequiredTools({ loaded, agent: resource, index, issues });
-      checkListedOnce({ loaded, issues, names: resource.spec.tools.map((ref) => ref.name), field: "tools", what: "Tool (its LLM tool names would clash)" });
+      checkListedOnce({
+        loaded,
+        issues,
+        names: resource.spec.tools.map((ref) => ref.name),
+        field: "tools",
+        what: "Tool (its LLM tool names would clash)",
+      });
     }
     if (resource.kind === "Connection") {
-      if (!resource.spec.swarmRef && firstSwarm) resource.spec.swarmRef = { kind: "Swarm", name: firstSwarm.metadata.name };
+      if (!resource.spec.swarmRef && firstSwarm)
+        resource.spec.swarmRef = { kind: "Swarm", name: firstSwarm.metadata.name };
     }
   }
 }
@@ -38,7 +53,13 @@ function checkSwarm(loaded: LoadedResource, swarm: SwarmResource, issues: IssueL
 }
 
 /** Refs listed twice: `names` follow the written list, since invalid refs were reported and dropped before. */
-function checkListedOnce(options: { loaded: LoadedResource; issues: IssueList; names: string[]; field: "agents" | "tools"; what: string }): void {
+function checkListedOnce(options: {
+  loaded: LoadedResource;
+  issues: IssueList;
+  names: string[];
+  field: "agents" | "tools";
+  what: string;
+}): void {
   const seen = new Set<string>();
   const uses = options.loaded.refs.filter((use) => use.segments[1] === options.field && use.segments.length === 3);
   options.names.forEach((name, position) => {
@@ -55,7 +76,12 @@ function checkListedOnce(options: { loaded: LoadedResource; issues: IssueList; n
   });
 }
 
-function checkRequiredTools(options: { loaded: LoadedResource; agent: AgentResource; index: RefIndex; issues: IssueList }): void {
+function checkRequiredTools(options: {
+  loaded: LoadedResource;
+  agent: AgentResource;
+  index: RefIndex;
+  issues: IssueList;
+}): void {
   const { loaded, agent, index, issues } = options;
   const available = new Set<string>();
   for (const ref of agent.spec.tools) {

@@ -44,7 +44,10 @@ export function collectResources(options: CollectResourcesOptions): CollectedRes
     const first = !seenResource;
     seenResource = true;
     if (!isJsonObject(value)) {
-      issues.at(site, [], { code: "E_CONFIG_DOCUMENT_NOT_OBJECT", message: `expected a mapping with apiVersion, kind, metadata and spec, found ${Array.isArray(value) ? "a list" : describeFound(value)}` });
+      issues.at(site, [], {
+        code: "E_CONFIG_DOCUMENT_NOT_OBJECT",
+        message: `expected a mapping with apiVersion, kind, metadata and spec, found ${Array.isArray(value) ? "a list" : describeFound(value)}`,
+      });
       continue;
     }
     const kind = checkEnvelope({ value, site, issues });
@@ -61,14 +64,25 @@ export function collectResources(options: CollectResourcesOptions): CollectedRes
       continue;
     }
     if (kind === "Package" && first && mainFile) packageName = (value.metadata as JsonObject).name as string;
-    const source = { file: options.file, docIndex: site.docIndex, baseDir: options.baseDir, ...(packageName ? { package: packageName } : {}) };
+    const source = {
+      file: options.file,
+      docIndex: site.docIndex,
+      baseDir: options.baseDir,
+      ...(packageName ? { package: packageName } : {}),
+    };
     const { resource, refs, wrongKindRefs } = normalizeResource({ kind, value, site, issues, source });
     resources.push({ resource, site, refs, wrongKindRefs, builtin: options.builtin, raw: value });
   }
   return { resources, invalidNames };
 }
 
-function checkPackagePlace(options: { site: ParsedDocument["site"]; issues: IssueList; first: boolean; mainFile: boolean; seenPackage: boolean }): void {
+function checkPackagePlace(options: {
+  site: ParsedDocument["site"];
+  issues: IssueList;
+  first: boolean;
+  mainFile: boolean;
+  seenPackage: boolean;
+}): void {
   const { site, issues } = options;
   if (options.seenPackage) {
     issues.at(site, ["kind"], {
@@ -91,11 +105,19 @@ function checkPackagePlace(options: { site: ParsedDocument["site"]; issues: Issu
   }
 }
 
-function checkEnvelope(options: { value: JsonObject; site: ParsedDocument["site"]; issues: IssueList }): Kind | undefined {
+function checkEnvelope(options: {
+  value: JsonObject;
+  site: ParsedDocument["site"];
+  issues: IssueList;
+}): Kind | undefined {
   const { value, site, issues } = options;
   let ok = true;
   if (value.apiVersion === undefined) {
-    issues.at(site, [], { code: "E_CONFIG_UNSUPPORTED_API_VERSION", message: `expected apiVersion: ${API_VERSION}, found none`, suggestion: `add "apiVersion: ${API_VERSION}"` });
+    issues.at(site, [], {
+      code: "E_CONFIG_UNSUPPORTED_API_VERSION",
+      message: `expected apiVersion: ${API_VERSION}, found none`,
+      suggestion: `add "apiVersion: ${API_VERSION}"`,
+    });
     ok = false;
   } else if (value.apiVersion !== API_VERSION) {
     const legacy = typeof value.apiVersion === "string" && value.apiVersion.startsWith("agents.example.io/");
@@ -109,7 +131,10 @@ function checkEnvelope(options: { value: JsonObject; site: ParsedDocument["site"
     ok = false;
   }
   if (value.kind === undefined) {
-    issues.at(site, [], { code: "E_CONFIG_MISSING_KIND", message: `expected a kind (one of ${KINDS.join(", ")}), found none` });
+    issues.at(site, [], {
+      code: "E_CONFIG_MISSING_KIND",
+      message: `expected a kind (one of ${KINDS.join(", ")}), found none`,
+    });
     return undefined;
   }
   if (typeof value.kind !== "string" || !isKind(value.kind)) {

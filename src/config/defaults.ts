@@ -5,7 +5,13 @@
 import type { ModelProvider, SwarmPolicy } from "./types.ts";
 import type { JsonObject } from "../shared/json.ts";
 
-export const MODEL_PROVIDERS: readonly ModelProvider[] = ["anthropic", "openai", "google", "openai-compatible", "replay"];
+export const MODEL_PROVIDERS: readonly ModelProvider[] = [
+  "anthropic",
+  "openai",
+  "google",
+  "openai-compatible",
+  "replay",
+];
 
 export const DEFAULT_ERROR_MESSAGE_LIMIT = 1000;
 

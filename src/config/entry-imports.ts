@@ -25,7 +25,8 @@ export function resolveLocalSpecifier(fromFile: string, specifier: string): stri
   for (const extension of EXTENSIONS) if (isFile(base + extension)) return base + extension;
   // `./x.js` written for a `./x.ts` file
   if (extname(base) === ".js" && isFile(base.slice(0, -3) + ".ts")) return base.slice(0, -3) + ".ts";
-  for (const extension of EXTENSIONS) if (isFile(resolve(base, `index${extension}`))) return resolve(base, `index${extension}`);
+  for (const extension of EXTENSIONS)
+    if (isFile(resolve(base, `index${extension}`))) return resolve(base, `index${extension}`);
   return undefined;
 }
 

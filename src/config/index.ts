@@ -3,7 +3,14 @@
  * agents, tools, extensions, prompts), resolve ValueSources and the env a Swarm needs, and the
  * editor schema. Other layers may also import the single files directly.
  */
-export { loadBundle, loadBundleOrThrow, formatIssue, formatIssues, type BundleLoadResult, type LoadBundleOptions } from "./load-bundle.ts";
+export {
+  loadBundle,
+  loadBundleOrThrow,
+  formatIssue,
+  formatIssues,
+  type BundleLoadResult,
+  type LoadBundleOptions,
+} from "./load-bundle.ts";
 export {
   findResource,
   resolveRef,
@@ -17,7 +24,16 @@ export {
   readSystemPrompt,
   mergeConfig,
 } from "./resolve.ts";
-export { resolveValueSource, valueSourceEnvName, secretEnvName, isValueSource, requiredEnv, missingEnvIssues, type Env, type RequiredEnv } from "./value-source.ts";
+export {
+  resolveValueSource,
+  valueSourceEnvName,
+  secretEnvName,
+  isValueSource,
+  requiredEnv,
+  missingEnvIssues,
+  type Env,
+  type RequiredEnv,
+} from "./value-source.ts";
 export { documentSchema } from "./document-schema.ts";
 export { ISSUE_CODES, type IssueCode } from "./issue-codes.ts";
 export * from "./types.ts";

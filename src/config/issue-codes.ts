@@ -19,11 +19,13 @@ export const ISSUE_CODES = {
   E_CONFIG_PACKAGE_DOC_POSITION: "a Package document is not the first document of goondan.yaml",
   E_CONFIG_PACKAGE_DOC_DUPLICATED: "a file holds more than one Package document",
   E_CONFIG_SCHEMA_INVALID: "a field is missing, unknown, or of the wrong type or value",
-  E_CONFIG_INVALID_REF: "an ObjectRef is not \"Kind/name\" nor {kind, name, package?}",
-  E_CONFIG_VALUE_SOURCE_INVALID: "a ValueSource is not {value}, {valueFrom: {env}} nor {valueFrom: {secretRef: {ref, key}}}",
+  E_CONFIG_INVALID_REF: 'an ObjectRef is not "Kind/name" nor {kind, name, package?}',
+  E_CONFIG_VALUE_SOURCE_INVALID:
+    "a ValueSource is not {value}, {valueFrom: {env}} nor {valueFrom: {secretRef: {ref, key}}}",
   E_CONFIG_INVALID_NAME: "a metadata.name uses characters outside lowercase letters, digits, '-', '_' and '.'",
   E_CONFIG_DUPLICATE_NAME: "two resources of the same kind share a name, or two exports of a Tool share a name",
-  E_CONFIG_TOOL_NAME: "a Tool or export name contains '__', disallowed characters, or makes an LLM name over 64 characters",
+  E_CONFIG_TOOL_NAME:
+    "a Tool or export name contains '__', disallowed characters, or makes an LLM name over 64 characters",
   E_CONFIG_REF_NOT_FOUND: "an ObjectRef names a resource that does not exist",
   E_CONFIG_REF_KIND: "an ObjectRef names a kind that cannot be referenced there",
   E_CONFIG_ENTRY_AGENT_NOT_LISTED: "Swarm.spec.entryAgent is not one of Swarm.spec.agents",
@@ -36,7 +38,8 @@ export const ISSUE_CODES = {
   E_CONFIG_PROMPT_TOO_LARGE: "an Agent's prompt.systemRef file is larger than 1 MiB",
   E_CONFIG_ENTRY_OUTSIDE_BUNDLE: "a bundle-relative path is absolute or escapes the bundle directory",
   E_CONFIG_ENTRY_NOT_FOUND: "an entry file does not exist",
-  E_CONFIG_CASSETTE_NOT_REGULAR: "a replay Model's cassette is a directory, a FIFO, a device or a socket instead of a regular file",
+  E_CONFIG_CASSETTE_NOT_REGULAR:
+    "a replay Model's cassette is a directory, a FIFO, a device or a socket instead of a regular file",
   E_CONFIG_CASSETTE_TOO_LARGE: "a replay Model's cassette is larger than 16 MiB",
   E_CONFIG_PARAMETERS_INVALID: "a Tool export's parameters is not a valid JSON Schema of type object",
   E_CONFIG_MODULE_LOAD: "a Tool entry module failed to load (syntax error, throwing top-level code, timeout)",
@@ -47,14 +50,16 @@ export const ISSUE_CODES = {
   E_CONFIG_SWARM_AMBIGUOUS: "the bundle has several Swarms and none was named",
   E_CONFIG_INVALID: "the bundle is invalid (thrown by loadBundleOrThrow; the message lists the issues)",
   SWARM_MISSING: "the bundle defines no Swarm: it validates, but there is nothing to run",
-  E_CONFIG_MCP_TRANSPORT: "an mcp server sets neither or both of command (stdio) and url (Streamable HTTP), or a field of the other transport",
+  E_CONFIG_MCP_TRANSPORT:
+    "an mcp server sets neither or both of command (stdio) and url (Streamable HTTP), or a field of the other transport",
   E_CONFIG_MCP_UNREACHABLE: "validate --probe-mcp could not start or connect to an mcp server, or list its tools",
   W_CONFIG_YAML: "the YAML parser warned about a document",
   W_CONFIG_HANDLER_UNUSED: "a Tool module's `handlers` has a function no export declares",
   W_CONFIG_PROMPT_MISSING: "an Agent has no system prompt",
   W_CONFIG_REQUIRED_TOOL_UNKNOWN: "an Agent's requiredTools names a tool that none of its Tools exports",
   W_CONFIG_CASSETTE_MISSING: "a replay Model's cassette file does not exist yet",
-  W_CONFIG_MCP_TOOL_REFUSED: "validate --probe-mcp found a server tool the model cannot be offered (its name or schema), or an allow-listed tool the server lacks",
+  W_CONFIG_MCP_TOOL_REFUSED:
+    "validate --probe-mcp found a server tool the model cannot be offered (its name or schema), or an allow-listed tool the server lacks",
 } as const;
 
 export type IssueCode = keyof typeof ISSUE_CODES;

@@ -33,7 +33,10 @@ export function formatSegments(segments: readonly PathSegment[]): string {
   return text;
 }
 
-export function formatPath(site: Pick<DocumentSite, "label" | "docIndex">, segments: readonly PathSegment[] = []): string {
+export function formatPath(
+  site: Pick<DocumentSite, "label" | "docIndex">,
+  segments: readonly PathSegment[] = [],
+): string {
   const tail = formatSegments(segments);
   return `${site.label}#${site.docIndex}${tail === "" ? "" : tail.startsWith("[") ? tail : `.${tail}`}`;
 }

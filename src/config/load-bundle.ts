@@ -59,7 +59,12 @@ export async function loadBundle(target: string, options: LoadBundleOptions = {}
     checkWiring({ resources: local, index, issues });
     checkIngress({ resources: local, index, issues });
     if (!local.some((loaded) => loaded.resource.kind === "Swarm")) {
-      issues.add({ code: "SWARM_MISSING", path: relative(dir, file), message: "expected a Swarm to run, found none: the bundle validates, but goondan run has nothing to start", suggestion: "add a kind: Swarm document naming the entry agent and its agents" });
+      issues.add({
+        code: "SWARM_MISSING",
+        path: relative(dir, file),
+        message: "expected a Swarm to run, found none: the bundle validates, but goondan run has nothing to start",
+        suggestion: "add a kind: Swarm document naming the entry agent and its agents",
+      });
     }
     checkMcpConfig({ resources: local, issues });
     checkToolApprovalConfig({ resources: local, issues });
@@ -67,7 +72,14 @@ export async function loadBundle(target: string, options: LoadBundleOptions = {}
   // Built-in files are ours: test/config/builtin-package.test.ts checks them, not every user's validate.
   checkFiles({ resources: local, issues });
   checkParameters({ resources: local, issues });
-  if (options.checkModules ?? true) await checkToolModules({ resources: local, issues, cwd: dir, ...(options.env ? { env: options.env } : {}), ...(options.moduleTimeoutMs ? { timeoutMs: options.moduleTimeoutMs } : {}) });
+  if (options.checkModules ?? true)
+    await checkToolModules({
+      resources: local,
+      issues,
+      cwd: dir,
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.moduleTimeoutMs ? { timeoutMs: options.moduleTimeoutMs } : {}),
+    });
   const valid = issues.errors.length === 0;
   return {
     valid,
@@ -93,7 +105,10 @@ export async function loadBundleOrThrow(target: string, options: LoadBundleOptio
  */
 export function formatIssue(issue: ConfigIssue): string {
   const hash = issue.path.indexOf("#");
-  const where = issue.line !== undefined && hash > 0 ? `${issue.path.slice(0, hash)}:${issue.line}:${issue.column ?? 1}: ${issue.path.slice(hash)}` : issue.path;
+  const where =
+    issue.line !== undefined && hash > 0
+      ? `${issue.path.slice(0, hash)}:${issue.line}:${issue.column ?? 1}: ${issue.path.slice(hash)}`
+      : issue.path;
   return `${where}: ${issue.code} ${issue.message}${issue.suggestion ? `; ${issue.suggestion}` : ""}`;
 }
 
@@ -106,7 +121,12 @@ export function formatIssues(issues: readonly ConfigIssue[]): string {
  * Every resource belongs to the package named by the Package document first in goondan.yaml, and entry
  * paths resolve against the bundle directory whichever file a resource is written in.
  */
-async function readResources(options: { dir: string; file: string; scan: boolean; issues: IssueList }): Promise<{ local: LoadedResource[]; invalidNames: InvalidNames; parseFailed: boolean }> {
+async function readResources(options: {
+  dir: string;
+  file: string;
+  scan: boolean;
+  issues: IssueList;
+}): Promise<{ local: LoadedResource[]; invalidNames: InvalidNames; parseFailed: boolean }> {
   const { dir, file, issues } = options;
   // Without a readable goondan.yaml there is no bundle: its absence is the one issue worth reporting.
   const files = options.scan && isRegularFile(file) ? bundleFiles(dir) : [];
@@ -119,15 +139,29 @@ async function readResources(options: { dir: string; file: string; scan: boolean
     read.push({ file: path, documents: result.documents });
   }
   if (!parseFailed && read.every(({ documents }) => documents.every((document) => document.value === null))) {
-    issues.add({ code: "KIND_MISSING", path: relative(dir, file), message: "expected at least one resource document (with a kind), found none", suggestion: "run 'goondan init' to create a starting goondan.yaml" });
+    issues.add({
+      code: "KIND_MISSING",
+      path: relative(dir, file),
+      message: "expected at least one resource document (with a kind), found none",
+      suggestion: "run 'goondan init' to create a starting goondan.yaml",
+    });
   }
   const packageName = packageNameOf(read.find((entry) => entry.file === file)?.documents ?? []);
   const local: LoadedResource[] = [];
   const invalidNames: InvalidNames = new Map();
   for (const entry of read) {
-    const collected = collectResources({ documents: entry.documents, issues, file: entry.file, baseDir: dir, builtin: false, mainFile: entry.file === file, ...(packageName ? { packageName } : {}) });
+    const collected = collectResources({
+      documents: entry.documents,
+      issues,
+      file: entry.file,
+      baseDir: dir,
+      builtin: false,
+      mainFile: entry.file === file,
+      ...(packageName ? { packageName } : {}),
+    });
     local.push(...collected.resources);
-    for (const [kind, names] of collected.invalidNames) invalidNames.set(kind, new Set([...(invalidNames.get(kind) ?? []), ...names]));
+    for (const [kind, names] of collected.invalidNames)
+      invalidNames.set(kind, new Set([...(invalidNames.get(kind) ?? []), ...names]));
   }
   return { local, invalidNames, parseFailed };
 }
@@ -163,5 +197,9 @@ async function locateBundle(target: string): Promise<{ dir: string; file: string
     const main = MAIN_FILE_NAMES.map((name) => resolve(absolute, name)).find((path) => existsSync(path));
     return { dir: absolute, file: main ?? resolve(absolute, BUNDLE_FILE_NAME), scan: true };
   }
-  return { dir: dirname(absolute), file: absolute, scan: (MAIN_FILE_NAMES as readonly string[]).includes(basename(absolute)) };
+  return {
+    dir: dirname(absolute),
+    file: absolute,
+    scan: (MAIN_FILE_NAMES as readonly string[]).includes(basename(absolute)),
+  };
 }

@@ -57,12 +57,21 @@ export interface WrongKindRef {
 // Schema validation has run: the shapes below are known; only values are read loosely.
 type Raw = Record<string, any>;
 
-export function normalizeResource(options: { kind: Kind; value: JsonObject; site: DocumentSite; issues: IssueList; source: ResourceSource }): { resource: AnyResource; refs: RefUse[]; wrongKindRefs: WrongKindRef[] } {
+export function normalizeResource(options: {
+  kind: Kind;
+  value: JsonObject;
+  site: DocumentSite;
+  issues: IssueList;
+  source: ResourceSource;
+}): { resource: AnyResource; refs: RefUse[]; wrongKindRefs: WrongKindRef[] } {
   const context: Context = { site: options.site, issues: options.issues, refs: [], wrongKinds: [] };
   return { resource: buildResource(options, context), refs: context.refs, wrongKindRefs: context.wrongKinds };
 }
 
-function buildResource(options: { kind: Kind; value: JsonObject; source: ResourceSource }, context: Context): AnyResource {
+function buildResource(
+  options: { kind: Kind; value: JsonObject; source: ResourceSource },
+  context: Context,
+): AnyResource {
   const { kind, value, source } = options;
   const raw = value as Raw;
   const metadata = normalizeMetadata(raw.metadata);
@@ -97,25 +106,45 @@ function normalizeMetadata(raw: Raw): Metadata {
 }
 
 /** A ref to `expected`; sets aside (and returns undefined for) a ref to another kind. */
-function normalizeRef(input: unknown, expected: Kind, segments: PathSegment[], context: Context): ObjectRef | undefined {
+function normalizeRef(
+  input: unknown,
+  expected: Kind,
+  segments: PathSegment[],
+  context: Context,
+): ObjectRef | undefined {
   const written = readRef(input);
   if (!written) return undefined;
   if (!isKind(written.kind) || written.kind !== expected) {
     context.wrongKinds.push({ expected, written: formatRef(written), segments });
     return undefined;
   }
-  const ref: ObjectRef = { kind: expected, name: written.name, ...(written.package ? { package: written.package } : {}) };
+  const ref: ObjectRef = {
+    kind: expected,
+    name: written.name,
+    ...(written.package ? { package: written.package } : {}),
+  };
   context.refs.push({ ref, segments });
   return ref;
 }
 
-function normalizeRefList(items: unknown[] | undefined, expected: Kind, segments: PathSegment[], context: Context): ObjectRef[] {
+function normalizeRefList(
+  items: unknown[] | undefined,
+  expected: Kind,
+  segments: PathSegment[],
+  context: Context,
+): ObjectRef[] {
   return (items ?? []).flatMap((item, index) => normalizeRef(item, expected, [...segments, index], context) ?? []);
 }
 
 /** A Connection config value written as a ValueSource: `{valueFrom}` or exactly `{value}`. */
 function isWrittenValueSource(value: unknown): value is Raw {
-  return isJsonObject(value) && ("valueFrom" in value || (Object.keys(value).length === 1 && "value" in value && ["string", "number", "boolean"].includes(typeof value.value)));
+  return (
+    isJsonObject(value) &&
+    ("valueFrom" in value ||
+      (Object.keys(value).length === 1 &&
+        "value" in value &&
+        ["string", "number", "boolean"].includes(typeof value.value)))
+  );
 }
 
 export function normalizeValueSource(raw: Raw): ValueSource {
@@ -241,10 +270,14 @@ function normalizeConnector(spec: Raw): ConnectorSpec {
 
 function normalizeConnection(spec: Raw, context: Context): ConnectionSpec {
   const connectorRef = normalizeRef(spec.connectorRef, "Connector", ["spec", "connectorRef"], context);
-  const swarmRef = spec.swarmRef === undefined ? undefined : normalizeRef(spec.swarmRef, "Swarm", ["spec", "swarmRef"], context);
+  const swarmRef =
+    spec.swarmRef === undefined ? undefined : normalizeRef(spec.swarmRef, "Swarm", ["spec", "swarmRef"], context);
   const rules: IngressRule[] = ((spec.ingress?.rules ?? []) as Raw[]).map((rule, index) => {
     const route: Raw = rule.route ?? {};
-    const agentRef = route.agentRef === undefined ? undefined : normalizeRef(route.agentRef, "Agent", ["spec", "ingress", "rules", index, "route", "agentRef"], context);
+    const agentRef =
+      route.agentRef === undefined
+        ? undefined
+        : normalizeRef(route.agentRef, "Agent", ["spec", "ingress", "rules", index, "route", "agentRef"], context);
     return {
       match: { ...(rule.match ?? {}) },
       route: {
@@ -256,7 +289,12 @@ function normalizeConnection(spec: Raw, context: Context): ConnectionSpec {
     };
   });
   const config: Record<string, ValueSource | JsonValue> | undefined = spec.config
-    ? Object.fromEntries(Object.entries(spec.config as Raw).map(([key, value]) => [key, isWrittenValueSource(value) ? normalizeValueSource(value) : (value as JsonValue)]))
+    ? Object.fromEntries(
+        Object.entries(spec.config as Raw).map(([key, value]) => [
+          key,
+          isWrittenValueSource(value) ? normalizeValueSource(value) : (value as JsonValue),
+        ]),
+      )
     : undefined;
   const secrets: Record<string, ValueSource> | undefined = spec.secrets
     ? Object.fromEntries(Object.entries(spec.secrets as Raw).map(([key, value]) => [key, normalizeValueSource(value)]))
@@ -267,15 +305,23 @@ function normalizeConnection(spec: Raw, context: Context): ConnectionSpec {
     connectorRef: connectorRef ?? { kind: "Connector", name: "" },
     ...(swarmRef ? { swarmRef } : {}),
     ...(config ? { config } : {}),
-    ...(secrets || signingSecret ? { secrets: { ...secrets, ...(signingSecret ? { [SIGNING_SECRET_KEY]: signingSecret } : {}) } } : {}),
+    ...(secrets || signingSecret
+      ? { secrets: { ...secrets, ...(signingSecret ? { [SIGNING_SECRET_KEY]: signingSecret } : {}) } }
+      : {}),
     ...(verify ? { verify } : {}),
     ingress: { rules },
   };
 }
 
-function normalizeVerify(raw: Raw | undefined, secrets: Record<string, ValueSource> | undefined, context: Context): ConnectionVerify | undefined {
+function normalizeVerify(
+  raw: Raw | undefined,
+  secrets: Record<string, ValueSource> | undefined,
+  context: Context,
+): ConnectionVerify | undefined {
   if (raw === undefined) return undefined;
-  const verify: ConnectionVerify = raw.webhook ? { webhook: { signingSecret: normalizeValueSource(raw.webhook.signingSecret) } } : {};
+  const verify: ConnectionVerify = raw.webhook
+    ? { webhook: { signingSecret: normalizeValueSource(raw.webhook.signingSecret) } }
+    : {};
   if (verify.webhook && secrets?.[SIGNING_SECRET_KEY] !== undefined) {
     context.issues.at(context.site, ["spec", "verify", "webhook", "signingSecret"], {
       code: "E_CONFIG_VERIFY_CONFLICT",

@@ -22,7 +22,11 @@ export function readRef(input: unknown): WrittenRef | undefined {
   if (!isJsonObject(input)) return undefined;
   if ("ref" in input) return readRef(input.ref);
   if (typeof input.kind !== "string" || typeof input.name !== "string") return undefined;
-  return { kind: input.kind, name: input.name, ...(typeof input.package === "string" ? { package: input.package } : {}) };
+  return {
+    kind: input.kind,
+    name: input.name,
+    ...(typeof input.package === "string" ? { package: input.package } : {}),
+  };
 }
 
 export function isKind(value: string): value is Kind {

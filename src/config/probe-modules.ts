@@ -35,7 +35,9 @@ export async function probeModules(options: ProbeOptions): Promise<Map<string, P
 async function runChild(options: ProbeOptions): Promise<{ reported: ProbeResult[]; failure: string }> {
   const child = Bun.spawn([process.execPath, "--no-install", CHILD_SCRIPT, ...options.paths], {
     cwd: options.cwd,
-    env: Object.fromEntries(Object.entries(options.env).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+    env: Object.fromEntries(
+      Object.entries(options.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    ),
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

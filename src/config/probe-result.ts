@@ -7,5 +7,8 @@ export interface ProbeResult {
   /** Why the import failed (when `loaded` is false). */
   error?: string;
   /** The `handlers` export: missing, not an object, or an object with each value's typeof. */
-  handlers?: { kind: "missing" } | { kind: "invalid"; found: string } | { kind: "object"; types: Record<string, string> };
+  handlers?:
+    | { kind: "missing" }
+    | { kind: "invalid"; found: string }
+    | { kind: "object"; types: Record<string, string> };
 }

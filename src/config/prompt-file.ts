@@ -9,10 +9,16 @@ import { inspectRegularFile, readRegularFile, type RegularFileProblem } from "./
 /** 1 MiB, like goondan.yaml: a system prompt is text an LLM reads on every step. */
 export const MAX_PROMPT_BYTES = 1024 * 1024;
 
-export type PromptFileProblem = { code: Extract<IssueCode, "E_CONFIG_PROMPT_NOT_FOUND" | "E_CONFIG_PROMPT_TOO_LARGE">; message: string };
+export type PromptFileProblem = {
+  code: Extract<IssueCode, "E_CONFIG_PROMPT_NOT_FOUND" | "E_CONFIG_PROMPT_TOO_LARGE">;
+  message: string;
+};
 
 function promptProblem(found: RegularFileProblem): PromptFileProblem {
-  return { code: found.problem === "too-large" ? "E_CONFIG_PROMPT_TOO_LARGE" : "E_CONFIG_PROMPT_NOT_FOUND", message: found.message };
+  return {
+    code: found.problem === "too-large" ? "E_CONFIG_PROMPT_TOO_LARGE" : "E_CONFIG_PROMPT_NOT_FOUND",
+    message: found.message,
+  };
 }
 
 /** `undefined` when `path` is a prompt file that may be read; else what is wrong with it. */

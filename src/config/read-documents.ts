@@ -27,7 +27,11 @@ export interface ReadDocumentsResult {
   parseFailed: boolean;
 }
 
-export async function readDocuments(options: { file: string; label: string; issues: IssueList }): Promise<ReadDocumentsResult> {
+export async function readDocuments(options: {
+  file: string;
+  label: string;
+  issues: IssueList;
+}): Promise<ReadDocumentsResult> {
   const { file, label, issues } = options;
   let size: number;
   try {
@@ -35,29 +39,51 @@ export async function readDocuments(options: { file: string; label: string; issu
     const info = await stat(file);
     const found = describeNonRegularFile(info);
     if (found !== undefined) {
-      issues.add({ code: "FILE_NOT_FOUND", path: label, message: `expected a regular file at ${file}, found ${found}`, suggestion: `make ${label} a plain file` });
+      issues.add({
+        code: "FILE_NOT_FOUND",
+        path: label,
+        message: `expected a regular file at ${file}, found ${found}`,
+        suggestion: `make ${label} a plain file`,
+      });
       return { documents: [], parseFailed: true };
     }
     size = info.size;
   } catch {
-    issues.add({ code: "FILE_NOT_FOUND", path: label, message: `expected a file at ${file}, found none`, suggestion: "run 'goondan init' or point at a bundle directory holding goondan.yaml" });
+    issues.add({
+      code: "FILE_NOT_FOUND",
+      path: label,
+      message: `expected a file at ${file}, found none`,
+      suggestion: "run 'goondan init' or point at a bundle directory holding goondan.yaml",
+    });
     return { documents: [], parseFailed: true };
   }
   if (size > MAX_FILE_BYTES) {
-    issues.add({ code: "E_CONFIG_FILE_TOO_LARGE", path: label, message: `expected at most ${MAX_FILE_BYTES} bytes, found ${size}` });
+    issues.add({
+      code: "E_CONFIG_FILE_TOO_LARGE",
+      path: label,
+      message: `expected at most ${MAX_FILE_BYTES} bytes, found ${size}`,
+    });
     return { documents: [], parseFailed: true };
   }
   let text: string;
   try {
     text = await Bun.file(file).text();
   } catch (error) {
-    issues.add({ code: "E_CONFIG_FILE_UNREADABLE", path: label, message: `expected a readable file at ${file}, found: ${error instanceof Error ? error.message : String(error)}` });
+    issues.add({
+      code: "E_CONFIG_FILE_UNREADABLE",
+      path: label,
+      message: `expected a readable file at ${file}, found: ${error instanceof Error ? error.message : String(error)}`,
+    });
     return { documents: [], parseFailed: true };
   }
   try {
     return parseDocuments({ text, label, issues });
   } catch (error) {
-    issues.add({ code: "E_CONFIG_PARSE_ERROR", path: label, message: `expected YAML the parser can read, found: ${firstLine(error instanceof Error ? error.message : String(error))}` });
+    issues.add({
+      code: "E_CONFIG_PARSE_ERROR",
+      path: label,
+      message: `expected YAML the parser can read, found: ${firstLine(error instanceof Error ? error.message : String(error))}`,
+    });
     return { documents: [], parseFailed: true };
   }
 }
@@ -68,7 +94,12 @@ function parseDocuments(options: { text: string; label: string; issues: IssueLis
   const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const yamlDocuments: Document.Parsed[] = Array.isArray(parsed) ? parsed : [];
   if (yamlDocuments.length > MAX_DOCUMENTS) {
-    issues.add({ code: "E_CONFIG_TOO_MANY_DOCUMENTS", path: label, message: `expected at most ${MAX_DOCUMENTS} documents in one file, found ${yamlDocuments.length}`, suggestion: "split the resources across agents.yaml, tools.yaml, models.yaml… next to goondan.yaml" });
+    issues.add({
+      code: "E_CONFIG_TOO_MANY_DOCUMENTS",
+      path: label,
+      message: `expected at most ${MAX_DOCUMENTS} documents in one file, found ${yamlDocuments.length}`,
+      suggestion: "split the resources across agents.yaml, tools.yaml, models.yaml… next to goondan.yaml",
+    });
     return { documents: [], parseFailed: true };
   }
   const documents: ParsedDocument[] = [];
@@ -101,7 +132,11 @@ function parseDocuments(options: { text: string; label: string; issues: IssueLis
       value = yamlDocument.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (error) {
       parseFailed = true;
-      issues.add({ code: "E_CONFIG_PARSE_ERROR", path: `${label}#${docIndex}`, message: `expected a plain YAML document, found: ${firstLine(error instanceof Error ? error.message : String(error))}` });
+      issues.add({
+        code: "E_CONFIG_PARSE_ERROR",
+        path: `${label}#${docIndex}`,
+        message: `expected a plain YAML document, found: ${firstLine(error instanceof Error ? error.message : String(error))}`,
+      });
       return;
     }
     documents.push({ site, value: value ?? null });
@@ -109,7 +144,12 @@ function parseDocuments(options: { text: string; label: string; issues: IssueLis
   return { documents, parseFailed };
 }
 
-function makeSite(options: { label: string; docIndex: number; yamlDocument: Document.Parsed; lineCounter: LineCounter }): DocumentSite {
+function makeSite(options: {
+  label: string;
+  docIndex: number;
+  yamlDocument: Document.Parsed;
+  lineCounter: LineCounter;
+}): DocumentSite {
   const { label, docIndex, yamlDocument, lineCounter } = options;
   return {
     label,
@@ -120,7 +160,13 @@ function makeSite(options: { label: string; docIndex: number; yamlDocument: Docu
         const start = startOf(value);
         const key = length === 0 ? undefined : startOf(keyOf(yamlDocument, segments.slice(0, length)));
         // The key when asked for, or when the value starts on a later line (a block list or mapping under it).
-        const offset = key !== undefined && (options.key === true || start === undefined || lineCounter.linePos(start).line > lineCounter.linePos(key).line) ? key : start;
+        const offset =
+          key !== undefined &&
+          (options.key === true ||
+            start === undefined ||
+            lineCounter.linePos(start).line > lineCounter.linePos(key).line)
+            ? key
+            : start;
         if (offset !== undefined) {
           const position = lineCounter.linePos(offset);
           return { line: position.line, column: position.col };

@@ -25,8 +25,16 @@ export interface RegularFileOptions {
 function judge(options: RegularFileOptions, info: Stats): RegularFileProblem | undefined {
   const { path, maxBytes, what, written } = options;
   const found = describeNonRegularFile(info);
-  if (found !== undefined) return { problem: "not-regular", message: `expected the ${what} file ${written} to be a regular file, found ${found} at ${path}` };
-  if (info.size > maxBytes) return { problem: "too-large", message: `expected the ${what} file ${written} to be at most ${maxBytes} bytes, found ${info.size}` };
+  if (found !== undefined)
+    return {
+      problem: "not-regular",
+      message: `expected the ${what} file ${written} to be a regular file, found ${found} at ${path}`,
+    };
+  if (info.size > maxBytes)
+    return {
+      problem: "too-large",
+      message: `expected the ${what} file ${written} to be at most ${maxBytes} bytes, found ${info.size}`,
+    };
   return undefined;
 }
 
@@ -36,7 +44,10 @@ export function inspectRegularFile(options: RegularFileOptions): RegularFileProb
   try {
     info = statSync(options.path);
   } catch {
-    return { problem: "missing", message: `expected the ${options.what} file ${options.written} to exist, found no file at ${options.path}` };
+    return {
+      problem: "missing",
+      message: `expected the ${options.what} file ${options.written} to exist, found no file at ${options.path}`,
+    };
   }
   return judge(options, info);
 }
@@ -49,7 +60,10 @@ export function readRegularFile(options: RegularFileOptions): { text: string } |
   try {
     fd = openSync(options.path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch {
-    return { problem: "missing", message: `expected the ${options.what} file ${options.written} to be readable at ${options.path}` };
+    return {
+      problem: "missing",
+      message: `expected the ${options.what} file ${options.written} to be readable at ${options.path}`,
+    };
   }
   try {
     const after = judge(options, fstatSync(fd));
@@ -60,7 +74,11 @@ export function readRegularFile(options: RegularFileOptions): { text: string } |
       const count = readSync(fd, buffer, length, buffer.length - length, null);
       if (count === 0) break;
       length += count;
-      if (length > options.maxBytes) return { problem: "too-large", message: `expected the ${options.what} file ${options.written} to be at most ${options.maxBytes} bytes, found more` };
+      if (length > options.maxBytes)
+        return {
+          problem: "too-large",
+          message: `expected the ${options.what} file ${options.written} to be at most ${options.maxBytes} bytes, found more`,
+        };
     }
     return { text: buffer.subarray(0, length).toString("utf8") };
   } finally {

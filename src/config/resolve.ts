@@ -28,8 +28,15 @@ import {
 const isBuiltin = (resource: AnyResource) => resource.source.package === BUILTIN_PACKAGE;
 
 /** The resource of `kind` named `name`: with `pkg = "@goondan/base"` a built-in, else local first, then built-in. */
-export function findResource<K extends Kind>(bundle: Bundle, kind: K, name: string, pkg?: string): ResourceOfKind<K> | undefined {
-  const matches = bundle.resources.filter((resource): resource is ResourceOfKind<K> => resource.kind === kind && resource.metadata.name === name);
+export function findResource<K extends Kind>(
+  bundle: Bundle,
+  kind: K,
+  name: string,
+  pkg?: string,
+): ResourceOfKind<K> | undefined {
+  const matches = bundle.resources.filter(
+    (resource): resource is ResourceOfKind<K> => resource.kind === kind && resource.metadata.name === name,
+  );
   if (pkg === BUILTIN_PACKAGE) return matches.find(isBuiltin);
   return matches.find((resource) => !isBuiltin(resource)) ?? matches.find(isBuiltin);
 }
@@ -37,9 +44,14 @@ export function findResource<K extends Kind>(bundle: Bundle, kind: K, name: stri
 export function resolveRef<K extends Kind>(bundle: Bundle, ref: ObjectRef & { kind: K }): ResourceOfKind<K> {
   const found = findResource(bundle, ref.kind, ref.name, ref.package);
   if (found) return found;
-  const names = bundle.resources.filter((resource) => resource.kind === ref.kind).map((resource) => resource.metadata.name);
+  const names = bundle.resources
+    .filter((resource) => resource.kind === ref.kind)
+    .map((resource) => resource.metadata.name);
   throw new ConfigError("E_CONFIG_REF_NOT_FOUND", `${ref.kind}/${ref.name} not found`, {
-    suggestion: names.length > 0 ? `defined ${ref.kind.toLowerCase()}s: ${closestFirst(ref.name, names).join(", ")}` : `no ${ref.kind} is defined`,
+    suggestion:
+      names.length > 0
+        ? `defined ${ref.kind.toLowerCase()}s: ${closestFirst(ref.name, names).join(", ")}`
+        : `no ${ref.kind} is defined`,
   });
 }
 
@@ -51,15 +63,23 @@ export function selectSwarm(bundle: Bundle, name?: string): SwarmResource {
     const swarm = swarms.find((candidate) => candidate.metadata.name === name);
     if (swarm) return swarm;
     throw new ConfigError("E_CONFIG_SWARM_NOT_FOUND", `Swarm/${name} not found`, {
-      suggestion: names.length > 0 ? `defined swarms: ${closestFirst(name, names).join(", ")}` : "the bundle defines no Swarm",
+      suggestion:
+        names.length > 0 ? `defined swarms: ${closestFirst(name, names).join(", ")}` : "the bundle defines no Swarm",
     });
   }
   const [only, ...others] = swarms;
-  if (!only) throw new ConfigError("E_CONFIG_SWARM_NOT_FOUND", "expected a Swarm in the bundle, found none", { suggestion: "add a kind: Swarm document" });
-  if (others.length > 0) {
-    throw new ConfigError("E_CONFIG_SWARM_AMBIGUOUS", `expected one Swarm or --swarm <name>, found ${swarms.length}: ${names.join(", ")}`, {
-      suggestion: `pass --swarm ${names[0]}`,
+  if (!only)
+    throw new ConfigError("E_CONFIG_SWARM_NOT_FOUND", "expected a Swarm in the bundle, found none", {
+      suggestion: "add a kind: Swarm document",
     });
+  if (others.length > 0) {
+    throw new ConfigError(
+      "E_CONFIG_SWARM_AMBIGUOUS",
+      `expected one Swarm or --swarm <name>, found ${swarms.length}: ${names.join(", ")}`,
+      {
+        suggestion: `pass --swarm ${names[0]}`,
+      },
+    );
   }
   return only;
 }
@@ -73,7 +93,10 @@ export function agentTools(bundle: Bundle, agent: AgentResource): ToolResource[]
 }
 
 /** The Agent's Extensions with `config` = Extension.spec.config deep-merged with the Agent's item config. */
-export function agentExtensions(bundle: Bundle, agent: AgentResource): { resource: ExtensionResource; config: JsonObject }[] {
+export function agentExtensions(
+  bundle: Bundle,
+  agent: AgentResource,
+): { resource: ExtensionResource; config: JsonObject }[] {
   return agent.spec.extensions.map((use) => {
     const resource = resolveRef(bundle, use.ref as ObjectRef & { kind: "Extension" });
     return { resource, config: mergeConfig(resource.spec.config ?? {}, use.config ?? {}) };
@@ -86,7 +109,10 @@ export function agentModel(bundle: Bundle, agent: AgentResource): ModelResource 
 
 /** The Connections bound to `swarm` (a Connection without swarmRef belongs to the first Swarm). */
 export function swarmConnections(bundle: Bundle, swarm: SwarmResource): ConnectionResource[] {
-  return bundle.resources.filter((resource): resource is ConnectionResource => resource.kind === "Connection" && resource.spec.swarmRef?.name === swarm.metadata.name);
+  return bundle.resources.filter(
+    (resource): resource is ConnectionResource =>
+      resource.kind === "Connection" && resource.spec.swarmRef?.name === swarm.metadata.name,
+  );
 }
 
 /** The absolute path of a Tool, Extension or Connector entry (built-ins resolve against src/base/). */
@@ -100,7 +126,11 @@ export async function readSystemPrompt(bundle: Bundle, agent: AgentResource): Pr
   if (system !== undefined) return system;
   if (systemRef === undefined) return "";
   const resolved = resolveBundlePath({ baseDir: agent.source.baseDir ?? bundle.dir, relativePath: systemRef });
-  if (!resolved.ok) throw new ConfigError("E_CONFIG_ENTRY_OUTSIDE_BUNDLE", `expected the prompt file ${systemRef} to be relative and inside the bundle`);
+  if (!resolved.ok)
+    throw new ConfigError(
+      "E_CONFIG_ENTRY_OUTSIDE_BUNDLE",
+      `expected the prompt file ${systemRef} to be relative and inside the bundle`,
+    );
   const read = readPromptFile({ path: resolved.path, written: systemRef });
   if ("code" in read) throw new ConfigError(read.code, read.message);
   return read.text;

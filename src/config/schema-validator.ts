@@ -25,14 +25,31 @@ function validatorFor(kind: Kind): ValidateFunction {
 }
 
 const TITLE_CODES: Record<string, { code: IssueCode; expected: string }> = {
-  [TITLES.objectRef]: { code: "E_CONFIG_INVALID_REF", expected: 'an ObjectRef ("Kind/name", {kind, name, package?} or {ref: …})' },
-  [TITLES.valueSource]: { code: "E_CONFIG_VALUE_SOURCE_INVALID", expected: 'a ValueSource ({value}, {valueFrom: {env}} or {valueFrom: {secretRef: {ref: "Secret/x", key}}})' },
+  [TITLES.objectRef]: {
+    code: "E_CONFIG_INVALID_REF",
+    expected: 'an ObjectRef ("Kind/name", {kind, name, package?} or {ref: …})',
+  },
+  [TITLES.valueSource]: {
+    code: "E_CONFIG_VALUE_SOURCE_INVALID",
+    expected: 'a ValueSource ({value}, {valueFrom: {env}} or {valueFrom: {secretRef: {ref: "Secret/x", key}}})',
+  },
   [TITLES.dependency]: { code: "E_CONFIG_SCHEMA_INVALID", expected: 'a dependency ("name" or {name, version})' },
 };
 
 /** Validates one document of a known kind; returns true when it matches its schema. */
-export function validateDocument(options: { kind: Kind; value: unknown; site: DocumentSite; issues: IssueList }): boolean {
-  return report({ validate: validatorFor(options.kind), value: options.value, site: options.site, at: [], issues: options.issues });
+export function validateDocument(options: {
+  kind: Kind;
+  value: unknown;
+  site: DocumentSite;
+  issues: IssueList;
+}): boolean {
+  return report({
+    validate: validatorFor(options.kind),
+    value: options.value,
+    site: options.site,
+    at: [],
+    issues: options.issues,
+  });
 }
 
 const compiledParts = new Map<JsonSchema, ValidateFunction>();
@@ -41,7 +58,13 @@ const compiledParts = new Map<JsonSchema, ValidateFunction>();
  * Validates a value inside a document (a built-in extension's config) against `schema`, compiled once per
  * schema object; issues point at `at` + the failing field. Returns true when it matches.
  */
-export function validateValue(options: { schema: JsonSchema; value: unknown; site: DocumentSite; at: readonly PathSegment[]; issues: IssueList }): boolean {
+export function validateValue(options: {
+  schema: JsonSchema;
+  value: unknown;
+  site: DocumentSite;
+  at: readonly PathSegment[];
+  issues: IssueList;
+}): boolean {
   let validate = compiledParts.get(options.schema);
   if (!validate) {
     ajv ??= new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
@@ -51,11 +74,22 @@ export function validateValue(options: { schema: JsonSchema; value: unknown; sit
   return report({ validate, value: options.value, site: options.site, at: options.at, issues: options.issues });
 }
 
-function report(options: { validate: ValidateFunction; value: unknown; site: DocumentSite; at: readonly PathSegment[]; issues: IssueList }): boolean {
+function report(options: {
+  validate: ValidateFunction;
+  value: unknown;
+  site: DocumentSite;
+  at: readonly PathSegment[];
+  issues: IssueList;
+}): boolean {
   if (options.validate(options.value)) return true;
   for (const error of foldErrors(options.validate.errors ?? [])) {
     const { segments, code, message, suggestion } = describeAjvError(error);
-    options.issues.at(options.site, [...options.at, ...segments], { code, message, suggestion, atKey: error.keyword === "additionalProperties" });
+    options.issues.at(options.site, [...options.at, ...segments], {
+      code,
+      message,
+      suggestion,
+      atKey: error.keyword === "additionalProperties",
+    });
   }
   return false;
 }
@@ -66,9 +100,15 @@ function report(options: { validate: ValidateFunction; value: unknown; site: Doc
  */
 function foldErrors(errors: ErrorObject[]): ErrorObject[] {
   const titled = errors
-    .filter((error) => error.keyword === "anyOf" && typeof (error.parentSchema as { title?: unknown } | undefined)?.title === "string")
+    .filter(
+      (error) =>
+        error.keyword === "anyOf" && typeof (error.parentSchema as { title?: unknown } | undefined)?.title === "string",
+    )
     // Outermost first; at the same path, ajv reports an enclosing anyOf after the ones inside it.
-    .sort((left, right) => left.instancePath.length - right.instancePath.length || errors.indexOf(right) - errors.indexOf(left));
+    .sort(
+      (left, right) =>
+        left.instancePath.length - right.instancePath.length || errors.indexOf(right) - errors.indexOf(left),
+    );
   const folds: ErrorObject[] = [];
   for (const error of titled) {
     if (!folds.some((fold) => isAtOrUnder(error.instancePath, fold.instancePath))) folds.push(error);
@@ -84,7 +124,12 @@ function isAtOrUnder(path: string, ancestor: string): boolean {
   return path === ancestor || path.startsWith(`${ancestor}/`);
 }
 
-function describeAjvError(error: ErrorObject): { segments: PathSegment[]; code: IssueCode; message: string; suggestion?: string | undefined } {
+function describeAjvError(error: ErrorObject): {
+  segments: PathSegment[];
+  code: IssueCode;
+  message: string;
+  suggestion?: string | undefined;
+} {
   const segments = pointerToSegments(error.instancePath);
   const found = describeFound(error.data);
   switch (error.keyword) {
@@ -95,7 +140,11 @@ function describeAjvError(error: ErrorObject): { segments: PathSegment[]; code: 
     }
     case "required": {
       const missing = (error.params as { missingProperty: string }).missingProperty;
-      return { segments: [...segments, missing], code: "E_CONFIG_SCHEMA_INVALID", message: `expected required field "${missing}", found none` };
+      return {
+        segments: [...segments, missing],
+        code: "E_CONFIG_SCHEMA_INVALID",
+        message: `expected required field "${missing}", found none`,
+      };
     }
     case "additionalProperties": {
       const extra = (error.params as { additionalProperty: string }).additionalProperty;
@@ -108,32 +157,75 @@ function describeAjvError(error: ErrorObject): { segments: PathSegment[]; code: 
       };
     }
     case "const":
-      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}, found ${found}` };
+      return {
+        segments,
+        code: "E_CONFIG_SCHEMA_INVALID",
+        message: `expected ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}, found ${found}`,
+      };
     case "enum": {
       const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
-      const suggestion = typeof error.data === "string" ? didYouMean(error.data, allowed.filter((value): value is string => typeof value === "string")) : undefined;
-      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected one of ${allowed.map((value) => JSON.stringify(value)).join(", ")}, found ${found}`, suggestion };
+      const suggestion =
+        typeof error.data === "string"
+          ? didYouMean(
+              error.data,
+              allowed.filter((value): value is string => typeof value === "string"),
+            )
+          : undefined;
+      return {
+        segments,
+        code: "E_CONFIG_SCHEMA_INVALID",
+        message: `expected one of ${allowed.map((value) => JSON.stringify(value)).join(", ")}, found ${found}`,
+        suggestion,
+      };
     }
     case "type": {
       const types = [(error.params as { type: string | string[] }).type].flat();
-      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected ${types.map((type) => (type === "object" ? "a mapping" : type === "array" ? "a list" : `a ${type}`)).join(" or ")}, found ${found}` };
+      return {
+        segments,
+        code: "E_CONFIG_SCHEMA_INVALID",
+        message: `expected ${types.map((type) => (type === "object" ? "a mapping" : type === "array" ? "a list" : `a ${type}`)).join(" or ")}, found ${found}`,
+      };
     }
     case "minItems":
-      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected at least ${(error.params as { limit: number }).limit} item(s), found ${found}` };
+      return {
+        segments,
+        code: "E_CONFIG_SCHEMA_INVALID",
+        message: `expected at least ${(error.params as { limit: number }).limit} item(s), found ${found}`,
+      };
     case "minLength":
       // An empty metadata.name has its own code, as in the public Goondan loader.
-      return { segments, code: isNameField(segments) ? "E_CONFIG_INVALID_NAME" : "E_CONFIG_SCHEMA_INVALID", message: `expected a string of at least ${(error.params as { limit: number }).limit} character(s), found ${found}` };
+      return {
+        segments,
+        code: isNameField(segments) ? "E_CONFIG_INVALID_NAME" : "E_CONFIG_SCHEMA_INVALID",
+        message: `expected a string of at least ${(error.params as { limit: number }).limit} character(s), found ${found}`,
+      };
     case "maxLength":
-      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected a string of at most ${(error.params as { limit: number }).limit} characters, found ${found}` };
+      return {
+        segments,
+        code: "E_CONFIG_SCHEMA_INVALID",
+        message: `expected a string of at most ${(error.params as { limit: number }).limit} characters, found ${found}`,
+      };
     case "minimum":
     case "maximum": {
       const { comparison, limit } = error.params as { comparison: string; limit: number };
-      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected a number ${comparison} ${limit}, found ${found}` };
+      return {
+        segments,
+        code: "E_CONFIG_SCHEMA_INVALID",
+        message: `expected a number ${comparison} ${limit}, found ${found}`,
+      };
     }
     case "pattern":
-      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected a string matching ${(error.params as { pattern: string }).pattern}, found ${found}` };
+      return {
+        segments,
+        code: "E_CONFIG_SCHEMA_INVALID",
+        message: `expected a string matching ${(error.params as { pattern: string }).pattern}, found ${found}`,
+      };
     default:
-      return { segments, code: "E_CONFIG_SCHEMA_INVALID", message: `expected a value that ${error.message ?? "matches the schema"}, found ${found}` };
+      return {
+        segments,
+        code: "E_CONFIG_SCHEMA_INVALID",
+        message: `expected a value that ${error.message ?? "matches the schema"}, found ${found}`,
+      };
   }
 }
 

@@ -14,11 +14,17 @@ export function closestFirst(target: string, candidates: Iterable<string>): stri
 export function likelyMeant(target: string, candidates: Iterable<string>): string | undefined {
   const [best] = closestFirst(target, candidates);
   if (best === undefined) return undefined;
-  return distance(target.toLowerCase(), best.toLowerCase()) <= Math.max(2, Math.floor(best.length / 3)) ? best : undefined;
+  return distance(target.toLowerCase(), best.toLowerCase()) <= Math.max(2, Math.floor(best.length / 3))
+    ? best
+    : undefined;
 }
 
 /** `did you mean "modelRef"?` when a candidate is a likely typo of `target` (rendered by `show`), else undefined. */
-export function didYouMean(target: string, candidates: Iterable<string>, show: (name: string) => string = (name) => JSON.stringify(name)): string | undefined {
+export function didYouMean(
+  target: string,
+  candidates: Iterable<string>,
+  show: (name: string) => string = (name) => JSON.stringify(name),
+): string | undefined {
   const meant = likelyMeant(target, candidates);
   return meant === undefined || meant === target ? undefined : `did you mean ${show(meant)}?`;
 }

@@ -102,7 +102,13 @@ export interface SwarmPolicy {
   requestTimeoutMs: number; // 60000
   shutdown: { gracePeriodSeconds: number }; // 30
   restart: { maxConsecutiveCrashes: number; initialBackoffMs: number; maxBackoffMs: number }; // 5, 1000, 300000
-  lifecycle: { idleSeconds: number; maxProcesses: number; heartbeatTimeoutSeconds: number; ttlSeconds?: number; gcGraceSeconds?: number }; // 600, 64, 60
+  lifecycle: {
+    idleSeconds: number;
+    maxProcesses: number;
+    heartbeatTimeoutSeconds: number;
+    ttlSeconds?: number;
+    gcGraceSeconds?: number;
+  }; // 600, 64, 60
 }
 
 export interface SwarmSpec {

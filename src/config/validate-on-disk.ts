@@ -28,7 +28,8 @@ export interface DiskValidation {
 
 export async function validateBundleOnDisk(options: ValidateOnDiskOptions): Promise<DiskValidation> {
   const loaded = await loadBundle(options.target, { env: options.env, checkModules: options.checkModules ?? true });
-  if (!loaded.valid || loaded.bundle === undefined) return { valid: false, errors: loaded.errors, warnings: loaded.warnings };
+  if (!loaded.valid || loaded.bundle === undefined)
+    return { valid: false, errors: loaded.errors, warnings: loaded.warnings };
   const errors: ConfigIssue[] = [];
   try {
     errors.push(...missingEnvIssues(loaded.bundle, selectSwarm(loaded.bundle, options.swarm), options.env));
@@ -36,5 +37,7 @@ export async function validateBundleOnDisk(options: ValidateOnDiskOptions): Prom
     if (!isGoondanError(error)) throw error;
     errors.push({ code: error.code, severity: "error", path: loaded.bundle.file, message: error.message });
   }
-  return errors.length > 0 ? { valid: false, errors, warnings: loaded.warnings } : { valid: true, bundle: loaded.bundle, errors: [], warnings: loaded.warnings };
+  return errors.length > 0
+    ? { valid: false, errors, warnings: loaded.warnings }
+    : { valid: true, bundle: loaded.bundle, errors: [], warnings: loaded.warnings };
 }

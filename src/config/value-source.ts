@@ -7,7 +7,15 @@
 import { isJsonObject, type JsonValue } from "../shared/json.ts";
 import { formatPath } from "./issues.ts";
 import { agentExtensions, agentModel, agentTools, swarmAgents, swarmConnections } from "./resolve.ts";
-import type { AgentResource, AnyResource, Bundle, ConfigIssue, ConnectionResource, SwarmResource, ValueSource } from "./types.ts";
+import type {
+  AgentResource,
+  AnyResource,
+  Bundle,
+  ConfigIssue,
+  ConnectionResource,
+  SwarmResource,
+  ValueSource,
+} from "./types.ts";
 import { BUILTIN_PACKAGE, SIGNING_SECRET_KEY } from "./types.ts";
 import { BUILTIN_LABEL } from "./builtin-package.ts";
 import { relative } from "node:path";
@@ -41,7 +49,8 @@ export function resolveValueSource(source: ValueSource, env: Env): string | unde
 export function resolveConfigValues(value: JsonValue, env: Env): JsonValue {
   if (isValueSource(value)) return resolveValueSource(value, env) ?? null;
   if (Array.isArray(value)) return value.map((item) => resolveConfigValues(item, env));
-  if (isJsonObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveConfigValues(item, env)]));
+  if (isJsonObject(value))
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveConfigValues(item, env)]));
   return value;
 }
 
@@ -86,7 +95,8 @@ function collectEnv(bundle: Bundle, agents: AgentResource[], connections: Connec
     if (value === undefined) return;
     if (isValueSource(value)) return add(resource, segments, value);
     if (Array.isArray(value)) value.forEach((item, index) => scan(resource, [...segments, index], item));
-    else if (isJsonObject(value)) for (const [key, item] of Object.entries(value)) scan(resource, [...segments, key], item);
+    else if (isJsonObject(value))
+      for (const [key, item] of Object.entries(value)) scan(resource, [...segments, key], item);
   };
   for (const agent of agents) {
     const model = agentModel(bundle, agent);

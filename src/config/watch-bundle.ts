@@ -109,14 +109,18 @@ export async function watchBundle(options: WatchBundleOptions): Promise<BundleWa
     }
     const previous = current;
     const next = loaded.bundle;
-    const filesOf = (resource: AnyResource) => resourceFilesWithImports(resource.source.package === BUILTIN_PACKAGE ? previous : next, resource);
+    const filesOf = (resource: AnyResource) =>
+      resourceFilesWithImports(resource.source.package === BUILTIN_PACKAGE ? previous : next, resource);
     const diff = diffBundles({ previous, next, changedFiles: files, filesOf });
     current = next;
     const nextWatched = new Set(bundleWatchFiles(next));
     const added = [...nextWatched].filter((file) => !watched.has(file) && !file.startsWith(bundleDir + sep));
     if (added.length > 0) watcher.add(added);
     watched = nextWatched;
-    logger.info({ files, agents: diff.agents, swarmChanged: diff.swarmChanged, connections: diff.connections }, "bundle changed; reloading");
+    logger.info(
+      { files, agents: diff.agents, swarmChanged: diff.swarmChanged, connections: diff.connections },
+      "bundle changed; reloading",
+    );
     await options.onChange({ previous, next, changedFiles: files, diff });
   };
 

@@ -6,7 +6,10 @@
 import type { JsonObject } from "../shared/json.ts";
 import { isJsonObject } from "../shared/json.ts";
 
-export type ConnectorEventMessage = { type: "text"; text: string } | { type: "image"; url: string } | { type: "file"; url: string; name: string };
+export type ConnectorEventMessage =
+  | { type: "text"; text: string }
+  | { type: "image"; url: string }
+  | { type: "file"; url: string; name: string };
 
 export interface ConnectorEvent {
   name: string;
@@ -31,17 +34,28 @@ export function parseConnectorEvent(value: unknown): { event: ConnectorEvent } |
     }
     cleanProperties[key] = property;
   }
-  if (instanceKey !== undefined && (typeof instanceKey !== "string" || instanceKey === "")) return { error: "expected instanceKey to be a non-empty string" };
-  return { event: { name, message: parsedMessage.message, properties: cleanProperties, ...(instanceKey !== undefined ? { instanceKey } : {}) } };
+  if (instanceKey !== undefined && (typeof instanceKey !== "string" || instanceKey === ""))
+    return { error: "expected instanceKey to be a non-empty string" };
+  return {
+    event: {
+      name,
+      message: parsedMessage.message,
+      properties: cleanProperties,
+      ...(instanceKey !== undefined ? { instanceKey } : {}),
+    },
+  };
 }
 
 function parseMessage(value: unknown): { message: ConnectorEventMessage } | { error: string } {
   if (typeof value === "string") return { message: { type: "text", text: value } };
-  if (!isJsonObject(value)) return { error: "expected message to be {type: \"text\", text}" };
+  if (!isJsonObject(value)) return { error: 'expected message to be {type: "text", text}' };
   if (value.type === "text" && typeof value.text === "string") return { message: { type: "text", text: value.text } };
   if (value.type === "image" && typeof value.url === "string") return { message: { type: "image", url: value.url } };
-  if (value.type === "file" && typeof value.url === "string" && typeof value.name === "string") return { message: { type: "file", url: value.url, name: value.name } };
-  return { error: `expected message.type to be text, image or file with its fields, got ${JSON.stringify(value.type)}` };
+  if (value.type === "file" && typeof value.url === "string" && typeof value.name === "string")
+    return { message: { type: "file", url: value.url, name: value.name } };
+  return {
+    error: `expected message.type to be text, image or file with its fields, got ${JSON.stringify(value.type)}`,
+  };
 }
 
 /** The agent's input text for an event: the text, or a one-line description of an attachment. */

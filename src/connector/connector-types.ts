@@ -39,7 +39,10 @@ export interface ConnectorApprovals {
    * Decides it once; resolves with the decided approval and, when it was the last one its turn waited for, that
    * turn's outcome once it ends. Rejects with a coded error (E_APPROVAL_DECIDED, E_APPROVAL_FORBIDDEN, …).
    */
-  decide(id: string, decision: { decision: "approve" | "deny"; reason?: string }): Promise<{ approval: Approval; outcome?: TurnOutcome }>;
+  decide(
+    id: string,
+    decision: { decision: "approve" | "deny"; reason?: string },
+  ): Promise<{ approval: Approval; outcome?: TurnOutcome }>;
 }
 
 export interface ConnectorContext {

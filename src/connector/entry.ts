@@ -6,12 +6,23 @@
  * goes away; a start function that throws ends the process with a `fatal` message and exit code 1.
  */
 import "../tools/goondan-module-resolver.ts"; // first: connector files may import "goondan"
-import { envelope, isParentMessage, ORCHESTRATOR, type ChildMessage, type ConnectorStartPayload, type ParentMessage } from "../protocol/ipc-messages.ts";
+import {
+  envelope,
+  isParentMessage,
+  ORCHESTRATOR,
+  type ChildMessage,
+  type ConnectorStartPayload,
+  type ParentMessage,
+} from "../protocol/ipc-messages.ts";
 import { createLogger } from "../shared/logger.ts";
 import { describe } from "../shared/errors.ts";
 import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
-import { createConnectorContext, type ConnectorContext, type ConnectorContextHost, type ConnectorLogger } from "./child/connector-context.ts";
-
+import {
+  createConnectorContext,
+  type ConnectorContext,
+  type ConnectorContextHost,
+  type ConnectorLogger,
+} from "./child/connector-context.ts";
 
 type StartFunction = (ctx: ConnectorContext) => unknown;
 
@@ -19,7 +30,11 @@ type StartFunction = (ctx: ConnectorContext) => unknown;
 export function findStartFunction(module: Record<string, unknown>): StartFunction | undefined {
   const candidate = typeof module.start === "function" ? module.start : module.default;
   if (typeof candidate === "function") return candidate as StartFunction;
-  if (typeof candidate === "object" && candidate !== null && typeof (candidate as { start?: unknown }).start === "function") {
+  if (
+    typeof candidate === "object" &&
+    candidate !== null &&
+    typeof (candidate as { start?: unknown }).start === "function"
+  ) {
     const holder = candidate as { start: StartFunction };
     return (ctx) => holder.start(ctx);
   }
@@ -28,7 +43,10 @@ export function findStartFunction(module: Record<string, unknown>): StartFunctio
 
 function consoleLike(name: string, connection: string): ConnectorLogger {
   const pinoLogger = createLogger(`connector:${name}`, { bindings: { connection }, destination: 2 });
-  const text = (args: unknown[]) => args.map((arg) => (typeof arg === "string" ? arg : arg instanceof Error ? arg.message : JSON.stringify(arg))).join(" ");
+  const text = (args: unknown[]) =>
+    args
+      .map((arg) => (typeof arg === "string" ? arg : arg instanceof Error ? arg.message : JSON.stringify(arg)))
+      .join(" ");
   return {
     debug: (...args) => pinoLogger.debug(text(args)),
     info: (...args) => pinoLogger.info(text(args)),
@@ -72,12 +90,20 @@ function main(): void {
       await hideProcessSecrets();
       const module = (await import(payload.entry)) as Record<string, unknown>;
       const startFunction = findStartFunction(module);
-      if (!startFunction) throw Object.assign(new Error(`${payload.entry} exports neither a default function nor start(ctx)`), { code: "E_CONNECTOR_NO_ENTRY" });
+      if (!startFunction)
+        throw Object.assign(new Error(`${payload.entry} exports neither a default function nor start(ctx)`), {
+          code: "E_CONNECTOR_NO_ENTRY",
+        });
       send(envelope("connector_ready", self, ORCHESTRATOR, { pid: process.pid, connection: payload.connection }));
       await startFunction(host.context);
     } catch (error) {
       const described = describe(error);
-      send(envelope("fatal", self, ORCHESTRATOR, { code: described.code ?? "E_CONNECTOR_START_FAILED", message: described.message }));
+      send(
+        envelope("fatal", self, ORCHESTRATOR, {
+          code: described.code ?? "E_CONNECTOR_START_FAILED",
+          message: described.message,
+        }),
+      );
       logger.error("connector failed", described.message);
       process.exit(1);
     }
@@ -87,7 +113,8 @@ function main(): void {
     if (!isParentMessage(message)) return;
     const typed = message as ParentMessage;
     if (typed.type === "connector_start") void start(typed.payload);
-    else if (typed.type === "connector_ack" || typed.type === "connector_progress" || typed.type === "connector_reply") host?.handle(typed.type, typed.payload);
+    else if (typed.type === "connector_ack" || typed.type === "connector_progress" || typed.type === "connector_reply")
+      host?.handle(typed.type, typed.payload);
     else if (typed.type === "connector_approval_result") host?.handleApproval(typed.payload);
     else if (typed.type === "shutdown") void stop(typed.payload.reason, 0);
   });

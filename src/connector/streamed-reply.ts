@@ -18,7 +18,8 @@ export function toolLine(progress: ToolProgress): string {
 /** One reply as printed whole: the text, `error [CODE]: message`, or which held calls wait for `goondan approve`. */
 export function formatReply(reply: Pick<TurnOutcome, "status" | "response" | "error" | "approvalIds">): string {
   if (reply.status === "ok") return reply.response.endsWith("\n") ? reply.response : `${reply.response}\n`;
-  if (reply.status === "awaiting_approval") return `awaiting approval: ${(reply.approvalIds ?? []).map((id) => `goondan approve ${id}`).join(", ")}\n`;
+  if (reply.status === "awaiting_approval")
+    return `awaiting approval: ${(reply.approvalIds ?? []).map((id) => `goondan approve ${id}`).join(", ")}\n`;
   return `error [${reply.error?.code ?? "E_UNKNOWN"}]: ${reply.error?.message ?? "the turn failed"}\n`;
 }
 

@@ -30,11 +30,20 @@ export async function bundleAgentEntry(options: BundleAgentEntryOptions): Promis
     mkdirSync(cache, { recursive: true });
     removeStaleBuilds(cache);
     const started = performance.now();
-    const result = await Bun.build({ entrypoints: [sourceEntry], target: "bun", outdir, splitting: true, sourcemap: "none" });
+    const result = await Bun.build({
+      entrypoints: [sourceEntry],
+      target: "bun",
+      outdir,
+      splitting: true,
+      sourcemap: "none",
+    });
     if (!result.success) throw new AggregateError(result.logs, result.logs.map(String).join("; "));
     const entry = result.outputs.find((output) => output.kind === "entry-point");
     if (entry === undefined) throw new Error("Bun.build produced no entry point");
-    options.logger.debug({ ms: Math.round(performance.now() - started), files: result.outputs.length }, "agent entry bundled");
+    options.logger.debug(
+      { ms: Math.round(performance.now() - started), files: result.outputs.length },
+      "agent entry bundled",
+    );
     return entry.path;
   } catch (error) {
     options.logger.warn({ err: error }, "could not bundle the agent entry; children start from source (slower)");

@@ -91,7 +91,21 @@ export class Daemon {
       logger,
       restarts: this.restarts,
       ...(options.childEnv ? { childEnv: options.childEnv } : {}),
-      ...(cluster ? { placement: cluster, store: cluster.store(openStateStore({ stateRoot: options.stateRoot, logger, clusterNode: { node: cluster.node, swarm: swarmView({ bundle: options.bundle, swarm: options.swarm }).instanceKey } })) } : {}),
+      ...(cluster
+        ? {
+            placement: cluster,
+            store: cluster.store(
+              openStateStore({
+                stateRoot: options.stateRoot,
+                logger,
+                clusterNode: {
+                  node: cluster.node,
+                  swarm: swarmView({ bundle: options.bundle, swarm: options.swarm }).instanceKey,
+                },
+              }),
+            ),
+          }
+        : {}),
     });
     const orchestrator = this.orchestrator;
     const metrics = new SwarmMetrics({ processes: () => this.processes() });
@@ -107,14 +121,23 @@ export class Daemon {
       submit: (submit) => orchestrator.submit(submit),
       processes: () => this.processes(),
       ...(live ? { clusterLive: live } : {}),
-      ...(cluster ? { clusterReads: cluster.reads(), clusterStatus: () => this.clusterStatus(), clusterStanding: () => cluster.status() } : {}),
+      ...(cluster
+        ? {
+            clusterReads: cluster.reads(),
+            clusterStatus: () => this.clusterStatus(),
+            clusterStanding: () => cluster.status(),
+          }
+        : {}),
       instances: () => orchestrator.instances(),
       runtimeEvents: (query) => orchestrator.runtimeEvents(query),
       eventState: (eventId) => orchestrator.eventState(eventId),
       watch: (listener) => orchestrator.onRuntimeEvents(listener),
       messages: (agent, instanceKey) => orchestrator.messages(agent, instanceKey),
       restart: (request) => this.restarts.request(request),
-      approvals: { pending: () => orchestrator.approvals.pending(), decide: (request) => orchestrator.approvals.decide(request) },
+      approvals: {
+        pending: () => orchestrator.approvals.pending(),
+        decide: (request) => orchestrator.approvals.decide(request),
+      },
     };
   }
 
@@ -179,7 +202,12 @@ export class Daemon {
     // OpenTelemetry is loaded only when the environment asks for it; spans go from the events of the first turn on.
     if (traceSettings) {
       const { startTraceExport } = await import("../observability/trace-export.ts");
-      const traces = await startTraceExport({ settings: traceSettings, swarm: orchestrator.swarm.name, logger, ...(options.env.GOONDAN_NODE ? { node: options.env.GOONDAN_NODE } : {}) });
+      const traces = await startTraceExport({
+        settings: traceSettings,
+        swarm: orchestrator.swarm.name,
+        logger,
+        ...(options.env.GOONDAN_NODE ? { node: options.env.GOONDAN_NODE } : {}),
+      });
       this.traces = traces;
       orchestrator.onRuntimeEvents((events) => traces.observe(events));
     }
@@ -191,7 +219,9 @@ export class Daemon {
       } catch (error) {
         await this.stop("startup failed");
         if (error instanceof UsageError) throw error; // E_API_TOKEN_REQUIRED: beyond loopback without a token
-        throw new SystemError("E_RUN_LISTEN", `cannot listen on ${host}:${port}: ${describe(error).message}`, { suggestion: "pick another --port (0 picks a free one)" });
+        throw new SystemError("E_RUN_LISTEN", `cannot listen on ${host}:${port}: ${describe(error).message}`, {
+          suggestion: "pick another --port (0 picks a free one)",
+        });
       }
     }
     if (options.connectors !== false) {
@@ -211,7 +241,10 @@ export class Daemon {
           await submitted.accepted;
           return { eventId: submitted.eventId, ...(request.wantsReply ? { reply: submitted.outcome } : {}) };
         },
-        approvals: { get: (id) => orchestrator.approvals.get(id), decide: (request) => orchestrator.approvals.decide({ ...request, wait: true }) },
+        approvals: {
+          get: (id) => orchestrator.approvals.get(id),
+          decide: (request) => orchestrator.approvals.decide({ ...request, wait: true }),
+        },
         policy: () => orchestrator.swarm.policy,
         env: options.env,
         logger,
@@ -219,7 +252,12 @@ export class Daemon {
       });
     }
     if (options.watch) {
-      this.bundleWatcher = await startWatchReload({ initial: orchestrator.currentBundle, load: () => this.loadFromDisk(), apply: (plan, connections) => this.reload(plan, connections), logger });
+      this.bundleWatcher = await startWatchReload({
+        initial: orchestrator.currentBundle,
+        load: () => this.loadFromDisk(),
+        apply: (plan, connections) => this.reload(plan, connections),
+        logger,
+      });
       logger.info({ files: this.bundleWatcher.files().length }, "watching the bundle for changes");
     }
     if (options.reloadSignal !== false) this.stopHangup = listenForReloadSignal({ coordinator: this.restarts, logger });
@@ -242,17 +280,27 @@ export class Daemon {
   private async announce(plan: ReloadPlan): Promise<void> {
     if (this.clusterReload === undefined) return;
     const { agents, instances, fresh, freshAgents, freshInstances } = plan;
-    const scope = { ...(agents ? { agents } : {}), ...(instances ? { instances } : {}), ...(fresh ? { fresh } : {}), ...(freshAgents ? { freshAgents } : {}), ...(freshInstances ? { freshInstances } : {}) };
+    const scope = {
+      ...(agents ? { agents } : {}),
+      ...(instances ? { instances } : {}),
+      ...(fresh ? { fresh } : {}),
+      ...(freshAgents ? { freshAgents } : {}),
+      ...(freshInstances ? { freshInstances } : {}),
+    };
     try {
       await this.clusterReload.announce({ reasons: plan.reasons ?? [], scope });
     } catch (error) {
-      this.options.logger.error({ error: describe(error) }, "could not announce the reload to the cluster: only this node reloads; run `goondan restart` again once NATS is back");
+      this.options.logger.error(
+        { error: describe(error) },
+        "could not announce the reload to the cluster: only this node reloads; run `goondan restart` again once NATS is back",
+      );
     }
   }
 
   /** `GET /v1/cluster`: this node, the bundle hash it runs, the cluster's, and how each node took the last reload. */
   private async clusterStatus(): Promise<ClusterReloadStatus> {
-    if (this.clusterReload === undefined) throw new SystemError("E_CLUSTER_UNAVAILABLE", "this node is still joining its cluster");
+    if (this.clusterReload === undefined)
+      throw new SystemError("E_CLUSTER_UNAVAILABLE", "this node is still joining its cluster");
     return this.clusterReload.status();
   }
 }

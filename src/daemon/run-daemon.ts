@@ -69,7 +69,10 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
     if (options.input !== undefined) return await answerOnce({ daemon, input: options.input, signals, options });
     const address = daemon.address;
     if (address) lock.listening(address);
-    logger.info({ port: address?.port, host: address?.host, swarm: daemon.orchestrator.swarm.name, stateRoot: options.stateRoot }, "ready");
+    logger.info(
+      { port: address?.port, host: address?.host, swarm: daemon.orchestrator.swarm.name, stateRoot: options.stateRoot },
+      "ready",
+    );
     const signal = await signals.signalled;
     logger.info({ signal }, "shutting down");
     await daemon.stop(signal);
@@ -80,12 +83,22 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
   }
 }
 
-async function answerOnce(context: { daemon: Daemon; input: string; signals: ShutdownSignals; options: RunDaemonOptions }): Promise<number> {
+async function answerOnce(context: {
+  daemon: Daemon;
+  input: string;
+  signals: ShutdownSignals;
+  options: RunDaemonOptions;
+}): Promise<number> {
   const { daemon, options } = context;
   // On a terminal: a spinner while the model thinks, the text as it streams, a line per tool call on stderr.
-  const status = options.streamReply === true ? new TurnStatus({ write: options.stdout, writeTool: options.stderr }) : undefined;
+  const status =
+    options.streamReply === true ? new TurnStatus({ write: options.stdout, writeTool: options.stderr }) : undefined;
   const onProgress = (progress: TurnProgress) => status?.progress(progress);
-  const submitted = daemon.orchestrator.submit({ input: context.input, source: { kind: "user", name: "cli" }, ...(status ? { onProgress } : {}) });
+  const submitted = daemon.orchestrator.submit({
+    input: context.input,
+    source: { kind: "user", name: "cli" },
+    ...(status ? { onProgress } : {}),
+  });
   status?.start();
   const outcome = await Promise.race([submitted.outcome, context.signals.signalled.then(() => undefined)]);
   status?.stop();
@@ -107,6 +120,10 @@ function clusterTtl(env: Env): { ttlMs?: number } {
   const raw = env.GOONDAN_CLUSTER_LEASE_TTL_MS;
   if (raw === undefined || raw === "") return {};
   const ttlMs = Number(raw);
-  if (!Number.isInteger(ttlMs) || ttlMs < 1000) throw new UsageError("E_CLUSTER_CONFIG_INVALID", `GOONDAN_CLUSTER_LEASE_TTL_MS: expected a whole number of milliseconds, at least 1000, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(ttlMs) || ttlMs < 1000)
+    throw new UsageError(
+      "E_CLUSTER_CONFIG_INVALID",
+      `GOONDAN_CLUSTER_LEASE_TTL_MS: expected a whole number of milliseconds, at least 1000, got ${JSON.stringify(raw)}`,
+    );
   return { ttlMs };
 }

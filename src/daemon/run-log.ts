@@ -31,7 +31,12 @@ export function runLogPath(stateRoot: string): string {
   return join(stateRoot, "logs", "goondan.log");
 }
 
-export function openRunLog(options: { stateRoot: string; terminal: (text: string) => void; colorize?: boolean; maxBytes?: number }): RunLog {
+export function openRunLog(options: {
+  stateRoot: string;
+  terminal: (text: string) => void;
+  colorize?: boolean;
+  maxBytes?: number;
+}): RunLog {
   const path = runLogPath(options.stateRoot);
   mkdirSync(join(options.stateRoot, "logs"), { recursive: true });
   if (sizeOf(path) > (options.maxBytes ?? RUN_LOG_MAX_BYTES)) renameSync(path, `${path}.1`);
@@ -62,10 +67,19 @@ export interface RunLogging {
  * Decides where a run's logs go: stdout for a daemon; stderr when stdout holds the reply (`--input`) or the chat
  * (a cli Connection); the run log when, on top of that, stderr is the terminal too and `--verbose` was not given.
  */
-export function runLogging(options: { stateRoot: string; chat: boolean; verbose: boolean; stderrIsTerminal?: boolean; terminal?: (text: string) => void }): RunLogging {
+export function runLogging(options: {
+  stateRoot: string;
+  chat: boolean;
+  verbose: boolean;
+  stderrIsTerminal?: boolean;
+  terminal?: (text: string) => void;
+}): RunLogging {
   if (!options.chat) return { destination: 1, childOutput: 1 };
   if (options.verbose || !(options.stderrIsTerminal ?? isTerminal(2))) return { destination: 2, childOutput: 2 };
-  const runLog = openRunLog({ stateRoot: options.stateRoot, terminal: options.terminal ?? ((text) => void process.stderr.write(text)) });
+  const runLog = openRunLog({
+    stateRoot: options.stateRoot,
+    terminal: options.terminal ?? ((text) => void process.stderr.write(text)),
+  });
   return { destination: runLog.destination, childOutput: runLog.childLines, runLog };
 }
 

@@ -19,7 +19,12 @@ export interface ShutdownSignals {
 export const DUPLICATE_SIGINT_WINDOW_MS = 300;
 
 export function listenForShutdownSignals(
-  options: { onForcedExit?: () => void; exit?: (code: number) => void; clock?: Pick<Clock, "now">; duplicateWindowMs?: number } = {},
+  options: {
+    onForcedExit?: () => void;
+    exit?: (code: number) => void;
+    clock?: Pick<Clock, "now">;
+    duplicateWindowMs?: number;
+  } = {},
 ): ShutdownSignals {
   const clock = options.clock ?? systemClock;
   const window = options.duplicateWindowMs ?? DUPLICATE_SIGINT_WINDOW_MS;

@@ -32,7 +32,12 @@ export function stateRootLockPath(stateRoot: string): string {
 /** Writes the owner file for this process (replacing a stale one). */
 export function writeStateRootLock(options: { stateRoot: string; pid?: number; now?: () => Date }): StateRootLock {
   const file = stateRootLockPath(options.stateRoot);
-  const owner: StateRootOwner = { pid: options.pid ?? process.pid, port: null, host: null, startedAt: (options.now?.() ?? new Date()).toISOString() };
+  const owner: StateRootOwner = {
+    pid: options.pid ?? process.pid,
+    port: null,
+    host: null,
+    startedAt: (options.now?.() ?? new Date()).toISOString(),
+  };
   const write = (): void => {
     mkdirSync(options.stateRoot, { recursive: true });
     const temp = `${file}.${owner.pid}.tmp`;

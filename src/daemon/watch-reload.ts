@@ -31,17 +31,28 @@ export function startWatchReload(options: WatchReloadOptions): Promise<BundleWat
     logger,
     ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
     onInvalid: ({ errors, changedFiles }) => {
-      logger.error({ files: changedFiles, issues: errors.map((issue) => `${issue.path}: ${issue.code} ${issue.message}`) }, "invalid bundle change ignored; the running swarm is unchanged");
+      logger.error(
+        { files: changedFiles, issues: errors.map((issue) => `${issue.path}: ${issue.code} ${issue.message}`) },
+        "invalid bundle change ignored; the running swarm is unchanged",
+      );
     },
-    onChange: ({ next, diff, changedFiles }) => options.apply({ bundle: next, agents: diff.agents, reasons: [`watch: ${changedFiles.join(", ")}`] }, diff.connections),
+    onChange: ({ next, diff, changedFiles }) =>
+      options.apply(
+        { bundle: next, agents: diff.agents, reasons: [`watch: ${changedFiles.join(", ")}`] },
+        diff.connections,
+      ),
   });
 }
 
 /** SIGHUP → a full validated restart through the coordinator. Returns a function removing the handler. */
-export function listenForReloadSignal(options: { coordinator: Pick<RestartCoordinator, "request">; logger?: Logger }): () => void {
+export function listenForReloadSignal(options: {
+  coordinator: Pick<RestartCoordinator, "request">;
+  logger?: Logger;
+}): () => void {
   const onHangup = () => {
     void options.coordinator.request({ reason: "SIGHUP" }).then((answer) => {
-      if (!answer.accepted) options.logger?.error({ issues: answer.issues }, "SIGHUP restart refused: the bundle on disk is invalid");
+      if (!answer.accepted)
+        options.logger?.error({ issues: answer.issues }, "SIGHUP restart refused: the bundle on disk is invalid");
     });
   };
   process.on("SIGHUP", onHangup);

@@ -28,7 +28,9 @@ function entries(value: string | undefined): string[] {
 }
 
 function invalid(variable: string, message: string): UsageError {
-  return new UsageError("E_API_ACCESS_INVALID", `${variable}: ${message}`, { suggestion: `fix or unset ${variable}; see docs/http-api.md#security` });
+  return new UsageError("E_API_ACCESS_INVALID", `${variable}: ${message}`, {
+    suggestion: `fix or unset ${variable}; see docs/http-api.md#security`,
+  });
 }
 
 /** `http://localhost:5173/` → `http://localhost:5173`; anything but a bare http(s) origin is refused. */
@@ -37,10 +39,23 @@ function origin(entry: string): string {
   try {
     url = new URL(entry);
   } catch {
-    throw invalid("GOONDAN_API_ALLOWED_ORIGINS", `expected origins like http://localhost:5173, got ${JSON.stringify(entry)}`);
+    throw invalid(
+      "GOONDAN_API_ALLOWED_ORIGINS",
+      `expected origins like http://localhost:5173, got ${JSON.stringify(entry)}`,
+    );
   }
-  if (!["http:", "https:"].includes(url.protocol) || url.username !== "" || url.password !== "" || url.pathname !== "/" || url.search !== "" || url.hash !== "") {
-    throw invalid("GOONDAN_API_ALLOWED_ORIGINS", `expected an http or https origin (scheme, host and optional port, no path), got ${JSON.stringify(entry)}`);
+  if (
+    !["http:", "https:"].includes(url.protocol) ||
+    url.username !== "" ||
+    url.password !== "" ||
+    url.pathname !== "/" ||
+    url.search !== "" ||
+    url.hash !== ""
+  ) {
+    throw invalid(
+      "GOONDAN_API_ALLOWED_ORIGINS",
+      `expected an http or https origin (scheme, host and optional port, no path), got ${JSON.stringify(entry)}`,
+    );
   }
   return url.origin;
 }
@@ -49,24 +64,37 @@ function hostName(entry: string): string {
   if (entry === "*") return entry;
   const name = entry.toLowerCase();
   if (/^[a-z0-9._-]+$/.test(name) || isIpLiteral(name)) return name.startsWith("[") ? name.slice(1, -1) : name;
-  throw invalid("GOONDAN_API_ALLOWED_HOSTS", `expected host names without a port (e.g. goondan.internal) or *, got ${JSON.stringify(entry)}`);
+  throw invalid(
+    "GOONDAN_API_ALLOWED_HOSTS",
+    `expected host names without a port (e.g. goondan.internal) or *, got ${JSON.stringify(entry)}`,
+  );
 }
 
 /** The API access the environment configures; throws a UsageError naming the variable that is malformed. */
 export function apiAccessFromEnv(env: Record<string, string | undefined>): ApiAccess {
   const token = env.GOONDAN_API_TOKEN;
   if (token !== undefined && token !== "" && token.trim() === "") {
-    throw new UsageError("E_API_ACCESS_INVALID", "GOONDAN_API_TOKEN is blank (only whitespace)", { suggestion: "set a real token, or unset GOONDAN_API_TOKEN" });
+    throw new UsageError("E_API_ACCESS_INVALID", "GOONDAN_API_TOKEN is blank (only whitespace)", {
+      suggestion: "set a real token, or unset GOONDAN_API_TOKEN",
+    });
   }
   const allowedOrigins = entries(env.GOONDAN_API_ALLOWED_ORIGINS).map(origin);
   const allowedHosts = entries(env.GOONDAN_API_ALLOWED_HOSTS).map(hostName);
-  return { ...(token ? { token } : {}), ...(allowedOrigins.length > 0 ? { allowedOrigins } : {}), ...(allowedHosts.length > 0 ? { allowedHosts } : {}) };
+  return {
+    ...(token ? { token } : {}),
+    ...(allowedOrigins.length > 0 ? { allowedOrigins } : {}),
+    ...(allowedHosts.length > 0 ? { allowedHosts } : {}),
+  };
 }
 
 /** Refuses to serve beyond loopback without a token: anyone who reaches the port would drive agents with a shell. */
 export function requireTokenOffLoopback(options: { host: string; token?: string }): void {
   if (options.token || isLoopbackHost(options.host)) return;
-  throw new UsageError("E_API_TOKEN_REQUIRED", `the HTTP API would listen on ${options.host}, beyond loopback, without a bearer token`, {
-    suggestion: "set GOONDAN_API_TOKEN to a secret, or listen on loopback with --host 127.0.0.1",
-  });
+  throw new UsageError(
+    "E_API_TOKEN_REQUIRED",
+    `the HTTP API would listen on ${options.host}, beyond loopback, without a bearer token`,
+    {
+      suggestion: "set GOONDAN_API_TOKEN to a secret, or listen on loopback with --host 127.0.0.1",
+    },
+  );
 }

@@ -16,7 +16,14 @@ export class ApiError extends UsageError {
   readonly extra: JsonObject;
   readonly headers: Record<string, string>;
 
-  constructor(options: { status: ContentfulStatusCode; code: string; message: string; suggestion?: string; extra?: JsonObject; headers?: Record<string, string> }) {
+  constructor(options: {
+    status: ContentfulStatusCode;
+    code: string;
+    message: string;
+    suggestion?: string;
+    extra?: JsonObject;
+    headers?: Record<string, string>;
+  }) {
     super(options.code, options.message, options.suggestion === undefined ? {} : { suggestion: options.suggestion });
     this.status = options.status;
     this.extra = options.extra ?? {};
@@ -25,7 +32,11 @@ export class ApiError extends UsageError {
 }
 
 /** The statuses of coded errors that the orchestrator throws at a caller (everything else of blame "usage" is 400). */
-const STATUS_OF_CODE: Record<string, ContentfulStatusCode> = { AGENT_NOT_FOUND: 404, ORCHESTRATOR_STOPPING: 503, E_CLUSTER_UNAVAILABLE: 503 };
+const STATUS_OF_CODE: Record<string, ContentfulStatusCode> = {
+  AGENT_NOT_FOUND: 404,
+  ORCHESTRATOR_STOPPING: 503,
+  E_CLUSTER_UNAVAILABLE: 503,
+};
 
 /** A JSON answer; the API's only way to write one. */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -33,7 +44,12 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 }
 
 /** `{error, ...extra}` with `status`. */
-export function errorBody(options: { status: number; error: ErrorInfo; extra?: JsonObject; headers?: Record<string, string> }): Response {
+export function errorBody(options: {
+  status: number;
+  error: ErrorInfo;
+  extra?: JsonObject;
+  headers?: Record<string, string>;
+}): Response {
   return jsonResponse(options.status, { error: errorInfo(options.error), ...options.extra }, options.headers);
 }
 
@@ -44,11 +60,30 @@ export function errorBody(options: { status: number; error: ErrorInfo; extra?: J
 export function errorResponse(options: { error: unknown; logger: Logger; method: string; path: string }): Response {
   const { error } = options;
   if (error instanceof ApiError) {
-    return errorBody({ status: error.status, error: { code: error.code, message: error.message, ...(error.suggestion ? { suggestion: error.suggestion } : {}) }, extra: error.extra, headers: error.headers });
+    return errorBody({
+      status: error.status,
+      error: {
+        code: error.code,
+        message: error.message,
+        ...(error.suggestion ? { suggestion: error.suggestion } : {}),
+      },
+      extra: error.extra,
+      headers: error.headers,
+    });
   }
   if (isGoondanError(error) && (error.blame === "usage" || STATUS_OF_CODE[error.code] !== undefined)) {
-    return errorBody({ status: STATUS_OF_CODE[error.code] ?? 400, error: { code: error.code, message: error.message, ...(error.suggestion ? { suggestion: error.suggestion } : {}) } });
+    return errorBody({
+      status: STATUS_OF_CODE[error.code] ?? 400,
+      error: {
+        code: error.code,
+        message: error.message,
+        ...(error.suggestion ? { suggestion: error.suggestion } : {}),
+      },
+    });
   }
-  options.logger.error({ error: describe(error), method: options.method, path: options.path }, "http api request failed");
+  options.logger.error(
+    { error: describe(error), method: options.method, path: options.path },
+    "http api request failed",
+  );
   return errorBody({ status: 500, error: { code: "E_INTERNAL", message: "internal error" } });
 }

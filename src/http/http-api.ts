@@ -51,18 +51,32 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
   const heartbeat = options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs };
   const app = new Hono<ApiEnv>();
   app.onError((error, c) => errorResponse({ error, logger, method: c.req.method, path: c.req.path }));
-  app.notFound((c) => errorBody({ status: 404, error: { code: "E_API_NOT_FOUND", message: `no route ${c.req.path.slice(0, 200)}` } }));
-  app.use(hostCheck({ boundHost: options.host ?? "127.0.0.1", ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}) }));
+  app.notFound((c) =>
+    errorBody({ status: 404, error: { code: "E_API_NOT_FOUND", message: `no route ${c.req.path.slice(0, 200)}` } }),
+  );
+  app.use(
+    hostCheck({
+      boundHost: options.host ?? "127.0.0.1",
+      ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    }),
+  );
   app.use(originCheck({ ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}) }));
   app.use(
     methodNotAllowed({
       app,
       onMethodNotAllowed: (c, methods) => {
-        throw new ApiError({ status: 405, code: "E_API_METHOD_NOT_ALLOWED", message: `${c.req.method.slice(0, 20)} is not allowed on ${c.req.path.slice(0, 200)}`, headers: { allow: methods.join(", ") } });
+        throw new ApiError({
+          status: 405,
+          code: "E_API_METHOD_NOT_ALLOWED",
+          message: `${c.req.method.slice(0, 20)} is not allowed on ${c.req.path.slice(0, 200)}`,
+          headers: { allow: methods.join(", ") },
+        });
       },
     }),
   );
-  app.use(bearerToken({ ...(options.token ? { token: options.token } : {}), open: ["/healthz", ...STUDIO_OPEN_PATHS] }));
+  app.use(
+    bearerToken({ ...(options.token ? { token: options.token } : {}), open: ["/healthz", ...STUDIO_OPEN_PATHS] }),
+  );
   const { backend } = options;
   const groups = [
     healthRoutes(backend),
@@ -85,7 +99,9 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
 }
 
 /** The API as a `Request → Response` handler; `server` is Bun's, when Bun serves it. */
-export function createApiHandler(options: HttpApiOptions): (request: Request, server?: RequestTimeouts) => Promise<Response> {
+export function createApiHandler(
+  options: HttpApiOptions,
+): (request: Request, server?: RequestTimeouts) => Promise<Response> {
   const app = createApiApp(options);
   return async (request, server) => app.fetch(request, { keepOpen: () => server?.timeout(request, 0) });
 }

@@ -49,7 +49,11 @@ function describeError(error: ErrorObject): string {
  * Compiles `schema` for one part of a route's requests and returns its check: the value, typed, when it
  * matches (query and path values coerced), else a thrown `400 E_API_BAD_REQUEST`.
  */
-export function requestSchema<T>(options: { route: string; part: RequestPart; schema: JsonObject }): (value: unknown) => T {
+export function requestSchema<T>(options: {
+  route: string;
+  part: RequestPart;
+  schema: JsonObject;
+}): (value: unknown) => T {
   const validate: ValidateFunction = compilerFor(options.part).compile(options.schema);
   const suggestion = options.part === "body" ? keysSuggestion(options.schema) : allowedParameters(options);
   return (value) => {
@@ -69,7 +73,10 @@ export function requestSchema<T>(options: { route: string; part: RequestPart; sc
 
 function allowedParameters(options: { part: RequestPart; schema: JsonObject }): string | undefined {
   const properties = options.schema.properties;
-  const names = properties !== null && typeof properties === "object" && !Array.isArray(properties) ? Object.keys(properties) : [];
+  const names =
+    properties !== null && typeof properties === "object" && !Array.isArray(properties) ? Object.keys(properties) : [];
   if (options.part === "path") return undefined;
-  return names.length === 0 ? "This route takes no query parameters." : `Allowed query parameters: ${names.join(", ")}.`;
+  return names.length === 0
+    ? "This route takes no query parameters."
+    : `Allowed query parameters: ${names.join(", ")}.`;
 }

@@ -34,16 +34,31 @@ export interface EventPage {
 export function pagingSchema(clustered: boolean): JsonObject {
   return {
     limit: { type: "integer", minimum: 1, maximum: MAX_EVENTS_LIMIT },
-    after: clustered ? { type: "string", pattern: CLUSTER_CURSOR_PATTERN, description: "a cursor of an earlier answer (n1:12,n2:40) or 0" } : { type: "integer", minimum: 0 },
+    after: clustered
+      ? {
+          type: "string",
+          pattern: CLUSTER_CURSOR_PATTERN,
+          description: "a cursor of an earlier answer (n1:12,n2:40) or 0",
+        }
+      : { type: "integer", minimum: 0 },
   };
 }
 
 /** The events matching `filters` after `after` (a value `pagingSchema` passed). */
-export async function readRuntimeEvents(backend: ApiBackend, filters: EventFilters, after?: number | string): Promise<EventPage> {
+export async function readRuntimeEvents(
+  backend: ApiBackend,
+  filters: EventFilters,
+  after?: number | string,
+): Promise<EventPage> {
   if (backend.clusterReads) {
     const from = parseClusterCursor(after === undefined ? "" : String(after));
     const page = await backend.clusterReads.runtimeEvents({ ...filters, after: from });
-    return { events: page.events, cursor: formatClusterCursor(page.cursor), unanswered: page.unanswered, ...(page.more ? { more: true as const } : {}) };
+    return {
+      events: page.events,
+      cursor: formatClusterCursor(page.cursor),
+      unanswered: page.unanswered,
+      ...(page.more ? { more: true as const } : {}),
+    };
   }
   const position = typeof after === "number" ? after : undefined;
   const rows = await backend.runtimeEvents({ ...filters, ...(position === undefined ? {} : { after: position }) });

@@ -13,6 +13,15 @@ export function progressMessage(progress: TurnProgress): { event: string; data: 
     case "restarted":
       return { event: "restarted", data: { reason: progress.reason } };
     case "tool":
-      return { event: "tool", data: { phase: progress.phase, agent: progress.agent, instanceKey: progress.instanceKey, name: progress.name, ...(progress.status === undefined ? {} : { status: progress.status }) } };
+      return {
+        event: "tool",
+        data: {
+          phase: progress.phase,
+          agent: progress.agent,
+          instanceKey: progress.instanceKey,
+          name: progress.name,
+          ...(progress.status === undefined ? {} : { status: progress.status }),
+        },
+      };
   }
 }

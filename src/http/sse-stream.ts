@@ -19,7 +19,11 @@ export interface SseWriter {
   readonly isClosed: boolean;
 }
 
-export function sseResponse(options: { c: Context<ApiEnv>; heartbeatMs?: number; run: (writer: SseWriter) => Promise<void> }): Response {
+export function sseResponse(options: {
+  c: Context<ApiEnv>;
+  heartbeatMs?: number;
+  run: (writer: SseWriter) => Promise<void>;
+}): Response {
   const { c } = options;
   c.env.keepOpen();
   return streamSSE(c, async (stream) => {
@@ -37,7 +41,10 @@ export function sseResponse(options: { c: Context<ApiEnv>; heartbeatMs?: number;
     };
     // A server sends no headers before the first chunk: a comment at once tells the client the stream is open.
     write(() => stream.write(": open\n\n"));
-    const heartbeat = setInterval(() => write(() => stream.write(": heartbeat\n\n")), options.heartbeatMs ?? SSE_HEARTBEAT_MS);
+    const heartbeat = setInterval(
+      () => write(() => stream.write(": heartbeat\n\n")),
+      options.heartbeatMs ?? SSE_HEARTBEAT_MS,
+    );
     const writer: SseWriter = {
       send: (message) => {
         const sse: SSEMessage = { event: message.event, data: JSON.stringify(message.data) };

@@ -41,7 +41,9 @@ export function openWatchFeed(backend: ApiBackend): WatchFeed {
   };
   const live = backend.clusterLive;
   const node = live?.node;
-  const stopOwn = backend.watch((events) => take(node === undefined ? events : events.map((event) => ({ ...event, node }))));
+  const stopOwn = backend.watch((events) =>
+    take(node === undefined ? events : events.map((event) => ({ ...event, node }))),
+  );
   let others: ReturnType<NonNullable<typeof live>["open"]> | undefined;
   try {
     others = live?.open(take);
@@ -69,7 +71,12 @@ export function openWatchFeed(backend: ApiBackend): WatchFeed {
  * their keys, and on a cluster node the nodes that did not answer some page. Read as `GET /v1/runtime-events` reads
  * them (runtime-event-reads.ts), page after page while a node has more and each page moves the cursor on.
  */
-export async function replayStored(backend: ApiBackend, filters: ReplayFilters, after: number | string, send: (event: WatchedEvent) => void): Promise<{ replayed: Set<string>; unanswered: UnansweredNode[] }> {
+export async function replayStored(
+  backend: ApiBackend,
+  filters: ReplayFilters,
+  after: number | string,
+  send: (event: WatchedEvent) => void,
+): Promise<{ replayed: Set<string>; unanswered: UnansweredNode[] }> {
   const replayed = new Set<string>();
   const unanswered = new Map<string, UnansweredNode>();
   let cursor = after;

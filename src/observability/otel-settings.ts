@@ -20,7 +20,9 @@ export interface TraceExportSettings {
 }
 
 function invalid(variable: string, message: string): UsageError {
-  return new UsageError("E_OTEL_CONFIG_INVALID", `${variable}: ${message}`, { suggestion: `fix or unset ${variable}; see docs/observability.md#opentelemetry` });
+  return new UsageError("E_OTEL_CONFIG_INVALID", `${variable}: ${message}`, {
+    suggestion: `fix or unset ${variable}; see docs/observability.md#opentelemetry`,
+  });
 }
 
 function httpUrl(variable: string, value: string): URL {
@@ -28,9 +30,16 @@ function httpUrl(variable: string, value: string): URL {
   try {
     url = new URL(value);
   } catch {
-    throw invalid(variable, `expected an http(s) URL like http://127.0.0.1:4318, got ${JSON.stringify(value.slice(0, 200))}`);
+    throw invalid(
+      variable,
+      `expected an http(s) URL like http://127.0.0.1:4318, got ${JSON.stringify(value.slice(0, 200))}`,
+    );
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid(variable, `expected an http(s) URL (OTLP/HTTP; gRPC is not supported), got ${JSON.stringify(value.slice(0, 200))}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw invalid(
+      variable,
+      `expected an http(s) URL (OTLP/HTTP; gRPC is not supported), got ${JSON.stringify(value.slice(0, 200))}`,
+    );
   return url;
 }
 
@@ -39,7 +48,8 @@ function headersOf(variable: string, value: string | undefined): Record<string, 
   for (const entry of (value ?? "").split(",")) {
     if (entry.trim() === "") continue;
     const equals = entry.indexOf("=");
-    if (equals <= 0) throw invalid(variable, `expected key=value pairs separated by commas, got an entry without a key or '='`);
+    if (equals <= 0)
+      throw invalid(variable, `expected key=value pairs separated by commas, got an entry without a key or '='`);
     try {
       headers[decodeURIComponent(entry.slice(0, equals).trim())] = decodeURIComponent(entry.slice(equals + 1).trim());
     } catch {
@@ -55,18 +65,39 @@ export function traceExportSettings(env: Env): TraceExportSettings | undefined {
     const value = env[name]?.trim();
     return value === undefined || value === "" ? undefined : value;
   };
-  if (set("OTEL_SDK_DISABLED")?.toLowerCase() === "true" || set("OTEL_TRACES_EXPORTER")?.toLowerCase() === "none") return undefined;
+  if (set("OTEL_SDK_DISABLED")?.toLowerCase() === "true" || set("OTEL_TRACES_EXPORTER")?.toLowerCase() === "none")
+    return undefined;
   const tracesEndpoint = set("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
   const endpoint = set("OTEL_EXPORTER_OTLP_ENDPOINT");
   let url: string;
   if (tracesEndpoint !== undefined) url = httpUrl("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", tracesEndpoint).href;
-  else if (endpoint !== undefined) url = `${httpUrl("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint).href.replace(/\/$/, "")}/v1/traces`;
+  else if (endpoint !== undefined)
+    url = `${httpUrl("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint).href.replace(/\/$/, "")}/v1/traces`;
   else return undefined;
-  const protocolVariable = set("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") !== undefined ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL" : "OTEL_EXPORTER_OTLP_PROTOCOL";
+  const protocolVariable =
+    set("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") !== undefined
+      ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+      : "OTEL_EXPORTER_OTLP_PROTOCOL";
   const protocol = set(protocolVariable) ?? "http/protobuf";
-  if (protocol !== "http/protobuf" && protocol !== "http/json") throw invalid(protocolVariable, `expected http/protobuf or http/json (gRPC is not supported), got ${JSON.stringify(protocol.slice(0, 100))}`);
-  const headersVariable = set("OTEL_EXPORTER_OTLP_TRACES_HEADERS") !== undefined ? "OTEL_EXPORTER_OTLP_TRACES_HEADERS" : "OTEL_EXPORTER_OTLP_HEADERS";
+  if (protocol !== "http/protobuf" && protocol !== "http/json")
+    throw invalid(
+      protocolVariable,
+      `expected http/protobuf or http/json (gRPC is not supported), got ${JSON.stringify(protocol.slice(0, 100))}`,
+    );
+  const headersVariable =
+    set("OTEL_EXPORTER_OTLP_TRACES_HEADERS") !== undefined
+      ? "OTEL_EXPORTER_OTLP_TRACES_HEADERS"
+      : "OTEL_EXPORTER_OTLP_HEADERS";
   const delay = set("OTEL_BSP_SCHEDULE_DELAY") ?? "5000";
-  if (!/^\d{1,7}$/.test(delay)) throw invalid("OTEL_BSP_SCHEDULE_DELAY", `expected a whole number of milliseconds, got ${JSON.stringify(delay.slice(0, 100))}`);
-  return { url, protocol, headers: headersOf(headersVariable, set(headersVariable)), scheduledDelayMillis: Number(delay) };
+  if (!/^\d{1,7}$/.test(delay))
+    throw invalid(
+      "OTEL_BSP_SCHEDULE_DELAY",
+      `expected a whole number of milliseconds, got ${JSON.stringify(delay.slice(0, 100))}`,
+    );
+  return {
+    url,
+    protocol,
+    headers: headersOf(headersVariable, set(headersVariable)),
+    scheduledDelayMillis: Number(delay),
+  };
 }

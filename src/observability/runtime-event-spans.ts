@@ -46,7 +46,12 @@ function defined(attributes: Record<string, string | number | boolean | string[]
 
 /** The span's name, kind and attributes, or undefined for an event that does not end a span. */
 function shape(event: RuntimeEvent): { name: string; kind: number; attributes: Attributes } | undefined {
-  const common = { "goondan.agent": event.agent, "goondan.instance_key": event.instanceKey, "goondan.turn_id": event.turnId, "goondan.event_id": event.eventId };
+  const common = {
+    "goondan.agent": event.agent,
+    "goondan.instance_key": event.instanceKey,
+    "goondan.turn_id": event.turnId,
+    "goondan.event_id": event.eventId,
+  };
   switch (event.type) {
     case "turn.completed":
     case "turn.failed":
@@ -65,7 +70,15 @@ function shape(event: RuntimeEvent): { name: string; kind: number; attributes: A
       };
     case "step.completed":
     case "step.failed":
-      return { name: `step ${event.stepIndex ?? 0}`, kind: KIND_INTERNAL, attributes: defined({ ...common, "goondan.step_index": event.stepIndex, "goondan.tool_calls": dataNumber(event, "toolCalls") }) };
+      return {
+        name: `step ${event.stepIndex ?? 0}`,
+        kind: KIND_INTERNAL,
+        attributes: defined({
+          ...common,
+          "goondan.step_index": event.stepIndex,
+          "goondan.tool_calls": dataNumber(event, "toolCalls"),
+        }),
+      };
     case "model.completed":
     case "model.failed": {
       const provider = dataString(event, "provider");
@@ -118,7 +131,10 @@ export function spanOfRuntimeEvent(event: RuntimeEvent, resource: Resource): Rea
   const failed = event.type.endsWith(".failed");
   const own = context(event.traceId, event.spanId);
   // A turn's parent is the request that asked for it: another process's span.
-  const parent = event.parentSpanId === undefined ? undefined : context(event.traceId, event.parentSpanId, event.type.startsWith("turn."));
+  const parent =
+    event.parentSpanId === undefined
+      ? undefined
+      : context(event.traceId, event.parentSpanId, event.type.startsWith("turn."));
   return {
     name: about.name,
     kind: about.kind,
@@ -127,7 +143,12 @@ export function spanOfRuntimeEvent(event: RuntimeEvent, resource: Resource): Rea
     startTime: hrTime(endMs - durationMs),
     endTime: hrTime(endMs),
     duration: hrTime(durationMs),
-    status: failed ? { code: STATUS_ERROR, ...(event.error ? { message: `${event.error.code}: ${event.error.message}`.slice(0, 500) } : {}) } : { code: STATUS_OK },
+    status: failed
+      ? {
+          code: STATUS_ERROR,
+          ...(event.error ? { message: `${event.error.code}: ${event.error.message}`.slice(0, 500) } : {}),
+        }
+      : { code: STATUS_OK },
     attributes: failed && event.error ? { ...about.attributes, "error.type": event.error.code } : about.attributes,
     links: [],
     events: [],

@@ -31,13 +31,50 @@ export class SwarmMetrics {
 
   constructor(options: { processes: () => readonly MetricsProcessRow[] }) {
     const registers = [this.registry];
-    this.turns = new Counter({ name: "goondan_turns_total", help: "Turns ended, by agent and status (ok or error).", labelNames: ["agent", "status"], registers });
-    this.steps = new Counter({ name: "goondan_steps_total", help: "Steps ended, by agent and status (ok or error).", labelNames: ["agent", "status"], registers });
-    this.toolCalls = new Counter({ name: "goondan_tool_calls_total", help: "Tool calls ended, by agent, tool and status (ok or error).", labelNames: ["agent", "tool", "status"], registers });
-    this.modelCalls = new Counter({ name: "goondan_model_calls_total", help: "Model calls ended, by agent, provider, model and status (ok or error).", labelNames: ["agent", "provider", "model", "status"], registers });
-    this.tokens = new Counter({ name: "goondan_model_tokens_total", help: "Model tokens, by agent, provider, model and direction (input or output).", labelNames: ["agent", "provider", "model", "direction"], registers });
-    this.turnSeconds = new Histogram({ name: "goondan_turn_duration_seconds", help: "Turn durations, by agent and status.", labelNames: ["agent", "status"], buckets: DURATION_BUCKETS, registers });
-    this.modelSeconds = new Histogram({ name: "goondan_model_call_duration_seconds", help: "Model call durations, by agent, provider and model.", labelNames: ["agent", "provider", "model"], buckets: DURATION_BUCKETS, registers });
+    this.turns = new Counter({
+      name: "goondan_turns_total",
+      help: "Turns ended, by agent and status (ok or error).",
+      labelNames: ["agent", "status"],
+      registers,
+    });
+    this.steps = new Counter({
+      name: "goondan_steps_total",
+      help: "Steps ended, by agent and status (ok or error).",
+      labelNames: ["agent", "status"],
+      registers,
+    });
+    this.toolCalls = new Counter({
+      name: "goondan_tool_calls_total",
+      help: "Tool calls ended, by agent, tool and status (ok or error).",
+      labelNames: ["agent", "tool", "status"],
+      registers,
+    });
+    this.modelCalls = new Counter({
+      name: "goondan_model_calls_total",
+      help: "Model calls ended, by agent, provider, model and status (ok or error).",
+      labelNames: ["agent", "provider", "model", "status"],
+      registers,
+    });
+    this.tokens = new Counter({
+      name: "goondan_model_tokens_total",
+      help: "Model tokens, by agent, provider, model and direction (input or output).",
+      labelNames: ["agent", "provider", "model", "direction"],
+      registers,
+    });
+    this.turnSeconds = new Histogram({
+      name: "goondan_turn_duration_seconds",
+      help: "Turn durations, by agent and status.",
+      labelNames: ["agent", "status"],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.modelSeconds = new Histogram({
+      name: "goondan_model_call_duration_seconds",
+      help: "Model call durations, by agent, provider and model.",
+      labelNames: ["agent", "provider", "model"],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
     const rows = options.processes;
     new Gauge({
       name: "goondan_process_restarts",
@@ -98,7 +135,11 @@ export class SwarmMetrics {
         return;
       case "tool.completed":
       case "tool.failed":
-        this.toolCalls.inc({ agent, tool: event.toolName ?? "unknown", status: event.type === "tool.completed" ? "ok" : "error" });
+        this.toolCalls.inc({
+          agent,
+          tool: event.toolName ?? "unknown",
+          status: event.type === "tool.completed" ? "ok" : "error",
+        });
         return;
       case "model.completed":
       case "model.failed": {

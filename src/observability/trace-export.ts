@@ -30,12 +30,19 @@ const WARN_EVERY_MS = 60_000;
 /** The longest stopping waits for the last spans to leave (a collector that never answers must not hold a shutdown). */
 const SHUTDOWN_WAIT_MS = 5_000;
 
-export async function startTraceExport(options: { settings: TraceExportSettings; swarm: string; logger: Logger; node?: string }): Promise<TraceExport> {
+export async function startTraceExport(options: {
+  settings: TraceExportSettings;
+  swarm: string;
+  logger: Logger;
+  node?: string;
+}): Promise<TraceExport> {
   const { settings, logger } = options;
   const [{ resourceFromAttributes }, { BatchSpanProcessor }, exporters] = await Promise.all([
     import("@opentelemetry/resources"),
     import("@opentelemetry/sdk-trace"),
-    settings.protocol === "http/json" ? import("@opentelemetry/exporter-trace-otlp-http") : import("@opentelemetry/exporter-trace-otlp-proto"),
+    settings.protocol === "http/json"
+      ? import("@opentelemetry/exporter-trace-otlp-http")
+      : import("@opentelemetry/exporter-trace-otlp-proto"),
   ]);
   const inner: SpanExporter = new exporters.OTLPTraceExporter({ url: settings.url, headers: settings.headers });
   let warnedAt = -Infinity;
@@ -44,7 +51,10 @@ export async function startTraceExport(options: { settings: TraceExportSettings;
       inner.export(spans, (result) => {
         if (result.code !== 0 && Date.now() - warnedAt > WARN_EVERY_MS) {
           warnedAt = Date.now();
-          logger.warn({ url: settings.url, spans: spans.length, error: result.error?.message?.slice(0, 300) }, "trace export failed; spans dropped");
+          logger.warn(
+            { url: settings.url, spans: spans.length, error: result.error?.message?.slice(0, 300) },
+            "trace export failed; spans dropped",
+          );
         }
         done(result);
       }),

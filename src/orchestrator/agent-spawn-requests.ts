@@ -33,7 +33,11 @@ export class AgentSpawnRequests {
     return {
       address: instanceAddress(agent, instanceKey),
       argv: agentChildArgv({ bundle: bundle.dir, swarm, agent, instanceKey, stateRoot: this.options.stateRoot }),
-      env: { ...this.environment(bundle, agent), ...this.options.childEnv, [BUNDLE_SNAPSHOT_ENV]: this.snapshotFile(bundle) },
+      env: {
+        ...this.environment(bundle, agent),
+        ...this.options.childEnv,
+        [BUNDLE_SNAPSHOT_ENV]: this.snapshotFile(bundle),
+      },
     };
   }
 
@@ -45,13 +49,17 @@ export class AgentSpawnRequests {
       return childEnvironment({ env, names: resource ? agentRequiredEnvNames(bundle, resource) : [] });
     } catch (error) {
       // Only a bundle that skipped validation gets here; the child then reports what it lacks itself.
-      this.options.logger.warn({ agent, err: error }, "could not work out the env vars this agent needs; passing the basics only");
+      this.options.logger.warn(
+        { agent, err: error },
+        "could not work out the env vars this agent needs; passing the basics only",
+      );
       return childEnvironment({ env });
     }
   }
 
   private snapshotFile(bundle: Bundle): string {
-    if (this.snapshot?.bundle !== bundle) this.snapshot = { bundle, file: writeBundleSnapshot({ stateRoot: this.options.stateRoot, bundle }) };
+    if (this.snapshot?.bundle !== bundle)
+      this.snapshot = { bundle, file: writeBundleSnapshot({ stateRoot: this.options.stateRoot, bundle }) };
     return this.snapshot.file;
   }
 }

@@ -69,8 +69,16 @@ export class Orchestrator {
     this.logger = options.logger ?? silentLogger();
     this.store = options.store ?? openStateStore({ stateRoot: options.stateRoot, logger: this.logger });
     this.events = new RuntimeEventHub({ store: this.store, swarm: () => this.view.instanceKey });
-    this.spawnRequests = new AgentSpawnRequests({ stateRoot: options.stateRoot, env: options.env ?? process.env, childEnv: options.childEnv ?? {}, logger: this.logger });
-    this.pending = new PendingRequests({ clock: this.clock, onTimeout: (request) => this.outcomes.requestTimedOut(request) });
+    this.spawnRequests = new AgentSpawnRequests({
+      stateRoot: options.stateRoot,
+      env: options.env ?? process.env,
+      childEnv: options.childEnv ?? {},
+      logger: this.logger,
+    });
+    this.pending = new PendingRequests({
+      clock: this.clock,
+      onTimeout: (request) => this.outcomes.requestTimedOut(request),
+    });
     this.outcomes = new OutcomeRouter({
       waiters: this.waiters,
       pending: this.pending,
@@ -85,8 +93,17 @@ export class Orchestrator {
       turnStopped: (event, outcome) => this.approvals.turnStopped(event, outcome),
       ...(options.placement ? { placement: options.placement } : {}),
     });
-    this.approvals = new ApprovalDesk({ store: this.store, swarm: () => this.view.instanceKey, clock: this.clock, logger: this.logger, waiters: this.waiters, pending: this.pending,
-      instance: (agent, key) => this.instance(agent, key), existing: (address) => this.instancesByAddress.get(address), publish: (events) => this.events.publish(events) });
+    this.approvals = new ApprovalDesk({
+      store: this.store,
+      swarm: () => this.view.instanceKey,
+      clock: this.clock,
+      logger: this.logger,
+      waiters: this.waiters,
+      pending: this.pending,
+      instance: (agent, key) => this.instance(agent, key),
+      existing: (address) => this.instancesByAddress.get(address),
+      publish: (events) => this.events.publish(events),
+    });
     this.pool = new ProcessPool({
       maxProcesses: () => this.view.policy.lifecycle.maxProcesses,
       gracePeriodMs: () => this.gracePeriodMs(),
@@ -103,23 +120,41 @@ export class Orchestrator {
       instance: (agent, instanceKey) => this.instance(agent, instanceKey),
       instances: () => this.instancesByAddress.values(),
       restarts: options.restarts,
-      afterTurn: (requester) => (requester.inFlight ? this.waiters.ended(requester.inFlight.event.id) : Promise.resolve()),
+      afterTurn: (requester) =>
+        requester.inFlight ? this.waiters.ended(requester.inFlight.event.id) : Promise.resolve(),
     });
     this.hooks = {
       turnResult: (instance, entry, result, durable) => this.outcomes.turnEnded(instance, entry, result, durable),
       poisoned: (instance, entry, cause) => this.outcomes.givenUp(instance, entry, cause),
-      runtimeCall: (instance, call) => void handleRuntimeCall({ host: this.router, requester: instance, call }).catch((error: unknown) => this.logger.error({ error: describe(error) }, "runtime call failed")),
+      runtimeCall: (instance, call) =>
+        void handleRuntimeCall({ host: this.router, requester: instance, call }).catch((error: unknown) =>
+          this.logger.error({ error: describe(error) }, "runtime call failed"),
+        ),
       resultsWaiting: (instance, { count }) =>
-        wakeForResults({ instance, count, accepting: this.accepting, id: () => this.ids("evt"), now: this.clock.now(), accept: (event, options) => this.accept(event, options), logger: this.logger }),
+        wakeForResults({
+          instance,
+          count,
+          accepting: this.accepting,
+          id: () => this.ids("evt"),
+          now: this.clock.now(),
+          accept: (event, options) => this.accept(event, options),
+          logger: this.logger,
+        }),
       ...this.events.instanceHooks(),
     };
   }
 
-  get swarm(): SwarmView { return this.view; }
+  get swarm(): SwarmView {
+    return this.view;
+  }
 
-  get currentBundle(): Bundle { return this.bundle; }
+  get currentBundle(): Bundle {
+    return this.bundle;
+  }
 
-  get stateRoot(): string { return this.options.stateRoot; }
+  get stateRoot(): string {
+    return this.options.stateRoot;
+  }
 
   /**
    * Resumes every accepted, unanswered event of the swarm's store (and wakes instances with results waiting). In
@@ -144,7 +179,11 @@ export class Orchestrator {
   submit(options: SubmitOptions): Submitted {
     const agent = options.agent ?? this.view.entryAgent;
     const instanceKey = options.instanceKey ?? this.view.instanceKey;
-    if (!this.view.agents.has(agent)) throw new UsageError("AGENT_NOT_FOUND", `agent ${JSON.stringify(agent)} is not in swarm ${this.view.name}; members: ${[...this.view.agents.keys()].join(", ")}`);
+    if (!this.view.agents.has(agent))
+      throw new UsageError(
+        "AGENT_NOT_FOUND",
+        `agent ${JSON.stringify(agent)} is not in swarm ${this.view.name}; members: ${[...this.view.agents.keys()].join(", ")}`,
+      );
     const now = this.clock.now();
     const event = outsideEvent({ submit: options, id: this.ids("evt"), agent, instanceKey, now });
     const outcome = this.waiters.outcome(event.id);
@@ -165,18 +204,30 @@ export class Orchestrator {
   /** Connectors submit their routed events here (same durability as `submit`). */
   ingest(options: SubmitOptions & { connection: string }): Submitted {
     const { connection, ...rest } = options;
-    return this.submit({ ...rest, type: options.type ?? "connector.event", source: options.source ?? { kind: "connector", name: connection } });
+    return this.submit({
+      ...rest,
+      type: options.type ?? "connector.event",
+      source: options.source ?? { kind: "connector", name: connection },
+    });
   }
 
   /** Cluster mode: an event the cluster delivers to this node, which owns its instance (see acceptDelivered). */
   async acceptHere(event: AgentEvent): Promise<{ outcome?: TurnOutcome }> {
-    if (!this.accepting) throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
-    return acceptDelivered({ store: this.store, swarm: this.view.instanceKey, event, now: this.clock.now(), instance: () => this.instance(event.agent, event.instanceKey) });
+    if (!this.accepting)
+      throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
+    return acceptDelivered({
+      store: this.store,
+      swarm: this.view.instanceKey,
+      event,
+      now: this.clock.now(),
+      instance: () => this.instance(event.agent, event.instanceKey),
+    });
   }
 
-
   /** Cluster mode: the answer of an event accepted here and run on another node (its waiters, its requester). */
-  answeredElsewhere(event: AgentEvent, outcome: TurnOutcome): void { this.outcomes.answeredElsewhere(event, outcome); }
+  answeredElsewhere(event: AgentEvent, outcome: TurnOutcome): void {
+    this.outcomes.answeredElsewhere(event, outcome);
+  }
 
   /** Cluster mode: this node no longer owns the instance; its child stops and it is forgotten here. */
   async release(agent: string, instanceKey: string, reason: string): Promise<void> {
@@ -206,7 +257,11 @@ export class Orchestrator {
   /** Where an accepted event stands (`GET /v1/events/:eventId`); undefined when the store never accepted it. */
   async eventState(eventId: string): Promise<EventState | undefined> {
     const record = await this.store.inboxRecord(this.view.instanceKey, eventId);
-    return eventStateOf({ eventId, record, running: [...this.instancesByAddress.values()].some((instance) => instance.inFlight?.event.id === eventId) });
+    return eventStateOf({
+      eventId,
+      record,
+      running: [...this.instancesByAddress.values()].some((instance) => instance.inFlight?.event.id === eventId),
+    });
   }
 
   /** An instance's stored conversation, oldest message first (the studio's conversation view). */
@@ -252,7 +307,11 @@ export class Orchestrator {
     await Promise.all(
       instances.map(async (instance) => {
         await instance.stop({ reason: options.reason, gracePeriodMs });
-        abandonQueuedRequests({ callee: instance, pending: this.pending, requester: (address) => this.instancesByAddress.get(address) });
+        abandonQueuedRequests({
+          callee: instance,
+          pending: this.pending,
+          requester: (address) => this.instancesByAddress.get(address),
+        });
       }),
     );
     this.pending.clear();
@@ -266,12 +325,15 @@ export class Orchestrator {
    * accepted in the same tick share one sync). Delivery may start before: nobody is told it was accepted until then.
    */
   private accept(event: AgentEvent, options?: WriteOptions): Promise<void> {
-    if (!this.accepting) throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
+    if (!this.accepting)
+      throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
     if (this.options.placement) return this.options.placement.accept(event);
     return this.instance(event.agent, event.instanceKey).accept(event, this.clock.now(), options);
   }
 
-  private gracePeriodMs(): number { return this.view.policy.shutdown.gracePeriodSeconds * 1000; }
+  private gracePeriodMs(): number {
+    return this.view.policy.shutdown.gracePeriodSeconds * 1000;
+  }
 
   private instance(agent: string, instanceKey: string): Instance {
     const address = instanceAddress(agent, instanceKey);
@@ -283,7 +345,8 @@ export class Orchestrator {
       instanceKey,
       store: this.store,
       spawner: this.options.spawner,
-      spawnRequest: () => this.spawnRequests.request({ bundle: this.bundle, swarm: this.view.name, agent, instanceKey }),
+      spawnRequest: () =>
+        this.spawnRequests.request({ bundle: this.bundle, swarm: this.view.name, agent, instanceKey }),
       clock: this.clock,
       policy: () => this.view.policy,
       pool: this.pool,

@@ -6,7 +6,13 @@ import type { AgentEvent } from "../protocol/agent-event.ts";
 import { newTraceId } from "../shared/ids.ts";
 import type { SubmitOptions } from "./orchestrator-options.ts";
 
-export function outsideEvent(options: { submit: SubmitOptions; id: string; agent: string; instanceKey: string; now: number }): AgentEvent {
+export function outsideEvent(options: {
+  submit: SubmitOptions;
+  id: string;
+  agent: string;
+  instanceKey: string;
+  now: number;
+}): AgentEvent {
   const { submit } = options;
   return {
     id: options.id,

@@ -20,7 +20,9 @@ export interface SwarmView {
 export function swarmView(options: { bundle: Bundle; swarm?: string }): SwarmView {
   const swarm = selectSwarm(options.bundle, options.swarm);
   const agentResources = new Map(
-    options.bundle.resources.filter((resource): resource is AgentResource => resource.kind === "Agent").map((agent) => [agent.metadata.name, agent] as const),
+    options.bundle.resources
+      .filter((resource): resource is AgentResource => resource.kind === "Agent")
+      .map((agent) => [agent.metadata.name, agent] as const),
   );
   const agents = new Map<string, { name: string; description?: string }>();
   for (const ref of swarm.spec.agents) {

@@ -20,7 +20,18 @@ export interface AgentChildArgs {
 }
 
 export function agentChildArgv(args: AgentChildArgs): string[] {
-  return ["--bundle", args.bundle, "--swarm", args.swarm, "--agent", args.agent, "--instance-key", args.instanceKey, "--state-root", args.stateRoot];
+  return [
+    "--bundle",
+    args.bundle,
+    "--swarm",
+    args.swarm,
+    "--agent",
+    args.agent,
+    "--instance-key",
+    args.instanceKey,
+    "--state-root",
+    args.stateRoot,
+  ];
 }
 
 export function parseAgentChildArgv(argv: readonly string[]): AgentChildArgs {
@@ -30,7 +41,13 @@ export function parseAgentChildArgv(argv: readonly string[]): AgentChildArgs {
     if (value === undefined) throw new Error(`missing ${flag} argument`);
     return value;
   };
-  return { bundle: read("--bundle"), swarm: read("--swarm"), agent: read("--agent"), instanceKey: read("--instance-key"), stateRoot: read("--state-root") };
+  return {
+    bundle: read("--bundle"),
+    swarm: read("--swarm"),
+    agent: read("--agent"),
+    instanceKey: read("--instance-key"),
+    stateRoot: read("--state-root"),
+  };
 }
 
 /** Arguments of the connector entry script. */

@@ -31,7 +31,10 @@ export interface ToolError {
   helpUrl?: string;
 }
 
-export type ToolResult = { status: "ok"; output: JsonValue } | { status: "pending"; handle: string; output?: JsonValue } | { status: "error"; error: ToolError };
+export type ToolResult =
+  | { status: "ok"; output: JsonValue }
+  | { status: "pending"; handle: string; output?: JsonValue }
+  | { status: "error"; error: ToolError };
 
 /** The settled outcome of a pending tool call, as the model will read it. */
 export interface ToolCompletion {

@@ -29,7 +29,10 @@ export interface InstanceCommit {
 }
 
 export const isEmptyCommit = (commit: InstanceCommit): boolean =>
-  (commit.changes?.length ?? 0) === 0 && (commit.consumed?.length ?? 0) === 0 && (commit.added?.length ?? 0) === 0 && Object.keys(commit.extensionState ?? {}).length === 0 &&
+  (commit.changes?.length ?? 0) === 0 &&
+  (commit.consumed?.length ?? 0) === 0 &&
+  (commit.added?.length ?? 0) === 0 &&
+  Object.keys(commit.extensionState ?? {}).length === 0 &&
   (commit.approvals?.requested?.length ?? 0) === 0 &&
   (commit.approvals?.applied?.length ?? 0) === 0;
 

@@ -78,7 +78,14 @@ export interface ChildToParent {
   /** Runtime events, in batches (not acknowledged). */
   runtime_events: { events: RuntimeEvent[] };
   /** `ctx.runtime.*` from a tool: request/send/spawn/list/catalog/restart. */
-  runtime_call: { callId: string; method: RuntimeMethod; args: JsonObject; traceId?: string; parentSpanId?: string; callChain: string[] };
+  runtime_call: {
+    callId: string;
+    method: RuntimeMethod;
+    args: JsonObject;
+    traceId?: string;
+    parentSpanId?: string;
+    callChain: string[];
+  };
   shutdown_ack: { reason: string };
   /**
    * The idle child holds results its model has not seen (async replies, pending tool completions): it asks
@@ -112,13 +119,45 @@ export interface IpcEnvelope<T extends string = string, P = unknown> {
 export type ParentMessage = { [K in keyof ParentToChild]: IpcEnvelope<K, ParentToChild[K]> }[keyof ParentToChild];
 export type ChildMessage = { [K in keyof ChildToParent]: IpcEnvelope<K, ChildToParent[K]> }[keyof ChildToParent];
 
-const PARENT_TYPES = new Set<string>(["event", "runtime_result", "delegate_result", "shutdown", "hydrate", "committed", "connector_start", "connector_ack", "connector_reply", "connector_progress", "connector_approval_result"]);
-const CHILD_TYPES = new Set<string>(["ready", "turn_started", "turn_result", "commit", "turn_text", "runtime_events", "runtime_call", "results_waiting", "heartbeat", "shutdown_ack", "fatal", "connector_ready", "connector_event", "connector_approval"]);
+const PARENT_TYPES = new Set<string>([
+  "event",
+  "runtime_result",
+  "delegate_result",
+  "shutdown",
+  "hydrate",
+  "committed",
+  "connector_start",
+  "connector_ack",
+  "connector_reply",
+  "connector_progress",
+  "connector_approval_result",
+]);
+const CHILD_TYPES = new Set<string>([
+  "ready",
+  "turn_started",
+  "turn_result",
+  "commit",
+  "turn_text",
+  "runtime_events",
+  "runtime_call",
+  "results_waiting",
+  "heartbeat",
+  "shutdown_ack",
+  "fatal",
+  "connector_ready",
+  "connector_event",
+  "connector_approval",
+]);
 
 function isEnvelope(value: unknown): value is IpcEnvelope {
   if (typeof value !== "object" || value === null) return false;
   const record = value as Record<string, unknown>;
-  return typeof record.type === "string" && typeof record.from === "string" && typeof record.to === "string" && "payload" in record;
+  return (
+    typeof record.type === "string" &&
+    typeof record.from === "string" &&
+    typeof record.to === "string" &&
+    "payload" in record
+  );
 }
 
 export function isParentMessage(value: unknown): value is ParentMessage {
@@ -129,8 +168,18 @@ export function isChildMessage(value: unknown): value is ChildMessage {
   return isEnvelope(value) && CHILD_TYPES.has(value.type);
 }
 
-export function envelope<K extends keyof ParentToChild>(type: K, from: string, to: string, payload: ParentToChild[K]): IpcEnvelope<K, ParentToChild[K]>;
-export function envelope<K extends keyof ChildToParent>(type: K, from: string, to: string, payload: ChildToParent[K]): IpcEnvelope<K, ChildToParent[K]>;
+export function envelope<K extends keyof ParentToChild>(
+  type: K,
+  from: string,
+  to: string,
+  payload: ParentToChild[K],
+): IpcEnvelope<K, ParentToChild[K]>;
+export function envelope<K extends keyof ChildToParent>(
+  type: K,
+  from: string,
+  to: string,
+  payload: ChildToParent[K],
+): IpcEnvelope<K, ChildToParent[K]>;
 export function envelope(type: string, from: string, to: string, payload: unknown): IpcEnvelope {
   return { type, from, to, payload };
 }

@@ -33,11 +33,39 @@ export interface Reply extends TurnOutcome {
 }
 
 /** An error outcome for an event that got no turn (given up, stopped, timed out). */
-export function failedOutcome(options: { agent: string; instanceKey: string; eventId: string; error: ErrorInfo }): TurnOutcome {
-  return { status: "error", agent: options.agent, instanceKey: options.instanceKey, eventId: options.eventId, turnId: "", response: "", finishReason: "error", error: options.error };
+export function failedOutcome(options: {
+  agent: string;
+  instanceKey: string;
+  eventId: string;
+  error: ErrorInfo;
+}): TurnOutcome {
+  return {
+    status: "error",
+    agent: options.agent,
+    instanceKey: options.instanceKey,
+    eventId: options.eventId,
+    turnId: "",
+    response: "",
+    finishReason: "error",
+    error: options.error,
+  };
 }
 
 /** An error Reply for a request that got no turn (timed out, refused, the channel was lost). */
-export function failedReply(options: { correlationId: string; agent: string; instanceKey: string; eventId?: string; error: ErrorInfo }): Reply {
-  return { ...failedOutcome({ agent: options.agent, instanceKey: options.instanceKey, eventId: options.eventId ?? "", error: options.error }), correlationId: options.correlationId };
+export function failedReply(options: {
+  correlationId: string;
+  agent: string;
+  instanceKey: string;
+  eventId?: string;
+  error: ErrorInfo;
+}): Reply {
+  return {
+    ...failedOutcome({
+      agent: options.agent,
+      instanceKey: options.instanceKey,
+      eventId: options.eventId ?? "",
+      error: options.error,
+    }),
+    correlationId: options.correlationId,
+  };
 }

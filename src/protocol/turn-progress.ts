@@ -50,13 +50,22 @@ export interface RestartedProgress {
 export type TurnProgress = ToolProgress | TextProgress | RestartedProgress;
 
 /** Whether a record is about the event's own turn only (text, restarts), not its whole trace. */
-export const isOwnTurnProgress = (progress: TurnProgress): progress is TextProgress | RestartedProgress => progress.kind !== "tool";
+export const isOwnTurnProgress = (progress: TurnProgress): progress is TextProgress | RestartedProgress =>
+  progress.kind !== "tool";
 
 /** The progress record of a `tool.*` runtime event (started, or ended with status, code and duration); else undefined. */
 export function toolProgressOf(event: RuntimeEvent): ToolProgress | undefined {
   if (event.type !== "tool.called" && event.type !== "tool.completed" && event.type !== "tool.failed") return undefined;
   if (event.turnId === undefined || event.toolName === undefined || event.toolCallId === undefined) return undefined;
-  const base = { kind: "tool" as const, agent: event.agent, instanceKey: event.instanceKey, traceId: event.traceId, turnId: event.turnId, name: event.toolName, toolCallId: event.toolCallId };
+  const base = {
+    kind: "tool" as const,
+    agent: event.agent,
+    instanceKey: event.instanceKey,
+    traceId: event.traceId,
+    turnId: event.turnId,
+    name: event.toolName,
+    toolCallId: event.toolCallId,
+  };
   if (event.type === "tool.called") return { ...base, phase: "started" };
   return {
     ...base,

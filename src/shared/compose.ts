@@ -14,7 +14,10 @@ export class MiddlewareError extends ConfigError {
   }
 }
 
-export function compose<C, R>(middlewares: readonly Middleware<C, R>[], core: (ctx: C) => Promise<R>): (ctx: C) => Promise<R> {
+export function compose<C, R>(
+  middlewares: readonly Middleware<C, R>[],
+  core: (ctx: C) => Promise<R>,
+): (ctx: C) => Promise<R> {
   const chain = middlewares.slice();
   return (ctx: C) => {
     let lastIndex = -1;

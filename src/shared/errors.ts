@@ -64,7 +64,11 @@ export function describe(value: unknown): Described {
       return {
         name,
         message: message === "" ? `${name} thrown without a message` : message,
-        ...(typeof code === "string" && code !== "" ? { code } : typeof code === "number" ? { code: String(code) } : {}),
+        ...(typeof code === "string" && code !== ""
+          ? { code }
+          : typeof code === "number"
+            ? { code: String(code) }
+            : {}),
         ...(typeof suggestion === "string" ? { suggestion } : {}),
       };
     }

@@ -9,7 +9,8 @@ import { isatty } from "node:tty";
 import pino, { type DestinationStream, type Logger } from "pino";
 
 // Loaded on first use: pino-pretty costs ~70 ms to import, which no process logging JSON should pay.
-const loadPinoPretty = (): typeof import("pino-pretty") => createRequire(import.meta.url)("pino-pretty") as typeof import("pino-pretty");
+const loadPinoPretty = (): typeof import("pino-pretty") =>
+  createRequire(import.meta.url)("pino-pretty") as typeof import("pino-pretty");
 
 export type { Logger } from "pino";
 
@@ -62,7 +63,13 @@ export interface PrettyOptions {
 export function prettyLine(options: PrettyOptions = {}): (line: string) => string {
   const colorize = options.colorize ?? (process.env.NO_COLOR === undefined && process.env.FORCE_COLOR !== "0");
   const short = options.short === true ? { errorLikeObjectKeys: [], ignore: "pid,hostname,err.stack,error.stack" } : {};
-  const render = loadPinoPretty().prettyFactory({ colorize, translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname", singleLine: true, ...short });
+  const render = loadPinoPretty().prettyFactory({
+    colorize,
+    translateTime: "SYS:HH:MM:ss",
+    ignore: "pid,hostname",
+    singleLine: true,
+    ...short,
+  });
   return (line) => {
     const text = render(line);
     return text.endsWith("\n") ? text : `${text}\n`;

@@ -46,7 +46,8 @@ export function legacyReadings(name: string, limit = 2): string[] {
       const code = Number.parseInt(hex, 16);
       const unit = String.fromCharCode(code);
       // Exactly as the old encoder spelled it, and a code unit it escaped.
-      if (code.toString(16).padStart(2, "0") === hex && !OLD_VERBATIM.test(unit)) found.push([unit, index + 1 + digits]);
+      if (code.toString(16).padStart(2, "0") === hex && !OLD_VERBATIM.test(unit))
+        found.push([unit, index + 1 + digits]);
     }
     return found;
   };
@@ -54,7 +55,10 @@ export function legacyReadings(name: string, limit = 2): string[] {
   const counts = new Array<number>(name.length + 1).fill(0);
   counts[name.length] = 1;
   for (let index = name.length - 1; index >= 0; index--) {
-    counts[index] = Math.min(limit, steps(index).reduce((sum, [, next]) => sum + (counts[next] as number), 0));
+    counts[index] = Math.min(
+      limit,
+      steps(index).reduce((sum, [, next]) => sum + (counts[next] as number), 0),
+    );
   }
   const readings: string[] = [];
   const walk = (index: number, key: string): void => {

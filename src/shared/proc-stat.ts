@@ -18,7 +18,13 @@ export function parseProcStat(text: string): ProcStat | undefined {
   const close = text.lastIndexOf(")");
   if (close === -1) return undefined;
   const fields = text.slice(close + 2).split(" ");
-  const [state, ppid, processGroup, session, flags] = [fields[0], Number(fields[1]), Number(fields[2]), Number(fields[3]), Number(fields[6])];
+  const [state, ppid, processGroup, session, flags] = [
+    fields[0],
+    Number(fields[1]),
+    Number(fields[2]),
+    Number(fields[3]),
+    Number(fields[6]),
+  ];
   if (state === undefined || state === "" || !Number.isInteger(processGroup)) return undefined;
   return { state, ppid, processGroup, session, flags };
 }

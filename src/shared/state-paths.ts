@@ -25,8 +25,20 @@ export interface InstancePaths {
   inbox: string;
 }
 
-export function instancePaths(options: { stateRoot: string; swarmInstanceKey: string; agent: string; instanceKey: string }): InstancePaths {
-  const root = join(options.stateRoot, "workspaces", safeName(options.swarmInstanceKey), "instances", safeName(options.agent), safeName(options.instanceKey));
+export function instancePaths(options: {
+  stateRoot: string;
+  swarmInstanceKey: string;
+  agent: string;
+  instanceKey: string;
+}): InstancePaths {
+  const root = join(
+    options.stateRoot,
+    "workspaces",
+    safeName(options.swarmInstanceKey),
+    "instances",
+    safeName(options.agent),
+    safeName(options.instanceKey),
+  );
   return {
     root,
     workdir: join(root, "workdir"),

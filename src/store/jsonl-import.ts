@@ -20,7 +20,14 @@ import { subdirectories } from "../shared/subdirectories.ts";
 import type { SqliteStore } from "./sqlite/sqlite-store.ts";
 import type { InstanceRef } from "./store.ts";
 
-const OLD_FILES = ["base.jsonl", "events.jsonl", "results.jsonl", "pending-results.jsonl", "extension-state.json", "runtime-events.jsonl"];
+const OLD_FILES = [
+  "base.jsonl",
+  "events.jsonl",
+  "results.jsonl",
+  "pending-results.jsonl",
+  "extension-state.json",
+  "runtime-events.jsonl",
+];
 
 type JournalRecord =
   | { op: "accept"; event: AgentEvent; at: number }
@@ -46,8 +53,13 @@ export function importJsonlLayout(options: { stateRoot: string; store: SqliteSto
     for (const agentDir of subdirectories(instancesDir)) {
       for (const keyDir of subdirectories(join(instancesDir, agentDir))) {
         const dir = join(instancesDir, agentDir, keyDir);
-        if (!OLD_FILES.some((file) => existsSync(join(dir, file))) && !existsSync(join(dir, "inbox", "journal.jsonl"))) continue;
-        const ref: InstanceRef = { swarm: nameOfDir(swarmDir), agent: nameOfDir(agentDir), instanceKey: instanceKeyOfDir(dir) };
+        if (!OLD_FILES.some((file) => existsSync(join(dir, file))) && !existsSync(join(dir, "inbox", "journal.jsonl")))
+          continue;
+        const ref: InstanceRef = {
+          swarm: nameOfDir(swarmDir),
+          agent: nameOfDir(agentDir),
+          instanceKey: instanceKeyOfDir(dir),
+        };
         const imported = importInstance({ dir, ref, store: options.store });
         totals.instances += 1;
         totals.events += imported.events;
@@ -58,7 +70,10 @@ export function importJsonlLayout(options: { stateRoot: string; store: SqliteSto
   return totals;
 }
 
-function importInstance(options: { dir: string; ref: InstanceRef; store: SqliteStore }): { events: number; skippedLines: number } {
+function importInstance(options: { dir: string; ref: InstanceRef; store: SqliteStore }): {
+  events: number;
+  skippedLines: number;
+} {
   const { dir, ref, store } = options;
   let skippedLines = 0;
   const read = <T>(file: string): T[] => {
@@ -67,28 +82,40 @@ function importInstance(options: { dir: string; ref: InstanceRef; store: SqliteS
     return result.records;
   };
   const base = read<Message>("base.jsonl");
-  const turnInProgress = read<{ event: MessageEvent }>("events.jsonl").flatMap((line) => (typeof line?.event?.type === "string" ? [line.event] : []));
+  const turnInProgress = read<{ event: MessageEvent }>("events.jsonl").flatMap((line) =>
+    typeof line?.event?.type === "string" ? [line.event] : [],
+  );
   const results = new Map(read<TurnOutcome>("results.jsonl").map((result) => [result.eventId, result]));
   const pending: PendingResult[] = read<PendingResult>("pending-results.jsonl");
   const journal = readJournal(join(dir, "inbox", "journal.jsonl"));
   skippedLines += journal.skipped;
   pending.push(...journal.heldReplies);
 
-  void store.commit(ref, { changes: [...base.map((message) => ({ type: "append" as const, message })), ...turnInProgress], added: pending, extensionState: readExtensionState(join(dir, "extension-state.json")) });
+  void store.commit(ref, {
+    changes: [...base.map((message) => ({ type: "append" as const, message })), ...turnInProgress],
+    added: pending,
+    extensionState: readExtensionState(join(dir, "extension-state.json")),
+  });
   store.appendRuntimeEvents(ref.swarm, read<RuntimeEvent>("runtime-events.jsonl"));
   for (const entry of journal.unanswered) {
     void store.accept(ref.swarm, entry.event, entry.at);
-    for (let crash = 0; crash < entry.crashes; crash++) store.recordInterrupted(ref.swarm, entry.event.id, entry.why ?? "it crashed (before the upgrade)");
+    for (let crash = 0; crash < entry.crashes; crash++)
+      store.recordInterrupted(ref.swarm, entry.event.id, entry.why ?? "it crashed (before the upgrade)");
     if (entry.crashes > 0 && entry.why === undefined) store.recordInterrupted(ref.swarm, entry.event.id);
     const result = results.get(entry.event.id);
-    if (result !== undefined) void store.answer(ref.swarm, entry.event.id, { ...result, agent: ref.agent, instanceKey: ref.instanceKey });
+    if (result !== undefined)
+      void store.answer(ref.swarm, entry.event.id, { ...result, agent: ref.agent, instanceKey: ref.instanceKey });
   }
   store.flush();
   moveAside(dir);
   return { events: journal.unanswered.length, skippedLines };
 }
 
-function readJournal(file: string): { unanswered: { event: AgentEvent; at: number; crashes: number; why?: string }[]; heldReplies: Reply[]; skipped: number } {
+function readJournal(file: string): {
+  unanswered: { event: AgentEvent; at: number; crashes: number; why?: string }[];
+  heldReplies: Reply[];
+  skipped: number;
+} {
   const { records, skipped } = readJsonl<JournalRecord>(file);
   const open = new Map<string, { event: AgentEvent; at: number; crashes: number; why?: string }>();
   const replies = new Map<string, Reply>();
@@ -96,7 +123,8 @@ function readJournal(file: string): { unanswered: { event: AgentEvent; at: numbe
     if (record.op === "accept") open.set(record.event.id, { event: record.event, at: record.at, crashes: 0 });
     else if (record.op === "crash") {
       const entry = open.get(record.id);
-      if (entry) Object.assign(entry, { crashes: record.crashes, ...(record.why === undefined ? {} : { why: record.why }) });
+      if (entry)
+        Object.assign(entry, { crashes: record.crashes, ...(record.why === undefined ? {} : { why: record.why }) });
     } else if (record.op === "reply") replies.set(record.id, record.reply);
     else if (record.op === "done") {
       open.delete(record.id);
@@ -109,7 +137,9 @@ function readJournal(file: string): { unanswered: { event: AgentEvent; at: numbe
 function readExtensionState(file: string): Record<string, JsonValue> {
   try {
     const parsed = JSON.parse(readFileSync(file, "utf8")) as unknown;
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, JsonValue>) : {};
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, JsonValue>)
+      : {};
   } catch {
     return {};
   }

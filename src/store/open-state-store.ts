@@ -19,13 +19,28 @@ export function stateDatabasePath(stateRoot: string): string {
 }
 
 /** `clusterNode`: the node of a cluster this state root serves (`goondan run --cluster`); absent: a single host. */
-export function openStateStore(options: { stateRoot: string; logger: Logger; clusterNode?: Omit<ClusterNodeMark, "since"> }): Store {
+export function openStateStore(options: {
+  stateRoot: string;
+  logger: Logger;
+  clusterNode?: Omit<ClusterNodeMark, "since">;
+}): Store {
   const migration = migrateSafeNames({ stateRoot: options.stateRoot });
-  if (migration.moved.length > 0) options.logger.info({ moved: migration.moved }, "renamed instance directories to their current names");
-  if (migration.skipped.length > 0) options.logger.warn({ skipped: migration.skipped }, "instance directories with ambiguous old names left where they are");
+  if (migration.moved.length > 0)
+    options.logger.info({ moved: migration.moved }, "renamed instance directories to their current names");
+  if (migration.skipped.length > 0)
+    options.logger.warn(
+      { skipped: migration.skipped },
+      "instance directories with ambiguous old names left where they are",
+    );
   const store = new SqliteStore(stateDatabasePath(options.stateRoot));
-  store.markClusterNode(options.clusterNode === undefined ? undefined : { ...options.clusterNode, since: new Date().toISOString() });
+  store.markClusterNode(
+    options.clusterNode === undefined ? undefined : { ...options.clusterNode, since: new Date().toISOString() },
+  );
   const imported = importJsonlLayout({ stateRoot: options.stateRoot, store });
-  if (imported.instances > 0) options.logger.info({ ...imported, database: store.location }, "imported the state an older goondan kept in JSONL files");
+  if (imported.instances > 0)
+    options.logger.info(
+      { ...imported, database: store.location },
+      "imported the state an older goondan kept in JSONL files",
+    );
   return store;
 }

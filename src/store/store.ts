@@ -48,7 +48,10 @@ export interface ApprovalQuery {
  * unanswered again and `reopened` holds it, to be delivered with every decision), `already` (decided before:
  * nothing changed), or `missing` (no such approval).
  */
-export type ApprovalDecided = { type: "decided"; approval: Approval; reopened?: InboxRecord } | { type: "already"; approval: Approval } | { type: "missing" };
+export type ApprovalDecided =
+  | { type: "decided"; approval: Approval; reopened?: InboxRecord }
+  | { type: "already"; approval: Approval }
+  | { type: "missing" };
 
 export interface StoredInstance extends InstanceRef {
   messages: number;

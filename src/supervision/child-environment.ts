@@ -43,7 +43,8 @@ export function isBasicEnvName(name: string): boolean {
 /** The basics from `env` plus the named variables (those that are set). */
 export function childEnvironment(options: { env: Env; names?: Iterable<string> }): Record<string, string> {
   const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(options.env)) if (value !== undefined && isBasicEnvName(name)) result[name] = value;
+  for (const [name, value] of Object.entries(options.env))
+    if (value !== undefined && isBasicEnvName(name)) result[name] = value;
   for (const name of options.names ?? []) {
     const value = options.env[name];
     if (value !== undefined) result[name] = value;

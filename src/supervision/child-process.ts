@@ -72,7 +72,8 @@ export class ChildProcess {
 
   /** Asks the child to finish its work and exit (SIGTERM when the channel is gone); SIGKILL once the grace period is over. */
   shutdown(options: { reason: string; gracePeriodMs: number }): void {
-    if (!this.send("shutdown", { gracePeriodMs: options.gracePeriodMs, reason: options.reason })) this.handle.kill("SIGTERM");
+    if (!this.send("shutdown", { gracePeriodMs: options.gracePeriodMs, reason: options.reason }))
+      this.handle.kill("SIGTERM");
     this.killAfter(options.gracePeriodMs, "grace period over; killing the child", { reason: options.reason });
   }
 
@@ -99,7 +100,10 @@ export class ChildProcess {
       }
       this.watchdog = undefined;
       this.killedBecause = `it was killed after ${Math.round(silentMs / 1000)} s without a heartbeat during a turn (its event loop was blocked)`;
-      this.options.logger.error({ pid: this.handle.pid, silentMs }, "child unresponsive: no heartbeat during its work; killing it");
+      this.options.logger.error(
+        { pid: this.handle.pid, silentMs },
+        "child unresponsive: no heartbeat during its work; killing it",
+      );
       this.handle.kill("SIGKILL");
     };
     this.watchdog = clock.setTimeout(check, timeoutMs);

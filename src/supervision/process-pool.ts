@@ -83,7 +83,10 @@ export class ProcessPool {
     const draining = [...this.live].filter((member) => member.status === "draining").length;
     const needed = this.waiting.length - draining - Math.max(0, this.maxProcesses() - this.live.size);
     if (needed <= 0) return;
-    const idle = [...this.live].filter((member) => member.status === "idle" && !member.hasWork()).sort((a, b) => a.lastActiveAt - b.lastActiveAt);
-    for (const member of idle.slice(0, needed)) void member.stop({ reason: "evicted", gracePeriodMs: this.options.gracePeriodMs() });
+    const idle = [...this.live]
+      .filter((member) => member.status === "idle" && !member.hasWork())
+      .sort((a, b) => a.lastActiveAt - b.lastActiveAt);
+    for (const member of idle.slice(0, needed))
+      void member.stop({ reason: "evicted", gracePeriodMs: this.options.gracePeriodMs() });
   }
 }

@@ -9,7 +9,11 @@ import type { SwarmPolicy } from "../config/types.ts";
 export type RestartPolicy = SwarmPolicy["restart"];
 
 /** Defaults of SPEC §1: 5 crashes, 1 s first backoff, 5 min cap. */
-export const DEFAULT_RESTART_POLICY: RestartPolicy = { maxConsecutiveCrashes: 5, initialBackoffMs: 1000, maxBackoffMs: 300_000 };
+export const DEFAULT_RESTART_POLICY: RestartPolicy = {
+  maxConsecutiveCrashes: 5,
+  initialBackoffMs: 1000,
+  maxBackoffMs: 300_000,
+};
 
 /** Delay before restarting after the `consecutiveCrashes`-th crash in a row (1-based); 0 means at once. */
 export function backoffDelay(options: { consecutiveCrashes: number; policy: RestartPolicy }): number {
@@ -27,9 +31,15 @@ export type CrashDecision = { action: "restart" } | { action: "backoff"; delayMs
  * instance given up on (`givenUp`: it cannot start) backs off at least the first step, never restarting in
  * a tight loop.
  */
-export function decideAfterCrash(options: { consecutiveCrashes: number; policy: RestartPolicy; givenUp?: boolean }): CrashDecision {
+export function decideAfterCrash(options: {
+  consecutiveCrashes: number;
+  policy: RestartPolicy;
+  givenUp?: boolean;
+}): CrashDecision {
   const { policy } = options;
-  const consecutiveCrashes = options.givenUp ? Math.max(options.consecutiveCrashes, policy.maxConsecutiveCrashes + 1) : options.consecutiveCrashes;
+  const consecutiveCrashes = options.givenUp
+    ? Math.max(options.consecutiveCrashes, policy.maxConsecutiveCrashes + 1)
+    : options.consecutiveCrashes;
   const delayMs = backoffDelay({ consecutiveCrashes, policy });
   return delayMs === 0 ? { action: "restart" } : { action: "backoff", delayMs };
 }

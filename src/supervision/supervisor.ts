@@ -136,11 +136,29 @@ export class Supervisor {
     }
     this.clearTimer();
     const { spec, spawner, clock, logger } = this.options;
-    const spawned = spawnChild({ spawner, request: spec.spawnRequest(), address: spec.address, clock, logger, readyTimeoutMs: spec.readyTimeoutMs, onMessage: this.onMessage.bind(this), onExit: this.onExit.bind(this) });
+    const spawned = spawnChild({
+      spawner,
+      request: spec.spawnRequest(),
+      address: spec.address,
+      clock,
+      logger,
+      readyTimeoutMs: spec.readyTimeoutMs,
+      onMessage: this.onMessage.bind(this),
+      onExit: this.onExit.bind(this),
+    });
     if ("error" in spawned) {
       logger.error({ error: spawned.error.message }, "child could not be spawned");
       this.options.gate?.released();
-      queueMicrotask(() => this.crashed({ child: undefined, exit: { code: null, signal: null }, how: "crashed", beforeReady: true, why: spawned.error.message, cause: spawned.error }));
+      queueMicrotask(() =>
+        this.crashed({
+          child: undefined,
+          exit: { code: null, signal: null },
+          how: "crashed",
+          beforeReady: true,
+          why: spawned.error.message,
+          cause: spawned.error,
+        }),
+      );
       return;
     }
     this.current = spawned.child;
@@ -219,13 +237,27 @@ export class Supervisor {
     this.options.gate?.released();
     const ended: SupervisedExit = { child, exit, how, beforeReady, why: child.describeExit(exit) };
     if (how === "crashed") {
-      this.options.logger.warn({ pid: child.pid, code: exit.code, signal: exit.signal, consecutiveCrashes: this.consecutiveCrashes + 1, why: ended.why }, "child.crashed");
+      this.options.logger.warn(
+        {
+          pid: child.pid,
+          code: exit.code,
+          signal: exit.signal,
+          consecutiveCrashes: this.consecutiveCrashes + 1,
+          why: ended.why,
+        },
+        "child.crashed",
+      );
       for (const resolve of this.stopWaiters.splice(0)) resolve();
       this.crashed(ended);
       return;
     }
     this.status = "terminated";
-    this.options.logger.info({ pid: child.pid, code: exit.code, signal: exit.signal }, how === "left" ? "child stopped on its own after a stop signal; not restarted until there is work" : "child.terminated");
+    this.options.logger.info(
+      { pid: child.pid, code: exit.code, signal: exit.signal },
+      how === "left"
+        ? "child stopped on its own after a stop signal; not restarted until there is work"
+        : "child.terminated",
+    );
     for (const resolve of this.stopWaiters.splice(0)) resolve();
     if (how === "left") this.want = false;
     this.options.hooks.exited(ended);
@@ -240,14 +272,21 @@ export class Supervisor {
     this.consecutiveCrashes += 1;
     this.status = "crashed";
     if (this.closed) return;
-    const decision = decideAfterCrash({ consecutiveCrashes: this.consecutiveCrashes, policy: this.options.policy(), givenUp: verdict?.givenUp === true });
+    const decision = decideAfterCrash({
+      consecutiveCrashes: this.consecutiveCrashes,
+      policy: this.options.policy(),
+      givenUp: verdict?.givenUp === true,
+    });
     this.want = true;
     if (decision.action === "restart") {
       this.kick();
       return;
     }
     this.status = "crashLoopBackOff";
-    this.options.logger.warn({ delayMs: decision.delayMs, consecutiveCrashes: this.consecutiveCrashes }, "child.crashLoopBackOff");
+    this.options.logger.warn(
+      { delayMs: decision.delayMs, consecutiveCrashes: this.consecutiveCrashes },
+      "child.crashLoopBackOff",
+    );
     this.timer = this.options.clock.setTimeout(() => {
       this.timer = undefined;
       this.status = "crashed";

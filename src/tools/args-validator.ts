@@ -23,7 +23,13 @@ const MAX_LISTED_ERRORS = 20;
  * (config/check-parameters.ts) skip it, so an agent's first tool call does not pay for it.
  */
 export function createSchemaCompiler(options: { validateSchema?: boolean } = {}): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, verbose: true, validateSchema: options.validateSchema ?? true });
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    useDefaults: true,
+    verbose: true,
+    validateSchema: options.validateSchema ?? true,
+  });
   addFormats(ajv);
   return ajv;
 }
@@ -41,7 +47,9 @@ function compileSchema(schema: JsonObject, checked: boolean): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (validate === undefined) {
-    const compiler = checked ? (sharedCompilers.trusting ??= createSchemaCompiler({ validateSchema: false })) : (sharedCompilers.checking ??= createSchemaCompiler());
+    const compiler = checked
+      ? (sharedCompilers.trusting ??= createSchemaCompiler({ validateSchema: false }))
+      : (sharedCompilers.checking ??= createSchemaCompiler());
     validate = compiler.compile(structuredClone(schema));
     compiled.set(key, validate);
   }
@@ -57,7 +65,11 @@ export function compiledSchemaCount(): number {
  * Compiles `schema` (throws ajv's error when the schema itself is invalid). `checked`: the config plane has already
  * checked it against the meta-schema (a Tool resource's parameters), so that check is not repeated.
  */
-export function compileArgsValidator(options: { schema: JsonObject; toolName: string; checked?: boolean }): ArgsValidator {
+export function compileArgsValidator(options: {
+  schema: JsonObject;
+  toolName: string;
+  checked?: boolean;
+}): ArgsValidator {
   const { schema, toolName } = options;
   const validate = compileSchema(schema, options.checked === true);
   const suggestion = keysSuggestion(schema);
@@ -77,12 +89,15 @@ export function compileArgsValidator(options: { schema: JsonObject; toolName: st
 export function keysSuggestion(schema: JsonObject): string | undefined {
   const properties = schema.properties;
   const required = Array.isArray(schema.required) ? schema.required.filter((key) => typeof key === "string") : [];
-  const allowed = properties !== null && typeof properties === "object" && !Array.isArray(properties) ? Object.keys(properties) : [];
+  const allowed =
+    properties !== null && typeof properties === "object" && !Array.isArray(properties) ? Object.keys(properties) : [];
   const parts: string[] = [];
   if (required.length > 0) parts.push(`Required keys: ${required.join(", ")}.`);
   if (allowed.length > 0) {
     const closed = schema.additionalProperties === false ? " (no others)" : "";
-    parts.push(`Allowed keys${closed}: ${allowed.map((key) => `${key}${describeProperty(properties, key)}`).join(", ")}.`);
+    parts.push(
+      `Allowed keys${closed}: ${allowed.map((key) => `${key}${describeProperty(properties, key)}`).join(", ")}.`,
+    );
   }
   if (parts.length === 0) return undefined;
   return `Send a JSON object. ${parts.join(" ")}`;

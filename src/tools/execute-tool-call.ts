@@ -14,7 +14,12 @@ import { isJsonObject, type JsonObject } from "../shared/json.ts";
 import { keysSuggestion } from "./args-validator.ts";
 import { closestNames } from "./closest-names.ts";
 import { isPendingHandle } from "./pending.ts";
-import { absorbCompletion, handOverCompletion, type CapturedCompletion, type PendingCompletionListener } from "./pending-completion.ts";
+import {
+  absorbCompletion,
+  handOverCompletion,
+  type CapturedCompletion,
+  type PendingCompletionListener,
+} from "./pending-completion.ts";
 import { normalizeResult } from "./normalize-result.ts";
 import { describeThrown, TOOL_ERROR_CODES, toolError } from "./tool-errors.ts";
 import { DEFAULT_MAX_OUTPUT_BYTES, toJsonOutput } from "./tool-output.ts";
@@ -55,7 +60,11 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   } catch (error) {
     // Only reachable through a bug of ours or a hostile value; still never let it escape.
     const described = describeThrown(error);
-    return toolError({ code: TOOL_ERROR_CODES.failed, name: described.name, message: `internal error while running the tool call: ${described.message}` });
+    return toolError({
+      code: TOOL_ERROR_CODES.failed,
+      name: described.name,
+      message: `internal error while running the tool call: ${described.message}`,
+    });
   }
 }
 
@@ -68,17 +77,31 @@ async function execute(options: ExecuteToolCallOptions): Promise<ToolResult> {
   const limit = entry.errorMessageLimit;
 
   // What the model sent, object or not: middleware may repair it; runCore refuses a non-object before validation.
-  const middlewareContext: ToolCallMiddlewareContext = { toolName: name, toolCallId: String(call.id), args: call.args as JsonObject, metadata: {} };
+  const middlewareContext: ToolCallMiddlewareContext = {
+    toolName: name,
+    toolCallId: String(call.id),
+    args: call.args as JsonObject,
+    metadata: {},
+  };
   // The core's results are already converted and capped; remember them so they are not capped a second time.
   const fromCore = new WeakMap<object, ToolResult>();
   const captured: CapturedCompletion = {};
   const core = async (ctx: ToolCallMiddlewareContext): Promise<ToolResult> => {
-    const produced = await runCore({ ctx, entry, options, captured }).catch((error: unknown) => resultConversionError(error, limit));
+    const produced = await runCore({ ctx, entry, options, captured }).catch((error: unknown) =>
+      resultConversionError(error, limit),
+    );
     fromCore.set(produced, { ...produced });
     return produced;
   };
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  const final = await runChain({ core, context: middlewareContext, middlewares: options.middlewares ?? [], fromCore, limit, maxOutputBytes });
+  const final = await runChain({
+    core,
+    context: middlewareContext,
+    middlewares: options.middlewares ?? [],
+    fromCore,
+    limit,
+    maxOutputBytes,
+  });
   handOverCompletion({
     result: final,
     captured,
@@ -105,7 +128,14 @@ async function runChain(options: {
     // The core never throws (see execute), so whatever escaped the chain came from a middleware.
     const described = describeThrown(error);
     const code = described.code !== TOOL_ERROR_CODES.failed ? ` (${described.code})` : "";
-    return toolError({ code: TOOL_ERROR_CODES.failed, name: described.name, message: `a toolCall middleware failed${code}: ${described.message}` }, { limit });
+    return toolError(
+      {
+        code: TOOL_ERROR_CODES.failed,
+        name: described.name,
+        message: `a toolCall middleware failed${code}: ${described.message}`,
+      },
+      { limit },
+    );
   }
   try {
     if (unchangedFromCore(result, options.fromCore)) return result;
@@ -118,7 +148,14 @@ async function runChain(options: {
 /** A result that could not be read or converted (e.g. a Proxy whose getters throw): not a middleware failure. */
 function resultConversionError(error: unknown, limit: number): ToolResult {
   const described = describeThrown(error);
-  return toolError({ code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: `the tool's result could not be read or converted to JSON: ${described.message}` }, { limit });
+  return toolError(
+    {
+      code: TOOL_ERROR_CODES.failed,
+      name: "ToolOutputError",
+      message: `the tool's result could not be read or converted to JSON: ${described.message}`,
+    },
+    { limit },
+  );
 }
 
 /** True when `result` is a core result that middleware handed back without replacing any of its fields. */
@@ -127,10 +164,17 @@ function unchangedFromCore(result: unknown, fromCore: WeakMap<object, ToolResult
   const snapshot = fromCore.get(result) as Record<string, unknown> | undefined;
   if (snapshot === undefined) return false;
   const keys = Object.keys(result);
-  return keys.length === Object.keys(snapshot).length && keys.every((key) => (result as Record<string, unknown>)[key] === snapshot[key]);
+  return (
+    keys.length === Object.keys(snapshot).length &&
+    keys.every((key) => (result as Record<string, unknown>)[key] === snapshot[key])
+  );
 }
 
-function catalogGate(options: { name: string; catalog: readonly ToolCatalogItem[]; registry: ToolRegistry }): { entry: ToolRegistryEntry; result?: undefined } | { result: ToolResult } {
+function catalogGate(options: {
+  name: string;
+  catalog: readonly ToolCatalogItem[];
+  registry: ToolRegistry;
+}): { entry: ToolRegistryEntry; result?: undefined } | { result: ToolResult } {
   const { name, catalog, registry } = options;
   let inCatalog = false;
   for (const item of catalog) {
@@ -144,24 +188,53 @@ function catalogGate(options: { name: string; catalog: readonly ToolCatalogItem[
   const shown = name.length > 200 ? `${name.slice(0, 200)}…` : name;
   const names = catalog.map((item) => item.name);
   const close = closestNames({ requested: name, candidates: names });
-  const available = names.length === 0 ? "No tools are available in this step." : `Available tools: ${names.slice(0, 50).join(", ")}${names.length > 50 ? ", …" : ""}.`;
+  const available =
+    names.length === 0
+      ? "No tools are available in this step."
+      : `Available tools: ${names.slice(0, 50).join(", ")}${names.length > 50 ? ", …" : ""}.`;
   const suggestion = `${close.length > 0 ? `Did you mean ${close.join(" or ")}? ` : ""}${available}`;
   if (entry !== undefined) {
     return {
-      result: toolError({ code: TOOL_ERROR_CODES.notInCatalog, message: `Tool '${shown}' is not available in the current Tool Catalog.`, suggestion }, { limit: entry.errorMessageLimit }),
+      result: toolError(
+        {
+          code: TOOL_ERROR_CODES.notInCatalog,
+          message: `Tool '${shown}' is not available in the current Tool Catalog.`,
+          suggestion,
+        },
+        { limit: entry.errorMessageLimit },
+      ),
     };
   }
   const hint = name.includes("__") ? "" : " Tool names have the form resource__export (two underscores).";
-  return { result: toolError({ code: TOOL_ERROR_CODES.notFound, message: `Tool '${shown}' does not exist.${hint}`, suggestion }) };
+  return {
+    result: toolError({
+      code: TOOL_ERROR_CODES.notFound,
+      message: `Tool '${shown}' does not exist.${hint}`,
+      suggestion,
+    }),
+  };
 }
 
 function notAnObject(name: string, args: unknown, entry: ToolRegistryEntry): ToolResult {
-  const found = args === null ? "null" : Array.isArray(args) ? "an array" : typeof args === "string" ? "a string" : typeof args;
+  const found =
+    args === null ? "null" : Array.isArray(args) ? "an array" : typeof args === "string" ? "a string" : typeof args;
   const suggestion = keysSuggestion(entry.item.parameters ?? {}) ?? "Send a JSON object, e.g. {}.";
-  return toolError({ code: TOOL_ERROR_CODES.invalidArgs, message: `Arguments for ${name} must be a JSON object, got ${found}.`, suggestion }, { limit: entry.errorMessageLimit });
+  return toolError(
+    {
+      code: TOOL_ERROR_CODES.invalidArgs,
+      message: `Arguments for ${name} must be a JSON object, got ${found}.`,
+      suggestion,
+    },
+    { limit: entry.errorMessageLimit },
+  );
 }
 
-async function runCore(options: { ctx: ToolCallMiddlewareContext; entry: ToolRegistryEntry; options: ExecuteToolCallOptions; captured: CapturedCompletion }): Promise<ToolResult> {
+async function runCore(options: {
+  ctx: ToolCallMiddlewareContext;
+  entry: ToolRegistryEntry;
+  options: ExecuteToolCallOptions;
+  captured: CapturedCompletion;
+}): Promise<ToolResult> {
   const { ctx, entry } = options;
   const args: unknown = ctx.args;
   if (!isJsonObject(args)) return notAnObject(ctx.toolName, args, entry);
@@ -171,15 +244,44 @@ async function runCore(options: { ctx: ToolCallMiddlewareContext; entry: ToolReg
   } catch (error) {
     // A schema the config plane would have refused (only reachable when a registry is built without it).
     const described = describeThrown(error);
-    return toolError({ code: TOOL_ERROR_CODES.failed, name: described.name, message: `the tool ${ctx.toolName} cannot run: ${described.message}`, suggestion: "Fix the export's parameters in goondan.yaml; `goondan validate` lists the problem." }, { limit: entry.errorMessageLimit });
+    return toolError(
+      {
+        code: TOOL_ERROR_CODES.failed,
+        name: described.name,
+        message: `the tool ${ctx.toolName} cannot run: ${described.message}`,
+        suggestion: "Fix the export's parameters in goondan.yaml; `goondan validate` lists the problem.",
+      },
+      { limit: entry.errorMessageLimit },
+    );
   }
   if (problem !== null) {
-    return toolError({ code: TOOL_ERROR_CODES.invalidArgs, message: problem.message, ...(problem.suggestion === undefined ? {} : { suggestion: problem.suggestion }) }, { limit: entry.errorMessageLimit });
+    return toolError(
+      {
+        code: TOOL_ERROR_CODES.invalidArgs,
+        message: problem.message,
+        ...(problem.suggestion === undefined ? {} : { suggestion: problem.suggestion }),
+      },
+      { limit: entry.errorMessageLimit },
+    );
   }
-  return runHandler({ toolName: ctx.toolName, toolCallId: ctx.toolCallId, args, entry, options: options.options, captured: options.captured });
+  return runHandler({
+    toolName: ctx.toolName,
+    toolCallId: ctx.toolCallId,
+    args,
+    entry,
+    options: options.options,
+    captured: options.captured,
+  });
 }
 
-function runHandler(options: { toolName: string; toolCallId: string; args: JsonObject; entry: ToolRegistryEntry; options: ExecuteToolCallOptions; captured: CapturedCompletion }): Promise<ToolResult> {
+function runHandler(options: {
+  toolName: string;
+  toolCallId: string;
+  args: JsonObject;
+  entry: ToolRegistryEntry;
+  options: ExecuteToolCallOptions;
+  captured: CapturedCompletion;
+}): Promise<ToolResult> {
   const { toolName, toolCallId, args, entry, captured } = options;
   const { parentSignal, onPendingCompletion: _listener, ...base } = options.options.context;
   const clock = options.options.clock ?? systemClock;
@@ -226,7 +328,11 @@ function runHandler(options: { toolName: string; toolCallId: string; args: JsonO
     timer = clock.setTimeout(() => {
       finish(
         toolError(
-          { code: TOOL_ERROR_CODES.timeout, message: `${toolName} did not finish within ${entry.timeoutMs} ms and was cancelled.`, suggestion: "Retry with a smaller input or split the work into smaller calls." },
+          {
+            code: TOOL_ERROR_CODES.timeout,
+            message: `${toolName} did not finish within ${entry.timeoutMs} ms and was cancelled.`,
+            suggestion: "Retry with a smaller input or split the work into smaller calls.",
+          },
           { limit },
         ),
       );
@@ -254,14 +360,30 @@ function handlerValueResult(value: unknown, options: { limit: number; maxOutputB
 
 function convertHandlerValue(value: unknown, options: { limit: number; maxOutputBytes: number }): ToolResult {
   if (isPendingHandle(value)) {
-    if (value.handle === "") return toolError({ code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: "the tool returned a pending handle with an empty id" }, { limit: options.limit });
+    if (value.handle === "")
+      return toolError(
+        {
+          code: TOOL_ERROR_CODES.failed,
+          name: "ToolOutputError",
+          message: "the tool returned a pending handle with an empty id",
+        },
+        { limit: options.limit },
+      );
     if (value.output === undefined) return { status: "pending", handle: value.handle };
     const output = toJsonOutput(value.output, { maxBytes: options.maxOutputBytes });
-    if (!output.ok) return toolError({ code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: output.message }, { limit: options.limit });
+    if (!output.ok)
+      return toolError(
+        { code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: output.message },
+        { limit: options.limit },
+      );
     return { status: "pending", handle: value.handle, output: output.value };
   }
   const output = toJsonOutput(value, { maxBytes: options.maxOutputBytes });
-  if (!output.ok) return toolError({ code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: output.message }, { limit: options.limit });
+  if (!output.ok)
+    return toolError(
+      { code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: output.message },
+      { limit: options.limit },
+    );
   return { status: "ok", output: output.value };
 }
 
@@ -280,7 +402,10 @@ function thrownResult(error: unknown, limit: number): ToolResult {
 }
 
 function cancelledResult(toolName: string, limit: number): ToolResult {
-  return toolError({ code: TOOL_ERROR_CODES.cancelled, message: `${toolName} was cancelled because the agent is shutting down.` }, { limit });
+  return toolError(
+    { code: TOOL_ERROR_CODES.cancelled, message: `${toolName} was cancelled because the agent is shutting down.` },
+    { limit },
+  );
 }
 
 function abortReason(name: string, message: string): Error {

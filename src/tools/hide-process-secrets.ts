@@ -22,7 +22,9 @@ async function loadPrctl(): Promise<Prctl | null> {
     const { dlopen, FFIType } = await import("bun:ffi");
     for (const name of LIBC_NAMES) {
       try {
-        const library = dlopen(name, { prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 } });
+        const library = dlopen(name, {
+          prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
+        });
         prctl = library.symbols.prctl as unknown as Prctl;
         break;
       } catch {

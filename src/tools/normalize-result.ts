@@ -9,7 +9,10 @@ import { DEFAULT_MAX_OUTPUT_BYTES, toJsonOutput } from "./tool-output.ts";
 import type { ToolResult } from "./types.ts";
 
 /** Whatever the chain returned (middleware may return anything) becomes a well-formed, JSON-safe ToolResult. */
-export function normalizeResult(result: unknown, options: { limit?: number; maxOutputBytes?: number } = {}): ToolResult {
+export function normalizeResult(
+  result: unknown,
+  options: { limit?: number; maxOutputBytes?: number } = {},
+): ToolResult {
   const limit = options.limit ?? DEFAULT_ERROR_MESSAGE_LIMIT;
   const maxBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   if (isJsonObject(result as never)) {
@@ -40,7 +43,11 @@ export function normalizeResult(result: unknown, options: { limit?: number; maxO
     }
   }
   return toolError(
-    { code: TOOL_ERROR_CODES.failed, name: "InvalidToolResult", message: "a toolCall middleware returned something that is not a ToolResult ({status: ok | pending | error})" },
+    {
+      code: TOOL_ERROR_CODES.failed,
+      name: "InvalidToolResult",
+      message: "a toolCall middleware returned something that is not a ToolResult ({status: ok | pending | error})",
+    },
     { limit },
   );
 }

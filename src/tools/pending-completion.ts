@@ -51,14 +51,20 @@ export function handOverCompletion(options: {
   }
   if (listener === undefined) {
     absorbCompletion(completion);
-    logger.warn({ tool: details.toolName, handle: result.handle }, "a pending tool gave a completion, but nothing here delivers completions; it is dropped");
+    logger.warn(
+      { tool: details.toolName, handle: result.handle },
+      "a pending tool gave a completion, but nothing here delivers completions; it is dropped",
+    );
     return;
   }
   try {
     listener({ ...details, handle: result.handle, completion });
   } catch (error) {
     absorbCompletion(completion);
-    logger.warn({ tool: details.toolName, handle: result.handle, error: describeThrown(error).message }, "onPendingCompletion threw; the completion is dropped");
+    logger.warn(
+      { tool: details.toolName, handle: result.handle, error: describeThrown(error).message },
+      "onPendingCompletion threw; the completion is dropped",
+    );
   }
 }
 
@@ -72,6 +78,7 @@ export async function settleCompletion(completion: PendingCompletion): Promise<T
     return toolError(describeThrown(error), { limit });
   }
   const output = toJsonOutput(value, { maxBytes: completion.maxOutputBytes });
-  if (!output.ok) return toolError({ code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: output.message }, { limit });
+  if (!output.ok)
+    return toolError({ code: TOOL_ERROR_CODES.failed, name: "ToolOutputError", message: output.message }, { limit });
   return { status: "ok", output: output.value };
 }

@@ -41,7 +41,10 @@ export function pending(handle: string, output?: JsonValue, options: PendingOpti
 export function isPendingHandle(value: unknown): value is PendingHandle {
   if (typeof value !== "object" || value === null) return false;
   try {
-    return (value as { __goondanPending?: unknown }).__goondanPending === true && typeof (value as { handle?: unknown }).handle === "string";
+    return (
+      (value as { __goondanPending?: unknown }).__goondanPending === true &&
+      typeof (value as { handle?: unknown }).handle === "string"
+    );
   } catch {
     return false;
   }

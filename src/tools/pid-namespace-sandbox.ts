@@ -37,7 +37,8 @@ const INIT_SCRIPT = [
   "while :; do sleep 2147483647 & wait; done",
 ].join("\n");
 /** Docker's default capabilities for a container's root, less mknod. */
-const ROOT_CAPABILITIES = "-all,+chown,+dac_override,+fowner,+fsetid,+kill,+setgid,+setuid,+setpcap,+setfcap,+net_bind_service,+net_raw,+sys_chroot,+audit_write";
+const ROOT_CAPABILITIES =
+  "-all,+chown,+dac_override,+fowner,+fsetid,+kill,+setgid,+setuid,+setpcap,+setfcap,+net_bind_service,+net_raw,+sys_chroot,+audit_write";
 const START_TIMEOUT_MS = 5000;
 
 interface Helpers {
@@ -71,7 +72,9 @@ function findHelpers(searchPath: string): Helpers | string {
 }
 
 function describe(root: boolean): string {
-  return root ? "own PID namespace (root, reduced capabilities)" : "own PID namespace (user namespace, no capabilities)";
+  return root
+    ? "own PID namespace (root, reduced capabilities)"
+    : "own PID namespace (user namespace, no capabilities)";
 }
 
 export interface PidNamespaceSandboxOptions {
@@ -87,7 +90,9 @@ export class PidNamespaceSandbox {
   /** Whether commands can run isolated here, starting the holder if needed; a reason when they cannot. */
   async probe(): Promise<{ isolated: true; description: string } | { isolated: false; reason: string }> {
     const holder = await this.ensure();
-    return typeof holder === "string" ? { isolated: false, reason: holder } : { isolated: true, description: describe(holder.root) };
+    return typeof holder === "string"
+      ? { isolated: false, reason: holder }
+      : { isolated: true, description: describe(holder.root) };
   }
 
   /**

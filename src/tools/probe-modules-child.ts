@@ -10,8 +10,12 @@ import { PROBE_MARKER, type ProbeResult } from "../config/probe-result.ts";
 
 function describeHandlers(value: unknown): ProbeResult["handlers"] {
   if (value === undefined) return { kind: "missing" };
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return { kind: "invalid", found: Array.isArray(value) ? "an array" : value === null ? "null" : typeof value };
-  return { kind: "object", types: Object.fromEntries(Object.entries(value).map(([name, handler]) => [name, typeof handler])) };
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return { kind: "invalid", found: Array.isArray(value) ? "an array" : value === null ? "null" : typeof value };
+  return {
+    kind: "object",
+    types: Object.fromEntries(Object.entries(value).map(([name, handler]) => [name, typeof handler])),
+  };
 }
 
 for (const path of process.argv.slice(2)) {

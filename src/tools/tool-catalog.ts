@@ -9,7 +9,10 @@ import { buildToolName } from "./naming.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 import type { ToolCatalogItem } from "./types.ts";
 
-export function buildCatalog(options: { registry: ToolRegistry; agentTools: readonly ToolResource[] }): ToolCatalogItem[] {
+export function buildCatalog(options: {
+  registry: ToolRegistry;
+  agentTools: readonly ToolResource[];
+}): ToolCatalogItem[] {
   const { registry, agentTools } = options;
   const catalog: ToolCatalogItem[] = [];
   const seen = new Set<string>();
@@ -19,7 +22,10 @@ export function buildCatalog(options: { registry: ToolRegistry; agentTools: read
       if (seen.has(name)) continue;
       const entry = registry.get(name);
       if (entry === undefined) {
-        throw new SystemError("E_TOOL_NOT_REGISTERED", `Agent tool ${name} is not in the registry; build the registry from every Tool the agent uses`);
+        throw new SystemError(
+          "E_TOOL_NOT_REGISTERED",
+          `Agent tool ${name} is not in the registry; build the registry from every Tool the agent uses`,
+        );
       }
       seen.add(name);
       catalog.push({ ...entry.item });

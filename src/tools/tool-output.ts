@@ -34,7 +34,7 @@ export function toJsonOutput(value: unknown, options: { maxBytes?: number } = {}
  * nothing), and it reports the original's true JSON size.
  */
 export function capOutput(value: JsonValue, maxBytes: number): JsonValue {
-  if (value === null || typeof value !== "object" && typeof value !== "string") return value;
+  if (value === null || (typeof value !== "object" && typeof value !== "string")) return value;
   const text = JSON.stringify(value);
   if (text.length * 3 <= maxBytes) return value;
   const bytes = Buffer.byteLength(text);
@@ -108,7 +108,8 @@ function convert(value: unknown, path: string, depth: number, seen: Set<object>)
 function convertObject(object: object, path: string, depth: number, seen: Set<object>): JsonValue {
   if (Array.isArray(object)) {
     const out: JsonValue[] = new Array(object.length);
-    for (let index = 0; index < object.length; index++) out[index] = convert(object[index], `${path}[${index}]`, depth + 1, seen);
+    for (let index = 0; index < object.length; index++)
+      out[index] = convert(object[index], `${path}[${index}]`, depth + 1, seen);
     return out;
   }
   if (object instanceof Date) return Number.isNaN(object.getTime()) ? null : object.toISOString();
@@ -142,7 +143,8 @@ function convertObject(object: object, path: string, depth: number, seen: Set<ob
 
 /** Assigns an own property, even for the key `__proto__` (which plain assignment would treat as the prototype). */
 function setOwn(target: JsonObject, key: string, value: JsonValue): void {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 

@@ -80,7 +80,10 @@ export class ToolRegistry {
     const where = `${resource.source.file}#${resource.source.docIndex}`;
     const resourceName = resource.metadata.name;
     if (!isValidToolPartName(resourceName)) {
-      throw new ConfigError("E_CONFIG_TOOL_NAME_INVALID", `${where}.metadata.name: expected lowercase letters, digits, '-' or '_' without '__', got ${JSON.stringify(resourceName)}`);
+      throw new ConfigError(
+        "E_CONFIG_TOOL_NAME_INVALID",
+        `${where}.metadata.name: expected lowercase letters, digits, '-' or '_' without '__', got ${JSON.stringify(resourceName)}`,
+      );
     }
     if (resource.spec.exports.length === 0) {
       throw new ConfigError("E_CONFIG_SCHEMA_INVALID", `${where}.spec.exports: expected at least one export, got none`);
@@ -90,22 +93,36 @@ export class ToolRegistry {
     try {
       module = await importToolModule(entryPath);
     } catch (error) {
-      throw new ConfigError("E_CONFIG_ENTRY_NOT_FOUND", `${where}.spec.entry: cannot import ${entryPath}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new ConfigError(
+        "E_CONFIG_ENTRY_NOT_FOUND",
+        `${where}.spec.entry: cannot import ${entryPath}: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
     const handlers = module.handlers;
     if (handlers === null || typeof handlers !== "object") {
-      throw new ConfigError("E_CONFIG_TOOL_HANDLERS_MISSING", `${where}.spec.entry: expected ${entryPath} to export \`handlers\` (an object of functions), got ${typeof handlers}`);
+      throw new ConfigError(
+        "E_CONFIG_TOOL_HANDLERS_MISSING",
+        `${where}.spec.entry: expected ${entryPath} to export \`handlers\` (an object of functions), got ${typeof handlers}`,
+      );
     }
     resource.spec.exports.forEach((spec, index) => {
       const path = `${where}.spec.exports[${index}]`;
       if (!isValidExportName(spec.name)) {
-        throw new ConfigError("E_CONFIG_TOOL_NAME_INVALID", `${path}.name: expected letters, digits, '-' or '_' without '__', got ${JSON.stringify(spec.name)}`);
+        throw new ConfigError(
+          "E_CONFIG_TOOL_NAME_INVALID",
+          `${path}.name: expected letters, digits, '-' or '_' without '__', got ${JSON.stringify(spec.name)}`,
+        );
       }
       const handler = Object.hasOwn(handlers, spec.name) ? (handlers as Record<string, unknown>)[spec.name] : undefined;
       if (typeof handler !== "function") {
-        throw new ConfigError("E_CONFIG_TOOL_HANDLER_MISSING", `${path}: expected \`handlers[${JSON.stringify(spec.name)}]\` to be a function in ${entryPath}, got ${typeof handler}`, {
-          suggestion: `defined handlers: ${Object.keys(handlers).join(", ") || "(none)"}`,
-        });
+        throw new ConfigError(
+          "E_CONFIG_TOOL_HANDLER_MISSING",
+          `${path}: expected \`handlers[${JSON.stringify(spec.name)}]\` to be a function in ${entryPath}, got ${typeof handler}`,
+          {
+            suggestion: `defined handlers: ${Object.keys(handlers).join(", ") || "(none)"}`,
+          },
+        );
       }
       const item: ToolCatalogItem = {
         name: buildToolName(resourceName, spec.name),
@@ -127,10 +144,16 @@ export class ToolRegistry {
   /** `api.tools.register(item, handler)`: a dynamic tool, shown in every later catalog. Throws ConfigError on a bad item. */
   register(item: ToolCatalogItem, handler: ToolHandler, options: RegisterToolOptions = {}): void {
     if (!isValidFullToolName(item.name)) {
-      throw new ConfigError("E_CONFIG_TOOL_NAME_INVALID", `api.tools.register: expected a name like "resource__export" (letters, digits, '-', '_', at most 64 characters), got ${JSON.stringify(item.name)}`);
+      throw new ConfigError(
+        "E_CONFIG_TOOL_NAME_INVALID",
+        `api.tools.register: expected a name like "resource__export" (letters, digits, '-', '_', at most 64 characters), got ${JSON.stringify(item.name)}`,
+      );
     }
     if (typeof handler !== "function") {
-      throw new ConfigError("E_CONFIG_TOOL_HANDLER_MISSING", `api.tools.register(${item.name}): expected a handler function, got ${typeof handler}`);
+      throw new ConfigError(
+        "E_CONFIG_TOOL_HANDLER_MISSING",
+        `api.tools.register(${item.name}): expected a handler function, got ${typeof handler}`,
+      );
     }
     const source = item.source ?? options.source ?? { type: "extension", name: "extension" };
     this.add({ ...item, parameters: item.parameters ?? DEFAULT_PARAMETERS, source }, handler, {
@@ -176,20 +199,37 @@ export class ToolRegistry {
   private add(
     item: ToolCatalogItem,
     handler: ToolHandler,
-    options: { timeoutMs: number; errorMessageLimit: number; config: JsonObject; dynamic: boolean; resumable?: boolean; where: string },
+    options: {
+      timeoutMs: number;
+      errorMessageLimit: number;
+      config: JsonObject;
+      dynamic: boolean;
+      resumable?: boolean;
+      where: string;
+    },
   ): void {
     if (this.entries.has(item.name)) {
-      throw new ConfigError("E_CONFIG_DUPLICATE_NAME", `${options.where}: a tool named ${item.name} is already registered`);
+      throw new ConfigError(
+        "E_CONFIG_DUPLICATE_NAME",
+        `${options.where}: a tool named ${item.name} is already registered`,
+      );
     }
     if (!(options.timeoutMs > 0) || !(options.errorMessageLimit > 0)) {
-      throw new ConfigError("E_CONFIG_SCHEMA_INVALID", `${options.where}: expected positive timeoutMs and errorMessageLimit, got ${options.timeoutMs} and ${options.errorMessageLimit}`);
+      throw new ConfigError(
+        "E_CONFIG_SCHEMA_INVALID",
+        `${options.where}: expected positive timeoutMs and errorMessageLimit, got ${options.timeoutMs} and ${options.errorMessageLimit}`,
+      );
     }
     const parameters = item.parameters ?? DEFAULT_PARAMETERS;
     const compile = (): ArgsValidator => {
       try {
         return compileArgsValidator({ schema: parameters, toolName: item.name, checked: !options.dynamic });
       } catch (error) {
-        throw new ConfigError("E_CONFIG_TOOL_SCHEMA_INVALID", `${options.where}.parameters: not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new ConfigError(
+          "E_CONFIG_TOOL_SCHEMA_INVALID",
+          `${options.where}.parameters: not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
       }
     };
     // Dynamic tools are compiled now, so a bad schema fails api.tools.register() itself. Config tools were

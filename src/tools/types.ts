@@ -30,7 +30,6 @@ export interface ToolContext {
 
 export type ToolHandler = (ctx: ToolContext, input: JsonObject) => Promise<unknown> | unknown;
 
-
 export interface ToolSource {
   type: "config" | "extension" | "mcp";
   name: string;

@@ -62,7 +62,8 @@ export async function realpathOfNearest(path: string): Promise<string> {
       });
       return tail.length === 0 ? real : resolve(real, ...tail.reverse());
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT" && (error as NodeJS.ErrnoException).code !== "ENOTDIR") throw error;
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" && (error as NodeJS.ErrnoException).code !== "ENOTDIR")
+        throw error;
       const parent = dirname(current);
       if (parent === current) return resolve(current, ...tail.reverse());
       tail.push(current.slice(parent.length).replace(/^[\\/]+/, ""));
@@ -78,7 +79,11 @@ async function realpathOfDangling(link: string): Promise<string> {
 
 function outside(path: string, viaSymlink = false): ToolFault {
   const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
-  return new ToolFault(PATH_OUTSIDE_ROOT, `the path ${JSON.stringify(shown)} is outside the workspace${viaSymlink ? " (through a symlink)" : ""}`, {
-    suggestion: "Use a path relative to the workspace directory, without '..' segments that leave it.",
-  });
+  return new ToolFault(
+    PATH_OUTSIDE_ROOT,
+    `the path ${JSON.stringify(shown)} is outside the workspace${viaSymlink ? " (through a symlink)" : ""}`,
+    {
+      suggestion: "Use a path relative to the workspace directory, without '..' segments that leave it.",
+    },
+  );
 }

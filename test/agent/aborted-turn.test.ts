@@ -14,12 +14,18 @@ describe("an aborted turn", () => {
     const shutdown = new AbortController();
     aborted.registerTool(sleepItem, async (ctx) => {
       shutdown.abort(new Error("shutdown grace period over"));
-      await new Promise((resolve) => (ctx.signal.aborted ? resolve(undefined) : ctx.signal.addEventListener("abort", resolve)));
+      await new Promise((resolve) =>
+        ctx.signal.aborted ? resolve(undefined) : ctx.signal.addEventListener("abort", resolve),
+      );
       return "never seen";
     });
     const ending = await runTurn({ env: aborted.env, event, signal: shutdown.signal });
     expect(ending.type).toBe("aborted");
-    expect(ending.result).toMatchObject({ status: "error", finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED" } });
+    expect(ending.result).toMatchObject({
+      status: "error",
+      finishReason: "aborted",
+      error: { code: "AGENT_TURN_ABORTED" },
+    });
     const stored = JSON.stringify(aborted.durableMessages());
     expect(stored).toContain("do the work");
     expect(stored).toContain("work__run");

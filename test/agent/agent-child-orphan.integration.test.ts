@@ -10,7 +10,9 @@ realProcessTimeouts();
 async function gone(pid: number, withinMs: number): Promise<boolean> {
   for (let waited = 0; waited < withinMs; waited += 25) {
     if (!existsSync(`/proc/${pid}`)) return true;
-    const status = await Bun.file(`/proc/${pid}/status`).text().catch(() => "");
+    const status = await Bun.file(`/proc/${pid}/status`)
+      .text()
+      .catch(() => "");
     if (/State:\s+Z/.test(status)) return true;
     await Bun.sleep(25);
   }
@@ -21,7 +23,10 @@ describe("agent child without its parent", () => {
   it("exits when the IPC channel is closed", async () => {
     const server = await startLoopbackLlm({});
     try {
-      const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot() });
+      const child = spawnAgentChild({
+        bundle: writeFixtureBundle({ endpoint: server.url }),
+        stateRoot: tempStateRoot(),
+      });
       await child.waitFor("ready");
       child.disconnect();
       expect(await child.exited).toBe(0);
@@ -32,7 +37,15 @@ describe("agent child without its parent", () => {
 
   it("does not outlive a parent killed with SIGKILL", async () => {
     const server = await startLoopbackLlm({});
-    const parent = Bun.spawn([process.execPath, new URL("../fixtures/agent/parent-of-child.ts", import.meta.url).pathname, writeFixtureBundle({ endpoint: server.url }), tempStateRoot()], { stdout: "pipe", env: { ...process.env, LOOPBACK_API_KEY: "k" } });
+    const parent = Bun.spawn(
+      [
+        process.execPath,
+        new URL("../fixtures/agent/parent-of-child.ts", import.meta.url).pathname,
+        writeFixtureBundle({ endpoint: server.url }),
+        tempStateRoot(),
+      ],
+      { stdout: "pipe", env: { ...process.env, LOOPBACK_API_KEY: "k" } },
+    );
     try {
       const reader = parent.stdout.getReader();
       const { value } = await reader.read();

@@ -3,20 +3,33 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { instancePaths } from "../../src/shared/state-paths.ts";
 import { startLoopbackLlm, systemPrompt, toolNames, toolResults } from "../helpers/loopback-llm.ts";
-import { agentEvent, CHILD_INSTANCE, spawnAgentChild, startChildOnLoopback, writeFixtureBundle } from "./support/child-harness.ts";
+import {
+  agentEvent,
+  CHILD_INSTANCE,
+  spawnAgentChild,
+  startChildOnLoopback,
+  writeFixtureBundle,
+} from "./support/child-harness.ts";
 import { storeFor, tempStateRoot } from "./support/test-env.ts";
 import { killChild, useCleanups } from "../helpers/cleanups.ts";
 
 const defer = useCleanups();
 
-const paths = (stateRoot: string) => instancePaths({ stateRoot, swarmInstanceKey: "fixture-key", agent: "assistant", instanceKey: "main" });
+const paths = (stateRoot: string) =>
+  instancePaths({ stateRoot, swarmInstanceKey: "fixture-key", agent: "assistant", instanceKey: "main" });
 /** The types of the runtime events the child handed over, in order (the harness stores them as the orchestrator does). */
-const storedEventTypes = async (stateRoot: string) => (await storeFor(stateRoot).runtimeEvents({ swarm: CHILD_INSTANCE.swarm })).map((stored) => stored.event.type);
+const storedEventTypes = async (stateRoot: string) =>
+  (await storeFor(stateRoot).runtimeEvents({ swarm: CHILD_INSTANCE.swarm })).map((stored) => stored.event.type);
 
 for (const stream of [false, true]) {
   describe(`agent child over IPC (${stream ? "SSE" : "JSON"})`, () => {
     it("runs a turn with a tool call against the loopback LLM and replies once", async () => {
-      const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ id: "call_a", name: "slow__echo", args: { text: "ping" } }] }, { text: "pong received" }] });
+      const server = await startLoopbackLlm({
+        replies: [
+          { toolCalls: [{ id: "call_a", name: "slow__echo", args: { text: "ping" } }] },
+          { text: "pong received" },
+        ],
+      });
       defer(() => server.close());
       const stateRoot = tempStateRoot();
       const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url, stream }), stateRoot });
@@ -26,7 +39,12 @@ for (const stream of [false, true]) {
       const event = agentEvent("please echo ping");
       child.send("event", { event, attempt: 1 });
       const result = await child.waitFor("turn_result");
-      expect(result.payload).toMatchObject({ eventId: event.id, status: "ok", response: "pong received", finishReason: "stop" });
+      expect(result.payload).toMatchObject({
+        eventId: event.id,
+        status: "ok",
+        response: "pong received",
+        finishReason: "stop",
+      });
       expect(child.messages.filter((message) => message.type === "turn_result")).toHaveLength(1);
 
       const [first, second] = server.requests;
@@ -35,11 +53,15 @@ for (const stream of [false, true]) {
       expect(first!.body.temperature).toBe(0.2);
       expect(first!.headers.authorization).toBe("Bearer sk-loopback-secret");
       expect(first!.stream).toBe(stream);
-      expect(toolResults(second!)).toEqual([{ toolCallId: "call_a", content: { status: "ok", output: { echoed: "ping" } } }]);
+      expect(toolResults(second!)).toEqual([
+        { toolCallId: "call_a", content: { status: "ok", output: { echoed: "ping" } } },
+      ]);
       expect(server.unexpected).toHaveLength(0);
 
       await Bun.sleep(50);
-      expect((await storeFor(stateRoot).instanceState(CHILD_INSTANCE)).messages.map((message) => message.data.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+      expect(
+        (await storeFor(stateRoot).instanceState(CHILD_INSTANCE)).messages.map((message) => message.data.role),
+      ).toEqual(["user", "assistant", "tool", "assistant"]);
       const runtimeEvents = await storedEventTypes(stateRoot);
       expect(runtimeEvents).toContain("tool.completed");
       expect(runtimeEvents.at(-1)).toBe("turn.completed");
@@ -49,7 +71,10 @@ for (const stream of [false, true]) {
 
 describe("agent child lifecycle", () => {
   it("answers a structured error when the model keeps failing, without crashing", async () => {
-    const { child } = await startChildOnLoopback({ defer, llm: { replies: [{ fail: { status: 401 } }, { text: "still alive" }] } });
+    const { child } = await startChildOnLoopback({
+      defer,
+      llm: { replies: [{ fail: { status: 401 } }, { text: "still alive" }] },
+    });
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("one"), attempt: 1 });
     const failed = await child.waitFor("turn_result");
@@ -80,7 +105,10 @@ describe("agent child lifecycle", () => {
   });
 
   it("finishes the current turn on shutdown, then acks and exits 0", async () => {
-    const { child } = await startChildOnLoopback({ defer, llm: { replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 300 } }] }, { text: "woke up" }] } });
+    const { child } = await startChildOnLoopback({
+      defer,
+      llm: { replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 300 } }] }, { text: "woke up" }] },
+    });
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("sleep a bit"), attempt: 1 });
     await child.waitFor("turn_started");
@@ -92,7 +120,10 @@ describe("agent child lifecycle", () => {
   });
 
   it("ignores SIGINT and treats SIGTERM as a graceful shutdown: the turn finishes, then it acks and exits 0", async () => {
-    const { child } = await startChildOnLoopback({ defer, llm: { replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 300 } }] }, { text: "woke up" }] } });
+    const { child } = await startChildOnLoopback({
+      defer,
+      llm: { replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 300 } }] }, { text: "woke up" }] },
+    });
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("sleep a bit"), attempt: 1 });
     await child.waitFor("turn_started");
@@ -105,7 +136,9 @@ describe("agent child lifecycle", () => {
   });
 
   it("aborts a turn still running when the shutdown grace period ends; the redelivery answers the interrupted call", async () => {
-    const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 30_000 } }] }, { text: "finished after restart" }] });
+    const server = await startLoopbackLlm({
+      replies: [{ toolCalls: [{ name: "slow__sleep", args: { ms: 30_000 } }] }, { text: "finished after restart" }],
+    });
     defer(() => server.close());
     const bundle = writeFixtureBundle({ endpoint: server.url });
     const stateRoot = tempStateRoot();
@@ -134,13 +167,24 @@ describe("agent child lifecycle", () => {
     const resumed = JSON.stringify(server.requests[1]!.body.messages);
     expect(resumed).not.toContain("E_TOOL_CANCELLED");
     expect(resumed).toContain("E_TOOL_INTERRUPTED");
-    expect(server.requests[1]!.body.messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool"]);
+    expect(server.requests[1]!.body.messages.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+    ]);
   });
 
   it("exits without answering when the store refuses a step, so the next child starts from what the store holds", async () => {
-    const server = await startLoopbackLlm({ replies: [{ toolCalls: [{ id: "call_a", name: "slow__echo", args: { text: "ping" } }] }, { text: "never asked" }] });
+    const server = await startLoopbackLlm({
+      replies: [{ toolCalls: [{ id: "call_a", name: "slow__echo", args: { text: "ping" } }] }, { text: "never asked" }],
+    });
     defer(() => server.close());
-    const child = spawnAgentChild({ bundle: writeFixtureBundle({ endpoint: server.url }), stateRoot: tempStateRoot(), refuseCommits: true });
+    const child = spawnAgentChild({
+      bundle: writeFixtureBundle({ endpoint: server.url }),
+      stateRoot: tempStateRoot(),
+      refuseCommits: true,
+    });
     defer(killChild(child));
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("please echo ping"), attempt: 1 });
@@ -158,7 +202,11 @@ describe("agent child lifecycle", () => {
     child.send("shutdown", { gracePeriodMs: 1_000, reason: "test" });
     expect(await child.exited).toBe(0);
     const output = await child.output();
-    const lines = output.trim().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
+    const lines = output
+      .trim()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line));
     expect(lines.some((line) => line.agent === "assistant" && line.instanceKey === "main")).toBe(true);
     expect(output).not.toContain("sk-loopback-secret");
   });
@@ -209,7 +257,14 @@ describe("agent child lifecycle", () => {
 
     // The resumed call saw the interrupted tool call answered as interrupted, not run again.
     const resumedRequest = server.requests.at(-1)!;
-    expect(resumedRequest.body.messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "user", "assistant", "tool"]);
+    expect(resumedRequest.body.messages.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "tool",
+    ]);
     expect(JSON.stringify(resumedRequest.body.messages.at(-1))).toContain("E_TOOL_INTERRUPTED");
     expect(JSON.stringify(resumedRequest.body.messages.at(-1))).toContain("killed by SIGKILL");
     expect(server.requests).toHaveLength(3);

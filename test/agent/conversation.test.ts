@@ -5,10 +5,29 @@ import { applyMessageEvent } from "../../src/agent/conversation/apply-message-ev
 import type { Message } from "../../src/tools/types.ts";
 import { storeFor, tempStateRoot, TEST_INSTANCE } from "./support/test-env.ts";
 
-const message = (id: string, data: Message["data"]): Message => ({ id, data, metadata: {}, createdAt: "2026-01-01T00:00:00.000Z", source: { type: data.role === "tool" ? "tool" : data.role === "assistant" ? "assistant" : "user" } });
+const message = (id: string, data: Message["data"]): Message => ({
+  id,
+  data,
+  metadata: {},
+  createdAt: "2026-01-01T00:00:00.000Z",
+  source: { type: data.role === "tool" ? "tool" : data.role === "assistant" ? "assistant" : "user" },
+});
 const user = (id: string, text: string) => message(id, { role: "user", content: text });
-const callMessage = (id: string, ...callIds: string[]) => message(id, { role: "assistant", content: callIds.map((toolCallId) => ({ type: "tool-call" as const, toolCallId, toolName: "t__x", input: {} })) });
-const resultMessage = (id: string, ...callIds: string[]) => message(id, { role: "tool", content: callIds.map((toolCallId) => ({ type: "tool-result" as const, toolCallId, toolName: "t__x", output: { type: "json" as const, value: { status: "ok", output: 1 } } })) });
+const callMessage = (id: string, ...callIds: string[]) =>
+  message(id, {
+    role: "assistant",
+    content: callIds.map((toolCallId) => ({ type: "tool-call" as const, toolCallId, toolName: "t__x", input: {} })),
+  });
+const resultMessage = (id: string, ...callIds: string[]) =>
+  message(id, {
+    role: "tool",
+    content: callIds.map((toolCallId) => ({
+      type: "tool-result" as const,
+      toolCallId,
+      toolName: "t__x",
+      output: { type: "json" as const, value: { status: "ok", output: 1 } },
+    })),
+  });
 
 describe("Conversation", () => {
   it("applies changes in memory at once and hands them over once, in order, for the next commit", () => {
@@ -37,11 +56,16 @@ describe("Conversation", () => {
     conversation.emit({ type: "append", message: user("m2", "again") });
     await store.commit(TEST_INSTANCE, { changes: conversation.takeChanges() });
     conversation.emit({ type: "append", message: user("m3", "not committed") });
-    expect(new Conversation((await store.instanceState(TEST_INSTANCE)).messages).messages.map((item) => item.id)).toEqual(["m1", "m2"]);
+    expect(
+      new Conversation((await store.instanceState(TEST_INSTANCE)).messages).messages.map((item) => item.id),
+    ).toEqual(["m1", "m2"]);
   });
 
   it("applies remove and truncate", () => {
-    const folded = [{ type: "remove" as const, targetId: "a" }, { type: "append" as const, message: user("c", "3") }].reduce<Message[]>((messages, event) => applyMessageEvent(messages, event), [user("a", "1"), user("b", "2")]);
+    const folded = [
+      { type: "remove" as const, targetId: "a" },
+      { type: "append" as const, message: user("c", "3") },
+    ].reduce<Message[]>((messages, event) => applyMessageEvent(messages, event), [user("a", "1"), user("b", "2")]);
     expect(folded.map((item) => item.id)).toEqual(["b", "c"]);
     expect(applyMessageEvent(folded, { type: "truncate" })).toEqual([]);
   });
@@ -60,7 +84,12 @@ describe("validModelView", () => {
   });
 
   it("keeps answered calls and drops orphan tool results", () => {
-    const view = validModelView([user("u", "go"), callMessage("a", "c1"), resultMessage("r", "c1"), resultMessage("orphan", "zz")]);
+    const view = validModelView([
+      user("u", "go"),
+      callMessage("a", "c1"),
+      resultMessage("r", "c1"),
+      resultMessage("orphan", "zz"),
+    ]);
     expect(view.messages.map((item) => item.id)).toEqual(["u", "a", "r"]);
   });
 });

@@ -13,7 +13,13 @@ import { silentLogger } from "../../src/shared/logger.ts";
 import { ToolRegistry } from "../../src/tools/tool-registry.ts";
 
 const resource = (name: string): ExtensionResource =>
-  ({ apiVersion: "goondan.ai/v1", kind: "Extension", metadata: { name }, spec: { entry: `/virtual/${name}.ts` }, source: { file: "/virtual/goondan.yaml", docIndex: 0, baseDir: "/virtual" } }) as ExtensionResource;
+  ({
+    apiVersion: "goondan.ai/v1",
+    kind: "Extension",
+    metadata: { name },
+    spec: { entry: `/virtual/${name}.ts` },
+    source: { file: "/virtual/goondan.yaml", docIndex: 0, baseDir: "/virtual" },
+  }) as ExtensionResource;
 
 async function loadWith(registers: Record<string, (api: ExtensionApi) => void>): Promise<ToolRegistry> {
   const registry = new ToolRegistry();
@@ -22,7 +28,10 @@ async function loadWith(registers: Record<string, (api: ExtensionApi) => void>):
     agent: { name: "assistant", instanceKey: "main", requiredTools: [], tools: [], bundleDir: "/virtual" },
     pipeline: new PipelineRegistry(),
     registerTool: (item, handler, extensionName, options) =>
-      registry.register(item, handler, { source: { type: "extension", name: extensionName }, ...(options?.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) }),
+      registry.register(item, handler, {
+        source: { type: "extension", name: extensionName },
+        ...(options?.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      }),
     unregisterTool: (name, extensionName) => registry.unregister(name, { owner: extensionName }),
     state: new ExtensionState({}, async () => {}),
     events: new EventBus(),
@@ -34,7 +43,9 @@ async function loadWith(registers: Record<string, (api: ExtensionApi) => void>):
 
 describe("api.tools", () => {
   it("register passes options.timeoutMs on as the tool's deadline", async () => {
-    const registry = await loadWith({ timed: (api) => api.tools.register({ name: "timed__slow" }, () => null, { timeoutMs: 1234 }) });
+    const registry = await loadWith({
+      timed: (api) => api.tools.register({ name: "timed__slow" }, () => null, { timeoutMs: 1234 }),
+    });
     expect(registry.get("timed__slow")?.timeoutMs).toBe(1234);
   });
 

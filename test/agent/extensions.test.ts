@@ -15,7 +15,13 @@ import { TEST_INSTANCE, testEnv, userEvent, type TestEnv } from "./support/test-
 
 const FIXTURES = new URL("../fixtures/agent/extensions", import.meta.url).pathname;
 const use = (name: string, config = {}): ExtensionUse => ({
-  resource: { apiVersion: "goondan.ai/v1", kind: "Extension", metadata: { name }, spec: { entry: `./${name}.ts` }, source: { file: join(FIXTURES, "goondan.yaml"), docIndex: 0, baseDir: FIXTURES } } as ExtensionResource,
+  resource: {
+    apiVersion: "goondan.ai/v1",
+    kind: "Extension",
+    metadata: { name },
+    spec: { entry: `./${name}.ts` },
+    source: { file: join(FIXTURES, "goondan.yaml"), docIndex: 0, baseDir: FIXTURES },
+  } as ExtensionResource,
   config,
 });
 
@@ -33,7 +39,11 @@ async function load(harness: TestEnv, uses: ExtensionUse[], events = new EventBu
 
 describe("loadExtensions", () => {
   it("registers pipeline middleware, dynamic tools, events and persisted state", async () => {
-    const scripted = scriptedModel([{ toolCalls: [{ name: "counter__read", args: {} }] }, { text: "done" }, { text: "again" }]);
+    const scripted = scriptedModel([
+      { toolCalls: [{ name: "counter__read", args: {} }] },
+      { text: "done" },
+      { text: "again" },
+    ]);
     const harness = testEnv({ model: scripted.model });
     const events = new EventBus();
     const bumped: unknown[] = [];
@@ -61,7 +71,10 @@ describe("loadExtensions", () => {
     );
     expect(failure).toMatchObject({ code: "E_CONFIG_EXTENSION_LOAD" });
     const lines: string[] = [];
-    createLogger("agent", { level: "info", destination: { write: (line: string) => void lines.push(line) } }).error({ err: failure }, "agent failed to start");
+    createLogger("agent", { level: "info", destination: { write: (line: string) => void lines.push(line) } }).error(
+      { err: failure },
+      "agent failed to start",
+    );
     const logged = (JSON.parse(lines[0] ?? "{}") as { err?: { message?: string; stack?: string } }).err;
     const thrown = "this extension is broken on purpose";
     expect((failure as Error).message.split(thrown)).toHaveLength(2);
@@ -80,7 +93,12 @@ const msg = (id: string, role: "user" | "assistant" | "tool", toolCallId?: strin
   id,
   data:
     role === "tool"
-      ? { role, content: [{ type: "tool-result", toolCallId: toolCallId ?? "", toolName: "t__x", output: { type: "json", value: 1 } }] }
+      ? {
+          role,
+          content: [
+            { type: "tool-result", toolCallId: toolCallId ?? "", toolName: "t__x", output: { type: "json", value: 1 } },
+          ],
+        }
       : role === "assistant" && toolCallId !== undefined
         ? { role, content: [{ type: "tool-call", toolCallId, toolName: "t__x", input: {} }] }
         : { role, content: id },
@@ -91,7 +109,14 @@ const msg = (id: string, role: "user" | "assistant" | "tool", toolCallId?: strin
 
 describe("message-window", () => {
   it("keeps the last N messages without orphaning tool results", () => {
-    const messages = [msg("u1", "user"), msg("a1", "assistant", "c1"), msg("t1", "tool", "c1"), msg("a2", "assistant", "c2"), msg("t2", "tool", "c2"), msg("u2", "user")];
+    const messages = [
+      msg("u1", "user"),
+      msg("a1", "assistant", "c1"),
+      msg("t1", "tool", "c1"),
+      msg("a2", "assistant", "c2"),
+      msg("t2", "tool", "c2"),
+      msg("u2", "user"),
+    ];
     for (let max = 1; max <= messages.length; max++) {
       const removed = new Set(windowRemovals(messages, { maxMessages: max }));
       const kept = messages.filter((message) => !removed.has(message.id));
@@ -115,7 +140,13 @@ function fakeApi(harness: TestEnv, requiredTools: string[] = []) {
     name: "test-extension",
     agent: { name: "assistant", instanceKey: "main", requiredTools, tools: [] },
     pipeline: { register: harness.env.pipeline.register.bind(harness.env.pipeline) },
-    tools: { register: (item: Parameters<typeof harness.registerTool>[0], handler: Parameters<typeof harness.registerTool>[1]) => harness.registerTool(item, handler), unregister: () => false },
+    tools: {
+      register: (
+        item: Parameters<typeof harness.registerTool>[0],
+        handler: Parameters<typeof harness.registerTool>[1],
+      ) => harness.registerTool(item, handler),
+      unregister: () => false,
+    },
     state: { get: () => undefined, set: async () => {} },
     events: new EventBus(),
     logger: silentLogger(),
@@ -125,7 +156,11 @@ function fakeApi(harness: TestEnv, requiredTools: string[] = []) {
 
 describe("required-tools-guard", () => {
   it("refuses to end the turn until the required tools were called", async () => {
-    const scripted = scriptedModel([{ text: "I am done" }, { toolCalls: [{ name: "audit__log", args: {} }] }, { text: "now done" }]);
+    const scripted = scriptedModel([
+      { text: "I am done" },
+      { toolCalls: [{ name: "audit__log", args: {} }] },
+      { text: "now done" },
+    ]);
     const harness = testEnv({ model: scripted.model });
     harness.registerTool({ name: "audit__log", parameters: { type: "object", properties: {} } }, () => "logged");
     registerGuard(fakeApi(harness, ["audit"]), {});

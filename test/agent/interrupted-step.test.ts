@@ -22,7 +22,14 @@ const item = (name: string) => ({ name, description: `does ${name}`, parameters:
 
 /** Runs a turn that dies inside its first step's tools: the store then holds the calls without results. */
 async function dieInsideTools(stateRoot: string, event: ReturnType<typeof userEvent>): Promise<void> {
-  const first = scriptedModel([{ toolCalls: [{ id: "c1", name: "disk__wipe" }, { id: "c2", name: "disk__check" }] }]);
+  const first = scriptedModel([
+    {
+      toolCalls: [
+        { id: "c1", name: "disk__wipe" },
+        { id: "c2", name: "disk__check" },
+      ],
+    },
+  ]);
   const dying = testEnv({ model: first.model, stateRoot });
   const death = new AbortController();
   dying.registerTool(item("disk__wipe"), async (ctx) => {
@@ -34,8 +41,16 @@ async function dieInsideTools(stateRoot: string, event: ReturnType<typeof userEv
   await runTurn({ env: dying.env, event, signal: death.signal });
 }
 
-function toolResultsOf(prompt: unknown): { toolCallId: string; toolName: string; output: { value: { status: string; error?: { code: string; message: string; suggestion?: string } } } }[] {
-  return (prompt as { role: string; content: unknown }[]).filter((message) => message.role === "tool").flatMap((message) => message.content as never[]);
+function toolResultsOf(
+  prompt: unknown,
+): {
+  toolCallId: string;
+  toolName: string;
+  output: { value: { status: string; error?: { code: string; message: string; suggestion?: string } } };
+}[] {
+  return (prompt as { role: string; content: unknown }[])
+    .filter((message) => message.role === "tool")
+    .flatMap((message) => message.content as never[]);
 }
 
 describe("a step interrupted by a crash", () => {
@@ -49,20 +64,38 @@ describe("a step interrupted by a crash", () => {
     const runs: string[] = [];
     resumed.registerTool(item("disk__wipe"), () => void runs.push("wipe"));
     resumed.registerTool(item("disk__check"), () => void runs.push("check"));
-    const { result } = await runTurn({ env: resumed.env, event, redelivery: true, crashedBefore: "it was killed by SIGSEGV" });
+    const { result } = await runTurn({
+      env: resumed.env,
+      event,
+      redelivery: true,
+      crashedBefore: "it was killed by SIGSEGV",
+    });
 
-    expect(result).toMatchObject({ status: "ok", response: "the wipe took the agent down; I will not try it again", steps: 1 });
+    expect(result).toMatchObject({
+      status: "ok",
+      response: "the wipe took the agent down; I will not try it again",
+      steps: 1,
+    });
     expect(runs).toEqual([]);
     const prompt = second.calls[0]!.prompt;
     expect(prompt.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool"]);
     const answers = toolResultsOf(prompt);
-    expect(answers.map((answer) => [answer.toolCallId, answer.toolName, answer.output.value.status, answer.output.value.error?.code])).toEqual([
+    expect(
+      answers.map((answer) => [
+        answer.toolCallId,
+        answer.toolName,
+        answer.output.value.status,
+        answer.output.value.error?.code,
+      ]),
+    ).toEqual([
       ["c1", "disk__wipe", "error", "E_TOOL_INTERRUPTED"],
       ["c2", "disk__check", "error", "E_TOOL_INTERRUPTED"],
     ]);
     expect(answers[0]!.output.value.error?.message).toContain("(it was killed by SIGSEGV)");
     expect(answers[0]!.output.value.error?.suggestion).toContain("Check its effects");
-    expect(resumed.events.events.find((line) => line.type === "conversation.recovered")).toMatchObject({ data: { interruptedCalls: ["c1", "c2"], crashedBefore: "it was killed by SIGSEGV" } });
+    expect(resumed.events.events.find((line) => line.type === "conversation.recovered")).toMatchObject({
+      data: { interruptedCalls: ["c1", "c2"], crashedBefore: "it was killed by SIGSEGV" },
+    });
     // Stored like any step's results: a later restart sees the same answers, not a dangling call.
     expect(JSON.stringify(await resumed.committed())).toContain("E_TOOL_INTERRUPTED");
     second.assertDone();
@@ -81,7 +114,10 @@ describe("a step interrupted by a crash", () => {
     expect(runs).toEqual([]);
     expect(second.calls[0]!.prompt.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool"]);
     const [answer] = toolResultsOf(second.calls[0]!.prompt);
-    expect(answer?.output.value.error).toMatchObject({ code: "E_TOOL_INTERRUPTED", message: expect.stringContaining("the agent stopped before its result was saved") });
+    expect(answer?.output.value.error).toMatchObject({
+      code: "E_TOOL_INTERRUPTED",
+      message: expect.stringContaining("the agent stopped before its result was saved"),
+    });
   });
 
   it("looks for an interrupted step only on a redelivery (a first delivery costs nothing of the history)", async () => {

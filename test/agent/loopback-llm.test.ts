@@ -12,13 +12,26 @@ afterEach(async () => {
   server = undefined;
 });
 
-const modelFor = (llm: LoopbackLlm) => createOpenAICompatible({ name: "loopback", baseURL: llm.url, apiKey: "test-key" }).chatModel("loopback");
-const echoTool = tool({ description: "echo", inputSchema: jsonSchema<{ text: string }>({ type: "object", properties: { text: { type: "string" } }, required: ["text"] }) });
+const modelFor = (llm: LoopbackLlm) =>
+  createOpenAICompatible({ name: "loopback", baseURL: llm.url, apiKey: "test-key" }).chatModel("loopback");
+const echoTool = tool({
+  description: "echo",
+  inputSchema: jsonSchema<{ text: string }>({
+    type: "object",
+    properties: { text: { type: "string" } },
+    required: ["text"],
+  }),
+});
 
 describe("loopback LLM server", () => {
   it("answers JSON completions with scripted text and records the request", async () => {
     server = await startLoopbackLlm({ replies: [{ text: "hello there" }] });
-    const result = await generateText({ model: modelFor(server), system: "You are terse.", prompt: "hi", tools: { echo: echoTool } });
+    const result = await generateText({
+      model: modelFor(server),
+      system: "You are terse.",
+      prompt: "hi",
+      tools: { echo: echoTool },
+    });
     expect(result.text).toBe("hello there");
     expect(server.requests).toHaveLength(1);
     const request = server.requests[0]!;
@@ -28,15 +41,29 @@ describe("loopback LLM server", () => {
   });
 
   it("answers tool calls and shows the tool results on the next request", async () => {
-    server = await startLoopbackLlm({ replies: [{ toolCalls: [{ id: "c1", name: "echo", args: { text: "x" } }] }, { text: "done" }] });
+    server = await startLoopbackLlm({
+      replies: [{ toolCalls: [{ id: "c1", name: "echo", args: { text: "x" } }] }, { text: "done" }],
+    });
     const first = await generateText({ model: modelFor(server), prompt: "go", tools: { echo: echoTool } });
-    expect(first.toolCalls.map((call) => [call.toolCallId, call.toolName, call.input])).toEqual([["c1", "echo", { text: "x" }]]);
+    expect(first.toolCalls.map((call) => [call.toolCallId, call.toolName, call.input])).toEqual([
+      ["c1", "echo", { text: "x" }],
+    ]);
     const second = await generateText({
       model: modelFor(server),
       messages: [
         { role: "user", content: "go" },
         ...first.response.messages,
-        { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "echo", output: { type: "json", value: { status: "ok", output: "x" } } }] },
+        {
+          role: "tool",
+          content: [
+            {
+              type: "tool-result",
+              toolCallId: "c1",
+              toolName: "echo",
+              output: { type: "json", value: { status: "ok", output: "x" } },
+            },
+          ],
+        },
       ],
       tools: { echo: echoTool },
     });
@@ -45,7 +72,9 @@ describe("loopback LLM server", () => {
   });
 
   it("streams text and tool-call deltas over SSE", async () => {
-    server = await startLoopbackLlm({ replies: [{ text: "streamed reply", toolCalls: [{ name: "echo", args: { text: "abc" } }] }] });
+    server = await startLoopbackLlm({
+      replies: [{ text: "streamed reply", toolCalls: [{ name: "echo", args: { text: "abc" } }] }],
+    });
     const result = streamText({ model: modelFor(server), prompt: "go", tools: { echo: echoTool } });
     expect(await result.text).toBe("streamed reply");
     const calls = await result.toolCalls;
@@ -68,7 +97,10 @@ describe("loopback LLM server", () => {
   });
 
   it("answers rules matched on the request before the queue", async () => {
-    server = await startLoopbackLlm({ rules: [{ match: { system: "agent-b" }, reply: { text: "from rule" } }], replies: [{ text: "from queue" }] });
+    server = await startLoopbackLlm({
+      rules: [{ match: { system: "agent-b" }, reply: { text: "from rule" } }],
+      replies: [{ text: "from queue" }],
+    });
     expect((await generateText({ model: modelFor(server), system: "agent-b", prompt: "x" })).text).toBe("from rule");
     expect((await generateText({ model: modelFor(server), system: "agent-a", prompt: "x" })).text).toBe("from queue");
   });
@@ -81,7 +113,10 @@ describe("loopback LLM server", () => {
   it("runs as a separate process printing its port", async () => {
     const scriptPath = `${process.env.TMPDIR ?? "/tmp"}/loopback-script-${process.pid}.json`;
     await Bun.write(scriptPath, JSON.stringify({ fallback: { text: "cli reply" } }));
-    const child = Bun.spawn([process.execPath, new URL("../helpers/loopback-llm.ts", import.meta.url).pathname, "--script", scriptPath], { stdout: "pipe" });
+    const child = Bun.spawn(
+      [process.execPath, new URL("../helpers/loopback-llm.ts", import.meta.url).pathname, "--script", scriptPath],
+      { stdout: "pipe" },
+    );
     try {
       const reader = child.stdout.getReader();
       const { value } = await reader.read();

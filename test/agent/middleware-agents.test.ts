@@ -11,7 +11,10 @@ import { failedReply } from "../../src/protocol/turn-outcome.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
 import { testEnv, userEvent } from "./support/test-env.ts";
 
-function recordingRuntime(reply: (options: AgentRequestOptions) => AgentReply): { runtime: AgentToolRuntime; calls: { method: string; options: unknown }[] } {
+function recordingRuntime(reply: (options: AgentRequestOptions) => AgentReply): {
+  runtime: AgentToolRuntime;
+  calls: { method: string; options: unknown }[];
+} {
   const calls: { method: string; options: unknown }[] = [];
   const runtime = {
     request: async (options: AgentRequestOptions) => {
@@ -22,7 +25,12 @@ function recordingRuntime(reply: (options: AgentRequestOptions) => AgentReply): 
       calls.push({ method: "send", options });
       return { eventId: "evt_sent" };
     },
-    catalog: async () => ({ agents: [{ name: "front", entry: true }, { name: "memory", description: "remembers", entry: false }] }),
+    catalog: async () => ({
+      agents: [
+        { name: "front", entry: true },
+        { name: "memory", description: "remembers", entry: false },
+      ],
+    }),
     spawn: async () => Promise.reject(new Error("unused")),
     list: async () => Promise.reject(new Error("unused")),
     restart: async () => Promise.reject(new Error("unused")),
@@ -30,26 +38,69 @@ function recordingRuntime(reply: (options: AgentRequestOptions) => AgentReply): 
   return { runtime, calls };
 }
 
-const ok = (options: AgentRequestOptions): AgentReply => ({ agent: options.target, instanceKey: "shared", correlationId: "corr_1", eventId: "evt_1", turnId: "turn_1", finishReason: "stop", status: "ok", response: `${options.target} says hi` });
+const ok = (options: AgentRequestOptions): AgentReply => ({
+  agent: options.target,
+  instanceKey: "shared",
+  correlationId: "corr_1",
+  eventId: "evt_1",
+  turnId: "turn_1",
+  finishReason: "stop",
+  status: "ok",
+  response: `${options.target} says hi`,
+});
 
 describe("ctx.agents", () => {
   it("requests with the caller's options and resolves with the response text", async () => {
     const { runtime, calls } = recordingRuntime(ok);
     const agents = middlewareAgents(runtime);
-    await expect(agents.request({ target: "memory", input: "what do you know?", timeoutMs: 5000, metadata: { why: "context" } })).resolves.toEqual({ target: "memory", instanceKey: "shared", response: "memory says hi", correlationId: "corr_1" });
-    expect(calls[0]).toEqual({ method: "request", options: { target: "memory", input: "what do you know?", timeoutMs: 5000, metadata: { why: "context" }, async: false } });
+    await expect(
+      agents.request({ target: "memory", input: "what do you know?", timeoutMs: 5000, metadata: { why: "context" } }),
+    ).resolves.toEqual({
+      target: "memory",
+      instanceKey: "shared",
+      response: "memory says hi",
+      correlationId: "corr_1",
+    });
+    expect(calls[0]).toEqual({
+      method: "request",
+      options: {
+        target: "memory",
+        input: "what do you know?",
+        timeoutMs: 5000,
+        metadata: { why: "context" },
+        async: false,
+      },
+    });
   });
 
   it("rejects with the reply's code when the target answers with an error", async () => {
-    const { runtime } = recordingRuntime((options) => failedReply({ agent: options.target, instanceKey: "", correlationId: "c", error: { code: "CIRCULAR_CALL_DETECTED", message: "memory is already waiting" } }));
-    await expect(middlewareAgents(runtime).request({ target: "memory" })).rejects.toMatchObject({ code: "CIRCULAR_CALL_DETECTED" });
+    const { runtime } = recordingRuntime((options) =>
+      failedReply({
+        agent: options.target,
+        instanceKey: "",
+        correlationId: "c",
+        error: { code: "CIRCULAR_CALL_DETECTED", message: "memory is already waiting" },
+      }),
+    );
+    await expect(middlewareAgents(runtime).request({ target: "memory" })).rejects.toMatchObject({
+      code: "CIRCULAR_CALL_DETECTED",
+    });
   });
 
   it("returns at once for an async request, and sends without waiting", async () => {
     const { runtime, calls } = recordingRuntime(ok);
     const agents = middlewareAgents(runtime);
-    expect(await agents.request({ target: "memory", input: "later", async: true })).toEqual({ target: "memory", response: "", correlationId: "corr_async", accepted: true, async: true });
-    expect(await agents.send({ target: "observer", input: "note this", instanceKey: "k" })).toEqual({ accepted: true, eventId: "evt_sent" });
+    expect(await agents.request({ target: "memory", input: "later", async: true })).toEqual({
+      target: "memory",
+      response: "",
+      correlationId: "corr_async",
+      accepted: true,
+      async: true,
+    });
+    expect(await agents.send({ target: "observer", input: "note this", instanceKey: "k" })).toEqual({
+      accepted: true,
+      eventId: "evt_sent",
+    });
     expect(calls[1]).toEqual({ method: "send", options: { target: "observer", input: "note this", instanceKey: "k" } });
     expect((await agents.catalog()).agents.map((agent) => agent.name)).toEqual(["front", "memory"]);
   });
@@ -79,6 +130,8 @@ describe("ctx.agents", () => {
     expect(seen).toEqual(["memory says hi", "2"]);
     expect(calls.map((call) => call.method)).toEqual(["request", "send"]);
     expect(calls[1]?.options).toMatchObject({ target: "observer", input: "done" });
-    expect(scopes).toContainEqual(expect.objectContaining({ traceId: "0".repeat(32), callChain: [], parentSpanId: expect.any(String) }));
+    expect(scopes).toContainEqual(
+      expect.objectContaining({ traceId: "0".repeat(32), callChain: [], parentSpanId: expect.any(String) }),
+    );
   });
 });

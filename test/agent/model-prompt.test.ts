@@ -11,8 +11,21 @@ import { ModelPrompt } from "../../src/agent/model/model-prompt.ts";
 let counter = 0;
 const message = (data: ModelMessage) => createMessage({ id: `m${++counter}`, data, source: { type: "user" }, now: 0 });
 const user = (text: string) => message({ role: "user", content: text });
-const calls = (...ids: string[]) => message({ role: "assistant", content: ids.map((id) => ({ type: "tool-call" as const, toolCallId: id, toolName: "t__x", input: {} })) });
-const results = (...ids: string[]) => message({ role: "tool", content: ids.map((id) => ({ type: "tool-result" as const, toolCallId: id, toolName: "t__x", output: { type: "json" as const, value: { ok: id } } })) });
+const calls = (...ids: string[]) =>
+  message({
+    role: "assistant",
+    content: ids.map((id) => ({ type: "tool-call" as const, toolCallId: id, toolName: "t__x", input: {} })),
+  });
+const results = (...ids: string[]) =>
+  message({
+    role: "tool",
+    content: ids.map((id) => ({
+      type: "tool-result" as const,
+      toolCallId: id,
+      toolName: "t__x",
+      output: { type: "json" as const, value: { ok: id } },
+    })),
+  });
 const model = { supportedUrls: {} };
 
 describe("ModelPrompt", () => {
@@ -41,7 +54,12 @@ describe("ModelPrompt", () => {
 
     conversation.emit({ type: "append", message: calls("c2") }); // crashed before its result was stored
     conversation.emit({ type: "append", message: user("still there?") });
-    expect((await prompt.build({ system: "S", conversation })).map((entry) => entry.role)).toEqual(["system", "assistant", "tool", "user"]);
+    expect((await prompt.build({ system: "S", conversation })).map((entry) => entry.role)).toEqual([
+      "system",
+      "assistant",
+      "tool",
+      "user",
+    ]);
   });
 
   it("joins results that follow results into one tool message, as the SDK's own conversion does", async () => {

@@ -35,7 +35,10 @@ describe("a model call's deadline", () => {
     expect(modelTimeoutMs(loopbackModel("http://127.0.0.1:1/v1", { timeoutMs: 250 }))).toBe(250);
     expect(modelTimeoutMs(loopbackModel("http://127.0.0.1:1/v1"))).toBe(DEFAULT_MODEL_TIMEOUT_MS);
     expect(DEFAULT_MODEL_TIMEOUT_MS).toBe(120_000);
-    for (const bad of [0, -5, "200"]) expect(() => modelTimeoutMs(loopbackModel("http://127.0.0.1:1/v1", { timeoutMs: bad }))).toThrow(expect.objectContaining({ code: "E_CONFIG_MODEL_TIMEOUT" }));
+    for (const bad of [0, -5, "200"])
+      expect(() => modelTimeoutMs(loopbackModel("http://127.0.0.1:1/v1", { timeoutMs: bad }))).toThrow(
+        expect.objectContaining({ code: "E_CONFIG_MODEL_TIMEOUT" }),
+      );
   });
 
   it("retries a call that outlives the timeout as MODEL_TIMEOUT and takes the next answer", async () => {
@@ -44,11 +47,18 @@ describe("a model call's deadline", () => {
     const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
     expect(result).toMatchObject({ status: "ok", response: "on time" });
     expect(server.requests).toHaveLength(2);
-    expect(harness.events.events.find((event) => event.type === "model.retried")).toMatchObject({ error: { code: "MODEL_TIMEOUT" } });
+    expect(harness.events.events.find((event) => event.type === "model.retried")).toMatchObject({
+      error: { code: "MODEL_TIMEOUT" },
+    });
   });
 
   it("ends the turn with a structured MODEL_TIMEOUT failure once the retries are spent", async () => {
-    server = await startLoopbackLlm({ replies: [{ text: "late", delayMs: 5_000 }, { text: "late again", delayMs: 5_000 }] });
+    server = await startLoopbackLlm({
+      replies: [
+        { text: "late", delayMs: 5_000 },
+        { text: "late again", delayMs: 5_000 },
+      ],
+    });
     const harness = await harnessFor(loopbackModel(server.url, { timeoutMs: 150 }), 1);
     const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
     expect(result).toMatchObject({ status: "error", finishReason: "error", error: { code: "MODEL_TIMEOUT" } });
@@ -63,7 +73,11 @@ describe("a model call's deadline", () => {
     setTimeout(() => shutdown.abort(new Error("shutdown")), 100);
     const ending = await runTurn({ env: harness.env, event: userEvent("hi"), signal: shutdown.signal });
     expect(ending.type).toBe("aborted");
-    expect(ending.result).toMatchObject({ status: "error", finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED" } });
+    expect(ending.result).toMatchObject({
+      status: "error",
+      finishReason: "aborted",
+      error: { code: "AGENT_TURN_ABORTED" },
+    });
     expect(server.requests).toHaveLength(1);
   });
 });

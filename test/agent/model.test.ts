@@ -47,7 +47,9 @@ describe("createLanguageModel", () => {
       streaming: modelStreams(resource),
       params: {},
       prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
-      catalog: [{ name: "t__x", description: "x", parameters: { type: "object", properties: { a: { type: "number" } } } }],
+      catalog: [
+        { name: "t__x", description: "x", parameters: { type: "object", properties: { a: { type: "number" } } } },
+      ],
       signal: new AbortController().signal,
       sleep: async () => {},
       now: Date.now,
@@ -61,11 +63,17 @@ describe("createLanguageModel", () => {
   });
 
   it("is a config error when openai-compatible has no endpoint", async () => {
-    await expect(createLanguageModel({ resource: modelResource({}) })).rejects.toMatchObject({ code: "E_CONFIG_MODEL_ENDPOINT_MISSING" });
+    await expect(createLanguageModel({ resource: modelResource({}) })).rejects.toMatchObject({
+      code: "E_CONFIG_MODEL_ENDPOINT_MISSING",
+    });
   });
 
   it("is a config error when the replay cassette does not exist", async () => {
-    await expect(createLanguageModel({ resource: modelResource({ provider: "replay", options: { cassette: "missing.jsonl" } }, tempStateRoot()) })).rejects.toMatchObject({ code: "E_CONFIG_CASSETTE_NOT_FOUND" });
+    await expect(
+      createLanguageModel({
+        resource: modelResource({ provider: "replay", options: { cassette: "missing.jsonl" } }, tempStateRoot()),
+      }),
+    ).rejects.toMatchObject({ code: "E_CONFIG_CASSETTE_NOT_FOUND" });
   });
 });
 
@@ -75,26 +83,56 @@ describe("record then replay", () => {
     const cassette = join(dir, "cassette.jsonl");
     const scripted = scriptedModel([{ toolCalls: [{ name: "fs__list", args: { path: "." } }] }, { text: "two files" }]);
     const recorder = wrapWithRecorder(scripted.model, cassette);
-    const tools = { fs__list: tool({ inputSchema: jsonSchema({ type: "object", properties: { path: { type: "string" } } }) }) };
+    const tools = {
+      fs__list: tool({ inputSchema: jsonSchema({ type: "object", properties: { path: { type: "string" } } }) }),
+    };
     const first = await generateText({ model: recorder, system: "SYS", prompt: "list files", tools });
     const call = first.toolCalls[0]!;
     const followUp = [
       { role: "user" as const, content: "list files" },
       ...first.response.messages,
-      { role: "tool" as const, content: [{ type: "tool-result" as const, toolCallId: call.toolCallId, toolName: "fs__list", output: { type: "json" as const, value: { status: "ok", output: ["/tmp/x/a", "/tmp/x/b"] } } }] },
+      {
+        role: "tool" as const,
+        content: [
+          {
+            type: "tool-result" as const,
+            toolCallId: call.toolCallId,
+            toolName: "fs__list",
+            output: { type: "json" as const, value: { status: "ok", output: ["/tmp/x/a", "/tmp/x/b"] } },
+          },
+        ],
+      },
     ];
     await generateText({ model: recorder, system: "SYS", messages: followUp, tools });
     scripted.assertDone();
 
-    const replay = await createLanguageModel({ resource: modelResource({ provider: "replay", options: { cassette: "cassette.jsonl" } }, dir) });
+    const replay = await createLanguageModel({
+      resource: modelResource({ provider: "replay", options: { cassette: "cassette.jsonl" } }, dir),
+    });
     const replayed = await generateText({ model: replay, system: "SYS", prompt: "list files", tools });
     expect(replayed.toolCalls.map((item) => [item.toolName, item.input])).toEqual([["fs__list", { path: "." }]]);
-    const replayedFollowUp = followUp.map((message) => (message.role === "tool" ? { ...message, content: [{ ...message.content[0]!, output: { type: "json" as const, value: { status: "ok", output: ["/other/dir/a"] } } }] } : message));
-    expect((await generateText({ model: replay, system: "SYS", messages: replayedFollowUp, tools })).text).toBe("two files");
+    const replayedFollowUp = followUp.map((message) =>
+      message.role === "tool"
+        ? {
+            ...message,
+            content: [
+              {
+                ...message.content[0]!,
+                output: { type: "json" as const, value: { status: "ok", output: ["/other/dir/a"] } },
+              },
+            ],
+          }
+        : message,
+    );
+    expect((await generateText({ model: replay, system: "SYS", messages: replayedFollowUp, tools })).text).toBe(
+      "two files",
+    );
   });
 
   it("tolerates ids, timestamps and absolute paths in the input", () => {
-    expect(normalizeForMatch("at 2026-11-21T07:52:14.123Z in /home/me/.goondan/workspaces/x id evt_abc12345xyz")).toBe(normalizeForMatch("at 2025-01-01T00:00:00Z in /var/state/workspaces/y id evt_zzz99999qqq"));
+    expect(normalizeForMatch("at 2026-11-21T07:52:14.123Z in /home/me/.goondan/workspaces/x id evt_abc12345xyz")).toBe(
+      normalizeForMatch("at 2025-01-01T00:00:00Z in /var/state/workspaces/y id evt_zzz99999qqq"),
+    );
   });
 
   it("fails with MODEL_REPLAY_MISMATCH naming the line and what differed", async () => {
@@ -105,13 +143,17 @@ describe("record then replay", () => {
     const replay = new ReplayModel({ cassette });
     const failure = generateText({ model: replay, system: "SYS", prompt: "something else", maxRetries: 0 });
     await expect(failure).rejects.toMatchObject({ code: "MODEL_REPLAY_MISMATCH" });
-    await expect(generateText({ model: replay, system: "SYS", prompt: "something else", maxRetries: 0 })).rejects.toThrow(/line 1.*last message/);
+    await expect(
+      generateText({ model: replay, system: "SYS", prompt: "something else", maxRetries: 0 }),
+    ).rejects.toThrow(/line 1.*last message/);
   });
 
   it("fails with MODEL_REPLAY_EXHAUSTED on an empty cassette", async () => {
     const cassette = join(tempStateRoot(), "empty.jsonl");
     writeFileSync(cassette, "");
-    await expect(generateText({ model: new ReplayModel({ cassette }), prompt: "hi", maxRetries: 0 })).rejects.toMatchObject({ code: "MODEL_REPLAY_EXHAUSTED" });
+    await expect(
+      generateText({ model: new ReplayModel({ cassette }), prompt: "hi", maxRetries: 0 }),
+    ).rejects.toMatchObject({ code: "MODEL_REPLAY_EXHAUSTED" });
   });
 
   it("answers agents sharing one cassette by their system prompt", async () => {
@@ -139,7 +181,13 @@ describe("resolveApiKey", () => {
     const { resolveApiKey } = await import("../../src/agent/model/api-key.ts");
     const { resolveValueSource } = await import("../../src/config/value-source.ts");
     const env = { OPENAI_KEY: "from-env", GOONDAN_SECRET_LLM_KEYS_OPENAI: "from-secret", EMPTY: "" };
-    const sources = [{ value: "literal" }, { valueFrom: { env: "OPENAI_KEY" } }, { valueFrom: { env: "EMPTY" } }, { valueFrom: { env: "UNSET" } }, { valueFrom: { secretRef: { ref: "Secret/llm-keys", key: "openai" } } }];
+    const sources = [
+      { value: "literal" },
+      { valueFrom: { env: "OPENAI_KEY" } },
+      { valueFrom: { env: "EMPTY" } },
+      { valueFrom: { env: "UNSET" } },
+      { valueFrom: { secretRef: { ref: "Secret/llm-keys", key: "openai" } } },
+    ];
     for (const source of sources) expect(resolveApiKey(source, env)).toBe(resolveValueSource(source, env));
     expect(resolveApiKey(sources[4]!, env)).toBe("from-secret");
   });
@@ -151,8 +199,16 @@ describe("hand-written cassettes", () => {
     writeFileSync(
       cassette,
       [
-        JSON.stringify({ v: 1, request: { lastRole: "user", lastText: "hello  there" }, reply: { content: [{ type: "text", text: "Hi!" }], finishReason: "stop" } }),
-        JSON.stringify({ v: 1, request: { systemText: "You are B." }, reply: { content: [{ type: "text", text: "B speaking" }] } }),
+        JSON.stringify({
+          v: 1,
+          request: { lastRole: "user", lastText: "hello  there" },
+          reply: { content: [{ type: "text", text: "Hi!" }], finishReason: "stop" },
+        }),
+        JSON.stringify({
+          v: 1,
+          request: { systemText: "You are B." },
+          reply: { content: [{ type: "text", text: "B speaking" }] },
+        }),
       ].join("\n"),
     );
     const replay = new ReplayModel({ cassette });

@@ -17,9 +17,17 @@ const echoItem = { name: "echo__say", description: "echo", parameters: { type: "
 
 function harness(options: { replies: ScriptedReply[]; start: ToolHandler; stateRoot?: string }) {
   const scripted = scriptedModel(options.replies);
-  const test = testEnv({ model: scripted.model, ...(options.stateRoot === undefined ? {} : { stateRoot: options.stateRoot }) });
+  const test = testEnv({
+    model: scripted.model,
+    ...(options.stateRoot === undefined ? {} : { stateRoot: options.stateRoot }),
+  });
   const pendingResults = test.env.pendingResults;
-  const completions = new ToolCompletions({ pendingResults, commit: test.env.commit, ids: newId, logger: silentLogger() });
+  const completions = new ToolCompletions({
+    pendingResults,
+    commit: test.env.commit,
+    ids: newId,
+    logger: silentLogger(),
+  });
   test.env.toolCompletions = completions;
   test.registerTool(startItem, options.start);
   test.registerTool(echoItem, () => "echoed");
@@ -29,12 +37,16 @@ function harness(options: { replies: ScriptedReply[]; start: ToolHandler; stateR
 /** The text of every user message in a model call's prompt. */
 function userTexts(call: LanguageModelV3CallOptions | undefined): string[] {
   if (call === undefined) throw new Error("the model was not called that often");
-  return call.prompt.flatMap((message) => (message.role === "user" ? message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])) : []));
+  return call.prompt.flatMap((message) =>
+    message.role === "user" ? message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])) : [],
+  );
 }
 
 /** The ToolResult shown in the completion message for `handle`, or undefined when there is none. */
 function shownCompletion(call: LanguageModelV3CallOptions | undefined, handle: string): unknown {
-  const text = userTexts(call).find((candidate) => candidate.startsWith("[completion of pending tool call") && candidate.includes(`handle ${handle}`));
+  const text = userTexts(call).find(
+    (candidate) => candidate.startsWith("[completion of pending tool call") && candidate.includes(`handle ${handle}`),
+  );
   return text === undefined ? undefined : JSON.parse(text.slice(text.indexOf("\n") + 1));
 }
 
@@ -58,7 +70,9 @@ describe("pending tool completions", () => {
     expect(result).toMatchObject({ status: "ok", steps: 2 });
     const second = scripted.calls[1];
     const toolMessage = second?.prompt.find((message) => message.role === "tool");
-    expect(toolMessage?.content[0]).toMatchObject({ output: { value: { status: "pending", handle: "job-1", output: { accepted: true } } } });
+    expect(toolMessage?.content[0]).toMatchObject({
+      output: { value: { status: "pending", handle: "job-1", output: { accepted: true } } },
+    });
     expect(shownCompletion(second, "job-1")).toEqual({ status: "ok", output: { rows: 3 } });
     expect(userTexts(second).find((text) => text.includes("handle job-1"))).toContain("job__start (call c1");
     expect(pendingResults.list()).toEqual([]);
@@ -68,12 +82,21 @@ describe("pending tool completions", () => {
   it("show a rejected completion as a structured tool error", async () => {
     const { scripted, env } = harness({
       replies: [{ toolCalls: [{ name: "job__start" }] }, { text: "the job failed" }],
-      start: () => pending("job-2", undefined, { completion: Promise.reject(new ToolFault("E_JOB_FAILED", "disk full", { suggestion: "free some space" })) }),
+      start: () =>
+        pending("job-2", undefined, {
+          completion: Promise.reject(new ToolFault("E_JOB_FAILED", "disk full", { suggestion: "free some space" })),
+        }),
     });
     await runTurn({ env, event: userEvent("run the job") });
     expect(shownCompletion(scripted.calls[1], "job-2")).toEqual({
       status: "error",
-      error: { code: "E_JOB_FAILED", name: "ToolFault", message: "disk full", suggestion: "free some space", helpUrl: "https://docs.goondan.ai/errors/E_JOB_FAILED" },
+      error: {
+        code: "E_JOB_FAILED",
+        name: "ToolFault",
+        message: "disk full",
+        suggestion: "free some space",
+        helpUrl: "https://docs.goondan.ai/errors/E_JOB_FAILED",
+      },
     });
     scripted.assertDone();
   });
@@ -97,7 +120,11 @@ describe("pending tool completions", () => {
   it("keep a completion that arrives between turns durably, and show it in the next turn", async () => {
     const stateRoot = tempStateRoot();
     const job = deferred<{ rows: number }>();
-    const first = harness({ stateRoot, replies: [{ toolCalls: [{ name: "job__start" }] }, { text: "started" }], start: () => pending("job-4", undefined, { completion: job.promise }) });
+    const first = harness({
+      stateRoot,
+      replies: [{ toolCalls: [{ name: "job__start" }] }, { text: "started" }],
+      start: () => pending("job-4", undefined, { completion: job.promise }),
+    });
     await runTurn({ env: first.env, event: userEvent("start it") });
     job.resolve({ rows: 9 });
     await first.completions.idle();
@@ -105,7 +132,14 @@ describe("pending tool completions", () => {
     first.pendingResults.close();
 
     // Durable in the store: a restarted child is handed it.
-    expect((await storeFor(stateRoot).instanceState(TEST_INSTANCE)).pendingResults).toMatchObject([{ kind: "tool_completion", handle: "job-4", toolName: "job__start", result: { status: "ok", output: { rows: 9 } } }]);
+    expect((await storeFor(stateRoot).instanceState(TEST_INSTANCE)).pendingResults).toMatchObject([
+      {
+        kind: "tool_completion",
+        handle: "job-4",
+        toolName: "job__start",
+        result: { status: "ok", output: { rows: 9 } },
+      },
+    ]);
 
     const second = harness({ stateRoot, replies: [{ text: "9 rows" }], start: () => "unused" });
     await runTurn({ env: second.env, event: userEvent("what happened?") });
@@ -116,11 +150,23 @@ describe("pending tool completions", () => {
 
 describe("PendingResults", () => {
   it("keep a result handed over twice once, and hand the ids they showed to the next commit", () => {
-    const completion = { kind: "tool_completion" as const, id: "tcmp_1", handle: "job-1", toolName: "job__start", toolCallId: "c1", result: { status: "ok" as const, output: 1 } };
-    const results = new PendingResults([reply({ correlationId: "corr_1", agent: "worker", instanceKey: "main", response: "42 files" })]);
+    const completion = {
+      kind: "tool_completion" as const,
+      id: "tcmp_1",
+      handle: "job-1",
+      toolName: "job__start",
+      toolCallId: "c1",
+      result: { status: "ok" as const, output: 1 },
+    };
+    const results = new PendingResults([
+      reply({ correlationId: "corr_1", agent: "worker", instanceKey: "main", response: "42 files" }),
+    ]);
     results.add(completion);
     results.add(completion);
-    expect(results.list().map((item) => ("correlationId" in item ? item.correlationId : item.id))).toEqual(["corr_1", "tcmp_1"]);
+    expect(results.list().map((item) => ("correlationId" in item ? item.correlationId : item.id))).toEqual([
+      "corr_1",
+      "tcmp_1",
+    ]);
     results.remove(["corr_1"]);
     expect(results.list()).toEqual([completion]);
     expect(results.takeConsumed()).toEqual(["corr_1"]);

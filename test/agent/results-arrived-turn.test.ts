@@ -17,8 +17,14 @@ function instanceWith(replies: Parameters<typeof scriptedModel>[0]) {
   return { scripted, instance, env: test.env };
 }
 
-const wakeEvent = () => userEvent("", { type: RESULTS_ARRIVED_EVENT, source: { kind: "system", name: "results-arrived" } });
-const reply = replyOf({ correlationId: "corr_1", agent: "worker", instanceKey: "main", response: "the report is ready" });
+const wakeEvent = () =>
+  userEvent("", { type: RESULTS_ARRIVED_EVENT, source: { kind: "system", name: "results-arrived" } });
+const reply = replyOf({
+  correlationId: "corr_1",
+  agent: "worker",
+  instanceKey: "main",
+  response: "the report is ready",
+});
 
 describe("a results.arrived turn", () => {
   it("shows the arrived reply to the model without adding a user message of its own", async () => {
@@ -31,11 +37,17 @@ describe("a results.arrived turn", () => {
     expect(handled?.outcome).toMatchObject({ status: "ok", response: "The worker finished: the report is ready." });
     // The turn's commit carries the message showing the reply and the reply's removal, together.
     expect(handled?.commit.consumed).toEqual(["corr_1"]);
-    expect(handled?.commit.changes?.some((change) => change.type === "append" && String(change.message.data.content).startsWith("[async reply"))).toBe(true);
+    expect(
+      handled?.commit.changes?.some(
+        (change) => change.type === "append" && String(change.message.data.content).startsWith("[async reply"),
+      ),
+    ).toBe(true);
     expect(scripted.calls).toHaveLength(1);
     const userMessages = env.conversation.messages.filter((message) => message.data.role === "user");
     expect(userMessages).toHaveLength(1);
-    expect(String(userMessages[0]?.data.content)).toStartWith("[async reply from agent worker/main to request corr_1, status ok]");
+    expect(String(userMessages[0]?.data.content)).toStartWith(
+      "[async reply from agent worker/main to request corr_1, status ok]",
+    );
     expect(instance.pendingResultCount).toBe(0);
   });
 

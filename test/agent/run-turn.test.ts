@@ -7,7 +7,11 @@ import { testEnv, userEvent } from "./support/test-env.ts";
 import { reply } from "../helpers/outcomes.ts";
 import { commits, nextStepAfter } from "../../src/agent/loop/next-step.ts";
 
-const echoItem = { name: "echo__say", description: "echo", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } };
+const echoItem = {
+  name: "echo__say",
+  description: "echo",
+  parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+};
 
 describe("runTurn", () => {
   it("ends the turn when the model answers without tool calls", async () => {
@@ -21,14 +25,21 @@ describe("runTurn", () => {
   });
 
   it("runs tool calls, appends their results and asks the model again", async () => {
-    const scripted = scriptedModel([{ toolCalls: [{ id: "c1", name: "echo__say", args: { text: "x" } }] }, { text: "done" }]);
+    const scripted = scriptedModel([
+      { toolCalls: [{ id: "c1", name: "echo__say", args: { text: "x" } }] },
+      { text: "done" },
+    ]);
     const harness = testEnv({ model: scripted.model });
     harness.registerTool(echoItem, (_ctx, input) => ({ said: input.text ?? null }));
     const { result } = await runTurn({ env: harness.env, event: userEvent("go") });
     expect(result).toMatchObject({ status: "ok", response: "done", steps: 2 });
     const second = scripted.calls[1]!.prompt;
     const toolMessage = second.find((message) => message.role === "tool");
-    expect(toolMessage?.content[0]).toMatchObject({ type: "tool-result", toolCallId: "c1", output: { type: "json", value: { status: "ok", output: { said: "x" } } } });
+    expect(toolMessage?.content[0]).toMatchObject({
+      type: "tool-result",
+      toolCallId: "c1",
+      output: { type: "json", value: { status: "ok", output: { said: "x" } } },
+    });
     expect(scripted.calls[0]?.tools?.map((tool) => tool.name)).toEqual(["echo__say"]);
     scripted.assertDone();
   });
@@ -59,7 +70,10 @@ describe("runTurn", () => {
   });
 
   it("rejects a tool call outside this step's catalog as a tool error the model reads", async () => {
-    const scripted = scriptedModel([{ toolCalls: [{ id: "c9", name: "echo__say", args: { text: "a" } }] }, { text: "ok" }]);
+    const scripted = scriptedModel([
+      { toolCalls: [{ id: "c9", name: "echo__say", args: { text: "a" } }] },
+      { text: "ok" },
+    ]);
     const harness = testEnv({ model: scripted.model });
     harness.registerTool(echoItem, () => "ran");
     harness.env.pipeline.register("step", async (ctx) => {
@@ -68,7 +82,9 @@ describe("runTurn", () => {
     });
     await runTurn({ env: harness.env, event: userEvent("go") });
     const toolMessage = scripted.calls[1]!.prompt.find((message) => message.role === "tool");
-    expect(toolMessage?.content[0]).toMatchObject({ output: { value: { status: "error", error: { code: "E_TOOL_NOT_IN_CATALOG" } } } });
+    expect(toolMessage?.content[0]).toMatchObject({
+      output: { value: { status: "error", error: { code: "E_TOOL_NOT_IN_CATALOG" } } },
+    });
   });
 
   it("runs turn, step and toolCall middleware in priority order around the core", async () => {
@@ -77,12 +93,45 @@ describe("runTurn", () => {
     harness.registerTool(echoItem, () => "ok");
     const order: string[] = [];
     const pipeline = harness.env.pipeline;
-    pipeline.register("turn", async (ctx) => { order.push("turn:late>"); const r = await ctx.next(); order.push("<turn:late"); return r; }, { priority: 10 });
-    pipeline.register("turn", async (ctx) => { order.push("turn:early>"); const r = await ctx.next(); order.push("<turn:early"); return r; }, { priority: -5 });
-    pipeline.register("step", async (ctx) => { order.push(`step${ctx.stepIndex}>`); return ctx.next(); });
-    pipeline.register("toolCall", async (ctx) => { order.push(`tool:${ctx.toolName}`); ctx.args = { text: "rewritten" }; return ctx.next(); });
+    pipeline.register(
+      "turn",
+      async (ctx) => {
+        order.push("turn:late>");
+        const r = await ctx.next();
+        order.push("<turn:late");
+        return r;
+      },
+      { priority: 10 },
+    );
+    pipeline.register(
+      "turn",
+      async (ctx) => {
+        order.push("turn:early>");
+        const r = await ctx.next();
+        order.push("<turn:early");
+        return r;
+      },
+      { priority: -5 },
+    );
+    pipeline.register("step", async (ctx) => {
+      order.push(`step${ctx.stepIndex}>`);
+      return ctx.next();
+    });
+    pipeline.register("toolCall", async (ctx) => {
+      order.push(`tool:${ctx.toolName}`);
+      ctx.args = { text: "rewritten" };
+      return ctx.next();
+    });
     await runTurn({ env: harness.env, event: userEvent("go") });
-    expect(order).toEqual(["turn:early>", "turn:late>", "step0>", "tool:echo__say", "step1>", "<turn:late", "<turn:early"]);
+    expect(order).toEqual([
+      "turn:early>",
+      "turn:late>",
+      "step0>",
+      "tool:echo__say",
+      "step1>",
+      "<turn:late",
+      "<turn:early",
+    ]);
   });
 
   it("lets step middleware keep the turn going after a text answer", async () => {
@@ -93,7 +142,16 @@ describe("runTurn", () => {
       const result: StepResult = await ctx.next();
       if (!nudged) {
         nudged = true;
-        ctx.emitMessageEvent({ type: "append", message: { id: "nudge", data: { role: "user", content: "continue" }, metadata: {}, createdAt: new Date().toISOString(), source: { type: "extension" } } });
+        ctx.emitMessageEvent({
+          type: "append",
+          message: {
+            id: "nudge",
+            data: { role: "user", content: "continue" },
+            metadata: {},
+            createdAt: new Date().toISOString(),
+            source: { type: "extension" },
+          },
+        });
         return { ...result, continueTurn: true };
       }
       return result;
@@ -104,7 +162,14 @@ describe("runTurn", () => {
   });
 
   it("retries a 429 model error and then succeeds", async () => {
-    const rateLimited = new APICallError({ message: "slow down", url: "http://x", requestBodyValues: {}, statusCode: 429, responseHeaders: { "retry-after": "0" }, isRetryable: true });
+    const rateLimited = new APICallError({
+      message: "slow down",
+      url: "http://x",
+      requestBodyValues: {},
+      statusCode: 429,
+      responseHeaders: { "retry-after": "0" },
+      isRetryable: true,
+    });
     const scripted = scriptedModel([{ error: rateLimited }, { text: "after retry" }]);
     const harness = testEnv({ model: scripted.model });
     const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
@@ -113,7 +178,15 @@ describe("runTurn", () => {
   });
 
   it("ends the turn with a structured failure when model errors persist", async () => {
-    const serverError = () => ({ error: new APICallError({ message: "boom", url: "http://x", requestBodyValues: {}, statusCode: 503, isRetryable: true }) });
+    const serverError = () => ({
+      error: new APICallError({
+        message: "boom",
+        url: "http://x",
+        requestBodyValues: {},
+        statusCode: 503,
+        isRetryable: true,
+      }),
+    });
     const scripted = scriptedModel([serverError(), serverError(), serverError(), serverError()]);
     const harness = testEnv({ model: scripted.model });
     const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
@@ -123,7 +196,17 @@ describe("runTurn", () => {
   });
 
   it("does not retry an authentication failure", async () => {
-    const scripted = scriptedModel([{ error: new APICallError({ message: "bad key", url: "http://x", requestBodyValues: {}, statusCode: 401, isRetryable: false }) }]);
+    const scripted = scriptedModel([
+      {
+        error: new APICallError({
+          message: "bad key",
+          url: "http://x",
+          requestBodyValues: {},
+          statusCode: 401,
+          isRetryable: false,
+        }),
+      },
+    ]);
     const { result } = await runTurn({ env: testEnv({ model: scripted.model }).env, event: userEvent("hi") });
     expect(result.error?.code).toBe("MODEL_AUTH_FAILED");
     scripted.assertDone();
@@ -134,12 +217,21 @@ describe("runTurn", () => {
     const harness = testEnv({ model: scripted.model });
     await runTurn({ env: harness.env, event: userEvent("hi") });
     const [turnStarted, stepStarted, modelCompleted, stepCompleted, turnCompleted] = harness.events.events;
-    expect([turnStarted?.type, stepStarted?.type, modelCompleted?.type, stepCompleted?.type, turnCompleted?.type]).toEqual(["turn.started", "step.started", "model.completed", "step.completed", "turn.completed"]);
+    expect([
+      turnStarted?.type,
+      stepStarted?.type,
+      modelCompleted?.type,
+      stepCompleted?.type,
+      turnCompleted?.type,
+    ]).toEqual(["turn.started", "step.started", "model.completed", "step.completed", "turn.completed"]);
     expect(stepStarted?.parentSpanId).toBe(turnStarted?.spanId);
     // The model call is a span of its own under the step's.
     expect(modelCompleted?.parentSpanId).toBe(stepStarted?.spanId);
     expect(modelCompleted?.spanId).not.toBe(stepStarted?.spanId);
-    expect(modelCompleted).toMatchObject({ usage: { inputTokens: 7, outputTokens: 3 }, data: { provider: scripted.model.provider, model: scripted.model.modelId, streamed: false, finishReason: "stop" } });
+    expect(modelCompleted).toMatchObject({
+      usage: { inputTokens: 7, outputTokens: 3 },
+      data: { provider: scripted.model.provider, model: scripted.model.modelId, streamed: false, finishReason: "stop" },
+    });
     expect(stepCompleted?.usage).toEqual({ inputTokens: 7, outputTokens: 3 });
     expect(turnCompleted?.usage).toEqual({ inputTokens: 7, outputTokens: 3 });
   });
@@ -147,21 +239,38 @@ describe("runTurn", () => {
   it("shows replies to async requests to the model before the next step", async () => {
     const scripted = scriptedModel([{ text: "noted" }]);
     const harness = testEnv({ model: scripted.model });
-    harness.env.pendingResults?.add(reply({ correlationId: "corr_1", agent: "worker", instanceKey: "main", response: "42 files" }));
+    harness.env.pendingResults?.add(
+      reply({ correlationId: "corr_1", agent: "worker", instanceKey: "main", response: "42 files" }),
+    );
     await runTurn({ env: harness.env, event: userEvent("what came back?") });
-    const texts = scripted.calls[0]!.prompt.filter((message) => message.role === "user").map((message) => JSON.stringify(message.content));
+    const texts = scripted.calls[0]!.prompt.filter((message) => message.role === "user").map((message) =>
+      JSON.stringify(message.content),
+    );
     expect(texts.some((text) => text.includes("42 files"))).toBe(true);
     expect(harness.env.pendingResults?.list()).toEqual([]);
   });
 });
 
 describe("nextStepAfter", () => {
-  const step = (fields: Partial<StepResult>): StepResult => ({ stepIndex: 0, text: "", toolCalls: [], toolResults: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 }, continueTurn: false, ...fields });
+  const step = (fields: Partial<StepResult>): StepResult => ({
+    stepIndex: 0,
+    text: "",
+    toolCalls: [],
+    toolResults: [],
+    finishReason: "stop",
+    usage: { inputTokens: 0, outputTokens: 0 },
+    continueTurn: false,
+    ...fields,
+  });
   const live = new AbortController().signal;
 
   it("runs again while the step asks to continue, ends final with the step's text otherwise", () => {
     expect(nextStepAfter({ step: step({ continueTurn: true }), signal: live })).toEqual({ type: "run_again" });
-    expect(nextStepAfter({ step: step({ text: "done", finishReason: "stop" }), signal: live })).toEqual({ type: "final", response: "done", finishReason: "stop" });
+    expect(nextStepAfter({ step: step({ text: "done", finishReason: "stop" }), signal: live })).toEqual({
+      type: "final",
+      response: "done",
+      finishReason: "stop",
+    });
   });
 
   it("stops aborted once the turn's signal fired, whatever the step wanted, and an aborted turn does not commit", () => {

@@ -20,7 +20,10 @@ describe("a step the store refuses", () => {
 
     const ending = await runTurn({ env: test.env, event: userEvent("wipe it") });
     expect(ending.type).toBe("unsaved");
-    expect(ending.result).toMatchObject({ status: "error", error: { code: "E_STORE_WRITE_FAILED", message: "database or disk is full" } });
+    expect(ending.result).toMatchObject({
+      status: "error",
+      error: { code: "E_STORE_WRITE_FAILED", message: "database or disk is full" },
+    });
     expect(runs).toEqual([]);
     expect(await test.committed()).toEqual([]);
   });
@@ -31,6 +34,9 @@ describe("a step the store refuses", () => {
     test.registerTool(item, () => "wiped");
     test.env.commit = () => Promise.reject(new Error("a bug"));
     const ending = await runTurn({ env: test.env, event: userEvent("wipe it") });
-    expect(ending).toMatchObject({ type: "completed", result: { status: "error", error: { code: "AGENT_TURN_FAILED" } } });
+    expect(ending).toMatchObject({
+      type: "completed",
+      result: { status: "error", error: { code: "AGENT_TURN_FAILED" } },
+    });
   });
 });

@@ -23,11 +23,24 @@ const item = (name: string) => ({ name, description: `does ${name}`, parameters:
 function guardedEnv(options: { stateRoot: string; replies: ScriptedReply[]; config?: JsonObject; runs: string[] }) {
   const model = scriptedModel(options.replies);
   const test: TestEnv = testEnv({ model: model.model, stateRoot: options.stateRoot });
-  const approvals = new ToolApprovals({ agentName: TEST_INSTANCE.agent, instanceKey: TEST_INSTANCE.instanceKey, ids: (prefix) => `${prefix}_${Math.random().toString(36).slice(2, 10)}`, now: () => 1_000_000 });
+  const approvals = new ToolApprovals({
+    agentName: TEST_INSTANCE.agent,
+    instanceKey: TEST_INSTANCE.instanceKey,
+    ids: (prefix) => `${prefix}_${Math.random().toString(36).slice(2, 10)}`,
+    now: () => 1_000_000,
+  });
   test.env.approvals = approvals;
-  const api = { name: "tool-approval", approvals, pipeline: { register: (type: never, middleware: never, opts?: { priority?: number }) => test.env.pipeline.register(type, middleware, { ...opts, extension: "tool-approval" }) } } as unknown as ExtensionApi;
+  const api = {
+    name: "tool-approval",
+    approvals,
+    pipeline: {
+      register: (type: never, middleware: never, opts?: { priority?: number }) =>
+        test.env.pipeline.register(type, middleware, { ...opts, extension: "tool-approval" }),
+    },
+  } as unknown as ExtensionApi;
   register(api, options.config ?? { tools: ["files__*"], timeoutSeconds: 30 });
-  for (const name of ["files__write", "files__read", "bash__exec"]) test.registerTool(item(name), () => (options.runs.push(name), { done: name }));
+  for (const name of ["files__write", "files__read", "bash__exec"])
+    test.registerTool(item(name), () => (options.runs.push(name), { done: name }));
   return { test, model, approvals };
 }
 
@@ -35,11 +48,21 @@ function guardedEnv(options: { stateRoot: string; replies: ScriptedReply[]; conf
 async function holdAndDecide(test: TestEnv, approvals: ToolApprovals, decision: ApprovalDecisionKind, reason?: string) {
   const requested = approvals.takeRequested();
   await test.store.commit(TEST_INSTANCE, { changes: test.env.conversation.takeChanges(), approvals: { requested } });
-  for (const request of requested) await test.store.decideApproval(TEST_INSTANCE.swarm, request.id, { decision, decidedAt: 2_000_000, ...(reason === undefined ? {} : { reason }) });
+  for (const request of requested)
+    await test.store.decideApproval(TEST_INSTANCE.swarm, request.id, {
+      decision,
+      decidedAt: 2_000_000,
+      ...(reason === undefined ? {} : { reason }),
+    });
   return test.store.approvals({ swarm: TEST_INSTANCE.swarm });
 }
 
-function lastToolResults(prompt: unknown): { toolCallId: string; output: { value: { status: string; output?: unknown; error?: { code: string; message: string } } } }[] {
+function lastToolResults(
+  prompt: unknown,
+): {
+  toolCallId: string;
+  output: { value: { status: string; output?: unknown; error?: { code: string; message: string } } };
+}[] {
   const tool = (prompt as { role: string; content: unknown }[]).filter((message) => message.role === "tool");
   return tool.flatMap((message) => message.content as never[]);
 }
@@ -49,15 +72,29 @@ describe("tool-approval: holding a call", () => {
     const stateRoot = newStateRoot();
     defer(() => rmSync(stateRoot, { recursive: true, force: true }));
     const runs: string[] = [];
-    const { test, model, approvals } = guardedEnv({ stateRoot, runs, replies: [{ toolCalls: [{ id: "c1", name: "files__write", args: { path: "a.txt" } }] }] });
+    const { test, model, approvals } = guardedEnv({
+      stateRoot,
+      runs,
+      replies: [{ toolCalls: [{ id: "c1", name: "files__write", args: { path: "a.txt" } }] }],
+    });
     const { result } = await runTurn({ env: test.env, event: userEvent("write it") });
     expect(result.status).toBe("awaiting_approval");
     expect(result.finishReason).toBe("awaiting_approval");
     expect(result.approvalIds?.length).toBe(1);
     expect(runs).toEqual([]);
     const [request] = approvals.takeRequested();
-    expect(request).toMatchObject({ id: result.approvalIds?.[0], toolName: "files__write", toolCallId: "c1", arguments: { path: "a.txt" }, requestedAt: 1_000_000, expiresAt: 1_030_000 });
-    expect(test.events.events.find((event) => event.type === "approval.requested")).toMatchObject({ toolName: "files__write", data: { approvalId: request?.id } });
+    expect(request).toMatchObject({
+      id: result.approvalIds?.[0],
+      toolName: "files__write",
+      toolCallId: "c1",
+      arguments: { path: "a.txt" },
+      requestedAt: 1_000_000,
+      expiresAt: 1_030_000,
+    });
+    expect(test.events.events.find((event) => event.type === "approval.requested")).toMatchObject({
+      toolName: "files__write",
+      data: { approvalId: request?.id },
+    });
     model.assertDone();
   });
 
@@ -65,7 +102,11 @@ describe("tool-approval: holding a call", () => {
     const stateRoot = newStateRoot();
     defer(() => rmSync(stateRoot, { recursive: true, force: true }));
     const runs: string[] = [];
-    const { test } = guardedEnv({ stateRoot, runs, replies: [{ toolCalls: [{ id: "c1", name: "bash__exec" }] }, { text: "ran" }] });
+    const { test } = guardedEnv({
+      stateRoot,
+      runs,
+      replies: [{ toolCalls: [{ id: "c1", name: "bash__exec" }] }, { text: "ran" }],
+    });
     const { result } = await runTurn({ env: test.env, event: userEvent("run it") });
     expect(result).toMatchObject({ status: "ok", response: "ran" });
     expect(runs).toEqual(["bash__exec"]);
@@ -75,7 +116,11 @@ describe("tool-approval: holding a call", () => {
     const stateRoot = newStateRoot();
     defer(() => rmSync(stateRoot, { recursive: true, force: true }));
     const runs: string[] = [];
-    const calls = [{ id: "c1", name: "bash__exec" }, { id: "c2", name: "files__write" }, { id: "c3", name: "bash__exec" }];
+    const calls = [
+      { id: "c1", name: "bash__exec" },
+      { id: "c2", name: "files__write" },
+      { id: "c3", name: "bash__exec" },
+    ];
     const first = guardedEnv({ stateRoot, runs, replies: [{ toolCalls: calls }] });
     const event = userEvent("three things");
     const held = await runTurn({ env: first.test.env, event });
@@ -163,21 +208,53 @@ describe("the store's approvals", () => {
     const { test } = guardedEnv({ stateRoot, runs: [], replies: [] });
     const event = userEvent("write it");
     await test.store.accept(TEST_INSTANCE.swarm, event, 1);
-    const request = (id: string, toolCallId: string) => ({ id, agent: "assistant", instanceKey: "main", eventId: event.id, turnId: "turn_1", traceId: event.traceId, toolCallId, toolName: "files__write", arguments: {}, requestedAt: 1 });
-    const outcome = { status: "awaiting_approval" as const, agent: "assistant", instanceKey: "main", eventId: event.id, turnId: "turn_1", response: "", finishReason: "awaiting_approval", approvalIds: ["appr_a", "appr_b"] };
-    await test.store.commit(TEST_INSTANCE, { approvals: { requested: [request("appr_a", "c1"), request("appr_b", "c2")] } }, outcome);
+    const request = (id: string, toolCallId: string) => ({
+      id,
+      agent: "assistant",
+      instanceKey: "main",
+      eventId: event.id,
+      turnId: "turn_1",
+      traceId: event.traceId,
+      toolCallId,
+      toolName: "files__write",
+      arguments: {},
+      requestedAt: 1,
+    });
+    const outcome = {
+      status: "awaiting_approval" as const,
+      agent: "assistant",
+      instanceKey: "main",
+      eventId: event.id,
+      turnId: "turn_1",
+      response: "",
+      finishReason: "awaiting_approval",
+      approvalIds: ["appr_a", "appr_b"],
+    };
+    await test.store.commit(
+      TEST_INSTANCE,
+      { approvals: { requested: [request("appr_a", "c1"), request("appr_b", "c2")] } },
+      outcome,
+    );
     expect((await test.store.unanswered(TEST_INSTANCE.swarm)).map((record) => record.event.id)).not.toContain(event.id);
-    expect((await test.store.approvals({ swarm: TEST_INSTANCE.swarm, pending: true })).map((approval) => approval.id)).toEqual(["appr_a", "appr_b"]);
+    expect(
+      (await test.store.approvals({ swarm: TEST_INSTANCE.swarm, pending: true })).map((approval) => approval.id),
+    ).toEqual(["appr_a", "appr_b"]);
 
     const one = await test.store.decideApproval(TEST_INSTANCE.swarm, "appr_a", { decision: "approve", decidedAt: 5 });
     expect(one.type).toBe("decided");
     expect(one.type === "decided" ? one.reopened : "x").toBeUndefined();
-    expect((await test.store.decideApproval(TEST_INSTANCE.swarm, "appr_a", { decision: "deny", decidedAt: 6 })).type).toBe("already");
+    expect(
+      (await test.store.decideApproval(TEST_INSTANCE.swarm, "appr_a", { decision: "deny", decidedAt: 6 })).type,
+    ).toBe("already");
     const last = await test.store.decideApproval(TEST_INSTANCE.swarm, "appr_b", { decision: "deny", decidedAt: 7 });
-    expect(last.type === "decided" ? last.reopened?.approvals?.map((approval) => approval.decision?.decision) : []).toEqual(["approve", "deny"]);
+    expect(
+      last.type === "decided" ? last.reopened?.approvals?.map((approval) => approval.decision?.decision) : [],
+    ).toEqual(["approve", "deny"]);
     expect((await test.store.unanswered(TEST_INSTANCE.swarm)).map((record) => record.event.id)).toContain(event.id);
     expect(await test.store.approvals({ swarm: TEST_INSTANCE.swarm, pending: true })).toEqual([]);
-    expect(await test.store.decideApproval(TEST_INSTANCE.swarm, "appr_missing", { decision: "approve", decidedAt: 8 })).toEqual({ type: "missing" });
+    expect(
+      await test.store.decideApproval(TEST_INSTANCE.swarm, "appr_missing", { decision: "approve", decidedAt: 8 }),
+    ).toEqual({ type: "missing" });
   });
 });
 

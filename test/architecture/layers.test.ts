@@ -41,7 +41,11 @@ const layerOf = (file: string): string => relative(SRC, file).split("/")[0] as s
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.{1,2}\/[^"]+)"/g), ...text.matchAll(/(?:^|\n)\s*import\s+"(\.{1,2}\/[^"]+)"/g), ...text.matchAll(/import\("(\.{1,2}\/[^"]+)"\)/g)].map((match) => match[1] as string);
+  const specifiers = [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.{1,2}\/[^"]+)"/g),
+    ...text.matchAll(/(?:^|\n)\s*import\s+"(\.{1,2}\/[^"]+)"/g),
+    ...text.matchAll(/import\("(\.{1,2}\/[^"]+)"\)/g),
+  ].map((match) => match[1] as string);
   return specifiers.map((specifier) => resolve(dirname(file), specifier));
 }
 
@@ -50,7 +54,9 @@ const graph = new Map(files.map((file) => [file, importsOf(file)]));
 
 describe("the layers of src/", () => {
   it("has every file in a known layer", () => {
-    const unknown = files.map(layerOf).filter((layer) => !(layer in FLOORS) && layer !== "base" && layer !== "index.ts");
+    const unknown = files
+      .map(layerOf)
+      .filter((layer) => !(layer in FLOORS) && layer !== "base" && layer !== "index.ts");
     expect([...new Set(unknown)]).toEqual([]);
   });
 

@@ -6,11 +6,31 @@ import { reply as replyOf } from "../helpers/outcomes.ts";
 
 describe("agents__request", () => {
   it("asks the target through ctx.runtime and returns its answer", async () => {
-    const reply: AgentReply = replyOf({ agent: "coder", instanceKey: "main", correlationId: "c-1", response: "done", finishReason: "stop" });
+    const reply: AgentReply = replyOf({
+      agent: "coder",
+      instanceKey: "main",
+      correlationId: "c-1",
+      response: "done",
+      finishReason: "stop",
+    });
     const { runtime, calls } = fakeRuntime({ request: () => reply });
     const tools = await baseTools({ context: { runtime } });
-    expect(okOutput(await tools.call("agents__request", { target: "coder", input: "write it", instanceKey: "main", timeoutMs: 5000 }))).toEqual({ agent: "coder", instanceKey: "main", response: "done", finishReason: "stop" });
-    expect(calls).toEqual([{ method: "request", options: { target: "coder", instanceKey: "main", input: "write it", timeoutMs: 5000, async: false } }]);
+    expect(
+      okOutput(
+        await tools.call("agents__request", {
+          target: "coder",
+          input: "write it",
+          instanceKey: "main",
+          timeoutMs: 5000,
+        }),
+      ),
+    ).toEqual({ agent: "coder", instanceKey: "main", response: "done", finishReason: "stop" });
+    expect(calls).toEqual([
+      {
+        method: "request",
+        options: { target: "coder", instanceKey: "main", input: "write it", timeoutMs: 5000, async: false },
+      },
+    ]);
   });
 
   it("returns a pending handle (the correlationId) with async: true", async () => {
@@ -25,7 +45,13 @@ describe("agents__request", () => {
   });
 
   it("turns an error reply into a structured error with the runtime's code and a suggestion", async () => {
-    const reply: AgentReply = replyOf({ agent: "coder", instanceKey: "main", correlationId: "c-2", status: "error", error: { code: "AGENT_REQUEST_TIMEOUT", message: "no reply within 60000 ms" } });
+    const reply: AgentReply = replyOf({
+      agent: "coder",
+      instanceKey: "main",
+      correlationId: "c-2",
+      status: "error",
+      error: { code: "AGENT_REQUEST_TIMEOUT", message: "no reply within 60000 ms" },
+    });
     const { runtime } = fakeRuntime({ request: () => reply });
     const tools = await baseTools({ context: { runtime } });
     const error = errorOf(await tools.call("agents__request", { target: "coder", input: "x" }));
@@ -35,9 +61,19 @@ describe("agents__request", () => {
   });
 
   it("turns a circular call into CIRCULAR_CALL_DETECTED for the model", async () => {
-    const { runtime } = fakeRuntime({ request: () => ({ agent: "a", instanceKey: "k", correlationId: "c", status: "error", error: { code: "CIRCULAR_CALL_DETECTED", message: "a → b → a" } }) });
+    const { runtime } = fakeRuntime({
+      request: () => ({
+        agent: "a",
+        instanceKey: "k",
+        correlationId: "c",
+        status: "error",
+        error: { code: "CIRCULAR_CALL_DETECTED", message: "a → b → a" },
+      }),
+    });
     const tools = await baseTools({ context: { runtime } });
-    expect(errorOf(await tools.call("agents__request", { target: "a", input: "x" })).code).toBe("CIRCULAR_CALL_DETECTED");
+    expect(errorOf(await tools.call("agents__request", { target: "a", input: "x" })).code).toBe(
+      "CIRCULAR_CALL_DETECTED",
+    );
   });
 
   it("turns a runtime failure (IPC down) into an E_TOOL result", async () => {
@@ -47,7 +83,10 @@ describe("agents__request", () => {
       },
     });
     const tools = await baseTools({ context: { runtime } });
-    expect(errorOf(await tools.call("agents__request", { target: "a", input: "x" }))).toMatchObject({ code: "E_TOOL", message: "orchestrator unreachable" });
+    expect(errorOf(await tools.call("agents__request", { target: "a", input: "x" }))).toMatchObject({
+      code: "E_TOOL",
+      message: "orchestrator unreachable",
+    });
   });
 
   it("refuses calls without a target or input", async () => {
@@ -65,13 +104,33 @@ describe("agents send, spawn, list, catalog", () => {
       send: () => ({ eventId: "evt-1" }),
       spawn: () => ({ agent: "coder", instanceKey: "k2", status: "idle", pid: 42 }),
       list: () => ({ instances: [{ agent: "coder", instanceKey: "k2", status: "idle", pid: 42 }] }),
-      catalog: () => ({ agents: [{ name: "coder", description: "writes code", entry: false }, { name: "lead", entry: true }] }),
+      catalog: () => ({
+        agents: [
+          { name: "coder", description: "writes code", entry: false },
+          { name: "lead", entry: true },
+        ],
+      }),
     });
     const tools = await baseTools({ context: { runtime } });
-    expect(okOutput(await tools.call("agents__send", { target: "coder", input: "fyi" }))).toEqual({ eventId: "evt-1", status: "sent" });
-    expect(okOutput(await tools.call("agents__spawn", { target: "coder", instanceKey: "k2" }))).toEqual({ agent: "coder", instanceKey: "k2", status: "idle", pid: 42 });
-    expect(okOutput(await tools.call("agents__list", {}))).toEqual({ instances: [{ agent: "coder", instanceKey: "k2", status: "idle", pid: 42 }] });
-    expect(okOutput(await tools.call("agents__catalog", {}))).toEqual({ agents: [{ name: "coder", entry: false, description: "writes code" }, { name: "lead", entry: true }] });
+    expect(okOutput(await tools.call("agents__send", { target: "coder", input: "fyi" }))).toEqual({
+      eventId: "evt-1",
+      status: "sent",
+    });
+    expect(okOutput(await tools.call("agents__spawn", { target: "coder", instanceKey: "k2" }))).toEqual({
+      agent: "coder",
+      instanceKey: "k2",
+      status: "idle",
+      pid: 42,
+    });
+    expect(okOutput(await tools.call("agents__list", {}))).toEqual({
+      instances: [{ agent: "coder", instanceKey: "k2", status: "idle", pid: 42 }],
+    });
+    expect(okOutput(await tools.call("agents__catalog", {}))).toEqual({
+      agents: [
+        { name: "coder", entry: false, description: "writes code" },
+        { name: "lead", entry: true },
+      ],
+    });
     expect(calls.map((call) => call.method)).toEqual(["send", "spawn", "list", "catalog"]);
     expect(calls[0]?.options).toEqual({ target: "coder", input: "fyi" });
   });

@@ -22,7 +22,11 @@ export function baseToolResources(overrides: { config?: Record<string, JsonObjec
   const documents = parseAllDocuments(readFileSync(BASE_FILE, "utf8"));
   const resources: ToolResource[] = [];
   documents.forEach((document, docIndex) => {
-    const value = document.toJSON() as { kind?: string; metadata: { name: string }; spec: Partial<ToolSpec> & { exports: ToolSpec["exports"] } };
+    const value = document.toJSON() as {
+      kind?: string;
+      metadata: { name: string };
+      spec: Partial<ToolSpec> & { exports: ToolSpec["exports"] };
+    };
     if (value?.kind !== "Tool") return;
     const name = value.metadata.name;
     const config = { ...(value.spec.config ?? {}), ...(overrides.config?.[name] ?? {}) };
@@ -33,7 +37,10 @@ export function baseToolResources(overrides: { config?: Record<string, JsonObjec
       spec: {
         entry: value.spec.entry!,
         errorMessageLimit: value.spec.errorMessageLimit ?? 1000,
-        exports: value.spec.exports.map((spec) => ({ ...spec, parameters: spec.parameters ?? { type: "object", properties: {} } })),
+        exports: value.spec.exports.map((spec) => ({
+          ...spec,
+          parameters: spec.parameters ?? { type: "object", properties: {} },
+        })),
         config,
       },
       source: { file: BASE_FILE, docIndex, package: "@goondan/base", baseDir: BASE_DIR },
@@ -48,14 +55,22 @@ export interface BaseToolHarness {
 }
 
 /** A registry of the built-ins (with per-tool config overrides) and a way to call them like the model does. */
-export async function baseTools(options: { config?: Record<string, JsonObject>; context?: Partial<ToolInvocationContext> } = {}): Promise<BaseToolHarness> {
+export async function baseTools(
+  options: { config?: Record<string, JsonObject>; context?: Partial<ToolInvocationContext> } = {},
+): Promise<BaseToolHarness> {
   const resources = baseToolResources(options.config === undefined ? {} : { config: options.config });
   const registry = await ToolRegistry.fromResources(resources);
   const catalog = buildCatalog({ registry, agentTools: resources });
   return {
     registry,
     call: (name, args, context = {}) =>
-      executeToolCall({ call: { id: "call_test", name, args }, catalog, registry, middlewares: [], context: invocationContext({ ...options.context, ...context }) }),
+      executeToolCall({
+        call: { id: "call_test", name, args },
+        catalog,
+        registry,
+        middlewares: [],
+        context: invocationContext({ ...options.context, ...context }),
+      }),
   };
 }
 

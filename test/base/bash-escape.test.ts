@@ -67,7 +67,9 @@ function uniqueSleep(): { command: string; pids: () => number[] } {
   return {
     command,
     pids: () => {
-      const pids = pidsWithCommandLine(command).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("sleep"));
+      const pids = pidsWithCommandLine(command).filter((pid) =>
+        readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("sleep"),
+      );
       leftovers.push(...pids);
       return pids;
     },
@@ -75,7 +77,12 @@ function uniqueSleep(): { command: string; pids: () => number[] } {
 }
 
 function spawnSleeper(env: Record<string, string>): number {
-  const proc = Bun.spawn(["sleep", "30"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env }, stdout: "ignore", stderr: "ignore", detached: true });
+  const proc = Bun.spawn(["sleep", "30"], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
+    stdout: "ignore",
+    stderr: "ignore",
+    detached: true,
+  });
   leftovers.push(proc.pid);
   return proc.pid;
 }
@@ -154,7 +161,12 @@ describe.skipIf(!onLinux || !hasSetsid)("bash__exec with processes that escape t
     const pidFile = join(workdir, "setsid.pid");
     const marker = join(workdir, "setsid.alive");
     const started = Date.now();
-    const output = okOutput(await tools.call("bash__exec", { command: `setsid sh escapee.sh ${pidFile} ${marker} & sleep 30`, timeoutMs: 300 }));
+    const output = okOutput(
+      await tools.call("bash__exec", {
+        command: `setsid sh escapee.sh ${pidFile} ${marker} & sleep 30`,
+        timeoutMs: 300,
+      }),
+    );
     expect(output.timedOut).toBe(true);
     expect(output.escapedKilled).toBeGreaterThanOrEqual(1); // the escaped shell, and its sleep once started
     expect(String(output.note)).toContain("left the process group");
@@ -182,7 +194,11 @@ describe.skipIf(!onLinux || !hasSetsid)("bash__exec with processes that escape t
     const started = Date.now();
     const parent = new AbortController();
     setTimeout(() => parent.abort(), 300);
-    const result = await tools.call("bash__exec", { command: `setsid sh escapee.sh ${pidFile} ${marker} >/dev/null 2>&1 & sleep 30` }, { parentSignal: parent.signal });
+    const result = await tools.call(
+      "bash__exec",
+      { command: `setsid sh escapee.sh ${pidFile} ${marker} >/dev/null 2>&1 & sleep 30` },
+      { parentSignal: parent.signal },
+    );
     expect(errorOf(result).code).toBe("E_TOOL_CANCELLED");
     expect(await allGone(await escapees(pidFile), 1000)).toBe(true);
     await Bun.sleep(Math.max(0, 1500 - (Date.now() - started)));
@@ -192,7 +208,9 @@ describe.skipIf(!onLinux || !hasSetsid)("bash__exec with processes that escape t
   it("leaves a detached background job running when the command finishes normally, marked with the run id", async () => {
     // The short sleep lets setsid leave the group before the shell exits: the group itself is killed on exit.
     const sleeper = uniqueSleep();
-    const output = okOutput(await tools.call("bash__exec", { command: `setsid ${sleeper.command} >/dev/null 2>&1 & sleep 0.2` }));
+    const output = okOutput(
+      await tools.call("bash__exec", { command: `setsid ${sleeper.command} >/dev/null 2>&1 & sleep 0.2` }),
+    );
     expect(output.exitCode).toBe(0);
     expect(output.escapedKilled).toBeUndefined();
     await Bun.sleep(300);
@@ -208,7 +226,9 @@ describe.skipIf(!onLinux || !hasSetsid)("bash__exec with processes that escape t
     okOutput(await tools.call("bash__exec", { command: `setsid ${survivor.command} >/dev/null 2>&1 & sleep 0.2` }));
     const [pid] = survivor.pids();
     expect(pid).toBeDefined();
-    const stopped = okOutput(await tools.call("bash__exec", { command: "setsid sleep 30 >/dev/null 2>&1 & sleep 30", timeoutMs: 300 }));
+    const stopped = okOutput(
+      await tools.call("bash__exec", { command: "setsid sleep 30 >/dev/null 2>&1 & sleep 30", timeoutMs: 300 }),
+    );
     expect(stopped.escapedKilled).toBe(1);
     expect(await isGone(pid!, 0)).toBe(false);
   });

@@ -35,7 +35,11 @@ beforeAll(async () => {
   tools = await baseTools({ context: { workdir } });
   open = await baseTools({ context: { workdir }, config: { bash: { isolation: "none" } } });
   // A process of ours outside the sandbox, holding a secret in its environment and its command line.
-  witness = Bun.spawn(["/bin/sh", "-c", "sleep 60; :", secret], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", WITNESS_KEY: secret }, stdout: "ignore", stderr: "ignore" });
+  witness = Bun.spawn(["/bin/sh", "-c", "sleep 60; :", secret], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", WITNESS_KEY: secret },
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   expect((await commandSandbox.probe()).isolated).toBe(true);
 });
 
@@ -72,7 +76,9 @@ function scanFor(needle: string): string {
 
 describe.skipIf(!onLinux)("bash commands in their own PID namespace", () => {
   it("see only the sandbox's processes: no other process's environment or command line, with pid 1 the sandbox's", async () => {
-    const output = okOutput(await tools.call("bash__exec", { command: `${scanFor(secret)}; tr "\\0" " " < /proc/1/cmdline` }));
+    const output = okOutput(
+      await tools.call("bash__exec", { command: `${scanFor(secret)}; tr "\\0" " " < /proc/1/cmdline` }),
+    );
     expect(String(output.stdout)).not.toContain("FOUND");
     expect(String(output.stdout)).toMatch(/read [1-9]\d*\n/); // the scan did read environments: the sandbox's own
     expect(String(output.stdout)).toContain("goondan-sandbox");
@@ -81,30 +87,49 @@ describe.skipIf(!onLinux)("bash commands in their own PID namespace", () => {
   }, 20_000);
 
   it("cannot reach a process outside by its pid", async () => {
-    const output = okOutput(await tools.call("bash__exec", { command: `cat /proc/${witness!.pid}/environ; kill -0 ${process.pid} && echo reached` }));
+    const output = okOutput(
+      await tools.call("bash__exec", {
+        command: `cat /proc/${witness!.pid}/environ; kill -0 ${process.pid} && echo reached`,
+      }),
+    );
     expect(String(output.stdout)).not.toContain(secret);
     expect(String(output.stdout)).not.toContain("reached");
   });
 
-  it.skipIf(!isRoot)("as root cannot unmount the sandbox's /proc to uncover the host's, nor mount another", async () => {
-    const output = okOutput(await tools.call("bash__exec", { command: `umount /proc || umount -l /proc; mount -t proc proc /mnt; ${scanFor(secret)}` }));
-    expect(String(output.stdout)).not.toContain("FOUND");
-    expect(String(output.stderr)).toContain("umount");
-  });
+  it.skipIf(!isRoot)(
+    "as root cannot unmount the sandbox's /proc to uncover the host's, nor mount another",
+    async () => {
+      const output = okOutput(
+        await tools.call("bash__exec", {
+          command: `umount /proc || umount -l /proc; mount -t proc proc /mnt; ${scanFor(secret)}`,
+        }),
+      );
+      expect(String(output.stdout)).not.toContain("FOUND");
+      expect(String(output.stderr)).toContain("umount");
+    },
+  );
 
   it("keeps a detached job alive between commands, inside the sandbox", async () => {
     const nap = `3000.${randomBytes(2).readUInt16BE(0)}`;
     okOutput(await tools.call("bash__exec", { command: `setsid sleep ${nap} >/dev/null 2>&1 & sleep 0.2` }));
-    const seen = okOutput(await tools.call("bash__exec", { command: `grep -l "${nap}" /proc/[0-9]*/cmdline 2>/dev/null | head -1` }));
+    const seen = okOutput(
+      await tools.call("bash__exec", { command: `grep -l "${nap}" /proc/[0-9]*/cmdline 2>/dev/null | head -1` }),
+    );
     expect(String(seen.stdout)).toMatch(/^\/proc\/\d+\/cmdline\n$/);
-    okOutput(await tools.call("bash__exec", { command: `pkill -f "sleep ${nap}" || kill $(grep -l "${nap}" /proc/[0-9]*/cmdline | cut -d/ -f3)` }));
+    okOutput(
+      await tools.call("bash__exec", {
+        command: `pkill -f "sleep ${nap}" || kill $(grep -l "${nap}" /proc/[0-9]*/cmdline | cut -d/ -f3)`,
+      }),
+    );
   });
 
   it("starts a new sandbox when the old one was stopped", async () => {
     okOutput(await tools.call("bash__exec", { command: "kill -TERM 1" }));
     await Bun.sleep(200);
     const output = okOutput(await tools.call("bash__exec", { command: "tr '\\0' ' ' < /proc/1/cmdline" }));
-    expect({ stdout: String(output.stdout), stderr: String(output.stderr) }).toMatchObject({ stdout: expect.stringContaining("goondan-sandbox") });
+    expect({ stdout: String(output.stdout), stderr: String(output.stderr) }).toMatchObject({
+      stdout: expect.stringContaining("goondan-sandbox"),
+    });
   });
 
   it("starts a new sandbox at once when pid 1 is gone but its holder has not exited yet", async () => {
@@ -116,7 +141,9 @@ describe.skipIf(!onLinux)("bash commands in their own PID namespace", () => {
     process.kill(holder[0]!, "SIGSTOP");
     okOutput(await tools.call("bash__exec", { command: "kill -TERM 1" }));
     const output = okOutput(await tools.call("bash__exec", { command: "tr '\\0' ' ' < /proc/1/cmdline" }));
-    expect({ stdout: String(output.stdout), stderr: String(output.stderr) }).toMatchObject({ stdout: expect.stringContaining("goondan-sandbox") });
+    expect({ stdout: String(output.stdout), stderr: String(output.stderr) }).toMatchObject({
+      stdout: expect.stringContaining("goondan-sandbox"),
+    });
     expect(holderPids()).not.toContain(holder[0]);
   });
 });
@@ -125,10 +152,15 @@ describe("config.isolation", () => {
   const unavailable = new PidNamespaceSandbox({ helperPath: "/nonexistent" });
   const command = { argv: ["/bin/sh", "-c", "true"], cwd: "/", env: { PATH: "/usr/bin:/bin" } };
   const context = (isolation: string | undefined, warnings: unknown[] = []): ToolContext =>
-    ({ config: isolation === undefined ? {} : { isolation }, logger: { ...silentLogger, warn: (...args: unknown[]) => void warnings.push(args) } }) as unknown as ToolContext;
+    ({
+      config: isolation === undefined ? {} : { isolation },
+      logger: { ...silentLogger, warn: (...args: unknown[]) => void warnings.push(args) },
+    }) as unknown as ToolContext;
 
   it("required: refuses to run a command where no namespace can be had", async () => {
-    await expect(isolateCommand({ ctx: context("required"), command, sandbox: unavailable })).rejects.toMatchObject({ code: "E_BASH_ISOLATION_UNAVAILABLE" });
+    await expect(isolateCommand({ ctx: context("required"), command, sandbox: unavailable })).rejects.toMatchObject({
+      code: "E_BASH_ISOLATION_UNAVAILABLE",
+    });
   });
 
   it("auto (the default): runs it as is, with one warning per process that names what is then in reach", async () => {
@@ -148,6 +180,8 @@ describe("config.isolation", () => {
   it.skipIf(!onLinux)("required: runs the command where the machine allows a namespace", async () => {
     const strict = await baseTools({ context: { workdir }, config: { bash: { isolation: "required" } } });
     expect(okOutput(await strict.call("bash__exec", { command: "echo ok" })).stdout).toBe("ok\n");
-    expect(errorOf(await strict.call("bash__exec", { command: "true", shell: "/nonexistent" })).code).toBe("E_BASH_SHELL_NOT_FOUND");
+    expect(errorOf(await strict.call("bash__exec", { command: "true", shell: "/nonexistent" })).code).toBe(
+      "E_BASH_SHELL_NOT_FOUND",
+    );
   });
 });

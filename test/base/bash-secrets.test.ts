@@ -29,7 +29,10 @@ function scanFor(needles: string[]): string {
   return `n=0; for d in /proc/[0-9]*; do if tr "\\0" "\\n" < $d/environ 2>/dev/null | grep -q ${patterns}; then echo "FOUND $d/environ"; fi; if tr "\\0" " " < $d/cmdline 2>/dev/null | grep -q ${patterns}; then echo "FOUND $d/cmdline"; fi; if cat $d/environ >/dev/null 2>&1; then n=$((n+1)); fi; done; echo "read $n"`;
 }
 
-function bundle(options: { endpoint: string; isolation: "default" | "none"; owner?: number }): { dir: string; stateRoot: string } {
+function bundle(options: { endpoint: string; isolation: "default" | "none"; owner?: number }): {
+  dir: string;
+  stateRoot: string;
+} {
   const dir = mkdtempSync(join(tmpdir(), "goondan-secrets-"));
   defer(() => rmSync(dir, { recursive: true, force: true }));
   const yaml = [
@@ -45,41 +48,76 @@ function bundle(options: { endpoint: string; isolation: "default" | "none"; owne
     "",
   ].join("\n");
   writeFileSync(join(dir, "goondan.yaml"), yaml);
-  writeFileSync(join(dir, "shell.ts"), `export { handlers } from ${JSON.stringify(join(import.meta.dir, "../../src/base/tools/bash.ts"))};\n`);
+  writeFileSync(
+    join(dir, "shell.ts"),
+    `export { handlers } from ${JSON.stringify(join(import.meta.dir, "../../src/base/tools/bash.ts"))};\n`,
+  );
   const stateRoot = join(dir, "state");
   mkdirSync(stateRoot);
   if (options.owner !== undefined) {
-    for (const path of [dir, stateRoot, join(dir, "goondan.yaml"), join(dir, "shell.ts")]) chownSync(path, options.owner, options.owner);
+    for (const path of [dir, stateRoot, join(dir, "goondan.yaml"), join(dir, "shell.ts")])
+      chownSync(path, options.owner, options.owner);
     chmodSync(dir, 0o755);
   }
   return { dir, stateRoot };
 }
 
 /** Runs one `goondan run --input` whose single bash call scans /proc; returns the scan's stdout. */
-async function scanThroughGoondan(options: { launcher: "node" | "bun"; user: "self" | "nobody"; isolation: "default" | "none" }): Promise<string> {
+async function scanThroughGoondan(options: {
+  launcher: "node" | "bun";
+  user: "self" | "nobody";
+  isolation: "default" | "none";
+}): Promise<string> {
   const apiKey = `sk-probe-${randomBytes(12).toString("hex")}`;
   const apiToken = `tok-probe-${randomBytes(12).toString("hex")}`;
   const llm = await startLoopbackLlm({
     respond: (request: LoopbackRequest) =>
-      toolResults(request).length > 0 ? { text: "scanned" } : { toolCalls: [{ name: options.isolation === "none" ? "shell__exec" : "bash__exec", args: { command: scanFor([apiKey, apiToken]) } }] },
+      toolResults(request).length > 0
+        ? { text: "scanned" }
+        : {
+            toolCalls: [
+              {
+                name: options.isolation === "none" ? "shell__exec" : "bash__exec",
+                args: { command: scanFor([apiKey, apiToken]) },
+              },
+            ],
+          },
   });
   defer(() => llm.close());
   const owner = options.user === "nobody" ? NOBODY : undefined;
-  const { dir, stateRoot } = bundle({ endpoint: llm.url, isolation: options.isolation, ...(owner === undefined ? {} : { owner }) });
+  const { dir, stateRoot } = bundle({
+    endpoint: llm.url,
+    isolation: options.isolation,
+    ...(owner === undefined ? {} : { owner }),
+  });
   const runtime = options.launcher === "node" ? (node as string) : process.execPath;
-  const asUser = owner === undefined ? [] : [setpriv as string, `--reuid=${owner}`, `--regid=${owner}`, "--clear-groups"];
+  const asUser =
+    owner === undefined ? [] : [setpriv as string, `--reuid=${owner}`, `--regid=${owner}`, "--clear-groups"];
   const proc = Bun.spawn([...asUser, runtime, GOONDAN_BIN, "run", dir, "--input", "scan", "--state-root", stateRoot], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: stateRoot, SCAN_API_KEY: apiKey, GOONDAN_API_TOKEN: apiToken, GOONDAN_LOG_LEVEL: "warn" },
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: stateRoot,
+      SCAN_API_KEY: apiKey,
+      GOONDAN_API_TOKEN: apiToken,
+      GOONDAN_LOG_LEVEL: "warn",
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
   defer(() => {
     if (proc.exitCode === null) proc.kill("SIGKILL");
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   if (code !== 0) throw new Error(`goondan run exited ${code}: ${stderr.slice(-2000)}`);
   expect(stdout).toBe("scanned\n");
-  const result = toolResults(llm.requests.at(-1) as LoopbackRequest)[0]?.content as { status: string; output: { stdout: string } };
+  const result = toolResults(llm.requests.at(-1) as LoopbackRequest)[0]?.content as {
+    status: string;
+    output: { stdout: string };
+  };
   expect(result.status).toBe("ok");
   return result.output.stdout;
 }
@@ -100,8 +138,12 @@ describe.skipIf(!onLinux)("a bash tool command under goondan run cannot read any
 
   // Only root can read the non-dumpable goondan processes, and the Node launcher blanks its own copy: as any
   // other user even an unisolated scan finds nothing any more.
-  it.skipIf(!isRoot)("(control) as root with isolation: none, the same scan finds them", async () => {
-    const found = await scanThroughGoondan({ launcher: "node", user: "self", isolation: "none" });
-    expect(found).toContain("FOUND");
-  }, 30_000);
+  it.skipIf(!isRoot)(
+    "(control) as root with isolation: none, the same scan finds them",
+    async () => {
+      const found = await scanThroughGoondan({ launcher: "node", user: "self", isolation: "none" });
+      expect(found).toContain("FOUND");
+    },
+    30_000,
+  );
 });

@@ -43,7 +43,14 @@ describe("bash__exec", () => {
   });
 
   it("never passes API keys or secrets to the command", async () => {
-    const names = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOONDAN_SECRET_SLACK_TOKEN", "GOONDAN_API_TOKEN", "MY_SECRET", "DB_PASSWORD"];
+    const names = [
+      "OPENAI_API_KEY",
+      "ANTHROPIC_API_KEY",
+      "GOONDAN_SECRET_SLACK_TOKEN",
+      "GOONDAN_API_TOKEN",
+      "MY_SECRET",
+      "DB_PASSWORD",
+    ];
     for (const name of names) process.env[name] = "leaked-value";
     try {
       const output = okOutput(await tools.call("bash__exec", { command: "env" }));
@@ -55,13 +62,20 @@ describe("bash__exec", () => {
   });
 
   it("keeps only allowlisted, non-secret variable names", () => {
-    expect(scrubbedEnv({ PATH: "/bin", HOME: "/home/x", AWS_SECRET_ACCESS_KEY: "s", FOO: "bar" })).toEqual({ PATH: "/bin", HOME: "/home/x", TERM: "dumb", LANG: "C.UTF-8" });
+    expect(scrubbedEnv({ PATH: "/bin", HOME: "/home/x", AWS_SECRET_ACCESS_KEY: "s", FOO: "bar" })).toEqual({
+      PATH: "/bin",
+      HOME: "/home/x",
+      TERM: "dumb",
+      LANG: "C.UTF-8",
+    });
   });
 
   it("kills the whole process group on timeout, background jobs included", async () => {
     const marker = join(workdir, "survived");
     const started = Date.now();
-    const output = okOutput(await tools.call("bash__exec", { command: `(sleep 1; echo alive > ${marker}) & sleep 30`, timeoutMs: 300 }));
+    const output = okOutput(
+      await tools.call("bash__exec", { command: `(sleep 1; echo alive > ${marker}) & sleep 30`, timeoutMs: 300 }),
+    );
     expect(output.timedOut).toBe(true);
     expect(output.signal).toBe("SIGKILL");
     expect(Date.now() - started).toBeLessThan(5000);
@@ -92,16 +106,24 @@ describe("bash__exec", () => {
   it("refuses bad arguments before running anything", async () => {
     expect(errorOf(await tools.call("bash__exec", {})).code).toBe("E_TOOL_INVALID_ARGS");
     expect(errorOf(await tools.call("bash__exec", { command: "ls", login: true })).code).toBe("E_TOOL_INVALID_ARGS");
-    expect(errorOf(await tools.call("bash__exec", { command: "ls", env: { "NOT-A-NAME": "x" } })).code).toBe("E_TOOL_INVALID_ARGS");
-    expect(errorOf(await tools.call("bash__exec", { command: "ls", env: { A: { nested: 1 } } })).code).toBe("E_TOOL_INVALID_ARGS");
-    expect(errorOf(await tools.call("bash__exec", { command: "ls", timeoutMs: 10_000_000 })).code).toBe("E_TOOL_INVALID_ARGS");
+    expect(errorOf(await tools.call("bash__exec", { command: "ls", env: { "NOT-A-NAME": "x" } })).code).toBe(
+      "E_TOOL_INVALID_ARGS",
+    );
+    expect(errorOf(await tools.call("bash__exec", { command: "ls", env: { A: { nested: 1 } } })).code).toBe(
+      "E_TOOL_INVALID_ARGS",
+    );
+    expect(errorOf(await tools.call("bash__exec", { command: "ls", timeoutMs: 10_000_000 })).code).toBe(
+      "E_TOOL_INVALID_ARGS",
+    );
   });
 });
 
 describe("bash__script", () => {
   it("runs a non-executable script with sh, passing arguments", async () => {
     await writeFile(join(workdir, "greet.sh"), 'echo "hello $1"\n');
-    expect(okOutput(await tools.call("bash__script", { path: "greet.sh", args: ["world"] })).stdout).toBe("hello world\n");
+    expect(okOutput(await tools.call("bash__script", { path: "greet.sh", args: ["world"] })).stdout).toBe(
+      "hello world\n",
+    );
   });
 
   it("runs an executable script directly (its shebang applies)", async () => {
@@ -119,14 +141,24 @@ describe("bash__script", () => {
 
 describe("upstream's bash parameters: env and shell", () => {
   it("adds env entries to the scrubbed environment, numbers and booleans as text", async () => {
-    const output = okOutput(await tools.call("bash__exec", { command: 'echo "$GREETING $COUNT $VERBOSE"; echo "$HOME"', env: { GREETING: "hi", COUNT: 3, VERBOSE: true } }));
+    const output = okOutput(
+      await tools.call("bash__exec", {
+        command: 'echo "$GREETING $COUNT $VERBOSE"; echo "$HOME"',
+        env: { GREETING: "hi", COUNT: 3, VERBOSE: true },
+      }),
+    );
     expect(output.stdout).toBe(`hi 3 true\n${process.env.HOME ?? ""}\n`);
   });
 
   it("never lets env reach the agent's own secrets: a named variable gets only the value written in the call", async () => {
     process.env.OPENAI_API_KEY = "sk-agent-secret";
     try {
-      const output = okOutput(await tools.call("bash__exec", { command: "env", env: { OPENAI_API_KEY: "given-by-the-model", OTHER: "$OPENAI_API_KEY" } }));
+      const output = okOutput(
+        await tools.call("bash__exec", {
+          command: "env",
+          env: { OPENAI_API_KEY: "given-by-the-model", OTHER: "$OPENAI_API_KEY" },
+        }),
+      );
       expect(String(output.stdout)).not.toContain("sk-agent-secret");
       expect(String(output.stdout)).toContain("OPENAI_API_KEY=given-by-the-model\n");
       expect(String(output.stdout)).toContain("OTHER=$OPENAI_API_KEY\n");
@@ -136,28 +168,44 @@ describe("upstream's bash parameters: env and shell", () => {
   });
 
   it("keeps its own run marker whatever env says", async () => {
-    const output = okOutput(await tools.call("bash__exec", { command: "echo $GOONDAN_TOOL_RUN", env: { GOONDAN_TOOL_RUN: "forged" } }));
+    const output = okOutput(
+      await tools.call("bash__exec", { command: "echo $GOONDAN_TOOL_RUN", env: { GOONDAN_TOOL_RUN: "forged" } }),
+    );
     expect(String(output.stdout)).toMatch(/^[0-9a-f]{24}\n$/);
   });
 
   it("runs exec with the shell asked for, by absolute path or by name on PATH", async () => {
     const bash = Bun.which("bash");
     if (bash === null) throw new Error("bash is not installed");
-    expect(okOutput(await tools.call("bash__exec", { command: 'echo "${BASH_VERSION:+bash}"', shell: "bash" })).stdout).toBe("bash\n");
-    expect(okOutput(await tools.call("bash__exec", { command: 'echo "${BASH_VERSION:+bash}"', shell: bash })).stdout).toBe("bash\n");
-    expect(okOutput(await tools.call("bash__exec", { command: 'echo "${BASH_VERSION:-plain}"' })).stdout).toBe("plain\n");
+    expect(
+      okOutput(await tools.call("bash__exec", { command: 'echo "${BASH_VERSION:+bash}"', shell: "bash" })).stdout,
+    ).toBe("bash\n");
+    expect(
+      okOutput(await tools.call("bash__exec", { command: 'echo "${BASH_VERSION:+bash}"', shell: bash })).stdout,
+    ).toBe("bash\n");
+    expect(okOutput(await tools.call("bash__exec", { command: 'echo "${BASH_VERSION:-plain}"' })).stdout).toBe(
+      "plain\n",
+    );
   });
 
   it("refuses a shell that is not an executable file", async () => {
     await writeFile(join(workdir, "not-executable"), "text\n");
-    for (const shell of ["no-such-shell", "./relative/sh", join(workdir, "not-executable"), "/nonexistent/sh", workdir]) {
+    for (const shell of [
+      "no-such-shell",
+      "./relative/sh",
+      join(workdir, "not-executable"),
+      "/nonexistent/sh",
+      workdir,
+    ]) {
       expect(errorOf(await tools.call("bash__exec", { command: "true", shell })).code).toBe("E_BASH_SHELL_NOT_FOUND");
     }
   });
 
   it("runs a script with the shell asked for, and takes env there too", async () => {
     await writeFile(join(workdir, "which.sh"), 'echo "${BASH_VERSION:+bash} $WHO"\n');
-    expect(okOutput(await tools.call("bash__script", { path: "which.sh", shell: "bash", env: { WHO: "me" } })).stdout).toBe("bash me\n");
+    expect(
+      okOutput(await tools.call("bash__script", { path: "which.sh", shell: "bash", env: { WHO: "me" } })).stdout,
+    ).toBe("bash me\n");
   });
 
   it("takes any timeoutMs upstream takes: a fraction, and 0 for the longest", async () => {

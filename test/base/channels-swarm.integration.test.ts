@@ -19,7 +19,15 @@ import { fakeGithub } from "../helpers/fake-github.ts";
 import { startFakeSlack } from "../helpers/fake-slack.ts";
 import { startFakeTelegram } from "../helpers/fake-telegram.ts";
 import { startGoondanRun, until } from "../helpers/goondan-process.ts";
-import { lastUserText, messageText, startLoopbackLlm, systemPrompt, toolResults, type LoopbackReply, type LoopbackRequest } from "../helpers/loopback-llm.ts";
+import {
+  lastUserText,
+  messageText,
+  startLoopbackLlm,
+  systemPrompt,
+  toolResults,
+  type LoopbackReply,
+  type LoopbackRequest,
+} from "../helpers/loopback-llm.ts";
 
 const FIXTURE = new URL("../fixtures/bundles/channels-swarm", import.meta.url).pathname;
 const defer = useCleanups();
@@ -30,7 +38,9 @@ const lastRole = (request: LoopbackRequest) => request.body.messages.at(-1)?.rol
 /** What the connector's event said, read from context-message's [runtime_inbound] block (as a model would). */
 function inbound(request: LoopbackRequest): { connector?: string; properties?: Record<string, string> } {
   const match = /eventMetadata=(\{.*\})/.exec(systemPrompt(request));
-  return match?.[1] === undefined ? {} : (JSON.parse(match[1]) as { connector?: string; properties?: Record<string, string> });
+  return match?.[1] === undefined
+    ? {}
+    : (JSON.parse(match[1]) as { connector?: string; properties?: Record<string, string> });
 }
 
 /** The scripted model of every agent of the swarm. */
@@ -45,15 +55,21 @@ function channelsModel(request: LoopbackRequest): LoopbackReply {
   // coordinator
   const assistantTexts = request.body.messages.filter((message) => message.role === "assistant").map(messageText);
   if (lastRole(request) === "tool") {
-    const last = toolResults(request).at(-1)?.content as { status?: string; output?: Record<string, unknown> } | undefined;
+    const last = toolResults(request).at(-1)?.content as
+      | { status?: string; output?: Record<string, unknown> }
+      | undefined;
     const output = last?.output ?? {};
     if (typeof output.response === "string") {
       const chatId = inbound(request).properties?.chat_id ?? "missing";
-      return { toolCalls: [{ name: "telegram__send", args: { chatId, text: `Here is what I found: ${output.response}` } }] };
+      return {
+        toolCalls: [{ name: "telegram__send", args: { chatId, text: `Here is what I found: ${output.response}` } }],
+      };
     }
     if (last?.status === "pending") {
       const where = inbound(request).properties ?? {};
-      return { text: `Waiting for the worker; will answer in slack channel ${where.channel_id} thread ${where.thread_ts ?? where.ts}.` };
+      return {
+        text: `Waiting for the worker; will answer in slack channel ${where.channel_id} thread ${where.thread_ts ?? where.ts}.`,
+      };
     }
     return { text: `delivered: ${JSON.stringify(output)}` };
   }
@@ -61,11 +77,21 @@ function channelsModel(request: LoopbackRequest): LoopbackReply {
   if (text.startsWith("[inter-agent response] worker -> coordinator status=ok")) {
     const promise = [...assistantTexts].reverse().find((said) => said.includes("will answer in slack channel")) ?? "";
     const [, channelId, threadTs] = /slack channel (\S+) thread (\S+)\./.exec(promise) ?? [];
-    return { toolCalls: [{ name: "slack__send", args: { channelId, threadTs, text: `Done: ${text.split("\n").slice(1).join(" ")}` } }] };
+    return {
+      toolCalls: [
+        { name: "slack__send", args: { channelId, threadTs, text: `Done: ${text.split("\n").slice(1).join(" ")}` } },
+      ],
+    };
   }
   const source = inbound(request);
-  if (source.connector === "telegram-polling") return { toolCalls: [{ name: "agents__request", args: { target: "worker", input: text } }] };
-  if (source.connector === "slack") return { toolCalls: [{ name: "agents__request", args: { target: "worker", input: text.replace(/<@\w+>\s*/, ""), async: true } }] };
+  if (source.connector === "telegram-polling")
+    return { toolCalls: [{ name: "agents__request", args: { target: "worker", input: text } }] };
+  if (source.connector === "slack")
+    return {
+      toolCalls: [
+        { name: "agents__request", args: { target: "worker", input: text.replace(/<@\w+>\s*/, ""), async: true } },
+      ],
+    };
   return { text: `coordinator heard: ${text}` };
 }
 
@@ -86,7 +112,12 @@ describe("a multi-agent swarm behind Telegram and Slack", () => {
     cpSync(FIXTURE, dir, { recursive: true });
     const slackPort = freePort();
     const bundleFile = join(dir, "goondan.yaml");
-    writeFileSync(bundleFile, readFileSync(bundleFile, "utf8").replace("http://loopback-llm.invalid/v1", llm.url).replace('value: "3102"', `value: "${slackPort}"`));
+    writeFileSync(
+      bundleFile,
+      readFileSync(bundleFile, "utf8")
+        .replace("http://loopback-llm.invalid/v1", llm.url)
+        .replace('value: "3102"', `value: "${slackPort}"`),
+    );
     defer(async () => {
       await Promise.all([llm.close(), telegram.close(), slack.close()]);
       rmSync(dir, { recursive: true, force: true });
@@ -116,35 +147,55 @@ describe("a multi-agent swarm behind Telegram and Slack", () => {
         });
       },
     });
-    const explain = () => `\nllm unexpected: ${llm.unexpected.length}\nstderr tail: ${stderr.slice(-3000)}\nlogs: ${JSON.stringify(daemon.lines.slice(-20))}`;
+    const explain = () =>
+      `\nllm unexpected: ${llm.unexpected.length}\nstderr tail: ${stderr.slice(-3000)}\nlogs: ${JSON.stringify(daemon.lines.slice(-20))}`;
 
     // Telegram: message → coordinator → worker (→ memory, then observer) → telegram__send to the same chat.
     telegram.sendUserMessage({ chatId: 4242, text: "research rockets", username: "alice" });
     const sent = await until(() => telegram.callsOf("sendMessage")[0], { timeoutMs: 60_000 }).catch((error: Error) => {
       throw new Error(`${error.message}${explain()}`);
     });
-    expect(sent.payload).toEqual({ chat_id: "4242", text: 'Here is what I found: worker did "research rockets" (memory: rockets go up)' });
+    expect(sent.payload).toEqual({
+      chat_id: "4242",
+      text: 'Here is what I found: worker did "research rockets" (memory: rockets go up)',
+    });
     await until(() => llm.requests.some((request) => roleOf(request) === "observer"), { timeoutMs: 30_000 });
     const observed = llm.requests.find((request) => roleOf(request) === "observer");
     expect(lastUserText(observed!)).toContain('output: worker did "research rockets"');
 
     // Slack: mention → coordinator (async request) → worker → reply wakes the coordinator → slack__send in the thread.
-    const mention = { type: "app_mention", user: "U1", text: "<@UBOT> check the launch pad", ts: "1700000100.000100", channel: "C0GENERAL" };
+    const mention = {
+      type: "app_mention",
+      user: "U1",
+      text: "<@UBOT> check the launch pad",
+      ts: "1700000100.000100",
+      channel: "C0GENERAL",
+    };
     const { response } = await slack.deliverEvent(`http://127.0.0.1:${slackPort}/`, mention);
     expect(response.status).toBe(200);
-    const posted = await until(() => slack.callsOf("chat.postMessage")[0], { timeoutMs: 60_000 }).catch((error: Error) => {
-      throw new Error(`${error.message}${explain()}`);
-    });
+    const posted = await until(() => slack.callsOf("chat.postMessage")[0], { timeoutMs: 60_000 }).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}${explain()}`);
+      },
+    );
     expect(posted.payload).toMatchObject({ channel: "C0GENERAL", thread_ts: "1700000100.000100" });
     expect(String(posted.payload.text)).toStartWith('Done: worker did "check the launch pad"');
-    expect(llm.requests.some((request) => roleOf(request) === "coordinator" && lastUserText(request).startsWith("[inter-agent response] worker -> coordinator status=ok"))).toBe(true);
+    expect(
+      llm.requests.some(
+        (request) =>
+          roleOf(request) === "coordinator" &&
+          lastUserText(request).startsWith("[inter-agent response] worker -> coordinator status=ok"),
+      ),
+    ).toBe(true);
 
     expect(new Set(llm.requests.map(roleOf))).toEqual(new Set(["coordinator", "worker", "memory", "observer"]));
     expect(llm.unexpected).toEqual([]);
     expect(telegram.rejected).toEqual([]);
     expect(slack.rejected).toEqual([]);
-    const allOutput = JSON.stringify(daemon.lines) + stderr + JSON.stringify(llm.requests.map((request) => request.body));
-    for (const secret of [telegram.token, slack.token, slack.signingSecret]) expect(allOutput.includes(secret)).toBe(false);
+    const allOutput =
+      JSON.stringify(daemon.lines) + stderr + JSON.stringify(llm.requests.map((request) => request.body));
+    for (const secret of [telegram.token, slack.token, slack.signingSecret])
+      expect(allOutput.includes(secret)).toBe(false);
   }, 150_000);
 });
 
@@ -156,13 +207,18 @@ describe("an extension that throws, in a real agent process", () => {
     writeFileSync(
       join(dir, "goondan.yaml"),
       [
-        "apiVersion: goondan.ai/v1\nkind: Model\nmetadata: { name: loopback }\nspec: { provider: openai-compatible, model: loopback, endpoint: " + llm.url + " }",
+        "apiVersion: goondan.ai/v1\nkind: Model\nmetadata: { name: loopback }\nspec: { provider: openai-compatible, model: loopback, endpoint: " +
+          llm.url +
+          " }",
         "apiVersion: goondan.ai/v1\nkind: Extension\nmetadata: { name: flaky }\nspec: { entry: ./flaky.ts }",
         "apiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: solo }\nspec:\n  modelConfig: { modelRef: Model/loopback }\n  prompt: { system: hi }\n  extensions: [Extension/flaky]",
         "apiVersion: goondan.ai/v1\nkind: Swarm\nmetadata: { name: one }\nspec: { entryAgent: Agent/solo, agents: [Agent/solo], instanceKey: main }",
       ].join("\n---\n"),
     );
-    writeFileSync(join(dir, "flaky.ts"), 'export function register(api) {\n  api.pipeline.register("turn", async (ctx) => {\n    if (ctx.inputEvent.input.includes("explode")) throw new Error("the flaky extension exploded");\n    return ctx.next();\n  });\n}\n');
+    writeFileSync(
+      join(dir, "flaky.ts"),
+      'export function register(api) {\n  api.pipeline.register("turn", async (ctx) => {\n    if (ctx.inputEvent.input.includes("explode")) throw new Error("the flaky extension exploded");\n    return ctx.next();\n  });\n}\n',
+    );
     defer(async () => {
       await llm.close();
       rmSync(dir, { recursive: true, force: true });
@@ -172,16 +228,26 @@ describe("an extension that throws, in a real agent process", () => {
       args: [dir, "--port", "0", "--state-root", stateRoot],
       env: { GOONDAN_LOG_LEVEL: "info" },
       stderr: "ignore",
-      onSpawn: (proc) =>
-        defer(killChild(proc)),
+      onSpawn: (proc) => defer(killChild(proc)),
     });
-    const post = async (input: string) => (await fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input, wait: true }) })).json() as Promise<{ status: string; response: string; error?: { code: string } }>;
+    const post = async (input: string) =>
+      (
+        await fetch(`${daemon.base}/v1/events`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ input, wait: true }),
+        })
+      ).json() as Promise<{ status: string; response: string; error?: { code: string } }>;
     expect(await post("hello")).toMatchObject({ status: "ok", response: "fine" });
     expect(await post("please explode")).toMatchObject({ status: "error", error: { code: "AGENT_TURN_FAILED" } });
     const warning = await until(() => daemon.lines.find((line) => line.level === 40 && line.extension === "flaky"));
     expect(warning).toMatchObject({ agent: "solo", hook: "turn", error: "the flaky extension exploded" });
-    const { events } = (await (await fetch(`${daemon.base}/v1/instances/solo/main/events`)).json()) as { events: { type: string; data?: Record<string, unknown> }[] };
-    expect(events.filter((event) => event.type === "extension.failed").map((event) => event.data)).toEqual([{ extension: "flaky", hook: "turn" }]);
+    const { events } = (await (await fetch(`${daemon.base}/v1/instances/solo/main/events`)).json()) as {
+      events: { type: string; data?: Record<string, unknown> }[];
+    };
+    expect(events.filter((event) => event.type === "extension.failed").map((event) => event.data)).toEqual([
+      { extension: "flaky", hook: "turn" },
+    ]);
   }, 60_000);
 });
 
@@ -213,23 +279,45 @@ describe("the discord and github connectors, as real connector processes", () =>
       env: { GITHUB_WEBHOOK_SECRET: github.secret, GOONDAN_LOG_LEVEL: "info" },
       stderr: "ignore",
       readyTimeoutMs: 30_000,
-      onSpawn: (proc) =>
-        defer(killChild(proc)),
+      onSpawn: (proc) => defer(killChild(proc)),
     });
-    const listening = async (port: number) => fetch(`http://127.0.0.1:${port}/`, { method: "GET" }).then(() => true, () => false);
+    const listening = async (port: number) =>
+      fetch(`http://127.0.0.1:${port}/`, { method: "GET" }).then(
+        () => true,
+        () => false,
+      );
     await until(async () => (await listening(discordPort)) && (await listening(githubPort)), { timeoutMs: 20_000 });
 
-    const { response, token } = await discord.sendInteraction(`http://127.0.0.1:${discordPort}/`, { type: 2, channel_id: "300", member: { user: { id: "42", username: "ana" } }, data: { name: "deploy", options: [{ name: "env", type: 3, value: "staging" }] } });
+    const { response, token } = await discord.sendInteraction(`http://127.0.0.1:${discordPort}/`, {
+      type: 2,
+      channel_id: "300",
+      member: { user: { id: "42", username: "ana" } },
+      data: { name: "deploy", options: [{ name: "env", type: 3, value: "staging" }] },
+    });
     expect(await response.json()).toEqual({ type: 5 });
     const reply = await until(() => discord.replies[0], { timeoutMs: 30_000 });
     expect(reply).toEqual({ kind: "edit-original", interactionToken: token, content: "on it: /deploy env=staging" });
 
-    const delivery = await github.deliver(`http://127.0.0.1:${githubPort}/`, "issues", { action: "opened", repository: { full_name: "acme/rocket" }, sender: { login: "octocat" }, issue: { number: 7, title: "Launch pad is on fire" } });
+    const delivery = await github.deliver(`http://127.0.0.1:${githubPort}/`, "issues", {
+      action: "opened",
+      repository: { full_name: "acme/rocket" },
+      sender: { login: "octocat" },
+      issue: { number: 7, title: "Launch pad is on fire" },
+    });
     expect(delivery.status).toBe(202);
-    await until(() => llm.requests.some((request) => lastUserText(request) === "Launch pad is on fire"), { timeoutMs: 30_000 });
-    expect((await github.deliver(`http://127.0.0.1:${githubPort}/`, "issues", { repository: {} }, { secret: "forged" })).status).toBe(401);
-    const instances = (await (await fetch(`${daemon.base}/v1/instances`)).json()) as { instances: { agent: string; instanceKey: string }[] };
-    expect(instances.instances.map((row) => row.instanceKey).sort()).toEqual(expect.arrayContaining(["discord-300", "repo-events"]));
+    await until(() => llm.requests.some((request) => lastUserText(request) === "Launch pad is on fire"), {
+      timeoutMs: 30_000,
+    });
+    expect(
+      (await github.deliver(`http://127.0.0.1:${githubPort}/`, "issues", { repository: {} }, { secret: "forged" }))
+        .status,
+    ).toBe(401);
+    const instances = (await (await fetch(`${daemon.base}/v1/instances`)).json()) as {
+      instances: { agent: string; instanceKey: string }[];
+    };
+    expect(instances.instances.map((row) => row.instanceKey).sort()).toEqual(
+      expect.arrayContaining(["discord-300", "repo-events"]),
+    );
     expect(discord.rejected).toEqual([]);
     expect(llm.unexpected).toEqual([]);
   }, 90_000);

@@ -18,8 +18,24 @@ import { approvalsWorld } from "../orchestrator/approvals-fixture.ts";
 
 const defer = useCleanups();
 
-const held = (ids: string[]): ConnectorReply => ({ ...outcome({ eventId: "e1", response: "" }), status: "awaiting_approval", finishReason: "awaiting_approval", approvalIds: ids });
-const approvalOf = (id: string): Approval => ({ id, agent: "ops", instanceKey: "k", eventId: "e1", turnId: "t1", traceId: "0", toolCallId: "c1", toolName: "bash__exec", arguments: { command: "ls" }, requestedAt: 1 });
+const held = (ids: string[]): ConnectorReply => ({
+  ...outcome({ eventId: "e1", response: "" }),
+  status: "awaiting_approval",
+  finishReason: "awaiting_approval",
+  approvalIds: ids,
+});
+const approvalOf = (id: string): Approval => ({
+  id,
+  agent: "ops",
+  instanceKey: "k",
+  eventId: "e1",
+  turnId: "t1",
+  traceId: "0",
+  toolCallId: "c1",
+  toolName: "bash__exec",
+  arguments: { command: "ls" },
+  requestedAt: 1,
+});
 
 function fakeApprovals(answer: (id: string, decision: string) => ConnectorReply | Error | undefined) {
   const decisions: string[] = [];
@@ -35,13 +51,23 @@ function fakeApprovals(answer: (id: string, decision: string) => ConnectorReply 
   return { approvals, decisions };
 }
 
-async function chat(options: { lines: string; approvals: ConnectorApprovals; interactive?: boolean; config?: JsonObject }) {
+async function chat(options: {
+  lines: string;
+  approvals: ConnectorApprovals;
+  interactive?: boolean;
+  config?: JsonObject;
+}) {
   let output = "";
   const input = new PassThrough();
   input.end(options.lines);
   let sent = 0;
   await runCliLoop({
-    ctx: { request: async () => (sent++ === 0 ? held(["appr_1"]) : outcome({ eventId: "e2", response: "next" })), config: options.config ?? {}, signal: new AbortController().signal, approvals: options.approvals },
+    ctx: {
+      request: async () => (sent++ === 0 ? held(["appr_1"]) : outcome({ eventId: "e2", response: "next" })),
+      config: options.config ?? {},
+      signal: new AbortController().signal,
+      approvals: options.approvals,
+    },
     io: { input, write: (text) => (output += text), interactive: options.interactive ?? true },
   });
   return output;
@@ -51,7 +77,7 @@ describe("the cli connector's approval prompt (fakes)", () => {
   it("shows the held call and approves it on y, then prints the resumed turn's reply", async () => {
     const fake = fakeApprovals(() => outcome({ eventId: "e1", response: "ran it" }));
     const output = await chat({ lines: "do it\ny\n", approvals: fake.approvals });
-    expect(output).toContain("ops wants to run bash__exec {\"command\":\"ls\"}\nallow? [y/N] ");
+    expect(output).toContain('ops wants to run bash__exec {"command":"ls"}\nallow? [y/N] ');
     expect(output).toContain("ran it\n");
     expect(fake.decisions).toEqual(["appr_1:approve"]);
   });
@@ -105,12 +131,20 @@ spec:
         route: { agentRef: Agent/assistant }
 `,
     );
-    const proc = Bun.spawn([process.execPath, GOONDAN_BIN, "run", world.dir, "--port", "0", "--state-root", world.stateRoot], {
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-      env: { ...process.env, LOOPBACK_API_KEY: "approvals", GOONDAN_LOG_LEVEL: "info", APPROVALS_EFFECTS_FILE: world.effectsFile },
-    });
+    const proc = Bun.spawn(
+      [process.execPath, GOONDAN_BIN, "run", world.dir, "--port", "0", "--state-root", world.stateRoot],
+      {
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+        env: {
+          ...process.env,
+          LOOPBACK_API_KEY: "approvals",
+          GOONDAN_LOG_LEVEL: "info",
+          APPROVALS_EFFECTS_FILE: world.effectsFile,
+        },
+      },
+    );
     defer(async () => {
       if (proc.exitCode === null) proc.kill("SIGKILL");
       await proc.exited;
@@ -123,9 +157,10 @@ spec:
         for await (const chunk of stream) output += decoder.decode(chunk);
       })();
     }
-    const seen = (text: string) => until(() => output.includes(text), { timeoutMs: 20_000 }).catch((error: Error) => {
-      throw new Error(`${error.message}: waiting for ${text}; output so far:\n${output.slice(-3000)}`);
-    });
+    const seen = (text: string) =>
+      until(() => output.includes(text), { timeoutMs: 20_000 }).catch((error: Error) => {
+        throw new Error(`${error.message}: waiting for ${text}; output so far:\n${output.slice(-3000)}`);
+      });
     await seen('"msg":"ready"');
     proc.stdin.write("prompt1\n");
     proc.stdin.flush();
@@ -136,6 +171,10 @@ spec:
     proc.stdin.flush();
     await seen('tool said: {"status":"ok"');
     expect(world.effects()).toEqual(["prompt1"]);
-    expect(readFileSync(world.effectsFile, "utf8").split("\n").filter((line) => line !== "").length).toBe(1);
+    expect(
+      readFileSync(world.effectsFile, "utf8")
+        .split("\n")
+        .filter((line) => line !== "").length,
+    ).toBe(1);
   }, 60_000);
 });

@@ -2,13 +2,23 @@ import { describe, expect, it } from "bun:test";
 import { PassThrough } from "node:stream";
 import { formatReply, runCliLoop } from "../../src/base/connectors/cli.ts";
 import { toolLine, TurnStatus, type Spinner } from "../../src/connector/turn-status.ts";
-import type { ConnectorEvent, ConnectorReply, ConnectorRequestOptions, ToolProgress } from "../../src/connector/connector-types.ts";
+import type {
+  ConnectorEvent,
+  ConnectorReply,
+  ConnectorRequestOptions,
+  ToolProgress,
+} from "../../src/connector/connector-types.ts";
 import type { JsonObject } from "../../src/shared/json.ts";
 import { outcome } from "../helpers/outcomes.ts";
 
 const textOf = (event: ConnectorEvent): string => (event.message.type === "text" ? event.message.text : "");
 
-function run(options: { input: string; interactive?: boolean; config?: JsonObject; reply?: (event: ConnectorEvent) => Promise<ConnectorReply> }) {
+function run(options: {
+  input: string;
+  interactive?: boolean;
+  config?: JsonObject;
+  reply?: (event: ConnectorEvent) => Promise<ConnectorReply>;
+}) {
   const seen: ConnectorEvent[] = [];
   let output = "";
   const input = new PassThrough();
@@ -59,7 +69,12 @@ describe("runCliLoop", () => {
   it("uses the configured instanceKey and names the event stdin_message, the public Goondan name", async () => {
     const session = run({ input: "hi\n", config: { instanceKey: "desk" } });
     await session.done;
-    expect(session.seen[0]).toEqual({ name: "stdin_message", message: { type: "text", text: "hi" }, properties: {}, instanceKey: "desk" });
+    expect(session.seen[0]).toEqual({
+      name: "stdin_message",
+      message: { type: "text", text: "hi" },
+      properties: {},
+      instanceKey: "desk",
+    });
   });
 
   it("prints a failed turn or a refused event as an error line and keeps reading", async () => {
@@ -69,7 +84,12 @@ describe("runCliLoop", () => {
       reply: async () => {
         calls++;
         if (calls === 1) throw Object.assign(new Error("no rule"), { code: "E_CONNECTOR_NO_ROUTE" });
-        return outcome({ eventId: "e", status: "error", response: "", error: { code: "AGENT_TURN_FAILED", message: "boom" } });
+        return outcome({
+          eventId: "e",
+          status: "error",
+          response: "",
+          error: { code: "AGENT_TURN_FAILED", message: "boom" },
+        });
       },
     });
     await session.done;
@@ -77,7 +97,12 @@ describe("runCliLoop", () => {
   });
 });
 
-const tool = (phase: "started" | "ended", agent: string, name: string, extra: Partial<ToolProgress> = {}): ToolProgress => ({
+const tool = (
+  phase: "started" | "ended",
+  agent: string,
+  name: string,
+  extra: Partial<ToolProgress> = {},
+): ToolProgress => ({
   kind: "tool",
   phase,
   agent,
@@ -121,10 +146,23 @@ describe("runCliLoop with a turn status (a chat on a terminal)", () => {
         input,
         interactive: true,
         write: (text) => void order.push(`write ${JSON.stringify(text)}`),
-        status: { start: () => void order.push("status start"), progress: (progress) => void order.push(`status ${progress.kind === "tool" ? progress.phase : progress.kind}`), stop: () => void order.push("status stop") },
+        status: {
+          start: () => void order.push("status start"),
+          progress: (progress) =>
+            void order.push(`status ${progress.kind === "tool" ? progress.phase : progress.kind}`),
+          stop: () => void order.push("status stop"),
+        },
       },
     });
-    expect(order).toEqual(['write "> "', "status start", "status started", "status ended", "status stop", 'write "done\\n"', 'write "> "']);
+    expect(order).toEqual([
+      'write "> "',
+      "status start",
+      "status started",
+      "status ended",
+      "status stop",
+      'write "done\\n"',
+      'write "> "',
+    ]);
   });
 
   it("stops the status when the request fails too", async () => {
@@ -132,8 +170,17 @@ describe("runCliLoop with a turn status (a chat on a terminal)", () => {
     const input = new PassThrough();
     input.end("hi\n");
     await runCliLoop({
-      ctx: { request: async () => Promise.reject(Object.assign(new Error("refused"), { code: "E_X" })), config: {}, signal: new AbortController().signal },
-      io: { input, interactive: false, write: (text) => void order.push(text), status: { start: () => void order.push("start"), progress: () => {}, stop: () => void order.push("stop") } },
+      ctx: {
+        request: async () => Promise.reject(Object.assign(new Error("refused"), { code: "E_X" })),
+        config: {},
+        signal: new AbortController().signal,
+      },
+      io: {
+        input,
+        interactive: false,
+        write: (text) => void order.push(text),
+        status: { start: () => void order.push("start"), progress: () => {}, stop: () => void order.push("stop") },
+      },
     });
     expect(order).toEqual(["start", "stop", "error [E_X]: refused\n"]);
   });
@@ -153,8 +200,20 @@ describe("TurnStatus", () => {
     status.progress(tool("ended", "worker", "bash__exec", { status: "error", code: "E_TOOL_TIMEOUT" }));
     status.progress(tool("ended", "coordinator", "agents__request", { status: "ok" }));
     status.stop();
-    expect(lines).toEqual(["→ coordinator · agents__request\n", "→ worker · bash__exec\n", "✗ worker · bash__exec E_TOOL_TIMEOUT\n"]);
-    expect(spinner.log).toEqual(["text thinking 0s", "start", "text coordinator · agents__request 2s", "text worker · bash__exec 2s", "text coordinator · agents__request 3s", "text thinking 3s", "stop"]);
+    expect(lines).toEqual([
+      "→ coordinator · agents__request\n",
+      "→ worker · bash__exec\n",
+      "✗ worker · bash__exec E_TOOL_TIMEOUT\n",
+    ]);
+    expect(spinner.log).toEqual([
+      "text thinking 0s",
+      "start",
+      "text coordinator · agents__request 2s",
+      "text worker · bash__exec 2s",
+      "text coordinator · agents__request 3s",
+      "text thinking 3s",
+      "stop",
+    ]);
   });
 
   it("redraws the elapsed time while nothing else happens", async () => {
@@ -185,7 +244,9 @@ describe("TurnStatus", () => {
 
   it("spells a tool line as agent · tool", () => {
     expect(toolLine(tool("started", "worker", "file-system__write"))).toBe("→ worker · file-system__write\n");
-    expect(toolLine(tool("ended", "worker", "file-system__write", { status: "error" }))).toBe("✗ worker · file-system__write\n");
+    expect(toolLine(tool("ended", "worker", "file-system__write", { status: "error" }))).toBe(
+      "✗ worker · file-system__write\n",
+    );
   });
 });
 
@@ -198,7 +259,15 @@ describe("formatReply", () => {
 describe("TurnStatus with a streaming model", () => {
   const about = { agent: "coordinator", instanceKey: "k", traceId: "t", eventId: "e" };
   const text = (value: string) => ({ kind: "text" as const, ...about, text: value });
-  const reply = (response: string) => ({ status: "ok" as const, agent: "coordinator", instanceKey: "k", eventId: "e", turnId: "t1", response, finishReason: "stop" });
+  const reply = (response: string) => ({
+    status: "ok" as const,
+    agent: "coordinator",
+    instanceKey: "k",
+    eventId: "e",
+    turnId: "t1",
+    response,
+    finishReason: "stop",
+  });
 
   it("steps the spinner aside for streamed text, brings it back on a new line for a tool call, and ends the reply with a newline", () => {
     const spinner = fakeSpinner();
@@ -212,12 +281,22 @@ describe("TurnStatus with a streaming model", () => {
     status.stop();
     status.finish(reply("It is 42."));
     expect(out.join("")).toBe("Let me ask.\n→ coordinator · agents__request\nIt is 42.\n");
-    expect(spinner.log.filter((entry) => entry === "start" || entry === "stop")).toEqual(["start", "stop", "start", "stop"]);
+    expect(spinner.log.filter((entry) => entry === "start" || entry === "stop")).toEqual([
+      "start",
+      "stop",
+      "start",
+      "stop",
+    ]);
   });
 
   it("says when the text starts over, and prints the whole reply when the stream was not it", () => {
     const out: string[] = [];
-    const status = new TurnStatus({ write: (value) => void out.push(value), spinner: fakeSpinner(), now: () => 0, tickMs: 60_000 });
+    const status = new TurnStatus({
+      write: (value) => void out.push(value),
+      spinner: fakeSpinner(),
+      now: () => 0,
+      tickMs: 60_000,
+    });
     status.start();
     status.progress(text("Hal"));
     status.progress({ kind: "restarted", ...about, reason: "redelivered" });
@@ -226,7 +305,12 @@ describe("TurnStatus with a streaming model", () => {
     status.finish(reply("Hello"));
     expect(out.join("")).toBe("Hal\n↻ (the answer starts over)\nHello\n");
     const whole: string[] = [];
-    const other = new TurnStatus({ write: (value) => void whole.push(value), spinner: fakeSpinner(), now: () => 0, tickMs: 60_000 });
+    const other = new TurnStatus({
+      write: (value) => void whole.push(value),
+      spinner: fakeSpinner(),
+      now: () => 0,
+      tickMs: 60_000,
+    });
     other.start();
     other.progress(text("thinking aloud"));
     other.stop();

@@ -24,9 +24,21 @@ afterAll(async () => {
 
 describe("file-system__write and read", () => {
   it("writes a file (creating parent directories) and reads it back", async () => {
-    expect(okOutput(await tools.call("file-system__write", { path: "notes/today.txt", content: "héllo" }))).toEqual({ path: "notes/today.txt", bytesWritten: 6, size: 6, appended: false });
+    expect(okOutput(await tools.call("file-system__write", { path: "notes/today.txt", content: "héllo" }))).toEqual({
+      path: "notes/today.txt",
+      bytesWritten: 6,
+      size: 6,
+      appended: false,
+    });
     expect(await readFile(join(workdir, "notes/today.txt"), "utf8")).toBe("héllo");
-    expect(okOutput(await tools.call("file-system__read", { path: "notes/today.txt" }))).toEqual({ path: "notes/today.txt", size: 6, offset: 0, bytesRead: 6, truncated: false, content: "héllo" });
+    expect(okOutput(await tools.call("file-system__read", { path: "notes/today.txt" }))).toEqual({
+      path: "notes/today.txt",
+      size: 6,
+      offset: 0,
+      bytesRead: 6,
+      truncated: false,
+      content: "héllo",
+    });
   });
 
   it("appends when asked", async () => {
@@ -47,15 +59,34 @@ describe("file-system__write and read", () => {
 
   it("returns a binary file base64-encoded", async () => {
     await writeFile(join(workdir, "blob.bin"), Buffer.from([0, 1, 2, 255]));
-    expect(okOutput(await tools.call("file-system__read", { path: "blob.bin" }))).toMatchObject({ binary: true, encoding: "base64", content: "AAEC/w==", bytesRead: 4, truncated: false });
+    expect(okOutput(await tools.call("file-system__read", { path: "blob.bin" }))).toMatchObject({
+      binary: true,
+      encoding: "base64",
+      content: "AAEC/w==",
+      bytesRead: 4,
+      truncated: false,
+    });
   });
 
   it("refuses paths that leave the workspace, by '..', absolute path or symlink", async () => {
-    for (const path of ["../outside.txt", join(base, "outside.txt"), "link-out.txt", "dir-out/outside.txt", "/etc/passwd"]) {
-      expect({ path, code: errorOf(await tools.call("file-system__read", { path })).code }).toEqual({ path, code: "E_PATH_OUTSIDE_WORKDIR" });
+    for (const path of [
+      "../outside.txt",
+      join(base, "outside.txt"),
+      "link-out.txt",
+      "dir-out/outside.txt",
+      "/etc/passwd",
+    ]) {
+      expect({ path, code: errorOf(await tools.call("file-system__read", { path })).code }).toEqual({
+        path,
+        code: "E_PATH_OUTSIDE_WORKDIR",
+      });
     }
-    expect(errorOf(await tools.call("file-system__write", { path: "../escape.txt", content: "x" })).code).toBe("E_PATH_OUTSIDE_WORKDIR");
-    expect(errorOf(await tools.call("file-system__write", { path: "dir-out/escape.txt", content: "x" })).code).toBe("E_PATH_OUTSIDE_WORKDIR");
+    expect(errorOf(await tools.call("file-system__write", { path: "../escape.txt", content: "x" })).code).toBe(
+      "E_PATH_OUTSIDE_WORKDIR",
+    );
+    expect(errorOf(await tools.call("file-system__write", { path: "dir-out/escape.txt", content: "x" })).code).toBe(
+      "E_PATH_OUTSIDE_WORKDIR",
+    );
     expect(await Bun.file(join(base, "escape.txt")).exists()).toBe(false);
   });
 
@@ -67,16 +98,33 @@ describe("file-system__write and read", () => {
   });
 
   it("refuses a maxBytes above the schema limit", async () => {
-    expect(errorOf(await tools.call("file-system__read", { path: "big.txt", maxBytes: 300_000 })).code).toBe("E_TOOL_INVALID_ARGS");
+    expect(errorOf(await tools.call("file-system__read", { path: "big.txt", maxBytes: 300_000 })).code).toBe(
+      "E_TOOL_INVALID_ARGS",
+    );
   });
 });
 
 describe("file-system__list and mkdir", () => {
   it("creates directories and lists entries with types", async () => {
-    expect(okOutput(await tools.call("file-system__mkdir", { path: "a/b/c" }))).toEqual({ path: "a/b/c", created: true, recursive: true });
-    expect(okOutput(await tools.call("file-system__mkdir", { path: "a/b/c" }))).toEqual({ path: "a/b/c", created: false, recursive: true });
+    expect(okOutput(await tools.call("file-system__mkdir", { path: "a/b/c" }))).toEqual({
+      path: "a/b/c",
+      created: true,
+      recursive: true,
+    });
+    expect(okOutput(await tools.call("file-system__mkdir", { path: "a/b/c" }))).toEqual({
+      path: "a/b/c",
+      created: false,
+      recursive: true,
+    });
     await writeFile(join(workdir, "a", "file.txt"), "xyz");
-    expect(okOutput(await tools.call("file-system__list", { path: "a" }))).toEqual({ path: "a", entries: [{ path: "b", type: "directory" }, { path: "file.txt", type: "file", size: 3 }], truncated: false });
+    expect(okOutput(await tools.call("file-system__list", { path: "a" }))).toEqual({
+      path: "a",
+      entries: [
+        { path: "b", type: "directory" },
+        { path: "file.txt", type: "file", size: 3 },
+      ],
+      truncated: false,
+    });
     const recursive = okOutput(await tools.call("file-system__list", { path: "a", recursive: true }));
     expect((recursive.entries as { path: string }[]).map((entry) => entry.path)).toEqual(["b", "file.txt", "b/c"]);
   });
@@ -97,7 +145,9 @@ describe("file-system__list and mkdir", () => {
   it("refuses to list or create outside the workspace", async () => {
     expect(errorOf(await tools.call("file-system__list", { path: ".." })).code).toBe("E_PATH_OUTSIDE_WORKDIR");
     expect(errorOf(await tools.call("file-system__mkdir", { path: "../made" })).code).toBe("E_PATH_OUTSIDE_WORKDIR");
-    expect(errorOf(await tools.call("file-system__mkdir", { path: "dir-out/made" })).code).toBe("E_PATH_OUTSIDE_WORKDIR");
+    expect(errorOf(await tools.call("file-system__mkdir", { path: "dir-out/made" })).code).toBe(
+      "E_PATH_OUTSIDE_WORKDIR",
+    );
   });
 });
 
@@ -105,7 +155,9 @@ describe("file-system config.root", () => {
   it("widens the root when the Tool's config says so", async () => {
     const wide = await baseTools({ context: { workdir }, config: { "file-system": { root: base } } });
     expect(okOutput(await wide.call("file-system__read", { path: join(base, "outside.txt") })).content).toBe("secret");
-    expect(okOutput(await wide.call("file-system__read", { path: "../outside.txt" })).path).toBe(join(base, "outside.txt"));
+    expect(okOutput(await wide.call("file-system__read", { path: "../outside.txt" })).path).toBe(
+      join(base, "outside.txt"),
+    );
     expect(okOutput(await wide.call("file-system__read", { path: "log.txt" })).content).toBe("ab");
     expect(errorOf(await wide.call("file-system__read", { path: "/etc/passwd" })).code).toBe("E_PATH_OUTSIDE_WORKDIR");
   });

@@ -14,7 +14,11 @@ describe("self-restart__request", () => {
 
   it("returns every validation issue of an invalid bundle to the model (E_SELF_RESTART_INVALID_BUNDLE)", async () => {
     const issues = [
-      { code: "E_CONFIG_REF_NOT_FOUND", path: "goondan.yaml#3.spec.tools[1]", message: "Tool/echo not found; defined tools: bash" },
+      {
+        code: "E_CONFIG_REF_NOT_FOUND",
+        path: "goondan.yaml#3.spec.tools[1]",
+        message: "Tool/echo not found; defined tools: bash",
+      },
       { code: "E_CONFIG_SCHEMA_INVALID", path: "goondan.yaml#1.spec.model", message: "expected a string, got number" },
     ];
     const { runtime } = fakeRuntime({ restart: () => ({ accepted: false, issues }) });

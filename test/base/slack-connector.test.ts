@@ -5,7 +5,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "bun:test";
 import type { ConnectorEvent } from "../../src/connector/connector-types.ts";
 import { serveEndpoint } from "../../src/base/connectors/http-endpoint.ts";
-import { createSlackHandler, slackEventToConnectorEvent, slackSettings, type SlackSettings } from "../../src/base/connectors/slack.ts";
+import {
+  createSlackHandler,
+  slackEventToConnectorEvent,
+  slackSettings,
+  type SlackSettings,
+} from "../../src/base/connectors/slack.ts";
 import { verifySlackSignature } from "../../src/base/connectors/slack-signature.ts";
 import { slackSignature, startFakeSlack, type FakeSlack } from "../helpers/fake-slack.ts";
 
@@ -22,15 +27,33 @@ afterEach(async () => {
   await fake.close();
 });
 
-function serve(options: { settings?: Partial<SlackSettings>; emit?: (event: ConnectorEvent) => Promise<{ eventId: string }> } = {}) {
+function serve(
+  options: { settings?: Partial<SlackSettings>; emit?: (event: ConnectorEvent) => Promise<{ eventId: string }> } = {},
+) {
   const emitted: ConnectorEvent[] = [];
-  const emit = options.emit ?? (async (event: ConnectorEvent) => (emitted.push(event), { eventId: `evt_${emitted.length}` }));
-  const settings: SlackSettings = { port: 0, host: "127.0.0.1", path: "/slack/events", maxBodyBytes: 64 * 1024, messageMode: "all", signingSecret: fake.signingSecret, ...options.settings };
+  const emit =
+    options.emit ?? (async (event: ConnectorEvent) => (emitted.push(event), { eventId: `evt_${emitted.length}` }));
+  const settings: SlackSettings = {
+    port: 0,
+    host: "127.0.0.1",
+    path: "/slack/events",
+    maxBodyBytes: 64 * 1024,
+    messageMode: "all",
+    signingSecret: fake.signingSecret,
+    ...options.settings,
+  };
   server = serveEndpoint({ settings, handler: createSlackHandler({ ctx: { emit, logger: quietLogger }, settings }) });
   return { emitted, target: `http://127.0.0.1:${server.port}/slack/events` };
 }
 
-const mention = { type: "app_mention", user: "U1", text: "<@UBOT> summarise the thread", ts: "1700000001.000100", channel: "C0GENERAL", event_ts: "1700000001.000100" };
+const mention = {
+  type: "app_mention",
+  user: "U1",
+  text: "<@UBOT> summarise the thread",
+  ts: "1700000001.000100",
+  channel: "C0GENERAL",
+  event_ts: "1700000001.000100",
+};
 
 describe("slack connector", () => {
   it("answers Slack's url_verification challenge", async () => {
@@ -57,11 +80,41 @@ describe("slack connector", () => {
 
   it("emits a direct message as message_im, with shared files described", async () => {
     const { target, emitted } = serve();
-    await fake.deliverEvent(target, { type: "message", channel_type: "im", user: "U2", text: "see attached", ts: "1700000002.000200", channel: "D0DIRECT", files: [{ id: "F1", name: "plot.png", mimetype: "image/png", url_private: "https://files.slack.com/files-pri/T/plot.png" }, { id: "F2", title: "notes.txt", filetype: "text", url_private_download: "https://files.slack.com/files-pri/T/notes.txt" }] });
+    await fake.deliverEvent(target, {
+      type: "message",
+      channel_type: "im",
+      user: "U2",
+      text: "see attached",
+      ts: "1700000002.000200",
+      channel: "D0DIRECT",
+      files: [
+        {
+          id: "F1",
+          name: "plot.png",
+          mimetype: "image/png",
+          url_private: "https://files.slack.com/files-pri/T/plot.png",
+        },
+        {
+          id: "F2",
+          title: "notes.txt",
+          filetype: "text",
+          url_private_download: "https://files.slack.com/files-pri/T/notes.txt",
+        },
+      ],
+    });
     expect(emitted[0]).toMatchObject({
       name: "message_im",
-      message: { text: "see attached\n[image:plot.png] https://files.slack.com/files-pri/T/plot.png\n[file:notes.txt] https://files.slack.com/files-pri/T/notes.txt" },
-      properties: { channel_id: "D0DIRECT", channel_type: "im", attachment_count: "2", image_url: "https://files.slack.com/files-pri/T/plot.png", file_url: "https://files.slack.com/files-pri/T/notes.txt", file_name: "notes.txt" },
+      message: {
+        text: "see attached\n[image:plot.png] https://files.slack.com/files-pri/T/plot.png\n[file:notes.txt] https://files.slack.com/files-pri/T/notes.txt",
+      },
+      properties: {
+        channel_id: "D0DIRECT",
+        channel_type: "im",
+        attachment_count: "2",
+        image_url: "https://files.slack.com/files-pri/T/plot.png",
+        file_url: "https://files.slack.com/files-pri/T/notes.txt",
+        file_name: "notes.txt",
+      },
       instanceKey: "slack:D0DIRECT:1700000002.000200",
     });
   });
@@ -77,23 +130,47 @@ describe("slack connector", () => {
 
   it("ignores bot messages, edits, and plain messages in mention mode", async () => {
     const { target, emitted } = serve({ settings: { messageMode: "mention" } });
-    const bot = await fake.deliverEvent(target, { type: "app_mention", bot_id: "B1", text: "echo", ts: "1.1", channel: "C0GENERAL" });
+    const bot = await fake.deliverEvent(target, {
+      type: "app_mention",
+      bot_id: "B1",
+      text: "echo",
+      ts: "1.1",
+      channel: "C0GENERAL",
+    });
     expect(await bot.response.json()).toEqual({ ok: true, ignored: true });
     await fake.deliverEvent(target, { type: "message", text: "hi", ts: "1.2", channel: "C0GENERAL" });
     expect(emitted).toEqual([]);
-    expect(slackEventToConnectorEvent({ event: { type: "message", subtype: "message_changed", channel: "C", ts: "1", text: "x" } }, "all")).toBeUndefined();
+    expect(
+      slackEventToConnectorEvent(
+        { event: { type: "message", subtype: "message_changed", channel: "C", ts: "1", text: "x" } },
+        "all",
+      ),
+    ).toBeUndefined();
   });
 
   it("refuses a wrong, missing or stale signature with 401", async () => {
     const { target, emitted } = serve();
     expect((await fake.deliverEvent(target, mention, { signingSecret: "not-the-secret" })).response.status).toBe(401);
-    expect((await fake.deliverEvent(target, mention, { timestamp: Math.floor(Date.now() / 1000) - 600 })).response.status).toBe(401);
-    const unsigned = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ type: "event_callback", event: mention }) });
+    expect(
+      (await fake.deliverEvent(target, mention, { timestamp: Math.floor(Date.now() / 1000) - 600 })).response.status,
+    ).toBe(401);
+    const unsigned = await fetch(target, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ type: "event_callback", event: mention }),
+    });
     expect(unsigned.status).toBe(401);
     expect(((await unsigned.json()) as { error: { code: string } }).error.code).toBe("E_SLACK_SIGNATURE");
     expect(emitted).toEqual([]);
     const body = "{}";
-    expect(verifySlackSignature({ body, secret: "s", nowSeconds: 1000, ...headerPair(slackSignature({ body, secret: "s", timestamp: 1000 })) })).toEqual({ ok: true });
+    expect(
+      verifySlackSignature({
+        body,
+        secret: "s",
+        nowSeconds: 1000,
+        ...headerPair(slackSignature({ body, secret: "s", timestamp: 1000 })),
+      }),
+    ).toEqual({ ok: true });
   });
 
   it("answers 200 (ignored) when no rule routes the event, and 503 when the orchestrator cannot take it, so Slack retries only then", async () => {
@@ -101,15 +178,26 @@ describe("slack connector", () => {
     const { target } = serve({
       emit: async () => {
         calls += 1;
-        throw Object.assign(new Error(calls === 1 ? "no rule" : "stopping"), { code: calls === 1 ? "E_CONNECTOR_NO_ROUTE" : "E_CONNECTOR_STOPPED" });
+        throw Object.assign(new Error(calls === 1 ? "no rule" : "stopping"), {
+          code: calls === 1 ? "E_CONNECTOR_NO_ROUTE" : "E_CONNECTOR_STOPPED",
+        });
       },
     });
-    expect(await (await fake.deliverEvent(target, mention)).response.json()).toEqual({ ok: true, ignored: true, reason: "E_CONNECTOR_NO_ROUTE" });
+    expect(await (await fake.deliverEvent(target, mention)).response.json()).toEqual({
+      ok: true,
+      ignored: true,
+      reason: "E_CONNECTOR_NO_ROUTE",
+    });
     expect((await fake.deliverEvent(target, { ...mention, ts: "2.2" })).response.status).toBe(503);
   });
 
   it("reads upstream's config names and secrets", () => {
-    expect(slackSettings({ config: { SLACK_WEBHOOK_PORT: "3102", SLACK_MESSAGE_MODE: "mention" }, secrets: { SLACK_SIGNING_SECRET: "shh" } })).toMatchObject({ port: 3102, path: "/", host: "127.0.0.1", messageMode: "mention", signingSecret: "shh" });
+    expect(
+      slackSettings({
+        config: { SLACK_WEBHOOK_PORT: "3102", SLACK_MESSAGE_MODE: "mention" },
+        secrets: { SLACK_SIGNING_SECRET: "shh" },
+      }),
+    ).toMatchObject({ port: 3102, path: "/", host: "127.0.0.1", messageMode: "mention", signingSecret: "shh" });
   });
 });
 

@@ -29,10 +29,24 @@ const output = (result: { status: string; output?: unknown }) => {
 
 describe("telegram tool", () => {
   it("sends a message with the chat id, text and options the Bot API takes", async () => {
-    const result = output(await tools.call("telegram__send", { chatId: 4242, text: "*hi*", parseMode: "markdown", disableNotification: true, replyToMessageId: "7" }));
+    const result = output(
+      await tools.call("telegram__send", {
+        chatId: 4242,
+        text: "*hi*",
+        parseMode: "markdown",
+        disableNotification: true,
+        replyToMessageId: "7",
+      }),
+    );
     expect(result).toMatchObject({ ok: true, chatId: "4242", text: "*hi*" });
     expect(typeof result.messageId).toBe("number");
-    expect(fake.callsOf("sendMessage").at(-1)?.payload).toEqual({ chat_id: "4242", text: "*hi*", parse_mode: "Markdown", disable_notification: true, reply_parameters: { message_id: 7 } });
+    expect(fake.callsOf("sendMessage").at(-1)?.payload).toEqual({
+      chat_id: "4242",
+      text: "*hi*",
+      parse_mode: "Markdown",
+      disable_notification: true,
+      reply_parameters: { message_id: 7 },
+    });
     expect(fake.rejected).toEqual([]);
   });
 
@@ -40,19 +54,45 @@ describe("telegram tool", () => {
     const before = fake.callsOf("sendMessage").length;
     const long = `${"a".repeat(3000)}\n${"b".repeat(3000)}`;
     const result = output(await tools.call("telegram__send", { chatId: "-100", text: long }));
-    const sent = fake.callsOf("sendMessage").slice(before).map((call) => call.payload.text);
+    const sent = fake
+      .callsOf("sendMessage")
+      .slice(before)
+      .map((call) => call.payload.text);
     expect(sent).toEqual(["a".repeat(3000), "b".repeat(3000)]);
     expect(result.messageIds).toHaveLength(2);
     expect(splitText("x".repeat(9000)).map((part) => part.length)).toEqual([4096, 4096, 808]);
   });
 
   it("edits, deletes, reacts and shows a chat action", async () => {
-    expect(output(await tools.call("telegram__edit", { chatId: 1, messageId: 5, text: "fixed" }))).toEqual({ ok: true, chatId: "1", messageId: 5, edited: true });
-    expect(output(await tools.call("telegram__delete", { chatId: 1, messageId: "5" }))).toEqual({ ok: true, chatId: "1", messageId: 5, deleted: true });
-    expect(output(await tools.call("telegram__react", { chatId: 1, messageId: 6, emoji: "👍", emojis: ["👍", "🔥"] }))).toEqual({ ok: true, chatId: "1", messageId: 6, cleared: false, emojis: ["👍", "🔥"], reactionCount: 2 });
-    expect(fake.callsOf("setMessageReaction").at(-1)?.payload.reaction).toEqual([{ type: "emoji", emoji: "👍" }, { type: "emoji", emoji: "🔥" }]);
-    expect(output(await tools.call("telegram__react", { chatId: 1, messageId: 6, clear: true }))).toMatchObject({ cleared: true, reactionCount: 0 });
-    expect(output(await tools.call("telegram__setChatAction", { chatId: 1, status: "upload-photo" }))).toEqual({ ok: true, chatId: "1", status: "upload_photo", action: "upload_photo" });
+    expect(output(await tools.call("telegram__edit", { chatId: 1, messageId: 5, text: "fixed" }))).toEqual({
+      ok: true,
+      chatId: "1",
+      messageId: 5,
+      edited: true,
+    });
+    expect(output(await tools.call("telegram__delete", { chatId: 1, messageId: "5" }))).toEqual({
+      ok: true,
+      chatId: "1",
+      messageId: 5,
+      deleted: true,
+    });
+    expect(
+      output(await tools.call("telegram__react", { chatId: 1, messageId: 6, emoji: "👍", emojis: ["👍", "🔥"] })),
+    ).toEqual({ ok: true, chatId: "1", messageId: 6, cleared: false, emojis: ["👍", "🔥"], reactionCount: 2 });
+    expect(fake.callsOf("setMessageReaction").at(-1)?.payload.reaction).toEqual([
+      { type: "emoji", emoji: "👍" },
+      { type: "emoji", emoji: "🔥" },
+    ]);
+    expect(output(await tools.call("telegram__react", { chatId: 1, messageId: 6, clear: true }))).toMatchObject({
+      cleared: true,
+      reactionCount: 0,
+    });
+    expect(output(await tools.call("telegram__setChatAction", { chatId: 1, status: "upload-photo" }))).toEqual({
+      ok: true,
+      chatId: "1",
+      status: "upload_photo",
+      action: "upload_photo",
+    });
     expect(output(await tools.call("telegram__setChatAction", { chatId: 1 }))).toMatchObject({ action: "typing" });
     expect(fake.rejected).toEqual([]);
   });
@@ -60,8 +100,19 @@ describe("telegram tool", () => {
   it("downloads a file inline and into the workspace", async () => {
     const bytes = new TextEncoder().encode("PNG-ish bytes");
     fake.addFile({ fileId: "photo-1", bytes, contentType: "image/png", filePath: "photos/file_1.png" });
-    const result = output(await tools.call("telegram__downloadFile", { fileId: "photo-1", savePath: "inbox/photo.png" }));
-    expect(result).toMatchObject({ ok: true, fileId: "photo-1", filePath: "photos/file_1.png", fileSize: bytes.byteLength, contentType: "image/png", sizeBytes: bytes.byteLength, savedPath: "inbox/photo.png", base64: Buffer.from(bytes).toString("base64") });
+    const result = output(
+      await tools.call("telegram__downloadFile", { fileId: "photo-1", savePath: "inbox/photo.png" }),
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      fileId: "photo-1",
+      filePath: "photos/file_1.png",
+      fileSize: bytes.byteLength,
+      contentType: "image/png",
+      sizeBytes: bytes.byteLength,
+      savedPath: "inbox/photo.png",
+      base64: Buffer.from(bytes).toString("base64"),
+    });
     expect(result.dataUrl).toBe(`data:image/png;base64,${Buffer.from(bytes).toString("base64")}`);
     expect(readFileSync(join(workdir, "inbox/photo.png"), "utf8")).toBe("PNG-ish bytes");
     expect(JSON.stringify(result)).not.toContain(fake.token);
@@ -78,10 +129,16 @@ describe("telegram tool", () => {
   it("turns Telegram's refusals into coded errors without the token", async () => {
     fake.failNext("sendMessage", { errorCode: 400, description: "Bad Request: chat not found" });
     const notFound = await tools.call("telegram__send", { chatId: 99, text: "hello?" });
-    expect(notFound).toMatchObject({ status: "error", error: { code: "E_TELEGRAM_API", message: "Telegram sendMessage failed (400): Bad Request: chat not found" } });
+    expect(notFound).toMatchObject({
+      status: "error",
+      error: { code: "E_TELEGRAM_API", message: "Telegram sendMessage failed (400): Bad Request: chat not found" },
+    });
     expect(notFound.status === "error" && notFound.error.suggestion).toContain("chat_id");
     fake.failNext("sendMessage", { errorCode: 429, description: "Too Many Requests: retry after 3", retryAfter: 3 });
-    expect(await tools.call("telegram__send", { chatId: 99, text: "again" })).toMatchObject({ status: "error", error: { code: "E_TELEGRAM_RATE_LIMITED" } });
+    expect(await tools.call("telegram__send", { chatId: 99, text: "again" })).toMatchObject({
+      status: "error",
+      error: { code: "E_TELEGRAM_RATE_LIMITED" },
+    });
   });
 
   it("never lets the token reach the model, even when the API cannot be reached", async () => {
@@ -97,8 +154,14 @@ describe("telegram tool", () => {
 
   it("says what is missing when no token is configured, and rejects a token argument from the model", async () => {
     const noToken = await baseTools({ config: { telegram: { token: null, apiBaseUrl: fake.url } } });
-    expect(await noToken.call("telegram__send", { chatId: 1, text: "x" })).toMatchObject({ status: "error", error: { code: "E_TELEGRAM_NO_TOKEN" } });
-    expect(await tools.call("telegram__send", { chatId: 1, text: "x", token: "stolen" })).toMatchObject({ status: "error", error: { code: "E_TOOL_INVALID_ARGS" } });
+    expect(await noToken.call("telegram__send", { chatId: 1, text: "x" })).toMatchObject({
+      status: "error",
+      error: { code: "E_TELEGRAM_NO_TOKEN" },
+    });
+    expect(await tools.call("telegram__send", { chatId: 1, text: "x", token: "stolen" })).toMatchObject({
+      status: "error",
+      error: { code: "E_TOOL_INVALID_ARGS" },
+    });
   });
 
   it("finds the API at GOONDAN_TELEGRAM_API_BASE_URL when the config names none", async () => {
@@ -112,6 +175,9 @@ describe("telegram tool", () => {
       else process.env.GOONDAN_TELEGRAM_API_BASE_URL = saved;
     }
     const bad = await baseTools({ config: { telegram: { token: fake.token, apiBaseUrl: "ftp://nope" } } });
-    expect(await bad.call("telegram__setChatAction", { chatId: 3 })).toMatchObject({ status: "error", error: { code: "E_CHANNEL_BASE_URL" } });
+    expect(await bad.call("telegram__setChatAction", { chatId: 3 })).toMatchObject({
+      status: "error",
+      error: { code: "E_CHANNEL_BASE_URL" },
+    });
   });
 });

@@ -21,22 +21,36 @@ const TOOLS: ToolCatalogItem[] = [
 ];
 
 function addTools(harness: ExtensionHarness): void {
-  for (const item of TOOLS) harness.registerTool({ ...item, parameters: { type: "object", properties: {} } }, () => "ok");
+  for (const item of TOOLS)
+    harness.registerTool({ ...item, parameters: { type: "object", properties: {} } }, () => "ok");
 }
 
-const offered = (call: { tools?: { name: string }[] } | undefined) => (call?.tools ?? []).map((tool) => tool.name).sort();
+const offered = (call: { tools?: { name: string }[] } | undefined) =>
+  (call?.tools ?? []).map((tool) => tool.name).sort();
 
 describe("tool-search", () => {
   it("ranks tools by the query's words, names first", () => {
-    expect(searchTools(TOOLS, "send slack message", 2).map((item) => item.name)).toEqual(["slack__send", "slack__read"]);
+    expect(searchTools(TOOLS, "send slack message", 2).map((item) => item.name)).toEqual([
+      "slack__send",
+      "slack__read",
+    ]);
     expect(searchTools(TOOLS, "shell", 5).map((item) => item.name)).toEqual(["bash__exec"]);
     expect(searchTools(TOOLS, "nothing like it", 5)).toEqual([]);
   });
 
   it("offers the found tools from the next step on, and keeps the selection for the next turn", async () => {
     const stateRoot = tempStateRoot();
-    const scripted = scriptedModel([{ toolCalls: [{ name: "tool-search__search", args: { query: "slack message" } }] }, { toolCalls: [{ name: "slack__send", args: {} }] }, { text: "sent" }, { text: "next turn" }]);
-    const harness = await withBaseExtensions({ model: scripted.model, stateRoot, uses: [baseExtensionUse("tool-search")] });
+    const scripted = scriptedModel([
+      { toolCalls: [{ name: "tool-search__search", args: { query: "slack message" } }] },
+      { toolCalls: [{ name: "slack__send", args: {} }] },
+      { text: "sent" },
+      { text: "next turn" },
+    ]);
+    const harness = await withBaseExtensions({
+      model: scripted.model,
+      stateRoot,
+      uses: [baseExtensionUse("tool-search")],
+    });
     addTools(harness);
     const { result } = await runTurn({ env: harness.env, event: userEvent("tell #general hello") });
     expect(result).toMatchObject({ status: "ok", response: "sent" });
@@ -49,8 +63,20 @@ describe("tool-search", () => {
   });
 
   it("can start with only the search tool and the ones always included", async () => {
-    const scripted = scriptedModel([{ toolCalls: [{ name: "tool-search__search", args: { query: "shell command" } }] }, { text: "ok" }]);
-    const harness = await withBaseExtensions({ model: scripted.model, uses: [baseExtensionUse("tool-search", { exposeAllBeforeSearch: false, alwaysInclude: ["file-system__write"], persistSelection: false })] });
+    const scripted = scriptedModel([
+      { toolCalls: [{ name: "tool-search__search", args: { query: "shell command" } }] },
+      { text: "ok" },
+    ]);
+    const harness = await withBaseExtensions({
+      model: scripted.model,
+      uses: [
+        baseExtensionUse("tool-search", {
+          exposeAllBeforeSearch: false,
+          alwaysInclude: ["file-system__write"],
+          persistSelection: false,
+        }),
+      ],
+    });
     addTools(harness);
     await runTurn({ env: harness.env, event: userEvent("list files") });
     expect(offered(scripted.calls[0])).toEqual(["file-system__write", "tool-search__search"]);

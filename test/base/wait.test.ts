@@ -17,7 +17,9 @@ describe("wait__seconds", () => {
   });
 
   it("caps the wait at config.maxSeconds", async () => {
-    const output = (await handlers.seconds!(context(new AbortController().signal, { maxSeconds: 0.02 }), { seconds: 100 })) as { waitedMs: number; capped: boolean };
+    const output = (await handlers.seconds!(context(new AbortController().signal, { maxSeconds: 0.02 }), {
+      seconds: 100,
+    })) as { waitedMs: number; capped: boolean };
     expect(output.capped).toBe(true);
     expect(output.waitedMs).toBeLessThan(1000);
   });
@@ -25,11 +27,14 @@ describe("wait__seconds", () => {
   it("ends early when ctx.signal fires", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
-    await expect(Promise.resolve(handlers.seconds!(context(controller.signal), { seconds: 30 }))).rejects.toMatchObject({ code: "E_WAIT_ABORTED" });
+    await expect(Promise.resolve(handlers.seconds!(context(controller.signal), { seconds: 30 }))).rejects.toMatchObject(
+      { code: "E_WAIT_ABORTED" },
+    );
   });
 
   it("refuses negative, too long or non-numeric waits", async () => {
     const tools = await baseTools();
-    for (const seconds of [-1, 301, "5"]) expect(errorOf(await tools.call("wait__seconds", { seconds })).code).toBe("E_TOOL_INVALID_ARGS");
+    for (const seconds of [-1, 301, "5"])
+      expect(errorOf(await tools.call("wait__seconds", { seconds })).code).toBe("E_TOOL_INVALID_ARGS");
   });
 });

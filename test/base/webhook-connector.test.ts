@@ -1,5 +1,11 @@
 import { describe, expect, it } from "bun:test";
-import { bodyToEvent, createWebhookHandler, serveWebhook, webhookSettings, type WebhookSettings } from "../../src/base/connectors/webhook.ts";
+import {
+  bodyToEvent,
+  createWebhookHandler,
+  serveWebhook,
+  webhookSettings,
+  type WebhookSettings,
+} from "../../src/base/connectors/webhook.ts";
 import { signBody, verifySignature } from "../../src/base/connectors/webhook-signature.ts";
 import type { ConnectorEvent } from "../../src/connector/connector-types.ts";
 
@@ -15,7 +21,9 @@ const settings = (overrides: Partial<WebhookSettings> = {}): WebhookSettings => 
 
 const quietLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
-function handlerWith(options: { settings?: Partial<WebhookSettings>; emit?: (event: ConnectorEvent) => Promise<{ eventId: string }> } = {}) {
+function handlerWith(
+  options: { settings?: Partial<WebhookSettings>; emit?: (event: ConnectorEvent) => Promise<{ eventId: string }> } = {},
+) {
   const emitted: ConnectorEvent[] = [];
   const emit =
     options.emit ??
@@ -23,22 +31,33 @@ function handlerWith(options: { settings?: Partial<WebhookSettings>; emit?: (eve
       emitted.push(event);
       return { eventId: `evt_${emitted.length}` };
     });
-  return { emitted, handle: createWebhookHandler({ ctx: { emit, logger: quietLogger }, settings: settings(options.settings) }) };
+  return {
+    emitted,
+    handle: createWebhookHandler({ ctx: { emit, logger: quietLogger }, settings: settings(options.settings) }),
+  };
 }
 
 const post = (body: string, headers: Record<string, string> = {}, path = "/hook") =>
-  new Request(`http://127.0.0.1${path}`, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+  new Request(`http://127.0.0.1${path}`, {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/json", ...headers },
+  });
 
 describe("verifySignature", () => {
   it("accepts the HMAC-SHA256 of the raw body made with the same secret", () => {
     const body = '{"text":"hi"}';
-    expect(verifySignature({ body, secret: "s3cret", header: signBody({ body, secret: "s3cret" }) })).toEqual({ ok: true });
+    expect(verifySignature({ body, secret: "s3cret", header: signBody({ body, secret: "s3cret" }) })).toEqual({
+      ok: true,
+    });
   });
 
   it("rejects a signature made with another secret, a tampered body, a malformed or a missing header", () => {
     const body = '{"text":"hi"}';
     expect(verifySignature({ body, secret: "s3cret", header: signBody({ body, secret: "other" }) }).ok).toBe(false);
-    expect(verifySignature({ body: '{"text":"ho"}', secret: "s3cret", header: signBody({ body, secret: "s3cret" }) }).ok).toBe(false);
+    expect(
+      verifySignature({ body: '{"text":"ho"}', secret: "s3cret", header: signBody({ body, secret: "s3cret" }) }).ok,
+    ).toBe(false);
     expect(verifySignature({ body, secret: "s3cret", header: "sha1=abc" }).ok).toBe(false);
     expect(verifySignature({ body, secret: "s3cret", header: null }).ok).toBe(false);
   });
@@ -57,7 +76,14 @@ describe("webhook handler", () => {
     const response = await handle(post(JSON.stringify({ text: "deploy done", repo: "web", instanceKey: "ops" })));
     expect(response.status).toBe(202);
     expect(await response.json()).toEqual({ accepted: true, eventId: "evt_1" });
-    expect(emitted).toEqual([{ name: "webhook_message", message: { type: "text", text: "deploy done" }, properties: { text: "deploy done", repo: "web", instanceKey: "ops" }, instanceKey: "ops" }]);
+    expect(emitted).toEqual([
+      {
+        name: "webhook_message",
+        message: { type: "text", text: "deploy done" },
+        properties: { text: "deploy done", repo: "web", instanceKey: "ops" },
+        instanceKey: "ops",
+      },
+    ]);
   });
 
   it("answers 400 for a body that is not JSON or not an object", async () => {
@@ -89,7 +115,9 @@ describe("webhook handler", () => {
     const body = JSON.stringify({ text: "signed" });
     expect((await handle(post(body))).status).toBe(401);
     expect((await handle(post(body, { "x-goondan-signature": signBody({ body, secret: "wrong" }) }))).status).toBe(401);
-    expect((await handle(post(body, { "x-goondan-signature": signBody({ body, secret: "s3cret" }) }))).status).toBe(202);
+    expect((await handle(post(body, { "x-goondan-signature": signBody({ body, secret: "s3cret" }) }))).status).toBe(
+      202,
+    );
     expect(emitted).toHaveLength(1);
   });
 
@@ -121,9 +149,16 @@ describe("webhook server", () => {
         },
       });
       for (const body of [big, chunked]) {
-        const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body, duplex: "half" } as RequestInit);
+        const response = await fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+          duplex: "half",
+        } as RequestInit);
         expect(response.status).toBe(413);
-        expect(await response.json()).toMatchObject({ error: { code: "E_WEBHOOK_TOO_LARGE", message: expect.stringContaining("100") } });
+        expect(await response.json()).toMatchObject({
+          error: { code: "E_WEBHOOK_TOO_LARGE", message: expect.stringContaining("100") },
+        });
       }
       // A chunked body that goes past the cap and never ends: the 413 comes without waiting for its end.
       const endless = new ReadableStream({
@@ -131,11 +166,21 @@ describe("webhook server", () => {
           controller.enqueue(new TextEncoder().encode("x".repeat(300)));
         },
       });
-      const cut = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: endless, duplex: "half", signal: AbortSignal.timeout(5000) } as RequestInit);
+      const cut = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: endless,
+        duplex: "half",
+        signal: AbortSignal.timeout(5000),
+      } as RequestInit);
       expect(cut.status).toBe(413);
       expect(((await cut.json()) as { error: { code: string } }).error.code).toBe("E_WEBHOOK_TOO_LARGE");
       expect(emitted).toEqual([]);
-      const small = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "hi" }) });
+      const small = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ text: "hi" }),
+      });
       expect(small.status).toBe(202);
       expect(emitted).toHaveLength(1);
     } finally {
@@ -146,18 +191,33 @@ describe("webhook server", () => {
 
 describe("webhookSettings", () => {
   it("reads lower- or upper-case config keys and the signing secret, with defaults", () => {
-    expect(webhookSettings({ config: {}, secrets: {} })).toEqual({ port: 8787, host: "127.0.0.1", path: "/webhook", event: "webhook_message", maxBodyBytes: 1048576, secret: undefined });
-    expect(webhookSettings({ config: { PORT: "9000", path: "in" }, secrets: { WEBHOOK_SECRET: "k" } })).toMatchObject({ port: 9000, path: "/in", secret: "k" });
+    expect(webhookSettings({ config: {}, secrets: {} })).toEqual({
+      port: 8787,
+      host: "127.0.0.1",
+      path: "/webhook",
+      event: "webhook_message",
+      maxBodyBytes: 1048576,
+      secret: undefined,
+    });
+    expect(webhookSettings({ config: { PORT: "9000", path: "in" }, secrets: { WEBHOOK_SECRET: "k" } })).toMatchObject({
+      port: 9000,
+      path: "/in",
+      secret: "k",
+    });
   });
 
   it("takes the Connection's verify.webhook.signingSecret (secrets.signingSecret) before any other secret", () => {
-    expect(webhookSettings({ config: {}, secrets: { signingSecret: "from-verify", SIGNING_SECRET: "other" } }).secret).toBe("from-verify");
+    expect(
+      webhookSettings({ config: {}, secrets: { signingSecret: "from-verify", SIGNING_SECRET: "other" } }).secret,
+    ).toBe("from-verify");
   });
 });
 
 describe("bodyToEvent", () => {
   it("adds the scalars of a properties object, the public Goondan payload shape, to the event's properties", () => {
-    expect(bodyToEvent({ text: "hi", properties: { route: "ops", count: 2, deep: { x: 1 } } }, "webhook_message")).toEqual({
+    expect(
+      bodyToEvent({ text: "hi", properties: { route: "ops", count: 2, deep: { x: 1 } } }, "webhook_message"),
+    ).toEqual({
       name: "webhook_message",
       message: { type: "text", text: "hi" },
       properties: { text: "hi", route: "ops", count: 2 },
@@ -165,6 +225,10 @@ describe("bodyToEvent", () => {
   });
 
   it("falls back to the JSON itself as the text when no text field is given", () => {
-    expect(bodyToEvent({ count: 3, nested: { a: 1 } }, "ping")).toEqual({ name: "ping", message: { type: "text", text: '{"count":3,"nested":{"a":1}}' }, properties: { count: 3 } });
+    expect(bodyToEvent({ count: 3, nested: { a: 1 } }, "ping")).toEqual({
+      name: "ping",
+      message: { type: "text", text: '{"count":3,"nested":{"a":1}}' },
+      properties: { count: 3 },
+    });
   });
 });

@@ -26,17 +26,35 @@ describe("goondan logs --port", () => {
       });
     });
     const { io, out } = capture();
-    expect(await main(["logs", "--port", port, "--agent", "worker", "--instance", "w-1", "--turn", "turn_1"], io)).toBe(0);
-    expect(out.stdout).toBe(`${at(1)} n2 worker/w-1 turn.started turn=turn_1\n${at(2)} n1 worker/w-1 turn.completed turn=turn_1\n`);
+    expect(await main(["logs", "--port", port, "--agent", "worker", "--instance", "w-1", "--turn", "turn_1"], io)).toBe(
+      0,
+    );
+    expect(out.stdout).toBe(
+      `${at(1)} n2 worker/w-1 turn.started turn=turn_1\n${at(2)} n1 worker/w-1 turn.completed turn=turn_1\n`,
+    );
     expect(out.stderr).toContain("n3 (timeout) did not answer");
     expect(asked[0]?.pathname).toBe("/v1/runtime-events");
-    expect(Object.fromEntries(asked[0]?.searchParams ?? [])).toEqual({ agent: "worker", instanceKey: "w-1", turnId: "turn_1", after: "0" });
+    expect(Object.fromEntries(asked[0]?.searchParams ?? [])).toEqual({
+      agent: "worker",
+      instanceKey: "w-1",
+      turnId: "turn_1",
+      after: "0",
+    });
   });
 
   it("reads on from the cursor while the API says more events wait, printing each once", async () => {
     const pages = [
-      { events: [{ at: at(1), node: "n1", agent: "w", instanceKey: "k", type: "turn.started" }], cursor: "n1:1,n2:0", more: true, unanswered: [] },
-      { events: [{ at: at(2), node: "n2", agent: "w", instanceKey: "k", type: "turn.started" }], cursor: "n1:1,n2:1", unanswered: [] },
+      {
+        events: [{ at: at(1), node: "n1", agent: "w", instanceKey: "k", type: "turn.started" }],
+        cursor: "n1:1,n2:0",
+        more: true,
+        unanswered: [],
+      },
+      {
+        events: [{ at: at(2), node: "n2", agent: "w", instanceKey: "k", type: "turn.started" }],
+        cursor: "n1:1,n2:1",
+        unanswered: [],
+      },
     ];
     const afters: string[] = [];
     const port = fakeApi((request) => {
@@ -50,7 +68,9 @@ describe("goondan logs --port", () => {
   });
 
   it("says the API's error and fails when the API refuses", async () => {
-    const port = fakeApi(() => Response.json({ error: { code: "E_API_BAD_REQUEST", message: "bad after" } }, { status: 400 }));
+    const port = fakeApi(() =>
+      Response.json({ error: { code: "E_API_BAD_REQUEST", message: "bad after" } }, { status: 400 }),
+    );
     const { io, out } = capture();
     expect(await main(["logs", "--port", port], io)).not.toBe(0);
     expect(out.stderr).toContain("E_API_BAD_REQUEST");
@@ -62,7 +82,15 @@ describe("goondan instance list --port", () => {
     const port = fakeApi(() =>
       Response.json({
         instances: [
-          { node: "n2", agent: "worker", instanceKey: "w-1", status: "idle", queued: 0, messages: 4, updatedAt: Date.parse(at(3)) },
+          {
+            node: "n2",
+            agent: "worker",
+            instanceKey: "w-1",
+            status: "idle",
+            queued: 0,
+            messages: 4,
+            updatedAt: Date.parse(at(3)),
+          },
           { node: "n1", agent: "coordinator", instanceKey: "c-1", status: "terminated", queued: 0 },
         ],
         unanswered: [],
@@ -78,7 +106,9 @@ describe("goondan instance list --port", () => {
   });
 
   it("prints one host's table without a NODE column", async () => {
-    const port = fakeApi(() => Response.json({ instances: [{ agent: "worker", instanceKey: "w-1", status: "idle", queued: 0 }] }));
+    const port = fakeApi(() =>
+      Response.json({ instances: [{ agent: "worker", instanceKey: "w-1", status: "idle", queued: 0 }] }),
+    );
     const { io, out } = capture();
     expect(await main(["instance", "list", "--port", port], io)).toBe(0);
     expect(out.stdout.split("\n")[0]?.split(/\s+/)[0]).toBe("AGENT");

@@ -18,7 +18,10 @@ describe("goondan backup", () => {
     expect(await main(["backup", copy, "--state-root", root], io)).toBe(0);
     expect(out.stdout).toContain(`to ${copy}`);
     await live.close();
-    expect((await storedInstanceState({ stateRoot: join(copy, ".."), swarm: "team", agent: "planner", instanceKey: "team" })).messages).toHaveLength(3);
+    expect(
+      (await storedInstanceState({ stateRoot: join(copy, ".."), swarm: "team", agent: "planner", instanceKey: "team" }))
+        .messages,
+    ).toHaveLength(3);
 
     const again = capture({}, root);
     expect(await main(["backup", copy, "--state-root", root], again.io)).toBe(2);

@@ -33,8 +33,11 @@ describe("goondan init", () => {
     const io = captureIo(cwd);
     expect(await main(["init", "My Bot"], io)).toBe(0);
     const dir = join(cwd, "My Bot");
-    for (const file of ["goondan.yaml", "prompts/assistant.md", "tools/clock.ts", ".gitignore"]) expect(existsSync(join(dir, file))).toBe(true);
-    const documents = parseAllDocuments(readFileSync(join(dir, "goondan.yaml"), "utf8")).map((document) => document.toJS() as { kind: string; metadata: { name: string } });
+    for (const file of ["goondan.yaml", "prompts/assistant.md", "tools/clock.ts", ".gitignore"])
+      expect(existsSync(join(dir, file))).toBe(true);
+    const documents = parseAllDocuments(readFileSync(join(dir, "goondan.yaml"), "utf8")).map(
+      (document) => document.toJS() as { kind: string; metadata: { name: string } },
+    );
     expect(documents.find((document) => document.kind === "Swarm")?.metadata.name).toBe("my-bot");
     expect(io.out.join("")).toContain("goondan run");
   });
@@ -44,8 +47,13 @@ describe("goondan init", () => {
     const written = initBundle({ dir, template: "multi-agent" });
     expect(written).toContain("goondan.yaml");
     const text = readFileSync(join(dir, "goondan.yaml"), "utf8");
-    const kinds = parseAllDocuments(text).map((document) => (document.toJS() as { kind: string; metadata: { name: string } }));
-    expect(kinds.filter((document) => document.kind === "Agent").map((document) => document.metadata.name)).toEqual(["coordinator", "worker"]);
+    const kinds = parseAllDocuments(text).map(
+      (document) => document.toJS() as { kind: string; metadata: { name: string } },
+    );
+    expect(kinds.filter((document) => document.kind === "Agent").map((document) => document.metadata.name)).toEqual([
+      "coordinator",
+      "worker",
+    ]);
     expect(text).toContain("name: agents");
   });
 
@@ -83,7 +91,9 @@ describe("goondan init", () => {
 
   it("rejects an unknown template as a usage error", async () => {
     expect(await main(["init", scratch(), "--template", "nope"], captureIo(scratch()))).toBe(2);
-    expect(() => initBundle({ dir: scratch(), template: "nope" as "default" })).toThrow(expect.objectContaining({ code: "E_INIT_UNKNOWN_TEMPLATE" }));
+    expect(() => initBundle({ dir: scratch(), template: "nope" as "default" })).toThrow(
+      expect.objectContaining({ code: "E_INIT_UNKNOWN_TEMPLATE" }),
+    );
   });
 
   it("initialises the current directory when no dir is given", async () => {
@@ -96,9 +106,10 @@ describe("goondan init", () => {
 
 describe("the tsconfig.json of a new bundle", () => {
   const REPO = join(import.meta.dir, "../..");
-  const goondanPaths = (config: Record<string, unknown>) => (config.compilerOptions as { paths: Record<string, string[]> }).paths.goondan;
+  const goondanPaths = (config: Record<string, unknown>) =>
+    (config.compilerOptions as { paths: Record<string, string[]> }).paths.goondan;
 
-  it("maps \"goondan\" to the package's src/index.ts by absolute path outside the package", () => {
+  it('maps "goondan" to the package\'s src/index.ts by absolute path outside the package', () => {
     const dir = join(scratch(), "bot");
     const written = initBundle({ dir });
     expect(written).toContain("tsconfig.json");
@@ -107,15 +118,22 @@ describe("the tsconfig.json of a new bundle", () => {
   });
 
   it("uses a relative path when the bundle is inside the package", () => {
-    expect(goondanPaths(bundleTsconfig({ dir: join(REPO, "examples/mine"), packageRoot: REPO }))).toEqual(["../../src/index.ts"]);
+    expect(goondanPaths(bundleTsconfig({ dir: join(REPO, "examples/mine"), packageRoot: REPO }))).toEqual([
+      "../../src/index.ts",
+    ]);
     expect(goondanPaths(bundleTsconfig({ dir: REPO, packageRoot: REPO }))).toEqual(["./src/index.ts"]);
-    expect(goondanPaths(bundleTsconfig({ dir: "/elsewhere/bot", packageRoot: REPO }))).toEqual([join(REPO, "src/index.ts")]);
+    expect(goondanPaths(bundleTsconfig({ dir: "/elsewhere/bot", packageRoot: REPO }))).toEqual([
+      join(REPO, "src/index.ts"),
+    ]);
   });
 
-  it("lets tsc type-check the template's tool, which imports types from \"goondan\", with no node_modules", () => {
+  it('lets tsc type-check the template\'s tool, which imports types from "goondan", with no node_modules', () => {
     const dir = join(scratch(), "typed");
     initBundle({ dir });
-    writeFileSync(join(dir, "tools/wrong.ts"), 'import type { ToolHandler } from "goondan";\nexport const wrong: ToolHandler = 5;\n');
+    writeFileSync(
+      join(dir, "tools/wrong.ts"),
+      'import type { ToolHandler } from "goondan";\nexport const wrong: ToolHandler = 5;\n',
+    );
     const tsc = join(REPO, "node_modules/.bin/tsc");
     const failing = Bun.spawnSync([tsc, "--noEmit", "-p", join(dir, "tsconfig.json")], { cwd: dir });
     expect(failing.stdout.toString()).toContain("tools/wrong.ts");
@@ -147,6 +165,10 @@ describe.each(TEMPLATES.map((template) => [template]))("template %s", (template)
     const dir = join(scratch(), `t-${template}`);
     initBundle({ dir, template });
     const result = await loadBundle(dir);
-    expect({ errors: result.errors, warnings: result.warnings, valid: result.valid }).toEqual({ errors: [], warnings: [], valid: true });
+    expect({ errors: result.errors, warnings: result.warnings, valid: result.valid }).toEqual({
+      errors: [],
+      warnings: [],
+      valid: true,
+    });
   });
 });

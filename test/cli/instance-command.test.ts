@@ -6,7 +6,17 @@ import { storedInstanceState } from "../helpers/stored-state.ts";
 import type { AgentEvent } from "../../src/protocol/agent-event.ts";
 import type { ApprovalRequest } from "../../src/protocol/approval.ts";
 import type { TurnOutcome } from "../../src/protocol/turn-outcome.ts";
-import { appendToStore, capture, cleanUpOperatorFixtures, deadPid, fakeApi, seedInstance, servers, stateRoot, writeOwner } from "./support/operator-fixture.ts";
+import {
+  appendToStore,
+  capture,
+  cleanUpOperatorFixtures,
+  deadPid,
+  fakeApi,
+  seedInstance,
+  servers,
+  stateRoot,
+  writeOwner,
+} from "./support/operator-fixture.ts";
 
 afterEach(cleanUpOperatorFixtures);
 
@@ -31,7 +41,9 @@ describe("goondan instance", () => {
     const { io, out } = capture();
     expect(await main(["instance", "delete", "planner", "team", "--state-root", root, "--port", port], io)).toBe(0);
     expect(existsSync(paths.root)).toBe(false);
-    expect(await storedInstanceState({ stateRoot: root, swarm: "team", agent: "planner", instanceKey: "team" })).toEqual(emptyInstanceState());
+    expect(
+      await storedInstanceState({ stateRoot: root, swarm: "team", agent: "planner", instanceKey: "team" }),
+    ).toEqual(emptyInstanceState());
     expect(out.stdout).toContain("deleted team/planner/team");
   });
 
@@ -40,14 +52,68 @@ describe("goondan instance", () => {
     await seedInstance(root, { agent: "planner", instanceKey: "team" });
     const ref = { swarm: "team", agent: "planner", instanceKey: "team" };
     const other = { swarm: "team", agent: "planner", instanceKey: "other" };
-    const agentEvent = (id: string, instanceKey: string) => ({ id, type: "agent.request", agent: "planner", instanceKey, input: "job", source: { kind: "api", name: "test" }, callChain: [], metadata: {}, createdAt: new Date(0).toISOString() }) as unknown as AgentEvent;
-    const approval = (id: string, eventId: string, instanceKey: string): ApprovalRequest => ({ id, agent: "planner", instanceKey, eventId, turnId: `turn_${eventId}`, traceId: "t", toolCallId: `call_${id}`, toolName: "bash__run", arguments: {}, requestedAt: 1 });
-    const held = (eventId: string, instanceKey: string, approvalId: string): TurnOutcome => ({ status: "awaiting_approval", agent: "planner", instanceKey, eventId, turnId: `turn_${eventId}`, response: "", finishReason: "stop", approvalIds: [approvalId] });
+    const agentEvent = (id: string, instanceKey: string) =>
+      ({
+        id,
+        type: "agent.request",
+        agent: "planner",
+        instanceKey,
+        input: "job",
+        source: { kind: "api", name: "test" },
+        callChain: [],
+        metadata: {},
+        createdAt: new Date(0).toISOString(),
+      }) as unknown as AgentEvent;
+    const approval = (id: string, eventId: string, instanceKey: string): ApprovalRequest => ({
+      id,
+      agent: "planner",
+      instanceKey,
+      eventId,
+      turnId: `turn_${eventId}`,
+      traceId: "t",
+      toolCallId: `call_${id}`,
+      toolName: "bash__run",
+      arguments: {},
+      requestedAt: 1,
+    });
+    const held = (eventId: string, instanceKey: string, approvalId: string): TurnOutcome => ({
+      status: "awaiting_approval",
+      agent: "planner",
+      instanceKey,
+      eventId,
+      turnId: `turn_${eventId}`,
+      response: "",
+      finishReason: "stop",
+      approvalIds: [approvalId],
+    });
     await appendToStore(root, async (store) => {
-      for (const [id, instance] of [["evt_waiting", ref], ["evt_held", ref], ["evt_done", ref], ["evt_other", other], ["evt_other_held", other]] as const) await store.accept("team", agentEvent(id, instance.instanceKey), 1);
-      await store.commit(ref, { approvals: { requested: [approval("appr_1", "evt_held", "team")] } }, held("evt_held", "team", "appr_1"));
-      await store.commit(other, { approvals: { requested: [approval("appr_2", "evt_other_held", "other")] } }, held("evt_other_held", "other", "appr_2"));
-      await store.answer("team", "evt_done", { status: "ok", agent: "planner", instanceKey: "team", eventId: "evt_done", turnId: "turn_done", response: "done", finishReason: "stop" });
+      for (const [id, instance] of [
+        ["evt_waiting", ref],
+        ["evt_held", ref],
+        ["evt_done", ref],
+        ["evt_other", other],
+        ["evt_other_held", other],
+      ] as const)
+        await store.accept("team", agentEvent(id, instance.instanceKey), 1);
+      await store.commit(
+        ref,
+        { approvals: { requested: [approval("appr_1", "evt_held", "team")] } },
+        held("evt_held", "team", "appr_1"),
+      );
+      await store.commit(
+        other,
+        { approvals: { requested: [approval("appr_2", "evt_other_held", "other")] } },
+        held("evt_other_held", "other", "appr_2"),
+      );
+      await store.answer("team", "evt_done", {
+        status: "ok",
+        agent: "planner",
+        instanceKey: "team",
+        eventId: "evt_done",
+        turnId: "turn_done",
+        response: "done",
+        finishReason: "stop",
+      });
     });
     const port = fakeApi(() => Response.json({ instances: [] }));
     const { io, out } = capture();
@@ -55,13 +121,22 @@ describe("goondan instance", () => {
     expect(out.stdout).toContain("answered 2 waiting event(s) INSTANCE_DELETED; denied 1 pending approval(s)");
     await appendToStore(root, async (store) => {
       for (const id of ["evt_waiting", "evt_held"]) {
-        expect((await store.inboxRecord("team", id))?.outcome).toMatchObject({ status: "error", eventId: id, error: { code: "INSTANCE_DELETED" } });
+        expect((await store.inboxRecord("team", id))?.outcome).toMatchObject({
+          status: "error",
+          eventId: id,
+          error: { code: "INSTANCE_DELETED" },
+        });
       }
       expect((await store.inboxRecord("team", "evt_done"))?.outcome).toMatchObject({ status: "ok", response: "done" });
       // Nothing of it resumes at the next start; the other instance's events and approval are as they were.
       expect((await store.unanswered("team")).map((record) => record.event.id)).toEqual(["evt_other"]);
-      expect((await store.approvals({ swarm: "team", pending: true })).map((pending) => pending.id)).toEqual(["appr_2"]);
-      expect((await store.approvals({ swarm: "team", id: "appr_1" }))[0]?.decision).toMatchObject({ decision: "deny", decidedBy: "goondan" });
+      expect((await store.approvals({ swarm: "team", pending: true })).map((pending) => pending.id)).toEqual([
+        "appr_2",
+      ]);
+      expect((await store.approvals({ swarm: "team", id: "appr_1" }))[0]?.decision).toMatchObject({
+        decision: "deny",
+        decidedBy: "goondan",
+      });
       expect((await store.inboxRecord("team", "evt_other_held"))?.outcome?.status).toBe("awaiting_approval");
     });
   });
@@ -69,7 +144,9 @@ describe("goondan instance", () => {
   it("refuses to delete or archive in a cluster node's state root (the state log would bring it back), and does once a single host has run there", async () => {
     const root = stateRoot();
     const paths = await seedInstance(root, { agent: "planner", instanceKey: "team", messages: 30 });
-    await appendToStore(root, (store) => store.markClusterNode({ node: "n1", swarm: "team", since: "2026-11-26T00:00:00.000Z" }));
+    await appendToStore(root, (store) =>
+      store.markClusterNode({ node: "n1", swarm: "team", since: "2026-11-26T00:00:00.000Z" }),
+    );
     const port = fakeApi(() => Response.json({ instances: [] }));
     for (const action of ["delete", "archive"]) {
       const { io, out } = capture();
@@ -79,9 +156,13 @@ describe("goondan instance", () => {
       expect(out.stderr).toContain("goondan restart --agent planner --instance team --fresh");
     }
     expect(existsSync(paths.root)).toBe(true);
-    expect((await storedInstanceState({ stateRoot: root, swarm: "team", agent: "planner", instanceKey: "team" })).messages).toHaveLength(30);
+    expect(
+      (await storedInstanceState({ stateRoot: root, swarm: "team", agent: "planner", instanceKey: "team" })).messages,
+    ).toHaveLength(30);
     await appendToStore(root, (store) => store.markClusterNode(undefined));
-    expect(await main(["instance", "delete", "planner", "team", "--state-root", root, "--port", port], capture().io)).toBe(0);
+    expect(
+      await main(["instance", "delete", "planner", "team", "--state-root", root, "--port", port], capture().io),
+    ).toBe(0);
     expect(existsSync(paths.root)).toBe(false);
   });
 
@@ -91,7 +172,9 @@ describe("goondan instance", () => {
     const port = fakeApi(() => new Response("")); // grab a port, then free it
     servers.splice(0).forEach((server) => server.stop(true));
     writeOwner(root, { pid: await deadPid(), port: Number(port), host: "127.0.0.1" });
-    expect(await main(["instance", "delete", "planner", "team", "--state-root", root, "--port", port], capture().io)).toBe(0);
+    expect(
+      await main(["instance", "delete", "planner", "team", "--state-root", root, "--port", port], capture().io),
+    ).toBe(0);
     expect(existsSync(paths.root)).toBe(false);
   });
 
@@ -129,7 +212,12 @@ describe("goondan instance", () => {
       return Response.json({ instances: [{ agent: "planner", instanceKey: "team", status: "terminated" }] });
     });
     writeOwner(root, { pid: process.pid, port: Number(port), host: "127.0.0.1" });
-    expect(await main(["instance", "delete", "planner", "team", "--state-root", root, "--port", "1"], capture({ GOONDAN_API_TOKEN: "tok" }).io)).toBe(0);
+    expect(
+      await main(
+        ["instance", "delete", "planner", "team", "--state-root", root, "--port", "1"],
+        capture({ GOONDAN_API_TOKEN: "tok" }).io,
+      ),
+    ).toBe(0);
     expect(existsSync(paths.root)).toBe(false);
     expect(authorization).toBe("Bearer tok");
   });
@@ -157,4 +245,3 @@ describe("goondan instance", () => {
     expect(await main(["instance", "prune", "--state-root", root], capture().io)).toBe(2);
   });
 });
-

@@ -22,7 +22,12 @@ describe.skipIf(process.platform !== "linux")("the Node launcher", () => {
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-launcher-"));
     defer(() => rmSync(stateRoot, { recursive: true, force: true }));
     const proc = Bun.spawn([node, GOONDAN_BIN, "run", REPO, "--port", "0", "--state-root", stateRoot], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: stateRoot, SOME_API_KEY: secret, GOONDAN_API_TOKEN: secret },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: stateRoot,
+        SOME_API_KEY: secret,
+        GOONDAN_API_TOKEN: secret,
+      },
       stdout: "pipe",
       stderr: "ignore",
     });
@@ -37,7 +42,10 @@ describe.skipIf(process.platform !== "linux")("the Node launcher", () => {
     const launcherEnv = readFileSync(`/proc/${proc.pid}/environ`, "utf8");
     expect(launcherEnv).not.toContain(secret);
     // The launcher is still there (it forwards signals), and its Bun child got the environment.
-    const child = readFileSync(`/proc/${proc.pid}/task/${proc.pid}/children`, "utf8").trim().split(" ").map(Number)[0] as number;
+    const child = readFileSync(`/proc/${proc.pid}/task/${proc.pid}/children`, "utf8")
+      .trim()
+      .split(" ")
+      .map(Number)[0] as number;
     expect(readFileSync(`/proc/${child}/cmdline`, "utf8")).toContain("goondan");
     if (process.getuid?.() === 0) expect(readFileSync(`/proc/${child}/environ`, "utf8")).toContain(secret);
     proc.kill("SIGTERM");

@@ -15,7 +15,14 @@ import packageJson from "../../package.json" with { type: "json" };
 function captureIo(): CliIo & { out: () => string; err: () => string } {
   const out: string[] = [];
   const err: string[] = [];
-  return { stdout: (text) => void out.push(text), stderr: (text) => void err.push(text), env: {}, cwd: "/", out: () => out.join(""), err: () => err.join("") };
+  return {
+    stdout: (text) => void out.push(text),
+    stderr: (text) => void err.push(text),
+    env: {},
+    cwd: "/",
+    out: () => out.join(""),
+    err: () => err.join(""),
+  };
 }
 
 describe("goondan --help", () => {
@@ -61,7 +68,9 @@ describe("usage errors", () => {
   it("exits 2 with a one-line reason for an unknown command, naming the closest one", async () => {
     const io = captureIo();
     expect(await main(["valdate"], io)).toBe(2);
-    expect(io.err()).toBe("goondan: unknown command \"valdate\"; did you mean 'goondan validate'? (try 'goondan --help')\n");
+    expect(io.err()).toBe(
+      "goondan: unknown command \"valdate\"; did you mean 'goondan validate'? (try 'goondan --help')\n",
+    );
     expect(io.out()).toBe("");
     const far = captureIo();
     expect(await main(["deploy"], far)).toBe(2);

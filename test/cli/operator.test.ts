@@ -12,7 +12,8 @@ describe("goondan restart", () => {
   it("posts the agent and fresh flag to /v1/restart and reports acceptance", async () => {
     let received: unknown;
     const port = fakeApi(async (request) => {
-      if (new URL(request.url).pathname !== "/v1/restart" || request.method !== "POST") return new Response("", { status: 404 });
+      if (new URL(request.url).pathname !== "/v1/restart" || request.method !== "POST")
+        return new Response("", { status: 404 });
       received = await request.json();
       return Response.json({ accepted: true, issues: [] }, { status: 202 });
     });
@@ -26,7 +27,10 @@ describe("goondan restart", () => {
     let received: unknown;
     const port = fakeApi(async (request) => {
       received = await request.json();
-      return Response.json({ accepted: true, issues: [], instance: { agent: "a", instanceKey: "k", known: true } }, { status: 202 });
+      return Response.json(
+        { accepted: true, issues: [], instance: { agent: "a", instanceKey: "k", known: true } },
+        { status: 202 },
+      );
     });
     const { io, out } = capture();
     expect(await main(["restart", "--agent", "a", "--instance", "k", "--fresh", "--port", port], io)).toBe(0);
@@ -36,7 +40,16 @@ describe("goondan restart", () => {
   });
 
   it("notes an instance key the agent does not know, naming its known instances, and still exits 0", async () => {
-    const port = fakeApi(() => Response.json({ accepted: true, issues: [], instance: { agent: "a", instanceKey: "kk", known: false, agentInstances: ["k1", "k2"] } }, { status: 202 }));
+    const port = fakeApi(() =>
+      Response.json(
+        {
+          accepted: true,
+          issues: [],
+          instance: { agent: "a", instanceKey: "kk", known: false, agentInstances: ["k1", "k2"] },
+        },
+        { status: 202 },
+      ),
+    );
     const { io, out } = capture();
     expect(await main(["restart", "--agent", "a", "--instance", "kk", "--port", port], io)).toBe(0);
     expect(out.stdout).toBe("restart accepted: agent a instance kk\n");
@@ -61,7 +74,16 @@ describe("goondan restart", () => {
 
   it("prints the validation issues and exits 3 when the bundle on disk is invalid", async () => {
     const port = fakeApi(() =>
-      Response.json({ accepted: false, issues: [{ code: "E_CONFIG_REF_NOT_FOUND", path: "goondan.yaml#3.spec.tools[0]", message: "Tool/echo not found" }], error: { code: "E_CONFIG_INVALID", message: "invalid" } }, { status: 422 }),
+      Response.json(
+        {
+          accepted: false,
+          issues: [
+            { code: "E_CONFIG_REF_NOT_FOUND", path: "goondan.yaml#3.spec.tools[0]", message: "Tool/echo not found" },
+          ],
+          error: { code: "E_CONFIG_INVALID", message: "invalid" },
+        },
+        { status: 422 },
+      ),
     );
     const { io, out } = capture();
     expect(await main(["restart", "--port", port], io)).toBe(3);
@@ -90,7 +112,8 @@ describe("goondan doctor", () => {
     expect(out.stdout).toMatch(/^ok {4}env/m);
     expect(out.stdout).toMatch(/^ok {4}state root/m);
     expect(out.stdout).toMatch(/^ok {4}port/m);
-    if (process.platform === "linux") expect(out.stdout).toMatch(/^ok {4}isolation +bash tool commands run in their own PID namespace/m);
+    if (process.platform === "linux")
+      expect(out.stdout).toMatch(/^ok {4}isolation +bash tool commands run in their own PID namespace/m);
   });
 
   it("warns, naming why and what is then in reach, when bash commands cannot get a PID namespace", async () => {
@@ -108,7 +131,10 @@ describe("goondan doctor", () => {
 
   it("exits 3 for an invalid bundle", async () => {
     const dir = stateRoot();
-    writeFileSync(join(dir, "goondan.yaml"), "apiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: lonely }\nspec: {}\n");
+    writeFileSync(
+      join(dir, "goondan.yaml"),
+      "apiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: lonely }\nspec: {}\n",
+    );
     const { io, out } = capture({});
     expect(await main(["doctor", dir, "--state-root", join(dir, "state"), "--port", "1"], io)).toBe(3);
     expect(out.stdout).toMatch(/^FAIL {2}bundle/m);

@@ -37,11 +37,25 @@ describe("goondan validate --probe-mcp", () => {
     );
     const io = captureIo(dir, { REMOTE_AUTH: "Bearer probe-token-123456" });
     expect(await main(["validate", ".", "--probe-mcp", "--format", "json"], io)).toBe(0);
-    const report = JSON.parse(io.out()) as { valid: boolean; warnings: { code: string; path: string }[]; mcp: { server: string; ok: boolean; tools: string[]; path: string }[] };
+    const report = JSON.parse(io.out()) as {
+      valid: boolean;
+      warnings: { code: string; path: string }[];
+      mcp: { server: string; ok: boolean; tools: string[]; path: string }[];
+    };
     expect(report.valid).toBe(true);
     expect(report.mcp.map(({ server, ok, tools, path }) => ({ server, ok, tools: tools.slice(0, 2), path }))).toEqual([
-      { server: "local", ok: true, tools: ["local__echo", "local__add"], path: "goondan.yaml#2.spec.extensions[0].config.servers.local" },
-      { server: "remote", ok: true, tools: ["remote__echo", "remote__add"], path: "goondan.yaml#2.spec.extensions[0].config.servers.remote" },
+      {
+        server: "local",
+        ok: true,
+        tools: ["local__echo", "local__add"],
+        path: "goondan.yaml#2.spec.extensions[0].config.servers.local",
+      },
+      {
+        server: "remote",
+        ok: true,
+        tools: ["remote__echo", "remote__add"],
+        path: "goondan.yaml#2.spec.extensions[0].config.servers.remote",
+      },
     ]);
     expect(report.warnings).toEqual([]);
     // The server has exited when the probe returns; its guard (same tag on its command line) was SIGKILLed with it.
@@ -58,8 +72,12 @@ describe("goondan validate --probe-mcp", () => {
     const io = captureIo(dir, {});
     expect(await main(["validate", ".", "--probe-mcp"], io)).toBe(3);
     const lines = io.out().split("\n");
-    expect(lines.find((line) => line.includes("servers.broken: E_CONFIG_MCP_UNREACHABLE"))).toContain("refusing to start");
-    expect(lines.find((line) => line.includes("servers.remote: E_CONFIG_MCP_UNREACHABLE"))).toContain("env var is not set");
+    expect(lines.find((line) => line.includes("servers.broken: E_CONFIG_MCP_UNREACHABLE"))).toContain(
+      "refusing to start",
+    );
+    expect(lines.find((line) => line.includes("servers.remote: E_CONFIG_MCP_UNREACHABLE"))).toContain(
+      "env var is not set",
+    );
     expect(lines.find((line) => line.includes("servers.odd: W_CONFIG_MCP_TOOL_REFUSED"))).toContain("bad.name");
     expect(lines.find((line) => line.includes("servers.odd: mcp server odd (stdio) lists 11 tools"))).toBeDefined();
     expect(lines.at(-2)).toMatch(/^invalid: .* \(2 errors, 1 warning\)$/);

@@ -17,7 +17,12 @@ import { serveRealSwarm } from "../http/run-fixture.ts";
 const defer = useCleanups();
 
 function startWatch(args: string[], env: Record<string, string> = {}) {
-  const proc = Bun.spawn([process.execPath, GOONDAN_BIN, "watch", ...args], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const proc = Bun.spawn([process.execPath, GOONDAN_BIN, "watch", ...args], {
+    env: { ...process.env, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
   defer(killChild(proc));
   const lines: string[] = [];
   void (async () => {
@@ -36,13 +41,17 @@ function startWatch(args: string[], env: Record<string, string> = {}) {
 
 describe("takeRuntimeEvents", () => {
   it("takes complete runtime blocks, skips comments and other events, and keeps a partial block", () => {
-    const { events, rest } = takeRuntimeEvents(': open\n\nevent: runtime\ndata: {"type":"tool.called"}\n\nevent: other\ndata: {}\n\nevent: runtime\ndata: {"ty');
+    const { events, rest } = takeRuntimeEvents(
+      ': open\n\nevent: runtime\ndata: {"type":"tool.called"}\n\nevent: other\ndata: {}\n\nevent: runtime\ndata: {"ty',
+    );
     expect(events).toEqual([{ type: "tool.called" }]);
     expect(rest).toBe('event: runtime\ndata: {"ty');
   });
 
   it("takes a cluster node's notices of the nodes that did not answer, apart from the events", () => {
-    const { events, notices } = takeRuntimeEvents('event: cluster\ndata: {"unanswered":[{"node":"n3","status":"timeout"}]}\n\nevent: runtime\ndata: {"type":"turn.started","node":"n2"}\n\n');
+    const { events, notices } = takeRuntimeEvents(
+      'event: cluster\ndata: {"unanswered":[{"node":"n3","status":"timeout"}]}\n\nevent: runtime\ndata: {"type":"turn.started","node":"n2"}\n\n',
+    );
     expect(events).toEqual([{ type: "turn.started", node: "n2" }]);
     expect(notices).toEqual([{ unanswered: [{ node: "n3", status: "timeout" }] }]);
   });
@@ -57,22 +66,34 @@ describe("goondan watch", () => {
       defer,
       llm: {
         respond: (request) => {
-          if (roleOf(request) === "worker") return lastRole(request) === "tool" ? { text: "worker done" } : { toolCalls: [{ name: "slow__sleep", args: { ms: 10, marker } }] };
-          return lastRole(request) === "user" ? { toolCalls: [{ name: "agents__request", args: { target: "worker", input: lastUserText(request) } }] } : { text: "all done" };
+          if (roleOf(request) === "worker")
+            return lastRole(request) === "tool"
+              ? { text: "worker done" }
+              : { toolCalls: [{ name: "slow__sleep", args: { ms: 10, marker } }] };
+          return lastRole(request) === "user"
+            ? { toolCalls: [{ name: "agents__request", args: { target: "worker", input: lastUserText(request) } }] }
+            : { text: "all done" };
         },
       },
     });
     const text = startWatch(["--port", String(run.port), "--agent", "worker", "--type", "tool."]);
     const json = startWatch(["--port", String(run.port), "--json", "--type", "turn.completed"]);
     await Bun.sleep(300); // both connected (an event before that would only be missed, not wrong)
-    const reply = await fetch(`${run.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "go", wait: true }) });
+    const reply = await fetch(`${run.base}/v1/events`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "go", wait: true }),
+    });
     expect(((await reply.json()) as { status: string }).status).toBe("ok");
     await until(() => text.lines.length >= 2 && json.lines.length >= 2, { timeoutMs: 10_000 });
     expect(text.lines[0]).toMatch(/ worker\/\S+ tool\.called turn=\S+ step=\d+ tool=slow__sleep/);
     expect(text.lines[1]).toMatch(/ worker\/\S+ tool\.completed .*tool=slow__sleep/);
     expect(text.lines.every((line) => line.includes(" worker/") && / tool\./.test(line))).toBe(true);
     const events = json.lines.map((line) => JSON.parse(line) as { type: string; agent: string });
-    expect(events.map((event) => `${event.agent} ${event.type}`).sort()).toEqual(["coordinator turn.completed", "worker turn.completed"]);
+    expect(events.map((event) => `${event.agent} ${event.type}`).sort()).toEqual([
+      "coordinator turn.completed",
+      "worker turn.completed",
+    ]);
     text.proc.kill("SIGINT");
     expect(await text.proc.exited).toBe(130);
     json.proc.kill("SIGTERM");
@@ -80,7 +101,11 @@ describe("goondan watch", () => {
   }, 60_000);
 
   it("says no orchestrator answers when none runs", async () => {
-    const proc = Bun.spawn([process.execPath, GOONDAN_BIN, "watch", "--port", "1"], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+    const proc = Bun.spawn([process.execPath, GOONDAN_BIN, "watch", "--port", "1"], {
+      stdout: "pipe",
+      stderr: "pipe",
+      stdin: "ignore",
+    });
     expect(await proc.exited).toBe(1);
     expect(await new Response(proc.stderr).text()).toContain("no goondan orchestrator answers at http://127.0.0.1:1");
   });

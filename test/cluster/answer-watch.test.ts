@@ -15,8 +15,27 @@ const defer = useCleanups();
 /** take() replays into a local store; the log of a fresh instance has nothing to replay. */
 const noLocal = { deleteInstance: async () => true } as unknown as Store;
 
-const event = (id: string, agent = "worker", instanceKey = "w-1"): AgentEvent => ({ id, type: "agent.request", agent, instanceKey, input: "job", source: { kind: "agent", name: "coordinator" }, callChain: [], metadata: {}, createdAt: new Date(0).toISOString() }) as unknown as AgentEvent;
-const outcome = (eventId: string, status: TurnOutcome["status"] = "ok"): TurnOutcome => ({ status, agent: "worker", instanceKey: "w-1", eventId, turnId: `turn_${eventId}`, response: `did ${eventId}`, finishReason: "stop" });
+const event = (id: string, agent = "worker", instanceKey = "w-1"): AgentEvent =>
+  ({
+    id,
+    type: "agent.request",
+    agent,
+    instanceKey,
+    input: "job",
+    source: { kind: "agent", name: "coordinator" },
+    callChain: [],
+    metadata: {},
+    createdAt: new Date(0).toISOString(),
+  }) as unknown as AgentEvent;
+const outcome = (eventId: string, status: TurnOutcome["status"] = "ok"): TurnOutcome => ({
+  status,
+  agent: "worker",
+  instanceKey: "w-1",
+  eventId,
+  turnId: `turn_${eventId}`,
+  response: `did ${eventId}`,
+  finishReason: "stop",
+});
 
 async function setup() {
   const swarm = testSwarm("answerwatch");
@@ -37,10 +56,15 @@ async function setup() {
   await log.take(ref, await claim("owner"), noLocal);
   const answers: Array<{ event: AgentEvent; outcome: TurnOutcome }> = [];
   const arrivals: Array<() => void> = [];
-  const watch = new AnswerWatch({ connection: origin, names, logger: silentLogger(), onAnswer: (answered, taken) => {
-    answers.push({ event: answered, outcome: taken });
-    arrivals.splice(0).forEach((arrived) => arrived());
-  } });
+  const watch = new AnswerWatch({
+    connection: origin,
+    names,
+    logger: silentLogger(),
+    onAnswer: (answered, taken) => {
+      answers.push({ event: answered, outcome: taken });
+      arrivals.splice(0).forEach((arrived) => arrived());
+    },
+  });
   defer(() => watch.stop());
   /** Resolves once `count` answers arrived (5 s at most). */
   const answered = (count: number) =>
@@ -72,7 +96,13 @@ describe.skipIf(!natsAvailable)("AnswerWatch on the local NATS", () => {
     await answered(1);
     expect(answers).toHaveLength(1);
     expect(answers[0]?.event.id).toBe("evt_a");
-    expect(answers[0]?.outcome).toMatchObject({ status: "ok", eventId: "evt_a", agent: "worker", instanceKey: "w-1", response: "did evt_a" });
+    expect(answers[0]?.outcome).toMatchObject({
+      status: "ok",
+      eventId: "evt_a",
+      agent: "worker",
+      instanceKey: "w-1",
+      response: "did evt_a",
+    });
     // The owner's request comes after: dropped. An answer only the owner's request brings is acted on.
     expect(watch.fromOwner("evt_a")).toBe(false);
     expect(watch.fromOwner("evt_other")).toBe(true);
@@ -92,9 +122,17 @@ describe.skipIf(!natsAvailable)("AnswerWatch on the local NATS", () => {
     const { ref, log, answers, answered, awaitAnswerOf } = await setup();
     await awaitAnswerOf(event("evt_b"));
     await awaitAnswerOf(event("evt_c"));
-    await log.append(ref, { op: "commit", commit: {}, outcome: { ...outcome("evt_b", "awaiting_approval"), approvalIds: ["apr_1"] } });
+    await log.append(ref, {
+      op: "commit",
+      commit: {},
+      outcome: { ...outcome("evt_b", "awaiting_approval"), approvalIds: ["apr_1"] },
+    });
     // Made together while one is on its way: the second and third go out as one message.
-    await Promise.all([log.append(ref, { op: "commit", commit: {} }), log.append(ref, { op: "commit", commit: {}, outcome: outcome("evt_b") }), log.append(ref, { op: "answer", eventId: "evt_c", outcome: outcome("evt_c", "error") })]);
+    await Promise.all([
+      log.append(ref, { op: "commit", commit: {} }),
+      log.append(ref, { op: "commit", commit: {}, outcome: outcome("evt_b") }),
+      log.append(ref, { op: "answer", eventId: "evt_c", outcome: outcome("evt_c", "error") }),
+    ]);
     await answered(2);
     expect(answers.map((answer) => [answer.event.id, answer.outcome.status])).toEqual([
       ["evt_b", "ok"],
@@ -109,7 +147,10 @@ describe.skipIf(!natsAvailable)("AnswerWatch on the local NATS", () => {
     await leases.release((await leases.holder(names.instanceLeaseKey(ref.agent, ref.instanceKey))) as Lease);
     const newer = await InstanceStateLog.open({ connection: owner, names });
     await newer.take(ref, await claim("newer"), noLocal);
-    const refused = await log.append(ref, { op: "commit", commit: {}, outcome: outcome("evt_stale") }).then(() => "written", (error: { code?: string }) => error.code);
+    const refused = await log.append(ref, { op: "commit", commit: {}, outcome: outcome("evt_stale") }).then(
+      () => "written",
+      (error: { code?: string }) => error.code,
+    );
     expect(refused).toBe("E_CLUSTER_FENCED");
     // Republished in the stream's order: once the newer owner's answer is here, the refused one would have been.
     await newer.append(ref, { op: "commit", commit: {}, outcome: outcome("evt_after") });
@@ -123,10 +164,15 @@ describe.skipIf(!natsAvailable)("AnswerWatch on the local NATS", () => {
     removeSwarmAfter(defer, swarm);
     const names = clusterNames(swarm);
     const connection = await connectTest(defer);
-    await connection.jsm.streams.add({ name: names.stateStream, subjects: [names.stateSubjects], storage: StorageType.File });
+    await connection.jsm.streams.add({
+      name: names.stateStream,
+      subjects: [names.stateSubjects],
+      storage: StorageType.File,
+    });
     await InstanceStateLog.open({ connection, names });
     const republish = (await connection.jsm.streams.info(names.stateStream)).config.republish;
-    if (republish !== undefined) expect(republish).toMatchObject({ src: names.stateSubjects, dest: names.storedStateSubjects });
+    if (republish !== undefined)
+      expect(republish).toMatchObject({ src: names.stateSubjects, dest: names.storedStateSubjects });
     const watch = new AnswerWatch({ connection, names, logger: silentLogger(), onAnswer: () => undefined });
     defer(() => watch.stop());
     watch.expect(event("evt_d"));

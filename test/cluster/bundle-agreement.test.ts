@@ -22,7 +22,11 @@ function bundleDir(files: Record<string, string>): string {
   return dir;
 }
 
-const BUNDLE = { "goondan.yaml": "kind: Swarm\n", "tools/echo.ts": "export const handlers = {};\n", "prompts/coder.md": "You code.\n" };
+const BUNDLE = {
+  "goondan.yaml": "kind: Swarm\n",
+  "tools/echo.ts": "export const handlers = {};\n",
+  "prompts/coder.md": "You code.\n",
+};
 
 describe("bundleHash", () => {
   it("is the same for the same files at another path, and changes with any file's bytes or name", () => {
@@ -34,13 +38,26 @@ describe("bundleHash", () => {
   });
 
   it("leaves out state and build directories, other bundles and symlinks", () => {
-    const dir = bundleDir({ ...BUNDLE, ".goondan/state.json": "{}", "node_modules/x/index.js": "", "dist/out.js": "", "nested/goondan.yaml": "kind: Swarm\n" });
+    const dir = bundleDir({
+      ...BUNDLE,
+      ".goondan/state.json": "{}",
+      "node_modules/x/index.js": "",
+      "dist/out.js": "",
+      "nested/goondan.yaml": "kind: Swarm\n",
+    });
     symlinkSync("/etc/hostname", join(dir, "link"));
     expect(bundleHash(dir)).toBe(bundleHash(bundleDir(BUNDLE)));
   });
 });
 
-const member = (node: string, bundleHash: string): NodeInfo => ({ node, bundleHash, maxProcesses: 8, live: 0, startedAt: "", heartbeatAt: 0 });
+const member = (node: string, bundleHash: string): NodeInfo => ({
+  node,
+  bundleHash,
+  maxProcesses: 8,
+  live: 0,
+  startedAt: "",
+  heartbeatAt: 0,
+});
 
 async function openAgreement() {
   const swarm = testSwarm("bundle");
@@ -53,8 +70,16 @@ describe.skipIf(!natsAvailable)("BundleAgreement on the local NATS", () => {
   it("makes the first node's bundle the cluster's and lets a node with the same bundle join", async () => {
     const { agreement } = await openAgreement();
     expect(await agreement.current()).toBeUndefined();
-    expect(await agreement.join({ node: "a", hash: "sha256:one", members: [member("a", "sha256:one")] })).toMatchObject({ hash: "sha256:one", node: "a" });
-    expect(await agreement.join({ node: "b", hash: "sha256:one", members: [member("a", "sha256:one"), member("b", "sha256:one")] })).toMatchObject({ hash: "sha256:one", node: "a" });
+    expect(await agreement.join({ node: "a", hash: "sha256:one", members: [member("a", "sha256:one")] })).toMatchObject(
+      { hash: "sha256:one", node: "a" },
+    );
+    expect(
+      await agreement.join({
+        node: "b",
+        hash: "sha256:one",
+        members: [member("a", "sha256:one"), member("b", "sha256:one")],
+      }),
+    ).toMatchObject({ hash: "sha256:one", node: "a" });
   });
 
   it("refuses a node whose bundle differs while a live node runs the cluster's, naming both", async () => {
@@ -62,7 +87,11 @@ describe.skipIf(!natsAvailable)("BundleAgreement on the local NATS", () => {
     await agreement.join({ node: "a", hash: "sha256:one", members: [member("a", "sha256:one")] });
     let error: unknown;
     try {
-      await agreement.join({ node: "b", hash: "sha256:two", members: [member("a", "sha256:one"), member("b", "sha256:two")] });
+      await agreement.join({
+        node: "b",
+        hash: "sha256:two",
+        members: [member("a", "sha256:one"), member("b", "sha256:two")],
+      });
     } catch (caught) {
       error = caught;
     }
@@ -76,7 +105,15 @@ describe.skipIf(!natsAvailable)("BundleAgreement on the local NATS", () => {
   it("takes a new bundle when no live node runs another (the whole cluster restarted with it)", async () => {
     const { agreement } = await openAgreement();
     await agreement.join({ node: "a", hash: "sha256:one", members: [member("a", "sha256:one")] });
-    expect((await agreement.join({ node: "a", hash: "sha256:two", members: [member("a", "sha256:two"), member("b", "sha256:two")] })).hash).toBe("sha256:two");
+    expect(
+      (
+        await agreement.join({
+          node: "a",
+          hash: "sha256:two",
+          members: [member("a", "sha256:two"), member("b", "sha256:two")],
+        })
+      ).hash,
+    ).toBe("sha256:two");
     expect((await agreement.current())?.hash).toBe("sha256:two");
   });
 
@@ -87,11 +124,23 @@ describe.skipIf(!natsAvailable)("BundleAgreement on the local NATS", () => {
     const seen: Record<string, BundleRecord[]> = { a: [], b: [], c: [] };
     for (const node of Object.keys(seen)) {
       const connection = await connectTest(defer, { node });
-      const watch = await (await BundleAgreement.open({ connection, swarm })).watch((record) => seen[node]!.push(record));
+      const watch = await (await BundleAgreement.open({ connection, swarm })).watch((record) =>
+        seen[node]!.push(record),
+      );
       defer(() => watch.stop());
     }
-    const announced = await agreement.announce({ node: "b", hash: "sha256:two", reasons: ["POST /v1/restart"], scope: { agents: ["worker"] } });
-    expect(announced).toMatchObject({ hash: "sha256:two", node: "b", generation: 1, reload: { by: "b", reasons: ["POST /v1/restart"], scope: { agents: ["worker"] } } });
+    const announced = await agreement.announce({
+      node: "b",
+      hash: "sha256:two",
+      reasons: ["POST /v1/restart"],
+      scope: { agents: ["worker"] },
+    });
+    expect(announced).toMatchObject({
+      hash: "sha256:two",
+      node: "b",
+      generation: 1,
+      reload: { by: "b", reasons: ["POST /v1/restart"], scope: { agents: ["worker"] } },
+    });
     await until(() => Object.values(seen).every((records) => records.length === 2));
     for (const records of Object.values(seen)) expect(records).toEqual([joined, announced]);
   });
@@ -99,8 +148,14 @@ describe.skipIf(!natsAvailable)("BundleAgreement on the local NATS", () => {
   it("gives every announcement its own generation, even when nodes announce at once, and a join keeps it", async () => {
     const { swarm, agreement } = await openAgreement();
     await agreement.join({ node: "a", hash: "sha256:one", members: [] });
-    const others = await Promise.all(["b", "c"].map(async (node) => BundleAgreement.open({ connection: await connectTest(defer, { node }), swarm })));
-    const announced = await Promise.all([agreement, ...others].map((each, index) => each.announce({ node: `n${index}`, hash: "sha256:one", reasons: [], scope: {} })));
+    const others = await Promise.all(
+      ["b", "c"].map(async (node) => BundleAgreement.open({ connection: await connectTest(defer, { node }), swarm })),
+    );
+    const announced = await Promise.all(
+      [agreement, ...others].map((each, index) =>
+        each.announce({ node: `n${index}`, hash: "sha256:one", reasons: [], scope: {} }),
+      ),
+    );
     expect(announced.map((record) => record.generation).sort()).toEqual([1, 2, 3]);
     const rejoined = await agreement.join({ node: "d", hash: "sha256:one", members: [] });
     expect(rejoined.generation).toBe(3);
@@ -109,7 +164,14 @@ describe.skipIf(!natsAvailable)("BundleAgreement on the local NATS", () => {
 
   it("keeps each node's last reload report, one per node", async () => {
     const { agreement } = await openAgreement();
-    const report = (node: string, generation: number, status: "reloaded" | "refused") => ({ node, generation, status, hash: "sha256:one", announcedHash: "sha256:one", at: new Date(0).toISOString() });
+    const report = (node: string, generation: number, status: "reloaded" | "refused") => ({
+      node,
+      generation,
+      status,
+      hash: "sha256:one",
+      announcedHash: "sha256:one",
+      at: new Date(0).toISOString(),
+    });
     await agreement.report(report("n1", 1, "reloaded"));
     await agreement.report(report("n2", 1, "refused"));
     await agreement.report(report("n1", 2, "reloaded"));

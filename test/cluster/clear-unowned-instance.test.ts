@@ -12,13 +12,44 @@ import { outcome } from "../helpers/outcomes.ts";
 const defer = useCleanups();
 const logger = createLogger("test", { level: "silent" });
 
-const eventOf = (ref: InstanceRef, index: number): AgentEvent => ({ id: `evt_${index}`, type: "user.input", input: `job ${index}`, agent: ref.agent, instanceKey: ref.instanceKey, source: { kind: "user", name: "test" }, traceId: "t", callChain: [], metadata: {}, createdAt: new Date(0).toISOString() });
-const message = (id: string) => ({ id, data: { role: "user", content: id }, metadata: {}, createdAt: new Date(0).toISOString(), source: { type: "user" } }) as never;
+const eventOf = (ref: InstanceRef, index: number): AgentEvent => ({
+  id: `evt_${index}`,
+  type: "user.input",
+  input: `job ${index}`,
+  agent: ref.agent,
+  instanceKey: ref.instanceKey,
+  source: { kind: "user", name: "test" },
+  traceId: "t",
+  callChain: [],
+  metadata: {},
+  createdAt: new Date(0).toISOString(),
+});
+const message = (id: string) =>
+  ({
+    id,
+    data: { role: "user", content: id },
+    metadata: {},
+    createdAt: new Date(0).toISOString(),
+    source: { type: "user" },
+  }) as never;
 
 async function setup() {
-  const { swarm, names, leases, ref, claim, node: fixtureNode, subjectMessages } = await stateLogFixture(defer, "clearun");
+  const {
+    swarm,
+    names,
+    leases,
+    ref,
+    claim,
+    node: fixtureNode,
+    subjectMessages,
+  } = await stateLogFixture(defer, "clearun");
   /** A node as ClusterNode.store() makes it: the ReplicatedStore clears an instance no node runs in its log. */
-  const node = (name: string) => fixtureNode({ replicated: ({ local, log }) => ({ clearUnowned: (instance) => clearUnownedInstance(instance, { leases, names, log, node: name, local, logger }) }) });
+  const node = (name: string) =>
+    fixtureNode({
+      replicated: ({ local, log }) => ({
+        clearUnowned: (instance) => clearUnownedInstance(instance, { leases, names, log, node: name, local, logger }),
+      }),
+    });
   /** Node A runs the instance for three turns, then lets it go (its lease released: no node runs it). */
   const ranThenLeft = async () => {
     const a = await node("a");
@@ -26,7 +57,11 @@ async function setup() {
     await a.log.take(ref, lease, a.local);
     for (let index = 0; index < 3; index++) {
       await a.store.accept(swarm, eventOf(ref, index), index);
-      await a.store.commit(ref, { changes: [{ type: "append", message: message(`m_${index}`) }], extensionState: { memo: index } }, outcome({ agent: ref.agent, instanceKey: ref.instanceKey, eventId: `evt_${index}`, response: `done ${index}` }));
+      await a.store.commit(
+        ref,
+        { changes: [{ type: "append", message: message(`m_${index}`) }], extensionState: { memo: index } },
+        outcome({ agent: ref.agent, instanceKey: ref.instanceKey, eventId: `evt_${index}`, response: `done ${index}` }),
+      );
     }
     a.log.drop(ref);
     await leases.release(lease);

@@ -15,9 +15,11 @@ import { killChild, useCleanups } from "../helpers/cleanups.ts";
 import { until } from "../helpers/goondan-process.ts";
 
 const defer = useCleanups();
-const NATS_SERVER = Bun.which("nats-server") ?? (await Bun.file("/usr/sbin/nats-server").exists() ? "/usr/sbin/nats-server" : null);
+const NATS_SERVER =
+  Bun.which("nats-server") ?? ((await Bun.file("/usr/sbin/nats-server").exists()) ? "/usr/sbin/nats-server" : null);
 if (NATS_SERVER === null) {
-  if (process.env.CI === "true") throw new Error("nats-server is not installed: the cluster credential tests must run under CI");
+  if (process.env.CI === "true")
+    throw new Error("nats-server is not installed: the cluster credential tests must run under CI");
   console.warn("skipping the cluster credential tests: no nats-server binary on PATH or in /usr/sbin");
 }
 
@@ -35,16 +37,31 @@ async function natsServer(args: string[]): Promise<number> {
   const port = await freePort();
   const store = mkdtempSync(join(tmpdir(), "gdn-nats-"));
   defer(() => rmSync(store, { recursive: true, force: true }));
-  const server = Bun.spawn([NATS_SERVER!, "-a", "127.0.0.1", "-p", String(port), "-sd", store, ...args], { stdout: "ignore", stderr: "ignore" });
+  const server = Bun.spawn([NATS_SERVER!, "-a", "127.0.0.1", "-p", String(port), "-sd", store, ...args], {
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   defer(killChild(server));
-  await until(async () => {
-    try {
-      await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {}, open(socket) { socket.end(); } } });
-      return true;
-    } catch {
-      return false;
-    }
-  }, { timeoutMs: 10_000 });
+  await until(
+    async () => {
+      try {
+        await Bun.connect({
+          hostname: "127.0.0.1",
+          port,
+          socket: {
+            data() {},
+            open(socket) {
+              socket.end();
+            },
+          },
+        });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { timeoutMs: 10_000 },
+  );
   return port;
 }
 
@@ -63,7 +80,9 @@ async function connectError(url: string): Promise<SystemError> {
 describe.skipIf(NATS_SERVER === null)("connectCluster with credentials", () => {
   it("logs in with the user and password of the URL, and is refused with a wrong password it never shows", async () => {
     const port = await natsServer(["-js", "--user", "ann", "--pass", "s3cret"]);
-    const connection = await connectCluster(readClusterSettings({ url: `nats://ann:s3cret@127.0.0.1:${port}`, node: "n", env: {} })!);
+    const connection = await connectCluster(
+      readClusterSettings({ url: `nats://ann:s3cret@127.0.0.1:${port}`, node: "n", env: {} })!,
+    );
     defer(() => connection.stop());
     expect(connection.state).toBe("connected");
     await connection.jsm.getAccountInfo();

@@ -42,7 +42,10 @@ describe.skipIf(!natsAvailable)("ClusterMessenger on the local NATS", () => {
       return { eventId: incoming.id };
     });
     defer(() => served.stop());
-    expect(await a.requestInstance("reviewer", "pr.42", event())).toEqual({ status: "ok", value: { eventId: "evt_1" } });
+    expect(await a.requestInstance("reviewer", "pr.42", event())).toEqual({
+      status: "ok",
+      value: { eventId: "evt_1" },
+    });
     expect(received).toEqual([event()]);
   });
 
@@ -54,7 +57,16 @@ describe.skipIf(!natsAvailable)("ClusterMessenger on the local NATS", () => {
       return { delivered: true };
     });
     defer(() => served.stop());
-    const reply: Reply = { status: "ok", agent: "reviewer", instanceKey: "pr.42", eventId: "evt_1", turnId: "turn_1", response: "LGTM", finishReason: "stop", correlationId: "corr_1" };
+    const reply: Reply = {
+      status: "ok",
+      agent: "reviewer",
+      instanceKey: "pr.42",
+      eventId: "evt_1",
+      turnId: "turn_1",
+      response: "LGTM",
+      finishReason: "stop",
+      correlationId: "corr_1",
+    };
     expect(await b.requestNode("a", "reply", reply)).toEqual({ status: "ok", value: { delivered: true } });
     expect(replies).toEqual([reply]);
   });
@@ -62,7 +74,9 @@ describe.skipIf(!natsAvailable)("ClusterMessenger on the local NATS", () => {
   it("says no_responders at once when no node owns the instance", async () => {
     const { a } = await twoNodes();
     const started = Date.now();
-    expect(await a.requestInstance("reviewer", "nobody", event({ instanceKey: "nobody" }), { timeoutMs: 5000 })).toEqual({ status: "no_responders" });
+    expect(
+      await a.requestInstance("reviewer", "nobody", event({ instanceKey: "nobody" }), { timeoutMs: 5000 }),
+    ).toEqual({ status: "no_responders" });
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
@@ -70,7 +84,9 @@ describe.skipIf(!natsAvailable)("ClusterMessenger on the local NATS", () => {
     const { a, b } = await twoNodes();
     const served = await b.serveInstance("reviewer", "slow", () => new Promise(() => undefined));
     defer(() => served.stop());
-    expect(await a.requestInstance("reviewer", "slow", event({ instanceKey: "slow" }), { timeoutMs: 200 })).toEqual({ status: "timeout" });
+    expect(await a.requestInstance("reviewer", "slow", event({ instanceKey: "slow" }), { timeoutMs: 200 })).toEqual({
+      status: "timeout",
+    });
   });
 
   it("passes a handler's coded error back as refused, with its code", async () => {
@@ -79,7 +95,10 @@ describe.skipIf(!natsAvailable)("ClusterMessenger on the local NATS", () => {
       throw new UsageError("AGENT_NOT_FOUND", "no agent named ghost");
     });
     defer(() => served.stop());
-    expect(await a.requestNode("b", "place", { agent: "ghost", instanceKey: "x" })).toEqual({ status: "refused", error: { code: "AGENT_NOT_FOUND", message: "no agent named ghost" } });
+    expect(await a.requestNode("b", "place", { agent: "ghost", instanceKey: "x" })).toEqual({
+      status: "refused",
+      error: { code: "AGENT_NOT_FOUND", message: "no agent named ghost" },
+    });
   });
 
   it("refuses an answer larger than a NATS message can carry, at once and without ending the node", async () => {
@@ -93,7 +112,13 @@ describe.skipIf(!natsAvailable)("ClusterMessenger on the local NATS", () => {
     // The serving side still answers.
     const small = await b.serveNode("b", "reply", async () => ({ delivered: true }));
     defer(() => small.stop());
-    expect(await a.requestNode("b", "reply", failedReply({ correlationId: "c", agent: "x", instanceKey: "y", error: { code: "E", message: "m" } }))).toEqual({ status: "ok", value: { delivered: true } });
+    expect(
+      await a.requestNode(
+        "b",
+        "reply",
+        failedReply({ correlationId: "c", agent: "x", instanceKey: "y", error: { code: "E", message: "m" } }),
+      ),
+    ).toEqual({ status: "ok", value: { delivered: true } });
   });
 
   it("refuses a request that is not JSON", async () => {
@@ -101,7 +126,9 @@ describe.skipIf(!natsAvailable)("ClusterMessenger on the local NATS", () => {
     const served = await b.serveNode("b", "place", async () => ({ owner: "b" }));
     defer(() => served.stop());
     const connection = await connectTest(defer);
-    const raw = await connection.nc.request(clusterNames(swarm).nodeSubject("b", "place"), "{not json", { timeout: 2000 });
+    const raw = await connection.nc.request(clusterNames(swarm).nodeSubject("b", "place"), "{not json", {
+      timeout: 2000,
+    });
     expect(raw.json()).toMatchObject({ ok: false, error: { code: "E_CLUSTER_BAD_MESSAGE" } });
   });
 
@@ -110,7 +137,11 @@ describe.skipIf(!natsAvailable)("ClusterMessenger on the local NATS", () => {
     const connection = await connectTest(defer);
     const messenger = new ClusterMessenger({ connection, swarm });
     await connection.stop();
-    const outcome = await messenger.requestNode("b", "reply", failedReply({ correlationId: "c", agent: "x", instanceKey: "y", error: { code: "E", message: "m" } }));
+    const outcome = await messenger.requestNode(
+      "b",
+      "reply",
+      failedReply({ correlationId: "c", agent: "x", instanceKey: "y", error: { code: "E", message: "m" } }),
+    );
     expect(outcome).toMatchObject({ status: "unavailable", error: { code: "E_CLUSTER_UNAVAILABLE" } });
   });
 });

@@ -27,7 +27,8 @@ const KEYS = Array.from({ length: 9 }, (_, i) => `k-${i}`);
 function echoVersion(request: LoopbackRequest): LoopbackReply {
   const version = /VERSION=\S+/.exec(systemPrompt(request))?.[0] ?? "VERSION=none";
   const input = lastUserText(request);
-  if (input === "self-restart" && request.body.messages.at(-1)?.role === "user") return { toolCalls: [{ name: "self-restart__request", args: { reason: "the agent asked" } }] };
+  if (input === "self-restart" && request.body.messages.at(-1)?.role === "user")
+    return { toolCalls: [{ name: "self-restart__request", args: { reason: "the agent asked" } }] };
   return { text: `${version} ${input}` };
 }
 
@@ -36,12 +37,19 @@ function setVersion(bundleDir: string, version: string): void {
   const yaml = join(bundleDir, "goondan.yaml");
   const text = readFileSync(yaml, "utf8")
     .replace(/system: "ROLE=coordinator[^"]*"/, `system: "ROLE=coordinator VERSION=${version}"`)
-    .replace(`tools: [{ kind: Tool, name: agents, package: "@goondan/base" }]`, `tools: [{ kind: Tool, name: agents, package: "@goondan/base" }, { kind: Tool, name: self-restart, package: "@goondan/base" }]`);
+    .replace(
+      `tools: [{ kind: Tool, name: agents, package: "@goondan/base" }]`,
+      `tools: [{ kind: Tool, name: agents, package: "@goondan/base" }, { kind: Tool, name: self-restart, package: "@goondan/base" }]`,
+    );
   writeFileSync(yaml, text);
 }
 
 async function restart(base: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${base}/v1/restart`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  const response = await fetch(`${base}/v1/restart`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -49,7 +57,14 @@ interface ClusterStatus {
   node: string;
   hash: string;
   cluster?: { hash: string; generation: number; reload?: { by: string } };
-  reports: Array<{ node: string; generation: number; status: string; hash: string; announcedHash: string; error?: { code: string; message: string } }>;
+  reports: Array<{
+    node: string;
+    generation: number;
+    status: string;
+    hash: string;
+    announcedHash: string;
+    error?: { code: string; message: string };
+  }>;
   draining?: { code: string; message: string; generation: number };
 }
 
@@ -59,15 +74,26 @@ async function clusterStatus(base: string): Promise<ClusterStatus> {
 
 /** Each instance's answer, asked of the node at `via` (any node accepts events for any instance). */
 async function answers(nodes: ClusterNodeProcess[], input: string): Promise<Record<string, string>> {
-  const replies = await Promise.all(KEYS.map((instanceKey, i) => ask((nodes[i % nodes.length] as ClusterNodeProcess).base, { input, instanceKey })));
-  return Object.fromEntries(replies.map((reply, i) => [KEYS[i] as string, `${reply.status} ${String(reply.body.response)}`]));
+  const replies = await Promise.all(
+    KEYS.map((instanceKey, i) => ask((nodes[i % nodes.length] as ClusterNodeProcess).base, { input, instanceKey })),
+  );
+  return Object.fromEntries(
+    replies.map((reply, i) => [KEYS[i] as string, `${reply.status} ${String(reply.body.response)}`]),
+  );
 }
 
-const all = (version: string, input: string) => Object.fromEntries(KEYS.map((key) => [key, `200 VERSION=${version} ${input}`]));
+const all = (version: string, input: string) =>
+  Object.fromEntries(KEYS.map((key) => [key, `200 VERSION=${version} ${input}`]));
 
 describe.skipIf(!natsAvailable)("cluster-wide reload", () => {
   it("reloads every node on a restart asked of one (POST /v1/restart or self-restart), refuses an invalid bundle everywhere, and drains a node with another bundle (its instances handed over) until a later reload it takes", async () => {
-    const cluster = await clusterSwarm(defer, { label: "reload", ttlMs: 3000, respond: echoVersion, bundlePerNode: true, delayMs: () => 100 });
+    const cluster = await clusterSwarm(defer, {
+      label: "reload",
+      ttlMs: 3000,
+      respond: echoVersion,
+      bundlePerNode: true,
+      delayMs: () => 100,
+    });
     const names = ["n1", "n2", "n3"];
     for (const name of names) setVersion(cluster.bundleDir(name), "1");
     const nodes = [await cluster.startNode("n1"), await cluster.startNode("n2"), await cluster.startNode("n3")];
@@ -87,7 +113,13 @@ describe.skipIf(!natsAvailable)("cluster-wide reload", () => {
     expect(asked).toEqual({ status: 202, body: { accepted: true, issues: [] } });
     const duringAnswers = await during;
     for (const key of KEYS) expect(duringAnswers[key]).toMatch(/^200 VERSION=[12] during$/);
-    await until(async () => (await clusterStatus(n2.base)).reports.filter((report) => report.generation === 1 && report.status === "reloaded").length === 3, { timeoutMs: 30_000, intervalMs: 200 });
+    await until(
+      async () =>
+        (await clusterStatus(n2.base)).reports.filter(
+          (report) => report.generation === 1 && report.status === "reloaded",
+        ).length === 3,
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
     expect(await answers(nodes, "b")).toEqual(all("2", "b"));
     // The instances stayed where they were: a reload restarts children, it does not move leases.
     const after = (await clusterProcesses(n3.base)).filter((row) => row.kind === "agent");
@@ -98,7 +130,13 @@ describe.skipIf(!natsAvailable)("cluster-wide reload", () => {
 
     // An invalid bundle on the asking node: 422 with the issue, nothing announced, no node reloads (n2, n3 hold a
     // valid version 3 they would load if they did).
-    writeFileSync(join(cluster.bundleDir("n1"), "goondan.yaml"), readFileSync(join(cluster.bundleDir("n1"), "goondan.yaml"), "utf8").replace("tools: [Tool/effects,", "tools: [Tool/missing,"));
+    writeFileSync(
+      join(cluster.bundleDir("n1"), "goondan.yaml"),
+      readFileSync(join(cluster.bundleDir("n1"), "goondan.yaml"), "utf8").replace(
+        "tools: [Tool/effects,",
+        "tools: [Tool/missing,",
+      ),
+    );
     setVersion(cluster.bundleDir("n2"), "3");
     setVersion(cluster.bundleDir("n3"), "3");
     const refused = await restart(n1.base);
@@ -111,7 +149,13 @@ describe.skipIf(!natsAvailable)("cluster-wide reload", () => {
 
     // n1 and n2 get version 3, n3 another copy: a restart asked of n2 reloads n1 and n2; n3 keeps version 2 and says why.
     setVersion(cluster.bundleDir("n1"), "3");
-    writeFileSync(join(cluster.bundleDir("n1"), "goondan.yaml"), readFileSync(join(cluster.bundleDir("n1"), "goondan.yaml"), "utf8").replace("tools: [Tool/missing,", "tools: [Tool/effects,"));
+    writeFileSync(
+      join(cluster.bundleDir("n1"), "goondan.yaml"),
+      readFileSync(join(cluster.bundleDir("n1"), "goondan.yaml"), "utf8").replace(
+        "tools: [Tool/missing,",
+        "tools: [Tool/effects,",
+      ),
+    );
     setVersion(cluster.bundleDir("n3"), "3-other");
     expect((await restart(n2.base)).status).toBe(202);
     // Events keep coming while n3 refuses and hands its instances over: each is answered, on version 2 (a turn n3
@@ -134,19 +178,34 @@ describe.skipIf(!natsAvailable)("cluster-wide reload", () => {
     expect(mismatch?.error?.message).toContain(mismatch?.announcedHash as string);
     expect(mismatch?.error?.message).toContain(mismatch?.hash as string);
     expect(mismatch?.hash).not.toBe(mismatch?.announcedHash);
-    expect(n3.lines.some((line) => line.msg === "cluster reload refused: this node keeps running its configuration")).toBe(true);
-    for (const [key, answer] of Object.entries(await whileDraining)) expect([key, answer]).toEqual([key, expect.stringMatching(/^200 VERSION=[23] d$/)]);
+    expect(
+      n3.lines.some((line) => line.msg === "cluster reload refused: this node keeps running its configuration"),
+    ).toBe(true);
+    for (const [key, answer] of Object.entries(await whileDraining))
+      expect([key, answer]).toEqual([key, expect.stringMatching(/^200 VERSION=[23] d$/)]);
 
     // n3 drains: it says why, hands every instance over (none runs there any more) and the nodes that reloaded
     // answer for them; new instances asked of n3 go to n1 and n2.
-    const draining = await until(async () => (await clusterStatus(n3.base)).draining, { timeoutMs: 10_000, intervalMs: 100 });
+    const draining = await until(async () => (await clusterStatus(n3.base)).draining, {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+    });
     expect(draining).toMatchObject({ code: "E_CLUSTER_BUNDLE_MISMATCH", generation: 2 });
-    const standing = (await (await fetch(`${n3.base}/v1/processes`)).json()) as { cluster: { draining?: { code: string } } };
+    const standing = (await (await fetch(`${n3.base}/v1/processes`)).json()) as {
+      cluster: { draining?: { code: string } };
+    };
     expect(standing.cluster.draining?.code).toBe("E_CLUSTER_BUNDLE_MISMATCH");
-    await until(async () => (await clusterProcesses(n1.base)).every((row) => row.node !== "n3" || row.kind !== "agent"), { timeoutMs: 60_000, intervalMs: 200 });
+    await until(
+      async () => (await clusterProcesses(n1.base)).every((row) => row.node !== "n3" || row.kind !== "agent"),
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
     expect(await answers(nodes, "d2")).toEqual(all("3", "d2"));
-    const fresh = await Promise.all(["n-0", "n-1", "n-2", "n-3"].map((instanceKey) => ask(n3.base, { input: "new", instanceKey })));
-    expect(fresh.map((reply) => `${reply.status} ${String(reply.body.response)}`)).toEqual(Array(4).fill("200 VERSION=3 new"));
+    const fresh = await Promise.all(
+      ["n-0", "n-1", "n-2", "n-3"].map((instanceKey) => ask(n3.base, { input: "new", instanceKey })),
+    );
+    expect(fresh.map((reply) => `${reply.status} ${String(reply.body.response)}`)).toEqual(
+      Array(4).fill("200 VERSION=3 new"),
+    );
     expect((await clusterProcesses(n2.base)).filter((row) => row.node === "n3" && row.kind === "agent")).toEqual([]);
 
     // The same version 4 on every node again; an agent calls self-restart: every node reloads, n3 included, and n3
@@ -154,12 +213,22 @@ describe.skipIf(!natsAvailable)("cluster-wide reload", () => {
     for (const name of names) setVersion(cluster.bundleDir(name), "4");
     const selfRestart = await ask(n3.base, { input: "self-restart", instanceKey: KEYS[0] as string });
     expect(selfRestart.body.response).toBe("VERSION=3 self-restart");
-    await until(async () => (await clusterStatus(n1.base)).reports.filter((report) => report.generation === 3 && report.status === "reloaded").length === 3, { timeoutMs: 30_000, intervalMs: 200 });
+    await until(
+      async () =>
+        (await clusterStatus(n1.base)).reports.filter(
+          (report) => report.generation === 3 && report.status === "reloaded",
+        ).length === 3,
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
     expect((await clusterStatus(n3.base)).draining).toBeUndefined();
     expect(await answers(nodes, "e")).toEqual(all("4", "e"));
     // Asked of n3, whose own standing is current (another node sees it drop `draining` with n3's next heartbeat).
-    const late = await Promise.all(["m-0", "m-1", "m-2", "m-3"].map((instanceKey) => ask(n3.base, { input: "late", instanceKey })));
+    const late = await Promise.all(
+      ["m-0", "m-1", "m-2", "m-3"].map((instanceKey) => ask(n3.base, { input: "late", instanceKey })),
+    );
     expect(late.map((reply) => reply.status)).toEqual([200, 200, 200, 200]);
-    expect((await clusterProcesses(n1.base)).filter((row) => row.node === "n3" && row.kind === "agent").length).toBeGreaterThan(0);
+    expect(
+      (await clusterProcesses(n1.base)).filter((row) => row.node === "n3" && row.kind === "agent").length,
+    ).toBeGreaterThan(0);
   }, 180_000);
 });

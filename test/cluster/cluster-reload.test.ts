@@ -17,12 +17,24 @@ describe("scopeRequests", () => {
   });
 
   it("asks for each named agent and instance, fresh only where the scope clears", () => {
-    const scope = { agents: ["worker"], instances: [{ agent: "coordinator", instanceKey: "c-1" }], freshAgents: ["worker"], freshInstances: [{ agent: "coordinator", instanceKey: "c-1" }] };
-    expect(scopeRequests(scope)).toEqual([{ agent: "worker" }, { agent: "coordinator", instanceKey: "c-1" }, { agent: "worker", fresh: true }, { agent: "coordinator", instanceKey: "c-1", fresh: true }]);
+    const scope = {
+      agents: ["worker"],
+      instances: [{ agent: "coordinator", instanceKey: "c-1" }],
+      freshAgents: ["worker"],
+      freshInstances: [{ agent: "coordinator", instanceKey: "c-1" }],
+    };
+    expect(scopeRequests(scope)).toEqual([
+      { agent: "worker" },
+      { agent: "coordinator", instanceKey: "c-1" },
+      { agent: "worker", fresh: true },
+      { agent: "coordinator", instanceKey: "c-1", fresh: true },
+    ]);
   });
 
   it("drops what is not a name or an instance (a scope read off the wire)", () => {
-    expect(scopeRequests({ agents: ["worker", 7], instances: [{ agent: "x" }, null] } as never)).toEqual([{ agent: "worker" }]);
+    expect(scopeRequests({ agents: ["worker", 7], instances: [{ agent: "x" }, null] } as never)).toEqual([
+      { agent: "worker" },
+    ]);
   });
 });
 
@@ -40,7 +52,10 @@ async function cluster() {
   removeSwarmAfter(defer, swarm);
   const agreement = await BundleAgreement.open({ connection: await connectTest(defer, { node: "setup" }), swarm });
   await agreement.join({ node: "n1", hash: "sha256:one", members: [] });
-  const start = async (node: string, options: { hash: () => string; answer?: RestartAnswer; joinedAt?: number }): Promise<TestNode> => {
+  const start = async (
+    node: string,
+    options: { hash: () => string; answer?: RestartAnswer; joinedAt?: number },
+  ): Promise<TestNode> => {
     const requests: RestartRequest[] = [];
     const runs: string[] = [];
     const drains: Array<string | undefined> = [];
@@ -73,7 +88,10 @@ describe.skipIf(!natsAvailable)("ClusterReload on the local NATS", () => {
     const asking = await start("n1", { hash: () => onDisk });
     const other = await start("n2", { hash: () => onDisk });
     onDisk = "sha256:two";
-    const announced = await asking.reload.announce({ reasons: ["POST /v1/restart"], scope: { agents: ["worker"], freshAgents: ["worker"] } });
+    const announced = await asking.reload.announce({
+      reasons: ["POST /v1/restart"],
+      scope: { agents: ["worker"], freshAgents: ["worker"] },
+    });
     expect(announced.generation).toBe(1);
     await until(() => other.requests.length === 2, { timeoutMs: 5000 });
     expect(other.requests).toEqual([
@@ -84,7 +102,9 @@ describe.skipIf(!natsAvailable)("ClusterReload on the local NATS", () => {
     await Promise.all([asking.reload.reloaded(), other.reload.reloaded()]);
     expect(asking.requests).toEqual([]); // its own announcement is not applied again
     expect(other.runs).toEqual(["sha256:two"]);
-    expect((await agreement.reports()).map((report) => [report.node, report.generation, report.status, report.hash])).toEqual([
+    expect(
+      (await agreement.reports()).map((report) => [report.node, report.generation, report.status, report.hash]),
+    ).toEqual([
       ["n1", 1, "reloaded", "sha256:two"],
       ["n2", 1, "reloaded", "sha256:two"],
     ]);
@@ -95,14 +115,26 @@ describe.skipIf(!natsAvailable)("ClusterReload on the local NATS", () => {
     const asking = await start("n1", { hash: () => "sha256:two" });
     const stale = await start("n2", { hash: () => "sha256:one" });
     await asking.reload.announce({ reasons: ["POST /v1/restart"], scope: {} });
-    const report = await until(async () => (await agreement.reports()).find((each) => each.node === "n2"), { timeoutMs: 5000 });
+    const report = await until(async () => (await agreement.reports()).find((each) => each.node === "n2"), {
+      timeoutMs: 5000,
+    });
     expect(stale.requests).toEqual([]);
     expect(stale.runs).toEqual([]);
-    expect(report).toMatchObject({ status: "refused", hash: "sha256:one", announcedHash: "sha256:two", error: { code: "E_CLUSTER_BUNDLE_MISMATCH" } });
+    expect(report).toMatchObject({
+      status: "refused",
+      hash: "sha256:one",
+      announcedHash: "sha256:two",
+      error: { code: "E_CLUSTER_BUNDLE_MISMATCH" },
+    });
     expect(report.error?.message).toContain("sha256:one");
     expect(report.error?.message).toContain("sha256:two");
     const status = await stale.reload.status();
-    expect(status).toMatchObject({ node: "n2", hash: "sha256:one", cluster: { hash: "sha256:two", generation: 1, reload: { by: "n1" } }, draining: { code: "E_CLUSTER_BUNDLE_MISMATCH", generation: 1 } });
+    expect(status).toMatchObject({
+      node: "n2",
+      hash: "sha256:one",
+      cluster: { hash: "sha256:two", generation: 1, reload: { by: "n1" } },
+      draining: { code: "E_CLUSTER_BUNDLE_MISMATCH", generation: 1 },
+    });
     expect(stale.drains).toEqual(["E_CLUSTER_BUNDLE_MISMATCH"]);
     expect(asking.drains).toEqual([]);
   });
@@ -129,9 +161,19 @@ describe.skipIf(!natsAvailable)("ClusterReload on the local NATS", () => {
   it("reports a node whose copy is invalid as refused, with its issues", async () => {
     const { agreement, start } = await cluster();
     const asking = await start("n1", { hash: () => "sha256:one" });
-    const invalid = await start("n2", { hash: () => "sha256:one", answer: { accepted: false, issues: [{ code: "E_CONFIG_REF_NOT_FOUND", path: "goondan.yaml#2.spec.tools[0]", message: "Tool/echo not found" }] } });
+    const invalid = await start("n2", {
+      hash: () => "sha256:one",
+      answer: {
+        accepted: false,
+        issues: [
+          { code: "E_CONFIG_REF_NOT_FOUND", path: "goondan.yaml#2.spec.tools[0]", message: "Tool/echo not found" },
+        ],
+      },
+    });
     await asking.reload.announce({ reasons: ["self-restart"], scope: {} });
-    const report = await until(async () => (await agreement.reports()).find((each) => each.node === "n2"), { timeoutMs: 5000 });
+    const report = await until(async () => (await agreement.reports()).find((each) => each.node === "n2"), {
+      timeoutMs: 5000,
+    });
     expect(report).toMatchObject({ status: "refused", error: { code: "E_CONFIG_INVALID" } });
     expect(report.error?.message).toContain("E_CONFIG_REF_NOT_FOUND");
     expect((await invalid.reload.status()).draining?.code).toBe("E_CONFIG_INVALID");

@@ -56,7 +56,9 @@ export async function clusterSwarm(defer: Defer, options: ClusterSwarmOptions): 
   defer(() => rmSync(work, { recursive: true, force: true }));
   const effectsFile = join(work, "effects.txt");
   const respond = options.respond ?? delegationModel({ effectsFile, workers: options.workers ?? 4 });
-  const llm = await startLoopbackLlm({ respond: (request) => ({ ...respond(request), delayMs: options.delayMs?.() ?? 0 }) });
+  const llm = await startLoopbackLlm({
+    respond: (request) => ({ ...respond(request), delayMs: options.delayMs?.() ?? 0 }),
+  });
   defer(() => llm.close());
   const dir = join(work, "bundle");
   cpSync(FIXTURE, dir, { recursive: true });
@@ -68,15 +70,36 @@ export async function clusterSwarm(defer: Defer, options: ClusterSwarmOptions): 
     if (!existsSync(own)) cpSync(dir, own, { recursive: true });
     return own;
   };
-  const args = (name: string, url = NATS_URL) => [bundleDir(name), "--port", "0", "--state-root", join(work, `state-${name}`), "--cluster", url, "--node", name];
-  const env = { LOOPBACK_API_KEY: "cluster", GOONDAN_LOG_LEVEL: "info", CHAOS_EFFECTS_FILE: effectsFile, GOONDAN_CLUSTER_LEASE_TTL_MS: String(options.ttlMs ?? 10_000), ...options.env };
+  const args = (name: string, url = NATS_URL) => [
+    bundleDir(name),
+    "--port",
+    "0",
+    "--state-root",
+    join(work, `state-${name}`),
+    "--cluster",
+    url,
+    "--node",
+    name,
+  ];
+  const env = {
+    LOOPBACK_API_KEY: "cluster",
+    GOONDAN_LOG_LEVEL: "info",
+    CHAOS_EFFECTS_FILE: effectsFile,
+    GOONDAN_CLUSTER_LEASE_TTL_MS: String(options.ttlMs ?? 10_000),
+    ...options.env,
+  };
   return {
     swarm,
     work,
     effectsFile,
     bundleDir,
     refusedNode: async (name) => {
-      const proc = Bun.spawn([process.execPath, GOONDAN_BIN, "run", ...args(name)], { env: { ...process.env, ...env }, stdout: "ignore", stderr: "pipe", stdin: "ignore" });
+      const proc = Bun.spawn([process.execPath, GOONDAN_BIN, "run", ...args(name)], {
+        env: { ...process.env, ...env },
+        stdout: "ignore",
+        stderr: "pipe",
+        stdin: "ignore",
+      });
       const timer = setTimeout(() => proc.kill("SIGKILL"), 60_000);
       const stderr = await new Response(proc.stderr).text();
       const exitCode = await proc.exited;
@@ -88,8 +111,7 @@ export async function clusterSwarm(defer: Defer, options: ClusterSwarmOptions): 
         args: args(name, nodeOptions.url),
         env,
         readyTimeoutMs: 60_000,
-        onSpawn: (proc) =>
-          defer(killChild(proc)),
+        onSpawn: (proc) => defer(killChild(proc)),
       });
       return { name, ...started };
     },
@@ -97,8 +119,15 @@ export async function clusterSwarm(defer: Defer, options: ClusterSwarmOptions): 
 }
 
 /** POST /v1/events with `wait: true`: the turn's outcome (status and body). */
-export async function ask(base: string, body: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ wait: true, timeoutMs: 60_000, ...body }) });
+export async function ask(
+  base: string,
+  body: Record<string, unknown>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${base}/v1/events`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ wait: true, timeoutMs: 60_000, ...body }),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 

@@ -41,7 +41,9 @@ describe.skipIf(!natsAvailable)("the cluster seen from any node", () => {
     const port1 = new URL(n1.base).port;
 
     // Six jobs accepted by n1: twelve instances spread over both nodes.
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => ask(n1.base, { input: `job-${i}`, instanceKey: `c-${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => ask(n1.base, { input: `job-${i}`, instanceKey: `c-${i}` })),
+    );
     expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(200));
     const table = (await clusterProcesses(n1.base)).filter((row) => row.kind === "agent");
     const onN2 = table.find((row) => row.node === "n2" && row.agent === "coordinator");
@@ -83,16 +85,25 @@ describe.skipIf(!natsAvailable)("the cluster seen from any node", () => {
     expect(trace.status).toBe(200);
     const traced = trace.body.events as Event[];
     const worker = `worker/w-${Number(key.slice(2)) % 6}`;
-    expect(traced.some((event) => `${event.agent}/${event.instanceKey}` === worker && event.node === nodeOf.get(worker))).toBe(true);
+    expect(
+      traced.some((event) => `${event.agent}/${event.instanceKey}` === worker && event.node === nodeOf.get(worker)),
+    ).toBe(true);
 
     // An event n1 accepted for the instance on n2 (n1 keeps no record of it): where it stands, asked of n1.
-    const posted = await fetch(`${n1.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: job, instanceKey: key }) });
+    const posted = await fetch(`${n1.base}/v1/events`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: job, instanceKey: key }),
+    });
     expect(posted.status).toBe(202);
     const { eventId } = (await posted.json()) as { eventId: string };
-    const settled = await until(async () => {
-      const answer = await get(n1.base, `/v1/events/${eventId}`);
-      return answer.status === 200 && answer.body.state === "ok" ? answer.body : undefined;
-    }, { timeoutMs: 30_000 });
+    const settled = await until(
+      async () => {
+        const answer = await get(n1.base, `/v1/events/${eventId}`);
+        return answer.status === 200 && answer.body.state === "ok" ? answer.body : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(settled).toMatchObject({ eventId, node: "n2", response: `done ${job}: did ${job}`, unanswered: [] });
 
     // `goondan logs` and `goondan instance list` pointed at n1 print the node column.
@@ -122,14 +133,21 @@ describe.skipIf(!natsAvailable)("the cluster seen from any node", () => {
     const again = await ask(n1.base, { input: `job-${Number(key.slice(2)) + 6}`, instanceKey: key });
     expect(again.status).toBe(200);
     n2 = await cluster.startNode("n2");
-    const moved = await until(async () => {
-      const answer = await get(n1.base, `/v1/instances/coordinator/${key}/events`);
-      const nodes = new Set((answer.body.events as Event[]).map((event) => event.node));
-      return nodes.has("n1") && nodes.has("n2") ? answer : undefined;
-    }, { timeoutMs: 30_000 });
+    const moved = await until(
+      async () => {
+        const answer = await get(n1.base, `/v1/instances/coordinator/${key}/events`);
+        const nodes = new Set((answer.body.events as Event[]).map((event) => event.node));
+        return nodes.has("n1") && nodes.has("n2") ? answer : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     const merged = moved.body.events as Event[];
     expect(merged.map((event) => event.at)).toEqual(merged.map((event) => event.at).sort());
-    expect(merged.filter((event) => event.type === "turn.completed").map((event) => event.node)).toEqual(["n2", "n2", "n1"]);
+    expect(merged.filter((event) => event.type === "turn.completed").map((event) => event.node)).toEqual([
+      "n2",
+      "n2",
+      "n1",
+    ]);
     const now = await get(n2.base, `/v1/instances/coordinator/${key}/messages`);
     expect(now.body.node).toBe("n1");
     expect(JSON.stringify(now.body.messages)).toContain(`done ${job}: did ${job}`);

@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from "bun:test";
 import { ClusterMessenger } from "../../src/cluster/cluster-messenger.ts";
-import { ClusterView, type NodeEventQuery, type NodeReadApi, type ReadHost, type StoredConversation } from "../../src/cluster/cluster-view.ts";
+import {
+  ClusterView,
+  type NodeEventQuery,
+  type NodeReadApi,
+  type ReadHost,
+  type StoredConversation,
+} from "../../src/cluster/cluster-view.ts";
 import type { EventState } from "../../src/orchestrator/routing/event-state.ts";
 import type { Message } from "../../src/protocol/conversation.ts";
 import type { StoredRuntimeEvent } from "../../src/store/store.ts";
@@ -29,10 +35,22 @@ interface HostOptions {
 }
 
 /** A store's answer: the events after `after`, the newest `limit` of them, oldest first. */
-function storedEvents(name: string, store: { count: number; second: number }, query: NodeEventQuery): StoredRuntimeEvent[] {
+function storedEvents(
+  name: string,
+  store: { count: number; second: number },
+  query: NodeEventQuery,
+): StoredRuntimeEvent[] {
   const all = Array.from({ length: store.count }, (_, i) => ({
     cursor: i + 1,
-    event: { type: "turn.started" as const, at: new Date(Date.UTC(2026, 10, 25, 10, 0, store.second + i * 2)).toISOString(), agent: "worker", instanceKey: "k", traceId: "t".repeat(32), spanId: `${name}-${i}`, data: { pad: "p".repeat(200) } },
+    event: {
+      type: "turn.started" as const,
+      at: new Date(Date.UTC(2026, 10, 25, 10, 0, store.second + i * 2)).toISOString(),
+      agent: "worker",
+      instanceKey: "k",
+      traceId: "t".repeat(32),
+      spanId: `${name}-${i}`,
+      data: { pad: "p".repeat(200) },
+    },
   })).filter((row) => row.cursor > (query.after ?? 0));
   return query.limit === undefined ? all : all.slice(-query.limit);
 }
@@ -45,12 +63,26 @@ function host(name: string, options: HostOptions = {}): ReadHost {
     processes: () => [],
     instances: async () => {
       await wait();
-      return [{ agent: "worker", instanceKey: `on-${name}${options.rowBytes ? "x".repeat(options.rowBytes) : ""}`, status: "idle", queued: 0 }];
+      return [
+        {
+          agent: "worker",
+          instanceKey: `on-${name}${options.rowBytes ? "x".repeat(options.rowBytes) : ""}`,
+          status: "idle",
+          queued: 0,
+        },
+      ];
     },
     runtimeEvents: async (query) => {
       options.queries?.push(query);
       if (options.events) return storedEvents(name, options.events, query);
-      const event = { type: "turn.started", at: `2026-11-25T10:00:0${name.slice(1)}.000Z`, agent: "worker", instanceKey: "k", traceId: "t".repeat(32), spanId: "s" } as const;
+      const event = {
+        type: "turn.started",
+        at: `2026-11-25T10:00:0${name.slice(1)}.000Z`,
+        agent: "worker",
+        instanceKey: "k",
+        traceId: "t".repeat(32),
+        spanId: "s",
+      } as const;
       return [{ cursor: (query.after ?? 0) + 1, event }] satisfies StoredRuntimeEvent[];
     },
     conversation: async () => {
@@ -62,7 +94,10 @@ function host(name: string, options: HostOptions = {}): ReadHost {
   };
 }
 
-async function cluster(hosts: Record<string, ReadHost>, options: { owner?: string; members?: string[]; timeoutMs?: number; answerBytes?: number } = {}) {
+async function cluster(
+  hosts: Record<string, ReadHost>,
+  options: { owner?: string; members?: string[]; timeoutMs?: number; answerBytes?: number } = {},
+) {
   const swarm = testSwarm("view");
   const views = new Map<string, ClusterView>();
   for (const [node, nodeHost] of Object.entries(hosts)) {
@@ -85,20 +120,39 @@ async function cluster(hosts: Record<string, ReadHost>, options: { owner?: strin
 
 describe.skipIf(!natsAvailable)("ClusterView on the local NATS", () => {
   it("reads a conversation from its lease holder, even when another node keeps a copy that looks fresher", async () => {
-    const view = await cluster({ n1: host("n1"), n2: host("n2", { conversation: { messages: [message("a")], updatedAt: 100 } }), n3: host("n3", { conversation: { messages: [message("a"), message("stale")], updatedAt: 900 } }) }, { owner: "n2" });
+    const view = await cluster(
+      {
+        n1: host("n1"),
+        n2: host("n2", { conversation: { messages: [message("a")], updatedAt: 100 } }),
+        n3: host("n3", { conversation: { messages: [message("a"), message("stale")], updatedAt: 900 } }),
+      },
+      { owner: "n2" },
+    );
     expect(await view.conversation("worker", "k")).toEqual({ node: "n2", messages: [message("a")], unanswered: [] });
   });
 
   it("reads the freshest copy when no node holds the lease, or when its holder is gone (and names it)", async () => {
-    const hosts = { n1: host("n1", { conversation: { messages: [message("old")], updatedAt: 100 } }), n2: host("n2", { conversation: { messages: [message("old"), message("new")], updatedAt: 300 } }), n3: host("n3") };
+    const hosts = {
+      n1: host("n1", { conversation: { messages: [message("old")], updatedAt: 100 } }),
+      n2: host("n2", { conversation: { messages: [message("old"), message("new")], updatedAt: 300 } }),
+      n3: host("n3"),
+    };
     expect((await (await cluster(hosts)).conversation("worker", "k")).node).toBe("n2");
     const gone = await cluster(hosts, { owner: "n4", members: ["n1", "n2", "n3", "n4"] });
-    expect(await gone.conversation("worker", "k")).toEqual({ node: "n2", messages: [message("old"), message("new")], unanswered: [{ node: "n4", status: "no_responders" }] });
+    expect(await gone.conversation("worker", "k")).toEqual({
+      node: "n2",
+      messages: [message("old"), message("new")],
+      unanswered: [{ node: "n4", status: "no_responders" }],
+    });
   });
 
   it("does not wait twice for a holder that does not answer: the others' freshest copy serves, the holder named once", async () => {
     const asked: string[] = [];
-    const hosts = { n1: host("n1"), n2: host("n2", { conversation: { messages: [message("kept")], updatedAt: 100 } }), n3: host("n3", { hang: true, asked, conversation: { messages: [message("newest")], updatedAt: 900 } }) };
+    const hosts = {
+      n1: host("n1"),
+      n2: host("n2", { conversation: { messages: [message("kept")], updatedAt: 100 } }),
+      n3: host("n3", { hang: true, asked, conversation: { messages: [message("newest")], updatedAt: 900 } }),
+    };
     const view = await cluster(hosts, { owner: "n3", timeoutMs: 300 });
     const read = await view.conversation("worker", "k");
     expect(asked).toEqual(["conversation"]);
@@ -116,8 +170,19 @@ describe.skipIf(!natsAvailable)("ClusterView on the local NATS", () => {
   });
 
   it("tells where an event stands from whichever node knows most of it", async () => {
-    const answered = { eventId: "evt_1", state: "ok", status: "ok", agent: "worker", instanceKey: "k", response: "done" } as unknown as EventState;
-    const view = await cluster({ n1: host("n1"), n2: host("n2", { eventState: { eventId: "evt_1", state: "accepted" } }), n3: host("n3", { eventState: answered }) });
+    const answered = {
+      eventId: "evt_1",
+      state: "ok",
+      status: "ok",
+      agent: "worker",
+      instanceKey: "k",
+      response: "done",
+    } as unknown as EventState;
+    const view = await cluster({
+      n1: host("n1"),
+      n2: host("n2", { eventState: { eventId: "evt_1", state: "accepted" } }),
+      n3: host("n3", { eventState: answered }),
+    });
     expect(await view.eventState("evt_1")).toEqual({ state: { ...answered, node: "n3" }, unanswered: [] });
     expect(await view.eventState("evt_unknown")).toEqual({ unanswered: [] });
   });
@@ -135,12 +200,18 @@ describe.skipIf(!natsAvailable)("ClusterView on the local NATS", () => {
 describe.skipIf(!natsAvailable)("ClusterView answers that do not fit one NATS message", () => {
   it("brings a conversation larger than one answer in parts, whole and in order", async () => {
     const messages = Array.from({ length: 40 }, (_, i) => message(`m${i}-${"c".repeat(100)}`));
-    const view = await cluster({ n1: host("n1"), n2: host("n2", { conversation: { messages, updatedAt: 5 } }) }, { owner: "n2", answerBytes: 1500 });
+    const view = await cluster(
+      { n1: host("n1"), n2: host("n2", { conversation: { messages, updatedAt: 5 } }) },
+      { owner: "n2", answerBytes: 1500 },
+    );
     expect(await view.conversation("worker", "k")).toEqual({ node: "n2", messages, unanswered: [] });
   });
 
   it("pages runtime events larger than one answer: every event once, in time order, across pages", async () => {
-    const view = await cluster({ n1: host("n1", { events: { count: 30, second: 0 } }), n2: host("n2", { events: { count: 30, second: 1 } }) }, { answerBytes: 4000 });
+    const view = await cluster(
+      { n1: host("n1", { events: { count: 30, second: 0 } }), n2: host("n2", { events: { count: 30, second: 1 } }) },
+      { answerBytes: 4000 },
+    );
     const seen: string[] = [];
     let after = {};
     let pages = 0;
@@ -159,7 +230,10 @@ describe.skipIf(!natsAvailable)("ClusterView answers that do not fit one NATS me
   });
 
   it("keeps the newest events that fit when a limit asks for more than one answer holds", async () => {
-    const view = await cluster({ n1: host("n1"), n2: host("n2", { events: { count: 30, second: 1 } }) }, { answerBytes: 4000 });
+    const view = await cluster(
+      { n1: host("n1"), n2: host("n2", { events: { count: 30, second: 1 } }) },
+      { answerBytes: 4000 },
+    );
     const page = await view.runtimeEvents({ limit: 20 });
     const fromN2 = page.events.filter((event) => event.node === "n2").map((event) => event.spanId);
     expect(fromN2.length).toBeGreaterThan(0);

@@ -66,7 +66,9 @@ describe.skipIf(!natsAvailable)("EventIntake on the local NATS", () => {
     const { swarm, intake } = await openIntake();
     await intake.accept(event("evt_1"));
     const crashing = await connectTest(defer, { node: "crashing" });
-    const crashingReader = await (await EventIntake.open({ connection: crashing, swarm })).instance("coder", "user-1", { ackWaitMs: 1000 });
+    const crashingReader = await (await EventIntake.open({ connection: crashing, swarm })).instance("coder", "user-1", {
+      ackWaitMs: 1000,
+    });
     expect((await crashingReader.next({ waitMs: 1000 }))?.attempt).toBe(1);
     await crashing.nc.close(); // dies mid-turn: no ack, no nak
     const survivor = await intake.instance("coder", "user-1", { ackWaitMs: 1000 });
@@ -79,7 +81,9 @@ describe.skipIf(!natsAvailable)("EventIntake on the local NATS", () => {
     const { swarm, intake } = await openIntake();
     await intake.accept(event("evt_1"));
     const crashing = await connectTest(defer, { node: "crashing" });
-    const crashingReader = await (await EventIntake.open({ connection: crashing, swarm })).instance("coder", "user-1", { ackWaitMs: 30_000 });
+    const crashingReader = await (await EventIntake.open({ connection: crashing, swarm })).instance("coder", "user-1", {
+      ackWaitMs: 30_000,
+    });
     expect((await crashingReader.next({ waitMs: 1000 }))?.attempt).toBe(1);
     await crashing.nc.close(); // dies mid-turn: no ack, and an ack wait far away
     expect(await intake.resetStale("coder", "user-1")).toBe(true);

@@ -18,14 +18,23 @@ export function fakeIntake(deliveries: IntakeDelivery[]): EventIntake {
 }
 
 /** Grants each claim as `owner` (or answers the next of `claims`); `released` hears each release. */
-export function fakeKeeper(options: { owner: string; claims?: ClaimOutcome[]; released?: (key: string) => void }): LeaseKeeper {
+export function fakeKeeper(options: {
+  owner: string;
+  claims?: ClaimOutcome[];
+  released?: (key: string) => void;
+}): LeaseKeeper {
   return {
-    claim: async (key: string) => options.claims?.shift() ?? { status: "claimed", lease: { key, owner: options.owner, revision: 1 } },
+    claim: async (key: string) =>
+      options.claims?.shift() ?? { status: "claimed", lease: { key, owner: options.owner, revision: 1 } },
     release: async (key: string) => options.released?.(key),
   } as unknown as LeaseKeeper;
 }
 
-export function fakeOwnedInstances(options: { node: string; deliveries: IntakeDelivery[]; keeper: LeaseKeeper } & Partial<Pick<OwnedInstancesOptions, "takeState" | "settledState" | "dropState">>): OwnedInstances {
+export function fakeOwnedInstances(
+  options: { node: string; deliveries: IntakeDelivery[]; keeper: LeaseKeeper } & Partial<
+    Pick<OwnedInstancesOptions, "takeState" | "settledState" | "dropState">
+  >,
+): OwnedInstances {
   return new OwnedInstances({
     node: options.node,
     intake: fakeIntake(options.deliveries),

@@ -49,8 +49,18 @@ describe.skipIf(!natsAvailable)("a lease holder cut off from NATS", () => {
         for await (const entry of recorder) history.push(entry);
       })();
 
-      const viaProxy = await connectTest(defer, { node: "a", url: `nats://${proxy.address}`, reconnectWaitMs: 50, pingIntervalMs: 500 });
-      const tableA = await LeaseTable.open({ connection: viaProxy, bucket: names.leaseBucket, ttlMs: TTL_MS, requestTimeoutMs: 500 });
+      const viaProxy = await connectTest(defer, {
+        node: "a",
+        url: `nats://${proxy.address}`,
+        reconnectWaitMs: 50,
+        pingIntervalMs: 500,
+      });
+      const tableA = await LeaseTable.open({
+        connection: viaProxy,
+        bucket: names.leaseBucket,
+        ttlMs: TTL_MS,
+        requestTimeoutMs: 500,
+      });
       const ticks: { node: string; at: number }[] = [];
       const workA = worker("a", ticks);
       const workB = worker("b", ticks);
@@ -66,7 +76,13 @@ describe.skipIf(!natsAvailable)("a lease holder cut off from NATS", () => {
         },
       });
       defer(() => keeperA.stop());
-      const keeperB = new LeaseKeeper({ table: tableB, owner: "b", marginMs: MARGIN_MS, renewEveryMs: RENEW_EVERY_MS, onLost: () => workB.stop() });
+      const keeperB = new LeaseKeeper({
+        table: tableB,
+        owner: "b",
+        marginMs: MARGIN_MS,
+        renewEveryMs: RENEW_EVERY_MS,
+        onLost: () => workB.stop(),
+      });
       defer(() => keeperB.stop());
 
       expect((await keeperA.claim(key)).status).toBe("claimed");
@@ -101,7 +117,11 @@ describe.skipIf(!natsAvailable)("a lease holder cut off from NATS", () => {
 
       // The lease history: A's claim and renewals, then B's claim, made no sooner than one TTL after A's last write.
       await until(() => history.some((entry) => toHolder(entry)?.owner === "b"));
-      const writes = history.map((entry) => ({ owner: toHolder(entry)?.owner ?? entry.operation, revision: entry.revision, at: entry.created.getTime() }));
+      const writes = history.map((entry) => ({
+        owner: toHolder(entry)?.owner ?? entry.operation,
+        revision: entry.revision,
+        at: entry.created.getTime(),
+      }));
       const firstB = writes.findIndex((write) => write.owner === "b");
       expect(writes.slice(0, firstB).every((write) => write.owner === "a")).toBe(true);
       expect(firstB).toBeGreaterThanOrEqual(3);

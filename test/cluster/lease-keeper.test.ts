@@ -39,7 +39,13 @@ function setup(options: { marginMs?: number; renewEveryMs?: number } = {}) {
   const clock = new ManualClock();
   const table = new ScriptedTable();
   const lost: { key: string; reason: LeaseLossReason; at: number }[] = [];
-  const keeper = new LeaseKeeper({ table, owner: "node-a", clock, onLost: (lease, reason) => lost.push({ key: lease.key, reason, at: clock.now() }), ...options });
+  const keeper = new LeaseKeeper({
+    table,
+    owner: "node-a",
+    clock,
+    onLost: (lease, reason) => lost.push({ key: lease.key, reason, at: clock.now() }),
+    ...options,
+  });
   return { clock, table, lost, keeper, start: clock.now() };
 }
 
@@ -116,7 +122,11 @@ describe("LeaseKeeper", () => {
     const refused = table.renews.shift()!;
     expect(refused.lease.revision).toBe(1);
     table.revision = 5; // the late renew's write
-    refused.answer({ status: "lost", reason: "taken", holder: { key: "k", owner: "node-a", revision: 5, writtenAt: 0, data: {} } });
+    refused.answer({
+      status: "lost",
+      reason: "taken",
+      holder: { key: "k", owner: "node-a", revision: 5, writtenAt: 0, data: {} },
+    });
     await flush();
     clock.advance(0);
     expect(table.renews.map((call) => call.lease.revision)).toEqual([5]);

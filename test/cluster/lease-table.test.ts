@@ -13,7 +13,11 @@ async function openTable(options: { ttlMs?: number } = {}) {
   const swarm = testSwarm("leases");
   removeSwarmAfter(defer, swarm);
   const connection = await connectTest(defer);
-  const table = await LeaseTable.open({ connection, bucket: clusterNames(swarm).leaseBucket, ttlMs: options.ttlMs ?? 10_000 });
+  const table = await LeaseTable.open({
+    connection,
+    bucket: clusterNames(swarm).leaseBucket,
+    ttlMs: options.ttlMs ?? 10_000,
+  });
   return { swarm, connection, table, key: clusterNames(swarm).instanceLeaseKey("coder", "user:1") };
 }
 
@@ -25,7 +29,8 @@ describe.skipIf(!natsAvailable)("LeaseTable on the local NATS", () => {
     expect(winners).toHaveLength(1);
     const winner = winners[0]!.status === "claimed" ? winners[0]!.lease : undefined;
     for (const outcome of outcomes) {
-      if (outcome.status === "held") expect(outcome.holder).toMatchObject({ owner: winner!.owner, revision: winner!.revision });
+      if (outcome.status === "held")
+        expect(outcome.holder).toMatchObject({ owner: winner!.owner, revision: winner!.revision });
     }
   });
 
@@ -38,7 +43,11 @@ describe.skipIf(!natsAvailable)("LeaseTable on the local NATS", () => {
     expect(renewed.lease.revision).toBeGreaterThan(claimed.lease.revision);
     expect((await table.holder(key))?.data).toEqual({ live: 3 });
     // The first lease's revision is stale now: its renew and its release are refused, nothing is written.
-    expect(await table.renew(claimed.lease)).toMatchObject({ status: "lost", reason: "taken", holder: { owner: "a", revision: renewed.lease.revision } });
+    expect(await table.renew(claimed.lease)).toMatchObject({
+      status: "lost",
+      reason: "taken",
+      holder: { owner: "a", revision: renewed.lease.revision },
+    });
     expect(await table.release(claimed.lease)).toMatchObject({ status: "lost", reason: "taken" });
     expect((await table.holder(key))?.revision).toBe(renewed.lease.revision);
     expect(await table.release(renewed.lease)).toEqual({ status: "released" });
@@ -97,7 +106,9 @@ describe.skipIf(!natsAvailable)("LeaseWatch on the local NATS", () => {
     expect(watch.countsByOwner().get("b")).toBe(1);
     await table.release(renewed.lease);
     await until(() => changes.some((change) => change.type === "released"));
-    await until(() => changes.some((change) => change.type === "expired" && change.key === "before.watch"), { timeoutMs: 5000 });
+    await until(() => changes.some((change) => change.type === "expired" && change.key === "before.watch"), {
+      timeoutMs: 5000,
+    });
     expect(changes.map((change) => `${change.type} ${change.key} ${change.owner}`)).toEqual([
       `claimed ${key} b`,
       `renewed ${key} b`,

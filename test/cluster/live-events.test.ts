@@ -19,11 +19,27 @@ const defer = useCleanups();
 /** Short, but with room for a loaded machine: an interest is fresh for three renewals (600 ms). */
 const RENEW_MS = 200;
 const logger = pino({ level: "silent" });
-const event = (type: RuntimeEvent["type"], agent: string): RuntimeEvent => ({ type, at: new Date().toISOString(), agent, instanceKey: "k", traceId: "t", spanId: "s" });
+const event = (type: RuntimeEvent["type"], agent: string): RuntimeEvent => ({
+  type,
+  at: new Date().toISOString(),
+  agent,
+  instanceKey: "k",
+  traceId: "t",
+  spanId: "s",
+});
 
 async function liveNode(swarm: string, node: string, members: string[]) {
   const connection = await connectTest(defer, { node });
-  const live = new LiveEvents({ node, connection, names: clusterNames(swarm), messenger: new ClusterMessenger<LiveApi>({ connection, swarm }), members: () => members, logger, renewMs: RENEW_MS, timeoutMs: 300 });
+  const live = new LiveEvents({
+    node,
+    connection,
+    names: clusterNames(swarm),
+    messenger: new ClusterMessenger<LiveApi>({ connection, swarm }),
+    members: () => members,
+    logger,
+    renewMs: RENEW_MS,
+    timeoutMs: 300,
+  });
   await live.serve();
   defer(() => live.stop());
   return { live, connection };
@@ -33,7 +49,9 @@ async function liveNode(swarm: string, node: string, members: string[]) {
 async function published(swarm: string, node: string) {
   const connection = await connectTest(defer, { node: "listener" });
   let count = 0;
-  const subscription = connection.nc.subscribe(clusterNames(swarm).liveSubject(node), { callback: () => void (count += 1) });
+  const subscription = connection.nc.subscribe(clusterNames(swarm).liveSubject(node), {
+    callback: () => void (count += 1),
+  });
   defer(() => subscription.unsubscribe());
   await connection.nc.flush();
   return () => count;

@@ -29,7 +29,8 @@ describe("InterestLedger", () => {
 
 /** Resolves once `done()` holds, polling every 5 ms; fails after 5 s (real timers run late on a loaded machine). */
 async function eventually(done: () => boolean): Promise<void> {
-  for (const deadline = Date.now() + 5000; !done(); await Bun.sleep(5)) if (Date.now() > deadline) throw new Error("not within 5 s");
+  for (const deadline = Date.now() + 5000; !done(); await Bun.sleep(5))
+    if (Date.now() > deadline) throw new Error("not within 5 s");
 }
 
 describe("InterestAsker", () => {

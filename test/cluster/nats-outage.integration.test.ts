@@ -25,7 +25,12 @@ async function json(url: string, init?: RequestInit): Promise<{ status: number; 
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-const post = (base: string, body: Record<string, unknown>) => json(`${base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const post = (base: string, body: Record<string, unknown>) =>
+  json(`${base}/v1/events`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 describe.skipIf(!natsAvailable)("NATS lost by every node", () => {
   it("refuses new events, stops children within the TTL, then each node claims back its own instances and answers what waited, once", async () => {
@@ -44,21 +49,33 @@ describe.skipIf(!natsAvailable)("NATS lost by every node", () => {
     const byName = new Map(nodes.map((node) => [node.name, node]));
 
     const observer = await connectTest(defer, { node: "observer" });
-    const leases = await LeaseTable.open({ connection: observer, bucket: clusterNames(cluster.swarm).leaseBucket, ttlMs: TTL_MS });
+    const leases = await LeaseTable.open({
+      connection: observer,
+      bucket: clusterNames(cluster.swarm).leaseBucket,
+      ttlMs: TTL_MS,
+    });
     const history: LeaseChange[] = [];
     const watch = await LeaseWatch.start({ table: leases, onChange: (change) => history.push(change) });
     defer(() => watch.stop());
 
     // Instances on both nodes: workers asked directly, and coordinators delegating across nodes.
     const workers = ["w-0", "w-1", "w-2", "w-3"];
-    const warm = await Promise.all(workers.map((instanceKey, i) => ask(nodes[i % 2]!.base, { agent: "worker", instanceKey, input: `job-${i}` })));
+    const warm = await Promise.all(
+      workers.map((instanceKey, i) => ask(nodes[i % 2]!.base, { agent: "worker", instanceKey, input: `job-${i}` })),
+    );
     expect(warm.map((answer) => answer.body.response)).toEqual(workers.map((_, i) => `did job-${i}`));
-    const delegated = await Promise.all(["c-0", "c-1"].map((instanceKey, i) => ask(nodes[i]!.base, { instanceKey, input: `job-${10 + i}` })));
-    expect(delegated.map((answer) => answer.body.response)).toEqual(["done job-10: did job-10", "done job-11: did job-11"]);
+    const delegated = await Promise.all(
+      ["c-0", "c-1"].map((instanceKey, i) => ask(nodes[i]!.base, { instanceKey, input: `job-${10 + i}` })),
+    );
+    expect(delegated.map((answer) => answer.body.response)).toEqual([
+      "done job-10: did job-10",
+      "done job-11: did job-11",
+    ]);
     const before = new Map((await leases.holders()).map((holder) => [holder.key, holder.owner]));
     expect(before.size).toBe(6);
     expect(new Set(before.values())).toEqual(new Set(["n1", "n2"]));
-    const ownerOf = (agent: string, instanceKey: string) => before.get(clusterNames(cluster.swarm).instanceLeaseKey(agent, instanceKey)) as string;
+    const ownerOf = (agent: string, instanceKey: string) =>
+      before.get(clusterNames(cluster.swarm).instanceLeaseKey(agent, instanceKey)) as string;
     const children = (await clusterProcesses(n1.base)).filter((row) => row.kind === "agent" && row.pid !== null);
     expect(children.length).toBe(6);
 
@@ -80,7 +97,9 @@ describe.skipIf(!natsAvailable)("NATS lost by every node", () => {
     const cutAt = Date.now();
     await Promise.all(proxies.map((proxy) => proxy.stop()));
     // Watched from now on, while the test asks the nodes what they say.
-    const stoppedAt = until(() => children.every((row) => !isAlive(row.pid as number)), { timeoutMs: TTL_MS + 2000 }).then(() => Date.now());
+    const stoppedAt = until(() => children.every((row) => !isAlive(row.pid as number)), {
+      timeoutMs: TTL_MS + 2000,
+    }).then(() => Date.now());
     for (const node of nodes) {
       const refused = await until(async () => {
         const answer = await post(node.base, { agent: "worker", instanceKey: "w-0", input: "job-99" });
@@ -88,13 +107,19 @@ describe.skipIf(!natsAvailable)("NATS lost by every node", () => {
       });
       expect((refused.body.error as { code: string }).code).toBe("E_CLUSTER_UNAVAILABLE");
       const health = await json(`${node.base}/healthz`);
-      expect(health.body).toMatchObject({ status: "disconnected", cluster: { node: node.name, connection: "reconnecting" } });
+      expect(health.body).toMatchObject({
+        status: "disconnected",
+        cluster: { node: node.name, connection: "reconnecting" },
+      });
     }
     expect((await stoppedAt) - cutAt).toBeLessThan(TTL_MS);
     const table = await json(`${n1.base}/v1/processes`);
     expect(table.body.cluster).toMatchObject({ node: "n1", connection: "reconnecting", instances: 0 });
     // Out for longer than the TTL: every lease lapsed on the server, so nothing but the nodes' memory keeps them.
-    await until(async () => (await leases.holders()).length === 0 && Date.now() - cutAt > TTL_MS + 1000, { timeoutMs: TTL_MS * 3, intervalMs: 200 });
+    await until(async () => (await leases.holders()).length === 0 && Date.now() - cutAt > TTL_MS + 1000, {
+      timeoutMs: TTL_MS * 3,
+      intervalMs: 200,
+    });
     for (const node of nodes) {
       const status = (await json(`${node.base}/v1/processes`)).body.cluster as { awaitingReclaim: number };
       expect(status.awaitingReclaim).toBe([...before.values()].filter((owner) => owner === node.name).length);
@@ -111,7 +136,9 @@ describe.skipIf(!natsAvailable)("NATS lost by every node", () => {
       },
       { timeoutMs: 20_000, intervalMs: 100 },
     );
-    const claimsAfter = history.filter((change) => change.type === "claimed" && change.at >= restoredAt && before.has(change.key));
+    const claimsAfter = history.filter(
+      (change) => change.type === "claimed" && change.at >= restoredAt && before.has(change.key),
+    );
     expect(claimsAfter.length).toBeGreaterThanOrEqual(before.size);
     for (const claim of claimsAfter) expect(claim.owner).toBe(before.get(claim.key) as string);
     for (const node of nodes) {
@@ -121,7 +148,12 @@ describe.skipIf(!natsAvailable)("NATS lost by every node", () => {
       });
       expect(health.body).toMatchObject({ status: "ok", cluster: { connection: "connected", awaitingReclaim: 0 } });
       // Idle instances nobody wrote since are taken back without a replay.
-      expect(node.lines.filter((line) => line.msg === "took back an instance whose state log still ends at this node's last write; nothing replayed").length).toBeGreaterThan(0);
+      expect(
+        node.lines.filter(
+          (line) =>
+            line.msg === "took back an instance whose state log still ends at this node's last write; nothing replayed",
+        ).length,
+      ).toBeGreaterThan(0);
     }
 
     // What waited is answered, once, by the instance's owner.
@@ -129,7 +161,9 @@ describe.skipIf(!natsAvailable)("NATS lost by every node", () => {
       const state = await until(
         async () => {
           const answer = await json(`${(byName.get(owner) as ClusterNodeProcess).base}/v1/events/${eventId}`);
-          return answer.status === 200 && answer.body.state !== "accepted" && answer.body.state !== "running" ? answer.body : undefined;
+          return answer.status === 200 && answer.body.state !== "accepted" && answer.body.state !== "running"
+            ? answer.body
+            : undefined;
         },
         { timeoutMs: 30_000, intervalMs: 200 },
       );
@@ -139,8 +173,12 @@ describe.skipIf(!natsAvailable)("NATS lost by every node", () => {
     for (const { job } of waiting) expect(effects.filter((line) => line === job)).toEqual([job]);
     // One turn each: its final text is in the owner's conversation once.
     for (const { owner, job, instanceKey } of waiting) {
-      const stored = await json(`${(byName.get(owner) as ClusterNodeProcess).base}/v1/instances/worker/${instanceKey}/messages`);
-      const texts = (stored.body.messages as { data: { role: string; content: unknown } }[]).filter((message) => message.data.role === "assistant").map((message) => JSON.stringify(message.data.content));
+      const stored = await json(
+        `${(byName.get(owner) as ClusterNodeProcess).base}/v1/instances/worker/${instanceKey}/messages`,
+      );
+      const texts = (stored.body.messages as { data: { role: string; content: unknown } }[])
+        .filter((message) => message.data.role === "assistant")
+        .map((message) => JSON.stringify(message.data.content));
       expect(texts.filter((text) => text.includes(`"did ${job}"`)).length).toBe(1);
     }
     expect(effects.filter((line) => line === "job-99")).toEqual([]);
@@ -148,8 +186,12 @@ describe.skipIf(!natsAvailable)("NATS lost by every node", () => {
     // New events work, and conversations are intact: the coordinator's history holds its job from before.
     const after = await ask(n2.base, { instanceKey: "c-0", input: "job-30" });
     expect(after.body.response).toBe("done job-30: did job-30");
-    const conversation = await json(`${(byName.get(ownerOf("coordinator", "c-0")) as ClusterNodeProcess).base}/v1/instances/coordinator/c-0/messages`);
-    const said = (conversation.body.messages as { data: { role: string; content: unknown } }[]).filter((message) => message.data.role === "user").map((message) => JSON.stringify(message.data.content));
+    const conversation = await json(
+      `${(byName.get(ownerOf("coordinator", "c-0")) as ClusterNodeProcess).base}/v1/instances/coordinator/c-0/messages`,
+    );
+    const said = (conversation.body.messages as { data: { role: string; content: unknown } }[])
+      .filter((message) => message.data.role === "user")
+      .map((message) => JSON.stringify(message.data.content));
     expect(said.some((content) => content.includes("job-10"))).toBe(true);
     expect(said.some((content) => content.includes("job-30"))).toBe(true);
     expect(effects.filter((line) => line === "job-10")).toEqual(["job-10"]);

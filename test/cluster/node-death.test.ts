@@ -23,10 +23,24 @@ describe.skipIf(!natsAvailable)("a node killed with SIGKILL", () => {
     const names = clusterNames(swarm);
     const connection = await connectTest(defer, { node: "survivor" });
     const intake = await EventIntake.open({ connection, swarm });
-    const event: AgentEvent = { id: "evt_1", type: "user.input", input: "hello", agent: "coder", instanceKey: "user-1", source: { kind: "api", name: "http" }, traceId: "0".repeat(32), callChain: [], metadata: {}, createdAt: new Date(0).toISOString() };
+    const event: AgentEvent = {
+      id: "evt_1",
+      type: "user.input",
+      input: "hello",
+      agent: "coder",
+      instanceKey: "user-1",
+      source: { kind: "api", name: "http" },
+      traceId: "0".repeat(32),
+      callChain: [],
+      metadata: {},
+      createdAt: new Date(0).toISOString(),
+    };
     await intake.accept(event);
 
-    const child = Bun.spawn([process.execPath, NODE_SCRIPT, "--url", NATS_URL, "--swarm", swarm, "--node", "doomed", "--ttl", String(TTL_MS)], { stdout: "pipe", stderr: "inherit" });
+    const child = Bun.spawn(
+      [process.execPath, NODE_SCRIPT, "--url", NATS_URL, "--swarm", swarm, "--node", "doomed", "--ttl", String(TTL_MS)],
+      { stdout: "pipe", stderr: "inherit" },
+    );
     defer(killChild(child));
     const reader = child.stdout.getReader();
     let output = "";

@@ -9,10 +9,23 @@ import type { Draining, NodeInfo } from "../../src/cluster/node-membership.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
 import { until } from "../helpers/goondan-process.ts";
 
-const DRAINING: Draining = { code: "E_CLUSTER_BUNDLE_MISMATCH", message: "n3 runs another bundle", generation: 2, since: "2026-01-01T00:00:00.000Z" };
+const DRAINING: Draining = {
+  code: "E_CLUSTER_BUNDLE_MISMATCH",
+  message: "n3 runs another bundle",
+  generation: 2,
+  since: "2026-01-01T00:00:00.000Z",
+};
 
 function member(node: string, live: number, draining?: Draining): NodeInfo {
-  return { node, maxProcesses: 8, live, bundleHash: "sha256:x", startedAt: "", heartbeatAt: 0, ...(draining ? { draining } : {}) };
+  return {
+    node,
+    maxProcesses: 8,
+    live,
+    bundleHash: "sha256:x",
+    startedAt: "",
+    heartbeatAt: 0,
+    ...(draining ? { draining } : {}),
+  };
 }
 
 /** A node n3 owning `instances`, the other members as given; `owner` answers each `place` request. */
@@ -58,7 +71,10 @@ describe("NodeDrain", () => {
   });
 
   it("once refused, hands every instance over to the agreeing nodes, spread by load, never to a node that drains", async () => {
-    const w = world({ instances: ["a", "b", "c", "d"], others: [member("n1", 0), member("n2", 0), member("n4", 0, DRAINING)] });
+    const w = world({
+      instances: ["a", "b", "c", "d"],
+      others: [member("n1", 0), member("n2", 0), member("n4", 0, DRAINING)],
+    });
     w.drain.set(DRAINING);
     expect(w.drain.draining).toEqual(DRAINING);
     await until(() => w.placed.length === 4, { timeoutMs: 2000 });

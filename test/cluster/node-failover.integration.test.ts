@@ -18,7 +18,13 @@ const TTL_MS = 3000;
 
 describe.skipIf(!natsAvailable)("a cluster node killed with SIGKILL", () => {
   it("answers each of 300 jobs once, with each side effect once, and the restarted node rejoins", async () => {
-    const cluster = await clusterSwarm(defer, { label: "failover", workers: 6, ttlMs: TTL_MS, env: { GOONDAN_CLUSTER_SNAPSHOT_RECORDS: "12" }, delayMs: () => 5 + Math.floor(Math.random() * 20) });
+    const cluster = await clusterSwarm(defer, {
+      label: "failover",
+      workers: 6,
+      ttlMs: TTL_MS,
+      env: { GOONDAN_CLUSTER_SNAPSHOT_RECORDS: "12" },
+      delayMs: () => 5 + Math.floor(Math.random() * 20),
+    });
     const n1 = await cluster.startNode("n1");
     let n2: ClusterNodeProcess = await cluster.startNode("n2");
     const n3 = await cluster.startNode("n3");
@@ -30,14 +36,18 @@ describe.skipIf(!natsAvailable)("a cluster node killed with SIGKILL", () => {
     const inFlight = new Set<Promise<void>>();
     for (let i = 0; i < JOBS; i++) {
       if (i === 100) {
-        killedOwned = (await clusterProcesses(n1.base)).filter((row) => row.node === "n2" && row.kind === "agent").length;
+        killedOwned = (await clusterProcesses(n1.base)).filter(
+          (row) => row.node === "n2" && row.kind === "agent",
+        ).length;
         n2.proc.kill("SIGKILL");
         await n2.proc.exited;
       }
       const node = entry[i % 2] as ClusterNodeProcess;
-      const asked = ask(node.base, { input: `job-${i}`, instanceKey: `c-${i % 6}`, timeoutMs: 90_000 }).then((answer) => {
-        answers[i] = answer;
-      });
+      const asked = ask(node.base, { input: `job-${i}`, instanceKey: `c-${i % 6}`, timeoutMs: 90_000 }).then(
+        (answer) => {
+          answers[i] = answer;
+        },
+      );
       inFlight.add(asked);
       void asked.finally(() => inFlight.delete(asked));
       if (inFlight.size >= 12) await Promise.race(inFlight);
@@ -46,7 +56,9 @@ describe.skipIf(!natsAvailable)("a cluster node killed with SIGKILL", () => {
     expect(killedOwned).toBeGreaterThan(0);
 
     // Every job answered once, right.
-    const wrong = answers.map((answer, i) => ({ i, status: answer?.status, response: answer?.body.response })).filter((answer) => answer.status !== 200 || answer.response !== `done job-${answer.i}: did job-${answer.i}`);
+    const wrong = answers
+      .map((answer, i) => ({ i, status: answer?.status, response: answer?.body.response }))
+      .filter((answer) => answer.status !== 200 || answer.response !== `done job-${answer.i}: did job-${answer.i}`);
     expect(wrong).toEqual([]);
     // Every side effect exactly once.
     const effects = readFileSync(cluster.effectsFile, "utf8").trim().split("\n");
@@ -57,7 +69,11 @@ describe.skipIf(!natsAvailable)("a cluster node killed with SIGKILL", () => {
 
     // The killed node, started again on its state root, rejoins and takes new instances.
     n2 = await cluster.startNode("n2");
-    const fresh = await Promise.all(Array.from({ length: 6 }, (_, i) => ask(n2.base, { input: `job-${JOBS + i}`, instanceKey: `late-${i}`, timeoutMs: 60_000 })));
+    const fresh = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        ask(n2.base, { input: `job-${JOBS + i}`, instanceKey: `late-${i}`, timeoutMs: 60_000 }),
+      ),
+    );
     expect(fresh.map((answer) => answer.status)).toEqual(Array(6).fill(200));
     const table = await clusterProcesses(n2.base);
     expect(new Set(table.map((row) => row.node))).toContain("n2");

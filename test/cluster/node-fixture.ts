@@ -33,10 +33,22 @@ export function sharedBundle(defer: Defer, label: string): { swarm: string; dir:
 }
 
 /** Node `name` of `swarm` on the local NATS (3 s leases, room for 4 instances), stopped after the test. */
-export async function joinTestNode(options: { defer: Defer; swarm: string; dir: string; name: string }): Promise<ClusterNode> {
+export async function joinTestNode(options: {
+  defer: Defer;
+  swarm: string;
+  dir: string;
+  name: string;
+}): Promise<ClusterNode> {
   const settings = readClusterSettings({ url: NATS_URL, node: options.name, env: {} });
   if (settings === undefined) throw new Error("no settings");
-  const node = await ClusterNode.join({ settings, swarm: options.swarm, bundleDir: options.dir, maxProcesses: 4, logger: silentLogger(), ttlMs: 3000 });
+  const node = await ClusterNode.join({
+    settings,
+    swarm: options.swarm,
+    bundleDir: options.dir,
+    maxProcesses: 4,
+    logger: silentLogger(),
+    ttlMs: 3000,
+  });
   options.defer(() => node.stop());
   return node;
 }

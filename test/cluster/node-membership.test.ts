@@ -44,7 +44,9 @@ describe.skipIf(!natsAvailable)("NodeMembership on the local NATS", () => {
       ["node-b", 16, "sha256:test"],
     ]);
     live = 5;
-    await until(async () => (await a.membership.members()).find((member) => member.node === "node-a")?.live === 5, { timeoutMs: 5000 });
+    await until(async () => (await a.membership.members()).find((member) => member.node === "node-a")?.live === 5, {
+      timeoutMs: 5000,
+    });
   }, 15_000);
 
   it("heartbeats why a node drains, sees its own standing at once, and drops it when the node takes instances again", async () => {
@@ -52,15 +54,26 @@ describe.skipIf(!natsAvailable)("NodeMembership on the local NATS", () => {
     removeSwarmAfter(defer, swarm);
     const a = await join(swarm, "node-a");
     const b = await join(swarm, "node-b");
-    const draining = { code: "E_CLUSTER_BUNDLE_MISMATCH", message: "node-a runs another bundle", generation: 3, since: new Date().toISOString() };
+    const draining = {
+      code: "E_CLUSTER_BUNDLE_MISMATCH",
+      message: "node-a runs another bundle",
+      generation: 3,
+      since: new Date().toISOString(),
+    };
     a.membership.drains(draining);
     expect(a.membership.draining).toEqual(draining);
     expect((await a.membership.members()).find((member) => member.node === "node-a")?.draining).toEqual(draining);
-    await until(async () => (await b.membership.members()).find((member) => member.node === "node-a")?.draining?.generation === 3, { timeoutMs: 5000 });
+    await until(
+      async () => (await b.membership.members()).find((member) => member.node === "node-a")?.draining?.generation === 3,
+      { timeoutMs: 5000 },
+    );
     expect((await b.membership.members()).find((member) => member.node === "node-b")?.draining).toBeUndefined();
     a.membership.drains(undefined);
     expect((await a.membership.members()).find((member) => member.node === "node-a")?.draining).toBeUndefined();
-    await until(async () => (await b.membership.members()).find((member) => member.node === "node-a")?.draining === undefined, { timeoutMs: 5000 });
+    await until(
+      async () => (await b.membership.members()).find((member) => member.node === "node-a")?.draining === undefined,
+      { timeoutMs: 5000 },
+    );
   }, 15_000);
 
   it("refuses a name a live node heartbeats under", async () => {
@@ -100,8 +113,15 @@ describe.skipIf(!natsAvailable)("NodeMembership on the local NATS", () => {
     await b.membership.leave();
     await until(() => changes.some((change) => change.type === "released" && change.owner === "node-b"));
     c.membership.stop();
-    await until(() => changes.some((change) => change.type === "expired" && change.owner === "node-c"), { timeoutMs: TTL_MS * 3 });
-    expect(watch.holders().map(nodeInfo).map((info) => info.node)).toEqual(["node-a"]);
+    await until(() => changes.some((change) => change.type === "expired" && change.owner === "node-c"), {
+      timeoutMs: TTL_MS * 3,
+    });
+    expect(
+      watch
+        .holders()
+        .map(nodeInfo)
+        .map((info) => info.node),
+    ).toEqual(["node-a"]);
     expect(a.lost).toEqual([]);
   }, 15_000);
 });
@@ -140,7 +160,11 @@ describe.skipIf(!natsAvailable)("placement on the local NATS", () => {
     };
     for (let index = 0; index < 20; index += 2) {
       await Promise.all([place(nodes[0]!, `user-${index}`), place(nodes[1]!, `user-${index + 1}`)]);
-      await until(() => nodes.every((node) => [...node.watch.countsByOwner().values()].reduce((sum, count) => sum + count, 0) === index + 2));
+      await until(() =>
+        nodes.every(
+          (node) => [...node.watch.countsByOwner().values()].reduce((sum, count) => sum + count, 0) === index + 2,
+        ),
+      );
     }
     const counts = nodes[0]!.watch.countsByOwner();
     expect((counts.get("node-a") ?? 0) + (counts.get("node-b") ?? 0)).toBe(20);

@@ -15,9 +15,20 @@ import { ask, clusterProcesses, clusterSwarm } from "./cluster-swarm.ts";
 
 const defer = useCleanups();
 
-async function deleteInstance(stateRoot: string, agent: string, instanceKey: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn([process.execPath, GOONDAN_BIN, "instance", "delete", agent, instanceKey, "--state-root", stateRoot, "--port", "1"], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+async function deleteInstance(
+  stateRoot: string,
+  agent: string,
+  instanceKey: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn(
+    [process.execPath, GOONDAN_BIN, "instance", "delete", agent, instanceKey, "--state-root", stateRoot, "--port", "1"],
+    { stdout: "pipe", stderr: "pipe", stdin: "ignore" },
+  );
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -32,7 +43,12 @@ describe.skipIf(!natsAvailable)("a cluster node's state root", () => {
     expect(await n1.proc.exited).toBe(0);
 
     const stateRoot = join(cluster.work, "state-n1");
-    const dir = instancePaths({ stateRoot, swarmInstanceKey: cluster.swarm, agent: "coordinator", instanceKey: "m1" }).root;
+    const dir = instancePaths({
+      stateRoot,
+      swarmInstanceKey: cluster.swarm,
+      agent: "coordinator",
+      instanceKey: "m1",
+    }).root;
     expect(existsSync(dir)).toBe(true);
     const refused = await deleteInstance(stateRoot, "coordinator", "m1");
     expect(refused.code).toBe(1);
@@ -41,7 +57,12 @@ describe.skipIf(!natsAvailable)("a cluster node's state root", () => {
     expect(existsSync(dir)).toBe(true);
 
     // The same state root, served by a single host: the mark is gone and so is the refusal.
-    const host = await startGoondanRun({ args: [cluster.bundleDir("n1"), "--port", "0", "--state-root", stateRoot], env: { LOOPBACK_API_KEY: "cluster", CHAOS_EFFECTS_FILE: cluster.effectsFile }, readyTimeoutMs: 60_000, onSpawn: (proc) => defer(killChild(proc)) });
+    const host = await startGoondanRun({
+      args: [cluster.bundleDir("n1"), "--port", "0", "--state-root", stateRoot],
+      env: { LOOPBACK_API_KEY: "cluster", CHAOS_EFFECTS_FILE: cluster.effectsFile },
+      readyTimeoutMs: 60_000,
+      onSpawn: (proc) => defer(killChild(proc)),
+    });
     host.proc.kill("SIGTERM");
     expect(await host.proc.exited).toBe(0);
     const deleted = await deleteInstance(stateRoot, "coordinator", "m1");

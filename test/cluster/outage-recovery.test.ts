@@ -15,7 +15,9 @@ function fakes(options: { awaiting?: number; rejoins?: boolean } = {}) {
   const calls: string[] = [];
   const connection = {
     state: "connected" as ClusterConnectionState,
-    onState: (listener: (state: ClusterConnectionState) => void) => (listeners.add(listener), () => void listeners.delete(listener)),
+    onState: (listener: (state: ClusterConnectionState) => void) => (
+      listeners.add(listener), () => void listeners.delete(listener)
+    ),
   };
   const owned = {
     awaiting: options.awaiting ?? 0,
@@ -39,7 +41,14 @@ function fakes(options: { awaiting?: number; rejoins?: boolean } = {}) {
     connection.state = state;
     for (const listener of listeners) listener(state);
   };
-  const recovery = new OutageRecovery({ connection, owned, membership, graceMs: GRACE_MS, logger: silentLogger(), clock });
+  const recovery = new OutageRecovery({
+    connection,
+    owned,
+    membership,
+    graceMs: GRACE_MS,
+    logger: silentLogger(),
+    clock,
+  });
   return { recovery, connection, owned, membership, clock, set, calls };
 }
 
@@ -98,12 +107,25 @@ describe("OutageRecovery", () => {
 
   it("says since when it is disconnected and what it waits to claim back", () => {
     const { recovery, set, clock, membership } = fakes({ awaiting: 2 });
-    expect(recovery.status("n1", 4)).toEqual({ node: "n1", connection: "connected", member: true, instances: 4, awaitingReclaim: 2 });
+    expect(recovery.status("n1", 4)).toEqual({
+      node: "n1",
+      connection: "connected",
+      member: true,
+      instances: 4,
+      awaitingReclaim: 2,
+    });
     const since = clock.now();
     set("reconnecting");
     membership.joined = false;
     clock.advance(5000);
-    expect(recovery.status("n1", 0)).toEqual({ node: "n1", connection: "reconnecting", disconnectedSince: new Date(since).toISOString(), member: false, instances: 0, awaitingReclaim: 2 });
+    expect(recovery.status("n1", 0)).toEqual({
+      node: "n1",
+      connection: "reconnecting",
+      disconnectedSince: new Date(since).toISOString(),
+      member: false,
+      instances: 0,
+      awaitingReclaim: 2,
+    });
   });
 
   it("keeps asking for its name while it is still held (its own last heartbeat not lapsed yet)", async () => {

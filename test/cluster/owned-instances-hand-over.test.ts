@@ -17,17 +17,35 @@ afterEach(() => {
 });
 
 const event = { id: "evt_1", agent: "worker", instanceKey: "w-0", input: "job", type: "agent.request" } as AgentEvent;
-const outcome = { status: "ok", agent: "worker", instanceKey: "w-0", eventId: "evt_1", response: "done" } as TurnOutcome;
+const outcome = {
+  status: "ok",
+  agent: "worker",
+  instanceKey: "w-0",
+  eventId: "evt_1",
+  response: "done",
+} as TurnOutcome;
 
 function setup(options: { stopMs?: number } = {}) {
   const log: string[] = [];
-  const deliveries: IntakeDelivery[] = [{ event, attempt: 1, sequence: 1, ack: async () => void log.push("acked"), working: () => undefined, retry: () => void log.push("retried") }];
+  const deliveries: IntakeDelivery[] = [
+    {
+      event,
+      attempt: 1,
+      sequence: 1,
+      ack: async () => void log.push("acked"),
+      working: () => undefined,
+      retry: () => void log.push("retried"),
+    },
+  ];
   const keeper = fakeKeeper({ owner: "n3", released: (key) => void log.push(`lease released ${key}`) });
   const owned = fakeOwnedInstances({ node: "n3", deliveries, keeper, dropState: () => void log.push("state dropped") });
-  owned.attach({ acceptHere: async () => (log.push("turn started"), {}), release: async (_agent, instanceKey) => {
+  owned.attach({
+    acceptHere: async () => (log.push("turn started"), {}),
+    release: async (_agent, instanceKey) => {
       await Bun.sleep(options.stopMs ?? 0);
       log.push(`stopped ${instanceKey}`);
-    } });
+    },
+  });
   running.push(owned);
   return { owned, log };
 }

@@ -20,7 +20,14 @@ afterEach(() => {
 
 /** A delivery of `event` whose acks are counted. */
 function delivery(event: AgentEvent, acks: string[]): IntakeDelivery {
-  return { event, attempt: 1, sequence: 1, ack: async () => void acks.push(event.id), working: () => undefined, retry: () => undefined };
+  return {
+    event,
+    attempt: 1,
+    sequence: 1,
+    ack: async () => void acks.push(event.id),
+    working: () => undefined,
+    retry: () => undefined,
+  };
 }
 
 function setup(options: { acceptHere?: (event: AgentEvent) => Promise<{ outcome?: TurnOutcome }> } = {}) {
@@ -38,7 +45,10 @@ function setup(options: { acceptHere?: (event: AgentEvent) => Promise<{ outcome?
     settledState: () => sequence,
     dropState: () => (sequence = undefined),
   });
-  owned.attach({ acceptHere: options.acceptHere ?? (async () => ({})), release: async (_agent, instanceKey) => void released.push(instanceKey) });
+  owned.attach({
+    acceptHere: options.acceptHere ?? (async () => ({})),
+    release: async (_agent, instanceKey) => void released.push(instanceKey),
+  });
   running.push(owned);
   return { owned, claims, taken, released, deliveries };
 }
@@ -64,7 +74,10 @@ describe("OwnedInstances after a lost lease", () => {
     await owned.claim("worker", "w-0");
     owned.lost(KEY, "expired");
     await until(() => owned.remembers(KEY));
-    const holder = (owner: string): ClaimOutcome => ({ status: "held", holder: { key: KEY, owner, revision: 2, writtenAt: 0, data: {} } });
+    const holder = (owner: string): ClaimOutcome => ({
+      status: "held",
+      holder: { key: KEY, owner, revision: 2, writtenAt: 0, data: {} },
+    });
 
     claims.push(holder("n1"));
     expect(await owned.reclaim()).toBe(0);

@@ -14,19 +14,35 @@ function placeAll(nodes: PlacementCandidate[], count: number): Map<string, numbe
 
 describe("chooseNode", () => {
   it("spreads 20 instances over 2 equal nodes so neither holds more than 60%", () => {
-    const counts = placeAll([{ node: "a", maxProcesses: 64, live: 0 }, { node: "b", maxProcesses: 64, live: 0 }], 20);
+    const counts = placeAll(
+      [
+        { node: "a", maxProcesses: 64, live: 0 },
+        { node: "b", maxProcesses: 64, live: 0 },
+      ],
+      20,
+    );
     expect(Math.max(...counts.values())).toBeLessThanOrEqual(12);
     expect(counts.get("a")! + counts.get("b")!).toBe(20);
   });
 
   it("fills nodes in proportion to their maxProcesses", () => {
-    const counts = placeAll([{ node: "small", maxProcesses: 10, live: 0 }, { node: "big", maxProcesses: 30, live: 0 }], 20);
+    const counts = placeAll(
+      [
+        { node: "small", maxProcesses: 10, live: 0 },
+        { node: "big", maxProcesses: 30, live: 0 },
+      ],
+      20,
+    );
     expect(counts.get("small")).toBe(5);
     expect(counts.get("big")).toBe(15);
   });
 
   it("passes over full and excluded nodes, and gives undefined when none has room", () => {
-    const candidates = [{ node: "full", maxProcesses: 2, live: 2 }, { node: "gone", maxProcesses: 8, live: 0 }, { node: "ok", maxProcesses: 8, live: 7 }];
+    const candidates = [
+      { node: "full", maxProcesses: 2, live: 2 },
+      { node: "gone", maxProcesses: 8, live: 0 },
+      { node: "ok", maxProcesses: 8, live: 7 },
+    ];
     expect(chooseNode({ instance: "x", candidates, exclude: new Set(["gone"]) })).toBe("ok");
     expect(chooseNode({ instance: "x", candidates: [{ node: "full", maxProcesses: 2, live: 2 }] })).toBeUndefined();
     expect(chooseNode({ instance: "x", candidates: [] })).toBeUndefined();
@@ -48,15 +64,43 @@ describe("chooseNode", () => {
 
 describe("placementCandidates", () => {
   it("counts a node's load as the larger of its heartbeat and its leases", () => {
-    const candidates = placementCandidates([{ node: "a", maxProcesses: 4, live: 1 }, { node: "b", maxProcesses: 4, live: 3 }], new Map([["a", 2], ["b", 1]]));
-    expect(candidates).toEqual([{ node: "a", maxProcesses: 4, live: 2 }, { node: "b", maxProcesses: 4, live: 3 }]);
+    const candidates = placementCandidates(
+      [
+        { node: "a", maxProcesses: 4, live: 1 },
+        { node: "b", maxProcesses: 4, live: 3 },
+      ],
+      new Map([
+        ["a", 2],
+        ["b", 1],
+      ]),
+    );
+    expect(candidates).toEqual([
+      { node: "a", maxProcesses: 4, live: 2 },
+      { node: "b", maxProcesses: 4, live: 3 },
+    ]);
   });
 
   it("leaves out a node that drains (it refused the cluster's last reload), however idle", () => {
-    const draining = { code: "E_CLUSTER_BUNDLE_MISMATCH", message: "another bundle", generation: 2, since: "2026-01-01T00:00:00.000Z" };
-    const candidates = placementCandidates([{ node: "a", maxProcesses: 4, live: 3 }, { node: "b", maxProcesses: 64, live: 0, draining }], new Map());
+    const draining = {
+      code: "E_CLUSTER_BUNDLE_MISMATCH",
+      message: "another bundle",
+      generation: 2,
+      since: "2026-01-01T00:00:00.000Z",
+    };
+    const candidates = placementCandidates(
+      [
+        { node: "a", maxProcesses: 4, live: 3 },
+        { node: "b", maxProcesses: 64, live: 0, draining },
+      ],
+      new Map(),
+    );
     expect(candidates).toEqual([{ node: "a", maxProcesses: 4, live: 3 }]);
     expect(chooseNode({ instance: "x", candidates })).toBe("a");
-    expect(chooseNode({ instance: "x", candidates: placementCandidates([{ node: "b", maxProcesses: 64, live: 0, draining }], new Map()) })).toBeUndefined();
+    expect(
+      chooseNode({
+        instance: "x",
+        candidates: placementCandidates([{ node: "b", maxProcesses: 64, live: 0, draining }], new Map()),
+      }),
+    ).toBeUndefined();
   });
 });

@@ -4,7 +4,17 @@ import type { RuntimeEvent } from "../../src/protocol/runtime-event.ts";
 import type { StoredRuntimeEvent } from "../../src/store/store.ts";
 
 function row(cursor: number, at: string, type: RuntimeEvent["type"] = "turn.started"): StoredRuntimeEvent {
-  return { cursor, event: { type, at: `2026-11-25T10:00:${at}Z`, agent: "worker", instanceKey: "w-1", traceId: "t".repeat(32), spanId: "s" } };
+  return {
+    cursor,
+    event: {
+      type,
+      at: `2026-11-25T10:00:${at}Z`,
+      agent: "worker",
+      instanceKey: "w-1",
+      traceId: "t".repeat(32),
+      spanId: "s",
+    },
+  };
 }
 
 describe("mergeRuntimeEvents", () => {
@@ -16,12 +26,23 @@ describe("mergeRuntimeEvents", () => {
       ],
       after: {},
     });
-    expect(merged.events.map((event) => `${event.node} ${event.at.slice(17, 19)}`)).toEqual(["n2 01", "n1 02", "n1 03", "n2 04"]);
+    expect(merged.events.map((event) => `${event.node} ${event.at.slice(17, 19)}`)).toEqual([
+      "n2 01",
+      "n1 02",
+      "n1 03",
+      "n2 04",
+    ]);
     expect(merged.cursor).toEqual({ n1: 4, n2: 8 });
   });
 
   it("orders events of the same instant by node, then by cursor", () => {
-    const merged = mergeRuntimeEvents({ answers: [{ node: "n2", value: [row(1, "01.000")] }, { node: "n1", value: [row(9, "01.000"), row(10, "01.000")] }], after: {} });
+    const merged = mergeRuntimeEvents({
+      answers: [
+        { node: "n2", value: [row(1, "01.000")] },
+        { node: "n1", value: [row(9, "01.000"), row(10, "01.000")] },
+      ],
+      after: {},
+    });
     expect(merged.events.map((event) => event.node)).toEqual(["n1", "n1", "n2"]);
   });
 
@@ -39,7 +60,13 @@ describe("mergeRuntimeEvents", () => {
   });
 
   it("options.after: a node that did not answer keeps its position; one that sent nothing new keeps it too", () => {
-    const merged = mergeRuntimeEvents({ answers: [{ node: "n1", value: [row(12, "09.000")] }, { node: "n2", value: [] }], after: { n1: 10, n2: 40, n3: 5 } });
+    const merged = mergeRuntimeEvents({
+      answers: [
+        { node: "n1", value: [row(12, "09.000")] },
+        { node: "n2", value: [] },
+      ],
+      after: { n1: 10, n2: 40, n3: 5 },
+    });
     expect(merged.cursor).toEqual({ n1: 12, n2: 40, n3: 5 });
   });
 });
@@ -53,7 +80,11 @@ describe("mergeRuntimeEvents with a node's answer cut to fit", () => {
       ],
       after: { n2: 4 },
     });
-    expect(merged.events.map((event) => `${event.node} ${event.at.slice(17, 19)}`)).toEqual(["n1 01", "n2 02", "n1 03"]);
+    expect(merged.events.map((event) => `${event.node} ${event.at.slice(17, 19)}`)).toEqual([
+      "n1 01",
+      "n2 02",
+      "n1 03",
+    ]);
     expect(merged.cursor).toEqual({ n1: 2, n2: 5 });
     expect(merged.more).toBe(true);
   });
@@ -67,7 +98,11 @@ describe("mergeRuntimeEvents with a node's answer cut to fit", () => {
       after: {},
       limit: 10,
     });
-    expect(merged.events.map((event) => `${event.node} ${event.at.slice(17, 19)}`)).toEqual(["n1 05", "n2 06", "n1 07"]);
+    expect(merged.events.map((event) => `${event.node} ${event.at.slice(17, 19)}`)).toEqual([
+      "n1 05",
+      "n2 06",
+      "n1 07",
+    ]);
     expect(merged.more).toBe(false);
   });
 });
@@ -86,6 +121,7 @@ describe("cluster cursor", () => {
   });
 
   it("refuses a cursor that is not node:position pairs, naming the expected form", () => {
-    for (const bad of ["12", "n1:", "n1:x", "n1:1,,n2:2", "n 1:3"]) expect(() => parseClusterCursor(bad)).toThrow("n1:12,n2:40");
+    for (const bad of ["12", "n1:", "n1:x", "n1:1,,n2:2", "n 1:3"])
+      expect(() => parseClusterCursor(bad)).toThrow("n1:12,n2:40");
   });
 });

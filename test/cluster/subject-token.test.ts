@@ -5,7 +5,26 @@ import { decodeSubjectToken, MAX_SUBJECT_TOKEN_LENGTH, subjectToken } from "../.
 
 // Names of every kind of UTF-16 content, and the characters NATS gives a meaning to.
 const anyCodeUnit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
-const special = fc.constantFrom(".", "*", ">", " ", "\t", "_", "-", "=", "/", "\\", "$", "A", "z", "0", "가", "_002e", "_h", "");
+const special = fc.constantFrom(
+  ".",
+  "*",
+  ">",
+  " ",
+  "\t",
+  "_",
+  "-",
+  "=",
+  "/",
+  "\\",
+  "$",
+  "A",
+  "z",
+  "0",
+  "가",
+  "_002e",
+  "_h",
+  "",
+);
 const names = fc.oneof(
   fc.string({ unit: "binary", maxLength: 60 }),
   fc.string({ unit: anyCodeUnit, maxLength: 60 }),

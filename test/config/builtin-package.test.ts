@@ -25,8 +25,21 @@ describe("the built-in package", () => {
   });
 
   it("provides the tools SPEC §2 lists", async () => {
-    const names = (await loadBuiltinPackage()).filter(({ resource }) => resource.kind === "Tool").map(({ resource }) => resource.metadata.name);
-    expect(names).toEqual(expect.arrayContaining(["bash", "file-system", "http-fetch", "json-query", "text-transform", "wait", "agents", "self-restart"]));
+    const names = (await loadBuiltinPackage())
+      .filter(({ resource }) => resource.kind === "Tool")
+      .map(({ resource }) => resource.metadata.name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "bash",
+        "file-system",
+        "http-fetch",
+        "json-query",
+        "text-transform",
+        "wait",
+        "agents",
+        "self-restart",
+      ]),
+    );
   });
 
   it("has every entry file and a handler for every Tool export", async () => {

@@ -1,6 +1,18 @@
 import { describe, expect, it } from "bun:test";
 import { affectedAgents, diffBundles, findResource } from "../../src/config/bundle-diff.ts";
-import { agent, bundle, connection, connector, defaultPolicy, extension, model, resource, swarm, tool, BUNDLE_DIR } from "../orchestrator/reload/bundle-builder.ts";
+import {
+  agent,
+  bundle,
+  connection,
+  connector,
+  defaultPolicy,
+  extension,
+  model,
+  resource,
+  swarm,
+  tool,
+  BUNDLE_DIR,
+} from "../orchestrator/reload/bundle-builder.ts";
 
 const baseline = () =>
   bundle(
@@ -16,11 +28,19 @@ const baseline = () =>
 
 describe("diffBundles", () => {
   it("restarts nothing when neither resources nor files changed", () => {
-    expect(diffBundles({ previous: baseline(), next: baseline() })).toEqual({ agents: [], swarmChanged: false, connections: [] });
+    expect(diffBundles({ previous: baseline(), next: baseline() })).toEqual({
+      agents: [],
+      swarmChanged: false,
+      connections: [],
+    });
   });
 
   it("restarts only the agent whose tool entry file changed", () => {
-    const agents = affectedAgents({ previous: baseline(), next: baseline(), changedFiles: [`${BUNDLE_DIR}/tools/echo.ts`] });
+    const agents = affectedAgents({
+      previous: baseline(),
+      next: baseline(),
+      changedFiles: [`${BUNDLE_DIR}/tools/echo.ts`],
+    });
     expect(agents).toEqual(["planner"]);
   });
 
@@ -30,13 +50,16 @@ describe("diffBundles", () => {
       previous: baseline(),
       next: baseline(),
       changedFiles: [helper],
-      filesOf: (item) => (item.kind === "Tool" && item.metadata.name === "shout" ? [`${BUNDLE_DIR}/tools/shout.ts`, helper] : []),
+      filesOf: (item) =>
+        item.kind === "Tool" && item.metadata.name === "shout" ? [`${BUNDLE_DIR}/tools/shout.ts`, helper] : [],
     });
     expect(agents).toEqual(["writer"]);
   });
 
   it("restarts the agent whose system prompt file changed", () => {
-    expect(affectedAgents({ previous: baseline(), next: baseline(), changedFiles: [`${BUNDLE_DIR}/prompts/writer.md`] })).toEqual(["writer"]);
+    expect(
+      affectedAgents({ previous: baseline(), next: baseline(), changedFiles: [`${BUNDLE_DIR}/prompts/writer.md`] }),
+    ).toEqual(["writer"]);
   });
 
   it("restarts every agent using a Model whose spec changed", () => {
@@ -85,7 +108,11 @@ describe("diffBundles", () => {
     for (const policy of policies) {
       const next = baseline();
       next.resources[7] = swarm("team", ["planner", "writer"], policy);
-      expect(diffBundles({ previous: baseline(), next })).toEqual({ agents: ["planner", "writer"], swarmChanged: true, connections: [] });
+      expect(diffBundles({ previous: baseline(), next })).toEqual({
+        agents: ["planner", "writer"],
+        swarmChanged: true,
+        connections: [],
+      });
     }
   });
 
@@ -101,8 +128,22 @@ describe("diffBundles", () => {
   });
 
   it("names connections whose connector file, Connection config or existence changed", () => {
-    const previous = bundle(...baseline().resources, connector("hook"), connection("hook-in", "hook"), connector("chat"), connection("chat-in", "chat"), connection("gone", "chat"));
-    const next = bundle(...baseline().resources, connector("hook"), connection("hook-in", "hook"), connector("chat"), connection("chat-in", "chat", { port: 1 }), connection("fresh", "hook"));
+    const previous = bundle(
+      ...baseline().resources,
+      connector("hook"),
+      connection("hook-in", "hook"),
+      connector("chat"),
+      connection("chat-in", "chat"),
+      connection("gone", "chat"),
+    );
+    const next = bundle(
+      ...baseline().resources,
+      connector("hook"),
+      connection("hook-in", "hook"),
+      connector("chat"),
+      connection("chat-in", "chat", { port: 1 }),
+      connection("fresh", "hook"),
+    );
     const diff = diffBundles({ previous, next, changedFiles: [`${BUNDLE_DIR}/connectors/hook.ts`] });
     expect(diff.connections).toEqual(["chat-in", "fresh", "gone", "hook-in"]);
     expect(diff.agents).toEqual([]);
@@ -112,7 +153,12 @@ describe("diffBundles", () => {
 describe("findResource", () => {
   it("prefers a local resource over a built-in of the same name unless the ref names @goondan/base", () => {
     const local = tool("bash");
-    const builtin = resource("Tool", "bash", { entry: "./tools/bash.ts", errorMessageLimit: 1000, exports: [] }, { builtin: true });
+    const builtin = resource(
+      "Tool",
+      "bash",
+      { entry: "./tools/bash.ts", errorMessageLimit: 1000, exports: [] },
+      { builtin: true },
+    );
     const both = bundle(local, builtin);
     expect(findResource(both, { kind: "Tool", name: "bash" })).toBe(local);
     expect(findResource(both, { kind: "Tool", name: "bash", package: "@goondan/base" })).toBe(builtin);

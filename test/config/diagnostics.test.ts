@@ -22,10 +22,21 @@ const agentWith = (spec: string) => `${header("Agent", "a")}spec:\n  modelConfig
 
 describe("issue messages and suggestions", () => {
   it("names the missing ref and lists the defined names, closest first", async () => {
-    const extraTools = ["bash-local", "echo-all", "ech"].map((name) => `${header("Tool", name)}spec: { entry: ./tools/echo.ts, exports: [{ name: say }] }\n`);
-    const dir = writeBundle(baseBundle({ agent: agentWith("  prompt: { system: hi }\n  tools: [Tool/echo, Tool/echoo]\n"), extra: extraTools }));
+    const extraTools = ["bash-local", "echo-all", "ech"].map(
+      (name) => `${header("Tool", name)}spec: { entry: ./tools/echo.ts, exports: [{ name: say }] }\n`,
+    );
+    const dir = writeBundle(
+      baseBundle({
+        agent: agentWith("  prompt: { system: hi }\n  tools: [Tool/echo, Tool/echoo]\n"),
+        extra: extraTools,
+      }),
+    );
     const [issue] = (await loadBundle(dir, { checkModules: false })).errors;
-    expect(issue).toMatchObject({ code: "E_CONFIG_REF_NOT_FOUND", path: "goondan.yaml#2.spec.tools[1]", message: "Tool/echoo not found" });
+    expect(issue).toMatchObject({
+      code: "E_CONFIG_REF_NOT_FOUND",
+      path: "goondan.yaml#2.spec.tools[1]",
+      message: "Tool/echoo not found",
+    });
     expect(issue?.suggestion).toStartWith("did you mean Tool/echo?; defined tools: ");
     const names = issue?.suggestion?.split("defined tools: ")[1]?.split(", ") ?? [];
     expect(names.slice(0, 3)).toEqual(["echo", "ech", "echo-all"]);
@@ -42,7 +53,9 @@ describe("issue messages and suggestions", () => {
 
   it("answers a ref to the wrong kind with the resources of the expected kind that exist", async () => {
     const extraTool = `${header("Tool", "search")}spec: { entry: ./tools/echo.ts, exports: [{ name: say }] }\n`;
-    const dir = writeBundle(baseBundle({ agent: agentWith("  prompt: { system: hi }\n  tools: [Tool/echo, Model/m]\n"), extra: [extraTool] }));
+    const dir = writeBundle(
+      baseBundle({ agent: agentWith("  prompt: { system: hi }\n  tools: [Tool/echo, Model/m]\n"), extra: [extraTool] }),
+    );
     const [issue] = (await loadBundle(dir, { checkModules: false })).errors;
     expect(issue).toMatchObject({ code: "E_CONFIG_REF_KIND", path: "goondan.yaml#2.spec.tools[1]" });
     expect(issue?.suggestion).not.toContain("Tool/m");
@@ -52,7 +65,9 @@ describe("issue messages and suggestions", () => {
   });
 
   it("lists the existing Agents for an entryAgent written as a Model ref", async () => {
-    const dir = writeBundle(baseBundle({ swarm: `${header("Swarm", "s")}spec: { entryAgent: Model/m, agents: [Agent/a] }\n` }));
+    const dir = writeBundle(
+      baseBundle({ swarm: `${header("Swarm", "s")}spec: { entryAgent: Model/m, agents: [Agent/a] }\n` }),
+    );
     const [issue] = (await loadBundle(dir, { checkModules: false })).errors;
     expect(issue).toMatchObject({ code: "E_CONFIG_REF_KIND", path: "goondan.yaml#3.spec.entryAgent" });
     expect(issue?.suggestion).toContain("Agent/a");
@@ -60,7 +75,9 @@ describe("issue messages and suggestions", () => {
   });
 
   it("suggests the kind that was meant", async () => {
-    const dir = writeBundle({ "goondan.yaml": docs(MODEL, "apiVersion: goondan.ai/v1\nkind: Agnet\nmetadata: { name: a }\nspec: {}") });
+    const dir = writeBundle({
+      "goondan.yaml": docs(MODEL, "apiVersion: goondan.ai/v1\nkind: Agnet\nmetadata: { name: a }\nspec: {}"),
+    });
     const [issue] = (await loadBundle(dir)).errors;
     expect(issue?.code).toBe("E_CONFIG_UNKNOWN_KIND");
     expect(issue?.suggestion).toBe("did you mean Agent?");
@@ -86,7 +103,9 @@ describe("issue messages and suggestions", () => {
   });
 
   it("gives YAML errors with their line and column", async () => {
-    const dir = writeBundle({ "goondan.yaml": docs(MODEL, "apiVersion: goondan.ai/v1\nkind: Tool\nmetadata: [oops\n") });
+    const dir = writeBundle({
+      "goondan.yaml": docs(MODEL, "apiVersion: goondan.ai/v1\nkind: Tool\nmetadata: [oops\n"),
+    });
     const [issue] = (await loadBundle(dir)).errors;
     expect(issue?.code).toBe("E_CONFIG_PARSE_ERROR");
     expect(issue?.line).toBeGreaterThanOrEqual(8);
@@ -97,11 +116,15 @@ describe("issue messages and suggestions", () => {
     const dir = writeBundle(baseBundle({ model: `${header("Model", "m")}spec:\n  provider: mistral\n  model: x\n` }));
     const [issue] = (await loadBundle(dir)).errors;
     expect(issue).toMatchObject({ path: "goondan.yaml#0.spec.provider", line: 6, column: 13 });
-    expect(issue?.message).toBe('expected one of "anthropic", "openai", "google", "openai-compatible", "replay", found "mistral"');
+    expect(issue?.message).toBe(
+      'expected one of "anthropic", "openai", "google", "openai-compatible", "replay", found "mistral"',
+    );
   });
 
   it("points at the field's key when its value starts on a later line, and at the key of an unknown field", async () => {
-    const dir = writeBundle(baseBundle({ agent: agentWith("  prompt: { system: hi }\n  tools:\n    first: Tool/echo\n  extensionz: []\n") }));
+    const dir = writeBundle(
+      baseBundle({ agent: agentWith("  prompt: { system: hi }\n  tools:\n    first: Tool/echo\n  extensionz: []\n") }),
+    );
     const issues = (await loadBundle(dir, { checkModules: false })).errors;
     const lines = readFileSync(join(dir, "goondan.yaml"), "utf8").split("\n");
     const at = (path: string) => issues.find((issue) => issue.path === path);
@@ -113,13 +136,25 @@ describe("issue messages and suggestions", () => {
   });
 
   it("rejects an alias to an anchor of another document", async () => {
-    const dir = writeBundle({ "goondan.yaml": docs(`${MODEL}  options: &opts { a: 1 }`, `${header("Model", "n")}spec:\n  provider: openai\n  model: x\n  options: *opts\n`) });
-    expect((await loadBundle(dir)).errors.map((issue) => [issue.code, issue.path])).toEqual([["E_CONFIG_PARSE_ERROR", "goondan.yaml#1"]]);
+    const dir = writeBundle({
+      "goondan.yaml": docs(
+        `${MODEL}  options: &opts { a: 1 }`,
+        `${header("Model", "n")}spec:\n  provider: openai\n  model: x\n  options: *opts\n`,
+      ),
+    });
+    expect((await loadBundle(dir)).errors.map((issue) => [issue.code, issue.path])).toEqual([
+      ["E_CONFIG_PARSE_ERROR", "goondan.yaml#1"],
+    ]);
   });
 
   it("stops alias bombs instead of expanding them", async () => {
     const levels = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]'];
-    for (let level = 1; level < 8; level++) levels.push(`${String.fromCharCode(97 + level)}: &${String.fromCharCode(97 + level)} [${Array(10).fill(`*${String.fromCharCode(96 + level)}`).join(",")}]`);
+    for (let level = 1; level < 8; level++)
+      levels.push(
+        `${String.fromCharCode(97 + level)}: &${String.fromCharCode(97 + level)} [${Array(10)
+          .fill(`*${String.fromCharCode(96 + level)}`)
+          .join(",")}]`,
+      );
     const dir = writeBundle({ "goondan.yaml": `${levels.join("\n")}\n` });
     const result = await loadBundle(dir);
     expect(result.errors.map((issue) => issue.code)).toEqual(["E_CONFIG_PARSE_ERROR"]);
@@ -128,39 +163,58 @@ describe("issue messages and suggestions", () => {
   it("refuses an entry that is a symlink leaving the bundle", async () => {
     const outside = writeBundle({ "echo.ts": "export const handlers = { say: () => 1 };\n" });
     const files = baseBundle();
-    const linked = writeBundle({ ...files, "goondan.yaml": files["goondan.yaml"]!.replace("./tools/echo.ts", "./link.ts") });
+    const linked = writeBundle({
+      ...files,
+      "goondan.yaml": files["goondan.yaml"]!.replace("./tools/echo.ts", "./link.ts"),
+    });
     symlinkSync(join(outside, "echo.ts"), join(linked, "link.ts"));
-    expect((await loadBundle(linked)).errors.map((issue) => [issue.code, issue.path])).toEqual([["E_CONFIG_ENTRY_OUTSIDE_BUNDLE", "goondan.yaml#1.spec.entry"]]);
+    expect((await loadBundle(linked)).errors.map((issue) => [issue.code, issue.path])).toEqual([
+      ["E_CONFIG_ENTRY_OUTSIDE_BUNDLE", "goondan.yaml#1.spec.entry"],
+    ]);
   });
 });
 
 describe("warnings", () => {
   it("keeps a bundle valid when a handler has no export", async () => {
-    const dir = writeBundle(baseBundle({ files: { "tools/echo.ts": "export const handlers = { say: () => 1, shout: () => 2 };\n" } }));
+    const dir = writeBundle(
+      baseBundle({ files: { "tools/echo.ts": "export const handlers = { say: () => 1, shout: () => 2 };\n" } }),
+    );
     const result = await loadBundle(dir);
     expect(result.valid).toBe(true);
-    expect(result.warnings.map((issue) => [issue.code, issue.path, issue.severity])).toEqual([["W_CONFIG_HANDLER_UNUSED", "goondan.yaml#1.spec.exports", "warning"]]);
+    expect(result.warnings.map((issue) => [issue.code, issue.path, issue.severity])).toEqual([
+      ["W_CONFIG_HANDLER_UNUSED", "goondan.yaml#1.spec.exports", "warning"],
+    ]);
   });
 
   it("warns about an Agent without a system prompt", async () => {
     const dir = writeBundle(baseBundle({ agent: agentWith("  tools: [Tool/echo]\n") }));
     const result = await loadBundle(dir);
     expect(result.valid).toBe(true);
-    expect(result.warnings.map((issue) => [issue.code, issue.path])).toEqual([["W_CONFIG_PROMPT_MISSING", "goondan.yaml#2.spec"]]);
+    expect(result.warnings.map((issue) => [issue.code, issue.path])).toEqual([
+      ["W_CONFIG_PROMPT_MISSING", "goondan.yaml#2.spec"],
+    ]);
   });
 
   it("warns about requiredTools the agent's Tools do not export", async () => {
-    const dir = writeBundle(baseBundle({ agent: agentWith("  prompt: { system: hi }\n  tools: [Tool/echo]\n  requiredTools: [echo__say, echo__shout]\n") }));
+    const dir = writeBundle(
+      baseBundle({
+        agent: agentWith("  prompt: { system: hi }\n  tools: [Tool/echo]\n  requiredTools: [echo__say, echo__shout]\n"),
+      }),
+    );
     const result = await loadBundle(dir);
     expect(result.valid).toBe(true);
-    expect(result.warnings.map((issue) => [issue.code, issue.path])).toEqual([["W_CONFIG_REQUIRED_TOOL_UNKNOWN", "goondan.yaml#2.spec.requiredTools[1]"]]);
+    expect(result.warnings.map((issue) => [issue.code, issue.path])).toEqual([
+      ["W_CONFIG_REQUIRED_TOOL_UNKNOWN", "goondan.yaml#2.spec.requiredTools[1]"],
+    ]);
   });
 
   it("warns when a replay cassette does not exist yet", async () => {
     const model = `${header("Model", "m")}spec: { provider: replay, model: demo, options: { cassette: ./cassettes/new.jsonl } }\n`;
     const result = await loadBundle(writeBundle(baseBundle({ model })));
     expect(result.valid).toBe(true);
-    expect(result.warnings.map((issue) => [issue.code, issue.path])).toEqual([["W_CONFIG_CASSETTE_MISSING", "goondan.yaml#0.spec.options.cassette"]]);
+    expect(result.warnings.map((issue) => [issue.code, issue.path])).toEqual([
+      ["W_CONFIG_CASSETTE_MISSING", "goondan.yaml#0.spec.options.cassette"],
+    ]);
   });
 });
 
@@ -183,10 +237,16 @@ describe("files that are not regular files", () => {
   }, 2000);
 
   it("names a Tool entry or prompt file that is a FIFO as a FIFO", async () => {
-    const dir = writeBundle(baseBundle({ agent: agentWith("  prompt: { systemRef: ./prompts/system.md }\n"), files: { "tools/echo.ts": "" } }));
+    const dir = writeBundle(
+      baseBundle({
+        agent: agentWith("  prompt: { systemRef: ./prompts/system.md }\n"),
+        files: { "tools/echo.ts": "" },
+      }),
+    );
     rmSync(join(dir, "tools/echo.ts"));
     mkdirSync(join(dir, "prompts"));
-    for (const path of ["tools/echo.ts", "prompts/system.md"]) expect(spawnSync("mkfifo", [join(dir, path)]).status).toBe(0);
+    for (const path of ["tools/echo.ts", "prompts/system.md"])
+      expect(spawnSync("mkfifo", [join(dir, path)]).status).toBe(0);
     const result = await loadBundle(dir, { checkModules: false });
     expect(result.errors.map((issue) => [issue.code, issue.path])).toEqual([
       ["E_CONFIG_ENTRY_NOT_FOUND", "goondan.yaml#1.spec.entry"],
@@ -209,12 +269,16 @@ describe("prompt files", () => {
     const dir = writeBundle(baseBundle({ agent: promptAgent, files: { "prompts/system.md": "" } }));
     truncateSync(join(dir, "prompts/system.md"), 20 * 1024 * 1024);
     const result = await loadBundle(dir, { checkModules: false });
-    expect(result.errors.map((issue) => [issue.code, issue.path])).toEqual([["E_CONFIG_PROMPT_TOO_LARGE", "goondan.yaml#2.spec.prompt.systemRef"]]);
+    expect(result.errors.map((issue) => [issue.code, issue.path])).toEqual([
+      ["E_CONFIG_PROMPT_TOO_LARGE", "goondan.yaml#2.spec.prompt.systemRef"],
+    ]);
     expect(result.errors[0]?.message).toContain(String(MAX_PROMPT_BYTES));
   });
 
   it("accepts a prompt file of exactly 1 MiB", async () => {
-    const dir = writeBundle(baseBundle({ agent: promptAgent, files: { "prompts/system.md": "x".repeat(MAX_PROMPT_BYTES) } }));
+    const dir = writeBundle(
+      baseBundle({ agent: promptAgent, files: { "prompts/system.md": "x".repeat(MAX_PROMPT_BYTES) } }),
+    );
     expect((await loadBundle(dir, { checkModules: false })).errors).toEqual([]);
   });
 
@@ -232,7 +296,9 @@ describe("prompt files", () => {
     const bundle = await loadBundleOrThrow(dir, { checkModules: false });
     rmSync(join(dir, "prompts/system.md"));
     expect(spawnSync("mkfifo", [join(dir, "prompts/system.md")]).status).toBe(0);
-    await expect(readSystemPrompt(bundle, findResource(bundle, "Agent", "a")!)).rejects.toMatchObject({ code: "E_CONFIG_PROMPT_NOT_FOUND" });
+    await expect(readSystemPrompt(bundle, findResource(bundle, "Agent", "a")!)).rejects.toMatchObject({
+      code: "E_CONFIG_PROMPT_NOT_FOUND",
+    });
   }, 2000);
 });
 

@@ -12,7 +12,7 @@ import { KINDS } from "../../src/config/types.ts";
 const validate = new Ajv({ strict: false, allErrors: true }).compile(documentSchema());
 
 async function documentsOf(file: string): Promise<unknown[]> {
-  return parseAllDocuments(await Bun.file(file).text() as string).flatMap((document) => {
+  return parseAllDocuments((await Bun.file(file).text()) as string).flatMap((document) => {
     if (!("toJS" in document)) return [];
     return [document.toJS()];
   });
@@ -26,7 +26,11 @@ describe("documentSchema", () => {
     expect((schema.properties as { kind: { enum: string[] } }).kind.enum).toEqual([...KINDS]);
   });
 
-  for (const file of ["fixtures/bundles/every-kind/goondan.yaml", "fixtures/bundles/public-format/goondan.yaml", "../src/base/goondan.yaml"]) {
+  for (const file of [
+    "fixtures/bundles/every-kind/goondan.yaml",
+    "fixtures/bundles/public-format/goondan.yaml",
+    "../src/base/goondan.yaml",
+  ]) {
     it(`accepts every document of ${file}`, async () => {
       const documents = await documentsOf(join(import.meta.dir, "..", file));
       expect(documents.length).toBeGreaterThan(3);
@@ -39,13 +43,31 @@ describe("documentSchema", () => {
   }
 
   it("rejects a Tool without exports, an unknown kind and a wrong apiVersion", () => {
-    expect(validate({ apiVersion: "goondan.ai/v1", kind: "Tool", metadata: { name: "t" }, spec: { entry: "./t.ts" } })).toBe(false);
+    expect(
+      validate({ apiVersion: "goondan.ai/v1", kind: "Tool", metadata: { name: "t" }, spec: { entry: "./t.ts" } }),
+    ).toBe(false);
     expect(validate({ apiVersion: "goondan.ai/v1", kind: "Secret", metadata: { name: "t" }, spec: {} })).toBe(false);
-    expect(validate({ apiVersion: "v1", kind: "Model", metadata: { name: "m" }, spec: { provider: "openai", model: "x" } })).toBe(false);
+    expect(
+      validate({ apiVersion: "v1", kind: "Model", metadata: { name: "m" }, spec: { provider: "openai", model: "x" } }),
+    ).toBe(false);
   });
 
   it("applies the kind's own fields: a Model field is not accepted on an Agent", () => {
-    expect(validate({ apiVersion: "goondan.ai/v1", kind: "Agent", metadata: { name: "a" }, spec: { modelConfig: { modelRef: "Model/m" }, provider: "openai" } })).toBe(false);
-    expect(validate({ apiVersion: "goondan.ai/v1", kind: "Agent", metadata: { name: "a" }, spec: { modelConfig: { modelRef: "Model/m" } } })).toBe(true);
+    expect(
+      validate({
+        apiVersion: "goondan.ai/v1",
+        kind: "Agent",
+        metadata: { name: "a" },
+        spec: { modelConfig: { modelRef: "Model/m" }, provider: "openai" },
+      }),
+    ).toBe(false);
+    expect(
+      validate({
+        apiVersion: "goondan.ai/v1",
+        kind: "Agent",
+        metadata: { name: "a" },
+        spec: { modelConfig: { modelRef: "Model/m" } },
+      }),
+    ).toBe(true);
   });
 });

@@ -22,19 +22,24 @@ function tree(files: Record<string, string>): string {
 describe("entryFiles", () => {
   it("follows relative imports, re-exports and dynamic imports transitively, entry first", () => {
     const dir = tree({
-      "bundle/tools/a.ts": 'import { b } from "./lib/b.ts";\nexport * from "./lib/c";\nconst d = await import("./lib/d.js");\nimport "pino";\n',
+      "bundle/tools/a.ts":
+        'import { b } from "./lib/b.ts";\nexport * from "./lib/c";\nconst d = await import("./lib/d.js");\nimport "pino";\n',
       "bundle/tools/lib/b.ts": 'import { c } from "./c.ts";\nexport const b = 1;\n',
       "bundle/tools/lib/c.ts": 'import { b } from "./b.ts";\nexport const c = 2;\n',
       "bundle/tools/lib/d.ts": "export const d = 3;\n",
     });
     const files = entryFiles({ entry: join(dir, "bundle/tools/a.ts"), within: join(dir, "bundle") });
     expect(files[0]).toBe(join(dir, "bundle/tools/a.ts"));
-    expect(files.slice(1).sort()).toEqual(["lib/b.ts", "lib/c.ts", "lib/d.ts"].map((file) => join(dir, "bundle/tools", file)));
+    expect(files.slice(1).sort()).toEqual(
+      ["lib/b.ts", "lib/c.ts", "lib/d.ts"].map((file) => join(dir, "bundle/tools", file)),
+    );
   });
 
   it("does not follow imports that leave the bundle dir", () => {
     const dir = tree({ "bundle/tools/a.ts": 'import "../../shared.ts";\n', "shared.ts": "export {};\n" });
-    expect(entryFiles({ entry: join(dir, "bundle/tools/a.ts"), within: join(dir, "bundle") })).toEqual([join(dir, "bundle/tools/a.ts")]);
+    expect(entryFiles({ entry: join(dir, "bundle/tools/a.ts"), within: join(dir, "bundle") })).toEqual([
+      join(dir, "bundle/tools/a.ts"),
+    ]);
   });
 
   it("keeps a missing entry (so it can be watched) and skips a file that does not parse", () => {

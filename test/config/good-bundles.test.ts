@@ -32,7 +32,11 @@ describe("a bundle of every kind", () => {
     const result = await loadBundle(join(FIXTURES, "every-kind"));
     expect(result.errors).toEqual([]);
     expect(result.warnings).toEqual([]);
-    const kinds = new Set(result.bundle?.resources.filter((resource) => resource.source.package !== BUILTIN_PACKAGE).map((resource) => resource.kind));
+    const kinds = new Set(
+      result.bundle?.resources
+        .filter((resource) => resource.source.package !== BUILTIN_PACKAGE)
+        .map((resource) => resource.kind),
+    );
     expect([...kinds].sort()).toEqual([...KINDS].sort());
   });
 
@@ -46,7 +50,9 @@ describe("a bundle of every kind", () => {
 
   it("loads a Model of each provider with its options", async () => {
     const bundle = await load("every-kind");
-    expect(["claude", "gpt", "gemini", "local", "demo"].map((name) => local(bundle, "Model", name).spec.provider)).toEqual(["anthropic", "openai", "google", "openai-compatible", "replay"]);
+    expect(
+      ["claude", "gpt", "gemini", "local", "demo"].map((name) => local(bundle, "Model", name).spec.provider),
+    ).toEqual(["anthropic", "openai", "google", "openai-compatible", "replay"]);
     expect(local(bundle, "Model", "gpt").spec).toEqual({
       provider: "openai",
       model: "gpt-5",
@@ -81,7 +87,10 @@ describe("a bundle of every kind", () => {
     ]);
     expect(local(bundle, "Agent", "writer").spec.modelConfig.modelRef).toEqual({ kind: "Model", name: "demo" });
     expect(local(bundle, "Swarm", "team").spec.entryAgent).toEqual({ kind: "Agent", name: "planner" });
-    expect(local(bundle, "Swarm", "team").spec.agents).toEqual([{ kind: "Agent", name: "planner" }, { kind: "Agent", name: "writer" }]);
+    expect(local(bundle, "Swarm", "team").spec.agents).toEqual([
+      { kind: "Agent", name: "planner" },
+      { kind: "Agent", name: "writer" },
+    ]);
   });
 
   it("turns Agent extensions into {ref, config?}", async () => {
@@ -118,7 +127,11 @@ describe("a bundle of every kind", () => {
     const notes = local(await load("every-kind"), "Tool", "notes");
     expect(notes.spec.errorMessageLimit).toBe(400);
     expect(notes.spec.config).toEqual({ root: "./notes" });
-    expect(notes.spec.exports[1]).toEqual({ name: "list-all", parameters: { type: "object", properties: {} }, timeoutMs: 5000 });
+    expect(notes.spec.exports[1]).toEqual({
+      name: "list-all",
+      parameters: { type: "object", properties: {} },
+      timeoutMs: 5000,
+    });
     const dir = writeBundle(baseBundle());
     const echo = findResource(await loadBundleOrThrow(dir), "Tool", "echo");
     expect(echo?.spec.errorMessageLimit).toBe(1000);
@@ -129,11 +142,18 @@ describe("a bundle of every kind", () => {
     expect(connection.spec.swarmRef).toEqual({ kind: "Swarm", name: "team" });
     expect(connection.spec.connectorRef).toEqual({ kind: "Connector", name: "inbox" });
     expect(connection.spec.ingress.rules).toEqual([
-      { match: { event: "message", properties: { chat_id: "42" } }, route: { agentRef: { kind: "Agent", name: "writer" }, instanceKey: "chat-42" } },
+      {
+        match: { event: "message", properties: { chat_id: "42" } },
+        route: { agentRef: { kind: "Agent", name: "writer" }, instanceKey: "chat-42" },
+      },
       { match: { event: "message" }, route: { instanceKeyProperty: "chat_id", instanceKeyPrefix: "chat:" } },
       { match: {}, route: {} },
     ]);
-    expect(connection.spec.config).toEqual({ PORT: { value: "3102" }, MODE: "fast", HOOK_URL: { valueFrom: { env: "INBOX_HOOK_URL" } } });
+    expect(connection.spec.config).toEqual({
+      PORT: { value: "3102" },
+      MODE: "fast",
+      HOOK_URL: { valueFrom: { env: "INBOX_HOOK_URL" } },
+    });
     expect(connection.spec.secrets).toEqual({
       TOKEN: { valueFrom: { env: "INBOX_TOKEN" } },
       SIGNING: { valueFrom: { secretRef: { ref: "Secret/inbox", key: "signing_secret" } } },
@@ -142,7 +162,10 @@ describe("a bundle of every kind", () => {
 
   it("loads Extension and Connector specs", async () => {
     const bundle = await load("every-kind");
-    expect(local(bundle, "Extension", "memory").spec).toEqual({ entry: "./extensions/memory.ts", config: { window: 20, store: { kind: "file", path: "./memory" } } });
+    expect(local(bundle, "Extension", "memory").spec).toEqual({
+      entry: "./extensions/memory.ts",
+      config: { window: 20, store: { kind: "file", path: "./memory" } },
+    });
     expect(local(bundle, "Connector", "inbox").spec).toEqual({
       entry: "./connectors/inbox.ts",
       events: [{ name: "message", properties: { chat_id: { type: "string" } } }, { name: "command" }],
@@ -153,8 +176,17 @@ describe("a bundle of every kind", () => {
     const bundle = await load("every-kind");
     const firstBuiltin = bundle.resources.findIndex((resource) => resource.source.package === BUILTIN_PACKAGE);
     expect(firstBuiltin).toBe(13);
-    expect(bundle.resources.slice(firstBuiltin).every((resource) => resource.source.package === BUILTIN_PACKAGE)).toBe(true);
-    expect(bundle.resources.some((resource) => resource.kind === "Package" && resource.source.package === BUILTIN_PACKAGE && resource.metadata.name === BUILTIN_PACKAGE)).toBe(false);
+    expect(bundle.resources.slice(firstBuiltin).every((resource) => resource.source.package === BUILTIN_PACKAGE)).toBe(
+      true,
+    );
+    expect(
+      bundle.resources.some(
+        (resource) =>
+          resource.kind === "Package" &&
+          resource.source.package === BUILTIN_PACKAGE &&
+          resource.metadata.name === BUILTIN_PACKAGE,
+      ),
+    ).toBe(false);
   });
 });
 
@@ -176,8 +208,16 @@ describe("a bundle in the public Goondan format", () => {
 
   it("accepts Package dependencies as {name, version} and the public policy fields", async () => {
     const bundle = await load("public-format");
-    expect(local(bundle, "Package", "@samples/brain-lite").spec.dependencyVersions).toEqual({ "@goondan/base": "^0.0.3" });
-    expect(local(bundle, "Swarm", "brain").spec.policy.lifecycle).toEqual({ idleSeconds: 600, maxProcesses: 64, heartbeatTimeoutSeconds: 60, ttlSeconds: 86400, gcGraceSeconds: 60 });
+    expect(local(bundle, "Package", "@samples/brain-lite").spec.dependencyVersions).toEqual({
+      "@goondan/base": "^0.0.3",
+    });
+    expect(local(bundle, "Swarm", "brain").spec.policy.lifecycle).toEqual({
+      idleSeconds: 600,
+      maxProcesses: 64,
+      heartbeatTimeoutSeconds: 60,
+      ttlSeconds: 86400,
+      gcGraceSeconds: 60,
+    });
     expect(local(bundle, "Swarm", "brain").spec.policy.shutdown.gracePeriodSeconds).toBe(300);
   });
 
@@ -202,7 +242,10 @@ describe("loadBundle targets and options", () => {
 
   it("resolves a bare Tool ref to a local Tool before a built-in of the same name", async () => {
     const files = baseBundle();
-    files["goondan.yaml"] = files["goondan.yaml"]!.replace(/name: echo/, "name: bash").replace("Tool/echo", "Tool/bash");
+    files["goondan.yaml"] = files["goondan.yaml"]!.replace(/name: echo/, "name: bash").replace(
+      "Tool/echo",
+      "Tool/bash",
+    );
     const bundle = await loadBundleOrThrow(writeBundle(files));
     const agent = findResource(bundle, "Agent", "a");
     expect(agent?.spec.tools).toEqual([{ kind: "Tool", name: "bash" }]);
@@ -229,22 +272,40 @@ describe("loadBundle targets and options", () => {
 
 describe("literal values", () => {
   it("turns a Connection config {value} into a string ValueSource and keeps plain values", async () => {
-    const connector = "apiVersion: goondan.ai/v1\nkind: Connector\nmetadata: { name: inbox }\nspec: { entry: ./c.ts, events: [{ name: message }] }\n";
-    const connection = "apiVersion: goondan.ai/v1\nkind: Connection\nmetadata: { name: c }\nspec:\n  connectorRef: Connector/inbox\n  config: { PORT: { value: 3102 }, LIMITS: { value: 1, extra: 2 }, ON: true }\n";
-    const bundle = await loadBundleOrThrow(writeBundle(baseBundle({ extra: [connector, connection], files: { "c.ts": "" } })));
-    expect(findResource(bundle, "Connection", "c")?.spec.config).toEqual({ PORT: { value: "3102" }, LIMITS: { value: 1, extra: 2 }, ON: true });
+    const connector =
+      "apiVersion: goondan.ai/v1\nkind: Connector\nmetadata: { name: inbox }\nspec: { entry: ./c.ts, events: [{ name: message }] }\n";
+    const connection =
+      "apiVersion: goondan.ai/v1\nkind: Connection\nmetadata: { name: c }\nspec:\n  connectorRef: Connector/inbox\n  config: { PORT: { value: 3102 }, LIMITS: { value: 1, extra: 2 }, ON: true }\n";
+    const bundle = await loadBundleOrThrow(
+      writeBundle(baseBundle({ extra: [connector, connection], files: { "c.ts": "" } })),
+    );
+    expect(findResource(bundle, "Connection", "c")?.spec.config).toEqual({
+      PORT: { value: "3102" },
+      LIMITS: { value: 1, extra: 2 },
+      ON: true,
+    });
   });
 });
 
 describe("loadBundleOrThrow", () => {
   it("throws a ConfigError E_CONFIG_INVALID listing every error path", async () => {
     const files = baseBundle();
-    files["goondan.yaml"] = files["goondan.yaml"]!.replace("Model/m", "Model/nope").replace("Agent/a\n  agents", "Agent/zz\n  agents");
+    files["goondan.yaml"] = files["goondan.yaml"]!.replace("Model/m", "Model/nope").replace(
+      "Agent/a\n  agents",
+      "Agent/zz\n  agents",
+    );
     const dir = writeBundle(files);
-    const error = await loadBundleOrThrow(dir).then(() => undefined, (thrown: unknown) => thrown);
+    const error = await loadBundleOrThrow(dir).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).code).toBe("E_CONFIG_INVALID");
-    expect((error as ConfigError).message).toMatch(/goondan\.yaml:\d+:\d+: #2\.spec\.modelConfig\.modelRef: E_CONFIG_REF_NOT_FOUND/);
-    expect((error as ConfigError).message).toMatch(/goondan\.yaml:\d+:\d+: #3\.spec\.entryAgent: E_CONFIG_REF_NOT_FOUND/);
+    expect((error as ConfigError).message).toMatch(
+      /goondan\.yaml:\d+:\d+: #2\.spec\.modelConfig\.modelRef: E_CONFIG_REF_NOT_FOUND/,
+    );
+    expect((error as ConfigError).message).toMatch(
+      /goondan\.yaml:\d+:\d+: #3\.spec\.entryAgent: E_CONFIG_REF_NOT_FOUND/,
+    );
   });
 });

@@ -33,15 +33,51 @@ describe("mcp extension config", () => {
   const cases: [title: string, config: string, errors: [string, string][]][] = [
     ["no config at all", "", [["E_CONFIG_SCHEMA_INVALID", `${AT}.servers`]]],
     ["no servers", "      config: { servers: {} }\n", [["E_CONFIG_SCHEMA_INVALID", `${AT}.servers`]]],
-    ["an unknown field", "      config: { servers: { a: { command: x, comand: y } } }\n", [["E_CONFIG_SCHEMA_INVALID", `${AT}.servers.a.comand`]]],
-    ["a server with neither command nor url", "      config: { servers: { a: { args: [x] } } }\n", [["E_CONFIG_MCP_TRANSPORT", `${AT}.servers.a`]]],
-    ["a server with both command and url", "      config: { servers: { a: { command: x, url: \"http://h/mcp\" } } }\n", [["E_CONFIG_MCP_TRANSPORT", `${AT}.servers.a`]]],
-    ["headers on a stdio server", "      config: { servers: { a: { command: x, headers: { A: b } } } }\n", [["E_CONFIG_MCP_TRANSPORT", `${AT}.servers.a.headers`]]],
-    ["env on an HTTP server", "      config: { servers: { a: { url: \"http://h/mcp\", env: { A: b } } } }\n", [["E_CONFIG_MCP_TRANSPORT", `${AT}.servers.a.env`]]],
-    ["a url that is not http(s)", "      config: { servers: { a: { url: \"ftp://h/mcp\" } } }\n", [["E_CONFIG_SCHEMA_INVALID", `${AT}.servers.a.url`]]],
-    ["a header that is neither a string nor a ValueSource", "      config: { servers: { a: { url: \"http://h/mcp\", headers: { A: { env: X } } } } }\n", [["E_CONFIG_SCHEMA_INVALID", `${AT}.servers.a.headers.A`]]],
-    ["a zero timeout", "      config: { servers: { a: { command: x, timeoutMs: 0 } } }\n", [["E_CONFIG_SCHEMA_INVALID", `${AT}.servers.a.timeoutMs`]]],
-    ["a server name the model cannot take", "      config: { servers: { My__Files: { command: x } } }\n", [["E_CONFIG_TOOL_NAME", `${AT}.servers.My__Files`]]],
+    [
+      "an unknown field",
+      "      config: { servers: { a: { command: x, comand: y } } }\n",
+      [["E_CONFIG_SCHEMA_INVALID", `${AT}.servers.a.comand`]],
+    ],
+    [
+      "a server with neither command nor url",
+      "      config: { servers: { a: { args: [x] } } }\n",
+      [["E_CONFIG_MCP_TRANSPORT", `${AT}.servers.a`]],
+    ],
+    [
+      "a server with both command and url",
+      '      config: { servers: { a: { command: x, url: "http://h/mcp" } } }\n',
+      [["E_CONFIG_MCP_TRANSPORT", `${AT}.servers.a`]],
+    ],
+    [
+      "headers on a stdio server",
+      "      config: { servers: { a: { command: x, headers: { A: b } } } }\n",
+      [["E_CONFIG_MCP_TRANSPORT", `${AT}.servers.a.headers`]],
+    ],
+    [
+      "env on an HTTP server",
+      '      config: { servers: { a: { url: "http://h/mcp", env: { A: b } } } }\n',
+      [["E_CONFIG_MCP_TRANSPORT", `${AT}.servers.a.env`]],
+    ],
+    [
+      "a url that is not http(s)",
+      '      config: { servers: { a: { url: "ftp://h/mcp" } } }\n',
+      [["E_CONFIG_SCHEMA_INVALID", `${AT}.servers.a.url`]],
+    ],
+    [
+      "a header that is neither a string nor a ValueSource",
+      '      config: { servers: { a: { url: "http://h/mcp", headers: { A: { env: X } } } } }\n',
+      [["E_CONFIG_SCHEMA_INVALID", `${AT}.servers.a.headers.A`]],
+    ],
+    [
+      "a zero timeout",
+      "      config: { servers: { a: { command: x, timeoutMs: 0 } } }\n",
+      [["E_CONFIG_SCHEMA_INVALID", `${AT}.servers.a.timeoutMs`]],
+    ],
+    [
+      "a server name the model cannot take",
+      "      config: { servers: { My__Files: { command: x } } }\n",
+      [["E_CONFIG_TOOL_NAME", `${AT}.servers.My__Files`]],
+    ],
   ];
   for (const [title, config, errors] of cases) {
     it(`reports ${title}`, async () => {

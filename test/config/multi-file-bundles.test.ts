@@ -15,7 +15,8 @@ afterAll(removeBundles);
 
 const PACKAGE = `${header("Package", "split")}spec:\n  version: "1.0.0"\n`;
 const MODEL = `${header("Model", "claude")}spec:\n  provider: anthropic\n  model: claude-sonnet-4-5\n`;
-const agent = (name: string, extra = "") => `${header("Agent", name)}spec:\n  modelConfig: { modelRef: Model/claude }\n  prompt: { systemRef: ./prompts/${name}.md }\n${extra}`;
+const agent = (name: string, extra = "") =>
+  `${header("Agent", name)}spec:\n  modelConfig: { modelRef: Model/claude }\n  prompt: { systemRef: ./prompts/${name}.md }\n${extra}`;
 const SWARM = `${header("Swarm", "team")}spec:\n  entryAgent: Agent/lead\n  agents: [Agent/lead, Agent/helper]\n`;
 const TOOL = `${header("Tool", "notes")}spec:\n  entry: ./tools/notes/index.ts\n  exports: [{ name: add, parameters: { type: object, properties: { text: { type: string } } } }]\n`;
 const EXTENSION = `${header("Extension", "audit")}spec:\n  entry: ./extensions/audit/index.ts\n`;
@@ -40,8 +41,10 @@ function splitProject(overrides: Record<string, string> = {}): Record<string, st
   };
 }
 
-const local = (bundle: Bundle): AnyResource[] => bundle.resources.filter((resource) => resource.source.package !== BUILTIN_PACKAGE);
-const names = (bundle: Bundle): string[] => local(bundle).map((resource) => `${resource.kind}/${resource.metadata.name}`);
+const local = (bundle: Bundle): AnyResource[] =>
+  bundle.resources.filter((resource) => resource.source.package !== BUILTIN_PACKAGE);
+const names = (bundle: Bundle): string[] =>
+  local(bundle).map((resource) => `${resource.kind}/${resource.metadata.name}`);
 
 describe("a bundle split across files", () => {
   it("loads every resource of every discovered file into one valid bundle", async () => {
@@ -49,14 +52,30 @@ describe("a bundle split across files", () => {
     const result = await loadBundle(dir);
     expect(result.errors).toEqual([]);
     expect(result.warnings).toEqual([]);
-    expect(names(result.bundle!).sort()).toEqual(["Agent/helper", "Agent/lead", "Connection/ticks", "Connector/ticker", "Extension/audit", "Model/claude", "Package/split", "Swarm/team", "Tool/notes"]);
+    expect(names(result.bundle!).sort()).toEqual([
+      "Agent/helper",
+      "Agent/lead",
+      "Connection/ticks",
+      "Connector/ticker",
+      "Extension/audit",
+      "Model/claude",
+      "Package/split",
+      "Swarm/team",
+      "Tool/notes",
+    ]);
   });
 
   it("reads files in path order, records each resource's file and document, and resolves entries from the bundle directory", async () => {
     const dir = writeBundle(splitProject());
     const bundle = (await loadBundle(dir)).bundle!;
     expect(bundle.file).toBe(join(dir, "goondan.yaml"));
-    expect(local(bundle).map((resource) => [resource.source.file.slice(dir.length + 1), resource.source.docIndex, resource.metadata.name])).toEqual([
+    expect(
+      local(bundle).map((resource) => [
+        resource.source.file.slice(dir.length + 1),
+        resource.source.docIndex,
+        resource.metadata.name,
+      ]),
+    ).toEqual([
       ["agents.yaml", 0, "lead"],
       ["agents.yaml", 1, "helper"],
       ["connectors/connectors.yaml", 0, "ticker"],
@@ -74,20 +93,28 @@ describe("a bundle split across files", () => {
   });
 
   it("points issues at the file and document they are in", async () => {
-    const dir = writeBundle(splitProject({ "agents.yaml": docs(agent("lead", "  tools: [Tool/notez]\n"), agent("helper")) }));
+    const dir = writeBundle(
+      splitProject({ "agents.yaml": docs(agent("lead", "  tools: [Tool/notez]\n"), agent("helper")) }),
+    );
     const result = await loadBundle(dir);
-    expect(result.errors.map((issue) => [issue.code, issue.path, issue.line])).toEqual([["E_CONFIG_REF_NOT_FOUND", "agents.yaml#0.spec.tools[0]", 8]]);
+    expect(result.errors.map((issue) => [issue.code, issue.path, issue.line])).toEqual([
+      ["E_CONFIG_REF_NOT_FOUND", "agents.yaml#0.spec.tools[0]", 8],
+    ]);
   });
 
   it("reports a name defined in two files once, naming the first", async () => {
     const dir = writeBundle(splitProject({ "resources.yaml": MODEL }));
     const result = await loadBundle(dir);
-    expect(result.errors.map((issue) => [issue.code, issue.path])).toEqual([["E_CONFIG_DUPLICATE_NAME", "resources.yaml#0.metadata.name"]]);
+    expect(result.errors.map((issue) => [issue.code, issue.path])).toEqual([
+      ["E_CONFIG_DUPLICATE_NAME", "resources.yaml#0.metadata.name"],
+    ]);
     expect(result.errors[0]?.message).toContain("first at models.yml#0");
   });
 
   it("reports a YAML error in another file under that file's name", async () => {
-    const dir = writeBundle(splitProject({ "models.yml": "apiVersion: goondan.ai/v1\nkind: Model\nmetadata: { name: claude\n" }));
+    const dir = writeBundle(
+      splitProject({ "models.yml": "apiVersion: goondan.ai/v1\nkind: Model\nmetadata: { name: claude\n" }),
+    );
     const result = await loadBundle(dir);
     expect(result.errors.map((issue) => [issue.code, issue.path])).toEqual([["E_CONFIG_PARSE_ERROR", "models.yml#0"]]);
   });
@@ -101,9 +128,20 @@ describe("a bundle split across files", () => {
   });
 
   it("loads the whole bundle when pointed at its goondan.yaml, and only that file when pointed at another YAML file", async () => {
-    const dir = writeBundle({ ...splitProject(), "solo.yaml": docs(MODEL, agent("lead").replace("prompt: { systemRef: ./prompts/lead.md }", "prompt: { system: hi }"), `${header("Swarm", "solo")}spec: { entryAgent: Agent/lead, agents: [Agent/lead] }\n`) });
+    const dir = writeBundle({
+      ...splitProject(),
+      "solo.yaml": docs(
+        MODEL,
+        agent("lead").replace("prompt: { systemRef: ./prompts/lead.md }", "prompt: { system: hi }"),
+        `${header("Swarm", "solo")}spec: { entryAgent: Agent/lead, agents: [Agent/lead] }\n`,
+      ),
+    });
     expect(names((await loadBundle(join(dir, "goondan.yaml"))).bundle!)).toHaveLength(9);
-    expect(names((await loadBundle(join(dir, "solo.yaml"))).bundle!).sort()).toEqual(["Agent/lead", "Model/claude", "Swarm/solo"]);
+    expect(names((await loadBundle(join(dir, "solo.yaml"))).bundle!).sort()).toEqual([
+      "Agent/lead",
+      "Model/claude",
+      "Swarm/solo",
+    ]);
   });
 });
 
@@ -145,8 +183,17 @@ describe("files the bundle scan leaves out", () => {
   });
 
   it("never merges a nested bundle (a directory with its own goondan.yaml) into its parent", async () => {
-    const nested = docs(MODEL, `${header("Agent", "inner")}spec: { modelConfig: { modelRef: Model/claude }, prompt: { system: hi } }\n`);
-    const dir = writeBundle(splitProject({ "examples/demo/goondan.yaml": nested, "examples/demo/agents.yaml": agent("lead"), "examples/demo/deeper/models.yaml": MODEL }));
+    const nested = docs(
+      MODEL,
+      `${header("Agent", "inner")}spec: { modelConfig: { modelRef: Model/claude }, prompt: { system: hi } }\n`,
+    );
+    const dir = writeBundle(
+      splitProject({
+        "examples/demo/goondan.yaml": nested,
+        "examples/demo/agents.yaml": agent("lead"),
+        "examples/demo/deeper/models.yaml": MODEL,
+      }),
+    );
     const result = await loadBundle(dir);
     expect(result.errors).toEqual([]);
     expect(names(result.bundle!)).not.toContain("Agent/inner");

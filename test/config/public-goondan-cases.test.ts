@@ -13,7 +13,8 @@ afterAll(removeBundles);
 
 const PACKAGE = `${header("Package", '"@samples/check"')}spec:\n  version: "0.1.0"\n`;
 const MODEL = `${header("Model", "claude")}spec:\n  provider: anthropic\n  model: claude-sonnet-4-5\n`;
-const agent = (name: string, spec = "  prompt:\n    system: You help.\n") => `${header("Agent", name)}spec:\n  modelConfig:\n    modelRef: "Model/claude"\n${spec}`;
+const agent = (name: string, spec = "  prompt:\n    system: You help.\n") =>
+  `${header("Agent", name)}spec:\n  modelConfig:\n    modelRef: "Model/claude"\n${spec}`;
 const swarm = (spec: string) => `${header("Swarm", "default")}spec:\n${spec}`;
 const ONE_AGENT_SWARM = swarm('  entryAgent: "Agent/coder"\n  agents:\n    - ref: "Agent/coder"\n');
 
@@ -25,7 +26,14 @@ const codes = (issues: { code: string; path: string }[]) => issues.map((issue) =
 
 describe("resource validation cases of the public project", () => {
   it("refuses an entryAgent missing from agents (E_CONFIG_ENTRY_AGENT_NOT_LISTED; the public runtime says E_CONFIG_SCHEMA_INVALID)", async () => {
-    const result = await load({ "goondan.yaml": docs(MODEL, agent("coder"), agent("reviewer"), swarm('  entryAgent: "Agent/reviewer"\n  agents: ["Agent/coder"]\n')) });
+    const result = await load({
+      "goondan.yaml": docs(
+        MODEL,
+        agent("coder"),
+        agent("reviewer"),
+        swarm('  entryAgent: "Agent/reviewer"\n  agents: ["Agent/coder"]\n'),
+      ),
+    });
     expect(codes(result.errors)).toEqual([["E_CONFIG_ENTRY_AGENT_NOT_LISTED", "goondan.yaml#3.spec.entryAgent"]]);
   });
 
@@ -35,7 +43,9 @@ describe("resource validation cases of the public project", () => {
   });
 
   it("refuses a second Package document in the same file (E_CONFIG_PACKAGE_DOC_DUPLICATED)", async () => {
-    const result = await load({ "goondan.yaml": docs(PACKAGE, MODEL, `${header("Package", "sample-2")}spec:\n  version: "0.1.0"\n`) });
+    const result = await load({
+      "goondan.yaml": docs(PACKAGE, MODEL, `${header("Package", "sample-2")}spec:\n  version: "0.1.0"\n`),
+    });
     expect(codes(result.errors)).toEqual([["E_CONFIG_PACKAGE_DOC_DUPLICATED", "goondan.yaml#2.kind"]]);
   });
 
@@ -49,7 +59,11 @@ describe("resource validation cases of the public project", () => {
 
   it("refuses prompt.system with prompt.systemRef (E_CONFIG_PROMPT_CONFLICT; the public runtime says E_CONFIG_SCHEMA_INVALID)", async () => {
     const result = await load({
-      "goondan.yaml": docs(MODEL, agent("coder", '  prompt:\n    system: inline\n    systemRef: "./prompts/coder.system.md"\n'), ONE_AGENT_SWARM),
+      "goondan.yaml": docs(
+        MODEL,
+        agent("coder", '  prompt:\n    system: inline\n    systemRef: "./prompts/coder.system.md"\n'),
+        ONE_AGENT_SWARM,
+      ),
       "prompts/coder.system.md": "You code.\n",
     });
     expect(codes(result.errors)).toEqual([["E_CONFIG_PROMPT_CONFLICT", "goondan.yaml#1.spec.prompt"]]);
@@ -61,7 +75,13 @@ describe("resource validation cases of the public project", () => {
   });
 
   it("refuses an empty Swarm instanceKey (E_CONFIG_SCHEMA_INVALID)", async () => {
-    const result = await load({ "goondan.yaml": docs(MODEL, agent("coder"), swarm('  entryAgent: "Agent/coder"\n  agents: ["Agent/coder"]\n  instanceKey: ""\n')) });
+    const result = await load({
+      "goondan.yaml": docs(
+        MODEL,
+        agent("coder"),
+        swarm('  entryAgent: "Agent/coder"\n  agents: ["Agent/coder"]\n  instanceKey: ""\n'),
+      ),
+    });
     expect(codes(result.errors)).toEqual([["E_CONFIG_SCHEMA_INVALID", "goondan.yaml#2.spec.instanceKey"]]);
   });
 
@@ -74,7 +94,9 @@ describe("resource validation cases of the public project", () => {
 
   it("refuses a ref string that is not Kind/name (E_CONFIG_INVALID_REF)", async () => {
     for (const ref of ["Model", "Model/claude/v2"]) {
-      const result = await load({ "goondan.yaml": docs(MODEL, agent("coder").replace('"Model/claude"', `"${ref}"`), ONE_AGENT_SWARM) });
+      const result = await load({
+        "goondan.yaml": docs(MODEL, agent("coder").replace('"Model/claude"', `"${ref}"`), ONE_AGENT_SWARM),
+      });
       expect(codes(result.errors)).toEqual([["E_CONFIG_INVALID_REF", "goondan.yaml#1.spec.modelConfig.modelRef"]]);
     }
   });
@@ -82,14 +104,25 @@ describe("resource validation cases of the public project", () => {
 
 describe("bundle loader cases of the public project", () => {
   it("ignores the dist directory: its goondan.yaml is not a second Package", async () => {
-    const result = await load({ "goondan.yaml": docs(PACKAGE, MODEL, agent("coder"), ONE_AGENT_SWARM), "dist/goondan.yaml": PACKAGE });
+    const result = await load({
+      "goondan.yaml": docs(PACKAGE, MODEL, agent("coder"), ONE_AGENT_SWARM),
+      "dist/goondan.yaml": PACKAGE,
+    });
     expect(result.errors).toEqual([]);
     expect(result.bundle?.resources.filter((resource) => resource.kind === "Package")).toHaveLength(1);
   });
 
   it("reports a Tool whose entry file is missing (E_CONFIG_ENTRY_NOT_FOUND)", async () => {
     const tool = `${header("Tool", "self-restart")}spec:\n  entry: "./dist/tools/self-restart.js"\n  exports:\n    - name: request\n      description: Request runtime restart\n      parameters:\n        type: object\n`;
-    const result = await load({ "goondan.yaml": docs(PACKAGE, MODEL, agent("coder", '  prompt:\n    system: test\n  tools:\n    - ref: "Tool/self-restart"\n'), tool, ONE_AGENT_SWARM) });
+    const result = await load({
+      "goondan.yaml": docs(
+        PACKAGE,
+        MODEL,
+        agent("coder", '  prompt:\n    system: test\n  tools:\n    - ref: "Tool/self-restart"\n'),
+        tool,
+        ONE_AGENT_SWARM,
+      ),
+    });
     expect(codes(result.errors)).toEqual([["E_CONFIG_ENTRY_NOT_FOUND", "goondan.yaml#3.spec.entry"]]);
     expect(result.errors[0]?.message).toContain("./dist/tools/self-restart.js");
   });
@@ -98,7 +131,10 @@ describe("bundle loader cases of the public project", () => {
     const tool = `${header("Tool", "slack-lite")}spec:\n  entry: ./tools/slack.ts\n  exports:\n    - name: send\n      description: Send to Slack\n      parameters:\n        type: object\n`;
     const coordinator = `${header("Agent", "coordinator")}spec:\n  modelConfig:\n    modelRef:\n      kind: Model\n      name: claude\n  prompt: { system: hi }\n  requiredTools: ["slack-lite__send"]\n  tools:\n    - ref:\n        kind: Tool\n        name: slack-lite\n`;
     const brain = `${header("Swarm", "brain")}spec:\n  entryAgent:\n    kind: Agent\n    name: coordinator\n  agents:\n    - ref:\n        kind: Agent\n        name: coordinator\n`;
-    const result = await load({ "goondan.yaml": docs(PACKAGE, MODEL, tool, coordinator, brain), "tools/slack.ts": "export const handlers = { send: () => ({ ok: true }) };\n" });
+    const result = await load({
+      "goondan.yaml": docs(PACKAGE, MODEL, tool, coordinator, brain),
+      "tools/slack.ts": "export const handlers = { send: () => ({ ok: true }) };\n",
+    });
     expect(result.errors).toEqual([]);
     expect(result.warnings).toEqual([]);
     const bundle = result.bundle!;
@@ -106,7 +142,14 @@ describe("bundle loader cases of the public project", () => {
   });
 
   it("refuses a nested ref to a Tool that does not exist (E_CONFIG_REF_NOT_FOUND)", async () => {
-    const result = await load({ "goondan.yaml": docs(PACKAGE, MODEL, agent("coder", "  tools:\n    - ref:\n        kind: Tool\n        name: missing-tool\n"), ONE_AGENT_SWARM) });
+    const result = await load({
+      "goondan.yaml": docs(
+        PACKAGE,
+        MODEL,
+        agent("coder", "  tools:\n    - ref:\n        kind: Tool\n        name: missing-tool\n"),
+        ONE_AGENT_SWARM,
+      ),
+    });
     expect(codes(result.errors)).toEqual([["E_CONFIG_REF_NOT_FOUND", "goondan.yaml#2.spec.tools[0]"]]);
   });
 });

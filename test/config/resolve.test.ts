@@ -88,7 +88,11 @@ describe("an agent's parts", () => {
   });
 
   it("lists the agent's tools, local and built-in", () => {
-    expect(agentTools(bundle, planner).map((tool) => `${tool.source.package}:${tool.metadata.name}`)).toEqual(["every-kind:notes", `${BUILTIN_PACKAGE}:agents`, `${BUILTIN_PACKAGE}:bash`]);
+    expect(agentTools(bundle, planner).map((tool) => `${tool.source.package}:${tool.metadata.name}`)).toEqual([
+      "every-kind:notes",
+      `${BUILTIN_PACKAGE}:agents`,
+      `${BUILTIN_PACKAGE}:bash`,
+    ]);
   });
 
   it("merges an extension item's config deeply over Extension.spec.config", () => {
@@ -100,7 +104,11 @@ describe("an agent's parts", () => {
   });
 
   it("replaces arrays and scalars when merging config", () => {
-    expect(mergeConfig({ list: [1, 2], keep: true, nested: { a: 1 } }, { list: [3], nested: { b: 2 } })).toEqual({ list: [3], keep: true, nested: { a: 1, b: 2 } });
+    expect(mergeConfig({ list: [1, 2], keep: true, nested: { a: 1 } }, { list: [3], nested: { b: 2 } })).toEqual({
+      list: [3],
+      keep: true,
+      nested: { a: 1, b: 2 },
+    });
   });
 
   it("resolves the agent's model", () => {
@@ -108,8 +116,12 @@ describe("an agent's parts", () => {
   });
 
   it("resolves entries to absolute paths, built-ins under src/base", () => {
-    expect(resolveEntry(findResource(bundle, "Tool", "notes")!)).toBe(join(FIXTURES, "every-kind", "tools", "notes.ts"));
-    expect(resolveEntry(findResource(bundle, "Tool", "bash")!)).toBe(join(import.meta.dir, "../../src/base/tools/bash.ts"));
+    expect(resolveEntry(findResource(bundle, "Tool", "notes")!)).toBe(
+      join(FIXTURES, "every-kind", "tools", "notes.ts"),
+    );
+    expect(resolveEntry(findResource(bundle, "Tool", "bash")!)).toBe(
+      join(import.meta.dir, "../../src/base/tools/bash.ts"),
+    );
   });
 
   it("reads the system prompt from systemRef, inline text, or gives an empty one", async () => {
@@ -119,6 +131,8 @@ describe("an agent's parts", () => {
   });
 
   it("lists the Connections bound to a Swarm", () => {
-    expect(swarmConnections(bundle, selectSwarm(bundle)).map((connection) => connection.metadata.name)).toEqual(["inbox-to-team"]);
+    expect(swarmConnections(bundle, selectSwarm(bundle)).map((connection) => connection.metadata.name)).toEqual([
+      "inbox-to-team",
+    ]);
   });
 });

@@ -18,7 +18,10 @@ describe("checking Tool modules", () => {
     const dir = writeBundle(
       baseBundle({
         extra: [secondTool],
-        files: { "tools/echo.ts": "while (true) {}\nexport const handlers = {};\n", "tools/other.ts": "export const handlers = {};\n" },
+        files: {
+          "tools/echo.ts": "while (true) {}\nexport const handlers = {};\n",
+          "tools/other.ts": "export const handlers = {};\n",
+        },
       }),
     );
     const result = await loadBundle(dir, { moduleTimeoutMs: 2_000 });
@@ -30,34 +33,59 @@ describe("checking Tool modules", () => {
   }, 20_000); // the healthy module must load within the limit on a loaded machine too
 
   it("reports a module that exits the process while loading", async () => {
-    const dir = writeBundle(baseBundle({ files: { "tools/echo.ts": "process.exit(7);\nexport const handlers = {};\n" } }));
+    const dir = writeBundle(
+      baseBundle({ files: { "tools/echo.ts": "process.exit(7);\nexport const handlers = {};\n" } }),
+    );
     const result = await loadBundle(dir);
     expect(result.errors.map((issue) => issue.code)).toEqual(["E_CONFIG_MODULE_LOAD"]);
     expect(result.errors[0]?.message).toContain("exit code 7");
   });
 
   it("never runs a module's top-level code in the validating process", async () => {
-    const dir = writeBundle(baseBundle({ files: { "tools/echo.ts": "(globalThis as Record<string, unknown>).goondanProbeRan = true;\nexport const handlers = { say: () => 1 };\n" } }));
+    const dir = writeBundle(
+      baseBundle({
+        files: {
+          "tools/echo.ts":
+            "(globalThis as Record<string, unknown>).goondanProbeRan = true;\nexport const handlers = { say: () => 1 };\n",
+        },
+      }),
+    );
     expect((await loadBundle(dir)).valid).toBe(true);
     expect((globalThis as Record<string, unknown>).goondanProbeRan).toBeUndefined();
   });
 
   it("sees a module's edits on the next validation", async () => {
-    const dir = writeBundle(baseBundle({ files: { "tools/echo.ts": "export const handlers = { shout: () => 1 };\n" } }));
+    const dir = writeBundle(
+      baseBundle({ files: { "tools/echo.ts": "export const handlers = { shout: () => 1 };\n" } }),
+    );
     expect((await loadBundle(dir)).errors.map((issue) => issue.code)).toEqual(["E_CONFIG_HANDLER_MISSING"]);
     writeFileSync(join(dir, "tools/echo.ts"), "export const handlers = { say: () => 1 };\n");
     expect((await loadBundle(dir)).valid).toBe(true);
   });
 
   it("ignores what a module prints while loading", async () => {
-    const dir = writeBundle(baseBundle({ files: { "tools/echo.ts": "process.stdout.write('noise without newline');\nconsole.log('more noise');\nexport const handlers = { say: () => 1 };\n" } }));
+    const dir = writeBundle(
+      baseBundle({
+        files: {
+          "tools/echo.ts":
+            "process.stdout.write('noise without newline');\nconsole.log('more noise');\nexport const handlers = { say: () => 1 };\n",
+        },
+      }),
+    );
     const result = await loadBundle(dir);
     expect(result.errors).toEqual([]);
     expect(result.warnings).toEqual([]);
   });
 
   it("gives the module the environment it is given", async () => {
-    const dir = writeBundle(baseBundle({ files: { "tools/echo.ts": "if (process.env.ECHO_READY !== 'yes') throw new Error('ECHO_READY unset');\nexport const handlers = { say: () => 1 };\n" } }));
+    const dir = writeBundle(
+      baseBundle({
+        files: {
+          "tools/echo.ts":
+            "if (process.env.ECHO_READY !== 'yes') throw new Error('ECHO_READY unset');\nexport const handlers = { say: () => 1 };\n",
+        },
+      }),
+    );
     expect((await loadBundle(dir, { env: { ECHO_READY: "yes" } })).valid).toBe(true);
     const failed = await loadBundle(dir, { env: {} });
     expect(failed.errors.map((issue) => issue.code)).toEqual(["E_CONFIG_MODULE_LOAD"]);

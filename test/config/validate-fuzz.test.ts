@@ -35,11 +35,15 @@ type Path = (string | number)[];
 function pathsOf(value: unknown, prefix: Path = []): Path[] {
   const here = [prefix];
   if (Array.isArray(value)) return here.concat(...value.map((item, index) => pathsOf(item, [...prefix, index])));
-  if (typeof value === "object" && value !== null) return here.concat(...Object.entries(value).map(([key, item]) => pathsOf(item, [...prefix, key])));
+  if (typeof value === "object" && value !== null)
+    return here.concat(...Object.entries(value).map(([key, item]) => pathsOf(item, [...prefix, key])));
   return here;
 }
 
-function parentOf(root: unknown, path: Path): { parent: Record<string | number, unknown>; key: string | number } | undefined {
+function parentOf(
+  root: unknown,
+  path: Path,
+): { parent: Record<string | number, unknown>; key: string | number } | undefined {
   if (path.length === 0) return undefined;
   let parent = root as Record<string | number, unknown>;
   for (const segment of path.slice(0, -1)) parent = parent[segment] as Record<string | number, unknown>;
@@ -48,7 +52,24 @@ function parentOf(root: unknown, path: Path): { parent: Record<string | number, 
 
 // Values a user (or an attacker) might write where something else was expected.
 const nasty = fc.oneof(
-  fc.constantFrom("", "..", "../../etc/passwd", "/dev/zero", "/etc/shadow", "./missing.ts", "Tool/nope", "Agent/", "a__b", "@goondan/base", "-1", "null", "${HOME}", "\u0000", "가", "💥"),
+  fc.constantFrom(
+    "",
+    "..",
+    "../../etc/passwd",
+    "/dev/zero",
+    "/etc/shadow",
+    "./missing.ts",
+    "Tool/nope",
+    "Agent/",
+    "a__b",
+    "@goondan/base",
+    "-1",
+    "null",
+    "${HOME}",
+    "\u0000",
+    "가",
+    "💥",
+  ),
   fc.string({ maxLength: 40 }),
   fc.string({ unit: "binary", maxLength: 20 }),
   fc.integer(),
@@ -62,8 +83,32 @@ const nasty = fc.oneof(
 const structural = fc.record({
   doc: fc.nat(),
   at: fc.nat(),
-  op: fc.constantFrom("replace", "delete", "add-key", "wrap-in-list", "drop-document", "duplicate-document", "scalar-document"),
-  key: fc.oneof(fc.constantFrom("spec", "kind", "metadata", "name", "entry", "exports", "parameters", "ref", "package", "cassette", "systemRef", "valueFrom"), fc.string({ maxLength: 12 })),
+  op: fc.constantFrom(
+    "replace",
+    "delete",
+    "add-key",
+    "wrap-in-list",
+    "drop-document",
+    "duplicate-document",
+    "scalar-document",
+  ),
+  key: fc.oneof(
+    fc.constantFrom(
+      "spec",
+      "kind",
+      "metadata",
+      "name",
+      "entry",
+      "exports",
+      "parameters",
+      "ref",
+      "package",
+      "cassette",
+      "systemRef",
+      "valueFrom",
+    ),
+    fc.string({ maxLength: 12 }),
+  ),
   value: nasty,
 });
 
@@ -95,7 +140,8 @@ function mutateDocuments(mutation: { doc: number; at: number; op: string; key: s
         target.parent[target.key] = [target.parent[target.key]];
       } else {
         const holder = target.parent[target.key];
-        if (typeof holder === "object" && holder !== null && !Array.isArray(holder)) (holder as Record<string, unknown>)[mutation.key] = mutation.value;
+        if (typeof holder === "object" && holder !== null && !Array.isArray(holder))
+          (holder as Record<string, unknown>)[mutation.key] = mutation.value;
         else target.parent[target.key] = { [mutation.key]: mutation.value };
       }
     }
@@ -103,14 +149,19 @@ function mutateDocuments(mutation: { doc: number; at: number; op: string; key: s
   return documents.map((document) => stringify(document)).join("---\n");
 }
 
-const textual = fc.record({ at: fc.nat(), remove: fc.nat({ max: 40 }), insert: fc.string({ unit: fc.constantFrom(..."{}[]:-,&*!|>'\"#%@`\n \t?"), maxLength: 12 }) });
+const textual = fc.record({
+  at: fc.nat(),
+  remove: fc.nat({ max: 40 }),
+  insert: fc.string({ unit: fc.constantFrom(..."{}[]:-,&*!|>'\"#%@`\n \t?"), maxLength: 12 }),
+});
 
 function mutateText(mutation: { at: number; remove: number; insert: string }): string {
   const at = mutation.at % (ORIGINAL.length + 1);
   return ORIGINAL.slice(0, at) + mutation.insert + ORIGINAL.slice(at + mutation.remove);
 }
 
-const STACK = /\n\s+at |\bat .*\.ts:\d+|TypeError|ReferenceError|RangeError|Cannot read propert|is not a function|\[object Object\]/;
+const STACK =
+  /\n\s+at |\bat .*\.ts:\d+|TypeError|ReferenceError|RangeError|Cannot read propert|is not a function|\[object Object\]/;
 
 function expectCoded(issues: readonly ConfigIssue[]): void {
   for (const issue of issues) {
@@ -144,24 +195,43 @@ describe("goondan validate under generated mutations of a valid bundle", () => {
   it("answers every structural mutation with success or coded issues, never a crash", async () => {
     await fc.assert(
       fc.asyncProperty(structural, (mutation) => validateInProcess(mutateDocuments(mutation))),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 400), interruptAfterTimeLimit: Number(process.env.FUZZ_MS ?? 40_000), seed: Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31) },
+      {
+        numRuns: Number(process.env.FUZZ_RUNS ?? 400),
+        interruptAfterTimeLimit: Number(process.env.FUZZ_MS ?? 40_000),
+        seed: Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31),
+      },
     );
   }, 60_000);
 
   it("answers every textual mutation with success or coded issues, never a crash", async () => {
     await fc.assert(
       fc.asyncProperty(textual, (mutation) => validateInProcess(mutateText(mutation))),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 300), interruptAfterTimeLimit: Number(process.env.FUZZ_MS ?? 20_000), seed: Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31) },
+      {
+        numRuns: Number(process.env.FUZZ_RUNS ?? 300),
+        interruptAfterTimeLimit: Number(process.env.FUZZ_MS ?? 20_000),
+        seed: Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31),
+      },
     );
   }, 40_000);
 
   it("answers mutations through the real CLI, module probe included, with exit 0 or 3 and JSON only", async () => {
-    const samples = fc.sample(fc.oneof(structural.map(mutateDocuments), textual.map(mutateText)), { numRuns: 6, seed: 17 });
+    const samples = fc.sample(fc.oneof(structural.map(mutateDocuments), textual.map(mutateText)), {
+      numRuns: 6,
+      seed: 17,
+    });
     for (const text of samples) {
       writeFileSync(join(work, "goondan.yaml"), text);
-      const proc = Bun.spawn([process.execPath, GOONDAN_BIN, "validate", work, "--format", "json"], { stdout: "pipe", stderr: "pipe", env: { ...process.env } });
+      const proc = Bun.spawn([process.execPath, GOONDAN_BIN, "validate", work, "--format", "json"], {
+        stdout: "pipe",
+        stderr: "pipe",
+        env: { ...process.env },
+      });
       const timer = setTimeout(() => proc.kill("SIGKILL"), HANG_MS);
-      const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      const [stdout, stderr, code] = await Promise.all([
+        new Response(proc.stdout).text(),
+        new Response(proc.stderr).text(),
+        proc.exited,
+      ]);
       clearTimeout(timer);
       expect([0, 3]).toContain(code);
       expect(stderr).toBe("");

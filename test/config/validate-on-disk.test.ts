@@ -20,7 +20,10 @@ function bundleDir(): string {
 
 async function withEndpoint(dir: string): Promise<void> {
   const yaml = join(dir, "goondan.yaml");
-  writeFileSync(yaml, (await Bun.file(yaml).text()).replace("endpoint: __ENDPOINT__", "endpoint: http://127.0.0.1:9/v1"));
+  writeFileSync(
+    yaml,
+    (await Bun.file(yaml).text()).replace("endpoint: __ENDPOINT__", "endpoint: http://127.0.0.1:9/v1"),
+  );
 }
 
 describe("validateBundleOnDisk", () => {

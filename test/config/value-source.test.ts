@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { loadBundleOrThrow } from "../../src/config/load-bundle.ts";
 import { selectSwarm } from "../../src/config/resolve.ts";
-import { agentRequiredEnvNames, isValueSource, missingEnvIssues, requiredEnv, resolveConfigValues, resolveValueSource, secretEnvName } from "../../src/config/value-source.ts";
+import {
+  agentRequiredEnvNames,
+  isValueSource,
+  missingEnvIssues,
+  requiredEnv,
+  resolveConfigValues,
+  resolveValueSource,
+  secretEnvName,
+} from "../../src/config/value-source.ts";
 import type { Bundle } from "../../src/config/types.ts";
 import type { JsonObject } from "../../src/shared/json.ts";
 import { docs, header, removeBundles, writeBundle } from "./temp-bundle.ts";
@@ -30,13 +38,17 @@ describe("resolveValueSource", () => {
   });
 
   it("reads a secretRef from GOONDAN_SECRET_<NAME>_<KEY>", () => {
-    expect(resolveValueSource({ valueFrom: { secretRef: { ref: "Secret/slack-oauth", key: "client_secret" } } }, env)).toBe("shh");
+    expect(
+      resolveValueSource({ valueFrom: { secretRef: { ref: "Secret/slack-oauth", key: "client_secret" } } }, env),
+    ).toBe("shh");
   });
 });
 
 describe("secretEnvName", () => {
   it("upper-cases and turns non-alphanumerics into _", () => {
-    expect(secretEnvName({ ref: "Secret/slack-oauth", key: "client_secret" })).toBe("GOONDAN_SECRET_SLACK_OAUTH_CLIENT_SECRET");
+    expect(secretEnvName({ ref: "Secret/slack-oauth", key: "client_secret" })).toBe(
+      "GOONDAN_SECRET_SLACK_OAUTH_CLIENT_SECRET",
+    );
     expect(secretEnvName({ ref: "Secret/openai", key: "api-key" })).toBe("GOONDAN_SECRET_OPENAI_API_KEY");
     expect(secretEnvName({ ref: "Secret/a.b", key: "c d" })).toBe("GOONDAN_SECRET_A_B_C_D");
   });
@@ -56,8 +68,10 @@ describe("requiredEnv", () => {
   let bundle: Bundle;
 
   beforeAll(async () => {
-    const model = (name: string, env: string) => `${header("Model", name)}spec: { provider: openai, model: gpt-5, apiKey: { valueFrom: { env: ${env} } } }\n`;
-    const agent = (name: string, modelName: string, extra = "") => `${header("Agent", name)}spec:\n  modelConfig: { modelRef: Model/${modelName} }\n  prompt: { system: hi }\n${extra}`;
+    const model = (name: string, env: string) =>
+      `${header("Model", name)}spec: { provider: openai, model: gpt-5, apiKey: { valueFrom: { env: ${env} } } }\n`;
+    const agent = (name: string, modelName: string, extra = "") =>
+      `${header("Agent", name)}spec:\n  modelConfig: { modelRef: Model/${modelName} }\n  prompt: { system: hi }\n${extra}`;
     const dir = writeBundle({
       "goondan.yaml": docs(
         model("one", "ONE_KEY"),
@@ -65,7 +79,11 @@ describe("requiredEnv", () => {
         model("unused", "UNUSED_KEY"),
         `${header("Tool", "search")}spec:\n  entry: ./search.ts\n  exports: [{ name: query }]\n  config: { apiKey: { valueFrom: { env: SEARCH_KEY } }, region: eu }\n`,
         `${header("Extension", "audit")}spec:\n  entry: ./audit.ts\n  config: { sink: { token: { valueFrom: { secretRef: { ref: Secret/audit, key: token } } } } }\n`,
-        agent("alpha", "one", "  tools: [Tool/search]\n  extensions: [{ ref: Extension/audit, config: { extra: { valueFrom: { env: ALPHA_EXTRA } } } }]\n"),
+        agent(
+          "alpha",
+          "one",
+          "  tools: [Tool/search]\n  extensions: [{ ref: Extension/audit, config: { extra: { valueFrom: { env: ALPHA_EXTRA } } } }]\n",
+        ),
         agent("beta", "two"),
         `${header("Swarm", "first")}spec: { entryAgent: Agent/alpha, agents: [Agent/alpha] }\n`,
         `${header("Swarm", "second")}spec: { entryAgent: Agent/beta, agents: [Agent/beta] }\n`,
@@ -89,7 +107,11 @@ describe("requiredEnv", () => {
   });
 
   it("includes the selected Swarm's Connections and nothing of other Swarms", () => {
-    expect(requiredEnv(bundle, selectSwarm(bundle, "second")).map(({ name }) => name)).toEqual(["TWO_KEY", "HOOK_URL", "HOOK_SIGNING"]);
+    expect(requiredEnv(bundle, selectSwarm(bundle, "second")).map(({ name }) => name)).toEqual([
+      "TWO_KEY",
+      "HOOK_URL",
+      "HOOK_SIGNING",
+    ]);
   });
 
   it("reports each unset or empty one as E_CONFIG_ENV_MISSING", () => {
@@ -99,7 +121,9 @@ describe("requiredEnv", () => {
       ["E_CONFIG_ENV_MISSING", "goondan.yaml#10.spec.secrets.SIGNING", "error"],
     ]);
     expect(issues[0]?.message).toContain("HOOK_URL");
-    expect(missingEnvIssues(bundle, selectSwarm(bundle, "second"), { TWO_KEY: "k", HOOK_URL: "u", HOOK_SIGNING: "s" })).toEqual([]);
+    expect(
+      missingEnvIssues(bundle, selectSwarm(bundle, "second"), { TWO_KEY: "k", HOOK_URL: "u", HOOK_SIGNING: "s" }),
+    ).toEqual([]);
   });
 
   it("asks for the env vars of the public-format bundle's models once per place", async () => {
@@ -113,8 +137,16 @@ describe("requiredEnv", () => {
 
 describe("resolveConfigValues", () => {
   it("replaces every ValueSource inside a config, nested in objects and arrays, and leaves other values alone", () => {
-    const config: JsonObject = { token: { valueFrom: { env: "SLACK_TOKEN" } }, nested: { list: [{ value: "literal" }, { valueFrom: { env: "UNSET_ONE" } }, 3] }, plain: "text" };
-    expect(resolveConfigValues(config, { SLACK_TOKEN: "xoxb-1" })).toEqual({ token: "xoxb-1", nested: { list: ["literal", null, 3] }, plain: "text" });
+    const config: JsonObject = {
+      token: { valueFrom: { env: "SLACK_TOKEN" } },
+      nested: { list: [{ value: "literal" }, { valueFrom: { env: "UNSET_ONE" } }, 3] },
+      plain: "text",
+    };
+    expect(resolveConfigValues(config, { SLACK_TOKEN: "xoxb-1" })).toEqual({
+      token: "xoxb-1",
+      nested: { list: ["literal", null, 3] },
+      plain: "text",
+    });
   });
 });
 

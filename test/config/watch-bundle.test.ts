@@ -41,12 +41,17 @@ async function waitFor(probe: () => boolean, watcher: BundleWatcher, timeoutMs =
   await watcher.idle();
 }
 
-const edit = (file: string, replace: [string, string]) => writeFileSync(file, readFileSync(file, "utf8").replace(replace[0], replace[1]));
+const edit = (file: string, replace: [string, string]) =>
+  writeFileSync(file, readFileSync(file, "utf8").replace(replace[0], replace[1]));
 
 describe("watchBundle", () => {
   it("watches goondan.yaml, prompt files, entry files and their local imports", async () => {
     const { dir, watcher } = await setup();
-    expect(watcher.files()).toEqual(["goondan.yaml", "prompts/writer.md", "tools/clock.ts", "tools/echo.ts", "tools/lib/format.ts"].map((file) => join(dir, file)));
+    expect(watcher.files()).toEqual(
+      ["goondan.yaml", "prompts/writer.md", "tools/clock.ts", "tools/echo.ts", "tools/lib/format.ts"].map((file) =>
+        join(dir, file),
+      ),
+    );
   });
 
   it("reports only the agent whose tool helper changed", async () => {
@@ -90,7 +95,10 @@ describe("watchBundle", () => {
   it("starts watching a helper a tool begins to import", async () => {
     const { dir, watcher, changes } = await setup();
     writeFileSync(join(dir, "tools/lib/time.ts"), "export const epoch = () => new Date(0).toISOString();\n");
-    writeFileSync(join(dir, "tools/clock.ts"), 'import { epoch } from "./lib/time.ts";\nexport const handlers = { now: () => epoch() };\n');
+    writeFileSync(
+      join(dir, "tools/clock.ts"),
+      'import { epoch } from "./lib/time.ts";\nexport const handlers = { now: () => epoch() };\n',
+    );
     await waitFor(() => changes.length > 0, watcher);
     expect(watcher.files()).toContain(join(dir, "tools/lib/time.ts"));
     edit(join(dir, "tools/lib/time.ts"), ["new Date(0)", "new Date(1)"]);
@@ -101,10 +109,15 @@ describe("watchBundle", () => {
   it("reloads when a new agents.yaml appears next to goondan.yaml, and watches it from then on", async () => {
     const { dir, watcher, changes } = await setup();
     const agents = join(dir, "agents.yaml");
-    writeFileSync(agents, 'apiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: critic }\nspec: { modelConfig: { modelRef: "Model/default" }, prompt: { system: "You critique." } }\n');
+    writeFileSync(
+      agents,
+      'apiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: critic }\nspec: { modelConfig: { modelRef: "Model/default" }, prompt: { system: "You critique." } }\n',
+    );
     await waitFor(() => changes.length > 0, watcher);
     expect(changes[0]?.changedFiles).toEqual([agents]);
-    expect(changes[0]?.next.resources.some((resource) => resource.kind === "Agent" && resource.metadata.name === "critic")).toBe(true);
+    expect(
+      changes[0]?.next.resources.some((resource) => resource.kind === "Agent" && resource.metadata.name === "critic"),
+    ).toBe(true);
     expect(watcher.files()).toContain(agents);
     edit(agents, ["You critique.", "You critique harshly."]);
     await waitFor(() => changes.length > 1, watcher);

@@ -7,7 +7,11 @@ import { describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bunProcessSpawner, type ChildProcessHandle, type ProcessSpawner } from "../../src/supervision/process-spawner.ts";
+import {
+  bunProcessSpawner,
+  type ChildProcessHandle,
+  type ProcessSpawner,
+} from "../../src/supervision/process-spawner.ts";
 import { Daemon } from "../../src/daemon/daemon.ts";
 import { selectSwarm } from "../../src/config/resolve.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
@@ -21,7 +25,11 @@ import { useCleanups } from "../helpers/cleanups.ts";
 const defer = useCleanups();
 
 /** Runs connector children with stdin read from `stdinFile` and stdout captured (the cli connector's terminal). */
-function terminalSpawner(options: { stdinFile: string; env: Record<string, string | undefined>; output: string[] }): ProcessSpawner {
+function terminalSpawner(options: {
+  stdinFile: string;
+  env: Record<string, string | undefined>;
+  output: string[];
+}): ProcessSpawner {
   return {
     spawn(request) {
       const messageListeners: ((message: ChildMessage) => void)[] = [];
@@ -66,7 +74,8 @@ describe("the cli connector", () => {
     const llm = await startLoopbackLlm({ respond: liveModel });
     const dir = writeLiveBundle({
       endpoint: llm.url,
-      extraYaml: "---\napiVersion: goondan.ai/v1\nkind: Connection\nmetadata: { name: terminal }\nspec:\n  connectorRef: Connector/cli\n",
+      extraYaml:
+        "---\napiVersion: goondan.ai/v1\nkind: Connection\nmetadata: { name: terminal }\nspec:\n  connectorRef: Connector/cli\n",
     });
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-cli-"));
     const stdinFile = join(stateRoot, "stdin.txt");
@@ -93,6 +102,8 @@ describe("the cli connector", () => {
     });
     const deadline = Date.now() + 20_000;
     while (output.join("").split("\n").filter(Boolean).length < 3 && Date.now() < deadline) await Bun.sleep(25);
-    expect(output.join("")).toBe('front heard: first line\nfront heard: second line\ntool said {"status":"ok","output":"greeting from v1"}\n');
+    expect(output.join("")).toBe(
+      'front heard: first line\nfront heard: second line\ntool said {"status":"ok","output":"greeting from v1"}\n',
+    );
   }, 30_000);
 });

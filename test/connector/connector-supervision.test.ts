@@ -1,5 +1,10 @@
 import { describe, expect, it } from "bun:test";
-import { ConnectorSupervisor, type ConnectorIngest, type ConnectorIngestRequest, type ConnectorRunSpec } from "../../src/connector/host/connector-supervisor.ts";
+import {
+  ConnectorSupervisor,
+  type ConnectorIngest,
+  type ConnectorIngestRequest,
+  type ConnectorRunSpec,
+} from "../../src/connector/host/connector-supervisor.ts";
 import type { ParentToChild } from "../../src/protocol/ipc-messages.ts";
 import { FakeSpawner, type FakeChild } from "../helpers/fake-spawner.ts";
 import { ManualClock } from "../helpers/manual-clock.ts";
@@ -31,7 +36,10 @@ function setup(options: { ingest?: ConnectorIngest } = {}) {
       options.ingest ??
       (async (request) => {
         ingested.push(request);
-        return { eventId: `evt_${ingested.length}`, reply: Promise.resolve(outcome({ eventId: `evt_${ingested.length}`, response: "pong" })) };
+        return {
+          eventId: `evt_${ingested.length}`,
+          reply: Promise.resolve(outcome({ eventId: `evt_${ingested.length}`, response: "pong" })),
+        };
       }),
   });
   return { spawner, clock, supervisor, ingested };
@@ -47,7 +55,15 @@ describe("ConnectorSupervisor", () => {
     await supervisor.start(spec({ stdin: "inherit" }));
     const child = spawner.latest("connector:hooks");
     expect(child.request).toMatchObject({ argv: ["--connection", "hooks"], stdin: "inherit" });
-    expect(sentOf(child, "connector_start")).toEqual([{ connector: "webhook", connection: "hooks", entry: "/base/connectors/webhook.ts", config: { port: 9000 }, secrets: { SIGNING_SECRET: "s3cret" } }]);
+    expect(sentOf(child, "connector_start")).toEqual([
+      {
+        connector: "webhook",
+        connection: "hooks",
+        entry: "/base/connectors/webhook.ts",
+        config: { port: 9000 },
+        secrets: { SIGNING_SECRET: "s3cret" },
+      },
+    ]);
     expect(child.request.argv.join(" ")).not.toContain("s3cret");
   });
 
@@ -82,9 +98,17 @@ describe("ConnectorSupervisor", () => {
 
   it("routes an emitted event, acks it with the eventId and sends the turn's reply when asked", async () => {
     const { spawner, supervisor, ingested } = setup();
-    await supervisor.start(spec({ rules: [{ match: { event: "ping" }, route: { agentRef: { kind: "Agent", name: "ops" }, instanceKey: "desk" } }] }));
+    await supervisor.start(
+      spec({
+        rules: [{ match: { event: "ping" }, route: { agentRef: { kind: "Agent", name: "ops" }, instanceKey: "desk" } }],
+      }),
+    );
     const child = spawner.latest("connector:hooks");
-    child.emit("connector_event", { requestId: "c1", event: { name: "ping", message: { type: "text", text: "are you there" }, properties: {} }, wantsReply: true });
+    child.emit("connector_event", {
+      requestId: "c1",
+      event: { name: "ping", message: { type: "text", text: "are you there" }, properties: {} },
+      wantsReply: true,
+    });
     await flush();
     await flush();
     expect(ingested).toEqual([
@@ -94,12 +118,20 @@ describe("ConnectorSupervisor", () => {
         instanceKey: "desk",
         input: "are you there",
         type: "connector.ping",
-        metadata: { connector: "webhook", connection: "hooks", event: "ping", properties: {}, message: { type: "text", text: "are you there" } },
+        metadata: {
+          connector: "webhook",
+          connection: "hooks",
+          event: "ping",
+          properties: {},
+          message: { type: "text", text: "are you there" },
+        },
         wantsReply: true,
       },
     ]);
     expect(sentOf(child, "connector_ack")).toEqual([{ requestId: "c1", accepted: true, eventId: "evt_1" }]);
-    expect(sentOf(child, "connector_reply")).toEqual([{ requestId: "c1", ...outcome({ eventId: "evt_1", response: "pong" }) }]);
+    expect(sentOf(child, "connector_reply")).toEqual([
+      { requestId: "c1", ...outcome({ eventId: "evt_1", response: "pong" }) },
+    ]);
   });
 
   it("refuses a malformed event, an unrouted one, and one the orchestrator rejects, with their codes", async () => {
@@ -111,8 +143,16 @@ describe("ConnectorSupervisor", () => {
     await supervisor.start(spec({ rules: [{ match: { event: "ping" }, route: {} }] }));
     const child = spawner.latest("connector:hooks");
     child.emit("connector_event", { requestId: "a", event: { message: "no name" }, wantsReply: false });
-    child.emit("connector_event", { requestId: "b", event: { name: "pong", message: "x", properties: {} }, wantsReply: false });
-    child.emit("connector_event", { requestId: "c", event: { name: "ping", message: "x", properties: {} }, wantsReply: false });
+    child.emit("connector_event", {
+      requestId: "b",
+      event: { name: "pong", message: "x", properties: {} },
+      wantsReply: false,
+    });
+    child.emit("connector_event", {
+      requestId: "c",
+      event: { name: "ping", message: "x", properties: {} },
+      wantsReply: false,
+    });
     await flush();
     expect(sentOf(child, "connector_ack").map((ack) => [ack.requestId, ack.accepted, ack.error?.code])).toEqual([
       ["a", false, "E_CONNECTOR_EVENT_INVALID"],
@@ -147,8 +187,19 @@ describe("ConnectorSupervisor", () => {
   it("re-routes a running connector in place without restarting it", async () => {
     const { spawner, supervisor, ingested } = setup();
     await supervisor.start(spec());
-    supervisor.updateRouting({ connection: "hooks", rules: [{ match: {}, route: { agentRef: { kind: "Agent", name: "ops" } } }], entryAgent: "front", swarmInstanceKey: "team" });
-    spawner.latest("connector:hooks").emit("connector_event", { requestId: "c1", event: { name: "ping", message: "x", properties: {} }, wantsReply: false });
+    supervisor.updateRouting({
+      connection: "hooks",
+      rules: [{ match: {}, route: { agentRef: { kind: "Agent", name: "ops" } } }],
+      entryAgent: "front",
+      swarmInstanceKey: "team",
+    });
+    spawner
+      .latest("connector:hooks")
+      .emit("connector_event", {
+        requestId: "c1",
+        event: { name: "ping", message: "x", properties: {} },
+        wantsReply: false,
+      });
     await flush();
     expect(ingested[0]?.agent).toBe("ops");
     expect(spawner.of("connector:hooks")).toHaveLength(1);

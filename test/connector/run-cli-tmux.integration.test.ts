@@ -18,7 +18,8 @@ import { chatEnv, delegatingModel, writeDelegatingChat } from "../fixtures/termi
 import { runLogPath } from "../../src/daemon/run-log.ts";
 
 const TMUX = Bun.which("tmux");
-if (TMUX === null && process.env.CI === "true") throw new Error("tmux is not installed: .ci/run must apt-get install tmux for the terminal chat test");
+if (TMUX === null && process.env.CI === "true")
+  throw new Error("tmux is not installed: .ci/run must apt-get install tmux for the terminal chat test");
 if (TMUX === null) console.warn("skipping the tmux terminal chat test: tmux is not installed (apt-get install tmux)");
 
 const defer = useCleanups();
@@ -44,9 +45,15 @@ describe.skipIf(TMUX === null)("the terminal chat in tmux", () => {
     const dir = writeDelegatingChat({ endpoint: llm.url, streaming: true });
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-tmux-"));
     const socket = join(stateRoot, "tmux.sock"); // a server of our own, removed with the state root
-    const run = [process.execPath, GOONDAN_BIN, "run", dir, "--port", "0", "--state-root", join(stateRoot, "state")].map(shellQuote).join(" ");
+    const run = [process.execPath, GOONDAN_BIN, "run", dir, "--port", "0", "--state-root", join(stateRoot, "state")]
+      .map(shellQuote)
+      .join(" ");
     const tmuxRun = (args: string[]) => {
-      const result = Bun.spawnSync([tmux, "-S", socket, ...args], { env: { ...process.env, ...chatEnv, TERM: "xterm-256color" }, stdout: "pipe", stderr: "pipe" });
+      const result = Bun.spawnSync([tmux, "-S", socket, ...args], {
+        env: { ...process.env, ...chatEnv, TERM: "xterm-256color" },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       if (result.exitCode !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr.toString()}`);
       return result.stdout.toString();
     };
@@ -58,7 +65,17 @@ describe.skipIf(TMUX === null)("the terminal chat in tmux", () => {
       rmSync(stateRoot, { recursive: true, force: true });
     });
     // Under report-exit.ts, which prints how goondan ended (and, unlike a shell, ignores the Ctrl+C meant for it).
-    tmuxRun(["new-session", "-d", "-s", "chat", "-x", "160", "-y", "40", `exec ${shellQuote(process.execPath)} ${shellQuote(REPORT_EXIT)} ${run}`]);
+    tmuxRun([
+      "new-session",
+      "-d",
+      "-s",
+      "chat",
+      "-x",
+      "160",
+      "-y",
+      "40",
+      `exec ${shellQuote(process.execPath)} ${shellQuote(REPORT_EXIT)} ${run}`,
+    ]);
     const screen = () => tmuxRun(["capture-pane", "-p", "-J", "-t", "chat"]);
     const waitFor = async (what: string, found: (text: string) => boolean): Promise<string> => {
       const deadline = Date.now() + 30_000;
@@ -73,16 +90,34 @@ describe.skipIf(TMUX === null)("the terminal chat in tmux", () => {
     await waitFor("the prompt", (text) => text.split("\n").some((line) => line.startsWith("> ")));
     tmuxRun(["send-keys", "-t", "chat", "hello from tmux", "Enter"]);
     // The worker has answered, and the coordinator's model is held: the status says the model is thinking.
-    const running = await waitFor("the status line under both tool lines", (text) => text.includes("→ worker · wait__seconds") && text.split("\n").some((line) => SPINNER_FRAME.test(line) && /thinking \d+s$/.test(line.trimEnd())));
+    const running = await waitFor(
+      "the status line under both tool lines",
+      (text) =>
+        text.includes("→ worker · wait__seconds") &&
+        text.split("\n").some((line) => SPINNER_FRAME.test(line) && /thinking \d+s$/.test(line.trimEnd())),
+    );
     statusSeen.resolve();
-    expect(running.split("\n").filter((line) => line.startsWith("→ "))).toEqual(["→ coordinator · agents__request", "→ worker · wait__seconds"]);
+    expect(running.split("\n").filter((line) => line.startsWith("→ "))).toEqual([
+      "→ coordinator · agents__request",
+      "→ worker · wait__seconds",
+    ]);
 
     // The reply streams: part of it is on the screen before the rest (and before the prompt comes back).
-    const partial = await waitFor("part of the streamed reply", (text) => text.includes("coordinator reply:") && !text.includes("the worker waited"));
-    expect(partial.split("\n").some((line) => line.startsWith("> ") && line.length > 2 && !line.includes("hello from tmux"))).toBe(false);
-    const answered = await waitFor("the reply", (text) => text.includes("coordinator reply:") && text.trimEnd().endsWith(">"));
+    const partial = await waitFor(
+      "part of the streamed reply",
+      (text) => text.includes("coordinator reply:") && !text.includes("the worker waited"),
+    );
+    expect(
+      partial.split("\n").some((line) => line.startsWith("> ") && line.length > 2 && !line.includes("hello from tmux")),
+    ).toBe(false);
+    const answered = await waitFor(
+      "the reply",
+      (text) => text.includes("coordinator reply:") && text.trimEnd().endsWith(">"),
+    );
     const lines = answered.split("\n").filter((line) => line.trim() !== "");
-    expect(lines[0]).toBe(`goondan: logs go to ${runLogPath(join(stateRoot, "state"))} (warnings and errors show here; --verbose shows all)`);
+    expect(lines[0]).toBe(
+      `goondan: logs go to ${runLogPath(join(stateRoot, "state"))} (warnings and errors show here; --verbose shows all)`,
+    );
     expect(lines.slice(1)).toEqual([
       "> hello from tmux",
       "→ coordinator · agents__request",

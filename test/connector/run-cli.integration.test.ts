@@ -18,17 +18,21 @@ describe("goondan run with the cli connector", () => {
     const llm = await startLoopbackLlm({ respond: liveModel });
     const dir = writeLiveBundle({
       endpoint: llm.url,
-      extraYaml: "---\napiVersion: goondan.ai/v1\nkind: Connection\nmetadata: { name: terminal }\nspec:\n  connectorRef: Connector/cli\n",
+      extraYaml:
+        "---\napiVersion: goondan.ai/v1\nkind: Connection\nmetadata: { name: terminal }\nspec:\n  connectorRef: Connector/cli\n",
     });
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-run-cli-"));
     const input = join(stateRoot, "input.txt");
     await Bun.write(input, "hello there\ngreet me\nbye now\n");
-    const proc = Bun.spawn([process.execPath, BIN, "run", dir, "--port", "0", "--state-root", join(stateRoot, "state")], {
-      env: { ...process.env, ...liveEnv },
-      stdin: Bun.file(input),
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const proc = Bun.spawn(
+      [process.execPath, BIN, "run", dir, "--port", "0", "--state-root", join(stateRoot, "state")],
+      {
+        env: { ...process.env, ...liveEnv },
+        stdin: Bun.file(input),
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
     defer(async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
       await llm.close();
@@ -43,7 +47,9 @@ describe("goondan run with the cli connector", () => {
       if (done) break;
       stdout += new TextDecoder().decode(value);
     }
-    expect(stdout).toBe('front heard: hello there\ntool said {"status":"ok","output":"greeting from v1"}\nfront heard: bye now\n');
+    expect(stdout).toBe(
+      'front heard: hello there\ntool said {"status":"ok","output":"greeting from v1"}\nfront heard: bye now\n',
+    );
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
   }, 30_000);

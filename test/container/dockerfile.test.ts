@@ -1,7 +1,15 @@
 import { describe, expect, it } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { dockerignorePatterns, envOf, execForm, isIgnored, parseDockerfile, splitOptions, stages } from "./dockerfile.ts";
+import {
+  dockerignorePatterns,
+  envOf,
+  execForm,
+  isIgnored,
+  parseDockerfile,
+  splitOptions,
+  stages,
+} from "./dockerfile.ts";
 import packageJson from "../../package.json" with { type: "json" };
 
 const root = join(import.meta.dir, "..", "..");
@@ -33,7 +41,9 @@ describe("Dockerfile", () => {
   });
 
   it("installs production dependencies from the committed npm lockfile", () => {
-    const install = all.flatMap((stage) => stage.instructions).filter((instruction) => instruction.keyword === "RUN" && instruction.args.includes("npm ci"));
+    const install = all
+      .flatMap((stage) => stage.instructions)
+      .filter((instruction) => instruction.keyword === "RUN" && instruction.args.includes("npm ci"));
     expect(install).toHaveLength(1);
     expect(install[0]!.args).toContain("--omit=dev");
     expect(existsSync(join(root, "package-lock.json"))).toBe(true);
@@ -82,7 +92,10 @@ describe("Dockerfile", () => {
       const parts = splitOptions(copy.args).rest.split(" ");
       for (const source of parts.slice(0, -1)) {
         expect({ source, exists: existsSync(join(root, source)) }).toEqual({ source, exists: true });
-        expect({ source, ignored: isIgnored({ path: source, patterns: ignorePatterns }) }).toEqual({ source, ignored: false });
+        expect({ source, ignored: isIgnored({ path: source, patterns: ignorePatterns }) }).toEqual({
+          source,
+          ignored: false,
+        });
       }
     }
   });
@@ -90,13 +103,32 @@ describe("Dockerfile", () => {
 
 describe(".dockerignore", () => {
   it("keeps the state root, node_modules, tests and git out of the build context", () => {
-    for (const path of ["node_modules", "node_modules/ai/package.json", "examples/x/node_modules/y", ".goondan", ".goondan/workspaces/a", "test", "test/container/dockerfile.test.ts", ".git", "bench/x.ts", "debug.log"]) {
+    for (const path of [
+      "node_modules",
+      "node_modules/ai/package.json",
+      "examples/x/node_modules/y",
+      ".goondan",
+      ".goondan/workspaces/a",
+      "test",
+      "test/container/dockerfile.test.ts",
+      ".git",
+      "bench/x.ts",
+      "debug.log",
+    ]) {
       expect({ path, ignored: isIgnored({ path, patterns: ignorePatterns }) }).toEqual({ path, ignored: true });
     }
   });
 
   it("lets the sources and the bundled example through", () => {
-    for (const path of ["src/cli/main.ts", "bin/goondan", "package.json", "package-lock.json", "goondan.yaml", "docker/entrypoint.ts", "cassettes"]) {
+    for (const path of [
+      "src/cli/main.ts",
+      "bin/goondan",
+      "package.json",
+      "package-lock.json",
+      "goondan.yaml",
+      "docker/entrypoint.ts",
+      "cassettes",
+    ]) {
       expect({ path, ignored: isIgnored({ path, patterns: ignorePatterns }) }).toEqual({ path, ignored: false });
     }
   });

@@ -29,11 +29,16 @@ export function parseDockerfile(text: string): Instruction[] {
     if (current !== undefined && (trimmed === "" || trimmed.startsWith("#"))) continue;
     const continued = trimmed.endsWith("\\");
     const body = continued ? trimmed.slice(0, -1) : trimmed;
-    current = current === undefined ? { text: body, line: index + 1 } : { text: `${current.text} ${body}`, line: current.line };
+    current =
+      current === undefined ? { text: body, line: index + 1 } : { text: `${current.text} ${body}`, line: current.line };
     if (continued) continue;
     const match = /^(\S+)\s*(.*)$/s.exec(current.text.trim());
     if (!match) throw new Error(`Dockerfile line ${current.line}: cannot parse ${JSON.stringify(current.text)}`);
-    instructions.push({ keyword: (match[1] as string).toUpperCase(), args: (match[2] as string).replace(/\s+/g, " ").trim(), line: current.line });
+    instructions.push({
+      keyword: (match[1] as string).toUpperCase(),
+      args: (match[2] as string).replace(/\s+/g, " ").trim(),
+      line: current.line,
+    });
     current = undefined;
   }
   if (current !== undefined) throw new Error(`Dockerfile line ${current.line}: dangling line continuation`);

@@ -18,8 +18,16 @@ describe("containerArgs", () => {
   });
 
   it("passes GOONDAN_PORT as --port unless --port is given", () => {
-    expect(containerArgs({ argv: ["run"], env: { GOONDAN_PORT: "9000", GOONDAN_API_TOKEN: "t" } }).argv).toEqual(["run", "--host", "0.0.0.0", "--port", "9000"]);
-    expect(containerArgs({ argv: ["run", "--port=1"], env: { GOONDAN_PORT: "9000", GOONDAN_API_TOKEN: "t" } }).argv).toEqual(["run", "--port=1", "--host", "0.0.0.0"]);
+    expect(containerArgs({ argv: ["run"], env: { GOONDAN_PORT: "9000", GOONDAN_API_TOKEN: "t" } }).argv).toEqual([
+      "run",
+      "--host",
+      "0.0.0.0",
+      "--port",
+      "9000",
+    ]);
+    expect(
+      containerArgs({ argv: ["run", "--port=1"], env: { GOONDAN_PORT: "9000", GOONDAN_API_TOKEN: "t" } }).argv,
+    ).toEqual(["run", "--port=1", "--host", "0.0.0.0"]);
   });
 
   it("keeps an explicit --host and warns when it is public without a token", () => {
@@ -30,11 +38,17 @@ describe("containerArgs", () => {
   });
 
   it("leaves run --input alone: it serves no API, so there is nothing to bind or warn about", () => {
-    expect(containerArgs({ argv: ["run", "/app/bundle", "--input", "hi"], env: { GOONDAN_PORT: "1" } })).toEqual({ argv: ["run", "/app/bundle", "--input", "hi"], warnings: [] });
+    expect(containerArgs({ argv: ["run", "/app/bundle", "--input", "hi"], env: { GOONDAN_PORT: "1" } })).toEqual({
+      argv: ["run", "/app/bundle", "--input", "hi"],
+      warnings: [],
+    });
   });
 
   it("leaves other commands untouched", () => {
-    expect(containerArgs({ argv: ["validate", "/app/bundle"], env: { GOONDAN_PORT: "1" } })).toEqual({ argv: ["validate", "/app/bundle"], warnings: [] });
+    expect(containerArgs({ argv: ["validate", "/app/bundle"], env: { GOONDAN_PORT: "1" } })).toEqual({
+      argv: ["validate", "/app/bundle"],
+      warnings: [],
+    });
   });
 });
 
@@ -51,11 +65,15 @@ describe("the healthcheck", () => {
       port: 0,
       fetch(request) {
         seen.push(request.headers.get("authorization"));
-        return new URL(request.url).pathname === "/healthz" ? Response.json({ status: "ok" }) : new Response("no", { status: 503 });
+        return new URL(request.url).pathname === "/healthz"
+          ? Response.json({ status: "ok" })
+          : new Response("no", { status: 503 });
       },
     });
     try {
-      expect(await checkHealth({ url: `http://127.0.0.1:${server.port}/healthz`, timeoutMs: 1000, token: "abc" })).toBe(true);
+      expect(await checkHealth({ url: `http://127.0.0.1:${server.port}/healthz`, timeoutMs: 1000, token: "abc" })).toBe(
+        true,
+      );
       expect(await checkHealth({ url: `http://127.0.0.1:${server.port}/other`, timeoutMs: 1000 })).toBe(false);
       expect(seen).toEqual(["Bearer abc", null]);
     } finally {

@@ -6,7 +6,15 @@
  */
 import { cpSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative } from "node:path";
-import { dockerignorePatterns, envOf, execForm, isIgnored, parseDockerfile, splitOptions, stages } from "./dockerfile.ts";
+import {
+  dockerignorePatterns,
+  envOf,
+  execForm,
+  isIgnored,
+  parseDockerfile,
+  splitOptions,
+  stages,
+} from "./dockerfile.ts";
 
 export interface ImageLayout {
   /** Temporary root standing in for `/`. */
@@ -21,9 +29,17 @@ export interface ImageLayout {
 }
 
 function productionPackages(repo: string): string[] {
-  const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8")) as { packages: Record<string, { dev?: boolean; optional?: boolean }> };
+  const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { dev?: boolean; optional?: boolean }>;
+  };
   return Object.entries(lock.packages)
-    .filter(([path, entry]) => path.startsWith("node_modules/") && !path.slice("node_modules/".length).includes("/node_modules/") && !entry.dev && !entry.optional)
+    .filter(
+      ([path, entry]) =>
+        path.startsWith("node_modules/") &&
+        !path.slice("node_modules/".length).includes("/node_modules/") &&
+        !entry.dev &&
+        !entry.optional,
+    )
     .map(([path]) => path.slice("node_modules/".length));
 }
 
@@ -45,7 +61,8 @@ export function layoutImage(options: { repo: string; root: string }): ImageLayou
       const destination = parts.at(-1)!;
       const target = isAbsolute(destination) ? destination : join(workdir, destination);
       if (copyOptions.from) {
-        if (!target.endsWith("/node_modules")) throw new Error(`unexpected COPY --from at line ${instruction.line}: ${instruction.args}`);
+        if (!target.endsWith("/node_modules"))
+          throw new Error(`unexpected COPY --from at line ${instruction.line}: ${instruction.args}`);
         for (const name of productionPackages(repo)) {
           const link = join(map(target), name);
           mkdirSync(dirname(link), { recursive: true });
@@ -57,7 +74,10 @@ export function layoutImage(options: { repo: string; root: string }): ImageLayou
         // Docker: a destination ending in "/" (or several sources) is a directory to copy into.
         const into = parts.length > 2 || destination.endsWith("/") ? join(map(target), basename(source)) : map(target);
         mkdirSync(dirname(into), { recursive: true });
-        cpSync(join(repo, source), into, { recursive: true, filter: (path) => !isIgnored({ path: relative(repo, path), patterns: ignore }) });
+        cpSync(join(repo, source), into, {
+          recursive: true,
+          filter: (path) => !isIgnored({ path: relative(repo, path), patterns: ignore }),
+        });
       }
     } else if (instruction.keyword === "ENTRYPOINT") {
       entrypoint = execForm(instruction.args) ?? [];
@@ -65,7 +85,12 @@ export function layoutImage(options: { repo: string; root: string }): ImageLayou
       cmd = execForm(instruction.args) ?? [];
     }
   }
-  const env = Object.fromEntries(Object.entries(envOf(runtime.instructions)).map(([name, value]) => [name, value.startsWith("/") ? map(value) : value]));
+  const env = Object.fromEntries(
+    Object.entries(envOf(runtime.instructions)).map(([name, value]) => [
+      name,
+      value.startsWith("/") ? map(value) : value,
+    ]),
+  );
   for (const value of Object.values(env)) if (value.startsWith(root)) mkdirSync(value, { recursive: true });
   return { root, map, env, command: [...entrypoint, ...cmd], workdir };
 }

@@ -19,7 +19,8 @@ function sessionMembers(sessionId: number): number[] {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (parseProcStat(readFileSync(`/proc/${entry}/stat`, "utf8"))?.session === sessionId) members.push(Number(entry));
+      if (parseProcStat(readFileSync(`/proc/${entry}/stat`, "utf8"))?.session === sessionId)
+        members.push(Number(entry));
     } catch {
       // the process exited while we looked
     }
@@ -27,7 +28,10 @@ function sessionMembers(sessionId: number): number[] {
   return members;
 }
 
-async function readLines(options: { stream: ReadableStream<Uint8Array>; onLine: (line: string) => void }): Promise<void> {
+async function readLines(options: {
+  stream: ReadableStream<Uint8Array>;
+  onLine: (line: string) => void;
+}): Promise<void> {
   const { stream, onLine } = options;
   const decoder = new TextDecoder();
   let buffer = "";
@@ -83,11 +87,17 @@ describe("the image's command, run from a directory laid out like the image", ()
     const port = await Promise.race([ready, exitedEarly]);
 
     expect(lines.some((line) => line.includes("GOONDAN_API_TOKEN is not set"))).toBe(true);
-    const health = Bun.spawnSync([process.execPath, layout.map("/app/docker/healthcheck.ts")], { env: { ...process.env, GOONDAN_PORT: String(port) } });
+    const health = Bun.spawnSync([process.execPath, layout.map("/app/docker/healthcheck.ts")], {
+      env: { ...process.env, GOONDAN_PORT: String(port) },
+    });
     expect(health.exitCode).toBe(0);
 
     // Start the bundled example's conversation so that shutdown has agent processes to drain.
-    const accepted = await fetch(`http://127.0.0.1:${port}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: EXAMPLE_INPUT }) });
+    const accepted = await fetch(`http://127.0.0.1:${port}/v1/events`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: EXAMPLE_INPUT }),
+    });
     expect(accepted.status).toBe(202);
     for (let attempt = 0; attempt < 100 && sessionMembers(child.pid).length < 2; attempt++) await Bun.sleep(50);
     expect(sessionMembers(child.pid).length).toBeGreaterThanOrEqual(2);
@@ -97,21 +107,30 @@ describe("the image's command, run from a directory laid out like the image", ()
     const code = await child.exited;
     await drained;
     const gracePeriodMs = 10_000;
-    expect({ code, withinGrace: performance.now() - stoppedAt < gracePeriodMs }).toEqual({ code: 0, withinGrace: true });
+    expect({ code, withinGrace: performance.now() - stoppedAt < gracePeriodMs }).toEqual({
+      code: 0,
+      withinGrace: true,
+    });
     expect(sessionMembers(child.pid)).toEqual([]);
     expect(readdirSync(stateRoot).length).toBeGreaterThan(0);
   }, 30_000);
 
   it("answers `docker run goondan run /app/bundle --input …` with the bundled example's reply, using production packages only", async () => {
     const layout = layoutImage({ repo, root: mkdtempSync(join(root, "once-")) });
-    const entry = layout.command.slice(3, layout.command.indexOf("run")).map((arg) => (arg.startsWith("/") ? layout.map(arg) : arg));
+    const entry = layout.command
+      .slice(3, layout.command.indexOf("run"))
+      .map((arg) => (arg.startsWith("/") ? layout.map(arg) : arg));
     const child = Bun.spawn([process.execPath, ...entry, "run", layout.map("/app/bundle"), "--input", EXAMPLE_INPUT], {
       cwd: layout.map(layout.workdir),
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, ...layout.env },
       stdout: "pipe",
       stderr: "pipe",
     });
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
     expect({ code, stdout }).toEqual({ code: 0, stdout: `${COORDINATOR_REPLY}\n` });
     expect(stderr).not.toContain("GOONDAN_API_TOKEN is not set");
   }, 30_000);

@@ -37,6 +37,12 @@ describe("bundleAgentEntry", () => {
   });
 
   it("runs children from source when GOONDAN_AGENT_FROM_SOURCE=1", async () => {
-    expect(await bundleAgentEntry({ stateRoot: stateRoot(), logger: silentLogger(), env: { GOONDAN_AGENT_FROM_SOURCE: "1" } })).toBe(AGENT_ENTRY_SCRIPT);
+    expect(
+      await bundleAgentEntry({
+        stateRoot: stateRoot(),
+        logger: silentLogger(),
+        env: { GOONDAN_AGENT_FROM_SOURCE: "1" },
+      }),
+    ).toBe(AGENT_ENTRY_SCRIPT);
   });
 });

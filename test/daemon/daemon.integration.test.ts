@@ -18,7 +18,8 @@ import { useCleanups } from "../helpers/cleanups.ts";
 
 const defer = useCleanups();
 
-const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000) => pollUntil(probe, { timeoutMs, intervalMs: 25 });
+const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000) =>
+  pollUntil(probe, { timeoutMs, intervalMs: 25 });
 
 function freePort(): number {
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
@@ -79,14 +80,30 @@ spec:
       rmSync(stateRoot, { recursive: true, force: true });
     });
     const api = daemon.backend;
-    const served = async () => ((await (await fetch(`http://127.0.0.1:${daemon.address?.port}/v1/processes`)).json()) as { processes: unknown[] }).processes;
+    const served = async () =>
+      (
+        (await (await fetch(`http://127.0.0.1:${daemon.address?.port}/v1/processes`)).json()) as {
+          processes: unknown[];
+        }
+      ).processes;
 
     expect((await post(port, { text: "first" })).status).toBe(202);
-    await until(() => llm.requests.find((request) => systemPrompt(request).includes("ROLE=other") && lastUserText(request).includes("first")));
+    await until(() =>
+      llm.requests.find(
+        (request) => systemPrompt(request).includes("ROLE=other") && lastUserText(request).includes("first"),
+      ),
+    );
     const connectorRow = await until(() => api.processes().find((row) => row.kind === "connector" && row.pid !== null));
     expect(connectorRow).toMatchObject({ agent: "connector:inbound", instanceKey: "webhook", status: "running" });
     expect(api.processes().some((row) => row.kind === "agent" && row.agent === "other")).toBe(true);
-    expect(await served()).toContainEqual(expect.objectContaining({ kind: "connector", agent: "connector:inbound", connection: "inbound", connector: "webhook" }));
+    expect(await served()).toContainEqual(
+      expect.objectContaining({
+        kind: "connector",
+        agent: "connector:inbound",
+        connection: "inbound",
+        connector: "webhook",
+      }),
+    );
     expect(api.swarm.name).toBe("live");
 
     const yaml = join(dir, "goondan.yaml");
@@ -96,6 +113,10 @@ spec:
       return row !== undefined && row.pid !== null && row.pid !== connectorRow.pid && row.status === "running";
     });
     expect((await post(port, { text: "second" })).status).toBe(202);
-    await until(() => llm.requests.find((request) => systemPrompt(request).includes("ROLE=front") && lastUserText(request).includes("second")));
+    await until(() =>
+      llm.requests.find(
+        (request) => systemPrompt(request).includes("ROLE=front") && lastUserText(request).includes("second"),
+      ),
+    );
   }, 30_000);
 });

@@ -9,7 +9,13 @@ import { unansweredEvents } from "../helpers/stored-state.ts";
 import { DUPLICATE_SIGINT_WINDOW_MS } from "../../src/daemon/shutdown-signals.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLoopbackLlm, systemPrompt, toolResults, type LoopbackLlmOptions, type LoopbackRequest } from "../helpers/loopback-llm.ts";
+import {
+  startLoopbackLlm,
+  systemPrompt,
+  toolResults,
+  type LoopbackLlmOptions,
+  type LoopbackRequest,
+} from "../helpers/loopback-llm.ts";
 import { childEnv, lastRole, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
 import { GOONDAN_BIN, isAlive, startGoondanRun, until } from "../helpers/goondan-process.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
@@ -30,7 +36,12 @@ async function fixture(respond: LoopbackLlmOptions["respond"], policy?: Record<s
 }
 
 function spawnGoondan(args: string[], env: Record<string, string> = {}) {
-  const proc = Bun.spawn([process.execPath, BIN, ...args], { env: { ...process.env, ...childEnv, GOONDAN_LOG_LEVEL: "info", ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const proc = Bun.spawn([process.execPath, BIN, ...args], {
+    env: { ...process.env, ...childEnv, GOONDAN_LOG_LEVEL: "info", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
   defer(() => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
   });
@@ -52,7 +63,9 @@ async function startDaemon(options: { dir: string; stateRoot: string; env?: Reco
 const alive = isAlive;
 
 const slowThenDone = (marker: string, ms: number) => (request: LoopbackRequest) =>
-  lastRole(request) === "tool" ? { text: `done after ${JSON.stringify(toolResults(request).at(-1)?.content)}` } : { toolCalls: [{ name: "slow__sleep", args: { ms, marker } }] };
+  lastRole(request) === "tool"
+    ? { text: `done after ${JSON.stringify(toolResults(request).at(-1)?.content)}` }
+    : { toolCalls: [{ name: "slow__sleep", args: { ms, marker } }] };
 
 const childPids = async (base: string): Promise<number[]> => {
   const body = (await (await fetch(`${base}/v1/processes`)).json()) as { processes: { pid: number | null }[] };
@@ -66,7 +79,11 @@ describe("goondan run", () => {
     const f = await fixture(slowThenDone(marker, 600));
     const daemon = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
     expect(await (await fetch(`${daemon.base}/healthz`)).json()).toEqual({ status: "ok" });
-    const waiting = fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "slow please", wait: true }) });
+    const waiting = fetch(`${daemon.base}/v1/events`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "slow please", wait: true }),
+    });
     await until(() => existsSync(marker));
     const pids = await childPids(daemon.base);
     expect(pids.length).toBe(1);
@@ -83,7 +100,11 @@ describe("goondan run", () => {
     defer(() => rmSync(marker, { force: true }));
     const f = await fixture(slowThenDone(marker, 4000));
     const daemon = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
-    void fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "slow", wait: true }) }).catch(() => undefined);
+    void fetch(`${daemon.base}/v1/events`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "slow", wait: true }),
+    }).catch(() => undefined);
     await until(() => existsSync(marker));
     const [child] = (await childPids(daemon.base)) as [number];
     daemon.proc.kill("SIGINT");
@@ -99,7 +120,11 @@ describe("goondan run", () => {
     defer(() => rmSync(marker, { force: true }));
     const f = await fixture(slowThenDone(marker, 3000));
     const first = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
-    const acceptedResponse = await fetch(`${first.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "survive this" }) });
+    const acceptedResponse = await fetch(`${first.base}/v1/events`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "survive this" }),
+    });
     expect(acceptedResponse.status).toBe(202);
     const accepted = (await acceptedResponse.json()) as { eventId: string };
     await until(() => existsSync(marker));
@@ -114,8 +139,12 @@ describe("goondan run", () => {
     expect(second.lines.find((line) => line.msg === "resumed accepted events")).toMatchObject({ resumed: 1 });
     await until(async () => (await unanswered()).length === 0);
     // The child that lost its orchestrator left the turn uncommitted, so the new run finishes it for real.
-    const events = (await (await fetch(`${second.base}/v1/instances/coordinator/duo/events`)).json()) as { events: { type?: string; eventId?: string }[] };
-    expect(events.events.some((event) => event.type === "turn.completed" && event.eventId === accepted.eventId)).toBe(true);
+    const events = (await (await fetch(`${second.base}/v1/instances/coordinator/duo/events`)).json()) as {
+      events: { type?: string; eventId?: string }[];
+    };
+    expect(events.events.some((event) => event.type === "turn.completed" && event.eventId === accepted.eventId)).toBe(
+      true,
+    );
     expect(lastRole(f.llm.requests.at(-1) as LoopbackRequest)).toBe("tool");
     second.proc.kill("SIGTERM");
     expect(await second.proc.exited).toBe(0);
@@ -126,7 +155,13 @@ describe("goondan run", () => {
     defer(() => rmSync(marker, { force: true }));
     const f = await fixture(slowThenDone(marker, 3000));
     const first = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
-    const accepted = (await (await fetch(`${first.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "survive this" }) })).json()) as { eventId: string };
+    const accepted = (await (
+      await fetch(`${first.base}/v1/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ input: "survive this" }),
+      })
+    ).json()) as { eventId: string };
     await until(() => existsSync(marker));
     const [child] = (await childPids(first.base)) as [number];
     // A power loss: nobody gets to write anything more (the frozen child cannot react to the lost channel).
@@ -152,15 +187,30 @@ describe("goondan run", () => {
     defer(() => rmSync(marker, { force: true }));
     const f = await fixture((request) => {
       const worker = systemPrompt(request).includes("ROLE=worker");
-      if (lastRole(request) === "tool") return { text: worker ? "worker done" : `coordinator got ${JSON.stringify(toolResults(request).at(-1)?.content)}` };
-      return worker ? { toolCalls: [{ name: "slow__sleep", args: { ms: 3000, marker } }] } : { toolCalls: [{ name: "agents__request", args: { target: "worker", input: "work" } }] };
+      if (lastRole(request) === "tool")
+        return {
+          text: worker ? "worker done" : `coordinator got ${JSON.stringify(toolResults(request).at(-1)?.content)}`,
+        };
+      return worker
+        ? { toolCalls: [{ name: "slow__sleep", args: { ms: 3000, marker } }] }
+        : { toolCalls: [{ name: "agents__request", args: { target: "worker", input: "work" } }] };
     });
     const first = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
-    const accepted = (await (await fetch(`${first.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "delegate" }) })).json()) as { eventId: string };
+    const accepted = (await (
+      await fetch(`${first.base}/v1/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ input: "delegate" }),
+      })
+    ).json()) as { eventId: string };
     await until(() => existsSync(marker));
     first.proc.kill("SIGKILL");
     await first.proc.exited;
-    expect((await unansweredEvents({ stateRoot: f.stateRoot, swarm: "duo", agent: "worker" })).map((record) => record.event.type)).toEqual(["agent.request"]);
+    expect(
+      (await unansweredEvents({ stateRoot: f.stateRoot, swarm: "duo", agent: "worker" })).map(
+        (record) => record.event.type,
+      ),
+    ).toEqual(["agent.request"]);
 
     const second = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot });
     const completed = await until(async () => {
@@ -174,7 +224,9 @@ describe("goondan run", () => {
     // Once, as the reattached call's result: not a second time as if it answered an async request.
     expect(JSON.stringify(f.llm.requests.at(-1)?.body.messages)).not.toContain("[async reply");
     // Reattached, not sent again: the worker was asked once, and its redelivered turn was told its sleep was interrupted.
-    const workerFirstAsks = f.llm.requests.filter((request) => systemPrompt(request).includes("ROLE=worker") && lastRole(request) === "user");
+    const workerFirstAsks = f.llm.requests.filter(
+      (request) => systemPrompt(request).includes("ROLE=worker") && lastRole(request) === "user",
+    );
     expect(workerFirstAsks).toHaveLength(1);
     second.proc.kill("SIGTERM");
     expect(await second.proc.exited).toBe(0);
@@ -189,7 +241,9 @@ describe("goondan run", () => {
   }, 20_000);
 
   it("--input exits 1 when the turn fails", async () => {
-    const f = await fixture(() => ({ fail: { status: 400, body: JSON.stringify({ error: { message: "bad request", type: "invalid_request_error" } }) } }));
+    const f = await fixture(() => ({
+      fail: { status: 400, body: JSON.stringify({ error: { message: "bad request", type: "invalid_request_error" } }) },
+    }));
     const proc = spawnGoondan(["run", f.dir, "--state-root", f.stateRoot, "--input", "hi"]);
     const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
     expect(code).toBe(1);
@@ -222,10 +276,21 @@ describe("goondan run", () => {
     const env = { GOONDAN_API_TOKEN: "tok-123", UNRELATED_API_KEY: "sk-not-for-agents" };
     const daemon = await startDaemon({ dir: f.dir, stateRoot: f.stateRoot, env });
     expect((await fetch(`${daemon.base}/v1/processes`)).status).toBe(401);
-    const answered = await fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { authorization: "Bearer tok-123", "content-type": "application/json" }, body: JSON.stringify({ input: "hi", wait: true }) });
-    expect(await answered.json()).toMatchObject({ status: "ok", response: "hello", agent: "coordinator", instanceKey: "duo" });
+    const answered = await fetch(`${daemon.base}/v1/events`, {
+      method: "POST",
+      headers: { authorization: "Bearer tok-123", "content-type": "application/json" },
+      body: JSON.stringify({ input: "hi", wait: true }),
+    });
+    expect(await answered.json()).toMatchObject({
+      status: "ok",
+      response: "hello",
+      agent: "coordinator",
+      instanceKey: "duo",
+    });
     // The agent child starts with the basics and its own model key only: not the API token, not other keys.
-    const listed = (await (await fetch(`${daemon.base}/v1/processes`, { headers: { authorization: "Bearer tok-123" } })).json()) as { processes: { agent: string; pid: number }[] };
+    const listed = (await (
+      await fetch(`${daemon.base}/v1/processes`, { headers: { authorization: "Bearer tok-123" } })
+    ).json()) as { processes: { agent: string; pid: number }[] };
     const childPid = listed.processes.find((row) => row.agent === "coordinator")?.pid as number;
     // Agents make themselves non-dumpable (tools/hide-process-secrets.ts): only root can read their environ.
     if (process.getuid?.() === 0) {
@@ -246,4 +311,3 @@ describe("goondan run", () => {
     expect(await daemon.proc.exited).toBe(0);
   }, 30_000);
 });
-

@@ -21,7 +21,9 @@ const alive = isAlive;
 async function startGroupLeader(marker: string) {
   const llm = await startLoopbackLlm({
     respond: (request: LoopbackRequest) =>
-      lastRole(request) === "tool" ? { text: `done after ${JSON.stringify(toolResults(request).at(-1)?.content)}` } : { toolCalls: [{ name: "slow__sleep", args: { ms: 1200, marker } }] },
+      lastRole(request) === "tool"
+        ? { text: `done after ${JSON.stringify(toolResults(request).at(-1)?.content)}` }
+        : { toolCalls: [{ name: "slow__sleep", args: { ms: 1200, marker } }] },
   });
   const dir = writeSwarmBundle({ endpoint: llm.url });
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-pgrp-"));
@@ -46,8 +48,16 @@ async function signalTheGroupMidTurn(signal: "SIGINT" | "SIGTERM") {
   defer(() => rmSync(marker, { force: true }));
   const daemon = await startGroupLeader(marker);
   // While it runs, the state root names its owner (for `goondan instance delete`).
-  expect(readStateRootLock(daemon.stateRoot)).toMatchObject({ pid: daemon.proc.pid, port: daemon.port, host: "127.0.0.1" });
-  const waiting = fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "slow please", wait: true }) });
+  expect(readStateRootLock(daemon.stateRoot)).toMatchObject({
+    pid: daemon.proc.pid,
+    port: daemon.port,
+    host: "127.0.0.1",
+  });
+  const waiting = fetch(`${daemon.base}/v1/events`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ input: "slow please", wait: true }),
+  });
   await until(() => existsSync(marker));
   const body = (await (await fetch(`${daemon.base}/v1/processes`)).json()) as { processes: { pid: number | null }[] };
   const pids = body.processes.flatMap((row) => (row.pid === null ? [] : [row.pid]));

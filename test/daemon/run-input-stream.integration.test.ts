@@ -15,7 +15,8 @@ import { lastUserText, type LoopbackReply, type LoopbackRequest } from "../helpe
 import { realSwarm } from "../http/run-fixture.ts";
 
 const SCRIPT = Bun.which("script");
-if (SCRIPT === null && process.env.CI === "true") throw new Error("util-linux `script` is not installed: the run --input terminal test needs it");
+if (SCRIPT === null && process.env.CI === "true")
+  throw new Error("util-linux `script` is not installed: the run --input terminal test needs it");
 if (SCRIPT === null) console.warn("skipping the run --input terminal test: util-linux `script` is not installed");
 
 const defer = useCleanups();
@@ -24,8 +25,12 @@ const shellQuote = (value: string) => `'${value.replace(/'/g, "'\\''")}'`;
 
 function script(marker: string) {
   return (request: LoopbackRequest): LoopbackReply => {
-    if (roleOf(request) === "worker") return lastRole(request) === "tool" ? { text: "worker done" } : { toolCalls: [{ name: "slow__sleep", args: { ms: 10, marker } }] };
-    if (lastRole(request) === "user") return { toolCalls: [{ name: "agents__request", args: { target: "worker", input: lastUserText(request) } }] };
+    if (roleOf(request) === "worker")
+      return lastRole(request) === "tool"
+        ? { text: "worker done" }
+        : { toolCalls: [{ name: "slow__sleep", args: { ms: 10, marker } }] };
+    if (lastRole(request) === "user")
+      return { toolCalls: [{ name: "agents__request", args: { target: "worker", input: lastUserText(request) } }] };
     return { text: FINAL, chunkDelayMs: 250, textPieces: 6 };
   };
 }
@@ -35,8 +40,24 @@ describe.skipIf(SCRIPT === null)("goondan run --input with a streaming Model", (
     const scratch = mkdtempSync(join(tmpdir(), "goondan-input-stream-"));
     defer(() => rmSync(scratch, { recursive: true, force: true }));
     const swarm = await realSwarm({ defer, streaming: true, llm: { respond: script(join(scratch, "marker")) } });
-    const command = [process.execPath, GOONDAN_BIN, "run", swarm.dir, "--input", "question", "--state-root", swarm.stateRoot].map(shellQuote).join(" ");
-    const proc = Bun.spawn([SCRIPT as string, "-qfec", command, "/dev/null"], { env: { ...process.env, ...childEnv, TERM: "xterm" }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+    const command = [
+      process.execPath,
+      GOONDAN_BIN,
+      "run",
+      swarm.dir,
+      "--input",
+      "question",
+      "--state-root",
+      swarm.stateRoot,
+    ]
+      .map(shellQuote)
+      .join(" ");
+    const proc = Bun.spawn([SCRIPT as string, "-qfec", command, "/dev/null"], {
+      env: { ...process.env, ...childEnv, TERM: "xterm" },
+      stdout: "pipe",
+      stderr: "pipe",
+      stdin: "ignore",
+    });
     defer(async () => {
       if (proc.exitCode === null) proc.kill("SIGKILL");
       await proc.exited;
@@ -63,7 +84,12 @@ describe.skipIf(SCRIPT === null)("goondan run --input with a streaming Model", (
     expect(shown.some((line) => /^[\u2800-\u28ff] thinking \d+s/.test(line))).toBe(true);
     const lines = shown.filter((line) => line.trim() !== "" && !/^[\u2800-\u28ff] /.test(line));
     // The run says where its logs go, once; the lifecycle itself is in that file, not on the screen.
-    expect(lines, `the terminal showed: ${JSON.stringify(screen.slice(-3000))}`).toEqual([expect.stringMatching(/^goondan: logs go to \S+goondan\.log /), "→ coordinator · agents__request", "→ worker · slow__sleep", FINAL]);
+    expect(lines, `the terminal showed: ${JSON.stringify(screen.slice(-3000))}`).toEqual([
+      expect.stringMatching(/^goondan: logs go to \S+goondan\.log /),
+      "→ coordinator · agents__request",
+      "→ worker · slow__sleep",
+      FINAL,
+    ]);
     // In parts: the first part was on the screen well before the whole reply.
     expect(seen.length).toBeGreaterThan(2);
     expect(seen[0]!.length).toBeLessThan(FINAL.length);
@@ -74,7 +100,10 @@ describe.skipIf(SCRIPT === null)("goondan run --input with a streaming Model", (
     const scratch = mkdtempSync(join(tmpdir(), "goondan-input-piped-"));
     defer(() => rmSync(scratch, { recursive: true, force: true }));
     const swarm = await realSwarm({ defer, streaming: true, llm: { respond: script(join(scratch, "marker")) } });
-    const proc = Bun.spawn([process.execPath, GOONDAN_BIN, "run", swarm.dir, "--input", "question", "--state-root", swarm.stateRoot], { env: { ...process.env, ...childEnv }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+    const proc = Bun.spawn(
+      [process.execPath, GOONDAN_BIN, "run", swarm.dir, "--input", "question", "--state-root", swarm.stateRoot],
+      { env: { ...process.env, ...childEnv }, stdout: "pipe", stderr: "pipe", stdin: "ignore" },
+    );
     expect(await proc.exited).toBe(0);
     expect(await new Response(proc.stdout).text()).toBe(`${FINAL}\n`);
   }, 60_000);

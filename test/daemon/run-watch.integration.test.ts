@@ -30,11 +30,21 @@ async function startDaemon(args: string[], env: Record<string, string>) {
   return { proc, logs: lines, base, port };
 }
 
-const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000) => waitUntil(probe, { timeoutMs, intervalMs: 50 });
+const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000) =>
+  waitUntil(probe, { timeoutMs, intervalMs: 50 });
 
 async function goondan(args: string[], env: Record<string, string>) {
-  const proc = Bun.spawn([process.execPath, BIN, ...args], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn([process.execPath, BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { stdout, stderr, code };
 }
 
@@ -51,11 +61,17 @@ describe("goondan run --watch", () => {
     const env = { ...liveEnv, GOONDAN_LOG_LEVEL: "info" };
     const daemon = await startDaemon([dir, "--watch", "--port", "0", "--state-root", stateRoot], env);
     const ask = async (agent: string, input: string) => {
-      const response = await fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ agent, input, wait: true }) });
+      const response = await fetch(`${daemon.base}/v1/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ agent, input, wait: true }),
+      });
       return (await response.json()) as { status: string; response: string };
     };
     const pidOf = async (agent: string) => {
-      const body = (await (await fetch(`${daemon.base}/v1/processes`)).json()) as { processes: { agent: string; pid: number | null }[] };
+      const body = (await (await fetch(`${daemon.base}/v1/processes`)).json()) as {
+        processes: { agent: string; pid: number | null }[];
+      };
       return body.processes.find((row) => row.agent === agent)?.pid ?? null;
     };
 
@@ -76,7 +92,9 @@ describe("goondan run --watch", () => {
     const yaml = join(dir, "goondan.yaml");
     const good = readFileSync(yaml, "utf8");
     writeFileSync(yaml, good.replace("tools: [Tool/greet,", "tools: [Tool/missing,"));
-    await until(() => daemon.logs.some((line) => line.msg === "invalid bundle change ignored; the running swarm is unchanged"));
+    await until(() =>
+      daemon.logs.some((line) => line.msg === "invalid bundle change ignored; the running swarm is unchanged"),
+    );
     expect((await ask("front", "greet while broken")).response).toContain("greeting from v2");
     expect(await pidOf("front")).toBe(frontPid2);
 
@@ -92,12 +110,15 @@ describe("goondan run --watch", () => {
       return pid !== null && pid !== otherPid;
     });
     expect((await ask("other", "who am i")).status).toBe("ok");
-    const conversation = (await storedInstanceState({ stateRoot, swarm: "live", agent: "other", instanceKey: "live" })).messages;
+    const conversation = (await storedInstanceState({ stateRoot, swarm: "live", agent: "other", instanceKey: "live" }))
+      .messages;
     expect(JSON.stringify(conversation)).toContain("who am i");
     expect(JSON.stringify(conversation)).not.toContain("remember me");
 
     daemon.proc.kill("SIGHUP");
-    await until(() => daemon.logs.some((line) => line.msg === "restarting" && JSON.stringify(line.reasons).includes("SIGHUP")));
+    await until(() =>
+      daemon.logs.some((line) => line.msg === "restarting" && JSON.stringify(line.reasons).includes("SIGHUP")),
+    );
 
     daemon.proc.kill("SIGTERM");
     expect(await daemon.proc.exited).toBe(0);

@@ -15,7 +15,12 @@ function listen() {
   const clock = new ManualClock();
   const exits: number[] = [];
   const forced: string[] = [];
-  const signals = listenForShutdownSignals({ clock, exit: (code) => void exits.push(code), onForcedExit: () => void forced.push("forced"), duplicateWindowMs: 300 });
+  const signals = listenForShutdownSignals({
+    clock,
+    exit: (code) => void exits.push(code),
+    onForcedExit: () => void forced.push("forced"),
+    duplicateWindowMs: 300,
+  });
   listening.push(signals);
   const settled = { signal: undefined as string | undefined };
   void signals.signalled.then((signal) => (settled.signal = signal));

@@ -13,7 +13,10 @@ describe("startWatchReload", () => {
   it("logs an invalid change once, with its issues, and reloads nothing", async () => {
     const { dir, bundle } = await copyWatchFixture({ defer, prefix: "goondan-watch-reload-" });
     const lines: Record<string, unknown>[] = [];
-    const logger = createLogger("test", { destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) }, level: "debug" });
+    const logger = createLogger("test", {
+      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+      level: "debug",
+    });
     let reloads = 0;
     const watcher = await startWatchReload({
       initial: bundle,
@@ -28,7 +31,8 @@ describe("startWatchReload", () => {
     const yaml = join(dir, "goondan.yaml");
     writeFileSync(yaml, readFileSync(yaml, "utf8").replace('tools: ["Tool/echo"]', 'tools: ["Tool/missing"]'));
     const deadline = Date.now() + 5000;
-    while (!lines.some((line) => line.level === 50) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!lines.some((line) => line.level === 50) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     await watcher.idle();
     const reports = lines.filter((line) => (line.level as number) >= 40);
     expect(reports).toHaveLength(1);

@@ -114,7 +114,9 @@ describe("docs/error-codes.md", () => {
   const documented = documentedCodes();
 
   it("lists every code the source emits", () => {
-    const missing = [...emitted.keys()].filter((code) => !documented.includes(code)).map((code) => `${code} (${emitted.get(code)!.join(", ")})`);
+    const missing = [...emitted.keys()]
+      .filter((code) => !documented.includes(code))
+      .map((code) => `${code} (${emitted.get(code)!.join(", ")})`);
     expect(missing).toEqual([]);
   });
 
@@ -131,7 +133,18 @@ describe("docs/error-codes.md", () => {
   });
 
   it("holds the codes the public Goondan project emits for the same config cases", () => {
-    for (const code of ["E_CONFIG_PACKAGE_DOC_POSITION", "E_CONFIG_PACKAGE_DOC_DUPLICATED", "E_CONFIG_UNSUPPORTED_API_VERSION", "E_CONFIG_INVALID_REF", "E_CONFIG_PARSE_ERROR", "E_CONFIG_INVALID_NAME", "E_CONFIG_TOO_MANY_DOCUMENTS", "SWARM_MISSING", "KIND_MISSING", "FILE_NOT_FOUND"]) {
+    for (const code of [
+      "E_CONFIG_PACKAGE_DOC_POSITION",
+      "E_CONFIG_PACKAGE_DOC_DUPLICATED",
+      "E_CONFIG_UNSUPPORTED_API_VERSION",
+      "E_CONFIG_INVALID_REF",
+      "E_CONFIG_PARSE_ERROR",
+      "E_CONFIG_INVALID_NAME",
+      "E_CONFIG_TOO_MANY_DOCUMENTS",
+      "SWARM_MISSING",
+      "KIND_MISSING",
+      "FILE_NOT_FOUND",
+    ]) {
       expect(documented).toContain(code);
     }
   });

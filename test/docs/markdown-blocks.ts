@@ -35,7 +35,14 @@ export function codeBlocks(options: { source: string; markdown: string }): CodeB
         if (eq > 0) attributes[word.slice(0, eq)] = word.slice(eq + 1);
         else tags.push(word);
       }
-      blocks.push({ source: options.source, line: open.line, lang: words[0] ?? "", tags, attributes, code: `${open.body.join("\n")}\n` });
+      blocks.push({
+        source: options.source,
+        line: open.line,
+        lang: words[0] ?? "",
+        tags,
+        attributes,
+        code: `${open.body.join("\n")}\n`,
+      });
       open = undefined;
     } else {
       open.body.push(line);

@@ -10,10 +10,18 @@ describe("docs/goondan-yaml.md", () => {
 
   it("documents every kind and every spec field of the schema", () => {
     const reference = renderReference();
-    const clauses = (documentSchema() as { allOf: { if: { properties: { kind: { const: string } } }; then: { properties: { spec?: { properties?: Record<string, unknown> } } } }[] }).allOf;
+    const clauses = (
+      documentSchema() as {
+        allOf: {
+          if: { properties: { kind: { const: string } } };
+          then: { properties: { spec?: { properties?: Record<string, unknown> } } };
+        }[];
+      }
+    ).allOf;
     for (const clause of clauses) {
       expect(reference).toContain(`## ${clause.if.properties.kind.const}\n`);
-      for (const field of Object.keys(clause.then.properties.spec?.properties ?? {})) expect(reference).toContain(`| \`spec.${field}\` |`);
+      for (const field of Object.keys(clause.then.properties.spec?.properties ?? {}))
+        expect(reference).toContain(`| \`spec.${field}\` |`);
     }
   });
 });

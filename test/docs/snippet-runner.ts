@@ -21,7 +21,17 @@
  *   dockerfile         parsed by the container test's Dockerfile reader
  *   text               not run (output samples, commands that need Docker or an API key)
  */
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -59,7 +69,10 @@ export function createScratch(): DocScratch {
   mkdirSync(join(dir, "node_modules", "@modelcontextprotocol"), { recursive: true });
   symlinkSync(REPO, join(dir, "node_modules", "goondan"));
   // A doc's own MCP server imports the SDK, as a project would after `npm install @modelcontextprotocol/sdk`.
-  symlinkSync(join(REPO, "node_modules", "@modelcontextprotocol", "sdk"), join(dir, "node_modules", "@modelcontextprotocol", "sdk"));
+  symlinkSync(
+    join(REPO, "node_modules", "@modelcontextprotocol", "sdk"),
+    join(dir, "node_modules", "@modelcontextprotocol", "sdk"),
+  );
   const bin = join(root, "bin");
   mkdirSync(bin);
   const shim = (name: string, body: string) => {
@@ -67,8 +80,14 @@ export function createScratch(): DocScratch {
     chmodSync(join(bin, name), 0o755);
   };
   shim("goondan", `exec "${BUN}" "${CLI}" "$@"`);
-  shim("npx", `if [ "$1" = goondan ]; then shift; exec "${BUN}" "${CLI}" "$@"; fi\necho "docs snippet: npx $1 is not available offline" >&2; exit 97`);
-  shim("npm", `case "$1" in install|ci|i) exit 0;; esac\necho "docs snippet: npm $1 is not run by the snippet test" >&2; exit 97`);
+  shim(
+    "npx",
+    `if [ "$1" = goondan ]; then shift; exec "${BUN}" "${CLI}" "$@"; fi\necho "docs snippet: npx $1 is not available offline" >&2; exit 97`,
+  );
+  shim(
+    "npm",
+    `case "$1" in install|ci|i) exit 0;; esac\necho "docs snippet: npm $1 is not run by the snippet test" >&2; exit 97`,
+  );
   shim("bun", `exec "${BUN}" "$@"`);
   // A port of the doc's own: its daemon listens there, and operator commands (`goondan ps`, `doctor`) default to it.
   const port = freePort();
@@ -114,19 +133,42 @@ async function waitForListener(options: { port: number; timeoutMs: number }): Pr
   throw new Error(`nothing listens on 127.0.0.1:${options.port} after ${options.timeoutMs} ms`);
 }
 
-async function runShell(options: { script: string; cwd: string; env: Record<string, string>; timeoutMs: number }): Promise<{ code: number; output: string }> {
-  const child = Bun.spawn(["bash", "-euo", "pipefail", "-c", options.script], { cwd: options.cwd, env: options.env, stdout: "pipe", stderr: "pipe" });
+async function runShell(options: {
+  script: string;
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+}): Promise<{ code: number; output: string }> {
+  const child = Bun.spawn(["bash", "-euo", "pipefail", "-c", options.script], {
+    cwd: options.cwd,
+    env: options.env,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs);
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   clearTimeout(timer);
   return { code, output: `${stdout}${stderr}` };
 }
 
-async function startDaemon(options: { scratch: DocScratch; dir: string }): Promise<{ process: Bun.Subprocess; port: number; dir: string }> {
+async function startDaemon(options: {
+  scratch: DocScratch;
+  dir: string;
+}): Promise<{ process: Bun.Subprocess; port: number; dir: string }> {
   const { scratch, dir } = options;
   const manifest = join(dir, "goondan.yaml");
   if (existsSync(manifest)) {
-    writeFileSync(manifest, readFileSync(manifest, "utf8").replace(new RegExp(`(\\bport:\\s*)${WEBHOOK_DEFAULT_PORT}\\b`, "g"), `$1${scratch.webhookPort}`));
+    writeFileSync(
+      manifest,
+      readFileSync(manifest, "utf8").replace(
+        new RegExp(`(\\bport:\\s*)${WEBHOOK_DEFAULT_PORT}\\b`, "g"),
+        `$1${scratch.webhookPort}`,
+      ),
+    );
   }
   const child = Bun.spawn([BUN, CLI, "run", dir, "--port", scratch.env.GOONDAN_PORT ?? "0"], {
     cwd: scratch.dir,
@@ -153,7 +195,8 @@ async function startDaemon(options: { scratch: DocScratch; dir: string }): Promi
         }
         if (record?.msg === "ready" && typeof record.port === "number") ready.resolve(record.port);
         if (startup !== undefined) startup += `${line}\n`;
-        if (options.forward && (typeof record?.level !== "number" || record.level >= 40)) process.stderr.write(`${line}\n`);
+        if (options.forward && (typeof record?.level !== "number" || record.level >= 40))
+          process.stderr.write(`${line}\n`);
       }
     }
   };
@@ -196,7 +239,8 @@ async function documentValidator(): Promise<(document: unknown) => string[]> {
   delete schema.$schema;
   const ajv = new Ajv({ allErrors: true, strict: false });
   const validate = ajv.compile(schema);
-  schemaValidator = (document) => (validate(document) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`));
+  schemaValidator = (document) =>
+    validate(document) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
   return schemaValidator;
 }
 
@@ -204,17 +248,25 @@ async function documentValidator(): Promise<(document: unknown) => string[]> {
 export async function runBlock(options: { block: CodeBlock; scratch: DocScratch }): Promise<void> {
   const { block, scratch } = options;
   const where = `${block.source}:${block.line}`;
-  const is = (lang: string, tag?: string) => block.lang === lang && (tag === undefined ? block.tags.length === 0 : block.tags.includes(tag));
+  const is = (lang: string, tag?: string) =>
+    block.lang === lang && (tag === undefined ? block.tags.length === 0 : block.tags.includes(tag));
   if (block.attributes.file !== undefined) {
     const path = writeBlockFile({ scratch, block });
     if (is("ts", "tool") || is("ts", "extension") || is("ts", "connector")) {
       const module = (await import(path)) as Record<string, unknown>;
       if (block.tags.includes("tool")) {
         const handlers = module.handlers as Record<string, unknown> | undefined;
-        if (typeof handlers !== "object" || handlers === null || !Object.values(handlers).every((handler) => typeof handler === "function")) throw new Error(`${where}: a tool module must export handlers`);
+        if (
+          typeof handlers !== "object" ||
+          handlers === null ||
+          !Object.values(handlers).every((handler) => typeof handler === "function")
+        )
+          throw new Error(`${where}: a tool module must export handlers`);
       } else if (block.tags.includes("connector")) {
-        if (typeof module.default !== "function" && typeof module.start !== "function") throw new Error(`${where}: a connector module must export a default function or start(ctx)`);
-      } else if (typeof module.register !== "function") throw new Error(`${where}: an extension module must export register(api, config)`);
+        if (typeof module.default !== "function" && typeof module.start !== "function")
+          throw new Error(`${where}: a connector module must export a default function or start(ctx)`);
+      } else if (typeof module.register !== "function")
+        throw new Error(`${where}: an extension module must export register(api, config)`);
     }
     return;
   }
@@ -227,7 +279,10 @@ export async function runBlock(options: { block: CodeBlock; scratch: DocScratch 
       if (scratch.daemon && scratch.daemon.dir !== dir) await stopScratch(scratch);
       scratch.daemon ??= await startDaemon({ scratch, dir });
       const port = String(scratch.daemon.port);
-      script = script.replaceAll("127.0.0.1:8790", `127.0.0.1:${port}`).replaceAll("localhost:8790", `127.0.0.1:${port}`).replaceAll("--port 8790", `--port ${port}`);
+      script = script
+        .replaceAll("127.0.0.1:8790", `127.0.0.1:${port}`)
+        .replaceAll("localhost:8790", `127.0.0.1:${port}`)
+        .replaceAll("--port 8790", `--port ${port}`);
       env.GOONDAN_API_TOKEN = API_TOKEN;
       const webhook = new RegExp(`(127\\.0\\.0\\.1|localhost):${WEBHOOK_DEFAULT_PORT}\\b`, "g");
       if (webhook.test(script)) {
@@ -237,26 +292,37 @@ export async function runBlock(options: { block: CodeBlock; scratch: DocScratch 
       }
     }
     const result = await runShell({ script, cwd: scratch.dir, env, timeoutMs: 60_000 });
-    if (result.code !== 0) throw new Error(`${where}: exit ${result.code}\n${block.code}\n--- output ---\n${result.output}`);
+    if (result.code !== 0)
+      throw new Error(`${where}: exit ${result.code}\n${block.code}\n--- output ---\n${result.output}`);
     return;
   }
   if (is("sh", "suite")) {
     const packageJson = (await Bun.file(join(REPO, "package.json")).json()) as { scripts?: Record<string, string> };
-    if (block.code.trim() !== "npm install && npm test" || !packageJson.scripts?.test) throw new Error(`${where}: the test-suite command must be "npm install && npm test" and package.json must define scripts.test`);
+    if (block.code.trim() !== "npm install && npm test" || !packageJson.scripts?.test)
+      throw new Error(
+        `${where}: the test-suite command must be "npm install && npm test" and package.json must define scripts.test`,
+      );
     return;
   }
   if (is("sh", "bench")) {
     const scripts = [...block.code.matchAll(/\bbun (bench\/[\w.-]+\.ts)/g)].map((match) => match[1] as string);
     const missing = scripts.filter((script) => !existsSync(join(REPO, script)));
-    if (scripts.length === 0 || missing.length > 0) throw new Error(`${where}: benchmark scripts not found: ${missing.join(", ") || "none named"}`);
+    if (scripts.length === 0 || missing.length > 0)
+      throw new Error(`${where}: benchmark scripts not found: ${missing.join(", ") || "none named"}`);
     return;
   }
   if (is("yaml", "goondan")) {
     const bundle = join(scratch.dir, block.attributes.dir ?? ".");
     mkdirSync(bundle, { recursive: true });
     writeFileSync(join(bundle, "goondan.yaml"), block.code);
-    const result = Bun.spawnSync([BUN, CLI, "validate", bundle, "--format", "json"], { cwd: scratch.dir, env: scratch.env });
-    if (result.exitCode !== 0) throw new Error(`${where}: goondan validate exited ${result.exitCode}\n${result.stdout.toString()}${result.stderr.toString()}`);
+    const result = Bun.spawnSync([BUN, CLI, "validate", bundle, "--format", "json"], {
+      cwd: scratch.dir,
+      env: scratch.env,
+    });
+    if (result.exitCode !== 0)
+      throw new Error(
+        `${where}: goondan validate exited ${result.exitCode}\n${result.stdout.toString()}${result.stderr.toString()}`,
+      );
     return;
   }
   if (is("yaml", "resource")) {
@@ -288,5 +354,7 @@ export async function runBlock(options: { block: CodeBlock; scratch: DocScratch 
     if (parsed.length === 0) throw new Error(`${where}: no FROM`);
     return;
   }
-  throw new Error(`${where}: unknown snippet kind "${[block.lang, ...block.tags].join(" ")}"; tag it (sh, yaml goondan, yaml resource, ts tool file=…, json, text …)`);
+  throw new Error(
+    `${where}: unknown snippet kind "${[block.lang, ...block.tags].join(" ")}"; tag it (sh, yaml goondan, yaml resource, ts tool file=…, json, text …)`,
+  );
 }

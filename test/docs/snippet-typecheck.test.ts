@@ -11,7 +11,9 @@ realProcessTimeouts();
 const work = mkdtempSync(join(tmpdir(), "goondan-snippet-tsc-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const docs = readdirSync(join(REPO, "docs")).filter((name) => name.endsWith(".md")).map((name) => join("docs", name));
+const docs = readdirSync(join(REPO, "docs"))
+  .filter((name) => name.endsWith(".md"))
+  .map((name) => join("docs", name));
 
 describe("TypeScript snippets in the docs", () => {
   it("type-check in strict mode against the goondan package surface", () => {
@@ -28,12 +30,21 @@ describe("TypeScript snippets in the docs", () => {
     expect(files.length).toBeGreaterThan(0);
     // MCP server snippets import the SDK by its package exports, which `paths` cannot express.
     mkdirSync(join(work, "node_modules", "@modelcontextprotocol"), { recursive: true });
-    symlinkSync(join(REPO, "node_modules", "@modelcontextprotocol", "sdk"), join(work, "node_modules", "@modelcontextprotocol", "sdk"));
-    const config = JSON.parse(readFileSync(join(REPO, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown> };
+    symlinkSync(
+      join(REPO, "node_modules", "@modelcontextprotocol", "sdk"),
+      join(work, "node_modules", "@modelcontextprotocol", "sdk"),
+    );
+    const config = JSON.parse(readFileSync(join(REPO, "tsconfig.json"), "utf8")) as {
+      compilerOptions: Record<string, unknown>;
+    };
     writeFileSync(
       join(work, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { ...config.compilerOptions, typeRoots: [join(REPO, "node_modules", "@types")], paths: { goondan: [join(REPO, "src", "index.ts")], "*": [join(REPO, "node_modules", "*")] } },
+        compilerOptions: {
+          ...config.compilerOptions,
+          typeRoots: [join(REPO, "node_modules", "@types")],
+          paths: { goondan: [join(REPO, "src", "index.ts")], "*": [join(REPO, "node_modules", "*")] },
+        },
         include: ["src"],
       }),
     );

@@ -8,7 +8,9 @@ import { createScratch, removeScratch, REPO, runBlock, stopScratch, type DocScra
 function markdownFiles(): string[] {
   const docs = join(REPO, "docs");
   const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : entry.name.endsWith(".md") ? [join(dir, entry.name)] : []));
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? walk(join(dir, entry.name)) : entry.name.endsWith(".md") ? [join(dir, entry.name)] : [],
+    );
   const examples = join(REPO, "examples");
   return [join(REPO, "README.md"), ...walk(docs), ...walk(examples)];
 }
@@ -16,7 +18,10 @@ function markdownFiles(): string[] {
 describe("codeBlocks", () => {
   it("splits the info string into language, tags and attributes", async () => {
     const { codeBlocks: extract } = await import("./markdown-blocks.ts");
-    const blocks = extract({ source: "x.md", markdown: "a\n```ts tool file=tools/a.ts\nexport {};\n```\n~~~~text\n```\n~~~~\n" });
+    const blocks = extract({
+      source: "x.md",
+      markdown: "a\n```ts tool file=tools/a.ts\nexport {};\n```\n~~~~text\n```\n~~~~\n",
+    });
     expect(blocks.map(({ lang, tags, attributes, line, code }) => ({ lang, tags, attributes, line, code }))).toEqual([
       { lang: "ts", tags: ["tool"], attributes: { file: "tools/a.ts" }, line: 2, code: "export {};\n" },
       { lang: "text", tags: [], attributes: {}, line: 5, code: "```\n" },
@@ -34,7 +39,12 @@ describe("README.md", () => {
     const markdown = readFileSync(join(REPO, "README.md"), "utf8");
     const top = markdown.slice(0, markdown.indexOf("\n## "));
     const blocks = codeBlocks({ source: "README.md", markdown: top });
-    expect(blocks.map((block) => ({ tags: [block.lang, ...block.tags].join(" "), lines: block.code.trimEnd().split("\n").length }))).toEqual([
+    expect(
+      blocks.map((block) => ({
+        tags: [block.lang, ...block.tags].join(" "),
+        lines: block.code.trimEnd().split("\n").length,
+      })),
+    ).toEqual([
       { tags: "sh", lines: 1 },
       { tags: "sh suite", lines: 1 },
     ]);

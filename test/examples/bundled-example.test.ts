@@ -14,41 +14,71 @@ realProcessTimeouts();
 const work = mkdtempSync(join(tmpdir(), "goondan-example-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-async function goondan(options: { args: string[]; env?: Record<string, string | undefined> }): Promise<{ code: number; stdout: string; stderr: string }> {
+async function goondan(options: {
+  args: string[];
+  env?: Record<string, string | undefined>;
+}): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = Bun.spawn([process.execPath, join(REPO, "bin", "goondan"), ...options.args], {
     cwd: REPO,
     env: { PATH: process.env.PATH, HOME: work, GOONDAN_LOG_LEVEL: "info", ...options.env },
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
 type EventRecord = { type: string; traceId: string; spanId: string; parentSpanId?: string; toolName?: string };
-const records = async (stateRoot: string, agent: string): Promise<EventRecord[]> => (await storedRuntimeEvents({ stateRoot, swarm: "example", agent, instanceKey: "example" })) as unknown as EventRecord[];
-const runtimeEventTypes = async (stateRoot: string, agent: string): Promise<string[]> => (await records(stateRoot, agent)).map((record) => (record.toolName ? `${record.type} ${record.toolName}` : record.type));
+const records = async (stateRoot: string, agent: string): Promise<EventRecord[]> =>
+  (await storedRuntimeEvents({
+    stateRoot,
+    swarm: "example",
+    agent,
+    instanceKey: "example",
+  })) as unknown as EventRecord[];
+const runtimeEventTypes = async (stateRoot: string, agent: string): Promise<string[]> =>
+  (await records(stateRoot, agent)).map((record) =>
+    record.toolName ? `${record.type} ${record.toolName}` : record.type,
+  );
 
 describe("the bundled example (goondan.yaml at the repository root)", () => {
   it("replays the README's conversation offline: the coordinator delegates, the worker writes and counts with real tools", async () => {
     const stateRoot = join(work, "replay");
-    const result = await goondan({ args: ["run", "--input", EXAMPLE_INPUT, "--state-root", stateRoot], env: { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined } });
+    const result = await goondan({
+      args: ["run", "--input", EXAMPLE_INPUT, "--state-root", stateRoot],
+      env: { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined },
+    });
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: `${COORDINATOR_REPLY}\n` });
 
     const worker = instancePaths({ stateRoot, swarmInstanceKey: "example", agent: "worker", instanceKey: "example" });
     expect(readFileSync(join(worker.workdir, "poem.txt"), "utf8")).toBe(`${POEM}\n`);
-    expect((await runtimeEventTypes(stateRoot, "worker")).filter((type) => type.startsWith("tool.completed"))).toEqual(["tool.completed file-system__write", "tool.completed bash__exec"]);
-    expect((await runtimeEventTypes(stateRoot, "coordinator")).filter((type) => type.startsWith("tool."))).toEqual(["tool.called agents__request", "tool.completed agents__request"]);
+    expect((await runtimeEventTypes(stateRoot, "worker")).filter((type) => type.startsWith("tool.completed"))).toEqual([
+      "tool.completed file-system__write",
+      "tool.completed bash__exec",
+    ]);
+    expect((await runtimeEventTypes(stateRoot, "coordinator")).filter((type) => type.startsWith("tool."))).toEqual([
+      "tool.called agents__request",
+      "tool.completed agents__request",
+    ]);
 
     // One trace across both processes: the worker's turn hangs under the coordinator's agents__request span.
-    const delegation = (await records(stateRoot, "coordinator")).find((record) => record.type === "tool.called" && record.toolName === "agents__request")!;
+    const delegation = (await records(stateRoot, "coordinator")).find(
+      (record) => record.type === "tool.called" && record.toolName === "agents__request",
+    )!;
     const workerTurn = (await records(stateRoot, "worker")).find((record) => record.type === "turn.started")!;
-    expect({ traceId: workerTurn.traceId, parentSpanId: workerTurn.parentSpanId }).toEqual({ traceId: delegation.traceId, parentSpanId: delegation.spanId });
+    expect({ traceId: workerTurn.traceId, parentSpanId: workerTurn.parentSpanId }).toEqual({
+      traceId: delegation.traceId,
+      parentSpanId: delegation.spanId,
+    });
 
     const pids = result.stderr
       .split("\n")
       .filter((line) => line.includes('"msg":"agent ready"'))
-      .map((line) => (JSON.parse(line) as { pid: number; agent: string }))
+      .map((line) => JSON.parse(line) as { pid: number; agent: string })
       .map((record) => `${record.agent}:${record.pid}`);
     expect(pids).toHaveLength(2);
     expect(new Set(pids.map((entry) => entry.split(":")[1])).size).toBe(2);
@@ -59,7 +89,9 @@ describe("the bundled example (goondan.yaml at the repository root)", () => {
   }, 60_000);
 
   it("refuses clearly, without a network call, an input the cassette did not record", async () => {
-    const result = await goondan({ args: ["run", "--input", "Something else entirely", "--state-root", join(work, "other")] });
+    const result = await goondan({
+      args: ["run", "--input", "Something else entirely", "--state-root", join(work, "other")],
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("MODEL_REPLAY_MISMATCH");
   }, 60_000);
@@ -68,7 +100,11 @@ describe("the bundled example (goondan.yaml at the repository root)", () => {
     const fresh = join(work, "fresh.jsonl");
     const { output } = await recordExample({ cassette: fresh });
     expect(output).toBe(`${COORDINATOR_REPLY}\n`);
-    const lines = (file: string) => readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as unknown);
+    const lines = (file: string) =>
+      readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as unknown);
     expect(lines(fresh)).toEqual(lines(CASSETTE));
   }, 60_000);
 });
@@ -80,7 +116,10 @@ describe("examples/anthropic", () => {
   });
 
   it("does not start without ANTHROPIC_API_KEY and says which variable is missing", async () => {
-    const result = await goondan({ args: ["run", "examples/anthropic", "--input", "hi", "--state-root", join(work, "anthropic")], env: { ANTHROPIC_API_KEY: undefined } });
+    const result = await goondan({
+      args: ["run", "examples/anthropic", "--input", "hi", "--state-root", join(work, "anthropic")],
+      env: { ANTHROPIC_API_KEY: undefined },
+    });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain("ANTHROPIC_API_KEY");
   }, 30_000);

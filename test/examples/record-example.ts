@@ -30,24 +30,49 @@ export function liveBundleYaml(options: { yaml: string; endpoint: string }): str
 }
 
 /** Records into `cassette` (default cassettes/example.jsonl, replaced). */
-export async function recordExample(options: { cassette?: string } = {}): Promise<{ output: string; requests: number }> {
+export async function recordExample(
+  options: { cassette?: string } = {},
+): Promise<{ output: string; requests: number }> {
   const cassette = options.cassette ?? CASSETTE;
   const llm = await startLoopbackLlm({ rules: EXAMPLE_RULES.map((rule) => ({ ...rule })) });
   const work = mkdtempSync(join(tmpdir(), "goondan-record-"));
   try {
     const bundle = join(work, "bundle");
     cpSync(join(REPO, "prompts"), join(bundle, "prompts"), { recursive: true });
-    writeFileSync(join(bundle, "goondan.yaml"), liveBundleYaml({ yaml: readFileSync(join(REPO, "goondan.yaml"), "utf8"), endpoint: llm.url }));
+    writeFileSync(
+      join(bundle, "goondan.yaml"),
+      liveBundleYaml({ yaml: readFileSync(join(REPO, "goondan.yaml"), "utf8"), endpoint: llm.url }),
+    );
     rmSync(cassette, { force: true });
-    const child = Bun.spawn([process.execPath, join(REPO, "bin", "goondan"), "run", bundle, "--record", cassette, "--input", EXAMPLE_INPUT, "--state-root", join(work, "state")], {
-      cwd: work,
-      env: { ...process.env, GOONDAN_LOG_LEVEL: "warn" },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [output, errors, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    const child = Bun.spawn(
+      [
+        process.execPath,
+        join(REPO, "bin", "goondan"),
+        "run",
+        bundle,
+        "--record",
+        cassette,
+        "--input",
+        EXAMPLE_INPUT,
+        "--state-root",
+        join(work, "state"),
+      ],
+      {
+        cwd: work,
+        env: { ...process.env, GOONDAN_LOG_LEVEL: "warn" },
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
+    const [output, errors, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
     if (code !== 0 || llm.unexpected.length > 0) {
-      throw new Error(`recording failed (exit ${code}, ${llm.unexpected.length} unscripted model calls):\n${output}\n${errors}`);
+      throw new Error(
+        `recording failed (exit ${code}, ${llm.unexpected.length} unscripted model calls):\n${output}\n${errors}`,
+      );
     }
     return { output, requests: llm.requests.length };
   } finally {

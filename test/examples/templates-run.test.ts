@@ -20,12 +20,28 @@ async function runTemplate(options: { template: "default" | "multi-agent"; rules
     initBundle({ dir, template: options.template });
     const file = join(dir, "goondan.yaml");
     writeFileSync(file, liveBundleYaml({ yaml: readFileSync(file, "utf8"), endpoint: llm.url }));
-    const child = Bun.spawn([process.execPath, join(REPO, "bin", "goondan"), "run", dir, "--input", options.input, "--state-root", join(work, `${options.template}-state`)], {
-      env: { PATH: process.env.PATH, HOME: work, GOONDAN_LOG_LEVEL: "warn" },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    const child = Bun.spawn(
+      [
+        process.execPath,
+        join(REPO, "bin", "goondan"),
+        "run",
+        dir,
+        "--input",
+        options.input,
+        "--state-root",
+        join(work, `${options.template}-state`),
+      ],
+      {
+        env: { PATH: process.env.PATH, HOME: work, GOONDAN_LOG_LEVEL: "warn" },
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
     return { code, stdout, stderr, requests: llm.requests, unexpected: llm.unexpected.length };
   } finally {
     await llm.close();
@@ -38,12 +54,23 @@ describe("bundles written by goondan init", () => {
       template: "default",
       input: "What time is it in Paris?",
       rules: [
-        { match: { lastRole: "user" }, reply: { toolCalls: [{ name: "clock__now", args: { timeZone: "Europe/Paris" } }] }, times: 1 },
+        {
+          match: { lastRole: "user" },
+          reply: { toolCalls: [{ name: "clock__now", args: { timeZone: "Europe/Paris" } }] },
+          times: 1,
+        },
         { match: { lastRole: "tool" }, reply: { text: "It is tea time in Paris." }, times: 1 },
       ],
     });
-    expect({ code: result.code, stdout: result.stdout, unexpected: result.unexpected }).toEqual({ code: 0, stdout: "It is tea time in Paris.\n", unexpected: 0 });
-    const clock = toolResults(result.requests[1]!)[0]?.content as { status: string; output: { utc: string; timeZone: string } };
+    expect({ code: result.code, stdout: result.stdout, unexpected: result.unexpected }).toEqual({
+      code: 0,
+      stdout: "It is tea time in Paris.\n",
+      unexpected: 0,
+    });
+    const clock = toolResults(result.requests[1]!)[0]?.content as {
+      status: string;
+      output: { utc: string; timeZone: string };
+    };
     expect(clock.status).toBe("ok");
     expect(clock.output.timeZone).toBe("Europe/Paris");
     expect(Number.isNaN(Date.parse(clock.output.utc))).toBe(false);
@@ -54,14 +81,32 @@ describe("bundles written by goondan init", () => {
       template: "multi-agent",
       input: "Say hello from the shell",
       rules: [
-        { match: { system: "coordinator", lastRole: "user" }, reply: { toolCalls: [{ name: "agents__request", args: { target: "worker", input: "run echo hello" } }] }, times: 1 },
-        { match: { system: "worker", lastRole: "user" }, reply: { toolCalls: [{ name: "bash__exec", args: { command: "echo hello" } }] }, times: 1 },
+        {
+          match: { system: "coordinator", lastRole: "user" },
+          reply: { toolCalls: [{ name: "agents__request", args: { target: "worker", input: "run echo hello" } }] },
+          times: 1,
+        },
+        {
+          match: { system: "worker", lastRole: "user" },
+          reply: { toolCalls: [{ name: "bash__exec", args: { command: "echo hello" } }] },
+          times: 1,
+        },
         { match: { system: "worker", lastRole: "tool" }, reply: { text: "The shell said hello." }, times: 1 },
-        { match: { system: "coordinator", lastRole: "tool" }, reply: { text: "The worker reports: the shell said hello." }, times: 1 },
+        {
+          match: { system: "coordinator", lastRole: "tool" },
+          reply: { text: "The worker reports: the shell said hello." },
+          times: 1,
+        },
       ],
     });
-    expect({ code: result.code, stdout: result.stdout, unexpected: result.unexpected }).toEqual({ code: 0, stdout: "The worker reports: the shell said hello.\n", unexpected: 0 });
-    const bash = result.requests.flatMap((request) => toolResults(request)).find((entry) => JSON.stringify(entry.content).includes("hello\\n"));
+    expect({ code: result.code, stdout: result.stdout, unexpected: result.unexpected }).toEqual({
+      code: 0,
+      stdout: "The worker reports: the shell said hello.\n",
+      unexpected: 0,
+    });
+    const bash = result.requests
+      .flatMap((request) => toolResults(request))
+      .find((entry) => JSON.stringify(entry.content).includes("hello\\n"));
     expect(bash).toBeDefined();
   }, 60_000);
 });

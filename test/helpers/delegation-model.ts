@@ -9,10 +9,15 @@ import { existsSync, readFileSync } from "node:fs";
 import { systemPrompt, type LoopbackReply, type LoopbackRequest } from "./loopback-llm.ts";
 
 type ChatMessage = LoopbackRequest["body"]["messages"][number];
-const text = (message: ChatMessage | undefined): string => (typeof message?.content === "string" ? message.content : JSON.stringify(message?.content ?? ""));
-const lastUser = (messages: ChatMessage[]): string => text([...messages].reverse().find((message) => message.role === "user"));
+const text = (message: ChatMessage | undefined): string =>
+  typeof message?.content === "string" ? message.content : JSON.stringify(message?.content ?? "");
+const lastUser = (messages: ChatMessage[]): string =>
+  text([...messages].reverse().find((message) => message.role === "user"));
 
-export function delegationModel(options: { effectsFile: string; workers: number }): (request: LoopbackRequest) => LoopbackReply {
+export function delegationModel(options: {
+  effectsFile: string;
+  workers: number;
+}): (request: LoopbackRequest) => LoopbackReply {
   const { effectsFile } = options;
   const done = (job: string) => existsSync(effectsFile) && readFileSync(effectsFile, "utf8").split("\n").includes(job);
   return (request) => {
@@ -20,13 +25,35 @@ export function delegationModel(options: { effectsFile: string; workers: number 
     const last = messages.at(-1);
     const job = lastUser(messages);
     if (systemPrompt(request).includes("ROLE=coordinator")) {
-      if (last?.role === "user") return { toolCalls: [{ name: "agents__request", args: { target: "worker", input: job, instanceKey: job === "cycle" ? "w-cycle" : `w-${Number(job.slice(4)) % options.workers}` } }] };
-      const result = JSON.parse(text(last)) as { status: string; output?: { response?: string }; error?: { code: string } };
-      return { text: result.status === "ok" ? `done ${job}: ${result.output?.response}` : `failed ${job}: ${result.error?.code}` };
+      if (last?.role === "user")
+        return {
+          toolCalls: [
+            {
+              name: "agents__request",
+              args: {
+                target: "worker",
+                input: job,
+                instanceKey: job === "cycle" ? "w-cycle" : `w-${Number(job.slice(4)) % options.workers}`,
+              },
+            },
+          ],
+        };
+      const result = JSON.parse(text(last)) as {
+        status: string;
+        output?: { response?: string };
+        error?: { code: string };
+      };
+      return {
+        text:
+          result.status === "ok" ? `done ${job}: ${result.output?.response}` : `failed ${job}: ${result.error?.code}`,
+      };
     }
     if (job === "cycle") {
-      if (last?.role === "user") return { toolCalls: [{ name: "agents__request", args: { target: "coordinator", input: "back" } }] };
-      return { text: `worker got ${text(last).includes("CIRCULAR_CALL_DETECTED") ? "CIRCULAR_CALL_DETECTED" : text(last)}` };
+      if (last?.role === "user")
+        return { toolCalls: [{ name: "agents__request", args: { target: "coordinator", input: "back" } }] };
+      return {
+        text: `worker got ${text(last).includes("CIRCULAR_CALL_DETECTED") ? "CIRCULAR_CALL_DETECTED" : text(last)}`,
+      };
     }
     if (last?.role === "user") return { toolCalls: [{ name: "effects__append", args: { id: job } }] };
     const interrupted = text(last).includes("E_TOOL_INTERRUPTED");

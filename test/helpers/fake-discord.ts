@@ -22,7 +22,11 @@ export interface FakeDiscord {
   replies: DiscordReply[];
   rejected: string[];
   /** Signs and POSTs an interaction (id, token and application_id filled in); returns the response and the token used. */
-  sendInteraction(target: string, interaction: Record<string, unknown>, options?: { badSignature?: boolean }): Promise<{ response: Response; token: string }>;
+  sendInteraction(
+    target: string,
+    interaction: Record<string, unknown>,
+    options?: { badSignature?: boolean },
+  ): Promise<{ response: Response; token: string }>;
   close(): Promise<void>;
 }
 
@@ -51,10 +55,16 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       if (!issued.has(decodeURIComponent(token ?? ""))) return refuse(401, "Invalid Webhook Token");
       const expected = original ? "PATCH" : "POST";
       if (request.method !== expected) return refuse(405, `expected ${expected}`);
-      if (!(request.headers.get("content-type") ?? "").startsWith("application/json")) return refuse(400, "expected JSON");
+      if (!(request.headers.get("content-type") ?? "").startsWith("application/json"))
+        return refuse(400, "expected JSON");
       const body = (await request.json()) as { content?: unknown };
-      if (typeof body.content !== "string" || body.content.length === 0 || body.content.length > 2000) return refuse(400, "content must be 1 to 2000 characters");
-      replies.push({ kind: original ? "edit-original" : "follow-up", interactionToken: decodeURIComponent(token ?? ""), content: body.content });
+      if (typeof body.content !== "string" || body.content.length === 0 || body.content.length > 2000)
+        return refuse(400, "content must be 1 to 2000 characters");
+      replies.push({
+        kind: original ? "edit-original" : "follow-up",
+        interactionToken: decodeURIComponent(token ?? ""),
+        content: body.content,
+      });
       return Response.json({ id: String(++counter), content: body.content });
     },
   });
@@ -69,10 +79,22 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       counter += 1;
       const token = `interaction-token-${counter}-${"x".repeat(20)}`;
       issued.add(token);
-      const body = JSON.stringify({ id: `9000${counter}`, application_id: applicationId, token, version: 1, ...interaction });
+      const body = JSON.stringify({
+        id: `9000${counter}`,
+        application_id: applicationId,
+        token,
+        version: 1,
+        ...interaction,
+      });
       const timestamp = String(Math.floor(Date.now() / 1000));
       const signature = sign(null, Buffer.from(timestamp + body), privateKey).toString("hex");
-      const headers = { "content-type": "application/json", "x-signature-timestamp": timestamp, "x-signature-ed25519": options.badSignature ? signature.replace(/^./, (c) => (c === "0" ? "1" : "0")) : signature };
+      const headers = {
+        "content-type": "application/json",
+        "x-signature-timestamp": timestamp,
+        "x-signature-ed25519": options.badSignature
+          ? signature.replace(/^./, (c) => (c === "0" ? "1" : "0"))
+          : signature,
+      };
       return { response: await fetch(target, { method: "POST", headers, body }), token };
     },
     close: () => server.stop(true),

@@ -16,7 +16,12 @@ export interface GithubDelivery {
 export interface FakeGithub {
   secret: string;
   deliveries: GithubDelivery[];
-  deliver(target: string, event: string, payload: Record<string, unknown>, options?: { secret?: string | null; form?: boolean; deliveryId?: string }): Promise<GithubDelivery>;
+  deliver(
+    target: string,
+    event: string,
+    payload: Record<string, unknown>,
+    options?: { secret?: string | null; form?: boolean; deliveryId?: string },
+  ): Promise<GithubDelivery>;
 }
 
 export function githubSignature(body: string, secret: string): string {

@@ -30,7 +30,11 @@ export interface FakeSlack {
   addFile(options: { name: string; bytes: Uint8Array; contentType: string }): string;
   failNext(method: string, error: string, status?: number): void;
   /** POSTs a signed event_callback wrapping `event` to `target`; returns the response and the body sent. */
-  deliverEvent(target: string, event: Record<string, unknown>, options?: { signingSecret?: string; timestamp?: number; eventId?: string; headers?: Record<string, string> }): Promise<{ response: Response; body: string }>;
+  deliverEvent(
+    target: string,
+    event: Record<string, unknown>,
+    options?: { signingSecret?: string; timestamp?: number; eventId?: string; headers?: Record<string, string> },
+  ): Promise<{ response: Response; body: string }>;
   urlVerification(target: string, challenge: string): Promise<Response>;
   close(): Promise<void>;
 }
@@ -44,10 +48,14 @@ export function slackSignature(options: { body: string; secret: string; timestam
   return { "x-slack-signature": signature, "x-slack-request-timestamp": String(options.timestamp) };
 }
 
-export async function startFakeSlack(options: { token?: string; signingSecret?: string; channels?: string[] } = {}): Promise<FakeSlack> {
+export async function startFakeSlack(
+  options: { token?: string; signingSecret?: string; channels?: string[] } = {},
+): Promise<FakeSlack> {
   const token = options.token ?? "xoxb-test-slack-token";
   const signingSecret = options.signingSecret ?? "slack-signing-secret";
-  const channels = new Map<string, Record<string, unknown>[]>((options.channels ?? ["C0GENERAL", "D0DIRECT"]).map((channel) => [channel, []]));
+  const channels = new Map<string, Record<string, unknown>[]>(
+    (options.channels ?? ["C0GENERAL", "D0DIRECT"]).map((channel) => [channel, []]),
+  );
   const calls: SlackCall[] = [];
   const rejected: { method: string; error: string }[] = [];
   const files = new Map<string, { bytes: Uint8Array; contentType: string }>();
@@ -68,7 +76,14 @@ export async function startFakeSlack(options: { token?: string; signingSecret?: 
     switch (method) {
       case "chat.postMessage": {
         if (typeof payload.text !== "string" || payload.text === "") return "no_text";
-        const message: Record<string, unknown> = { type: "message", user: "UBOT", bot_id: "B1", text: payload.text, ts: nextTs(), ...(typeof payload.thread_ts === "string" ? { thread_ts: payload.thread_ts } : {}) };
+        const message: Record<string, unknown> = {
+          type: "message",
+          user: "UBOT",
+          bot_id: "B1",
+          text: payload.text,
+          ts: nextTs(),
+          ...(typeof payload.thread_ts === "string" ? { thread_ts: payload.thread_ts } : {}),
+        };
         messages.push(message);
         return { channel: payload.channel as string, ts: message.ts as string, message };
       }
@@ -88,14 +103,20 @@ export async function startFakeSlack(options: { token?: string; signingSecret?: 
         const message = find(payload.timestamp);
         if (message === undefined) return "message_not_found";
         if (typeof payload.name !== "string" || /[:\s]/.test(payload.name)) return "invalid_name";
-        message.reactions = [...((message.reactions as unknown[]) ?? []), { name: payload.name, users: ["UBOT"], count: 1 }];
+        message.reactions = [
+          ...((message.reactions as unknown[]) ?? []),
+          { name: payload.name, users: ["UBOT"], count: 1 },
+        ];
         return {};
       }
       case "conversations.history": {
         const latest = typeof payload.latest === "string" ? Number(payload.latest) : Number.POSITIVE_INFINITY;
         const inclusive = payload.inclusive === "true";
         const limit = Number(payload.limit ?? 100);
-        const picked = [...messages].reverse().filter((message) => (inclusive ? Number(message.ts) <= latest : Number(message.ts) < latest)).slice(0, limit);
+        const picked = [...messages]
+          .reverse()
+          .filter((message) => (inclusive ? Number(message.ts) <= latest : Number(message.ts) < latest))
+          .slice(0, limit);
         return { messages: picked, has_more: false };
       }
       case "conversations.replies": {
@@ -118,10 +139,17 @@ export async function startFakeSlack(options: { token?: string; signingSecret?: 
         if (!authorized) return refuse(url.pathname, "not_authed", 403);
         const file = files.get(decodeURIComponent(fileMatch[1] ?? ""));
         if (file === undefined) return new Response("not found", { status: 404 });
-        return new Response(file.bytes, { headers: { "content-type": file.contentType, "content-length": String(file.bytes.byteLength), etag: '"fake-etag"' } });
+        return new Response(file.bytes, {
+          headers: {
+            "content-type": file.contentType,
+            "content-length": String(file.bytes.byteLength),
+            etag: '"fake-etag"',
+          },
+        });
       }
       const method = url.pathname.replace(/^\/api\//, "");
-      if (!url.pathname.startsWith("/api/") || (!WRITE_METHODS.has(method) && !READ_METHODS.has(method))) return refuse(method, "unknown_method", 404);
+      if (!url.pathname.startsWith("/api/") || (!WRITE_METHODS.has(method) && !READ_METHODS.has(method)))
+        return refuse(method, "unknown_method", 404);
       if (request.method !== "POST") return refuse(method, "method_not_supported_for_channel_type", 405);
       if (!authorized) return refuse(method, request.headers.get("authorization") ? "invalid_auth" : "not_authed");
       const contentType = request.headers.get("content-type") ?? "";
@@ -135,7 +163,11 @@ export async function startFakeSlack(options: { token?: string; signingSecret?: 
       }
       calls.push({ method, payload, contentType });
       const failure = failures.get(method)?.shift();
-      if (failure !== undefined) return Response.json({ ok: false, error: failure.error }, { status: failure.status, headers: failure.status === 429 ? { "retry-after": "7" } : {} });
+      if (failure !== undefined)
+        return Response.json(
+          { ok: false, error: failure.error },
+          { status: failure.status, headers: failure.status === 429 ? { "retry-after": "7" } : {} },
+        );
       const result = answer(method, payload);
       if (typeof result === "string") return refuse(method, result);
       return Response.json({ ok: true, ...result });
@@ -143,8 +175,18 @@ export async function startFakeSlack(options: { token?: string; signingSecret?: 
   });
   const base = `http://127.0.0.1:${server.port}`;
 
-  const deliver = async (target: string, body: string, secret: string, timestamp: number, headers: Record<string, string> = {}) =>
-    fetch(target, { method: "POST", headers: { "content-type": "application/json", ...slackSignature({ body, secret, timestamp }), ...headers }, body });
+  const deliver = async (
+    target: string,
+    body: string,
+    secret: string,
+    timestamp: number,
+    headers: Record<string, string> = {},
+  ) =>
+    fetch(target, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...slackSignature({ body, secret, timestamp }), ...headers },
+      body,
+    });
 
   return {
     url: base,
@@ -163,13 +205,34 @@ export async function startFakeSlack(options: { token?: string; signingSecret?: 
       files.set(name, { bytes, contentType });
       return `${base}/files/${encodeURIComponent(name)}`;
     },
-    failNext: (method, error, status = 200) => void failures.set(method, [...(failures.get(method) ?? []), { error, status }]),
+    failNext: (method, error, status = 200) =>
+      void failures.set(method, [...(failures.get(method) ?? []), { error, status }]),
     deliverEvent: async (target, event, deliveryOptions = {}) => {
-      const body = JSON.stringify({ token: "verification-token-unused", team_id: "T0TEAM", api_app_id: "A0APP", type: "event_callback", event_id: deliveryOptions.eventId ?? `Ev${++clock}`, event_time: clock, event });
-      const response = await deliver(target, body, deliveryOptions.signingSecret ?? signingSecret, deliveryOptions.timestamp ?? Math.floor(Date.now() / 1000), deliveryOptions.headers);
+      const body = JSON.stringify({
+        token: "verification-token-unused",
+        team_id: "T0TEAM",
+        api_app_id: "A0APP",
+        type: "event_callback",
+        event_id: deliveryOptions.eventId ?? `Ev${++clock}`,
+        event_time: clock,
+        event,
+      });
+      const response = await deliver(
+        target,
+        body,
+        deliveryOptions.signingSecret ?? signingSecret,
+        deliveryOptions.timestamp ?? Math.floor(Date.now() / 1000),
+        deliveryOptions.headers,
+      );
       return { response, body };
     },
-    urlVerification: (target, challenge) => deliver(target, JSON.stringify({ token: "unused", challenge, type: "url_verification" }), signingSecret, Math.floor(Date.now() / 1000)),
+    urlVerification: (target, challenge) =>
+      deliver(
+        target,
+        JSON.stringify({ token: "unused", challenge, type: "url_verification" }),
+        signingSecret,
+        Math.floor(Date.now() / 1000),
+      ),
     close: () => server.stop(true),
   };
 }

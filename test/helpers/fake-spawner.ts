@@ -4,8 +4,19 @@
  * and misuse fails loudly (sending to an exited child is recorded as a violation, replying to an event
  * that was never delivered throws).
  */
-import type { ChildExit, ChildProcessHandle, ProcessSpawner, SpawnRequest } from "../../src/supervision/process-spawner.ts";
-import { envelope, type ChildMessage, type ChildToParent, type ParentMessage, type ParentToChild } from "../../src/protocol/ipc-messages.ts";
+import type {
+  ChildExit,
+  ChildProcessHandle,
+  ProcessSpawner,
+  SpawnRequest,
+} from "../../src/supervision/process-spawner.ts";
+import {
+  envelope,
+  type ChildMessage,
+  type ChildToParent,
+  type ParentMessage,
+  type ParentToChild,
+} from "../../src/protocol/ipc-messages.ts";
 import type { AgentEvent } from "../../src/protocol/agent-event.ts";
 import type { TurnOutcome } from "../../src/protocol/turn-outcome.ts";
 
@@ -59,7 +70,11 @@ export class FakeChild implements ChildProcessHandle {
 
   ready(): void {
     const slash = this.address.indexOf("/");
-    this.emit("ready", { pid: this.pid, agent: this.address.slice(0, slash), instanceKey: this.address.slice(slash + 1) });
+    this.emit("ready", {
+      pid: this.pid,
+      agent: this.address.slice(0, slash),
+      instanceKey: this.address.slice(slash + 1),
+    });
   }
 
   /** The state the orchestrator handed this child when it spawned it (`hydrate`). */
@@ -82,9 +97,17 @@ export class FakeChild implements ChildProcessHandle {
   }
 
   /** Answers a delivered event (the last one by default). */
-  reply(options: { response?: string; status?: "ok" | "error"; event?: AgentEvent; error?: { code: string; message: string } } = {}): void {
+  reply(
+    options: {
+      response?: string;
+      status?: "ok" | "error";
+      event?: AgentEvent;
+      error?: { code: string; message: string };
+    } = {},
+  ): void {
     const event = options.event ?? this.lastEvent();
-    if (!this.events().some((delivered) => delivered.event.id === event.id)) throw new Error(`FakeChild ${this.address}: reply to undelivered event ${event.id}`);
+    if (!this.events().some((delivered) => delivered.event.id === event.id))
+      throw new Error(`FakeChild ${this.address}: reply to undelivered event ${event.id}`);
     const payload: TurnOutcome = {
       status: options.status ?? "ok",
       agent: event.agent,
@@ -126,14 +149,19 @@ export class FakeSpawner implements ProcessSpawner {
 
   /** Children of an agent (of one instance with `instanceKey`), or of a connector by its address (`connector:<name>`). */
   of(agent: string, instanceKey?: string): FakeChild[] {
-    return this.children.filter((child) => (instanceKey === undefined ? child.address === agent || child.address.startsWith(`${agent}/`) : child.address === `${agent}/${instanceKey}`));
+    return this.children.filter((child) =>
+      instanceKey === undefined
+        ? child.address === agent || child.address.startsWith(`${agent}/`)
+        : child.address === `${agent}/${instanceKey}`,
+    );
   }
 
   /** The most recent child of an agent; throws when there is none. */
   latest(agent: string, instanceKey?: string): FakeChild {
     const list = this.of(agent, instanceKey);
     const child = list[list.length - 1];
-    if (!child) throw new Error(`FakeSpawner: no child was spawned for ${agent}${instanceKey ? `/${instanceKey}` : ""}`);
+    if (!child)
+      throw new Error(`FakeSpawner: no child was spawned for ${agent}${instanceKey ? `/${instanceKey}` : ""}`);
     return child;
   }
 

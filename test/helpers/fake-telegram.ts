@@ -26,7 +26,13 @@ export interface FakeTelegram {
   /** Queues an update for getUpdates; returns its update_id. */
   pushUpdate(update: Record<string, unknown>): number;
   /** Queues a text message from a user in a private chat; returns its update_id. */
-  sendUserMessage(options: { chatId: number; text: string; fromId?: number; username?: string; isBot?: boolean }): number;
+  sendUserMessage(options: {
+    chatId: number;
+    text: string;
+    fromId?: number;
+    username?: string;
+    isBot?: boolean;
+  }): number;
   addFile(options: { fileId: string; bytes: Uint8Array; contentType: string; filePath?: string }): void;
   /** The next call of `method` answers this error instead. */
   failNext(method: string, error: { errorCode: number; description: string; retryAfter?: number }): void;
@@ -34,11 +40,24 @@ export interface FakeTelegram {
   close(): Promise<void>;
 }
 
-const CHAT_ACTIONS = new Set(["typing", "upload_photo", "record_video", "upload_video", "record_voice", "upload_voice", "upload_document", "choose_sticker", "find_location", "record_video_note", "upload_video_note"]);
+const CHAT_ACTIONS = new Set([
+  "typing",
+  "upload_photo",
+  "record_video",
+  "upload_video",
+  "record_voice",
+  "upload_voice",
+  "upload_document",
+  "choose_sticker",
+  "find_location",
+  "record_video_note",
+  "upload_video_note",
+]);
 
 class BadRequest extends Error {}
 
-const isChatId = (value: unknown) => (typeof value === "number" && Number.isInteger(value)) || (typeof value === "string" && /^(-?\d+|@\w+)$/.test(value));
+const isChatId = (value: unknown) =>
+  (typeof value === "number" && Number.isInteger(value)) || (typeof value === "string" && /^(-?\d+|@\w+)$/.test(value));
 const isMessageId = (value: unknown) => typeof value === "number" && Number.isInteger(value) && value > 0;
 
 function need(condition: boolean, description: string): void {
@@ -52,19 +71,37 @@ function checkPayload(method: string, payload: Record<string, unknown>): void {
       need(isChatId(payload.chat_id), "chat_id must be an integer or a numeric string");
       need(typeof payload.text === "string" && payload.text.length > 0, "message text is empty");
       need(typeof payload.text === "string" && payload.text.length <= 4096, "message is too long");
-      if (payload.parse_mode !== undefined) need(["Markdown", "MarkdownV2", "HTML"].includes(String(payload.parse_mode)), `unsupported parse_mode ${String(payload.parse_mode)}`);
-      if (payload.reply_parameters !== undefined) need(isMessageId((payload.reply_parameters as { message_id?: unknown }).message_id), "reply_parameters.message_id must be a positive integer");
+      if (payload.parse_mode !== undefined)
+        need(
+          ["Markdown", "MarkdownV2", "HTML"].includes(String(payload.parse_mode)),
+          `unsupported parse_mode ${String(payload.parse_mode)}`,
+        );
+      if (payload.reply_parameters !== undefined)
+        need(
+          isMessageId((payload.reply_parameters as { message_id?: unknown }).message_id),
+          "reply_parameters.message_id must be a positive integer",
+        );
       return;
     case "editMessageText":
       need(isChatId(payload.chat_id) && isMessageId(payload.message_id), "chat_id and message_id are required");
-      need(typeof payload.text === "string" && payload.text.length > 0 && payload.text.length <= 4096, "message text is empty or too long");
+      need(
+        typeof payload.text === "string" && payload.text.length > 0 && payload.text.length <= 4096,
+        "message text is empty or too long",
+      );
       return;
     case "deleteMessage":
       need(isChatId(payload.chat_id) && isMessageId(payload.message_id), "chat_id and message_id are required");
       return;
     case "setMessageReaction":
       need(isChatId(payload.chat_id) && isMessageId(payload.message_id), "chat_id and message_id are required");
-      need(Array.isArray(payload.reaction) && payload.reaction.every((item) => (item as { type?: unknown }).type === "emoji" && typeof (item as { emoji?: unknown }).emoji === "string"), "reaction must be a list of {type: emoji, emoji}");
+      need(
+        Array.isArray(payload.reaction) &&
+          payload.reaction.every(
+            (item) =>
+              (item as { type?: unknown }).type === "emoji" && typeof (item as { emoji?: unknown }).emoji === "string",
+          ),
+        "reaction must be a list of {type: emoji, emoji}",
+      );
       return;
     case "sendChatAction":
       need(isChatId(payload.chat_id), "chat_id is required");
@@ -100,13 +137,30 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
     const now = Math.floor(Date.now() / 1000);
     switch (method) {
       case "sendMessage":
-        return { message_id: nextMessageId++, date: now, chat: { id: Number(payload.chat_id), type: "private" }, from: { id: 1, is_bot: true, first_name: "bot" }, text: payload.text };
+        return {
+          message_id: nextMessageId++,
+          date: now,
+          chat: { id: Number(payload.chat_id), type: "private" },
+          from: { id: 1, is_bot: true, first_name: "bot" },
+          text: payload.text,
+        };
       case "editMessageText":
-        return { message_id: payload.message_id, date: now, edit_date: now, chat: { id: Number(payload.chat_id), type: "private" }, text: payload.text };
+        return {
+          message_id: payload.message_id,
+          date: now,
+          edit_date: now,
+          chat: { id: Number(payload.chat_id), type: "private" },
+          text: payload.text,
+        };
       case "getFile": {
         const file = files.get(String(payload.file_id));
         if (file === undefined) throw new BadRequest("Bad Request: invalid file_id");
-        return { file_id: file.fileId, file_unique_id: `u-${file.fileId}`, file_size: file.bytes.byteLength, file_path: file.filePath };
+        return {
+          file_id: file.fileId,
+          file_unique_id: `u-${file.fileId}`,
+          file_size: file.bytes.byteLength,
+          file_path: file.filePath,
+        };
       }
       default:
         return true;
@@ -117,7 +171,9 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
 
   const getUpdates = async (payload: Record<string, unknown>, signal: AbortSignal): Promise<unknown[]> => {
     const offset = Number(payload.offset ?? 0);
-    if (offset > 0) for (let index = updates.length - 1; index >= 0; index--) if (Number(updates[index]?.update_id) < offset) updates.splice(index, 1);
+    if (offset > 0)
+      for (let index = updates.length - 1; index >= 0; index--)
+        if (Number(updates[index]?.update_id) < offset) updates.splice(index, 1);
     const timeoutSeconds = Math.min(Number(payload.timeout ?? 0), 50);
     if (pendingUpdates(offset).length === 0 && timeoutSeconds > 0) {
       await new Promise<void>((resolve) => {
@@ -143,9 +199,13 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
       const fileMatch = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
       if (fileMatch) {
         if (fileMatch[1] !== token) return refuse(url.pathname, 401, "Unauthorized");
-        const file = [...files.values()].find((candidate) => candidate.filePath === decodeURIComponent(fileMatch[2] ?? ""));
+        const file = [...files.values()].find(
+          (candidate) => candidate.filePath === decodeURIComponent(fileMatch[2] ?? ""),
+        );
         if (file === undefined) return refuse(url.pathname, 404, "Not Found");
-        return new Response(file.bytes, { headers: { "content-type": file.contentType, "content-length": String(file.bytes.byteLength) } });
+        return new Response(file.bytes, {
+          headers: { "content-type": file.contentType, "content-length": String(file.bytes.byteLength) },
+        });
       }
       const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
       if (!match) return refuse(url.pathname, 404, "Not Found");
@@ -153,7 +213,8 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
       const method = match[2] ?? "";
       let payload: Record<string, unknown> = Object.fromEntries(url.searchParams);
       if (request.method === "POST") {
-        if (!(request.headers.get("content-type") ?? "").startsWith("application/json")) return refuse(url.pathname, 400, "Bad Request: expected a JSON body");
+        if (!(request.headers.get("content-type") ?? "").startsWith("application/json"))
+          return refuse(url.pathname, 400, "Bad Request: expected a JSON body");
         try {
           payload = { ...payload, ...((await request.json()) as Record<string, unknown>) };
         } catch {
@@ -165,7 +226,15 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
         const failure = failures.get(method)?.shift();
         if (failure !== undefined) {
           calls.push({ method, payload });
-          return Response.json({ ok: false, error_code: failure.errorCode, description: failure.description, ...(failure.retryAfter === undefined ? {} : { parameters: { retry_after: failure.retryAfter } }) }, { status: failure.errorCode });
+          return Response.json(
+            {
+              ok: false,
+              error_code: failure.errorCode,
+              description: failure.description,
+              ...(failure.retryAfter === undefined ? {} : { parameters: { retry_after: failure.retryAfter } }),
+            },
+            { status: failure.errorCode },
+          );
         }
         if (method === "getUpdates") {
           calls.push({ method, payload });
@@ -204,7 +273,8 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
           text,
         },
       }),
-    addFile: ({ fileId, bytes, contentType, filePath }) => void files.set(fileId, { fileId, bytes, contentType, filePath: filePath ?? `documents/${fileId}.bin` }),
+    addFile: ({ fileId, bytes, contentType, filePath }) =>
+      void files.set(fileId, { fileId, bytes, contentType, filePath: filePath ?? `documents/${fileId}.bin` }),
     failNext: (method, error) => void failures.set(method, [...(failures.get(method) ?? []), error]),
     callsOf: (method) => calls.filter((call) => call.method === method),
     close: async () => {

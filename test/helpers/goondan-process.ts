@@ -11,7 +11,10 @@ export const GOONDAN_BIN = new URL("../../bin/goondan", import.meta.url).pathnam
 export type GoondanProcess = Bun.Subprocess<"ignore", "pipe", "pipe" | "ignore">;
 
 /** Polls `probe` until it returns a truthy value (returned), or throws after `timeoutMs`. */
-export async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, options: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
+export async function until<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 15_000);
   for (;;) {
     const value = await probe();
@@ -44,7 +47,8 @@ export function pidsWithCommandLine(needle: string): number[] {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ").includes(needle)) pids.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ").includes(needle))
+        pids.push(Number(entry));
     } catch {
       // the process exited while we looked
     }

@@ -67,7 +67,9 @@ export interface LoopbackScriptFile {
   fallback?: LoopbackReply;
 }
 
-export type LoopbackResponder = (request: LoopbackRequest) => LoopbackReply | undefined | Promise<LoopbackReply | undefined>;
+export type LoopbackResponder = (
+  request: LoopbackRequest,
+) => LoopbackReply | undefined | Promise<LoopbackReply | undefined>;
 
 export interface LoopbackLlmOptions {
   /** Queue of replies, consumed in order. */

@@ -9,7 +9,14 @@
  * CLI: `bun test/helpers/loopback-llm.ts --script file.json` prints `{"port","url"}` as one JSON line and serves
  * until SIGTERM/SIGINT. The script file is `LoopbackScriptFile` (or a bare array of replies).
  */
-import type { LoopbackLlm, LoopbackLlmOptions, LoopbackReply, LoopbackRequest, LoopbackRequestBody, LoopbackScriptFile } from "./loopback-llm-types.ts";
+import type {
+  LoopbackLlm,
+  LoopbackLlmOptions,
+  LoopbackReply,
+  LoopbackRequest,
+  LoopbackRequestBody,
+  LoopbackScriptFile,
+} from "./loopback-llm-types.ts";
 import { matches } from "./loopback-request.ts";
 import { failureResponse, jsonResponse, streamResponse, type ShapedReply } from "./loopback-responses.ts";
 
@@ -52,33 +59,60 @@ export async function startLoopbackLlm(options: LoopbackLlmOptions = {}): Promis
     idleTimeout: 0,
     fetch: async (httpRequest) => {
       const url = new URL(httpRequest.url);
-      if (httpRequest.method === "GET" && url.pathname === "/__requests") return Response.json({ requests, unexpected });
+      if (httpRequest.method === "GET" && url.pathname === "/__requests")
+        return Response.json({ requests, unexpected });
       if (httpRequest.method !== "POST" || !url.pathname.endsWith("/chat/completions")) {
-        return Response.json({ error: { message: `loopback-llm: no route ${httpRequest.method} ${url.pathname}`, type: "not_found" } }, { status: 404 });
+        return Response.json(
+          { error: { message: `loopback-llm: no route ${httpRequest.method} ${url.pathname}`, type: "not_found" } },
+          { status: 404 },
+        );
       }
       let body: LoopbackRequestBody;
       try {
         body = (await httpRequest.json()) as LoopbackRequestBody;
       } catch {
-        return Response.json({ error: { message: "loopback-llm: request body is not JSON", type: "invalid_request_error" } }, { status: 400 });
+        return Response.json(
+          { error: { message: "loopback-llm: request body is not JSON", type: "invalid_request_error" } },
+          { status: 400 },
+        );
       }
       const headers: Record<string, string> = {};
       httpRequest.headers.forEach((value, key) => {
         headers[key.toLowerCase()] = value;
       });
-      const request: LoopbackRequest = { index: requests.length, path: url.pathname, body, headers, stream: body.stream === true, receivedAt: Date.now() };
+      const request: LoopbackRequest = {
+        index: requests.length,
+        path: url.pathname,
+        body,
+        headers,
+        stream: body.stream === true,
+        receivedAt: Date.now(),
+      };
       requests.push(request);
       const reply = await pick(request);
       if (reply === undefined) {
         unexpected.push(request);
-        return Response.json({ error: { message: "loopback-llm: script exhausted, nothing scripted for this request", type: "invalid_request_error", code: "loopback_script_exhausted" } }, { status: 400 });
+        return Response.json(
+          {
+            error: {
+              message: "loopback-llm: script exhausted, nothing scripted for this request",
+              type: "invalid_request_error",
+              code: "loopback_script_exhausted",
+            },
+          },
+          { status: 400 },
+        );
       }
       if (reply.delayMs !== undefined && reply.delayMs > 0) await sleep(reply.delayMs, httpRequest.signal);
       if (reply.fail !== undefined) return failureResponse(reply.fail);
       responseCounter += 1;
       const toolCalls = (reply.toolCalls ?? []).map((call) => {
         toolCallCounter += 1;
-        return { id: call.id ?? `call_${toolCallCounter}`, name: call.name, arguments: typeof call.args === "string" ? call.args : JSON.stringify(call.args ?? {}) };
+        return {
+          id: call.id ?? `call_${toolCallCounter}`,
+          name: call.name,
+          arguments: typeof call.args === "string" ? call.args : JSON.stringify(call.args ?? {}),
+        };
       });
       const shaped: ShapedReply = {
         id: `chatcmpl-loopback-${responseCounter}`,
@@ -86,7 +120,11 @@ export async function startLoopbackLlm(options: LoopbackLlmOptions = {}): Promis
         text: reply.text,
         toolCalls,
         finishReason: reply.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
-        usage: { prompt_tokens: reply.usage?.promptTokens ?? 10, completion_tokens: reply.usage?.completionTokens ?? 5, total_tokens: (reply.usage?.promptTokens ?? 10) + (reply.usage?.completionTokens ?? 5) },
+        usage: {
+          prompt_tokens: reply.usage?.promptTokens ?? 10,
+          completion_tokens: reply.usage?.completionTokens ?? 5,
+          total_tokens: (reply.usage?.promptTokens ?? 10) + (reply.usage?.completionTokens ?? 5),
+        },
         malformed: reply.malformed === true,
       };
       if (!request.stream) return jsonResponse(shaped);
@@ -125,7 +163,10 @@ if (import.meta.main) {
   const argv = process.argv.slice(2);
   const scriptIndex = argv.indexOf("--script");
   const portIndex = argv.indexOf("--port");
-  const script: LoopbackScriptFile = scriptIndex >= 0 && argv[scriptIndex + 1] !== undefined ? await readScriptFile(argv[scriptIndex + 1] as string) : {};
+  const script: LoopbackScriptFile =
+    scriptIndex >= 0 && argv[scriptIndex + 1] !== undefined
+      ? await readScriptFile(argv[scriptIndex + 1] as string)
+      : {};
   const server = await startLoopbackLlm({ ...script, port: portIndex >= 0 ? Number(argv[portIndex + 1]) : 0 });
   process.stdout.write(`${JSON.stringify({ port: server.port, url: server.url })}\n`);
   const stop = (): void => {

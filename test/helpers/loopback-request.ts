@@ -10,14 +10,23 @@ export function messageText(message: LoopbackMessage | undefined): string {
   const content = message.content;
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
-    return content.map((part) => (typeof part === "object" && part !== null && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : "")).join("");
+    return content
+      .map((part) =>
+        typeof part === "object" && part !== null && typeof (part as { text?: unknown }).text === "string"
+          ? (part as { text: string }).text
+          : "",
+      )
+      .join("");
   }
   return "";
 }
 
 /** All system messages joined with a blank line. */
 export function systemPrompt(request: LoopbackRequest): string {
-  return request.body.messages.filter((message) => message.role === "system").map(messageText).join("\n\n");
+  return request.body.messages
+    .filter((message) => message.role === "system")
+    .map(messageText)
+    .join("\n\n");
 }
 
 export function toolNames(request: LoopbackRequest): string[] {

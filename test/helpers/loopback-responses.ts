@@ -17,15 +17,31 @@ export interface ShapedReply {
 export function failureResponse(failure: LoopbackFailure): Response {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (failure.retryAfter !== undefined) headers["retry-after"] = String(failure.retryAfter);
-  const body = failure.body ?? JSON.stringify({ error: { message: `loopback-llm: scripted HTTP ${failure.status}`, type: "scripted_failure", code: String(failure.status) } });
+  const body =
+    failure.body ??
+    JSON.stringify({
+      error: {
+        message: `loopback-llm: scripted HTTP ${failure.status}`,
+        type: "scripted_failure",
+        code: String(failure.status),
+      },
+    });
   return new Response(body, { status: failure.status, headers });
 }
 
 export function jsonResponse(reply: ShapedReply): Response {
-  if (reply.malformed) return new Response("{\"id\": \"broken\", \"choices\": [", { status: 200, headers: { "content-type": "application/json" } });
+  if (reply.malformed)
+    return new Response('{"id": "broken", "choices": [', {
+      status: 200,
+      headers: { "content-type": "application/json" },
+    });
   const message: Record<string, unknown> = { role: "assistant", content: reply.text ?? null };
   if (reply.toolCalls.length > 0) {
-    message.tool_calls = reply.toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }));
+    message.tool_calls = reply.toolCalls.map((call) => ({
+      id: call.id,
+      type: "function",
+      function: { name: call.name, arguments: call.arguments },
+    }));
   }
   return Response.json({
     id: reply.id,
@@ -58,16 +74,23 @@ export interface StreamPace {
 
 export function streamResponse(reply: ShapedReply, pace: StreamPace = {}): Response {
   const created = Math.floor(Date.now() / 1000);
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}): string =>
+  const chunk = (
+    delta: Record<string, unknown>,
+    finishReason: string | null = null,
+    extra: Record<string, unknown> = {},
+  ): string =>
     `data: ${JSON.stringify({ id: reply.id, object: "chat.completion.chunk", created, model: reply.model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`;
   const events: string[] = [chunk({ role: "assistant", content: "" })];
   if (reply.malformed) {
-    events.push("data: {\"id\": \"broken\", \"choices\": [\n\n");
+    events.push('data: {"id": "broken", "choices": [\n\n');
   } else {
     for (const piece of pieces(reply.text ?? "", pace.textPieces ?? 3)) events.push(chunk({ content: piece }));
     reply.toolCalls.forEach((call, index) => {
-      events.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
-      for (const piece of pieces(call.arguments, 2)) events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+      events.push(
+        chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }),
+      );
+      for (const piece of pieces(call.arguments, 2))
+        events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     });
     events.push(chunk({}, reply.finishReason, { usage: reply.usage }));
   }
@@ -98,5 +121,8 @@ export function streamResponse(reply: ShapedReply, pace: StreamPace = {}): Respo
       pace.onEnd?.();
     },
   });
-  return new Response(stream, { status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+  return new Response(stream, {
+    status: 200,
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+  });
 }

@@ -25,7 +25,8 @@ export class ManualClock implements Clock {
   }
 
   setTimeout(callback: () => void, ms: number): TimerHandle {
-    if (!Number.isFinite(ms) || ms < 0) throw new Error(`ManualClock.setTimeout: expected a finite delay >= 0, got ${ms}`);
+    if (!Number.isFinite(ms) || ms < 0)
+      throw new Error(`ManualClock.setTimeout: expected a finite delay >= 0, got ${ms}`);
     const timer = { id: this.nextId++, due: this.current + ms, callback };
     this.timers.set(timer.id, timer);
     return { id: timer.id };
@@ -44,7 +45,9 @@ export class ManualClock implements Clock {
   advance(ms: number): void {
     const target = this.current + ms;
     for (;;) {
-      const next = [...this.timers.values()].filter((timer) => timer.due <= target).sort((a, b) => a.due - b.due || a.id - b.id)[0];
+      const next = [...this.timers.values()]
+        .filter((timer) => timer.due <= target)
+        .sort((a, b) => a.due - b.due || a.id - b.id)[0];
       if (!next) break;
       this.timers.delete(next.id);
       this.current = next.due;

@@ -7,7 +7,11 @@
  */
 import { connect as tcpConnect } from "node:net";
 import { randomBytes } from "node:crypto";
-import { connectCluster, type ClusterConnection, type ClusterConnectionOptions } from "../../src/cluster/cluster-connection.ts";
+import {
+  connectCluster,
+  type ClusterConnection,
+  type ClusterConnectionOptions,
+} from "../../src/cluster/cluster-connection.ts";
 import { clusterNames } from "../../src/cluster/cluster-names.ts";
 import { readClusterSettings } from "../../src/cluster/cluster-settings.ts";
 import type { Defer } from "./cleanups.ts";
@@ -42,7 +46,10 @@ export function testSwarm(label: string): string {
 }
 
 /** A node's connection to the test server (or to `url`), stopped after the test. */
-export async function connectTest(defer: Defer, options: { node?: string; url?: string } & ClusterConnectionOptions = {}): Promise<ClusterConnection> {
+export async function connectTest(
+  defer: Defer,
+  options: { node?: string; url?: string } & ClusterConnectionOptions = {},
+): Promise<ClusterConnection> {
   const settings = readClusterSettings({ url: options.url ?? NATS_URL, node: options.node ?? "test-node", env: {} });
   if (settings === undefined) throw new Error("connectTest: no settings");
   const connection = await connectCluster(settings, options);
@@ -58,7 +65,13 @@ export function removeSwarmAfter(defer: Defer, swarm: string): void {
     const connection = await connectCluster(settings);
     try {
       const names = clusterNames(swarm);
-      for (const stream of [names.intakeStream, names.stateStream, `KV_${names.leaseBucket}`, `KV_${names.nodesBucket}`, `KV_${names.configBucket}`]) {
+      for (const stream of [
+        names.intakeStream,
+        names.stateStream,
+        `KV_${names.leaseBucket}`,
+        `KV_${names.nodesBucket}`,
+        `KV_${names.configBucket}`,
+      ]) {
         await connection.jsm.streams.delete(stream).catch(() => false);
       }
     } finally {

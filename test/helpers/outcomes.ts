@@ -2,7 +2,16 @@
 import type { Reply, TurnOutcome } from "../../src/protocol/turn-outcome.ts";
 
 export function outcome(fields: Partial<TurnOutcome> = {}): TurnOutcome {
-  return { status: "ok", agent: "agent", instanceKey: "main", eventId: "evt_1", turnId: "turn_1", response: "", finishReason: "stop", ...fields };
+  return {
+    status: "ok",
+    agent: "agent",
+    instanceKey: "main",
+    eventId: "evt_1",
+    turnId: "turn_1",
+    response: "",
+    finishReason: "stop",
+    ...fields,
+  };
 }
 
 export function reply(fields: Partial<Reply> & { correlationId: string }): Reply {

@@ -5,7 +5,12 @@
  * `assertDone()` throws when replies are left over or an extra call happened: the fake fails loudly.
  */
 import { MockLanguageModelV3 } from "ai/test";
-import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+} from "@ai-sdk/provider";
 
 export interface ScriptedToolCall {
   id?: string;
@@ -14,7 +19,12 @@ export interface ScriptedToolCall {
 }
 
 export type ScriptedReply =
-  | { text?: string; toolCalls?: ScriptedToolCall[]; usage?: { input: number; output: number }; finishReason?: "stop" | "tool-calls" | "length" }
+  | {
+      text?: string;
+      toolCalls?: ScriptedToolCall[];
+      usage?: { input: number; output: number };
+      finishReason?: "stop" | "tool-calls" | "length";
+    }
   | { error: Error }
   | ((options: LanguageModelV3CallOptions) => ScriptedReply | Promise<ScriptedReply>);
 
@@ -34,17 +44,27 @@ export interface ScriptedModel {
 
 let toolCallCounter = 0;
 
-async function resolveReply(reply: ScriptedReply, options: LanguageModelV3CallOptions): Promise<Exclude<ScriptedReply, (options: LanguageModelV3CallOptions) => unknown>> {
+async function resolveReply(
+  reply: ScriptedReply,
+  options: LanguageModelV3CallOptions,
+): Promise<Exclude<ScriptedReply, (options: LanguageModelV3CallOptions) => unknown>> {
   return typeof reply === "function" ? resolveReply(await reply(options), options) : reply;
 }
 
-function toResult(reply: Exclude<ScriptedReply, (options: LanguageModelV3CallOptions) => unknown>): LanguageModelV3GenerateResult {
+function toResult(
+  reply: Exclude<ScriptedReply, (options: LanguageModelV3CallOptions) => unknown>,
+): LanguageModelV3GenerateResult {
   if ("error" in reply) throw reply.error;
   const content: LanguageModelV3Content[] = [];
   if (reply.text !== undefined) content.push({ type: "text", text: reply.text });
   for (const call of reply.toolCalls ?? []) {
     toolCallCounter += 1;
-    content.push({ type: "tool-call", toolCallId: call.id ?? `scripted-call-${toolCallCounter}`, toolName: call.name, input: JSON.stringify(call.args ?? {}) });
+    content.push({
+      type: "tool-call",
+      toolCallId: call.id ?? `scripted-call-${toolCallCounter}`,
+      toolName: call.name,
+      input: JSON.stringify(call.args ?? {}),
+    });
   }
   const hasCalls = (reply.toolCalls ?? []).length > 0;
   const input = reply.usage?.input ?? 10;
@@ -52,7 +72,10 @@ function toResult(reply: Exclude<ScriptedReply, (options: LanguageModelV3CallOpt
   return {
     content,
     finishReason: { unified: reply.finishReason ?? (hasCalls ? "tool-calls" : "stop"), raw: undefined },
-    usage: { inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: output, text: output, reasoning: undefined } },
+    usage: {
+      inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: output, text: output, reasoning: undefined },
+    },
     warnings: [],
   };
 }
@@ -61,7 +84,11 @@ function toStreamParts(result: LanguageModelV3GenerateResult): LanguageModelV3St
   const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
   result.content.forEach((part, index) => {
     if (part.type === "text") {
-      parts.push({ type: "text-start", id: `t${index}` }, { type: "text-delta", id: `t${index}`, delta: part.text }, { type: "text-end", id: `t${index}` });
+      parts.push(
+        { type: "text-start", id: `t${index}` },
+        { type: "text-delta", id: `t${index}`, delta: part.text },
+        { type: "text-end", id: `t${index}` },
+      );
     } else if (part.type === "tool-call") {
       parts.push(part);
     }
@@ -79,7 +106,9 @@ export function scriptedModel(replies: ScriptedReply[] = []): ScriptedModel {
     const reply = queue.shift();
     if (reply === undefined) {
       extraCalls += 1;
-      throw new ScriptedModelExhaustedError(`scripted model called ${calls.length} times but only ${calls.length - extraCalls} replies were scripted`);
+      throw new ScriptedModelExhaustedError(
+        `scripted model called ${calls.length} times but only ${calls.length - extraCalls} replies were scripted`,
+      );
     }
     return toResult(await resolveReply(reply, options));
   };
@@ -90,7 +119,14 @@ export function scriptedModel(replies: ScriptedReply[] = []): ScriptedModel {
     doStream: async (options) => {
       const result = await next(options);
       const parts = toStreamParts(result);
-      return { stream: new ReadableStream({ start: (controller) => { for (const part of parts) controller.enqueue(part); controller.close(); } }) };
+      return {
+        stream: new ReadableStream({
+          start: (controller) => {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      };
     },
   });
   return {
@@ -101,8 +137,12 @@ export function scriptedModel(replies: ScriptedReply[] = []): ScriptedModel {
     },
     remaining: () => queue.length,
     assertDone: () => {
-      if (extraCalls > 0) throw new ScriptedModelExhaustedError(`scripted model got ${extraCalls} unexpected extra call(s)`);
-      if (queue.length > 0) throw new ScriptedModelExhaustedError(`scripted model has ${queue.length} unused repl${queue.length === 1 ? "y" : "ies"}`);
+      if (extraCalls > 0)
+        throw new ScriptedModelExhaustedError(`scripted model got ${extraCalls} unexpected extra call(s)`);
+      if (queue.length > 0)
+        throw new ScriptedModelExhaustedError(
+          `scripted model has ${queue.length} unused repl${queue.length === 1 ? "y" : "ies"}`,
+        );
     },
   };
 }

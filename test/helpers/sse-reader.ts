@@ -22,7 +22,11 @@ export function sseReader(response: Response) {
         continue;
       }
       const event = /^event: (.*)$/m.exec(block)?.[1] ?? "message";
-      const data = block.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n");
+      const data = block
+        .split("\n")
+        .filter((line) => line.startsWith("data: "))
+        .map((line) => line.slice(6))
+        .join("\n");
       seen.push({ event, data: JSON.parse(data) });
     }
     return true;

@@ -22,7 +22,10 @@ export interface StateLogNodeOptions {
   handle?: JetStreamHandle;
   compaction?: CompactionSettings;
   /** The node's ReplicatedStore's options (as ClusterNode.store() gives them). */
-  replicated?: (parts: { local: SqliteStore; log: InstanceStateLog }) => ConstructorParameters<typeof ReplicatedStore>[2];
+  replicated?: (parts: {
+    local: SqliteStore;
+    log: InstanceStateLog;
+  }) => ConstructorParameters<typeof ReplicatedStore>[2];
 }
 
 export async function stateLogFixture(defer: Defer, label: string) {
@@ -47,7 +50,11 @@ export async function stateLogFixture(defer: Defer, label: string) {
       await local.close();
       rmSync(dir, { recursive: true, force: true });
     });
-    const log = await InstanceStateLog.open({ connection: options.handle ?? connection, names, ...(options.compaction ? { compaction: options.compaction } : {}) });
+    const log = await InstanceStateLog.open({
+      connection: options.handle ?? connection,
+      names,
+      ...(options.compaction ? { compaction: options.compaction } : {}),
+    });
     return { local, log, store: new ReplicatedStore(local, log, options.replicated?.({ local, log })) };
   };
   /** How many messages the instance's subject holds, and the stream's first sequence. */

@@ -6,7 +6,11 @@ import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { stateDatabasePath } from "../../src/store/open-state-store.ts";
 
 /** The unanswered events of one agent of a swarm, in acceptance order. */
-export async function unansweredEvents(options: { stateRoot: string; swarm: string; agent: string }): Promise<InboxRecord[]> {
+export async function unansweredEvents(options: {
+  stateRoot: string;
+  swarm: string;
+  agent: string;
+}): Promise<InboxRecord[]> {
   const store = new SqliteStore(stateDatabasePath(options.stateRoot), { existing: true });
   try {
     return (await store.unanswered(options.swarm)).filter((record) => record.event.agent === options.agent);
@@ -16,7 +20,12 @@ export async function unansweredEvents(options: { stateRoot: string; swarm: stri
 }
 
 /** What the store of a state root keeps for one instance (the orchestrator that wrote it may be stopped). */
-export async function storedInstanceState(options: { stateRoot: string; swarm: string; agent: string; instanceKey: string }): Promise<InstanceState> {
+export async function storedInstanceState(options: {
+  stateRoot: string;
+  swarm: string;
+  agent: string;
+  instanceKey: string;
+}): Promise<InstanceState> {
   const store = new SqliteStore(stateDatabasePath(options.stateRoot), { existing: true });
   try {
     return await store.instanceState({ swarm: options.swarm, agent: options.agent, instanceKey: options.instanceKey });

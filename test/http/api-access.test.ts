@@ -21,7 +21,9 @@ const codeOf = (run: () => unknown): string | undefined => {
 describe("apiAccessFromEnv", () => {
   it("reads nothing from an empty environment", () => {
     expect(apiAccessFromEnv({})).toEqual({});
-    expect(apiAccessFromEnv({ GOONDAN_API_TOKEN: "", GOONDAN_API_ALLOWED_ORIGINS: " , ", GOONDAN_API_ALLOWED_HOSTS: "" })).toEqual({});
+    expect(
+      apiAccessFromEnv({ GOONDAN_API_TOKEN: "", GOONDAN_API_ALLOWED_ORIGINS: " , ", GOONDAN_API_ALLOWED_HOSTS: "" }),
+    ).toEqual({});
   });
 
   it("reads the token and both comma-separated lists, normalized", () => {
@@ -31,11 +33,19 @@ describe("apiAccessFromEnv", () => {
         GOONDAN_API_ALLOWED_ORIGINS: "http://localhost:5173/, HTTPS://Studio.Example.com:443",
         GOONDAN_API_ALLOWED_HOSTS: "Goondan.Internal, 10.0.0.7,[fd00::1], *",
       }),
-    ).toEqual({ token: "t0k!", allowedOrigins: ["http://localhost:5173", "https://studio.example.com"], allowedHosts: ["goondan.internal", "10.0.0.7", "fd00::1", "*"] });
+    ).toEqual({
+      token: "t0k!",
+      allowedOrigins: ["http://localhost:5173", "https://studio.example.com"],
+      allowedHosts: ["goondan.internal", "10.0.0.7", "fd00::1", "*"],
+    });
   });
 
   it.each([
-    ["an origin with a path", { GOONDAN_API_ALLOWED_ORIGINS: "http://localhost:5173/app" }, "GOONDAN_API_ALLOWED_ORIGINS"],
+    [
+      "an origin with a path",
+      { GOONDAN_API_ALLOWED_ORIGINS: "http://localhost:5173/app" },
+      "GOONDAN_API_ALLOWED_ORIGINS",
+    ],
     ["an origin that is not a URL", { GOONDAN_API_ALLOWED_ORIGINS: "localhost:5173" }, "GOONDAN_API_ALLOWED_ORIGINS"],
     ["an origin of another scheme", { GOONDAN_API_ALLOWED_ORIGINS: "file:///tmp" }, "GOONDAN_API_ALLOWED_ORIGINS"],
     ["a host with a port", { GOONDAN_API_ALLOWED_HOSTS: "goondan.internal:8790" }, "GOONDAN_API_ALLOWED_HOSTS"],
@@ -49,7 +59,8 @@ describe("apiAccessFromEnv", () => {
 
 describe("requireTokenOffLoopback", () => {
   it("lets loopback listen without a token", () => {
-    for (const host of ["127.0.0.1", "127.0.0.53", "localhost", "::1", "[::1]"]) expect(codeOf(() => requireTokenOffLoopback({ host }))).toBeUndefined();
+    for (const host of ["127.0.0.1", "127.0.0.53", "localhost", "::1", "[::1]"])
+      expect(codeOf(() => requireTokenOffLoopback({ host }))).toBeUndefined();
   });
 
   it("refuses anything else without a token, and lets it listen with one", () => {
@@ -62,13 +73,17 @@ describe("requireTokenOffLoopback", () => {
 
   it("is enforced by serveHttpApi itself, before it listens", () => {
     const { orchestrator } = apiFixture();
-    expect(codeOf(() => serveHttpApi({ backend: backendOf(orchestrator), host: "0.0.0.0", port: 0 }))).toBe("E_API_TOKEN_REQUIRED");
+    expect(codeOf(() => serveHttpApi({ backend: backendOf(orchestrator), host: "0.0.0.0", port: 0 }))).toBe(
+      "E_API_TOKEN_REQUIRED",
+    );
   });
 });
 
 describe("bound addresses", () => {
   it("tells loopback and wildcard addresses apart", () => {
-    expect(["127.0.0.1", "127.1.2.3", "::1", "[::1]", "::ffff:127.0.0.1", "LocalHost"].every(isLoopbackHost)).toBe(true);
+    expect(["127.0.0.1", "127.1.2.3", "::1", "[::1]", "::ffff:127.0.0.1", "LocalHost"].every(isLoopbackHost)).toBe(
+      true,
+    );
     expect(["0.0.0.0", "::", "10.0.0.1", "localhost.example", "::ffff:10.0.0.1"].some(isLoopbackHost)).toBe(false);
     expect(["0.0.0.0", "::", "[::]", "0:0:0:0:0:0:0:0"].every(isWildcardHost)).toBe(true);
     expect(["127.0.0.1", "::1", "10.0.0.1", "localhost"].some(isWildcardHost)).toBe(false);

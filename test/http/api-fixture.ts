@@ -35,10 +35,17 @@ export function backendOf(orchestrator: Orchestrator, restart?: ApiBackend["rest
   };
 }
 
-export type ApiRequest = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Response>;
+export type ApiRequest = (
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => Promise<Response>;
 
 /** Swarm `test-swarm` with agents `a` (entry) and `b`; JSON content type unless the test's headers say otherwise. */
-export function apiFixture(options: Partial<Omit<HttpApiOptions, "backend">> & { restart?: ApiBackend["restart"] } = {}) {
+export function apiFixture(
+  options: Partial<Omit<HttpApiOptions, "backend">> & { restart?: ApiBackend["restart"] } = {},
+) {
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-api-"));
   roots.push(stateRoot);
   const spawner = new FakeSpawner();
@@ -47,7 +54,13 @@ export function apiFixture(options: Partial<Omit<HttpApiOptions, "backend">> & {
   const { restart, ...rest } = options;
   const handle = createApiHandler({ backend: backendOf(orchestrator, restart), ...rest });
   const request: ApiRequest = (method, path, body, headers = {}) =>
-    handle(new Request(`http://127.0.0.1${path}`, { method, headers: { "content-type": "application/json", ...headers }, ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }) }));
+    handle(
+      new Request(`http://127.0.0.1${path}`, {
+        method,
+        headers: { "content-type": "application/json", ...headers },
+        ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+      }),
+    );
   return { orchestrator, spawner, request, handle, stateRoot };
 }
 

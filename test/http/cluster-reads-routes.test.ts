@@ -8,20 +8,58 @@ import type { NodeRuntimeEvent } from "../../src/cluster/runtime-events-merge.ts
 import { createApiHandler } from "../../src/http/http-api.ts";
 import { apiFixture, backendOf, bodyOf } from "./api-fixture.ts";
 
-const event = (node: string, at: string): NodeRuntimeEvent => ({ type: "turn.started", at, agent: "b", instanceKey: "k", traceId: "a".repeat(32), spanId: "s", node });
+const event = (node: string, at: string): NodeRuntimeEvent => ({
+  type: "turn.started",
+  at,
+  agent: "b",
+  instanceKey: "k",
+  traceId: "a".repeat(32),
+  spanId: "s",
+  node,
+});
 
 function clusterApi(overrides: Partial<ClusterReads> = {}) {
   const { orchestrator } = apiFixture();
   const queries: ClusterEventQuery[] = [];
   const reads: ClusterReads = {
-    processes: async () => ({ processes: [{ kind: "agent", agent: "b", instanceKey: "k", pid: 7, status: "idle", restarts: 0, consecutiveCrashes: 0, startedAt: null, queued: 0, node: "n2" }], unanswered: [{ node: "n3", status: "timeout" }] }),
-    instances: async () => ({ instances: [{ agent: "b", instanceKey: "k", status: "idle", queued: 0, node: "n2" }], unanswered: [{ node: "n3", status: "timeout" }] }),
+    processes: async () => ({
+      processes: [
+        {
+          kind: "agent",
+          agent: "b",
+          instanceKey: "k",
+          pid: 7,
+          status: "idle",
+          restarts: 0,
+          consecutiveCrashes: 0,
+          startedAt: null,
+          queued: 0,
+          node: "n2",
+        },
+      ],
+      unanswered: [{ node: "n3", status: "timeout" }],
+    }),
+    instances: async () => ({
+      instances: [{ agent: "b", instanceKey: "k", status: "idle", queued: 0, node: "n2" }],
+      unanswered: [{ node: "n3", status: "timeout" }],
+    }),
     runtimeEvents: async (query) => {
       queries.push(query);
-      return { events: [event("n2", "2026-11-25T10:00:01.000Z"), event("n1", "2026-11-25T10:00:02.000Z")], cursor: { ...query.after, n1: 5, n2: 9 }, unanswered: [] };
+      return {
+        events: [event("n2", "2026-11-25T10:00:01.000Z"), event("n1", "2026-11-25T10:00:02.000Z")],
+        cursor: { ...query.after, n1: 5, n2: 9 },
+        unanswered: [],
+      };
     },
-    conversation: async () => ({ node: "n2", messages: [{ id: "m1", role: "user", content: "hi" } as never], unanswered: [] }),
-    eventState: async (eventId) => (eventId === "evt_1" ? { state: { eventId, state: "running", node: "n2" }, unanswered: [] } : { unanswered: [{ node: "n3", status: "timeout" }] }),
+    conversation: async () => ({
+      node: "n2",
+      messages: [{ id: "m1", role: "user", content: "hi" } as never],
+      unanswered: [],
+    }),
+    eventState: async (eventId) =>
+      eventId === "evt_1"
+        ? { state: { eventId, state: "running", node: "n2" }, unanswered: [] }
+        : { unanswered: [{ node: "n3", status: "timeout" }] },
     ...overrides,
   } as ClusterReads;
   const handle = createApiHandler({ backend: { ...backendOf(orchestrator), clusterReads: reads } });
@@ -35,7 +73,10 @@ describe("the read routes on a cluster node", () => {
     expect(processes.processes[0].node).toBe("n2");
     expect(processes.unanswered).toEqual([{ node: "n3", status: "timeout" }]);
     const instances = await bodyOf(await get("/v1/instances"));
-    expect(instances).toEqual({ instances: [{ agent: "b", instanceKey: "k", status: "idle", queued: 0, node: "n2" }], unanswered: [{ node: "n3", status: "timeout" }] });
+    expect(instances).toEqual({
+      instances: [{ agent: "b", instanceKey: "k", status: "idle", queued: 0, node: "n2" }],
+      unanswered: [{ node: "n3", status: "timeout" }],
+    });
   });
 
   it("GET /v1/instances/:agent/:instanceKey/events takes a cluster cursor and answers the next one", async () => {
@@ -72,7 +113,9 @@ describe("the read routes on a cluster node", () => {
     const found = await bodyOf(await get("/v1/instances/b/k/messages"));
     expect(found.node).toBe("n2");
     expect(found.messages).toHaveLength(1);
-    const missing = clusterApi({ conversation: async () => ({ messages: [], unanswered: [{ node: "n3", status: "no_responders" }] }) });
+    const missing = clusterApi({
+      conversation: async () => ({ messages: [], unanswered: [{ node: "n3", status: "no_responders" }] }),
+    });
     const response = await missing.get("/v1/instances/b/k/messages");
     expect(response.status).toBe(404);
     const body = await bodyOf(response);
@@ -84,7 +127,12 @@ describe("the read routes on a cluster node", () => {
 describe("GET /v1/events/:eventId on a cluster node", () => {
   it("answers the furthest state a node knows with that node, and 404 naming the nodes that did not answer", async () => {
     const { get } = clusterApi();
-    expect(await bodyOf(await get("/v1/events/evt_1"))).toEqual({ eventId: "evt_1", state: "running", node: "n2", unanswered: [] });
+    expect(await bodyOf(await get("/v1/events/evt_1"))).toEqual({
+      eventId: "evt_1",
+      state: "running",
+      node: "n2",
+      unanswered: [],
+    });
     const missing = await get("/v1/events/evt_2");
     expect(missing.status).toBe(404);
     const body = await bodyOf(missing);

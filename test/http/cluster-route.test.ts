@@ -14,13 +14,30 @@ describe("GET /v1/cluster", () => {
 
   it("serves the node's cluster status as the backend gives it, and 503 when NATS does not answer", async () => {
     const { orchestrator } = apiFixture();
-    const status: ClusterReloadStatus = { node: "n1", hash: "sha256:one", reports: [{ node: "n2", generation: 2, status: "refused", hash: "sha256:two", announcedHash: "sha256:one", at: "2026-11-25T00:00:00.000Z" }] };
+    const status: ClusterReloadStatus = {
+      node: "n1",
+      hash: "sha256:one",
+      reports: [
+        {
+          node: "n2",
+          generation: 2,
+          status: "refused",
+          hash: "sha256:two",
+          announcedHash: "sha256:one",
+          at: "2026-11-25T00:00:00.000Z",
+        },
+      ],
+    };
     let fail = false;
     const handle = createApiHandler({
       backend: {
         ...backendOf(orchestrator),
         clusterStatus: async () => {
-          if (fail) throw new SystemError("E_CLUSTER_UNAVAILABLE", "reading the reload reports: the cluster's NATS did not answer");
+          if (fail)
+            throw new SystemError(
+              "E_CLUSTER_UNAVAILABLE",
+              "reading the reload reports: the cluster's NATS did not answer",
+            );
           return status;
         },
       },

@@ -31,13 +31,22 @@ function markerDir(): string {
 function delegatingScript(marker: string, finalPace: Partial<LoopbackReply> = {}) {
   return (request: LoopbackRequest): LoopbackReply => {
     const role = roleOf(request);
-    if (role === "worker") return lastRole(request) === "tool" ? { text: "worker done" } : { toolCalls: [{ name: "slow__sleep", args: { ms: 10, marker } }] };
-    if (lastRole(request) === "user") return { toolCalls: [{ name: "agents__request", args: { target: "worker", input: lastUserText(request) } }] };
+    if (role === "worker")
+      return lastRole(request) === "tool"
+        ? { text: "worker done" }
+        : { toolCalls: [{ name: "slow__sleep", args: { ms: 10, marker } }] };
+    if (lastRole(request) === "user")
+      return { toolCalls: [{ name: "agents__request", args: { target: "worker", input: lastUserText(request) } }] };
     return { text: FINAL, chunkDelayMs: 150, textPieces: 6, ...finalPace };
   };
 }
 
-const post = (base: string, body: unknown) => fetch(`${base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const post = (base: string, body: unknown) =>
+  fetch(`${base}/v1/events`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 const getJson = async (url: string) => (await (await fetch(url)).json()) as Record<string, any>;
 
 describe("POST /v1/events with stream: true, real processes", () => {
@@ -58,8 +67,18 @@ describe("POST /v1/events with stream: true, real processes", () => {
     const deltas = [first, ...rest.filter((item) => item.event === "delta")].map((item) => item.data.text as string);
     expect(deltas.length).toBeGreaterThan(2);
     expect(deltas.join("")).toBe(FINAL);
-    const tools = sse.seen.filter((item) => item.event === "tool").map((item) => `${item.data.phase} ${item.data.agent} ${item.data.name}${item.data.status ? ` ${item.data.status}` : ""}`);
-    expect(tools).toEqual(["started coordinator agents__request", "started worker slow__sleep", "ended worker slow__sleep ok", "ended coordinator agents__request ok"]);
+    const tools = sse.seen
+      .filter((item) => item.event === "tool")
+      .map(
+        (item) =>
+          `${item.data.phase} ${item.data.agent} ${item.data.name}${item.data.status ? ` ${item.data.status}` : ""}`,
+      );
+    expect(tools).toEqual([
+      "started coordinator agents__request",
+      "started worker slow__sleep",
+      "ended worker slow__sleep ok",
+      "ended coordinator agents__request ok",
+    ]);
     const done = rest.at(-1)!;
     expect(done.event).toBe("done");
     expect(done.data).toMatchObject({ status: "ok", response: FINAL, eventId, agent: "coordinator" });
@@ -70,12 +89,18 @@ describe("POST /v1/events with stream: true, real processes", () => {
 
   it("announces a child killed mid-stream with restarted, and the text starts over once", async () => {
     const marker = join(markerDir(), "sleep");
-    const run = await serveRealSwarm({ defer, streaming: true, llm: { respond: delegatingScript(marker, { chunkDelayMs: 300 }) } });
+    const run = await serveRealSwarm({
+      defer,
+      streaming: true,
+      llm: { respond: delegatingScript(marker, { chunkDelayMs: 300 }) },
+    });
     const response = await post(run.base, { input: "question", stream: true });
     const sse = sseReader(response);
     await sse.next("delta");
     const processes = await getJson(`${run.base}/v1/processes`);
-    const coordinator = (processes.processes as { agent: string; pid: number | null }[]).find((row) => row.agent === "coordinator" && typeof row.pid === "number");
+    const coordinator = (processes.processes as { agent: string; pid: number | null }[]).find(
+      (row) => row.agent === "coordinator" && typeof row.pid === "number",
+    );
     expect(coordinator?.pid).toBeGreaterThan(0);
     process.kill(coordinator!.pid!, "SIGKILL");
     const rest = await sse.rest();
@@ -83,7 +108,12 @@ describe("POST /v1/events with stream: true, real processes", () => {
     expect(events).toContain("restarted");
     const after = rest.slice(events.indexOf("restarted"));
     expect(after[0]!.data).toEqual({ reason: "redelivered" });
-    expect(after.filter((item) => item.event === "delta").map((item) => item.data.text).join("")).toBe(FINAL);
+    expect(
+      after
+        .filter((item) => item.event === "delta")
+        .map((item) => item.data.text)
+        .join(""),
+    ).toBe(FINAL);
     expect(rest.at(-1)).toMatchObject({ event: "done", data: { status: "ok", response: FINAL } });
   }, 60_000);
 });
@@ -93,10 +123,13 @@ describe("GET /v1/events/:eventId, real processes", () => {
     const marker = join(markerDir(), "sleep");
     const run = await serveRealSwarm({ defer, llm: { respond: delegatingScript(marker, { chunkDelayMs: 0 }) } });
     const accepted = (await (await post(run.base, { input: "first" })).json()) as { eventId: string };
-    const answered = await until(async () => {
-      const state = await getJson(`${run.base}/v1/events/${accepted.eventId}`);
-      return state.state === "ok" ? state : undefined;
-    }, { timeoutMs: 20_000 });
+    const answered = await until(
+      async () => {
+        const state = await getJson(`${run.base}/v1/events/${accepted.eventId}`);
+        return state.state === "ok" ? state : undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(answered).toMatchObject({ eventId: accepted.eventId, status: "ok", response: FINAL });
 
     run.proc.kill("SIGKILL");
@@ -104,8 +137,7 @@ describe("GET /v1/events/:eventId, real processes", () => {
     const again = await startGoondanRun({
       args: [run.dir, "--port", "0", "--state-root", run.stateRoot],
       env: { ...childEnv, GOONDAN_LOG_LEVEL: "info" },
-      onSpawn: (proc) =>
-        defer(killChild(proc)),
+      onSpawn: (proc) => defer(killChild(proc)),
     });
     expect(await getJson(`${again.base}/v1/events/${accepted.eventId}`)).toEqual(answered);
     const missing = await fetch(`${again.base}/v1/events/evt_never`);
@@ -126,9 +158,12 @@ describe("GET /v1/watch, real processes", () => {
     const completed = await workerTools.next("runtime");
     expect([called.data.type, completed.data.type]).toEqual(["tool.called", "tool.completed"]);
     expect(called.data).toMatchObject({ agent: "worker", toolName: "slow__sleep" });
-    while (!all.seen.some((item) => item.data.type === "turn.completed" && item.data.agent === "coordinator")) await all.more();
+    while (!all.seen.some((item) => item.data.type === "turn.completed" && item.data.agent === "coordinator"))
+      await all.more();
     expect(new Set(all.seen.map((item) => item.data.agent))).toEqual(new Set(["coordinator", "worker"]));
-    expect(workerTools.seen.every((item) => item.data.agent === "worker" && String(item.data.type).startsWith("tool."))).toBe(true);
+    expect(
+      workerTools.seen.every((item) => item.data.agent === "worker" && String(item.data.type).startsWith("tool.")),
+    ).toBe(true);
     // By trace: only the turns of that request.
     const traceId = called.data.traceId as string;
     const byTrace = sseReader(await fetch(`${run.base}/v1/watch?traceId=${traceId}&after=0`));

@@ -10,7 +10,17 @@ import { sseReader } from "../helpers/sse-reader.ts";
 import { serveHttpApi } from "../../src/http/http-api.ts";
 import { apiFixture, backendOf, bodyOf } from "./api-fixture.ts";
 
-const toolEvent = (type: RuntimeEvent["type"], agent: string, traceId: string, toolName: string): RuntimeEvent => ({ type, at: new Date().toISOString(), agent, instanceKey: "k", traceId, spanId: "s", turnId: "t1", toolName, toolCallId: "c1" });
+const toolEvent = (type: RuntimeEvent["type"], agent: string, traceId: string, toolName: string): RuntimeEvent => ({
+  type,
+  at: new Date().toISOString(),
+  agent,
+  instanceKey: "k",
+  traceId,
+  spanId: "s",
+  turnId: "t1",
+  toolName,
+  toolCallId: "c1",
+});
 
 describe("POST /v1/events with stream: true", () => {
   it("streams the turn's text, its tool calls and the delegated ones, a restart, then done with exactly the wait answer", async () => {
@@ -28,7 +38,14 @@ describe("POST /v1/events with stream: true", () => {
     expect((await sse.next()).data).toEqual({ text: "Hel" });
     child.emit("turn_text", { eventId, text: "lo", restarted: true });
     child.emit("turn_text", { eventId: "evt_other", text: "not mine" });
-    child.emit("runtime_events", { events: [toolEvent("tool.called", "a", event.traceId, "agents__request"), toolEvent("tool.called", "b", event.traceId, "bash__exec"), toolEvent("tool.completed", "b", event.traceId, "bash__exec"), toolEvent("tool.called", "a", "another-trace", "x__y")] });
+    child.emit("runtime_events", {
+      events: [
+        toolEvent("tool.called", "a", event.traceId, "agents__request"),
+        toolEvent("tool.called", "b", event.traceId, "bash__exec"),
+        toolEvent("tool.completed", "b", event.traceId, "bash__exec"),
+        toolEvent("tool.called", "a", "another-trace", "x__y"),
+      ],
+    });
     child.reply({ event, response: "Hello" });
     const rest = await sse.rest();
     expect(rest.map((item) => item.event)).toEqual(["restarted", "delta", "tool", "tool", "tool", "done"]);
@@ -51,8 +68,14 @@ describe("POST /v1/events with stream: true", () => {
     while (spawner.live().length === 0 || spawner.live()[0]!.events().length === 0) await Bun.sleep(2);
     expect((await bodyOf(await request("GET", `/v1/events/${eventId}`))).state).toBe("running");
     spawner.live()[0]!.reply({ response: "later" });
-    for (let i = 0; i < 200 && (await bodyOf(await request("GET", `/v1/events/${eventId}`))).state === "running"; i++) await Bun.sleep(5);
-    expect(await bodyOf(await request("GET", `/v1/events/${eventId}`))).toMatchObject({ eventId, state: "ok", status: "ok", response: "later" });
+    for (let i = 0; i < 200 && (await bodyOf(await request("GET", `/v1/events/${eventId}`))).state === "running"; i++)
+      await Bun.sleep(5);
+    expect(await bodyOf(await request("GET", `/v1/events/${eventId}`))).toMatchObject({
+      eventId,
+      state: "ok",
+      status: "ok",
+      response: "later",
+    });
   });
 
   it("ends with event: error AGENT_REQUEST_TIMEOUT and the eventId when the turn outlasts timeoutMs", async () => {
@@ -60,7 +83,10 @@ describe("POST /v1/events with stream: true", () => {
     const response = await request("POST", "/v1/events", { input: "hi", stream: true, timeoutMs: 30 });
     const items = await sseReader(response).rest();
     expect(items.map((item) => item.event)).toEqual(["error"]);
-    expect(items[0]!.data).toMatchObject({ error: { code: "AGENT_REQUEST_TIMEOUT" }, eventId: response.headers.get(EVENT_ID_HEADER) });
+    expect(items[0]!.data).toMatchObject({
+      error: { code: "AGENT_REQUEST_TIMEOUT" },
+      eventId: response.headers.get(EVENT_ID_HEADER),
+    });
   });
 
   it("refuses like a wait: an unknown agent is 404 JSON, not a stream", async () => {
@@ -75,7 +101,10 @@ describe("GET /v1/events/:eventId", () => {
   it("answers accepted before a child runs it, and 404 E_API_EVENT_NOT_FOUND for an unknown one", async () => {
     const { request } = apiFixture();
     const accepted = await bodyOf(await request("POST", "/v1/events", { input: "hi" }));
-    expect(await bodyOf(await request("GET", `/v1/events/${accepted.eventId}`))).toMatchObject({ eventId: accepted.eventId, state: expect.stringMatching(/^(accepted|running)$/) });
+    expect(await bodyOf(await request("GET", `/v1/events/${accepted.eventId}`))).toMatchObject({
+      eventId: accepted.eventId,
+      state: expect.stringMatching(/^(accepted|running)$/),
+    });
     const missing = await request("GET", "/v1/events/evt_nope");
     expect(missing.status).toBe(404);
     expect((await bodyOf(missing)).error.code).toBe("E_API_EVENT_NOT_FOUND");
@@ -93,7 +122,13 @@ describe("GET /v1/watch", () => {
     await orchestrator.submit({ input: "x", agent: "b", instanceKey: "k" }).accepted;
     while (spawner.live().length === 0) await Bun.sleep(2);
     const child = spawner.live()[0]!;
-    child.emit("runtime_events", { events: [toolEvent("turn.started", "b", "t", ""), toolEvent("tool.called", "b", "t", "bash__exec"), toolEvent("tool.called", "a", "t", "other")] });
+    child.emit("runtime_events", {
+      events: [
+        toolEvent("turn.started", "b", "t", ""),
+        toolEvent("tool.called", "b", "t", "bash__exec"),
+        toolEvent("tool.called", "a", "t", "other"),
+      ],
+    });
     const first = await sse.next("runtime");
     expect(first.data).toMatchObject({ type: "tool.called", agent: "b", toolName: "bash__exec" });
     while (sse.comments.length === 0) await sse.more();
@@ -107,9 +142,12 @@ describe("GET /v1/watch", () => {
     await orchestrator.submit({ input: "x", agent: "b", instanceKey: "k" }).accepted;
     while (spawner.live().length === 0) await Bun.sleep(2);
     const child = spawner.live()[0]!;
-    child.emit("runtime_events", { events: [toolEvent("tool.called", "b", "t", "one"), toolEvent("tool.called", "b", "t", "two")] });
+    child.emit("runtime_events", {
+      events: [toolEvent("tool.called", "b", "t", "one"), toolEvent("tool.called", "b", "t", "two")],
+    });
     let stored = await orchestrator.runtimeEvents({});
-    for (let i = 0; i < 100 && stored.length < 2; i++) stored = (await Bun.sleep(5), await orchestrator.runtimeEvents({}));
+    for (let i = 0; i < 100 && stored.length < 2; i++)
+      stored = (await Bun.sleep(5), await orchestrator.runtimeEvents({}));
     const sse = sseReader(await request("GET", `/v1/watch?traceId=t&after=${stored[0]!.cursor}`));
     expect((await sse.next("runtime")).data.toolName).toBe("two");
     child.emit("runtime_events", { events: [toolEvent("tool.called", "b", "t", "three")] });
@@ -129,7 +167,10 @@ describe("the streaming routes behind the token", () => {
     expect((await request("GET", "/v1/watch")).status).toBe(401);
     expect((await request("GET", "/v1/events/evt_1")).status).toBe(401);
     expect((await request("POST", "/v1/events", { input: "x", stream: true })).status).toBe(401);
-    expect((await request("GET", "/v1/watch", undefined, { origin: "https://evil.example", authorization: "Bearer s3cret" })).status).toBe(403);
+    expect(
+      (await request("GET", "/v1/watch", undefined, { origin: "https://evil.example", authorization: "Bearer s3cret" }))
+        .status,
+    ).toBe(403);
     expect((await request("POST", "/v1/watch", {}, { authorization: "Bearer s3cret" })).status).toBe(405);
     const missing = await request("GET", "/v1/events/evt_1", undefined, { authorization: "Bearer s3cret" });
     expect((await bodyOf(missing)).error.code).toBe("E_API_EVENT_NOT_FOUND");

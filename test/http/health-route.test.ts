@@ -3,7 +3,13 @@ import { describe, expect, it } from "bun:test";
 import type { ClusterStatus } from "../../src/cluster/outage-recovery.ts";
 import { healthRoutes } from "../../src/http/routes/health.ts";
 
-const standing = (connection: ClusterStatus["connection"]): ClusterStatus => ({ node: "n1", connection, member: connection === "connected", instances: 0, awaitingReclaim: 2 });
+const standing = (connection: ClusterStatus["connection"]): ClusterStatus => ({
+  node: "n1",
+  connection,
+  member: connection === "connected",
+  instances: 0,
+  awaitingReclaim: 2,
+});
 
 describe("GET /healthz", () => {
   it("answers ok without a cluster", async () => {

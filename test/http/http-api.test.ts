@@ -32,14 +32,25 @@ describe("HTTP API", () => {
     };
     const response = await request("POST", "/v1/events", { input: "hello", agent: "b", instanceKey: "k", wait: true });
     expect(response.status).toBe(200);
-    expect(await bodyOf(response)).toMatchObject({ status: "ok", agent: "b", instanceKey: "k", response: "waited", finishReason: "stop", turnId: expect.any(String), eventId: expect.any(String) });
+    expect(await bodyOf(response)).toMatchObject({
+      status: "ok",
+      agent: "b",
+      instanceKey: "k",
+      response: "waited",
+      finishReason: "stop",
+      turnId: expect.any(String),
+      eventId: expect.any(String),
+    });
   });
 
   it("POST /v1/events with wait answers 504 AGENT_REQUEST_TIMEOUT after timeoutMs", async () => {
     const { request } = setup();
     const response = await request("POST", "/v1/events", { input: "slow", wait: true, timeoutMs: 20 });
     expect(response.status).toBe(504);
-    expect(await bodyOf(response)).toMatchObject({ error: { code: "AGENT_REQUEST_TIMEOUT" }, eventId: expect.any(String) });
+    expect(await bodyOf(response)).toMatchObject({
+      error: { code: "AGENT_REQUEST_TIMEOUT" },
+      eventId: expect.any(String),
+    });
   });
 
   it.each([
@@ -48,7 +59,12 @@ describe("HTTP API", () => {
     ["a missing input", { agent: "a" }, 400, "E_API_BAD_REQUEST"],
     ["an unknown agent", { input: "x", agent: "zed" }, 404, "AGENT_NOT_FOUND"],
     ["a bad timeoutMs", { input: "x", wait: true, timeoutMs: -1 }, 400, "E_API_BAD_REQUEST"],
-    ["a timeoutMs past the 32-bit timer range", { input: "x", wait: true, timeoutMs: 3_000_000_000 }, 400, "E_API_BAD_REQUEST"],
+    [
+      "a timeoutMs past the 32-bit timer range",
+      { input: "x", wait: true, timeoutMs: 3_000_000_000 },
+      400,
+      "E_API_BAD_REQUEST",
+    ],
     ["a huge timeoutMs", { input: "x", wait: true, timeoutMs: 1e300 }, 400, "E_API_BAD_REQUEST"],
     ["a fractional timeoutMs", { input: "x", wait: true, timeoutMs: 1.5 }, 400, "E_API_BAD_REQUEST"],
   ])("POST /v1/events with %s is refused", async (_name, body, status, code) => {
@@ -91,7 +107,12 @@ describe("HTTP API", () => {
   it("requires the bearer token on everything but /healthz when one is set", async () => {
     const { request } = setup({ token: "s3cret" });
     expect((await request("GET", "/healthz")).status).toBe(200);
-    for (const headers of [{}, { authorization: "Bearer wrong" }, { authorization: "s3cret" }, { authorization: "Bearer " }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { authorization: "Bearer wrong" },
+      { authorization: "s3cret" },
+      { authorization: "Bearer " },
+    ] as Record<string, string>[]) {
       const response = await request("GET", "/v1/processes", undefined, headers);
       expect(response.status).toBe(401);
       expect((await bodyOf(response)).error.code).toBe("E_API_UNAUTHORIZED");
@@ -104,13 +125,28 @@ describe("HTTP API", () => {
     await request("POST", "/v1/events", { input: "x" });
     await Bun.sleep(0);
     const body = await bodyOf(await request("GET", "/v1/processes"));
-    expect(body.processes).toEqual([expect.objectContaining({ kind: "agent", agent: "a", instanceKey: "test-swarm", pid: expect.any(Number), status: "processing", restarts: 0, consecutiveCrashes: 0 })]);
+    expect(body.processes).toEqual([
+      expect.objectContaining({
+        kind: "agent",
+        agent: "a",
+        instanceKey: "test-swarm",
+        pid: expect.any(Number),
+        status: "processing",
+        restarts: 0,
+        consecutiveCrashes: 0,
+      }),
+    ]);
   });
 
   it("GET /v1/instances/:agent/:instanceKey/events reads the instance's runtime events", async () => {
     const { request, orchestrator } = setup();
     const spans = { traceId: "t", spanId: "s", turnId: "turn-1", eventId: "evt-1", agent: "a", instanceKey: "k 1" };
-    const started = { type: "turn.started", ...spans, at: "2026-01-01T00:00:00.000Z", data: {} } as unknown as RuntimeEvent;
+    const started = {
+      type: "turn.started",
+      ...spans,
+      at: "2026-01-01T00:00:00.000Z",
+      data: {},
+    } as unknown as RuntimeEvent;
     const completed = { ...started, type: "turn.completed" } as RuntimeEvent;
     orchestrator.store.appendRuntimeEvents(orchestrator.swarm.instanceKey, [started, completed]);
     const body = await bodyOf(await request("GET", "/v1/instances/a/k%201/events"));
@@ -121,17 +157,33 @@ describe("HTTP API", () => {
     orchestrator.store.appendRuntimeEvents(orchestrator.swarm.instanceKey, [later]);
     const next = await bodyOf(await request("GET", `/v1/instances/a/k%201/events?after=${body.cursor}`));
     expect(next.events).toEqual([later]);
-    expect(await bodyOf(await request("GET", `/v1/instances/a/k%201/events?after=${next.cursor}`))).toEqual({ agent: "a", instanceKey: "k 1", events: [], cursor: next.cursor });
+    expect(await bodyOf(await request("GET", `/v1/instances/a/k%201/events?after=${next.cursor}`))).toEqual({
+      agent: "a",
+      instanceKey: "k 1",
+      events: [],
+      cursor: next.cursor,
+    });
     expect((await request("GET", "/v1/instances/a/nobody/events")).status).toBe(404);
     expect((await request("GET", "/v1/instances/zed/k/events")).status).toBe(404);
   });
 
   it("POST /v1/restart reports validation issues with 422 and accepts a valid bundle with 202", async () => {
     let valid = false;
-    const { request } = setup({ restart: async () => (valid ? { accepted: true, issues: [] } : { accepted: false, issues: [{ code: "E_CONFIG_SCHEMA_INVALID", path: "goondan.yaml#1.spec", message: "bad" }] }) });
+    const { request } = setup({
+      restart: async () =>
+        valid
+          ? { accepted: true, issues: [] }
+          : {
+              accepted: false,
+              issues: [{ code: "E_CONFIG_SCHEMA_INVALID", path: "goondan.yaml#1.spec", message: "bad" }],
+            },
+    });
     const refused = await request("POST", "/v1/restart", {});
     expect(refused.status).toBe(422);
-    expect(await bodyOf(refused)).toMatchObject({ error: { code: "E_CONFIG_INVALID" }, issues: [{ code: "E_CONFIG_SCHEMA_INVALID" }] });
+    expect(await bodyOf(refused)).toMatchObject({
+      error: { code: "E_CONFIG_INVALID" },
+      issues: [{ code: "E_CONFIG_SCHEMA_INVALID" }],
+    });
     valid = true;
     expect((await request("POST", "/v1/restart", "")).status).toBe(202);
   });
@@ -152,10 +204,16 @@ describe("HTTP API", () => {
     it("passes the agent, instanceKey and fresh on and says the instance is known", async () => {
       const asked: unknown[] = [];
       const { request } = setup({ restart: async (restart) => (asked.push(restart), { accepted: true, issues: [] }) });
-      expect((await request("POST", "/v1/events", { input: "hi", agent: "b", instanceKey: "user-1" })).status).toBe(202);
+      expect((await request("POST", "/v1/events", { input: "hi", agent: "b", instanceKey: "user-1" })).status).toBe(
+        202,
+      );
       const response = await request("POST", "/v1/restart", { agent: "b", instanceKey: "user-1", fresh: true });
       expect(response.status).toBe(202);
-      expect(await bodyOf(response)).toEqual({ accepted: true, issues: [], instance: { agent: "b", instanceKey: "user-1", known: true } });
+      expect(await bodyOf(response)).toEqual({
+        accepted: true,
+        issues: [],
+        instance: { agent: "b", instanceKey: "user-1", known: true },
+      });
       expect(asked).toEqual([{ reason: "POST /v1/restart", agent: "b", instanceKey: "user-1", fresh: true }]);
     });
 
@@ -165,7 +223,8 @@ describe("HTTP API", () => {
       const refused = await request("POST", "/v1/restart", { instanceKey: "user-1", fresh: true });
       expect(refused.status).toBe(400);
       expect((await bodyOf(refused)).error.code).toBe("E_API_BAD_REQUEST");
-      for (const instanceKey of ["", 7]) expect((await request("POST", "/v1/restart", { agent: "b", instanceKey })).status).toBe(400);
+      for (const instanceKey of ["", 7])
+        expect((await request("POST", "/v1/restart", { agent: "b", instanceKey })).status).toBe(400);
       expect(asked).toEqual([]);
     });
 
@@ -176,7 +235,12 @@ describe("HTTP API", () => {
       await request("POST", "/v1/events", { input: "hi", agent: "a", instanceKey: "other-agent" });
       const response = await request("POST", "/v1/restart", { agent: "b", instanceKey: "user-2", fresh: true });
       expect(response.status).toBe(202);
-      expect((await bodyOf(response)).instance).toEqual({ agent: "b", instanceKey: "user-2", known: false, agentInstances: ["user-1"] });
+      expect((await bodyOf(response)).instance).toEqual({
+        agent: "b",
+        instanceKey: "user-2",
+        known: false,
+        agentInstances: ["user-1"],
+      });
       expect(asked).toHaveLength(1);
     });
   });
@@ -194,11 +258,22 @@ describe("serveHttpApi", () => {
   it("makes `goondan restart --agent nosuch` exit 1 naming the swarm's agents", async () => {
     const { orchestrator } = setup({});
     let asked = 0;
-    const served = serveHttpApi({ backend: backendOf(orchestrator, async () => (asked++, { accepted: true, issues: [] })), host: "127.0.0.1", port: 0 });
+    const served = serveHttpApi({
+      backend: backendOf(orchestrator, async () => (asked++, { accepted: true, issues: [] })),
+      host: "127.0.0.1",
+      port: 0,
+    });
     try {
       const out = { stdout: "", stderr: "" };
-      const io: CliIo = { stdout: (text) => (out.stdout += text), stderr: (text) => (out.stderr += text), env: {}, cwd: process.cwd() };
-      expect(await main(["restart", "--agent", "nosuch", "--port", String(served.port), "--host", "127.0.0.1"], io)).toBe(1);
+      const io: CliIo = {
+        stdout: (text) => (out.stdout += text),
+        stderr: (text) => (out.stderr += text),
+        env: {},
+        cwd: process.cwd(),
+      };
+      expect(
+        await main(["restart", "--agent", "nosuch", "--port", String(served.port), "--host", "127.0.0.1"], io),
+      ).toBe(1);
       expect(out.stdout).toBe("");
       expect(out.stderr).toContain("nosuch");
       expect(out.stderr).toContain("a, b");
@@ -231,9 +306,16 @@ describe("serveHttpApi", () => {
         },
       });
       for (const body of [big, chunked]) {
-        const response = await fetch(`http://127.0.0.1:${served.port}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body, duplex: "half" } as RequestInit);
+        const response = await fetch(`http://127.0.0.1:${served.port}/v1/events`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+          duplex: "half",
+        } as RequestInit);
         expect(response.status).toBe(413);
-        expect(await response.json()).toMatchObject({ error: { code: "E_API_BODY_TOO_LARGE", message: expect.stringContaining("100") } });
+        expect(await response.json()).toMatchObject({
+          error: { code: "E_API_BODY_TOO_LARGE", message: expect.stringContaining("100") },
+        });
       }
       expect(await orchestrator.instances()).toEqual([]);
     } finally {
@@ -250,7 +332,15 @@ describe("GET /v1/instances", () => {
     const body = await bodyOf(await request("GET", "/v1/instances"));
     expect(body.instances).toEqual([
       expect.objectContaining({ agent: "a", instanceKey: "test-swarm", queued: 1 }),
-      { agent: "b", instanceKey: "user:42", status: "terminated", queued: 0, messages: 1, pendingResults: 0, updatedAt: expect.any(Number) },
+      {
+        agent: "b",
+        instanceKey: "user:42",
+        status: "terminated",
+        queued: 0,
+        messages: 1,
+        pendingResults: 0,
+        updatedAt: expect.any(Number),
+      },
     ]);
   });
 });

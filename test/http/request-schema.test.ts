@@ -4,7 +4,12 @@
  * the documented limits pass.
  */
 import { describe, expect, it } from "bun:test";
-import { MAX_EVENTS_LIMIT, MAX_INSTANCE_KEY_LENGTH, MAX_REASON_LENGTH, MAX_TIMEOUT_MS } from "../../src/http/request-schema.ts";
+import {
+  MAX_EVENTS_LIMIT,
+  MAX_INSTANCE_KEY_LENGTH,
+  MAX_REASON_LENGTH,
+  MAX_TIMEOUT_MS,
+} from "../../src/http/request-schema.ts";
 import type { RestartRequest } from "../../src/orchestrator/reload/restart-coordinator.ts";
 import { apiFixture, bodyOf } from "./api-fixture.ts";
 
@@ -20,7 +25,11 @@ async function expectRefused(response: Response, field: string): Promise<Record<
 describe("POST /v1/events body", () => {
   it.each([
     ["a 5,000-character instanceKey", { input: "x", instanceKey: "k".repeat(5000) }, "/instanceKey"],
-    ["an instanceKey one past the limit", { input: "x", instanceKey: "k".repeat(MAX_INSTANCE_KEY_LENGTH + 1) }, "/instanceKey"],
+    [
+      "an instanceKey one past the limit",
+      { input: "x", instanceKey: "k".repeat(MAX_INSTANCE_KEY_LENGTH + 1) },
+      "/instanceKey",
+    ],
     ["an empty instanceKey", { input: "x", instanceKey: "" }, "/instanceKey"],
     ["an instanceKey with a NUL", { input: "x", instanceKey: "a\u0000b" }, "/instanceKey"],
     ["an instanceKey with a newline", { input: "x", instanceKey: "a\nb" }, "/instanceKey"],
@@ -48,20 +57,36 @@ describe("POST /v1/events body", () => {
 
   it("names every failing field at once and lists the allowed keys as the suggestion", async () => {
     const { request } = apiFixture();
-    const { error } = await expectRefused(await request("POST", "/v1/events", { input: "", metadata: [], wait: "no", extra: true }), "/input");
+    const { error } = await expectRefused(
+      await request("POST", "/v1/events", { input: "", metadata: [], wait: "no", extra: true }),
+      "/input",
+    );
     for (const field of ["/metadata", "/wait", "/extra"]) expect(error.message).toContain(field);
-    expect(error.suggestion).toContain("Allowed keys (no others): input (string), agent (string), instanceKey (string), wait (boolean), stream (boolean), timeoutMs (integer), metadata (object)");
+    expect(error.suggestion).toContain(
+      "Allowed keys (no others): input (string), agent (string), instanceKey (string), wait (boolean), stream (boolean), timeoutMs (integer), metadata (object)",
+    );
   });
 
   it("accepts values at the limits: a 256-character key, any printable Unicode, metadata objects, the longest timer", async () => {
     const { request, orchestrator } = apiFixture();
     for (const instanceKey of ["k".repeat(MAX_INSTANCE_KEY_LENGTH), "가 ¬00 🐝 user@example.com/42", "."]) {
-      expect((await request("POST", "/v1/events", { input: "x", instanceKey, metadata: { nested: { ok: [1] } } })).status).toBe(202);
+      expect(
+        (await request("POST", "/v1/events", { input: "x", instanceKey, metadata: { nested: { ok: [1] } } })).status,
+      ).toBe(202);
     }
-    expect((await request("POST", "/v1/events", { input: "x\n\ttabs and newlines are text", agent: "b", wait: false, stream: false, timeoutMs: MAX_TIMEOUT_MS })).status).toBe(202);
+    expect(
+      (
+        await request("POST", "/v1/events", {
+          input: "x\n\ttabs and newlines are text",
+          agent: "b",
+          wait: false,
+          stream: false,
+          timeoutMs: MAX_TIMEOUT_MS,
+        })
+      ).status,
+    ).toBe(202);
     expect(await orchestrator.instances()).toHaveLength(4);
   });
-
 });
 
 describe("POST /v1/restart body", () => {
@@ -76,7 +101,11 @@ describe("POST /v1/restart body", () => {
     ["a reason past the limit", { reason: "r".repeat(MAX_REASON_LENGTH + 1) }, "/reason"],
     ["a reason that is not text", { reason: 5 }, "/reason"],
     ["an agent that is not text", { agent: ["a"] }, "/agent"],
-    ["an instanceKey past the limit", { agent: "a", instanceKey: "k".repeat(MAX_INSTANCE_KEY_LENGTH + 1) }, "/instanceKey"],
+    [
+      "an instanceKey past the limit",
+      { agent: "a", instanceKey: "k".repeat(MAX_INSTANCE_KEY_LENGTH + 1) },
+      "/instanceKey",
+    ],
     ["an unknown field", { agent: "a", instance: "k" }, "/instance"],
   ])("refuses %s and restarts nothing", async (_name, body, field) => {
     const { request, asked } = restartFixture();
@@ -94,10 +123,13 @@ describe("POST /v1/restart body", () => {
 describe("query parameters and path parts", () => {
   const events = "/v1/instances/a/k/events";
 
-  it.each(["0", "-1", "abc", "1.5", String(MAX_EVENTS_LIMIT + 1), "1&limit=2", ""])("refuses ?limit=%s", async (limit) => {
-    const { request } = apiFixture();
-    await expectRefused(await request("GET", `${events}?limit=${limit}`), "/limit");
-  });
+  it.each(["0", "-1", "abc", "1.5", String(MAX_EVENTS_LIMIT + 1), "1&limit=2", ""])(
+    "refuses ?limit=%s",
+    async (limit) => {
+      const { request } = apiFixture();
+      await expectRefused(await request("GET", `${events}?limit=${limit}`), "/limit");
+    },
+  );
 
   it.each([
     ["GET", "/healthz?verbose=1", "/verbose"],
@@ -115,7 +147,10 @@ describe("query parameters and path parts", () => {
   it("takes the largest limit, and checks the path's agent and instance key like the body's", async () => {
     const { request } = apiFixture();
     expect((await request("GET", `${events}?limit=${MAX_EVENTS_LIMIT}`)).status).toBe(404); // no events yet: the query passed
-    await expectRefused(await request("GET", `/v1/instances/a/${"k".repeat(MAX_INSTANCE_KEY_LENGTH + 1)}/events`), "/instanceKey");
+    await expectRefused(
+      await request("GET", `/v1/instances/a/${"k".repeat(MAX_INSTANCE_KEY_LENGTH + 1)}/events`),
+      "/instanceKey",
+    );
     await expectRefused(await request("GET", "/v1/instances/a/k%00/events"), "/instanceKey");
     await expectRefused(await request("GET", `/v1/instances/${"a".repeat(254)}/k/events`), "/agent");
   });

@@ -14,7 +14,10 @@ import { killChild } from "../helpers/cleanups.ts";
 
 export async function realSwarm(options: { defer: Defer; llm?: LoopbackLlmOptions; streaming?: boolean }) {
   const llm = await startLoopbackLlm(options.llm);
-  const dir = writeSwarmBundle({ endpoint: llm.url, ...(options.streaming === undefined ? {} : { streaming: options.streaming }) });
+  const dir = writeSwarmBundle({
+    endpoint: llm.url,
+    ...(options.streaming === undefined ? {} : { streaming: options.streaming }),
+  });
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-http-run-"));
   options.defer(async () => {
     await llm.close();
@@ -24,13 +27,17 @@ export async function realSwarm(options: { defer: Defer; llm?: LoopbackLlmOption
   return { llm, dir, stateRoot };
 }
 
-export async function serveRealSwarm(options: { defer: Defer; llm?: LoopbackLlmOptions; env?: Record<string, string>; streaming?: boolean }) {
+export async function serveRealSwarm(options: {
+  defer: Defer;
+  llm?: LoopbackLlmOptions;
+  env?: Record<string, string>;
+  streaming?: boolean;
+}) {
   const swarm = await realSwarm(options);
   const daemon = await startGoondanRun({
     args: [swarm.dir, "--port", "0", "--state-root", swarm.stateRoot],
     env: { ...childEnv, GOONDAN_LOG_LEVEL: "info", ...options.env },
-    onSpawn: (proc) =>
-      options.defer(killChild(proc)),
+    onSpawn: (proc) => options.defer(killChild(proc)),
   });
   return { ...swarm, ...daemon };
 }

@@ -15,8 +15,7 @@ async function run(dir: string, stateRoot: string) {
   const daemon = await startGoondanRun({
     args: [dir, "--port", "0", "--state-root", stateRoot],
     env: { ...childEnv, GOONDAN_LOG_LEVEL: "info" },
-    onSpawn: (proc) =>
-      defer(killChild(proc)),
+    onSpawn: (proc) => defer(killChild(proc)),
   });
   return daemon;
 }
@@ -24,9 +23,18 @@ async function run(dir: string, stateRoot: string) {
 describe("a client waiting when goondan run stops", () => {
   it("gets a JSON 503 ORCHESTRATOR_STOPPED with its eventId, and the next run answers the event", async () => {
     let calls = 0;
-    const swarm = await realSwarm({ defer, llm: { respond: () => (++calls === 1 ? { text: "too late", delayMs: 30_000 } : { text: "answered after the restart" }) } });
+    const swarm = await realSwarm({
+      defer,
+      llm: {
+        respond: () => (++calls === 1 ? { text: "too late", delayMs: 30_000 } : { text: "answered after the restart" }),
+      },
+    });
     const first = await run(swarm.dir, swarm.stateRoot);
-    const waiting = fetch(`${first.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "take your time", wait: true }) });
+    const waiting = fetch(`${first.base}/v1/events`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "take your time", wait: true }),
+    });
     await until(() => swarm.llm.requests.length === 1);
     first.proc.kill("SIGTERM");
     const response = await waiting;
@@ -38,7 +46,9 @@ describe("a client waiting when goondan run stops", () => {
 
     const second = await run(swarm.dir, swarm.stateRoot);
     const answered = await until(async () => {
-      const events = (await (await fetch(`${second.base}/v1/instances/coordinator/duo/events`)).json()) as { events?: { type: string; eventId?: string }[] };
+      const events = (await (await fetch(`${second.base}/v1/instances/coordinator/duo/events`)).json()) as {
+        events?: { type: string; eventId?: string }[];
+      };
       return events.events?.some((event) => event.type === "turn.completed" && event.eventId === body.eventId) === true;
     });
     expect(answered).toBe(true);

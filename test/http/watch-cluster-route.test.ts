@@ -16,7 +16,15 @@ import { sseReader } from "../helpers/sse-reader.ts";
 import { apiFixture, backendOf, bodyOf } from "./api-fixture.ts";
 
 const at = (second: number) => `2026-11-25T10:00:${String(second).padStart(2, "0")}.000Z`;
-const event = (type: RuntimeEvent["type"], agent: string, second: number): RuntimeEvent => ({ type, at: at(second), agent, instanceKey: "k", traceId: "t", spanId: "s", turnId: "u1" });
+const event = (type: RuntimeEvent["type"], agent: string, second: number): RuntimeEvent => ({
+  type,
+  at: at(second),
+  agent,
+  instanceKey: "k",
+  traceId: "t",
+  spanId: "s",
+  turnId: "u1",
+});
 
 function fakeLive() {
   const listeners = new Set<(events: readonly NodeRuntimeEvent[]) => void>();
@@ -43,11 +51,20 @@ function fakeLive() {
   };
 }
 
-function clusterWatch(runtimeEvents: ClusterReads["runtimeEvents"] = async (query) => ({ events: [], cursor: query.after ?? {}, more: false, unanswered: [] })) {
+function clusterWatch(
+  runtimeEvents: ClusterReads["runtimeEvents"] = async (query) => ({
+    events: [],
+    cursor: query.after ?? {},
+    more: false,
+    unanswered: [],
+  }),
+) {
   const { orchestrator, spawner } = apiFixture();
   const fake = fakeLive();
   const reads = { runtimeEvents } as ClusterReads;
-  const handle = createApiHandler({ backend: { ...backendOf(orchestrator), clusterReads: reads, clusterLive: fake.live } });
+  const handle = createApiHandler({
+    backend: { ...backendOf(orchestrator), clusterReads: reads, clusterLive: fake.live },
+  });
   const get = (path: string) => handle(new Request(`http://127.0.0.1${path}`));
   /** A child of agent `b` on this node that can send runtime events. */
   const child = async () => {
@@ -74,7 +91,10 @@ describe("GET /v1/watch on a cluster node", () => {
     expect(await sse.next()).toEqual({ event: "cluster", data: { unanswered: [{ node: "n3", status: "timeout" }] } });
     expect((await sse.next("runtime")).data).toMatchObject({ node: "n2", type: "turn.started", agent: "b" });
 
-    fake.emit([{ ...event("tool.called", "a", 2), node: "n2" }, { ...event("tool.called", "b", 3), node: "n3" }]);
+    fake.emit([
+      { ...event("tool.called", "a", 2), node: "n2" },
+      { ...event("tool.called", "b", 3), node: "n3" },
+    ]);
     expect((await sse.next("runtime")).data).toMatchObject({ node: "n3", type: "tool.called", agent: "b" });
     const own = await child();
     own.emit("runtime_events", { events: [event("tool.completed", "b", 4)] });
@@ -94,7 +114,13 @@ describe("GET /v1/watch on a cluster node", () => {
     const { get, fake } = clusterWatch(async (query) => {
       queries.push(query);
       // The first page is cut (n2 had more); the second ends the replay.
-      if (queries.length === 1) return { events: [first, second], cursor: { n1: 4, n2: 7 }, more: true, unanswered: [{ node: "n3", status: "timeout" }] };
+      if (queries.length === 1)
+        return {
+          events: [first, second],
+          cursor: { n1: 4, n2: 7 },
+          more: true,
+          unanswered: [{ node: "n3", status: "timeout" }],
+        };
       fake.emit([third, { ...event("turn.completed", "b", 4), node: "n2" }]); // heard live while the replay reads it too
       return { events: [third], cursor: { n1: 4, n2: 9 }, more: false, unanswered: [] };
     });
@@ -109,7 +135,10 @@ describe("GET /v1/watch on a cluster node", () => {
       { instanceKey: "k", after: { n1: 2, n2: 5 } },
       { instanceKey: "k", after: { n1: 4, n2: 7 } },
     ]);
-    expect(sse.seen.find((item) => item.event === "cluster")?.data).toEqual({ unanswered: [{ node: "n3", status: "timeout" }], replay: true });
+    expect(sse.seen.find((item) => item.event === "cluster")?.data).toEqual({
+      unanswered: [{ node: "n3", status: "timeout" }],
+      replay: true,
+    });
     fake.emit([{ ...event("turn.started", "b", 5), node: "n2" }]);
     expect((await sse.next("runtime")).data.at).toBe(at(5));
     expect(sse.seen.filter((item) => item.data.type === "tool.completed")).toHaveLength(1);
@@ -118,7 +147,12 @@ describe("GET /v1/watch on a cluster node", () => {
 
   it("after=0 replays from the start of every node", async () => {
     const queries: ClusterEventQuery[] = [];
-    const { get, fake } = clusterWatch(async (query) => (queries.push(query), { events: [{ ...event("turn.started", "b", 1), node: "n2" }], cursor: { n2: 1 }, more: false, unanswered: [] }));
+    const { get, fake } = clusterWatch(
+      async (query) => (
+        queries.push(query),
+        { events: [{ ...event("turn.started", "b", 1), node: "n2" }], cursor: { n2: 1 }, more: false, unanswered: [] }
+      ),
+    );
     const pending = get("/v1/watch?after=0");
     while (fake.watching() === 0) await Bun.sleep(2);
     fake.answer();

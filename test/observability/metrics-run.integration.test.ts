@@ -43,7 +43,11 @@ describe("GET /metrics on a real goondan run", () => {
     expect(first).toContain("# TYPE goondan_turns_total counter");
     expect(sample(first, 'goondan_turns_total{agent="coordinator",status="ok"}')).toBe(0);
 
-    const reply = await fetch(`${run.base}/v1/events`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ input: "how many pages?", wait: true }) });
+    const reply = await fetch(`${run.base}/v1/events`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ input: "how many pages?", wait: true }),
+    });
     expect(reply.status).toBe(200);
     expect(((await reply.json()) as { response: string }).response).toBe("the worker counted 3 pages");
 
@@ -56,7 +60,9 @@ describe("GET /metrics on a real goondan run", () => {
     expect(workerTokens.some((row) => row.includes('direction="input"') && row.endsWith(" 7"))).toBe(true);
     expect(workerTokens.some((row) => row.includes('direction="output"') && row.endsWith(" 3"))).toBe(true);
     expect(sample(after, 'goondan_turn_duration_seconds_count{agent="coordinator",status="ok"}')).toBe(1);
-    expect(after).toMatch(/goondan_model_call_duration_seconds_count\{agent="worker",provider="[^"]+",model="[^"]+"\} 1/);
+    expect(after).toMatch(
+      /goondan_model_call_duration_seconds_count\{agent="worker",provider="[^"]+",model="[^"]+"\} 1/,
+    );
     expect(after).toMatch(/goondan_processes\{kind="agent",agent="worker",status="[a-z]+"\} 1/);
     expect(after).toMatch(/goondan_process_restarts\{kind="agent",agent="coordinator"\} 0/);
     expect(after).toContain('goondan_inbox_depth{agent="coordinator"}');

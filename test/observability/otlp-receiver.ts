@@ -56,7 +56,11 @@ function fields(bytes: Uint8Array): Field[] {
       out.push({ number, wire, value: bytes.subarray(at, at + length) });
       at += length;
     } else if (wire === 5) {
-      out.push({ number, wire, value: BigInt(new DataView(bytes.buffer, bytes.byteOffset + at, 4).getUint32(0, true)) });
+      out.push({
+        number,
+        wire,
+        value: BigInt(new DataView(bytes.buffer, bytes.byteOffset + at, 4).getUint32(0, true)),
+      });
       at += 4;
     } else throw new Error(`unsupported wire type ${wire}`);
   }
@@ -72,7 +76,8 @@ function anyValue(bytes: Uint8Array): AttributeValue {
     if (field.number === 2) return field.value === 1n;
     if (field.number === 3) return Number(BigInt.asIntN(64, field.value as bigint));
     if (field.number === 4) return new DataView(new BigUint64Array([field.value as bigint]).buffer).getFloat64(0, true);
-    if (field.number === 5) return fields(field.value as Uint8Array).map((item) => String(anyValue(item.value as Uint8Array)));
+    if (field.number === 5)
+      return fields(field.value as Uint8Array).map((item) => String(anyValue(item.value as Uint8Array)));
   }
   return undefined;
 }
@@ -93,7 +98,9 @@ function decodeProtobuf(body: Uint8Array): ReceivedSpan[] {
   for (const resourceSpans of fields(body).filter((field) => field.number === 1)) {
     const parts = fields(resourceSpans.value as Uint8Array);
     const resourceField = parts.find((part) => part.number === 1);
-    const resource = resourceField ? keyValues(fields(resourceField.value as Uint8Array).filter((part) => part.number === 1)) : {};
+    const resource = resourceField
+      ? keyValues(fields(resourceField.value as Uint8Array).filter((part) => part.number === 1))
+      : {};
     for (const scopeSpans of parts.filter((part) => part.number === 2)) {
       for (const spanField of fields(scopeSpans.value as Uint8Array).filter((part) => part.number === 2)) {
         const span = fields(spanField.value as Uint8Array);
@@ -119,20 +126,46 @@ function decodeProtobuf(body: Uint8Array): ReceivedSpan[] {
 
 interface JsonKeyValue {
   key: string;
-  value: { stringValue?: string; boolValue?: boolean; intValue?: number | string; doubleValue?: number; arrayValue?: { values?: { stringValue?: string }[] } };
+  value: {
+    stringValue?: string;
+    boolValue?: boolean;
+    intValue?: number | string;
+    doubleValue?: number;
+    arrayValue?: { values?: { stringValue?: string }[] };
+  };
 }
 
 function jsonAttributes(list: JsonKeyValue[] | undefined): Record<string, AttributeValue> {
   const out: Record<string, AttributeValue> = {};
   for (const { key, value } of list ?? []) {
-    out[key] = value.stringValue ?? value.boolValue ?? (value.intValue !== undefined ? Number(value.intValue) : undefined) ?? value.doubleValue ?? value.arrayValue?.values?.map((item) => String(item.stringValue));
+    out[key] =
+      value.stringValue ??
+      value.boolValue ??
+      (value.intValue !== undefined ? Number(value.intValue) : undefined) ??
+      value.doubleValue ??
+      value.arrayValue?.values?.map((item) => String(item.stringValue));
   }
   return out;
 }
 
 function decodeJson(body: string): ReceivedSpan[] {
   const request = JSON.parse(body) as {
-    resourceSpans?: { resource?: { attributes?: JsonKeyValue[] }; scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; startTimeUnixNano: string | number; endTimeUnixNano: string | number; status?: { code?: number }; attributes?: JsonKeyValue[] }[] }[] }[];
+    resourceSpans?: {
+      resource?: { attributes?: JsonKeyValue[] };
+      scopeSpans?: {
+        spans?: {
+          traceId: string;
+          spanId: string;
+          parentSpanId?: string;
+          name: string;
+          kind: number;
+          startTimeUnixNano: string | number;
+          endTimeUnixNano: string | number;
+          status?: { code?: number };
+          attributes?: JsonKeyValue[];
+        }[];
+      }[];
+    }[];
   };
   return (request.resourceSpans ?? []).flatMap((resourceSpans) =>
     (resourceSpans.scopeSpans ?? []).flatMap((scope) =>
@@ -159,7 +192,8 @@ export function startOtlpReceiver(): OtlpReceiver {
     hostname: "127.0.0.1",
     port: 0,
     async fetch(request) {
-      if (request.method !== "POST" || new URL(request.url).pathname !== "/v1/traces") return new Response("not found", { status: 404 });
+      if (request.method !== "POST" || new URL(request.url).pathname !== "/v1/traces")
+        return new Response("not found", { status: 404 });
       const type = request.headers.get("content-type") ?? "";
       contentTypes.push(type);
       if (type.includes("json")) {
@@ -170,5 +204,10 @@ export function startOtlpReceiver(): OtlpReceiver {
       return new Response(new Uint8Array(), { headers: { "content-type": "application/x-protobuf" } });
     },
   });
-  return { url: `http://127.0.0.1:${server.port}`, spans, contentTypes, close: async () => void (await server.stop(true)) };
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    spans,
+    contentTypes,
+    close: async () => void (await server.stop(true)),
+  };
 }

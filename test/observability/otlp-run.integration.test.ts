@@ -23,36 +23,62 @@ for (const protocol of ["http/protobuf", "http/json"] as const) {
       defer(() => receiver.close());
       const run = await serveRealSwarm({
         defer,
-        env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_BSP_SCHEDULE_DELAY: "50", OTEL_EXPORTER_OTLP_HEADERS: "x-test=yes" },
+        env: {
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+          OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+          OTEL_BSP_SCHEDULE_DELAY: "50",
+          OTEL_EXPORTER_OTLP_HEADERS: "x-test=yes",
+        },
         llm: {
           respond: (request) => {
-            if (roleOf(request) === "worker") return { text: "3 pages", usage: { promptTokens: 7, completionTokens: 3 } };
+            if (roleOf(request) === "worker")
+              return { text: "3 pages", usage: { promptTokens: 7, completionTokens: 3 } };
             return lastRole(request) === "tool" ? { text: "the worker counted 3 pages" } : delegate;
           },
         },
       });
-      const reply = await fetch(`${run.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "how many pages?", wait: true }) });
+      const reply = await fetch(`${run.base}/v1/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ input: "how many pages?", wait: true }),
+      });
       expect(reply.status).toBe(200);
-      const spans = await until(() => {
-        const turns = receiver.spans.filter((span) => span.attributes["gen_ai.operation.name"] === "invoke_agent");
-        return turns.length >= 2 && receiver.spans.length >= 9 ? receiver.spans : undefined;
-      }, { timeoutMs: 15_000 });
-      expect(receiver.contentTypes[0]).toContain(protocol === "http/json" ? "application/json" : "application/x-protobuf");
+      const spans = await until(
+        () => {
+          const turns = receiver.spans.filter((span) => span.attributes["gen_ai.operation.name"] === "invoke_agent");
+          return turns.length >= 2 && receiver.spans.length >= 9 ? receiver.spans : undefined;
+        },
+        { timeoutMs: 15_000 },
+      );
+      expect(receiver.contentTypes[0]).toContain(
+        protocol === "http/json" ? "application/json" : "application/x-protobuf",
+      );
 
       const one = (predicate: (span: ReceivedSpan) => boolean, what: string): ReceivedSpan => {
         const found = spans.filter(predicate);
-        if (found.length !== 1) throw new Error(`expected one ${what}, got ${found.length}: ${JSON.stringify(spans.map((span) => [span.name, span.resource["goondan.agent"]]))}`);
+        if (found.length !== 1)
+          throw new Error(
+            `expected one ${what}, got ${found.length}: ${JSON.stringify(spans.map((span) => [span.name, span.resource["goondan.agent"]]))}`,
+          );
         return found[0] as ReceivedSpan;
       };
       const of = (agent: string) => (span: ReceivedSpan) => span.resource["goondan.agent"] === agent;
-      const coordinatorTurn = one((span) => of("coordinator")(span) && span.name === "invoke_agent coordinator", "coordinator turn");
+      const coordinatorTurn = one(
+        (span) => of("coordinator")(span) && span.name === "invoke_agent coordinator",
+        "coordinator turn",
+      );
       const firstStep = one((span) => of("coordinator")(span) && span.name === "step 0", "coordinator step 0");
       const secondStep = one((span) => of("coordinator")(span) && span.name === "step 1", "coordinator step 1");
       const request = one((span) => span.name === "execute_tool agents__request", "agent request");
       const workerTurn = one((span) => of("worker")(span) && span.name === "invoke_agent worker", "worker turn");
       const workerStep = one((span) => of("worker")(span) && span.name === "step 0", "worker step");
-      const workerModel = one((span) => of("worker")(span) && span.attributes["gen_ai.operation.name"] === "chat", "worker model call");
-      const coordinatorModels = spans.filter((span) => of("coordinator")(span) && span.attributes["gen_ai.operation.name"] === "chat");
+      const workerModel = one(
+        (span) => of("worker")(span) && span.attributes["gen_ai.operation.name"] === "chat",
+        "worker model call",
+      );
+      const coordinatorModels = spans.filter(
+        (span) => of("coordinator")(span) && span.attributes["gen_ai.operation.name"] === "chat",
+      );
 
       // One trace across both processes.
       expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set([coordinatorTurn.traceId]));
@@ -62,7 +88,9 @@ for (const protocol of ["http/protobuf", "http/json"] as const) {
       expect(secondStep.parentSpanId).toBe(coordinatorTurn.spanId);
       expect(request.parentSpanId).toBe(firstStep.spanId);
       expect(request.attributes["goondan.agent_request"]).toBe(true);
-      expect(coordinatorModels.map((span) => span.parentSpanId).sort()).toEqual([firstStep.spanId, secondStep.spanId].sort());
+      expect(coordinatorModels.map((span) => span.parentSpanId).sort()).toEqual(
+        [firstStep.spanId, secondStep.spanId].sort(),
+      );
       expect(workerTurn.parentSpanId).toBe(request.spanId);
       expect(workerStep.parentSpanId).toBe(workerTurn.spanId);
       expect(workerModel.parentSpanId).toBe(workerStep.spanId);
@@ -70,13 +98,33 @@ for (const protocol of ["http/protobuf", "http/json"] as const) {
       expect(workerTurn.startNs >= request.startNs && workerTurn.endNs <= request.endNs).toBe(true);
       // Each process is named in its resource.
       // A copy: the spans of one process share their resource object, and a matcher must not see it twice.
-      for (const span of spans) expect({ ...span.resource }).toMatchObject({ "service.name": "goondan", "goondan.process.role": "agent", "goondan.instance_key": expect.any(String), "goondan.node": expect.any(String) });
+      for (const span of spans)
+        expect({ ...span.resource }).toMatchObject({
+          "service.name": "goondan",
+          "goondan.process.role": "agent",
+          "goondan.instance_key": expect.any(String),
+          "goondan.node": expect.any(String),
+        });
       expect(workerTurn.resource["goondan.agent"]).toBe("worker");
       // GenAI semantic conventions on the model call, with usage.
       expect(workerModel.kind).toBe(3); // OTLP SPAN_KIND_CLIENT
-      expect(workerModel.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": expect.any(String), "gen_ai.system": expect.any(String), "gen_ai.request.model": expect.any(String), "gen_ai.usage.input_tokens": 7, "gen_ai.usage.output_tokens": 3 });
-      expect(workerTurn.attributes).toMatchObject({ "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "worker", "gen_ai.usage.input_tokens": 7 });
-      expect(request.attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "agents__request" });
+      expect(workerModel.attributes).toMatchObject({
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": expect.any(String),
+        "gen_ai.system": expect.any(String),
+        "gen_ai.request.model": expect.any(String),
+        "gen_ai.usage.input_tokens": 7,
+        "gen_ai.usage.output_tokens": 3,
+      });
+      expect(workerTurn.attributes).toMatchObject({
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": "worker",
+        "gen_ai.usage.input_tokens": 7,
+      });
+      expect(request.attributes).toMatchObject({
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "agents__request",
+      });
       expect(spans.every((span) => span.status === 1 && span.endNs >= span.startNs)).toBe(true);
     }, 60_000);
   });

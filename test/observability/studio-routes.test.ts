@@ -19,7 +19,15 @@ describe("the studio's routes", () => {
     expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
     expect(page.headers.get("x-frame-options")).toBe("DENY");
     expect(await page.text()).toContain('<script type="module" src="/studio/main.js">');
-    for (const asset of ["main.js", "api.js", "graph.js", "trace-view.js", "send-box.js", "runtime-feed.js", "studio.css"]) {
+    for (const asset of [
+      "main.js",
+      "api.js",
+      "graph.js",
+      "trace-view.js",
+      "send-box.js",
+      "runtime-feed.js",
+      "studio.css",
+    ]) {
       const response = await request("GET", `/studio/${asset}`);
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toContain(asset.endsWith(".css") ? "text/css" : "text/javascript");
@@ -39,8 +47,12 @@ describe("the studio's routes", () => {
     const bad = await request("GET", "/v1/traces/not-a-trace", undefined, auth);
     expect(bad.status).toBe(400);
     expect((await bodyOf(bad)).error.message).toContain("traceId");
-    expect((await bodyOf(await request("GET", "/v1/instances/zed/k/messages", undefined, auth))).error.code).toBe("AGENT_NOT_FOUND");
-    expect((await bodyOf(await request("GET", "/v1/instances/a/k/messages", undefined, auth))).error.code).toBe("INSTANCE_NOT_FOUND");
+    expect((await bodyOf(await request("GET", "/v1/instances/zed/k/messages", undefined, auth))).error.code).toBe(
+      "AGENT_NOT_FOUND",
+    );
+    expect((await bodyOf(await request("GET", "/v1/instances/a/k/messages", undefined, auth))).error.code).toBe(
+      "INSTANCE_NOT_FOUND",
+    );
     expect((await bodyOf(await request("GET", "/metrics", undefined, auth))).error.code).toBe("E_API_NOT_FOUND");
   });
 });

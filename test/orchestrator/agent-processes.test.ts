@@ -10,7 +10,13 @@ import { join } from "node:path";
 import { loadBundleOrThrow } from "../../src/config/load-bundle.ts";
 import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
 import { bunProcessSpawner } from "../../src/supervision/process-spawner.ts";
-import { startLoopbackLlm, toolResults, lastUserText, type LoopbackLlmOptions, type LoopbackRequest } from "../helpers/loopback-llm.ts";
+import {
+  startLoopbackLlm,
+  toolResults,
+  lastUserText,
+  type LoopbackLlmOptions,
+  type LoopbackRequest,
+} from "../helpers/loopback-llm.ts";
 import { childEnv, lastRole, roleOf, writeSwarmBundle } from "../fixtures/orchestrator/real-swarm.ts";
 import { isAlive, until as pollUntil } from "../helpers/goondan-process.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
@@ -53,14 +59,16 @@ function asyncReport(): { respond: LoopbackLlmOptions["respond"]; releaseWorker:
       return { text: "the report has 3 pages" };
     }
     const last = lastUserText(request);
-    if (last.startsWith("[async reply from agent worker/")) return { text: `noted: ${last.slice(last.indexOf("\n") + 1)}` };
+    if (last.startsWith("[async reply from agent worker/"))
+      return { text: `noted: ${last.slice(last.indexOf("\n") + 1)}` };
     if (lastRole(request) === "tool") return { text: "asked the worker; I will report back" };
     return toolCall("agents__request", { target: "worker", input: "write the report", async: true });
   };
   return { respond, releaseWorker: () => releaseWorker() };
 }
 
-const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000) => pollUntil(probe, { timeoutMs, intervalMs: 20 });
+const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000) =>
+  pollUntil(probe, { timeoutMs, intervalMs: 20 });
 
 describe("orchestrator with real agent children", () => {
   it("delegation A -> B returns B's answer to A, B's turn running between A's two model calls", async () => {
@@ -85,8 +93,11 @@ describe("orchestrator with real agent children", () => {
   it("refuses a cycle coordinator -> worker -> coordinator with CIRCULAR_CALL_DETECTED as a tool error", async () => {
     const { llm, orchestrator } = await setup({
       respond: (request) => {
-        if (lastRole(request) === "tool") return { text: `${roleOf(request)} saw ${JSON.stringify(lastToolResult(request))}` };
-        return roleOf(request) === "worker" ? toolCall("agents__request", { target: "coordinator", input: "loop back" }) : toolCall("agents__request", { target: "worker", input: "go" });
+        if (lastRole(request) === "tool")
+          return { text: `${roleOf(request)} saw ${JSON.stringify(lastToolResult(request))}` };
+        return roleOf(request) === "worker"
+          ? toolCall("agents__request", { target: "coordinator", input: "loop back" })
+          : toolCall("agents__request", { target: "worker", input: "go" });
       },
     });
     const outcome = await orchestrator.submit({ input: "start" }).outcome;
@@ -99,7 +110,10 @@ describe("orchestrator with real agent children", () => {
     const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "slept");
     defer(() => rmSync(marker, { force: true }));
     const { orchestrator } = await setup({
-      respond: (request) => (lastRole(request) === "tool" ? { text: `finished with ${JSON.stringify(lastToolResult(request))}` } : toolCall("slow__sleep", { ms: 5000, marker })),
+      respond: (request) =>
+        lastRole(request) === "tool"
+          ? { text: `finished with ${JSON.stringify(lastToolResult(request))}` }
+          : toolCall("slow__sleep", { ms: 5000, marker }),
     });
     const results: unknown[] = [];
     const submitted = orchestrator.submit({ input: "do the slow thing" });
@@ -138,14 +152,27 @@ describe("orchestrator with real agent children", () => {
 
   it("a request to an agent whose extension throws in register gets AGENT_CRASHED with the cause, long before its deadline", async () => {
     const { llm, dir, orchestrator } = await setup({
-      respond: (request) => (lastRole(request) === "tool" ? { text: `worker failed: ${JSON.stringify(lastToolResult(request))}` } : toolCall("agents__request", { target: "worker", input: "help" })),
+      respond: (request) =>
+        lastRole(request) === "tool"
+          ? { text: `worker failed: ${JSON.stringify(lastToolResult(request))}` }
+          : toolCall("agents__request", { target: "worker", input: "help" }),
       policy: { requestTimeoutMs: 60_000 },
     });
     mkdirSync(join(dir, "extensions"));
-    writeFileSync(join(dir, "extensions", "broken.ts"), 'export function register() {\n  throw new Error("broken on purpose");\n}\n');
+    writeFileSync(
+      join(dir, "extensions", "broken.ts"),
+      'export function register() {\n  throw new Error("broken on purpose");\n}\n',
+    );
     const yaml = join(dir, "goondan.yaml");
-    const extension = "---\napiVersion: goondan.ai/v1\nkind: Extension\nmetadata: { name: broken }\nspec:\n  entry: ./extensions/broken.ts\n";
-    writeFileSync(yaml, readFileSync(yaml, "utf8").replace('prompt: { system: "ROLE=worker" }', 'prompt: { system: "ROLE=worker" }\n  extensions: [{ ref: Extension/broken }]') + extension);
+    const extension =
+      "---\napiVersion: goondan.ai/v1\nkind: Extension\nmetadata: { name: broken }\nspec:\n  entry: ./extensions/broken.ts\n";
+    writeFileSync(
+      yaml,
+      readFileSync(yaml, "utf8").replace(
+        'prompt: { system: "ROLE=worker" }',
+        'prompt: { system: "ROLE=worker" }\n  extensions: [{ ref: Extension/broken }]',
+      ) + extension,
+    );
     await orchestrator.reload({ bundle: await loadBundleOrThrow(dir), agents: [] });
     const started = Date.now();
     const outcome = await orchestrator.submit({ input: "delegate" }).outcome;
@@ -154,7 +181,10 @@ describe("orchestrator with real agent children", () => {
     expect(outcome.response).toContain("AGENT_CRASHED");
     expect(outcome.response).toContain("broken on purpose");
     expect(llm.requests.map(roleOf)).toEqual(["coordinator", "coordinator"]);
-    expect(orchestrator.processes().find((row) => row.agent === "worker")).toMatchObject({ status: "crashLoopBackOff", queued: 0 });
+    expect(orchestrator.processes().find((row) => row.agent === "worker")).toMatchObject({
+      status: "crashLoopBackOff",
+      queued: 0,
+    });
   });
 
   it("reaps an idle instance and its next child continues the same conversation", async () => {
@@ -179,16 +209,31 @@ describe("orchestrator with real agent children", () => {
     const first = await orchestrator.submit({ input: "get me the report" }).outcome;
     expect(first.response).toBe("asked the worker; I will report back");
     releaseWorker();
-    const woken = await until(() => llm.requests.find((request) => roleOf(request) === "coordinator" && lastUserText(request).startsWith("[async reply from agent worker/")));
+    const woken = await until(() =>
+      llm.requests.find(
+        (request) =>
+          roleOf(request) === "coordinator" && lastUserText(request).startsWith("[async reply from agent worker/"),
+      ),
+    );
     expect(lastUserText(woken)).toEndWith("status ok]\nthe report has 3 pages");
     const events = await until(async () => {
-      const lines = (await orchestrator.runtimeEvents({ agent: "coordinator", instanceKey: "duo" })).map((stored) => stored.event as { type: string; data?: { eventType?: string } });
-      return lines.some((line) => line.type === "turn.completed") && lines.filter((line) => line.type === "turn.started").length === 2 ? lines : undefined;
+      const lines = (await orchestrator.runtimeEvents({ agent: "coordinator", instanceKey: "duo" })).map(
+        (stored) => stored.event as { type: string; data?: { eventType?: string } },
+      );
+      return lines.some((line) => line.type === "turn.completed") &&
+        lines.filter((line) => line.type === "turn.started").length === 2
+        ? lines
+        : undefined;
     });
-    expect(events.filter((line) => line.type === "turn.started").map((line) => line.data?.eventType)).toEqual(["user.input", "results.arrived"]);
+    expect(events.filter((line) => line.type === "turn.started").map((line) => line.data?.eventType)).toEqual([
+      "user.input",
+      "results.arrived",
+    ]);
     expect(llm.requests.map(roleOf).sort()).toEqual(["coordinator", "coordinator", "coordinator", "worker"]);
     expect(llm.requests.at(-1)).toBe(woken);
-    await until(async () => (await orchestrator.instances()).every((row) => row.queued === 0 && row.status !== "processing"));
+    await until(async () =>
+      (await orchestrator.instances()).every((row) => row.queued === 0 && row.status !== "processing"),
+    );
   });
 
   it("keeps an async reply that arrives while the orchestrator drains, and the next orchestrator wakes the requester with it", async () => {
@@ -200,15 +245,36 @@ describe("orchestrator with real agent children", () => {
     const stopping = orchestrator.shutdown({ reason: "restart", gracePeriodMs: 10_000 });
     releaseWorker();
     await stopping;
-    const held = (await storedInstanceState({ stateRoot, swarm: orchestrator.swarm.instanceKey, agent: "coordinator", instanceKey: "duo" })).pendingResults;
-    expect(held).toEqual([expect.objectContaining({ status: "ok", agent: "worker", response: "the report has 3 pages" })]);
+    const held = (
+      await storedInstanceState({
+        stateRoot,
+        swarm: orchestrator.swarm.instanceKey,
+        agent: "coordinator",
+        instanceKey: "duo",
+      })
+    ).pendingResults;
+    expect(held).toEqual([
+      expect.objectContaining({ status: "ok", agent: "worker", response: "the report has 3 pages" }),
+    ]);
 
-    const next = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner: bunProcessSpawner({ output: "ignore" }), env: { ...process.env, ...childEnv } });
+    const next = new Orchestrator({
+      bundle: await loadBundleOrThrow(dir),
+      stateRoot,
+      spawner: bunProcessSpawner({ output: "ignore" }),
+      env: { ...process.env, ...childEnv },
+    });
     defer(() => next.shutdown({ reason: "test over", gracePeriodMs: 1000 }));
     await next.start();
-    const woken = await until(() => llm.requests.find((request) => roleOf(request) === "coordinator" && lastUserText(request).startsWith("[async reply from agent worker/")));
+    const woken = await until(() =>
+      llm.requests.find(
+        (request) =>
+          roleOf(request) === "coordinator" && lastUserText(request).startsWith("[async reply from agent worker/"),
+      ),
+    );
     expect(lastUserText(woken)).toEndWith("status ok]\nthe report has 3 pages");
-    await until(async () => (await next.instances()).find((row) => row.agent === "coordinator" && row.status === "idle"));
+    await until(async () =>
+      (await next.instances()).find((row) => row.agent === "coordinator" && row.status === "idle"),
+    );
     expect(llm.requests.filter((request) => roleOf(request) === "worker")).toHaveLength(1);
   }, 20_000);
 
@@ -231,7 +297,9 @@ describe("orchestrator with real agent children", () => {
     const { llm, orchestrator } = await setup({
       respond: (request) => {
         const last = lastRole(request) === "tool" ? JSON.stringify(lastToolResult(request)) : "";
-        return last.includes("E_TOOL_INTERRUPTED") ? { text: `freeze is broken: ${last}` } : toolCall("slow__freeze", { ms: 60_000 });
+        return last.includes("E_TOOL_INTERRUPTED")
+          ? { text: `freeze is broken: ${last}` }
+          : toolCall("slow__freeze", { ms: 60_000 });
       },
       policy: { lifecycle: { heartbeatTimeoutSeconds: 2 }, restart: { maxConsecutiveCrashes: 2 } },
     });

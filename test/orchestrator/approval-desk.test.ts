@@ -66,13 +66,45 @@ const event = (id: string, overrides: Partial<AgentEvent> = {}): AgentEvent => (
   ...overrides,
 });
 
-const request = (id: string, eventId: string, extra: Partial<ApprovalRequest> = {}): ApprovalRequest => ({ id, agent: "ops", instanceKey: "k", eventId, turnId: "turn_1", traceId: "0".repeat(32), toolCallId: `call_${id}`, toolName: "bash__exec", arguments: { command: "ls" }, requestedAt: 1_000_000, ...extra });
-const stopped = (eventId: string, ids: string[]): TurnOutcome => ({ status: "awaiting_approval", agent: "ops", instanceKey: "k", eventId, turnId: "turn_1", response: "", finishReason: "awaiting_approval", approvalIds: ids });
+const request = (id: string, eventId: string, extra: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
+  id,
+  agent: "ops",
+  instanceKey: "k",
+  eventId,
+  turnId: "turn_1",
+  traceId: "0".repeat(32),
+  toolCallId: `call_${id}`,
+  toolName: "bash__exec",
+  arguments: { command: "ls" },
+  requestedAt: 1_000_000,
+  ...extra,
+});
+const stopped = (eventId: string, ids: string[]): TurnOutcome => ({
+  status: "awaiting_approval",
+  agent: "ops",
+  instanceKey: "k",
+  eventId,
+  turnId: "turn_1",
+  response: "",
+  finishReason: "awaiting_approval",
+  approvalIds: ids,
+});
 
-async function hold(options: { store: ReturnType<typeof storeFor>; desk: ApprovalDesk }, evt: AgentEvent, requests: ApprovalRequest[]): Promise<void> {
+async function hold(
+  options: { store: ReturnType<typeof storeFor>; desk: ApprovalDesk },
+  evt: AgentEvent,
+  requests: ApprovalRequest[],
+): Promise<void> {
   await options.store.accept(SWARM, evt, 1);
-  const outcome = stopped(evt.id, requests.map((item) => item.id));
-  await options.store.commit({ swarm: SWARM, agent: "ops", instanceKey: "k" }, { approvals: { requested: requests } }, outcome);
+  const outcome = stopped(
+    evt.id,
+    requests.map((item) => item.id),
+  );
+  await options.store.commit(
+    { swarm: SWARM, agent: "ops", instanceKey: "k" },
+    { approvals: { requested: requests } },
+    outcome,
+  );
   options.desk.turnStopped(evt, outcome);
 }
 
@@ -84,8 +116,12 @@ describe("ApprovalDesk", () => {
     expect(w.clock.pendingDelays()).toEqual([30_000]);
     w.clock.advance(30_000);
     await until(() => w.delivered.length > 0, { timeoutMs: 5_000 });
-    expect(w.delivered.map((entry) => [entry.event.id, entry.approvals?.map((approval) => approval.decision?.decision)])).toEqual([["evt_1", ["timeout"]]]);
-    expect(w.published.map((published) => [published.type, published.data?.decision])).toEqual([["approval.decided", "timeout"]]);
+    expect(
+      w.delivered.map((entry) => [entry.event.id, entry.approvals?.map((approval) => approval.decision?.decision)]),
+    ).toEqual([["evt_1", ["timeout"]]]);
+    expect(w.published.map((published) => [published.type, published.data?.decision])).toEqual([
+      ["approval.decided", "timeout"],
+    ]);
     expect(await w.desk.pending()).toEqual([]);
   });
 
@@ -93,7 +129,17 @@ describe("ApprovalDesk", () => {
     const w = world();
     await hold(w, event("evt_2"), [request("appr_2", "evt_2", { expiresAt: 999_000 })]);
     w.desk.close();
-    const again = new ApprovalDesk({ store: w.store, swarm: () => SWARM, clock: w.clock, logger: silentLogger(), waiters: w.waiters, pending: w.pending, instance: () => ({ approvalsDecided: (entry) => void w.delivered.push(entry) }), existing: () => undefined, publish: () => {} });
+    const again = new ApprovalDesk({
+      store: w.store,
+      swarm: () => SWARM,
+      clock: w.clock,
+      logger: silentLogger(),
+      waiters: w.waiters,
+      pending: w.pending,
+      instance: () => ({ approvalsDecided: (entry) => void w.delivered.push(entry) }),
+      existing: () => undefined,
+      publish: () => {},
+    });
     defer(() => again.close());
     await again.start();
     w.clock.advance(0);
@@ -120,19 +166,36 @@ describe("ApprovalDesk", () => {
     await w.desk.decide({ id: "appr_4a", decision: "approve" });
     expect(w.delivered).toEqual([]);
     await w.desk.decide({ id: "appr_4b", decision: "deny", reason: "no" });
-    expect(w.delivered.map((entry) => entry.approvals?.map((approval) => approval.decision?.decision))).toEqual([["approve", "deny"]]);
+    expect(w.delivered.map((entry) => entry.approvals?.map((approval) => approval.decision?.decision))).toEqual([
+      ["approve", "deny"],
+    ]);
   });
 
   it("answers the waiters of the stopped event and of the turn whose request waits on it", async () => {
     const w = world();
     const entryEvent = event("evt_entry", { agent: "lead", instanceKey: "main" });
     w.inFlight.set("lead/main", { event: entryEvent, crashes: 0, deliveries: 1, acceptedAt: 1 });
-    w.pending.add({ correlationId: "corr_1", requester: "lead/main", agent: "ops", instanceKey: "k", eventId: "evt_5", deadline: 2_000_000, blocking: true });
+    w.pending.add({
+      correlationId: "corr_1",
+      requester: "lead/main",
+      agent: "ops",
+      instanceKey: "k",
+      eventId: "evt_5",
+      deadline: 2_000_000,
+      blocking: true,
+    });
     const entryOutcome = w.waiters.outcome("evt_entry");
     const ownOutcome = w.waiters.outcome("evt_5");
-    await hold(w, event("evt_5", { replyTo: { target: "lead/main", correlationId: "corr_1" } }), [request("appr_5", "evt_5")]);
+    await hold(w, event("evt_5", { replyTo: { target: "lead/main", correlationId: "corr_1" } }), [
+      request("appr_5", "evt_5"),
+    ]);
     expect(await ownOutcome).toMatchObject({ status: "awaiting_approval", approvalIds: ["appr_5"] });
-    expect(await entryOutcome).toMatchObject({ status: "awaiting_approval", agent: "lead", eventId: "evt_entry", approvalIds: ["appr_5"] });
+    expect(await entryOutcome).toMatchObject({
+      status: "awaiting_approval",
+      agent: "lead",
+      eventId: "evt_entry",
+      approvalIds: ["appr_5"],
+    });
     // The request itself still waits for the real reply.
     expect(w.pending.peek({ requester: "lead/main", correlationId: "corr_1" })).toBeDefined();
   });

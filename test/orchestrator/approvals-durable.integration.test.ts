@@ -13,8 +13,14 @@ import { approvalsWorld, decide, pendingApprovals, send } from "./approvals-fixt
 const defer = useCleanups();
 
 async function agentPids(base: string, agent: string, instanceKey: string): Promise<number[]> {
-  const rows = ((await (await fetch(`${base}/v1/processes`)).json()) as { processes: { kind: string; agent: string; instanceKey: string; pid: number | null }[] }).processes;
-  return rows.filter((row) => row.kind === "agent" && row.agent === agent && row.instanceKey === instanceKey && row.pid !== null).map((row) => row.pid as number);
+  const rows = (
+    (await (await fetch(`${base}/v1/processes`)).json()) as {
+      processes: { kind: string; agent: string; instanceKey: string; pid: number | null }[];
+    }
+  ).processes;
+  return rows
+    .filter((row) => row.kind === "agent" && row.agent === agent && row.instanceKey === instanceKey && row.pid !== null)
+    .map((row) => row.pid as number);
 }
 
 describe("durable approvals (real processes)", () => {
@@ -31,7 +37,11 @@ describe("durable approvals (real processes)", () => {
     expect(listed.map((row) => row.id)).toEqual(held.approvalIds ?? []);
     expect(world.effects()).toEqual([]);
     // Another message to the same instance waits behind the held turn rather than running beside it.
-    const later = fetch(`${run.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "r2", instanceKey: "k1", wait: true, timeoutMs: 30_000 }) });
+    const later = fetch(`${run.base}/v1/events`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "r2", instanceKey: "k1", wait: true, timeoutMs: 30_000 }),
+    });
     await Bun.sleep(500);
     expect(world.effects()).toEqual([]);
     const approved = await decide(run.base, listed[0]?.id as string, { decision: "approve", wait: true });
@@ -58,7 +68,13 @@ describe("durable approvals (real processes)", () => {
     await run.proc.exited;
     await Bun.sleep(1500);
     run = await world.start();
-    const told = await until(() => world.llm.requests.find((request) => messageText(request.body.messages.at(-1)).includes("E_TOOL_APPROVAL_TIMEOUT")), { timeoutMs: 15_000 });
+    const told = await until(
+      () =>
+        world.llm.requests.find((request) =>
+          messageText(request.body.messages.at(-1)).includes("E_TOOL_APPROVAL_TIMEOUT"),
+        ),
+      { timeoutMs: 15_000 },
+    );
     expect(told.body.messages.at(-1)?.role).toBe("tool");
     expect(await pendingApprovals(run.base)).toEqual([]);
     expect(world.effects()).toEqual([]);
@@ -86,7 +102,9 @@ describe("durable approvals (real processes)", () => {
     const [pid] = await agentPids(run.base, "assistant", "k4");
     expect(pid).toBeNumber();
     process.kill(pid as number, "SIGKILL");
-    await until(async () => !(await agentPids(run.base, "assistant", "k4")).includes(pid as number), { timeoutMs: 10_000 });
+    await until(async () => !(await agentPids(run.base, "assistant", "k4")).includes(pid as number), {
+      timeoutMs: 10_000,
+    });
     const approved = await decide(run.base, held.approvalIds?.[0] as string, { decision: "approve", wait: true });
     expect(approved.body.outcome?.status).toBe("ok");
     expect(world.effects()).toEqual(["kill1"]);
@@ -106,10 +124,28 @@ describe("durable approvals (real processes)", () => {
     expect(approved.body.outcome?.status).toBe("ok");
     expect(world.effects()).toEqual(["job1"]);
     // The coordinator's turn got the worker's reply and finished.
-    const done = await until(() => world.llm.requests.find((request) => messageText(request.body.messages[0]).includes("ROLE=coordinator") && request.body.messages.at(-1)?.role === "tool"), { timeoutMs: 15_000 });
+    const done = await until(
+      () =>
+        world.llm.requests.find(
+          (request) =>
+            messageText(request.body.messages[0]).includes("ROLE=coordinator") &&
+            request.body.messages.at(-1)?.role === "tool",
+        ),
+      { timeoutMs: 15_000 },
+    );
     expect(messageText(done.body.messages.at(-1))).toContain("appended");
-    const events = (await (await fetch(`${run.base}/v1/instances/coordinator/c1/events`)).json()) as { events: { type: string }[] };
-    await until(async () => ((await (await fetch(`${run.base}/v1/instances/coordinator/c1/events`)).json()) as { events: { type: string }[] }).events.some((event) => event.type === "turn.completed"), { timeoutMs: 15_000 });
+    const events = (await (await fetch(`${run.base}/v1/instances/coordinator/c1/events`)).json()) as {
+      events: { type: string }[];
+    };
+    await until(
+      async () =>
+        (
+          (await (await fetch(`${run.base}/v1/instances/coordinator/c1/events`)).json()) as {
+            events: { type: string }[];
+          }
+        ).events.some((event) => event.type === "turn.completed"),
+      { timeoutMs: 15_000 },
+    );
     expect(events.events.length).toBeGreaterThan(0);
   }, 60_000);
 
@@ -125,16 +161,27 @@ describe("durable approvals (real processes)", () => {
     expect(row?.id).toBe(held.approvalIds?.[0]);
     // The coordinator's turn is redelivered and runs its agents__request again (a second tool.called), reattaching
     // to the request whose turn still waits, before the decision.
-    const calls = async () => ((await (await fetch(`${run.base}/v1/instances/coordinator/c2/events`)).json()) as { events?: { type: string }[] }).events?.filter((event) => event.type === "tool.called").length ?? 0;
+    const calls = async () =>
+      (
+        (await (await fetch(`${run.base}/v1/instances/coordinator/c2/events`)).json()) as {
+          events?: { type: string }[];
+        }
+      ).events?.filter((event) => event.type === "tool.called").length ?? 0;
     await until(async () => (await calls()) >= 2, { timeoutMs: 15_000 });
     await Bun.sleep(300);
     const approved = await decide(run.base, row?.id as string, { decision: "approve", wait: true });
     expect(approved.body.outcome?.status).toBe("ok");
     expect(world.effects()).toEqual(["job2"]);
-    const state = await until(async () => {
-      const answer = (await (await fetch(`${run.base}/v1/events/${held.eventId}`)).json()) as { state: string; response?: string };
-      return answer.state === "ok" ? answer : undefined;
-    }, { timeoutMs: 15_000 });
+    const state = await until(
+      async () => {
+        const answer = (await (await fetch(`${run.base}/v1/events/${held.eventId}`)).json()) as {
+          state: string;
+          response?: string;
+        };
+        return answer.state === "ok" ? answer : undefined;
+      },
+      { timeoutMs: 15_000 },
+    );
     expect(state.response).toContain("appended");
   }, 90_000);
 });

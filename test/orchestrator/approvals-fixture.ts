@@ -8,7 +8,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Defer } from "../helpers/cleanups.ts";
 import { startGoondanRun, type GoondanProcess } from "../helpers/goondan-process.ts";
-import { lastUserText, messageText, startLoopbackLlm, systemPrompt, type LoopbackLlm, type LoopbackReply, type LoopbackRequest } from "../helpers/loopback-llm.ts";
+import {
+  lastUserText,
+  messageText,
+  startLoopbackLlm,
+  systemPrompt,
+  type LoopbackLlm,
+  type LoopbackReply,
+  type LoopbackRequest,
+} from "../helpers/loopback-llm.ts";
 import { killChild } from "../helpers/cleanups.ts";
 
 const FIXTURE = new URL("../fixtures/approvals", import.meta.url).pathname;
@@ -28,7 +36,10 @@ function respond(request: LoopbackRequest): LoopbackReply {
   const last = messages.at(-1);
   const job = lastUserText(request);
   if (systemPrompt(request).includes("ROLE=coordinator")) {
-    if (last?.role === "user") return { toolCalls: [{ name: "agents__request", args: { target: "assistant", input: job, instanceKey: `for-${job}` } }] };
+    if (last?.role === "user")
+      return {
+        toolCalls: [{ name: "agents__request", args: { target: "assistant", input: job, instanceKey: `for-${job}` } }],
+      };
     return { text: `coordinator: ${messageText(last)}` };
   }
   if (last?.role === "user") return { toolCalls: [{ name: "effects__append", args: { id: job } }] };
@@ -50,12 +61,18 @@ export async function approvalsWorld(defer: Defer): Promise<ApprovalsWorld> {
     const run = await startGoondanRun({
       args: [dir, "--port", "0", "--state-root", stateRoot],
       env: { LOOPBACK_API_KEY: "approvals", GOONDAN_LOG_LEVEL: "info", APPROVALS_EFFECTS_FILE: effectsFile },
-      onSpawn: (proc: GoondanProcess) =>
-        defer(killChild(proc)),
+      onSpawn: (proc: GoondanProcess) => defer(killChild(proc)),
     });
     return { proc: run.proc, base: run.base };
   };
-  const effects = () => (existsSync(effectsFile) ? readFileSync(effectsFile, "utf8").trim().split("\n").filter((line) => line !== "").map((line) => line.split(" ")[0] as string) : []);
+  const effects = () =>
+    existsSync(effectsFile)
+      ? readFileSync(effectsFile, "utf8")
+          .trim()
+          .split("\n")
+          .filter((line) => line !== "")
+          .map((line) => line.split(" ")[0] as string)
+      : [];
   return { dir, stateRoot, effectsFile, llm, start, effects };
 }
 
@@ -81,18 +98,37 @@ export interface ApprovalRow {
 }
 
 export async function send(base: string, body: Record<string, unknown>): Promise<Outcome> {
-  const response = await fetch(`${base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ wait: true, timeoutMs: 30_000, ...body }) });
+  const response = await fetch(`${base}/v1/events`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ wait: true, timeoutMs: 30_000, ...body }),
+  });
   if (response.status !== 200) throw new Error(`POST /v1/events answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as Outcome;
 }
 
 export async function pendingApprovals(base: string): Promise<ApprovalRow[]> {
   const response = await fetch(`${base}/v1/approvals`);
-  if (response.status !== 200) throw new Error(`GET /v1/approvals answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 200)
+    throw new Error(`GET /v1/approvals answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { approvals: ApprovalRow[] }).approvals;
 }
 
-export async function decide(base: string, id: string, body: Record<string, unknown>): Promise<{ status: number; body: { approval?: { decision?: string }; outcome?: Outcome; error?: { code: string } } }> {
-  const response = await fetch(`${base}/v1/approvals/${id}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  return { status: response.status, body: (await response.json()) as { approval?: { decision?: string }; outcome?: Outcome; error?: { code: string } } };
+export async function decide(
+  base: string,
+  id: string,
+  body: Record<string, unknown>,
+): Promise<{
+  status: number;
+  body: { approval?: { decision?: string }; outcome?: Outcome; error?: { code: string } };
+}> {
+  const response = await fetch(`${base}/v1/approvals/${id}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as { approval?: { decision?: string }; outcome?: Outcome; error?: { code: string } },
+  };
 }

@@ -22,7 +22,9 @@ describe("approvals of tool calls (real processes)", () => {
     expect(held.approvalIds?.length).toBe(1);
     const id = held.approvalIds?.[0] as string;
     const listed = await pendingApprovals(base);
-    expect(listed.map((row) => [row.id, row.agent, row.instanceKey, row.toolName, row.arguments])).toEqual([[id, "assistant", "k1", "effects__append", { id: "a1" }]]);
+    expect(listed.map((row) => [row.id, row.agent, row.instanceKey, row.toolName, row.arguments])).toEqual([
+      [id, "assistant", "k1", "effects__append", { id: "a1" }],
+    ]);
     expect(world.effects()).toEqual([]);
 
     const approved = await decide(base, id, { decision: "approve", wait: true });
@@ -42,7 +44,9 @@ describe("approvals of tool calls (real processes)", () => {
     expect(again.body.error?.code).toBe("E_APPROVAL_DECIDED");
     expect(world.effects()).toEqual(["a1"]);
 
-    const events = (await (await fetch(`${base}/v1/instances/assistant/k1/events`)).json()) as { events: { type: string; data?: Record<string, unknown> }[] };
+    const events = (await (await fetch(`${base}/v1/instances/assistant/k1/events`)).json()) as {
+      events: { type: string; data?: Record<string, unknown> }[];
+    };
     const types = events.events.map((event) => event.type);
     expect(types).toContain("approval.requested");
     expect(types).toContain("approval.decided");
@@ -55,7 +59,11 @@ describe("approvals of tool calls (real processes)", () => {
     const { base } = await world.start();
     const held = await send(base, { input: "d1", instanceKey: "k2" });
     expect(held.status).toBe("awaiting_approval");
-    const denied = await decide(base, held.approvalIds?.[0] as string, { decision: "deny", reason: "not on a Friday", wait: true });
+    const denied = await decide(base, held.approvalIds?.[0] as string, {
+      decision: "deny",
+      reason: "not on a Friday",
+      wait: true,
+    });
     expect(denied.status).toBe(200);
     expect(denied.body.outcome?.status).toBe("ok");
     expect(denied.body.outcome?.response).toContain("E_TOOL_DENIED");
@@ -66,10 +74,18 @@ describe("approvals of tool calls (real processes)", () => {
     expect(unknown.body.error?.code).toBe("E_APPROVAL_NOT_FOUND");
 
     // A streaming client's final `done` is the awaiting_approval answer, and GET /v1/events/:id says where it stands.
-    const streamed = await fetch(`${base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "d2", instanceKey: "k2s", stream: true }) });
+    const streamed = await fetch(`${base}/v1/events`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ input: "d2", instanceKey: "k2s", stream: true }),
+    });
     const text = await streamed.text();
     const done = text.split("\n\n").find((frame) => frame.includes("event: done")) ?? "";
-    const answer = JSON.parse(done.slice(done.indexOf("data: ") + 6)) as { status: string; eventId: string; approvalIds: string[] };
+    const answer = JSON.parse(done.slice(done.indexOf("data: ") + 6)) as {
+      status: string;
+      eventId: string;
+      approvalIds: string[];
+    };
     expect(answer.status).toBe("awaiting_approval");
     expect(answer.approvalIds.length).toBe(1);
     const state = (await (await fetch(`${base}/v1/events/${answer.eventId}`)).json()) as { state: string };
@@ -85,7 +101,13 @@ describe("approvals of tool calls (real processes)", () => {
     expect(held.status).toBe("awaiting_approval");
     const row = (await pendingApprovals(base))[0];
     expect(row?.expiresAt).toBeDefined();
-    const finalRequest = await until(() => world.llm.requests.find((request) => messageText(request.body.messages.at(-1)).includes("E_TOOL_APPROVAL_TIMEOUT")), { timeoutMs: 15_000 });
+    const finalRequest = await until(
+      () =>
+        world.llm.requests.find((request) =>
+          messageText(request.body.messages.at(-1)).includes("E_TOOL_APPROVAL_TIMEOUT"),
+        ),
+      { timeoutMs: 15_000 },
+    );
     expect(finalRequest.body.messages.at(-1)?.role).toBe("tool");
     expect(await pendingApprovals(base)).toEqual([]);
     expect(world.effects()).toEqual([]);
@@ -96,8 +118,16 @@ describe("approvals of tool calls (real processes)", () => {
 
 describe("goondan approvals / goondan approve (real processes)", () => {
   const cli = async (args: string[]) => {
-    const proc = Bun.spawn([process.execPath, GOONDAN_BIN, ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, GOONDAN_API_TOKEN: "" } });
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const proc = Bun.spawn([process.execPath, GOONDAN_BIN, ...args], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...process.env, GOONDAN_API_TOKEN: "" },
+    });
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     return { stdout, stderr, code };
   };
 
@@ -109,15 +139,30 @@ describe("goondan approvals / goondan approve (real processes)", () => {
     const second = await send(base, { input: "c2", instanceKey: "cli2" });
     const listed = await cli(["approvals", "--port", port, "--format", "json"]);
     expect(listed.code).toBe(0);
-    expect((JSON.parse(listed.stdout) as { id: string }[]).map((row) => row.id).sort()).toEqual([...(first.approvalIds ?? []), ...(second.approvalIds ?? [])].sort());
+    expect((JSON.parse(listed.stdout) as { id: string }[]).map((row) => row.id).sort()).toEqual(
+      [...(first.approvalIds ?? []), ...(second.approvalIds ?? [])].sort(),
+    );
     const table = await cli(["approvals", "--port", port]);
     expect(table.stdout).toContain("effects__append");
 
     const approved = await cli(["approve", first.approvalIds?.[0] as string, "--port", port]);
     expect(approved.code).toBe(0);
-    const denied = await cli(["approve", second.approvalIds?.[0] as string, "--deny", "--reason", "no thanks", "--port", port]);
+    const denied = await cli([
+      "approve",
+      second.approvalIds?.[0] as string,
+      "--deny",
+      "--reason",
+      "no thanks",
+      "--port",
+      port,
+    ]);
     expect(denied.code).toBe(0);
-    await until(() => world.effects().length === 1 && world.llm.requests.some((request) => messageText(request.body.messages.at(-1)).includes("no thanks")), { timeoutMs: 15_000 });
+    await until(
+      () =>
+        world.effects().length === 1 &&
+        world.llm.requests.some((request) => messageText(request.body.messages.at(-1)).includes("no thanks")),
+      { timeoutMs: 15_000 },
+    );
     expect(world.effects()).toEqual(["c1"]);
     const twice = await cli(["approve", first.approvalIds?.[0] as string, "--port", port]);
     expect(twice.code).toBe(1);

@@ -21,7 +21,12 @@ function setup() {
   const root = mkdtempSync(join(tmpdir(), "goondan-orch-"));
   roots.push(root);
   const spawner = new FakeSpawner();
-  const orchestrator = new Orchestrator({ bundle: testBundle({ agents: ["a"] }), stateRoot: root, spawner, clock: new ManualClock() });
+  const orchestrator = new Orchestrator({
+    bundle: testBundle({ agents: ["a"] }),
+    stateRoot: root,
+    spawner,
+    clock: new ManualClock(),
+  });
   return { orchestrator, spawner };
 }
 

@@ -39,7 +39,9 @@ describe("crashedBefore on a redelivery", () => {
     s.spawner.latest("a").exit({ code: null, signal: "SIGABRT" });
     const outcome = await submitted.outcome;
     expect(outcome).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
-    expect(outcome.error?.message).toBe("a/test-swarm crashed 2 times while handling this event (last time it was killed by SIGABRT); it was dropped");
+    expect(outcome.error?.message).toBe(
+      "a/test-swarm crashed 2 times while handling this event (last time it was killed by SIGABRT); it was dropped",
+    );
   });
 
   it("says nothing after a clean stop cut the turn short, in this orchestrator and the next on the same state root", async () => {

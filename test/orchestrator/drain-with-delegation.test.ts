@@ -23,7 +23,13 @@ async function setup(respond: LoopbackLlmOptions["respond"]) {
   const llm = await startLoopbackLlm({ respond });
   const dir = writeSwarmBundle({ endpoint: llm.url, policy: { shutdown: { gracePeriodSeconds: GRACE_SECONDS } } });
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-drain-"));
-  const make = async () => new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner: bunProcessSpawner({ output: "ignore" }), env: { ...process.env, ...childEnv } });
+  const make = async () =>
+    new Orchestrator({
+      bundle: await loadBundleOrThrow(dir),
+      stateRoot,
+      spawner: bunProcessSpawner({ output: "ignore" }),
+      env: { ...process.env, ...childEnv },
+    });
   const orchestrator = await make();
   defer(async () => {
     await orchestrator.shutdown({ reason: "test over", gracePeriodMs: 1000 });
@@ -77,7 +83,10 @@ describe("a drain with delegation in flight", () => {
     orchestrator.submit({ input: "a long job", agent: "worker", instanceKey: "duo" });
     await until(() => llm.requests.some((request) => lastUserText(request) === "a long job"), { timeoutMs: 15_000 });
     const coordinator = orchestrator.submit({ input: "get me the report" });
-    await until(async () => (await orchestrator.instances()).find((row) => row.agent === "worker" && row.queued === 2), { timeoutMs: 15_000 });
+    await until(
+      async () => (await orchestrator.instances()).find((row) => row.agent === "worker" && row.queued === 2),
+      { timeoutMs: 15_000 },
+    );
     const started = Date.now();
     const stopping = orchestrator.shutdown({ reason: "SIGTERM" });
     worker.open();
@@ -88,6 +97,9 @@ describe("a drain with delegation in flight", () => {
     const next = await make();
     defer(() => next.shutdown({ reason: "test over", gracePeriodMs: 1000 }));
     expect((await next.start()).resumed).toBeGreaterThanOrEqual(1);
-    await until(() => llm.requests.find((request) => roleOf(request) === "coordinator" && lastRole(request) === "tool"), { timeoutMs: 15_000 });
+    await until(
+      () => llm.requests.find((request) => roleOf(request) === "coordinator" && lastRole(request) === "tool"),
+      { timeoutMs: 15_000 },
+    );
   }, 40_000);
 });

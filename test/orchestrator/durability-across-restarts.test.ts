@@ -33,7 +33,18 @@ describe("Orchestrator durability across restarts", () => {
   it("resumes an inbox an older goondan kept in JSONL under the old directory name: moved to its current name, then imported", async () => {
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-orch-"));
     roots.push(stateRoot);
-    const event = { id: "evt_before_upgrade", type: "user.input", agent: "a", instanceKey: "사용자-1", input: "from before the upgrade", source: { kind: "api", name: "api" }, metadata: {}, callChain: [], traceId: "0".repeat(32), createdAt: "2026-01-01T00:00:00.000Z" };
+    const event = {
+      id: "evt_before_upgrade",
+      type: "user.input",
+      agent: "a",
+      instanceKey: "사용자-1",
+      input: "from before the upgrade",
+      source: { kind: "api", name: "api" },
+      metadata: {},
+      callChain: [],
+      traceId: "0".repeat(32),
+      createdAt: "2026-01-01T00:00:00.000Z",
+    };
     const instances = join(stateRoot, "workspaces", "test-swarm", "instances", "a");
     const legacy = join(instances, legacySafeName("사용자-1"));
     mkdirSync(join(legacy, "inbox"), { recursive: true });
@@ -42,10 +53,23 @@ describe("Orchestrator durability across restarts", () => {
     const { orchestrator, spawner } = setup({ stateRoot });
     expect(await orchestrator.start()).toEqual({ resumed: 1 });
     expect(existsSync(legacy)).toBe(false);
-    expect(existsSync(join(instancePaths({ stateRoot, swarmInstanceKey: orchestrator.swarm.instanceKey, agent: "a", instanceKey: "사용자-1" }).root, "imported-jsonl", "inbox", "journal.jsonl"))).toBe(true);
+    expect(
+      existsSync(
+        join(
+          instancePaths({
+            stateRoot,
+            swarmInstanceKey: orchestrator.swarm.instanceKey,
+            agent: "a",
+            instanceKey: "사용자-1",
+          }).root,
+          "imported-jsonl",
+          "inbox",
+          "journal.jsonl",
+        ),
+      ),
+    ).toBe(true);
     const a = spawner.latest("a", "사용자-1");
     a.ready();
     expect(a.lastEvent().id).toBe(event.id);
   });
 });
-

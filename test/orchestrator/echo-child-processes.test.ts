@@ -29,7 +29,12 @@ function setup(policy: TestBundleOptions["policy"] = {}, env: Record<string, str
   });
   const log = (): Record<string, unknown>[] => {
     const file = join(stateRoot, "echo-log.jsonl");
-    return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>) : [];
+    return existsSync(file)
+      ? readFileSync(file, "utf8")
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+      : [];
   };
   return { orchestrator, stateRoot, log };
 }
@@ -43,14 +48,19 @@ const alive = (pid: number): boolean => {
   }
 };
 
-const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000) => pollUntil(probe, { timeoutMs, intervalMs: 10 });
+const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000) =>
+  pollUntil(probe, { timeoutMs, intervalMs: 10 });
 
 describe("orchestrator with real child processes", () => {
   it("routes a delegation A -> B across two processes and returns B's answer to A", async () => {
     const { orchestrator, log } = setup();
     const outcome = await orchestrator.submit({ input: "request b what is up", traceId: "trace-x" }).outcome;
     expect(outcome).toMatchObject({ status: "ok", response: "a/test-swarm got: b/test-swarm: what is up" });
-    const pids = new Set(log().filter((record) => record.type === "event").map((record) => record.pid));
+    const pids = new Set(
+      log()
+        .filter((record) => record.type === "event")
+        .map((record) => record.pid),
+    );
     expect(pids.size).toBe(2);
     const delegated = log().find((record) => record.agent === "b");
     expect(delegated).toMatchObject({ traceId: "trace-x", callChain: ["a"], parentSpanId: expect.any(String) });
@@ -83,20 +93,30 @@ describe("orchestrator with real child processes", () => {
     expect(await submitted.outcome).toMatchObject({ status: "ok", response: "a/test-swarm got: b/test-swarm: from b" });
     await Bun.sleep(50);
     expect(log().filter((record) => record.type === "delegate_result")).toHaveLength(1);
-    expect(log().filter((record) => record.type === "event" && record.agent === "b").map((record) => record.attempt)).toEqual([1, 2]);
+    expect(
+      log()
+        .filter((record) => record.type === "event" && record.agent === "b")
+        .map((record) => record.attempt),
+    ).toEqual([1, 2]);
   });
 
   it("a child that keeps failing to start gives up the waiting event, backs off, and recovers once it can start", async () => {
     const marker = join(mkdtempSync(join(tmpdir(), "goondan-marker-")), "crash");
     writeFileSync(marker, "");
     defer(() => rmSync(marker, { force: true }));
-    const { orchestrator } = setup({ restart: { maxConsecutiveCrashes: 2, initialBackoffMs: 300, maxBackoffMs: 300 } }, { GOONDAN_ECHO_CRASH_ON_START: marker });
+    const { orchestrator } = setup(
+      { restart: { maxConsecutiveCrashes: 2, initialBackoffMs: 300, maxBackoffMs: 300 } },
+      { GOONDAN_ECHO_CRASH_ON_START: marker },
+    );
     const given = await orchestrator.submit({ input: "hello in the storm" }).outcome;
     expect(given).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
     expect(orchestrator.processes()[0]?.status).toBe("crashLoopBackOff");
     rmSync(marker);
     await until(() => orchestrator.processes()[0]?.status === "idle");
-    expect(await orchestrator.submit({ input: "hello after the storm" }).outcome).toMatchObject({ status: "ok", response: "a/test-swarm: hello after the storm" });
+    expect(await orchestrator.submit({ input: "hello after the storm" }).outcome).toMatchObject({
+      status: "ok",
+      response: "a/test-swarm: hello after the storm",
+    });
     expect(orchestrator.processes()[0]).toMatchObject({ status: "idle", consecutiveCrashes: 0 });
     expect(orchestrator.processes()[0]?.restarts).toBeGreaterThanOrEqual(2);
   });
@@ -105,7 +125,11 @@ describe("orchestrator with real child processes", () => {
     const { orchestrator, log } = setup();
     const submitted = orchestrator.submit({ input: "sleep 300 drained" });
     orchestrator.submit({ input: "idle one", agent: "b" });
-    await until(() => log().filter((record) => record.type === "event").length === 2 && orchestrator.processes().every((row) => row.pid !== null));
+    await until(
+      () =>
+        log().filter((record) => record.type === "event").length === 2 &&
+        orchestrator.processes().every((row) => row.pid !== null),
+    );
     const pids = orchestrator.processes().map((row) => row.pid as number);
     await orchestrator.shutdown({ reason: "SIGTERM" });
     expect(await submitted.outcome).toMatchObject({ status: "ok", response: "a/test-swarm: drained" });
@@ -119,7 +143,9 @@ describe("orchestrator with real child processes", () => {
     await until(() => orchestrator.processes().length === 0);
     expect(alive(firstPid)).toBe(false);
     await orchestrator.submit({ input: "two" }).outcome;
-    const pids = log().filter((record) => record.type === "event").map((record) => record.pid);
+    const pids = log()
+      .filter((record) => record.type === "event")
+      .map((record) => record.pid);
     expect(new Set(pids).size).toBe(2);
   });
 });

@@ -23,7 +23,9 @@ describe("the heartbeat watchdog", () => {
     const second = s.spawner.latest("a");
     expect(second).not.toBe(first);
     second.ready();
-    expect(second.events()).toEqual([expect.objectContaining({ attempt: 2, event: expect.objectContaining({ id: submitted.eventId }) })]);
+    expect(second.events()).toEqual([
+      expect.objectContaining({ attempt: 2, event: expect.objectContaining({ id: submitted.eventId }) }),
+    ]);
     second.reply({ response: "done the second time" });
     expect(await submitted.outcome).toMatchObject({ status: "ok", response: "done the second time" });
   });
@@ -64,6 +66,11 @@ describe("the heartbeat watchdog", () => {
     s.spawner.latest("a").ready();
     s.clock.advance(5_000);
     expect(await submitted.outcome).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
-    expect(s.spawner.of("a").slice(0, 2).map((child) => child.kills)).toEqual([["SIGKILL"], ["SIGKILL"]]);
+    expect(
+      s.spawner
+        .of("a")
+        .slice(0, 2)
+        .map((child) => child.kills),
+    ).toEqual([["SIGKILL"], ["SIGKILL"]]);
   });
 });

@@ -18,27 +18,67 @@ describe("deleting an instance that waits (real processes)", () => {
     let run = await world.start();
     const held = await send(run.base, { agent: "coordinator", input: "job3", instanceKey: "c3" });
     expect(held.status).toBe("awaiting_approval");
-    expect((await pendingApprovals(run.base)).map((row) => `${row.agent}/${row.instanceKey}`)).toEqual(["assistant/for-job3"]);
+    expect((await pendingApprovals(run.base)).map((row) => `${row.agent}/${row.instanceKey}`)).toEqual([
+      "assistant/for-job3",
+    ]);
     run.proc.kill("SIGTERM");
     expect(await run.proc.exited).toBe(0);
 
-    const cli = Bun.spawn([process.execPath, GOONDAN_BIN, "instance", "delete", "assistant", "for-job3", "--state-root", world.stateRoot, "--port", "1"], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-    const [out, err, code] = await Promise.all([new Response(cli.stdout).text(), new Response(cli.stderr).text(), cli.exited]);
+    const cli = Bun.spawn(
+      [
+        process.execPath,
+        GOONDAN_BIN,
+        "instance",
+        "delete",
+        "assistant",
+        "for-job3",
+        "--state-root",
+        world.stateRoot,
+        "--port",
+        "1",
+      ],
+      { stdout: "pipe", stderr: "pipe", stdin: "ignore" },
+    );
+    const [out, err, code] = await Promise.all([
+      new Response(cli.stdout).text(),
+      new Response(cli.stderr).text(),
+      cli.exited,
+    ]);
     expect({ code, err }).toEqual({ code: 0, err: "" });
     expect(out).toContain("answered 1 waiting event(s) INSTANCE_DELETED; denied 1 pending approval(s)");
 
     run = await world.start();
     expect(await pendingApprovals(run.base)).toEqual([]);
     // The coordinator's turn resumes; its request reattaches to the worker's stored answer instead of running again.
-    const told = await until(() => world.llm.requests.find((request) => messageText(request.body.messages[0]).includes("ROLE=coordinator") && request.body.messages.at(-1)?.role === "tool" && messageText(request.body.messages.at(-1)).includes("INSTANCE_DELETED")), { timeoutMs: 20_000 });
+    const told = await until(
+      () =>
+        world.llm.requests.find(
+          (request) =>
+            messageText(request.body.messages[0]).includes("ROLE=coordinator") &&
+            request.body.messages.at(-1)?.role === "tool" &&
+            messageText(request.body.messages.at(-1)).includes("INSTANCE_DELETED"),
+        ),
+      { timeoutMs: 20_000 },
+    );
     expect(messageText(told.body.messages.at(-1))).toContain("was deleted");
-    const answered = await until(async () => {
-      const state = (await (await fetch(`${run.base}/v1/events/${held.eventId}`)).json()) as { state: string };
-      return state.state === "awaiting_approval" || state.state === "accepted" || state.state === "running" ? undefined : state;
-    }, { timeoutMs: 20_000 });
+    const answered = await until(
+      async () => {
+        const state = (await (await fetch(`${run.base}/v1/events/${held.eventId}`)).json()) as { state: string };
+        return state.state === "awaiting_approval" || state.state === "accepted" || state.state === "running"
+          ? undefined
+          : state;
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(answered.state).toBe("ok");
     expect(world.effects()).toEqual([]);
     // The worker was not run again on a fresh instance.
-    expect(world.llm.requests.filter((request) => messageText(request.body.messages[0]).includes("ROLE=assistant") && messageText(request.body.messages.at(-1)).includes("job3")).length).toBe(1);
+    expect(
+      world.llm.requests.filter(
+        (request) =>
+          messageText(request.body.messages[0]).includes("ROLE=assistant") &&
+          messageText(request.body.messages.at(-1)).includes("job3"),
+      ).length,
+    ).toBe(1);
   }, 90_000);
 });

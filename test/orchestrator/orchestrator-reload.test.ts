@@ -8,7 +8,10 @@ describe("reload", () => {
   it("applies a policy change without restarting children when no agent is named", async () => {
     const s = setup();
     busyCaller(s);
-    const result = await s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"], policy: { requestTimeoutMs: 5 } }), agents: [] });
+    const result = await s.orchestrator.reload({
+      bundle: testBundle({ agents: ["a", "b", "c"], policy: { requestTimeoutMs: 5 } }),
+      agents: [],
+    });
     expect(result.restarted).toEqual([]);
     expect(s.orchestrator.swarm.policy.requestTimeoutMs).toBe(5);
     expect(s.spawner.of("a")).toHaveLength(1);
@@ -27,14 +30,20 @@ describe("reload", () => {
     expect(await reloading).toEqual({ restarted: ["b/test-swarm"] });
     expect(s.spawner.of("b")).toHaveLength(1);
     expect(s.orchestrator.processes().map((row) => row.agent)).toEqual([]);
-    expect(() => s.orchestrator.submit({ input: "three", agent: "b" })).toThrow(expect.objectContaining({ code: "AGENT_NOT_FOUND" }));
+    expect(() => s.orchestrator.submit({ input: "three", agent: "b" })).toThrow(
+      expect.objectContaining({ code: "AGENT_NOT_FOUND" }),
+    );
   });
 
   it("a fresh reload clears the conversation before the new child starts", async () => {
     const s = setup();
     const { a } = busyCaller(s);
     await seedConversation(s, "a", "test-swarm");
-    const reloading = s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"] }), agents: ["a"], fresh: true });
+    const reloading = s.orchestrator.reload({
+      bundle: testBundle({ agents: ["a", "b", "c"] }),
+      agents: ["a"],
+      fresh: true,
+    });
     a.reply();
     a.exit();
     await reloading;
@@ -50,7 +59,11 @@ describe("reload", () => {
     s.orchestrator.submit({ input: "y", agent: "b" });
     const b = s.spawner.latest("b");
     b.ready();
-    const reloading = s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"] }), agents: ["a", "b"], freshAgents: ["b"] });
+    const reloading = s.orchestrator.reload({
+      bundle: testBundle({ agents: ["a", "b", "c"] }),
+      agents: ["a", "b"],
+      freshAgents: ["b"],
+    });
     a.reply();
     a.exit();
     b.reply();
@@ -76,7 +89,12 @@ describe("reload", () => {
 
     it("restarts and clears only the named instance, leaving its agent's other instance running with its conversation", async () => {
       const { s, k1, k2 } = await twoInstances();
-      const reloading = s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"] }), agents: [], instances: [{ agent: "a", instanceKey: "k1" }], freshInstances: [{ agent: "a", instanceKey: "k1" }] });
+      const reloading = s.orchestrator.reload({
+        bundle: testBundle({ agents: ["a", "b", "c"] }),
+        agents: [],
+        instances: [{ agent: "a", instanceKey: "k1" }],
+        freshInstances: [{ agent: "a", instanceKey: "k1" }],
+      });
       expect(k1.child.sent.at(-1)).toMatchObject({ type: "shutdown", payload: { reason: "reload" } });
       expect(k2.child.sent.some((message) => message.type === "shutdown")).toBe(false);
       k1.child.reply();
@@ -90,7 +108,11 @@ describe("reload", () => {
 
     it("restarts every instance of a named agent but clears only the fresh instance's conversation", async () => {
       const { s, k1, k2 } = await twoInstances();
-      const reloading = s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"] }), agents: ["a"], freshInstances: [{ agent: "a", instanceKey: "k2" }] });
+      const reloading = s.orchestrator.reload({
+        bundle: testBundle({ agents: ["a", "b", "c"] }),
+        agents: ["a"],
+        freshInstances: [{ agent: "a", instanceKey: "k2" }],
+      });
       for (const { child } of [k1, k2]) {
         child.reply();
         child.exit();
@@ -103,7 +125,12 @@ describe("reload", () => {
     it("clears a named instance that no supervisor holds (only on disk) without starting it", async () => {
       const s = setup();
       await seedConversation(s, "a", "stored");
-      const result = await s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"] }), agents: [], instances: [{ agent: "a", instanceKey: "stored" }], freshInstances: [{ agent: "a", instanceKey: "stored" }] });
+      const result = await s.orchestrator.reload({
+        bundle: testBundle({ agents: ["a", "b", "c"] }),
+        agents: [],
+        instances: [{ agent: "a", instanceKey: "stored" }],
+        freshInstances: [{ agent: "a", instanceKey: "stored" }],
+      });
       expect(result).toEqual({ restarted: ["a/stored"] });
       expect(await hasConversation(s, "a", "stored")).toBe(false);
       expect(s.spawner.of("a")).toHaveLength(0);
@@ -111,7 +138,12 @@ describe("reload", () => {
 
     it("reports nothing for a named instance that has neither a supervisor nor a conversation", async () => {
       const s = setup();
-      const result = await s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"] }), agents: [], instances: [{ agent: "a", instanceKey: "ghost" }], freshInstances: [{ agent: "a", instanceKey: "ghost" }] });
+      const result = await s.orchestrator.reload({
+        bundle: testBundle({ agents: ["a", "b", "c"] }),
+        agents: [],
+        instances: [{ agent: "a", instanceKey: "ghost" }],
+        freshInstances: [{ agent: "a", instanceKey: "ghost" }],
+      });
       expect(result).toEqual({ restarted: [] });
       expect(s.spawner.of("a")).toHaveLength(0);
     });

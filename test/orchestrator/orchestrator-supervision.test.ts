@@ -17,7 +17,12 @@ function setup(options: Partial<TestBundleOptions> = {}, stateRoot?: string) {
   if (!stateRoot) roots.push(root);
   const spawner = new FakeSpawner();
   const clock = new ManualClock();
-  const orchestrator = new Orchestrator({ bundle: testBundle({ agents: ["a", "b", "c"], ...options }), stateRoot: root, spawner, clock });
+  const orchestrator = new Orchestrator({
+    bundle: testBundle({ agents: ["a", "b", "c"], ...options }),
+    stateRoot: root,
+    spawner,
+    clock,
+  });
   return { orchestrator, spawner, clock, stateRoot: root };
 }
 
@@ -31,10 +36,20 @@ describe("Orchestrator supervision", () => {
     expect(child.request.argv).toContain("--instance-key");
     expect(orchestrator.processes()[0]).toMatchObject({ agent: "a", status: "spawning", pid: child.pid });
     child.ready();
-    expect(child.lastEvent()).toMatchObject({ id: submitted.eventId, input: "hello", agent: "a", instanceKey: "test-swarm" });
+    expect(child.lastEvent()).toMatchObject({
+      id: submitted.eventId,
+      input: "hello",
+      agent: "a",
+      instanceKey: "test-swarm",
+    });
     expect(orchestrator.processes()[0]?.status).toBe("processing");
     child.reply({ response: "hi there" });
-    expect(await submitted.outcome).toMatchObject({ status: "ok", response: "hi there", agent: "a", eventId: submitted.eventId });
+    expect(await submitted.outcome).toMatchObject({
+      status: "ok",
+      response: "hi there",
+      agent: "a",
+      eventId: submitted.eventId,
+    });
     expect(orchestrator.processes()[0]?.status).toBe("idle");
   });
 
@@ -43,7 +58,9 @@ describe("Orchestrator supervision", () => {
     orchestrator.submit({ input: "hello" });
     const first = spawner.latest("a").request.env?.GOONDAN_BUNDLE_SNAPSHOT;
     expect(first).toBeString();
-    expect(JSON.parse(readFileSync(first as string, "utf8"))).toEqual(JSON.parse(JSON.stringify(orchestrator.currentBundle)));
+    expect(JSON.parse(readFileSync(first as string, "utf8"))).toEqual(
+      JSON.parse(JSON.stringify(orchestrator.currentBundle)),
+    );
     spawner.latest("a").ready();
     spawner.latest("a").reply();
     const changed = testBundle({ agents: ["a", "b", "c"], policy: { maxStepsPerTurn: 7 } });
@@ -67,7 +84,9 @@ describe("Orchestrator supervision", () => {
 
   it("refuses an agent outside the swarm with AGENT_NOT_FOUND", () => {
     const { orchestrator } = setup();
-    expect(() => orchestrator.submit({ input: "x", agent: "zed" })).toThrow(expect.objectContaining({ code: "AGENT_NOT_FOUND" }));
+    expect(() => orchestrator.submit({ input: "x", agent: "zed" })).toThrow(
+      expect.objectContaining({ code: "AGENT_NOT_FOUND" }),
+    );
   });
 
   it("restarts a crashed agent at once and redelivers its event with the next attempt", async () => {
@@ -80,7 +99,14 @@ describe("Orchestrator supervision", () => {
     expect(second).not.toBe(first);
     expect(orchestrator.processes()[0]).toMatchObject({ status: "spawning", restarts: 1, consecutiveCrashes: 1 });
     second.ready();
-    expect(second.events()).toEqual([{ event: expect.objectContaining({ id: submitted.eventId }), attempt: 2, redelivery: true, crashedBefore: "it exited with code 1" }]);
+    expect(second.events()).toEqual([
+      {
+        event: expect.objectContaining({ id: submitted.eventId }),
+        attempt: 2,
+        redelivery: true,
+        crashedBefore: "it exited with code 1",
+      },
+    ]);
     second.reply({ response: "done" });
     expect(await submitted.outcome).toMatchObject({ status: "ok", response: "done" });
     expect(orchestrator.processes()[0]).toMatchObject({ consecutiveCrashes: 0, restarts: 1 });
@@ -95,11 +121,15 @@ describe("Orchestrator supervision", () => {
     expect(spawner.latest("a").events()[0]?.attempt).toBe(2);
     spawner.latest("a").crash();
     expect(await submitted.outcome).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
-    expect((await orchestrator.store.unanswered("test-swarm")).filter((record) => record.event.agent === "a")).toEqual([]);
+    expect((await orchestrator.store.unanswered("test-swarm")).filter((record) => record.event.agent === "a")).toEqual(
+      [],
+    );
   });
 
   it("backs off in crashLoopBackOff past maxConsecutiveCrashes and recovers when the child starts again", async () => {
-    const { orchestrator, spawner, clock } = setup({ policy: { restart: { maxConsecutiveCrashes: 2, initialBackoffMs: 100, maxBackoffMs: 1000 } } });
+    const { orchestrator, spawner, clock } = setup({
+      policy: { restart: { maxConsecutiveCrashes: 2, initialBackoffMs: 100, maxBackoffMs: 1000 } },
+    });
     const first = orchestrator.submit({ input: "never started" });
     spawner.latest("a").crash(); // failed start 1: restart now
     expect(spawner.of("a")).toHaveLength(2);
@@ -128,7 +158,13 @@ describe("Orchestrator supervision", () => {
     const clock = new ManualClock();
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-orch-"));
     roots.push(stateRoot);
-    const orchestrator = new Orchestrator({ bundle: testBundle({ agents: ["a"] }), stateRoot, spawner, clock, readyTimeoutMs: 500 });
+    const orchestrator = new Orchestrator({
+      bundle: testBundle({ agents: ["a"] }),
+      stateRoot,
+      spawner,
+      clock,
+      readyTimeoutMs: 500,
+    });
     orchestrator.submit({ input: "x" });
     clock.advance(500);
     expect(spawner.of("a")[0]?.kills).toEqual(["SIGKILL"]);
@@ -136,7 +172,9 @@ describe("Orchestrator supervision", () => {
   });
 
   it("treats a spawn that throws as a failed start and backs off like one", async () => {
-    const { orchestrator, spawner, clock } = setup({ policy: { restart: { maxConsecutiveCrashes: 1, initialBackoffMs: 100, maxBackoffMs: 100 } } });
+    const { orchestrator, spawner, clock } = setup({
+      policy: { restart: { maxConsecutiveCrashes: 1, initialBackoffMs: 100, maxBackoffMs: 100 } },
+    });
     let failures = 2;
     const spawn = spawner.spawn.bind(spawner);
     spawner.spawn = (request) => {
@@ -161,11 +199,16 @@ describe("Orchestrator supervision", () => {
     const { orchestrator, spawner } = setup();
     orchestrator.ingest({ connection: "inbound", input: "from outside" });
     spawner.latest("a").ready();
-    expect(spawner.latest("a").lastEvent()).toMatchObject({ type: "connector.event", source: { kind: "connector", name: "inbound" } });
+    expect(spawner.latest("a").lastEvent()).toMatchObject({
+      type: "connector.event",
+      source: { kind: "connector", name: "inbound" },
+    });
   });
 
   it("stops an instance idle longer than idleSeconds and respawns it on its next event", async () => {
-    const { orchestrator, spawner, clock } = setup({ policy: { lifecycle: { idleSeconds: 10 }, shutdown: { gracePeriodSeconds: 1 } } });
+    const { orchestrator, spawner, clock } = setup({
+      policy: { lifecycle: { idleSeconds: 10 }, shutdown: { gracePeriodSeconds: 1 } },
+    });
     orchestrator.submit({ input: "first" });
     const child = spawner.latest("a");
     child.ready();
@@ -186,7 +229,9 @@ describe("Orchestrator supervision", () => {
   });
 
   it("kills a draining child with SIGKILL after the grace period", () => {
-    const { orchestrator, spawner, clock } = setup({ policy: { lifecycle: { idleSeconds: 1 }, shutdown: { gracePeriodSeconds: 2 } } });
+    const { orchestrator, spawner, clock } = setup({
+      policy: { lifecycle: { idleSeconds: 1 }, shutdown: { gracePeriodSeconds: 2 } },
+    });
     orchestrator.submit({ input: "x" });
     const child = spawner.latest("a");
     child.ready();
@@ -228,7 +273,13 @@ describe("Orchestrator process slots (maxProcesses)", () => {
     const waiting = orchestrator.submit({ input: "later", instanceKey: "k2" });
     expect(spawner.of("a", "k2")).toHaveLength(0);
     expect(orchestrator.processes().map((row) => `${row.instanceKey} ${row.status}`)).toEqual(["k1 processing"]);
-    expect((await orchestrator.instances()).find((row) => row.instanceKey === "k2")).toMatchObject({ agent: "a", instanceKey: "k2", status: "terminated", queued: 1, waitingForSlot: true });
+    expect((await orchestrator.instances()).find((row) => row.instanceKey === "k2")).toMatchObject({
+      agent: "a",
+      instanceKey: "k2",
+      status: "terminated",
+      queued: 1,
+      waitingForSlot: true,
+    });
     busy.reply();
     expect(busy.sent.at(-1)).toMatchObject({ type: "shutdown", payload: { reason: "evicted" } });
     busy.exit();
@@ -244,7 +295,13 @@ describe("Orchestrator spawn bursts (maxConcurrentSpawns)", () => {
     const spawner = new FakeSpawner();
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-orch-"));
     roots.push(stateRoot);
-    const orchestrator = new Orchestrator({ bundle: testBundle({ agents: ["a"] }), stateRoot, spawner, clock: new ManualClock(), maxConcurrentSpawns: 2 });
+    const orchestrator = new Orchestrator({
+      bundle: testBundle({ agents: ["a"] }),
+      stateRoot,
+      spawner,
+      clock: new ManualClock(),
+      maxConcurrentSpawns: 2,
+    });
     for (const key of ["k1", "k2", "k3"]) orchestrator.submit({ input: "x", instanceKey: key });
     expect(spawner.children.map((child) => child.address)).toEqual(["a/k1", "a/k2"]);
     spawner.latest("a", "k2").ready();
@@ -261,8 +318,14 @@ describe("Orchestrator shutdown", () => {
     spawner.latest("b").ready();
     spawner.latest("b").reply();
     const stopped = orchestrator.shutdown({ reason: "SIGTERM" });
-    expect(() => orchestrator.submit({ input: "z" })).toThrow(expect.objectContaining({ code: "ORCHESTRATOR_STOPPING" }));
-    for (const child of spawner.live()) expect(child.sent.at(-1)).toMatchObject({ type: "shutdown", payload: { reason: "SIGTERM", gracePeriodMs: 5000 } });
+    expect(() => orchestrator.submit({ input: "z" })).toThrow(
+      expect.objectContaining({ code: "ORCHESTRATOR_STOPPING" }),
+    );
+    for (const child of spawner.live())
+      expect(child.sent.at(-1)).toMatchObject({
+        type: "shutdown",
+        payload: { reason: "SIGTERM", gracePeriodMs: 5000 },
+      });
     spawner.latest("b").exit();
     clock.advance(5000);
     expect(spawner.latest("a").kills).toEqual(["SIGKILL"]);

@@ -18,7 +18,14 @@ describe("waking an instance for arrived results", () => {
     await submitted.outcome;
     a.emit("results_waiting", { count: 1 });
     const wake = a.lastEvent();
-    expect(wake).toMatchObject({ type: RESULTS_ARRIVED_EVENT, agent: "a", instanceKey: "test-swarm", input: "", source: { kind: "system" }, callChain: [] });
+    expect(wake).toMatchObject({
+      type: RESULTS_ARRIVED_EVENT,
+      agent: "a",
+      instanceKey: "test-swarm",
+      input: "",
+      source: { kind: "system" },
+      callChain: [],
+    });
     expect(wake.replyTo).toBeUndefined();
     expect(s.orchestrator.processes()[0]?.status).toBe("processing");
     a.reply({ event: wake, response: "b is done" });
@@ -52,7 +59,9 @@ describe("waking an instance for arrived results", () => {
     await tick();
     const woken = s.spawner.latest("a");
     expect(woken).not.toBe(a);
-    expect(woken.hydrated().pendingResults).toEqual([expect.objectContaining({ status: "ok", agent: "b", response: "job done" })]);
+    expect(woken.hydrated().pendingResults).toEqual([
+      expect.objectContaining({ status: "ok", agent: "b", response: "job done" }),
+    ]);
     woken.ready();
   });
 

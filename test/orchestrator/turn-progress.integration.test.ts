@@ -17,7 +17,10 @@ import { useCleanups } from "../helpers/cleanups.ts";
 
 const defer = useCleanups();
 
-const summary = (progress: TurnProgress) => progress.kind !== "tool" ? progress.kind : `${progress.phase} ${progress.agent} ${progress.name}${progress.status ? ` ${progress.status}` : ""}${progress.code ? ` ${progress.code}` : ""}`;
+const summary = (progress: TurnProgress) =>
+  progress.kind !== "tool"
+    ? progress.kind
+    : `${progress.phase} ${progress.agent} ${progress.name}${progress.status ? ` ${progress.status}` : ""}${progress.code ? ` ${progress.code}` : ""}`;
 
 describe("Orchestrator submit({ onProgress })", () => {
   it("hands over the tool calls of the turn and of the turn it delegated to, and only those", async () => {
@@ -27,7 +30,10 @@ describe("Orchestrator submit({ onProgress })", () => {
     const model = delegatingModel({ waitSeconds: 0 });
     const llm = await startLoopbackLlm({
       respond: (request) => {
-        if (JSON.stringify(toolResults(request).at(-1)?.content ?? "").includes("E_TOOL_INVALID_ARGS") && systemPrompt(request).includes("ROLE=worker")) {
+        if (
+          JSON.stringify(toolResults(request).at(-1)?.content ?? "").includes("E_TOOL_INVALID_ARGS") &&
+          systemPrompt(request).includes("ROLE=worker")
+        ) {
           return { toolCalls: [{ name: "wait__seconds", args: { seconds: 0 } }] };
         }
         const reply = model(request);
@@ -40,7 +46,12 @@ describe("Orchestrator submit({ onProgress })", () => {
     });
     const dir = writeDelegatingChat({ endpoint: llm.url });
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-progress-"));
-    const orchestrator = new Orchestrator({ bundle: await loadBundleOrThrow(dir), stateRoot, spawner: bunProcessSpawner({ output: "ignore" }), env: { ...process.env, ...chatEnv } });
+    const orchestrator = new Orchestrator({
+      bundle: await loadBundleOrThrow(dir),
+      stateRoot,
+      spawner: bunProcessSpawner({ output: "ignore" }),
+      env: { ...process.env, ...chatEnv },
+    });
     defer(async () => {
       await orchestrator.shutdown({ reason: "test over", gracePeriodMs: 1000 });
       await llm.close();
@@ -61,13 +72,29 @@ describe("Orchestrator submit({ onProgress })", () => {
       "ended coordinator agents__request ok",
     ]);
     expect(new Set(seen.map((progress) => progress.traceId)).size).toBe(1);
-    expect(seen.every((progress) => progress.instanceKey === "chat" && progress.kind === "tool" && progress.turnId !== "" && progress.toolCallId !== "")).toBe(true);
+    expect(
+      seen.every(
+        (progress) =>
+          progress.instanceKey === "chat" &&
+          progress.kind === "tool" &&
+          progress.turnId !== "" &&
+          progress.toolCallId !== "",
+      ),
+    ).toBe(true);
 
     // A later submitter sees its own turn only; the first one's listener was dropped with its outcome.
     const before = seen.length;
     const other: TurnProgress[] = [];
-    expect((await orchestrator.submit({ input: "again", onProgress: (progress) => void other.push(progress) }).outcome).status).toBe("ok");
+    expect(
+      (await orchestrator.submit({ input: "again", onProgress: (progress) => void other.push(progress) }).outcome)
+        .status,
+    ).toBe("ok");
     expect(seen).toHaveLength(before);
-    expect(other.map(summary)).toEqual(["started coordinator agents__request", "started worker wait__seconds", "ended worker wait__seconds ok", "ended coordinator agents__request ok"]);
+    expect(other.map(summary)).toEqual([
+      "started coordinator agents__request",
+      "started worker wait__seconds",
+      "ended worker wait__seconds ok",
+      "ended coordinator agents__request ok",
+    ]);
   }, 30_000);
 });

@@ -8,7 +8,11 @@ afterEach(removeRoots);
 const restart = { maxConsecutiveCrashes: 3, initialBackoffMs: 1000, maxBackoffMs: 60_000 };
 
 /** The child reports a fatal start-up error and exits 1, as the agent entry does. */
-function failToStart(child: FakeChild, code = "E_CONFIG_EXTENSION_REGISTER", message = "extension broken threw in register"): void {
+function failToStart(
+  child: FakeChild,
+  code = "E_CONFIG_EXTENSION_REGISTER",
+  message = "extension broken threw in register",
+): void {
   child.emit("fatal", { code, message });
   child.exit({ code: 1, signal: null });
 }
@@ -24,8 +28,13 @@ describe("an instance that cannot start", () => {
     expect(reply).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
     expect(reply?.error?.message).toContain("E_CONFIG_EXTENSION_REGISTER");
     expect(reply?.error?.message).toContain("extension broken threw in register");
-    expect((await s.orchestrator.store.unanswered("test-swarm")).filter((record) => record.event.agent === "b")).toEqual([]);
-    expect(s.orchestrator.processes().find((row) => row.agent === "b")).toMatchObject({ status: "crashLoopBackOff", queued: 0 });
+    expect(
+      (await s.orchestrator.store.unanswered("test-swarm")).filter((record) => record.event.agent === "b"),
+    ).toEqual([]);
+    expect(s.orchestrator.processes().find((row) => row.agent === "b")).toMatchObject({
+      status: "crashLoopBackOff",
+      queued: 0,
+    });
     expect(s.spawner.of("b")).toHaveLength(1);
   });
 
@@ -53,7 +62,10 @@ describe("an instance that cannot start", () => {
     const late = s.orchestrator.submit({ input: "second", agent: "b" });
     expect((await late.outcome).error?.code).toBe("AGENT_CRASHED");
     expect(s.spawner.of("b")).toHaveLength(1);
-    await s.orchestrator.reload({ bundle: testBundle({ agents: ["a", "b", "c"], policy: { restart } }), agents: ["b"] });
+    await s.orchestrator.reload({
+      bundle: testBundle({ agents: ["a", "b", "c"], policy: { restart } }),
+      agents: ["b"],
+    });
     const fixed = s.orchestrator.submit({ input: "third", agent: "b" });
     const child = s.spawner.latest("b");
     expect(s.spawner.of("b")).toHaveLength(2);

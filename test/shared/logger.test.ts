@@ -16,24 +16,35 @@ const collect = () => {
 describe("createLogger", () => {
   it("writes one JSON record per line by default, with the name, the bindings and the message", () => {
     const { lines, destination } = collect();
-    createLogger("orchestrator", { destination, level: "info", bindings: { swarm: "s" } }).info({ port: 8790 }, "ready");
+    createLogger("orchestrator", { destination, level: "info", bindings: { swarm: "s" } }).info(
+      { port: 8790 },
+      "ready",
+    );
     const record = JSON.parse(lines.join("")) as Record<string, unknown>;
     expect(record).toMatchObject({ name: "orchestrator", swarm: "s", port: 8790, msg: "ready", level: 30 });
   });
 
   it("with pretty, writes one short line: time, level, name, message and the remaining fields, without pid or host", () => {
     const { lines, destination } = collect();
-    createLogger("orchestrator", { destination, level: "info", pretty: true }).info({ agent: "worker", restarts: 0 }, "instance.ready");
+    createLogger("orchestrator", { destination, level: "info", pretty: true }).info(
+      { agent: "worker", restarts: 0 },
+      "instance.ready",
+    );
     expect(lines).toHaveLength(1);
     const plain = (lines[0] ?? "").replace(/\u001b\[\d+m/g, "");
-    expect(plain).toMatch(/^\[\d\d:\d\d:\d\d\] INFO \(orchestrator\): instance\.ready \{"agent":"worker","restarts":0\}\n$/);
+    expect(plain).toMatch(
+      /^\[\d\d:\d\d:\d\d\] INFO \(orchestrator\): instance\.ready \{"agent":"worker","restarts":0\}\n$/,
+    );
     expect(plain).not.toContain("pid");
   });
 
   it("redacts secret fields in JSON and pretty lines alike", () => {
     for (const pretty of [false, true]) {
       const { lines, destination } = collect();
-      createLogger("t", { destination, level: "info", pretty }).info({ apiKey: "sk-live", headers: { authorization: "Bearer x" } }, "call");
+      createLogger("t", { destination, level: "info", pretty }).info(
+        { apiKey: "sk-live", headers: { authorization: "Bearer x" } },
+        "call",
+      );
       expect(lines.join("")).not.toContain("sk-live");
       expect(lines.join("")).not.toContain("Bearer x");
       expect(lines.join("")).toContain("[redacted]");

@@ -12,16 +12,36 @@ afterAll(() => {
 });
 
 /** An instance directory named as the old mapping named it, with a conversation line and, optionally, its records. */
-function oldInstance(options: { stateRoot: string; swarm?: string; agent: string; dirName: string; recordedKey?: string; inboxKey?: string }): string {
-  const dir = join(options.stateRoot, "workspaces", options.swarm ?? "duo", "instances", options.agent, options.dirName);
+function oldInstance(options: {
+  stateRoot: string;
+  swarm?: string;
+  agent: string;
+  dirName: string;
+  recordedKey?: string;
+  inboxKey?: string;
+}): string {
+  const dir = join(
+    options.stateRoot,
+    "workspaces",
+    options.swarm ?? "duo",
+    "instances",
+    options.agent,
+    options.dirName,
+  );
   mkdirSync(join(dir, "workdir"), { recursive: true });
   writeFileSync(join(dir, "base.jsonl"), `{"role":"user","content":"hello from ${options.dirName}"}\n`);
   if (options.recordedKey !== undefined) {
-    writeFileSync(join(dir, "runtime-events.jsonl"), `${JSON.stringify({ type: "turn.started", at: "2025-01-01T00:00:00Z", agent: "worker", instanceKey: options.recordedKey })}\n`);
+    writeFileSync(
+      join(dir, "runtime-events.jsonl"),
+      `${JSON.stringify({ type: "turn.started", at: "2025-01-01T00:00:00Z", agent: "worker", instanceKey: options.recordedKey })}\n`,
+    );
   }
   if (options.inboxKey !== undefined) {
     mkdirSync(join(dir, "inbox"), { recursive: true });
-    writeFileSync(join(dir, "inbox", "journal.jsonl"), `${JSON.stringify({ op: "accept", at: 1, event: { id: "evt_1", instanceKey: options.inboxKey } })}\n{"op":"done","id":"evt_1"}\n`);
+    writeFileSync(
+      join(dir, "inbox", "journal.jsonl"),
+      `${JSON.stringify({ op: "accept", at: 1, event: { id: "evt_1", instanceKey: options.inboxKey } })}\n{"op":"done","id":"evt_1"}\n`,
+    );
   }
   return dir;
 }
@@ -65,7 +85,12 @@ describe("migrateSafeNames", () => {
     expect(conversation(stateRoot, "worker", "Bob")).toContain("hello from Bob");
     expect(conversation(stateRoot, "worker", "été")).toContain("hello from %e9t%e9");
     expect(conversation(stateRoot, "worker", "plain-key")).toContain("hello from plain-key");
-    expect(readdirSync(join(stateRoot, "workspaces", "duo", "instances", "worker")).sort()).toEqual(["+00e9t+00e9", "+ac00", "^bob", "plain-key"]);
+    expect(readdirSync(join(stateRoot, "workspaces", "duo", "instances", "worker")).sort()).toEqual([
+      "+00e9t+00e9",
+      "+ac00",
+      "^bob",
+      "plain-key",
+    ]);
   });
 
   it("renames agent and swarm directories too, after the instances inside them", () => {
@@ -91,7 +116,11 @@ describe("migrateSafeNames", () => {
     expect(first.moved.length).toBe(2);
     const second = migrateSafeNames({ stateRoot });
     expect(second).toEqual({ moved: [], skipped: [] });
-    expect(readdirSync(join(stateRoot, "workspaces", "duo", "instances", "worker")).sort()).toEqual(["^alice", "^bob", "^carol"]);
+    expect(readdirSync(join(stateRoot, "workspaces", "duo", "instances", "worker")).sort()).toEqual([
+      "^alice",
+      "^bob",
+      "^carol",
+    ]);
   });
 
   it("leaves an ambiguous directory that records no key where it is, and never overwrites a taken name", () => {
@@ -102,7 +131,11 @@ describe("migrateSafeNames", () => {
     const report = migrateSafeNames({ stateRoot });
     expect(report.moved).toEqual([]);
     expect(report.skipped).toEqual([
-      { dir: ambiguous, reason: "the old name reads several ways and the directory records no key", candidates: ["«12", "\u0ab12"] },
+      {
+        dir: ambiguous,
+        reason: "the old name reads several ways and the directory records no key",
+        candidates: ["«12", "\u0ab12"],
+      },
       { dir: old, reason: `${taken} already exists` },
     ]);
     expect(existsSync(ambiguous)).toBe(true);

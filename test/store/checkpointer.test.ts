@@ -10,7 +10,13 @@ import { useCleanups } from "../helpers/cleanups.ts";
 
 const defer = useCleanups();
 const instance = { swarm: "s", agent: "a", instanceKey: "k" };
-const message = (id: string): Message => ({ id, data: { role: "user", content: `${id} ${"x".repeat(2000)}` }, metadata: {}, createdAt: "2026-11-23T00:00:00.000Z", source: { type: "user" } });
+const message = (id: string): Message => ({
+  id,
+  data: { role: "user", content: `${id} ${"x".repeat(2000)}` },
+  metadata: {},
+  createdAt: "2026-11-23T00:00:00.000Z",
+  source: { type: "user" },
+});
 
 function tempFile(): string {
   const dir = mkdtempSync(join(tmpdir(), "goondan-checkpoint-"));
@@ -25,7 +31,12 @@ describe("the checkpoint worker", () => {
     defer(() => store.close());
     // 3,000 messages of 2 KB over many ticks: past the 1000-page automatic threshold several times.
     for (let batch = 0; batch < 30; batch += 1) {
-      await store.commit(instance, { changes: Array.from({ length: 100 }, (_, index) => ({ type: "append" as const, message: message(`m${batch}-${index}`) })) });
+      await store.commit(instance, {
+        changes: Array.from({ length: 100 }, (_, index) => ({
+          type: "append" as const,
+          message: message(`m${batch}-${index}`),
+        })),
+      });
     }
     await until(() => (store.checkpointer?.checkpointed ?? 0) > 1000, { timeoutMs: 5_000 });
     expect(store.checkpointer?.lastError).toBeUndefined();

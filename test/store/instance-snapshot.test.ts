@@ -24,9 +24,37 @@ function open(): SqliteStore {
 
 const instance = { swarm: "s", agent: "a", instanceKey: "k" };
 const other = { swarm: "s", agent: "a", instanceKey: "other" };
-const event = (id: string, instanceKey = "k"): AgentEvent => ({ id, type: "user.input", input: id, agent: "a", instanceKey, source: { kind: "api", name: "api" }, traceId: "t", callChain: [], metadata: {}, createdAt: "2026-11-23T00:00:00.000Z" });
-const message = (id: string, text: string): Message => ({ id, data: { role: "user", content: text }, metadata: {}, createdAt: "2026-11-23T00:00:00.000Z", source: { type: "user" } });
-const approval = (id: string, eventId: string): ApprovalRequest => ({ id, agent: "a", instanceKey: "k", eventId, turnId: "turn", traceId: "t", toolCallId: `call_${id}`, toolName: "bash", arguments: { cmd: "ls" }, requestedAt: 5 });
+const event = (id: string, instanceKey = "k"): AgentEvent => ({
+  id,
+  type: "user.input",
+  input: id,
+  agent: "a",
+  instanceKey,
+  source: { kind: "api", name: "api" },
+  traceId: "t",
+  callChain: [],
+  metadata: {},
+  createdAt: "2026-11-23T00:00:00.000Z",
+});
+const message = (id: string, text: string): Message => ({
+  id,
+  data: { role: "user", content: text },
+  metadata: {},
+  createdAt: "2026-11-23T00:00:00.000Z",
+  source: { type: "user" },
+});
+const approval = (id: string, eventId: string): ApprovalRequest => ({
+  id,
+  agent: "a",
+  instanceKey: "k",
+  eventId,
+  turnId: "turn",
+  traceId: "t",
+  toolCallId: `call_${id}`,
+  toolName: "bash",
+  arguments: { cmd: "ls" },
+  requestedAt: 5,
+});
 
 /** An instance with every kind of state: answered and unanswered events, a crash, approvals, messages, results, extension state. */
 async function filled(store: SqliteStore): Promise<void> {
@@ -34,9 +62,24 @@ async function filled(store: SqliteStore): Promise<void> {
   await store.accept("s", event("e2"), 2);
   await store.accept("s", event("e3"), 3);
   await store.accept("s", event("x1", "other"), 4);
-  await store.commit(instance, { changes: [{ type: "append", message: message("m1", "one") }, { type: "append", message: message("m2", "two") }, { type: "replace", targetId: "m1", message: message("m1b", "one, edited") }], extensionState: { memo: { notes: ["a"] } } }, outcome({ eventId: "e1", response: "done" }));
+  await store.commit(
+    instance,
+    {
+      changes: [
+        { type: "append", message: message("m1", "one") },
+        { type: "append", message: message("m2", "two") },
+        { type: "replace", targetId: "m1", message: message("m1b", "one, edited") },
+      ],
+      extensionState: { memo: { notes: ["a"] } },
+    },
+    outcome({ eventId: "e1", response: "done" }),
+  );
   await store.addPendingResult(instance, reply({ correlationId: "corr_2", response: "late answer" }));
-  await store.commit(instance, { approvals: { requested: [approval("ap1", "e2"), approval("ap2", "e2")] } }, outcome({ eventId: "e2", status: "awaiting_approval" }));
+  await store.commit(
+    instance,
+    { approvals: { requested: [approval("ap1", "e2"), approval("ap2", "e2")] } },
+    outcome({ eventId: "e2", status: "awaiting_approval" }),
+  );
   await store.decideApproval("s", "ap1", { decision: "approve", decidedAt: 6 });
   store.recordInterrupted("s", "e3", "SIGKILL");
   await store.commit(other, { changes: [{ type: "append", message: message("o1", "other") }] });
@@ -60,7 +103,11 @@ describe("SqliteStore instance snapshots", () => {
     ]);
 
     const target = open();
-    await target.commit(instance, { changes: [{ type: "append", message: message("stale", "old") }], added: [reply({ correlationId: "corr_old" })], extensionState: { old: 1 } });
+    await target.commit(instance, {
+      changes: [{ type: "append", message: message("stale", "old") }],
+      added: [reply({ correlationId: "corr_old" })],
+      extensionState: { old: 1 },
+    });
     await target.commit(other, { changes: [{ type: "append", message: message("o9", "kept") }] });
     await target.importInstance(instance, JSON.parse(JSON.stringify(snapshot)));
     expect(target.exportInstance(instance)).toEqual(snapshot);
@@ -76,7 +123,9 @@ describe("SqliteStore instance snapshots", () => {
   it("refuses a snapshot of another version and keeps what the instance held", async () => {
     const store = open();
     await store.commit(instance, { changes: [{ type: "append", message: message("m1", "one") }] });
-    expect(() => store.importInstance(instance, { version: 2 } as never)).toThrow(expect.objectContaining({ code: "E_STORE_SNAPSHOT_INVALID" }));
+    expect(() => store.importInstance(instance, { version: 2 } as never)).toThrow(
+      expect.objectContaining({ code: "E_STORE_SNAPSHOT_INVALID" }),
+    );
     await store.settled();
     expect(store.readInstanceState(instance).messages.map((entry) => entry.id)).toEqual(["m1"]);
   });

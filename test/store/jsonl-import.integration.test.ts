@@ -35,25 +35,36 @@ describe("a state root an older goondan kept in JSONL", () => {
     const daemon = await startGoondanRun({
       args: [dir, "--port", "0", "--state-root", stateRoot],
       env: { ...childEnv, GOONDAN_LOG_LEVEL: "info" },
-      onSpawn: (proc) =>
-        defer(killChild(proc)),
+      onSpawn: (proc) => defer(killChild(proc)),
     });
-    expect(daemon.lines.find((line) => line.msg === "imported the state an older goondan kept in JSONL files")).toMatchObject({ instances: 2, events: 1 });
+    expect(
+      daemon.lines.find((line) => line.msg === "imported the state an older goondan kept in JSONL files"),
+    ).toMatchObject({ instances: 2, events: 1 });
     expect(daemon.lines.find((line) => line.msg === "resumed accepted events")).toMatchObject({ resumed: 1 });
 
     // The interrupted event runs again: the model is told its tool call was interrupted and answers.
-    const interrupted = await until(() => llm.requests.find((request) => request.body.messages.at(-1)?.role === "tool"));
+    const interrupted = await until(() =>
+      llm.requests.find((request) => request.body.messages.at(-1)?.role === "tool"),
+    );
     expect(JSON.stringify(interrupted.body.messages.at(-1))).toContain("E_TOOL_INTERRUPTED");
     expect(interrupted.body.messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool"]);
 
     // The finished conversation continues.
-    const reply = (await (await fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: "what did I say?", wait: true }) })).json()) as { response: string };
+    const reply = (await (
+      await fetch(`${daemon.base}/v1/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ input: "what did I say?", wait: true }),
+      })
+    ).json()) as { response: string };
     expect(reply.response).toBe("I remember: you said hello");
     const continued = llm.requests.at(-1)!;
     expect(continued.body.messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "user"]);
 
     // Runtime events of both eras, through the API.
-    const events = (await (await fetch(`${daemon.base}/v1/instances/coordinator/duo/events`)).json()) as { events: { type: string }[] };
+    const events = (await (await fetch(`${daemon.base}/v1/instances/coordinator/duo/events`)).json()) as {
+      events: { type: string }[];
+    };
     expect(events.events.filter((event) => event.type === "turn.completed")).toHaveLength(2);
     daemon.proc.kill("SIGTERM");
     expect(await daemon.proc.exited).toBe(0);
@@ -63,7 +74,12 @@ describe("a state root an older goondan kept in JSONL", () => {
     expect(readdirSync(instances).sort()).toEqual(["+c0ac+c6a9+c790-1", "duo"]);
     expect(existsSync(join(instances, "duo", "imported-jsonl", "base.jsonl"))).toBe(true);
     expect(existsSync(join(instances, "duo", "base.jsonl"))).toBe(false);
-    const recovered = await storedInstanceState({ stateRoot, swarm: "duo", agent: "coordinator", instanceKey: "사용자-1" });
+    const recovered = await storedInstanceState({
+      stateRoot,
+      swarm: "duo",
+      agent: "coordinator",
+      instanceKey: "사용자-1",
+    });
     expect(recovered.messages.map((message) => message.data.role)).toEqual(["user", "assistant", "tool", "assistant"]);
   }, 30_000);
 });

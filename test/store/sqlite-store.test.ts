@@ -37,13 +37,23 @@ const event = (id: string, fields: Partial<AgentEvent> = {}): AgentEvent => ({
   ...fields,
 });
 
-const message = (id: string, text: string): Message => ({ id, data: { role: "user", content: text }, metadata: {}, createdAt: "2026-11-23T00:00:00.000Z", source: { type: "user" } });
+const message = (id: string, text: string): Message => ({
+  id,
+  data: { role: "user", content: text },
+  metadata: {},
+  createdAt: "2026-11-23T00:00:00.000Z",
+  source: { type: "user" },
+});
 const instance = { swarm: "s", agent: "a", instanceKey: "k" };
 
 describe("SqliteStore", () => {
   it("keeps accepted events unanswered in acceptance order, once each, until an outcome answers them", async () => {
     const store = open();
-    await Promise.all([store.accept("s", event("e1"), 1), store.accept("s", event("e2"), 2), store.accept("s", event("e1"), 3)]);
+    await Promise.all([
+      store.accept("s", event("e1"), 1),
+      store.accept("s", event("e2"), 2),
+      store.accept("s", event("e1"), 3),
+    ]);
     expect((await store.unanswered("s")).map((record) => record.event.id)).toEqual(["e1", "e2"]);
     await store.answer("s", "e1", outcome({ eventId: "e1", response: "one" }));
     expect((await store.unanswered("s")).map((record) => record.event.id)).toEqual(["e2"]);
@@ -63,13 +73,36 @@ describe("SqliteStore", () => {
     const store = new SqliteStore(file);
     await store.accept("s", event("e1"), 1);
     await store.addPendingResult(instance, reply({ correlationId: "c1", response: "async answer" }));
-    await store.commit(instance, { changes: [{ type: "append", message: message("m1", "hello") }, { type: "append", message: message("m2", "there") }], consumed: ["c1"], extensionState: { memo: { n: 1 } } }, outcome({ eventId: "e1", response: "done" }));
-    await store.commit(instance, { changes: [{ type: "replace", targetId: "m1", message: message("m1b", "hello again") }, { type: "remove", targetId: "m2" }, { type: "append", message: message("m3", "last") }] });
+    await store.commit(
+      instance,
+      {
+        changes: [
+          { type: "append", message: message("m1", "hello") },
+          { type: "append", message: message("m2", "there") },
+        ],
+        consumed: ["c1"],
+        extensionState: { memo: { n: 1 } },
+      },
+      outcome({ eventId: "e1", response: "done" }),
+    );
+    await store.commit(instance, {
+      changes: [
+        { type: "replace", targetId: "m1", message: message("m1b", "hello again") },
+        { type: "remove", targetId: "m2" },
+        { type: "append", message: message("m3", "last") },
+      ],
+    });
     await store.close();
     const reopened = open(file);
-    expect(await reopened.instanceState(instance)).toEqual({ messages: [message("m1b", "hello again"), message("m3", "last")], pendingResults: [], extensionState: { memo: { n: 1 } } });
+    expect(await reopened.instanceState(instance)).toEqual({
+      messages: [message("m1b", "hello again"), message("m3", "last")],
+      pendingResults: [],
+      extensionState: { memo: { n: 1 } },
+    });
     expect(await reopened.unanswered("s")).toEqual([]);
-    expect(await reopened.instances("s")).toMatchObject([{ agent: "a", instanceKey: "k", messages: 2, pendingResults: 0 }]);
+    expect(await reopened.instances("s")).toMatchObject([
+      { agent: "a", instanceKey: "k", messages: 2, pendingResults: 0 },
+    ]);
   });
 
   it("appends a message id once, and clears a conversation for a fresh restart while keeping extension state", async () => {
@@ -78,7 +111,11 @@ describe("SqliteStore", () => {
     await store.commit(instance, { changes: [append, append], extensionState: { memo: 1 } });
     expect((await store.instanceState(instance)).messages).toHaveLength(1);
     expect(await store.clearConversation(instance)).toBe(true);
-    expect(await store.instanceState(instance)).toEqual({ messages: [], pendingResults: [], extensionState: { memo: 1 } });
+    expect(await store.instanceState(instance)).toEqual({
+      messages: [],
+      pendingResults: [],
+      extensionState: { memo: 1 },
+    });
     await store.commit(instance, { changes: [{ type: "append", message: message("m2", "after") }] });
     expect((await store.instanceState(instance)).messages.map((m) => m.id)).toEqual(["m2"]);
   });
@@ -95,9 +132,13 @@ describe("SqliteStore", () => {
     ]);
     await store.accept("s", event("e2"), 2);
     expect(await store.inboxRecord("s", "e1")).toMatchObject({ crashes: 1, lastCrash: "it was killed by SIGKILL" });
-    expect((await store.runtimeEvents({ swarm: "s", agent: "a", instanceKey: "k" })).map((row) => row.event.type)).toEqual(["turn.started", "turn.completed"]);
+    expect(
+      (await store.runtimeEvents({ swarm: "s", agent: "a", instanceKey: "k" })).map((row) => row.event.type),
+    ).toEqual(["turn.started", "turn.completed"]);
     expect((await store.runtimeEvents({ swarm: "s", traceId: "t2" })).map((row) => row.event.agent)).toEqual(["b"]);
-    expect((await store.runtimeEvents({ swarm: "s", turnId: "turn1", limit: 1 })).map((row) => row.event.type)).toEqual(["turn.completed"]);
+    expect((await store.runtimeEvents({ swarm: "s", turnId: "turn1", limit: 1 })).map((row) => row.event.type)).toEqual(
+      ["turn.completed"],
+    );
     const first = (await store.runtimeEvents({ swarm: "s" }))[0]!;
     expect(await store.runtimeEvents({ swarm: "s", after: first.cursor })).toHaveLength(2);
   });
@@ -114,22 +155,47 @@ describe("SqliteStore", () => {
     expect(store.commits).toBe(1);
     expect(store.syncs).toBe(0);
     store.appendRuntimeEvents("s", [{ ...base, type: "turn.completed" }]);
-    expect((await store.runtimeEvents({ swarm: "s" })).map((row) => row.event.stepIndex ?? row.event.type)).toEqual([0, 1, 2, 3, 4, "turn.completed"]);
+    expect((await store.runtimeEvents({ swarm: "s" })).map((row) => row.event.stepIndex ?? row.event.type)).toEqual([
+      0,
+      1,
+      2,
+      3,
+      4,
+      "turn.completed",
+    ]);
   });
 
   it("refuses a file that is not a goondan database with E_STORE_UNREADABLE naming the file and what to do", () => {
     const file = tempFile();
-    writeFileSync(file, "this is not a database, just some text that happens to be long enough to look like a header".repeat(20));
-    expect(() => new SqliteStore(file)).toThrow(expect.objectContaining({ code: "E_STORE_UNREADABLE", message: expect.stringContaining(file), suggestion: expect.stringContaining("backup") }));
+    writeFileSync(
+      file,
+      "this is not a database, just some text that happens to be long enough to look like a header".repeat(20),
+    );
+    expect(() => new SqliteStore(file)).toThrow(
+      expect.objectContaining({
+        code: "E_STORE_UNREADABLE",
+        message: expect.stringContaining(file),
+        suggestion: expect.stringContaining("backup"),
+      }),
+    );
   });
 
   it("syncs once for everything a tick wrote, not at all for writes nobody outside waits on, and keeps both across a reopen", async () => {
     const file = tempFile();
     const store = open(file);
-    await Promise.all([store.accept("s", event("e1"), 1), store.accept("s", event("e2"), 2), store.commit(instance, { changes: [{ type: "append", message: message("m1", "hi") }] })]);
+    await Promise.all([
+      store.accept("s", event("e1"), 1),
+      store.accept("s", event("e2"), 2),
+      store.commit(instance, { changes: [{ type: "append", message: message("m1", "hi") }] }),
+    ]);
     expect({ commits: store.commits, syncs: store.syncs }).toEqual({ commits: 1, syncs: 1 });
     await store.accept("s", event("e3", { source: { kind: "agent", name: "b" } }), 3, { sync: false });
-    await store.commit(instance, { changes: [{ type: "append", message: message("m2", "from an agent") }] }, outcome({ eventId: "e3" }), { sync: false });
+    await store.commit(
+      instance,
+      { changes: [{ type: "append", message: message("m2", "from an agent") }] },
+      outcome({ eventId: "e3" }),
+      { sync: false },
+    );
     expect({ commits: store.commits, syncs: store.syncs }).toEqual({ commits: 3, syncs: 1 });
     await store.close();
     const reopened = open(file);

@@ -18,7 +18,8 @@ const defer = useCleanups();
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = new URL("../../test-artifacts/", import.meta.url).pathname;
 const missing = !existsSync(CHROMIUM);
-if (missing && process.env.CI === "true") throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does`);
+if (missing && process.env.CI === "true")
+  throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does`);
 if (missing) console.warn(`skipping the studio browser test: ${CHROMIUM} is missing (apt-get install -y chromium)`);
 
 const delegate = { toolCalls: [{ name: "agents__request", args: { target: "worker", input: "count the pages" } }] };
@@ -32,18 +33,25 @@ describe.skipIf(missing)("the studio in chromium", () => {
         respond: (request) => {
           if (roleOf(request) === "worker") return { text: "3 pages", usage: { promptTokens: 7, completionTokens: 3 } };
           // The final answer is written slowly, in pieces, so the page shows it growing.
-          return lastRole(request) === "tool" ? { text: "the worker counted 3 pages", textPieces: 4, chunkDelayMs: 250 } : delegate;
+          return lastRole(request) === "tool"
+            ? { text: "the worker counted 3 pages", textPieces: 4, chunkDelayMs: 250 }
+            : delegate;
         },
       },
     });
     // A streaming model, so the reply's text can reach the page as it is written.
     const bundleFile = join(swarm.dir, "goondan.yaml");
-    writeFileSync(bundleFile, readFileSync(bundleFile, "utf8").replace("  model: loopback-model\n", "  model: loopback-model\n  options: { stream: true }\n"));
+    writeFileSync(
+      bundleFile,
+      readFileSync(bundleFile, "utf8").replace(
+        "  model: loopback-model\n",
+        "  model: loopback-model\n  options: { stream: true }\n",
+      ),
+    );
     const run = await startGoondanRun({
       args: [swarm.dir, "--port", "0", "--state-root", swarm.stateRoot],
       env: { ...childEnv, GOONDAN_LOG_LEVEL: "info", GOONDAN_API_TOKEN: token },
-      onSpawn: (proc) =>
-        defer(killChild(proc)),
+      onSpawn: (proc) => defer(killChild(proc)),
     });
     // Whether this daemon streams replies (POST /v1/events "stream": true, with GET /v1/watch): without it the
     // page asks with "wait": true and the reply arrives whole.
@@ -56,7 +64,16 @@ describe.skipIf(missing)("the studio in chromium", () => {
     const browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
     defer(async () => {
       await browser.close();
@@ -68,7 +85,8 @@ describe.skipIf(missing)("the studio in chromium", () => {
     page.on("console", (message) => {
       // Answers the page handles are logged by chromium as failed loads: 401 before the token, 404 for routes this
       // daemon lacks (approvals, watch), 501 for streaming before it is served.
-      if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(message.text());
+      if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
+        problems.push(message.text());
     });
     await page.goto(run.base);
     // Token-protected: the page asks for it.
@@ -89,29 +107,39 @@ describe.skipIf(missing)("the studio in chromium", () => {
     await page.locator("#reply", { hasText: "the worker counted 3 pages" }).waitFor({ timeout: 20_000 });
     await page.locator("#reply-status", { hasText: "done: ok" }).waitFor({ timeout: 10_000 });
     const texts = (await page.evaluate("window.replyTexts")) as string[];
-    const partial = texts.filter((text) => text !== "" && text !== "the worker counted 3 pages" && "the worker counted 3 pages".startsWith(text));
+    const partial = texts.filter(
+      (text) => text !== "" && text !== "the worker counted 3 pages" && "the worker counted 3 pages".startsWith(text),
+    );
     if (streams) {
       expect(partial.length).toBeGreaterThanOrEqual(2);
       // The delegation's tool call, as the stream reported it.
-      expect(await page.locator('#reply-tools li[data-agent="coordinator"]', { hasText: "agents__request" }).count()).toBeGreaterThanOrEqual(1);
-    }
-    else console.warn("this daemon does not stream replies yet (no GET /v1/watch): the reply was asked with wait: true");
+      expect(
+        await page.locator('#reply-tools li[data-agent="coordinator"]', { hasText: "agents__request" }).count(),
+      ).toBeGreaterThanOrEqual(1);
+    } else
+      console.warn("this daemon does not stream replies yet (no GET /v1/watch): the reply was asked with wait: true");
 
     // Both agents' processes in the table.
     await page.locator('#processes tr[data-agent="worker"]').waitFor({ timeout: 10_000 });
     await page.locator('#processes tr[data-agent="coordinator"]').waitFor({ timeout: 10_000 });
     // The delegation on the graph.
-    await page.locator('#graph line[data-from="coordinator"][data-to="worker"]').waitFor({ state: "attached", timeout: 10_000 });
+    await page
+      .locator('#graph line[data-from="coordinator"][data-to="worker"]')
+      .waitFor({ state: "attached", timeout: 10_000 });
     expect(await page.locator('#graph g.node[data-agent="worker"]').count()).toBe(1);
 
     // The trace: the worker's turn inside the coordinator's, with its model call and tokens.
     await page.click("#open-trace");
-    const workerTurn = page.locator('#trace .span.turn[data-agent="coordinator"] .span.tool .span.turn[data-agent="worker"]');
+    const workerTurn = page.locator(
+      '#trace .span.turn[data-agent="coordinator"] .span.tool .span.turn[data-agent="worker"]',
+    );
     await workerTurn.waitFor({ timeout: 10_000 });
     expect(await workerTurn.locator(".span.model").count()).toBe(1);
     expect(await workerTurn.locator("> .row .tokens").textContent()).toBe("7 in / 3 out");
     expect(await page.locator("#trace .span.turn").count()).toBe(2);
-    expect(await page.locator('#trace .span.tool[data-agent="coordinator"] > .row .name').first().textContent()).toBe("tool agents__request");
+    expect(await page.locator('#trace .span.tool[data-agent="coordinator"] > .row .name').first().textContent()).toBe(
+      "tool agents__request",
+    );
 
     // The conversation of the coordinator.
     await page.selectOption("#instance-select", { label: "coordinator/duo" }).catch(() => undefined);

@@ -10,14 +10,31 @@ import { join } from "node:path";
 
 describe("childEnvironment", () => {
   it("keeps the basics and goondan's non-secret settings", () => {
-    const env = childEnvironment({ env: { PATH: "/bin", HOME: "/root", LC_ALL: "C", GOONDAN_LOG_LEVEL: "debug", https_proxy: "http://proxy:3128" } });
-    expect(env).toEqual({ PATH: "/bin", HOME: "/root", LC_ALL: "C", GOONDAN_LOG_LEVEL: "debug", https_proxy: "http://proxy:3128" });
+    const env = childEnvironment({
+      env: { PATH: "/bin", HOME: "/root", LC_ALL: "C", GOONDAN_LOG_LEVEL: "debug", https_proxy: "http://proxy:3128" },
+    });
+    expect(env).toEqual({
+      PATH: "/bin",
+      HOME: "/root",
+      LC_ALL: "C",
+      GOONDAN_LOG_LEVEL: "debug",
+      https_proxy: "http://proxy:3128",
+    });
   });
 
   it("drops API keys, the API token and secrets unless a child's resources name them", () => {
-    const source = { PATH: "/bin", OPENAI_API_KEY: "sk-1", ANTHROPIC_API_KEY: "sk-2", GOONDAN_API_TOKEN: "tok", GOONDAN_SECRET_SLACK_TOKEN: "xoxb" };
+    const source = {
+      PATH: "/bin",
+      OPENAI_API_KEY: "sk-1",
+      ANTHROPIC_API_KEY: "sk-2",
+      GOONDAN_API_TOKEN: "tok",
+      GOONDAN_SECRET_SLACK_TOKEN: "xoxb",
+    };
     expect(childEnvironment({ env: source })).toEqual({ PATH: "/bin" });
-    expect(childEnvironment({ env: source, names: ["ANTHROPIC_API_KEY", "NOT_SET"] })).toEqual({ PATH: "/bin", ANTHROPIC_API_KEY: "sk-2" });
+    expect(childEnvironment({ env: source, names: ["ANTHROPIC_API_KEY", "NOT_SET"] })).toEqual({
+      PATH: "/bin",
+      ANTHROPIC_API_KEY: "sk-2",
+    });
     expect(isBasicEnvName("GOONDAN_API_TOKEN")).toBe(false);
     expect(isBasicEnvName("GOONDAN_SECRET_X_KEY")).toBe(false);
   });

@@ -43,9 +43,15 @@ describe("bunProcessSpawner with a line sink", () => {
   it("delivers a real child's stdout and stderr lines to the sink", async () => {
     const dir = mkdtempSync(join(tmpdir(), "goondan-child-output-"));
     const script = join(dir, "child.ts");
-    writeFileSync(script, 'console.log(JSON.stringify({ level: 30, msg: "agent ready" }));\nconsole.error("a stray line");\nprocess.exit(0);\n');
+    writeFileSync(
+      script,
+      'console.log(JSON.stringify({ level: 30, msg: "agent ready" }));\nconsole.error("a stray line");\nprocess.exit(0);\n',
+    );
     const lines: string[] = [];
-    const child = bunProcessSpawner({ entryScript: script, output: (line) => void lines.push(line) }).spawn({ address: "t/1", argv: [] });
+    const child = bunProcessSpawner({ entryScript: script, output: (line) => void lines.push(line) }).spawn({
+      address: "t/1",
+      argv: [],
+    });
     await new Promise<void>((resolve) => child.onExit(() => resolve()));
     const deadline = Date.now() + 5000;
     while (lines.length < 2 && Date.now() < deadline) await Bun.sleep(10);

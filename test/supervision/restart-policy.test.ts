@@ -22,7 +22,8 @@ describe("backoffDelay", () => {
 
 describe("decideAfterCrash", () => {
   it("restarts at once up to maxConsecutiveCrashes", () => {
-    for (const consecutiveCrashes of [1, 2, 3]) expect(decideAfterCrash({ consecutiveCrashes, policy })).toEqual({ action: "restart" });
+    for (const consecutiveCrashes of [1, 2, 3])
+      expect(decideAfterCrash({ consecutiveCrashes, policy })).toEqual({ action: "restart" });
   });
 
   it("backs off past maxConsecutiveCrashes", () => {
@@ -30,7 +31,10 @@ describe("decideAfterCrash", () => {
   });
 
   it("backs off from the first crash when maxConsecutiveCrashes is 0", () => {
-    expect(decideAfterCrash({ consecutiveCrashes: 1, policy: { ...policy, maxConsecutiveCrashes: 0 } })).toEqual({ action: "backoff", delayMs: 100 });
+    expect(decideAfterCrash({ consecutiveCrashes: 1, policy: { ...policy, maxConsecutiveCrashes: 0 } })).toEqual({
+      action: "backoff",
+      delayMs: 100,
+    });
   });
 });
 

@@ -5,11 +5,20 @@ import { call, errorOf } from "./sample-tool-calls.ts";
 describe("executeToolCall: handler faults", () => {
   it("wraps a thrown Error as E_TOOL, keeping its name", async () => {
     const error = errorOf(await call("sample__throw-error", {}));
-    expect(error).toMatchObject({ code: "E_TOOL", name: "TypeError", message: "bad thing happened", helpUrl: "https://docs.goondan.ai/errors/E_TOOL" });
+    expect(error).toMatchObject({
+      code: "E_TOOL",
+      name: "TypeError",
+      message: "bad thing happened",
+      helpUrl: "https://docs.goondan.ai/errors/E_TOOL",
+    });
   });
 
   it("keeps a thrown error's own code", async () => {
-    expect(errorOf(await call("sample__throw-coded", {}))).toMatchObject({ code: "ENOENT", name: "Error", message: "no such file: a.txt" });
+    expect(errorOf(await call("sample__throw-coded", {}))).toMatchObject({
+      code: "ENOENT",
+      name: "Error",
+      message: "no such file: a.txt",
+    });
   });
 
   it("describes non-Error thrown values clearly", async () => {
@@ -47,7 +56,9 @@ describe("executeToolCall: handler faults", () => {
     expect(errorOf(await running).code).toBe("E_TOOL_CANCELLED");
     const already = new AbortController();
     already.abort();
-    expect(errorOf(await call("sample__echo", { text: "x" }, { parentSignal: already.signal })).code).toBe("E_TOOL_CANCELLED");
+    expect(errorOf(await call("sample__echo", { text: "x" }, { parentSignal: already.signal })).code).toBe(
+      "E_TOOL_CANCELLED",
+    );
   });
 });
 
@@ -55,7 +66,10 @@ describe("executeToolCall: non-JSON outputs", () => {
   it("converts values with a sensible JSON form", async () => {
     expect(await call("sample__returns-undefined", {})).toEqual({ status: "ok", output: null });
     expect(await call("sample__returns-bigint", {})).toEqual({ status: "ok", output: { big: "12345678901234567890" } });
-    expect(await call("sample__returns-date", {})).toEqual({ status: "ok", output: { at: "2026-01-02T03:04:05.000Z" } });
+    expect(await call("sample__returns-date", {})).toEqual({
+      status: "ok",
+      output: { at: "2026-01-02T03:04:05.000Z" },
+    });
     expect(await call("sample__returns-map", {})).toEqual({ status: "ok", output: { a: 1, b: [1, 2] } });
     expect(await call("sample__returns-nan", {})).toEqual({ status: "ok", output: [null, null, 1] });
   });
@@ -108,6 +122,8 @@ describe("executeToolCall: results that cannot be read", () => {
     const broken: ToolCallMiddleware = async () => {
       throw new RangeError("layer broke");
     };
-    expect(errorOf(await call("sample__echo", { text: "x" }, { middlewares: [broken] })).message).toContain("a toolCall middleware failed");
+    expect(errorOf(await call("sample__echo", { text: "x" }, { middlewares: [broken] })).message).toContain(
+      "a toolCall middleware failed",
+    );
   });
 });

@@ -10,7 +10,18 @@ import { invocationContext, toolResource } from "./helpers.ts";
 const sample = toolResource({
   name: "sample",
   entry: "./sample-tools.ts",
-  exports: [{ name: "echo", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false } }, { name: "never", timeoutMs: 5000 }],
+  exports: [
+    {
+      name: "echo",
+      parameters: {
+        type: "object",
+        properties: { text: { type: "string" } },
+        required: ["text"],
+        additionalProperties: false,
+      },
+    },
+    { name: "never", timeoutMs: 5000 },
+  ],
 });
 let registry: ToolRegistry;
 let catalog: ToolCatalogItem[];
@@ -40,7 +51,13 @@ function manualClock() {
 describe("executeToolCall wiring", () => {
   it("arms the export's timeout on the injected clock and answers E_TOOL_TIMEOUT when it fires", async () => {
     const { clock, timers } = manualClock();
-    const running = executeToolCall({ call: { id: "c", name: "sample__never", args: {} }, catalog, registry, context: invocationContext(), clock });
+    const running = executeToolCall({
+      call: { id: "c", name: "sample__never", args: {} },
+      catalog,
+      registry,
+      context: invocationContext(),
+      clock,
+    });
     await Bun.sleep(0);
     expect(timers.map((timer) => timer.ms)).toEqual([5000]);
     timers[0]!.callback();
@@ -50,7 +67,13 @@ describe("executeToolCall wiring", () => {
 
   it("clears the timer when the handler finishes", async () => {
     const { clock, timers } = manualClock();
-    const handlerPromise = executeToolCall({ call: { id: "c", name: "sample__echo", args: { text: "x" } }, catalog, registry, context: invocationContext(), clock });
+    const handlerPromise = executeToolCall({
+      call: { id: "c", name: "sample__echo", args: { text: "x" } },
+      catalog,
+      registry,
+      context: invocationContext(),
+      clock,
+    });
     expect((await handlerPromise).status).toBe("ok");
     expect(timers.every((timer) => timer.cleared)).toBe(true);
   });
@@ -64,7 +87,13 @@ describe("executeToolCall wiring", () => {
       seen.push(`after:${result.status}`);
       return result;
     });
-    const result = await executeToolCall({ call: { id: "c9", name: "sample__echo", args: { text: "hi" } }, catalog, registry, middlewares: [extension], context: invocationContext() });
+    const result = await executeToolCall({
+      call: { id: "c9", name: "sample__echo", args: { text: "hi" } },
+      catalog,
+      registry,
+      middlewares: [extension],
+      context: invocationContext(),
+    });
     expect(result).toEqual({ status: "ok", output: { input: { text: "HI" } } });
     expect(seen).toEqual(["before:sample__echo:c9", "after:ok"]);
   });

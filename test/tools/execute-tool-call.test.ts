@@ -20,7 +20,18 @@ describe("executeToolCall: success", () => {
         messageId: "msg_1",
         config: { answer: 42 },
         hasSignal: true,
-        keys: ["agentName", "config", "instanceKey", "logger", "message", "runtime", "signal", "toolCallId", "turnId", "workdir"],
+        keys: [
+          "agentName",
+          "config",
+          "instanceKey",
+          "logger",
+          "message",
+          "runtime",
+          "signal",
+          "toolCallId",
+          "turnId",
+          "workdir",
+        ],
       },
     });
   });
@@ -33,7 +44,11 @@ describe("executeToolCall: success", () => {
   });
 
   it("turns a pending handle into a pending result", async () => {
-    expect(await call("sample__pending", {})).toEqual({ status: "pending", handle: "corr_1", output: { accepted: true } });
+    expect(await call("sample__pending", {})).toEqual({
+      status: "pending",
+      handle: "corr_1",
+      output: { accepted: true },
+    });
     expect(await call("sample__pending-bare", {})).toEqual({ status: "pending", handle: "corr_2" });
   });
 });
@@ -54,7 +69,10 @@ describe("executeToolCall: the catalog gate", () => {
 
   it("runs a registered tool that step middleware added to this step's catalog", async () => {
     const widened = [...catalog, { name: "hidden__echo" }];
-    expect(await call("hidden__echo", { extra: 1 }, { catalog: widened })).toEqual({ status: "ok", output: { input: { extra: 1 } } });
+    expect(await call("hidden__echo", { extra: 1 }, { catalog: widened })).toEqual({
+      status: "ok",
+      output: { input: { extra: 1 } },
+    });
   });
 
   it("answers an unknown name with E_TOOL_NOT_FOUND and the closest catalog names", async () => {
@@ -113,11 +131,15 @@ describe("executeToolCall: arguments", () => {
   it("names an extra field and lists the allowed keys", async () => {
     const error = errorOf(await call("sample__echo", { text: "x", colour: "red" }));
     expect(error.message).toContain("/colour: unknown property (not allowed)");
-    expect(error.suggestion).toContain("Allowed keys (no others): text (string), count (integer), tags (array), mode (string), limited (string).");
+    expect(error.suggestion).toContain(
+      "Allowed keys (no others): text (string), count (integer), tags (array), mode (string), limited (string).",
+    );
   });
 
   it("names the allowed values of an enum", async () => {
-    expect(errorOf(await call("sample__echo", { text: "x", mode: "shout" })).message).toContain('/mode: expected one of ["loud","quiet"], got "shout"');
+    expect(errorOf(await call("sample__echo", { text: "x", mode: "shout" })).message).toContain(
+      '/mode: expected one of ["loud","quiet"], got "shout"',
+    );
   });
 
   it("refuses a huge string beyond maxLength without echoing it back", async () => {
@@ -156,7 +178,12 @@ describe("executeToolCall: toolCall middleware", () => {
         return result;
       };
     await call("sample__echo", { text: "x" }, { middlewares: [layer("outer"), layer("inner")] });
-    expect(order).toEqual(["outer:before:sample__echo", "inner:before:sample__echo", "inner:after:ok", "outer:after:ok"]);
+    expect(order).toEqual([
+      "outer:before:sample__echo",
+      "inner:before:sample__echo",
+      "inner:after:ok",
+      "outer:after:ok",
+    ]);
   });
 
   it("lets middleware rewrite args before validation", async () => {
@@ -164,7 +191,10 @@ describe("executeToolCall: toolCall middleware", () => {
       ctx.args = { text: String(ctx.args.text) };
       return next();
     };
-    expect(await call("sample__echo", { text: 12 }, { middlewares: [fix] })).toEqual({ status: "ok", output: { input: { text: "12" } } });
+    expect(await call("sample__echo", { text: 12 }, { middlewares: [fix] })).toEqual({
+      status: "ok",
+      output: { input: { text: "12" } },
+    });
   });
 
   it("runs middleware before the object check, so it can repair arguments the model sent as a JSON string", async () => {
@@ -175,7 +205,10 @@ describe("executeToolCall: toolCall middleware", () => {
       if (typeof args === "string") ctx.args = JSON.parse(args) as typeof ctx.args;
       return next();
     };
-    expect(await call("sample__echo", '{"text":"hi"}', { middlewares: [repair] })).toEqual({ status: "ok", output: { input: { text: "hi" } } });
+    expect(await call("sample__echo", '{"text":"hi"}', { middlewares: [repair] })).toEqual({
+      status: "ok",
+      output: { input: { text: "hi" } },
+    });
     expect(seen).toEqual(['{"text":"hi"}']);
   });
 
@@ -194,12 +227,20 @@ describe("executeToolCall: toolCall middleware", () => {
       (ctx as { args: unknown }).args = ["not", "an", "object"];
       return next();
     };
-    expect(errorOf(await call("sample__echo", { text: "x" }, { middlewares: [breaker] })).code).toBe("E_TOOL_INVALID_ARGS");
+    expect(errorOf(await call("sample__echo", { text: "x" }, { middlewares: [breaker] })).code).toBe(
+      "E_TOOL_INVALID_ARGS",
+    );
   });
 
   it("skips the handler when middleware does not call next()", async () => {
-    const deny: ToolCallMiddleware = async () => ({ status: "error", error: { code: "E_POLICY_DENIED", name: "PolicyError", message: "not allowed here" } });
-    expect(errorOf(await call("sample__echo", { text: "x" }, { middlewares: [deny] }))).toMatchObject({ code: "E_POLICY_DENIED", message: "not allowed here" });
+    const deny: ToolCallMiddleware = async () => ({
+      status: "error",
+      error: { code: "E_POLICY_DENIED", name: "PolicyError", message: "not allowed here" },
+    });
+    expect(errorOf(await call("sample__echo", { text: "x" }, { middlewares: [deny] }))).toMatchObject({
+      code: "E_POLICY_DENIED",
+      message: "not allowed here",
+    });
   });
 
   it("turns a throwing middleware into an E_TOOL result", async () => {
@@ -221,12 +262,18 @@ describe("executeToolCall: toolCall middleware", () => {
 
   it("repairs a middleware result that is not a ToolResult", async () => {
     const garbage = (async () => 42) as unknown as ToolCallMiddleware;
-    expect(errorOf(await call("sample__echo", { text: "x" }, { middlewares: [garbage] }))).toMatchObject({ code: "E_TOOL", name: "InvalidToolResult" });
+    expect(errorOf(await call("sample__echo", { text: "x" }, { middlewares: [garbage] }))).toMatchObject({
+      code: "E_TOOL",
+      name: "InvalidToolResult",
+    });
     const nonJson: ToolCallMiddleware = async (_ctx, next) => {
       const result = await next();
       return { status: "ok", output: { when: new Date(0) as never } };
     };
-    expect(await call("sample__echo", { text: "x" }, { middlewares: [nonJson] })).toEqual({ status: "ok", output: { when: "1970-01-01T00:00:00.000Z" } });
+    expect(await call("sample__echo", { text: "x" }, { middlewares: [nonJson] })).toEqual({
+      status: "ok",
+      output: { when: "1970-01-01T00:00:00.000Z" },
+    });
   });
 
   it("shares metadata between layers", async () => {

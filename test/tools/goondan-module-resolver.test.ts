@@ -89,7 +89,14 @@ function hasNodeModulesAbove(dir: string): boolean {
 function captureIo(cwd: string): CliIo & { out: () => string; err: () => string } {
   const out: string[] = [];
   const err: string[] = [];
-  return { stdout: (text) => void out.push(text), stderr: (text) => void err.push(text), env: {}, cwd, out: () => out.join(""), err: () => err.join("") };
+  return {
+    stdout: (text) => void out.push(text),
+    stderr: (text) => void err.push(text),
+    env: {},
+    cwd,
+    out: () => out.join(""),
+    err: () => err.join(""),
+  };
 }
 
 /**
@@ -100,22 +107,44 @@ async function runOneTurn(options: { entry: string; bundle: string }): Promise<u
   const messages: ChildMessage[] = [];
   let wake: () => void = () => {};
   const stateRoot = tempDir("goondan-resolver-state-");
-  const snapshot = writeBundleSnapshot({ stateRoot, bundle: await loadBundleOrThrow(options.bundle, { checkModules: false }) });
-  const child = Bun.spawn([process.execPath, options.entry, ...agentChildArgv({ bundle: options.bundle, swarm: "fixture", agent: "assistant", instanceKey: "main", stateRoot })], {
-    cwd: options.bundle,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", GOONDAN_LOG_LEVEL: "error", [BUNDLE_SNAPSHOT_ENV]: snapshot },
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "pipe",
-    serialization: "json",
-    ipc(message) {
-      const typed = message as ChildMessage;
-      messages.push(typed);
-      // The orchestrator's part: a step's commit is acknowledged (nothing is kept here).
-      if (typed.type === "commit") child.send(envelope("committed", ORCHESTRATOR, "assistant/main", { seq: typed.payload.seq }));
-      wake();
-    },
+  const snapshot = writeBundleSnapshot({
+    stateRoot,
+    bundle: await loadBundleOrThrow(options.bundle, { checkModules: false }),
   });
+  const child = Bun.spawn(
+    [
+      process.execPath,
+      options.entry,
+      ...agentChildArgv({
+        bundle: options.bundle,
+        swarm: "fixture",
+        agent: "assistant",
+        instanceKey: "main",
+        stateRoot,
+      }),
+    ],
+    {
+      cwd: options.bundle,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "",
+        GOONDAN_LOG_LEVEL: "error",
+        [BUNDLE_SNAPSHOT_ENV]: snapshot,
+      },
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "pipe",
+      serialization: "json",
+      ipc(message) {
+        const typed = message as ChildMessage;
+        messages.push(typed);
+        // The orchestrator's part: a step's commit is acknowledged (nothing is kept here).
+        if (typed.type === "commit")
+          child.send(envelope("committed", ORCHESTRATOR, "assistant/main", { seq: typed.payload.seq }));
+        wake();
+      },
+    },
+  );
   child.send(envelope("hydrate", ORCHESTRATOR, "assistant/main", emptyInstanceState()));
   defer(killChild(child));
   const waitFor = async (type: ChildMessage["type"]): Promise<ChildMessage> => {
@@ -123,10 +152,12 @@ async function runOneTurn(options: { entry: string; bundle: string }): Promise<u
     for (;;) {
       const found = messages.find((message) => message.type === type || message.type === "fatal");
       if (found !== undefined) {
-        if (found.type === "fatal" && type !== "fatal") throw new Error(`agent child sent fatal: ${JSON.stringify(found.payload)}`);
+        if (found.type === "fatal" && type !== "fatal")
+          throw new Error(`agent child sent fatal: ${JSON.stringify(found.payload)}`);
         return found;
       }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${type}; stderr: ${await new Response(child.stderr).text()}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${type}; stderr: ${await new Response(child.stderr).text()}`);
       await new Promise<void>((resolve) => {
         wake = resolve;
         setTimeout(resolve, 200);
@@ -153,7 +184,12 @@ async function runOneTurn(options: { entry: string; bundle: string }): Promise<u
 async function scriptHelpersTurn(): Promise<LoopbackLlm> {
   const server = await startLoopbackLlm({
     replies: [
-      { toolCalls: [{ id: "call_check", name: "helpers__check", args: {} }, { id: "call_refuse", name: "helpers__refuse", args: {} }] },
+      {
+        toolCalls: [
+          { id: "call_check", name: "helpers__check", args: {} },
+          { id: "call_refuse", name: "helpers__refuse", args: {} },
+        ],
+      },
       { text: "helpers used" },
     ],
   });
@@ -164,8 +200,14 @@ async function scriptHelpersTurn(): Promise<LoopbackLlm> {
 function expectHelpersRan(llm: LoopbackLlm): void {
   expect(llm.unexpected).toHaveLength(0);
   const results = toolResults(llm.requests[1]!);
-  expect(results.find((result) => result.toolCallId === "call_check")?.content).toEqual({ status: "ok", output: { handle: "job-1" } });
-  expect(results.find((result) => result.toolCallId === "call_refuse")?.content).toMatchObject({ status: "error", error: { code: "E_DEMO_REFUSED", suggestion: "ask nicely" } });
+  expect(results.find((result) => result.toolCallId === "call_check")?.content).toEqual({
+    status: "ok",
+    output: { handle: "job-1" },
+  });
+  expect(results.find((result) => result.toolCallId === "call_refuse")?.content).toMatchObject({
+    status: "error",
+    error: { code: "E_DEMO_REFUSED", suggestion: "ask nicely" },
+  });
 }
 
 describe('import ... from "goondan" in a bundle without node_modules', () => {
@@ -185,7 +227,11 @@ describe('import ... from "goondan" in a bundle without node_modules', () => {
   }, 20_000);
 
   it("runs in the agent child started from the orchestrator's Bun.build bundle of the entry", async () => {
-    const entry = await bundleAgentEntry({ stateRoot: tempDir("goondan-resolver-build-"), logger: silentLogger(), env: {} });
+    const entry = await bundleAgentEntry({
+      stateRoot: tempDir("goondan-resolver-build-"),
+      logger: silentLogger(),
+      env: {},
+    });
     expect(entry).not.toBe(AGENT_ENTRY_SCRIPT);
     const server = await scriptHelpersTurn();
     const payload = await runOneTurn({ entry, bundle: writeOutsideBundle(server.url) });
@@ -195,7 +241,10 @@ describe('import ... from "goondan" in a bundle without node_modules', () => {
 
   it("loads in the connector child", async () => {
     const dir = writeOutsideBundle("http://127.0.0.1:9/v1");
-    writeFileSync(join(dir, "connector.ts"), 'import { ToolFault } from "goondan";\nexport default async function () {\n  if (typeof ToolFault !== "function") throw new Error("no ToolFault");\n}\n');
+    writeFileSync(
+      join(dir, "connector.ts"),
+      'import { ToolFault } from "goondan";\nexport default async function () {\n  if (typeof ToolFault !== "function") throw new Error("no ToolFault");\n}\n',
+    );
     const messages: ChildMessage[] = [];
     const child = Bun.spawn([process.execPath, CONNECTOR_ENTRY_SCRIPT, "--connection", "resolver"], {
       cwd: dir,
@@ -207,9 +256,21 @@ describe('import ... from "goondan" in a bundle without node_modules', () => {
       ipc: (message) => void messages.push(message as ChildMessage),
     });
     defer(killChild(child));
-    child.send(envelope("connector_start", ORCHESTRATOR, "connector:resolver", { connector: "resolver", connection: "resolver", entry: join(dir, "connector.ts"), config: {}, secrets: {} }));
+    child.send(
+      envelope("connector_start", ORCHESTRATOR, "connector:resolver", {
+        connector: "resolver",
+        connection: "resolver",
+        entry: join(dir, "connector.ts"),
+        config: {},
+        secrets: {},
+      }),
+    );
     const deadline = Date.now() + 10_000;
-    while (!messages.some((message) => message.type === "connector_ready" || message.type === "fatal") && Date.now() < deadline) await Bun.sleep(20);
+    while (
+      !messages.some((message) => message.type === "connector_ready" || message.type === "fatal") &&
+      Date.now() < deadline
+    )
+      await Bun.sleep(20);
     expect(messages.map((message) => message.type)).toContain("connector_ready");
     expect(messages.find((message) => message.type === "fatal")).toBeUndefined();
   }, 15_000);

@@ -29,7 +29,11 @@ export function toolResource(options: {
       exports: options.exports.map((spec) => ({ parameters: { type: "object", properties: {} }, ...spec })),
       ...(options.config === undefined ? {} : { config: options.config }),
     },
-    source: { file: resolve(options.baseDir ?? FIXTURES_DIR, "goondan.yaml"), docIndex: 0, baseDir: options.baseDir ?? FIXTURES_DIR },
+    source: {
+      file: resolve(options.baseDir ?? FIXTURES_DIR, "goondan.yaml"),
+      docIndex: 0,
+      baseDir: options.baseDir ?? FIXTURES_DIR,
+    },
   };
 }
 

@@ -52,7 +52,12 @@ const sample = toolResource({
     { name: "pending-bare" },
   ],
 });
-const limited = toolResource({ name: "limited", entry: "./sample-tools.ts", errorMessageLimit: 100, exports: [{ name: "throw-long" }] });
+const limited = toolResource({
+  name: "limited",
+  entry: "./sample-tools.ts",
+  errorMessageLimit: 100,
+  exports: [{ name: "throw-long" }],
+});
 const hidden = toolResource({ name: "hidden", entry: "./sample-tools.ts", exports: [{ name: "echo" }] });
 
 export const registry = await ToolRegistry.fromResources([sample, limited, hidden]);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "bun:test";
-import { describeThrown, helpUrlFor, ToolFault, toolError, truncateErrorMessage, TRUNCATION_SUFFIX } from "../../src/tools/tool-errors.ts";
+import {
+  describeThrown,
+  helpUrlFor,
+  ToolFault,
+  toolError,
+  truncateErrorMessage,
+  TRUNCATION_SUFFIX,
+} from "../../src/tools/tool-errors.ts";
 
 describe("truncateErrorMessage (seed 003 §8.4)", () => {
   it("keeps a message within the limit unchanged", () => {
@@ -24,7 +31,12 @@ describe("toolError", () => {
     const result = toolError({ code: "E_TOOL_TIMEOUT", message: "late" });
     expect(result).toEqual({
       status: "error",
-      error: { code: "E_TOOL_TIMEOUT", name: "ToolTimeoutError", message: "late", helpUrl: "https://docs.goondan.ai/errors/E_TOOL_TIMEOUT" },
+      error: {
+        code: "E_TOOL_TIMEOUT",
+        name: "ToolTimeoutError",
+        message: "late",
+        helpUrl: "https://docs.goondan.ai/errors/E_TOOL_TIMEOUT",
+      },
     });
   });
 
@@ -43,13 +55,20 @@ describe("toolError", () => {
 
   it("points foreign codes at the E_TOOL help page", () => {
     expect(helpUrlFor("ENOENT")).toBe("https://docs.goondan.ai/errors/E_TOOL");
-    expect(helpUrlFor("E_SELF_RESTART_INVALID_BUNDLE")).toBe("https://docs.goondan.ai/errors/E_SELF_RESTART_INVALID_BUNDLE");
+    expect(helpUrlFor("E_SELF_RESTART_INVALID_BUNDLE")).toBe(
+      "https://docs.goondan.ai/errors/E_SELF_RESTART_INVALID_BUNDLE",
+    );
   });
 });
 
 describe("describeThrown", () => {
   it("keeps the error's name, code and suggestion", () => {
-    expect(describeThrown(new ToolFault("E_X", "boom", { suggestion: "try y" }))).toEqual({ code: "E_X", name: "ToolFault", message: "boom", suggestion: "try y" });
+    expect(describeThrown(new ToolFault("E_X", "boom", { suggestion: "try y" }))).toEqual({
+      code: "E_X",
+      name: "ToolFault",
+      message: "boom",
+      suggestion: "try y",
+    });
     const coded = Object.assign(new RangeError("too far"), { code: 42 });
     expect(describeThrown(coded)).toEqual({ code: "42", name: "RangeError", message: "too far" });
   });

@@ -3,7 +3,10 @@ import { capOutput, toJsonOutput } from "../../src/tools/tool-output.ts";
 
 describe("toJsonOutput", () => {
   it("passes plain JSON through", () => {
-    expect(toJsonOutput({ a: [1, "two", true, null], b: { c: 3 } })).toEqual({ ok: true, value: { a: [1, "two", true, null], b: { c: 3 } } });
+    expect(toJsonOutput({ a: [1, "two", true, null], b: { c: 3 } })).toEqual({
+      ok: true,
+      value: { a: [1, "two", true, null], b: { c: 3 } },
+    });
   });
 
   it("converts values that have a sensible JSON form", () => {
@@ -16,7 +19,10 @@ describe("toJsonOutput", () => {
     expect(toJsonOutput(new Map([["k", new Set([1])]]))).toEqual({ ok: true, value: { k: [1] } });
     expect(toJsonOutput(new Uint8Array([1, 2]))).toEqual({ ok: true, value: [1, 2] });
     expect(toJsonOutput({ toJSON: () => "custom" })).toEqual({ ok: true, value: "custom" });
-    expect(toJsonOutput(Object.assign(new Error("e"), { code: "E_X" }))).toEqual({ ok: true, value: { name: "Error", message: "e", code: "E_X" } });
+    expect(toJsonOutput(Object.assign(new Error("e"), { code: "E_X" }))).toEqual({
+      ok: true,
+      value: { name: "Error", message: "e", code: "E_X" },
+    });
   });
 
   it("keeps a repeated (non-circular) reference", () => {
@@ -33,11 +39,20 @@ describe("toJsonOutput", () => {
   });
 
   it("fails clearly for functions, symbols, cycles and absurd depth, naming the path", () => {
-    expect(toJsonOutput({ f: () => 1 })).toEqual({ ok: false, message: "the tool output is not JSON: $.f is a function" });
-    expect(toJsonOutput([Symbol("s")])).toEqual({ ok: false, message: "the tool output is not JSON: $[0] is a symbol" });
+    expect(toJsonOutput({ f: () => 1 })).toEqual({
+      ok: false,
+      message: "the tool output is not JSON: $.f is a function",
+    });
+    expect(toJsonOutput([Symbol("s")])).toEqual({
+      ok: false,
+      message: "the tool output is not JSON: $[0] is a symbol",
+    });
     const cycle: Record<string, unknown> = {};
     cycle.inner = { back: cycle };
-    expect(toJsonOutput(cycle)).toEqual({ ok: false, message: "the tool output is not JSON: $.inner.back is a circular reference" });
+    expect(toJsonOutput(cycle)).toEqual({
+      ok: false,
+      message: "the tool output is not JSON: $.inner.back is a circular reference",
+    });
     let deep: unknown = 1;
     for (let index = 0; index < 10_000; index++) deep = [deep];
     const result = toJsonOutput(deep);
@@ -83,7 +98,10 @@ describe("capOutput", () => {
   });
 
   it("replaces a large structure by a truncation marker with a preview, within the limit", () => {
-    const marker = capOutput({ rows: Array.from({ length: 1000 }, (_, index) => ({ index, text: "row" })) }, 2048) as Record<string, unknown>;
+    const marker = capOutput(
+      { rows: Array.from({ length: 1000 }, (_, index) => ({ index, text: "row" })) },
+      2048,
+    ) as Record<string, unknown>;
     expect(marker.truncated).toBe(true);
     expect(typeof marker.totalBytes).toBe("number");
     expect(String(marker.preview).startsWith('{"rows":[{"index":0')).toBe(true);

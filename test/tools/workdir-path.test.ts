@@ -34,7 +34,10 @@ async function codeOf(path: string): Promise<string | undefined> {
 
 describe("resolveConfinedPath", () => {
   it("resolves relative paths against the root", async () => {
-    expect(await resolveConfinedPath({ root, path: "sub/a.txt" })).toEqual({ absolute: join(root, "sub", "a.txt"), relative: "sub/a.txt" });
+    expect(await resolveConfinedPath({ root, path: "sub/a.txt" })).toEqual({
+      absolute: join(root, "sub", "a.txt"),
+      relative: "sub/a.txt",
+    });
     expect((await resolveConfinedPath({ root, path: "." })).relative).toBe(".");
   });
 

@@ -15,7 +15,15 @@
 import PQueue from "p-queue";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { Bundle } from "../../config/types.ts";
-import { envelope, HEARTBEAT_INTERVAL_MS, isParentMessage, ORCHESTRATOR, type ChildMessage, type ChildToParent, type ParentToChild } from "../../protocol/ipc-messages.ts";
+import {
+  envelope,
+  HEARTBEAT_INTERVAL_MS,
+  isParentMessage,
+  ORCHESTRATOR,
+  type ChildMessage,
+  type ChildToParent,
+  type ParentToChild,
+} from "../../protocol/ipc-messages.ts";
 import { instanceAddress } from "../../protocol/agent-event.ts";
 import type { AgentChildArgs } from "../../protocol/child-entry.ts";
 import type { InstanceState } from "../../protocol/instance-state.ts";
@@ -89,16 +97,26 @@ class AgentChild {
       defaultTimeoutMs: () => (this.phase.type === "ready" ? this.phase.requestTimeoutMs : undefined),
       onUnclaimedResult: (result) => {
         const instance = this.phase.type === "starting" ? undefined : this.phase.instance;
-        if (instance === undefined) return options.logger.warn({ correlationId: result.correlationId }, "reply arrived while the instance was not open; dropped");
+        if (instance === undefined)
+          return options.logger.warn(
+            { correlationId: result.correlationId },
+            "reply arrived while the instance was not open; dropped",
+          );
         // A blocking call not waiting (yet): its turn was redelivered and the call, run again, gets it from the store.
-        if (result.async !== true) return options.logger.debug({ correlationId: result.correlationId }, "reply for a call not waiting; its reattached call gets it");
+        if (result.async !== true)
+          return options.logger.debug(
+            { correlationId: result.correlationId },
+            "reply for a call not waiting; its reattached call gets it",
+          );
         instance.addPendingResult(result);
       },
     });
   }
 
   /** Builds the instance and says `ready`, or `fatal` and exit 1. */
-  async start(ready: Promise<{ instance: AgentInstance; gracePeriodMs: number; requestTimeoutMs: number }>): Promise<void> {
+  async start(
+    ready: Promise<{ instance: AgentInstance; gracePeriodMs: number; requestTimeoutMs: number }>,
+  ): Promise<void> {
     const { logger, args } = this.options;
     try {
       const built = await ready;
@@ -111,7 +129,13 @@ class AgentChild {
       this.options.exit(1);
       return;
     }
-    this.send(envelope("ready", this.address, ORCHESTRATOR, { pid: process.pid, agent: args.agent, instanceKey: args.instanceKey }));
+    this.send(
+      envelope("ready", this.address, ORCHESTRATOR, {
+        pid: process.pid,
+        agent: args.agent,
+        instanceKey: args.instanceKey,
+      }),
+    );
     logger.info("agent ready");
     this.phase.instance.onPendingResult(() => this.askForTurnIfResultsWait());
     this.askForTurnIfResultsWait(); // results stored before a crash or restart
@@ -119,7 +143,8 @@ class AgentChild {
 
   /** Events wait in the queue until the instance is built; the rest is handled at once. */
   receive(raw: unknown, ready: Promise<unknown>): void {
-    if (!isParentMessage(raw)) return this.options.logger.warn({ raw }, "ignored a message that is not a parent envelope");
+    if (!isParentMessage(raw))
+      return this.options.logger.warn({ raw }, "ignored a message that is not a parent envelope");
     switch (raw.type) {
       case "event": {
         if (this.phase.type === "stopping") return;
@@ -197,13 +222,24 @@ class AgentChild {
     this.text.begin(event.id);
     // Proof of a live event loop while the turn runs; a tool stuck in a synchronous loop silences it.
     let turnId: string | undefined;
-    const heartbeat = setInterval(() => this.send(envelope("heartbeat", this.address, ORCHESTRATOR, turnId === undefined ? {} : { turnId })), HEARTBEAT_INTERVAL_MS);
+    const heartbeat = setInterval(
+      () => this.send(envelope("heartbeat", this.address, ORCHESTRATOR, turnId === undefined ? {} : { turnId })),
+      HEARTBEAT_INTERVAL_MS,
+    );
     try {
       const onTurnStarted = (started: string) => {
         turnId = started;
         this.turnStarted = envelope("turn_started", this.address, ORCHESTRATOR, { eventId: event.id, turnId: started });
       };
-      const handled = await instance.handleEvent({ event, attempt, signal: abort.signal, onTurnStarted, ...(crashedBefore === undefined ? {} : { crashedBefore }), ...(redelivery === true ? { redelivery } : {}), ...(approvals === undefined ? {} : { approvals }) });
+      const handled = await instance.handleEvent({
+        event,
+        attempt,
+        signal: abort.signal,
+        onTurnStarted,
+        ...(crashedBefore === undefined ? {} : { crashedBefore }),
+        ...(redelivery === true ? { redelivery } : {}),
+        ...(approvals === undefined ? {} : { approvals }),
+      });
       if (handled !== undefined) {
         this.text.begin(undefined);
         this.send(envelope("turn_result", this.address, ORCHESTRATOR, { ...handled.outcome, commit: handled.commit }));
@@ -211,14 +247,24 @@ class AgentChild {
     } catch (error) {
       if (isStoreFailure(error)) {
         // Not answered: the event stays in the orchestrator's inbox, and the next child starts from the store.
-        this.options.logger.error({ err: error, eventId: event.id }, "the store refused this turn's step; exiting to start again from what it holds");
+        this.options.logger.error(
+          { err: error, eventId: event.id },
+          "the store refused this turn's step; exiting to start again from what it holds",
+        );
         this.options.exit(EXIT.failure);
         return;
       }
       // Only a bug of ours gets here; still exactly one reply.
       this.options.logger.error({ err: error, eventId: event.id }, "turn could not be committed");
       const failure = { code: "AGENT_TURN_FAILED", message: describe(error).message };
-      this.send(envelope("turn_result", this.address, ORCHESTRATOR, failedOutcome({ agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, error: failure })));
+      this.send(
+        envelope(
+          "turn_result",
+          this.address,
+          ORCHESTRATOR,
+          failedOutcome({ agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, error: failure }),
+        ),
+      );
     } finally {
       clearInterval(heartbeat);
       this.text.begin(undefined);

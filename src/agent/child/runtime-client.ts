@@ -31,7 +31,10 @@ export interface RuntimeClientOptions {
 }
 
 export class RuntimeClient implements RuntimeChannel {
-  private readonly calls = new Map<string, { resolve: (value: JsonValue | undefined) => void; reject: (error: Error) => void }>();
+  private readonly calls = new Map<
+    string,
+    { resolve: (value: JsonValue | undefined) => void; reject: (error: Error) => void }
+  >();
   private readonly waiters = new Map<string, (result: Reply) => void>();
   private readonly ids: IdGenerator;
 
@@ -45,7 +48,10 @@ export class RuntimeClient implements RuntimeChannel {
     if (call === undefined) return;
     this.calls.delete(result.callId);
     if (result.ok) call.resolve(result.value);
-    else call.reject(new RuntimeCallError(result.error?.code ?? "E_RUNTIME", result.error?.message ?? "runtime call failed"));
+    else
+      call.reject(
+        new RuntimeCallError(result.error?.code ?? "E_RUNTIME", result.error?.message ?? "runtime call failed"),
+      );
   }
 
   /** Feed `delegate_result` messages here. */
@@ -60,7 +66,15 @@ export class RuntimeClient implements RuntimeChannel {
   failAll(reason: string): void {
     for (const call of this.calls.values()) call.reject(new RuntimeCallError("E_RUNTIME_DISCONNECTED", reason));
     this.calls.clear();
-    for (const [correlationId, waiter] of this.waiters) waiter(failedReply({ correlationId, agent: "", instanceKey: "", error: { code: "E_RUNTIME_DISCONNECTED", message: reason } }));
+    for (const [correlationId, waiter] of this.waiters)
+      waiter(
+        failedReply({
+          correlationId,
+          agent: "",
+          instanceKey: "",
+          error: { code: "E_RUNTIME_DISCONNECTED", message: reason },
+        }),
+      );
     this.waiters.clear();
   }
 
@@ -81,12 +95,25 @@ export class RuntimeClient implements RuntimeChannel {
   }
 
   /** Waits for the reply of `correlationId`, or a local timeout reply a grace period after `timeoutMs`. Register before calling. */
-  awaitReply(options: { correlationId: string; agent: string; instanceKey: string; timeoutMs: number }): { reply: Promise<Reply>; cancel(): void } {
+  awaitReply(options: { correlationId: string; agent: string; instanceKey: string; timeoutMs: number }): {
+    reply: Promise<Reply>;
+    cancel(): void;
+  } {
     const { correlationId } = options;
     const reply = new Promise<Reply>((resolve) => {
       const guard = setTimeout(() => {
         if (this.waiters.delete(correlationId)) {
-          resolve(failedReply({ correlationId, agent: options.agent, instanceKey: options.instanceKey, error: { code: "AGENT_REQUEST_TIMEOUT", message: `no reply from ${options.agent} within ${options.timeoutMs} ms` } }));
+          resolve(
+            failedReply({
+              correlationId,
+              agent: options.agent,
+              instanceKey: options.instanceKey,
+              error: {
+                code: "AGENT_REQUEST_TIMEOUT",
+                message: `no reply from ${options.agent} within ${options.timeoutMs} ms`,
+              },
+            }),
+          );
         }
       }, options.timeoutMs + 5_000);
       this.waiters.set(correlationId, (result) => {

@@ -9,7 +9,15 @@
 import { createHash } from "node:crypto";
 import type { RestartAnswer } from "../../protocol/restart-answer.ts";
 import type { JsonObject } from "../../shared/json.ts";
-import type { AgentInstanceInfo, AgentListOptions, AgentReply, AgentRequestOptions, AgentSpawnOptions, AgentToolRuntime, RuntimeCallContext } from "../../tools/types.ts";
+import type {
+  AgentInstanceInfo,
+  AgentListOptions,
+  AgentReply,
+  AgentRequestOptions,
+  AgentSpawnOptions,
+  AgentToolRuntime,
+  RuntimeCallContext,
+} from "../../tools/types.ts";
 import type { Reply } from "../../protocol/turn-outcome.ts";
 import type { RuntimeMethod } from "../../protocol/ipc-messages.ts";
 import type { JsonValue } from "../../shared/json.ts";
@@ -19,7 +27,10 @@ export interface RuntimeChannel {
   call(method: RuntimeMethod, args: JsonObject, context: RuntimeCallContext): Promise<JsonValue | undefined>;
   newId(prefix: string): string;
   defaultTimeoutMs(): number;
-  awaitReply(options: { correlationId: string; agent: string; instanceKey: string; timeoutMs: number }): { reply: Promise<Reply>; cancel(): void };
+  awaitReply(options: { correlationId: string; agent: string; instanceKey: string; timeoutMs: number }): {
+    reply: Promise<Reply>;
+    cancel(): void;
+  };
 }
 
 export class ScopedRuntime implements AgentToolRuntime {
@@ -42,7 +53,13 @@ export class ScopedRuntime implements AgentToolRuntime {
   async request(options: AgentRequestOptions): Promise<AgentReply | { correlationId: string }> {
     const correlationId = this.nextCorrelationId();
     const timeoutMs = options.timeoutMs ?? this.client.defaultTimeoutMs();
-    const args: JsonObject = { target: options.target, input: options.input, correlationId, timeoutMs, async: options.async === true };
+    const args: JsonObject = {
+      target: options.target,
+      input: options.input,
+      correlationId,
+      timeoutMs,
+      async: options.async === true,
+    };
     if (options.instanceKey !== undefined) args.instanceKey = options.instanceKey;
     if (options.metadata !== undefined) args.metadata = options.metadata;
     if (options.eventType !== undefined) args.eventType = options.eventType;
@@ -50,7 +67,12 @@ export class ScopedRuntime implements AgentToolRuntime {
       await this.call("request", args);
       return { correlationId };
     }
-    const waiting = this.client.awaitReply({ correlationId, agent: options.target, instanceKey: options.instanceKey ?? "", timeoutMs });
+    const waiting = this.client.awaitReply({
+      correlationId,
+      agent: options.target,
+      instanceKey: options.instanceKey ?? "",
+      timeoutMs,
+    });
     try {
       await this.call("request", args);
     } catch (error) {
@@ -76,11 +98,15 @@ export class ScopedRuntime implements AgentToolRuntime {
   }
 
   async list(options: AgentListOptions = {}): Promise<{ instances: AgentInstanceInfo[] }> {
-    return (await this.call("list", options.includeAll === true ? { includeAll: true } : {})) as unknown as { instances: AgentInstanceInfo[] };
+    return (await this.call("list", options.includeAll === true ? { includeAll: true } : {})) as unknown as {
+      instances: AgentInstanceInfo[];
+    };
   }
 
   async catalog(): Promise<{ agents: { name: string; description?: string; entry: boolean }[] }> {
-    return (await this.call("catalog", {})) as unknown as { agents: { name: string; description?: string; entry: boolean }[] };
+    return (await this.call("catalog", {})) as unknown as {
+      agents: { name: string; description?: string; entry: boolean }[];
+    };
   }
 
   async restart(options: { reason: string }): Promise<RestartAnswer> {

@@ -10,13 +10,19 @@ import type { Message } from "../../tools/types.ts";
 
 function contentParts(message: Message): { type: string; toolCallId?: string; toolName?: string; input?: unknown }[] {
   const content = (message.data as { content?: unknown }).content;
-  return Array.isArray(content) ? (content as { type: string; toolCallId?: string; toolName?: string; input?: unknown }[]) : [];
+  return Array.isArray(content)
+    ? (content as { type: string; toolCallId?: string; toolName?: string; input?: unknown }[])
+    : [];
 }
 
 /** The tool calls of an assistant message (none for any other message). */
 export function toolCallsOf(message: Message): { toolCallId: string; toolName: string; input: unknown }[] {
   if (message.data.role !== "assistant") return [];
-  return contentParts(message).flatMap((part) => (part.type === "tool-call" && typeof part.toolCallId === "string" ? [{ toolCallId: part.toolCallId, toolName: String(part.toolName ?? ""), input: part.input }] : []));
+  return contentParts(message).flatMap((part) =>
+    part.type === "tool-call" && typeof part.toolCallId === "string"
+      ? [{ toolCallId: part.toolCallId, toolName: String(part.toolName ?? ""), input: part.input }]
+      : [],
+  );
 }
 
 function toolCallIds(message: Message): string[] {
@@ -25,7 +31,9 @@ function toolCallIds(message: Message): string[] {
 
 function toolResultIds(message: Message): string[] {
   if (message.data.role !== "tool") return [];
-  return contentParts(message).flatMap((part) => (part.type === "tool-result" && typeof part.toolCallId === "string" ? [part.toolCallId] : []));
+  return contentParts(message).flatMap((part) =>
+    part.type === "tool-result" && typeof part.toolCallId === "string" ? [part.toolCallId] : [],
+  );
 }
 
 export interface ModelView {
@@ -56,7 +64,9 @@ export function validModelView(messages: readonly Message[]): ModelView {
       if (ids.length > 0 && ids.every((id) => validCalls.has(id))) {
         result.push(message);
       } else if (ids.some((id) => validCalls.has(id))) {
-        const content = contentParts(message).filter((part) => part.type !== "tool-result" || (part.toolCallId !== undefined && validCalls.has(part.toolCallId)));
+        const content = contentParts(message).filter(
+          (part) => part.type !== "tool-result" || (part.toolCallId !== undefined && validCalls.has(part.toolCallId)),
+        );
         result.push({ ...message, data: { ...message.data, content } as Message["data"] });
       } else {
         dropped.push(message.id);

@@ -8,7 +8,11 @@
 import type { InstanceCommit } from "../../protocol/instance-state.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
-import { settleCompletion, type PendingCompletion, type PendingCompletionListener } from "../../tools/pending-completion.ts";
+import {
+  settleCompletion,
+  type PendingCompletion,
+  type PendingCompletionListener,
+} from "../../tools/pending-completion.ts";
 import type { PendingResults, ToolCompletion } from "./pending-results.ts";
 
 export interface ToolCompletionsOptions {
@@ -43,15 +47,33 @@ export class ToolCompletions {
 
   private async deliver(completion: PendingCompletion): Promise<void> {
     const result = await settleCompletion(completion);
-    const item: ToolCompletion = { kind: "tool_completion", id: this.options.ids("tcmp"), handle: completion.handle, toolName: completion.toolName, toolCallId: completion.toolCallId, result };
+    const item: ToolCompletion = {
+      kind: "tool_completion",
+      id: this.options.ids("tcmp"),
+      handle: completion.handle,
+      toolName: completion.toolName,
+      toolCallId: completion.toolCallId,
+      result,
+    };
     // The commit is handed over first and awaited after: commits reach the store in the order they are made, so
     // the step commit that later consumes this completion can never overtake the commit that adds it.
     const committed = this.options.commit({ added: [item] });
-    if (!this.options.pendingResults.add(item)) this.options.logger.warn({ tool: completion.toolName, handle: completion.handle }, "a tool completion arrived after the instance closed; dropped");
+    if (!this.options.pendingResults.add(item))
+      this.options.logger.warn(
+        { tool: completion.toolName, handle: completion.handle },
+        "a tool completion arrived after the instance closed; dropped",
+      );
     try {
       await committed;
     } catch (error) {
-      this.options.logger.error({ tool: completion.toolName, handle: completion.handle, error: error instanceof Error ? error.message : String(error) }, "could not store a tool completion");
+      this.options.logger.error(
+        {
+          tool: completion.toolName,
+          handle: completion.handle,
+          error: error instanceof Error ? error.message : String(error),
+        },
+        "could not store a tool completion",
+      );
     }
   }
 }

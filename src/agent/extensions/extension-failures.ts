@@ -20,9 +20,14 @@ interface FailureScope {
 
 const text = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
-export function reportExtensionFailures(options: { logger: Logger; runtimeEvents: RuntimeEventSink }): (failure: MiddlewareFailure) => void {
+export function reportExtensionFailures(options: {
+  logger: Logger;
+  runtimeEvents: RuntimeEventSink;
+}): (failure: MiddlewareFailure) => void {
   return (failure) => {
-    const scope = (typeof failure.context === "object" && failure.context !== null ? failure.context : {}) as FailureScope;
+    const scope = (
+      typeof failure.context === "object" && failure.context !== null ? failure.context : {}
+    ) as FailureScope;
     const described = describe(failure.error);
     const extension = failure.extension ?? "(no extension)";
     const where = {
@@ -31,7 +36,16 @@ export function reportExtensionFailures(options: { logger: Logger; runtimeEvents
       ...(text(scope.toolName) === undefined ? {} : { toolName: text(scope.toolName) }),
       ...(text(scope.toolCallId) === undefined ? {} : { toolCallId: text(scope.toolCallId) }),
     };
-    options.logger.warn({ extension, hook: failure.hook, ...where, error: described.message.slice(0, 500), ...(described.code === undefined ? {} : { code: described.code }) }, `Extension/${extension} threw in its ${failure.hook} middleware`);
+    options.logger.warn(
+      {
+        extension,
+        hook: failure.hook,
+        ...where,
+        error: described.message.slice(0, 500),
+        ...(described.code === undefined ? {} : { code: described.code }),
+      },
+      `Extension/${extension} threw in its ${failure.hook} middleware`,
+    );
     options.runtimeEvents.emit({
       type: "extension.failed",
       traceId: text(scope.traceId) ?? "",

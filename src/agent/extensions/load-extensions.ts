@@ -14,7 +14,9 @@ import type { ExtensionState } from "./extension-state.ts";
 import type { PipelineRegistry } from "./pipeline-registry.ts";
 import type { ExtensionApi, ExtensionApprovals, ExtensionModel, ExtensionRegister } from "./types.ts";
 
-const NO_MODEL: ExtensionModel = { generateText: () => Promise.reject(new Error("no model is available to extensions here")) };
+const NO_MODEL: ExtensionModel = {
+  generateText: () => Promise.reject(new Error("no model is available to extensions here")),
+};
 
 export interface ExtensionUse {
   resource: ExtensionResource;
@@ -26,7 +28,12 @@ export interface LoadExtensionsOptions {
   extensions: readonly ExtensionUse[];
   agent: ExtensionApi["agent"];
   pipeline: PipelineRegistry;
-  registerTool: (item: ToolCatalogItem, handler: ToolHandler, extensionName: string, options?: { timeoutMs?: number }) => void;
+  registerTool: (
+    item: ToolCatalogItem,
+    handler: ToolHandler,
+    extensionName: string,
+    options?: { timeoutMs?: number },
+  ) => void;
   /** Removes a tool `extensionName` registered; default: removes nothing. */
   unregisterTool?: (name: string, extensionName: string) => boolean;
   state: ExtensionState;
@@ -55,7 +62,8 @@ function findRegister(module: unknown): ExtensionRegister | undefined {
  */
 function loadFailure(message: string, error: unknown): ConfigError {
   const failure = new ConfigError("E_CONFIG_EXTENSION_LOAD", `${message}: ${describe(error).message}`);
-  if (error instanceof Error && error.stack !== undefined) failure.stack = `${failure.stack ?? ""}\ncaused by: ${error.stack}`;
+  if (error instanceof Error && error.stack !== undefined)
+    failure.stack = `${failure.stack ?? ""}\ncaused by: ${error.stack}`;
   return failure;
 }
 
@@ -63,7 +71,9 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<vo
   const importModule = options.importModule ?? ((path: string) => import(path));
   for (const use of options.extensions) {
     const name = use.resource.metadata.name;
-    const entry = isAbsolute(use.resource.spec.entry) ? use.resource.spec.entry : resolve(use.resource.source.baseDir, use.resource.spec.entry);
+    const entry = isAbsolute(use.resource.spec.entry)
+      ? use.resource.spec.entry
+      : resolve(use.resource.source.baseDir, use.resource.spec.entry);
     let module: unknown;
     try {
       module = await importModule(entry);
@@ -72,18 +82,27 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<vo
     }
     const register = findRegister(module);
     if (register === undefined) {
-      throw new ConfigError("E_CONFIG_EXTENSION_LOAD", `Extension/${name}: entry ${use.resource.spec.entry} must export a register(api, config) function; found exports: ${Object.keys(module as object).join(", ") || "none"}`);
+      throw new ConfigError(
+        "E_CONFIG_EXTENSION_LOAD",
+        `Extension/${name}: entry ${use.resource.spec.entry} must export a register(api, config) function; found exports: ${Object.keys(module as object).join(", ") || "none"}`,
+      );
     }
     const api: ExtensionApi = {
       name,
       agent: options.agent,
-      pipeline: { register: (type, middleware, registerOptions) => options.pipeline.register(type, middleware, { ...registerOptions, extension: name }) },
+      pipeline: {
+        register: (type, middleware, registerOptions) =>
+          options.pipeline.register(type, middleware, { ...registerOptions, extension: name }),
+      },
       tools: {
         register: (item, handler, toolOptions) => options.registerTool(item, handler, name, toolOptions),
         unregister: (toolName) => options.unregisterTool?.(toolName, name) ?? false,
       },
       state: { get: () => options.state.get(name), set: (value) => options.state.set(name, value) },
-      events: { on: (type, listener) => options.events.on(type, listener), emit: (type, payload) => options.events.emit(type, payload) },
+      events: {
+        on: (type, listener) => options.events.on(type, listener),
+        emit: (type, payload) => options.events.emit(type, payload),
+      },
       logger: options.logger.child({ extension: name }),
       model: options.model ?? NO_MODEL,
       ...(options.approvals === undefined ? {} : { approvals: options.approvals }),

@@ -24,9 +24,17 @@ export function middlewareAgents(runtime: AgentToolRuntime): MiddlewareAgentsApi
       }
       const reply = await runtime.request({ ...options, async: false });
       if (reply.status === "error") {
-        throw new RuntimeCallError(reply.error?.code ?? "AGENT_REQUEST_FAILED", `${params.target} could not answer: ${reply.error?.message ?? "no reason given"}`);
+        throw new RuntimeCallError(
+          reply.error?.code ?? "AGENT_REQUEST_FAILED",
+          `${params.target} could not answer: ${reply.error?.message ?? "no reason given"}`,
+        );
       }
-      return { target: params.target, instanceKey: reply.instanceKey, response: reply.response ?? "", correlationId: reply.correlationId };
+      return {
+        target: params.target,
+        instanceKey: reply.instanceKey,
+        response: reply.response ?? "",
+        correlationId: reply.correlationId,
+      };
     },
     async send(params) {
       const { eventId } = await runtime.send({

@@ -34,16 +34,38 @@ export class PipelineRegistry {
 
   constructor(private readonly options: PipelineRegistryOptions = {}) {}
 
-  register<T extends PipelineType>(type: T, middleware: PipelineMiddleware<T>, options: { priority?: number; extension?: string } = {}): void {
-    if (!(type in this.entries)) throw new TypeError(`pipeline type must be one of turn, step, toolCall; got ${String(type)}`);
-    if (typeof middleware !== "function") throw new TypeError(`pipeline middleware must be a function; got ${typeof middleware}`);
-    this.entries[type].push({ priority: options.priority ?? 0, order: this.order++, extension: options.extension, middleware });
+  register<T extends PipelineType>(
+    type: T,
+    middleware: PipelineMiddleware<T>,
+    options: { priority?: number; extension?: string } = {},
+  ): void {
+    if (!(type in this.entries))
+      throw new TypeError(`pipeline type must be one of turn, step, toolCall; got ${String(type)}`);
+    if (typeof middleware !== "function")
+      throw new TypeError(`pipeline middleware must be a function; got ${typeof middleware}`);
+    this.entries[type].push({
+      priority: options.priority ?? 0,
+      order: this.order++,
+      extension: options.extension,
+      middleware,
+    });
   }
 
-  middlewares<T extends PipelineType>(type: T): Middleware<PipelineContexts[T]["context"], PipelineContexts[T]["result"]>[] {
+  middlewares<T extends PipelineType>(
+    type: T,
+  ): Middleware<PipelineContexts[T]["context"], PipelineContexts[T]["result"]>[] {
     return [...this.entries[type]]
       .sort((a, b) => a.priority - b.priority || a.order - b.order)
-      .map((entry) => this.reporting(type, entry, fromContextMiddleware(entry.middleware as PipelineMiddleware<T>) as Middleware<PipelineContexts[T]["context"], PipelineContexts[T]["result"]>));
+      .map((entry) =>
+        this.reporting(
+          type,
+          entry,
+          fromContextMiddleware(entry.middleware as PipelineMiddleware<T>) as Middleware<
+            PipelineContexts[T]["context"],
+            PipelineContexts[T]["result"]
+          >,
+        ),
+      );
   }
 
   /** Reports the middleware's own throws; errors that came up through its `next()` belong to the layers inside. */

@@ -9,7 +9,13 @@ import type { ApprovalDecision } from "../../protocol/approval.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import type { Logger } from "../../shared/logger.ts";
-import type { Message, ToolCallMiddlewareContext, ToolCatalogItem, ToolHandler, ToolResult } from "../../tools/types.ts";
+import type {
+  Message,
+  ToolCallMiddlewareContext,
+  ToolCatalogItem,
+  ToolHandler,
+  ToolResult,
+} from "../../tools/types.ts";
 import type { MessageEvent } from "../../protocol/conversation.ts";
 
 export type { MessageEvent } from "../../protocol/conversation.ts";
@@ -61,7 +67,16 @@ export interface MiddlewareAgentRequest {
  * carrying `code` (`AGENT_REQUEST_TIMEOUT`, `CIRCULAR_CALL_DETECTED`, …).
  */
 export interface MiddlewareAgentsApi {
-  request(params: MiddlewareAgentRequest): Promise<{ target: string; response: string; correlationId?: string; instanceKey?: string; accepted?: boolean; async?: boolean }>;
+  request(
+    params: MiddlewareAgentRequest,
+  ): Promise<{
+    target: string;
+    response: string;
+    correlationId?: string;
+    instanceKey?: string;
+    accepted?: boolean;
+    async?: boolean;
+  }>;
   send(params: Omit<MiddlewareAgentRequest, "timeoutMs" | "async">): Promise<{ accepted: boolean; eventId: string }>;
   /** The agents of this swarm (as `agents__catalog` lists them). */
   catalog(): Promise<{ agents: { name: string; description?: string; entry: boolean }[] }>;
@@ -101,12 +116,19 @@ export interface PipelineContexts {
 
 export type PipelineType = keyof PipelineContexts;
 
-export type PipelineMiddleware<T extends PipelineType> = (ctx: PipelineContexts[T]["context"] & { next(): Promise<PipelineContexts[T]["result"]> }) => Promise<PipelineContexts[T]["result"]>;
+export type PipelineMiddleware<T extends PipelineType> = (
+  ctx: PipelineContexts[T]["context"] & { next(): Promise<PipelineContexts[T]["result"]> },
+) => Promise<PipelineContexts[T]["result"]>;
 
 /** The agent's own model, for an extension that needs one more call of it (outside the conversation, no tools). */
 export interface ExtensionModel {
   /** Rejects with a coded error (MODEL_TIMEOUT, MODEL_RATE_LIMITED, …) when the model cannot answer. */
-  generateText(request: { system?: string; prompt: string; maxOutputTokens?: number; signal?: AbortSignal }): Promise<{ text: string; usage: TokenUsage }>;
+  generateText(request: {
+    system?: string;
+    prompt: string;
+    maxOutputTokens?: number;
+    signal?: AbortSignal;
+  }): Promise<{ text: string; usage: TokenUsage }>;
 }
 
 export interface ExtensionApi {

@@ -37,14 +37,33 @@ export class AgentInstance {
    * (shutdown grace over, or the orchestrator gone): nothing more is committed, so the event stays unanswered in
    * the orchestrator's inbox and its redelivery resumes the turn from what was committed.
    */
-  async handleEvent(options: { event: AgentEvent; attempt: number; redelivery?: boolean; crashedBefore?: string; approvals?: Approval[]; signal?: AbortSignal; onTurnStarted?: (turnId: string) => void }): Promise<HandledEvent | undefined> {
+  async handleEvent(options: {
+    event: AgentEvent;
+    attempt: number;
+    redelivery?: boolean;
+    crashedBefore?: string;
+    approvals?: Approval[];
+    signal?: AbortSignal;
+    onTurnStarted?: (turnId: string) => void;
+  }): Promise<HandledEvent | undefined> {
     const { event } = options;
     const { env } = this.parts;
     // A turn that stopped for approvals goes on as the same turn.
     const turnId = options.approvals?.[0]?.turnId ?? env.ids("turn");
     if (event.type === RESULTS_ARRIVED_EVENT && this.pendingResultCount === 0) {
       // An earlier turn showed them already: nothing to wake the model for.
-      return { outcome: { status: "ok", agent: env.agentName, instanceKey: env.instanceKey, eventId: event.id, turnId, response: "", finishReason: "nothing_pending" }, commit: {} };
+      return {
+        outcome: {
+          status: "ok",
+          agent: env.agentName,
+          instanceKey: env.instanceKey,
+          eventId: event.id,
+          turnId,
+          response: "",
+          finishReason: "nothing_pending",
+        },
+        commit: {},
+      };
     }
     options.onTurnStarted?.(turnId);
     const ending = await runTurn({
@@ -58,7 +77,10 @@ export class AgentInstance {
     });
     if (ending.type === "unsaved") {
       // This process now holds messages the store does not: only a fresh start from the store is consistent again.
-      throw new SystemError(ending.result.error?.code ?? "E_STORE_WRITE_FAILED", `the store refused a step of turn ${turnId}: ${ending.result.error?.message ?? "unknown error"}`);
+      throw new SystemError(
+        ending.result.error?.code ?? "E_STORE_WRITE_FAILED",
+        `the store refused a step of turn ${turnId}: ${ending.result.error?.message ?? "unknown error"}`,
+      );
     }
     if (!commits(ending)) {
       env.conversation.dropChanges();
@@ -67,7 +89,14 @@ export class AgentInstance {
     }
     const { steps: _steps, usage: _usage, ...outcome } = ending.result;
     const requested = env.approvals?.takeRequested() ?? [];
-    return { outcome, commit: { changes: env.conversation.takeChanges(), consumed: this.parts.pendingResults.takeConsumed(), ...(requested.length === 0 ? {} : { approvals: { requested } }) } };
+    return {
+      outcome,
+      commit: {
+        changes: env.conversation.takeChanges(),
+        consumed: this.parts.pendingResults.takeConsumed(),
+        ...(requested.length === 0 ? {} : { approvals: { requested } }),
+      },
+    };
   }
 
   /** A reply to an async request (the orchestrator stored it before handing it over): kept until shown to the model. */

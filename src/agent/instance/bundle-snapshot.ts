@@ -12,11 +12,18 @@ export function readBundleSnapshot(file: string): Bundle {
   try {
     parsed = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
-    throw new ConfigError("E_CONFIG_BUNDLE_SNAPSHOT", `cannot read the bundle snapshot ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new ConfigError(
+      "E_CONFIG_BUNDLE_SNAPSHOT",
+      `cannot read the bundle snapshot ${file}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
   const bundle = parsed as Partial<Bundle>;
   if (typeof bundle?.dir !== "string" || typeof bundle.file !== "string" || !Array.isArray(bundle.resources)) {
-    throw new ConfigError("E_CONFIG_BUNDLE_SNAPSHOT", `the bundle snapshot ${file} is not a Bundle: expected {dir, file, resources[]}`);
+    throw new ConfigError(
+      "E_CONFIG_BUNDLE_SNAPSHOT",
+      `the bundle snapshot ${file} is not a Bundle: expected {dir, file, resources[]}`,
+    );
   }
   return bundle as Bundle;
 }

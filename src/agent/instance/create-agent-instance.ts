@@ -7,7 +7,14 @@
  */
 import { mkdirSync } from "node:fs";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { agentExtensions, agentModel, agentTools, readSystemPrompt, selectSwarm, swarmAgents } from "../../config/resolve.ts";
+import {
+  agentExtensions,
+  agentModel,
+  agentTools,
+  readSystemPrompt,
+  selectSwarm,
+  swarmAgents,
+} from "../../config/resolve.ts";
 import type { Bundle } from "../../config/types.ts";
 import type { InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
 import { resolveConfigValues } from "../../config/value-source.ts";
@@ -75,9 +82,18 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
   const swarm = selectSwarm(bundle, options.swarm);
   const agent = swarmAgents(bundle, swarm).find((candidate) => candidate.metadata.name === options.agent);
   if (agent === undefined) {
-    throw new ConfigError("E_CONFIG_AGENT_NOT_IN_SWARM", `Agent/${options.agent} is not a member of Swarm/${swarm.metadata.name}`, { suggestion: `members: ${swarm.spec.agents.map((ref) => ref.name).join(", ")}` });
+    throw new ConfigError(
+      "E_CONFIG_AGENT_NOT_IN_SWARM",
+      `Agent/${options.agent} is not a member of Swarm/${swarm.metadata.name}`,
+      { suggestion: `members: ${swarm.spec.agents.map((ref) => ref.name).join(", ")}` },
+    );
   }
-  const paths = instancePaths({ stateRoot: options.stateRoot, swarmInstanceKey: swarm.spec.instanceKey, agent: options.agent, instanceKey: options.instanceKey });
+  const paths = instancePaths({
+    stateRoot: options.stateRoot,
+    swarmInstanceKey: swarm.spec.instanceKey,
+    agent: options.agent,
+    instanceKey: options.instanceKey,
+  });
   mkdirSync(paths.workdir, { recursive: true });
 
   let model = options.model;
@@ -87,7 +103,10 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     const source = modelResource.spec.apiKey;
     const apiKey = source === undefined ? undefined : resolveApiKey(source, env);
     if (source !== undefined && apiKey === undefined) {
-      throw new ConfigError("E_CONFIG_ENV_MISSING", `Model/${modelResource.metadata.name}: spec.apiKey expects env var ${apiKeyEnvName(source) ?? "(unknown)"}, which is not set`);
+      throw new ConfigError(
+        "E_CONFIG_ENV_MISSING",
+        `Model/${modelResource.metadata.name}: spec.apiKey expects env var ${apiKeyEnvName(source) ?? "(unknown)"}, which is not set`,
+      );
     }
     model = await createLanguageModel({ resource: modelResource, ...(apiKey === undefined ? {} : { apiKey }) });
   }
@@ -95,27 +114,59 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
   if (recordTo !== undefined && recordTo !== "") model = wrapWithRecorder(model, recordTo);
 
   // Tools and extensions get their config with ValueSources resolved from this child's (scoped) env.
-  const tools = agentTools(bundle, agent).map((tool) => (tool.spec.config === undefined ? tool : { ...tool, spec: { ...tool.spec, config: resolveConfigValues(tool.spec.config, env) as JsonObject } }));
+  const tools = agentTools(bundle, agent).map((tool) =>
+    tool.spec.config === undefined
+      ? tool
+      : { ...tool, spec: { ...tool.spec, config: resolveConfigValues(tool.spec.config, env) as JsonObject } },
+  );
   const registry = await ToolRegistry.fromResources(tools);
   const { link } = options;
   const commit = (changes: InstanceCommit) => link.commit(changes);
   const state = new ExtensionState(options.state.extensionState, commit);
-  const runtimeEvents = linkedRuntimeEvents({ link, agent: options.agent, instanceKey: options.instanceKey, now: Date.now });
+  const runtimeEvents = linkedRuntimeEvents({
+    link,
+    agent: options.agent,
+    instanceKey: options.instanceKey,
+    now: Date.now,
+  });
   const pipeline = new PipelineRegistry({ onFailure: reportExtensionFailures({ logger, runtimeEvents }) });
   const events = new EventBus((type, error) => logger.warn({ type, err: error }, "extension event listener threw"));
-  const approvals = new ToolApprovals({ agentName: options.agent, instanceKey: options.instanceKey, ids: newId, now: Date.now });
+  const approvals = new ToolApprovals({
+    agentName: options.agent,
+    instanceKey: options.instanceKey,
+    ids: newId,
+    now: Date.now,
+  });
   await loadExtensions({
     approvals,
-    extensions: agentExtensions(bundle, agent).map((use) => ({ ...use, config: resolveConfigValues(use.config, env) as JsonObject })),
-    agent: { name: options.agent, instanceKey: options.instanceKey, requiredTools: agent.spec.requiredTools ?? [], tools: tools.map((tool) => tool.metadata.name), bundleDir: bundle.dir },
+    extensions: agentExtensions(bundle, agent).map((use) => ({
+      ...use,
+      config: resolveConfigValues(use.config, env) as JsonObject,
+    })),
+    agent: {
+      name: options.agent,
+      instanceKey: options.instanceKey,
+      requiredTools: agent.spec.requiredTools ?? [],
+      tools: tools.map((tool) => tool.metadata.name),
+      bundleDir: bundle.dir,
+    },
     pipeline,
     registerTool: (item, handler, extensionName, toolOptions) =>
-      registry.register(item, handler, { source: { type: "extension", name: extensionName }, ...(toolOptions?.timeoutMs === undefined ? {} : { timeoutMs: toolOptions.timeoutMs }) }),
+      registry.register(item, handler, {
+        source: { type: "extension", name: extensionName },
+        ...(toolOptions?.timeoutMs === undefined ? {} : { timeoutMs: toolOptions.timeoutMs }),
+      }),
     unregisterTool: (name, extensionName) => registry.unregister(name, { owner: extensionName }),
     state,
     events,
     logger,
-    model: extensionModel({ model, streaming, params: agent.spec.modelConfig.params ?? {}, timeoutMs: modelTimeoutMs(agentModel(bundle, agent)), logger }),
+    model: extensionModel({
+      model,
+      streaming,
+      params: agent.spec.modelConfig.params ?? {},
+      timeoutMs: modelTimeoutMs(agentModel(bundle, agent)),
+      logger,
+    }),
   });
 
   const pendingResults = new PendingResults(options.state.pendingResults);
@@ -147,5 +198,12 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     modelTimeoutMs: modelTimeoutMs(agentModel(bundle, agent)),
   };
   const instance = new AgentInstance({ env: turnEnv, pendingResults });
-  return { instance, paths, policy: { requestTimeoutMs: swarm.spec.policy.requestTimeoutMs, gracePeriodMs: swarm.spec.policy.shutdown.gracePeriodSeconds * 1000 } };
+  return {
+    instance,
+    paths,
+    policy: {
+      requestTimeoutMs: swarm.spec.policy.requestTimeoutMs,
+      gracePeriodMs: swarm.spec.policy.shutdown.gracePeriodSeconds * 1000,
+    },
+  };
 }

@@ -12,9 +12,17 @@ export interface RuntimeEventSink {
   emit(event: RuntimeEventInput): void;
 }
 
-export function linkedRuntimeEvents(options: { link: Pick<InstanceLink, "runtimeEvent">; agent: string; instanceKey: string; now: () => number }): RuntimeEventSink {
+export function linkedRuntimeEvents(options: {
+  link: Pick<InstanceLink, "runtimeEvent">;
+  agent: string;
+  instanceKey: string;
+  now: () => number;
+}): RuntimeEventSink {
   const { link, agent, instanceKey, now } = options;
-  return { emit: (event) => link.runtimeEvent({ at: new Date(now()).toISOString(), agent, instanceKey, ...event } as RuntimeEvent) };
+  return {
+    emit: (event) =>
+      link.runtimeEvent({ at: new Date(now()).toISOString(), agent, instanceKey, ...event } as RuntimeEvent),
+  };
 }
 
 /** A sink that keeps events in memory (tests). */

@@ -10,7 +10,11 @@
 import { isGoondanError } from "../../shared/errors.ts";
 import type { StepResult } from "../extensions/types.ts";
 
-export type NextStep = { type: "run_again" } | { type: "final"; response: string; finishReason: string } | { type: "aborted" } | { type: "awaiting_approval" };
+export type NextStep =
+  | { type: "run_again" }
+  | { type: "final"; response: string; finishReason: string }
+  | { type: "aborted" }
+  | { type: "awaiting_approval" };
 
 /** The next step after `step`: the model asked for tools (or step middleware wants more) → run again; else final. */
 export function nextStepAfter(options: { step: StepResult; signal: AbortSignal; holding?: boolean }): NextStep {
@@ -21,9 +25,13 @@ export function nextStepAfter(options: { step: StepResult; signal: AbortSignal; 
 }
 
 /** How a turn ended, and so whether it commits. */
-export type TurnEnding<R> = { type: "completed"; result: R } | { type: "aborted"; result: R } | { type: "unsaved"; result: R };
+export type TurnEnding<R> =
+  | { type: "completed"; result: R }
+  | { type: "aborted"; result: R }
+  | { type: "unsaved"; result: R };
 
 /** A commit the store refused (the instance link's codes): the turn ends `unsaved`. */
 export const isStoreFailure = (error: unknown): boolean => isGoondanError(error) && error.code.startsWith("E_STORE_");
 
-export const commits = <R>(ending: TurnEnding<R>): ending is { type: "completed"; result: R } => ending.type === "completed";
+export const commits = <R>(ending: TurnEnding<R>): ending is { type: "completed"; result: R } =>
+  ending.type === "completed";

@@ -30,11 +30,15 @@ export interface RecoveryScope {
 
 /** E_TOOL_INTERRUPTED for a call whose start is recorded and whose result is not. */
 export function interruptedCallResult(crashedBefore: string | undefined) {
-  const how = crashedBefore === undefined ? "the agent stopped before its result was saved (a shutdown, or goondan itself restarted)" : `the agent process died while it ran (${crashedBefore})`;
+  const how =
+    crashedBefore === undefined
+      ? "the agent stopped before its result was saved (a shutdown, or goondan itself restarted)"
+      : `the agent process died while it ran (${crashedBefore})`;
   return toolError({
     code: TOOL_ERROR_CODES.interrupted,
     message: `This call was interrupted: ${how}. Whether it did nothing, part of its work or all of it is unknown; it was not run again.`,
-    suggestion: "Check its effects before calling it again. If this tool caused a crash, the same call will crash the agent again: try other arguments or another tool.",
+    suggestion:
+      "Check its effects before calling it again. If this tool caused a crash, the same call will crash the agent again: try other arguments or another tool.",
   });
 }
 
@@ -48,16 +52,53 @@ export async function recoverInterruptedStep(scope: RecoveryScope): Promise<void
     const outcomes: StepToolOutcome[] = [];
     for (const call of calls) {
       if (env.registry.get(call.toolName)?.resumable === true) {
-        outcomes.push(...(await runToolCalls({ env, turn: context, catalog, assistant: last, calls: [{ id: call.toolCallId, name: call.toolName, args: call.input }], parentSpanId: spans.spanId, stepIndex, signal: scope.signal })));
+        outcomes.push(
+          ...(await runToolCalls({
+            env,
+            turn: context,
+            catalog,
+            assistant: last,
+            calls: [{ id: call.toolCallId, name: call.toolName, args: call.input }],
+            parentSpanId: spans.spanId,
+            stepIndex,
+            signal: scope.signal,
+          })),
+        );
       } else {
-        outcomes.push({ toolCallId: call.toolCallId, toolName: call.toolName, result: interruptedCallResult(crashedBefore) });
+        outcomes.push({
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          result: interruptedCallResult(crashedBefore),
+        });
       }
     }
     if (scope.signal.aborted) return;
-    context.emitMessageEvent({ type: "append", message: createMessage({ id: env.ids("msg"), data: toolResultData(outcomes), source: { type: "tool" }, metadata: { turnId: context.turnId, interrupted: true }, now: env.now() }) });
-    const resumed = calls.filter((call) => env.registry.get(call.toolName)?.resumable === true).map((call) => call.toolCallId);
-    env.logger.warn({ calls: calls.map((call) => call.toolName), resumed, crashedBefore }, "answered the tool calls of an interrupted step");
-    env.runtimeEvents.emit({ type: "conversation.recovered", ...spans, data: { interruptedCalls: calls.map((call) => call.toolCallId), resumedCalls: resumed, ...(crashedBefore === undefined ? {} : { crashedBefore }) } });
+    context.emitMessageEvent({
+      type: "append",
+      message: createMessage({
+        id: env.ids("msg"),
+        data: toolResultData(outcomes),
+        source: { type: "tool" },
+        metadata: { turnId: context.turnId, interrupted: true },
+        now: env.now(),
+      }),
+    });
+    const resumed = calls
+      .filter((call) => env.registry.get(call.toolName)?.resumable === true)
+      .map((call) => call.toolCallId);
+    env.logger.warn(
+      { calls: calls.map((call) => call.toolName), resumed, crashedBefore },
+      "answered the tool calls of an interrupted step",
+    );
+    env.runtimeEvents.emit({
+      type: "conversation.recovered",
+      ...spans,
+      data: {
+        interruptedCalls: calls.map((call) => call.toolCallId),
+        resumedCalls: resumed,
+        ...(crashedBefore === undefined ? {} : { crashedBefore }),
+      },
+    });
   }
   const dropped = validModelView(env.conversation.messages).dropped;
   if (dropped.length === 0) return;

@@ -24,7 +24,9 @@ export interface ResumeScope {
 }
 
 /** The last assistant message with tool calls, and those of its calls no later tool message answers. */
-export function unansweredCalls(messages: readonly Message[]): { assistant: Message; calls: { toolCallId: string; toolName: string; input: unknown }[] } | undefined {
+export function unansweredCalls(
+  messages: readonly Message[],
+): { assistant: Message; calls: { toolCallId: string; toolName: string; input: unknown }[] } | undefined {
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     const message = messages[index] as Message;
     if (message.data.role !== "assistant") continue;
@@ -50,7 +52,8 @@ export async function resumeApprovedStep(scope: ResumeScope): Promise<void> {
     const approval = approvals.approvalOf(call.toolCallId);
     return approval !== undefined && approval.applied !== true ? [approval.id] : [];
   });
-  if (applying.length > 0) await env.commit({ changes: env.conversation.takeChanges(), approvals: { applied: applying } });
+  if (applying.length > 0)
+    await env.commit({ changes: env.conversation.takeChanges(), approvals: { applied: applying } });
   const catalog = buildCatalog({ registry: env.registry, agentTools: env.agentTools });
   const stepIndex = typeof assistant.metadata.stepIndex === "number" ? assistant.metadata.stepIndex : 0;
   const outcomes: StepToolOutcome[] = [];
@@ -61,8 +64,28 @@ export async function resumeApprovedStep(scope: ResumeScope): Promise<void> {
       outcomes.push({ toolCallId: call.toolCallId, toolName: call.toolName, result: interruptedCallResult(undefined) });
       continue;
     }
-    outcomes.push(...(await runToolCalls({ env, turn: context, catalog, assistant, calls: [{ id: call.toolCallId, name: call.toolName, args: call.input }], parentSpanId: scope.spanId, stepIndex, signal })));
+    outcomes.push(
+      ...(await runToolCalls({
+        env,
+        turn: context,
+        catalog,
+        assistant,
+        calls: [{ id: call.toolCallId, name: call.toolName, args: call.input }],
+        parentSpanId: scope.spanId,
+        stepIndex,
+        signal,
+      })),
+    );
   }
   if (outcomes.length === 0 || signal.aborted) return;
-  context.emitMessageEvent({ type: "append", message: createMessage({ id: env.ids("msg"), data: toolResultData(outcomes), source: { type: "tool" }, metadata: { turnId: context.turnId, stepIndex, approvalsApplied: applying }, now: env.now() }) });
+  context.emitMessageEvent({
+    type: "append",
+    message: createMessage({
+      id: env.ids("msg"),
+      data: toolResultData(outcomes),
+      source: { type: "tool" },
+      metadata: { turnId: context.turnId, stepIndex, approvalsApplied: applying },
+      now: env.now(),
+    }),
+  });
 }

@@ -47,7 +47,14 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
   const { ids, now } = env;
   const stepSpanId = newSpanId();
   const startedAt = now();
-  const base: StepSpan = { traceId: turn.traceId, spanId: stepSpanId, parentSpanId: scope.turnSpanId, turnId: turn.turnId, eventId: scope.eventId, stepIndex };
+  const base: StepSpan = {
+    traceId: turn.traceId,
+    spanId: stepSpanId,
+    parentSpanId: scope.turnSpanId,
+    turnId: turn.turnId,
+    eventId: scope.eventId,
+    stepIndex,
+  };
   env.runtimeEvents.emit({ type: "step.started", ...base });
 
   const context: StepMiddlewareContext = {
@@ -74,31 +81,82 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
     const catalog = ctx.toolCatalog;
     const response = await callModel({ env, scope, base, system: ctx.systemPrompt, catalog });
     const { text, toolCalls, usage } = response;
-    const assistant = createMessage({ id: ids("msg"), data: assistantData(text, toolCalls), source: { type: "assistant", name: turn.agentName }, metadata: { turnId: turn.turnId, stepIndex }, now: now() });
-    if ((text.length > 0 || toolCalls.length > 0) && !scope.signal.aborted) turn.emitMessageEvent({ type: "append", message: assistant });
-    if (toolCalls.length > 0 && !scope.signal.aborted) await env.commit({ changes: env.conversation.takeChanges(), consumed: env.pendingResults.takeConsumed() });
-    const toolResults = await runToolCalls({ env, turn, catalog, assistant, calls: toolCalls, parentSpanId: stepSpanId, stepIndex, signal: scope.signal });
+    const assistant = createMessage({
+      id: ids("msg"),
+      data: assistantData(text, toolCalls),
+      source: { type: "assistant", name: turn.agentName },
+      metadata: { turnId: turn.turnId, stepIndex },
+      now: now(),
+    });
+    if ((text.length > 0 || toolCalls.length > 0) && !scope.signal.aborted)
+      turn.emitMessageEvent({ type: "append", message: assistant });
+    if (toolCalls.length > 0 && !scope.signal.aborted)
+      await env.commit({ changes: env.conversation.takeChanges(), consumed: env.pendingResults.takeConsumed() });
+    const toolResults = await runToolCalls({
+      env,
+      turn,
+      catalog,
+      assistant,
+      calls: toolCalls,
+      parentSpanId: stepSpanId,
+      stepIndex,
+      signal: scope.signal,
+    });
     // Aborted (shutdown grace over, orchestrator gone): nothing more is stored; the redelivered turn finds these
     // calls unanswered and tells the model they were interrupted.
     if (toolResults.length > 0 && !scope.signal.aborted) {
-      turn.emitMessageEvent({ type: "append", message: createMessage({ id: ids("msg"), data: toolResultData(toolResults), source: { type: "tool" }, metadata: { turnId: turn.turnId, stepIndex }, now: now() }) });
+      turn.emitMessageEvent({
+        type: "append",
+        message: createMessage({
+          id: ids("msg"),
+          data: toolResultData(toolResults),
+          source: { type: "tool" },
+          metadata: { turnId: turn.turnId, stepIndex },
+          now: now(),
+        }),
+      });
     }
-    return { stepIndex, text, toolCalls, toolResults, finishReason: response.finishReason, usage, continueTurn: toolCalls.length > 0 };
+    return {
+      stepIndex,
+      text,
+      toolCalls,
+      toolResults,
+      finishReason: response.finishReason,
+      usage,
+      continueTurn: toolCalls.length > 0,
+    };
   };
 
   try {
     const result = await compose(env.pipeline.middlewares("step"), core)(context);
-    env.runtimeEvents.emit({ type: "step.completed", ...base, durationMs: now() - startedAt, usage: result.usage, data: { toolCalls: result.toolCalls.length, finishReason: result.finishReason } });
+    env.runtimeEvents.emit({
+      type: "step.completed",
+      ...base,
+      durationMs: now() - startedAt,
+      usage: result.usage,
+      data: { toolCalls: result.toolCalls.length, finishReason: result.finishReason },
+    });
     return result;
   } catch (error) {
     const code = error instanceof ModelCallError ? error.code : "AGENT_STEP_FAILED";
-    env.runtimeEvents.emit({ type: "step.failed", ...base, durationMs: now() - startedAt, error: { code, message: error instanceof Error ? error.message : String(error) } });
+    env.runtimeEvents.emit({
+      type: "step.failed",
+      ...base,
+      durationMs: now() - startedAt,
+      error: { code, message: error instanceof Error ? error.message : String(error) },
+    });
     throw error;
   }
 }
 
 /** The step's model call, as a span of its own under the step's (`model.completed` / `model.failed`). */
-async function callModel(options: { env: TurnEnvironment; scope: TurnScope; base: StepSpan; system: string; catalog: readonly ToolCatalogItem[] }): Promise<GeneratedStep> {
+async function callModel(options: {
+  env: TurnEnvironment;
+  scope: TurnScope;
+  base: StepSpan;
+  system: string;
+  catalog: readonly ToolCatalogItem[];
+}): Promise<GeneratedStep> {
   const { env, scope, base } = options;
   const span = { ...base, spanId: newSpanId(), parentSpanId: base.spanId };
   const about = { provider: env.model.provider, model: env.model.modelId, streamed: env.streaming };
@@ -118,15 +176,33 @@ async function callModel(options: { env: TurnEnvironment; scope: TurnScope; base
       ...(env.stream === undefined ? {} : { stream: env.stream }),
       onRetry: ({ attempt, delayMs, failure }) => {
         env.logger.warn({ attempt, delayMs, code: failure.code }, "model call failed; retrying");
-        env.runtimeEvents.emit({ type: "model.retried", ...span, error: { code: failure.code, message: failure.message }, data: { attempt, delayMs } });
+        env.runtimeEvents.emit({
+          type: "model.retried",
+          ...span,
+          error: { code: failure.code, message: failure.message },
+          data: { attempt, delayMs },
+        });
       },
     });
-    const timing: { timeToFirstTokenMs?: number } = step.timeToFirstTokenMs === undefined ? {} : { timeToFirstTokenMs: step.timeToFirstTokenMs };
-    env.runtimeEvents.emit({ type: "model.completed", ...span, durationMs: env.now() - startedAt, usage: step.usage, data: { ...about, finishReason: step.finishReason, ...timing } });
+    const timing: { timeToFirstTokenMs?: number } =
+      step.timeToFirstTokenMs === undefined ? {} : { timeToFirstTokenMs: step.timeToFirstTokenMs };
+    env.runtimeEvents.emit({
+      type: "model.completed",
+      ...span,
+      durationMs: env.now() - startedAt,
+      usage: step.usage,
+      data: { ...about, finishReason: step.finishReason, ...timing },
+    });
     return step;
   } catch (error) {
     const code = error instanceof ModelCallError ? error.code : "AGENT_STEP_FAILED";
-    env.runtimeEvents.emit({ type: "model.failed", ...span, durationMs: env.now() - startedAt, error: { code, message: error instanceof Error ? error.message : String(error) }, data: about });
+    env.runtimeEvents.emit({
+      type: "model.failed",
+      ...span,
+      durationMs: env.now() - startedAt,
+      error: { code, message: error instanceof Error ? error.message : String(error) },
+      data: about,
+    });
     throw error;
   }
 }

@@ -35,7 +35,15 @@ export async function runToolCalls(options: RunToolCallsOptions): Promise<StepTo
     if (signal.aborted) break;
     const spanId = newSpanId();
     const startedAt = env.now();
-    const spans = { traceId: turn.traceId, spanId, parentSpanId: options.parentSpanId, turnId: turn.turnId, stepIndex: options.stepIndex, toolName: call.name, toolCallId: call.id };
+    const spans = {
+      traceId: turn.traceId,
+      spanId,
+      parentSpanId: options.parentSpanId,
+      turnId: turn.turnId,
+      stepIndex: options.stepIndex,
+      toolName: call.name,
+      toolCallId: call.id,
+    };
     env.runtimeEvents.emit({ type: "tool.called", ...spans });
     const result = await executeToolCall({
       call,
@@ -49,14 +57,28 @@ export async function runToolCalls(options: RunToolCallsOptions): Promise<StepTo
         message: options.assistant,
         workdir: env.workdir,
         logger: env.logger.child({ tool: call.name }),
-        runtime: env.runtime({ traceId: turn.traceId, parentSpanId: spanId, callChain: turn.inputEvent.callChain, callKey: `${turn.inputEvent.id}:${call.id}` }),
+        runtime: env.runtime({
+          traceId: turn.traceId,
+          parentSpanId: spanId,
+          callChain: turn.inputEvent.callChain,
+          callKey: `${turn.inputEvent.id}:${call.id}`,
+        }),
         parentSignal: signal,
         ...(env.toolCompletions === undefined ? {} : { onPendingCompletion: env.toolCompletions.listener }),
       },
     });
     const held = env.approvals?.heldFor(call.id);
     if (held !== undefined) {
-      env.runtimeEvents.emit({ type: "approval.requested", ...spans, data: { approvalId: held.id, eventId: held.eventId, arguments: held.arguments, ...(held.expiresAt === undefined ? {} : { expiresAt: new Date(held.expiresAt).toISOString() }) } });
+      env.runtimeEvents.emit({
+        type: "approval.requested",
+        ...spans,
+        data: {
+          approvalId: held.id,
+          eventId: held.eventId,
+          arguments: held.arguments,
+          ...(held.expiresAt === undefined ? {} : { expiresAt: new Date(held.expiresAt).toISOString() }),
+        },
+      });
       break;
     }
     env.runtimeEvents.emit({

@@ -15,7 +15,12 @@ import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/agent-eve
 import { compose } from "../../shared/compose.ts";
 import { isGoondanError } from "../../shared/errors.ts";
 import { newSpanId } from "../../shared/ids.ts";
-import { isToolCompletion, pendingResultId, type DelegateResult, type PendingResult } from "../conversation/pending-results.ts";
+import {
+  isToolCompletion,
+  pendingResultId,
+  type DelegateResult,
+  type PendingResult,
+} from "../conversation/pending-results.ts";
 import type { TokenUsage, TurnMiddlewareContext, TurnResult } from "../extensions/types.ts";
 import { createMessage } from "../conversation/message-factory.ts";
 import { middlewareAgents } from "../extensions/middleware-agents.ts";
@@ -55,10 +60,18 @@ function deliverPendingResults(env: TurnEnvironment, context: TurnMiddlewareCont
     const id = pendingResultId(item);
     delivered.push(id);
     const shownAs = pendingResultMessage(item);
-    const described: JsonObject = isToolCompletion(item) ? {} : { [INTER_AGENT_RESPONSE_KEY]: interAgentResponse(item, env.agentName, now()) };
+    const described: JsonObject = isToolCompletion(item)
+      ? {}
+      : { [INTER_AGENT_RESPONSE_KEY]: interAgentResponse(item, env.agentName, now()) };
     context.emitMessageEvent({
       type: "append",
-      message: createMessage({ id: ids("msg"), data: { role: "user", content: shownAs.text }, source: { type: "system", name: shownAs.source }, metadata: { [shownAs.idKey]: id, turnId: context.turnId, ...described }, now: now() }),
+      message: createMessage({
+        id: ids("msg"),
+        data: { role: "user", content: shownAs.text },
+        source: { type: "system", name: shownAs.source },
+        metadata: { [shownAs.idKey]: id, turnId: context.turnId, ...described },
+        now: now(),
+      }),
     });
   }
   pending.remove(delivered);
@@ -89,7 +102,10 @@ function pendingResultMessage(item: PendingResult): { text: string; source: stri
     const text = `[completion of pending tool call ${item.toolName} (call ${item.toolCallId}, handle ${item.handle}), status ${item.result.status}]\n${JSON.stringify(item.result)}`;
     return { text, source: "tool_completion", idKey: "toolCompletionId" };
   }
-  const body = item.status === "ok" ? (item.response ?? "") : `error ${item.error?.code ?? "AGENT_ERROR"}: ${item.error?.message ?? ""}`;
+  const body =
+    item.status === "ok"
+      ? (item.response ?? "")
+      : `error ${item.error?.code ?? "AGENT_ERROR"}: ${item.error?.message ?? ""}`;
   const text = `[async reply from agent ${item.agent}/${item.instanceKey} to request ${item.correlationId}, status ${item.status}]\n${body}`;
   return { text, source: "delegate_result", idKey: "delegateCorrelationId" };
 }
@@ -102,8 +118,18 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
   const turnSpanId = newSpanId();
   const startedAt = now();
   const signal = options.signal ?? new AbortController().signal;
-  const spans = { traceId: event.traceId, spanId: turnSpanId, ...(event.parentSpanId === undefined ? {} : { parentSpanId: event.parentSpanId }), turnId, eventId: event.id };
-  env.runtimeEvents.emit({ type: "turn.started", ...spans, data: { eventType: event.type, source: event.source.name } });
+  const spans = {
+    traceId: event.traceId,
+    spanId: turnSpanId,
+    ...(event.parentSpanId === undefined ? {} : { parentSpanId: event.parentSpanId }),
+    turnId,
+    eventId: event.id,
+  };
+  env.runtimeEvents.emit({
+    type: "turn.started",
+    ...spans,
+    data: { eventType: event.type, source: event.source.name },
+  });
 
   const context: TurnMiddlewareContext = {
     agentName: env.agentName,
@@ -120,14 +146,28 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
       if (!signal.aborted) env.conversation.emit(messageEvent);
     },
     // Requests from turn and step middleware carry the turn's trace and call chain, parented to the turn's span.
-    agents: middlewareAgents(env.runtime({ traceId: event.traceId, parentSpanId: turnSpanId, callChain: event.callChain })),
+    agents: middlewareAgents(
+      env.runtime({ traceId: event.traceId, parentSpanId: turnSpanId, callChain: event.callChain }),
+    ),
   };
 
-  env.approvals?.begin({ eventId: event.id, turnId, traceId: event.traceId, ...(options.approvals === undefined ? {} : { approvals: options.approvals }) });
+  env.approvals?.begin({
+    eventId: event.id,
+    turnId,
+    traceId: event.traceId,
+    ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
+  });
   const holding = (): boolean => env.approvals?.holding === true;
   if ((options.approvals?.length ?? 0) > 0) await resumeApprovedStep({ env, context, spanId: turnSpanId, signal });
   env.approvals?.decisionsUsed();
-  if (options.redelivery === true && !holding()) await recoverInterruptedStep({ env, context, spans, signal, ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }) });
+  if (options.redelivery === true && !holding())
+    await recoverInterruptedStep({
+      env,
+      context,
+      spans,
+      signal,
+      ...(options.crashedBefore === undefined ? {} : { crashedBefore: options.crashedBefore }),
+    });
 
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   let steps = 0;
@@ -139,17 +179,28 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
     const alreadyThere =
       event.type === RESULTS_ARRIVED_EVENT ||
       env.conversation.has(inputId) ||
-      (options.redelivery === true && ctx.messages.some((message) => message.source.type === "user" && message.metadata.eventId === event.id));
+      (options.redelivery === true &&
+        ctx.messages.some((message) => message.source.type === "user" && message.metadata.eventId === event.id));
     if (!alreadyThere) {
       ctx.emitMessageEvent({
         type: "append",
-        message: createMessage({ id: inputId, data: { role: "user", content: event.input }, source: { type: "user", name: event.source.name }, metadata: { eventId: event.id, eventType: event.type, turnId }, now: now() }),
+        message: createMessage({
+          id: inputId,
+          data: { role: "user", content: event.input },
+          source: { type: "user", name: event.source.name },
+          metadata: { eventId: event.id, eventType: event.type, turnId },
+          now: now(),
+        }),
       });
     }
     const scope: TurnScope = { context: ctx, eventId: event.id, turnSpanId, signal };
     const outcome = { agent: env.agentName, instanceKey: env.instanceKey, eventId: event.id, turnId };
     let lastText = "";
-    let next: NextStep = signal.aborted ? { type: "aborted" } : holding() ? { type: "awaiting_approval" } : { type: "run_again" };
+    let next: NextStep = signal.aborted
+      ? { type: "aborted" }
+      : holding()
+        ? { type: "awaiting_approval" }
+        : { type: "run_again" };
     while (next.type === "run_again" && steps < env.maxStepsPerTurn) {
       deliverPendingResults(env, ctx);
       const step = await runStep({ env, scope, stepIndex: steps });
@@ -163,11 +214,27 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
       case "final":
         return { ...outcome, status: "ok", response: next.response, finishReason: next.finishReason, steps, usage };
       case "aborted":
-        return { ...outcome, status: "error", response: lastText, finishReason: "aborted", error: { code: "AGENT_TURN_ABORTED", message: "the turn was aborted (shutdown)" }, steps, usage };
+        return {
+          ...outcome,
+          status: "error",
+          response: lastText,
+          finishReason: "aborted",
+          error: { code: "AGENT_TURN_ABORTED", message: "the turn was aborted (shutdown)" },
+          steps,
+          usage,
+        };
       case "run_again":
         return { ...outcome, status: "ok", response: lastText, finishReason: "max_steps", steps, usage };
       case "awaiting_approval":
-        return { ...outcome, status: "awaiting_approval", response: lastText, finishReason: "awaiting_approval", approvalIds: env.approvals?.requestedIds ?? [], steps, usage };
+        return {
+          ...outcome,
+          status: "awaiting_approval",
+          response: lastText,
+          finishReason: "awaiting_approval",
+          approvalIds: env.approvals?.requestedIds ?? [],
+          steps,
+          usage,
+        };
     }
   };
 
@@ -177,11 +244,29 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
     result = await compose(env.pipeline.middlewares("turn"), core)(context);
   } catch (error) {
     unsaved = isStoreFailure(error);
-    const code = unsaved && isGoondanError(error) ? error.code : signal.aborted ? "AGENT_TURN_ABORTED" : isGoondanError(error) && /^(MODEL_|AGENT_)/.test(error.code) ? error.code : "AGENT_TURN_FAILED";
+    const code =
+      unsaved && isGoondanError(error)
+        ? error.code
+        : signal.aborted
+          ? "AGENT_TURN_ABORTED"
+          : isGoondanError(error) && /^(MODEL_|AGENT_)/.test(error.code)
+            ? error.code
+            : "AGENT_TURN_FAILED";
     const message = error instanceof Error ? error.message : String(error);
     // Not the error object itself: an APICallError carries the whole request body (the conversation).
     env.logger.error({ code, error: message.slice(0, 500), turnId }, "turn failed");
-    result = { agent: env.agentName, instanceKey: env.instanceKey, eventId: event.id, turnId, status: "error", response: "", finishReason: signal.aborted ? "aborted" : "error", error: { code, message }, steps, usage };
+    result = {
+      agent: env.agentName,
+      instanceKey: env.instanceKey,
+      eventId: event.id,
+      turnId,
+      status: "error",
+      response: "",
+      finishReason: signal.aborted ? "aborted" : "error",
+      error: { code, message },
+      steps,
+      usage,
+    };
   }
   env.runtimeEvents.emit({
     type: result.status === "error" ? "turn.failed" : "turn.completed",
@@ -191,5 +276,9 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
     data: { steps: result.steps, finishReason: result.finishReason },
     ...(result.error === undefined ? {} : { error: result.error }),
   });
-  return unsaved ? { type: "unsaved", result } : signal.aborted ? { type: "aborted", result } : { type: "completed", result };
+  return unsaved
+    ? { type: "unsaved", result }
+    : signal.aborted
+      ? { type: "aborted", result }
+      : { type: "completed", result };
 }

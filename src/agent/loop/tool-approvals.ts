@@ -16,13 +16,19 @@ export class ToolApprovals implements ExtensionApprovals {
   private requested: ApprovalRequest[] = [];
   private turn: { eventId: string; turnId: string; traceId: string } = { eventId: "", turnId: "", traceId: "" };
 
-  constructor(private readonly options: { agentName: string; instanceKey: string; ids: IdGenerator; now: () => number }) {}
+  constructor(
+    private readonly options: { agentName: string; instanceKey: string; ids: IdGenerator; now: () => number },
+  ) {}
 
   /** A turn starts for `eventId`; `approvals` are the decided approvals its earlier part stopped for. */
   begin(options: { eventId: string; turnId: string; traceId: string; approvals?: readonly Approval[] }): void {
     this.turn = { eventId: options.eventId, turnId: options.turnId, traceId: options.traceId };
     this.requested = [];
-    this.decisions = new Map((options.approvals ?? []).filter((approval) => approval.eventId === options.eventId).map((approval) => [approval.toolCallId, approval]));
+    this.decisions = new Map(
+      (options.approvals ?? [])
+        .filter((approval) => approval.eventId === options.eventId)
+        .map((approval) => [approval.toolCallId, approval]),
+    );
   }
 
   /**

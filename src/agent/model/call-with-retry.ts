@@ -27,7 +27,12 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 3, initialDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxRetries: 3,
+  initialDelayMs: 500,
+  maxDelayMs: 30_000,
+  maxRetryAfterMs: 60_000,
+};
 
 export interface CallWithRetryOptions<T> {
   call: () => Promise<T>;
@@ -59,7 +64,8 @@ export async function callWithRetry<T>(options: CallWithRetryOptions<T>): Promis
       const failure = classifyModelError(error, now());
       const exhausted = attempt > policy.maxRetries;
       const tooLong = failure.retryAfterMs !== undefined && failure.retryAfterMs > policy.maxRetryAfterMs;
-      if (!failure.retryable || exhausted || tooLong || options.signal?.aborted === true) throw new ModelCallError(failure, attempt, error);
+      if (!failure.retryable || exhausted || tooLong || options.signal?.aborted === true)
+        throw new ModelCallError(failure, attempt, error);
       const backoff = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
       const delayMs = failure.retryAfterMs ?? backoff;
       options.onRetry?.({ attempt, delayMs, failure });

@@ -29,7 +29,9 @@ export interface CassetteRequest {
   tools: string[];
 }
 
-export type CassetteContent = { type: "text"; text: string } | { type: "tool-call"; toolCallId: string; toolName: string; input: string };
+export type CassetteContent =
+  | { type: "text"; text: string }
+  | { type: "tool-call"; toolCallId: string; toolName: string; input: string };
 
 export interface CassetteReply {
   content: CassetteContent[];
@@ -61,7 +63,8 @@ export function normalizeForMatch(text: string): string {
     .trim();
 }
 
-export const hash = (text: string): string => createHash("sha256").update(normalizeForMatch(text)).digest("hex").slice(0, 16);
+export const hash = (text: string): string =>
+  createHash("sha256").update(normalizeForMatch(text)).digest("hex").slice(0, 16);
 
 function partText(part: unknown): string {
   const record = part as { type?: string; text?: unknown };
@@ -91,7 +94,10 @@ function lastMessageKey(prompt: LanguageModelV3Prompt): { role: string; key: str
 }
 
 export function describeRequest(options: Pick<LanguageModelV3CallOptions, "prompt" | "tools">): CassetteRequest {
-  const system = options.prompt.filter((message) => message.role === "system").map((message) => message.content).join("\n\n");
+  const system = options.prompt
+    .filter((message) => message.role === "system")
+    .map((message) => message.content)
+    .join("\n\n");
   const last = lastMessageKey(options.prompt);
   return {
     system: hash(system),
@@ -107,7 +113,8 @@ export function compilePattern(request: CassetteRequestPattern): CassetteRequest
   const compiled: CassetteRequestPattern = { ...request };
   if (compiled.system === undefined && request.systemText !== undefined) compiled.system = hash(request.systemText);
   if (compiled.last === undefined && request.lastText !== undefined) compiled.last = hash(request.lastText);
-  if (compiled.preview === undefined && request.lastText !== undefined) compiled.preview = normalizeForMatch(request.lastText).slice(0, 160);
+  if (compiled.preview === undefined && request.lastText !== undefined)
+    compiled.preview = normalizeForMatch(request.lastText).slice(0, 160);
   return compiled;
 }
 
@@ -115,16 +122,23 @@ export function compilePattern(request: CassetteRequestPattern): CassetteRequest
 export function requestDifferences(recorded: CassetteRequestPattern, actual: CassetteRequest): string[] {
   const differences: string[] = [];
   if (recorded.system !== undefined && recorded.system !== actual.system) differences.push("system prompt");
-  if (recorded.lastRole !== undefined && recorded.lastRole !== actual.lastRole) differences.push(`last message role (recorded ${recorded.lastRole}, got ${actual.lastRole})`);
-  else if (recorded.last !== undefined && recorded.last !== actual.last) differences.push(`last message (recorded "${recorded.preview ?? "?"}", got "${actual.preview}")`);
+  if (recorded.lastRole !== undefined && recorded.lastRole !== actual.lastRole)
+    differences.push(`last message role (recorded ${recorded.lastRole}, got ${actual.lastRole})`);
+  else if (recorded.last !== undefined && recorded.last !== actual.last)
+    differences.push(`last message (recorded "${recorded.preview ?? "?"}", got "${actual.preview}")`);
   return differences;
 }
 
-export function replyFromContent(content: readonly LanguageModelV3Content[], finishReason: string, usage: { input: number; output: number }): CassetteReply {
+export function replyFromContent(
+  content: readonly LanguageModelV3Content[],
+  finishReason: string,
+  usage: { input: number; output: number },
+): CassetteReply {
   const parts: CassetteContent[] = [];
   for (const part of content) {
     if (part.type === "text") parts.push({ type: "text", text: part.text });
-    else if (part.type === "tool-call") parts.push({ type: "tool-call", toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+    else if (part.type === "tool-call")
+      parts.push({ type: "tool-call", toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
   }
   return { content: parts, finishReason, usage };
 }

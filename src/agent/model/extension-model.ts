@@ -39,7 +39,8 @@ export function extensionModel(options: ExtensionModelOptions): ExtensionModel {
         ...(options.retryPolicy === undefined ? {} : { retryPolicy: options.retryPolicy }),
         sleep: abortableSleep,
         now: Date.now,
-        onRetry: ({ attempt, delayMs, failure }) => options.logger.warn({ attempt, delayMs, code: failure.code }, "extension model call failed; retrying"),
+        onRetry: ({ attempt, delayMs, failure }) =>
+          options.logger.warn({ attempt, delayMs, code: failure.code }, "extension model call failed; retrying"),
       });
       return { text: step.text, usage: step.usage };
     },

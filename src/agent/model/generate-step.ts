@@ -7,7 +7,14 @@
  * the text, the tool calls, the finish reason, the token usage and the call's timing; a model failure throws
  * ModelCallError.
  */
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3FunctionTool, LanguageModelV3Prompt, LanguageModelV3Usage } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3FunctionTool,
+  LanguageModelV3Prompt,
+  LanguageModelV3Usage,
+} from "@ai-sdk/provider";
 import type { ModelParams } from "../../config/types.ts";
 import type { ToolCall, ToolCatalogItem } from "../../tools/types.ts";
 import type { TokenUsage } from "../extensions/types.ts";
@@ -68,7 +75,10 @@ function parsedInput(input: string): unknown {
   }
 }
 
-const tokens = (usage: LanguageModelV3Usage): TokenUsage => ({ inputTokens: usage.inputTokens.total ?? 0, outputTokens: usage.outputTokens.total ?? 0 });
+const tokens = (usage: LanguageModelV3Usage): TokenUsage => ({
+  inputTokens: usage.inputTokens.total ?? 0,
+  outputTokens: usage.outputTokens.total ?? 0,
+});
 
 export async function generateStep(options: GenerateStepOptions): Promise<GeneratedStep> {
   const { model, params, catalog, now } = options;
@@ -115,10 +125,16 @@ export async function generateStep(options: GenerateStepOptions): Promise<Genera
   });
   return {
     text: answer.content.flatMap((part: LanguageModelV3Content) => (part.type === "text" ? [part.text] : [])).join(""),
-    toolCalls: answer.content.flatMap((part: LanguageModelV3Content) => (part.type === "tool-call" && part.providerExecuted !== true ? [{ id: part.toolCallId, name: part.toolName, args: parsedInput(part.input) }] : [])),
+    toolCalls: answer.content.flatMap((part: LanguageModelV3Content) =>
+      part.type === "tool-call" && part.providerExecuted !== true
+        ? [{ id: part.toolCallId, name: part.toolName, args: parsedInput(part.input) }]
+        : [],
+    ),
     finishReason: answer.finishReason,
     usage: answer.usage,
     streamed: options.streaming,
-    ...("timeToFirstTokenMs" in answer && answer.timeToFirstTokenMs !== undefined ? { timeToFirstTokenMs: answer.timeToFirstTokenMs } : {}),
+    ...("timeToFirstTokenMs" in answer && answer.timeToFirstTokenMs !== undefined
+      ? { timeToFirstTokenMs: answer.timeToFirstTokenMs }
+      : {}),
   };
 }

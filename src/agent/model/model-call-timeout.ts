@@ -22,7 +22,10 @@ export function modelTimeoutMs(resource: ModelResource): number {
   const value = resource.spec.options?.timeoutMs;
   if (value === undefined) return DEFAULT_MODEL_TIMEOUT_MS;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigError("E_CONFIG_MODEL_TIMEOUT", `Model/${resource.metadata.name}: spec.options.timeoutMs must be a positive number of milliseconds; got ${JSON.stringify(value)}`);
+    throw new ConfigError(
+      "E_CONFIG_MODEL_TIMEOUT",
+      `Model/${resource.metadata.name}: spec.options.timeoutMs must be a positive number of milliseconds; got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }

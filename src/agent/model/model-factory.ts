@@ -47,17 +47,36 @@ async function baseModel(options: CreateLanguageModelOptions): Promise<LanguageM
       return createGoogleGenerativeAI(settings(options))(spec.model);
     }
     case "openai-compatible": {
-      if (spec.endpoint === undefined) throw new ConfigError("E_CONFIG_MODEL_ENDPOINT_MISSING", `${where}: provider openai-compatible needs spec.endpoint (the API base URL, e.g. http://127.0.0.1:8000/v1)`);
+      if (spec.endpoint === undefined)
+        throw new ConfigError(
+          "E_CONFIG_MODEL_ENDPOINT_MISSING",
+          `${where}: provider openai-compatible needs spec.endpoint (the API base URL, e.g. http://127.0.0.1:8000/v1)`,
+        );
       const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
-      return createOpenAICompatible({ name: resource.metadata.name, baseURL: spec.endpoint, includeUsage: true, ...settings(options) }).chatModel(spec.model);
+      return createOpenAICompatible({
+        name: resource.metadata.name,
+        baseURL: spec.endpoint,
+        includeUsage: true,
+        ...settings(options),
+      }).chatModel(spec.model);
     }
     case "replay": {
       const cassette = spec.options?.cassette;
-      if (typeof cassette !== "string") throw new ConfigError("E_CONFIG_CASSETTE_MISSING", `${where}: provider replay needs spec.options.cassette (a bundle-relative JSONL file)`);
-      return createReplayModel({ cassette: resolveCassette({ baseDir: resource.source.baseDir, cassette, where }), modelId: spec.model });
+      if (typeof cassette !== "string")
+        throw new ConfigError(
+          "E_CONFIG_CASSETTE_MISSING",
+          `${where}: provider replay needs spec.options.cassette (a bundle-relative JSONL file)`,
+        );
+      return createReplayModel({
+        cassette: resolveCassette({ baseDir: resource.source.baseDir, cassette, where }),
+        modelId: spec.model,
+      });
     }
     default:
-      throw new ConfigError("E_CONFIG_MODEL_PROVIDER", `${where}: unknown provider ${JSON.stringify(spec.provider)}; expected anthropic, openai, google, openai-compatible or replay`);
+      throw new ConfigError(
+        "E_CONFIG_MODEL_PROVIDER",
+        `${where}: unknown provider ${JSON.stringify(spec.provider)}; expected anthropic, openai, google, openai-compatible or replay`,
+      );
   }
 }
 

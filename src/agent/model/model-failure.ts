@@ -35,24 +35,49 @@ export function classifyModelError(error: unknown, now: number = Date.now()): Mo
   if (isGoondanError(error)) return { code: error.code, message: error.message, retryable: false };
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
-    const base = { message: `model API call failed${status === undefined ? "" : ` with HTTP ${status}`}: ${error.message}`.slice(0, 2000) };
+    const base = {
+      message: `model API call failed${status === undefined ? "" : ` with HTTP ${status}`}: ${error.message}`.slice(
+        0,
+        2000,
+      ),
+    };
     const after = retryAfter(error.responseHeaders, now);
     const withAfter = after === undefined ? {} : { retryAfterMs: after };
     if (status === undefined) return { code: "MODEL_NETWORK_ERROR", retryable: true, ...base };
-    if (status >= 200 && status < 300) return { code: "MODEL_INVALID_RESPONSE", retryable: false, statusCode: status, message: `the model returned a response that could not be read: ${error.message}`.slice(0, 2000) };
-    if (status === 429) return { code: "MODEL_RATE_LIMITED", retryable: true, statusCode: status, ...withAfter, ...base };
-    if (status >= 500) return { code: "MODEL_SERVER_ERROR", retryable: true, statusCode: status, ...withAfter, ...base };
-    if (status === 401 || status === 403) return { code: "MODEL_AUTH_FAILED", retryable: false, statusCode: status, ...base };
+    if (status >= 200 && status < 300)
+      return {
+        code: "MODEL_INVALID_RESPONSE",
+        retryable: false,
+        statusCode: status,
+        message: `the model returned a response that could not be read: ${error.message}`.slice(0, 2000),
+      };
+    if (status === 429)
+      return { code: "MODEL_RATE_LIMITED", retryable: true, statusCode: status, ...withAfter, ...base };
+    if (status >= 500)
+      return { code: "MODEL_SERVER_ERROR", retryable: true, statusCode: status, ...withAfter, ...base };
+    if (status === 401 || status === 403)
+      return { code: "MODEL_AUTH_FAILED", retryable: false, statusCode: status, ...base };
     if (status === 408) return { code: "MODEL_TIMEOUT", retryable: true, statusCode: status, ...base };
     return { code: "MODEL_REQUEST_REJECTED", retryable: false, statusCode: status, ...base };
   }
   const name = error instanceof Error ? error.name : "";
   const message = error instanceof Error ? error.message : String(error);
   if (/LoadAPIKeyError/.test(name)) return { code: "MODEL_API_KEY_MISSING", message, retryable: false };
-  if (name === "AbortError" || name === "TimeoutError") return { code: "MODEL_ABORTED", message: `model call aborted: ${message}`, retryable: false };
-  if (/JSONParseError|TypeValidationError|InvalidResponseDataError|EmptyResponseBodyError|NoContentGeneratedError/.test(name) || /AI_(JSONParse|TypeValidation|InvalidResponseData)/.test(name)) {
-    return { code: "MODEL_INVALID_RESPONSE", message: `the model returned a response that could not be read: ${message}`.slice(0, 2000), retryable: false };
+  if (name === "AbortError" || name === "TimeoutError")
+    return { code: "MODEL_ABORTED", message: `model call aborted: ${message}`, retryable: false };
+  if (
+    /JSONParseError|TypeValidationError|InvalidResponseDataError|EmptyResponseBodyError|NoContentGeneratedError/.test(
+      name,
+    ) ||
+    /AI_(JSONParse|TypeValidation|InvalidResponseData)/.test(name)
+  ) {
+    return {
+      code: "MODEL_INVALID_RESPONSE",
+      message: `the model returned a response that could not be read: ${message}`.slice(0, 2000),
+      retryable: false,
+    };
   }
-  if (error instanceof TypeError && /fetch|connect|network/i.test(message)) return { code: "MODEL_NETWORK_ERROR", message, retryable: true };
+  if (error instanceof TypeError && /fetch|connect|network/i.test(message))
+    return { code: "MODEL_NETWORK_ERROR", message, retryable: true };
   return { code: "MODEL_CALL_FAILED", message: `${name || "Error"}: ${message}`.slice(0, 2000), retryable: false };
 }

@@ -22,14 +22,23 @@ export class ModelPrompt {
   constructor(private readonly model: Pick<LanguageModelV3, "supportedUrls">) {}
 
   /** The whole prompt for a model call now: the system prompt, then the conversation as the model may see it. */
-  async build(options: { system: string; conversation: Conversation; signal?: AbortSignal }): Promise<LanguageModelV3Prompt> {
+  async build(options: {
+    system: string;
+    conversation: Conversation;
+    signal?: AbortSignal;
+  }): Promise<LanguageModelV3Prompt> {
     const { conversation } = options;
     const messages = conversation.messages;
     if (this.covered === undefined || conversation.revision !== this.revision || messages.length < this.covered) {
       await this.rebuild(conversation, options.signal);
     } else if (messages.length > this.covered) {
       try {
-        this.append(await this.convert(messages.slice(this.covered).map((message) => message.data), options.signal));
+        this.append(
+          await this.convert(
+            messages.slice(this.covered).map((message) => message.data),
+            options.signal,
+          ),
+        );
         this.covered = messages.length;
       } catch {
         await this.rebuild(conversation, options.signal);
@@ -42,7 +51,10 @@ export class ModelPrompt {
 
   private async rebuild(conversation: Conversation, signal: AbortSignal | undefined): Promise<void> {
     const view = validModelView(conversation.messages);
-    this.converted = await this.convert(view.messages.map((message) => message.data), signal);
+    this.converted = await this.convert(
+      view.messages.map((message) => message.data),
+      signal,
+    );
     this.revision = conversation.revision;
     // A whole conversation is kept up incrementally from here; one the view had to cut is rebuilt every step.
     this.covered = view.dropped.length === 0 ? conversation.messages.length : undefined;
@@ -50,7 +62,12 @@ export class ModelPrompt {
 
   private async convert(messages: ModelMessage[], signal: AbortSignal | undefined): Promise<LanguageModelV3Message[]> {
     if (messages.length === 0) return [];
-    return convertToLanguageModelPrompt({ prompt: { messages }, supportedUrls: await this.model.supportedUrls, download: undefined, ...(signal === undefined ? {} : { abortSignal: signal }) });
+    return convertToLanguageModelPrompt({
+      prompt: { messages },
+      supportedUrls: await this.model.supportedUrls,
+      download: undefined,
+      ...(signal === undefined ? {} : { abortSignal: signal }),
+    });
   }
 
   /** Appends converted messages; results that follow results join one tool message, as the SDK's conversion does. */

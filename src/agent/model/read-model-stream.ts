@@ -13,7 +13,12 @@ export interface ReadStream {
   timeToFirstTokenMs?: number;
 }
 
-export async function readModelStream(options: { stream: ReadableStream<LanguageModelV3StreamPart>; startedAt?: number; now?: () => number; onText?: (text: string) => void }): Promise<ReadStream> {
+export async function readModelStream(options: {
+  stream: ReadableStream<LanguageModelV3StreamPart>;
+  startedAt?: number;
+  now?: () => number;
+  onText?: (text: string) => void;
+}): Promise<ReadStream> {
   const now = options.now ?? Date.now;
   const content: LanguageModelV3Content[] = [];
   const texts = new Map<string, { type: "text"; text: string }>();
@@ -37,7 +42,10 @@ export async function readModelStream(options: { stream: ReadableStream<Language
       firstAt ??= now();
       content.push(part);
     } else if (part.type === "finish") {
-      finish = { finishReason: part.finishReason.unified, usage: { inputTokens: part.usage.inputTokens.total ?? 0, outputTokens: part.usage.outputTokens.total ?? 0 } };
+      finish = {
+        finishReason: part.finishReason.unified,
+        usage: { inputTokens: part.usage.inputTokens.total ?? 0, outputTokens: part.usage.outputTokens.total ?? 0 },
+      };
     } else if (part.type === "error") {
       throw part.error;
     }
@@ -46,6 +54,8 @@ export async function readModelStream(options: { stream: ReadableStream<Language
   return {
     content: content.filter((part) => part.type !== "text" || part.text.length > 0),
     ...finish,
-    ...(firstAt === undefined || options.startedAt === undefined ? {} : { timeToFirstTokenMs: firstAt - options.startedAt }),
+    ...(firstAt === undefined || options.startedAt === undefined
+      ? {}
+      : { timeToFirstTokenMs: firstAt - options.startedAt }),
   };
 }

@@ -7,7 +7,13 @@
  * cassette is `MODEL_REPLAY_EXHAUSTED`. Tool-call ids are made fresh per replay so histories stay unique.
  */
 import { randomBytes } from "node:crypto";
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+} from "@ai-sdk/provider";
 import { ModelBehaviorError } from "../../shared/errors.ts";
 import { readCassetteRecords } from "../../config/cassette-file.ts";
 import { compilePattern, describeRequest, requestDifferences, type CassetteLine } from "./cassette.ts";
@@ -34,7 +40,14 @@ export class ReplayModel implements LanguageModelV3 {
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     const line = this.pick(options);
     const content: LanguageModelV3Content[] = line.reply.content.map((part) =>
-      part.type === "text" ? { type: "text", text: part.text } : { type: "tool-call", toolCallId: `replay_${randomBytes(6).toString("hex")}`, toolName: part.toolName, input: part.input },
+      part.type === "text"
+        ? { type: "text", text: part.text }
+        : {
+            type: "tool-call",
+            toolCallId: `replay_${randomBytes(6).toString("hex")}`,
+            toolName: part.toolName,
+            input: part.input,
+          },
     );
     const hasCalls = content.some((part) => part.type === "tool-call");
     const finish = line.reply.finishReason as LanguageModelV3GenerateResult["finishReason"]["unified"];
@@ -42,7 +55,10 @@ export class ReplayModel implements LanguageModelV3 {
     return {
       content,
       finishReason: { unified: finish ?? (hasCalls ? "tool-calls" : "stop"), raw: line.reply.finishReason },
-      usage: { inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: output, text: output, reasoning: undefined } },
+      usage: {
+        inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: output, text: output, reasoning: undefined },
+      },
       warnings: [],
     };
   }
@@ -51,17 +67,35 @@ export class ReplayModel implements LanguageModelV3 {
     const result = await this.doGenerate(options);
     const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
     result.content.forEach((part, index) => {
-      if (part.type === "text") parts.push({ type: "text-start", id: `t${index}` }, { type: "text-delta", id: `t${index}`, delta: part.text }, { type: "text-end", id: `t${index}` });
+      if (part.type === "text")
+        parts.push(
+          { type: "text-start", id: `t${index}` },
+          { type: "text-delta", id: `t${index}`, delta: part.text },
+          { type: "text-end", id: `t${index}` },
+        );
       else if (part.type === "tool-call") parts.push(part);
     });
     parts.push({ type: "finish", finishReason: result.finishReason, usage: result.usage });
-    return { stream: new ReadableStream({ start: (controller) => { for (const part of parts) controller.enqueue(part); controller.close(); } }) };
+    return {
+      stream: new ReadableStream({
+        start: (controller) => {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    };
   }
 
   private load(): CassetteLine[] {
     if (this.lines === undefined) {
       this.lines = (readCassetteRecords(this.options.cassette) as CassetteLine[])
-        .filter((line) => typeof line?.request === "object" && line.request !== null && typeof line?.reply === "object" && Array.isArray(line.reply?.content))
+        .filter(
+          (line) =>
+            typeof line?.request === "object" &&
+            line.request !== null &&
+            typeof line?.reply === "object" &&
+            Array.isArray(line.reply?.content),
+        )
         .map((line) => ({ ...line, request: compilePattern(line.request) }));
     }
     return this.lines;
@@ -69,10 +103,17 @@ export class ReplayModel implements LanguageModelV3 {
 
   private pick(options: LanguageModelV3CallOptions): CassetteLine {
     const lines = this.load();
-    if (lines.length === 0) throw new ModelBehaviorError("MODEL_REPLAY_EXHAUSTED", `cassette ${this.options.cassette} has no recorded replies`, { suggestion: "record one with `goondan run --record <file>`" });
+    if (lines.length === 0)
+      throw new ModelBehaviorError(
+        "MODEL_REPLAY_EXHAUSTED",
+        `cassette ${this.options.cassette} has no recorded replies`,
+        { suggestion: "record one with `goondan run --record <file>`" },
+      );
     const actual = describeRequest(options);
     const order = [...lines.keys()].map((offset) => (this.cursor + offset) % lines.length);
-    const matching = order.filter((index) => requestDifferences((lines[index] as CassetteLine).request, actual).length === 0);
+    const matching = order.filter(
+      (index) => requestDifferences((lines[index] as CassetteLine).request, actual).length === 0,
+    );
     const chosen = matching.find((index) => !this.used.has(index)) ?? matching[0];
     if (chosen === undefined) {
       const nearestIndex = order.find((index) => !this.used.has(index)) ?? this.cursor % lines.length;

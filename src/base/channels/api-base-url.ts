@@ -16,15 +16,23 @@ export interface ApiBaseUrlOptions {
 
 export function resolveApiBaseUrl(options: ApiBaseUrlOptions): string {
   const env = options.env ?? process.env;
-  const fromConfig = options.configured.find((value): value is string => typeof value === "string" && value.trim() !== "");
+  const fromConfig = options.configured.find(
+    (value): value is string => typeof value === "string" && value.trim() !== "",
+  );
   const fromEnv = env[options.envName];
-  const [value, where] = fromConfig !== undefined ? [fromConfig, "config apiBaseUrl"] : fromEnv !== undefined && fromEnv.trim() !== "" ? [fromEnv, `env ${options.envName}`] : [options.fallback, "default"];
+  const [value, where] =
+    fromConfig !== undefined
+      ? [fromConfig, "config apiBaseUrl"]
+      : fromEnv !== undefined && fromEnv.trim() !== ""
+        ? [fromEnv, `env ${options.envName}`]
+        : [options.fallback, "default"];
   let url: URL;
   try {
     url = new URL(value.trim());
   } catch {
     throw new ToolFault("E_CHANNEL_BASE_URL", `${where}: expected an http(s) URL, got ${JSON.stringify(value)}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ToolFault("E_CHANNEL_BASE_URL", `${where}: expected an http(s) URL, got ${url.protocol} URL`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new ToolFault("E_CHANNEL_BASE_URL", `${where}: expected an http(s) URL, got ${url.protocol} URL`);
   return url.toString().replace(/\/+$/, "");
 }

@@ -10,7 +10,10 @@ import { httpCall, type ChannelService, type FetchLike } from "./http-call.ts";
 export const DISCORD_API_BASE_URL = "https://discord.com/api/v10";
 export const DISCORD_BASE_URL_ENV = "GOONDAN_DISCORD_API_BASE_URL";
 export const DISCORD_CONTENT_LIMIT = 2000;
-const SERVICE: ChannelService = { name: "Discord", codes: { timeout: "E_DISCORD_TIMEOUT", unreachable: "E_DISCORD_UNREACHABLE", fileTooLarge: "E_DISCORD_TOO_LARGE" } };
+const SERVICE: ChannelService = {
+  name: "Discord",
+  codes: { timeout: "E_DISCORD_TIMEOUT", unreachable: "E_DISCORD_UNREACHABLE", fileTooLarge: "E_DISCORD_TOO_LARGE" },
+};
 
 export interface InteractionReplyOptions {
   baseUrl: string;
@@ -29,7 +32,11 @@ async function send(options: InteractionReplyOptions, method: "PATCH" | "POST", 
   const response = await httpCall({
     service: SERVICE,
     url: `${options.baseUrl}/webhooks/${encodeURIComponent(options.applicationId)}/${encodeURIComponent(options.interactionToken)}${path}`,
-    init: { method, headers: { "content-type": "application/json" }, body: JSON.stringify({ content: clip(options.content), allowed_mentions: { parse: [] } }) },
+    init: {
+      method,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ content: clip(options.content), allowed_mentions: { parse: [] } }),
+    },
     timeoutMs: options.timeoutMs ?? 15_000,
     secrets: [options.interactionToken],
     fetch: options.fetch,

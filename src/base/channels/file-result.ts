@@ -37,7 +37,10 @@ export async function fileResult(options: FileResultOptions): Promise<JsonObject
     sizeBytes: bytes.byteLength,
     savedPath,
     base64,
-    dataUrl: inline && options.includeDataUrl && options.contentType !== undefined && bytes.byteLength > 0 ? `data:${options.contentType};base64,${base64}` : null,
+    dataUrl:
+      inline && options.includeDataUrl && options.contentType !== undefined && bytes.byteLength > 0
+        ? `data:${options.contentType};base64,${base64}`
+        : null,
   };
   if (options.includeBase64 && !inline) {
     result.inlineOmitted = `the file is ${bytes.byteLength} bytes, more than the ${INLINE_LIMIT_BYTES} shown inline${savedPath === null ? "; pass savePath to keep it in the workspace" : ""}`;

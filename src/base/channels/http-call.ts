@@ -47,11 +47,21 @@ export async function httpCall(options: HttpCallOptions): Promise<Response> {
     return await (options.fetch ?? fetch)(options.url, { ...options.init, signal });
   } catch (error) {
     if (deadline.signal.aborted) {
-      throw new ToolFault(options.service.codes.timeout, `no answer from the ${options.service.name} API within ${options.timeoutMs} ms`, { suggestion: "Try again, or with a larger timeoutMs." });
+      throw new ToolFault(
+        options.service.codes.timeout,
+        `no answer from the ${options.service.name} API within ${options.timeoutMs} ms`,
+        { suggestion: "Try again, or with a larger timeoutMs." },
+      );
     }
-    if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new ToolFault(TOOL_ERROR_CODES.cancelled, "the request was cancelled");
+    if (options.signal?.aborted)
+      throw options.signal.reason instanceof Error
+        ? options.signal.reason
+        : new ToolFault(TOOL_ERROR_CODES.cancelled, "the request was cancelled");
     const reason = redactSecrets(error instanceof Error ? error.message : String(error), options.secrets);
-    throw new ToolFault(options.service.codes.unreachable, `cannot reach the ${options.service.name} API at ${redactSecrets(new URL(options.url).origin, options.secrets)}: ${reason}`);
+    throw new ToolFault(
+      options.service.codes.unreachable,
+      `cannot reach the ${options.service.name} API at ${redactSecrets(new URL(options.url).origin, options.secrets)}: ${reason}`,
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -67,7 +77,10 @@ export async function jsonBody(response: Response): Promise<unknown> {
 }
 
 /** A stream's bytes, or undefined as soon as they pass `maxBytes` (the rest is not read). */
-export async function readStreamCapped(stream: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | undefined> {
+export async function readStreamCapped(
+  stream: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+): Promise<Uint8Array | undefined> {
   if (stream === null) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -92,8 +105,14 @@ export async function readStreamCapped(stream: ReadableStream<Uint8Array> | null
 }
 
 /** A response body's bytes, refused past `maxBytes` (checked on Content-Length and while reading). */
-export async function readCapped(response: Response, options: { maxBytes: number; service: ChannelService }): Promise<Uint8Array> {
-  const tooLarge = (size: string) => new ToolFault(options.service.codes.fileTooLarge, `the file is ${size}, more than maxBytes (${options.maxBytes})`, { suggestion: "Raise maxBytes (at most 20000000) if the file is really needed." });
+export async function readCapped(
+  response: Response,
+  options: { maxBytes: number; service: ChannelService },
+): Promise<Uint8Array> {
+  const tooLarge = (size: string) =>
+    new ToolFault(options.service.codes.fileTooLarge, `the file is ${size}, more than maxBytes (${options.maxBytes})`, {
+      suggestion: "Raise maxBytes (at most 20000000) if the file is really needed.",
+    });
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (Number.isFinite(declared) && declared > options.maxBytes) {
     void response.body?.cancel().catch(() => undefined);
@@ -105,7 +124,10 @@ export async function readCapped(response: Response, options: { maxBytes: number
 }
 
 /** A downloaded file's bytes: an answer that is not 2xx is `failureCode` (its body let go), else `readCapped`. */
-export async function downloadedBytes(response: Response, options: { maxBytes: number; service: ChannelService; failureCode: string }): Promise<Uint8Array> {
+export async function downloadedBytes(
+  response: Response,
+  options: { maxBytes: number; service: ChannelService; failureCode: string },
+): Promise<Uint8Array> {
   if (!response.ok) {
     void response.body?.cancel().catch(() => undefined);
     throw new ToolFault(options.failureCode, `${options.service.name} file download failed: HTTP ${response.status}`);

@@ -12,7 +12,10 @@ import { downloadedBytes, httpCall, jsonBody, type ChannelService, type FetchLik
 
 export const SLACK_API_BASE_URL = "https://slack.com/api";
 export const SLACK_BASE_URL_ENV = "GOONDAN_SLACK_API_BASE_URL";
-const SERVICE: ChannelService = { name: "Slack", codes: { timeout: "E_SLACK_TIMEOUT", unreachable: "E_SLACK_UNREACHABLE", fileTooLarge: "E_SLACK_FILE_TOO_LARGE" } };
+const SERVICE: ChannelService = {
+  name: "Slack",
+  codes: { timeout: "E_SLACK_TIMEOUT", unreachable: "E_SLACK_UNREACHABLE", fileTooLarge: "E_SLACK_FILE_TOO_LARGE" },
+};
 /** Methods Slack does not accept JSON bodies for. */
 const FORM_METHODS = new Set(["conversations.history", "conversations.replies"]);
 
@@ -28,13 +31,31 @@ export class SlackWebApi {
     if (options.token.trim() === "") throw new ToolFault("E_SLACK_NO_TOKEN", "no Slack bot token is configured");
   }
 
-  async call(method: string, payload: JsonObject, request: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<JsonObject> {
+  async call(
+    method: string,
+    payload: JsonObject,
+    request: { timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<JsonObject> {
     const form = FORM_METHODS.has(method);
-    const body = form ? new URLSearchParams(Object.entries(payload).map(([key, value]): [string, string] => [key, typeof value === "string" ? value : JSON.stringify(value)])).toString() : JSON.stringify(payload);
+    const body = form
+      ? new URLSearchParams(
+          Object.entries(payload).map(([key, value]): [string, string] => [
+            key,
+            typeof value === "string" ? value : JSON.stringify(value),
+          ]),
+        ).toString()
+      : JSON.stringify(payload);
     const response = await httpCall({
       service: SERVICE,
       url: `${this.options.baseUrl}/${method}`,
-      init: { method: "POST", headers: { authorization: `Bearer ${this.options.token}`, "content-type": form ? "application/x-www-form-urlencoded" : "application/json; charset=utf-8" }, body },
+      init: {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${this.options.token}`,
+          "content-type": form ? "application/x-www-form-urlencoded" : "application/json; charset=utf-8",
+        },
+        body,
+      },
       timeoutMs: request.timeoutMs ?? this.options.timeoutMs ?? 15_000,
       secrets: [this.options.token],
       signal: request.signal,
@@ -42,11 +63,19 @@ export class SlackWebApi {
     });
     const answer = await jsonBody(response);
     if (response.status === 429) {
-      throw new ToolFault("E_SLACK_RATE_LIMITED", `Slack ${method} is rate limited; retry after ${response.headers.get("retry-after") ?? "a few"} seconds`, { suggestion: "Wait before calling Slack again." });
+      throw new ToolFault(
+        "E_SLACK_RATE_LIMITED",
+        `Slack ${method} is rate limited; retry after ${response.headers.get("retry-after") ?? "a few"} seconds`,
+        { suggestion: "Wait before calling Slack again." },
+      );
     }
     if (isJsonObject(answer) && answer.ok === true) return answer;
     const error = isJsonObject(answer) && typeof answer.error === "string" ? answer.error : `HTTP ${response.status}`;
-    throw new ToolFault("E_SLACK_API", `Slack ${method} failed: ${error}`, suggestionFor(error) === undefined ? {} : { suggestion: suggestionFor(error) as string });
+    throw new ToolFault(
+      "E_SLACK_API",
+      `Slack ${method} failed: ${error}`,
+      suggestionFor(error) === undefined ? {} : { suggestion: suggestionFor(error) as string },
+    );
   }
 
   /** Whether the bot token may be sent to this URL: Slack's own hosts, or the configured API's origin. */
@@ -56,7 +85,10 @@ export class SlackWebApi {
     return url.protocol === "https:" && (url.hostname === "slack.com" || url.hostname.endsWith(".slack.com"));
   }
 
-  async download(rawUrl: string, request: { maxBytes: number; timeoutMs?: number; signal?: AbortSignal }): Promise<{ bytes: Uint8Array; response: Response }> {
+  async download(
+    rawUrl: string,
+    request: { maxBytes: number; timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<{ bytes: Uint8Array; response: Response }> {
     let url: URL;
     try {
       url = new URL(rawUrl);
@@ -64,7 +96,11 @@ export class SlackWebApi {
       throw new ToolFault("E_SLACK_FILE_URL", `expected a file URL, got ${JSON.stringify(rawUrl)}`);
     }
     if (!this.mayDownload(url)) {
-      throw new ToolFault("E_SLACK_FILE_URL", `refusing to send the Slack token to ${url.origin}: only Slack file URLs (https://files.slack.com/...) can be downloaded`, { suggestion: "Use the url_private (or file_url property) of a Slack file." });
+      throw new ToolFault(
+        "E_SLACK_FILE_URL",
+        `refusing to send the Slack token to ${url.origin}: only Slack file URLs (https://files.slack.com/...) can be downloaded`,
+        { suggestion: "Use the url_private (or file_url property) of a Slack file." },
+      );
     }
     const response = await httpCall({
       service: SERVICE,
@@ -75,7 +111,14 @@ export class SlackWebApi {
       signal: request.signal,
       fetch: this.options.fetch,
     });
-    return { bytes: await downloadedBytes(response, { maxBytes: request.maxBytes, service: SERVICE, failureCode: "E_SLACK_API" }), response };
+    return {
+      bytes: await downloadedBytes(response, {
+        maxBytes: request.maxBytes,
+        service: SERVICE,
+        failureCode: "E_SLACK_API",
+      }),
+      response,
+    };
   }
 }
 

@@ -24,15 +24,22 @@ export async function promptApprovals(options: ApprovalPromptOptions): Promise<C
     let resumed: ConnectorReply | undefined;
     for (const id of reply.approvalIds ?? []) {
       const approval = await approvals.get(id).catch(() => undefined);
-      const what = approval === undefined ? `tool call ${id}` : `${approval.agent} wants to run ${approval.toolName} ${clip(JSON.stringify(approval.arguments))}`;
+      const what =
+        approval === undefined
+          ? `tool call ${id}`
+          : `${approval.agent} wants to run ${approval.toolName} ${clip(JSON.stringify(approval.arguments))}`;
       const answer = await ask(`${what}\nallow? [y/N] `);
       if (answer === undefined) return reply;
       const decision = /^y(es)?$/i.test(answer.trim()) ? "approve" : "deny";
       try {
-        const decided = await approvals.decide(id, decision === "deny" ? { decision, reason: "denied at the terminal" } : { decision });
+        const decided = await approvals.decide(
+          id,
+          decision === "deny" ? { decision, reason: "denied at the terminal" } : { decision },
+        );
         resumed = decided.outcome ?? resumed;
       } catch (error) {
-        const code = typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : "E_CLI";
+        const code =
+          typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : "E_CLI";
         write(`error [${code}]: ${error instanceof Error ? error.message : String(error)}\n`);
       }
     }

@@ -38,7 +38,10 @@ export const CLI_EVENT = "stdin_message";
 export const isExitCommand = (line: string): boolean => line === ":exit" || line === ":quit";
 
 /** The read-send-print loop; resolves when the input ends. */
-export async function runCliLoop(options: { ctx: Pick<ConnectorContext, "request" | "config" | "signal" | "approvals">; io: CliIo }): Promise<void> {
+export async function runCliLoop(options: {
+  ctx: Pick<ConnectorContext, "request" | "config" | "signal" | "approvals">;
+  io: CliIo;
+}): Promise<void> {
   const { ctx, io } = options;
   const prompt = String(configValue(ctx.config, "prompt") ?? "> ");
   const instanceKey = configValue(ctx.config, "instanceKey");
@@ -69,13 +72,20 @@ export async function runCliLoop(options: { ctx: Pick<ConnectorContext, "request
           status ? { onProgress: (progress) => status.progress(progress) } : undefined,
         );
         status?.stop();
-        if (approvals !== undefined && reply.status === "awaiting_approval") reply = await promptApprovals({ approvals, reply, write: io.write, ask: (question) => (io.write(question), nextLine()) });
+        if (approvals !== undefined && reply.status === "awaiting_approval")
+          reply = await promptApprovals({
+            approvals,
+            reply,
+            write: io.write,
+            ask: (question) => (io.write(question), nextLine()),
+          });
         if (status?.finish) status.finish(reply);
         else io.write(formatReply(reply));
       } catch (error) {
         status?.stop();
         if (ctx.signal.aborted) break;
-        const code = typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : "E_CLI";
+        const code =
+          typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : "E_CLI";
         io.write(`error [${code}]: ${error instanceof Error ? error.message : String(error)}\n`);
       }
     }

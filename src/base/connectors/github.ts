@@ -11,7 +11,16 @@
  */
 import { isJsonObject, type JsonObject } from "../../shared/json.ts";
 import type { ConnectorContext, ConnectorEvent } from "../../connector/connector-types.ts";
-import { emitFailure, endpointSettings, json, problem, readCappedBody, RecentKeys, serveEndpoint, type EndpointSettings } from "./http-endpoint.ts";
+import {
+  emitFailure,
+  endpointSettings,
+  json,
+  problem,
+  readCappedBody,
+  RecentKeys,
+  serveEndpoint,
+  type EndpointSettings,
+} from "./http-endpoint.ts";
 import { verifySignature } from "./webhook-signature.ts";
 
 export const GITHUB_SIGNATURE_HEADER = "x-hub-signature-256";
@@ -22,8 +31,18 @@ export interface GithubSettings extends EndpointSettings {
 
 export function githubSettings(ctx: Pick<ConnectorContext, "config" | "secrets">): GithubSettings {
   return {
-    ...endpointSettings(ctx.config, { portKeys: ["GITHUB_WEBHOOK_PORT"], pathKeys: ["GITHUB_WEBHOOK_PATH", "path", "PATH"], defaultPath: "/", defaultMaxBodyBytes: 25 * 1024 * 1024 }),
-    secret: [ctx.secrets.GITHUB_WEBHOOK_SECRET, ctx.secrets.signingSecret, ctx.secrets.SIGNING_SECRET, ctx.secrets.WEBHOOK_SECRET].find((value) => typeof value === "string" && value !== ""),
+    ...endpointSettings(ctx.config, {
+      portKeys: ["GITHUB_WEBHOOK_PORT"],
+      pathKeys: ["GITHUB_WEBHOOK_PATH", "path", "PATH"],
+      defaultPath: "/",
+      defaultMaxBodyBytes: 25 * 1024 * 1024,
+    }),
+    secret: [
+      ctx.secrets.GITHUB_WEBHOOK_SECRET,
+      ctx.secrets.signingSecret,
+      ctx.secrets.SIGNING_SECRET,
+      ctx.secrets.WEBHOOK_SECRET,
+    ].find((value) => typeof value === "string" && value !== ""),
   };
 }
 
@@ -72,22 +91,33 @@ export function githubDeliveryToEvent(eventType: string, payload: JsonObject): C
 /** The delivery's JSON: a JSON body, or the `payload` field of a form-encoded one. */
 function parsePayload(raw: Uint8Array, contentType: string): unknown {
   const body = new TextDecoder().decode(raw);
-  if (contentType.startsWith("application/x-www-form-urlencoded")) return JSON.parse(new URLSearchParams(body).get("payload") ?? "");
+  if (contentType.startsWith("application/x-www-form-urlencoded"))
+    return JSON.parse(new URLSearchParams(body).get("payload") ?? "");
   return JSON.parse(body);
 }
 
 /** The request handler, separate from the server so it can be tested with plain Requests. */
-export function createGithubHandler(options: { ctx: Pick<ConnectorContext, "emit" | "logger">; settings: GithubSettings }) {
+export function createGithubHandler(options: {
+  ctx: Pick<ConnectorContext, "emit" | "logger">;
+  settings: GithubSettings;
+}) {
   const { ctx, settings } = options;
   const recent = new RecentKeys();
   return async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
-    if (url.pathname !== settings.path) return problem(404, "E_GITHUB_NOT_FOUND", `expected POST ${settings.path}, got ${url.pathname}`);
-    if (request.method !== "POST") return problem(405, "E_GITHUB_METHOD", `expected POST, got ${request.method}`, { allow: "POST" });
+    if (url.pathname !== settings.path)
+      return problem(404, "E_GITHUB_NOT_FOUND", `expected POST ${settings.path}, got ${url.pathname}`);
+    if (request.method !== "POST")
+      return problem(405, "E_GITHUB_METHOD", `expected POST, got ${request.method}`, { allow: "POST" });
     const raw = await readCappedBody(request, settings.maxBodyBytes);
     if (raw === undefined) return problem(413, "E_GITHUB_TOO_LARGE", `body exceeds ${settings.maxBodyBytes} bytes`);
     if (settings.secret !== undefined) {
-      const check = verifySignature({ body: raw, secret: settings.secret, header: request.headers.get(GITHUB_SIGNATURE_HEADER), headerName: "X-Hub-Signature-256" });
+      const check = verifySignature({
+        body: raw,
+        secret: settings.secret,
+        header: request.headers.get(GITHUB_SIGNATURE_HEADER),
+        headerName: "X-Hub-Signature-256",
+      });
       if (!check.ok) {
         ctx.logger.warn("github delivery signature rejected", check.reason);
         return problem(401, "E_GITHUB_SIGNATURE", check.reason);
@@ -121,6 +151,11 @@ export default async function githubConnector(ctx: ConnectorContext): Promise<vo
   const settings = githubSettings(ctx);
   const server = serveEndpoint({ settings, handler: createGithubHandler({ ctx, settings }) });
   ctx.onShutdown(() => server.stop());
-  if (settings.secret === undefined) ctx.logger.warn("github: no GITHUB_WEBHOOK_SECRET in the Connection's secrets; deliveries are not verified, so anyone who can reach the port can send events");
-  ctx.logger.info(`github webhook endpoint on http://${settings.host}:${server.port}${settings.path}${settings.secret ? " (signed)" : ""}`);
+  if (settings.secret === undefined)
+    ctx.logger.warn(
+      "github: no GITHUB_WEBHOOK_SECRET in the Connection's secrets; deliveries are not verified, so anyone who can reach the port can send events",
+    );
+  ctx.logger.info(
+    `github webhook endpoint on http://${settings.host}:${server.port}${settings.path}${settings.secret ? " (signed)" : ""}`,
+  );
 }

@@ -13,7 +13,16 @@
 import { isJsonObject, type JsonObject } from "../../shared/json.ts";
 import type { ConnectorContext, ConnectorEvent } from "../../connector/connector-types.ts";
 import { configValue } from "./config-value.ts";
-import { emitFailure, endpointSettings, json, problem, readCappedBody, RecentKeys, serveEndpoint, type EndpointSettings } from "./http-endpoint.ts";
+import {
+  emitFailure,
+  endpointSettings,
+  json,
+  problem,
+  readCappedBody,
+  RecentKeys,
+  serveEndpoint,
+  type EndpointSettings,
+} from "./http-endpoint.ts";
 import { verifySlackSignature } from "./slack-signature.ts";
 
 export type SlackMessageMode = "all" | "mention" | "channel_and_threads";
@@ -26,9 +35,18 @@ export interface SlackSettings extends EndpointSettings {
 export function slackSettings(ctx: Pick<ConnectorContext, "config" | "secrets">): SlackSettings {
   const mode = String(configValue(ctx.config, "SLACK_MESSAGE_MODE", "messageMode") ?? "all").toLowerCase();
   return {
-    ...endpointSettings(ctx.config, { portKeys: ["SLACK_WEBHOOK_PORT"], pathKeys: ["SLACK_WEBHOOK_PATH", "path", "PATH"], defaultPath: "/" }),
+    ...endpointSettings(ctx.config, {
+      portKeys: ["SLACK_WEBHOOK_PORT"],
+      pathKeys: ["SLACK_WEBHOOK_PATH", "path", "PATH"],
+      defaultPath: "/",
+    }),
     messageMode: mode === "mention" || mode === "channel_and_threads" ? mode : "all",
-    signingSecret: [ctx.secrets.SLACK_SIGNING_SECRET, ctx.secrets.signingSecret, ctx.secrets.SIGNING_SECRET, configValue(ctx.config, "SLACK_SIGNING_SECRET")].find((value): value is string => typeof value === "string" && value !== ""),
+    signingSecret: [
+      ctx.secrets.SLACK_SIGNING_SECRET,
+      ctx.secrets.signingSecret,
+      ctx.secrets.SIGNING_SECRET,
+      configValue(ctx.config, "SLACK_SIGNING_SECRET"),
+    ].find((value): value is string => typeof value === "string" && value !== ""),
   };
 }
 
@@ -41,21 +59,33 @@ interface Attachment {
   name: string;
 }
 
-const urlOf = (record: JsonObject) => text(record.url_private_download) ?? text(record.url_private) ?? text(record.permalink_public) ?? text(record.permalink) ?? text(record.image_url) ?? text(record.thumb_url) ?? text(record.from_url) ?? text(record.original_url);
-const nameOf = (record: JsonObject, fallback: string) => text(record.title) ?? text(record.name) ?? text(record.alt_text) ?? text(record.id) ?? fallback;
+const urlOf = (record: JsonObject) =>
+  text(record.url_private_download) ??
+  text(record.url_private) ??
+  text(record.permalink_public) ??
+  text(record.permalink) ??
+  text(record.image_url) ??
+  text(record.thumb_url) ??
+  text(record.from_url) ??
+  text(record.original_url);
+const nameOf = (record: JsonObject, fallback: string) =>
+  text(record.title) ?? text(record.name) ?? text(record.alt_text) ?? text(record.id) ?? fallback;
 
 /** Files, link attachments and image blocks of a message, deduplicated. */
 function attachmentsOf(event: JsonObject): Attachment[] {
   const found: Attachment[] = [];
   for (const file of Array.isArray(event.files) ? event.files.filter(isJsonObject) : []) {
     const url = urlOf(file);
-    const image = String(file.mimetype ?? "").startsWith("image/") || IMAGE_TYPES.has(String(file.filetype ?? "").toLowerCase());
-    if (url !== undefined) found.push({ kind: image ? "image" : "file", url, name: nameOf(file, image ? "image" : "file") });
+    const image =
+      String(file.mimetype ?? "").startsWith("image/") || IMAGE_TYPES.has(String(file.filetype ?? "").toLowerCase());
+    if (url !== undefined)
+      found.push({ kind: image ? "image" : "file", url, name: nameOf(file, image ? "image" : "file") });
   }
   for (const attachment of Array.isArray(event.attachments) ? event.attachments.filter(isJsonObject) : []) {
     const url = urlOf(attachment);
     const image = text(attachment.image_url) !== undefined || text(attachment.thumb_url) !== undefined;
-    if (url !== undefined) found.push({ kind: image ? "image" : "file", url, name: nameOf(attachment, image ? "image" : "attachment") });
+    if (url !== undefined)
+      found.push({ kind: image ? "image" : "file", url, name: nameOf(attachment, image ? "image" : "attachment") });
   }
   for (const block of Array.isArray(event.blocks) ? event.blocks.filter(isJsonObject) : []) {
     if (block.type !== "image") continue;
@@ -79,12 +109,20 @@ export function slackEventToConnectorEvent(body: unknown, mode: SlackMessageMode
   if (type !== "app_mention" && type !== "message") return undefined;
   if (mode === "mention" && type !== "app_mention") return undefined;
   const subtype = text(event.subtype);
-  if (subtype === "bot_message" || text(event.bot_id) !== undefined || subtype === "message_changed" || subtype === "message_deleted") return undefined;
+  if (
+    subtype === "bot_message" ||
+    text(event.bot_id) !== undefined ||
+    subtype === "message_changed" ||
+    subtype === "message_deleted"
+  )
+    return undefined;
   const channel = text(event.channel);
   const ts = text(event.ts);
   const threadTs = text(event.thread_ts);
   const attachments = attachmentsOf(event);
-  const lines = [text(event.text), ...attachments.map((item) => `[${item.kind}:${item.name}] ${item.url}`)].filter((line): line is string => line !== undefined);
+  const lines = [text(event.text), ...attachments.map((item) => `[${item.kind}:${item.name}] ${item.url}`)].filter(
+    (line): line is string => line !== undefined,
+  );
   const messageText = lines.join("\n");
   if (channel === undefined || ts === undefined || messageText === "") return undefined;
   const properties: Record<string, string> = { channel_id: channel, ts };
@@ -102,22 +140,39 @@ export function slackEventToConnectorEvent(body: unknown, mode: SlackMessageMode
       properties.file_name = file.name;
     }
   }
-  return { name: type === "app_mention" ? "app_mention" : "message_im", message: { type: "text", text: messageText }, properties, instanceKey: `slack:${channel}:${threadTs ?? ts}` };
+  return {
+    name: type === "app_mention" ? "app_mention" : "message_im",
+    message: { type: "text", text: messageText },
+    properties,
+    instanceKey: `slack:${channel}:${threadTs ?? ts}`,
+  };
 }
 
 /** The request handler, separate from the server so it can be tested with plain Requests. */
-export function createSlackHandler(options: { ctx: Pick<ConnectorContext, "emit" | "logger">; settings: SlackSettings; nowSeconds?: () => number }) {
+export function createSlackHandler(options: {
+  ctx: Pick<ConnectorContext, "emit" | "logger">;
+  settings: SlackSettings;
+  nowSeconds?: () => number;
+}) {
   const { ctx, settings } = options;
   const now = options.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
   const recent = new RecentKeys();
   return async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
-    if (url.pathname !== settings.path) return problem(404, "E_SLACK_NOT_FOUND", `expected POST ${settings.path}, got ${url.pathname}`);
-    if (request.method !== "POST") return problem(405, "E_SLACK_METHOD", `expected POST, got ${request.method}`, { allow: "POST" });
+    if (url.pathname !== settings.path)
+      return problem(404, "E_SLACK_NOT_FOUND", `expected POST ${settings.path}, got ${url.pathname}`);
+    if (request.method !== "POST")
+      return problem(405, "E_SLACK_METHOD", `expected POST, got ${request.method}`, { allow: "POST" });
     const raw = await readCappedBody(request, settings.maxBodyBytes);
     if (raw === undefined) return problem(413, "E_SLACK_TOO_LARGE", `body exceeds ${settings.maxBodyBytes} bytes`);
     if (settings.signingSecret !== undefined) {
-      const check = verifySlackSignature({ body: raw, secret: settings.signingSecret, signature: request.headers.get("x-slack-signature"), timestamp: request.headers.get("x-slack-request-timestamp"), nowSeconds: now() });
+      const check = verifySlackSignature({
+        body: raw,
+        secret: settings.signingSecret,
+        signature: request.headers.get("x-slack-signature"),
+        timestamp: request.headers.get("x-slack-request-timestamp"),
+        nowSeconds: now(),
+      });
       if (!check.ok) {
         ctx.logger.warn("slack request signature rejected", check.reason);
         return problem(401, "E_SLACK_SIGNATURE", check.reason);
@@ -130,7 +185,10 @@ export function createSlackHandler(options: { ctx: Pick<ConnectorContext, "emit"
       return problem(400, "E_SLACK_BAD_JSON", "expected a JSON body (Events API)");
     }
     if (!isJsonObject(body)) return problem(400, "E_SLACK_BAD_JSON", "expected a JSON object body");
-    if (body.type === "url_verification") return new Response(typeof body.challenge === "string" ? body.challenge : "", { headers: { "content-type": "text/plain" } });
+    if (body.type === "url_verification")
+      return new Response(typeof body.challenge === "string" ? body.challenge : "", {
+        headers: { "content-type": "text/plain" },
+      });
     const event = slackEventToConnectorEvent(body, settings.messageMode);
     if (event === undefined) return json(200, { ok: true, ignored: true });
     const key = `${String(event.properties.channel_id)}:${String(event.properties.ts)}`;
@@ -152,6 +210,11 @@ export default async function slackConnector(ctx: ConnectorContext): Promise<voi
   const settings = slackSettings(ctx);
   const server = serveEndpoint({ settings, handler: createSlackHandler({ ctx, settings }) });
   ctx.onShutdown(() => server.stop());
-  if (settings.signingSecret === undefined) ctx.logger.warn("slack: no SLACK_SIGNING_SECRET in the Connection's secrets; requests are not verified, so anyone who can reach the port can send events");
-  ctx.logger.info(`slack events endpoint on http://${settings.host}:${server.port}${settings.path}${settings.signingSecret ? " (signed)" : ""}`);
+  if (settings.signingSecret === undefined)
+    ctx.logger.warn(
+      "slack: no SLACK_SIGNING_SECRET in the Connection's secrets; requests are not verified, so anyone who can reach the port can send events",
+    );
+  ctx.logger.info(
+    `slack events endpoint on http://${settings.host}:${server.port}${settings.path}${settings.signingSecret ? " (signed)" : ""}`,
+  );
 }

@@ -13,7 +13,12 @@
  */
 import { isJsonObject, type JsonObject } from "../../shared/json.ts";
 import { resolveApiBaseUrl } from "../channels/api-base-url.ts";
-import { TELEGRAM_API_BASE_URL, TELEGRAM_BASE_URL_ENV, TelegramApiFault, TelegramBotApi } from "../channels/telegram-bot-api.ts";
+import {
+  TELEGRAM_API_BASE_URL,
+  TELEGRAM_BASE_URL_ENV,
+  TelegramApiFault,
+  TelegramBotApi,
+} from "../channels/telegram-bot-api.ts";
 import type { ConnectorContext, ConnectorEvent } from "../../connector/connector-types.ts";
 import { configValue } from "./config-value.ts";
 import { emitFailure } from "./http-endpoint.ts";
@@ -30,29 +35,50 @@ export interface TelegramPollingSettings {
 const MAX_BACKOFF_MS = 60_000;
 
 function integer(value: unknown, fallback: number): number {
-  const parsed = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
+  const parsed =
+    typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
   return Number.isInteger(parsed) && parsed >= 0 ? parsed : fallback;
 }
 
 export function telegramPollingSettings(ctx: Pick<ConnectorContext, "config" | "secrets">): TelegramPollingSettings {
-  const token = [ctx.secrets.TELEGRAM_BOT_TOKEN, ctx.secrets.BOT_TOKEN, ctx.secrets.TELEGRAM_TOKEN, ctx.secrets.token].find((value) => typeof value === "string" && value !== "");
+  const token = [
+    ctx.secrets.TELEGRAM_BOT_TOKEN,
+    ctx.secrets.BOT_TOKEN,
+    ctx.secrets.TELEGRAM_TOKEN,
+    ctx.secrets.token,
+  ].find((value) => typeof value === "string" && value !== "");
   if (token === undefined) {
-    throw Object.assign(new Error("telegram-polling: the Connection's secrets need TELEGRAM_BOT_TOKEN (e.g. secrets: { TELEGRAM_BOT_TOKEN: { valueFrom: { env: TELEGRAM_BOT_TOKEN } } })"), { code: "E_CONNECTOR_CONFIG" });
+    throw Object.assign(
+      new Error(
+        "telegram-polling: the Connection's secrets need TELEGRAM_BOT_TOKEN (e.g. secrets: { TELEGRAM_BOT_TOKEN: { valueFrom: { env: TELEGRAM_BOT_TOKEN } } })",
+      ),
+      { code: "E_CONNECTOR_CONFIG" },
+    );
   }
-  const setting = (...names: string[]) => configValue(ctx.config, ...names) ?? names.map((name) => ctx.secrets[name]).find((value) => value !== undefined && value !== "");
+  const setting = (...names: string[]) =>
+    configValue(ctx.config, ...names) ??
+    names.map((name) => ctx.secrets[name]).find((value) => value !== undefined && value !== "");
   const pollTimeoutSeconds = integer(setting("TELEGRAM_POLL_TIMEOUT_SECONDS", "pollTimeoutSeconds"), 30);
   return {
     token,
-    baseUrl: resolveApiBaseUrl({ configured: [setting("TELEGRAM_API_BASE_URL", "apiBaseUrl")], envName: TELEGRAM_BASE_URL_ENV, fallback: TELEGRAM_API_BASE_URL }),
+    baseUrl: resolveApiBaseUrl({
+      configured: [setting("TELEGRAM_API_BASE_URL", "apiBaseUrl")],
+      envName: TELEGRAM_BASE_URL_ENV,
+      fallback: TELEGRAM_API_BASE_URL,
+    }),
     pollTimeoutSeconds,
-    requestTimeoutMs: integer(setting("TELEGRAM_REQUEST_TIMEOUT_MS", "requestTimeoutMs"), (pollTimeoutSeconds + 5) * 1000),
+    requestTimeoutMs: integer(
+      setting("TELEGRAM_REQUEST_TIMEOUT_MS", "requestTimeoutMs"),
+      (pollTimeoutSeconds + 5) * 1000,
+    ),
     retryDelayMs: integer(setting("TELEGRAM_RETRY_DELAY_MS", "retryDelayMs"), 1000),
     initialOffset: integer(setting("TELEGRAM_INITIAL_OFFSET", "initialOffset"), 0),
   };
 }
 
 const text = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
-const id = (value: unknown): string | undefined => (typeof value === "number" && Number.isFinite(value) ? String(Math.trunc(value)) : text(value));
+const id = (value: unknown): string | undefined =>
+  typeof value === "number" && Number.isFinite(value) ? String(Math.trunc(value)) : text(value);
 
 /** The largest photo size (by area, then file size). */
 function largestPhoto(value: unknown): JsonObject | undefined {
@@ -60,7 +86,13 @@ function largestPhoto(value: unknown): JsonObject | undefined {
   const sizes = value.filter((item): item is JsonObject => isJsonObject(item) && typeof item.file_id === "string");
   const area = (photo: JsonObject) => Number(photo.width ?? 0) * Number(photo.height ?? 0);
   const bytes = (photo: JsonObject) => Number(photo.file_size ?? 0);
-  return sizes.reduce<JsonObject | undefined>((best, photo) => (best === undefined || area(photo) > area(best) || (area(photo) === area(best) && bytes(photo) >= bytes(best)) ? photo : best), undefined);
+  return sizes.reduce<JsonObject | undefined>(
+    (best, photo) =>
+      best === undefined || area(photo) > area(best) || (area(photo) === area(best) && bytes(photo) >= bytes(best))
+        ? photo
+        : best,
+    undefined,
+  );
 }
 
 /** The event an update stands for, or undefined (not a message, from a bot, or nothing to say). */
@@ -97,7 +129,13 @@ export function updateToEvent(update: unknown): ConnectorEvent | undefined {
     lines.push(`[telegram_photo] file_id=${String(photo.file_id)}`);
   }
   const document = isJsonObject(message.document) ? message.document : undefined;
-  if (document !== undefined && typeof document.file_id === "string" && String(document.mime_type ?? "").toLowerCase().startsWith("image/")) {
+  if (
+    document !== undefined &&
+    typeof document.file_id === "string" &&
+    String(document.mime_type ?? "")
+      .toLowerCase()
+      .startsWith("image/")
+  ) {
     put("image_document_file_id", document.file_id);
     put("has_image_document", "true");
     put("image_document_file_unique_id", text(document.file_unique_id));
@@ -108,7 +146,12 @@ export function updateToEvent(update: unknown): ConnectorEvent | undefined {
   }
   const body = lines.join("\n").trim();
   if (body === "") return undefined;
-  return { name: "telegram_message", message: { type: "text", text: body }, properties, instanceKey: `telegram:${chatId}` };
+  return {
+    name: "telegram_message",
+    message: { type: "text", text: body },
+    properties,
+    instanceKey: `telegram:${chatId}`,
+  };
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -124,7 +167,11 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 /** Polls until `ctx.signal` aborts. Exported with its api injectable for tests. */
-export async function pollTelegram(options: { ctx: Pick<ConnectorContext, "emit" | "logger" | "signal">; settings: TelegramPollingSettings; api?: TelegramBotApi }): Promise<void> {
+export async function pollTelegram(options: {
+  ctx: Pick<ConnectorContext, "emit" | "logger" | "signal">;
+  settings: TelegramPollingSettings;
+  api?: TelegramBotApi;
+}): Promise<void> {
   const { ctx, settings } = options;
   const api = options.api ?? new TelegramBotApi({ token: settings.token, baseUrl: settings.baseUrl });
   let offset = settings.initialOffset;
@@ -132,11 +179,20 @@ export async function pollTelegram(options: { ctx: Pick<ConnectorContext, "emit"
   while (!ctx.signal.aborted) {
     let updates: unknown;
     try {
-      updates = await api.call("getUpdates", { timeout: settings.pollTimeoutSeconds, allowed_updates: ["message"], ...(offset > 0 ? { offset } : {}) }, { timeoutMs: settings.requestTimeoutMs, signal: ctx.signal });
+      updates = await api.call(
+        "getUpdates",
+        { timeout: settings.pollTimeoutSeconds, allowed_updates: ["message"], ...(offset > 0 ? { offset } : {}) },
+        { timeoutMs: settings.requestTimeoutMs, signal: ctx.signal },
+      );
     } catch (error) {
       if (ctx.signal.aborted) return;
-      const retryAfterMs = error instanceof TelegramApiFault && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : backoffMs;
-      ctx.logger.warn(`telegram getUpdates failed (retrying in ${retryAfterMs} ms): ${error instanceof Error ? error.message : String(error)}`);
+      const retryAfterMs =
+        error instanceof TelegramApiFault && error.retryAfterSeconds !== undefined
+          ? error.retryAfterSeconds * 1000
+          : backoffMs;
+      ctx.logger.warn(
+        `telegram getUpdates failed (retrying in ${retryAfterMs} ms): ${error instanceof Error ? error.message : String(error)}`,
+      );
       await sleep(retryAfterMs, ctx.signal);
       backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
       continue;
@@ -151,7 +207,9 @@ export async function pollTelegram(options: { ctx: Pick<ConnectorContext, "emit"
         } catch (error) {
           const failure = emitFailure(error);
           if (failure.kind === "unavailable") {
-            ctx.logger.warn(`telegram update ${updateId ?? "?"} not accepted (${failure.code}: ${failure.message}); it is polled again`);
+            ctx.logger.warn(
+              `telegram update ${updateId ?? "?"} not accepted (${failure.code}: ${failure.message}); it is polled again`,
+            );
             if (!ctx.signal.aborted) await sleep(backoffMs, ctx.signal);
             break;
           }
@@ -165,6 +223,8 @@ export async function pollTelegram(options: { ctx: Pick<ConnectorContext, "emit"
 
 export default async function telegramPolling(ctx: ConnectorContext): Promise<void> {
   const settings = telegramPollingSettings(ctx);
-  ctx.logger.info(`telegram-polling: polling ${new URL(settings.baseUrl).host} every ${settings.pollTimeoutSeconds} s (long poll)`);
+  ctx.logger.info(
+    `telegram-polling: polling ${new URL(settings.baseUrl).host} every ${settings.pollTimeoutSeconds} s (long poll)`,
+  );
   await pollTelegram({ ctx, settings });
 }

@@ -16,7 +16,12 @@ export function signBody(options: { body: string | Uint8Array; secret: string })
 export type SignatureCheck = { ok: true } | { ok: false; reason: string };
 
 /** `headerName` only names the header in reasons (GitHub sends the same scheme as X-Hub-Signature-256). */
-export function verifySignature(options: { body: string | Uint8Array; secret: string; header: string | null | undefined; headerName?: string }): SignatureCheck {
+export function verifySignature(options: {
+  body: string | Uint8Array;
+  secret: string;
+  header: string | null | undefined;
+  headerName?: string;
+}): SignatureCheck {
   const { header } = options;
   const headerName = options.headerName ?? SIGNATURE_HEADER;
   if (!header) return { ok: false, reason: `missing ${headerName} header` };

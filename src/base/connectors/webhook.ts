@@ -52,7 +52,10 @@ export function webhookSettings(ctx: Pick<ConnectorContext, "config" | "secrets"
 export function bodyToEvent(body: Record<string, unknown>, eventName: string): ConnectorEvent {
   const textField = [body.text, body.input, body.message].find((value): value is string => typeof value === "string");
   const properties: ConnectorEvent["properties"] = {};
-  const nested = body.properties !== null && typeof body.properties === "object" && !Array.isArray(body.properties) ? (body.properties as Record<string, unknown>) : {};
+  const nested =
+    body.properties !== null && typeof body.properties === "object" && !Array.isArray(body.properties)
+      ? (body.properties as Record<string, unknown>)
+      : {};
   for (const [key, value] of [...Object.entries(body), ...Object.entries(nested)]) {
     if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") properties[key] = value;
   }
@@ -65,18 +68,28 @@ export function bodyToEvent(body: Record<string, unknown>, eventName: string): C
 }
 
 /** The request handler, separate from the server so it can be tested with plain Requests. */
-export function createWebhookHandler(options: { ctx: Pick<ConnectorContext, "emit" | "logger">; settings: WebhookSettings }) {
+export function createWebhookHandler(options: {
+  ctx: Pick<ConnectorContext, "emit" | "logger">;
+  settings: WebhookSettings;
+}) {
   const { ctx, settings } = options;
   return async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
-    if (url.pathname !== settings.path) return problem(404, "E_WEBHOOK_NOT_FOUND", `expected POST ${settings.path}, got ${url.pathname}`);
-    if (request.method !== "POST") return problem(405, "E_WEBHOOK_METHOD", `expected POST, got ${request.method}`, { allow: "POST" });
+    if (url.pathname !== settings.path)
+      return problem(404, "E_WEBHOOK_NOT_FOUND", `expected POST ${settings.path}, got ${url.pathname}`);
+    if (request.method !== "POST")
+      return problem(405, "E_WEBHOOK_METHOD", `expected POST, got ${request.method}`, { allow: "POST" });
     const declared = Number(request.headers.get("content-length") ?? "0");
-    if (declared > settings.maxBodyBytes) return problem(413, "E_WEBHOOK_TOO_LARGE", `body of ${declared} bytes exceeds ${settings.maxBodyBytes}`);
+    if (declared > settings.maxBodyBytes)
+      return problem(413, "E_WEBHOOK_TOO_LARGE", `body of ${declared} bytes exceeds ${settings.maxBodyBytes}`);
     const raw = await readCappedBody(request, settings.maxBodyBytes);
     if (raw === undefined) return problem(413, "E_WEBHOOK_TOO_LARGE", `body exceeds ${settings.maxBodyBytes} bytes`);
     if (settings.secret !== undefined) {
-      const check = verifySignature({ body: raw, secret: settings.secret, header: request.headers.get(SIGNATURE_HEADER) });
+      const check = verifySignature({
+        body: raw,
+        secret: settings.secret,
+        header: request.headers.get(SIGNATURE_HEADER),
+      });
       if (!check.ok) {
         ctx.logger.warn("webhook signature rejected", check.reason);
         return problem(401, "E_WEBHOOK_SIGNATURE", check.reason);
@@ -88,24 +101,40 @@ export function createWebhookHandler(options: { ctx: Pick<ConnectorContext, "emi
     } catch {
       return problem(400, "E_WEBHOOK_BAD_JSON", "expected a JSON body");
     }
-    if (typeof body !== "object" || body === null || Array.isArray(body)) return problem(400, "E_WEBHOOK_BAD_JSON", "expected a JSON object body");
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      return problem(400, "E_WEBHOOK_BAD_JSON", "expected a JSON object body");
     try {
       const { eventId } = await ctx.emit(bodyToEvent(body as Record<string, unknown>, settings.event));
       return json(202, { accepted: true, eventId });
     } catch (error) {
-      const code = typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : "E_WEBHOOK_NOT_ACCEPTED";
+      const code =
+        typeof (error as { code?: unknown }).code === "string"
+          ? (error as { code: string }).code
+          : "E_WEBHOOK_NOT_ACCEPTED";
       const message = error instanceof Error ? error.message : String(error);
-      return problem(code === "E_CONNECTOR_NO_ROUTE" || code === "E_CONNECTOR_EVENT_INVALID" ? 422 : 503, code, message);
+      return problem(
+        code === "E_CONNECTOR_NO_ROUTE" || code === "E_CONNECTOR_EVENT_INVALID" ? 422 : 503,
+        code,
+        message,
+      );
     }
   };
 }
 
 /** The webhook's HTTP server (stopping it drops open connections). */
-export function serveWebhook(options: { ctx: Pick<ConnectorContext, "emit" | "logger">; settings: WebhookSettings }): { port: number; stop(): void } {
+export function serveWebhook(options: { ctx: Pick<ConnectorContext, "emit" | "logger">; settings: WebhookSettings }): {
+  port: number;
+  stop(): void;
+} {
   const { settings } = options;
   const handler = createWebhookHandler(options);
   // Bun's own limit would answer an empty 413 before the handler runs: the handler caps the body itself.
-  const server = Bun.serve({ port: settings.port, hostname: settings.host, maxRequestBodySize: Number.MAX_SAFE_INTEGER, fetch: handler });
+  const server = Bun.serve({
+    port: settings.port,
+    hostname: settings.host,
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    fetch: handler,
+  });
   return { port: server.port ?? settings.port, stop: () => server.stop(true) };
 }
 
@@ -113,5 +142,7 @@ export default async function webhookConnector(ctx: ConnectorContext): Promise<v
   const settings = webhookSettings(ctx);
   const server = serveWebhook({ ctx, settings });
   ctx.onShutdown(() => server.stop());
-  ctx.logger.info(`webhook listening on http://${settings.host}:${server.port}${settings.path}${settings.secret ? " (signed)" : ""}`);
+  ctx.logger.info(
+    `webhook listening on http://${settings.host}:${server.port}${settings.path}${settings.secret ? " (signed)" : ""}`,
+  );
 }

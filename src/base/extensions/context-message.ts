@@ -24,7 +24,8 @@ export interface ContextMessageSettings {
   swarmCatalogInstruction: string;
 }
 
-const DEFAULT_INSTRUCTION = "When it is unclear which agent should take a task, call agents__catalog for the current list before delegating.";
+const DEFAULT_INSTRUCTION =
+  "When it is unclear which agent should take a task, call agents__catalog for the current list before delegating.";
 
 export function contextMessageSettings(config: JsonObject): ContextMessageSettings {
   const flag = (key: string) => config[key] === true;
@@ -33,7 +34,10 @@ export function contextMessageSettings(config: JsonObject): ContextMessageSettin
     includeInboundContext: typeof config.includeInboundContext === "boolean" ? config.includeInboundContext : "auto",
     includeCallContext: flag("includeCallContext"),
     includeRouteSummary: flag("includeRouteSummary"),
-    swarmCatalogInstruction: typeof config.swarmCatalogInstruction === "string" && config.swarmCatalogInstruction.trim() !== "" ? config.swarmCatalogInstruction.trim() : DEFAULT_INSTRUCTION,
+    swarmCatalogInstruction:
+      typeof config.swarmCatalogInstruction === "string" && config.swarmCatalogInstruction.trim() !== ""
+        ? config.swarmCatalogInstruction.trim()
+        : DEFAULT_INSTRUCTION,
   };
 }
 
@@ -47,7 +51,9 @@ export function catalogBlock(options: { catalog: Catalog; self: string; instruct
     `selfAgent=${options.self}`,
     `availableAgents=${names.join(", ")}`,
     `callableAgents=${names.filter((name) => name !== options.self).join(", ")}`,
-    ...options.catalog.agents.filter((agent) => agent.description !== undefined).map((agent) => `agent.${agent.name}=${agent.description}`),
+    ...options.catalog.agents
+      .filter((agent) => agent.description !== undefined)
+      .map((agent) => `agent.${agent.name}=${agent.description}`),
     "[/runtime_catalog]",
   ];
   if (options.instruction !== "") lines.push(options.instruction);
@@ -56,7 +62,13 @@ export function catalogBlock(options: { catalog: Catalog; self: string; instruct
 
 export function inboundBlock(event: TurnMiddlewareContext["inputEvent"]): string {
   const { message: _message, ...metadata } = event.metadata;
-  const lines = ["[runtime_inbound]", `eventId=${event.id}`, `eventType=${event.type}`, `sourceKind=${event.source.kind}`, `sourceName=${event.source.name}`];
+  const lines = [
+    "[runtime_inbound]",
+    `eventId=${event.id}`,
+    `eventType=${event.type}`,
+    `sourceKind=${event.source.kind}`,
+    `sourceName=${event.source.name}`,
+  ];
   if (event.source.instanceKey !== undefined) lines.push(`sourceInstanceKey=${event.source.instanceKey}`);
   lines.push(`createdAt=${event.createdAt}`, `instanceKey=${event.instanceKey}`);
   if (Object.keys(metadata).length > 0) lines.push(`eventMetadata=${JSON.stringify(metadata)}`);
@@ -70,7 +82,8 @@ export function callBlock(event: TurnMiddlewareContext["inputEvent"]): string | 
   if (event.source.instanceKey !== undefined) lines.push(`callerInstanceKey=${event.source.instanceKey}`);
   lines.push(`callSource=${event.type}`);
   if (event.callChain.length > 0) lines.push(`callStack=${event.callChain.join(" -> ")}`);
-  if (event.replyTo !== undefined) lines.push(`replyTo.target=${event.replyTo.target}`, `replyTo.correlationId=${event.replyTo.correlationId}`);
+  if (event.replyTo !== undefined)
+    lines.push(`replyTo.target=${event.replyTo.target}`, `replyTo.correlationId=${event.replyTo.correlationId}`);
   lines.push("[/runtime_call]");
   return lines.join("\n");
 }
@@ -98,12 +111,24 @@ export function register(api: ExtensionApi, config: JsonObject): void {
     const blocks: string[] = [];
     if (settings.includeSwarmCatalog) {
       try {
-        blocks.push(catalogBlock({ catalog: await ctx.agents.catalog(), self: ctx.agentName, instruction: settings.swarmCatalogInstruction }));
+        blocks.push(
+          catalogBlock({
+            catalog: await ctx.agents.catalog(),
+            self: ctx.agentName,
+            instruction: settings.swarmCatalogInstruction,
+          }),
+        );
       } catch (error) {
-        api.logger.warn({ error: error instanceof Error ? error.message : String(error) }, "context-message: the swarm catalog is unavailable this turn");
+        api.logger.warn(
+          { error: error instanceof Error ? error.message : String(error) },
+          "context-message: the swarm catalog is unavailable this turn",
+        );
       }
     }
-    const inbound = settings.includeInboundContext === "auto" ? event.source.kind === "connector" || event.source.kind === "agent" : settings.includeInboundContext;
+    const inbound =
+      settings.includeInboundContext === "auto"
+        ? event.source.kind === "connector" || event.source.kind === "agent"
+        : settings.includeInboundContext;
     if (inbound) blocks.push(inboundBlock(event));
     const call = settings.includeCallContext ? callBlock(event) : undefined;
     if (call !== undefined) blocks.push(call);

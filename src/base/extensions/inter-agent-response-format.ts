@@ -25,7 +25,14 @@ function factsOf(message: Message): ReplyFacts | undefined {
   const value = message.metadata[INTER_AGENT_RESPONSE_KEY];
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const facts = value as Record<string, unknown>;
-  if (facts.kind !== "inter_agent_response" || typeof facts.requestId !== "string" || typeof facts.fromAgentId !== "string" || typeof facts.toAgentId !== "string" || typeof facts.status !== "string") return undefined;
+  if (
+    facts.kind !== "inter_agent_response" ||
+    typeof facts.requestId !== "string" ||
+    typeof facts.fromAgentId !== "string" ||
+    typeof facts.toAgentId !== "string" ||
+    typeof facts.status !== "string"
+  )
+    return undefined;
   return {
     requestId: facts.requestId,
     fromAgentId: facts.fromAgentId,
@@ -46,14 +53,17 @@ function replyText(message: Message): string {
 }
 
 export function formatReply(message: Message, facts: ReplyFacts, options: { includeRequestMetadata: boolean }): string {
-  const lines = [`[inter-agent response] ${facts.fromAgentId} -> ${facts.toAgentId} status=${facts.status} requestId=${facts.requestId}`];
+  const lines = [
+    `[inter-agent response] ${facts.fromAgentId} -> ${facts.toAgentId} status=${facts.status} requestId=${facts.requestId}`,
+  ];
   if (facts.status === "ok") {
     const text = replyText(message);
     if (text !== "") lines.push(text);
   } else {
     lines.push(`error(${facts.errorCode ?? "AGENT_REQUEST_FAILED"}): ${facts.errorMessage ?? "agent request failed"}`);
   }
-  if (options.includeRequestMetadata && facts.requestMetadata !== undefined) lines.push(`requestMetadata=${JSON.stringify(facts.requestMetadata)}`);
+  if (options.includeRequestMetadata && facts.requestMetadata !== undefined)
+    lines.push(`requestMetadata=${JSON.stringify(facts.requestMetadata)}`);
   return lines.join("\n");
 }
 
@@ -66,7 +76,11 @@ export function register(api: ExtensionApi, config: JsonObject): void {
       ctx.emitMessageEvent({
         type: "replace",
         targetId: message.id,
-        message: { ...message, data: { role: "user", content: formatReply(message, facts, { includeRequestMetadata }) }, metadata: { ...message.metadata, [FORMATTED_KEY]: true } },
+        message: {
+          ...message,
+          data: { role: "user", content: formatReply(message, facts, { includeRequestMetadata }) },
+          metadata: { ...message.metadata, [FORMATTED_KEY]: true },
+        },
       });
     }
     return ctx.next();

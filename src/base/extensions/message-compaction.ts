@@ -33,7 +33,10 @@ const SUMMARY_SYSTEM = [
 ].join(" ");
 
 export function compactionSettings(config: JsonObject): CompactionSettings {
-  const count = (key: string, fallback: number, min = 0) => (typeof config[key] === "number" && Number.isFinite(config[key]) && (config[key] as number) >= min ? Math.floor(config[key] as number) : fallback);
+  const count = (key: string, fallback: number, min = 0) =>
+    typeof config[key] === "number" && Number.isFinite(config[key]) && (config[key] as number) >= min
+      ? Math.floor(config[key] as number)
+      : fallback;
   return {
     maxMessages: count("maxMessages", 40, 1),
     maxCharacters: count("maxCharacters", 12_000, 1),
@@ -54,7 +57,8 @@ export function messageAsText(message: Message): string {
     .map((part: { type?: string; text?: unknown; toolName?: unknown; input?: unknown; output?: unknown }) => {
       if (part.type === "text") return String(part.text ?? "");
       if (part.type === "tool-call") return `[calls ${String(part.toolName)}(${JSON.stringify(part.input ?? {})})]`;
-      if (part.type === "tool-result") return `[${String(part.toolName)} returned ${JSON.stringify((part.output as { value?: unknown } | undefined)?.value ?? part.output ?? null)}]`;
+      if (part.type === "tool-result")
+        return `[${String(part.toolName)} returned ${JSON.stringify((part.output as { value?: unknown } | undefined)?.value ?? part.output ?? null)}]`;
       return "";
     })
     .filter((text) => text !== "")
@@ -62,7 +66,8 @@ export function messageAsText(message: Message): string {
 }
 
 const isPinned = (message: Message) => message.metadata.pinned === true;
-const sizeOf = (messages: readonly Message[]) => messages.reduce((sum, message) => sum + messageAsText(message).length, 0);
+const sizeOf = (messages: readonly Message[]) =>
+  messages.reduce((sum, message) => sum + messageAsText(message).length, 0);
 
 /** Where the kept tail starts: about the last `retain` messages, moved back to a user message (never inside a tool exchange). */
 export function keepFrom(messages: readonly Message[], retain: number): number {
@@ -77,7 +82,9 @@ export function transcriptOf(messages: readonly Message[]): string {
     return `${message.data.role}: ${text.length > MESSAGE_CHARS ? `${text.slice(0, MESSAGE_CHARS)} …(cut)` : text}`;
   });
   const transcript = lines.join("\n\n");
-  return transcript.length > TRANSCRIPT_CHARS ? `…(earlier part cut)\n${transcript.slice(-TRANSCRIPT_CHARS)}` : transcript;
+  return transcript.length > TRANSCRIPT_CHARS
+    ? `…(earlier part cut)\n${transcript.slice(-TRANSCRIPT_CHARS)}`
+    : transcript;
 }
 
 export function register(api: ExtensionApi, config: JsonObject): void {
@@ -85,8 +92,17 @@ export function register(api: ExtensionApi, config: JsonObject): void {
 
   const summaryMessage = (ctx: TurnMiddlewareContext, text: string, removed: readonly Message[]): Message => ({
     id: `${ctx.turnId}-compaction`,
-    data: { role: "user", content: `${settings.summaryPrefix} Summary of the ${removed.length} earlier messages of this conversation:\n${text}` },
-    metadata: { "compaction.summary": true, "compaction.mode": settings.mode, "compaction.removedCount": removed.length, "compaction.removedCharacters": sizeOf(removed), turnId: ctx.turnId },
+    data: {
+      role: "user",
+      content: `${settings.summaryPrefix} Summary of the ${removed.length} earlier messages of this conversation:\n${text}`,
+    },
+    metadata: {
+      "compaction.summary": true,
+      "compaction.mode": settings.mode,
+      "compaction.removedCount": removed.length,
+      "compaction.removedCharacters": sizeOf(removed),
+      turnId: ctx.turnId,
+    },
     createdAt: new Date().toISOString(),
     source: { type: "extension", name: api.name },
   });
@@ -96,16 +112,29 @@ export function register(api: ExtensionApi, config: JsonObject): void {
     async (ctx) => {
       const messages = ctx.messages;
       if (messages.length <= settings.maxMessages && sizeOf(messages) <= settings.maxCharacters) return ctx.next();
-      const old = settings.mode === "truncate" ? [...messages] : messages.slice(0, keepFrom(messages, settings.retainLastMessages)).filter((message) => !isPinned(message));
+      const old =
+        settings.mode === "truncate"
+          ? [...messages]
+          : messages.slice(0, keepFrom(messages, settings.retainLastMessages)).filter((message) => !isPinned(message));
       if (old.length === 0) return ctx.next();
       let summary: string | undefined;
       if (settings.appendSummary) {
         try {
-          const answer = await api.model.generateText({ system: SUMMARY_SYSTEM, prompt: transcriptOf(old), maxOutputTokens: settings.summaryMaxTokens });
+          const answer = await api.model.generateText({
+            system: SUMMARY_SYSTEM,
+            prompt: transcriptOf(old),
+            maxOutputTokens: settings.summaryMaxTokens,
+          });
           summary = answer.text.trim();
-          api.logger.info({ turnId: ctx.turnId, summarised: old.length, summaryCharacters: summary.length, usage: answer.usage }, "message-compaction summarised earlier messages");
+          api.logger.info(
+            { turnId: ctx.turnId, summarised: old.length, summaryCharacters: summary.length, usage: answer.usage },
+            "message-compaction summarised earlier messages",
+          );
         } catch (error) {
-          api.logger.warn({ turnId: ctx.turnId, error: error instanceof Error ? error.message : String(error) }, "message-compaction could not summarise; the conversation stays as it is this turn");
+          api.logger.warn(
+            { turnId: ctx.turnId, error: error instanceof Error ? error.message : String(error) },
+            "message-compaction could not summarise; the conversation stays as it is this turn",
+          );
           return ctx.next();
         }
       }
@@ -115,7 +144,12 @@ export function register(api: ExtensionApi, config: JsonObject): void {
         return ctx.next();
       }
       const [first, ...rest] = old;
-      if (first !== undefined) ctx.emitMessageEvent(summary === undefined ? { type: "remove", targetId: first.id } : { type: "replace", targetId: first.id, message: summaryMessage(ctx, summary, old) });
+      if (first !== undefined)
+        ctx.emitMessageEvent(
+          summary === undefined
+            ? { type: "remove", targetId: first.id }
+            : { type: "replace", targetId: first.id, message: summaryMessage(ctx, summary, old) },
+        );
       for (const message of rest) ctx.emitMessageEvent({ type: "remove", targetId: message.id });
       return ctx.next();
     },

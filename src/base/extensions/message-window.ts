@@ -6,7 +6,10 @@
  */
 import type { ExtensionApi, JsonObject, Message } from "../../index.ts";
 
-export function windowRemovals(messages: readonly Message[], options: { maxMessages: number; keepIds?: ReadonlySet<string> }): string[] {
+export function windowRemovals(
+  messages: readonly Message[],
+  options: { maxMessages: number; keepIds?: ReadonlySet<string> },
+): string[] {
   if (messages.length <= options.maxMessages) return [];
   let cut = messages.length - options.maxMessages;
   while (cut < messages.length && messages[cut]?.data.role === "tool") cut += 1;
@@ -17,14 +20,18 @@ export function windowRemovals(messages: readonly Message[], options: { maxMessa
 }
 
 export function register(api: ExtensionApi, config: JsonObject): void {
-  const maxMessages = typeof config.maxMessages === "number" && config.maxMessages >= 1 ? Math.floor(config.maxMessages) : 40;
+  const maxMessages =
+    typeof config.maxMessages === "number" && config.maxMessages >= 1 ? Math.floor(config.maxMessages) : 40;
   api.pipeline.register(
     "step",
     async (ctx) => {
-      const own = ctx.messages.filter((message) => message.source.type === "user" && message.metadata.eventId === ctx.inputEvent.id).map((message) => message.id);
+      const own = ctx.messages
+        .filter((message) => message.source.type === "user" && message.metadata.eventId === ctx.inputEvent.id)
+        .map((message) => message.id);
       const removals = windowRemovals(ctx.messages, { maxMessages, keepIds: new Set(own) });
       for (const targetId of removals) ctx.emitMessageEvent({ type: "remove", targetId });
-      if (removals.length > 0) api.logger.debug({ removed: removals.length, maxMessages }, "message window trimmed the conversation");
+      if (removals.length > 0)
+        api.logger.debug({ removed: removals.length, maxMessages }, "message window trimmed the conversation");
       return ctx.next();
     },
     { priority: -100 },

@@ -12,7 +12,9 @@ export function missingRequiredTools(required: readonly string[], called: Readon
 }
 
 export function register(api: ExtensionApi, config: JsonObject): void {
-  const required = Array.isArray(config.tools) ? config.tools.filter((name): name is string => typeof name === "string") : api.agent.requiredTools;
+  const required = Array.isArray(config.tools)
+    ? config.tools.filter((name): name is string => typeof name === "string")
+    : api.agent.requiredTools;
   const maxReminders = typeof config.maxReminders === "number" && config.maxReminders >= 0 ? config.maxReminders : 3;
   if (required.length === 0) return;
   const turns = new Map<string, { called: Set<string>; reminders: number }>();

@@ -10,7 +10,8 @@ export interface ToolApprovalSettings {
   approvers?: string[];
 }
 
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string" && item !== "") : []);
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === "string" && item !== "") : [];
 
 export function readToolApprovalConfig(config: JsonObject): ToolApprovalSettings {
   const timeout = config.timeoutSeconds;
@@ -23,6 +24,9 @@ export function readToolApprovalConfig(config: JsonObject): ToolApprovalSettings
 }
 
 export function matchesToolGlob(pattern: string, toolName: string): boolean {
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const source = pattern
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
   return new RegExp(`^${source}$`).test(toolName);
 }

@@ -20,7 +20,10 @@ export function register(api: ExtensionApi, config: JsonObject): void {
       if (!settings.tools.some((pattern) => matchesToolGlob(pattern, ctx.toolName))) return ctx.next();
       const approvals = api.approvals;
       if (approvals === undefined) {
-        return toolError({ code: TOOL_ERROR_CODES.denied, message: `${ctx.toolName} needs a person's approval, and this agent cannot ask for one.` });
+        return toolError({
+          code: TOOL_ERROR_CODES.denied,
+          message: `${ctx.toolName} needs a person's approval, and this agent cannot ask for one.`,
+        });
       }
       const decided = approvals.decision(ctx.toolCallId);
       if (decided === undefined) {
@@ -43,7 +46,15 @@ export function register(api: ExtensionApi, config: JsonObject): void {
 function refusal(toolName: string, decision: "deny" | "timeout", reason: string | undefined): ToolResult {
   const because = reason === undefined || reason === "" ? "" : `: ${reason}`;
   if (decision === "deny") {
-    return toolError({ code: TOOL_ERROR_CODES.denied, message: `A person denied this call of ${toolName}${because}. It did not run.`, suggestion: "Do not retry the same call; ask the user how to proceed or do without it." });
+    return toolError({
+      code: TOOL_ERROR_CODES.denied,
+      message: `A person denied this call of ${toolName}${because}. It did not run.`,
+      suggestion: "Do not retry the same call; ask the user how to proceed or do without it.",
+    });
   }
-  return toolError({ code: TOOL_ERROR_CODES.approvalTimeout, message: `Nobody approved this call of ${toolName} in time${because}. It did not run.`, suggestion: "Tell the user the call is waiting for their approval, or do without it." });
+  return toolError({
+    code: TOOL_ERROR_CODES.approvalTimeout,
+    message: `Nobody approved this call of ${toolName} in time${because}. It did not run.`,
+    suggestion: "Tell the user the call is waiting for their approval, or do without it.",
+  });
 }

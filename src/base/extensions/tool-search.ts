@@ -24,19 +24,46 @@ interface Selection {
 }
 
 export function toolSearchSettings(config: JsonObject): ToolSearchSettings {
-  const positive = (key: string, fallback: number) => (typeof config[key] === "number" && (config[key] as number) >= 1 ? Math.floor(config[key] as number) : fallback);
+  const positive = (key: string, fallback: number) =>
+    typeof config[key] === "number" && (config[key] as number) >= 1 ? Math.floor(config[key] as number) : fallback;
   return {
-    toolName: typeof config.toolName === "string" && config.toolName.includes("__") ? config.toolName : "tool-search__search",
+    toolName:
+      typeof config.toolName === "string" && config.toolName.includes("__") ? config.toolName : "tool-search__search",
     maxResults: positive("maxResults", 10),
     minQueryLength: typeof config.minQueryLength === "number" && config.minQueryLength >= 0 ? config.minQueryLength : 1,
     persistSelection: config.persistSelection !== false,
     exposeAllBeforeSearch: config.exposeAllBeforeSearch !== false,
-    alwaysInclude: Array.isArray(config.alwaysInclude) ? config.alwaysInclude.filter((name): name is string => typeof name === "string") : [],
+    alwaysInclude: Array.isArray(config.alwaysInclude)
+      ? config.alwaysInclude.filter((name): name is string => typeof name === "string")
+      : [],
   };
 }
 
-const STOP_WORDS = new Set(["a", "an", "the", "to", "of", "in", "on", "for", "and", "or", "with", "my", "me", "it", "is", "some", "that", "this"]);
-const wordsOf = (text: string) => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 0);
+const STOP_WORDS = new Set([
+  "a",
+  "an",
+  "the",
+  "to",
+  "of",
+  "in",
+  "on",
+  "for",
+  "and",
+  "or",
+  "with",
+  "my",
+  "me",
+  "it",
+  "is",
+  "some",
+  "that",
+  "this",
+]);
+const wordsOf = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word.length > 0);
 
 /**
  * Tools matching the query, best first: a query word that starts a word of the tool's name counts 3, of its
@@ -50,7 +77,10 @@ export function searchTools(catalog: readonly ToolCatalogItem[], query: string, 
     const nameWords = wordsOf(item.name);
     const descriptionWords = wordsOf(item.description ?? "");
     let score = phrase !== "" && item.name.toLowerCase().includes(phrase) ? 5 : 0;
-    for (const word of words) score += (nameWords.some((candidate) => candidate.startsWith(word)) ? 3 : 0) + (descriptionWords.some((candidate) => candidate.startsWith(word)) ? 1 : 0);
+    for (const word of words)
+      score +=
+        (nameWords.some((candidate) => candidate.startsWith(word)) ? 3 : 0) +
+        (descriptionWords.some((candidate) => candidate.startsWith(word)) ? 1 : 0);
     return { item, index, score };
   });
   const best = Math.max(0, ...scored.map((entry) => entry.score));
@@ -64,7 +94,9 @@ export function searchTools(catalog: readonly ToolCatalogItem[], query: string, 
 function readSelection(value: unknown): Selection {
   const record = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
   return {
-    selectedTools: Array.isArray(record.selectedTools) ? record.selectedTools.filter((name): name is string => typeof name === "string") : [],
+    selectedTools: Array.isArray(record.selectedTools)
+      ? record.selectedTools.filter((name): name is string => typeof name === "string")
+      : [],
     ...(typeof record.lastQuery === "string" ? { lastQuery: record.lastQuery } : {}),
   };
 }
@@ -78,12 +110,23 @@ export function register(api: ExtensionApi, config: JsonObject): void {
   api.tools.register(
     {
       name: settings.toolName,
-      description: "Find the tools you need for a task: describe it in a few words. The tools found are offered to you from your next step on (each search replaces the previous selection).",
+      description:
+        "Find the tools you need for a task: describe it in a few words. The tools found are offered to you from your next step on (each search replaces the previous selection).",
       parameters: {
         type: "object",
         properties: {
-          query: { type: "string", minLength: 1, maxLength: 500, description: "What you want to do, e.g. \"send a slack message\"." },
-          limit: { type: "integer", minimum: 1, maximum: 100, description: `At most this many tools (default and cap ${settings.maxResults}).` },
+          query: {
+            type: "string",
+            minLength: 1,
+            maxLength: 500,
+            description: 'What you want to do, e.g. "send a slack message".',
+          },
+          limit: {
+            type: "integer",
+            minimum: 1,
+            maximum: 100,
+            description: `At most this many tools (default and cap ${settings.maxResults}).`,
+          },
         },
         required: ["query"],
         additionalProperties: false,
@@ -92,12 +135,22 @@ export function register(api: ExtensionApi, config: JsonObject): void {
     async (_ctx, input) => {
       const query = String(input.query);
       if (query.trim().length < settings.minQueryLength) return { query, results: [], selectedTools: [] };
-      const limit = Math.min(settings.maxResults, typeof input.limit === "number" ? Math.max(1, Math.floor(input.limit)) : settings.maxResults);
+      const limit = Math.min(
+        settings.maxResults,
+        typeof input.limit === "number" ? Math.max(1, Math.floor(input.limit)) : settings.maxResults,
+      );
       const results = searchTools(snapshot, query, limit);
       selection = { selectedTools: results.map((item) => item.name), lastQuery: query };
       searched = true;
       if (settings.persistSelection) await api.state.set({ selectedTools: selection.selectedTools, lastQuery: query });
-      return { query, results: results.map((item) => ({ name: item.name, ...(item.description === undefined ? {} : { description: item.description }) })), selectedTools: selection.selectedTools };
+      return {
+        query,
+        results: results.map((item) => ({
+          name: item.name,
+          ...(item.description === undefined ? {} : { description: item.description }),
+        })),
+        selectedTools: selection.selectedTools,
+      };
     },
   );
 

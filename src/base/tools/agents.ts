@@ -36,14 +36,22 @@ export const handlers: Record<string, ToolHandler> = {
     };
     if (input.async === true) {
       const accepted = await ctx.runtime.request({ ...options, async: true });
-      return pending(accepted.correlationId, { target: options.target, correlationId: accepted.correlationId, status: "accepted" });
+      return pending(accepted.correlationId, {
+        target: options.target,
+        correlationId: accepted.correlationId,
+        status: "accepted",
+      });
     }
     const reply: AgentReply = await ctx.runtime.request({ ...options, async: false });
     if (reply.status === "error") {
       const code = reply.error?.code ?? "AGENT_REQUEST_FAILED";
-      throw new ToolFault(code, `${reply.agent || options.target} could not answer: ${reply.error?.message ?? "no reason given"}`, {
-        suggestion: suggestionFor(code),
-      });
+      throw new ToolFault(
+        code,
+        `${reply.agent || options.target} could not answer: ${reply.error?.message ?? "no reason given"}`,
+        {
+          suggestion: suggestionFor(code),
+        },
+      );
     }
     return {
       agent: reply.agent,
@@ -57,16 +65,37 @@ export const handlers: Record<string, ToolHandler> = {
     return { eventId: result.eventId, status: "sent" };
   },
   spawn: async (ctx, input) => {
-    const info = await ctx.runtime.spawn({ ...target(input), ...(typeof input.cwd === "string" && input.cwd !== "" ? { cwd: input.cwd } : {}) });
-    return { agent: info.agent, instanceKey: info.instanceKey, status: info.status, ...(info.pid === undefined ? {} : { pid: info.pid }) };
+    const info = await ctx.runtime.spawn({
+      ...target(input),
+      ...(typeof input.cwd === "string" && input.cwd !== "" ? { cwd: input.cwd } : {}),
+    });
+    return {
+      agent: info.agent,
+      instanceKey: info.instanceKey,
+      status: info.status,
+      ...(info.pid === undefined ? {} : { pid: info.pid }),
+    };
   },
   list: async (ctx, input) => {
     const { instances } = await ctx.runtime.list(input.includeAll === true ? { includeAll: true } : {});
-    return { instances: instances.map((info) => ({ agent: info.agent, instanceKey: info.instanceKey, status: info.status, ...(info.pid === undefined ? {} : { pid: info.pid }) })) };
+    return {
+      instances: instances.map((info) => ({
+        agent: info.agent,
+        instanceKey: info.instanceKey,
+        status: info.status,
+        ...(info.pid === undefined ? {} : { pid: info.pid }),
+      })),
+    };
   },
   catalog: async (ctx) => {
     const { agents } = await ctx.runtime.catalog();
-    return { agents: agents.map((agent) => ({ name: agent.name, entry: agent.entry, ...(agent.description === undefined ? {} : { description: agent.description }) })) };
+    return {
+      agents: agents.map((agent) => ({
+        name: agent.name,
+        entry: agent.entry,
+        ...(agent.description === undefined ? {} : { description: agent.description }),
+      })),
+    };
   },
 };
 

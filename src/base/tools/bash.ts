@@ -28,14 +28,19 @@ async function workingDirectory(ctx: ToolContext, cwd: unknown): Promise<string>
   const target = await resolveConfinedPath({ root: ctx.workdir, path: cwd });
   const info = await stat(target.absolute).catch(() => undefined);
   if (info === undefined || !info.isDirectory()) {
-    throw new ToolFault("E_BASH_CWD", `cwd ${JSON.stringify(cwd)} is not a directory in the workspace`, { suggestion: "Omit cwd to run in the workspace, or create the directory first." });
+    throw new ToolFault("E_BASH_CWD", `cwd ${JSON.stringify(cwd)} is not a directory in the workspace`, {
+      suggestion: "Omit cwd to run in the workspace, or create the directory first.",
+    });
   }
   return target.absolute;
 }
 
 function limits(ctx: ToolContext, input: JsonObject): { timeoutMs: number; maxOutputBytes: number } {
   // 0 is upstream's "no timeout": here, the longest one allowed.
-  const timeoutMs = typeof input.timeoutMs === "number" ? input.timeoutMs || MAX_TIMEOUT_MS : configNumber(ctx.config, "timeoutMs", 30_000);
+  const timeoutMs =
+    typeof input.timeoutMs === "number"
+      ? input.timeoutMs || MAX_TIMEOUT_MS
+      : configNumber(ctx.config, "timeoutMs", 30_000);
   return {
     timeoutMs: Math.min(Math.max(100, timeoutMs), MAX_TIMEOUT_MS),
     maxOutputBytes: Math.max(1024, configNumber(ctx.config, "maxOutputBytes", 64 * 1024)),
@@ -51,7 +56,8 @@ function commandEnv(input: JsonObject): Record<string, string> {
   const extra = input.env;
   if (typeof extra === "object" && extra !== null && !Array.isArray(extra)) {
     for (const [name, value] of Object.entries(extra)) {
-      if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") env[name] = String(value);
+      if (typeof value === "string" || typeof value === "number" || typeof value === "boolean")
+        env[name] = String(value);
     }
   }
   return env;
@@ -64,12 +70,22 @@ async function chosenShell(input: JsonObject, env: Record<string, string>): Prom
   const path = isAbsolute(shell) ? shell : shell.includes("/") ? null : Bun.which(shell, { PATH: env.PATH ?? "" });
   const info = path === null ? undefined : await stat(path).catch(() => undefined);
   if (path === null || info === undefined || !info.isFile() || (info.mode & 0o111) === 0) {
-    throw new ToolFault("E_BASH_SHELL_NOT_FOUND", `shell ${JSON.stringify(shell)} is not an executable file${isAbsolute(shell) ? "" : " on PATH"}`, { suggestion: "Omit shell to use /bin/sh, or give an absolute path such as /bin/bash." });
+    throw new ToolFault(
+      "E_BASH_SHELL_NOT_FOUND",
+      `shell ${JSON.stringify(shell)} is not an executable file${isAbsolute(shell) ? "" : " on PATH"}`,
+      { suggestion: "Omit shell to use /bin/sh, or give an absolute path such as /bin/bash." },
+    );
   }
   return path;
 }
 
-async function run(options: { ctx: ToolContext; input: JsonObject; argv: string[]; cwd: string; env: Record<string, string> }): Promise<JsonObject> {
+async function run(options: {
+  ctx: ToolContext;
+  input: JsonObject;
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+}): Promise<JsonObject> {
   const { ctx, input } = options;
   const outcome = await runMarkedProcess({
     argv: options.argv,
@@ -92,8 +108,10 @@ function present(outcome: MarkedOutcome): JsonObject {
     timedOut: outcome.timedOut,
     durationMs: outcome.durationMs,
   };
-  if (outcome.stdoutTruncated) result.stdoutTruncated = `only the first ${Buffer.byteLength(outcome.stdout)} of ${outcome.stdoutBytes} bytes are shown`;
-  if (outcome.stderrTruncated) result.stderrTruncated = `only the first ${Buffer.byteLength(outcome.stderr)} of ${outcome.stderrBytes} bytes are shown`;
+  if (outcome.stdoutTruncated)
+    result.stdoutTruncated = `only the first ${Buffer.byteLength(outcome.stdout)} of ${outcome.stdoutBytes} bytes are shown`;
+  if (outcome.stderrTruncated)
+    result.stderrTruncated = `only the first ${Buffer.byteLength(outcome.stderr)} of ${outcome.stderrBytes} bytes are shown`;
   if (outcome.outputLimitExceeded) result.note = "the command produced too much output and was stopped";
   if (outcome.timedOut) result.note = "the command ran past its timeout and its process group was killed";
   if (outcome.cancelled) result.note = "the command was cancelled";
@@ -116,13 +134,20 @@ export const handlers: Record<string, ToolHandler> = {
     const script = await resolveConfinedPath({ root: ctx.workdir, path: String(input.path) });
     const info = await stat(script.absolute).catch(() => undefined);
     if (info === undefined || !info.isFile()) {
-      throw new ToolFault("E_BASH_SCRIPT_NOT_FOUND", `no script file at ${script.relative}`, { suggestion: "Write the script with file-system__write first, or check the path with file-system__list." });
+      throw new ToolFault("E_BASH_SCRIPT_NOT_FOUND", `no script file at ${script.relative}`, {
+        suggestion: "Write the script with file-system__write first, or check the path with file-system__list.",
+      });
     }
     const args = Array.isArray(input.args) ? input.args.map(String) : [];
     const env = commandEnv(input);
     const shell = await chosenShell(input, env);
     const executable = (info.mode & 0o111) !== 0;
-    const argv = shell !== undefined ? [shell, script.absolute, ...args] : executable ? [script.absolute, ...args] : ["/bin/sh", script.absolute, ...args];
+    const argv =
+      shell !== undefined
+        ? [shell, script.absolute, ...args]
+        : executable
+          ? [script.absolute, ...args]
+          : ["/bin/sh", script.absolute, ...args];
     return run({ ctx, input, argv, cwd: await workingDirectory(ctx, input.cwd), env });
   },
 };

@@ -34,16 +34,24 @@ export interface Command {
 }
 
 /** The command to spawn (as its own process group) for `command`, wrapped into the sandbox when the setting asks. */
-export async function isolateCommand(options: { ctx: ToolContext; command: Command; sandbox?: PidNamespaceSandbox }): Promise<Command> {
+export async function isolateCommand(options: {
+  ctx: ToolContext;
+  command: Command;
+  sandbox?: PidNamespaceSandbox;
+}): Promise<Command> {
   const { ctx, command } = options;
   const setting = isolationSetting(ctx.config);
   if (setting === "none") return command;
   const entry = await (options.sandbox ?? commandSandbox).enter(command);
   if (entry.isolated) return { argv: entry.argv, cwd: "/", env: entry.env };
   if (setting === "required") {
-    throw new ToolFault("E_BASH_ISOLATION_UNAVAILABLE", `this Tool requires commands to run in their own PID namespace, which this machine does not allow: ${entry.reason}`, {
-      suggestion: "Tell the operator: run goondan doctor, or set the bash Tool's config.isolation to auto.",
-    });
+    throw new ToolFault(
+      "E_BASH_ISOLATION_UNAVAILABLE",
+      `this Tool requires commands to run in their own PID namespace, which this machine does not allow: ${entry.reason}`,
+      {
+        suggestion: "Tell the operator: run goondan doctor, or set the bash Tool's config.isolation to auto.",
+      },
+    );
   }
   if (!warned) {
     warned = true;

@@ -25,11 +25,17 @@ function rootOf(ctx: ToolContext): string {
 }
 
 function confined(ctx: ToolContext, path: unknown): Promise<ConfinedPath> {
-  return resolveConfinedPath({ root: rootOf(ctx), base: ctx.workdir, path: typeof path === "string" && path !== "" ? path : "." });
+  return resolveConfinedPath({
+    root: rootOf(ctx),
+    base: ctx.workdir,
+    path: typeof path === "string" && path !== "" ? path : ".",
+  });
 }
 
 function notFound(path: string): ToolFault {
-  return new ToolFault("E_FS_NOT_FOUND", `no such file or directory: ${path}`, { suggestion: "Call file-system__list to see what exists." });
+  return new ToolFault("E_FS_NOT_FOUND", `no such file or directory: ${path}`, {
+    suggestion: "Call file-system__list to see what exists.",
+  });
 }
 
 export const handlers: Record<string, ToolHandler> = {
@@ -37,10 +43,16 @@ export const handlers: Record<string, ToolHandler> = {
     const target = await confined(ctx, input.path);
     const info = await stat(target.absolute).catch(() => undefined);
     if (info === undefined) throw notFound(target.relative);
-    if (info.isDirectory()) throw new ToolFault("E_FS_IS_DIRECTORY", `${target.relative} is a directory`, { suggestion: "Use file-system__list for directories." });
+    if (info.isDirectory())
+      throw new ToolFault("E_FS_IS_DIRECTORY", `${target.relative} is a directory`, {
+        suggestion: "Use file-system__list for directories.",
+      });
     if (!info.isFile()) throw new ToolFault("E_FS_NOT_A_FILE", `${target.relative} is not a regular file`);
     const cap = configNumber(ctx.config, "maxReadBytes", 250_000);
-    const maxBytes = Math.min(typeof input.maxBytes === "number" ? Math.max(1, Math.floor(input.maxBytes)) : DEFAULT_READ_BYTES, cap);
+    const maxBytes = Math.min(
+      typeof input.maxBytes === "number" ? Math.max(1, Math.floor(input.maxBytes)) : DEFAULT_READ_BYTES,
+      cap,
+    );
     const offset = typeof input.offset === "number" ? Math.max(0, input.offset) : 0;
     const length = Math.max(0, Math.min(maxBytes, info.size - offset));
     const buffer = Buffer.alloc(length);
@@ -60,7 +72,16 @@ export const handlers: Record<string, ToolHandler> = {
     if (bytes.subarray(0, 8192).includes(0)) {
       const kept = bytes.subarray(0, MAX_BINARY_BYTES);
       const more = offset + kept.byteLength < info.size;
-      return { path: target.relative, size: info.size, offset, bytesRead: kept.byteLength, truncated: more, binary: true, encoding: "base64", content: kept.toString("base64") };
+      return {
+        path: target.relative,
+        size: info.size,
+        offset,
+        bytesRead: kept.byteLength,
+        truncated: more,
+        binary: true,
+        encoding: "base64",
+        content: kept.toString("base64"),
+      };
     }
     let content = bytes.toString("utf8");
     if (truncated && content.endsWith("\uFFFD")) content = content.slice(0, -1);
@@ -98,7 +119,13 @@ export const handlers: Record<string, ToolHandler> = {
           break;
         }
         const path = relativeDir === "" ? child.name : `${relativeDir}/${child.name}`;
-        const type = child.isFile() ? "file" : child.isDirectory() ? "directory" : child.isSymbolicLink() ? "symlink" : "other";
+        const type = child.isFile()
+          ? "file"
+          : child.isDirectory()
+            ? "directory"
+            : child.isSymbolicLink()
+              ? "symlink"
+              : "other";
         // Symlinked directories are not followed: they may point outside the root.
         if (type === "directory" && input.recursive === true) queue.push(path);
         if ((type === "directory" && !listed.directory) || (type === "file" && !listed.file)) continue;
@@ -112,10 +139,17 @@ export const handlers: Record<string, ToolHandler> = {
   mkdir: async (ctx, input) => {
     const target = await confined(ctx, input.path);
     const existing = await stat(target.absolute).catch(() => undefined);
-    if (existing !== undefined && !existing.isDirectory()) throw new ToolFault("E_FS_NOT_A_DIRECTORY", `${target.relative} exists and is not a directory`);
+    if (existing !== undefined && !existing.isDirectory())
+      throw new ToolFault("E_FS_NOT_A_DIRECTORY", `${target.relative} exists and is not a directory`);
     const recursive = input.recursive !== false;
-    if (!recursive && existing === undefined && (await stat(dirname(target.absolute)).catch(() => undefined)) === undefined) {
-      throw new ToolFault("E_FS_NOT_FOUND", `the parent directory of ${target.relative} does not exist`, { suggestion: "Create the parent first, or call mkdir with recursive true." });
+    if (
+      !recursive &&
+      existing === undefined &&
+      (await stat(dirname(target.absolute)).catch(() => undefined)) === undefined
+    ) {
+      throw new ToolFault("E_FS_NOT_FOUND", `the parent directory of ${target.relative} does not exist`, {
+        suggestion: "Create the parent first, or call mkdir with recursive true.",
+      });
     }
     await mkdir(target.absolute, { recursive: true });
     return { path: target.relative, created: existing === undefined, recursive };

@@ -35,12 +35,15 @@ interface RequestPlan {
   maxBytes: number;
 }
 
-export function createHttpFetchHandlers(deps: { lookup?: LookupAll; fetch?: FetchLike } = {}): Record<string, ToolHandler> {
+export function createHttpFetchHandlers(
+  deps: { lookup?: LookupAll; fetch?: FetchLike } = {},
+): Record<string, ToolHandler> {
   const lookup: LookupAll = deps.lookup ?? ((hostname) => dnsLookup(hostname, { all: true, verbatim: true }));
   const fetchImpl: FetchLike = deps.fetch ?? ((url, init) => fetch(url, init));
   const run = (ctx: ToolContext, plan: RequestPlan) => fetchSafely({ ctx, plan, lookup, fetchImpl });
   return {
-    get: (ctx, input) => run(ctx, { method: "GET", url: String(input.url), headers: headersOf(input), ...limitsOf(ctx, input) }),
+    get: (ctx, input) =>
+      run(ctx, { method: "GET", url: String(input.url), headers: headersOf(input), ...limitsOf(ctx, input) }),
     post: (ctx, input) => {
       const headers = headersOf(input);
       // `bodyString` is a raw text body, used only without `body` (the public Goondan tool's rule).
@@ -50,10 +53,22 @@ export function createHttpFetchHandlers(deps: { lookup?: LookupAll; fetch?: Fetc
       if (payload !== undefined) {
         const isText = typeof payload === "string";
         body = isText ? (payload as string) : JSON.stringify(payload);
-        const contentType = typeof input.contentType === "string" ? input.contentType : isText ? "text/plain; charset=utf-8" : "application/json";
-        if (!Object.keys(headers).some((name) => name.toLowerCase() === "content-type")) headers["content-type"] = contentType;
+        const contentType =
+          typeof input.contentType === "string"
+            ? input.contentType
+            : isText
+              ? "text/plain; charset=utf-8"
+              : "application/json";
+        if (!Object.keys(headers).some((name) => name.toLowerCase() === "content-type"))
+          headers["content-type"] = contentType;
       }
-      return run(ctx, { method: "POST", url: String(input.url), headers, ...(body === undefined ? {} : { body }), ...limitsOf(ctx, input) });
+      return run(ctx, {
+        method: "POST",
+        url: String(input.url),
+        headers,
+        ...(body === undefined ? {} : { body }),
+        ...limitsOf(ctx, input),
+      });
     },
   };
 }
@@ -64,7 +79,8 @@ function headersOf(input: JsonObject): Record<string, string> {
   const headers: Record<string, string> = {};
   if (input.headers !== null && typeof input.headers === "object" && !Array.isArray(input.headers)) {
     for (const [name, value] of Object.entries(input.headers)) {
-      if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") headers[name] = String(value);
+      if (typeof value === "string" || typeof value === "number" || typeof value === "boolean")
+        headers[name] = String(value);
     }
   }
   if (!Object.keys(headers).some((name) => name.toLowerCase() === "user-agent")) headers["user-agent"] = USER_AGENT;
@@ -75,14 +91,20 @@ function headersOf(input: JsonObject): Record<string, string> {
 const MAX_BODY_BYTES = 250_000;
 
 function limitsOf(ctx: ToolContext, input: JsonObject): { timeoutMs: number; maxBytes: number } {
-  const asked = typeof input.maxBytes === "number" ? Math.floor(input.maxBytes) : configNumber(ctx.config, "maxBodyBytes", 200_000);
+  const asked =
+    typeof input.maxBytes === "number" ? Math.floor(input.maxBytes) : configNumber(ctx.config, "maxBodyBytes", 200_000);
   return {
     timeoutMs: typeof input.timeoutMs === "number" ? input.timeoutMs : configNumber(ctx.config, "timeoutMs", 30_000),
     maxBytes: Math.max(1, Math.min(asked, MAX_BODY_BYTES)),
   };
 }
 
-async function fetchSafely(options: { ctx: ToolContext; plan: RequestPlan; lookup: LookupAll; fetchImpl: FetchLike }): Promise<JsonValue> {
+async function fetchSafely(options: {
+  ctx: ToolContext;
+  plan: RequestPlan;
+  lookup: LookupAll;
+  fetchImpl: FetchLike;
+}): Promise<JsonValue> {
   const { ctx, plan, lookup, fetchImpl } = options;
   const allowPrivate = configBoolean(ctx.config, "allowPrivateNetwork", false);
   const controller = new AbortController();
@@ -101,11 +123,21 @@ async function fetchSafely(options: { ctx: ToolContext; plan: RequestPlan; looku
     for (let redirects = 0; ; redirects++) {
       const vetted = allowPrivate ? undefined : await untilAborted(checkHost(url, lookup), controller.signal);
       const target = connectTarget({ url, headers, vetted });
-      const response = await fetchImpl(target.href, { method, headers: target.headers, ...(body === undefined ? {} : { body }), redirect: "manual", signal: controller.signal });
+      const response = await fetchImpl(target.href, {
+        method,
+        headers: target.headers,
+        ...(body === undefined ? {} : { body }),
+        redirect: "manual",
+        signal: controller.signal,
+      });
       const location = response.headers.get("location");
       if (REDIRECT_STATUSES.has(response.status) && location !== null) {
         await response.body?.cancel().catch(() => {});
-        if (redirects >= MAX_REDIRECTS) throw new ToolFault("E_HTTP_FETCH_TOO_MANY_REDIRECTS", `more than ${MAX_REDIRECTS} redirects, last to ${location}`);
+        if (redirects >= MAX_REDIRECTS)
+          throw new ToolFault(
+            "E_HTTP_FETCH_TOO_MANY_REDIRECTS",
+            `more than ${MAX_REDIRECTS} redirects, last to ${location}`,
+          );
         const next = parseUrl(location, url);
         if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
           method = "GET";
@@ -123,9 +155,15 @@ async function fetchSafely(options: { ctx: ToolContext; plan: RequestPlan; looku
     }
   } catch (error) {
     if (error instanceof ToolFault) throw error;
-    if (timedOut) throw new ToolFault("E_HTTP_FETCH_TIMEOUT", `no complete response from ${url.host} within ${plan.timeoutMs} ms`, { suggestion: "Retry later or with a larger timeoutMs." });
+    if (timedOut)
+      throw new ToolFault("E_HTTP_FETCH_TIMEOUT", `no complete response from ${url.host} within ${plan.timeoutMs} ms`, {
+        suggestion: "Retry later or with a larger timeoutMs.",
+      });
     if (ctx.signal.aborted) throw new ToolFault("E_HTTP_FETCH_ABORTED", "the request was cancelled");
-    throw new ToolFault("E_HTTP_FETCH_FAILED", `request to ${url.host} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ToolFault(
+      "E_HTTP_FETCH_FAILED",
+      `request to ${url.host} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   } finally {
     clearTimeout(timer);
     ctx.signal.removeEventListener("abort", onAbort);
@@ -156,7 +194,9 @@ function parseUrl(text: string, base?: URL): URL {
   try {
     url = base === undefined ? new URL(text) : new URL(text, base);
   } catch {
-    throw new ToolFault("E_HTTP_FETCH_URL", `not a valid absolute URL: ${JSON.stringify(text.slice(0, 300))}`, { suggestion: "Use an absolute URL such as https://example.com/path." });
+    throw new ToolFault("E_HTTP_FETCH_URL", `not a valid absolute URL: ${JSON.stringify(text.slice(0, 300))}`, {
+      suggestion: "Use an absolute URL such as https://example.com/path.",
+    });
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ToolFault("E_HTTP_FETCH_SCHEME", `only http and https URLs are allowed, got ${url.protocol}`);
@@ -168,7 +208,10 @@ function parseUrl(text: string, base?: URL): URL {
  * Where to connect: for http://, the vetted address itself with the original host in the Host header; for
  * https:// (or when nothing was vetted), the URL unchanged — TLS verification ties the connection to the name.
  */
-function connectTarget(options: { url: URL; headers: Record<string, string>; vetted: string | undefined }): { href: string; headers: Record<string, string> } {
+function connectTarget(options: { url: URL; headers: Record<string, string>; vetted: string | undefined }): {
+  href: string;
+  headers: Record<string, string>;
+} {
   const { url, headers, vetted } = options;
   if (vetted === undefined || url.protocol !== "http:") return { href: url.href, headers };
   const direct = new URL(url.href);
@@ -189,16 +232,24 @@ async function checkHost(url: URL, lookup: LookupAll): Promise<string> {
     try {
       addresses = (await lookup(host)).map((entry) => entry.address);
     } catch (error) {
-      throw new ToolFault("E_HTTP_FETCH_DNS", `cannot resolve ${host}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ToolFault(
+        "E_HTTP_FETCH_DNS",
+        `cannot resolve ${host}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     if (addresses.length === 0) throw new ToolFault("E_HTTP_FETCH_DNS", `${host} has no addresses`);
   }
   for (const address of addresses) {
     const reason = blockedAddressReason(address);
     if (reason !== null) {
-      throw new ToolFault("E_HTTP_FETCH_BLOCKED", `refusing to fetch ${url.host}: it resolves to ${address} (${reason}), which is not a public address`, {
-        suggestion: "Only public internet addresses can be fetched. An operator can set allowPrivateNetwork: true in the http-fetch Tool config.",
-      });
+      throw new ToolFault(
+        "E_HTTP_FETCH_BLOCKED",
+        `refusing to fetch ${url.host}: it resolves to ${address} (${reason}), which is not a public address`,
+        {
+          suggestion:
+            "Only public internet addresses can be fetched. An operator can set allowPrivateNetwork: true in the http-fetch Tool config.",
+        },
+      );
     }
   }
   return addresses[0]!;
@@ -208,7 +259,10 @@ function deleteHeader(headers: Record<string, string>, name: string): void {
   for (const key of Object.keys(headers)) if (key.toLowerCase() === name) delete headers[key];
 }
 
-async function present(response: Response, options: { url: string; redirects: number; maxBytes: number }): Promise<JsonValue> {
+async function present(
+  response: Response,
+  options: { url: string; redirects: number; maxBytes: number },
+): Promise<JsonValue> {
   const { bytes, total, truncated } = await readCapped(response, options.maxBytes);
   let text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
   if (truncated && text.endsWith("\uFFFD")) text = text.slice(0, -1);
@@ -217,7 +271,16 @@ async function present(response: Response, options: { url: string; redirects: nu
   response.headers.forEach((value, name) => {
     if (count++ < 50) headers[name] = value.length > 2000 ? `${value.slice(0, 2000)}…` : value;
   });
-  const result: JsonObject = { url: options.url, status: response.status, statusText: response.statusText, ok: response.ok, headers, redirects: options.redirects, bytesRead: total, truncated };
+  const result: JsonObject = {
+    url: options.url,
+    status: response.status,
+    statusText: response.statusText,
+    ok: response.ok,
+    headers,
+    redirects: options.redirects,
+    bytesRead: total,
+    truncated,
+  };
   const contentType = response.headers.get("content-type") ?? "";
   if (!truncated && /\bjson\b/i.test(contentType)) {
     try {
@@ -231,7 +294,10 @@ async function present(response: Response, options: { url: string; redirects: nu
   return result;
 }
 
-async function readCapped(response: Response, maxBytes: number): Promise<{ bytes: Uint8Array; total: number; truncated: boolean }> {
+async function readCapped(
+  response: Response,
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array; total: number; truncated: boolean }> {
   if (response.body === null) return { bytes: new Uint8Array(), total: 0, truncated: false };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -97,7 +97,10 @@ function findClosingQuote(text: string, at: number): number {
 }
 
 /** Every value the path reaches, and whether the path had a wildcard (then the answer is a list). */
-export function evaluatePath(data: JsonValue, segments: readonly PathSegment[]): { matches: JsonValue[]; wildcard: boolean } {
+export function evaluatePath(
+  data: JsonValue,
+  segments: readonly PathSegment[],
+): { matches: JsonValue[]; wildcard: boolean } {
   let current: JsonValue[] = [data];
   let wildcard = false;
   for (const segment of segments) {
@@ -112,12 +115,18 @@ export function evaluatePath(data: JsonValue, segments: readonly PathSegment[]):
           const index = segment.index < 0 ? value.length + segment.index : segment.index;
           if (index >= 0 && index < value.length) next.push(value[index]!);
         }
-      } else if (value !== null && typeof value === "object" && !Array.isArray(value) && Object.hasOwn(value, segment.key)) {
+      } else if (
+        value !== null &&
+        typeof value === "object" &&
+        !Array.isArray(value) &&
+        Object.hasOwn(value, segment.key)
+      ) {
         next.push(value[segment.key]!);
       } else if (Array.isArray(value) && /^\d+$/.test(segment.key) && Number(segment.key) < value.length) {
         next.push(value[Number(segment.key)]!);
       }
-      if (next.length > MAX_MATCHES) throw new ToolFault("E_JSON_QUERY_TOO_MANY", `the path matches more than ${MAX_MATCHES} values`);
+      if (next.length > MAX_MATCHES)
+        throw new ToolFault("E_JSON_QUERY_TOO_MANY", `the path matches more than ${MAX_MATCHES} values`);
     }
     current = next;
   }

@@ -22,9 +22,16 @@ function inputData(input: JsonObject): JsonValue {
   try {
     return JSON.parse(text) as JsonValue;
   } catch (error) {
-    throw new ToolFault("E_JSON_QUERY_PARSE", `${field} is not valid JSON text: ${error instanceof Error ? error.message : String(error)}`, {
-      suggestion: field === "data" ? "A string data is read as JSON text; send objects, arrays and numbers as JSON values instead." : undefined,
-    });
+    throw new ToolFault(
+      "E_JSON_QUERY_PARSE",
+      `${field} is not valid JSON text: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        suggestion:
+          field === "data"
+            ? "A string data is read as JSON text; send objects, arrays and numbers as JSON values instead."
+            : undefined,
+      },
+    );
   }
 }
 
@@ -42,9 +49,13 @@ export const handlers: Record<string, ToolHandler> = {
   pick: (_ctx, input) => {
     const keys = (Array.isArray(input.keys) ? input.keys : []).map(String);
     const paths = (Array.isArray(input.paths) ? input.paths : []).map(String);
-    if (keys.length === 0 && paths.length === 0) throw new ToolFault("E_JSON_QUERY_INPUT", "nothing to pick", { suggestion: 'Give keys (e.g. ["id", "name"]) or paths (e.g. ["owner.name"]).' });
+    if (keys.length === 0 && paths.length === 0)
+      throw new ToolFault("E_JSON_QUERY_INPUT", "nothing to pick", {
+        suggestion: 'Give keys (e.g. ["id", "name"]) or paths (e.g. ["owner.name"]).',
+      });
     const data = inputData(input);
-    const keep = (out: JsonObject, name: string, value: JsonValue) => Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+    const keep = (out: JsonObject, name: string, value: JsonValue) =>
+      Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
     const pickOne = (value: JsonValue): JsonObject => {
       const out: JsonObject = {};
       const object = value !== null && typeof value === "object" && !Array.isArray(value) ? value : undefined;
@@ -64,13 +75,17 @@ export const handlers: Record<string, ToolHandler> = {
     if (Array.isArray(value)) return { count: value.length, of: "items" };
     if (value !== null && typeof value === "object") return { count: Object.keys(value).length, of: "keys" };
     if (typeof value === "string") return { count: [...value].length, of: "characters" };
-    throw new ToolFault("E_JSON_QUERY_NOT_COUNTABLE", `the value at ${JSON.stringify(path)} is a ${value === null ? "null" : typeof value}, which has no count`);
+    throw new ToolFault(
+      "E_JSON_QUERY_NOT_COUNTABLE",
+      `the value at ${JSON.stringify(path)} is a ${value === null ? "null" : typeof value}, which has no count`,
+    );
   },
   flatten: (_ctx, input) => {
     const path = String(input.path ?? "");
     const depth = typeof input.depth === "number" ? Math.min(100, Math.max(1, Math.trunc(input.depth))) : 1;
     const { found, value } = select(inputData(input), path);
-    if (!found || !Array.isArray(value)) throw new ToolFault("E_JSON_QUERY_NOT_ARRAY", `the value at ${JSON.stringify(path)} is not an array`);
+    if (!found || !Array.isArray(value))
+      throw new ToolFault("E_JSON_QUERY_NOT_ARRAY", `the value at ${JSON.stringify(path)} is not an array`);
     const flat = (value as unknown[]).flat(depth) as JsonValue[];
     return { value: flat, count: flat.length };
   },

@@ -33,7 +33,8 @@ export interface KillMarkedProcessesOptions {
 /** How many distinct processes were sent SIGKILL. */
 export async function killMarkedProcesses(options: KillMarkedProcessesOptions): Promise<number> {
   const procRoot = options.procRoot ?? "/proc";
-  if (!options.marker.includes("=")) throw new SystemError("E_MARKER_INVALID", `marker ${JSON.stringify(options.marker)} is not a NAME=value entry`);
+  if (!options.marker.includes("="))
+    throw new SystemError("E_MARKER_INVALID", `marker ${JSON.stringify(options.marker)} is not a NAME=value entry`);
   const maxPasses = Math.max(1, options.maxPasses ?? 5);
   const kill = options.kill ?? ((pid: number) => process.kill(pid, "SIGKILL"));
   const needle = Buffer.from(options.marker);
@@ -58,7 +59,9 @@ export async function killMarkedProcesses(options: KillMarkedProcessesOptions): 
   return killed.size;
 }
 
-async function findMarked(options: KillMarkedProcessesOptions & { procRoot: string; needle: Buffer }): Promise<number[]> {
+async function findMarked(
+  options: KillMarkedProcessesOptions & { procRoot: string; needle: Buffer },
+): Promise<number[]> {
   const selfPid = options.selfPid ?? process.pid;
   const uid = options.uid ?? process.getuid?.();
   let names: string[];
@@ -67,12 +70,21 @@ async function findMarked(options: KillMarkedProcessesOptions & { procRoot: stri
   } catch {
     return [];
   }
-  const pids = names.filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => pid !== selfPid);
+  const pids = names
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => pid !== selfPid);
   const checks = await Promise.all(pids.map((pid) => isMarked({ ...options, pid, uid })));
   return pids.filter((_, index) => checks[index]);
 }
 
-async function isMarked(options: { procRoot: string; needle: Buffer; pid: number; uid: number | undefined; exceptProcessGroup?: number }): Promise<boolean> {
+async function isMarked(options: {
+  procRoot: string;
+  needle: Buffer;
+  pid: number;
+  uid: number | undefined;
+  exceptProcessGroup?: number;
+}): Promise<boolean> {
   const dir = `${options.procRoot}/${options.pid}`;
   try {
     if (options.uid !== undefined && (await stat(dir)).uid !== options.uid) return false;

@@ -35,7 +35,7 @@ function blockedIpv4(address: string): string | null {
   const value = ipv4ToNumber(address);
   for (const [base, prefix, reason] of IPV4_BLOCKED) {
     const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
-    if (((value & mask) >>> 0) === ((base & mask) >>> 0)) return reason;
+    if ((value & mask) >>> 0 === (base & mask) >>> 0) return reason;
   }
   return null;
 }
@@ -56,14 +56,16 @@ export function ipv6Groups(address: string): number[] | null {
   }
   const halves = text.split("::");
   if (halves.length > 2) return null;
-  const parse = (part: string): number[] => (part === "" ? [] : part.split(":").map((group) => Number.parseInt(group, 16)));
+  const parse = (part: string): number[] =>
+    part === "" ? [] : part.split(":").map((group) => Number.parseInt(group, 16));
   const head = parse(halves[0]!);
   const rest = halves.length === 2 ? parse(halves[1]!) : [];
   const missing = 8 - head.length - rest.length - tail.length;
   if (halves.length === 1 && missing !== 0) return null;
   if (missing < 0) return null;
   const groups = [...head, ...new Array<number>(halves.length === 2 ? missing : 0).fill(0), ...rest, ...tail];
-  if (groups.length !== 8 || groups.some((group) => !Number.isInteger(group) || group < 0 || group > 0xffff)) return null;
+  if (groups.length !== 8 || groups.some((group) => !Number.isInteger(group) || group < 0 || group > 0xffff))
+    return null;
   return groups;
 }
 
@@ -79,7 +81,8 @@ function blockedIpv6(address: string): string | null {
     return blockedIpv4(embedded(g6, g7)) ?? (g5 === 0 ? "IPv4-compatible" : null);
   }
   // NAT64 64:ff9b::/96
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return blockedIpv4(embedded(g6, g7));
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0)
+    return blockedIpv4(embedded(g6, g7));
   // 6to4 2002::/16 embeds an IPv4 address in groups 1-2
   if (g0 === 0x2002) return blockedIpv4(embedded(g1, g2));
   if ((g0 & 0xfe00) === 0xfc00) return "unique-local (includes cloud metadata fd00:ec2::254)";

@@ -6,7 +6,15 @@
 import { ToolFault } from "../../tools/tool-errors.ts";
 
 export type RegexJob =
-  | { op: "replace"; text: string; pattern: string; flags: string; replacement: string; all: boolean; maxLength: number }
+  | {
+      op: "replace";
+      text: string;
+      pattern: string;
+      flags: string;
+      replacement: string;
+      all: boolean;
+      maxLength: number;
+    }
   | { op: "split"; text: string; pattern: string; flags: string; all: boolean; limit?: number };
 
 export type RegexOutcome =
@@ -21,13 +29,20 @@ export function checkRegex(pattern: string, flags: string): void {
   try {
     new RegExp(pattern, flags);
   } catch (error) {
-    throw new ToolFault("E_TEXT_REGEX_INVALID", `invalid regular expression: ${error instanceof Error ? error.message : String(error)}`, {
-      suggestion: "Escape special characters, or set regex to false for a plain string.",
-    });
+    throw new ToolFault(
+      "E_TEXT_REGEX_INVALID",
+      `invalid regular expression: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        suggestion: "Escape special characters, or set regex to false for a plain string.",
+      },
+    );
   }
 }
 
-export function runRegexJob(job: RegexJob, options: { budgetMs?: number; signal?: AbortSignal } = {}): Promise<RegexOutcome> {
+export function runRegexJob(
+  job: RegexJob,
+  options: { budgetMs?: number; signal?: AbortSignal } = {},
+): Promise<RegexOutcome> {
   checkRegex(job.pattern, job.flags);
   const budgetMs = options.budgetMs ?? DEFAULT_REGEX_BUDGET_MS;
   return new Promise((resolve, reject) => {
@@ -41,21 +56,28 @@ export function runRegexJob(job: RegexJob, options: { budgetMs?: number; signal?
       worker.terminate();
       action();
     };
-    const onAbort = (): void => finish(() => reject(new ToolFault("E_TEXT_REGEX_ABORTED", "the regular expression was cancelled")));
+    const onAbort = (): void =>
+      finish(() => reject(new ToolFault("E_TEXT_REGEX_ABORTED", "the regular expression was cancelled")));
     const timer = setTimeout(
       () =>
         finish(() =>
           reject(
-            new ToolFault("E_TEXT_REGEX_TIMEOUT", `the regular expression ran longer than ${budgetMs} ms and was stopped`, {
-              suggestion: "Avoid nested quantifiers such as (a+)+ and overlapping alternatives; or use a plain string.",
-            }),
+            new ToolFault(
+              "E_TEXT_REGEX_TIMEOUT",
+              `the regular expression ran longer than ${budgetMs} ms and was stopped`,
+              {
+                suggestion:
+                  "Avoid nested quantifiers such as (a+)+ and overlapping alternatives; or use a plain string.",
+              },
+            ),
           ),
         ),
       budgetMs,
     );
     options.signal?.addEventListener("abort", onAbort, { once: true });
     worker.onmessage = (event: MessageEvent<RegexOutcome>) => finish(() => resolve(event.data));
-    worker.onerror = (event: ErrorEvent) => finish(() => reject(new ToolFault("E_TEXT_REGEX", `the regular expression failed: ${event.message}`)));
+    worker.onerror = (event: ErrorEvent) =>
+      finish(() => reject(new ToolFault("E_TEXT_REGEX", `the regular expression failed: ${event.message}`)));
     worker.postMessage(job);
   });
 }

@@ -5,13 +5,20 @@
  */
 import type { RegexJob, RegexOutcome } from "./regex-sandbox.ts";
 
-declare const self: { onmessage: ((event: MessageEvent<RegexJob>) => void) | null; postMessage(message: RegexOutcome): void };
+declare const self: {
+  onmessage: ((event: MessageEvent<RegexJob>) => void) | null;
+  postMessage(message: RegexOutcome): void;
+};
 
 self.onmessage = (event) => {
   try {
     self.postMessage(run(event.data));
   } catch (error) {
-    self.postMessage({ ok: false, code: "E_TEXT_REGEX", message: error instanceof Error ? error.message : String(error) });
+    self.postMessage({
+      ok: false,
+      code: "E_TEXT_REGEX",
+      message: error instanceof Error ? error.message : String(error),
+    });
   }
 };
 

@@ -24,13 +24,21 @@ export interface MarkedProcessOptions extends RunProcessOptions {
    * Turns the marked command (its argv, cwd and full environment, marker included) into what is spawned,
    * e.g. the same command entered into a PID namespace (command-isolation.ts). Default: spawned as is.
    */
-  wrap?: (command: { argv: string[]; cwd: string; env: Record<string, string> }) => Promise<{ argv: string[]; cwd: string; env: Record<string, string> }>;
+  wrap?: (command: {
+    argv: string[];
+    cwd: string;
+    env: Record<string, string>;
+  }) => Promise<{ argv: string[]; cwd: string; env: Record<string, string> }>;
 }
 
 export async function runMarkedProcess(options: MarkedProcessOptions): Promise<MarkedOutcome> {
   const { runId = randomBytes(12).toString("hex"), wrap, ...rest } = options;
   // The marker comes last: a caller's env can never remove or forge it.
-  const marked = { argv: rest.argv, cwd: rest.cwd, env: { ...(rest.env ?? scrubbedEnv(process.env)), [RUN_MARKER_NAME]: runId } };
+  const marked = {
+    argv: rest.argv,
+    cwd: rest.cwd,
+    env: { ...(rest.env ?? scrubbedEnv(process.env)), [RUN_MARKER_NAME]: runId },
+  };
   const spawned = wrap === undefined ? marked : await wrap(marked);
   let sweep: Promise<number> | undefined;
   const outcome = await runProcess({
@@ -38,7 +46,9 @@ export async function runMarkedProcess(options: MarkedProcessOptions): Promise<M
     ...spawned,
     onForcedKill: (processGroup) => {
       rest.onForcedKill?.(processGroup);
-      sweep ??= killMarkedProcesses({ marker: `${RUN_MARKER_NAME}=${runId}`, exceptProcessGroup: processGroup }).catch(() => 0);
+      sweep ??= killMarkedProcesses({ marker: `${RUN_MARKER_NAME}=${runId}`, exceptProcessGroup: processGroup }).catch(
+        () => 0,
+      );
     },
   });
   return { ...outcome, escapedKilled: await (sweep ?? Promise.resolve(0)) };

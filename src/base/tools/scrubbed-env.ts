@@ -3,7 +3,21 @@
  * time zone, temp dir, user), and never anything whose name looks secret (*KEY*, *TOKEN*, *SECRET*,
  * *PASSWORD*, *CREDENTIAL*, GOONDAN_SECRET_*), even if it were allowlisted.
  */
-const ALLOWED = ["PATH", "HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TERM", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL"];
+const ALLOWED = [
+  "PATH",
+  "HOME",
+  "LANG",
+  "LANGUAGE",
+  "LC_ALL",
+  "LC_CTYPE",
+  "LC_MESSAGES",
+  "TERM",
+  "TZ",
+  "TMPDIR",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+];
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|^GOONDAN_SECRET_/i;
 const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 

@@ -18,6 +18,10 @@ export const handlers: Record<string, ToolHandler> = {
         { suggestion: "Fix the listed files, then call self-restart__request again." },
       );
     }
-    return { accepted: true, reason, note: "The bundle is valid; the swarm restarts with it after this turn completes. Conversations are kept." };
+    return {
+      accepted: true,
+      reason,
+      note: "The bundle is valid; the swarm restarts with it after this turn completes. Conversations are kept.",
+    };
   },
 };

@@ -18,22 +18,41 @@ import { SLACK_API_BASE_URL, SLACK_BASE_URL_ENV, SlackWebApi } from "../channels
 function api(ctx: ToolContext, fetchImpl: FetchLike | undefined): SlackWebApi {
   const token = configString(ctx.config, "token");
   if (token === undefined) {
-    throw new ToolFault("E_SLACK_NO_TOKEN", "no Slack bot token is configured for the slack tool", { suggestion: "An operator must set the env var SLACK_BOT_TOKEN for goondan run." });
+    throw new ToolFault("E_SLACK_NO_TOKEN", "no Slack bot token is configured for the slack tool", {
+      suggestion: "An operator must set the env var SLACK_BOT_TOKEN for goondan run.",
+    });
   }
-  const baseUrl = resolveApiBaseUrl({ configured: [ctx.config.apiBaseUrl], envName: SLACK_BASE_URL_ENV, fallback: SLACK_API_BASE_URL });
-  return new SlackWebApi({ token, baseUrl, timeoutMs: configNumber(ctx.config, "timeoutMs", 15_000), ...(fetchImpl === undefined ? {} : { fetch: fetchImpl }) });
+  const baseUrl = resolveApiBaseUrl({
+    configured: [ctx.config.apiBaseUrl],
+    envName: SLACK_BASE_URL_ENV,
+    fallback: SLACK_API_BASE_URL,
+  });
+  return new SlackWebApi({
+    token,
+    baseUrl,
+    timeoutMs: configNumber(ctx.config, "timeoutMs", 15_000),
+    ...(fetchImpl === undefined ? {} : { fetch: fetchImpl }),
+  });
 }
 
-const request = (ctx: ToolContext, input: JsonObject) => ({ signal: ctx.signal, ...(typeof input.timeoutMs === "number" ? { timeoutMs: input.timeoutMs } : {}) });
-const text = (value: unknown): string | undefined => (typeof value === "string" && value.trim() !== "" ? value.trim() : undefined);
+const request = (ctx: ToolContext, input: JsonObject) => ({
+  signal: ctx.signal,
+  ...(typeof input.timeoutMs === "number" ? { timeoutMs: input.timeoutMs } : {}),
+});
+const text = (value: unknown): string | undefined =>
+  typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 
 /** Emoji names without surrounding colons, deduplicated; refused when empty or holding whitespace. */
 export function reactionNames(input: JsonObject): string[] {
-  const given = [input.emoji, ...(Array.isArray(input.emojis) ? input.emojis : [])].flatMap((value) => (typeof value === "string" && value.trim() !== "" ? [value.trim().replace(/^:(.+):$/, "$1")] : []));
+  const given = [input.emoji, ...(Array.isArray(input.emojis) ? input.emojis : [])].flatMap((value) =>
+    typeof value === "string" && value.trim() !== "" ? [value.trim().replace(/^:(.+):$/, "$1")] : [],
+  );
   const names = [...new Set(given)];
-  if (names.length === 0) throw new ToolFault("E_SLACK_INVALID_ARGS", "give emoji or emojis (names such as eyes or :white_check_mark:)");
+  if (names.length === 0)
+    throw new ToolFault("E_SLACK_INVALID_ARGS", "give emoji or emojis (names such as eyes or :white_check_mark:)");
   const bad = names.find((name) => /\s/.test(name));
-  if (bad !== undefined) throw new ToolFault("E_SLACK_INVALID_ARGS", `emoji names have no spaces, got ${JSON.stringify(bad)}`);
+  if (bad !== undefined)
+    throw new ToolFault("E_SLACK_INVALID_ARGS", `emoji names have no spaces, got ${JSON.stringify(bad)}`);
   return names;
 }
 
@@ -43,11 +62,24 @@ export function createSlackHandlers(deps: { fetch?: FetchLike } = {}): Record<st
       const channelId = String(input.channelId);
       const answer = await api(ctx, deps.fetch).call(
         "chat.postMessage",
-        withoutUndefined({ channel: channelId, text: String(input.text), thread_ts: text(input.threadTs), mrkdwn: input.mrkdwn, unfurl_links: input.unfurlLinks, unfurl_media: input.unfurlMedia, reply_broadcast: input.replyBroadcast }),
+        withoutUndefined({
+          channel: channelId,
+          text: String(input.text),
+          thread_ts: text(input.threadTs),
+          mrkdwn: input.mrkdwn,
+          unfurl_links: input.unfurlLinks,
+          unfurl_media: input.unfurlMedia,
+          reply_broadcast: input.replyBroadcast,
+        }),
         request(ctx, input),
       );
       const message = isJsonObject(answer.message) ? answer.message : {};
-      return { ok: true, channelId: text(answer.channel) ?? channelId, messageTs: text(answer.ts) ?? null, text: typeof message.text === "string" ? message.text : String(input.text) };
+      return {
+        ok: true,
+        channelId: text(answer.channel) ?? channelId,
+        messageTs: text(answer.ts) ?? null,
+        text: typeof message.text === "string" ? message.text : String(input.text),
+      };
     },
     read: async (ctx, input) => {
       const channelId = String(input.channelId);
@@ -57,7 +89,16 @@ export function createSlackHandlers(deps: { fetch?: FetchLike } = {}): Record<st
       const limit = typeof input.limit === "number" ? Math.trunc(input.limit) : messageTs === undefined ? 20 : 1;
       const answer = await api(ctx, deps.fetch).call(
         method,
-        withoutUndefined({ channel: channelId, ts: threadTs, latest: text(input.latest) ?? messageTs, oldest: text(input.oldest), inclusive: typeof input.inclusive === "boolean" ? input.inclusive : messageTs === undefined ? undefined : true, limit, cursor: text(input.cursor) }),
+        withoutUndefined({
+          channel: channelId,
+          ts: threadTs,
+          latest: text(input.latest) ?? messageTs,
+          oldest: text(input.oldest),
+          inclusive:
+            typeof input.inclusive === "boolean" ? input.inclusive : messageTs === undefined ? undefined : true,
+          limit,
+          cursor: text(input.cursor),
+        }),
         request(ctx, input),
       );
       const messages = Array.isArray(answer.messages) ? answer.messages.filter(isJsonObject) : [];
@@ -78,8 +119,17 @@ export function createSlackHandlers(deps: { fetch?: FetchLike } = {}): Record<st
     edit: async (ctx, input) => {
       const channelId = String(input.channelId);
       const messageTs = String(input.messageTs);
-      const answer = await api(ctx, deps.fetch).call("chat.update", withoutUndefined({ channel: channelId, ts: messageTs, text: String(input.text), mrkdwn: input.mrkdwn }), request(ctx, input));
-      return { ok: true, channelId: text(answer.channel) ?? channelId, messageTs: text(answer.ts) ?? messageTs, edited: true };
+      const answer = await api(ctx, deps.fetch).call(
+        "chat.update",
+        withoutUndefined({ channel: channelId, ts: messageTs, text: String(input.text), mrkdwn: input.mrkdwn }),
+        request(ctx, input),
+      );
+      return {
+        ok: true,
+        channelId: text(answer.channel) ?? channelId,
+        messageTs: text(answer.ts) ?? messageTs,
+        edited: true,
+      };
     },
     delete: async (ctx, input) => {
       const channelId = String(input.channelId);
@@ -92,7 +142,8 @@ export function createSlackHandlers(deps: { fetch?: FetchLike } = {}): Record<st
       const messageTs = String(input.messageTs);
       const names = reactionNames(input);
       const slack = api(ctx, deps.fetch);
-      for (const name of names) await slack.call("reactions.add", { channel: channelId, timestamp: messageTs, name }, request(ctx, input));
+      for (const name of names)
+        await slack.call("reactions.add", { channel: channelId, timestamp: messageTs, name }, request(ctx, input));
       return { ok: true, channelId, messageTs, emojis: names, reactionCount: names.length };
     },
     downloadFile: async (ctx, input) => {
@@ -101,7 +152,14 @@ export function createSlackHandlers(deps: { fetch?: FetchLike } = {}): Record<st
       const { bytes, response } = await api(ctx, deps.fetch).download(url, { maxBytes, ...request(ctx, input) });
       const contentType = response.headers.get("content-type") ?? undefined;
       const declared = Number(response.headers.get("content-length") ?? Number.NaN);
-      const saved = await fileResult({ ctx, bytes, contentType, includeBase64: input.includeBase64 !== false, includeDataUrl: input.includeDataUrl !== false, savePath: typeof input.savePath === "string" ? input.savePath : undefined });
+      const saved = await fileResult({
+        ctx,
+        bytes,
+        contentType,
+        includeBase64: input.includeBase64 !== false,
+        includeDataUrl: input.includeDataUrl !== false,
+        savePath: typeof input.savePath === "string" ? input.savePath : undefined,
+      });
       return {
         ok: true,
         url,

@@ -17,8 +17,25 @@ import { TELEGRAM_API_BASE_URL, TELEGRAM_BASE_URL_ENV, TelegramBotApi } from "..
 
 export const TELEGRAM_TEXT_LIMIT = 4096;
 
-const PARSE_MODES: Record<string, string> = { markdown: "Markdown", markdownv2: "MarkdownV2", "markdown-v2": "MarkdownV2", html: "HTML" };
-const CHAT_ACTIONS = ["typing", "upload_photo", "record_video", "upload_video", "record_voice", "upload_voice", "upload_document", "choose_sticker", "find_location", "record_video_note", "upload_video_note"];
+const PARSE_MODES: Record<string, string> = {
+  markdown: "Markdown",
+  markdownv2: "MarkdownV2",
+  "markdown-v2": "MarkdownV2",
+  html: "HTML",
+};
+const CHAT_ACTIONS = [
+  "typing",
+  "upload_photo",
+  "record_video",
+  "upload_video",
+  "record_voice",
+  "upload_voice",
+  "upload_document",
+  "choose_sticker",
+  "find_location",
+  "record_video_note",
+  "upload_video_note",
+];
 
 /** Text cut into pieces of at most `limit` characters, at the last line break (else space) before the limit when there is one. */
 export function splitText(text: string, limit = TELEGRAM_TEXT_LIMIT): string[] {
@@ -38,18 +55,36 @@ export function splitText(text: string, limit = TELEGRAM_TEXT_LIMIT): string[] {
 function api(ctx: ToolContext, fetchImpl: FetchLike | undefined): TelegramBotApi {
   const token = configString(ctx.config, "token");
   if (token === undefined) {
-    throw new ToolFault("E_TELEGRAM_NO_TOKEN", "no Telegram bot token is configured for the telegram tool", { suggestion: "An operator must set the env var TELEGRAM_BOT_TOKEN for goondan run." });
+    throw new ToolFault("E_TELEGRAM_NO_TOKEN", "no Telegram bot token is configured for the telegram tool", {
+      suggestion: "An operator must set the env var TELEGRAM_BOT_TOKEN for goondan run.",
+    });
   }
-  const baseUrl = resolveApiBaseUrl({ configured: [ctx.config.apiBaseUrl], envName: TELEGRAM_BASE_URL_ENV, fallback: TELEGRAM_API_BASE_URL });
-  return new TelegramBotApi({ token, baseUrl, timeoutMs: configNumber(ctx.config, "timeoutMs", 15_000), ...(fetchImpl === undefined ? {} : { fetch: fetchImpl }) });
+  const baseUrl = resolveApiBaseUrl({
+    configured: [ctx.config.apiBaseUrl],
+    envName: TELEGRAM_BASE_URL_ENV,
+    fallback: TELEGRAM_API_BASE_URL,
+  });
+  return new TelegramBotApi({
+    token,
+    baseUrl,
+    timeoutMs: configNumber(ctx.config, "timeoutMs", 15_000),
+    ...(fetchImpl === undefined ? {} : { fetch: fetchImpl }),
+  });
 }
 
-const request = (ctx: ToolContext, input: JsonObject) => ({ signal: ctx.signal, ...(typeof input.timeoutMs === "number" ? { timeoutMs: input.timeoutMs } : {}) });
+const request = (ctx: ToolContext, input: JsonObject) => ({
+  signal: ctx.signal,
+  ...(typeof input.timeoutMs === "number" ? { timeoutMs: input.timeoutMs } : {}),
+});
 const chatIdOf = (input: JsonObject): string => String(input.chatId).trim();
 
 function messageIdOf(input: JsonObject, key = "messageId"): number {
   const value = Number(input[key]);
-  if (!Number.isInteger(value) || value <= 0) throw new ToolFault("E_TELEGRAM_INVALID_ARGS", `${key} must be a positive integer, got ${JSON.stringify(input[key])}`);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new ToolFault(
+      "E_TELEGRAM_INVALID_ARGS",
+      `${key} must be a positive integer, got ${JSON.stringify(input[key])}`,
+    );
   return value;
 }
 
@@ -59,9 +94,17 @@ function parseModeOf(input: JsonObject): string | undefined {
 }
 
 function chatActionOf(input: JsonObject): string {
-  const raw = [input.action, input.status].find((value): value is string => typeof value === "string" && value.trim() !== "") ?? "typing";
-  const action = raw.trim().toLowerCase().replace(/[\s-]+/g, "_");
-  if (!CHAT_ACTIONS.includes(action)) throw new ToolFault("E_TELEGRAM_INVALID_ARGS", `unknown chat action ${JSON.stringify(raw)}`, { suggestion: `Use one of: ${CHAT_ACTIONS.join(", ")}.` });
+  const raw =
+    [input.action, input.status].find((value): value is string => typeof value === "string" && value.trim() !== "") ??
+    "typing";
+  const action = raw
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_");
+  if (!CHAT_ACTIONS.includes(action))
+    throw new ToolFault("E_TELEGRAM_INVALID_ARGS", `unknown chat action ${JSON.stringify(raw)}`, {
+      suggestion: `Use one of: ${CHAT_ACTIONS.join(", ")}.`,
+    });
   return action;
 }
 
@@ -87,21 +130,39 @@ export function createTelegramHandlers(deps: { fetch?: FetchLike } = {}): Record
             parse_mode: parseModeOf(input),
             disable_notification: input.disableNotification,
             link_preview_options: input.disableWebPagePreview === true ? { is_disabled: true } : undefined,
-            reply_parameters: index === 0 && input.replyToMessageId !== undefined ? withoutUndefined({ message_id: messageIdOf(input, "replyToMessageId"), allow_sending_without_reply: input.allowSendingWithoutReply }) : undefined,
+            reply_parameters:
+              index === 0 && input.replyToMessageId !== undefined
+                ? withoutUndefined({
+                    message_id: messageIdOf(input, "replyToMessageId"),
+                    allow_sending_without_reply: input.allowSendingWithoutReply,
+                  })
+                : undefined,
           }),
           request(ctx, input),
         );
         sent.push(sentMessage(result));
       }
       const first = sent[0] ?? { messageId: null, date: null, text: null };
-      return { ok: true, chatId, ...first, text: parts.length > 1 ? String(input.text) : first.text, ...(sent.length > 1 ? { messageIds: sent.map((message) => message.messageId) } : {}) };
+      return {
+        ok: true,
+        chatId,
+        ...first,
+        text: parts.length > 1 ? String(input.text) : first.text,
+        ...(sent.length > 1 ? { messageIds: sent.map((message) => message.messageId) } : {}),
+      };
     },
     edit: async (ctx, input) => {
       const chatId = chatIdOf(input);
       const messageId = messageIdOf(input);
       const result = await api(ctx, deps.fetch).call(
         "editMessageText",
-        withoutUndefined({ chat_id: chatId, message_id: messageId, text: String(input.text), parse_mode: parseModeOf(input), link_preview_options: input.disableWebPagePreview === true ? { is_disabled: true } : undefined }),
+        withoutUndefined({
+          chat_id: chatId,
+          message_id: messageId,
+          text: String(input.text),
+          parse_mode: parseModeOf(input),
+          link_preview_options: input.disableWebPagePreview === true ? { is_disabled: true } : undefined,
+        }),
         request(ctx, input),
       );
       return { ok: true, chatId, messageId: sentMessage(result).messageId ?? messageId, edited: true };
@@ -116,10 +177,25 @@ export function createTelegramHandlers(deps: { fetch?: FetchLike } = {}): Record
       const chatId = chatIdOf(input);
       const messageId = messageIdOf(input);
       const cleared = input.clear === true;
-      const given = [input.emoji, ...(Array.isArray(input.emojis) ? input.emojis : [])].filter((value): value is string => typeof value === "string" && value.trim() !== "").map((value) => value.trim());
+      const given = [input.emoji, ...(Array.isArray(input.emojis) ? input.emojis : [])]
+        .filter((value): value is string => typeof value === "string" && value.trim() !== "")
+        .map((value) => value.trim());
       const emojis = cleared ? [] : [...new Set(given)];
-      if (!cleared && emojis.length === 0) throw new ToolFault("E_TELEGRAM_INVALID_ARGS", "give emoji or emojis to react with, or clear: true to remove reactions");
-      await api(ctx, deps.fetch).call("setMessageReaction", withoutUndefined({ chat_id: chatId, message_id: messageId, reaction: emojis.map((emoji) => ({ type: "emoji", emoji })), is_big: input.isBig }), request(ctx, input));
+      if (!cleared && emojis.length === 0)
+        throw new ToolFault(
+          "E_TELEGRAM_INVALID_ARGS",
+          "give emoji or emojis to react with, or clear: true to remove reactions",
+        );
+      await api(ctx, deps.fetch).call(
+        "setMessageReaction",
+        withoutUndefined({
+          chat_id: chatId,
+          message_id: messageId,
+          reaction: emojis.map((emoji) => ({ type: "emoji", emoji })),
+          is_big: input.isBig,
+        }),
+        request(ctx, input),
+      );
       return { ok: true, chatId, messageId, cleared, emojis, reactionCount: emojis.length };
     },
     setChatAction: async (ctx, input) => {
@@ -131,10 +207,21 @@ export function createTelegramHandlers(deps: { fetch?: FetchLike } = {}): Record
     downloadFile: async (ctx, input) => {
       const bot = api(ctx, deps.fetch);
       const file = await bot.call("getFile", { file_id: String(input.fileId) }, request(ctx, input));
-      if (!isJsonObject(file) || typeof file.file_path !== "string") throw new ToolFault("E_TELEGRAM_API", "Telegram getFile returned no file_path (the file may be too big for bots to download)");
+      if (!isJsonObject(file) || typeof file.file_path !== "string")
+        throw new ToolFault(
+          "E_TELEGRAM_API",
+          "Telegram getFile returned no file_path (the file may be too big for bots to download)",
+        );
       const maxBytes = typeof input.maxBytes === "number" ? input.maxBytes : 3_000_000;
       const { bytes, contentType } = await bot.download(file.file_path, { maxBytes, ...request(ctx, input) });
-      const saved = await fileResult({ ctx, bytes, contentType, includeBase64: input.includeBase64 !== false, includeDataUrl: input.includeDataUrl !== false, savePath: typeof input.savePath === "string" ? input.savePath : undefined });
+      const saved = await fileResult({
+        ctx,
+        bytes,
+        contentType,
+        includeBase64: input.includeBase64 !== false,
+        includeDataUrl: input.includeDataUrl !== false,
+        savePath: typeof input.savePath === "string" ? input.savePath : undefined,
+      });
       return {
         ok: true,
         fileId: typeof file.file_id === "string" ? file.file_id : String(input.fileId),

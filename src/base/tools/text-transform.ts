@@ -14,11 +14,16 @@ import { runRegexJob } from "./regex-sandbox.ts";
 const MAX_RESULT_LENGTH = 4 * 1024 * 1024;
 
 /** Regex work gets `config.regexBudgetMs` (default 2000) before its worker is stopped. */
-const regexOptions = (ctx: ToolContext) => ({ signal: ctx.signal, budgetMs: configNumber(ctx.config, "regexBudgetMs", 2000) });
+const regexOptions = (ctx: ToolContext) => ({
+  signal: ctx.signal,
+  budgetMs: configNumber(ctx.config, "regexBudgetMs", 2000),
+});
 const text = (input: JsonObject): string => (typeof input.text === "string" ? input.text : "");
 /** The first of `names` given as a string (a parameter and its other name, e.g. separator and delimiter). */
-const stringOf = (input: JsonObject, ...names: string[]): string | undefined => names.map((name) => input[name]).find((value): value is string => typeof value === "string");
-const flagsOf = (input: JsonObject): string => (typeof input.flags === "string" ? [...new Set(input.flags.replace(/[^imsu]/g, ""))].join("") : "");
+const stringOf = (input: JsonObject, ...names: string[]): string | undefined =>
+  names.map((name) => input[name]).find((value): value is string => typeof value === "string");
+const flagsOf = (input: JsonObject): string =>
+  typeof input.flags === "string" ? [...new Set(input.flags.replace(/[^imsu]/g, ""))].join("") : "";
 
 export const handlers: Record<string, ToolHandler> = {
   replace: async (ctx, input) => {
@@ -28,12 +33,18 @@ export const handlers: Record<string, ToolHandler> = {
     // With `search` (the public tool's spelling) only the first occurrence is replaced unless all is true.
     const all = typeof input.all === "boolean" ? input.all : typeof input.pattern === "string";
     if (input.regex === true) {
-      const outcome = await runRegexJob({ op: "replace", text: source, pattern, flags: flagsOf(input), replacement, all, maxLength: MAX_RESULT_LENGTH }, regexOptions(ctx));
+      const outcome = await runRegexJob(
+        { op: "replace", text: source, pattern, flags: flagsOf(input), replacement, all, maxLength: MAX_RESULT_LENGTH },
+        regexOptions(ctx),
+      );
       if (!outcome.ok) throw new ToolFault(outcome.code, outcome.message);
       if (!("text" in outcome)) throw new ToolFault("E_TEXT_REGEX", "unexpected regex worker answer");
       return { text: outcome.text, replacements: outcome.count };
     }
-    if (pattern === "") throw new ToolFault("E_TEXT_EMPTY_PATTERN", "no search string given", { suggestion: "Give search (or pattern): the text to find." });
+    if (pattern === "")
+      throw new ToolFault("E_TEXT_EMPTY_PATTERN", "no search string given", {
+        suggestion: "Give search (or pattern): the text to find.",
+      });
     const occurrences = all ? countOccurrences(source, pattern) : source.includes(pattern) ? 1 : 0;
     if (source.length + occurrences * (replacement.length - pattern.length) > MAX_RESULT_LENGTH) {
       throw new ToolFault("E_TEXT_TOO_LONG", `the result would be longer than ${MAX_RESULT_LENGTH} characters`);
@@ -52,11 +63,22 @@ export const handlers: Record<string, ToolHandler> = {
   split: async (ctx, input) => {
     const source = text(input);
     const separator = stringOf(input, "separator", "delimiter") ?? "\n";
-    const asked = typeof input.limit === "number" ? input.limit : typeof input.maxParts === "number" ? input.maxParts : undefined;
+    const asked =
+      typeof input.limit === "number" ? input.limit : typeof input.maxParts === "number" ? input.maxParts : undefined;
     const limit = asked === undefined ? undefined : Math.max(1, Math.trunc(asked));
     let parts: string[];
     if (input.regex === true) {
-      const outcome = await runRegexJob({ op: "split", text: source, pattern: separator, flags: flagsOf(input), all: true, ...(limit === undefined ? {} : { limit }) }, regexOptions(ctx));
+      const outcome = await runRegexJob(
+        {
+          op: "split",
+          text: source,
+          pattern: separator,
+          flags: flagsOf(input),
+          all: true,
+          ...(limit === undefined ? {} : { limit }),
+        },
+        regexOptions(ctx),
+      );
       if (!outcome.ok) throw new ToolFault(outcome.code, outcome.message);
       if (!("parts" in outcome)) throw new ToolFault("E_TEXT_REGEX", "unexpected regex worker answer");
       parts = outcome.parts;
@@ -66,17 +88,23 @@ export const handlers: Record<string, ToolHandler> = {
     return { parts, count: parts.length };
   },
   join: (_ctx, input) => {
-    const parts = Array.isArray(input.parts) ? input.parts.map((part) => (typeof part === "string" ? part : JSON.stringify(part))) : [];
+    const parts = Array.isArray(input.parts)
+      ? input.parts.map((part) => (typeof part === "string" ? part : JSON.stringify(part)))
+      : [];
     const separator = stringOf(input, "separator", "delimiter") ?? "\n";
     const total = parts.reduce((sum, part) => sum + part.length, 0) + separator.length * Math.max(0, parts.length - 1);
-    if (total > MAX_RESULT_LENGTH) throw new ToolFault("E_TEXT_TOO_LONG", `the result would be longer than ${MAX_RESULT_LENGTH} characters`);
+    if (total > MAX_RESULT_LENGTH)
+      throw new ToolFault("E_TEXT_TOO_LONG", `the result would be longer than ${MAX_RESULT_LENGTH} characters`);
     return { text: parts.join(separator) };
   },
   trim: (_ctx, input) => {
     const source = text(input);
     const asked = input.side ?? input.mode;
     const side = asked === "start" || asked === "end" ? asked : "both";
-    const characters = typeof input.characters === "string" && input.characters !== "" ? new Set(Array.from(input.characters)) : undefined;
+    const characters =
+      typeof input.characters === "string" && input.characters !== ""
+        ? new Set(Array.from(input.characters))
+        : undefined;
     if (characters === undefined) {
       return { text: side === "start" ? source.trimStart() : side === "end" ? source.trimEnd() : source.trim() };
     }
@@ -112,16 +140,29 @@ export function changeCase(source: string, to: string): string {
     case "lower":
       return source.toLowerCase();
     case "title":
-      return source.toLowerCase().replace(/(^|[^\p{L}\p{N}'])(\p{L})/gu, (_whole, before: string, letter: string) => before + letter.toUpperCase());
+      return source
+        .toLowerCase()
+        .replace(
+          /(^|[^\p{L}\p{N}'])(\p{L})/gu,
+          (_whole, before: string, letter: string) => before + letter.toUpperCase(),
+        );
     case "snake":
-      return words(source).map((word) => word.toLowerCase()).join("_");
+      return words(source)
+        .map((word) => word.toLowerCase())
+        .join("_");
     case "kebab":
-      return words(source).map((word) => word.toLowerCase()).join("-");
+      return words(source)
+        .map((word) => word.toLowerCase())
+        .join("-");
     case "camel":
       return words(source)
-        .map((word, index) => (index === 0 ? word.toLowerCase() : word.charAt(0).toUpperCase() + word.slice(1).toLowerCase()))
+        .map((word, index) =>
+          index === 0 ? word.toLowerCase() : word.charAt(0).toUpperCase() + word.slice(1).toLowerCase(),
+        )
         .join("");
     default:
-      throw new ToolFault("E_TEXT_CASE", `unknown case ${JSON.stringify(to)}`, { suggestion: "Use one of upper, lower, title, snake, kebab, camel." });
+      throw new ToolFault("E_TEXT_CASE", `unknown case ${JSON.stringify(to)}`, {
+        suggestion: "Use one of upper, lower, title, snake, kebab, camel.",
+      });
   }
 }

@@ -41,9 +41,23 @@ export const command: CliCommand = {
 export function formatApprovals(rows: readonly ApprovalListRow[]): string {
   if (rows.length === 0) return "no tool calls wait for approval\n";
   const header = ["ID", "AGENT", "INSTANCE", "TOOL", "REQUESTED", "EXPIRES", "ARGUMENTS"];
-  const cells = rows.map((row) => [row.id, row.agent, row.instanceKey, row.toolName, row.requestedAt, row.expiresAt ?? "-", clip(JSON.stringify(row.arguments))]);
-  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => (row[column] ?? "").length)));
-  const line = (values: string[]) => values.map((value, column) => value.padEnd(widths[column] ?? 0)).join("  ").trimEnd();
+  const cells = rows.map((row) => [
+    row.id,
+    row.agent,
+    row.instanceKey,
+    row.toolName,
+    row.requestedAt,
+    row.expiresAt ?? "-",
+    clip(JSON.stringify(row.arguments)),
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...cells.map((row) => (row[column] ?? "").length)),
+  );
+  const line = (values: string[]) =>
+    values
+      .map((value, column) => value.padEnd(widths[column] ?? 0))
+      .join("  ")
+      .trimEnd();
   return `${[line(header), ...cells.map(line)].join("\n")}\n`;
 }
 

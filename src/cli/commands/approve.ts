@@ -21,10 +21,23 @@ export const command: CliCommand = {
   },
   async run({ flags, positionals, io }) {
     const id = positionals[0];
-    if (id === undefined || id === "") throw new UsageError("E_USAGE_MISSING_ARGUMENT", "goondan approve expects the approval's id, e.g. goondan approve appr_…; `goondan approvals` lists them");
+    if (id === undefined || id === "")
+      throw new UsageError(
+        "E_USAGE_MISSING_ARGUMENT",
+        "goondan approve expects the approval's id, e.g. goondan approve appr_…; `goondan approvals` lists them",
+      );
     const decision = flags.deny === true ? "deny" : "approve";
-    const body = { decision, ...(typeof flags.reason === "string" && flags.reason !== "" ? { reason: flags.reason } : {}), ...(typeof flags.as === "string" && flags.as !== "" ? { approver: flags.as } : {}) };
-    const response = await callApi({ target: apiTarget({ flags, env: io.env }), method: "POST", path: `/v1/approvals/${encodeURIComponent(id)}`, body });
+    const body = {
+      decision,
+      ...(typeof flags.reason === "string" && flags.reason !== "" ? { reason: flags.reason } : {}),
+      ...(typeof flags.as === "string" && flags.as !== "" ? { approver: flags.as } : {}),
+    };
+    const response = await callApi({
+      target: apiTarget({ flags, env: io.env }),
+      method: "POST",
+      path: `/v1/approvals/${encodeURIComponent(id)}`,
+      body,
+    });
     if (response.status === 200) {
       io.stdout(`${decision === "approve" ? "approved" : "denied"} ${id}\n`);
       return EXIT.ok;

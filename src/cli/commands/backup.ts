@@ -22,7 +22,11 @@ export const command: CliCommand = {
   },
   async run({ flags, positionals, io }) {
     const [target] = positionals;
-    if (target === undefined) throw new UsageError("E_USAGE_MISSING_ARGUMENT", "backup needs the file to write, e.g. goondan backup goondan-2026-11-23.db");
+    if (target === undefined)
+      throw new UsageError(
+        "E_USAGE_MISSING_ARGUMENT",
+        "backup needs the file to write, e.g. goondan backup goondan-2026-11-23.db",
+      );
     const stateRoot = typeof flags["state-root"] === "string" ? flags["state-root"] : defaultStateRoot(io.env);
     const database = stateDatabasePath(stateRoot);
     if (!existsSync(database)) {

@@ -40,13 +40,18 @@ function versionAtLeast(version: string, minimum: number[]): boolean {
 
 function checkBun(): Check {
   const version = process.versions.bun;
-  if (!version) return { name: "bun", outcome: "fail", detail: "not running under Bun; install Bun >= 1.1 (npm i -g bun)" };
+  if (!version)
+    return { name: "bun", outcome: "fail", detail: "not running under Bun; install Bun >= 1.1 (npm i -g bun)" };
   return versionAtLeast(version, MIN_BUN)
     ? { name: "bun", outcome: "ok", detail: `Bun ${version}` }
     : { name: "bun", outcome: "fail", detail: `Bun ${version} is older than ${MIN_BUN.join(".")}` };
 }
 
-async function checkBundle(options: { target: string; swarm: string | undefined; env: Record<string, string | undefined> }): Promise<Check[]> {
+async function checkBundle(options: {
+  target: string;
+  swarm: string | undefined;
+  env: Record<string, string | undefined>;
+}): Promise<Check[]> {
   const result = await loadBundle(options.target, { env: options.env });
   if (!result.bundle) {
     return [
@@ -58,17 +63,33 @@ async function checkBundle(options: { target: string; swarm: string | undefined;
       },
     ];
   }
-  const checks: Check[] = [{ name: "bundle", outcome: "ok", detail: `${result.bundle.file} is valid${result.warnings.length > 0 ? ` (${result.warnings.length} warnings)` : ""}` }];
+  const checks: Check[] = [
+    {
+      name: "bundle",
+      outcome: "ok",
+      detail: `${result.bundle.file} is valid${result.warnings.length > 0 ? ` (${result.warnings.length} warnings)` : ""}`,
+    },
+  ];
   try {
     const swarm = selectSwarm(result.bundle, options.swarm);
     const missing = missingEnvIssues(result.bundle, swarm, options.env);
     checks.push(
       missing.length === 0
         ? { name: "env", outcome: "ok", detail: `every env var Swarm/${swarm.metadata.name} reads is set` }
-        : { name: "env", outcome: "fail", config: true, detail: `Swarm/${swarm.metadata.name} needs:\n${missing.map((issue) => `       ${issue.message} (${issue.path})`).join("\n")}` },
+        : {
+            name: "env",
+            outcome: "fail",
+            config: true,
+            detail: `Swarm/${swarm.metadata.name} needs:\n${missing.map((issue) => `       ${issue.message} (${issue.path})`).join("\n")}`,
+          },
     );
   } catch (error) {
-    checks.push({ name: "env", outcome: "fail", config: true, detail: isGoondanError(error) ? `${error.code}: ${error.message}` : String(error) });
+    checks.push({
+      name: "env",
+      outcome: "fail",
+      config: true,
+      detail: isGoondanError(error) ? `${error.code}: ${error.message}` : String(error),
+    });
   }
   return checks;
 }
@@ -81,11 +102,18 @@ function checkStateRoot(stateRoot: string): Check {
     rmSync(probe, { force: true });
     return { name: "state root", outcome: "ok", detail: `${stateRoot} is writable` };
   } catch (error) {
-    return { name: "state root", outcome: "fail", detail: `${stateRoot} is not writable (${error instanceof Error ? error.message : String(error)})` };
+    return {
+      name: "state root",
+      outcome: "fail",
+      detail: `${stateRoot} is not writable (${error instanceof Error ? error.message : String(error)})`,
+    };
   }
 }
 
-async function checkPort(options: { flags: Record<string, string | boolean | number | undefined>; env: Record<string, string | undefined> }): Promise<Check> {
+async function checkPort(options: {
+  flags: Record<string, string | boolean | number | undefined>;
+  env: Record<string, string | undefined>;
+}): Promise<Check> {
   const target = apiTarget(options);
   const url = new URL(target.baseUrl);
   const port = Number(url.port);
@@ -96,11 +124,16 @@ async function checkPort(options: { flags: Record<string, string | boolean | num
   } catch {
     try {
       const response = await callApi({ target, method: "GET", path: "/healthz", timeoutMs: 2000 });
-      if (response.status === 200 || response.status === 401) return { name: "port", outcome: "warn", detail: `${url.host} is in use by a running goondan orchestrator` };
+      if (response.status === 200 || response.status === 401)
+        return { name: "port", outcome: "warn", detail: `${url.host} is in use by a running goondan orchestrator` };
     } catch {
       // not goondan
     }
-    return { name: "port", outcome: "fail", detail: `${url.host} is in use by another program; pass --port to goondan run` };
+    return {
+      name: "port",
+      outcome: "fail",
+      detail: `${url.host} is in use by another program; pass --port to goondan run`,
+    };
   }
 }
 
@@ -109,7 +142,11 @@ export async function checkIsolation(sandbox: PidNamespaceSandbox = new PidNames
   try {
     const probe = await sandbox.probe();
     return probe.isolated
-      ? { name: "isolation", outcome: "ok", detail: `bash tool commands run in their ${probe.description}: other processes and their secrets are out of reach` }
+      ? {
+          name: "isolation",
+          outcome: "ok",
+          detail: `bash tool commands run in their ${probe.description}: other processes and their secrets are out of reach`,
+        }
       : {
           name: "isolation",
           outcome: "warn",

@@ -72,7 +72,9 @@ export function bundleTsconfig(options: { dir: string; packageRoot?: string }): 
     return fromBundle.startsWith("..") ? fromBundle : `./${fromBundle}`;
   };
   const typeRoot = join(packageRoot, "node_modules", "@types");
-  const bunTypes = existsSync(join(typeRoot, "bun")) ? { typeRoots: [written(typeRoot)], types: ["bun"] } : { types: [] };
+  const bunTypes = existsSync(join(typeRoot, "bun"))
+    ? { typeRoots: [written(typeRoot)], types: ["bun"] }
+    : { types: [] };
   return {
     compilerOptions: {
       target: "ES2022",
@@ -94,13 +96,19 @@ export function bundleTsconfig(options: { dir: string; packageRoot?: string }): 
 export function initBundle(options: InitOptions): string[] {
   const template = options.template ?? "default";
   if (!TEMPLATES.includes(template)) {
-    throw new UsageError("E_INIT_UNKNOWN_TEMPLATE", `unknown template ${JSON.stringify(template)}, expected one of ${TEMPLATES.join(", ")}`);
+    throw new UsageError(
+      "E_INIT_UNKNOWN_TEMPLATE",
+      `unknown template ${JSON.stringify(template)}, expected one of ${TEMPLATES.join(", ")}`,
+    );
   }
   const target = resolve(options.dir);
   if (existsSync(target)) {
-    if (!statSync(target).isDirectory()) throw new UsageError("E_INIT_TARGET_NOT_DIRECTORY", `${target} exists and is not a directory`);
+    if (!statSync(target).isDirectory())
+      throw new UsageError("E_INIT_TARGET_NOT_DIRECTORY", `${target} exists and is not a directory`);
     if (readdirSync(target).length > 0 && !options.force) {
-      throw new UsageError("E_INIT_TARGET_NOT_EMPTY", `${target} is not empty`, { suggestion: "choose an empty directory or pass --force to overwrite the template's files" });
+      throw new UsageError("E_INIT_TARGET_NOT_EMPTY", `${target} is not empty`, {
+        suggestion: "choose an empty directory or pass --force to overwrite the template's files",
+      });
     }
   }
   const source = join(TEMPLATE_ROOT, template);
@@ -137,9 +145,15 @@ export const command: CliCommand = {
   maxPositionals: 1,
   async run({ flags, positionals, io }) {
     const dir = resolve(io.cwd, positionals[0] ?? ".");
-    const written = initBundle({ dir, template: (flags.template as TemplateName | undefined) ?? "default", force: flags.force === true });
+    const written = initBundle({
+      dir,
+      template: (flags.template as TemplateName | undefined) ?? "default",
+      force: flags.force === true,
+    });
     const shown = relative(io.cwd, dir) || ".";
-    io.stdout(`Created a goondan bundle in ${shown}:\n${written.map((path) => `  ${path}\n`).join("")}\nNext:\n  npx goondan validate ${shown}\n  npx goondan run ${shown} --input "Hello"\n`);
+    io.stdout(
+      `Created a goondan bundle in ${shown}:\n${written.map((path) => `  ${path}\n`).join("")}\nNext:\n  npx goondan validate ${shown}\n  npx goondan run ${shown} --input "Hello"\n`,
+    );
     return EXIT.ok;
   },
 };

@@ -21,20 +21,40 @@ import type { ClusterNodeMark } from "../../store/sqlite/cluster-node-mark.ts";
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ").trimEnd()).join("\n") + "\n";
+  return (
+    rows
+      .map((row) =>
+        row
+          .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+          .join("  ")
+          .trimEnd(),
+      )
+      .join("\n") + "\n"
+  );
 }
 
 function list(options: { instances: InstanceInStore[]; format: string; io: CliIo; stateRoot: string }): number {
   const { instances, io } = options;
   if (options.format === "json") {
-    io.stdout(`${JSON.stringify({ instances: instances.map(({ swarmInstanceKey, agent, instanceKey, messages, updatedAt, dir }) => ({ swarm: swarmInstanceKey, agent, instanceKey, messages, updatedAt, dir })) }, null, 2)}\n`);
+    io.stdout(
+      `${JSON.stringify({ instances: instances.map(({ swarmInstanceKey, agent, instanceKey, messages, updatedAt, dir }) => ({ swarm: swarmInstanceKey, agent, instanceKey, messages, updatedAt, dir })) }, null, 2)}\n`,
+    );
     return EXIT.ok;
   }
   if (instances.length === 0) {
     io.stdout(`no instances under ${options.stateRoot}\n`);
     return EXIT.ok;
   }
-  const rows = [["SWARM", "AGENT", "INSTANCE", "MESSAGES", "UPDATED"], ...instances.map((item) => [item.swarmInstanceKey, item.agent, item.instanceKey, String(item.messages), item.updatedAt])];
+  const rows = [
+    ["SWARM", "AGENT", "INSTANCE", "MESSAGES", "UPDATED"],
+    ...instances.map((item) => [
+      item.swarmInstanceKey,
+      item.agent,
+      item.instanceKey,
+      String(item.messages),
+      item.updatedAt,
+    ]),
+  ];
   io.stdout(table(rows));
   return EXIT.ok;
 }
@@ -52,7 +72,9 @@ interface ApiInstanceRow {
 async function listThroughApi(options: { target: ApiTarget; format: string; io: CliIo }): Promise<number> {
   const { io } = options;
   const response = await callApi({ target: options.target, method: "GET", path: "/v1/instances" });
-  const body = response.body as { instances?: ApiInstanceRow[]; unanswered?: Array<{ node: string; status: string }> } | undefined;
+  const body = response.body as
+    | { instances?: ApiInstanceRow[]; unanswered?: Array<{ node: string; status: string }> }
+    | undefined;
   if (response.status !== 200 || !Array.isArray(body?.instances)) {
     const error = apiError(response.body);
     io.stderr(`goondan instance: ${error?.code ?? response.status}: ${error?.message ?? "unexpected answer"}\n`);
@@ -70,22 +92,58 @@ async function listThroughApi(options: { target: ApiTarget; format: string; io: 
   }
   const clustered = body.unanswered !== undefined || body.instances.some((row) => row.node !== undefined);
   const header = [...(clustered ? ["NODE"] : []), "AGENT", "INSTANCE", "STATUS", "MESSAGES", "UPDATED"];
-  const rows = body.instances.map((row) => [...(clustered ? [row.node ?? "-"] : []), row.agent, row.instanceKey, row.status, String(row.messages ?? 0), row.updatedAt === undefined ? "-" : new Date(row.updatedAt).toISOString()]);
+  const rows = body.instances.map((row) => [
+    ...(clustered ? [row.node ?? "-"] : []),
+    row.agent,
+    row.instanceKey,
+    row.status,
+    String(row.messages ?? 0),
+    row.updatedAt === undefined ? "-" : new Date(row.updatedAt).toISOString(),
+  ]);
   io.stdout(table([header, ...rows]));
   return EXIT.ok;
 }
 
 /** The one stored instance the arguments name, or why there is none (exit 1) or several (a usage error). */
-function stored(options: { instances: InstanceInStore[]; positionals: string[]; swarm: string | undefined; stateRoot: string; action: string; io: CliIo }): InstanceInStore | undefined {
+function stored(options: {
+  instances: InstanceInStore[];
+  positionals: string[];
+  swarm: string | undefined;
+  stateRoot: string;
+  action: string;
+  io: CliIo;
+}): InstanceInStore | undefined {
   const [agent, instanceKey] = options.positionals;
-  if (agent === undefined || instanceKey === undefined) throw new UsageError("E_USAGE_MISSING_ARGUMENT", `instance ${options.action} needs <agent> <instanceKey>`);
-  const matches = options.instances.filter((item) => item.agent === agent && item.instanceKey === instanceKey && (options.swarm === undefined || item.swarmInstanceKey === options.swarm));
-  if (matches.length > 1) throw new UsageError("E_USAGE_AMBIGUOUS", `${agent}/${instanceKey} exists in several swarms (${matches.map((item) => item.swarmInstanceKey).join(", ")}); pass --swarm`);
-  if (matches.length === 0) options.io.stderr(`goondan instance: no instance ${agent}/${instanceKey}${options.swarm ? ` in swarm ${options.swarm}` : ""} under ${options.stateRoot}\n`);
+  if (agent === undefined || instanceKey === undefined)
+    throw new UsageError("E_USAGE_MISSING_ARGUMENT", `instance ${options.action} needs <agent> <instanceKey>`);
+  const matches = options.instances.filter(
+    (item) =>
+      item.agent === agent &&
+      item.instanceKey === instanceKey &&
+      (options.swarm === undefined || item.swarmInstanceKey === options.swarm),
+  );
+  if (matches.length > 1)
+    throw new UsageError(
+      "E_USAGE_AMBIGUOUS",
+      `${agent}/${instanceKey} exists in several swarms (${matches.map((item) => item.swarmInstanceKey).join(", ")}); pass --swarm`,
+    );
+  if (matches.length === 0)
+    options.io.stderr(
+      `goondan instance: no instance ${agent}/${instanceKey}${options.swarm ? ` in swarm ${options.swarm}` : ""} under ${options.stateRoot}\n`,
+    );
   return matches[0];
 }
 
-type ChangeOptions = { instances: InstanceInStore[]; store: SqliteStore | undefined; positionals: string[]; swarm: string | undefined; target: ApiTarget; stateRoot: string; io: CliIo; keep: number };
+type ChangeOptions = {
+  instances: InstanceInStore[];
+  store: SqliteStore | undefined;
+  positionals: string[];
+  swarm: string | undefined;
+  target: ApiTarget;
+  stateRoot: string;
+  io: CliIo;
+  keep: number;
+};
 
 async function change(action: "delete" | "archive", options: ChangeOptions): Promise<number> {
   const { io } = options;
@@ -94,7 +152,9 @@ async function change(action: "delete" | "archive", options: ChangeOptions): Pro
   const { agent, instanceKey } = match;
   const mark = options.store.clusterNodeMark();
   if (mark !== undefined) {
-    io.stderr(`goondan instance: ${clusterRefusal({ action, agent, instanceKey, stateRoot: options.stateRoot, mark })}\n`);
+    io.stderr(
+      `goondan instance: ${clusterRefusal({ action, agent, instanceKey, stateRoot: options.stateRoot, mark })}\n`,
+    );
     return EXIT.failure;
   }
   const refusal = await refusalWhileLive({ stateRoot: options.stateRoot, target: options.target, agent, instanceKey });
@@ -105,14 +165,21 @@ async function change(action: "delete" | "archive", options: ChangeOptions): Pro
   const ref = { swarm: match.swarmInstanceKey, agent, instanceKey };
   if (action === "archive") {
     const result = await archiveConversation({ store: options.store, ref, dir: match.dir, keep: options.keep });
-    io.stdout(result.file === undefined ? `nothing to archive: ${match.swarmInstanceKey}/${agent}/${instanceKey} has ${result.kept} messages\n` : `archived ${result.archived} messages of ${match.swarmInstanceKey}/${agent}/${instanceKey} to ${result.file}; ${result.kept} kept\n`);
+    io.stdout(
+      result.file === undefined
+        ? `nothing to archive: ${match.swarmInstanceKey}/${agent}/${instanceKey} has ${result.kept} messages\n`
+        : `archived ${result.archived} messages of ${match.swarmInstanceKey}/${agent}/${instanceKey} to ${result.file}; ${result.kept} kept\n`,
+    );
     return EXIT.ok;
   }
   const waiting = await answerWaitingEvents({ store: options.store, ref });
   await options.store.deleteInstance(ref);
   rmSync(match.dir, { recursive: true, force: true });
   io.stdout(`deleted ${match.swarmInstanceKey}/${agent}/${instanceKey} (${match.dir})\n`);
-  if (waiting.answered + waiting.denied > 0) io.stdout(`answered ${waiting.answered} waiting event(s) INSTANCE_DELETED; denied ${waiting.denied} pending approval(s)\n`);
+  if (waiting.answered + waiting.denied > 0)
+    io.stdout(
+      `answered ${waiting.answered} waiting event(s) INSTANCE_DELETED; denied ${waiting.denied} pending approval(s)\n`,
+    );
   return EXIT.ok;
 }
 
@@ -120,7 +187,13 @@ async function change(action: "delete" | "archive", options: ChangeOptions): Pro
 const CLUSTER_STATE = "E_INSTANCE_CLUSTER_STATE";
 
 /** Why an instance of a cluster node's state root is not changed here: the cluster's state log would bring it back. */
-function clusterRefusal(options: { action: string; agent: string; instanceKey: string; stateRoot: string; mark: ClusterNodeMark }): string {
+function clusterRefusal(options: {
+  action: string;
+  agent: string;
+  instanceKey: string;
+  stateRoot: string;
+  mark: ClusterNodeMark;
+}): string {
   const { action, agent, instanceKey, mark } = options;
   return `${CLUSTER_STATE}: ${options.stateRoot} is the state root of cluster node ${mark.node} (swarm ${mark.swarm}, since ${mark.since}): ${agent}/${instanceKey}'s state lives in the cluster's JetStream state log, and the node that takes it next replays it from there, so a local ${action} would not last. Clear its conversation cluster-wide through a running node: ${clearCommand(agent, instanceKey)} --port N`;
 }
@@ -128,7 +201,8 @@ function clusterRefusal(options: { action: string; agent: string; instanceKey: s
 export const command: CliCommand = {
   name: "instance",
   summary: "list, archive or delete the instances kept under the state root",
-  usage: "goondan instance list [--format text|json] [--port N --host H] | goondan instance archive <agent> <instanceKey> [--keep N] [--swarm KEY] | goondan instance delete <agent> <instanceKey> [--swarm KEY]",
+  usage:
+    "goondan instance list [--format text|json] [--port N --host H] | goondan instance archive <agent> <instanceKey> [--keep N] [--swarm KEY] | goondan instance delete <agent> <instanceKey> [--swarm KEY]",
   maxPositionals: 3,
   flags: {
     "state-root": { type: "string", description: "state root (default GOONDAN_STATE_ROOT or ~/.goondan)" },
@@ -142,24 +216,51 @@ export const command: CliCommand = {
     const stateRoot = typeof flags["state-root"] === "string" ? flags["state-root"] : defaultStateRoot(io.env);
     const swarm = typeof flags.swarm === "string" ? flags.swarm : undefined;
     if (action === "list" && (flags.port !== undefined || flags.host !== undefined)) {
-      if (rest.length > 0) throw new UsageError("E_USAGE_EXTRA_ARGUMENT", `instance list takes no arguments, got ${JSON.stringify(rest[0])}`);
-      return listThroughApi({ target: apiTarget({ flags, env: io.env }), format: typeof flags.format === "string" ? flags.format : "text", io });
+      if (rest.length > 0)
+        throw new UsageError(
+          "E_USAGE_EXTRA_ARGUMENT",
+          `instance list takes no arguments, got ${JSON.stringify(rest[0])}`,
+        );
+      return listThroughApi({
+        target: apiTarget({ flags, env: io.env }),
+        format: typeof flags.format === "string" ? flags.format : "text",
+        io,
+      });
     }
     const store = openStateRootStore(stateRoot);
     try {
-      const instances = (await listStoredInstances({ stateRoot, store })).filter((item) => swarm === undefined || item.swarmInstanceKey === swarm);
+      const instances = (await listStoredInstances({ stateRoot, store })).filter(
+        (item) => swarm === undefined || item.swarmInstanceKey === swarm,
+      );
       if (action === "list") {
-        if (rest.length > 0) throw new UsageError("E_USAGE_EXTRA_ARGUMENT", `instance list takes no arguments, got ${JSON.stringify(rest[0])}`);
+        if (rest.length > 0)
+          throw new UsageError(
+            "E_USAGE_EXTRA_ARGUMENT",
+            `instance list takes no arguments, got ${JSON.stringify(rest[0])}`,
+          );
         return list({ instances, format: typeof flags.format === "string" ? flags.format : "text", io, stateRoot });
       }
       if (action === "delete" || action === "archive") {
         const keep = typeof flags.keep === "number" ? flags.keep : 20;
-        if (!Number.isInteger(keep) || keep < 0) throw new UsageError("E_USAGE_BAD_VALUE", `--keep expects a whole number of messages, got ${keep}`);
-        return await change(action, { instances, store, positionals: rest, swarm, target: apiTarget({ flags, env: io.env }), stateRoot, io, keep });
+        if (!Number.isInteger(keep) || keep < 0)
+          throw new UsageError("E_USAGE_BAD_VALUE", `--keep expects a whole number of messages, got ${keep}`);
+        return await change(action, {
+          instances,
+          store,
+          positionals: rest,
+          swarm,
+          target: apiTarget({ flags, env: io.env }),
+          stateRoot,
+          io,
+          keep,
+        });
       }
     } finally {
       await store?.close();
     }
-    throw new UsageError("E_USAGE_UNKNOWN_ACTION", `expected 'list', 'archive' or 'delete', got ${action === undefined ? "nothing" : JSON.stringify(action)}`);
+    throw new UsageError(
+      "E_USAGE_UNKNOWN_ACTION",
+      `expected 'list', 'archive' or 'delete', got ${action === undefined ? "nothing" : JSON.stringify(action)}`,
+    );
   },
 };

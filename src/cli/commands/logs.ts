@@ -14,28 +14,37 @@ import { openStateRootStore } from "../operator/state-root-store.ts";
 
 /** One runtime event as a line: `time [node] agent/instanceKey type key=value…` (the node on a cluster). */
 export function formatRuntimeEvent(record: Record<string, unknown>): string {
-  const parts = [String(record.at ?? "?"), ...(typeof record.node === "string" ? [record.node] : []), `${String(record.agent ?? "?")}/${String(record.instanceKey ?? "?")}`, String(record.type ?? "?")];
+  const parts = [
+    String(record.at ?? "?"),
+    ...(typeof record.node === "string" ? [record.node] : []),
+    `${String(record.agent ?? "?")}/${String(record.instanceKey ?? "?")}`,
+    String(record.type ?? "?"),
+  ];
   if (typeof record.turnId === "string") parts.push(`turn=${record.turnId}`);
   if (typeof record.stepIndex === "number") parts.push(`step=${record.stepIndex}`);
   if (typeof record.toolName === "string") parts.push(`tool=${record.toolName}`);
   const data = record.data as { extension?: unknown; hook?: unknown } | undefined;
-  if (typeof data?.extension === "string") parts.push(`extension=${data.extension}${typeof data.hook === "string" ? ` hook=${data.hook}` : ""}`);
+  if (typeof data?.extension === "string")
+    parts.push(`extension=${data.extension}${typeof data.hook === "string" ? ` hook=${data.hook}` : ""}`);
   if (typeof record.durationMs === "number") parts.push(`${Math.round(record.durationMs)}ms`);
   const usage = record.usage as { inputTokens?: number; outputTokens?: number } | undefined;
-  if (usage && typeof usage.inputTokens === "number") parts.push(`tokens=${usage.inputTokens}/${usage.outputTokens ?? 0}`);
+  if (usage && typeof usage.inputTokens === "number")
+    parts.push(`tokens=${usage.inputTokens}/${usage.outputTokens ?? 0}`);
   const error = record.error as { code?: string; message?: string } | undefined;
   if (error?.code) parts.push(`error=${error.code}${error.message ? ` ${JSON.stringify(error.message)}` : ""}`);
   return parts.join(" ");
 }
 
 function render(events: readonly Record<string, unknown>[], format: string, io: CliIo): void {
-  for (const record of events) io.stdout(`${format === "json" ? JSON.stringify(record) : formatRuntimeEvent(record)}\n`);
+  for (const record of events)
+    io.stdout(`${format === "json" ? JSON.stringify(record) : formatRuntimeEvent(record)}\n`);
 }
 
 export const command: CliCommand = {
   name: "logs",
   summary: "print the runtime events (turns, steps, tool calls) recorded under the state root",
-  usage: "goondan logs [--agent NAME] [--instance KEY] [--turn ID] [--trace ID] [--follow] [--state-root DIR | --port N --host H] [--format text|json]",
+  usage:
+    "goondan logs [--agent NAME] [--instance KEY] [--turn ID] [--trace ID] [--follow] [--state-root DIR | --port N --host H] [--format text|json]",
   maxPositionals: 0,
   flags: {
     agent: { type: "string", description: "only this agent's instances" },
@@ -45,8 +54,14 @@ export const command: CliCommand = {
     follow: { type: "boolean", description: "keep printing new events until Ctrl+C" },
     "state-root": { type: "string", description: "state root (default GOONDAN_STATE_ROOT or ~/.goondan)" },
     format: { type: "string", description: "text (default) or json lines", choices: ["text", "json"] },
-    host: { ...(API_FLAGS.host as NonNullable<typeof API_FLAGS.host>), description: "read through the HTTP API at this host (a cluster node: every node's events)" },
-    port: { ...(API_FLAGS.port as NonNullable<typeof API_FLAGS.port>), description: "read through the HTTP API on this port (a cluster node: every node's events)" },
+    host: {
+      ...(API_FLAGS.host as NonNullable<typeof API_FLAGS.host>),
+      description: "read through the HTTP API at this host (a cluster node: every node's events)",
+    },
+    port: {
+      ...(API_FLAGS.port as NonNullable<typeof API_FLAGS.port>),
+      description: "read through the HTTP API on this port (a cluster node: every node's events)",
+    },
   },
   async run({ flags, io }) {
     const filters: ApiEventFilters = {
@@ -57,14 +72,19 @@ export const command: CliCommand = {
     };
     const format = typeof flags.format === "string" ? flags.format : "text";
     const throughApi = flags.port !== undefined || flags.host !== undefined;
-    const source = throughApi ? apiSource({ flags, io, filters }) : storeSource(typeof flags["state-root"] === "string" ? flags["state-root"] : defaultStateRoot(io.env), filters);
+    const source = throughApi
+      ? apiSource({ flags, io, filters })
+      : storeSource(typeof flags["state-root"] === "string" ? flags["state-root"] : defaultStateRoot(io.env), filters);
     const poll = source.poll;
     // Oldest first across instances: each instance's events arrive in order, but two children's batches may not.
     const first = (await poll()).sort((a, b) => String(a.at ?? "").localeCompare(String(b.at ?? "")));
     render(first, format, io);
     if (!flags.follow) {
       source.close();
-      if (first.length === 0) io.stderr(`no runtime events${filters.agent ? ` for agent ${filters.agent}` : ""}${filters.instanceKey ? ` instance ${filters.instanceKey}` : ""} ${source.where}\n`);
+      if (first.length === 0)
+        io.stderr(
+          `no runtime events${filters.agent ? ` for agent ${filters.agent}` : ""}${filters.instanceKey ? ` instance ${filters.instanceKey}` : ""} ${source.where}\n`,
+        );
       return EXIT.ok;
     }
     return new Promise<number>((resolve) => {
@@ -74,7 +94,9 @@ export const command: CliCommand = {
         polling = true;
         void poll()
           .then((events) => render(events, format, io))
-          .catch((error: unknown) => io.stderr(`goondan logs: ${error instanceof Error ? error.message : String(error)}; trying again\n`))
+          .catch((error: unknown) =>
+            io.stderr(`goondan logs: ${error instanceof Error ? error.message : String(error)}; trying again\n`),
+          )
           .finally(() => (polling = false));
       }, 250);
       const stop = (code: number) => () => {
@@ -115,7 +137,11 @@ function storeSource(stateRoot: string, filters: ApiEventFilters): EventSource {
   };
 }
 
-function apiSource(options: { flags: Record<string, string | boolean | number | undefined>; io: CliIo; filters: ApiEventFilters }): EventSource {
+function apiSource(options: {
+  flags: Record<string, string | boolean | number | undefined>;
+  io: CliIo;
+  filters: ApiEventFilters;
+}): EventSource {
   const target = apiTarget({ flags: options.flags, env: options.io.env });
   let cursor = "0";
   let told: string | undefined;

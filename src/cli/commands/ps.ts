@@ -25,11 +25,21 @@ export const command: CliCommand = {
     const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}/v1/processes`;
     let response: Response;
     try {
-      response = await fetch(url, { headers: io.env.GOONDAN_API_TOKEN ? { authorization: `Bearer ${io.env.GOONDAN_API_TOKEN}` } : {} });
+      response = await fetch(url, {
+        headers: io.env.GOONDAN_API_TOKEN ? { authorization: `Bearer ${io.env.GOONDAN_API_TOKEN}` } : {},
+      });
     } catch (error) {
-      throw new SystemError("E_PS_UNREACHABLE", `no orchestrator answers at ${host}:${port} (${(error as Error).message})`, { suggestion: "start one with 'goondan run' or pass --port" });
+      throw new SystemError(
+        "E_PS_UNREACHABLE",
+        `no orchestrator answers at ${host}:${port} (${(error as Error).message})`,
+        { suggestion: "start one with 'goondan run' or pass --port" },
+      );
     }
-    const body = (await response.json().catch(() => ({}))) as { processes?: ProcessInfo[]; unanswered?: Array<{ node: string; status: string }>; error?: { code: string; message: string } };
+    const body = (await response.json().catch(() => ({}))) as {
+      processes?: ProcessInfo[];
+      unanswered?: Array<{ node: string; status: string }>;
+      error?: { code: string; message: string };
+    };
     if (!response.ok || !body.processes) {
       io.stderr(`goondan ps: ${body.error?.code ?? response.status}: ${body.error?.message ?? response.statusText}\n`);
       return EXIT.failure;
@@ -48,9 +58,37 @@ export const command: CliCommand = {
 export function formatTable(processes: readonly ProcessInfo[]): string {
   // A cluster's table says on which node each process runs.
   const clustered = processes.some((row) => row.node !== undefined);
-  const header = [...(clustered ? ["NODE"] : []), "KIND", "AGENT", "INSTANCE", "PID", "STATUS", "RESTARTS", "CRASHES", "QUEUED", "STARTED"];
-  const rows = processes.map((row) => [...(clustered ? [row.node ?? "-"] : []), row.kind, row.agent, row.instanceKey, row.pid === null ? "-" : String(row.pid), row.status, String(row.restarts), String(row.consecutiveCrashes), String(row.queued ?? 0), row.startedAt ?? "-"]);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ").trimEnd();
+  const header = [
+    ...(clustered ? ["NODE"] : []),
+    "KIND",
+    "AGENT",
+    "INSTANCE",
+    "PID",
+    "STATUS",
+    "RESTARTS",
+    "CRASHES",
+    "QUEUED",
+    "STARTED",
+  ];
+  const rows = processes.map((row) => [
+    ...(clustered ? [row.node ?? "-"] : []),
+    row.kind,
+    row.agent,
+    row.instanceKey,
+    row.pid === null ? "-" : String(row.pid),
+    row.status,
+    String(row.restarts),
+    String(row.consecutiveCrashes),
+    String(row.queued ?? 0),
+    row.startedAt ?? "-",
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join("  ")
+      .trimEnd();
   return `${[line(header), ...rows.map(line)].join("\n")}\n`;
 }

@@ -26,25 +26,42 @@ export const command: CliCommand = {
   maxPositionals: 0,
   flags: {
     agent: { type: "string", description: "restart only this agent's instances" },
-    instance: { type: "string", description: "with --agent: restart only this instanceKey; the agent's other instances keep running" },
-    fresh: { type: "boolean", description: "clear the restarted instances' conversations (with --instance, only that one)" },
+    instance: {
+      type: "string",
+      description: "with --agent: restart only this instanceKey; the agent's other instances keep running",
+    },
+    fresh: {
+      type: "boolean",
+      description: "clear the restarted instances' conversations (with --instance, only that one)",
+    },
     ...API_FLAGS,
   },
   async run({ flags, io }) {
     const agent = typeof flags.agent === "string" ? flags.agent : undefined;
     const instanceKey = typeof flags.instance === "string" ? flags.instance : undefined;
-    if (instanceKey !== undefined && agent === undefined) throw new UsageError("E_USAGE_INSTANCE_WITHOUT_AGENT", `--instance ${JSON.stringify(instanceKey)} needs --agent: an instance key belongs to one agent`);
-    if (instanceKey === "") throw new UsageError("E_USAGE_BAD_VALUE", "--instance expects a non-empty instanceKey, got \"\"");
+    if (instanceKey !== undefined && agent === undefined)
+      throw new UsageError(
+        "E_USAGE_INSTANCE_WITHOUT_AGENT",
+        `--instance ${JSON.stringify(instanceKey)} needs --agent: an instance key belongs to one agent`,
+      );
+    if (instanceKey === "")
+      throw new UsageError("E_USAGE_BAD_VALUE", '--instance expects a non-empty instanceKey, got ""');
     const fresh = flags.fresh === true;
     const target = apiTarget({ flags, env: io.env });
-    const body = { ...(agent ? { agent } : {}), ...(instanceKey !== undefined ? { instanceKey } : {}), ...(fresh ? { fresh: true } : {}) };
+    const body = {
+      ...(agent ? { agent } : {}),
+      ...(instanceKey !== undefined ? { instanceKey } : {}),
+      ...(fresh ? { fresh: true } : {}),
+    };
     const response = await callApi({ target, method: "POST", path: "/v1/restart", body });
     const answer = (response.body ?? {}) as RestartBody;
     if (response.status >= 200 && response.status < 300 && answer.accepted !== false) {
       io.stdout(`restart accepted: ${describe({ agent, instanceKey, fresh })}\n`);
       if (instanceKey !== undefined && answer.instance?.known === false) {
         const others = answer.instance.agentInstances ?? [];
-        io.stderr(`note: agent ${agent} has no instance ${instanceKey} running or stored, so there is nothing to restart or clear; its instances: ${others.length > 0 ? others.join(", ") : "none"}\n`);
+        io.stderr(
+          `note: agent ${agent} has no instance ${instanceKey} running or stored, so there is nothing to restart or clear; its instances: ${others.length > 0 ? others.join(", ") : "none"}\n`,
+        );
       }
       return EXIT.ok;
     }
@@ -66,6 +83,7 @@ export const command: CliCommand = {
 /** "all agents", "agent a with fresh conversations", "agent a instance k with a fresh conversation". */
 function describe(options: { agent: string | undefined; instanceKey: string | undefined; fresh: boolean }): string {
   if (options.agent === undefined) return `all agents${options.fresh ? " with fresh conversations" : ""}`;
-  if (options.instanceKey === undefined) return `agent ${options.agent}${options.fresh ? " with fresh conversations" : ""}`;
+  if (options.instanceKey === undefined)
+    return `agent ${options.agent}${options.fresh ? " with fresh conversations" : ""}`;
   return `agent ${options.agent} instance ${options.instanceKey}${options.fresh ? " with a fresh conversation" : ""}`;
 }

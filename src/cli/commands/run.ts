@@ -21,19 +21,30 @@ import { readClusterSettings } from "../../cluster/cluster-settings.ts";
 export const command: CliCommand = {
   name: "run",
   summary: "run the swarm in the foreground (the orchestrator daemon)",
-  usage: "goondan run [bundle] [--swarm NAME] [--watch] [--port N] [--host H] [--state-root DIR] [--input TEXT] [--record FILE] [--cluster nats://HOST:PORT [--node NAME]] [--verbose]",
+  usage:
+    "goondan run [bundle] [--swarm NAME] [--watch] [--port N] [--host H] [--state-root DIR] [--input TEXT] [--record FILE] [--cluster nats://HOST:PORT [--node NAME]] [--verbose]",
   maxPositionals: 1,
   flags: {
     swarm: { type: "string", description: "the Swarm to run (default: the bundle's only Swarm)" },
     port: { type: "number", description: "HTTP API port (default 8790; 0 picks a free port)" },
-    host: { type: "string", description: "HTTP API host (default 127.0.0.1; any other address needs GOONDAN_API_TOKEN)" },
+    host: {
+      type: "string",
+      description: "HTTP API host (default 127.0.0.1; any other address needs GOONDAN_API_TOKEN)",
+    },
     "state-root": { type: "string", description: "state directory (default GOONDAN_STATE_ROOT or ~/.goondan)" },
     input: { type: "string", description: "send one event to the entry agent, print the reply and exit" },
     record: { type: "string", description: "record the model replies of every agent into this cassette (JSONL)" },
     watch: { type: "boolean", description: "reload changed agents when goondan.yaml, prompts or entry files change" },
-    cluster: { type: "string", description: "run as one node of a cluster over this NATS server (default GOONDAN_CLUSTER_URL; none: one host)" },
+    cluster: {
+      type: "string",
+      description: "run as one node of a cluster over this NATS server (default GOONDAN_CLUSTER_URL; none: one host)",
+    },
     node: { type: "string", description: "this node's name in the cluster (default GOONDAN_NODE or the host name)" },
-    verbose: { type: "boolean", description: "with --input or a terminal chat, print every log line on stderr instead of only warnings and errors (the rest go to <state root>/logs/goondan.log)" },
+    verbose: {
+      type: "boolean",
+      description:
+        "with --input or a terminal chat, print every log line on stderr instead of only warnings and errors (the rest go to <state root>/logs/goondan.log)",
+    },
   },
   async run({ flags, positionals, io }) {
     const target = resolve(io.cwd, positionals[0] ?? ".");
@@ -51,11 +62,21 @@ export const command: CliCommand = {
     }
     const input = typeof flags.input === "string" ? flags.input : undefined;
     // Checked before anything starts: a bad URL or node name is a usage error naming the flag or variable.
-    const cluster = readClusterSettings({ ...(typeof flags.cluster === "string" ? { url: flags.cluster } : {}), ...(typeof flags.node === "string" ? { node: flags.node } : {}), env: io.env });
-    const stateRoot = typeof flags["state-root"] === "string" ? resolve(io.cwd, flags["state-root"]) : defaultStateRoot(io.env);
+    const cluster = readClusterSettings({
+      ...(typeof flags.cluster === "string" ? { url: flags.cluster } : {}),
+      ...(typeof flags.node === "string" ? { node: flags.node } : {}),
+      env: io.env,
+    });
+    const stateRoot =
+      typeof flags["state-root"] === "string" ? resolve(io.cwd, flags["state-root"]) : defaultStateRoot(io.env);
     // stdout holds only the reply with --input, and is the chat with a cli Connection: logs stay out of it.
-    const logs = runLogging({ stateRoot, chat: input !== undefined || usesTerminal({ bundle, swarm }), verbose: flags.verbose === true });
-    if (logs.runLog) io.stderr(`goondan: logs go to ${logs.runLog.path} (warnings and errors show here; --verbose shows all)\n`);
+    const logs = runLogging({
+      stateRoot,
+      chat: input !== undefined || usesTerminal({ bundle, swarm }),
+      verbose: flags.verbose === true,
+    });
+    if (logs.runLog)
+      io.stderr(`goondan: logs go to ${logs.runLog.path} (warnings and errors show here; --verbose shows all)\n`);
     const logger = createLogger("orchestrator", { destination: logs.destination });
     // Who may use the API (GOONDAN_API_TOKEN, _ALLOWED_ORIGINS, _ALLOWED_HOSTS), checked before the daemon starts.
     const access = apiAccessFromEnv(io.env);
@@ -68,7 +89,9 @@ export const command: CliCommand = {
       env: io.env,
       logger,
       output: logs.childOutput,
-      ...(typeof flags.record === "string" ? { record: isAbsolute(flags.record) ? flags.record : resolve(io.cwd, flags.record) } : {}),
+      ...(typeof flags.record === "string"
+        ? { record: isAbsolute(flags.record) ? flags.record : resolve(io.cwd, flags.record) }
+        : {}),
       ...(input !== undefined ? { input, streamReply: process.stdout.isTTY === true } : {}),
       http: { host, port: typeof flags.port === "number" ? flags.port : 8790, ...access },
       watch: flags.watch === true,

@@ -22,27 +22,39 @@ export const command: CliCommand = {
   usage: "goondan validate [bundle] [--format text|json] [--static] [--probe-mcp]",
   flags: {
     format: { type: "string", description: "output format (default text)", choices: ["text", "json"] },
-    static: { type: "boolean", description: "run none of the bundle's code: skip importing Tool modules (their handlers go unchecked)" },
-    "probe-mcp": { type: "boolean", description: "also start each MCP server of the mcp extension once, list its tools, and stop it (needs the env vars its config reads)" },
+    static: {
+      type: "boolean",
+      description: "run none of the bundle's code: skip importing Tool modules (their handlers go unchecked)",
+    },
+    "probe-mcp": {
+      type: "boolean",
+      description:
+        "also start each MCP server of the mcp extension once, list its tools, and stop it (needs the env vars its config reads)",
+    },
   },
   maxPositionals: 1,
   async run({ flags, positionals, io }) {
     const target = resolve(io.cwd, positionals[0] ?? ".");
     const staticOnly = flags.static === true;
     const result = await loadBundle(target, { env: io.env, checkModules: !staticOnly });
-    const probe = flags["probe-mcp"] === true && result.bundle ? await probeMcp({ bundle: result.bundle, env: io.env }) : undefined;
+    const probe =
+      flags["probe-mcp"] === true && result.bundle ? await probeMcp({ bundle: result.bundle, env: io.env }) : undefined;
     if (probe) {
       result.errors.push(...probe.errors);
       result.warnings.push(...probe.warnings);
       result.valid = result.errors.length === 0;
     }
     if (flags.format === "json") {
-      io.stdout(`${JSON.stringify({ valid: result.valid, errors: result.errors, warnings: result.warnings, ...(probe ? { mcp: probe.servers } : {}) }, null, 2)}\n`);
+      io.stdout(
+        `${JSON.stringify({ valid: result.valid, errors: result.errors, warnings: result.warnings, ...(probe ? { mcp: probe.servers } : {}) }, null, 2)}\n`,
+      );
     } else {
       for (const server of probe?.servers ?? []) io.stdout(`${formatServerReport(server)}\n`);
       for (const issue of [...result.errors, ...result.warnings]) io.stdout(`${formatIssue(issue)}\n`);
       const counts = `${plural(result.errors.length, "error")}, ${plural(result.warnings.length, "warning")}`;
-      io.stdout(`${result.valid ? "valid" : "invalid"}: ${target} (${counts})${staticOnly ? "; Tool modules not loaded (--static)" : ""}\n`);
+      io.stdout(
+        `${result.valid ? "valid" : "invalid"}: ${target} (${counts})${staticOnly ? "; Tool modules not loaded (--static)" : ""}\n`,
+      );
     }
     return result.valid ? EXIT.ok : EXIT.configInvalid;
   },

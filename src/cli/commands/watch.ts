@@ -20,7 +20,11 @@ export interface WatchNotice {
  * The `data:` of each `event: runtime` block of an SSE text, as they complete, and of each `event: cluster` block
  * (`notices`); the rest of the text is kept for the next call.
  */
-export function takeRuntimeEvents(buffer: string): { events: Record<string, unknown>[]; notices: WatchNotice[]; rest: string } {
+export function takeRuntimeEvents(buffer: string): {
+  events: Record<string, unknown>[];
+  notices: WatchNotice[];
+  rest: string;
+} {
   const events: Record<string, unknown>[] = [];
   const notices: WatchNotice[] = [];
   let rest = buffer;
@@ -30,7 +34,11 @@ export function takeRuntimeEvents(buffer: string): { events: Record<string, unkn
     rest = rest.slice(end + 2);
     const kind = /^event: (runtime|cluster)$/m.exec(block)?.[1];
     if (kind === undefined) continue;
-    const data = block.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n");
+    const data = block
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => line.slice(6))
+      .join("\n");
     try {
       const parsed = JSON.parse(data) as Record<string, unknown>;
       if (kind === "runtime") events.push(parsed);
@@ -58,7 +66,12 @@ export const command: CliCommand = {
   async run({ flags, io }) {
     const target = apiTarget({ flags, env: io.env });
     const query = new URLSearchParams();
-    for (const [flag, name] of [["agent", "agent"], ["instance", "instanceKey"], ["type", "type"], ["trace", "traceId"]] as const) {
+    for (const [flag, name] of [
+      ["agent", "agent"],
+      ["instance", "instanceKey"],
+      ["type", "type"],
+      ["trace", "traceId"],
+    ] as const) {
       if (typeof flags[flag] === "string") query.set(name, flags[flag]);
     }
     const abort = new AbortController();
@@ -71,10 +84,20 @@ export const command: CliCommand = {
     try {
       let response: Response;
       try {
-        response = await fetch(`${target.baseUrl}/v1/watch${query.size > 0 ? `?${query}` : ""}`, { headers: { accept: "text/event-stream", ...(target.token ? { authorization: `Bearer ${target.token}` } : {}) }, signal: abort.signal });
+        response = await fetch(`${target.baseUrl}/v1/watch${query.size > 0 ? `?${query}` : ""}`, {
+          headers: {
+            accept: "text/event-stream",
+            ...(target.token ? { authorization: `Bearer ${target.token}` } : {}),
+          },
+          signal: abort.signal,
+        });
       } catch (error) {
         if (abort.signal.aborted) return stoppedWith;
-        throw new SystemError("E_API_UNREACHABLE", `no goondan orchestrator answers at ${target.baseUrl} (${error instanceof Error ? error.message : String(error)})`, { suggestion: "start it with 'goondan run', or pass --port/--host of the running one" });
+        throw new SystemError(
+          "E_API_UNREACHABLE",
+          `no goondan orchestrator answers at ${target.baseUrl} (${error instanceof Error ? error.message : String(error)})`,
+          { suggestion: "start it with 'goondan run', or pass --port/--host of the running one" },
+        );
       }
       if (!response.ok || response.body === null) {
         const body = (await response.json().catch(() => undefined)) as unknown;
@@ -89,10 +112,14 @@ export const command: CliCommand = {
           const taken = takeRuntimeEvents(buffer + decoder.decode(chunk, { stream: true }));
           buffer = taken.rest;
           for (const notice of taken.notices) {
-            const said = unansweredNotice(notice.unanswered, notice.replay === true ? "their stored events are" : "their live events are");
+            const said = unansweredNotice(
+              notice.unanswered,
+              notice.replay === true ? "their stored events are" : "their live events are",
+            );
             if (said !== undefined) io.stderr(`goondan watch: ${said}\n`);
           }
-          for (const event of taken.events) io.stdout(`${flags.json === true ? JSON.stringify(event) : formatRuntimeEvent(event)}\n`);
+          for (const event of taken.events)
+            io.stdout(`${flags.json === true ? JSON.stringify(event) : formatRuntimeEvent(event)}\n`);
         }
       } catch (error) {
         if (!abort.signal.aborted) throw error;

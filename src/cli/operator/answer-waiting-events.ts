@@ -16,7 +16,11 @@ export interface AnsweredWaiting {
   denied: number;
 }
 
-export async function answerWaitingEvents(options: { store: Store; ref: InstanceRef; now?: number }): Promise<AnsweredWaiting> {
+export async function answerWaitingEvents(options: {
+  store: Store;
+  ref: InstanceRef;
+  now?: number;
+}): Promise<AnsweredWaiting> {
   const { store, ref } = options;
   const now = options.now ?? Date.now();
   const ours = (agent: string, instanceKey: string) => agent === ref.agent && instanceKey === ref.instanceKey;
@@ -25,7 +29,12 @@ export async function answerWaitingEvents(options: { store: Store; ref: Instance
   // Deciding an event's last pending approval makes it unanswered again: it is answered below with the rest.
   for (const approval of await store.approvals({ swarm: ref.swarm, pending: true })) {
     if (!ours(approval.agent, approval.instanceKey)) continue;
-    const decided = await store.decideApproval(ref.swarm, approval.id, { decision: "deny", reason, decidedAt: now, decidedBy: "goondan" });
+    const decided = await store.decideApproval(ref.swarm, approval.id, {
+      decision: "deny",
+      reason,
+      decidedAt: now,
+      decidedBy: "goondan",
+    });
     if (decided.type === "decided") denied += 1;
   }
   let answered = 0;
@@ -33,7 +42,11 @@ export async function answerWaitingEvents(options: { store: Store; ref: Instance
     const { event } = record;
     if (!ours(event.agent, event.instanceKey)) continue;
     const error = { code: "INSTANCE_DELETED", message: `${reason} before it answered event ${event.id}` };
-    await store.answer(ref.swarm, event.id, failedOutcome({ agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, error }));
+    await store.answer(
+      ref.swarm,
+      event.id,
+      failedOutcome({ agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, error }),
+    );
     answered += 1;
   }
   return { answered, denied };

@@ -16,11 +16,18 @@ export interface ApiTarget {
   token?: string;
 }
 
-export function apiTarget(options: { flags: Record<string, string | boolean | number | undefined>; env: Record<string, string | undefined> }): ApiTarget {
+export function apiTarget(options: {
+  flags: Record<string, string | boolean | number | undefined>;
+  env: Record<string, string | undefined>;
+}): ApiTarget {
   const { flags, env } = options;
   const host = typeof flags.host === "string" ? flags.host : "127.0.0.1";
-  const rawPort = typeof flags.port === "number" ? flags.port : Number(env.GOONDAN_PORT && env.GOONDAN_PORT.trim() !== "" ? env.GOONDAN_PORT : 8790);
-  if (!Number.isInteger(rawPort) || rawPort <= 0 || rawPort > 65535) throw new UsageError("E_USAGE_BAD_VALUE", `--port expects a port number 1-65535, got ${rawPort}`);
+  const rawPort =
+    typeof flags.port === "number"
+      ? flags.port
+      : Number(env.GOONDAN_PORT && env.GOONDAN_PORT.trim() !== "" ? env.GOONDAN_PORT : 8790);
+  if (!Number.isInteger(rawPort) || rawPort <= 0 || rawPort > 65535)
+    throw new UsageError("E_USAGE_BAD_VALUE", `--port expects a port number 1-65535, got ${rawPort}`);
   const token = env.GOONDAN_API_TOKEN;
   return { baseUrl: `http://${host.includes(":") ? `[${host}]` : host}:${rawPort}`, ...(token ? { token } : {}) };
 }
@@ -30,7 +37,13 @@ export interface ApiResponse {
   body: unknown;
 }
 
-export async function callApi(options: { target: ApiTarget; method: "GET" | "POST" | "DELETE"; path: string; body?: unknown; timeoutMs?: number }): Promise<ApiResponse> {
+export async function callApi(options: {
+  target: ApiTarget;
+  method: "GET" | "POST" | "DELETE";
+  path: string;
+  body?: unknown;
+  timeoutMs?: number;
+}): Promise<ApiResponse> {
   const { target } = options;
   const headers: Record<string, string> = { accept: "application/json" };
   if (options.body !== undefined) headers["content-type"] = "application/json";
@@ -44,9 +57,13 @@ export async function callApi(options: { target: ApiTarget; method: "GET" | "POS
       signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
     });
   } catch (error) {
-    throw new SystemError("E_API_UNREACHABLE", `no goondan orchestrator answers at ${target.baseUrl} (${error instanceof Error ? error.message : String(error)})`, {
-      suggestion: "start it with 'goondan run', or pass --port/--host of the running one",
-    });
+    throw new SystemError(
+      "E_API_UNREACHABLE",
+      `no goondan orchestrator answers at ${target.baseUrl} (${error instanceof Error ? error.message : String(error)})`,
+      {
+        suggestion: "start it with 'goondan run', or pass --port/--host of the running one",
+      },
+    );
   }
   const text = await response.text();
   let body: unknown = text;
@@ -61,12 +78,16 @@ export async function callApi(options: { target: ApiTarget; method: "GET" | "POS
 /** `{error: {code, message}}` from an API error body, when it has one. */
 export function apiError(body: unknown): { code: string; message: string } | undefined {
   const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-  if (error && typeof error.code === "string") return { code: error.code, message: typeof error.message === "string" ? error.message : "" };
+  if (error && typeof error.code === "string")
+    return { code: error.code, message: typeof error.message === "string" ? error.message : "" };
   return undefined;
 }
 
 /** A cluster read's missing nodes as a line: `nodes n3 (timeout), n4 (no_responders) did not answer: <what> missing`; undefined when none is missing. */
-export function unansweredNotice(unanswered: ReadonlyArray<{ node: string; status: string }>, what: string): string | undefined {
+export function unansweredNotice(
+  unanswered: ReadonlyArray<{ node: string; status: string }>,
+  what: string,
+): string | undefined {
   if (unanswered.length === 0) return undefined;
   return `node${unanswered.length > 1 ? "s" : ""} ${unanswered.map((item) => `${item.node} (${item.status})`).join(", ")} did not answer: ${what} missing`;
 }

@@ -23,15 +23,24 @@ export interface ApiEventPage {
 }
 
 /** Reads the page after `cursor` (`0`: from the start). Throws the API's error (its code kept) when it refuses. */
-export async function apiRuntimeEvents(options: { target: ApiTarget; filters: ApiEventFilters; cursor: string }): Promise<ApiEventPage> {
+export async function apiRuntimeEvents(options: {
+  target: ApiTarget;
+  filters: ApiEventFilters;
+  cursor: string;
+}): Promise<ApiEventPage> {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(options.filters)) if (typeof value === "string") query.set(name, value);
   query.set("after", options.cursor);
   const response = await callApi({ target: options.target, method: "GET", path: `/v1/runtime-events?${query}` });
-  const body = response.body as { events?: unknown; cursor?: unknown; unanswered?: unknown; more?: unknown } | undefined;
+  const body = response.body as
+    | { events?: unknown; cursor?: unknown; unanswered?: unknown; more?: unknown }
+    | undefined;
   if (response.status !== 200 || !Array.isArray(body?.events)) {
     const error = apiError(response.body);
-    throw new SystemError(error?.code ?? "E_INTERNAL", `GET /v1/runtime-events answered ${response.status}${error ? ` ${error.code}: ${error.message}` : ""}`);
+    throw new SystemError(
+      error?.code ?? "E_INTERNAL",
+      `GET /v1/runtime-events answered ${response.status}${error ? ` ${error.code}: ${error.message}` : ""}`,
+    );
   }
   return {
     events: body.events as Record<string, unknown>[],

@@ -16,13 +16,21 @@ export function archiveCut(messages: readonly Message[], keep: number): number {
   return cut;
 }
 
-export async function archiveConversation(options: { store: Store; ref: InstanceRef; dir: string; keep: number; now?: Date }): Promise<{ archived: number; kept: number; file?: string }> {
+export async function archiveConversation(options: {
+  store: Store;
+  ref: InstanceRef;
+  dir: string;
+  keep: number;
+  now?: Date;
+}): Promise<{ archived: number; kept: number; file?: string }> {
   const { messages } = await options.store.instanceState(options.ref);
   const cut = archiveCut(messages, options.keep);
   if (cut === 0) return { archived: 0, kept: messages.length };
   const archived = messages.slice(0, cut);
   const file = join(options.dir, "archive", `${(options.now ?? new Date()).toISOString().replace(/[:.]/g, "-")}.jsonl`);
   writeJsonlAtomic(file, archived);
-  await options.store.commit(options.ref, { changes: archived.map((message) => ({ type: "remove" as const, targetId: message.id })) });
+  await options.store.commit(options.ref, {
+    changes: archived.map((message) => ({ type: "remove" as const, targetId: message.id })),
+  });
   return { archived: archived.length, kept: messages.length - cut, file };
 }

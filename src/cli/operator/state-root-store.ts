@@ -25,12 +25,20 @@ export function openStateRootStore(stateRoot: string): SqliteStore | undefined {
   return existsSync(file) ? new SqliteStore(file, { existing: true }) : undefined;
 }
 
-export async function listStoredInstances(options: { stateRoot: string; store: SqliteStore | undefined }): Promise<InstanceInStore[]> {
+export async function listStoredInstances(options: {
+  stateRoot: string;
+  store: SqliteStore | undefined;
+}): Promise<InstanceInStore[]> {
   return ((await options.store?.instances()) ?? []).map((row) => ({
     swarmInstanceKey: row.swarm,
     agent: row.agent,
     instanceKey: row.instanceKey,
-    dir: instancePaths({ stateRoot: options.stateRoot, swarmInstanceKey: row.swarm, agent: row.agent, instanceKey: row.instanceKey }).root,
+    dir: instancePaths({
+      stateRoot: options.stateRoot,
+      swarmInstanceKey: row.swarm,
+      agent: row.agent,
+      instanceKey: row.instanceKey,
+    }).root,
     messages: row.messages,
     updatedAt: new Date(row.updatedAt).toISOString(),
   }));

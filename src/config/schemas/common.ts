@@ -35,16 +35,22 @@ const objectRef: JsonSchema = {
 
 const refItem: JsonSchema = {
   title: TITLES.objectRef,
-  description: 'A list item referring to a resource: an ObjectRef, or {ref: ObjectRef}.',
+  description: "A list item referring to a resource: an ObjectRef, or {ref: ObjectRef}.",
   anyOf: [
     { $ref: "#/definitions/objectRef" },
-    { type: "object", required: ["ref"], additionalProperties: false, properties: { ref: { $ref: "#/definitions/objectRef" } } },
+    {
+      type: "object",
+      required: ["ref"],
+      additionalProperties: false,
+      properties: { ref: { $ref: "#/definitions/objectRef" } },
+    },
   ],
 };
 
 const extensionItem: JsonSchema = {
   title: TITLES.objectRef,
-  description: "An Extension used by an Agent: an ObjectRef, or {ref, config?} where config is merged over Extension.spec.config.",
+  description:
+    "An Extension used by an Agent: an ObjectRef, or {ref, config?} where config is merged over Extension.spec.config.",
   anyOf: [
     { $ref: "#/definitions/objectRef" },
     {
@@ -58,9 +64,14 @@ const extensionItem: JsonSchema = {
 
 const valueSource: JsonSchema = {
   title: TITLES.valueSource,
-  description: "A value: {value}, {valueFrom: {env: NAME}} or {valueFrom: {secretRef: {ref: \"Secret/x\", key}}}.",
+  description: 'A value: {value}, {valueFrom: {env: NAME}} or {valueFrom: {secretRef: {ref: "Secret/x", key}}}.',
   anyOf: [
-    { type: "object", required: ["value"], additionalProperties: false, properties: { value: { type: ["string", "number", "boolean"] } } },
+    {
+      type: "object",
+      required: ["value"],
+      additionalProperties: false,
+      properties: { value: { type: ["string", "number", "boolean"] } },
+    },
     {
       type: "object",
       required: ["valueFrom"],
@@ -68,7 +79,12 @@ const valueSource: JsonSchema = {
       properties: {
         valueFrom: {
           anyOf: [
-            { type: "object", required: ["env"], additionalProperties: false, properties: { env: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$" } } },
+            {
+              type: "object",
+              required: ["env"],
+              additionalProperties: false,
+              properties: { env: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$" } },
+            },
             {
               type: "object",
               required: ["secretRef"],
@@ -78,7 +94,10 @@ const valueSource: JsonSchema = {
                   type: "object",
                   required: ["ref", "key"],
                   additionalProperties: false,
-                  properties: { ref: { type: "string", pattern: "^Secret/[^/]+$" }, key: { type: "string", minLength: 1 } },
+                  properties: {
+                    ref: { type: "string", pattern: "^Secret/[^/]+$" },
+                    key: { type: "string", minLength: 1 },
+                  },
                 },
               },
             },
@@ -110,7 +129,12 @@ export const nonEmptyString: JsonSchema = { type: "string", minLength: 1 };
 export const freeObject: JsonSchema = { type: "object" };
 
 /** The schema of one document of `kind` (without `definitions`; see withDefinitions). */
-export function envelope(options: { kind: Kind; spec: JsonSchema; specRequired?: boolean; description: string }): JsonSchema {
+export function envelope(options: {
+  kind: Kind;
+  spec: JsonSchema;
+  specRequired?: boolean;
+  description: string;
+}): JsonSchema {
   return {
     type: "object",
     description: options.description,

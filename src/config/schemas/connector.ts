@@ -19,10 +19,20 @@ export const connectorSchema = envelope({
           additionalProperties: false,
           properties: {
             name: nonEmptyString,
-            aliases: { type: "array", items: nonEmptyString, description: "Older names an ingress rule may still match this event by." },
-            nameFromConfig: { ...nonEmptyString, description: "A Connection `config` key whose value, when set, is the event's name instead of `name`." },
+            aliases: {
+              type: "array",
+              items: nonEmptyString,
+              description: "Older names an ingress rule may still match this event by.",
+            },
+            nameFromConfig: {
+              ...nonEmptyString,
+              description: "A Connection `config` key whose value, when set, is the event's name instead of `name`.",
+            },
             description: { type: "string" },
-            properties: { type: "object", additionalProperties: { type: "object", required: ["type"], properties: { type: nonEmptyString } } },
+            properties: {
+              type: "object",
+              additionalProperties: { type: "object", required: ["type"], properties: { type: nonEmptyString } },
+            },
           },
         },
       },

@@ -10,7 +10,7 @@ import { nonEmptyString, positiveInteger, ref, type JsonSchema } from "./common.
 export const MCP_EXTENSION_NAME = "mcp";
 
 const stringOrValueSource: JsonSchema = {
-  title: "a string or a ValueSource ({value}, {valueFrom: {env}} or {valueFrom: {secretRef: {ref: \"Secret/x\", key}}})",
+  title: 'a string or a ValueSource ({value}, {valueFrom: {env}} or {valueFrom: {secretRef: {ref: "Secret/x", key}}})',
   anyOf: [{ type: "string" }, ref("valueSource")],
 };
 
@@ -21,13 +21,32 @@ const server: JsonSchema = {
   properties: {
     command: { ...nonEmptyString, description: "stdio: the program to run (found on PATH), e.g. npx." },
     args: { type: "array", items: { type: "string" }, description: "stdio: its arguments." },
-    env: { type: "object", additionalProperties: stringOrValueSource, description: "stdio: extra environment variables (PATH, HOME and the like are passed; the agent's keys never are)." },
-    cwd: { ...nonEmptyString, description: "stdio: working directory, relative to the bundle (default the bundle directory)." },
-    url: { type: "string", pattern: "^https?://", description: "Streamable HTTP: the server's endpoint, e.g. http://127.0.0.1:3001/mcp." },
-    headers: { type: "object", additionalProperties: stringOrValueSource, description: "Streamable HTTP: request headers, e.g. Authorization." },
+    env: {
+      type: "object",
+      additionalProperties: stringOrValueSource,
+      description:
+        "stdio: extra environment variables (PATH, HOME and the like are passed; the agent's keys never are).",
+    },
+    cwd: {
+      ...nonEmptyString,
+      description: "stdio: working directory, relative to the bundle (default the bundle directory).",
+    },
+    url: {
+      type: "string",
+      pattern: "^https?://",
+      description: "Streamable HTTP: the server's endpoint, e.g. http://127.0.0.1:3001/mcp.",
+    },
+    headers: {
+      type: "object",
+      additionalProperties: stringOrValueSource,
+      description: "Streamable HTTP: request headers, e.g. Authorization.",
+    },
     tools: { type: "array", items: nonEmptyString, description: "Only these of the server's tools (default all)." },
     timeoutMs: { ...positiveInteger, description: "Deadline of one tool call (default 60000)." },
-    connectTimeoutMs: { ...positiveInteger, description: "Deadline of starting the server and listing its tools (default 10000)." },
+    connectTimeoutMs: {
+      ...positiveInteger,
+      description: "Deadline of starting the server and listing its tools (default 10000).",
+    },
   },
 };
 
@@ -36,6 +55,11 @@ export const mcpConfigSchema: JsonSchema = {
   required: ["servers"],
   additionalProperties: false,
   properties: {
-    servers: { type: "object", minProperties: 1, additionalProperties: server, description: "The MCP servers, by name; the name prefixes each tool (<server>__<tool>)." },
+    servers: {
+      type: "object",
+      minProperties: 1,
+      additionalProperties: server,
+      description: "The MCP servers, by name; the name prefixes each tool (<server>__<tool>).",
+    },
   },
 };

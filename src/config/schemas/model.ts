@@ -20,7 +20,10 @@ export const modelSchema = envelope({
     allOf: [
       {
         if: { properties: { provider: { const: "replay" } }, required: ["provider"] },
-        then: { required: ["options"], properties: { options: { type: "object", required: ["cassette"], properties: { cassette: nonEmptyString } } } },
+        then: {
+          required: ["options"],
+          properties: { options: { type: "object", required: ["cassette"], properties: { cassette: nonEmptyString } } },
+        },
       },
       {
         if: { properties: { provider: { const: "openai-compatible" } }, required: ["provider"] },

@@ -18,7 +18,12 @@ export const packageSchema = envelope({
           title: TITLES.dependency,
           anyOf: [
             nonEmptyString,
-            { type: "object", required: ["name"], additionalProperties: false, properties: { name: nonEmptyString, version: { type: "string" } } },
+            {
+              type: "object",
+              required: ["name"],
+              additionalProperties: false,
+              properties: { name: nonEmptyString, version: { type: "string" } },
+            },
           ],
         },
       },

@@ -12,8 +12,22 @@ export const toolApprovalConfigSchema: JsonSchema = {
   required: ["tools"],
   additionalProperties: false,
   properties: {
-    tools: { type: "array", minItems: 1, items: { ...nonEmptyString, pattern: "^[A-Za-z0-9_*?-]+$" }, description: "Tool names or globs (* any characters, ? one) whose calls wait for a person's decision, e.g. bash__exec, files__*." },
-    timeoutSeconds: { type: "number", exclusiveMinimum: 0, description: "Past this without a decision the call is answered E_TOOL_APPROVAL_TIMEOUT (default: no deadline)." },
-    approvers: { type: "array", items: nonEmptyString, description: "Only these may decide (the decision's approver); default: anyone who may use the API." },
+    tools: {
+      type: "array",
+      minItems: 1,
+      items: { ...nonEmptyString, pattern: "^[A-Za-z0-9_*?-]+$" },
+      description:
+        "Tool names or globs (* any characters, ? one) whose calls wait for a person's decision, e.g. bash__exec, files__*.",
+    },
+    timeoutSeconds: {
+      type: "number",
+      exclusiveMinimum: 0,
+      description: "Past this without a decision the call is answered E_TOOL_APPROVAL_TIMEOUT (default: no deadline).",
+    },
+    approvers: {
+      type: "array",
+      items: nonEmptyString,
+      description: "Only these may decide (the decision's approver); default: anyone who may use the API.",
+    },
   },
 };

@@ -27,7 +27,10 @@ interface Waiting {
 export interface ConnectorContextHost {
   context: ConnectorContext;
   /** Feed `connector_ack` / `connector_progress` / `connector_reply` messages from the parent. */
-  handle<K extends "connector_ack" | "connector_progress" | "connector_reply">(type: K, payload: ParentToChild[K]): void;
+  handle<K extends "connector_ack" | "connector_progress" | "connector_reply">(
+    type: K,
+    payload: ParentToChild[K],
+  ): void;
   /** Feed `connector_approval_result` messages from the parent. */
   handleApproval(payload: ParentToChild["connector_approval_result"]): void;
   /** Aborts the signal and runs shutdown handlers; fails every event still waiting. */
@@ -51,21 +54,41 @@ export function createConnectorContext(options: CreateConnectorContextOptions): 
 
   const submit = (event: ConnectorEvent, wantsReply: boolean, onProgress?: ConnectorRequestOptions["onProgress"]) =>
     new Promise<{ eventId: string } | ConnectorReply>((resolve, reject) => {
-      if (controller.signal.aborted) return reject(new ConnectorEmitError("E_CONNECTOR_STOPPED", "the connector is shutting down"));
+      if (controller.signal.aborted)
+        return reject(new ConnectorEmitError("E_CONNECTOR_STOPPED", "the connector is shutting down"));
       const requestId = `c${++sequence}`;
-      waiting.set(requestId, { wantsReply, accept: resolve, reply: resolve, fail: reject, ...(onProgress ? { onProgress } : {}) });
-      options.send({ requestId, event: event as unknown as JsonValue, wantsReply, ...(onProgress ? { wantsProgress: true } : {}) });
+      waiting.set(requestId, {
+        wantsReply,
+        accept: resolve,
+        reply: resolve,
+        fail: reject,
+        ...(onProgress ? { onProgress } : {}),
+      });
+      options.send({
+        requestId,
+        event: event as unknown as JsonValue,
+        wantsReply,
+        ...(onProgress ? { wantsProgress: true } : {}),
+      });
     });
 
-  const approvalWaiters = new Map<string, { resolve: (payload: ParentToChild["connector_approval_result"]) => void; reject: (error: Error) => void }>();
+  const approvalWaiters = new Map<
+    string,
+    { resolve: (payload: ParentToChild["connector_approval_result"]) => void; reject: (error: Error) => void }
+  >();
   const askApproval = (request: Omit<ChildToParent["connector_approval"], "requestId">) =>
     new Promise<ParentToChild["connector_approval_result"]>((resolve, reject) => {
-      if (controller.signal.aborted || options.sendApproval === undefined) return reject(new ConnectorEmitError("E_CONNECTOR_STOPPED", "the connector is shutting down"));
+      if (controller.signal.aborted || options.sendApproval === undefined)
+        return reject(new ConnectorEmitError("E_CONNECTOR_STOPPED", "the connector is shutting down"));
       const requestId = `a${++sequence}`;
       approvalWaiters.set(requestId, { resolve, reject });
       options.sendApproval({ requestId, ...request });
     }).then((answer) => {
-      if (answer.error !== undefined || answer.approval === undefined) throw new ConnectorEmitError(answer.error?.code ?? "E_APPROVAL_FAILED", answer.error?.message ?? "no approval in the answer");
+      if (answer.error !== undefined || answer.approval === undefined)
+        throw new ConnectorEmitError(
+          answer.error?.code ?? "E_APPROVAL_FAILED",
+          answer.error?.message ?? "no approval in the answer",
+        );
       return { approval: answer.approval, ...(answer.outcome === undefined ? {} : { outcome: answer.outcome }) };
     });
 
@@ -82,7 +105,13 @@ export function createConnectorContext(options: CreateConnectorContextOptions): 
     },
     ...(options.sendApproval === undefined
       ? {}
-      : { approvals: { get: async (id: string) => (await askApproval({ id })).approval, decide: (id: string, decision: { decision: "approve" | "deny"; reason?: string }) => askApproval({ id, ...decision }) } }),
+      : {
+          approvals: {
+            get: async (id: string) => (await askApproval({ id })).approval,
+            decide: (id: string, decision: { decision: "approve" | "deny"; reason?: string }) =>
+              askApproval({ id, ...decision }),
+          },
+        }),
   };
 
   return {
@@ -102,7 +131,12 @@ export function createConnectorContext(options: CreateConnectorContextOptions): 
         const ack = payload as ParentToChild["connector_ack"];
         if (!ack.accepted) {
           waiting.delete(ack.requestId);
-          entry.fail(new ConnectorEmitError(ack.error?.code ?? "E_CONNECTOR_REFUSED", ack.error?.message ?? "the orchestrator refused the event"));
+          entry.fail(
+            new ConnectorEmitError(
+              ack.error?.code ?? "E_CONNECTOR_REFUSED",
+              ack.error?.message ?? "the orchestrator refused the event",
+            ),
+          );
         } else if (!entry.wantsReply) {
           waiting.delete(ack.requestId);
           entry.accept({ eventId: ack.eventId ?? "" });
@@ -120,9 +154,11 @@ export function createConnectorContext(options: CreateConnectorContextOptions): 
     },
     async shutdown(reason) {
       if (!controller.signal.aborted) controller.abort(new Error(reason));
-      for (const waiter of approvalWaiters.values()) waiter.reject(new ConnectorEmitError("E_CONNECTOR_STOPPED", `the connector is shutting down (${reason})`));
+      for (const waiter of approvalWaiters.values())
+        waiter.reject(new ConnectorEmitError("E_CONNECTOR_STOPPED", `the connector is shutting down (${reason})`));
       approvalWaiters.clear();
-      for (const entry of waiting.values()) entry.fail(new ConnectorEmitError("E_CONNECTOR_STOPPED", `the connector is shutting down (${reason})`));
+      for (const entry of waiting.values())
+        entry.fail(new ConnectorEmitError("E_CONNECTOR_STOPPED", `the connector is shutting down (${reason})`));
       waiting.clear();
       for (const handler of shutdownHandlers.splice(0)) {
         try {

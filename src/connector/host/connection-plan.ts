@@ -8,10 +8,22 @@ import { ConfigError } from "../../shared/errors.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import { resolveEntry, resolveRef, swarmConnections } from "../../config/resolve.ts";
 import { isValueSource, resolveValueSource, valueSourceEnvName, type Env } from "../../config/value-source.ts";
-import { BUILTIN_PACKAGE, type Bundle, type ConnectionResource, type ObjectRef, type SwarmResource, type ValueSource } from "../../config/types.ts";
+import {
+  BUILTIN_PACKAGE,
+  type Bundle,
+  type ConnectionResource,
+  type ObjectRef,
+  type SwarmResource,
+  type ValueSource,
+} from "../../config/types.ts";
 import type { ConnectorRunSpec } from "./connector-supervisor.ts";
 
-function resolveValue(options: { connection: ConnectionResource; field: string; source: ValueSource; env: Env }): string {
+function resolveValue(options: {
+  connection: ConnectionResource;
+  field: string;
+  source: ValueSource;
+  env: Env;
+}): string {
   const value = resolveValueSource(options.source, options.env);
   if (value !== undefined) return value;
   throw new ConfigError(
@@ -27,7 +39,9 @@ export function connectorRunSpecs(options: { bundle: Bundle; swarm: SwarmResourc
     const connector = resolveRef(bundle, connection.spec.connectorRef as ObjectRef & { kind: "Connector" });
     const config: JsonObject = {};
     for (const [key, value] of Object.entries(connection.spec.config ?? {})) {
-      config[key] = isValueSource(value) ? resolveValue({ connection, field: `spec.config.${key}`, source: value, env }) : (value as JsonValue);
+      config[key] = isValueSource(value)
+        ? resolveValue({ connection, field: `spec.config.${key}`, source: value, env })
+        : (value as JsonValue);
     }
     const secrets: Record<string, string> = {};
     for (const [key, source] of Object.entries(connection.spec.secrets ?? {})) {

@@ -22,16 +22,26 @@ export async function handleConnectorApproval(options: {
   const { requestId } = payload;
   const fail = (code: string, message: string) => send({ requestId, error: { code, message } });
   if (approvals === undefined) return fail("E_APPROVALS_UNAVAILABLE", "this orchestrator keeps no approvals");
-  if (typeof payload.id !== "string" || !/^[A-Za-z0-9_-]{1,200}$/.test(payload.id)) return fail("E_CONNECTOR_EVENT_INVALID", "expected an approval id");
+  if (typeof payload.id !== "string" || !/^[A-Za-z0-9_-]{1,200}$/.test(payload.id))
+    return fail("E_CONNECTOR_EVENT_INVALID", "expected an approval id");
   try {
     if (payload.decision === undefined) {
       const approval = await approvals.get(payload.id);
-      return approval === undefined ? fail("E_APPROVAL_NOT_FOUND", `no approval ${payload.id}`) : send({ requestId, approval });
+      return approval === undefined
+        ? fail("E_APPROVAL_NOT_FOUND", `no approval ${payload.id}`)
+        : send({ requestId, approval });
     }
-    if (payload.decision !== "approve" && payload.decision !== "deny") return fail("E_CONNECTOR_EVENT_INVALID", 'expected the decision "approve" or "deny"');
-    const reason = typeof payload.reason === "string" && payload.reason !== "" ? payload.reason.slice(0, 1000) : undefined;
-    const decided = await approvals.decide({ id: payload.id, decision: payload.decision, ...(reason === undefined ? {} : { reason }) });
-    if (decided.type !== "decided" || decided.approval === undefined) return fail(REFUSALS[decided.type] ?? "E_APPROVAL_DECIDED", `approval ${payload.id}: ${decided.type}`);
+    if (payload.decision !== "approve" && payload.decision !== "deny")
+      return fail("E_CONNECTOR_EVENT_INVALID", 'expected the decision "approve" or "deny"');
+    const reason =
+      typeof payload.reason === "string" && payload.reason !== "" ? payload.reason.slice(0, 1000) : undefined;
+    const decided = await approvals.decide({
+      id: payload.id,
+      decision: payload.decision,
+      ...(reason === undefined ? {} : { reason }),
+    });
+    if (decided.type !== "decided" || decided.approval === undefined)
+      return fail(REFUSALS[decided.type] ?? "E_APPROVAL_DECIDED", `approval ${payload.id}: ${decided.type}`);
     const outcome = decided.outcome === undefined ? undefined : await decided.outcome;
     send({ requestId, approval: decided.approval, ...(outcome === undefined ? {} : { outcome }) });
   } catch (error) {

@@ -21,12 +21,22 @@ export interface ConnectorEventOptions {
 
 export async function handleConnectorEvent(options: ConnectorEventOptions): Promise<void> {
   const { spec, payload, send } = options;
-  const refuse = (code: string, message: string) => send("connector_ack", { requestId: payload.requestId, accepted: false, error: { code, message } });
+  const refuse = (code: string, message: string) =>
+    send("connector_ack", { requestId: payload.requestId, accepted: false, error: { code, message } });
   const parsed = parseConnectorEvent(payload.event);
   if ("error" in parsed) return void refuse("E_CONNECTOR_EVENT_INVALID", parsed.error);
   const event = parsed.event;
-  const route = routeEvent({ event, rules: spec.rules, entryAgent: spec.entryAgent, swarmInstanceKey: spec.swarmInstanceKey });
-  if (!route) return void refuse("E_CONNECTOR_NO_ROUTE", `no ingress rule of Connection/${spec.connection} matches event ${JSON.stringify(event.name)}`);
+  const route = routeEvent({
+    event,
+    rules: spec.rules,
+    entryAgent: spec.entryAgent,
+    swarmInstanceKey: spec.swarmInstanceKey,
+  });
+  if (!route)
+    return void refuse(
+      "E_CONNECTOR_NO_ROUTE",
+      `no ingress rule of Connection/${spec.connection} matches event ${JSON.stringify(event.name)}`,
+    );
   let accepted: Awaited<ReturnType<ConnectorIngest>>;
   try {
     accepted = await options.ingest({
@@ -35,9 +45,17 @@ export async function handleConnectorEvent(options: ConnectorEventOptions): Prom
       instanceKey: route.instanceKey,
       input: eventInputText(event),
       type: `connector.${event.name}`,
-      metadata: { connector: spec.connector, connection: spec.connection, event: event.name, properties: event.properties, message: event.message },
+      metadata: {
+        connector: spec.connector,
+        connection: spec.connection,
+        event: event.name,
+        properties: event.properties,
+        message: event.message,
+      },
       wantsReply: payload.wantsReply,
-      ...(payload.wantsProgress === true ? { onProgress: (progress) => send("connector_progress", { requestId: payload.requestId, progress }) } : {}),
+      ...(payload.wantsProgress === true
+        ? { onProgress: (progress) => send("connector_progress", { requestId: payload.requestId, progress }) }
+        : {}),
     });
   } catch (error) {
     const described = describe(error);
@@ -49,7 +67,8 @@ export async function handleConnectorEvent(options: ConnectorEventOptions): Prom
 }
 
 async function replyOf(accepted: Awaited<ReturnType<ConnectorIngest>>): Promise<TurnOutcome> {
-  const failed = (code: string, message: string) => failedOutcome({ agent: "", instanceKey: "", eventId: accepted.eventId, error: { code, message } });
+  const failed = (code: string, message: string) =>
+    failedOutcome({ agent: "", instanceKey: "", eventId: accepted.eventId, error: { code, message } });
   if (!accepted.reply) return failed("E_CONNECTOR_NO_REPLY", "the orchestrator gave no reply for this event");
   try {
     return await accepted.reply;

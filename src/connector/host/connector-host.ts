@@ -56,7 +56,8 @@ export async function startConnectors(options: ConnectorHostOptions): Promise<Co
   });
   const gracePeriodMs = () => options.policy().shutdown.gracePeriodSeconds * 1000;
   let current = options.bundle;
-  const specsFor = (bundle: Bundle) => connectorRunSpecs({ bundle, swarm: selectSwarm(bundle, options.swarm), env: options.env });
+  const specsFor = (bundle: Bundle) =>
+    connectorRunSpecs({ bundle, swarm: selectSwarm(bundle, options.swarm), env: options.env });
 
   for (const spec of specsFor(current)) await supervisor.start(spec);
 
@@ -72,7 +73,12 @@ export async function startConnectors(options: ConnectorHostOptions): Promise<Co
       const changed = new Set([...diffBundles({ previous: current, next: bundle }).connections, ...connections]);
       current = bundle;
       const wanted = new Set(specs.map((spec) => spec.connection));
-      await Promise.all(supervisor.connections().filter((name) => !wanted.has(name)).map((name) => supervisor.stop(name, { gracePeriodMs: gracePeriodMs() })));
+      await Promise.all(
+        supervisor
+          .connections()
+          .filter((name) => !wanted.has(name))
+          .map((name) => supervisor.stop(name, { gracePeriodMs: gracePeriodMs() })),
+      );
       const running = new Set(supervisor.connections());
       for (const spec of specs) {
         if (!running.has(spec.connection) || changed.has(spec.connection)) await supervisor.start(spec);

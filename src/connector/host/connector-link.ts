@@ -52,7 +52,12 @@ export class ConnectorLink {
     const address = `connector:${spec.connection}`;
     this.logger = options.logger.child({ connection: spec.connection });
     this.supervisor = new Supervisor({
-      spec: { address, spawnRequest: () => this.spawnRequest(address), readyMessage: "connector_ready", stableAfterMs: options.stableAfterMs },
+      spec: {
+        address,
+        spawnRequest: () => this.spawnRequest(address),
+        readyMessage: "connector_ready",
+        stableAfterMs: options.stableAfterMs,
+      },
       spawner: options.spawner,
       clock: options.clock,
       logger: this.logger,
@@ -107,9 +112,18 @@ export class ConnectorLink {
 
   private onMessage(child: ChildProcess, message: ChildMessage): void {
     if (message.type === "connector_event") {
-      void handleConnectorEvent({ spec: this.spec, payload: message.payload, ingest: this.options.ingest, send: (type, payload) => void child.send(type, payload) });
+      void handleConnectorEvent({
+        spec: this.spec,
+        payload: message.payload,
+        ingest: this.options.ingest,
+        send: (type, payload) => void child.send(type, payload),
+      });
     } else if (message.type === "connector_approval") {
-      void handleConnectorApproval({ payload: message.payload, approvals: this.options.approvals, send: (payload) => void child.send("connector_approval_result", payload) });
+      void handleConnectorApproval({
+        payload: message.payload,
+        approvals: this.options.approvals,
+        send: (payload) => void child.send("connector_approval_result", payload),
+      });
     } else if (message.type === "fatal") {
       this.logger.error({ code: message.payload.code, message: message.payload.message }, "connector failed to start");
     }

@@ -40,8 +40,14 @@ export interface ConnectorIngestRequest {
 export interface ConnectorApprovals {
   get(id: string): Promise<Approval | undefined>;
   /** `missing`, `already` or `forbidden` refuse; `outcome` settles with the resumed turn's end when this was its last decision. */
-  decide(request: { id: string; decision: "approve" | "deny"; reason?: string }): Promise<{ type: string; approval?: Approval; outcome?: Promise<TurnOutcome> }>;
+  decide(request: {
+    id: string;
+    decision: "approve" | "deny";
+    reason?: string;
+  }): Promise<{ type: string; approval?: Approval; outcome?: Promise<TurnOutcome> }>;
 }
 
 /** Hands an event to the orchestrator; resolves once it is durably accepted (rejects with a coded error if refused). */
-export type ConnectorIngest = (request: ConnectorIngestRequest) => Promise<{ eventId: string; reply?: Promise<TurnOutcome> }>;
+export type ConnectorIngest = (
+  request: ConnectorIngestRequest,
+) => Promise<{ eventId: string; reply?: Promise<TurnOutcome> }>;

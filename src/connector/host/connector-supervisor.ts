@@ -68,7 +68,13 @@ export class ConnectorSupervisor {
   /** Swaps a running connector's routing (rules, entry agent) without restarting its process. */
   updateRouting(spec: Pick<ConnectorRunSpec, "connection" | "rules" | "entryAgent" | "swarmInstanceKey">): void {
     const link = this.links.get(spec.connection);
-    if (link) link.spec = { ...link.spec, rules: spec.rules, entryAgent: spec.entryAgent, swarmInstanceKey: spec.swarmInstanceKey };
+    if (link)
+      link.spec = {
+        ...link.spec,
+        rules: spec.rules,
+        entryAgent: spec.entryAgent,
+        swarmInstanceKey: spec.swarmInstanceKey,
+      };
   }
 
   list(): ConnectorProcessInfo[] {

@@ -35,12 +35,17 @@ export function ruleMatches(rule: IngressRule, event: ConnectorEvent): boolean {
 /** Routes an event, or returns undefined when rules exist and none matches (the event is dropped). */
 export function routeEvent(options: RouteEventOptions): IngressRoute | undefined {
   const { event, rules, entryAgent, swarmInstanceKey } = options;
-  if (rules.length === 0) return { agent: entryAgent, instanceKey: event.instanceKey ?? swarmInstanceKey, ruleIndex: -1 };
+  if (rules.length === 0)
+    return { agent: entryAgent, instanceKey: event.instanceKey ?? swarmInstanceKey, ruleIndex: -1 };
   const ruleIndex = rules.findIndex((rule) => ruleMatches(rule, event));
   const rule = rules[ruleIndex];
   if (rule === undefined) return undefined;
   const route = rule.route ?? {};
-  return { agent: route.agentRef?.name ?? entryAgent, instanceKey: routeInstanceKey(route, event) ?? swarmInstanceKey, ruleIndex };
+  return {
+    agent: route.agentRef?.name ?? entryAgent,
+    instanceKey: routeInstanceKey(route, event) ?? swarmInstanceKey,
+    ruleIndex,
+  };
 }
 
 function routeInstanceKey(route: IngressRule["route"], event: ConnectorEvent): string | undefined {

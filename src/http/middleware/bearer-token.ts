@@ -15,13 +15,20 @@ const digest = (value: string): Buffer => createHash("sha256").update(value).dig
 export function bearerToken(options: { token?: string; open: readonly string[] }): MiddlewareHandler<ApiEnv> {
   const { token } = options;
   const expected = token ? digest(token) : undefined;
-  const isOpen = (path: string): boolean => options.open.some((open) => (open.endsWith("*") ? path.startsWith(open.slice(0, -1)) : path === open));
+  const isOpen = (path: string): boolean =>
+    options.open.some((open) => (open.endsWith("*") ? path.startsWith(open.slice(0, -1)) : path === open));
   return async function bearerToken(c, next) {
     if (expected && !isOpen(c.req.path)) {
       const header = c.req.header("authorization") ?? "";
       const presented = header.startsWith("Bearer ") ? header.slice(7) : "";
       if (!(timingSafeEqual(digest(presented), expected) && presented.length > 0)) {
-        throw new ApiError({ status: 401, code: "E_API_UNAUTHORIZED", message: "missing or wrong bearer token", suggestion: "send Authorization: Bearer $GOONDAN_API_TOKEN", headers: { "www-authenticate": "Bearer" } });
+        throw new ApiError({
+          status: 401,
+          code: "E_API_UNAUTHORIZED",
+          message: "missing or wrong bearer token",
+          suggestion: "send Authorization: Bearer $GOONDAN_API_TOKEN",
+          headers: { "www-authenticate": "Bearer" },
+        });
       }
     }
     await next();

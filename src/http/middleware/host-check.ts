@@ -29,7 +29,11 @@ export function hostCheck(options: { boundHost: string; allowedHosts?: readonly 
   const bound = hostnameOf(options.boundHost) ?? options.boundHost.toLowerCase();
   const wildcard = isWildcardHost(options.boundHost);
   const allowed = (name: string): boolean =>
-    listed.has("*") || listed.has(name) || name === "localhost" || name === bound || (isIpLiteral(name) && (wildcard || isLoopbackHost(name)));
+    listed.has("*") ||
+    listed.has(name) ||
+    name === "localhost" ||
+    name === bound ||
+    (isIpLiteral(name) && (wildcard || isLoopbackHost(name)));
   return async function hostCheck(c, next) {
     const host = requestHost(c);
     const name = host === undefined ? undefined : hostnameOf(host);
@@ -37,7 +41,10 @@ export function hostCheck(options: { boundHost: string; allowedHosts?: readonly 
       throw new ApiError({
         status: 403,
         code: "E_API_HOST_FORBIDDEN",
-        message: host === undefined ? "a request without a Host header is not served" : `Host ${JSON.stringify(host.slice(0, 100))} is not a name this API answers to`,
+        message:
+          host === undefined
+            ? "a request without a Host header is not served"
+            : `Host ${JSON.stringify(host.slice(0, 100))} is not a name this API answers to`,
         suggestion: "reach the API by its address or localhost, or list the name in GOONDAN_API_ALLOWED_HOSTS",
       });
     }

@@ -15,17 +15,29 @@ import type { ApiEnv } from "../api-env.ts";
 const JSON_MEDIA_TYPE = /^application\/([a-z0-9.!#$&^_-]+\+)?json$/;
 
 const unsupported = (found: string): ApiError =>
-  new ApiError({ status: 415, code: "E_API_UNSUPPORTED_MEDIA_TYPE", message: `expected a body of type application/json, got ${found}`, suggestion: "send the body as JSON with Content-Type: application/json" });
+  new ApiError({
+    status: 415,
+    code: "E_API_UNSUPPORTED_MEDIA_TYPE",
+    message: `expected a body of type application/json, got ${found}`,
+    suggestion: "send the body as JSON with Content-Type: application/json",
+  });
 
 /** Whether a Content-Type names UTF-8 JSON (`application/json; charset=utf-8` is; `text/plain` is not). */
 export function isJsonContentType(type: string): boolean {
   const [media = "", ...parameters] = type.split(";").map((part) => part.trim().toLowerCase());
   if (!JSON_MEDIA_TYPE.test(media)) return false;
-  const charset = parameters.find((parameter) => parameter.startsWith("charset="))?.slice("charset=".length).replaceAll('"', "");
+  const charset = parameters
+    .find((parameter) => parameter.startsWith("charset="))
+    ?.slice("charset=".length)
+    .replaceAll('"', "");
   return charset === undefined || charset === "utf-8" || charset === "utf8";
 }
 
-export function jsonBody(options: { maxBytes: number; check: (value: unknown) => unknown; optional?: boolean }): MiddlewareHandler<ApiEnv> {
+export function jsonBody(options: {
+  maxBytes: number;
+  check: (value: unknown) => unknown;
+  optional?: boolean;
+}): MiddlewareHandler<ApiEnv> {
   const contentType: MiddlewareHandler<ApiEnv> = async (c, next) => {
     const type = c.req.header("content-type");
     if (type !== undefined && !isJsonContentType(type)) throw unsupported(JSON.stringify(type.slice(0, 100)));
@@ -34,23 +46,43 @@ export function jsonBody(options: { maxBytes: number; check: (value: unknown) =>
   const limit = bodyLimit({
     maxSize: options.maxBytes,
     onError: () => {
-      throw new ApiError({ status: 413, code: "E_API_BODY_TOO_LARGE", message: `body exceeds the ${options.maxBytes}-byte limit`, suggestion: "send a smaller body" });
+      throw new ApiError({
+        status: 413,
+        code: "E_API_BODY_TOO_LARGE",
+        message: `body exceeds the ${options.maxBytes}-byte limit`,
+        suggestion: "send a smaller body",
+      });
     },
   });
   const parse: MiddlewareHandler<ApiEnv> = async (c, next) => {
     const text = await c.req.text();
-    if (text.trim() !== "" && c.req.header("content-type") === undefined) throw unsupported("a body without a Content-Type");
+    if (text.trim() !== "" && c.req.header("content-type") === undefined)
+      throw unsupported("a body without a Content-Type");
     let value: unknown = {};
     if (text.trim() === "") {
-      if (!options.optional) throw new ApiError({ status: 400, code: "E_API_BAD_JSON", message: "expected a JSON object body, got an empty body" });
+      if (!options.optional)
+        throw new ApiError({
+          status: 400,
+          code: "E_API_BAD_JSON",
+          message: "expected a JSON object body, got an empty body",
+        });
     } else {
       try {
         value = JSON.parse(text);
       } catch (error) {
-        throw new ApiError({ status: 400, code: "E_API_BAD_JSON", message: `body is not valid JSON: ${(error as Error).message}` });
+        throw new ApiError({
+          status: 400,
+          code: "E_API_BAD_JSON",
+          message: `body is not valid JSON: ${(error as Error).message}`,
+        });
       }
     }
-    if (!isJsonObject(value)) throw new ApiError({ status: 400, code: "E_API_BAD_JSON", message: `expected a JSON object body, got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}` });
+    if (!isJsonObject(value))
+      throw new ApiError({
+        status: 400,
+        code: "E_API_BAD_JSON",
+        message: `expected a JSON object body, got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}`,
+      });
     c.set("body", options.check(value));
     await next();
   };

@@ -13,7 +13,12 @@ import type { ApiEnv } from "../api-env.ts";
 import { requestHost } from "./host-check.ts";
 
 const forbidden = (message: string): ApiError =>
-  new ApiError({ status: 403, code: "E_API_ORIGIN_FORBIDDEN", message, suggestion: "call the API from a program, or list the page's origin in GOONDAN_API_ALLOWED_ORIGINS" });
+  new ApiError({
+    status: 403,
+    code: "E_API_ORIGIN_FORBIDDEN",
+    message,
+    suggestion: "call the API from a program, or list the page's origin in GOONDAN_API_ALLOWED_ORIGINS",
+  });
 
 /**
  * Whether a page from `origin` was served at the request's own Host (which the host check let through). The
@@ -29,7 +34,13 @@ function sameHost(origin: string, host: string): boolean {
 
 export function originCheck(options: { allowedOrigins?: readonly string[] }): MiddlewareHandler<ApiEnv> {
   const listed = new Set(options.allowedOrigins ?? []);
-  const withCors = cors({ origin: (origin) => (listed.has(origin) ? origin : null), allowMethods: ["GET", "POST"], allowHeaders: ["authorization", "content-type"], exposeHeaders: ["x-goondan-event-id"], maxAge: 600 });
+  const withCors = cors({
+    origin: (origin) => (listed.has(origin) ? origin : null),
+    allowMethods: ["GET", "POST"],
+    allowHeaders: ["authorization", "content-type"],
+    exposeHeaders: ["x-goondan-event-id"],
+    maxAge: 600,
+  });
   return async function originCheck(c, next) {
     const origin = c.req.header("origin");
     if (origin !== undefined && listed.has(origin)) return withCors(c, next);
@@ -37,7 +48,8 @@ export function originCheck(options: { allowedOrigins?: readonly string[] }): Mi
     if (origin !== undefined && !sameHost(origin, requestHost(c) ?? "")) {
       throw forbidden(`a page from origin ${JSON.stringify(origin.slice(0, 100))} may not call this API`);
     }
-    if (site === "cross-site" || site === "same-site") throw forbidden(`a page on another site (Sec-Fetch-Site: ${site}) may not call this API`);
+    if (site === "cross-site" || site === "same-site")
+      throw forbidden(`a page on another site (Sec-Fetch-Site: ${site}) may not call this API`);
     await next();
   };
 }

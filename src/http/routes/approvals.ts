@@ -31,7 +31,12 @@ const decideQuery = noQuery(DECIDE);
 const decidePath = requestSchema<{ id: string }>({
   route: DECIDE,
   part: "path",
-  schema: { type: "object", required: ["id"], additionalProperties: false, properties: { id: { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_-]+$" } } },
+  schema: {
+    type: "object",
+    required: ["id"],
+    additionalProperties: false,
+    properties: { id: { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_-]+$" } },
+  },
 });
 const decideBody = requestSchema<DecideBody>({
   route: DECIDE,
@@ -65,34 +70,71 @@ export function approvalView(approval: Approval): JsonObject {
     turnId: approval.turnId,
     ...(decision === undefined
       ? {}
-      : { decision: decision.decision, decidedAt: new Date(decision.decidedAt).toISOString(), ...(decision.reason === undefined ? {} : { reason: decision.reason }), ...(decision.decidedBy === undefined ? {} : { decidedBy: decision.decidedBy }) }),
+      : {
+          decision: decision.decision,
+          decidedAt: new Date(decision.decidedAt).toISOString(),
+          ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+          ...(decision.decidedBy === undefined ? {} : { decidedBy: decision.decidedBy }),
+        }),
   };
 }
 
 function desk(backend: ApiBackend): NonNullable<ApiBackend["approvals"]> {
-  if (backend.approvals === undefined) throw new ApiError({ status: 501, code: "E_APPROVALS_UNAVAILABLE", message: "this orchestrator keeps no approvals" });
+  if (backend.approvals === undefined)
+    throw new ApiError({
+      status: 501,
+      code: "E_APPROVALS_UNAVAILABLE",
+      message: "this orchestrator keeps no approvals",
+    });
   return backend.approvals;
 }
 
 export function approvalRoutes(options: { backend: ApiBackend; maxBodyBytes: number }): Hono<ApiEnv> {
   const { backend } = options;
   return new Hono<ApiEnv>()
-    .get("/v1/approvals", listQuery, async (c) => c.json({ approvals: (await desk(backend).pending()).map(approvalView) }))
-    .post("/v1/approvals/:id", decideQuery, validator("param", (value) => decidePath(value)), jsonBody({ maxBytes: options.maxBodyBytes, check: decideBody }), async (c) => {
-      const { id } = c.req.valid("param");
-      const body = c.var.body as DecideBody;
-      const answer = await desk(backend).decide({ id, decision: body.decision, ...(body.reason === undefined ? {} : { reason: body.reason }), ...(body.approver === undefined ? {} : { approver: body.approver }), ...(body.wait === true ? { wait: true } : {}) });
-      switch (answer.type) {
-        case "decided":
-          if (answer.outcome === undefined) return c.json({ approval: approvalView(answer.approval) });
-          c.env.keepOpen();
-          return c.json({ approval: approvalView(answer.approval), outcome: await answer.outcome });
-        case "missing":
-          throw new ApiError({ status: 404, code: "E_APPROVAL_NOT_FOUND", message: `no approval ${JSON.stringify(id)}; GET /v1/approvals lists the pending ones` });
-        case "already":
-          throw new ApiError({ status: 409, code: "E_APPROVAL_DECIDED", message: `approval ${id} was decided already (${answer.approval.decision?.decision ?? "?"}); a decision is applied once`, extra: { approval: approvalView(answer.approval) } });
-        case "forbidden":
-          throw new ApiError({ status: 403, code: "E_APPROVAL_FORBIDDEN", message: `approval ${id} may be decided only by ${(answer.approval.approvers ?? []).join(", ")}; pass one of them as approver` });
-      }
-    });
+    .get("/v1/approvals", listQuery, async (c) =>
+      c.json({ approvals: (await desk(backend).pending()).map(approvalView) }),
+    )
+    .post(
+      "/v1/approvals/:id",
+      decideQuery,
+      validator("param", (value) => decidePath(value)),
+      jsonBody({ maxBytes: options.maxBodyBytes, check: decideBody }),
+      async (c) => {
+        const { id } = c.req.valid("param");
+        const body = c.var.body as DecideBody;
+        const answer = await desk(backend).decide({
+          id,
+          decision: body.decision,
+          ...(body.reason === undefined ? {} : { reason: body.reason }),
+          ...(body.approver === undefined ? {} : { approver: body.approver }),
+          ...(body.wait === true ? { wait: true } : {}),
+        });
+        switch (answer.type) {
+          case "decided":
+            if (answer.outcome === undefined) return c.json({ approval: approvalView(answer.approval) });
+            c.env.keepOpen();
+            return c.json({ approval: approvalView(answer.approval), outcome: await answer.outcome });
+          case "missing":
+            throw new ApiError({
+              status: 404,
+              code: "E_APPROVAL_NOT_FOUND",
+              message: `no approval ${JSON.stringify(id)}; GET /v1/approvals lists the pending ones`,
+            });
+          case "already":
+            throw new ApiError({
+              status: 409,
+              code: "E_APPROVAL_DECIDED",
+              message: `approval ${id} was decided already (${answer.approval.decision?.decision ?? "?"}); a decision is applied once`,
+              extra: { approval: approvalView(answer.approval) },
+            });
+          case "forbidden":
+            throw new ApiError({
+              status: 403,
+              code: "E_APPROVAL_FORBIDDEN",
+              message: `approval ${id} may be decided only by ${(answer.approval.approvers ?? []).join(", ")}; pass one of them as approver`,
+            });
+        }
+      },
+    );
 }

@@ -63,10 +63,21 @@ async function awaitOutcome(submitted: Submitted, timeoutMs: number): Promise<Tu
   const outcome = await Promise.race([submitted.outcome, timedOut]);
   clearTimeout(timer);
   if (!outcome) {
-    return new ApiError({ status: 504, code: "AGENT_REQUEST_TIMEOUT", message: `no reply within ${timeoutMs} ms; the event stays accepted and will still run`, extra: { eventId: submitted.eventId } });
+    return new ApiError({
+      status: 504,
+      code: "AGENT_REQUEST_TIMEOUT",
+      message: `no reply within ${timeoutMs} ms; the event stays accepted and will still run`,
+      extra: { eventId: submitted.eventId },
+    });
   }
   if (outcome.error?.code === "ORCHESTRATOR_STOPPED") {
-    return new ApiError({ status: 503, code: "ORCHESTRATOR_STOPPED", message: outcome.error.message, suggestion: "the event runs when goondan starts again on the same state root", extra: { eventId: submitted.eventId } });
+    return new ApiError({
+      status: 503,
+      code: "ORCHESTRATOR_STOPPED",
+      message: outcome.error.message,
+      suggestion: "the event runs when goondan starts again on the same state root",
+      extra: { eventId: submitted.eventId },
+    });
   }
   return outcome;
 }
@@ -74,10 +85,19 @@ async function awaitOutcome(submitted: Submitted, timeoutMs: number): Promise<Tu
 const statePath = requestSchema<{ eventId: string }>({
   route: "GET /v1/events/:eventId",
   part: "path",
-  schema: { type: "object", required: ["eventId"], additionalProperties: false, properties: { eventId: { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_.:-]+$" } } },
+  schema: {
+    type: "object",
+    required: ["eventId"],
+    additionalProperties: false,
+    properties: { eventId: { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_.:-]+$" } },
+  },
 });
 
-export function eventRoutes(options: { backend: ApiBackend; maxBodyBytes: number; heartbeatMs?: number }): Hono<ApiEnv> {
+export function eventRoutes(options: {
+  backend: ApiBackend;
+  maxBodyBytes: number;
+  heartbeatMs?: number;
+}): Hono<ApiEnv> {
   const { backend } = options;
   return new Hono<ApiEnv>()
     .post("/v1/events", query, jsonBody({ maxBytes: options.maxBodyBytes, check: body }), async (c) => {
@@ -90,7 +110,9 @@ export function eventRoutes(options: { backend: ApiBackend; maxBodyBytes: number
         ...(event.agent !== undefined ? { agent: event.agent } : {}),
         ...(event.instanceKey !== undefined ? { instanceKey: event.instanceKey } : {}),
         ...(event.metadata !== undefined ? { metadata: event.metadata } : {}),
-        ...(event.stream === true ? { onProgress: (progress: TurnProgress) => (relay ? relay(progress) : early.push(progress)) } : {}),
+        ...(event.stream === true
+          ? { onProgress: (progress: TurnProgress) => (relay ? relay(progress) : early.push(progress)) }
+          : {}),
       });
       // Nobody hears of an event before it is on disk: the 202 waits for the store's sync (shared by the tick's accepts).
       await submitted.accepted;
@@ -104,12 +126,17 @@ export function eventRoutes(options: { backend: ApiBackend; maxBodyBytes: number
             relay = (progress) => writer.send(progressMessage(progress));
             for (const progress of early.splice(0)) relay(progress);
             const ended = await awaitOutcome(submitted, timeoutMs);
-            if (ended instanceof ApiError) writer.send({ event: "error", data: { error: { code: ended.code, message: ended.message }, ...ended.extra } });
+            if (ended instanceof ApiError)
+              writer.send({
+                event: "error",
+                data: { error: { code: ended.code, message: ended.message }, ...ended.extra },
+              });
             else writer.send({ event: "done", data: ended });
           },
         });
       }
-      if (event.wait !== true) return c.json({ eventId: submitted.eventId, agent: submitted.agent, instanceKey: submitted.instanceKey }, 202);
+      if (event.wait !== true)
+        return c.json({ eventId: submitted.eventId, agent: submitted.agent, instanceKey: submitted.instanceKey }, 202);
       c.env.keepOpen();
       const ended = await awaitOutcome(submitted, timeoutMs);
       if (ended instanceof ApiError) throw ended;
@@ -123,11 +150,22 @@ export function eventRoutes(options: { backend: ApiBackend; maxBodyBytes: number
         const { eventId } = c.req.valid("param");
         if (backend.clusterReads) {
           const { state, unanswered } = await backend.clusterReads.eventState(eventId);
-          if (state === undefined) throw new ApiError({ status: 404, code: "E_API_EVENT_NOT_FOUND", message: `no node that answered accepted an event ${JSON.stringify(eventId)} in this swarm`, extra: { unanswered: unanswered.map(({ node, status }) => ({ node, status })) } });
+          if (state === undefined)
+            throw new ApiError({
+              status: 404,
+              code: "E_API_EVENT_NOT_FOUND",
+              message: `no node that answered accepted an event ${JSON.stringify(eventId)} in this swarm`,
+              extra: { unanswered: unanswered.map(({ node, status }) => ({ node, status })) },
+            });
           return c.json({ ...state, unanswered });
         }
         const state = await backend.eventState(eventId);
-        if (state === undefined) throw new ApiError({ status: 404, code: "E_API_EVENT_NOT_FOUND", message: `no accepted event ${JSON.stringify(eventId)} in this swarm` });
+        if (state === undefined)
+          throw new ApiError({
+            status: 404,
+            code: "E_API_EVENT_NOT_FOUND",
+            message: `no accepted event ${JSON.stringify(eventId)} in this swarm`,
+          });
         return c.json(state);
       },
     );

@@ -21,10 +21,19 @@ const listQuery = noQuery("GET /v1/instances");
 const eventsPath = requestSchema<{ agent: string; instanceKey: string }>({
   route: EVENTS,
   part: "path",
-  schema: { type: "object", required: ["agent", "instanceKey"], additionalProperties: false, properties: { agent: AGENT_NAME_SCHEMA, instanceKey: INSTANCE_KEY_SCHEMA } },
+  schema: {
+    type: "object",
+    required: ["agent", "instanceKey"],
+    additionalProperties: false,
+    properties: { agent: AGENT_NAME_SCHEMA, instanceKey: INSTANCE_KEY_SCHEMA },
+  },
 });
 const eventsQuery = (clustered: boolean) =>
-  requestSchema<{ limit?: number; after?: number | string }>({ route: EVENTS, part: "query", schema: { type: "object", additionalProperties: false, properties: pagingSchema(clustered) } });
+  requestSchema<{ limit?: number; after?: number | string }>({
+    route: EVENTS,
+    part: "query",
+    schema: { type: "object", additionalProperties: false, properties: pagingSchema(clustered) },
+  });
 const queries = { host: eventsQuery(false), cluster: eventsQuery(true) };
 
 export function instanceRoutes(backend: ApiBackend): Hono<ApiEnv> {
@@ -41,10 +50,23 @@ export function instanceRoutes(backend: ApiBackend): Hono<ApiEnv> {
       async (c) => {
         const { agent, instanceKey } = c.req.valid("param");
         const { limit, after } = c.req.valid("query");
-        if (!backend.swarm.agents.has(agent)) throw new ApiError({ status: 404, code: "AGENT_NOT_FOUND", message: `agent ${JSON.stringify(agent)} is not in the swarm` });
+        if (!backend.swarm.agents.has(agent))
+          throw new ApiError({
+            status: 404,
+            code: "AGENT_NOT_FOUND",
+            message: `agent ${JSON.stringify(agent)} is not in the swarm`,
+          });
         const page = await readRuntimeEvents(backend, { agent, instanceKey, ...(limit ? { limit } : {}) }, after);
-        if (page.events.length === 0 && (after === undefined || (await readRuntimeEvents(backend, { agent, instanceKey, limit: 1 })).events.length === 0)) {
-          throw new ApiError({ status: 404, code: "INSTANCE_NOT_FOUND", message: `instance ${agent}/${instanceKey} has no runtime events` });
+        if (
+          page.events.length === 0 &&
+          (after === undefined ||
+            (await readRuntimeEvents(backend, { agent, instanceKey, limit: 1 })).events.length === 0)
+        ) {
+          throw new ApiError({
+            status: 404,
+            code: "INSTANCE_NOT_FOUND",
+            message: `instance ${agent}/${instanceKey} has no runtime events`,
+          });
         }
         return c.json({ agent, instanceKey, ...page });
       },

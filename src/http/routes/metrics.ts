@@ -13,7 +13,8 @@ const query = noQuery("GET /metrics");
 
 export function metricsRoutes(metrics: SwarmMetrics | undefined): Hono<ApiEnv> {
   return new Hono<ApiEnv>().get("/metrics", query, async (c) => {
-    if (!metrics) throw new ApiError({ status: 404, code: "E_API_NOT_FOUND", message: "this daemon serves no metrics" });
+    if (!metrics)
+      throw new ApiError({ status: 404, code: "E_API_NOT_FOUND", message: "this daemon serves no metrics" });
     const { text, contentType } = await metrics.render();
     return c.body(text, 200, { "content-type": contentType });
   });

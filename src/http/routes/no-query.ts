@@ -6,6 +6,10 @@ import { validator } from "hono/validator";
 import { requestSchema } from "../request-schema.ts";
 
 export function noQuery(route: string) {
-  const check = requestSchema<Record<string, never>>({ route, part: "query", schema: { type: "object", additionalProperties: false, properties: {} } });
+  const check = requestSchema<Record<string, never>>({
+    route,
+    part: "query",
+    schema: { type: "object", additionalProperties: false, properties: {} },
+  });
   return validator("query", (value) => check(value));
 }

@@ -28,31 +28,66 @@ const body = requestSchema<RestartBody>({
   schema: {
     type: "object",
     additionalProperties: false,
-    properties: { agent: AGENT_NAME_SCHEMA, instanceKey: INSTANCE_KEY_SCHEMA, fresh: { type: "boolean" }, reason: { type: "string", minLength: 1, maxLength: MAX_REASON_LENGTH } },
+    properties: {
+      agent: AGENT_NAME_SCHEMA,
+      instanceKey: INSTANCE_KEY_SCHEMA,
+      fresh: { type: "boolean" },
+      reason: { type: "string", minLength: 1, maxLength: MAX_REASON_LENGTH },
+    },
   },
 });
 
 export function restartRoutes(options: { backend: ApiBackend; maxBodyBytes: number }): Hono<ApiEnv> {
   const { backend } = options;
-  return new Hono<ApiEnv>().post("/v1/restart", query, jsonBody({ maxBytes: options.maxBodyBytes, check: body, optional: true }), async (c) => {
-    const restart = backend.restart?.bind(backend);
-    if (!restart) throw new ApiError({ status: 501, code: "E_RESTART_UNAVAILABLE", message: "this orchestrator cannot restart" });
-    const { agent, instanceKey, fresh, reason = "POST /v1/restart" } = c.var.body as RestartBody;
-    if (instanceKey !== undefined && agent === undefined) {
-      throw new ApiError({ status: 400, code: "E_API_BAD_REQUEST", message: `expected agent with instanceKey ${JSON.stringify(instanceKey)}: an instance key belongs to one agent` });
-    }
-    const swarm = backend.swarm;
-    if (agent !== undefined && !swarm.agents.has(agent)) {
-      throw new ApiError({ status: 404, code: "AGENT_NOT_FOUND", message: `agent ${JSON.stringify(agent)} is not in swarm ${swarm.name}; its agents are: ${[...swarm.agents.keys()].join(", ")}` });
-    }
-    // Read before the restart: a fresh restart may remove the only trace of the instance.
-    const agentInstances = instanceKey === undefined ? [] : (await backend.instances()).filter((row) => row.agent === agent).map((row) => row.instanceKey);
-    const answer = await restart({ reason, ...(agent !== undefined ? { agent } : {}), ...(instanceKey !== undefined ? { instanceKey } : {}), ...(fresh === true ? { fresh: true } : {}) });
-    if (!answer.accepted) {
-      throw new ApiError({ status: 422, code: "E_CONFIG_INVALID", message: "the bundle on disk is invalid; the running swarm is unchanged", extra: { issues: answer.issues } });
-    }
-    if (agent === undefined || instanceKey === undefined) return c.json({ accepted: true, issues: [] }, 202);
-    const known = agentInstances.includes(instanceKey);
-    return c.json({ accepted: true, issues: [], instance: { agent, instanceKey, known, ...(known ? {} : { agentInstances }) } }, 202);
-  });
+  return new Hono<ApiEnv>().post(
+    "/v1/restart",
+    query,
+    jsonBody({ maxBytes: options.maxBodyBytes, check: body, optional: true }),
+    async (c) => {
+      const restart = backend.restart?.bind(backend);
+      if (!restart)
+        throw new ApiError({ status: 501, code: "E_RESTART_UNAVAILABLE", message: "this orchestrator cannot restart" });
+      const { agent, instanceKey, fresh, reason = "POST /v1/restart" } = c.var.body as RestartBody;
+      if (instanceKey !== undefined && agent === undefined) {
+        throw new ApiError({
+          status: 400,
+          code: "E_API_BAD_REQUEST",
+          message: `expected agent with instanceKey ${JSON.stringify(instanceKey)}: an instance key belongs to one agent`,
+        });
+      }
+      const swarm = backend.swarm;
+      if (agent !== undefined && !swarm.agents.has(agent)) {
+        throw new ApiError({
+          status: 404,
+          code: "AGENT_NOT_FOUND",
+          message: `agent ${JSON.stringify(agent)} is not in swarm ${swarm.name}; its agents are: ${[...swarm.agents.keys()].join(", ")}`,
+        });
+      }
+      // Read before the restart: a fresh restart may remove the only trace of the instance.
+      const agentInstances =
+        instanceKey === undefined
+          ? []
+          : (await backend.instances()).filter((row) => row.agent === agent).map((row) => row.instanceKey);
+      const answer = await restart({
+        reason,
+        ...(agent !== undefined ? { agent } : {}),
+        ...(instanceKey !== undefined ? { instanceKey } : {}),
+        ...(fresh === true ? { fresh: true } : {}),
+      });
+      if (!answer.accepted) {
+        throw new ApiError({
+          status: 422,
+          code: "E_CONFIG_INVALID",
+          message: "the bundle on disk is invalid; the running swarm is unchanged",
+          extra: { issues: answer.issues },
+        });
+      }
+      if (agent === undefined || instanceKey === undefined) return c.json({ accepted: true, issues: [] }, 202);
+      const known = agentInstances.includes(instanceKey);
+      return c.json(
+        { accepted: true, issues: [], instance: { agent, instanceKey, known, ...(known ? {} : { agentInstances }) } },
+        202,
+      );
+    },
+  );
 }

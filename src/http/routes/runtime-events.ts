@@ -14,13 +14,29 @@ import { AGENT_NAME_SCHEMA, INSTANCE_KEY_SCHEMA, requestSchema } from "../reques
 import { pagingSchema, readRuntimeEvents, type EventFilters } from "../runtime-event-reads.ts";
 
 const ROUTE = "GET /v1/runtime-events";
-const ID = { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_.:-]+$", description: "letters, digits, _ . : -" };
+const ID = {
+  type: "string",
+  minLength: 1,
+  maxLength: 200,
+  pattern: "^[A-Za-z0-9_.:-]+$",
+  description: "letters, digits, _ . : -",
+};
 
 const eventsQuery = (clustered: boolean) =>
   requestSchema<EventFilters & { after?: number | string }>({
     route: ROUTE,
     part: "query",
-    schema: { type: "object", additionalProperties: false, properties: { agent: AGENT_NAME_SCHEMA, instanceKey: INSTANCE_KEY_SCHEMA, turnId: ID, traceId: ID, ...pagingSchema(clustered) } },
+    schema: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        agent: AGENT_NAME_SCHEMA,
+        instanceKey: INSTANCE_KEY_SCHEMA,
+        turnId: ID,
+        traceId: ID,
+        ...pagingSchema(clustered),
+      },
+    },
   });
 const queries = { host: eventsQuery(false), cluster: eventsQuery(true) };
 

@@ -21,12 +21,22 @@ const MESSAGES = "GET /v1/instances/:agent/:instanceKey/messages";
 const tracePath = requestSchema<{ traceId: string }>({
   route: TRACE,
   part: "path",
-  schema: { type: "object", required: ["traceId"], additionalProperties: false, properties: { traceId: { type: "string", pattern: "^[0-9a-f]{32}$" } } },
+  schema: {
+    type: "object",
+    required: ["traceId"],
+    additionalProperties: false,
+    properties: { traceId: { type: "string", pattern: "^[0-9a-f]{32}$" } },
+  },
 });
 const messagesPath = requestSchema<{ agent: string; instanceKey: string }>({
   route: MESSAGES,
   part: "path",
-  schema: { type: "object", required: ["agent", "instanceKey"], additionalProperties: false, properties: { agent: AGENT_NAME_SCHEMA, instanceKey: INSTANCE_KEY_SCHEMA } },
+  schema: {
+    type: "object",
+    required: ["agent", "instanceKey"],
+    additionalProperties: false,
+    properties: { agent: AGENT_NAME_SCHEMA, instanceKey: INSTANCE_KEY_SCHEMA },
+  },
 });
 
 export function traceRoutes(backend: ApiBackend): Hono<ApiEnv> {
@@ -38,7 +48,12 @@ export function traceRoutes(backend: ApiBackend): Hono<ApiEnv> {
       async (c) => {
         const { traceId } = c.req.valid("param");
         const { events, unanswered } = await readRuntimeEvents(backend, { traceId });
-        if (events.length === 0) throw new ApiError({ status: 404, code: "TRACE_NOT_FOUND", message: `no runtime event carries trace ${traceId}` });
+        if (events.length === 0)
+          throw new ApiError({
+            status: 404,
+            code: "TRACE_NOT_FOUND",
+            message: `no runtime event carries trace ${traceId}`,
+          });
         return c.json({ traceId, events, ...(unanswered === undefined ? {} : { unanswered }) });
       },
     )
@@ -48,14 +63,30 @@ export function traceRoutes(backend: ApiBackend): Hono<ApiEnv> {
       validator("param", (value) => messagesPath(value)),
       async (c) => {
         const { agent, instanceKey } = c.req.valid("param");
-        if (!backend.swarm.agents.has(agent)) throw new ApiError({ status: 404, code: "AGENT_NOT_FOUND", message: `agent ${JSON.stringify(agent)} is not in the swarm` });
+        if (!backend.swarm.agents.has(agent))
+          throw new ApiError({
+            status: 404,
+            code: "AGENT_NOT_FOUND",
+            message: `agent ${JSON.stringify(agent)} is not in the swarm`,
+          });
         if (backend.clusterReads) {
           const { node, messages, unanswered } = await backend.clusterReads.conversation(agent, instanceKey);
-          if (node === undefined) throw new ApiError({ status: 404, code: "INSTANCE_NOT_FOUND", message: `instance ${agent}/${instanceKey} has no conversation on any node that answered`, extra: { unanswered: unanswered.map(({ node: name, status }) => ({ node: name, status })) } });
+          if (node === undefined)
+            throw new ApiError({
+              status: 404,
+              code: "INSTANCE_NOT_FOUND",
+              message: `instance ${agent}/${instanceKey} has no conversation on any node that answered`,
+              extra: { unanswered: unanswered.map(({ node: name, status }) => ({ node: name, status })) },
+            });
           return c.json({ agent, instanceKey, node, messages, unanswered });
         }
         const messages = backend.messages ? await backend.messages(agent, instanceKey) : [];
-        if (messages.length === 0) throw new ApiError({ status: 404, code: "INSTANCE_NOT_FOUND", message: `instance ${agent}/${instanceKey} has no conversation` });
+        if (messages.length === 0)
+          throw new ApiError({
+            status: 404,
+            code: "INSTANCE_NOT_FOUND",
+            message: `instance ${agent}/${instanceKey} has no conversation`,
+          });
         return c.json({ agent, instanceKey, messages });
       },
     );

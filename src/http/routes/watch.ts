@@ -96,7 +96,13 @@ export function watchRoutes(options: { backend: ApiBackend; heartbeatMs?: number
 }
 
 /** The unanswered nodes, then the replay (if asked), then the live events until the client goes away. */
-async function stream(options: { writer: SseWriter; backend: ApiBackend; query: WatchQuery; feed: WatchFeed; unanswered: UnansweredNode[] }): Promise<void> {
+async function stream(options: {
+  writer: SseWriter;
+  backend: ApiBackend;
+  query: WatchQuery;
+  feed: WatchFeed;
+  unanswered: UnansweredNode[];
+}): Promise<void> {
   const { writer, backend, query, feed, unanswered } = options;
   const send = (event: WatchedEvent) => {
     if (matchesWatch(query, event)) writer.send({ event: "runtime", data: event });
@@ -105,9 +111,14 @@ async function stream(options: { writer: SseWriter; backend: ApiBackend; query: 
   if (query.after === undefined) feed.release(send);
   else {
     const { agent, instanceKey, traceId } = query;
-    const filters = { ...(agent === undefined ? {} : { agent }), ...(instanceKey === undefined ? {} : { instanceKey }), ...(traceId === undefined ? {} : { traceId }) };
+    const filters = {
+      ...(agent === undefined ? {} : { agent }),
+      ...(instanceKey === undefined ? {} : { instanceKey }),
+      ...(traceId === undefined ? {} : { traceId }),
+    };
     const replay = await replayStored(backend, filters, query.after, send);
-    if (replay.unanswered.length > 0) writer.send({ event: "cluster", data: { unanswered: replay.unanswered, replay: true } });
+    if (replay.unanswered.length > 0)
+      writer.send({ event: "cluster", data: { unanswered: replay.unanswered, replay: true } });
     feed.release(send, replay.replayed);
   }
   await writer.closed;

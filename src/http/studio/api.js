@@ -29,7 +29,10 @@ export class ApiError extends Error {
 
 /** Calls the API and returns the JSON answer; throws ApiError on a non-2xx answer. */
 export async function api(path, options = {}) {
-  const init = { method: options.method ?? "GET", headers: headers(options.body === undefined ? {} : { "content-type": "application/json" }) };
+  const init = {
+    method: options.method ?? "GET",
+    headers: headers(options.body === undefined ? {} : { "content-type": "application/json" }),
+  };
   if (options.body !== undefined) init.body = JSON.stringify(options.body);
   const response = await fetch(path, init);
   if (response.status === 401) askForToken();
@@ -40,7 +43,15 @@ export async function api(path, options = {}) {
 
 /** Posts (or gets) and reads the answer as SSE: calls onFrame({event, data}) per frame; returns the Response when it is not SSE. */
 export async function sse(path, options, onFrame, signal) {
-  const init = { method: options.method ?? "GET", headers: headers(options.body === undefined ? { accept: "text/event-stream" } : { accept: "text/event-stream", "content-type": "application/json" }), signal };
+  const init = {
+    method: options.method ?? "GET",
+    headers: headers(
+      options.body === undefined
+        ? { accept: "text/event-stream" }
+        : { accept: "text/event-stream", "content-type": "application/json" },
+    ),
+    signal,
+  };
   if (options.body !== undefined) init.body = JSON.stringify(options.body);
   const response = await fetch(path, init);
   if (response.status === 401) askForToken();
@@ -80,7 +91,8 @@ export function el(tag, attributes = {}, ...children) {
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === null) continue;
     if (name === "class") node.className = value;
-    else if (name === "style") Object.assign(node.style, value); // CSSOM, which the page's CSP allows (style="" it refuses)
+    else if (name === "style")
+      Object.assign(node.style, value); // CSSOM, which the page's CSP allows (style="" it refuses)
     else node.setAttribute(name, String(value));
   }
   for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));

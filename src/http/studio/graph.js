@@ -24,12 +24,13 @@ export class AgentGraph {
 
   setAgents(names) {
     let changed = false;
-    for (const name of names) if (!this.agents.has(name)) (this.agents.add(name), (changed = true));
+    for (const name of names) if (!this.agents.has(name)) this.agents.add(name), (changed = true);
     if (changed) this.render();
   }
 
   observe(events) {
-    for (const event of events) if (event.type === "tool.called" || event.type === "turn.started") this.remember(event.spanId, event.agent);
+    for (const event of events)
+      if (event.type === "tool.called" || event.type === "turn.started") this.remember(event.spanId, event.agent);
     const turns = [...this.waiting, ...events.filter((event) => event.type === "turn.started" && event.parentSpanId)];
     this.waiting = [];
     for (const event of turns) {
@@ -46,7 +47,11 @@ export class AgentGraph {
       edge.count += 1;
       edge.activeUntil = Date.now() + 2000;
       this.edges.set(key, edge);
-      const item = el("li", { "data-trace": event.traceId }, `${event.at.slice(11, 19)} ${from} → ${event.agent}/${event.instanceKey} `);
+      const item = el(
+        "li",
+        { "data-trace": event.traceId },
+        `${event.at.slice(11, 19)} ${from} → ${event.agent}/${event.instanceKey} `,
+      );
       const open = el("button", { type: "button", class: "link" }, "trace");
       open.addEventListener("click", () => this.onOpenTrace(event.traceId));
       item.append(open);
@@ -73,7 +78,15 @@ export class AgentGraph {
     });
     this.root.replaceChildren();
     const defs = svg("defs");
-    const marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse" });
+    const marker = svg("marker", {
+      id: "arrow",
+      viewBox: "0 0 10 10",
+      refX: 10,
+      refY: 5,
+      markerWidth: 6,
+      markerHeight: 6,
+      orient: "auto-start-reverse",
+    });
     marker.append(svg("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "currentColor" }));
     defs.append(marker);
     this.root.append(defs);
@@ -83,8 +96,22 @@ export class AgentGraph {
       if (!a || !b) continue;
       const length = Math.hypot(b.x - a.x, b.y - a.y) || 1;
       const [dx, dy] = [((b.x - a.x) / length) * 28, ((b.y - a.y) / length) * 28];
-      const line = svg("line", { x1: a.x + dx, y1: a.y + dy, x2: b.x - dx, y2: b.y - dy, class: `edge${edge.activeUntil > Date.now() ? " active" : ""}`, "data-from": edge.from, "data-to": edge.to });
-      const label = svg("text", { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 - 6, "text-anchor": "middle", "font-size": 11, fill: "currentColor" });
+      const line = svg("line", {
+        x1: a.x + dx,
+        y1: a.y + dy,
+        x2: b.x - dx,
+        y2: b.y - dy,
+        class: `edge${edge.activeUntil > Date.now() ? " active" : ""}`,
+        "data-from": edge.from,
+        "data-to": edge.to,
+      });
+      const label = svg("text", {
+        x: (a.x + b.x) / 2,
+        y: (a.y + b.y) / 2 - 6,
+        "text-anchor": "middle",
+        "font-size": 11,
+        fill: "currentColor",
+      });
       label.textContent = String(edge.count);
       this.root.append(line, label);
     }

@@ -38,7 +38,19 @@ function cell(value) {
 async function refreshProcesses() {
   const { processes } = await api("/v1/processes");
   $("processes").tBodies[0].replaceChildren(
-    ...processes.map((row) => el("tr", { "data-agent": row.agent, "data-kind": row.kind, "data-status": row.status }, cell(row.kind), cell(row.agent), cell(row.instanceKey), cell(row.pid), cell(row.status), cell(row.restarts), cell(row.queued))),
+    ...processes.map((row) =>
+      el(
+        "tr",
+        { "data-agent": row.agent, "data-kind": row.kind, "data-status": row.status },
+        cell(row.kind),
+        cell(row.agent),
+        cell(row.instanceKey),
+        cell(row.pid),
+        cell(row.status),
+        cell(row.restarts),
+        cell(row.queued),
+      ),
+    ),
   );
   graph.setAgents(processes.filter((row) => row.kind === "agent").map((row) => row.agent));
   $("connection").textContent = `${processes.length} processes · updated ${new Date().toLocaleTimeString()}`;
@@ -48,7 +60,11 @@ async function refreshInstances() {
   ({ instances } = await api("/v1/instances"));
   const select = $("instance-select");
   const chosen = select.value;
-  select.replaceChildren(...instances.map((row) => el("option", { value: `${row.agent}/${row.instanceKey}` }, `${row.agent}/${row.instanceKey}`)));
+  select.replaceChildren(
+    ...instances.map((row) =>
+      el("option", { value: `${row.agent}/${row.instanceKey}` }, `${row.agent}/${row.instanceKey}`),
+    ),
+  );
   if (chosen) select.value = chosen;
   const agents = [...new Set(instances.map((row) => row.agent))];
   graph.setAgents(agents);
@@ -63,7 +79,8 @@ function messageText(data) {
     .map((part) => {
       if (part.type === "text") return part.text;
       if (part.type === "tool-call") return `→ ${part.toolName}(${JSON.stringify(part.input ?? part.args ?? {})})`;
-      if (part.type === "tool-result") return `← ${part.toolName}: ${JSON.stringify(part.output ?? part.result ?? "").slice(0, 400)}`;
+      if (part.type === "tool-result")
+        return `← ${part.toolName}: ${JSON.stringify(part.output ?? part.result ?? "").slice(0, 400)}`;
       return `[${part.type}]`;
     })
     .join("\n");
@@ -74,8 +91,19 @@ async function refreshConversation() {
   if (!chosen) return;
   const [agent, ...rest] = chosen.split("/");
   try {
-    const { messages } = await api(`/v1/instances/${encodeURIComponent(agent)}/${encodeURIComponent(rest.join("/"))}/messages`);
-    $("conversation").replaceChildren(...messages.map((message) => el("li", { "data-role": message.data.role }, el("span", { class: "role" }, message.data.role), messageText(message.data))));
+    const { messages } = await api(
+      `/v1/instances/${encodeURIComponent(agent)}/${encodeURIComponent(rest.join("/"))}/messages`,
+    );
+    $("conversation").replaceChildren(
+      ...messages.map((message) =>
+        el(
+          "li",
+          { "data-role": message.data.role },
+          el("span", { class: "role" }, message.data.role),
+          messageText(message.data),
+        ),
+      ),
+    );
   } catch (error) {
     $("conversation").replaceChildren(el("li", { class: "muted" }, error.message));
   }
@@ -91,7 +119,10 @@ async function refreshApprovals() {
     const items = approvals.map((item) => {
       const decide = (decision) => async () => {
         try {
-          await api(`/v1/approvals/${encodeURIComponent(item.id)}`, { method: "POST", body: { decision, approver: "studio" } });
+          await api(`/v1/approvals/${encodeURIComponent(item.id)}`, {
+            method: "POST",
+            body: { decision, approver: "studio" },
+          });
         } catch (error) {
           row.append(el("span", { class: "error" }, ` ${error.message}`));
         }
@@ -101,7 +132,14 @@ async function refreshApprovals() {
       const deny = el("button", { type: "button", class: "deny" }, "deny");
       approve.addEventListener("click", decide("approve"));
       deny.addEventListener("click", decide("deny"));
-      const row = el("li", { "data-approval": item.id }, `${item.agent}/${item.instanceKey} ${item.toolName} ${JSON.stringify(item.arguments ?? {}).slice(0, 200)} `, approve, " ", deny);
+      const row = el(
+        "li",
+        { "data-approval": item.id },
+        `${item.agent}/${item.instanceKey} ${item.toolName} ${JSON.stringify(item.arguments ?? {}).slice(0, 200)} `,
+        approve,
+        " ",
+        deny,
+      );
       return row;
     });
     $("approvals").replaceChildren(...(items.length > 0 ? items : [el("li", { class: "muted" }, "none pending")]));
@@ -134,12 +172,25 @@ function start() {
   every(1500, refreshProcesses);
   every(2000, async () => (await refreshInstances(), await refreshConversation()));
   every(3000, refreshApprovals);
-  startRuntimeFeed((events) => graph.observe(events), () => instances);
+  startRuntimeFeed(
+    (events) => graph.observe(events),
+    () => instances,
+  );
 }
 
 $("instance-select").addEventListener("change", () => void refreshConversation());
 startSendBox(
-  { form: $("send-form"), agent: $("send-agent"), key: $("send-key"), input: $("send-input"), button: $("send-button"), status: $("reply-status"), reply: $("reply"), tools: $("reply-tools"), openTrace: $("open-trace") },
+  {
+    form: $("send-form"),
+    agent: $("send-agent"),
+    key: $("send-key"),
+    input: $("send-input"),
+    button: $("send-button"),
+    status: $("reply-status"),
+    reply: $("reply"),
+    tools: $("reply-tools"),
+    openTrace: $("open-trace"),
+  },
   async (outcome) => openTrace(await traceOfOutcome(outcome)),
 );
 

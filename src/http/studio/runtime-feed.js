@@ -21,7 +21,9 @@ export function startRuntimeFeed(onEvents, instances) {
         const first = !cursors.has(key);
         const query = first ? "limit=200" : `after=${cursors.get(key)}`;
         try {
-          const answer = await api(`/v1/instances/${encodeURIComponent(row.agent)}/${encodeURIComponent(row.instanceKey)}/events?${query}`);
+          const answer = await api(
+            `/v1/instances/${encodeURIComponent(row.agent)}/${encodeURIComponent(row.instanceKey)}/events?${query}`,
+          );
           cursors.set(key, answer.cursor);
           if (answer.events.length > 0) onEvents(answer.events);
         } catch {

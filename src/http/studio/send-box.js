@@ -25,7 +25,13 @@ export function startSendBox(elements, onDone) {
         } else if (frame.event === "tool") {
           // {phase, agent, instanceKey, name, status?}: the turn's tool calls and those of the turns it delegated to.
           const tool = frame.data;
-          tools.append(el("li", { "data-agent": tool.agent, "data-phase": tool.phase }, `${tool.agent}/${tool.instanceKey} ${tool.name} ${tool.phase}${tool.status ? ` (${tool.status})` : ""}`));
+          tools.append(
+            el(
+              "li",
+              { "data-agent": tool.agent, "data-phase": tool.phase },
+              `${tool.agent}/${tool.instanceKey} ${tool.name} ${tool.phase}${tool.status ? ` (${tool.status})` : ""}`,
+            ),
+          );
         } else if (frame.event === "restarted") {
           reply.textContent = "";
         } else if (frame.event === "done") {

@@ -26,14 +26,24 @@ export function foldSpans(events) {
   for (const event of events) {
     const kind = event.type.split(".")[0];
     if (!["turn", "step", "model", "tool"].includes(kind)) continue;
-    const span = spans.get(event.spanId) ?? { spanId: event.spanId, parentSpanId: event.parentSpanId, kind, agent: event.agent, children: [] };
+    const span = spans.get(event.spanId) ?? {
+      spanId: event.spanId,
+      parentSpanId: event.parentSpanId,
+      kind,
+      agent: event.agent,
+      children: [],
+    };
     if (/\.(started|called)$/.test(event.type)) span.start = event;
     else if (/\.(completed|failed)$/.test(event.type)) span.end = event;
     spans.set(event.spanId, span);
   }
   for (const span of spans.values()) {
     const endMs = span.end ? Date.parse(span.end.at) : undefined;
-    span.startMs = span.start ? Date.parse(span.start.at) : endMs !== undefined ? endMs - (span.end.durationMs ?? 0) : 0;
+    span.startMs = span.start
+      ? Date.parse(span.start.at)
+      : endMs !== undefined
+        ? endMs - (span.end.durationMs ?? 0)
+        : 0;
     span.durationMs = span.end?.durationMs;
     span.failed = span.end?.type.endsWith(".failed") ?? false;
   }
@@ -62,7 +72,16 @@ function renderSpan(span, timeline) {
     el("span", { class: "tokens muted" }, usage ? `${usage.inputTokens} in / ${usage.outputTokens} out` : ""),
     el("div", { style: { flex: "1" } }, bar),
   );
-  const node = el("div", { class: `span ${span.kind}${span.failed ? " failed" : ""}`, "data-kind": span.kind, "data-agent": span.agent, "data-span": span.spanId }, row);
+  const node = el(
+    "div",
+    {
+      class: `span ${span.kind}${span.failed ? " failed" : ""}`,
+      "data-kind": span.kind,
+      "data-agent": span.agent,
+      "data-span": span.spanId,
+    },
+    row,
+  );
   for (const child of span.children) node.append(renderSpan(child, timeline));
   return node;
 }

@@ -45,7 +45,11 @@ export interface DecideRequest {
   wait?: boolean;
 }
 
-export type DecideAnswer = { type: "decided"; approval: Approval; outcome?: Promise<TurnOutcome> } | { type: "already"; approval: Approval } | { type: "missing" } | { type: "forbidden"; approval: Approval };
+export type DecideAnswer =
+  | { type: "decided"; approval: Approval; outcome?: Promise<TurnOutcome> }
+  | { type: "already"; approval: Approval }
+  | { type: "missing" }
+  | { type: "forbidden"; approval: Approval };
 
 /** Node's timers hold at most 2^31-1 ms; a longer deadline is re-armed when this one fires. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -82,7 +86,11 @@ export class ApprovalDesk {
     const ids = new Set(outcome.approvalIds ?? []);
     this.pending().then(
       (pending) => pending.filter((approval) => ids.has(approval.id)).forEach((approval) => this.arm(approval)),
-      (error: unknown) => this.options.logger.error({ error: describe(error).message }, "could not read approvals to arm their deadlines"),
+      (error: unknown) =>
+        this.options.logger.error(
+          { error: describe(error).message },
+          "could not read approvals to arm their deadlines",
+        ),
     );
   }
 
@@ -95,31 +103,61 @@ export class ApprovalDesk {
   private arm(approval: Approval): void {
     if (approval.expiresAt === undefined || this.timers.has(approval.id) || this.closed) return;
     const delay = Math.max(0, approval.expiresAt - this.options.clock.now());
-    const timer = this.options.clock.setTimeout(() => {
-      this.timers.delete(approval.id);
-      if (delay > MAX_TIMER_MS) return this.arm(approval);
-      this.apply(approval.id, "timeout", `no decision within the deadline (${new Date(approval.expiresAt ?? 0).toISOString()})`, "goondan").catch((error: unknown) =>
-        this.options.logger.error({ approvalId: approval.id, error: describe(error).message }, "could not apply an approval's timeout"),
-      );
-    }, Math.min(delay, MAX_TIMER_MS));
+    const timer = this.options.clock.setTimeout(
+      () => {
+        this.timers.delete(approval.id);
+        if (delay > MAX_TIMER_MS) return this.arm(approval);
+        this.apply(
+          approval.id,
+          "timeout",
+          `no decision within the deadline (${new Date(approval.expiresAt ?? 0).toISOString()})`,
+          "goondan",
+        ).catch((error: unknown) =>
+          this.options.logger.error(
+            { approvalId: approval.id, error: describe(error).message },
+            "could not apply an approval's timeout",
+          ),
+        );
+      },
+      Math.min(delay, MAX_TIMER_MS),
+    );
     this.timers.set(approval.id, timer);
   }
 
-  private async apply(id: string, decision: ApprovalDecisionKind, reason: string | undefined, approver: string | undefined, wait = false): Promise<DecideAnswer> {
+  private async apply(
+    id: string,
+    decision: ApprovalDecisionKind,
+    reason: string | undefined,
+    approver: string | undefined,
+    wait = false,
+  ): Promise<DecideAnswer> {
     const { store, clock } = this.options;
     const swarm = this.options.swarm();
     const found = await this.get(id);
     if (found === undefined) return { type: "missing" };
     if (found.decision !== undefined) return { type: "already", approval: found };
-    if (decision !== "timeout" && found.approvers !== undefined && (approver === undefined || !found.approvers.includes(approver))) return { type: "forbidden", approval: found };
+    if (
+      decision !== "timeout" &&
+      found.approvers !== undefined &&
+      (approver === undefined || !found.approvers.includes(approver))
+    )
+      return { type: "forbidden", approval: found };
     // Registered before the event can be delivered again, so that its end cannot be missed.
     const outcome = wait ? this.options.waiters.outcome(found.eventId) : undefined;
-    const decided = await store.decideApproval(swarm, id, { decision, decidedAt: clock.now(), ...(reason === undefined ? {} : { reason }), ...(approver === undefined ? {} : { decidedBy: approver }) });
+    const decided = await store.decideApproval(swarm, id, {
+      decision,
+      decidedAt: clock.now(),
+      ...(reason === undefined ? {} : { reason }),
+      ...(approver === undefined ? {} : { decidedBy: approver }),
+    });
     if (decided.type !== "decided") return decided;
     const timer = this.timers.get(id);
-    if (timer !== undefined) (this.options.clock.clearTimeout(timer), this.timers.delete(id));
+    if (timer !== undefined) this.options.clock.clearTimeout(timer), this.timers.delete(id);
     const { approval } = decided;
-    this.options.logger.info({ approvalId: id, decision, tool: approval.toolName, agent: approval.agent, instanceKey: approval.instanceKey }, "approval decided");
+    this.options.logger.info(
+      { approvalId: id, decision, tool: approval.toolName, agent: approval.agent, instanceKey: approval.instanceKey },
+      "approval decided",
+    );
     this.options.publish([decidedEvent(approval, clock.now())]);
     const reopened = decided.reopened;
     if (reopened !== undefined && !this.closed) {
@@ -142,8 +180,17 @@ export class ApprovalDesk {
   private keepReplyRoute(event: AgentEvent): void {
     const replyTo = event.replyTo;
     if (replyTo === undefined || event.deadline === undefined || event.deadline <= this.options.clock.now()) return;
-    if (this.options.pending.peek({ requester: replyTo.target, correlationId: replyTo.correlationId }) !== undefined) return;
-    this.options.pending.add({ correlationId: replyTo.correlationId, requester: replyTo.target, agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, deadline: event.deadline, blocking: replyTo.async !== true });
+    if (this.options.pending.peek({ requester: replyTo.target, correlationId: replyTo.correlationId }) !== undefined)
+      return;
+    this.options.pending.add({
+      correlationId: replyTo.correlationId,
+      requester: replyTo.target,
+      agent: event.agent,
+      instanceKey: event.instanceKey,
+      eventId: event.id,
+      deadline: event.deadline,
+      blocking: replyTo.async !== true,
+    });
   }
 
   /** The waiters of the stopped event and of each event up its request chain (the turns that wait on it) hear it now. */
@@ -151,11 +198,21 @@ export class ApprovalDesk {
     this.options.waiters.settle(outcome);
     let current = event;
     for (let depth = 0; depth < MAX_CHAIN && current.replyTo !== undefined; depth += 1) {
-      const request = this.options.pending.peek({ requester: current.replyTo.target, correlationId: current.replyTo.correlationId });
+      const request = this.options.pending.peek({
+        requester: current.replyTo.target,
+        correlationId: current.replyTo.correlationId,
+      });
       const requester = request === undefined ? undefined : this.options.existing(request.requester);
       const parent = requester?.inFlight;
       if (requester === undefined || parent === undefined) return;
-      this.options.waiters.settle({ ...outcome, agent: requester.agent, instanceKey: requester.instanceKey, eventId: parent.event.id, turnId: "", response: "" });
+      this.options.waiters.settle({
+        ...outcome,
+        agent: requester.agent,
+        instanceKey: requester.instanceKey,
+        eventId: parent.event.id,
+        turnId: "",
+        response: "",
+      });
       current = parent.event;
     }
   }
@@ -174,6 +231,11 @@ function decidedEvent(approval: Approval, now: number): RuntimeEvent {
     eventId: approval.eventId,
     toolName: approval.toolName,
     toolCallId: approval.toolCallId,
-    data: { approvalId: approval.id, decision: decision?.decision ?? "", ...(decision?.reason === undefined ? {} : { reason: decision.reason }), ...(decision?.decidedBy === undefined ? {} : { decidedBy: decision.decidedBy }) },
+    data: {
+      approvalId: approval.id,
+      decision: decision?.decision ?? "",
+      ...(decision?.reason === undefined ? {} : { reason: decision.reason }),
+      ...(decision?.decidedBy === undefined ? {} : { decidedBy: decision.decidedBy }),
+    },
   };
 }

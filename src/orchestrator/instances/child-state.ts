@@ -15,11 +15,20 @@ import type { Logger } from "../../shared/logger.ts";
 import type { ChildProcess } from "../../supervision/child-process.ts";
 import type { InstanceRef, Store } from "../../store/store.ts";
 
-export function commitStep(options: { store: Store; ref: InstanceRef; child: ChildProcess; commit: ChildToParent["commit"] }): void {
+export function commitStep(options: {
+  store: Store;
+  ref: InstanceRef;
+  child: ChildProcess;
+  commit: ChildToParent["commit"];
+}): void {
   const { seq, ...commit } = options.commit;
   options.store.commit(options.ref, commit).then(
     () => options.child.send("committed", { seq }),
-    (error: unknown) => options.child.send("committed", { seq, error: { code: "E_STORE_WRITE_FAILED", message: describe(error).message } }),
+    (error: unknown) =>
+      options.child.send("committed", {
+        seq,
+        error: { code: "E_STORE_WRITE_FAILED", message: describe(error).message },
+      }),
   );
 }
 
@@ -27,11 +36,19 @@ export function commitStep(options: { store: Store; ref: InstanceRef; child: Chi
  * Commits the turn's last changes with its outcome (applied at once by an ordered store); resolves once durable,
  * rejects with the store's error described.
  */
-export function commitTurn(options: { store: Store; ref: InstanceRef; commit: InstanceCommit; outcome: TurnOutcome; event: AgentEvent }): Promise<void> {
+export function commitTurn(options: {
+  store: Store;
+  ref: InstanceRef;
+  commit: InstanceCommit;
+  outcome: TurnOutcome;
+  event: AgentEvent;
+}): Promise<void> {
   let committed: Promise<void>;
   try {
     // Synced when someone outside waits on the answer; an answer to an agent is made durable by what follows it.
-    committed = options.store.commit(options.ref, options.commit, options.outcome, { sync: fromOutside(options.event) });
+    committed = options.store.commit(options.ref, options.commit, options.outcome, {
+      sync: fromOutside(options.event),
+    });
   } catch (error) {
     committed = Promise.reject(error);
   }
@@ -41,19 +58,29 @@ export function commitTurn(options: { store: Store; ref: InstanceRef; commit: In
 }
 
 /** An event a person, an API client or a connector sent (not an agent or goondan itself). */
-export const fromOutside = (event: AgentEvent): boolean => event.source.kind === "api" || event.source.kind === "connector" || event.source.kind === "user";
+export const fromOutside = (event: AgentEvent): boolean =>
+  event.source.kind === "api" || event.source.kind === "connector" || event.source.kind === "user";
 
 /**
  * Hands a new child its state. The read may end after the child did (it failed to start): only a child still
  * current (`current()`) gets it. One the store cannot read is stopped rather than started on an empty conversation.
  */
-export function hydrateChild(options: { store: Store; ref: InstanceRef; child: ChildProcess; current: () => boolean; logger: Logger }): void {
+export function hydrateChild(options: {
+  store: Store;
+  ref: InstanceRef;
+  child: ChildProcess;
+  current: () => boolean;
+  logger: Logger;
+}): void {
   options.store.instanceState(options.ref).then(
     (state) => {
       if (options.current()) options.child.send("hydrate", state);
     },
     (error: unknown) => {
-      options.logger.error({ error: describe(error).message }, "could not read the instance's state; its child is stopped");
+      options.logger.error(
+        { error: describe(error).message },
+        "could not read the instance's state; its child is stopped",
+      );
       options.child.kill();
     },
   );

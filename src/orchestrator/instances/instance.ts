@@ -46,15 +46,31 @@ export class Instance implements PoolMember {
     this.logger = options.logger.child({ agent: options.agent, instanceKey: options.instanceKey });
     const { pool } = options;
     this.supervisor = new Supervisor({
-      spec: { address: this.address, spawnRequest: options.spawnRequest, readyMessage: "ready", readyTimeoutMs: options.readyTimeoutMs ?? 30_000 },
+      spec: {
+        address: this.address,
+        spawnRequest: options.spawnRequest,
+        readyMessage: "ready",
+        readyTimeoutMs: options.readyTimeoutMs ?? 30_000,
+      },
       spawner: options.spawner,
       clock: options.clock,
       logger: this.logger,
       policy: () => options.policy().restart,
-      gate: { request: () => pool.request(this), started: () => pool.started(this), released: () => pool.released(this) },
+      gate: {
+        request: () => pool.request(this),
+        started: () => pool.started(this),
+        released: () => pool.released(this),
+      },
       hooks: {
         wanted: () => this.hasWork(),
-        spawned: (child) => hydrateChild({ store: options.store, ref: this.ref, child, current: () => this.supervisor.child === child, logger: this.logger }),
+        spawned: (child) =>
+          hydrateChild({
+            store: options.store,
+            ref: this.ref,
+            child,
+            current: () => this.supervisor.child === child,
+            logger: this.logger,
+          }),
         ready: (child) => this.onReady(child),
         message: (child, message) => this.onMessage(child, message),
         exited: (ended) => this.onExited(ended),
@@ -68,22 +84,40 @@ export class Instance implements PoolMember {
     return this.events.inFlight ? "processing" : "idle";
   }
 
-  get pid(): number | undefined { return this.supervisor.pid; }
-  get live(): boolean { return this.supervisor.child !== undefined; }
-  get restarts(): number { return this.supervisor.restarts; }
-  get consecutiveCrashes(): number { return this.supervisor.consecutiveCrashes; }
-  get startedAt(): number | undefined { return this.supervisor.startedAt; }
+  get pid(): number | undefined {
+    return this.supervisor.pid;
+  }
+  get live(): boolean {
+    return this.supervisor.child !== undefined;
+  }
+  get restarts(): number {
+    return this.supervisor.restarts;
+  }
+  get consecutiveCrashes(): number {
+    return this.supervisor.consecutiveCrashes;
+  }
+  get startedAt(): number | undefined {
+    return this.supervisor.startedAt;
+  }
 
   /** True while it waits for a process slot (maxProcesses reached). */
-  get awaitingSlot(): boolean { return this.supervisor.awaitingSlot; }
+  get awaitingSlot(): boolean {
+    return this.supervisor.awaitingSlot;
+  }
 
   /** Accepted events not yet delivered, FIFO. */
-  get queue(): readonly InboxEntry[] { return this.events.waiting; }
+  get queue(): readonly InboxEntry[] {
+    return this.events.waiting;
+  }
 
-  get inFlight(): InboxEntry | undefined { return this.events.inFlight; }
+  get inFlight(): InboxEntry | undefined {
+    return this.events.inFlight;
+  }
 
   /** True while there is work that needs the child: queued or in-flight events. */
-  hasWork(): boolean { return this.events.hasWork(); }
+  hasWork(): boolean {
+    return this.events.hasWork();
+  }
 
   /**
    * Accepts an event: queued at once, durable when the promise resolves (delivery may overlap the sync). An ordered
@@ -118,7 +152,9 @@ export class Instance implements PoolMember {
   }
 
   /** A turn of this instance waits for approvals (found at start): nothing is delivered until they are decided. */
-  awaitApproval(): void { this.events.awaitingApproval = true; }
+  awaitApproval(): void {
+    this.events.awaitingApproval = true;
+  }
 
   /** Every approval the event's turn stopped for is decided: it is delivered first, with the decisions. */
   approvalsDecided(entry: InboxEntry): void {
@@ -126,7 +162,9 @@ export class Instance implements PoolMember {
   }
 
   /** Takes an accepted event that has not been delivered yet out of the queue (its deadline passed). */
-  withdraw(eventId: string): InboxEntry | undefined { return this.events.withdraw(eventId); }
+  withdraw(eventId: string): InboxEntry | undefined {
+    return this.events.withdraw(eventId);
+  }
 
   /**
    * Hands a reply over. An async one is stored already (a pending result: an instance without a child is started for
@@ -135,16 +173,28 @@ export class Instance implements PoolMember {
    */
   deliverReply(reply: ParentToChild["delegate_result"], options: { blocking: boolean }): void {
     const child = this.supervisor.child;
-    const turnAlive = child !== undefined && (this.status === "idle" || this.status === "processing" || (this.status === "draining" && this.inFlight !== undefined));
+    const turnAlive =
+      child !== undefined &&
+      (this.status === "idle" ||
+        this.status === "processing" ||
+        (this.status === "draining" && this.inFlight !== undefined));
     if (turnAlive && child.send("delegate_result", reply)) return;
-    if (options.blocking) return this.logger.debug({ correlationId: reply.correlationId }, "reply for a turn no longer running; its redelivery reattaches");
+    if (options.blocking)
+      return this.logger.debug(
+        { correlationId: reply.correlationId },
+        "reply for a turn no longer running; its redelivery reattaches",
+      );
     if (!this.live) this.ensureStarted();
   }
 
-  runtimeResult(result: ParentToChild["runtime_result"]): void { this.supervisor.child?.send("runtime_result", result); }
+  runtimeResult(result: ParentToChild["runtime_result"]): void {
+    this.supervisor.child?.send("runtime_result", result);
+  }
 
   /** Starts the child without an event (`agents__spawn`, pending results to show). */
-  ensureStarted(): void { this.supervisor.ensureRunning(); }
+  ensureStarted(): void {
+    this.supervisor.ensureRunning();
+  }
 
   /** Called by the pool once a slot is granted. */
   start(): void {
@@ -174,7 +224,9 @@ export class Instance implements PoolMember {
   }
 
   /** Holds new starts (a reload replacing the child) until `resume`. */
-  hold(): void { this.supervisor.hold(); }
+  hold(): void {
+    this.supervisor.hold();
+  }
   resume(): void {
     this.supervisor.resume();
     this.deliverNext();
@@ -202,7 +254,8 @@ export class Instance implements PoolMember {
 
   private enterIdle(): void {
     this.idleTimer.arm(this.options.policy().lifecycle.idleSeconds * 1000, () => {
-      if (this.status === "idle" && !this.hasWork()) void this.stop({ reason: "idle", gracePeriodMs: this.options.policy().shutdown.gracePeriodSeconds * 1000 });
+      if (this.status === "idle" && !this.hasWork())
+        void this.stop({ reason: "idle", gracePeriodMs: this.options.policy().shutdown.gracePeriodSeconds * 1000 });
     });
     this.options.pool.idled(this);
   }
@@ -222,7 +275,8 @@ export class Instance implements PoolMember {
         this.onTurnResult(child, message.payload);
         return;
       case "commit":
-        if (message.payload.approvals?.applied !== undefined) this.events.markApplied(message.payload.approvals.applied);
+        if (message.payload.approvals?.applied !== undefined)
+          this.events.markApplied(message.payload.approvals.applied);
         commitStep({ store: this.options.store, ref: this.ref, child, commit: message.payload });
         return;
       case "turn_text":
@@ -236,7 +290,10 @@ export class Instance implements PoolMember {
       case "results_waiting":
         return hooks.resultsWaiting(this, message.payload as ChildToParent["results_waiting"]);
       case "fatal":
-        this.logger.error({ code: message.payload.code, detail: message.payload.message }, "instance reported a fatal start-up error");
+        this.logger.error(
+          { code: message.payload.code, detail: message.payload.message },
+          "instance reported a fatal start-up error",
+        );
         this.startFailures.reportFatal(message.payload);
         return;
       default:
@@ -258,10 +315,19 @@ export class Instance implements PoolMember {
     // Routed first (on an ordered store, outcome-router.ts), written in this same block: what the requester does with it commits after.
     const committed = Promise.withResolvers<void>();
     this.options.hooks.turnResult(this, entry, outcome, committed.promise);
-    const durable = commitTurn({ store: this.options.store, ref: this.ref, commit: commit ?? {}, outcome, event: entry.event });
+    const durable = commitTurn({
+      store: this.options.store,
+      ref: this.ref,
+      commit: commit ?? {},
+      outcome,
+      event: entry.event,
+    });
     durable.then(committed.resolve, committed.reject);
     durable.catch((error: Error) => {
-      this.logger.error({ eventId: outcome.eventId, error: error.message }, "could not commit a turn; its event stays unanswered and the child restarts");
+      this.logger.error(
+        { eventId: outcome.eventId, error: error.message },
+        "could not commit a turn; its event stays unanswered and the child restarts",
+      );
       this.events.putBack(entry);
       child.kill();
     });
@@ -276,11 +342,17 @@ export class Instance implements PoolMember {
       return;
     }
     this.logger.warn({ eventId: entry?.event.id, why: ended.why }, "instance.crashed");
-    if (entry && this.events.crashedWith(entry, this.options.policy().restart, ended.why)) this.options.hooks.poisoned(this, entry);
+    if (entry && this.events.crashedWith(entry, this.options.policy().restart, ended.why))
+      this.options.hooks.poisoned(this, entry);
     if (!ended.beforeReady) return;
     // A child that never became ready (start-failures.ts): once the instance is given up on, its waiting events
     // are answered, and it backs off (crashLoopBackOff) and keeps trying, so a fix recovers it.
-    const givenUp = this.startFailures.failed({ address: this.address, exit: ended.exit, ...(ended.cause ? { cause: ended.cause } : {}), policy: this.options.policy().restart });
+    const givenUp = this.startFailures.failed({
+      address: this.address,
+      exit: ended.exit,
+      ...(ended.cause ? { cause: ended.cause } : {}),
+      policy: this.options.policy().restart,
+    });
     if (givenUp) this.giveUpWaiting();
     return { givenUp };
   }

@@ -36,24 +36,47 @@ export async function resumeUnanswered(options: ResumeOptions): Promise<{ resume
   for (const record of await store.unanswered(view.instanceKey)) {
     const { event } = record;
     if (!view.agents.has(event.agent)) {
-      if (!gone.has(event.agent)) logger.warn({ agent: event.agent }, "unanswered events of an agent no longer in the swarm are kept in the store");
+      if (!gone.has(event.agent))
+        logger.warn(
+          { agent: event.agent },
+          "unanswered events of an agent no longer in the swarm are kept in the store",
+        );
       gone.add(event.agent);
       continue;
     }
     if (event.replyTo && event.deadline !== undefined) {
       if (event.deadline <= options.clock.now()) {
-        const error = { code: "AGENT_REQUEST_TIMEOUT", message: `${event.agent}/${event.instanceKey} did not answer before the deadline (the orchestrator was down)` };
-        void store.answer(view.instanceKey, event.id, failedOutcome({ agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, error }));
-        logger.warn({ eventId: event.id, correlationId: event.replyTo.correlationId }, "request expired while the orchestrator was down; answered as timed out");
+        const error = {
+          code: "AGENT_REQUEST_TIMEOUT",
+          message: `${event.agent}/${event.instanceKey} did not answer before the deadline (the orchestrator was down)`,
+        };
+        void store.answer(
+          view.instanceKey,
+          event.id,
+          failedOutcome({ agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, error }),
+        );
+        logger.warn(
+          { eventId: event.id, correlationId: event.replyTo.correlationId },
+          "request expired while the orchestrator was down; answered as timed out",
+        );
         continue;
       }
-      options.pending.add({ correlationId: event.replyTo.correlationId, requester: event.replyTo.target, agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, deadline: event.deadline, blocking: event.replyTo.async !== true });
+      options.pending.add({
+        correlationId: event.replyTo.correlationId,
+        requester: event.replyTo.target,
+        agent: event.agent,
+        instanceKey: event.instanceKey,
+        eventId: event.id,
+        deadline: event.deadline,
+        blocking: event.replyTo.async !== true,
+      });
     }
     options.instance(event.agent, event.instanceKey).enqueue(resumedEntry(record));
     resumed++;
   }
   for (const stored of await store.instances(view.instanceKey)) {
-    if (stored.pendingResults > 0 && view.agents.has(stored.agent)) options.instance(stored.agent, stored.instanceKey).ensureStarted();
+    if (stored.pendingResults > 0 && view.agents.has(stored.agent))
+      options.instance(stored.agent, stored.instanceKey).ensureStarted();
   }
   if (resumed > 0) logger.info({ resumed }, "resumed accepted events");
   return { resumed };
@@ -62,7 +85,15 @@ export async function resumeUnanswered(options: ResumeOptions): Promise<{ resume
 /** An accepted, unanswered event as its instance queues it again: each delivery so far ended in a crash. */
 export function resumedEntry(record: InboxRecord): InboxEntry {
   const { event, crashes, acceptedAt } = record;
-  return { event, crashes, deliveries: crashes, resumed: true, acceptedAt, ...(record.lastCrash === undefined ? {} : { lastCrash: record.lastCrash }), ...(record.approvals === undefined ? {} : { approvals: record.approvals }) };
+  return {
+    event,
+    crashes,
+    deliveries: crashes,
+    resumed: true,
+    acceptedAt,
+    ...(record.lastCrash === undefined ? {} : { lastCrash: record.lastCrash }),
+    ...(record.approvals === undefined ? {} : { approvals: record.approvals }),
+  };
 }
 
 /**
@@ -70,7 +101,13 @@ export function resumedEntry(record: InboxRecord): InboxEntry {
  * host; one the store holds unanswered (delivered again after the node lost and regained the instance) is queued
  * again; one answered already is not run again and its stored outcome is returned.
  */
-export async function acceptDelivered(options: { store: Store; swarm: string; event: AgentEvent; now: number; instance: () => Instance }): Promise<{ outcome?: TurnOutcome }> {
+export async function acceptDelivered(options: {
+  store: Store;
+  swarm: string;
+  event: AgentEvent;
+  now: number;
+  instance: () => Instance;
+}): Promise<{ outcome?: TurnOutcome }> {
   const record = await options.store.inboxRecord(options.swarm, options.event.id);
   if (record?.outcome) return { outcome: record.outcome };
   if (record === undefined) await options.instance().accept(options.event, options.now);

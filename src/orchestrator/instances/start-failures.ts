@@ -43,13 +43,26 @@ export class StartFailures {
    * A child exited before `ready` (or could not be spawned: `cause`). Returns true when the instance is now
    * given up on (`unstartable` says why).
    */
-  failed(options: { address: string; exit: { code: number | null; signal: string | null }; cause?: StartFailureCause; policy: RestartPolicy }): boolean {
+  failed(options: {
+    address: string;
+    exit: { code: number | null; signal: string | null };
+    cause?: StartFailureCause;
+    policy: RestartPolicy;
+  }): boolean {
     this.count += 1;
     const { exit } = options;
-    const cause = options.cause ?? this.fatal ?? { code: "E_AGENT_START_FAILED", message: `the child exited (${exit.signal ?? `code ${exit.code}`}) before it was ready` };
+    const cause = options.cause ??
+      this.fatal ?? {
+        code: "E_AGENT_START_FAILED",
+        message: `the child exited (${exit.signal ?? `code ${exit.code}`}) before it was ready`,
+      };
     this.fatal = undefined;
-    if (!cause.code.startsWith("E_CONFIG_") && this.count < Math.max(1, options.policy.maxConsecutiveCrashes)) return false;
-    this.verdict = { code: cause.code, message: `${options.address} could not start ${this.count} time(s) in a row: ${cause.code}: ${cause.message}` };
+    if (!cause.code.startsWith("E_CONFIG_") && this.count < Math.max(1, options.policy.maxConsecutiveCrashes))
+      return false;
+    this.verdict = {
+      code: cause.code,
+      message: `${options.address} could not start ${this.count} time(s) in a row: ${cause.code}: ${cause.message}`,
+    };
     return true;
   }
 }

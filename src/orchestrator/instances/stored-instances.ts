@@ -31,8 +31,16 @@ interface SupervisedInstance {
   awaitingSlot: boolean;
 }
 
-export function instanceRows(options: { supervisors: readonly SupervisedInstance[]; stored: readonly StoredInstance[] }): InstanceRow[] {
-  const stored = new Map(options.stored.map((row) => [`${row.agent}/${row.instanceKey}`, { messages: row.messages, pendingResults: row.pendingResults, updatedAt: row.updatedAt }]));
+export function instanceRows(options: {
+  supervisors: readonly SupervisedInstance[];
+  stored: readonly StoredInstance[];
+}): InstanceRow[] {
+  const stored = new Map(
+    options.stored.map((row) => [
+      `${row.agent}/${row.instanceKey}`,
+      { messages: row.messages, pendingResults: row.pendingResults, updatedAt: row.updatedAt },
+    ]),
+  );
   const rows: InstanceRow[] = options.supervisors.map((s) => ({
     agent: s.agent,
     instanceKey: s.instanceKey,
@@ -45,7 +53,14 @@ export function instanceRows(options: { supervisors: readonly SupervisedInstance
   const known = new Set(rows.map((row) => `${row.agent}/${row.instanceKey}`));
   for (const row of options.stored) {
     const key = `${row.agent}/${row.instanceKey}`;
-    if (!known.has(key)) rows.push({ agent: row.agent, instanceKey: row.instanceKey, status: "terminated", queued: 0, ...stored.get(key) });
+    if (!known.has(key))
+      rows.push({
+        agent: row.agent,
+        instanceKey: row.instanceKey,
+        status: "terminated",
+        queued: 0,
+        ...stored.get(key),
+      });
   }
   return rows.sort((a, b) => a.agent.localeCompare(b.agent) || a.instanceKey.localeCompare(b.instanceKey));
 }

@@ -120,7 +120,10 @@ export function createRestartCoordinator(options: RestartCoordinatorOptions): Re
         if (closed) return;
         const loaded = await options.loadBundle();
         if (!loaded.valid || loaded.bundle === undefined) {
-          logger.warn({ issues: loaded.errors.map(issueOf), reasons: current.reasons }, "restart skipped: the bundle became invalid; the running swarm is unchanged");
+          logger.warn(
+            { issues: loaded.errors.map(issueOf), reasons: current.reasons },
+            "restart skipped: the bundle became invalid; the running swarm is unchanged",
+          );
           return;
         }
         await options.reload(planOf({ batch: current, bundle: loaded.bundle, logger }));
@@ -144,7 +147,10 @@ export function createRestartCoordinator(options: RestartCoordinatorOptions): Re
         if (current) void fire(current);
       }, coalesceMs);
     }
-    const target = { ...(request.agent !== undefined ? { agent: request.agent } : {}), ...(request.instanceKey !== undefined ? { instanceKey: request.instanceKey } : {}) };
+    const target = {
+      ...(request.agent !== undefined ? { agent: request.agent } : {}),
+      ...(request.instanceKey !== undefined ? { instanceKey: request.instanceKey } : {}),
+    };
     batch.restart.add(target);
     if (request.fresh === true) batch.fresh.add(target);
     batch.reasons.push(request.reason);
@@ -154,13 +160,29 @@ export function createRestartCoordinator(options: RestartCoordinatorOptions): Re
 
   return {
     async request(request) {
-      if (closed) return { accepted: false, issues: [{ code: "E_RESTART_CLOSED", path: "", message: "the orchestrator is shutting down" }] };
+      if (closed)
+        return {
+          accepted: false,
+          issues: [{ code: "E_RESTART_CLOSED", path: "", message: "the orchestrator is shutting down" }],
+        };
       if (request.instanceKey !== undefined && request.agent === undefined) {
-        return { accepted: false, issues: [{ code: "E_RESTART_INSTANCE_WITHOUT_AGENT", path: "", message: `instanceKey ${JSON.stringify(request.instanceKey)} needs the agent it belongs to` }] };
+        return {
+          accepted: false,
+          issues: [
+            {
+              code: "E_RESTART_INSTANCE_WITHOUT_AGENT",
+              path: "",
+              message: `instanceKey ${JSON.stringify(request.instanceKey)} needs the agent it belongs to`,
+            },
+          ],
+        };
       }
       const loaded = await validate();
       if (!loaded.valid || loaded.bundle === undefined) {
-        logger.warn({ reason: request.reason, issues: loaded.errors.map(issueOf) }, "restart refused: the bundle on disk is invalid");
+        logger.warn(
+          { reason: request.reason, issues: loaded.errors.map(issueOf) },
+          "restart refused: the bundle on disk is invalid",
+        );
         return { accepted: false, issues: loaded.errors.map(issueOf) };
       }
       enqueue(request);
@@ -199,7 +221,12 @@ function planOf(options: { batch: Batch; bundle: Bundle; logger: Logger }): Relo
   };
   const address = (target: InstanceTarget) => `${target.agent}/${target.instanceKey}`;
   options.logger.info(
-    { agents: restart.agents ?? "all", instances: restart.instances.map(address), fresh: batch.fresh.all ? "all" : [...freshAgents, ...fresh.instances.map(address)], reasons: batch.reasons },
+    {
+      agents: restart.agents ?? "all",
+      instances: restart.instances.map(address),
+      fresh: batch.fresh.all ? "all" : [...freshAgents, ...fresh.instances.map(address)],
+      reasons: batch.reasons,
+    },
     "restarting",
   );
   return plan;

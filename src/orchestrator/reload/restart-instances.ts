@@ -30,9 +30,16 @@ export interface RestartInstancesOptions {
 /** Returns the restarted (or retired, or cleared on disk) instance addresses, sorted. */
 export async function restartInstances(options: RestartInstancesOptions): Promise<string[]> {
   const { view, plan } = options;
-  const affected = options.supervisors.filter((s) => !view.agents.has(s.agent) || plan.agents === undefined || plan.agents.includes(s.agent) || namesInstance(plan.instances, s));
+  const affected = options.supervisors.filter(
+    (s) =>
+      !view.agents.has(s.agent) ||
+      plan.agents === undefined ||
+      plan.agents.includes(s.agent) ||
+      namesInstance(plan.instances, s),
+  );
   const restarted: string[] = [];
-  const clears = (s: InstanceTarget): boolean => plan.fresh === true || (plan.freshAgents ?? []).includes(s.agent) || namesInstance(plan.freshInstances, s);
+  const clears = (s: InstanceTarget): boolean =>
+    plan.fresh === true || (plan.freshAgents ?? []).includes(s.agent) || namesInstance(plan.freshInstances, s);
   // The store clears at once (the await is only its sync), so no instance can start on the old conversation.
   for (const target of plan.freshInstances ?? []) {
     if (!view.agents.has(target.agent) || options.supervisors.some((s) => namesInstance([target], s))) continue;

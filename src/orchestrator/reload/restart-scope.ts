@@ -26,7 +26,8 @@ export class RestartScope {
   /** Adds what one request names: nothing named is everything; an instanceKey needs its agent. */
   add(target: { agent?: string; instanceKey?: string }): void {
     if (target.agent === undefined) {
-      if (target.instanceKey !== undefined) throw new TypeError(`expected an agent with instanceKey ${JSON.stringify(target.instanceKey)}, got none`);
+      if (target.instanceKey !== undefined)
+        throw new TypeError(`expected an agent with instanceKey ${JSON.stringify(target.instanceKey)}, got none`);
       this.everything = true;
     } else if (target.instanceKey === undefined) this.agents.add(target.agent);
     else {

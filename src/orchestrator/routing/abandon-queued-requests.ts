@@ -13,7 +13,11 @@ export function abandonQueuedRequests(options: {
   const { callee } = options;
   for (const entry of callee.queue) {
     const replyTo = entry.event.replyTo;
-    const request = replyTo && options.pending.peek({ requester: replyTo.target, correlationId: replyTo.correlationId });
-    if (request?.blocking) options.requester(request.requester)?.cutTurnShort(`its request to ${callee.address} runs only after the restart`);
+    const request =
+      replyTo && options.pending.peek({ requester: replyTo.target, correlationId: replyTo.correlationId });
+    if (request?.blocking)
+      options
+        .requester(request.requester)
+        ?.cutTurnShort(`its request to ${callee.address} runs only after the restart`);
   }
 }

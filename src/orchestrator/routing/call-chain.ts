@@ -23,15 +23,27 @@ export function checkDelegation(options: DelegationOptions): DelegationCheck {
   const { requester, target } = options;
   if (!options.members.has(target)) {
     const names = [...options.members.keys()].join(", ");
-    return { ok: false, code: "AGENT_NOT_FOUND", message: `agent ${JSON.stringify(target)} is not in the swarm; members: ${names}` };
+    return {
+      ok: false,
+      code: "AGENT_NOT_FOUND",
+      message: `agent ${JSON.stringify(target)} is not in the swarm; members: ${names}`,
+    };
   }
   const chain = [...options.callChain];
   if (chain[chain.length - 1] !== requester) chain.push(requester);
   if ((options.checkCycle ?? true) && chain.includes(target)) {
-    return { ok: false, code: "CIRCULAR_CALL_DETECTED", message: `calling ${target} would close a cycle: ${[...chain, target].join(" -> ")}` };
+    return {
+      ok: false,
+      code: "CIRCULAR_CALL_DETECTED",
+      message: `calling ${target} would close a cycle: ${[...chain, target].join(" -> ")}`,
+    };
   }
   if (chain.length > options.maxDepth) {
-    return { ok: false, code: "DELEGATION_DEPTH_EXCEEDED", message: `call chain ${[...chain, target].join(" -> ")} exceeds maxDelegationDepth ${options.maxDepth}` };
+    return {
+      ok: false,
+      code: "DELEGATION_DEPTH_EXCEEDED",
+      message: `call chain ${[...chain, target].join(" -> ")} exceeds maxDelegationDepth ${options.maxDepth}`,
+    };
   }
   return { ok: true, chain };
 }

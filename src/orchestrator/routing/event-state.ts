@@ -7,9 +7,15 @@
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { InboxRecord } from "../../store/store.ts";
 
-export type EventState = { eventId: string; state: "accepted" | "running" } | ({ eventId: string; state: TurnOutcome["status"] } & TurnOutcome);
+export type EventState =
+  | { eventId: string; state: "accepted" | "running" }
+  | ({ eventId: string; state: TurnOutcome["status"] } & TurnOutcome);
 
-export function eventStateOf(options: { eventId: string; record: InboxRecord | undefined; running: boolean }): EventState | undefined {
+export function eventStateOf(options: {
+  eventId: string;
+  record: InboxRecord | undefined;
+  running: boolean;
+}): EventState | undefined {
   const { record, eventId } = options;
   if (record === undefined) return undefined;
   if (record.outcome !== undefined) {

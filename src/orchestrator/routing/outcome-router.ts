@@ -80,16 +80,40 @@ export class OutcomeRouter {
 
   /** The event left the queue unanswered: it crashed the instance too often, or (`cause`) the instance cannot start. */
   givenUp(instance: Instance, entry: InboxEntry, cause?: ErrorInfo): void {
-    const context = { agent: instance.agent, instanceKey: instance.instanceKey, eventId: entry.event.id, crashes: entry.crashes, cause };
-    this.options.logger.error(context, cause ? "instance cannot start; event given up" : "event crashed the instance too often; given up");
+    const context = {
+      agent: instance.agent,
+      instanceKey: instance.instanceKey,
+      eventId: entry.event.id,
+      crashes: entry.crashes,
+      cause,
+    };
+    this.options.logger.error(
+      context,
+      cause ? "instance cannot start; event given up" : "event crashed the instance too often; given up",
+    );
     const last = entry.lastCrash === undefined ? "" : ` (last time ${entry.lastCrash})`;
-    const message = cause ? `${cause.message}; the event was dropped` : `${instance.address} crashed ${entry.crashes} times while handling this event${last}; it was dropped`;
-    this.answer(entry.event, failedOutcome({ agent: instance.agent, instanceKey: instance.instanceKey, eventId: entry.event.id, error: { code: "AGENT_CRASHED", message } }));
+    const message = cause
+      ? `${cause.message}; the event was dropped`
+      : `${instance.address} crashed ${entry.crashes} times while handling this event${last}; it was dropped`;
+    this.answer(
+      entry.event,
+      failedOutcome({
+        agent: instance.agent,
+        instanceKey: instance.instanceKey,
+        eventId: entry.event.id,
+        error: { code: "AGENT_CRASHED", message },
+      }),
+    );
   }
 
   requestTimedOut(request: PendingRequest): void {
-    const withdrawn = this.options.callee(instanceAddress(request.agent, request.instanceKey))?.withdraw(request.eventId);
-    this.options.logger.warn({ correlationId: request.correlationId, requester: request.requester, started: withdrawn === undefined }, "request timed out");
+    const withdrawn = this.options
+      .callee(instanceAddress(request.agent, request.instanceKey))
+      ?.withdraw(request.eventId);
+    this.options.logger.warn(
+      { correlationId: request.correlationId, requester: request.requester, started: withdrawn === undefined },
+      "request timed out",
+    );
     const reply = timeoutReply(request);
     if (withdrawn) {
       const { correlationId: _correlationId, ...outcome } = reply;
@@ -107,7 +131,11 @@ export class OutcomeRouter {
   private answer(event: InboxEntry["event"], outcome: TurnOutcome): void {
     this.options.store.answer(this.options.swarm(), event.id, outcome).then(
       () => this.settle(event, outcome),
-      (error: unknown) => this.options.logger.error({ eventId: event.id, error: error instanceof Error ? error.message : String(error) }, "could not store an answer; the event stays unanswered"),
+      (error: unknown) =>
+        this.options.logger.error(
+          { eventId: event.id, error: error instanceof Error ? error.message : String(error) },
+          "could not store an answer; the event stays unanswered",
+        ),
     );
   }
 
@@ -131,7 +159,9 @@ export class OutcomeRouter {
     const route = { requester: replyTo.target, correlationId: replyTo.correlationId };
     const request = this.options.pending.take(route);
     if (!request) {
-      const why = this.options.pending.wasExpired(route) ? "late reply after the request timed out; dropped" : "reply to an unknown request; kept in the store for its requester to reattach";
+      const why = this.options.pending.wasExpired(route)
+        ? "late reply after the request timed out; dropped"
+        : "reply to an unknown request; kept in the store for its requester to reattach";
       this.options.logger.warn({ correlationId: replyTo.correlationId, eventId: event.id }, why);
       return;
     }
@@ -146,7 +176,11 @@ export class OutcomeRouter {
     const reply: Reply = { ...answer, async: true };
     this.options.store.addPendingResult(requester.ref, reply, { sync: false }).then(
       () => requester.deliverReply(reply, { blocking }),
-      (error: unknown) => this.options.logger.error({ correlationId: reply.correlationId, error: error instanceof Error ? error.message : String(error) }, "could not store an async reply"),
+      (error: unknown) =>
+        this.options.logger.error(
+          { correlationId: reply.correlationId, error: error instanceof Error ? error.message : String(error) },
+          "could not store an async reply",
+        ),
     );
   }
 }

@@ -23,7 +23,8 @@ export interface PendingRequest {
 
 const EXPIRED_MEMORY = 10_000;
 
-const keyOf = (request: { requester: InstanceAddress; correlationId: string }): string => `${request.requester}\n${request.correlationId}`;
+const keyOf = (request: { requester: InstanceAddress; correlationId: string }): string =>
+  `${request.requester}\n${request.correlationId}`;
 
 export class PendingRequests {
   private readonly entries = new Map<string, { request: PendingRequest; timer: TimerHandle }>();

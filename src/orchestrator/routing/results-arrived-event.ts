@@ -9,7 +9,13 @@ import { newTraceId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/agent-event.ts";
 
-export function resultsArrivedEvent(options: { id: string; agent: string; instanceKey: string; count: number; now: number }): AgentEvent {
+export function resultsArrivedEvent(options: {
+  id: string;
+  agent: string;
+  instanceKey: string;
+  count: number;
+  now: number;
+}): AgentEvent {
   return {
     id: options.id,
     type: RESULTS_ARRIVED_EVENT,
@@ -39,6 +45,16 @@ export function wakeForResults(options: {
 }): void {
   const { instance } = options;
   if (!options.accepting || instance.hasWork()) return;
-  const wake = resultsArrivedEvent({ id: options.id(), agent: instance.agent, instanceKey: instance.instanceKey, count: options.count, now: options.now });
-  options.accept(wake, { sync: false }).catch((error: unknown) => options.logger.warn({ error: describe(error).message }, "could not store a results.arrived event"));
+  const wake = resultsArrivedEvent({
+    id: options.id(),
+    agent: instance.agent,
+    instanceKey: instance.instanceKey,
+    count: options.count,
+    now: options.now,
+  });
+  options
+    .accept(wake, { sync: false })
+    .catch((error: unknown) =>
+      options.logger.warn({ error: describe(error).message }, "could not store a results.arrived event"),
+    );
 }

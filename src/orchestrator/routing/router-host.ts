@@ -39,11 +39,32 @@ export function createRouterHost(options: {
     spawn: (agent, instanceKey) => {
       const instance = options.instance(agent, instanceKey);
       instance.ensureStarted();
-      return { agent, instanceKey, status: instance.status, ...(instance.pid !== undefined ? { pid: instance.pid } : {}) };
+      return {
+        agent,
+        instanceKey,
+        status: instance.status,
+        ...(instance.pid !== undefined ? { pid: instance.pid } : {}),
+      };
     },
-    list: () => [...options.instances()].map((s) => ({ agent: s.agent, instanceKey: s.instanceKey, status: s.status, ...(s.live && s.pid !== undefined ? { pid: s.pid } : {}) })),
+    list: () =>
+      [...options.instances()].map((s) => ({
+        agent: s.agent,
+        instanceKey: s.instanceKey,
+        status: s.status,
+        ...(s.live && s.pid !== undefined ? { pid: s.pid } : {}),
+      })),
     restart: ({ reason, requester }) => {
-      if (!options.restarts) return Promise.resolve({ accepted: false, issues: [{ code: "E_RESTART_UNAVAILABLE", path: "", message: "this orchestrator runs without a restart coordinator" }] });
+      if (!options.restarts)
+        return Promise.resolve({
+          accepted: false,
+          issues: [
+            {
+              code: "E_RESTART_UNAVAILABLE",
+              path: "",
+              message: "this orchestrator runs without a restart coordinator",
+            },
+          ],
+        });
       return options.restarts.request({ reason, afterTurn: options.afterTurn(requester) });
     },
   };

@@ -41,7 +41,14 @@ export class RuntimeEventHub {
   /** `event` is delivered again after its earlier delivery ended unanswered: its text starts over. */
   redelivered(event: AgentEvent): void {
     if (!this.progress.watched(event.traceId)) return;
-    this.progress.publish({ kind: "restarted", agent: event.agent, instanceKey: event.instanceKey, traceId: event.traceId, eventId: event.id, reason: "redelivered" });
+    this.progress.publish({
+      kind: "restarted",
+      agent: event.agent,
+      instanceKey: event.instanceKey,
+      traceId: event.traceId,
+      eventId: event.id,
+      reason: "redelivered",
+    });
   }
 
   /** The instances' hooks that report to this hub: runtime events, streamed text, redeliveries. */

@@ -54,11 +54,19 @@ export interface RouterHost {
 const stringArg = (args: JsonObject, name: string, required: boolean): string | undefined => {
   const value = args[name];
   if (value === undefined && !required) return undefined;
-  if (typeof value !== "string" || value === "") throw new UsageError("E_RUNTIME_INVALID_ARGS", `expected ${name} to be a non-empty string, got ${JSON.stringify(value ?? null)}`);
+  if (typeof value !== "string" || value === "")
+    throw new UsageError(
+      "E_RUNTIME_INVALID_ARGS",
+      `expected ${name} to be a non-empty string, got ${JSON.stringify(value ?? null)}`,
+    );
   return value;
 };
 
-export async function handleRuntimeCall(options: { host: RouterHost; requester: RouterRequester; call: ChildToParent["runtime_call"] }): Promise<void> {
+export async function handleRuntimeCall(options: {
+  host: RouterHost;
+  requester: RouterRequester;
+  call: ChildToParent["runtime_call"];
+}): Promise<void> {
   const { host, requester, call } = options;
   try {
     const value = await dispatch(host, requester, call);
@@ -69,7 +77,11 @@ export async function handleRuntimeCall(options: { host: RouterHost; requester: 
   }
 }
 
-async function dispatch(host: RouterHost, requester: RouterRequester, call: ChildToParent["runtime_call"]): Promise<JsonValue> {
+async function dispatch(
+  host: RouterHost,
+  requester: RouterRequester,
+  call: ChildToParent["runtime_call"],
+): Promise<JsonValue> {
   const args = isJsonObject(call.args) ? call.args : {};
   const swarm = host.swarm();
   switch (call.method) {
@@ -78,14 +90,19 @@ async function dispatch(host: RouterHost, requester: RouterRequester, call: Chil
       return delegate(host, requester, call, args, call.method);
     case "spawn": {
       const target = stringArg(args, "target", true) as string;
-      if (!swarm.agents.has(target)) throw new UsageError("AGENT_NOT_FOUND", `agent ${JSON.stringify(target)} is not in the swarm`);
+      if (!swarm.agents.has(target))
+        throw new UsageError("AGENT_NOT_FOUND", `agent ${JSON.stringify(target)} is not in the swarm`);
       return host.spawn(target, stringArg(args, "instanceKey", false) ?? swarm.instanceKey);
     }
     case "list":
       return { instances: host.list() };
     case "catalog":
       return {
-        agents: [...swarm.agents.values()].map((agent) => ({ name: agent.name, ...(agent.description ? { description: agent.description } : {}), entry: agent.name === swarm.entryAgent })),
+        agents: [...swarm.agents.values()].map((agent) => ({
+          name: agent.name,
+          ...(agent.description ? { description: agent.description } : {}),
+          entry: agent.name === swarm.entryAgent,
+        })),
       };
     case "restart": {
       const reason = typeof args.reason === "string" && args.reason !== "" ? args.reason : "self-restart";
@@ -97,7 +114,13 @@ async function dispatch(host: RouterHost, requester: RouterRequester, call: Chil
   }
 }
 
-async function delegate(host: RouterHost, requester: RouterRequester, call: ChildToParent["runtime_call"], args: JsonObject, method: "request" | "send"): Promise<JsonValue> {
+async function delegate(
+  host: RouterHost,
+  requester: RouterRequester,
+  call: ChildToParent["runtime_call"],
+  args: JsonObject,
+  method: "request" | "send",
+): Promise<JsonValue> {
   const swarm = host.swarm();
   const target = stringArg(args, "target", true) as string;
   const input = typeof args.input === "string" ? args.input : JSON.stringify(args.input ?? "");
@@ -115,12 +138,21 @@ async function delegate(host: RouterHost, requester: RouterRequester, call: Chil
   const given = typeof args.correlationId === "string" && args.correlationId !== "" ? args.correlationId : undefined;
   const correlationId = given ?? host.ids("corr");
   const eventId = given === undefined ? host.ids("evt") : derivedEventId(requester.address, correlationId);
-  const timeoutMs = typeof args.timeoutMs === "number" && args.timeoutMs > 0 ? args.timeoutMs : swarm.policy.requestTimeoutMs;
+  const timeoutMs =
+    typeof args.timeoutMs === "number" && args.timeoutMs > 0 ? args.timeoutMs : swarm.policy.requestTimeoutMs;
   const blocking = args.async !== true;
   const before = await host.accepted(eventId);
   if (before !== undefined) {
     if (method === "request" && before.event.replyTo !== undefined) {
-      const request: PendingRequest = { correlationId, requester: requester.address, agent: target, instanceKey, eventId, deadline: before.event.deadline ?? host.clock.now() + timeoutMs, blocking };
+      const request: PendingRequest = {
+        correlationId,
+        requester: requester.address,
+        agent: target,
+        instanceKey,
+        eventId,
+        deadline: before.event.deadline ?? host.clock.now() + timeoutMs,
+        blocking,
+      };
       // A turn that stopped for approvals has not answered yet: its reply comes when it resumes and ends.
       if (before.outcome === undefined || before.outcome.status === "awaiting_approval") host.pending.add(request);
       // After the runtime_result: the tool learns its request is accepted before it gets the reply.
@@ -131,7 +163,12 @@ async function delegate(host: RouterHost, requester: RouterRequester, call: Chil
   const now = host.clock.now();
   const event: AgentEvent = {
     id: eventId,
-    type: typeof args.eventType === "string" && args.eventType !== "" ? args.eventType : method === "request" ? "agent.request" : "agent.send",
+    type:
+      typeof args.eventType === "string" && args.eventType !== ""
+        ? args.eventType
+        : method === "request"
+          ? "agent.request"
+          : "agent.send",
     input,
     agent: target,
     instanceKey,
@@ -148,7 +185,15 @@ async function delegate(host: RouterHost, requester: RouterRequester, call: Chil
   }
   event.replyTo = { target: requester.address, correlationId, ...(blocking ? {} : { async: true as const }) };
   event.deadline = now + timeoutMs;
-  host.pending.add({ correlationId, requester: requester.address, agent: target, instanceKey, eventId, deadline: event.deadline, blocking });
+  host.pending.add({
+    correlationId,
+    requester: requester.address,
+    agent: target,
+    instanceKey,
+    eventId,
+    deadline: event.deadline,
+    blocking,
+  });
   await acceptFromAgent(host, event);
   return { correlationId, eventId };
 }

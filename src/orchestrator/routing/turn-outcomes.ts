@@ -11,19 +11,31 @@ import type { PendingRequest } from "./pending-requests.ts";
 export function replyForOutcome(request: PendingRequest, outcome: TurnOutcome): Reply {
   const reply: Reply = { ...outcome, correlationId: request.correlationId };
   if (outcome.status === "error" && outcome.error?.code !== "AGENT_CRASHED") {
-    reply.error = { code: "AGENT_TURN_FAILED", message: `${outcome.agent} turn failed: ${outcome.error?.code ?? "error"}: ${outcome.error?.message ?? outcome.response}` };
+    reply.error = {
+      code: "AGENT_TURN_FAILED",
+      message: `${outcome.agent} turn failed: ${outcome.error?.code ?? "error"}: ${outcome.error?.message ?? outcome.response}`,
+    };
   }
   return reply;
 }
 
 export function timeoutReply(request: PendingRequest): Reply {
-  const error = { code: "AGENT_REQUEST_TIMEOUT", message: `${request.agent}/${request.instanceKey} did not answer before the deadline` };
-  return { ...failedOutcome({ agent: request.agent, instanceKey: request.instanceKey, eventId: request.eventId, error }), correlationId: request.correlationId };
+  const error = {
+    code: "AGENT_REQUEST_TIMEOUT",
+    message: `${request.agent}/${request.instanceKey} did not answer before the deadline`,
+  };
+  return {
+    ...failedOutcome({ agent: request.agent, instanceKey: request.instanceKey, eventId: request.eventId, error }),
+    correlationId: request.correlationId,
+  };
 }
 
 /** The outcome waiters get when the orchestrator stops before the turn ended (the event stays accepted). */
 export function stoppedOutcome(eventId: string): TurnOutcome {
-  const error = { code: "ORCHESTRATOR_STOPPED", message: "the orchestrator stopped before the turn ended; the event stays in the inbox" };
+  const error = {
+    code: "ORCHESTRATOR_STOPPED",
+    message: "the orchestrator stopped before the turn ended; the event stays in the inbox",
+  };
   return failedOutcome({ agent: "", instanceKey: "", eventId, error });
 }
 

@@ -22,7 +22,9 @@ export type RecordBatch<Record> = { batch: Record[] };
 
 /** The records of one message of the log, whether it holds one record or a batch of them. */
 export function recordsOf<Record>(value: Record | RecordBatch<Record>): Record[] {
-  return typeof value === "object" && value !== null && Array.isArray((value as RecordBatch<Record>).batch) ? (value as RecordBatch<Record>).batch : [value as Record];
+  return typeof value === "object" && value !== null && Array.isArray((value as RecordBatch<Record>).batch)
+    ? (value as RecordBatch<Record>).batch
+    : [value as Record];
 }
 
 export class BatchedAppender {
@@ -50,7 +52,11 @@ export class BatchedAppender {
       const group = this.nextGroup();
       this.messages += 1;
       try {
-        const outcome = await this.writer.appendJson(group.length === 1 ? (group[0] as Waiting).json : `{"batch":[${group.map((waiting) => waiting.json).join(",")}]}`);
+        const outcome = await this.writer.appendJson(
+          group.length === 1
+            ? (group[0] as Waiting).json
+            : `{"batch":[${group.map((waiting) => waiting.json).join(",")}]}`,
+        );
         for (const waiting of group) waiting.resolve(outcome);
       } catch (error) {
         for (const waiting of group) waiting.reject(error);

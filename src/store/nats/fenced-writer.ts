@@ -20,7 +20,9 @@ const FENCE_HEADER = "Gdn-Fence";
 const MAX_TAKE_ATTEMPTS = 5;
 
 /** `after`: the subject's last sequence before the fence (0 when it was empty). */
-export type TakeOutcome = { status: "taken"; writer: FencedWriter; after: number } | { status: "fenced"; newerRevision: number };
+export type TakeOutcome =
+  | { status: "taken"; writer: FencedWriter; after: number }
+  | { status: "fenced"; newerRevision: number };
 export type AppendOutcome = { status: "written"; sequence: number } | { status: "fenced" };
 
 export interface TakeOptions {
@@ -44,15 +46,21 @@ export class FencedWriter {
   static async take(options: TakeOptions): Promise<TakeOutcome> {
     for (let attempt = 1; ; attempt++) {
       const last = await lastRecord(options);
-      if (last !== undefined && last.revision > options.lease.revision) return { status: "fenced", newerRevision: last.revision };
+      if (last !== undefined && last.revision > options.lease.revision)
+        return { status: "fenced", newerRevision: last.revision };
       const fence = recordHeaders(options.lease, true);
       fence.set("Nats-Expected-Last-Subject-Sequence", String(last?.sequence ?? 0));
       try {
-        const ack = await options.connection.js.publish(options.subject, JSON.stringify({ fence: options.lease.revision, owner: options.lease.owner }), { headers: fence });
+        const ack = await options.connection.js.publish(
+          options.subject,
+          JSON.stringify({ fence: options.lease.revision, owner: options.lease.owner }),
+          { headers: fence },
+        );
         return { status: "taken", writer: new FencedWriter(options, ack.seq), after: last?.sequence ?? 0 };
       } catch (error) {
         // Someone wrote in between (the old holder's last append): read again.
-        if (!isWrongRevision(error) || attempt === MAX_TAKE_ATTEMPTS) throw natsUnavailable(`taking ${options.subject}`, error);
+        if (!isWrongRevision(error) || attempt === MAX_TAKE_ATTEMPTS)
+          throw natsUnavailable(`taking ${options.subject}`, error);
       }
     }
   }

@@ -20,7 +20,15 @@ import { BatchedAppender, recordsOf, type RecordBatch } from "./batched-appender
 import { FencedWriter, type AppendOutcome } from "./fenced-writer.ts";
 import type { FenceToken, JetStreamHandle, StateLogNames } from "./jetstream-handle.ts";
 import { natsUnavailable } from "./nats-errors.ts";
-import { compactionDue, DEFAULT_COMPACTION, snapshotParts, SnapshotReader, type CompactionSettings, type LatestState, type SnapshotPart } from "./state-log-snapshot.ts";
+import {
+  compactionDue,
+  DEFAULT_COMPACTION,
+  snapshotParts,
+  SnapshotReader,
+  type CompactionSettings,
+  type LatestState,
+  type SnapshotPart,
+} from "./state-log-snapshot.ts";
 import { applyRecord, type StateRecord } from "./state-record.ts";
 
 export type { StateRecord } from "./state-record.ts";
@@ -39,7 +47,12 @@ export class InstanceStateLog {
   ) {}
 
   /** `compaction`: when a snapshot is due (default DEFAULT_COMPACTION); `logger`: where a failed compaction is told. */
-  static async open(options: { connection: JetStreamHandle; names: StateLogNames; compaction?: CompactionSettings; logger?: Logger }): Promise<InstanceStateLog> {
+  static async open(options: {
+    connection: JetStreamHandle;
+    names: StateLogNames;
+    compaction?: CompactionSettings;
+    logger?: Logger;
+  }): Promise<InstanceStateLog> {
     const { connection, names } = options;
     // Each record is republished once stored, on `storedStateSubjects`: the node that accepted an event for the
     // instance takes the event's answer from there (src/cluster/answer-watch.ts). A stream made before without it
@@ -47,11 +60,19 @@ export class InstanceStateLog {
     // without it answers still arrive, one hop later, by the owner's request: not worth refusing to start for.
     const republish = { src: names.stateSubjects, dest: names.storedStateSubjects };
     try {
-      await connection.jsm.streams.add({ name: names.stateStream, subjects: [names.stateSubjects], retention: RetentionPolicy.Limits, storage: StorageType.File, description: `goondan instance state of ${names.swarm}`, republish });
+      await connection.jsm.streams.add({
+        name: names.stateStream,
+        subjects: [names.stateSubjects],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        description: `goondan instance state of ${names.swarm}`,
+        republish,
+      });
     } catch (error) {
       const info = await connection.jsm.streams.info(names.stateStream).catch(() => undefined);
       if (info === undefined) throw natsUnavailable(`opening the state stream ${names.stateStream}`, error);
-      if (info.config.republish?.dest !== republish.dest) await connection.jsm.streams.update(names.stateStream, { republish }).catch(() => undefined);
+      if (info.config.republish?.dest !== republish.dest)
+        await connection.jsm.streams.update(names.stateStream, { republish }).catch(() => undefined);
     }
     return new InstanceStateLog(connection, names, options.compaction ?? DEFAULT_COMPACTION, options.logger);
   }
@@ -63,16 +84,30 @@ export class InstanceStateLog {
    * when the log's last record is still that one, nobody wrote since and `local` is current: only the fence is
    * written, nothing is replayed (`resumed`).
    */
-  async take(ref: InstanceRef, lease: FenceToken, local: Store, options: { resumeAfter?: number } = {}): Promise<{ taken: false } | { taken: true; replayed: number; resumed: boolean; fromSnapshot?: true }> {
+  async take(
+    ref: InstanceRef,
+    lease: FenceToken,
+    local: Store,
+    options: { resumeAfter?: number } = {},
+  ): Promise<{ taken: false } | { taken: true; replayed: number; resumed: boolean; fromSnapshot?: true }> {
     const subject = this.names.stateSubject(ref.agent, ref.instanceKey);
-    const taken = await FencedWriter.take({ connection: this.connection, stream: this.names.stateStream, subject, lease });
+    const taken = await FencedWriter.take({
+      connection: this.connection,
+      stream: this.names.stateStream,
+      subject,
+      lease,
+    });
     if (taken.status !== "taken") return { taken: false };
     if (options.resumeAfter !== undefined && taken.after === options.resumeAfter) {
       this.writers.set(key(ref), held(taken.writer, local));
       return { taken: true, replayed: 0, resumed: true };
     }
     const { snapshot, snapshotBytes, tail } = await this.read(subject);
-    if (snapshot !== undefined && !canSnapshot(local)) throw new SystemError("E_CLUSTER_STATE_UNREADABLE", `${ref.agent}/${ref.instanceKey}: the state log holds a snapshot and this node's store cannot import one`);
+    if (snapshot !== undefined && !canSnapshot(local))
+      throw new SystemError(
+        "E_CLUSTER_STATE_UNREADABLE",
+        `${ref.agent}/${ref.instanceKey}: the state log holds a snapshot and this node's store cannot import one`,
+      );
     await local.deleteInstance(ref);
     if (snapshot !== undefined) await (local as Store & InstanceSnapshots).importInstance(ref, snapshot);
     // An ordered store applies each write within its call: the records go in one after the other without a commit
@@ -85,9 +120,18 @@ export class InstanceStateLog {
     }
     await Promise.all(applied);
     const writer = held(taken.writer, local);
-    writer.since = { records: tail.length, bytes: tail.reduce((sum, record) => sum + JSON.stringify(record).length, 0), snapshotBytes };
+    writer.since = {
+      records: tail.length,
+      bytes: tail.reduce((sum, record) => sum + JSON.stringify(record).length, 0),
+      snapshotBytes,
+    };
     this.writers.set(key(ref), writer);
-    return { taken: true, replayed: tail.length, resumed: false, ...(snapshot === undefined ? {} : { fromSnapshot: true as const }) };
+    return {
+      taken: true,
+      replayed: tail.length,
+      resumed: false,
+      ...(snapshot === undefined ? {} : { fromSnapshot: true as const }),
+    };
   }
 
   /**
@@ -117,7 +161,12 @@ export class InstanceStateLog {
     held.since.records += 1;
     held.since.bytes += json.length;
     if (held.compaction === undefined && held.local !== undefined && compactionDue(this.compaction, held.since)) {
-      void this.compactHeld(ref, held).catch((error: unknown) => this.logger?.warn({ agent: ref.agent, instanceKey: ref.instanceKey, error: describe(error) }, "could not compact an instance's state log; it is tried again after the next writes"));
+      void this.compactHeld(ref, held).catch((error: unknown) =>
+        this.logger?.warn(
+          { agent: ref.agent, instanceKey: ref.instanceKey, error: describe(error) },
+          "could not compact an instance's state log; it is tried again after the next writes",
+        ),
+      );
     }
     await written;
   }
@@ -177,7 +226,9 @@ export class InstanceStateLog {
     const [first] = await Promise.all(writes);
     const subject = this.names.stateSubject(ref.agent, ref.instanceKey);
     try {
-      return (await this.connection.jsm.streams.purge(this.names.stateStream, { filter: subject, seq: first as number })).purged;
+      return (
+        await this.connection.jsm.streams.purge(this.names.stateStream, { filter: subject, seq: first as number })
+      ).purged;
     } catch (error) {
       throw natsUnavailable(`purging ${subject} before its snapshot`, error);
     }
@@ -200,7 +251,10 @@ export class InstanceStateLog {
       // Only this writer: a late refusal of a write made before this node took the instance back must not drop
       // the writer it took it back with.
       if (this.writers.get(key(ref)) === held) this.writers.delete(key(ref));
-      throw new SystemError("E_CLUSTER_FENCED", `${ref.agent}/${ref.instanceKey}: another node took this instance over; this node's write was refused`);
+      throw new SystemError(
+        "E_CLUSTER_FENCED",
+        `${ref.agent}/${ref.instanceKey}: another node took this instance over; this node's write was refused`,
+      );
     }
     return outcome.sequence;
   }
@@ -210,7 +264,10 @@ export class InstanceStateLog {
     const reader = new SnapshotReader<StateRecord>();
     let consumer;
     try {
-      consumer = await this.connection.js.consumers.get(this.names.stateStream, { filter_subjects: subject, deliver_policy: DeliverPolicy.All });
+      consumer = await this.connection.js.consumers.get(this.names.stateStream, {
+        filter_subjects: subject,
+        deliver_policy: DeliverPolicy.All,
+      });
     } catch (error) {
       throw natsUnavailable(`reading the state of ${subject}`, error);
     }
@@ -219,7 +276,11 @@ export class InstanceStateLog {
     try {
       for await (const message of messages) {
         idle.refresh();
-        if (!message.headers?.has("Gdn-Fence")) for (const record of recordsOf(message.json<StateRecord | SnapshotPart | RecordBatch<StateRecord | SnapshotPart>>())) reader.add(record);
+        if (!message.headers?.has("Gdn-Fence"))
+          for (const record of recordsOf(
+            message.json<StateRecord | SnapshotPart | RecordBatch<StateRecord | SnapshotPart>>(),
+          ))
+            reader.add(record);
         if (message.info.pending === 0) break;
       }
     } finally {

@@ -9,13 +9,21 @@ import { SystemError } from "../../shared/errors.ts";
 
 /** True when a conditional publish was refused because the last revision was not the one expected. */
 export function isWrongRevision(error: unknown): boolean {
-  return error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
+  return (
+    error instanceof JetStreamApiError &&
+    (error.code === JetStreamApiCodes.StreamWrongLastSequence ||
+      error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+  );
 }
 
 export function natsUnavailable(what: string, error: unknown): SystemError {
   if (error instanceof SystemError) return error;
-  return new SystemError("E_CLUSTER_UNAVAILABLE", `${what}: the cluster's NATS did not answer: ${(error as Error)?.message ?? String(error)}`, {
-    suggestion: "Check the NATS server and this node's connection to it; the node retries by itself.",
-    cause: error,
-  });
+  return new SystemError(
+    "E_CLUSTER_UNAVAILABLE",
+    `${what}: the cluster's NATS did not answer: ${(error as Error)?.message ?? String(error)}`,
+    {
+      suggestion: "Check the NATS server and this node's connection to it; the node retries by itself.",
+      cause: error,
+    },
+  );
 }

@@ -23,7 +23,17 @@ import type { PendingResult } from "../../protocol/conversation.ts";
 import type { InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
-import type { ApprovalDecided, ApprovalQuery, InboxRecord, InstanceRef, RuntimeEventQuery, Store, StoredInstance, StoredRuntimeEvent, WriteOptions } from "../store.ts";
+import type {
+  ApprovalDecided,
+  ApprovalQuery,
+  InboxRecord,
+  InstanceRef,
+  RuntimeEventQuery,
+  Store,
+  StoredInstance,
+  StoredRuntimeEvent,
+  WriteOptions,
+} from "../store.ts";
 import type { InstanceStateLog, StateRecord } from "./instance-state-log.ts";
 
 export class ReplicatedStore implements Store {
@@ -41,7 +51,11 @@ export class ReplicatedStore implements Store {
 
   accept(swarm: string, event: AgentEvent, acceptedAt: number, options?: WriteOptions): Promise<void> {
     const ref = { swarm, agent: event.agent, instanceKey: event.instanceKey };
-    return this.replicated(ref, options, (local) => this.local.accept(swarm, event, acceptedAt, local), { op: "accept", event, acceptedAt });
+    return this.replicated(ref, options, (local) => this.local.accept(swarm, event, acceptedAt, local), {
+      op: "accept",
+      event,
+      acceptedAt,
+    });
   }
 
   inboxRecord(swarm: string, eventId: string): Promise<InboxRecord | undefined> {
@@ -54,7 +68,13 @@ export class ReplicatedStore implements Store {
 
   recordInterrupted(swarm: string, eventId: string, crash?: string): void {
     this.local.recordInterrupted(swarm, eventId, crash);
-    void this.refOf(swarm, eventId).then((ref) => (ref ? this.log.append(ref, { op: "interrupted", eventId, ...(crash === undefined ? {} : { crash }) }) : undefined)).catch(() => undefined);
+    void this.refOf(swarm, eventId)
+      .then((ref) =>
+        ref
+          ? this.log.append(ref, { op: "interrupted", eventId, ...(crash === undefined ? {} : { crash }) })
+          : undefined,
+      )
+      .catch(() => undefined);
   }
 
   async answer(swarm: string, eventId: string, outcome: TurnOutcome): Promise<void> {
@@ -64,11 +84,18 @@ export class ReplicatedStore implements Store {
   }
 
   commit(instance: InstanceRef, commit: InstanceCommit, outcome?: TurnOutcome, options?: WriteOptions): Promise<void> {
-    return this.replicated(instance, options, (local) => this.local.commit(instance, commit, outcome, local), { op: "commit", commit, ...(outcome ? { outcome } : {}) });
+    return this.replicated(instance, options, (local) => this.local.commit(instance, commit, outcome, local), {
+      op: "commit",
+      commit,
+      ...(outcome ? { outcome } : {}),
+    });
   }
 
   addPendingResult(instance: InstanceRef, result: PendingResult, options?: WriteOptions): Promise<void> {
-    return this.replicated(instance, options, (local) => this.local.addPendingResult(instance, result, local), { op: "pending", result });
+    return this.replicated(instance, options, (local) => this.local.addPendingResult(instance, result, local), {
+      op: "pending",
+      result,
+    });
   }
 
   instanceState(instance: InstanceRef): Promise<InstanceState> {
@@ -120,7 +147,12 @@ export class ReplicatedStore implements Store {
    * A write of an owned instance: made locally without the sync (the log is its durable copy) and appended;
    * resolves once both hold it. Of an instance this node does not own: the local write as asked, alone.
    */
-  private async replicated(ref: InstanceRef, options: WriteOptions | undefined, write: (options: WriteOptions | undefined) => Promise<void>, record: StateRecord): Promise<void> {
+  private async replicated(
+    ref: InstanceRef,
+    options: WriteOptions | undefined,
+    write: (options: WriteOptions | undefined) => Promise<void>,
+    record: StateRecord,
+  ): Promise<void> {
     if (!this.log.owns(ref)) return write(options);
     const local = write({ ...options, sync: false });
     if (!this.local.ordered) await local;

@@ -35,10 +35,17 @@ export function readCompactionSettings(env: Record<string, string | undefined>):
     const raw = env[name];
     if (raw === undefined || raw === "") return fallback;
     const value = Number(raw);
-    if (!Number.isInteger(value) || value < 1) throw new UsageError("E_CLUSTER_CONFIG_INVALID", `${name}: expected a whole number, at least 1, got ${JSON.stringify(raw)}`);
+    if (!Number.isInteger(value) || value < 1)
+      throw new UsageError(
+        "E_CLUSTER_CONFIG_INVALID",
+        `${name}: expected a whole number, at least 1, got ${JSON.stringify(raw)}`,
+      );
     return value;
   };
-  return { records: read(SNAPSHOT_RECORDS_ENV, DEFAULT_COMPACTION.records), bytes: read(SNAPSHOT_BYTES_ENV, DEFAULT_COMPACTION.bytes) };
+  return {
+    records: read(SNAPSHOT_RECORDS_ENV, DEFAULT_COMPACTION.records),
+    bytes: read(SNAPSHOT_BYTES_ENV, DEFAULT_COMPACTION.bytes),
+  };
 }
 
 /**
@@ -46,14 +53,23 @@ export function readCompactionSettings(env: Record<string, string | undefined>):
  * that snapshot: a large state is not written again for every few records (what compaction writes stays within
  * twice what the instance writes).
  */
-export function compactionDue(settings: CompactionSettings, since: { records: number; bytes: number; snapshotBytes: number }): boolean {
+export function compactionDue(
+  settings: CompactionSettings,
+  since: { records: number; bytes: number; snapshotBytes: number },
+): boolean {
   return (since.records >= settings.records || since.bytes >= settings.bytes) && since.bytes * 2 >= since.snapshotBytes;
 }
 
 export function snapshotParts(snapshot: InstanceSnapshot, id: string, partChars = SNAPSHOT_PART_CHARS): SnapshotPart[] {
   const json = JSON.stringify(snapshot);
   const parts = Math.max(1, Math.ceil(json.length / partChars));
-  return Array.from({ length: parts }, (_, part) => ({ op: "snapshot", id, part, parts, data: json.slice(part * partChars, (part + 1) * partChars) }));
+  return Array.from({ length: parts }, (_, part) => ({
+    op: "snapshot",
+    id,
+    part,
+    parts,
+    data: json.slice(part * partChars, (part + 1) * partChars),
+  }));
 }
 
 const isPart = (record: { op: string }): record is SnapshotPart => record.op === "snapshot";
@@ -91,7 +107,10 @@ export class SnapshotReader<Record extends { op: string }> {
     try {
       snapshot = JSON.parse(json) as InstanceSnapshot;
     } catch (error) {
-      throw new SystemError("E_CLUSTER_STATE_UNREADABLE", `snapshot ${record.id} of the state log is not JSON (${(error as Error).message}); its parts are all there, so the log itself is damaged`);
+      throw new SystemError(
+        "E_CLUSTER_STATE_UNREADABLE",
+        `snapshot ${record.id} of the state log is not JSON (${(error as Error).message}); its parts are all there, so the log itself is damaged`,
+      );
     }
     this.latest = { snapshot, snapshotBytes: json.length, tail: [] };
   }

@@ -9,7 +9,10 @@ import { UsageError } from "../../shared/errors.ts";
 import { openDatabase } from "./open-database.ts";
 
 export function backupDatabase(options: { file: string; to: string }): { bytes: number } {
-  if (existsSync(options.to)) throw new UsageError("E_BACKUP_TARGET_EXISTS", `${options.to} exists already; a backup never overwrites a file`, { suggestion: "name a new file, or move the old backup aside" });
+  if (existsSync(options.to))
+    throw new UsageError("E_BACKUP_TARGET_EXISTS", `${options.to} exists already; a backup never overwrites a file`, {
+      suggestion: "name a new file, or move the old backup aside",
+    });
   const db = openDatabase(options.file, { existing: true });
   try {
     db.query("VACUUM INTO ?").run(options.to);

@@ -20,7 +20,10 @@ export interface ClusterNodeMark {
 /** Marks the database as node `mark.node`'s local copy, or (undefined) as a single host's. */
 export function writeClusterNodeMark(db: Database, mark: ClusterNodeMark | undefined): void {
   if (mark === undefined) db.query("DELETE FROM meta WHERE key = :key").run({ key: KEY });
-  else db.query("INSERT INTO meta (key, value) VALUES (:key, :value) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run({ key: KEY, value: JSON.stringify(mark) });
+  else
+    db.query(
+      "INSERT INTO meta (key, value) VALUES (:key, :value) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    ).run({ key: KEY, value: JSON.stringify(mark) });
 }
 
 /** The mark, when a cluster node last ran on this database; undefined for a single host's (or an unreadable mark). */

@@ -12,15 +12,25 @@ import type { InstanceRef } from "../store.ts";
 /** The condition naming one instance's rows, with `instanceParams`. */
 export const INSTANCE_WHERE = "swarm = :swarm AND agent = :agent AND instance_key = :key";
 
-export const instanceParams = (instance: InstanceRef) => ({ swarm: instance.swarm, agent: instance.agent, key: instance.instanceKey });
+export const instanceParams = (instance: InstanceRef) => ({
+  swarm: instance.swarm,
+  agent: instance.agent,
+  key: instance.instanceKey,
+});
 
 /** The instance's conversation and pending results, oldest first, and its extensions' state by name. */
 export function readInstanceState(db: Database, instance: InstanceRef): InstanceState {
   const p = instanceParams(instance);
-  const messages = (db.query(`SELECT message FROM messages WHERE ${INSTANCE_WHERE} ORDER BY seq`).all(p) as { message: string }[]).map((row) => JSON.parse(row.message) as Message);
-  const pendingResults = (db.query(`SELECT result FROM pending_results WHERE ${INSTANCE_WHERE} ORDER BY seq`).all(p) as { result: string }[]).map((row) => JSON.parse(row.result) as PendingResult);
+  const messages = (
+    db.query(`SELECT message FROM messages WHERE ${INSTANCE_WHERE} ORDER BY seq`).all(p) as { message: string }[]
+  ).map((row) => JSON.parse(row.message) as Message);
+  const pendingResults = (
+    db.query(`SELECT result FROM pending_results WHERE ${INSTANCE_WHERE} ORDER BY seq`).all(p) as { result: string }[]
+  ).map((row) => JSON.parse(row.result) as PendingResult);
   const extensionState: Record<string, JsonValue> = {};
-  for (const row of db.query(`SELECT extension, value FROM extension_state WHERE ${INSTANCE_WHERE} ORDER BY extension`).all(p) as { extension: string; value: string }[]) {
+  for (const row of db
+    .query(`SELECT extension, value FROM extension_state WHERE ${INSTANCE_WHERE} ORDER BY extension`)
+    .all(p) as { extension: string; value: string }[]) {
     extensionState[row.extension] = JSON.parse(row.value) as JsonValue;
   }
   return { messages, pendingResults, extensionState };
@@ -28,5 +38,7 @@ export function readInstanceState(db: Database, instance: InstanceRef): Instance
 
 /** Marks the instance changed now (listed by `instances()`, with this time). */
 export function touchInstance(db: Database, instance: InstanceRef): void {
-  db.query(`INSERT INTO instances (swarm, agent, instance_key, updated_at) VALUES (:swarm, :agent, :key, :at) ON CONFLICT DO UPDATE SET updated_at = :at`).run({ ...instanceParams(instance), at: Date.now() });
+  db.query(
+    `INSERT INTO instances (swarm, agent, instance_key, updated_at) VALUES (:swarm, :agent, :key, :at) ON CONFLICT DO UPDATE SET updated_at = :at`,
+  ).run({ ...instanceParams(instance), at: Date.now() });
 }

@@ -24,7 +24,10 @@ export function openDatabase(file: string, options: { existing?: boolean } = {})
   let db: Database;
   try {
     if (!options.existing) mkdirSync(dirname(file), { recursive: true });
-    db = new Database(file, options.existing ? { readwrite: true, create: false, strict: true } : { create: true, strict: true });
+    db = new Database(
+      file,
+      options.existing ? { readwrite: true, create: false, strict: true } : { create: true, strict: true },
+    );
   } catch (error) {
     throw damaged(file, describe(error).message);
   }
@@ -33,13 +36,17 @@ export function openDatabase(file: string, options: { existing?: boolean } = {})
     db.exec("PRAGMA busy_timeout = 5000");
     db.exec("PRAGMA synchronous = FULL");
     const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-    if (version > SCHEMA_VERSION) throw new Error(`it was written by a newer goondan (schema version ${version}, this one knows ${SCHEMA_VERSION})`);
+    if (version > SCHEMA_VERSION)
+      throw new Error(
+        `it was written by a newer goondan (schema version ${version}, this one knows ${SCHEMA_VERSION})`,
+      );
     if (version < SCHEMA_VERSION) {
       db.exec(SCHEMA);
       db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     }
     // Touch every table once: a damaged page or a foreign file fails here, not in the middle of a turn.
-    for (const table of ["inbox", "messages", "pending_results", "extension_state", "instances", "runtime_events"]) db.query(`SELECT 1 FROM ${table} LIMIT 1`).get();
+    for (const table of ["inbox", "messages", "pending_results", "extension_state", "instances", "runtime_events"])
+      db.query(`SELECT 1 FROM ${table} LIMIT 1`).get();
     db.exec("PRAGMA synchronous = NORMAL");
   } catch (error) {
     db.close();

@@ -18,9 +18,7 @@ export class RuntimeEventWriter {
   private readonly intervalMs: number;
 
   /** `run`: runs a write in the store's current transaction (WriteBatch.run). */
-  constructor(
-    private readonly options: { db: Database; run: (write: () => void) => void; intervalMs?: number },
-  ) {
+  constructor(private readonly options: { db: Database; run: (write: () => void) => void; intervalMs?: number }) {
     this.intervalMs = options.intervalMs ?? RUNTIME_EVENT_WRITE_INTERVAL_MS;
   }
 
@@ -40,10 +38,20 @@ export class RuntimeEventWriter {
     const waiting = this.waiting;
     this.waiting = [];
     this.options.run(() => {
-      const insert = this.options.db.query("INSERT INTO runtime_events (swarm, agent, instance_key, type, turn_id, trace_id, event) VALUES (:swarm, :agent, :key, :type, :turn, :trace, :event)");
+      const insert = this.options.db.query(
+        "INSERT INTO runtime_events (swarm, agent, instance_key, type, turn_id, trace_id, event) VALUES (:swarm, :agent, :key, :type, :turn, :trace, :event)",
+      );
       for (const { swarm, events } of waiting) {
         for (const event of events) {
-          insert.run({ swarm, agent: event.agent, key: event.instanceKey, type: event.type, turn: event.turnId ?? null, trace: event.traceId === "" ? null : event.traceId, event: JSON.stringify(event) });
+          insert.run({
+            swarm,
+            agent: event.agent,
+            key: event.instanceKey,
+            type: event.type,
+            turn: event.turnId ?? null,
+            trace: event.traceId === "" ? null : event.traceId,
+            event: JSON.stringify(event),
+          });
         }
       }
     });

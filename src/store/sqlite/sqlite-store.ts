@@ -15,9 +15,27 @@ import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { JsonValue } from "../../shared/json.ts";
 import type { InstanceSnapshot, InstanceSnapshots } from "../instance-snapshot.ts";
-import type { ApprovalDecided, ApprovalQuery, InboxRecord, InstanceRef, RuntimeEventQuery, Store, StoredInstance, StoredRuntimeEvent, WriteOptions } from "../store.ts";
+import type {
+  ApprovalDecided,
+  ApprovalQuery,
+  InboxRecord,
+  InstanceRef,
+  RuntimeEventQuery,
+  Store,
+  StoredInstance,
+  StoredRuntimeEvent,
+  WriteOptions,
+} from "../store.ts";
 import { readClusterNodeMark, writeClusterNodeMark, type ClusterNodeMark } from "./cluster-node-mark.ts";
-import { allDecided, eventApprovals, insertApproval, markApplied, reopenEvent, selectApprovals, setDecision } from "./approval-rows.ts";
+import {
+  allDecided,
+  eventApprovals,
+  insertApproval,
+  markApplied,
+  reopenEvent,
+  selectApprovals,
+  setDecision,
+} from "./approval-rows.ts";
 import { Checkpointer } from "./checkpointer.ts";
 import { instanceParams, readInstanceState, touchInstance } from "./instance-rows.ts";
 import { exportInstanceRows, importInstanceRows } from "./instance-snapshot-rows.ts";
@@ -25,7 +43,13 @@ import { openDatabase } from "./open-database.ts";
 import { RuntimeEventWriter } from "./runtime-event-writer.ts";
 import { WriteBatch } from "./write-batch.ts";
 
-type InboxRow = { event: string; accepted_at: number; crashes: number; last_crash: string | null; outcome: string | null };
+type InboxRow = {
+  event: string;
+  accepted_at: number;
+  crashes: number;
+  last_crash: string | null;
+  outcome: string | null;
+};
 
 const inboxRecordOf = (row: InboxRow): InboxRecord => ({
   event: JSON.parse(row.event) as AgentEvent,
@@ -57,7 +81,9 @@ export class SqliteStore implements Store, InstanceSnapshots {
     this.batch = new WriteBatch(this.db, file);
     this.runtimeEventWriter = new RuntimeEventWriter({ db: this.db, run: (write) => this.batch.run(write) });
     if (!options.existing) this.checkpointer = new Checkpointer({ db: this.db, file });
-    this.pendingSeq = (this.db.query("SELECT COALESCE(MAX(seq), 0) AS seq FROM pending_results").get() as { seq: number }).seq;
+    this.pendingSeq = (
+      this.db.query("SELECT COALESCE(MAX(seq), 0) AS seq FROM pending_results").get() as { seq: number }
+    ).seq;
   }
 
   /** Commits made so far (one sync each). */
@@ -73,25 +99,54 @@ export class SqliteStore implements Store, InstanceSnapshots {
   accept(swarm: string, event: AgentEvent, acceptedAt: number, options?: WriteOptions): Promise<void> {
     return this.batch.durable(() => {
       this.db
-        .query("INSERT OR IGNORE INTO inbox (swarm, event_id, agent, instance_key, event, accepted_at) VALUES (:swarm, :id, :agent, :key, :event, :at)")
-        .run({ swarm, id: event.id, agent: event.agent, key: event.instanceKey, event: JSON.stringify(event), at: acceptedAt });
+        .query(
+          "INSERT OR IGNORE INTO inbox (swarm, event_id, agent, instance_key, event, accepted_at) VALUES (:swarm, :id, :agent, :key, :event, :at)",
+        )
+        .run({
+          swarm,
+          id: event.id,
+          agent: event.agent,
+          key: event.instanceKey,
+          event: JSON.stringify(event),
+          at: acceptedAt,
+        });
       this.touch({ swarm, agent: event.agent, instanceKey: event.instanceKey });
     }, options);
   }
 
   async inboxRecord(swarm: string, eventId: string): Promise<InboxRecord | undefined> {
-    const row = this.db.query("SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND event_id = :id").get({ swarm, id: eventId }) as InboxRow | null;
+    const row = this.db
+      .query(
+        "SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND event_id = :id",
+      )
+      .get({ swarm, id: eventId }) as InboxRow | null;
     return row === null ? undefined : this.withApprovals(swarm, inboxRecordOf(row));
   }
 
   async unanswered(swarm: string): Promise<InboxRecord[]> {
-    const rows = this.db.query("SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND outcome IS NULL ORDER BY seq").all({ swarm }) as InboxRow[];
+    const rows = this.db
+      .query(
+        "SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND outcome IS NULL ORDER BY seq",
+      )
+      .all({ swarm }) as InboxRow[];
     return rows.map((row) => this.withApprovals(swarm, inboxRecordOf(row)));
   }
 
   recordInterrupted(swarm: string, eventId: string, crash?: string): void {
-    if (crash === undefined) this.batch.run(() => this.db.query("UPDATE inbox SET last_crash = NULL WHERE swarm = :swarm AND event_id = :id AND last_crash IS NOT NULL").run({ swarm, id: eventId }));
-    else this.batch.run(() => this.db.query("UPDATE inbox SET crashes = crashes + 1, last_crash = :why WHERE swarm = :swarm AND event_id = :id").run({ swarm, id: eventId, why: crash }));
+    if (crash === undefined)
+      this.batch.run(() =>
+        this.db
+          .query(
+            "UPDATE inbox SET last_crash = NULL WHERE swarm = :swarm AND event_id = :id AND last_crash IS NOT NULL",
+          )
+          .run({ swarm, id: eventId }),
+      );
+    else
+      this.batch.run(() =>
+        this.db
+          .query("UPDATE inbox SET crashes = crashes + 1, last_crash = :why WHERE swarm = :swarm AND event_id = :id")
+          .run({ swarm, id: eventId, why: crash }),
+      );
   }
 
   answer(swarm: string, eventId: string, outcome: TurnOutcome): Promise<void> {
@@ -101,9 +156,15 @@ export class SqliteStore implements Store, InstanceSnapshots {
   commit(instance: InstanceRef, commit: InstanceCommit, outcome?: TurnOutcome, options?: WriteOptions): Promise<void> {
     return this.batch.durable(() => {
       for (const change of commit.changes ?? []) this.applyChange(instance, change);
-      for (const id of commit.consumed ?? []) this.db.query("DELETE FROM pending_results WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :id").run({ ...instanceParams(instance), id });
+      for (const id of commit.consumed ?? [])
+        this.db
+          .query(
+            "DELETE FROM pending_results WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :id",
+          )
+          .run({ ...instanceParams(instance), id });
       for (const result of commit.added ?? []) this.insertPending(instance, result);
-      for (const [extension, value] of Object.entries(commit.extensionState ?? {})) this.setExtensionState(instance, extension, value);
+      for (const [extension, value] of Object.entries(commit.extensionState ?? {}))
+        this.setExtensionState(instance, extension, value);
       for (const request of commit.approvals?.requested ?? []) insertApproval(this.db, instance.swarm, request);
       for (const id of commit.approvals?.applied ?? []) markApplied(this.db, instance.swarm, id);
       if (outcome !== undefined) this.setOutcome(instance.swarm, outcome.eventId, outcome);
@@ -130,8 +191,15 @@ export class SqliteStore implements Store, InstanceSnapshots {
         return;
       }
       reopenEvent(this.db, swarm, approval.eventId);
-      const row = this.db.query("SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND event_id = :id AND outcome IS NULL").get({ swarm, id: approval.eventId }) as InboxRow | null;
-      answer = row === null ? { type: "decided", approval } : { type: "decided", approval, reopened: this.withApprovals(swarm, inboxRecordOf(row)) };
+      const row = this.db
+        .query(
+          "SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND event_id = :id AND outcome IS NULL",
+        )
+        .get({ swarm, id: approval.eventId }) as InboxRow | null;
+      answer =
+        row === null
+          ? { type: "decided", approval }
+          : { type: "decided", approval, reopened: this.withApprovals(swarm, inboxRecordOf(row)) };
     });
     return durable.then(() => answer);
   }
@@ -157,10 +225,13 @@ export class SqliteStore implements Store, InstanceSnapshots {
   }
 
   importInstance(instance: InstanceRef, snapshot: InstanceSnapshot): Promise<void> {
-    return this.batch.durable(() => {
-      importInstanceRows(this.db, instance, snapshot, { id: pendingResultId, nextSeq: () => ++this.pendingSeq });
-      this.nextSeq.delete(keyOf(instance));
-    }, { sync: false });
+    return this.batch.durable(
+      () => {
+        importInstanceRows(this.db, instance, snapshot, { id: pendingResultId, nextSeq: () => ++this.pendingSeq });
+        this.nextSeq.delete(keyOf(instance));
+      },
+      { sync: false },
+    );
   }
 
   clearConversation(instance: InstanceRef): Promise<boolean> {
@@ -170,11 +241,16 @@ export class SqliteStore implements Store, InstanceSnapshots {
 
   deleteInstance(instance: InstanceRef): Promise<boolean> {
     this.runtimeEventWriter.write();
-    const known = this.db.query("SELECT 1 FROM instances WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").get(instanceParams(instance)) !== null;
+    const known =
+      this.db
+        .query("SELECT 1 FROM instances WHERE swarm = :swarm AND agent = :agent AND instance_key = :key")
+        .get(instanceParams(instance)) !== null;
     return this.batch
       .durable(() => {
         for (const table of ["messages", "pending_results", "extension_state", "instances", "runtime_events"]) {
-          this.db.query(`DELETE FROM ${table} WHERE swarm = :swarm AND agent = :agent AND instance_key = :key`).run(instanceParams(instance));
+          this.db
+            .query(`DELETE FROM ${table} WHERE swarm = :swarm AND agent = :agent AND instance_key = :key`)
+            .run(instanceParams(instance));
         }
         this.nextSeq.delete(keyOf(instance));
       })
@@ -189,8 +265,22 @@ export class SqliteStore implements Store, InstanceSnapshots {
            (SELECT COUNT(*) FROM pending_results p WHERE p.swarm = i.swarm AND p.agent = i.agent AND p.instance_key = i.instance_key) AS pending
          FROM instances i WHERE (:swarm IS NULL OR i.swarm = :swarm) ORDER BY i.swarm, i.agent, i.instance_key`,
       )
-      .all({ swarm: swarm ?? null }) as { swarm: string; agent: string; instance_key: string; updated_at: number; messages: number; pending: number }[];
-    return rows.map((row) => ({ swarm: row.swarm, agent: row.agent, instanceKey: row.instance_key, messages: row.messages, pendingResults: row.pending, updatedAt: row.updated_at }));
+      .all({ swarm: swarm ?? null }) as {
+      swarm: string;
+      agent: string;
+      instance_key: string;
+      updated_at: number;
+      messages: number;
+      pending: number;
+    }[];
+    return rows.map((row) => ({
+      swarm: row.swarm,
+      agent: row.agent,
+      instanceKey: row.instance_key,
+      messages: row.messages,
+      pendingResults: row.pending,
+      updatedAt: row.updated_at,
+    }));
   }
 
   /** Kept and written in batches (runtime-event-writer.ts); every read below sees them. */
@@ -202,22 +292,28 @@ export class SqliteStore implements Store, InstanceSnapshots {
     this.runtimeEventWriter.write();
     const where = ["cursor > :after"];
     const values: Record<string, string | number> = { after: query.after ?? 0 };
-    if (query.swarm !== undefined) (where.push("swarm = :swarm"), (values.swarm = query.swarm));
-    if (query.agent !== undefined) (where.push("agent = :agent"), (values.agent = query.agent));
-    if (query.instanceKey !== undefined) (where.push("instance_key = :key"), (values.key = query.instanceKey));
-    if (query.turnId !== undefined) (where.push("turn_id = :turn"), (values.turn = query.turnId));
-    if (query.traceId !== undefined) (where.push("trace_id = :trace"), (values.trace = query.traceId));
+    if (query.swarm !== undefined) where.push("swarm = :swarm"), (values.swarm = query.swarm);
+    if (query.agent !== undefined) where.push("agent = :agent"), (values.agent = query.agent);
+    if (query.instanceKey !== undefined) where.push("instance_key = :key"), (values.key = query.instanceKey);
+    if (query.turnId !== undefined) where.push("turn_id = :turn"), (values.turn = query.turnId);
+    if (query.traceId !== undefined) where.push("trace_id = :trace"), (values.trace = query.traceId);
     const limit = query.limit === undefined ? "" : ` LIMIT ${Math.max(1, Math.floor(query.limit))}`;
-    const rows = this.db.query(`SELECT cursor, event FROM runtime_events WHERE ${where.join(" AND ")} ORDER BY cursor DESC${limit}`).all(values) as { cursor: number; event: string }[];
+    const rows = this.db
+      .query(`SELECT cursor, event FROM runtime_events WHERE ${where.join(" AND ")} ORDER BY cursor DESC${limit}`)
+      .all(values) as { cursor: number; event: string }[];
     return rows.reverse().map((row) => ({ cursor: row.cursor, event: JSON.parse(row.event) as RuntimeEvent }));
   }
 
   /** Commits what is written so far now, instead of at the end of the tick. */
   /** Marks this database as a cluster node's local copy, or (undefined) as a single host's (cluster-node-mark.ts). */
-  markClusterNode(mark: ClusterNodeMark | undefined): void { writeClusterNodeMark(this.db, mark); }
+  markClusterNode(mark: ClusterNodeMark | undefined): void {
+    writeClusterNodeMark(this.db, mark);
+  }
 
   /** The cluster node whose local copy this database is, if a cluster node ran on it last. */
-  clusterNodeMark(): ClusterNodeMark | undefined { return readClusterNodeMark(this.db); }
+  clusterNodeMark(): ClusterNodeMark | undefined {
+    return readClusterNodeMark(this.db);
+  }
 
   flush(): void {
     this.runtimeEventWriter.write();
@@ -243,7 +339,11 @@ export class SqliteStore implements Store, InstanceSnapshots {
   }
 
   private setOutcome(swarm: string, eventId: string, outcome: TurnOutcome): void {
-    this.db.query("UPDATE inbox SET outcome = :outcome, answered_at = :at WHERE swarm = :swarm AND event_id = :id AND outcome IS NULL").run({ swarm, id: eventId, outcome: JSON.stringify(outcome), at: Date.now() });
+    this.db
+      .query(
+        "UPDATE inbox SET outcome = :outcome, answered_at = :at WHERE swarm = :swarm AND event_id = :id AND outcome IS NULL",
+      )
+      .run({ swarm, id: eventId, outcome: JSON.stringify(outcome), at: Date.now() });
   }
 
   private applyChange(instance: InstanceRef, change: MessageEvent): void {
@@ -251,14 +351,26 @@ export class SqliteStore implements Store, InstanceSnapshots {
     switch (change.type) {
       case "append": {
         const seq = this.takeSeq(instance);
-        this.db.query("INSERT OR IGNORE INTO messages (swarm, agent, instance_key, seq, id, message) VALUES (:swarm, :agent, :key, :seq, :id, :message)").run({ ...p, seq, id: change.message.id, message: JSON.stringify(change.message) });
+        this.db
+          .query(
+            "INSERT OR IGNORE INTO messages (swarm, agent, instance_key, seq, id, message) VALUES (:swarm, :agent, :key, :seq, :id, :message)",
+          )
+          .run({ ...p, seq, id: change.message.id, message: JSON.stringify(change.message) });
         return;
       }
       case "replace":
-        this.db.query("UPDATE messages SET id = :id, message = :message WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :target").run({ ...p, id: change.message.id, message: JSON.stringify(change.message), target: change.targetId });
+        this.db
+          .query(
+            "UPDATE messages SET id = :id, message = :message WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :target",
+          )
+          .run({ ...p, id: change.message.id, message: JSON.stringify(change.message), target: change.targetId });
         return;
       case "remove":
-        this.db.query("DELETE FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :target").run({ ...p, target: change.targetId });
+        this.db
+          .query(
+            "DELETE FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :target",
+          )
+          .run({ ...p, target: change.targetId });
         return;
       case "truncate":
         this.db.query("DELETE FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").run(p);
@@ -269,27 +381,56 @@ export class SqliteStore implements Store, InstanceSnapshots {
   private takeSeq(instance: InstanceRef): number {
     const key = keyOf(instance);
     let next = this.nextSeq.get(key);
-    if (next === undefined) next = (this.db.query("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").get(instanceParams(instance)) as { next: number }).next;
+    if (next === undefined)
+      next = (
+        this.db
+          .query(
+            "SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key",
+          )
+          .get(instanceParams(instance)) as { next: number }
+      ).next;
     this.nextSeq.set(key, next + 1);
     return next;
   }
 
   private messageCount(instance: InstanceRef): number {
-    return (this.db.query("SELECT COUNT(*) AS n FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").get(instanceParams(instance)) as { n: number }).n;
+    return (
+      this.db
+        .query("SELECT COUNT(*) AS n FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key")
+        .get(instanceParams(instance)) as { n: number }
+    ).n;
   }
 
   private insertPending(instance: InstanceRef, result: PendingResult): void {
     this.pendingSeq += 1;
-    this.db.query("INSERT OR IGNORE INTO pending_results (swarm, agent, instance_key, id, seq, result) VALUES (:swarm, :agent, :key, :id, :seq, :result)").run({ ...instanceParams(instance), id: pendingResultId(result), seq: this.pendingSeq, result: JSON.stringify(result) });
+    this.db
+      .query(
+        "INSERT OR IGNORE INTO pending_results (swarm, agent, instance_key, id, seq, result) VALUES (:swarm, :agent, :key, :id, :seq, :result)",
+      )
+      .run({
+        ...instanceParams(instance),
+        id: pendingResultId(result),
+        seq: this.pendingSeq,
+        result: JSON.stringify(result),
+      });
   }
 
   private setExtensionState(instance: InstanceRef, extension: string, value: JsonValue | null): void {
-    if (value === null) this.db.query("DELETE FROM extension_state WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND extension = :extension").run({ ...instanceParams(instance), extension });
-    else this.db.query("INSERT OR REPLACE INTO extension_state (swarm, agent, instance_key, extension, value) VALUES (:swarm, :agent, :key, :extension, :value)").run({ ...instanceParams(instance), extension, value: JSON.stringify(value) });
+    if (value === null)
+      this.db
+        .query(
+          "DELETE FROM extension_state WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND extension = :extension",
+        )
+        .run({ ...instanceParams(instance), extension });
+    else
+      this.db
+        .query(
+          "INSERT OR REPLACE INTO extension_state (swarm, agent, instance_key, extension, value) VALUES (:swarm, :agent, :key, :extension, :value)",
+        )
+        .run({ ...instanceParams(instance), extension, value: JSON.stringify(value) });
   }
 
   private touch(instance: InstanceRef): void {
     touchInstance(this.db, instance);
   }
 }
-

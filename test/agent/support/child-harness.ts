@@ -29,10 +29,17 @@ export function writeFixtureBundle(options: FixtureBundleOptions): string {
   const dir = mkdtempSync(join(tmpdir(), "goondan-agent-bundle-"));
   cpSync(FIXTURE, dir, { recursive: true });
   const file = join(dir, "goondan.yaml");
-  let text = readFileSync(file, "utf8").replace("__ENDPOINT__", options.endpoint).replace("__STREAM__", String(options.stream === true));
-  if (options.agentExtra !== undefined) text = text.replace("  tools: [Tool/slow, Tool/delegate]\n", `  tools: [Tool/slow, Tool/delegate]\n${options.agentExtra}`);
+  let text = readFileSync(file, "utf8")
+    .replace("__ENDPOINT__", options.endpoint)
+    .replace("__STREAM__", String(options.stream === true));
+  if (options.agentExtra !== undefined)
+    text = text.replace(
+      "  tools: [Tool/slow, Tool/delegate]\n",
+      `  tools: [Tool/slow, Tool/delegate]\n${options.agentExtra}`,
+    );
   if (options.replace !== undefined) {
-    if (!text.includes(options.replace.from)) throw new Error(`fixture goondan.yaml has no ${JSON.stringify(options.replace.from)}`);
+    if (!text.includes(options.replace.from))
+      throw new Error(`fixture goondan.yaml has no ${JSON.stringify(options.replace.from)}`);
     text = text.replace(options.replace.from, options.replace.to);
   }
   writeFileSync(file, text);
@@ -43,7 +50,11 @@ export interface ChildHandle {
   pid: number;
   messages: ChildMessage[];
   send<K extends keyof ParentToChild>(type: K, payload: ParentToChild[K]): void;
-  waitFor<T extends ChildMessage["type"]>(type: T, predicate?: (message: Extract<ChildMessage, { type: T }>) => boolean, timeoutMs?: number): Promise<Extract<ChildMessage, { type: T }>>;
+  waitFor<T extends ChildMessage["type"]>(
+    type: T,
+    predicate?: (message: Extract<ChildMessage, { type: T }>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Extract<ChildMessage, { type: T }>>;
   kill(signal?: number | NodeJS.Signals): void;
   /** Closes the IPC channel, as when the parent goes away. */
   disconnect(): void;
@@ -54,15 +65,28 @@ export interface ChildHandle {
 /** The instance the harness's children are: the fixture swarm's assistant. */
 export const CHILD_INSTANCE = { swarm: "fixture", agent: "assistant", instanceKey: "main" };
 
-export function spawnAgentChild(options: { bundle: string; stateRoot: string; env?: Record<string, string>; refuseCommits?: boolean }): ChildHandle {
+export function spawnAgentChild(options: {
+  bundle: string;
+  stateRoot: string;
+  env?: Record<string, string>;
+  refuseCommits?: boolean;
+}): ChildHandle {
   const messages: ChildMessage[] = [];
   const listeners = new Set<() => void>();
   const store = storeFor(options.stateRoot);
   const answer = (message: ChildMessage): void => {
     if (message.type === "commit") {
       const { seq, ...commit } = message.payload;
-      if (options.refuseCommits === true) return void child.send(envelope("committed", ORCHESTRATOR, "assistant/main", { seq, error: { code: "E_STORE_WRITE_FAILED", message: "database or disk is full" } }));
-      void store.commit(CHILD_INSTANCE, commit).then(() => child.send(envelope("committed", ORCHESTRATOR, "assistant/main", { seq })));
+      if (options.refuseCommits === true)
+        return void child.send(
+          envelope("committed", ORCHESTRATOR, "assistant/main", {
+            seq,
+            error: { code: "E_STORE_WRITE_FAILED", message: "database or disk is full" },
+          }),
+        );
+      void store
+        .commit(CHILD_INSTANCE, commit)
+        .then(() => child.send(envelope("committed", ORCHESTRATOR, "assistant/main", { seq })));
     } else if (message.type === "turn_result") {
       const { commit, ...outcome } = message.payload;
       void store.commit(CHILD_INSTANCE, commit ?? {}, outcome);
@@ -70,23 +94,37 @@ export function spawnAgentChild(options: { bundle: string; stateRoot: string; en
       store.appendRuntimeEvents(CHILD_INSTANCE.swarm, message.payload.events);
     }
   };
-  const child = Bun.spawn([process.execPath, AGENT_ENTRY_SCRIPT, ...agentChildArgv({ bundle: options.bundle, swarm: "fixture", agent: "assistant", instanceKey: "main", stateRoot: options.stateRoot })], {
-    env: { ...process.env, LOOPBACK_API_KEY: "sk-loopback-secret", GOONDAN_LOG_LEVEL: "debug", ...options.env },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-    serialization: "json",
-    ipc(message) {
-      messages.push(message as ChildMessage);
-      answer(message as ChildMessage);
-      for (const listener of listeners) listener();
+  const child = Bun.spawn(
+    [
+      process.execPath,
+      AGENT_ENTRY_SCRIPT,
+      ...agentChildArgv({
+        bundle: options.bundle,
+        swarm: "fixture",
+        agent: "assistant",
+        instanceKey: "main",
+        stateRoot: options.stateRoot,
+      }),
+    ],
+    {
+      env: { ...process.env, LOOPBACK_API_KEY: "sk-loopback-secret", GOONDAN_LOG_LEVEL: "debug", ...options.env },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+      serialization: "json",
+      ipc(message) {
+        messages.push(message as ChildMessage);
+        answer(message as ChildMessage);
+        for (const listener of listeners) listener();
+      },
     },
-  });
+  );
   child.send(envelope("hydrate", ORCHESTRATOR, "assistant/main", store.readInstanceState(CHILD_INSTANCE)));
   return {
     pid: child.pid,
     messages,
-    send: (type, payload) => child.send(envelope(type as "event", ORCHESTRATOR, "assistant/main", payload as ParentToChild["event"])),
+    send: (type, payload) =>
+      child.send(envelope(type as "event", ORCHESTRATOR, "assistant/main", payload as ParentToChild["event"])),
     waitFor: (type, predicate, timeoutMs = 10_000) =>
       new Promise((resolve, reject) => {
         const check = (): boolean => {
@@ -97,7 +135,9 @@ export function spawnAgentChild(options: { bundle: string; stateRoot: string; en
             reject(new Error(`child sent fatal while waiting for ${type}: ${JSON.stringify(fatal.payload)}`));
             return true;
           }
-          const found = messages.find((message) => message.type === type && (predicate === undefined || predicate(message as never)));
+          const found = messages.find(
+            (message) => message.type === type && (predicate === undefined || predicate(message as never)),
+          );
           if (found === undefined) return false;
           listeners.delete(onMessage);
           clearTimeout(timer);
@@ -109,7 +149,11 @@ export function spawnAgentChild(options: { bundle: string; stateRoot: string; en
         };
         const timer = setTimeout(() => {
           listeners.delete(onMessage);
-          reject(new Error(`timed out waiting for ${type}; got ${messages.map((message) => message.type).join(", ") || "nothing"}`));
+          reject(
+            new Error(
+              `timed out waiting for ${type}; got ${messages.map((message) => message.type).join(", ") || "nothing"}`,
+            ),
+          );
         }, timeoutMs);
         listeners.add(onMessage);
         check();

@@ -26,7 +26,8 @@ import { MemoryRuntimeEvents } from "../../../src/agent/instance/runtime-events.
 import type { TurnEnvironment } from "../../../src/agent/loop/turn-environment.ts";
 
 export const failingRuntime: AgentToolRuntime = new Proxy({} as AgentToolRuntime, {
-  get: (_target, property) => () => Promise.reject(new Error(`unexpected runtime.${String(property)} call in a unit test`)),
+  get: (_target, property) => () =>
+    Promise.reject(new Error(`unexpected runtime.${String(property)} call in a unit test`)),
 });
 
 export function tempStateRoot(): string {
@@ -62,10 +63,21 @@ export interface TestEnv {
   committed(): Promise<Message[]>;
 }
 
-export function testEnv(options: { model: LanguageModelV3; streaming?: boolean; stateRoot?: string; maxStepsPerTurn?: number; systemPrompt?: string }): TestEnv {
+export function testEnv(options: {
+  model: LanguageModelV3;
+  streaming?: boolean;
+  stateRoot?: string;
+  maxStepsPerTurn?: number;
+  systemPrompt?: string;
+}): TestEnv {
   const stateRoot = options.stateRoot ?? tempStateRoot();
   const store = storeFor(stateRoot);
-  const paths = instancePaths({ stateRoot, swarmInstanceKey: TEST_INSTANCE.swarm, agent: TEST_INSTANCE.agent, instanceKey: TEST_INSTANCE.instanceKey });
+  const paths = instancePaths({
+    stateRoot,
+    swarmInstanceKey: TEST_INSTANCE.swarm,
+    agent: TEST_INSTANCE.agent,
+    instanceKey: TEST_INSTANCE.instanceKey,
+  });
   const state = store.readInstanceState(TEST_INSTANCE);
   const registry = new ToolRegistry();
   const events = new MemoryRuntimeEvents();

@@ -28,17 +28,28 @@ export interface McpHarness {
   call(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>;
 }
 
-export async function startHarness(options: { servers: Record<string, JsonObject>; defer: Defer; backoff?: RestartBackoff }): Promise<McpHarness> {
+export async function startHarness(options: {
+  servers: Record<string, JsonObject>;
+  defer: Defer;
+  backoff?: RestartBackoff;
+}): Promise<McpHarness> {
   const registry = new ToolRegistry();
   const logs: string[] = [];
-  const logger = createLogger("agent", { level: "debug", destination: { write: (line: string) => void logs.push(line) } });
+  const logger = createLogger("agent", {
+    level: "debug",
+    destination: { write: (line: string) => void logs.push(line) },
+  });
   const bundleDir = mkdtempSync(join(tmpdir(), "goondan-mcp-"));
   options.defer(() => rmSync(bundleDir, { recursive: true, force: true }));
   const bridge = startMcpBridge({
     extensionName: "mcp",
     servers: readServerSpecs({ servers: options.servers }, { bundleDir }),
     tools: {
-      register: (item, handler, toolOptions) => registry.register(item, handler, { source: { type: "extension", name: "mcp" }, ...(toolOptions?.timeoutMs === undefined ? {} : { timeoutMs: toolOptions.timeoutMs }) }),
+      register: (item, handler, toolOptions) =>
+        registry.register(item, handler, {
+          source: { type: "extension", name: "mcp" },
+          ...(toolOptions?.timeoutMs === undefined ? {} : { timeoutMs: toolOptions.timeoutMs }),
+        }),
       unregister: (name) => registry.unregister(name, { owner: "mcp" }),
     },
     logger,

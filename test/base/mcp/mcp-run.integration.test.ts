@@ -10,7 +10,14 @@ import { describe, expect, it } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { lastUserText, startLoopbackLlm, toolNames, toolResults, type LoopbackReply, type LoopbackRequest } from "../../helpers/loopback-llm.ts";
+import {
+  lastUserText,
+  startLoopbackLlm,
+  toolNames,
+  toolResults,
+  type LoopbackReply,
+  type LoopbackRequest,
+} from "../../helpers/loopback-llm.ts";
 import { isAlive, pidsWithCommandLine, startGoondanRun, until } from "../../helpers/goondan-process.ts";
 import { useCleanups } from "../../helpers/cleanups.ts";
 import { FILESYSTEM_SERVER, FIXTURE_SERVER } from "../../fixtures/mcp/fixture-process.ts";
@@ -18,14 +25,17 @@ import { FILESYSTEM_SERVER, FIXTURE_SERVER } from "../../fixtures/mcp/fixture-pr
 const defer = useCleanups();
 /** The published server is a Node program, as users run it; npm brings node, so CI must have it. */
 const NODE = Bun.which("node");
-if (NODE === null && process.env.CI === "true") throw new Error("node is not on PATH: the published MCP server (@modelcontextprotocol/server-filesystem) cannot run");
+if (NODE === null && process.env.CI === "true")
+  throw new Error("node is not on PATH: the published MCP server (@modelcontextprotocol/server-filesystem) cannot run");
 if (NODE === null) console.warn("skipping the real goondan run MCP test: node is not on PATH");
 const SECRET = `mcp-secret-${crypto.randomUUID()}`;
 
 function model(request: LoopbackRequest): LoopbackReply {
-  if (request.body.messages.at(-1)?.role === "tool") return { text: `tool said ${JSON.stringify(toolResults(request).at(-1)?.content)}` };
+  if (request.body.messages.at(-1)?.role === "tool")
+    return { text: `tool said ${JSON.stringify(toolResults(request).at(-1)?.content)}` };
   const text = lastUserText(request);
-  if (text.startsWith("list ")) return { toolCalls: [{ name: "files__list_directory", args: { path: text.slice("list ".length) } }] };
+  if (text.startsWith("list "))
+    return { toolCalls: [{ name: "files__list_directory", args: { path: text.slice("list ".length) } }] };
   if (text === "env") return { toolCalls: [{ name: "fixture__env", args: { name: "FIXTURE_TOKEN" } }] };
   if (text === "toggle") return { toolCalls: [{ name: "fixture__toggle_extra", args: {} }] };
   if (text === "hang") return { toolCalls: [{ name: "fixture__hang", args: {} }] };
@@ -33,7 +43,10 @@ function model(request: LoopbackRequest): LoopbackReply {
 }
 
 /** The bundle, with the filesystem server's directory inside it, named relatively: the server runs in the bundle directory. */
-function writeBundle(options: { endpoint: string; dataDirName: string; tag: string }): { dir: string; dataDir: string } {
+function writeBundle(options: { endpoint: string; dataDirName: string; tag: string }): {
+  dir: string;
+  dataDir: string;
+} {
   const dir = mkdtempSync(join(tmpdir(), "goondan-mcp-run-"));
   const dataDir = join(dir, options.dataDirName);
   mkdirSync(dataDir);
@@ -105,11 +118,17 @@ describe.skipIf(NODE === null)("mcp in a real goondan run", () => {
         }),
     });
     const ask = async (input: string) => {
-      const response = await fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input, wait: true }) });
+      const response = await fetch(`${daemon.base}/v1/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ input, wait: true }),
+      });
       return (await response.json()) as { status: string; response: string };
     };
     const agentPid = async () => {
-      const body = (await (await fetch(`${daemon.base}/v1/processes`)).json()) as { processes: { agent?: string; pid: number | null }[] };
+      const body = (await (await fetch(`${daemon.base}/v1/processes`)).json()) as {
+        processes: { agent?: string; pid: number | null }[];
+      };
       return body.processes.find((row) => row.agent === "assistant")?.pid ?? undefined;
     };
 
@@ -123,7 +142,10 @@ describe.skipIf(NODE === null)("mcp in a real goondan run", () => {
     expect((await ask("env")).response).toContain(`{"set":true,"length":${SECRET.length}}`);
     const toggled = await ask("toggle");
     expect(toggled.response).toContain("extra added");
-    const afterToggle = llm.requests.find((request) => request.body.messages.at(-1)?.role === "tool" && JSON.stringify(toolResults(request)).includes("extra added"));
+    const afterToggle = llm.requests.find(
+      (request) =>
+        request.body.messages.at(-1)?.role === "tool" && JSON.stringify(toolResults(request)).includes("extra added"),
+    );
     expect(toolNames(afterToggle!)).toContain("fixture__extra");
     expect((await ask("hang")).response).toContain("E_TOOL_TIMEOUT");
 

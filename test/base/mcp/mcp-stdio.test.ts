@@ -21,7 +21,12 @@ describe("mcp over stdio", () => {
     expect(echo).toEqual({
       name: "fixture__echo",
       description: "Echo the text back.",
-      parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+      parameters: {
+        type: "object",
+        properties: { text: { type: "string" } },
+        required: ["text"],
+        additionalProperties: false,
+      },
       source: { type: "mcp", name: "mcp", mcp: { extensionName: "mcp", serverName: "fixture" } },
     });
     expect(mcp.catalog().map((item) => item.name)).toContain("fixture__toggle_extra");
@@ -35,7 +40,11 @@ describe("mcp over stdio", () => {
 
   it("turns isError into E_MCP_TOOL_ERROR, cut to the error message limit by the one formatter", async () => {
     const mcp = await startHarness({ servers: { fixture: stdioFixture() }, defer });
-    expect(errorOf(await mcp.call("fixture__fail", { message: "disk on fire" }))).toMatchObject({ code: "E_MCP_TOOL_ERROR", name: "McpToolError", message: "disk on fire" });
+    expect(errorOf(await mcp.call("fixture__fail", { message: "disk on fire" }))).toMatchObject({
+      code: "E_MCP_TOOL_ERROR",
+      name: "McpToolError",
+      message: "disk on fire",
+    });
     const long = errorOf(await mcp.call("fixture__fail", { message: "x".repeat(5000) }));
     expect(long.message).toHaveLength(1000);
     expect(long.message.endsWith("... (truncated)")).toBe(true);
@@ -50,7 +59,9 @@ describe("mcp over stdio", () => {
     const mcp = await startHarness({ servers: { fixture: { ...stdioFixture(), timeoutMs: 300 } }, defer });
     expect(errorOf(await mcp.call("fixture__hang", {})).code).toBe("E_TOOL_TIMEOUT");
     const seen = await until(async () => {
-      const output = okOutput(await mcp.call("fixture__cancellations", {})) as { cancelled: { tool: string; reason: string }[] };
+      const output = okOutput(await mcp.call("fixture__cancellations", {})) as {
+        cancelled: { tool: string; reason: string }[];
+      };
       return output.cancelled.length > 0 ? output.cancelled : undefined;
     });
     expect(seen[0]?.tool).toBe("hang");
@@ -64,7 +75,11 @@ describe("mcp over stdio", () => {
     await Bun.sleep(100);
     shutdown.abort();
     expect(errorOf(await pending).code).toBe("E_TOOL_CANCELLED");
-    await until(async () => ((okOutput(await mcp.call("fixture__cancellations", {})) as { cancelled: unknown[] }).cancelled.length > 0 ? true : undefined));
+    await until(async () =>
+      (okOutput(await mcp.call("fixture__cancellations", {})) as { cancelled: unknown[] }).cancelled.length > 0
+        ? true
+        : undefined,
+    );
   });
 
   it("shows a tool the server added (list_changed) by the time the call that added it returns, and drops it when removed", async () => {
@@ -95,7 +110,11 @@ describe("mcp over stdio", () => {
     const markerDir = mkdtempSync(join(tmpdir(), "goondan-mcp-once-"));
     defer(() => rmSync(markerDir, { recursive: true, force: true }));
     const marker = join(markerDir, "started");
-    const mcp = await startHarness({ servers: { fixture: stdioFixture("--start-once", marker) }, defer, backoff: { initialMs: 2_000, maxMs: 2_000, stableMs: 60_000 } });
+    const mcp = await startHarness({
+      servers: { fixture: stdioFixture("--start-once", marker) },
+      defer,
+      backoff: { initialMs: 2_000, maxMs: 2_000, stableMs: 60_000 },
+    });
     expect(errorOf(await mcp.call("fixture__crash", {})).code).toBe("E_MCP_UNAVAILABLE");
     const connection = mcp.bridge.connections.get("fixture")!;
     await until(() => connection.failure?.includes("refusing to start"), { timeoutMs: 10_000 });
@@ -106,14 +125,19 @@ describe("mcp over stdio", () => {
   });
 
   it("keeps the agent going when a server cannot start: no tools from it, the reason logged, retried with backoff", async () => {
-    const mcp = await startHarness({ servers: { broken: stdioFixture("--exit-at-start"), fixture: stdioFixture() }, defer });
+    const mcp = await startHarness({
+      servers: { broken: stdioFixture("--exit-at-start"), fixture: stdioFixture() },
+      defer,
+    });
     const broken = mcp.bridge.connections.get("broken")!;
     expect(mcp.catalog().some((item) => item.name.startsWith("broken__"))).toBe(false);
     expect(mcp.catalog().some((item) => item.name === "fixture__echo")).toBe(true);
     expect(broken.failure).toContain("exited with code 2");
     expect(broken.failure).toContain("refusing to start");
     const warnings = mcp.logs.filter((line) => line.includes("could not be started"));
-    await until(() => mcp.logs.filter((line) => line.includes("could not be started")).length > warnings.length, { timeoutMs: 5_000 });
+    await until(() => mcp.logs.filter((line) => line.includes("could not be started")).length > warnings.length, {
+      timeoutMs: 5_000,
+    });
   });
 
   it("offers only the allow-listed tools and reports an allow-listed name the server lacks", async () => {

@@ -25,37 +25,89 @@ const codeOf = (run: () => unknown): string | undefined => {
 describe("readServerSpecs", () => {
   it("reads a stdio server with defaults: args [], cwd the bundle directory, 60 s calls, 10 s connect", () => {
     expect(readServerSpecs({ servers: { files: { command: "npx" } } }, { bundleDir: "/bundle" })).toEqual([
-      { name: "files", transport: { type: "stdio", command: "npx", args: [], env: {}, cwd: "/bundle" }, timeoutMs: 60_000, connectTimeoutMs: 10_000, secrets: [] },
+      {
+        name: "files",
+        transport: { type: "stdio", command: "npx", args: [], env: {}, cwd: "/bundle" },
+        timeoutMs: 60_000,
+        connectTimeoutMs: 10_000,
+        secrets: [],
+      },
     ]);
   });
 
   it("reads a relative cwd against the bundle directory and keeps env and header values as secrets", () => {
     const [stdio, http] = readServerSpecs(
-      { servers: { a: { command: "srv", cwd: "data", env: { TOKEN: "s3cret-value" } }, b: { url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer abcdef" }, tools: ["x"], timeoutMs: 5 } } },
+      {
+        servers: {
+          a: { command: "srv", cwd: "data", env: { TOKEN: "s3cret-value" } },
+          b: { url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer abcdef" }, tools: ["x"], timeoutMs: 5 },
+        },
+      },
       { bundleDir: "/bundle" },
     );
     expect(stdio?.transport).toMatchObject({ cwd: "/bundle/data", env: { TOKEN: "s3cret-value" } });
     expect(stdio?.secrets).toEqual(["s3cret-value"]);
-    expect(http).toMatchObject({ transport: { type: "http", url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer abcdef" } }, tools: ["x"], timeoutMs: 5, secrets: ["Bearer abcdef"] });
+    expect(http).toMatchObject({
+      transport: { type: "http", url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer abcdef" } },
+      tools: ["x"],
+      timeoutMs: 5,
+      secrets: ["Bearer abcdef"],
+    });
   });
 
   it("refuses a server with both or neither of command and url, and an env ValueSource that resolved to nothing", () => {
-    expect(codeOf(() => readServerSpecs({ servers: { a: { command: "x", url: "http://h" } } }, { bundleDir: "/" }))).toBe("E_CONFIG_SCHEMA_INVALID");
+    expect(
+      codeOf(() => readServerSpecs({ servers: { a: { command: "x", url: "http://h" } } }, { bundleDir: "/" })),
+    ).toBe("E_CONFIG_SCHEMA_INVALID");
     expect(codeOf(() => readServerSpecs({ servers: { a: {} } }, { bundleDir: "/" }))).toBe("E_CONFIG_SCHEMA_INVALID");
-    expect(codeOf(() => readServerSpecs({ servers: { a: { command: "x", env: { TOKEN: null } } } }, { bundleDir: "/" }))).toBe("E_CONFIG_ENV_MISSING");
+    expect(
+      codeOf(() => readServerSpecs({ servers: { a: { command: "x", env: { TOKEN: null } } } }, { bundleDir: "/" })),
+    ).toBe("E_CONFIG_ENV_MISSING");
   });
 });
 
 describe("serverToolItems", () => {
-  const tool = (name: string, inputSchema: Record<string, unknown> = { type: "object" }, extra: Record<string, unknown> = {}) => ({ name, inputSchema, ...extra }) as never;
+  const tool = (
+    name: string,
+    inputSchema: Record<string, unknown> = { type: "object" },
+    extra: Record<string, unknown> = {},
+  ) => ({ name, inputSchema, ...extra }) as never;
 
   it("names tools <server>__<tool>, drops $schema, and falls back to the title for the description", () => {
-    const { items } = serverToolItems({ extensionName: "mcp", serverName: "files", tools: [tool("read_file", { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { path: { type: "string" } } }, { title: "Read a file" })] });
-    expect(items[0]?.item).toEqual({ name: "files__read_file", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } } }, source: { type: "mcp", name: "mcp", mcp: { extensionName: "mcp", serverName: "files" } } });
+    const { items } = serverToolItems({
+      extensionName: "mcp",
+      serverName: "files",
+      tools: [
+        tool(
+          "read_file",
+          {
+            $schema: "https://json-schema.org/draft/2020-12/schema",
+            type: "object",
+            properties: { path: { type: "string" } },
+          },
+          { title: "Read a file" },
+        ),
+      ],
+    });
+    expect(items[0]?.item).toEqual({
+      name: "files__read_file",
+      description: "Read a file",
+      parameters: { type: "object", properties: { path: { type: "string" } } },
+      source: { type: "mcp", name: "mcp", mcp: { extensionName: "mcp", serverName: "files" } },
+    });
   });
 
   it("refuses names models cannot take and schemas that do not compile", () => {
-    const { items, refused } = serverToolItems({ extensionName: "mcp", serverName: "s", tools: [tool("a.b"), tool("x".repeat(70)), tool("bad_schema", { type: "object", properties: { n: { type: "nonsense" } } }), tool("ok")] });
+    const { items, refused } = serverToolItems({
+      extensionName: "mcp",
+      serverName: "s",
+      tools: [
+        tool("a.b"),
+        tool("x".repeat(70)),
+        tool("bad_schema", { type: "object", properties: { n: { type: "nonsense" } } }),
+        tool("ok"),
+      ],
+    });
     expect(items.map((entry) => entry.toolName)).toEqual(["ok"]);
     expect(refused.map((entry) => entry.tool)).toEqual(["a.b", "x".repeat(70), "bad_schema"]);
     expect(refused[2]?.reason).toContain("not a valid JSON Schema");
@@ -66,8 +118,20 @@ describe("callResultOutput", () => {
   const where = { server: "s", tool: "t" };
 
   it("joins text blocks, prefers structured content, and passes the legacy toolResult through", () => {
-    expect(callResultOutput({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }, where)).toBe("a\nb");
-    expect(callResultOutput({ content: [{ type: "text", text: "{}" }], structuredContent: { n: 1 } }, where)).toEqual({ n: 1 });
+    expect(
+      callResultOutput(
+        {
+          content: [
+            { type: "text", text: "a" },
+            { type: "text", text: "b" },
+          ],
+        },
+        where,
+      ),
+    ).toBe("a\nb");
+    expect(callResultOutput({ content: [{ type: "text", text: "{}" }], structuredContent: { n: 1 } }, where)).toEqual({
+      n: 1,
+    });
     expect(callResultOutput({ toolResult: { legacy: true } }, where)).toEqual({ legacy: true });
   });
 
@@ -94,14 +158,20 @@ describe("callResultOutput", () => {
   });
 
   it("throws E_MCP_TOOL_ERROR for isError, with the server's text or a plain default", () => {
-    expect(codeOf(() => callResultOutput({ content: [{ type: "text", text: "boom" }], isError: true }, where))).toBe("E_MCP_TOOL_ERROR");
-    expect(() => callResultOutput({ content: [], isError: true }, where)).toThrow("s/t reported an error without a message");
+    expect(codeOf(() => callResultOutput({ content: [{ type: "text", text: "boom" }], isError: true }, where))).toBe(
+      "E_MCP_TOOL_ERROR",
+    );
+    expect(() => callResultOutput({ content: [], isError: true }, where)).toThrow(
+      "s/t reported an error without a message",
+    );
   });
 });
 
 describe("redactSecrets", () => {
   it("replaces every occurrence of each secret", () => {
-    expect(redactSecrets("token=abc123 again abc123, key=zzz999", ["abc123", "zzz999"])).toBe("token=[redacted] again [redacted], key=[redacted]");
+    expect(redactSecrets("token=abc123 again abc123, key=zzz999", ["abc123", "zzz999"])).toBe(
+      "token=[redacted] again [redacted], key=[redacted]",
+    );
   });
 });
 
@@ -118,7 +188,13 @@ describe("McpServerConnection restart backoff", () => {
       close: async () => {},
     });
     const connection = new McpServerConnection({
-      spec: { name: "s", transport: { type: "http", url: "http://127.0.0.1:1/mcp", headers: {} }, timeoutMs: 1000, connectTimeoutMs: 1000, secrets: [] },
+      spec: {
+        name: "s",
+        transport: { type: "http", url: "http://127.0.0.1:1/mcp", headers: {} },
+        timeoutMs: 1000,
+        connectTimeoutMs: 1000,
+        secrets: [],
+      },
       logger: silentLogger(),
       onTools: () => {},
       clock,

@@ -33,13 +33,32 @@ export function capture(env: Record<string, string | undefined> = {}, cwd = proc
 }
 
 /** Gives the state root's store an instance with `messages` committed messages and `events` runtime events, and a workdir. */
-export async function seedInstance(root: string, options: { swarm?: string; agent: string; instanceKey: string; events?: object[]; messages?: number }) {
+export async function seedInstance(
+  root: string,
+  options: { swarm?: string; agent: string; instanceKey: string; events?: object[]; messages?: number },
+) {
   const swarm = options.swarm ?? "team";
-  const paths = instancePaths({ stateRoot: root, swarmInstanceKey: swarm, agent: options.agent, instanceKey: options.instanceKey });
+  const paths = instancePaths({
+    stateRoot: root,
+    swarmInstanceKey: swarm,
+    agent: options.agent,
+    instanceKey: options.instanceKey,
+  });
   mkdirSync(paths.workdir, { recursive: true });
   await appendToStore(root, async (store) => {
-    const changes = Array.from({ length: options.messages ?? 0 }, (_, index) => ({ type: "append" as const, message: createMessage({ id: `m${index}`, data: { role: "user", content: `message ${index}` }, source: { type: "user" }, now: 0 }) }));
-    await store.commit({ swarm, agent: options.agent, instanceKey: options.instanceKey }, { changes, extensionState: { seeded: true } });
+    const changes = Array.from({ length: options.messages ?? 0 }, (_, index) => ({
+      type: "append" as const,
+      message: createMessage({
+        id: `m${index}`,
+        data: { role: "user", content: `message ${index}` },
+        source: { type: "user" },
+        now: 0,
+      }),
+    }));
+    await store.commit(
+      { swarm, agent: options.agent, instanceKey: options.instanceKey },
+      { changes, extensionState: { seeded: true } },
+    );
     store.appendRuntimeEvents(swarm, (options.events ?? []) as RuntimeEvent[]);
   });
   return paths;
@@ -53,7 +72,15 @@ export async function appendToStore(root: string, write: (store: SqliteStore) =>
   await store.close();
 }
 
-export const event = (at: string, agent: string, instanceKey: string, type: string, extra: object = {}) => ({ at, agent, instanceKey, type, traceId: "t", spanId: "s", ...extra });
+export const event = (at: string, agent: string, instanceKey: string, type: string, extra: object = {}) => ({
+  at,
+  agent,
+  instanceKey,
+  type,
+  traceId: "t",
+  spanId: "s",
+  ...extra,
+});
 
 /** The owner file `goondan run` writes (src/orchestrator/state-root-lock.ts). */
 export function writeOwner(root: string, owner: { pid: number; port: number; host: string }) {
@@ -71,4 +98,3 @@ export function fakeApi(handler: (request: Request) => Response | Promise<Respon
   servers.push(server);
   return String(server.port);
 }
-

@@ -5,7 +5,13 @@ import type { JsonValue } from "../../../src/shared/json.ts";
 import { outcome } from "../../helpers/outcomes.ts";
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-const start = { connector: "webhook", connection: "hooks", entry: "/x.ts", config: { port: 1 }, secrets: { TOKEN: "t" } };
+const start = {
+  connector: "webhook",
+  connection: "hooks",
+  entry: "/x.ts",
+  config: { port: 1 },
+  secrets: { TOKEN: "t" },
+};
 const event = { name: "ping", message: { type: "text" as const, text: "hi" }, properties: {} };
 
 function setup() {
@@ -33,7 +39,11 @@ describe("createConnectorContext", () => {
   it("rejects emit with the refusal's code", async () => {
     const { host } = setup();
     const emitted = host.context.emit(event);
-    host.handle("connector_ack", { requestId: "c1", accepted: false, error: { code: "E_CONNECTOR_NO_ROUTE", message: "no rule" } });
+    host.handle("connector_ack", {
+      requestId: "c1",
+      accepted: false,
+      error: { code: "E_CONNECTOR_NO_ROUTE", message: "no rule" },
+    });
     await expect(emitted).rejects.toMatchObject({ code: "E_CONNECTOR_NO_ROUTE" });
   });
 
@@ -50,7 +60,15 @@ describe("createConnectorContext", () => {
       },
     });
     expect(sent[1]?.wantsProgress).toBe(true);
-    const progress = { kind: "tool" as const, agent: "worker", instanceKey: "k", traceId: "t", turnId: "turn", name: "bash__exec", toolCallId: "call" };
+    const progress = {
+      kind: "tool" as const,
+      agent: "worker",
+      instanceKey: "k",
+      traceId: "t",
+      turnId: "turn",
+      name: "bash__exec",
+      toolCallId: "call",
+    };
     host.handle("connector_ack", { requestId: "c2", accepted: true, eventId: "evt_2" });
     host.handle("connector_progress", { requestId: "c2", progress: { ...progress, phase: "started" } });
     host.handle("connector_progress", { requestId: "c2", progress: { ...progress, phase: "ended", status: "ok" } });

@@ -17,14 +17,26 @@ describe("connectorRunSpecs", () => {
     const specs = connectorRunSpecs({ bundle, swarm, env: { PLAN_TEST_SECRET: "s3cret" } });
     expect(specs.map((spec) => spec.connection)).toEqual(["hooks", "terminal"]);
     const [hooks, terminal] = specs;
-    expect(hooks).toMatchObject({ connector: "webhook", config: { port: "9911", path: "/ci" }, secrets: { SIGNING_SECRET: "s3cret" }, entryAgent: "front", swarmInstanceKey: "team", stdin: "ignore" });
+    expect(hooks).toMatchObject({
+      connector: "webhook",
+      config: { port: "9911", path: "/ci" },
+      secrets: { SIGNING_SECRET: "s3cret" },
+      entryAgent: "front",
+      swarmInstanceKey: "team",
+      stdin: "ignore",
+    });
     expect(hooks?.entry.endsWith("/src/base/connectors/webhook.ts")).toBe(true);
-    expect(hooks?.rules[0]?.route).toMatchObject({ agentRef: { kind: "Agent", name: "ops" }, instanceKeyProperty: "repo" });
+    expect(hooks?.rules[0]?.route).toMatchObject({
+      agentRef: { kind: "Agent", name: "ops" },
+      instanceKeyProperty: "repo",
+    });
     expect(terminal).toMatchObject({ connector: "cli", stdin: "inherit", rules: [] });
   });
 
   it("refuses to start a Connection whose secret env var is unset", async () => {
     const { bundle, swarm } = await load();
-    expect(() => connectorRunSpecs({ bundle, swarm, env: {} })).toThrow(expect.objectContaining({ code: "E_CONFIG_ENV_MISSING" }));
+    expect(() => connectorRunSpecs({ bundle, swarm, env: {} })).toThrow(
+      expect.objectContaining({ code: "E_CONFIG_ENV_MISSING" }),
+    );
   });
 });

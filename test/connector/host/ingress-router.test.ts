@@ -13,14 +13,25 @@ const defaults = { entryAgent: "front", swarmInstanceKey: "team" };
 
 describe("routeEvent", () => {
   it("sends every event to the entry agent and the event's own key when the Connection has no rules", () => {
-    expect(routeEvent({ ...defaults, event: event({ instanceKey: "chat-1" }), rules: [] })).toEqual({ agent: "front", instanceKey: "chat-1", ruleIndex: -1 });
-    expect(routeEvent({ ...defaults, event: event(), rules: [] })).toEqual({ agent: "front", instanceKey: "team", ruleIndex: -1 });
+    expect(routeEvent({ ...defaults, event: event({ instanceKey: "chat-1" }), rules: [] })).toEqual({
+      agent: "front",
+      instanceKey: "chat-1",
+      ruleIndex: -1,
+    });
+    expect(routeEvent({ ...defaults, event: event(), rules: [] })).toEqual({
+      agent: "front",
+      instanceKey: "team",
+      ruleIndex: -1,
+    });
   });
 
   it("applies the first matching rule, not the most specific one", () => {
     const rules: IngressRule[] = [
       { match: { event: "message" }, route: { agentRef: { kind: "Agent", name: "first" } } },
-      { match: { event: "message", properties: { channel: "ops" } }, route: { agentRef: { kind: "Agent", name: "second" } } },
+      {
+        match: { event: "message", properties: { channel: "ops" } },
+        route: { agentRef: { kind: "Agent", name: "second" } },
+      },
     ];
     expect(routeEvent({ ...defaults, event: event(), rules })?.agent).toBe("first");
   });
@@ -31,7 +42,9 @@ describe("routeEvent", () => {
       { match: {}, route: {} },
     ];
     expect(routeEvent({ ...defaults, event: event(), rules })).toMatchObject({ agent: "ops", ruleIndex: 0 });
-    expect(routeEvent({ ...defaults, event: event({ properties: { channel: "dev", chat_id: "42" } }), rules })).toMatchObject({ agent: "front", ruleIndex: 1 });
+    expect(
+      routeEvent({ ...defaults, event: event({ properties: { channel: "dev", chat_id: "42" } }), rules }),
+    ).toMatchObject({ agent: "front", ruleIndex: 1 });
   });
 
   it("uses a fixed instanceKey from the rule over the event's own key", () => {
@@ -40,7 +53,9 @@ describe("routeEvent", () => {
   });
 
   it("reads the instanceKey from a property with the prefix in front", () => {
-    const rules: IngressRule[] = [{ match: { event: "message" }, route: { instanceKeyProperty: "chat_id", instanceKeyPrefix: "tg:" } }];
+    const rules: IngressRule[] = [
+      { match: { event: "message" }, route: { instanceKeyProperty: "chat_id", instanceKeyPrefix: "tg:" } },
+    ];
     expect(routeEvent({ ...defaults, event: event(), rules })?.instanceKey).toBe("tg:42");
   });
 

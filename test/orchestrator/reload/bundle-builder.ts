@@ -18,20 +18,42 @@ const source = (docIndex: number, builtin = false) => ({
   ...(builtin ? { package: BUILTIN_PACKAGE } : {}),
 });
 
-export function resource(kind: AnyResource["kind"], name: string, spec: unknown, options: { builtin?: boolean; docIndex?: number } = {}): AnyResource {
-  return { apiVersion: API_VERSION, kind, metadata: { name }, spec, source: source(options.docIndex ?? 0, options.builtin) } as AnyResource;
+export function resource(
+  kind: AnyResource["kind"],
+  name: string,
+  spec: unknown,
+  options: { builtin?: boolean; docIndex?: number } = {},
+): AnyResource {
+  return {
+    apiVersion: API_VERSION,
+    kind,
+    metadata: { name },
+    spec,
+    source: source(options.docIndex ?? 0, options.builtin),
+  } as AnyResource;
 }
 
-export const model = (name: string, modelName = "m1") => resource("Model", name, { provider: "openai-compatible", model: modelName });
+export const model = (name: string, modelName = "m1") =>
+  resource("Model", name, { provider: "openai-compatible", model: modelName });
 export const tool = (name: string, entry = `./tools/${name}.ts`) =>
-  resource("Tool", name, { entry, errorMessageLimit: 1000, exports: [{ name: "run", parameters: { type: "object" } }] });
-export const extension = (name: string, config: Record<string, number> = {}) => resource("Extension", name, { entry: `./extensions/${name}.ts`, config });
-export const agent = (name: string, options: { model?: string; tools?: string[]; extensions?: string[]; system?: string; systemRef?: string } = {}) =>
+  resource("Tool", name, {
+    entry,
+    errorMessageLimit: 1000,
+    exports: [{ name: "run", parameters: { type: "object" } }],
+  });
+export const extension = (name: string, config: Record<string, number> = {}) =>
+  resource("Extension", name, { entry: `./extensions/${name}.ts`, config });
+export const agent = (
+  name: string,
+  options: { model?: string; tools?: string[]; extensions?: string[]; system?: string; systemRef?: string } = {},
+) =>
   resource("Agent", name, {
     modelConfig: { modelRef: { kind: "Model", name: options.model ?? "default" }, params: {} },
     prompt: options.systemRef ? { systemRef: options.systemRef } : { system: options.system ?? `You are ${name}.` },
     tools: (options.tools ?? []).map((toolName) => ({ kind: "Tool", name: toolName })),
-    extensions: (options.extensions ?? []).map((extensionName) => ({ ref: { kind: "Extension", name: extensionName } })),
+    extensions: (options.extensions ?? []).map((extensionName) => ({
+      ref: { kind: "Extension", name: extensionName },
+    })),
   });
 export const swarm = (name: string, agents: string[], policy: SwarmPolicy = defaultPolicy()) =>
   resource("Swarm", name, {
@@ -40,8 +62,17 @@ export const swarm = (name: string, agents: string[], policy: SwarmPolicy = defa
     instanceKey: name,
     policy,
   });
-export const connector = (name: string, entry = `./connectors/${name}.ts`) => resource("Connector", name, { entry, events: [{ name: "message" }] });
+export const connector = (name: string, entry = `./connectors/${name}.ts`) =>
+  resource("Connector", name, { entry, events: [{ name: "message" }] });
 export const connection = (name: string, connectorName: string, config: Record<string, unknown> = {}) =>
-  resource("Connection", name, { connectorRef: { kind: "Connector", name: connectorName }, config, ingress: { rules: [] } });
+  resource("Connection", name, {
+    connectorRef: { kind: "Connector", name: connectorName },
+    config,
+    ingress: { rules: [] },
+  });
 
-export const bundle = (...resources: AnyResource[]): Bundle => ({ dir: BUNDLE_DIR, file: `${BUNDLE_DIR}/goondan.yaml`, resources });
+export const bundle = (...resources: AnyResource[]): Bundle => ({
+  dir: BUNDLE_DIR,
+  file: `${BUNDLE_DIR}/goondan.yaml`,
+  resources,
+});

@@ -20,7 +20,8 @@ import { useCleanups } from "../../helpers/cleanups.ts";
 
 const defer = useCleanups();
 
-const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000) => pollUntil(probe, { timeoutMs, intervalMs: 25 });
+const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000) =>
+  pollUntil(probe, { timeoutMs, intervalMs: 25 });
 
 async function harness(options: { extraYaml?: string; watch?: boolean } = {}) {
   const llm = await startLoopbackLlm({ respond: liveModel });
@@ -28,7 +29,10 @@ async function harness(options: { extraYaml?: string; watch?: boolean } = {}) {
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-live-state-"));
   const env = { ...process.env, ...liveEnv } as Record<string, string | undefined>;
   const logLines: Record<string, unknown>[] = [];
-  const logger = createLogger("test", { destination: { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) }, level: "info" });
+  const logger = createLogger("test", {
+    destination: { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) },
+    level: "info",
+  });
   const load = () => validateBundleOnDisk({ target: dir, env });
   const first = await load();
   if (!first.bundle) throw new Error(`fixture invalid: ${JSON.stringify(first.errors)}`);
@@ -51,7 +55,8 @@ async function harness(options: { extraYaml?: string; watch?: boolean } = {}) {
     rmSync(dir, { recursive: true, force: true });
     rmSync(stateRoot, { recursive: true, force: true });
   });
-  const ask = async (agent: string, input: string, instanceKey?: string) => (await orchestrator.submit({ agent, input, ...(instanceKey ? { instanceKey } : {}) }).outcome);
+  const ask = async (agent: string, input: string, instanceKey?: string) =>
+    await orchestrator.submit({ agent, input, ...(instanceKey ? { instanceKey } : {}) }).outcome;
   const pidOf = (agent: string) => orchestrator.processes().find((row) => row.agent === agent)?.pid ?? null;
   return { llm, dir, env, daemon, orchestrator, logLines, logger, ask, pidOf };
 }
@@ -79,7 +84,9 @@ describe("live reload with real agent children", () => {
     const frontPid = live.pidOf("front");
     const yaml = join(live.dir, "goondan.yaml");
     writeFileSync(yaml, readFileSync(yaml, "utf8").replace("tools: [Tool/greet,", "tools: [Tool/missing,"));
-    await until(() => live.logLines.some((line) => line.msg === "invalid bundle change ignored; the running swarm is unchanged"));
+    await until(() =>
+      live.logLines.some((line) => line.msg === "invalid bundle change ignored; the running swarm is unchanged"),
+    );
     await live.daemon.watcher?.idle();
     expect(live.pidOf("front")).toBe(frontPid);
     const answer = await live.ask("front", "greet once more");
@@ -92,7 +99,13 @@ describe("live reload with real agent children", () => {
     expect((await live.ask("front", "hello")).status).toBe("ok"); // front runs before its files break
     const yaml = join(live.dir, "goondan.yaml");
     const good = readFileSync(yaml, "utf8");
-    writeFileSync(yaml, good.replace("modelRef: Model/loopback }\n  prompt: { system: \"ROLE=other\" }", "modelRef: Model/nowhere }\n  prompt: { system: \"ROLE=other\" }"));
+    writeFileSync(
+      yaml,
+      good.replace(
+        'modelRef: Model/loopback }\n  prompt: { system: "ROLE=other" }',
+        'modelRef: Model/nowhere }\n  prompt: { system: "ROLE=other" }',
+      ),
+    );
     const refused = await live.ask("front", "restart please");
     expect(refused.error).toBeUndefined();
     expect(refused.response).toContain("E_SELF_RESTART_INVALID_BUNDLE");
@@ -135,7 +148,10 @@ spec:
     const post = async () => {
       for (let attempt = 0; ; attempt++) {
         try {
-          return await fetch(`http://127.0.0.1:${port}/tickets`, { method: "POST", body: JSON.stringify({ text: "printer on fire", queue: "support", ticket: 7 }) });
+          return await fetch(`http://127.0.0.1:${port}/tickets`, {
+            method: "POST",
+            body: JSON.stringify({ text: "printer on fire", queue: "support", ticket: 7 }),
+          });
         } catch (error) {
           if (attempt > 200) throw error;
           await Bun.sleep(25);
@@ -146,9 +162,17 @@ spec:
     expect(response.status).toBe(202);
     const { eventId } = (await response.json()) as { eventId: string };
     expect(eventId).toMatch(/^evt_/);
-    const request = await until(() => live.llm.requests.find((candidate) => systemPrompt(candidate).includes("ROLE=other")));
+    const request = await until(() =>
+      live.llm.requests.find((candidate) => systemPrompt(candidate).includes("ROLE=other")),
+    );
     expect(lastUserText(request)).toContain("printer on fire");
-    await until(async () => (await live.orchestrator.instances()).find((instance) => instance.agent === "other" && instance.instanceKey === "t-7"));
-    expect(live.daemon.processes().filter((row) => row.kind === "connector")).toMatchObject([{ kind: "connector", agent: "connector:tickets", status: "running" }]);
+    await until(async () =>
+      (await live.orchestrator.instances()).find(
+        (instance) => instance.agent === "other" && instance.instanceKey === "t-7",
+      ),
+    );
+    expect(live.daemon.processes().filter((row) => row.kind === "connector")).toMatchObject([
+      { kind: "connector", agent: "connector:tickets", status: "running" },
+    ]);
   }, 30_000);
 });

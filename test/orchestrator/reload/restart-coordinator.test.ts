@@ -1,11 +1,20 @@
 import { describe, expect, it } from "bun:test";
-import { createRestartCoordinator, type LoadedBundle, type ReloadPlan } from "../../../src/orchestrator/reload/restart-coordinator.ts";
+import {
+  createRestartCoordinator,
+  type LoadedBundle,
+  type ReloadPlan,
+} from "../../../src/orchestrator/reload/restart-coordinator.ts";
 import { ManualClock } from "../../helpers/manual-clock.ts";
 import { agent, bundle, model, swarm } from "./bundle-builder.ts";
 import type { ConfigIssue } from "../../../src/config/types.ts";
 
 const validBundle = bundle(model("default"), agent("front"), swarm("team", ["front"]));
-const brokenIssue: ConfigIssue = { code: "E_CONFIG_REF_NOT_FOUND", severity: "error", message: "Tool/echo not found", path: "goondan.yaml#2.spec.tools[0]" };
+const brokenIssue: ConfigIssue = {
+  code: "E_CONFIG_REF_NOT_FOUND",
+  severity: "error",
+  message: "Tool/echo not found",
+  path: "goondan.yaml#2.spec.tools[0]",
+};
 
 function setup(options: { loads?: LoadedBundle[] } = {}) {
   const clock = new ManualClock();
@@ -18,7 +27,9 @@ function setup(options: { loads?: LoadedBundle[] } = {}) {
     maxWaitMs: 5000,
     loadBundle: async () => {
       loadCount++;
-      return queue.length > 1 ? (queue.shift() as LoadedBundle) : (queue[0] ?? { valid: true, bundle: validBundle, errors: [] });
+      return queue.length > 1
+        ? (queue.shift() as LoadedBundle)
+        : (queue[0] ?? { valid: true, bundle: validBundle, errors: [] });
     },
     reload: async (plan) => {
       plans.push(plan);
@@ -35,7 +46,12 @@ describe("createRestartCoordinator", () => {
   it("answers an invalid bundle with its issues and never reloads", async () => {
     const { coordinator, plans, tick, clock } = setup({ loads: [{ valid: false, errors: [brokenIssue] }] });
     const answer = await coordinator.request({ reason: "tool asked" });
-    expect(answer).toEqual({ accepted: false, issues: [{ code: "E_CONFIG_REF_NOT_FOUND", path: "goondan.yaml#2.spec.tools[0]", message: "Tool/echo not found" }] });
+    expect(answer).toEqual({
+      accepted: false,
+      issues: [
+        { code: "E_CONFIG_REF_NOT_FOUND", path: "goondan.yaml#2.spec.tools[0]", message: "Tool/echo not found" },
+      ],
+    });
     expect(clock.pendingDelays()).toEqual([]);
     await tick(1000);
     expect(plans).toEqual([]);
@@ -53,7 +69,9 @@ describe("createRestartCoordinator", () => {
 
   it("coalesces a restart storm into one reload", async () => {
     const { coordinator, plans, tick } = setup();
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => coordinator.request({ reason: `storm ${index}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => coordinator.request({ reason: `storm ${index}` })),
+    );
     expect(answers.every((answer) => answer.accepted)).toBe(true);
     await tick(300);
     expect(plans).toHaveLength(1);
@@ -62,7 +80,11 @@ describe("createRestartCoordinator", () => {
 
   it("shares one validation among requests that arrive while it runs", async () => {
     const { coordinator, loads, tick } = setup();
-    await Promise.all([coordinator.request({ reason: "a" }), coordinator.request({ reason: "b" }), coordinator.request({ reason: "c" })]);
+    await Promise.all([
+      coordinator.request({ reason: "a" }),
+      coordinator.request({ reason: "b" }),
+      coordinator.request({ reason: "c" }),
+    ]);
     expect(loads()).toBe(1);
     await tick(300);
     expect(loads()).toBe(2); // re-validated once more right before reloading
@@ -118,7 +140,12 @@ describe("createRestartCoordinator", () => {
       await coordinator.request({ reason: "reset one chat", agent: "front", instanceKey: "user-1", fresh: true });
       await tick(300);
       expect(plans).toHaveLength(1);
-      expect(plans[0]).toMatchObject({ agents: [], instances: [{ agent: "front", instanceKey: "user-1" }], fresh: false, freshInstances: [{ agent: "front", instanceKey: "user-1" }] });
+      expect(plans[0]).toMatchObject({
+        agents: [],
+        instances: [{ agent: "front", instanceKey: "user-1" }],
+        fresh: false,
+        freshInstances: [{ agent: "front", instanceKey: "user-1" }],
+      });
       expect(plans[0]?.freshAgents).toBeUndefined();
     });
 
@@ -127,7 +154,11 @@ describe("createRestartCoordinator", () => {
       await coordinator.request({ reason: "a", agent: "front" });
       await coordinator.request({ reason: "b", agent: "front", instanceKey: "user-1", fresh: true });
       await tick(300);
-      expect(plans[0]).toMatchObject({ agents: ["front"], fresh: false, freshInstances: [{ agent: "front", instanceKey: "user-1" }] });
+      expect(plans[0]).toMatchObject({
+        agents: ["front"],
+        fresh: false,
+        freshInstances: [{ agent: "front", instanceKey: "user-1" }],
+      });
       expect(plans[0]?.instances).toBeUndefined(); // covered by the whole agent
       expect(plans[0]?.freshAgents).toBeUndefined();
     });
@@ -162,7 +193,12 @@ describe("createRestartCoordinator", () => {
       await coordinator.request({ reason: "b", agent: "front", instanceKey: "user-1" });
       await coordinator.request({ reason: "c", agent: "writer", instanceKey: "user-9", fresh: true });
       await tick(300);
-      expect(plans[0]).toMatchObject({ agents: ["writer"], instances: [{ agent: "front", instanceKey: "user-1" }], fresh: false, freshAgents: ["writer"] });
+      expect(plans[0]).toMatchObject({
+        agents: ["writer"],
+        instances: [{ agent: "front", instanceKey: "user-1" }],
+        fresh: false,
+        freshAgents: ["writer"],
+      });
       expect(plans[0]?.freshInstances).toBeUndefined(); // writer/user-9 is covered by the fresh writer
     });
 
@@ -213,7 +249,12 @@ describe("createRestartCoordinator", () => {
   });
 
   it("skips the reload when the bundle turned invalid between the answer and the restart", async () => {
-    const { coordinator, plans, tick } = setup({ loads: [{ valid: true, bundle: validBundle, errors: [] }, { valid: false, errors: [brokenIssue] }] });
+    const { coordinator, plans, tick } = setup({
+      loads: [
+        { valid: true, bundle: validBundle, errors: [] },
+        { valid: false, errors: [brokenIssue] },
+      ],
+    });
     expect((await coordinator.request({ reason: "a" })).accepted).toBe(true);
     await tick(300);
     expect(plans).toEqual([]);
@@ -231,7 +272,10 @@ describe("createRestartCoordinator", () => {
   describe("request.relayed", () => {
     it("announces a batch holding a request made on this node, even when a relayed one coalesced with it", async () => {
       const { coordinator, plans, tick } = setup();
-      await Promise.all([coordinator.request({ reason: "cluster reload 3", relayed: true }), coordinator.request({ reason: "POST /v1/restart" })]);
+      await Promise.all([
+        coordinator.request({ reason: "cluster reload 3", relayed: true }),
+        coordinator.request({ reason: "POST /v1/restart" }),
+      ]);
       await tick(300);
       expect(plans.map((plan) => plan.announce)).toEqual([true]);
     });

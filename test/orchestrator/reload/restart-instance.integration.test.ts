@@ -15,8 +15,17 @@ import { useCleanups } from "../../helpers/cleanups.ts";
 const defer = useCleanups();
 
 async function goondan(args: string[], env: Record<string, string>) {
-  const proc = Bun.spawn([process.execPath, GOONDAN_BIN, ...args], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn([process.execPath, GOONDAN_BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { stdout, stderr, code };
 }
 
@@ -48,11 +57,17 @@ describe("goondan restart --instance", () => {
         }),
     });
     const ask = async (instanceKey: string, input: string) => {
-      const response = await fetch(`${daemon.base}/v1/events`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ agent: "other", instanceKey, input, wait: true }) });
+      const response = await fetch(`${daemon.base}/v1/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ agent: "other", instanceKey, input, wait: true }),
+      });
       return (await response.json()) as { status: string; response: string };
     };
     const pidOf = async (instanceKey: string) => {
-      const body = (await (await fetch(`${daemon.base}/v1/processes`)).json()) as { processes: { agent: string; instanceKey: string; pid: number | null }[] };
+      const body = (await (await fetch(`${daemon.base}/v1/processes`)).json()) as {
+        processes: { agent: string; instanceKey: string; pid: number | null }[];
+      };
       return body.processes.find((row) => row.agent === "other" && row.instanceKey === instanceKey)?.pid ?? null;
     };
 
@@ -61,8 +76,15 @@ describe("goondan restart --instance", () => {
     expect(k1Pid).not.toBeNull();
     expect(k2Pid).not.toBeNull();
 
-    const restarted = await goondan(["restart", "--agent", "other", "--instance", "k1", "--fresh", "--port", String(daemon.port)], env);
-    expect(restarted).toMatchObject({ code: 0, stdout: "restart accepted: agent other instance k1 with a fresh conversation\n", stderr: "" });
+    const restarted = await goondan(
+      ["restart", "--agent", "other", "--instance", "k1", "--fresh", "--port", String(daemon.port)],
+      env,
+    );
+    expect(restarted).toMatchObject({
+      code: 0,
+      stdout: "restart accepted: agent other instance k1 with a fresh conversation\n",
+      stderr: "",
+    });
     const reloaded = await until(() => daemon.lines.find((line) => line.msg === "reloaded"), { timeoutMs: 10_000 });
     expect(reloaded.restarted).toEqual(["other/k1"]);
 

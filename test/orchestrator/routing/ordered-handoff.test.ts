@@ -47,7 +47,13 @@ function setup(options: { refuseAccept?: (agent: string) => boolean } = {}) {
   });
   const spawner = new FakeSpawner();
   spawner.onSent = (child, message) => void timeline.push(`send ${message.type} → ${child.address}`);
-  const orchestrator = new Orchestrator({ bundle: testBundle({ agents: ["a", "b"] }), stateRoot, spawner, clock: new ManualClock(), store });
+  const orchestrator = new Orchestrator({
+    bundle: testBundle({ agents: ["a", "b"] }),
+    stateRoot,
+    spawner,
+    clock: new ManualClock(),
+    store,
+  });
   return { orchestrator, spawner, timeline, sqlite };
 }
 
@@ -67,15 +73,27 @@ describe("ordered hand-off", () => {
     a.ready();
     await settle();
     timeline.length = 0;
-    a.emit("runtime_call", { callId: "r1", method: "request", args: { target: "b", input: "question", correlationId: "c1" }, callChain: [] });
+    a.emit("runtime_call", {
+      callId: "r1",
+      method: "request",
+      args: { target: "b", input: "question", correlationId: "c1" },
+      callChain: [],
+    });
     await settle();
     const request = b.lastEvent();
-    expect(timeline.slice(0, 3)).toEqual(["send event → b/test-swarm", "accept b", "send runtime_result → a/test-swarm"]);
+    expect(timeline.slice(0, 3)).toEqual([
+      "send event → b/test-swarm",
+      "accept b",
+      "send runtime_result → a/test-swarm",
+    ]);
     expect((await sqlite.inboxRecord("test-swarm", request.id))?.event.input).toBe("question");
     timeline.length = 0;
     b.reply({ response: "answer" });
     expect(timeline).toEqual(["send delegate_result → a/test-swarm", "commit b answers"]);
-    expect((await sqlite.inboxRecord("test-swarm", request.id))?.outcome).toMatchObject({ status: "ok", response: "answer" });
+    expect((await sqlite.inboxRecord("test-swarm", request.id))?.outcome).toMatchObject({
+      status: "ok",
+      response: "answer",
+    });
     await sqlite.close();
   });
 
@@ -90,9 +108,17 @@ describe("ordered hand-off", () => {
     a.ready();
     await settle();
     refuse = true;
-    a.emit("runtime_call", { callId: "r1", method: "request", args: { target: "b", input: "question", correlationId: "c1" }, callChain: [] });
+    a.emit("runtime_call", {
+      callId: "r1",
+      method: "request",
+      args: { target: "b", input: "question", correlationId: "c1" },
+      callChain: [],
+    });
     await settle();
-    const result = a.sent.find((message) => message.type === "runtime_result")?.payload as { ok: boolean; error?: { message: string } };
+    const result = a.sent.find((message) => message.type === "runtime_result")?.payload as {
+      ok: boolean;
+      error?: { message: string };
+    };
     expect(result).toMatchObject({ ok: false, error: { message: expect.stringContaining("disk full") } });
     refuse = false;
     b.reply({ response: "done" });

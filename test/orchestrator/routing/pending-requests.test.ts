@@ -2,7 +2,15 @@ import { describe, expect, it } from "bun:test";
 import { PendingRequests, type PendingRequest } from "../../../src/orchestrator/routing/pending-requests.ts";
 import { ManualClock } from "../../helpers/manual-clock.ts";
 
-const request = (overrides: Partial<PendingRequest> = {}): PendingRequest => ({ correlationId: "c1", requester: "a/k", agent: "b", instanceKey: "k", eventId: "e1", deadline: 1_700_000_001_000, ...overrides });
+const request = (overrides: Partial<PendingRequest> = {}): PendingRequest => ({
+  correlationId: "c1",
+  requester: "a/k",
+  agent: "b",
+  instanceKey: "k",
+  eventId: "e1",
+  deadline: 1_700_000_001_000,
+  ...overrides,
+});
 
 describe("PendingRequests", () => {
   it("keys a request by its requesting instance and correlationId", () => {

@@ -3,14 +3,26 @@ import { describe, expect, it } from "bun:test";
 import { ProgressWatchers } from "../../../src/orchestrator/routing/progress-watchers.ts";
 import type { TurnProgress } from "../../../src/protocol/turn-progress.ts";
 
-const progress = (traceId: string, name: string): TurnProgress => ({ kind: "tool", phase: "started", agent: "a", instanceKey: "k", traceId, turnId: "t", name, toolCallId: name });
+const progress = (traceId: string, name: string): TurnProgress => ({
+  kind: "tool",
+  phase: "started",
+  agent: "a",
+  instanceKey: "k",
+  traceId,
+  turnId: "t",
+  name,
+  toolCallId: name,
+});
 
 describe("ProgressWatchers", () => {
   it("hands a trace's progress to its watchers only, until each stops watching", () => {
     const watchers = new ProgressWatchers();
     const first: string[] = [];
     const second: string[] = [];
-    const stopFirst = watchers.watch("trace-1", (record) => void first.push(record.kind === "tool" ? record.name : record.kind));
+    const stopFirst = watchers.watch(
+      "trace-1",
+      (record) => void first.push(record.kind === "tool" ? record.name : record.kind),
+    );
     watchers.watch("trace-2", (record) => void second.push(record.kind === "tool" ? record.name : record.kind));
     watchers.watch("trace-1", () => {
       throw new Error("a listener bug");

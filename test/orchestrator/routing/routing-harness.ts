@@ -52,11 +52,20 @@ export const tick = async () => {
 
 let callSeq = 0;
 /** The child makes a runtime call; returns its runtime_result once the orchestrator answered. */
-export async function call(child: FakeChild, method: ChildToParent["runtime_call"]["method"], args: Record<string, unknown>, extra: Partial<ChildToParent["runtime_call"]> = {}) {
+export async function call(
+  child: FakeChild,
+  method: ChildToParent["runtime_call"]["method"],
+  args: Record<string, unknown>,
+  extra: Partial<ChildToParent["runtime_call"]> = {},
+) {
   const callId = `call_${++callSeq}`;
   child.emit("runtime_call", { callId, method, args: args as never, callChain: [], ...extra });
   await tick();
-  const find = () => child.sent.find((message): message is Extract<ParentMessage, { type: "runtime_result" }> => message.type === "runtime_result" && message.payload.callId === callId);
+  const find = () =>
+    child.sent.find(
+      (message): message is Extract<ParentMessage, { type: "runtime_result" }> =>
+        message.type === "runtime_result" && message.payload.callId === callId,
+    );
   // Calls that read the disk (restart validates the bundle) answer after real I/O.
   for (let waited = 0; !find() && waited < 5000; waited += 5) await Bun.sleep(5);
   const result = find();
@@ -64,7 +73,8 @@ export async function call(child: FakeChild, method: ChildToParent["runtime_call
   return result.payload;
 }
 
-export const delegateResults = (child: FakeChild) => child.sent.flatMap((message) => (message.type === "delegate_result" ? [message.payload] : []));
+export const delegateResults = (child: FakeChild) =>
+  child.sent.flatMap((message) => (message.type === "delegate_result" ? [message.payload] : []));
 
 /** Starts instance a/test-swarm in the middle of a turn. */
 export function busyCaller(setupResult: RoutingSetup, input = "go") {
@@ -77,12 +87,23 @@ export function busyCaller(setupResult: RoutingSetup, input = "go") {
 /** Gives an instance a stored conversation of one user message, as a committed turn would. */
 export async function seedConversation(setupResult: RoutingSetup, agent: string, instanceKey: string): Promise<void> {
   const { orchestrator } = setupResult;
-  const message = createMessage({ id: `msg_${agent}_${instanceKey}`, data: { role: "user", content: "remember me" }, source: { type: "user" }, now: 0 });
-  await orchestrator.store.commit({ swarm: orchestrator.swarm.instanceKey, agent, instanceKey }, { changes: [{ type: "append", message }] });
+  const message = createMessage({
+    id: `msg_${agent}_${instanceKey}`,
+    data: { role: "user", content: "remember me" },
+    source: { type: "user" },
+    now: 0,
+  });
+  await orchestrator.store.commit(
+    { swarm: orchestrator.swarm.instanceKey, agent, instanceKey },
+    { changes: [{ type: "append", message }] },
+  );
 }
 
 /** Whether the instance has a stored conversation. */
 export async function hasConversation(setupResult: RoutingSetup, agent: string, instanceKey: string): Promise<boolean> {
   const { orchestrator } = setupResult;
-  return (await orchestrator.store.instanceState({ swarm: orchestrator.swarm.instanceKey, agent, instanceKey })).messages.length > 0;
+  return (
+    (await orchestrator.store.instanceState({ swarm: orchestrator.swarm.instanceKey, agent, instanceKey })).messages
+      .length > 0
+  );
 }

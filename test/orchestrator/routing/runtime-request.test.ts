@@ -9,8 +9,16 @@ describe("runtime request", () => {
     const { a } = busyCaller(s);
     const other = s.orchestrator.submit({ input: "other", instanceKey: "other" });
     s.spawner.latest("a", "other").ready();
-    const accepted = await call(a, "request", { target: "b", input: "question" }, { traceId: "trace-1", parentSpanId: "span-tool" });
-    expect(accepted).toMatchObject({ ok: true, value: { correlationId: expect.any(String), eventId: expect.any(String) } });
+    const accepted = await call(
+      a,
+      "request",
+      { target: "b", input: "question" },
+      { traceId: "trace-1", parentSpanId: "span-tool" },
+    );
+    expect(accepted).toMatchObject({
+      ok: true,
+      value: { correlationId: expect.any(String), eventId: expect.any(String) },
+    });
     const b = s.spawner.latest("b");
     b.ready();
     expect(b.lastEvent()).toMatchObject({
@@ -26,7 +34,18 @@ describe("runtime request", () => {
     await tick(); // the answer is routed once the callee's turn is committed
     const request = b.lastEvent();
     const correlationId = (accepted.value as { correlationId: string }).correlationId;
-    expect(delegateResults(a)).toEqual([{ correlationId, status: "ok", agent: "b", instanceKey: "test-swarm", eventId: request.id, turnId: `turn_${request.id}`, response: "answer", finishReason: "stop" }]);
+    expect(delegateResults(a)).toEqual([
+      {
+        correlationId,
+        status: "ok",
+        agent: "b",
+        instanceKey: "test-swarm",
+        eventId: request.id,
+        turnId: `turn_${request.id}`,
+        response: "answer",
+        finishReason: "stop",
+      },
+    ]);
     expect(delegateResults(s.spawner.latest("a", "other"))).toEqual([]);
     expect(other.eventId).toBeTruthy();
   });
@@ -42,7 +61,10 @@ describe("runtime request", () => {
   it("refuses a target outside the swarm with AGENT_NOT_FOUND", async () => {
     const s = setup();
     const { a } = busyCaller(s);
-    expect(await call(a, "request", { target: "nobody", input: "q" })).toMatchObject({ ok: false, error: { code: "AGENT_NOT_FOUND" } });
+    expect(await call(a, "request", { target: "nobody", input: "q" })).toMatchObject({
+      ok: false,
+      error: { code: "AGENT_NOT_FOUND" },
+    });
   });
 
   it("refuses a cycle with CIRCULAR_CALL_DETECTED, using the chain of the requesting turn", async () => {
@@ -51,12 +73,18 @@ describe("runtime request", () => {
     await call(a, "request", { target: "b", input: "q" });
     const b = s.spawner.latest("b");
     b.ready();
-    expect(await call(b, "request", { target: "a", input: "back" })).toMatchObject({ ok: false, error: { code: "CIRCULAR_CALL_DETECTED" } });
+    expect(await call(b, "request", { target: "a", input: "back" })).toMatchObject({
+      ok: false,
+      error: { code: "CIRCULAR_CALL_DETECTED" },
+    });
     await call(b, "request", { target: "c", input: "on" });
     const c = s.spawner.latest("c");
     c.ready();
     expect(c.lastEvent().callChain).toEqual(["a", "b"]);
-    expect(await call(c, "request", { target: "a", input: "loop" })).toMatchObject({ ok: false, error: { code: "CIRCULAR_CALL_DETECTED" } });
+    expect(await call(c, "request", { target: "a", input: "loop" })).toMatchObject({
+      ok: false,
+      error: { code: "CIRCULAR_CALL_DETECTED" },
+    });
   });
 
   it("refuses a call past maxDelegationDepth with DELEGATION_DEPTH_EXCEEDED", async () => {
@@ -65,7 +93,10 @@ describe("runtime request", () => {
     await call(a, "request", { target: "b", input: "q" });
     const b = s.spawner.latest("b");
     b.ready();
-    expect(await call(b, "request", { target: "c", input: "too deep" })).toMatchObject({ ok: false, error: { code: "DELEGATION_DEPTH_EXCEEDED" } });
+    expect(await call(b, "request", { target: "c", input: "too deep" })).toMatchObject({
+      ok: false,
+      error: { code: "DELEGATION_DEPTH_EXCEEDED" },
+    });
   });
 
   it("answers AGENT_REQUEST_TIMEOUT at the deadline, never starts the expired event, and drops a late reply", async () => {
@@ -82,9 +113,18 @@ describe("runtime request", () => {
     s.clock.advance(499);
     expect(delegateResults(a)).toEqual([]);
     s.clock.advance(1);
-    expect(delegateResults(a)).toEqual([expect.objectContaining({ correlationId: (started.value as { correlationId: string }).correlationId, status: "error", error: expect.objectContaining({ code: "AGENT_REQUEST_TIMEOUT" }) })]);
+    expect(delegateResults(a)).toEqual([
+      expect.objectContaining({
+        correlationId: (started.value as { correlationId: string }).correlationId,
+        status: "error",
+        error: expect.objectContaining({ code: "AGENT_REQUEST_TIMEOUT" }),
+      }),
+    ]);
     s.clock.advance(500);
-    expect(delegateResults(a)[1]).toMatchObject({ correlationId: (timedOut.value as { correlationId: string }).correlationId, error: { code: "AGENT_REQUEST_TIMEOUT" } });
+    expect(delegateResults(a)[1]).toMatchObject({
+      correlationId: (timedOut.value as { correlationId: string }).correlationId,
+      error: { code: "AGENT_REQUEST_TIMEOUT" },
+    });
     b.reply();
     expect(b.events().map((delivered) => delivered.event.input)).toEqual(["long job"]);
     c.reply({ response: "too late" });
@@ -127,9 +167,13 @@ describe("runtime request", () => {
     expect(restarted.events()[0]).toMatchObject({ attempt: 2, redelivery: true });
     expect(delegateResults(restarted)).toEqual([]);
     // The same tool call, run again, names the same correlationId: the same event, already answered.
-    expect((await call(restarted, "request", { target: "b", input: "q", correlationId: "call-key-1" })).value).toEqual(first.value);
+    expect((await call(restarted, "request", { target: "b", input: "q", correlationId: "call-key-1" })).value).toEqual(
+      first.value,
+    );
     await tick();
-    expect(delegateResults(restarted)).toEqual([expect.objectContaining({ correlationId: "call-key-1", status: "ok", response: "kept" })]);
+    expect(delegateResults(restarted)).toEqual([
+      expect.objectContaining({ correlationId: "call-key-1", status: "ok", response: "kept" }),
+    ]);
     expect(b.events()).toHaveLength(1);
   });
 
@@ -148,7 +192,9 @@ describe("runtime request", () => {
     newA.ready();
     await call(newA, "request", { target: "b", input: "q", correlationId: "call-key-2" });
     await tick();
-    expect(delegateResults(newA)).toEqual([expect.objectContaining({ correlationId: "call-key-2", response: "survived" })]);
+    expect(delegateResults(newA)).toEqual([
+      expect.objectContaining({ correlationId: "call-key-2", response: "survived" }),
+    ]);
     expect(newB.events()).toHaveLength(1);
   });
 });

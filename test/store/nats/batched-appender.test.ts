@@ -11,7 +11,9 @@ function heldWriter() {
     writer: {
       appendJson: (json: string) => {
         bodies.push(json);
-        return new Promise<AppendOutcome>((resolve, reject) => waiting.push((outcome) => (outcome instanceof Error ? reject(outcome) : resolve(outcome))));
+        return new Promise<AppendOutcome>((resolve, reject) =>
+          waiting.push((outcome) => (outcome instanceof Error ? reject(outcome) : resolve(outcome))),
+        );
       },
     },
     /** Completes the oldest message on its way, then lets the appender go on. */
@@ -48,7 +50,10 @@ describe("BatchedAppender", () => {
     await held.complete({ status: "written", sequence: 1 });
     await held.complete({ status: "fenced" });
     expect(await Promise.all(fenced)).toEqual([{ status: "fenced" }, { status: "fenced" }]);
-    const failed = appender.append('{"b":1}').then(() => undefined, (error: unknown) => error);
+    const failed = appender.append('{"b":1}').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     const unreachable = new Error("no answer");
     await held.complete(unreachable);
     expect(await failed).toBe(unreachable);

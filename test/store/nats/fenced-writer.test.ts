@@ -18,7 +18,11 @@ async function setup() {
   // A stream of per-instance state records, as the cluster store will keep them.
   const stream = `GDN_${subjectToken(swarm)}_STATE`;
   const subject = `gdn.${subjectToken(swarm)}.state.${key}`;
-  await connection.jsm.streams.add({ name: stream, subjects: [`gdn.${subjectToken(swarm)}.state.>`], storage: StorageType.Memory });
+  await connection.jsm.streams.add({
+    name: stream,
+    subjects: [`gdn.${subjectToken(swarm)}.state.>`],
+    storage: StorageType.Memory,
+  });
   defer(async () => void (await connection.jsm.streams.delete(stream).catch(() => false)));
   const leases = await LeaseTable.open({ connection, bucket: names.leaseBucket });
   const claim = async (owner: string): Promise<Lease> => {

@@ -8,7 +8,20 @@ import { natsAvailable } from "../../helpers/nats.ts";
 
 const defer = useCleanups();
 
-const said = (index: number): InstanceCommit => ({ changes: [{ type: "append", message: { id: `msg_${index}`, data: { role: "user", content: `n${index}` }, metadata: {}, createdAt: new Date(0).toISOString(), source: { type: "user" } } as never }] });
+const said = (index: number): InstanceCommit => ({
+  changes: [
+    {
+      type: "append",
+      message: {
+        id: `msg_${index}`,
+        data: { role: "user", content: `n${index}` },
+        metadata: {},
+        createdAt: new Date(0).toISOString(),
+        source: { type: "user" },
+      } as never,
+    },
+  ],
+});
 
 async function setup() {
   const { ref, leases, claim, node, subjectMessages } = await stateLogFixture(defer, "statelog");
@@ -24,12 +37,16 @@ describe.skipIf(!natsAvailable)("InstanceStateLog and ReplicatedStore on the loc
     await Promise.all(Array.from({ length: 10 }, (_, i) => a.store.commit(ref, said(i))));
     // The fence, the first write alone, the nine made while it was on its way together.
     expect(await subjectMessages()).toBe(3);
-    expect((await a.local.instanceState(ref)).messages.map((message) => message.id)).toEqual(Array.from({ length: 10 }, (_, i) => `msg_${i}`));
+    expect((await a.local.instanceState(ref)).messages.map((message) => message.id)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `msg_${i}`),
+    );
 
     await leases.release(leaseA);
     const b = await node();
     expect(await b.log.take(ref, await claim("b"), b.local)).toEqual({ taken: true, replayed: 10, resumed: false });
-    expect((await b.local.instanceState(ref)).messages.map((message) => message.id)).toEqual(Array.from({ length: 10 }, (_, i) => `msg_${i}`));
+    expect((await b.local.instanceState(ref)).messages.map((message) => message.id)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `msg_${i}`),
+    );
   });
 
   it("refuses every write of a group once a newer owner took the log, and keeps none of them", async () => {
@@ -43,7 +60,14 @@ describe.skipIf(!natsAvailable)("InstanceStateLog and ReplicatedStore on the loc
     const leaseB = await claim("b");
     await b.log.take(ref, leaseB, b.local);
 
-    const refused = await Promise.all([1, 2, 3].map((i) => a.store.commit(ref, said(i)).then(() => "written", (error: { code?: string }) => error.code)));
+    const refused = await Promise.all(
+      [1, 2, 3].map((i) =>
+        a.store.commit(ref, said(i)).then(
+          () => "written",
+          (error: { code?: string }) => error.code,
+        ),
+      ),
+    );
     expect(refused).toEqual(["E_CLUSTER_FENCED", "E_CLUSTER_FENCED", "E_CLUSTER_FENCED"]);
     expect(a.log.owns(ref)).toBe(false);
     // What the log holds: A's write before the fence, none of the refused ones.

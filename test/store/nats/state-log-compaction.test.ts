@@ -13,19 +13,55 @@ import { natsAvailable } from "../../helpers/nats.ts";
 
 const defer = useCleanups();
 
-const eventOf = (ref: InstanceRef, index: number): AgentEvent => ({ id: `evt_${index}`, type: "user.input", input: `job ${index}`, agent: ref.agent, instanceKey: ref.instanceKey, source: { kind: "user", name: "test" }, traceId: `trace_${index}`, callChain: [], metadata: {}, createdAt: new Date(0).toISOString() });
-const outcomeOf = (ref: InstanceRef, index: number): TurnOutcome => ({ status: "ok", agent: ref.agent, instanceKey: ref.instanceKey, eventId: `evt_${index}`, turnId: `turn_${index}`, response: `done ${index}`, finishReason: "stop" }) as TurnOutcome;
-const message = (id: string, content: string) => ({ id, data: { role: "user", content }, metadata: {}, createdAt: new Date(0).toISOString(), source: { type: "user" } }) as never;
+const eventOf = (ref: InstanceRef, index: number): AgentEvent => ({
+  id: `evt_${index}`,
+  type: "user.input",
+  input: `job ${index}`,
+  agent: ref.agent,
+  instanceKey: ref.instanceKey,
+  source: { kind: "user", name: "test" },
+  traceId: `trace_${index}`,
+  callChain: [],
+  metadata: {},
+  createdAt: new Date(0).toISOString(),
+});
+const outcomeOf = (ref: InstanceRef, index: number): TurnOutcome =>
+  ({
+    status: "ok",
+    agent: ref.agent,
+    instanceKey: ref.instanceKey,
+    eventId: `evt_${index}`,
+    turnId: `turn_${index}`,
+    response: `done ${index}`,
+    finishReason: "stop",
+  }) as TurnOutcome;
+const message = (id: string, content: string) =>
+  ({
+    id,
+    data: { role: "user", content },
+    metadata: {},
+    createdAt: new Date(0).toISOString(),
+    source: { type: "user" },
+  }) as never;
 
 /** One turn as a node stores it: the event accepted, then its commit (two messages, extension state) with its answer. */
 async function turn(store: ReplicatedStore, ref: InstanceRef, index: number, padding = ""): Promise<void> {
   await store.accept(ref.swarm, eventOf(ref, index), 1000 + index);
-  const commit: InstanceCommit = { changes: [{ type: "append", message: message(`u_${index}`, `job ${index}${padding}`) }, { type: "append", message: message(`a_${index}`, `done ${index}`) }], extensionState: { counter: { turns: index + 1 } } };
+  const commit: InstanceCommit = {
+    changes: [
+      { type: "append", message: message(`u_${index}`, `job ${index}${padding}`) },
+      { type: "append", message: message(`a_${index}`, `done ${index}`) },
+    ],
+    extensionState: { counter: { turns: index + 1 } },
+  };
   await store.commit(ref, commit, outcomeOf(ref, index));
 }
 
 /** A snapshot without the answer times (a replayed answer is stamped when it is replayed). */
-const comparable = (snapshot: InstanceSnapshot) => ({ ...snapshot, inbox: snapshot.inbox.map(({ answeredAt: _answeredAt, ...entry }) => entry) });
+const comparable = (snapshot: InstanceSnapshot) => ({
+  ...snapshot,
+  inbox: snapshot.inbox.map(({ answeredAt: _answeredAt, ...entry }) => entry),
+});
 
 async function setup(compaction: CompactionSettings) {
   const { connection, ref, leases, claim, node: fixtureNode, subjectState } = await stateLogFixture(defer, "compact");
@@ -36,7 +72,12 @@ async function setup(compaction: CompactionSettings) {
     jsm: new Proxy(connection.jsm, {
       get: (target, property) =>
         property === "streams"
-          ? new Proxy(target.streams, { get: (streams, name) => (name === "purge" ? () => Promise.reject(new Error("the node died here")) : Reflect.get(streams, name).bind(streams)) })
+          ? new Proxy(target.streams, {
+              get: (streams, name) =>
+                name === "purge"
+                  ? () => Promise.reject(new Error("the node died here"))
+                  : Reflect.get(streams, name).bind(streams),
+            })
           : Reflect.get(target, property),
     }),
   };
@@ -52,7 +93,12 @@ describe.skipIf(!natsAvailable)("state log compaction on the local NATS", () => 
     for (let index = 0; index < 150; index++) await turn(a.store, ref, index);
     // Writes made together while compactions run: none may be lost to a purge.
     await Promise.all(Array.from({ length: 30 }, (_, i) => turn(a.store, ref, 150 + i)));
-    await a.store.addPendingResult(ref, { correlationId: "corr_1", from: "worker", status: "ok", response: "late" } as never);
+    await a.store.addPendingResult(ref, {
+      correlationId: "corr_1",
+      from: "worker",
+      status: "ok",
+      response: "late",
+    } as never);
     const before = a.local.exportInstance(ref);
     expect(before.messages).toHaveLength(360);
     // 360 records were written; the log keeps the last snapshot and fewer than 40 records after it (and the fence).
@@ -99,12 +145,20 @@ describe.skipIf(!natsAvailable)("state log compaction on the local NATS", () => 
     await leases.release(leaseA);
 
     const b = await node();
-    expect(await b.log.take(ref, await claim("b"), b.local)).toEqual({ taken: true, replayed: 2, resumed: false, fromSnapshot: true });
+    expect(await b.log.take(ref, await claim("b"), b.local)).toEqual({
+      taken: true,
+      replayed: 2,
+      resumed: false,
+      fromSnapshot: true,
+    });
     expect(comparable(b.local.exportInstance(ref))).toEqual(comparable(a.local.exportInstance(ref)));
   });
 
   it("a crash between the snapshot and its purge is harmless: the next owner replays from the snapshot and skips the records before it", async () => {
-    const { ref, leases, claim, node, subjectState, withoutPurge } = await setup({ records: 1_000_000, bytes: 64 * 1024 * 1024 });
+    const { ref, leases, claim, node, subjectState, withoutPurge } = await setup({
+      records: 1_000_000,
+      bytes: 64 * 1024 * 1024,
+    });
     const a = await node(withoutPurge);
     const leaseA = await claim("a");
     await a.log.take(ref, leaseA, a.local);
@@ -120,7 +174,12 @@ describe.skipIf(!natsAvailable)("state log compaction on the local NATS", () => 
     await leases.release(leaseA);
 
     const b = await node();
-    expect(await b.log.take(ref, await claim("b"), b.local)).toEqual({ taken: true, replayed: 2, resumed: false, fromSnapshot: true });
+    expect(await b.log.take(ref, await claim("b"), b.local)).toEqual({
+      taken: true,
+      replayed: 2,
+      resumed: false,
+      fromSnapshot: true,
+    });
     expect(comparable(b.local.exportInstance(ref))).toEqual(comparable(a.local.exportInstance(ref)));
     // The next compaction purges what the failed one left.
     await b.log.compact(ref);

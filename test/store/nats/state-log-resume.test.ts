@@ -30,7 +30,11 @@ async function setup() {
   const connection = await connectTest(defer);
   const names = clusterNames(swarm);
   const ref: InstanceRef = { swarm, agent: "coder", instanceKey: "user-1" };
-  const lease = (owner: string, revision: number): Lease => ({ key: names.instanceLeaseKey(ref.agent, ref.instanceKey), owner, revision });
+  const lease = (owner: string, revision: number): Lease => ({
+    key: names.instanceLeaseKey(ref.agent, ref.instanceKey),
+    owner,
+    revision,
+  });
   // One log object per node, as each node opens its own.
   const node = async () => InstanceStateLog.open({ connection, names });
   return { ref, lease, node };
@@ -49,7 +53,11 @@ describe.skipIf(!natsAvailable)("InstanceStateLog.take with resumeAfter", () => 
     a.drop(ref);
 
     const before = { ...local.calls };
-    expect(await a.take(ref, lease("a", 5), local.store, { resumeAfter: sequence as number })).toEqual({ taken: true, replayed: 0, resumed: true });
+    expect(await a.take(ref, lease("a", 5), local.store, { resumeAfter: sequence as number })).toEqual({
+      taken: true,
+      replayed: 0,
+      resumed: true,
+    });
     expect(local.calls).toEqual(before);
     expect(a.settledSequence(ref)).toBeGreaterThan(sequence as number);
   });

@@ -1,9 +1,22 @@
 import { describe, expect, it } from "bun:test";
-import { compactionDue, readCompactionSettings, snapshotParts, SnapshotReader, DEFAULT_COMPACTION } from "../../../src/store/nats/state-log-snapshot.ts";
+import {
+  compactionDue,
+  readCompactionSettings,
+  snapshotParts,
+  SnapshotReader,
+  DEFAULT_COMPACTION,
+} from "../../../src/store/nats/state-log-snapshot.ts";
 import type { InstanceSnapshot } from "../../../src/store/instance-snapshot.ts";
 
 type Record = { op: "clear" } | { op: "answer"; eventId: string };
-const snapshotOf = (text: string): InstanceSnapshot => ({ version: 1, inbox: [], approvals: [], messages: [{ id: "m", data: { role: "user", content: text } } as never], pendingResults: [], extensionState: {} });
+const snapshotOf = (text: string): InstanceSnapshot => ({
+  version: 1,
+  inbox: [],
+  approvals: [],
+  messages: [{ id: "m", data: { role: "user", content: text } } as never],
+  pendingResults: [],
+  extensionState: {},
+});
 
 describe("SnapshotReader", () => {
   it("keeps the last complete snapshot and only the records after it", () => {
@@ -31,7 +44,11 @@ describe("SnapshotReader", () => {
     reader.add({ op: "answer", eventId: "c" });
     for (const part of cut.slice(1)) reader.add(part);
     expect(reader.state.snapshot).toEqual(snapshotOf("kept"));
-    expect(reader.state.tail.map((record) => (record.op === "answer" ? record.eventId : record.op))).toEqual(["a", "b", "c"]);
+    expect(reader.state.tail.map((record) => (record.op === "answer" ? record.eventId : record.op))).toEqual([
+      "a",
+      "b",
+      "c",
+    ]);
   });
 
   it("without a snapshot, hands every record on", () => {
@@ -53,7 +70,12 @@ describe("compaction thresholds", () => {
 
   it("reads GOONDAN_CLUSTER_SNAPSHOT_RECORDS and _BYTES, and refuses what is not a whole number", () => {
     expect(readCompactionSettings({})).toEqual(DEFAULT_COMPACTION);
-    expect(readCompactionSettings({ GOONDAN_CLUSTER_SNAPSHOT_RECORDS: "50", GOONDAN_CLUSTER_SNAPSHOT_BYTES: "" })).toEqual({ records: 50, bytes: DEFAULT_COMPACTION.bytes });
-    for (const raw of ["0", "1.5", "lots"]) expect(() => readCompactionSettings({ GOONDAN_CLUSTER_SNAPSHOT_BYTES: raw })).toThrow(expect.objectContaining({ code: "E_CLUSTER_CONFIG_INVALID" }));
+    expect(
+      readCompactionSettings({ GOONDAN_CLUSTER_SNAPSHOT_RECORDS: "50", GOONDAN_CLUSTER_SNAPSHOT_BYTES: "" }),
+    ).toEqual({ records: 50, bytes: DEFAULT_COMPACTION.bytes });
+    for (const raw of ["0", "1.5", "lots"])
+      expect(() => readCompactionSettings({ GOONDAN_CLUSTER_SNAPSHOT_BYTES: raw })).toThrow(
+        expect.objectContaining({ code: "E_CLUSTER_CONFIG_INVALID" }),
+      );
   });
 });

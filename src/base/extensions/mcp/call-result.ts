@@ -19,8 +19,13 @@ export interface CallResult {
 export function callResultOutput(result: CallResult, options: { server: string; tool: string }): JsonValue {
   const blocks = (Array.isArray(result.content) ? result.content : []).map(describeBlock);
   if (result.isError === true) {
-    const text = textOf(blocks) ?? (isJsonObject(result.structuredContent as JsonValue) ? JSON.stringify(result.structuredContent) : "");
-    throw mcpFault("toolError", text === "" ? `${options.server}/${options.tool} reported an error without a message` : text);
+    const text =
+      textOf(blocks) ??
+      (isJsonObject(result.structuredContent as JsonValue) ? JSON.stringify(result.structuredContent) : "");
+    throw mcpFault(
+      "toolError",
+      text === "" ? `${options.server}/${options.tool} reported an error without a message` : text,
+    );
   }
   if (isJsonObject(result.structuredContent as JsonValue)) return result.structuredContent as JsonObject;
   if (result.content === undefined && result.toolResult !== undefined) return result.toolResult as JsonValue;

@@ -15,7 +15,10 @@ import type { Logger } from "../../../shared/logger.ts";
 import { redactSecrets } from "./redact-secrets.ts";
 
 /** `sh -c GUARD mcp-guard <command> <args…>`: the guard runs in the background, the server replaces the shell. */
-const GUARD = ["( trap '' TERM; read _ <&3; kill -TERM 0; sleep 2; kill -KILL 0 ) </dev/null >/dev/null 2>&1 &", 'exec "$@" 3<&-'].join("\n");
+const GUARD = [
+  "( trap '' TERM; read _ <&3; kill -TERM 0; sleep 2; kill -KILL 0 ) </dev/null >/dev/null 2>&1 &",
+  'exec "$@" 3<&-',
+].join("\n");
 const STOP_GRACE_MS = 2_500;
 const STDERR_TAIL_CHARS = 2_000;
 
@@ -93,7 +96,9 @@ export class GuardedStdioTransport implements Transport {
   }
 
   private onExited(child: ServerProcess): void {
-    this.exitText = child.signalCode ? `the server process was ended by ${child.signalCode}` : `the server process exited with code ${child.exitCode}`;
+    this.exitText = child.signalCode
+      ? `the server process was ended by ${child.signalCode}`
+      : `the server process exited with code ${child.exitCode}`;
     // The guard (and anything the server left in its group) goes too; then our end of the guard pipe.
     signalGroup(child.pid, "SIGKILL");
     if (this.guardFd !== undefined) {

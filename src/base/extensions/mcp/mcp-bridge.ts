@@ -11,7 +11,12 @@ import type { Clock } from "../../../shared/clock.ts";
 import type { Logger } from "../../../shared/logger.ts";
 import type { ToolCatalogItem, ToolHandler } from "../../../tools/types.ts";
 import { callResultOutput } from "./call-result.ts";
-import { McpServerConnection, type McpTool, type RestartBackoff, type ServerConnectionOptions } from "./server-connection.ts";
+import {
+  McpServerConnection,
+  type McpTool,
+  type RestartBackoff,
+  type ServerConnectionOptions,
+} from "./server-connection.ts";
 import type { McpServerSpec } from "./server-spec.ts";
 import { serverToolItems } from "./server-tools.ts";
 
@@ -70,10 +75,23 @@ export function startMcpBridge(options: McpBridgeOptions): McpBridge {
   };
 }
 
-function syncTools(context: { spec: McpServerSpec; tools: McpTool[]; own: Map<string, string>; connection: McpServerConnection; logger: Logger; options: McpBridgeOptions }): void {
+function syncTools(context: {
+  spec: McpServerSpec;
+  tools: McpTool[];
+  own: Map<string, string>;
+  connection: McpServerConnection;
+  logger: Logger;
+  options: McpBridgeOptions;
+}): void {
   const { spec, own, connection, logger, options } = context;
-  const { items, refused } = serverToolItems({ extensionName: options.extensionName, serverName: spec.name, tools: context.tools, ...(spec.tools === undefined ? {} : { allow: spec.tools }) });
-  for (const problem of refused) logger.warn({ tool: problem.tool, reason: problem.reason }, "MCP tool not offered to the model");
+  const { items, refused } = serverToolItems({
+    extensionName: options.extensionName,
+    serverName: spec.name,
+    tools: context.tools,
+    ...(spec.tools === undefined ? {} : { allow: spec.tools }),
+  });
+  for (const problem of refused)
+    logger.warn({ tool: problem.tool, reason: problem.reason }, "MCP tool not offered to the model");
   const wanted = new Map(items.map((entry) => [entry.item.name, { ...entry, json: JSON.stringify(entry.item) }]));
   for (const [name, json] of own) {
     if (wanted.get(name)?.json === json) continue;
@@ -93,7 +111,10 @@ function syncTools(context: { spec: McpServerSpec; tools: McpTool[]; own: Map<st
       options.tools.register(entry.item, handler, { timeoutMs: spec.timeoutMs });
     } catch (error) {
       // A name already taken by another tool of this agent, most likely.
-      logger.warn({ tool: entry.toolName, reason: error instanceof Error ? error.message : String(error) }, "MCP tool not offered to the model");
+      logger.warn(
+        { tool: entry.toolName, reason: error instanceof Error ? error.message : String(error) },
+        "MCP tool not offered to the model",
+      );
       continue;
     }
     own.set(name, entry.json);

@@ -21,7 +21,10 @@ export interface ServerProbe {
   durationMs: number;
 }
 
-export async function probeServers(config: JsonObject, options: { bundleDir: string; extensionName?: string; logger?: Logger }): Promise<ServerProbe[]> {
+export async function probeServers(
+  config: JsonObject,
+  options: { bundleDir: string; extensionName?: string; logger?: Logger },
+): Promise<ServerProbe[]> {
   const servers = isJsonObject(config.servers) ? config.servers : {};
   const probeOptions = { extensionName: options.extensionName ?? "mcp", logger: options.logger ?? silentLogger() };
   return Promise.all(
@@ -32,14 +35,25 @@ export async function probeServers(config: JsonObject, options: { bundleDir: str
         [spec] = readServerSpecs({ servers: { [name]: value } }, { bundleDir: options.bundleDir });
       } catch (error) {
         const transport = isJsonObject(value) && value.url !== undefined ? "http" : "stdio";
-        return { server: name, transport, ok: false, tools: [], refused: [], error: error instanceof Error ? error.message : String(error), durationMs: 0 };
+        return {
+          server: name,
+          transport,
+          ok: false,
+          tools: [],
+          refused: [],
+          error: error instanceof Error ? error.message : String(error),
+          durationMs: 0,
+        };
       }
       return probeServer(spec!, probeOptions);
     }),
   );
 }
 
-async function probeServer(spec: McpServerSpec, options: { extensionName: string; logger: Logger }): Promise<ServerProbe> {
+async function probeServer(
+  spec: McpServerSpec,
+  options: { extensionName: string; logger: Logger },
+): Promise<ServerProbe> {
   const started = performance.now();
   let listed: McpTool[] | undefined;
   const connection = new McpServerConnection({ spec, logger: options.logger, onTools: (tools) => (listed = tools) });
@@ -48,8 +62,24 @@ async function probeServer(spec: McpServerSpec, options: { extensionName: string
   } finally {
     await connection.stop();
   }
-  const base = { server: spec.name, transport: spec.transport.type, durationMs: Math.round(performance.now() - started) };
-  if (listed === undefined) return { ...base, ok: false, tools: [], refused: [], error: connection.failure ?? "the server did not list its tools" };
-  const { items, refused } = serverToolItems({ extensionName: options.extensionName, serverName: spec.name, tools: listed, ...(spec.tools === undefined ? {} : { allow: spec.tools }) });
+  const base = {
+    server: spec.name,
+    transport: spec.transport.type,
+    durationMs: Math.round(performance.now() - started),
+  };
+  if (listed === undefined)
+    return {
+      ...base,
+      ok: false,
+      tools: [],
+      refused: [],
+      error: connection.failure ?? "the server did not list its tools",
+    };
+  const { items, refused } = serverToolItems({
+    extensionName: options.extensionName,
+    serverName: spec.name,
+    tools: listed,
+    ...(spec.tools === undefined ? {} : { allow: spec.tools }),
+  });
   return { ...base, ok: true, tools: items.map((entry) => entry.item.name), refused };
 }

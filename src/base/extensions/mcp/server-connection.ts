@@ -104,7 +104,10 @@ export class McpServerConnection {
   async callTool(options: { name: string; args: JsonObject; signal: AbortSignal }): Promise<CallResult> {
     const client = await this.usableClient(options.signal);
     try {
-      return (await client.callTool({ name: options.name, arguments: options.args }, undefined, { signal: options.signal, timeout: this.options.spec.timeoutMs })) as CallResult;
+      return (await client.callTool({ name: options.name, arguments: options.args }, undefined, {
+        signal: options.signal,
+        timeout: this.options.spec.timeoutMs,
+      })) as CallResult;
     } catch (error) {
       throw this.callFailure(error, client);
     }
@@ -118,7 +121,8 @@ export class McpServerConnection {
     const client = this.client;
     this.client = undefined;
     const transport = this.transport;
-    if (client !== undefined && transport instanceof StreamableHTTPClientTransport) await withinMs(transport.terminateSession(), SESSION_END_WAIT_MS);
+    if (client !== undefined && transport instanceof StreamableHTTPClientTransport)
+      await withinMs(transport.terminateSession(), SESSION_END_WAIT_MS);
     await closeQuietly(client, transport);
   }
 
@@ -140,7 +144,10 @@ export class McpServerConnection {
       await closeQuietly(client, transport);
       if (this.isStopped()) return;
       this.lastFailure = this.describeFailure(error, transport);
-      this.logger.warn({ transport: spec.transport.type, reason: this.lastFailure }, "MCP server could not be started or connected; retrying with backoff");
+      this.logger.warn(
+        { transport: spec.transport.type, reason: this.lastFailure },
+        "MCP server could not be started or connected; retrying with backoff",
+      );
       this.scheduleRetry();
       return;
     }
@@ -166,7 +173,9 @@ export class McpServerConnection {
     const tools: McpTool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      const listed = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.options.spec.connectTimeoutMs });
+      const listed = await client.listTools(cursor === undefined ? {} : { cursor }, {
+        timeout: this.options.spec.connectTimeoutMs,
+      });
       tools.push(...listed.tools);
       cursor = listed.nextCursor;
       if (cursor === undefined) break;
@@ -181,7 +190,10 @@ export class McpServerConnection {
       try {
         await this.listInto(client);
       } catch (error) {
-        this.logger.warn({ err: this.redacted(error) }, "MCP server announced a tool list change but listing its tools failed; keeping the previous list");
+        this.logger.warn(
+          { err: this.redacted(error) },
+          "MCP server announced a tool list change but listing its tools failed; keeping the previous list",
+        );
       }
     });
     return this.refreshing;
@@ -216,7 +228,11 @@ export class McpServerConnection {
     const name = this.options.spec.name;
     if (this.statusValue === "backoff") {
       const seconds = Math.max(0, Math.ceil(((this.retryAt ?? this.clock.now()) - this.clock.now()) / 1000));
-      throw mcpFault("unavailable", `MCP server '${name}' is not available: ${this.lastFailure ?? "it is restarting"}`, `goondan tries again in ${seconds} s; retry the call after that, or do without this tool.`);
+      throw mcpFault(
+        "unavailable",
+        `MCP server '${name}' is not available: ${this.lastFailure ?? "it is restarting"}`,
+        `goondan tries again in ${seconds} s; retry the call after that, or do without this tool.`,
+      );
     }
     throw mcpFault("unavailable", `MCP server '${name}' is not available (${this.statusValue}).`);
   }
@@ -224,21 +240,37 @@ export class McpServerConnection {
   private callFailure(error: unknown, client: Client): Error {
     const name = this.options.spec.name;
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      return mcpFault("timeout", `MCP server '${name}' did not answer within ${this.options.spec.timeoutMs} ms; the call was cancelled.`, "Retry with a smaller request, or raise timeoutMs for this server.");
+      return mcpFault(
+        "timeout",
+        `MCP server '${name}' did not answer within ${this.options.spec.timeoutMs} ms; the call was cancelled.`,
+        "Retry with a smaller request, or raise timeoutMs for this server.",
+      );
     }
     if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-      return mcpFault("unavailable", `MCP server '${name}' stopped during the call: ${this.describeFailure(error, this.transport)}`, "goondan restarts it; retry the call in a few seconds.");
+      return mcpFault(
+        "unavailable",
+        `MCP server '${name}' stopped during the call: ${this.describeFailure(error, this.transport)}`,
+        "goondan restarts it; retry the call in a few seconds.",
+      );
     }
-    if (error instanceof McpError) return mcpFault("toolError", redactSecrets(error.message, this.options.spec.secrets));
+    if (error instanceof McpError)
+      return mcpFault("toolError", redactSecrets(error.message, this.options.spec.secrets));
     // Anything else is the transport failing (an HTTP server gone, a session it forgot): reconnect.
     if (this.client === client && this.statusValue === "ready") {
       this.client = undefined;
       this.lastFailure = this.describeFailure(error, this.transport);
-      this.logger.warn({ reason: this.lastFailure }, "MCP server call failed at the transport; reconnecting with backoff");
+      this.logger.warn(
+        { reason: this.lastFailure },
+        "MCP server call failed at the transport; reconnecting with backoff",
+      );
       void closeQuietly(client, undefined);
       this.scheduleRetry();
     }
-    return mcpFault("unavailable", `MCP server '${name}' could not be reached: ${this.describeFailure(error, undefined)}`, "goondan reconnects; retry the call in a few seconds.");
+    return mcpFault(
+      "unavailable",
+      `MCP server '${name}' could not be reached: ${this.describeFailure(error, undefined)}`,
+      "goondan reconnects; retry the call in a few seconds.",
+    );
   }
 
   private describeFailure(error: unknown, transport: Transport | undefined): string {
@@ -257,7 +289,13 @@ export class McpServerConnection {
 function defaultTransport(spec: McpServerSpec, logger: Logger): Transport {
   const transport = spec.transport;
   // Like the bash tool's commands, a server gets harmless basics (PATH, HOME, locale…), never the agent's keys.
-  if (transport.type === "stdio") return new GuardedStdioTransport({ ...transport, env: { ...scrubbedEnv(process.env), ...transport.env }, secrets: spec.secrets, logger });
+  if (transport.type === "stdio")
+    return new GuardedStdioTransport({
+      ...transport,
+      env: { ...scrubbedEnv(process.env), ...transport.env },
+      secrets: spec.secrets,
+      logger,
+    });
   return new StreamableHTTPClientTransport(new URL(transport.url), { requestInit: { headers: transport.headers } });
 }
 
@@ -273,7 +311,10 @@ async function closeQuietly(client: Client | undefined, transport: Transport | u
 /** Waits for `promise` (its failure ignored) at most `ms`. */
 async function withinMs(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([promise.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  await Promise.race([
+    promise.catch(() => undefined),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
   clearTimeout(timer);
 }
 

@@ -33,7 +33,8 @@ export interface McpServerSpec {
 /** Reads `config.servers` (already resolved); relative stdio `cwd` is read against `bundleDir`, which is also the default. */
 export function readServerSpecs(config: JsonObject, options: { bundleDir: string }): McpServerSpec[] {
   const servers = config.servers;
-  if (!isJsonObject(servers)) throw invalid("servers", "a mapping of server names to {command, …} or {url, …}", servers);
+  if (!isJsonObject(servers))
+    throw invalid("servers", "a mapping of server names to {command, …} or {url, …}", servers);
   return Object.entries(servers).map(([name, value]) => readServer(name, value, options.bundleDir));
 }
 
@@ -45,12 +46,26 @@ function readServer(name: string, value: JsonValue, bundleDir: string): McpServe
   let transport: McpTransportSpec;
   if (typeof value.command === "string" && value.url === undefined) {
     const cwd = typeof value.cwd === "string" ? value.cwd : ".";
-    transport = { type: "stdio", command: value.command, args: stringList(value.args, `${at}.args`) ?? [], env, cwd: isAbsolute(cwd) ? cwd : resolve(bundleDir, cwd) };
+    transport = {
+      type: "stdio",
+      command: value.command,
+      args: stringList(value.args, `${at}.args`) ?? [],
+      env,
+      cwd: isAbsolute(cwd) ? cwd : resolve(bundleDir, cwd),
+    };
   } else if (typeof value.url === "string" && value.command === undefined) {
     transport = { type: "http", url: value.url, headers };
   } else {
-    const found = value.command !== undefined && value.url !== undefined ? "both" : value.command === undefined && value.url === undefined ? "neither" : "one of the wrong type";
-    throw new ConfigError("E_CONFIG_SCHEMA_INVALID", `mcp config ${at}: expected exactly one of command (stdio) and url (Streamable HTTP) as a string, found ${found}`);
+    const found =
+      value.command !== undefined && value.url !== undefined
+        ? "both"
+        : value.command === undefined && value.url === undefined
+          ? "neither"
+          : "one of the wrong type";
+    throw new ConfigError(
+      "E_CONFIG_SCHEMA_INVALID",
+      `mcp config ${at}: expected exactly one of command (stdio) and url (Streamable HTTP) as a string, found ${found}`,
+    );
   }
   const tools = stringList(value.tools, `${at}.tools`);
   return {
@@ -70,9 +85,13 @@ function stringMap(value: JsonValue | undefined, at: string): Record<string, str
   const map: Record<string, string> = {};
   for (const [key, item] of Object.entries(value)) {
     if (typeof item !== "string") {
-      throw new ConfigError("E_CONFIG_ENV_MISSING", `mcp config ${at}.${key}: expected a string, found ${item === null ? "null (its ValueSource's env var is not set)" : typeof item}`, {
-        suggestion: "set the env var its valueFrom names, or write the value as a string",
-      });
+      throw new ConfigError(
+        "E_CONFIG_ENV_MISSING",
+        `mcp config ${at}.${key}: expected a string, found ${item === null ? "null (its ValueSource's env var is not set)" : typeof item}`,
+        {
+          suggestion: "set the env var its valueFrom names, or write the value as a string",
+        },
+      );
     }
     map[key] = item;
   }
@@ -81,18 +100,22 @@ function stringMap(value: JsonValue | undefined, at: string): Record<string, str
 
 function stringList(value: JsonValue | undefined, at: string): string[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) throw invalid(at, "a list of strings", value);
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string"))
+    throw invalid(at, "a list of strings", value);
   return value as string[];
 }
 
 function positive(value: JsonValue | undefined, at: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) throw invalid(at, "a positive integer (milliseconds)", value);
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1)
+    throw invalid(at, "a positive integer (milliseconds)", value);
   return value;
 }
 
 function invalid(at: string, expected: string, found: unknown): ConfigError {
   // Never the found value itself for maps: it may hold a resolved secret.
-  const shown = isJsonObject(found as JsonValue) ? "a mapping" : JSON.stringify(found) ?? "nothing";
-  return new ConfigError("E_CONFIG_SCHEMA_INVALID", `mcp config ${at}: expected ${expected}, found ${shown}`, { suggestion: "run `goondan validate` for the exact place in goondan.yaml" });
+  const shown = isJsonObject(found as JsonValue) ? "a mapping" : (JSON.stringify(found) ?? "nothing");
+  return new ConfigError("E_CONFIG_SCHEMA_INVALID", `mcp config ${at}: expected ${expected}, found ${shown}`, {
+    suggestion: "run `goondan validate` for the exact place in goondan.yaml",
+  });
 }

@@ -23,7 +23,12 @@ export interface RefusedTool {
   reason: string;
 }
 
-export function serverToolItems(options: { extensionName: string; serverName: string; allow?: readonly string[]; tools: readonly McpTool[] }): { items: ServerToolItem[]; refused: RefusedTool[] } {
+export function serverToolItems(options: {
+  extensionName: string;
+  serverName: string;
+  allow?: readonly string[];
+  tools: readonly McpTool[];
+}): { items: ServerToolItem[]; refused: RefusedTool[] } {
   const { extensionName, serverName, allow } = options;
   const items: ServerToolItem[] = [];
   const refused: RefusedTool[] = [];
@@ -32,14 +37,20 @@ export function serverToolItems(options: { extensionName: string; serverName: st
     if (allow !== undefined && !allow.includes(tool.name)) continue;
     const name = buildToolName(serverName, tool.name);
     if (!isValidFullToolName(name)) {
-      refused.push({ tool: tool.name, reason: `"${name}" is not a name models accept (letters, digits, '-' and '_', at most 64 characters in all)` });
+      refused.push({
+        tool: tool.name,
+        reason: `"${name}" is not a name models accept (letters, digits, '-' and '_', at most 64 characters in all)`,
+      });
       continue;
     }
     const parameters = toParameters(tool.inputSchema as JsonObject);
     try {
       compileArgsValidator({ schema: parameters, toolName: name });
     } catch (error) {
-      refused.push({ tool: tool.name, reason: `its input schema is not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}` });
+      refused.push({
+        tool: tool.name,
+        reason: `its input schema is not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`,
+      });
       continue;
     }
     const description = tool.description ?? tool.title;
@@ -56,7 +67,10 @@ export function serverToolItems(options: { extensionName: string; serverName: st
   for (const wanted of allow ?? []) {
     if (offered.has(wanted)) continue;
     const names = [...offered];
-    const shown = names.length === 0 ? "none" : `${names.slice(0, 20).join(", ")}${names.length > 20 ? `, and ${names.length - 20} more` : ""}`;
+    const shown =
+      names.length === 0
+        ? "none"
+        : `${names.slice(0, 20).join(", ")}${names.length > 20 ? `, and ${names.length - 20} more` : ""}`;
     refused.push({ tool: wanted, reason: `listed in tools, but the server offers no such tool (it offers: ${shown})` });
   }
   return { items, refused };
