@@ -2,7 +2,7 @@
  * Sending the answer of an event run here back to the node that accepted it (where its requester or its HTTP caller
  * waits). A node that does not take it at once is not taken for gone: a loaded node may answer after the request's
  * timeout, and a node reconnecting to NATS has no subscription for a moment (NATS says no responders). Giving up then
- * lost the answer — the requester, alive, waited for its deadline and got AGENT_REQUEST_TIMEOUT. So the answer is
+ * lost the answer — the requester, alive, waited for its deadline and got E_AGENT_REQUEST_TIMEOUT. So the answer is
  * sent again, each pause longer, while that node is still a member of the cluster and the requester's deadline (or
  * `giveUpMs`) has not passed. Only a node that left the membership (dead: its heartbeat lapsed), or time running
  * out, makes it false: the caller then hands the answer to its own node's requests. The receiving node takes the

@@ -79,11 +79,11 @@ describe("ctx.agents", () => {
         agent: options.target,
         instanceKey: "",
         correlationId: "c",
-        error: { code: "CIRCULAR_CALL_DETECTED", message: "memory is already waiting" },
+        error: { code: "E_CIRCULAR_CALL_DETECTED", message: "memory is already waiting" },
       }),
     );
     await expect(middlewareAgents(runtime).request({ target: "memory" })).rejects.toMatchObject({
-      code: "CIRCULAR_CALL_DETECTED",
+      code: "E_CIRCULAR_CALL_DETECTED",
     });
   });
 

@@ -92,12 +92,12 @@ describe.skipIf(!natsAvailable)("ClusterMessenger on the local NATS", () => {
   it("passes a handler's coded error back as refused, with its code", async () => {
     const { a, b } = await twoNodes();
     const served = await b.serveNode("b", "place", async () => {
-      throw new UsageError("AGENT_NOT_FOUND", "no agent named ghost");
+      throw new UsageError("E_AGENT_NOT_FOUND", "no agent named ghost");
     });
     defer(() => served.stop());
     expect(await a.requestNode("b", "place", { agent: "ghost", instanceKey: "x" })).toEqual({
       status: "refused",
-      error: { code: "AGENT_NOT_FOUND", message: "no agent named ghost" },
+      error: { code: "E_AGENT_NOT_FOUND", message: "no agent named ghost" },
     });
   });
 

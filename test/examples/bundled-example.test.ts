@@ -93,7 +93,7 @@ describe("the bundled example (goondan.yaml at the repository root)", () => {
       args: ["run", "--input", "Something else entirely", "--state-root", join(work, "other")],
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("MODEL_REPLAY_MISMATCH");
+    expect(result.stderr).toContain("E_MODEL_REPLAY_MISMATCH");
   }, 60_000);
 
   it("has a cassette that recording the scripted conversation reproduces exactly", async () => {

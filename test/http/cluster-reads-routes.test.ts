@@ -119,7 +119,7 @@ describe("the read routes on a cluster node", () => {
     const response = await missing.get("/v1/instances/b/k/messages");
     expect(response.status).toBe(404);
     const body = await bodyOf(response);
-    expect(body.error.code).toBe("INSTANCE_NOT_FOUND");
+    expect(body.error.code).toBe("E_INSTANCE_NOT_FOUND");
     expect(body.unanswered).toEqual([{ node: "n3", status: "no_responders" }]);
   });
 });

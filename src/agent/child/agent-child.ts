@@ -123,7 +123,7 @@ class AgentChild {
       if (this.phase.type === "stopping") return;
       this.phase = { type: "ready", ...built };
     } catch (error) {
-      const code = isGoondanError(error) ? error.code : "AGENT_START_FAILED";
+      const code = isGoondanError(error) ? error.code : "E_AGENT_START_FAILED";
       logger.error({ code, err: error }, "agent failed to start");
       this.send(envelope("fatal", this.address, ORCHESTRATOR, { code, message: describe(error).message }));
       this.options.exit(1);
@@ -256,7 +256,7 @@ class AgentChild {
       }
       // Only a bug of ours gets here; still exactly one reply.
       this.options.logger.error({ err: error, eventId: event.id }, "turn could not be committed");
-      const failure = { code: "AGENT_TURN_FAILED", message: describe(error).message };
+      const failure = { code: "E_AGENT_TURN_FAILED", message: describe(error).message };
       this.send(
         envelope(
           "turn_result",

@@ -109,7 +109,7 @@ export class RuntimeClient implements RuntimeChannel {
               agent: options.agent,
               instanceKey: options.instanceKey,
               error: {
-                code: "AGENT_REQUEST_TIMEOUT",
+                code: "E_AGENT_REQUEST_TIMEOUT",
                 message: `no reply from ${options.agent} within ${options.timeoutMs} ms`,
               },
             }),

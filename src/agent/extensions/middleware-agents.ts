@@ -25,7 +25,7 @@ export function middlewareAgents(runtime: AgentToolRuntime): MiddlewareAgentsApi
       const reply = await runtime.request({ ...options, async: false });
       if (reply.status === "error") {
         throw new RuntimeCallError(
-          reply.error?.code ?? "AGENT_REQUEST_FAILED",
+          reply.error?.code ?? "E_AGENT_REQUEST_FAILED",
           `${params.target} could not answer: ${reply.error?.message ?? "no reason given"}`,
         );
       }

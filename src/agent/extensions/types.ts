@@ -64,7 +64,7 @@ export interface MiddlewareAgentRequest {
 /**
  * Other agents of the swarm, from turn and step middleware, through the orchestrator (same rules as the `agents`
  * tool). A request answered with an error, or refused (cycle, depth, unknown agent), rejects with an Error
- * carrying `code` (`AGENT_REQUEST_TIMEOUT`, `CIRCULAR_CALL_DETECTED`, …).
+ * carrying `code` (`E_AGENT_REQUEST_TIMEOUT`, `E_CIRCULAR_CALL_DETECTED`, …).
  */
 export interface MiddlewareAgentsApi {
   request(params: MiddlewareAgentRequest): Promise<{
@@ -120,7 +120,7 @@ export type PipelineMiddleware<T extends PipelineType> = (
 
 /** The agent's own model, for an extension that needs one more call of it (outside the conversation, no tools). */
 export interface ExtensionModel {
-  /** Rejects with a coded error (MODEL_TIMEOUT, MODEL_RATE_LIMITED, …) when the model cannot answer. */
+  /** Rejects with a coded error (E_MODEL_TIMEOUT, E_MODEL_RATE_LIMITED, …) when the model cannot answer. */
   generateText(request: {
     system?: string;
     prompt: string;

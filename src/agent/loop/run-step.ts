@@ -138,7 +138,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
     });
     return result;
   } catch (error) {
-    const code = error instanceof ModelCallError ? error.code : "AGENT_STEP_FAILED";
+    const code = error instanceof ModelCallError ? error.code : "E_AGENT_STEP_FAILED";
     env.runtimeEvents.emit({
       type: "step.failed",
       ...base,
@@ -195,7 +195,7 @@ async function callModel(options: {
     });
     return step;
   } catch (error) {
-    const code = error instanceof ModelCallError ? error.code : "AGENT_STEP_FAILED";
+    const code = error instanceof ModelCallError ? error.code : "E_AGENT_STEP_FAILED";
     env.runtimeEvents.emit({
       type: "model.failed",
       ...span,

@@ -1,7 +1,7 @@
 /**
  * `api.model` of an extension: one more call of the agent's own model (its params, streaming, timeout and retries
  * as in a step, through the same generateStep), outside the conversation and without tools, e.g. to summarise old
- * turns. Failures reject with the same ModelCallError (code MODEL_*) a step would get.
+ * turns. Failures reject with the same ModelCallError (code E_MODEL_*) a step would get.
  */
 import type { LanguageModelV3, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import type { ModelParams } from "../../config/types.ts";

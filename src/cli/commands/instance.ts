@@ -178,7 +178,7 @@ async function change(action: "delete" | "archive", options: ChangeOptions): Pro
   io.stdout(`deleted ${match.swarmInstanceKey}/${agent}/${instanceKey} (${match.dir})\n`);
   if (waiting.answered + waiting.denied > 0)
     io.stdout(
-      `answered ${waiting.answered} waiting event(s) INSTANCE_DELETED; denied ${waiting.denied} pending approval(s)\n`,
+      `answered ${waiting.answered} waiting event(s) E_INSTANCE_DELETED; denied ${waiting.denied} pending approval(s)\n`,
     );
   return EXIT.ok;
 }
