@@ -4,7 +4,7 @@
  * their code, and an async request returns its correlationId at once.
  */
 import { describe, expect, it } from "bun:test";
-import { middlewareAgents } from "../../src/agent/extensions/middleware-agents.ts";
+import { middlewareAgents } from "../../src/agent/loop/middleware-agents.ts";
 import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import type { AgentReply, AgentRequestOptions, AgentToolRuntime } from "../../src/tools/types.ts";
 import { failedReply } from "../../src/protocol/turn-outcome.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { APICallError } from "ai";
 import { runTurn } from "../../src/agent/loop/run-turn.ts";
-import type { StepResult } from "../../src/agent/extensions/types.ts";
+import type { StepResult } from "../../src/agent/loop/turn-result.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
 import { testEnv, userEvent } from "./support/test-env.ts";
 import { reply } from "../helpers/outcomes.ts";

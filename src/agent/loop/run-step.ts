@@ -10,7 +10,8 @@
 import { compose } from "../../shared/compose.ts";
 import { newSpanId } from "../../shared/ids.ts";
 import { buildCatalog } from "../../tools/tool-catalog.ts";
-import type { StepMiddlewareContext, StepResult, TurnMiddlewareContext } from "../extensions/types.ts";
+import type { StepMiddlewareContext, TurnMiddlewareContext } from "./pipeline-contexts.ts";
+import type { StepResult } from "./turn-result.ts";
 import { assistantData, createMessage, toolResultData } from "../conversation/message-factory.ts";
 import { ModelCallError } from "../model/call-with-retry.ts";
 import { generateStep, type GeneratedStep } from "../model/generate-step.ts";

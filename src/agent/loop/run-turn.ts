@@ -22,9 +22,11 @@ import {
   type DelegateResult,
   type PendingResult,
 } from "../conversation/pending-results.ts";
-import type { TokenUsage, TurnMiddlewareContext, TurnResult } from "../extensions/types.ts";
+import type { TokenUsage } from "../model/token-usage.ts";
+import type { TurnMiddlewareContext } from "./pipeline-contexts.ts";
+import type { TurnResult } from "./turn-result.ts";
 import { createMessage } from "../conversation/message-factory.ts";
-import { middlewareAgents } from "../extensions/middleware-agents.ts";
+import { middlewareAgents } from "./middleware-agents.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import type { Approval } from "../../protocol/approval.ts";
 import { recoverInterruptedStep } from "./recover-interrupted-step.ts";

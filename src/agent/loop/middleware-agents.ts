@@ -4,9 +4,41 @@
  * the orchestrator applies the same routing, call chain (cycles, depth) and deadlines. A request answered
  * with an error, or refused by the orchestrator, rejects with a RuntimeCallError carrying the code.
  */
+import type { JsonObject } from "../../shared/json.ts";
 import type { AgentToolRuntime } from "../../tools/types.ts";
-import { RuntimeCallError } from "../child/runtime-client.ts";
-import type { MiddlewareAgentsApi } from "./types.ts";
+import { RuntimeCallError } from "./runtime-call-error.ts";
+
+/** What `ctx.agents.request` takes (the public Goondan shape). `input` defaults to "". */
+export interface MiddlewareAgentRequest {
+  target: string;
+  input?: string;
+  /** Default: the Swarm's instanceKey. */
+  instanceKey?: string;
+  /** Default: the Swarm's `policy.requestTimeoutMs`. */
+  timeoutMs?: number;
+  /** Return at once; the reply is shown to the model before a later step (like `agents__request` async). */
+  async?: boolean;
+  metadata?: JsonObject;
+}
+
+/**
+ * Other agents of the swarm, from turn and step middleware, through the orchestrator (same rules as the `agents`
+ * tool). A request answered with an error, or refused (cycle, depth, unknown agent), rejects with an Error
+ * carrying `code` (`E_AGENT_REQUEST_TIMEOUT`, `E_CIRCULAR_CALL_DETECTED`, …).
+ */
+export interface MiddlewareAgentsApi {
+  request(params: MiddlewareAgentRequest): Promise<{
+    target: string;
+    response: string;
+    correlationId?: string;
+    instanceKey?: string;
+    accepted?: boolean;
+    async?: boolean;
+  }>;
+  send(params: Omit<MiddlewareAgentRequest, "timeoutMs" | "async">): Promise<{ accepted: boolean; eventId: string }>;
+  /** The agents of this swarm (as `agents__catalog` lists them). */
+  catalog(): Promise<{ agents: { name: string; description?: string; entry: boolean }[] }>;
+}
 
 export function middlewareAgents(runtime: AgentToolRuntime): MiddlewareAgentsApi {
   return {

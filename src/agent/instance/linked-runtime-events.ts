@@ -3,14 +3,9 @@
  * instance link to the orchestrator (which stores them and streams them to watchers). Losing the last few on a crash
  * costs no correctness.
  */
-import type { RuntimeEvent, RuntimeEventInput } from "../../protocol/runtime-event.ts";
+import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
+import type { RuntimeEventSink } from "../loop/runtime-event-sink.ts";
 import type { InstanceLink } from "./instance-link.ts";
-
-export type { RuntimeEvent, RuntimeEventInput, RuntimeEventType } from "../../protocol/runtime-event.ts";
-
-export interface RuntimeEventSink {
-  emit(event: RuntimeEventInput): void;
-}
 
 export function linkedRuntimeEvents(options: {
   link: Pick<InstanceLink, "runtimeEvent">;
@@ -23,12 +18,4 @@ export function linkedRuntimeEvents(options: {
     emit: (event) =>
       link.runtimeEvent({ at: new Date(now()).toISOString(), agent, instanceKey, ...event } as RuntimeEvent),
   };
-}
-
-/** A sink that keeps events in memory (tests). */
-export class MemoryRuntimeEvents implements RuntimeEventSink {
-  readonly events: RuntimeEventInput[] = [];
-  emit(event: RuntimeEventInput): void {
-    this.events.push(event);
-  }
 }
