@@ -13,15 +13,15 @@ export {
   CLUSTER_NODE_ENV,
   type ClusterSettings,
   type ReadClusterSettingsOptions,
-} from "./cluster-settings.ts";
+} from "./nats/settings.ts";
 export {
   connectCluster,
   type ClusterConnection,
   type ClusterConnectionOptions,
   type ClusterConnectionState,
-} from "./cluster-connection.ts";
-export { clusterNames, BUNDLE_CONFIG_KEY, type ClusterNames } from "./cluster-names.ts";
-export { subjectToken, decodeSubjectToken, MAX_SUBJECT_TOKEN_LENGTH } from "./subject-token.ts";
+} from "./nats/connection.ts";
+export { clusterNames, BUNDLE_CONFIG_KEY, type ClusterNames } from "./nats/names.ts";
+export { subjectToken, decodeSubjectToken, MAX_SUBJECT_TOKEN_LENGTH } from "./nats/subject-token.ts";
 export {
   LeaseTable,
   DEFAULT_LEASE_TTL_MS,
@@ -31,34 +31,34 @@ export {
   type RenewOutcome,
   type ReleaseOutcome,
   type LostReason,
-} from "./lease-table.ts";
-export { LeaseWatch, type LeaseChange, type LeaseChangeType } from "./lease-watch.ts";
-export { LeaseKeeper, type LeaseKeeperOptions, type LeaseLossReason } from "./lease-keeper.ts";
+} from "./lease/lease-table.ts";
+export { LeaseWatch, type LeaseChange, type LeaseChangeType } from "./lease/lease-watch.ts";
+export { LeaseKeeper, type LeaseKeeperOptions, type LeaseLossReason } from "./lease/lease-keeper.ts";
 export {
   FencedWriter,
   LEASE_REVISION_HEADER,
   type TakeOutcome,
   type AppendOutcome,
 } from "../store/nats/fenced-writer.ts";
-export { NodeMembership, nodeInfo, type NodeInfo, type JoinClusterOptions } from "./node-membership.ts";
-export { chooseNode, placementCandidates, type PlacementCandidate } from "./placement.ts";
+export { NodeMembership, nodeInfo, type NodeInfo, type JoinClusterOptions } from "./members/node-membership.ts";
+export { chooseNode, placementCandidates, type PlacementCandidate } from "./members/placement.ts";
 export {
   ClusterMessenger,
   type NodeRequests,
   type RequestOutcome,
   type InstanceReceipt,
   type Served,
-} from "./cluster-messenger.ts";
-export { EventIntake, type AcceptReceipt } from "./event-intake.ts";
-export { InstanceIntake, type IntakeDelivery } from "./instance-intake.ts";
-export { BundleAgreement, type BundleRecord, type ReloadAnnouncement, type ReloadReport } from "./bundle-agreement.ts";
-export { ClusterReload, scopeRequests, type ClusterReloadOptions, type ClusterReloadStatus } from "./cluster-reload.ts";
-export { bundleHash } from "./bundle-hash.ts";
-export { ClusterNode, type JoinNodeOptions, type ClusterHost } from "./cluster-node.ts";
-export type { NodeApi } from "./node-api.ts";
+} from "./nats/messenger.ts";
+export { EventIntake, type AcceptReceipt } from "./intake/event-intake.ts";
+export { InstanceIntake, type IntakeDelivery } from "./intake/instance-intake.ts";
+export { BundleAgreement, type BundleRecord, type ReloadAnnouncement, type ReloadReport } from "./reload/bundle-agreement.ts";
+export { ClusterReload, scopeRequests, type ClusterReloadOptions, type ClusterReloadStatus } from "./reload/reload.ts";
+export { bundleHash } from "./reload/bundle-hash.ts";
+export { ClusterNode, type JoinNodeOptions, type ClusterHost } from "./node/node.ts";
+export type { NodeApi } from "./node/node-api.ts";
 export { InstanceStateLog, type StateRecord } from "../store/nats/instance-state-log.ts";
 export { ReplicatedStore } from "../store/nats/replicated-store.ts";
-export { LiveEvents, lateLive, type LiveEventsOptions } from "./live-events.ts";
+export { LiveEvents, lateLive, type LiveEventsOptions } from "./live/live-events.ts";
 export {
   InterestAsker,
   InterestLedger,
@@ -67,4 +67,4 @@ export {
   type LiveFeed,
   type LiveWatch,
   type LiveApi,
-} from "./live-interest.ts";
+} from "./live/live-interest.ts";

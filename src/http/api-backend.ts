@@ -17,10 +17,10 @@ import type { RestartRequest } from "../orchestrator/reload/restart-coordinator.
 import type { SwarmView } from "../orchestrator/swarm-view.ts";
 import type { Message } from "../protocol/conversation.ts";
 import type { SwarmMetrics } from "../observability/swarm-metrics.ts";
-import type { ClusterReloadStatus } from "../cluster/cluster-reload.ts";
-import type { ClusterStatus } from "../cluster/outage-recovery.ts";
-import type { ClusterReads } from "../cluster/cluster-view.ts";
-import type { ClusterLive } from "../cluster/live-interest.ts";
+import type { ClusterReloadStatus } from "../cluster/reload/reload.ts";
+import type { ClusterStatus } from "../cluster/instances/outage-recovery.ts";
+import type { ClusterReads } from "../cluster/view/view.ts";
+import type { ClusterLive } from "../cluster/live/live-interest.ts";
 
 export interface ApiBackend {
   readonly swarm: SwarmView;

@@ -55,7 +55,7 @@ export class InstanceStateLog {
   }): Promise<InstanceStateLog> {
     const { connection, names } = options;
     // Each record is republished once stored, on `storedStateSubjects`: the node that accepted an event for the
-    // instance takes the event's answer from there (src/cluster/answer-watch.ts). A stream made before without it
+    // instance takes the event's answer from there (src/cluster/answers/answer-watch.ts). A stream made before without it
     // gets it where the server allows (NATS 2.9 refuses to add it to an existing stream; later servers take it);
     // without it answers still arrive, one hop later, by the owner's request: not worth refusing to start for.
     const republish = { src: names.stateSubjects, dest: names.storedStateSubjects };
