@@ -18,8 +18,7 @@ import { describe } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { ClusterConnection } from "../nats/connection.ts";
 import type { ClusterNames } from "../nats/names.ts";
-import { recordsOf, type RecordBatch } from "../../store/nats/batched-appender.ts";
-import type { StateRecord } from "../../store/nats/state-record.ts";
+import { recordsOf, type RecordBatch, type StateRecord } from "../../store/nats/index.ts";
 
 /** How long an event's wait for its answer is kept. */
 const KEEP_MS = 15 * 60_000;

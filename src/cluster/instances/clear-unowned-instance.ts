@@ -9,7 +9,7 @@ import { describe } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { InstanceRef, Store } from "../../store/store.ts";
 import type { ClusterNames } from "../nats/names.ts";
-import type { InstanceStateLog } from "../../store/nats/instance-state-log.ts";
+import type { InstanceStateLog } from "../../store/nats/index.ts";
 import type { LeaseTable } from "../lease/lease-table.ts";
 
 export interface ClearUnownedOptions {

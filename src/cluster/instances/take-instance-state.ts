@@ -5,7 +5,7 @@
  * the log first (the node must not run the instance).
  */
 import type { Logger } from "../../shared/logger.ts";
-import type { InstanceStateLog } from "../../store/nats/instance-state-log.ts";
+import type { InstanceStateLog } from "../../store/nats/index.ts";
 import type { Store } from "../../store/store.ts";
 import type { Lease } from "../lease/lease-table.ts";
 

@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { UsageError } from "../../shared/errors.ts";
-import { readCompactionSettings, type CompactionSettings } from "../../store/nats/state-log-snapshot.ts";
+import { readCompactionSettings, type CompactionSettings } from "../../store/nats/index.ts";
 
 export const CLUSTER_URL_ENV = "GOONDAN_CLUSTER_URL";
 export const CLUSTER_CREDS_ENV = "GOONDAN_CLUSTER_CREDS";
