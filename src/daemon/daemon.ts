@@ -28,7 +28,7 @@ import type { TraceExport } from "../observability/trace-export.ts";
 import { swarmView } from "../orchestrator/swarm-view.ts";
 import { openStateStore } from "../store/open-state-store.ts";
 import { ClusterNode } from "../cluster/node/node.ts";
-import { storedConversation } from "../cluster/view/view.ts";
+import { storedConversation } from "../cluster/view/reads.ts";
 import type { ClusterReload, ClusterReloadStatus } from "../cluster/reload/reload.ts";
 import type { ClusterSettings } from "../cluster/nats/settings.ts";
 import { listenForReloadSignal, startWatchReload } from "./watch-reload.ts";

@@ -19,7 +19,7 @@ import type { Message } from "../protocol/conversation.ts";
 import type { SwarmMetrics } from "../observability/swarm-metrics.ts";
 import type { ClusterReloadStatus } from "../cluster/reload/reload.ts";
 import type { ClusterStatus } from "../cluster/instances/outage-recovery.ts";
-import type { ClusterReads } from "../cluster/view/view.ts";
+import type { ClusterReads } from "../cluster/view/reads.ts";
 import type { ClusterLive } from "../cluster/live/live-interest.ts";
 
 export interface ApiBackend {

@@ -6,7 +6,7 @@
  * naming the parameter and the cluster form; closing the stream stops the live watch.
  */
 import { describe, expect, it } from "bun:test";
-import type { ClusterEventQuery, ClusterReads } from "../../src/cluster/view/view.ts";
+import type { ClusterEventQuery, ClusterReads } from "../../src/cluster/view/reads.ts";
 import type { ClusterLive } from "../../src/cluster/live/live-interest.ts";
 import type { UnansweredNode } from "../../src/cluster/members/node-fan-out.ts";
 import type { NodeRuntimeEvent } from "../../src/cluster/view/runtime-events-merge.ts";

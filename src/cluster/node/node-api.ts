@@ -1,7 +1,7 @@
 /** What one node of a cluster asks another (NodeApi, over ClusterMessenger); answer-return.ts sends `outcome`. */
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
-import type { NodeReadApi } from "../view/view.ts";
+import type { NodeReadApi } from "../view/reads.ts";
 import type { LiveApi } from "../live/live-interest.ts";
 
 /** What one node asks another. */

@@ -3,7 +3,7 @@ import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { ClusterSettings } from "../nats/settings.ts";
-import type { ReadHost } from "../view/view.ts";
+import type { ReadHost } from "../view/reads.ts";
 import type { OwnerHost } from "../instances/owned-instances.ts";
 
 export interface ClusterHost extends OwnerHost, ReadHost {

@@ -27,7 +27,8 @@ import type { RestartCoordinator } from "../../orchestrator/reload/restart-coord
 import { bundleHash } from "../reload/bundle-hash.ts";
 import { connectCluster, type ClusterConnection } from "../nats/connection.ts";
 import { ClusterMessenger, type Served } from "../nats/messenger.ts";
-import { lateReads, openClusterView, type ClusterReads, type OpenClusterView } from "../view/view.ts";
+import { openClusterView, type OpenClusterView } from "../view/open-view.ts";
+import { lateReads, type ClusterReads } from "../view/reads.ts";
 import type { NodeApi } from "./node-api.ts";
 import { clusterNames, type ClusterNames } from "../nats/names.ts";
 import { EventIntake } from "../intake/event-intake.ts";

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "bun:test";
-import { formatClusterCursor, mergeRuntimeEvents, parseClusterCursor } from "../../../src/cluster/view/runtime-events-merge.ts";
+import {
+  formatClusterCursor,
+  mergeRuntimeEvents,
+  parseClusterCursor,
+} from "../../../src/cluster/view/runtime-events-merge.ts";
 import type { RuntimeEvent } from "../../../src/protocol/runtime-event.ts";
 import type { StoredRuntimeEvent } from "../../../src/store/store.ts";
 

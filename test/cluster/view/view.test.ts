@@ -5,13 +5,8 @@
  */
 import { describe, expect, it } from "bun:test";
 import { ClusterMessenger } from "../../../src/cluster/nats/messenger.ts";
-import {
-  ClusterView,
-  type NodeEventQuery,
-  type NodeReadApi,
-  type ReadHost,
-  type StoredConversation,
-} from "../../../src/cluster/view/view.ts";
+import type { NodeEventQuery, NodeReadApi, ReadHost, StoredConversation } from "../../../src/cluster/view/reads.ts";
+import { ClusterView } from "../../../src/cluster/view/view.ts";
 import type { EventState } from "../../../src/orchestrator/routing/event-state.ts";
 import type { Message } from "../../../src/protocol/conversation.ts";
 import type { StoredRuntimeEvent } from "../../../src/store/store.ts";
