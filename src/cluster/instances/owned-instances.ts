@@ -1,10 +1,10 @@
 /**
  * The instances one node owns in a cluster, each held by a lease (claimed here, renewed by a LeaseKeeper) and fed
- * by its own reader of the intake stream: every event the stream delivers is handed to the orchestrator
- * (`acceptHere`), kept `working()` while its turn runs, and acked once its answer is durable in the node's store
- * — then, when another node accepted it, its answer is sent back there. A lost lease (taken, expired, or not
- * renewed in time because NATS is out of reach) stops the reader and the instance's child at once, before any other
- * node can claim it; its unacked event is delivered again to the next owner after the ack wait.
+ * by its own reader of the intake stream (read-owned-events.ts): every event the stream delivers is handed to the
+ * orchestrator (`acceptHere`), kept `working()` while its turn runs, and acked once its answer is durable in the
+ * node's store — then, when another node accepted it, its answer is sent back there. A lost lease (taken, expired,
+ * or not renewed in time because NATS is out of reach) stops the reader and the instance's child at once, before any
+ * other node can claim it; its unacked event is delivered again to the next owner after the ack wait.
  *
  * A lease lost for want of NATS (not renewed in time, or lapsed) is remembered, with the sequence of this node's
  * last write to the instance's state log when every write is known to be there: `reclaim` claims each remembered
@@ -17,9 +17,10 @@ import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import { describe } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { EventIntake } from "../intake/event-intake.ts";
-import type { IntakeDelivery, InstanceIntake } from "../intake/instance-intake.ts";
+import type { IntakeDelivery } from "../intake/instance-intake.ts";
 import type { LeaseKeeper, LeaseLossReason } from "../lease/lease-keeper.ts";
 import type { Lease } from "../lease/lease-table.ts";
+import { readOwnedEvents, type OwnedInstance } from "./read-owned-events.ts";
 
 /** What the owned instances need of the orchestrator. */
 export interface OwnerHost {
@@ -58,17 +59,8 @@ export interface Remembered {
   sequence?: number;
 }
 
-interface Owned {
-  agent: string;
-  instanceKey: string;
-  stopped: boolean;
-  intake?: InstanceIntake;
-  /** Its reader, until it stops. */
-  reading?: Promise<void>;
-}
-
 export class OwnedInstances {
-  private readonly owned = new Map<string, Owned>();
+  private readonly owned = new Map<string, OwnedInstance>();
   private readonly inFlight = new Map<string, { delivery: IntakeDelivery; key: string }>();
   private readonly remembered = new Map<string, Remembered>();
   /** Instances being stopped after a lost lease: a claim waits for it. */
@@ -148,10 +140,17 @@ export class OwnedInstances {
       if (!taken) await keeper.release(key);
     }
     if (!taken) return false;
-    const owned: Owned = { agent, instanceKey, stopped: false };
+    const owned: OwnedInstance = { agent, instanceKey, stopped: false };
     this.owned.set(key, owned);
     this.options.logger.info({ agent, instanceKey, revision: outcome.lease.revision }, "claimed instance");
-    owned.reading = this.read(key, owned);
+    const { intake, ackWaitMs, logger } = this.options;
+    owned.reading = readOwnedEvents(owned, {
+      intake,
+      ackWaitMs,
+      logger,
+      attached: () => this.host !== undefined,
+      take: (delivery) => this.take(key, delivery),
+    });
     return true;
   }
 
@@ -248,45 +247,10 @@ export class OwnedInstances {
     for (const [key, owned] of this.owned) this.forget(key, owned);
   }
 
-  private forget(key: string, owned: Owned): void {
+  private forget(key: string, owned: OwnedInstance): void {
     owned.stopped = true;
     this.owned.delete(key);
     for (const [eventId, entry] of this.inFlight) if (entry.key === key) this.inFlight.delete(eventId);
-  }
-
-  private async read(key: string, owned: Owned): Promise<void> {
-    const { logger } = this.options;
-    while (!owned.stopped) {
-      let delivery: IntakeDelivery | undefined;
-      try {
-        if (owned.intake === undefined) {
-          // Events the previous owner took and never acked come here now, not after its ack wait.
-          if (await this.options.intake.resetStale(owned.agent, owned.instanceKey))
-            logger.info(
-              { agent: owned.agent, instanceKey: owned.instanceKey },
-              "took over an instance's unacked events",
-            );
-          owned.intake = await this.options.intake.instance(owned.agent, owned.instanceKey, {
-            ackWaitMs: this.options.ackWaitMs,
-          });
-        }
-        delivery = await owned.intake.next({ waitMs: 2000 });
-      } catch (error) {
-        if (owned.stopped) return;
-        logger.warn(
-          { agent: owned.agent, instanceKey: owned.instanceKey, error: describe(error).message },
-          "cannot read an instance's events; retrying",
-        );
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        continue;
-      }
-      if (delivery === undefined) continue;
-      if (owned.stopped || this.host === undefined) {
-        delivery.retry();
-        return;
-      }
-      await this.take(key, delivery);
-    }
   }
 
   private async take(key: string, delivery: IntakeDelivery): Promise<void> {
