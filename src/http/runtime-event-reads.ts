@@ -6,7 +6,11 @@
  * says `more` when a node's events did not fit in one page (ask again from the cursor).
  */
 import type { RuntimeEvent } from "../protocol/runtime-event.ts";
-import { CLUSTER_CURSOR_PATTERN, formatClusterCursor, parseClusterCursor } from "../cluster/view/runtime-events-merge.ts";
+import {
+  CLUSTER_CURSOR_PATTERN,
+  formatClusterCursor,
+  parseClusterCursor,
+} from "../cluster/view/runtime-events-merge.ts";
 import type { UnansweredNode } from "../cluster/members/node-fan-out.ts";
 import type { JsonObject } from "../shared/json.ts";
 import type { ApiBackend } from "./api-backend.ts";
@@ -50,9 +54,10 @@ export async function readRuntimeEvents(
   filters: EventFilters,
   after?: number | string,
 ): Promise<EventPage> {
-  if (backend.clusterReads) {
+  const cluster = backend.cluster;
+  if (cluster) {
     const from = parseClusterCursor(after === undefined ? "" : String(after));
-    const page = await backend.clusterReads.runtimeEvents({ ...filters, after: from });
+    const page = await cluster.reads.runtimeEvents({ ...filters, after: from });
     return {
       events: page.events,
       cursor: formatClusterCursor(page.cursor),
@@ -61,6 +66,9 @@ export async function readRuntimeEvents(
     };
   }
   const position = typeof after === "number" ? after : undefined;
-  const rows = await backend.runtimeEvents({ ...filters, ...(position === undefined ? {} : { after: position }) });
+  const rows = await backend.orchestrator.runtimeEvents({
+    ...filters,
+    ...(position === undefined ? {} : { after: position }),
+  });
   return { events: rows.map((row) => row.event), cursor: rows.at(-1)?.cursor ?? position ?? 0 };
 }

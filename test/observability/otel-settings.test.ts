@@ -96,7 +96,7 @@ describe("OpenTelemetry in src/", () => {
     const dynamic = readFileSync(join(src, "observability/trace-export.ts"), "utf8");
     expect(dynamic).toContain('import("@opentelemetry/exporter-trace-otlp-proto")');
     expect(readFileSync(join(src, "daemon/daemon.ts"), "utf8")).toContain(
-      'await import("./trace-export.ts")',
+      'await import("../observability/trace-export.ts")',
     );
   });
 });
