@@ -58,18 +58,18 @@ export class ClusterNode implements EventPlacement {
   store(local: Store): Store {
     this.local = local;
     const { leases, names, stateLog: log, node, logger } = this.parts;
-    return new ReplicatedStore(local, this.parts.stateLog, {
+    return new ReplicatedStore(local, log, {
       clearUnowned: (ref) => clearUnownedInstance(ref, { leases, names, log, node, local, logger }),
     });
   }
 
   /** Connects, joins (name, bundle agreement), opens the intake and the lease bucket. Throws a clear error when refused. */
   static async join(options: JoinNodeOptions): Promise<ClusterNode> {
-    let clusterNode: ClusterNode | undefined;
-    clusterNode = new ClusterNode(
-      await joinNodeParts(options, { host: () => clusterNode?.host, local: () => clusterNode?.local }),
-    );
-    return clusterNode;
+    // The parts ask the node for its host and store once it exists (an answer or a claim comes after the join).
+    let joined: ClusterNode | undefined;
+    const parts = await joinNodeParts(options, { host: () => joined?.host, local: () => joined?.local });
+    joined = new ClusterNode(parts);
+    return joined;
   }
 
   /** Starts serving other nodes and sweeping for orphaned instances, on behalf of `host` (the orchestrator). */
