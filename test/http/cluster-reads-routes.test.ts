@@ -3,8 +3,8 @@
  * row and event with its node, the paging cursor one position per node, and the nodes that did not answer named.
  */
 import { describe, expect, it } from "bun:test";
-import type { ClusterEventQuery, ClusterReads } from "../../src/cluster/cluster-view.ts";
-import type { NodeRuntimeEvent } from "../../src/cluster/runtime-events-merge.ts";
+import type { ClusterEventQuery, ClusterReads } from "../../src/cluster/view/reads.ts";
+import type { NodeRuntimeEvent } from "../../src/cluster/view/runtime-events-merge.ts";
 import { createApiHandler } from "../../src/http/http-api.ts";
 import { apiFixture, backendOf, bodyOf, clusterPart } from "./api-fixture.ts";
 

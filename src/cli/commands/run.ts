@@ -16,7 +16,7 @@ import { usesTerminal } from "../../connector/host/connection-plan.ts";
 import { runDaemon } from "../../daemon/run-daemon.ts";
 import { apiAccessFromEnv, requireTokenOffLoopback } from "../../http/api-access.ts";
 import { runLogging } from "../../daemon/run-log.ts";
-import { readClusterSettings } from "../../cluster/cluster-settings.ts";
+import { readClusterSettings } from "../../cluster/nats/settings.ts";
 
 export const command: CliCommand = {
   name: "run",
