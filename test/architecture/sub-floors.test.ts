@@ -16,6 +16,19 @@ const SUB_FLOORS: Record<string, Record<string, number>> = {
   // The agent process, from the process down to its leaves: the IPC child drives one instance, which loads the
   // extensions, which register middleware into the turn loop, which calls the model on the conversation.
   agent: { child: 5, instance: 4, extensions: 3, loop: 2, model: 1, conversation: 0 },
+  // A cluster node, from the node that composes everything down to its wire to NATS.
+  cluster: {
+    node: 5,
+    live: 4,
+    reload: 4,
+    instances: 3,
+    view: 3,
+    members: 2,
+    intake: 2,
+    lease: 1,
+    answers: 1,
+    nats: 0,
+  },
 };
 
 /** Where a file stands: its layer and its sub-folder (undefined for a file directly in the layer's folder). */
