@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { execForm, parseDockerfile, splitOptions, stages } from "./dockerfile.ts";
 import { layoutImage, productionPackages } from "./image-layout.ts";
+import { type ProcessResult, runToExit } from "../helpers/goondan-process.ts";
 
 // The Dockerfile's install checks, run without a container engine: each build step's command is taken from
 // the Dockerfile text and run in a scratch directory laid out as that stage would be, over a whole install
@@ -61,19 +62,16 @@ function npmWhoseCiSucceedsRegardless(): string {
   return bin;
 }
 
-async function runInstallStep(app: string): Promise<{ code: number; stderr: string }> {
-  const child = Bun.spawn(["/bin/sh", "-c", installStep.args], {
+async function runInstallStep(app: string): Promise<ProcessResult> {
+  return runToExit({
+    argv: ["/bin/sh", "-c", installStep.args],
     cwd: app,
     env: {
       PATH: `${npmWhoseCiSucceedsRegardless()}:${process.env.PATH ?? "/usr/bin:/bin"}`,
       HOME: scratch,
       npm_config_update_notifier: "false",
     },
-    stdout: "pipe",
-    stderr: "pipe",
   });
-  const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
-  return { code, stderr };
 }
 
 const cutShort =
@@ -94,7 +92,8 @@ describe("the install stage's RUN (npm ci, then npm ls), when npm ci exits 0", (
 
   it("passes over a whole production install", async () => {
     const app = depsStageAfterInstall({ name: "whole", leave: "whole" });
-    expect(await runInstallStep(app)).toEqual({ code: 0, stderr: "" });
+    const result = await runInstallStep(app);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
   }, 60_000);
 
   it("fails the build over an empty node_modules", async () => {
@@ -126,23 +125,16 @@ describe("the install stage's RUN (npm ci, then npm ls), when npm ci exits 0", (
 });
 
 describe("the runtime stage's RUN (bun /app/docker/verify-install.ts), in a directory laid out like the image", () => {
-  async function runVerifyStep(breakage?: Breakage): Promise<{ code: number; stdout: string; stderr: string }> {
+  async function runVerifyStep(breakage?: Breakage): Promise<ProcessResult> {
     const layout = layoutImage({ repo, root: mkdtempSync(join(scratch, "image-")) });
     breakage?.(layout.map("/app/node_modules"));
     const [runtime, ...args] = execForm(verifyStep.args)!;
     expect(runtime).toBe("bun");
-    const child = Bun.spawn([process.execPath, ...args.map((arg) => (arg.startsWith("/") ? layout.map(arg) : arg))], {
+    return runToExit({
+      argv: [process.execPath, ...args.map((arg) => (arg.startsWith("/") ? layout.map(arg) : arg))],
       cwd: layout.map(layout.workdir),
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...layout.env },
-      stdout: "pipe",
-      stderr: "pipe",
     });
-    const [stdout, stderr, code] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.exited,
-    ]);
-    return { code, stdout, stderr };
   }
 
   it("passes over the production packages, importing goondan's entries and its dependencies", async () => {

@@ -3,7 +3,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { IMAGE_UID } from "../../src/shared/writable-state-root.ts";
-import { GOONDAN_BIN } from "../helpers/goondan-process.ts";
+import { GOONDAN_BIN, runToExit } from "../helpers/goondan-process.ts";
 import { realProcessTimeouts } from "../helpers/cleanups.ts";
 
 realProcessTimeouts();
@@ -41,17 +41,11 @@ describe.skipIf(reason !== "")("goondan run on a state root it cannot write", ()
       prefix.push(SETPRIV as string, `--reuid=${uid}`, `--regid=${gid}`, "--clear-groups", "--");
     } else chmodSync(stateRoot, 0o555);
 
-    const child = Bun.spawn([...prefix, process.execPath, GOONDAN_BIN, "run", repo, "--port", "0"], {
+    const { code, stdout, stderr } = await runToExit({
+      argv: [...prefix, process.execPath, GOONDAN_BIN, "run", repo, "--port", "0"],
       cwd: root,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GOONDAN_STATE_ROOT: stateRoot },
-      stdout: "pipe",
-      stderr: "pipe",
     });
-    const [stdout, stderr, code] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.exited,
-    ]);
     expect({ code, stdout }).toEqual({ code: 1, stdout: "" });
     expect(stderr).toContain(
       `goondan run: the state root ${stateRoot} is not writable by uid ${uid} (gid ${gid}): EACCES`,
