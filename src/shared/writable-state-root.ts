@@ -16,12 +16,7 @@ export const IMAGE_UID = 10001;
 
 const PERMISSION_CODES = new Set(["EACCES", "EPERM", "EROFS"]);
 
-export function ensureWritableStateRoot(options: {
-  stateRoot: string;
-  /** Default: this process's uid and gid. */
-  uid?: number;
-  gid?: number;
-}): void {
+export function ensureWritableStateRoot(options: { stateRoot: string }): void {
   const { stateRoot } = options;
   let blocked = stateRoot;
   try {
@@ -40,17 +35,10 @@ export function ensureWritableStateRoot(options: {
   }
 }
 
-function notWritable(options: {
-  stateRoot: string;
-  blocked: string;
-  code: string;
-  uid?: number;
-  gid?: number;
-  cause: unknown;
-}): SystemError {
+function notWritable(options: { stateRoot: string; blocked: string; code: string; cause: unknown }): SystemError {
   const { stateRoot, blocked, code } = options;
-  const uid = options.uid ?? process.getuid?.() ?? -1;
-  const gid = options.gid ?? process.getgid?.() ?? -1;
+  const uid = process.getuid?.() ?? -1;
+  const gid = process.getgid?.() ?? -1;
   const where = blocked === stateRoot ? "" : `: ${blocked} in it is not`;
   const readOnly = code === "EROFS" ? " (a read-only file system)" : "";
   return new SystemError(
