@@ -77,12 +77,13 @@ describe("README.md", () => {
 });
 
 const scratches: DocScratch[] = [];
+// Removing every doc's scratch directory takes seconds on a loaded machine: more than a hook's default 5 s.
 afterAll(async () => {
   for (const scratch of scratches) {
     await stopScratch(scratch);
     removeScratch(scratch);
   }
-});
+}, 60_000);
 
 for (const file of markdownFiles()) {
   const source = relative(REPO, file);
