@@ -16,7 +16,7 @@ ARG BUN_IMAGE=oven/bun:1.4.5-slim
 # is carried over. Optional dependencies are the per-platform Bun binaries of the `bun` npm package; the
 # runtime image brings its own Bun, so they are omitted (and the package's postinstall is skipped).
 # npm ci can exit 0 after a failed fetch with an empty or partial node_modules: `npm ls` then fails the
-# build when any production package is missing or not the version the lockfile pins.
+# build when any production package is missing, empty, or not the version the lockfile pins.
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -40,7 +40,7 @@ RUN apt-get update \
   && chown goondan:goondan /var/lib/goondan
 
 WORKDIR /app
-# Bun's transpiler cache would land in $HOME: keep it out of the image's writable layer altogether.
+# Bun's runtime transpiler cache is off: it would write under $HOME on every start.
 ENV NODE_ENV=production \
     HOME=/home/goondan \
     GOONDAN_STATE_ROOT=/var/lib/goondan \
