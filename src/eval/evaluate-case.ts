@@ -22,6 +22,7 @@ import type { CaseResult, CheckResult, EvalMode, TokenCount } from "./eval-repor
 import { judgeReply } from "./judge-reply.ts";
 import { addCosts, modelPricing, tokenCost } from "./model-prices.ts";
 import { runCase, type CaseRun } from "./run-case.ts";
+import { unscoredCase, type CaseIdentity } from "./unscored-case.ts";
 
 export interface EvaluateCaseOptions {
   /** The bundle as this side runs it (with --model-override applied); prices are read from its Models. */
@@ -44,36 +45,18 @@ export async function evaluateCase(options: EvaluateCaseOptions): Promise<CaseRe
   const id = `${options.evalName}/${evalCase.name}`;
   const cassettes = cassettePaths({ bundleDir: bundle.dir, evalName: options.evalName, caseName: evalCase.name });
   const started = performance.now();
-  const base = {
+  const base: CaseIdentity = {
     id,
     eval: options.evalName,
     case: evalCase.name,
     stateRoot: options.stateRoot,
     swarm: options.swarm,
     agent: options.agent,
-    instanceKey: "",
     ...(mode === "live" ? {} : { cassette: relative(bundle.dir, cassettes.agents) }),
   };
   const failed = (error: ErrorInfo, run?: CaseRun): CaseResult => ({
-    ...base,
-    ...(run
-      ? factsOf(run, options.bundle)
-      : {
-          reply: "",
-          replies: [],
-          toolCalls: [],
-          steps: 0,
-          tokens: { input: 0, output: 0 },
-          costUsd: 0,
-          latencyMs: 0,
-          traceIds: [],
-        }),
-    ...(run ? { instanceKey: run.instanceKey } : {}),
-    status: "error",
-    score: 0,
-    checks: [],
-    durationMs: Math.round(performance.now() - started),
-    error,
+    ...unscoredCase({ identity: base, status: "error", error, durationMs: Math.round(performance.now() - started) }),
+    ...(run ? { ...factsOf(run, options.bundle), instanceKey: run.instanceKey } : {}),
   });
   if (mode === "replay" && !existsSync(cassettes.agents))
     return failed({

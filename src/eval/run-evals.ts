@@ -18,6 +18,7 @@ import { EVAL_REPORT_VERSION } from "./eval-report.ts";
 import type { SelectedCase } from "./eval-cases.ts";
 import { evaluateCase } from "./evaluate-case.ts";
 import { addCosts } from "./model-prices.ts";
+import { unscoredCase } from "./unscored-case.ts";
 
 export interface RunEvalsOptions {
   bundle: Bundle;
@@ -97,28 +98,18 @@ function caseRoot(runRoot: string, selected: SelectedCase): string {
 }
 
 function skipped(selected: SelectedCase, runRoot: string): CaseResult {
-  return {
-    id: selected.id,
-    eval: selected.evalName,
-    case: selected.evalCase.name,
+  return unscoredCase({
+    identity: {
+      id: selected.id,
+      eval: selected.evalName,
+      case: selected.evalCase.name,
+      stateRoot: caseRoot(runRoot, selected),
+      swarm: selected.swarm,
+      agent: selected.agent,
+    },
     status: "skipped",
-    score: 0,
-    checks: [],
-    reply: "",
-    replies: [],
-    toolCalls: [],
-    steps: 0,
-    tokens: { input: 0, output: 0 },
-    costUsd: 0,
-    latencyMs: 0,
-    durationMs: 0,
-    stateRoot: caseRoot(runRoot, selected),
-    swarm: selected.swarm,
-    agent: selected.agent,
-    instanceKey: "",
-    traceIds: [],
     error: { code: "E_EVAL_BUDGET_EXCEEDED", message: `case ${selected.id}: not run, the budget was spent` },
-  };
+  });
 }
 
 export function totalsOf(cases: CaseResult[], durationMs: number): EvalTotals {
