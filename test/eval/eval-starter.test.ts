@@ -31,19 +31,23 @@ async function goondan(args: string[]): Promise<{ code: number; stdout: string; 
 }
 
 describe("the example cases", () => {
-  it(
-    "pass with --replay on a bundle fresh from goondan init, with no API key",
-    async () => {
-      const dir = join(scratch, "fresh");
-      expect((await goondan(["init", dir])).code).toBe(0);
-      const run = await goondan(["eval", dir, "--replay", "--state-root", join(scratch, "state-init")]);
-      expect(run.stderr).toBe("");
-      expect(run.stdout).toContain("PASS    smoke/greets");
-      expect(run.stdout).toContain("PASS    smoke/tells-the-time");
-      expect(run.code).toBe(0);
-    },
-    SLOW,
-  );
+  for (const [template, names] of [
+    ["default", ["greets", "tells-the-time"]],
+    ["multi-agent", ["delegates-a-file", "answers-directly"]],
+  ] as const) {
+    it(
+      `pass with --replay on a bundle fresh from goondan init --template ${template}, with no API key`,
+      async () => {
+        const dir = join(scratch, template);
+        expect((await goondan(["init", dir, "--template", template])).code).toBe(0);
+        const run = await goondan(["eval", dir, "--replay", "--state-root", join(scratch, `state-${template}`)]);
+        expect(run.stderr).toBe("");
+        for (const name of names) expect(run.stdout).toMatch(new RegExp(`PASS\\s+smoke/${name}\\s`));
+        expect(run.code).toBe(0);
+      },
+      SLOW,
+    );
+  }
 
   it(
     "pass with --replay on the repository's bundled example",
