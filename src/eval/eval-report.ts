@@ -87,8 +87,8 @@ export interface EvalReport {
   modelOverride?: string;
   mode: EvalMode;
   startedAt: string;
-  /** Set when the run stopped before every case ran. */
-  stoppedBy?: "budget";
+  /** Set when the run stopped before every case ran: `--budget` was spent, or Ctrl+C / SIGTERM. */
+  stoppedBy?: "budget" | "interrupted";
   budgetUsd?: number;
   totals: EvalTotals;
   cases: CaseResult[];

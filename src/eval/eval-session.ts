@@ -14,6 +14,7 @@ import { EXIT } from "../shared/exit-codes.ts";
 import { UsageError } from "../shared/errors.ts";
 import { createLogger } from "../shared/logger.ts";
 import { openRunLog } from "../daemon/run-log.ts";
+import { listenForShutdownSignals } from "../daemon/shutdown-signals.ts";
 import { overrideModel } from "./case-bundle.ts";
 import { evalCases, type SelectedCase } from "./eval-cases.ts";
 import type { EvalComparison, EvalMode, EvalReport } from "./eval-report.ts";
@@ -73,7 +74,13 @@ export async function evalSession(options: EvalSessionOptions): Promise<number> 
   mkdirSync(runRoot, { recursive: true });
   const log = openRunLog({ stateRoot: runRoot, terminal: options.verbose ? options.stderr : () => {} });
   const logger = createLogger("eval", { destination: log.destination });
-  const side = (bundle: Bundle, selected: SelectedCase[], name: string, modelOverride?: string) => {
+  const side = (
+    bundle: Bundle,
+    selected: SelectedCase[],
+    name: string,
+    signal: AbortSignal,
+    modelOverride?: string,
+  ) => {
     options.stdout(
       `goondan eval: ${selected.length} case(s) of ${bundle.dir}${modelOverride ? ` with Model/${modelOverride}` : ""} (${mode}${name === "b" ? ", side B" : ""})\n`,
     );
@@ -88,18 +95,47 @@ export async function evalSession(options: EvalSessionOptions): Promise<number> 
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       ...(options.budgetUsd !== undefined ? { budgetUsd: options.budgetUsd } : {}),
       ...(modelOverride ? { modelOverride } : {}),
+      signal,
       onResult: (result, done, total) => options.stdout(progressLine(result, done, total)),
     });
   };
-  const reportA = await side(bundleA, cases, "a", options.modelOverride);
+  // Ctrl+C or SIGTERM: running cases stop their daemons, the rest are skipped, and the reports are still written.
+  const interrupt = new AbortController();
+  const signals = listenForShutdownSignals();
+  void signals.signalled.then(() => interrupt.abort());
+  try {
+    return await runSides({ options, mode, first, bundleA, cases, side, signal: interrupt.signal, runRoot });
+  } finally {
+    signals.dispose();
+  }
+}
+
+async function runSides(context: {
+  options: EvalSessionOptions;
+  mode: EvalMode;
+  first: Bundle;
+  bundleA: Bundle;
+  cases: SelectedCase[];
+  side: (
+    bundle: Bundle,
+    selected: SelectedCase[],
+    name: string,
+    signal: AbortSignal,
+    modelOverride?: string,
+  ) => Promise<EvalReport>;
+  signal: AbortSignal;
+  runRoot: string;
+}): Promise<number> {
+  const { options, mode, first, bundleA, cases, side, signal, runRoot } = context;
+  const reportA = await side(bundleA, cases, "a", signal, options.modelOverride);
   let reports: EvalReport[] = [reportA];
-  if (options.compare !== undefined) {
+  if (options.compare !== undefined && !signal.aborted) {
     const other = await otherSide({ options, bundle: first, mode });
     if (typeof other === "number") return other;
     const selected = evalCases(other.bundle, options.filter).filter((entry) =>
       cases.some((mine) => mine.id === entry.id),
     );
-    const reportB = await side(other.bundle, selected, "b", other.modelOverride);
+    const reportB = await side(other.bundle, selected, "b", signal, other.modelOverride);
     reports = [reportA, reportB];
     options.stdout(
       comparisonTable({
@@ -119,6 +155,7 @@ export async function evalSession(options: EvalSessionOptions): Promise<number> 
   }
   if (options.junit) writeReport(options.junit, junitReport(reportA));
   options.stdout(`state of every case: ${runRoot}\n`);
+  if (signal.aborted) return EXIT.interrupted;
   return reports.every((report) => report.cases.every((result) => result.status === "pass")) ? EXIT.ok : EXIT.failure;
 }
 

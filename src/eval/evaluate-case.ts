@@ -38,6 +38,8 @@ export interface EvaluateCaseOptions {
   logger: Logger;
   entryScript: string;
   output: ChildOutput;
+  /** Aborted (Ctrl+C): the case stops and is an E_EVAL_INTERRUPTED error. */
+  signal?: AbortSignal;
 }
 
 export async function evaluateCase(options: EvaluateCaseOptions): Promise<CaseResult> {
@@ -83,6 +85,7 @@ export async function evaluateCase(options: EvaluateCaseOptions): Promise<CaseRe
       entryScript: options.entryScript,
       output: options.output,
       ...(mode === "record" ? { record: cassettes.agents } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
   } catch (error) {
     const described = describe(error);

@@ -44,6 +44,7 @@ export function reportTable(report: EvalReport): string {
     if (result.error && result.status !== "skipped")
       text += `  ${result.id}: ${result.error.code}: ${result.error.message}${result.error.suggestion ? `; ${result.error.suggestion}` : ""}\n`;
   }
+  if (report.stoppedBy === "interrupted") text += "stopped: interrupted; the cases not run are skipped\n";
   if (report.stoppedBy === "budget") {
     const left = report.cases.filter((result) => result.status === "skipped").length;
     text += `stopped: the budget of ${formatCost(report.budgetUsd ?? 0)} was spent (${formatCost(totals.costUsd)}); ${left} case(s) not run\n`;

@@ -15,7 +15,7 @@ import type { Bundle, EvalCase } from "../config/types.ts";
 import type { Env } from "../config/value-source.ts";
 import type { Logger } from "../shared/logger.ts";
 import { instancePaths } from "../shared/state-paths.ts";
-import { SystemError } from "../shared/errors.ts";
+import { SystemError, UsageError } from "../shared/errors.ts";
 import type { ChildOutput } from "../supervision/child-output.ts";
 import { bunProcessSpawner } from "../supervision/process-spawner.ts";
 import { swarmView } from "../orchestrator/swarm-view.ts";
@@ -40,6 +40,8 @@ export interface RunCaseOptions {
   record?: string;
   /** Longest wait for one turn. Default 300000 ms. */
   turnTimeoutMs?: number;
+  /** Aborted (Ctrl+C): stop waiting, stop the daemon, throw E_EVAL_INTERRUPTED. */
+  signal?: AbortSignal;
 }
 
 export interface CaseRun {
@@ -93,7 +95,12 @@ export async function runCase(options: RunCaseOptions): Promise<CaseRun> {
         instanceKey,
         source: { kind: "user", name: "eval" },
       });
-      const outcome = await withTimeout(submitted.outcome, options.turnTimeoutMs ?? 300_000, options.id);
+      const outcome = await waitForOutcome({
+        outcome: submitted.outcome,
+        ms: options.turnTimeoutMs ?? 300_000,
+        id: options.id,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
       outcomes.push(outcome);
       if (outcome.status !== "ok") break;
     }
@@ -136,13 +143,22 @@ async function toolCallsOf(daemon: Daemon): Promise<ToolCallRecord[]> {
     .map(({ agent, tool, args }) => ({ agent, tool, args }));
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, id: string): Promise<T> {
+/** The turn's outcome, or E_EVAL_CASE_TIMEOUT after `ms`, or E_EVAL_INTERRUPTED once `signal` aborts. */
+function waitForOutcome<T>(options: { outcome: Promise<T>; ms: number; id: string; signal?: AbortSignal }): Promise<T> {
+  const { id, ms, signal } = options;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
     timer = setTimeout(
       () => reject(new SystemError("E_EVAL_CASE_TIMEOUT", `case ${id}: no reply within ${ms} ms`)),
       ms,
     );
+    onAbort = () => reject(new UsageError("E_EVAL_INTERRUPTED", `case ${id}: interrupted`));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([options.outcome, stopped]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
+  });
 }

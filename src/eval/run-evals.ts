@@ -1,7 +1,8 @@
 /**
  * One side of `goondan eval`: the selected cases run `concurrency` at a time (each on its own daemon and state
  * root under `<stateRoot>/evals/<run>/`), a result reported as each case ends, and, with a budget, no case started
- * once the cost so far exceeds it: the cases left are `skipped` and the report says it stopped for the budget.
+ * once the cost so far exceeds it: the cases left are `skipped` and the report says it stopped for the budget (or,
+ * when the signal aborts, that it was interrupted: running cases stop their daemons first).
  * The agent entry is bundled once for the run, and this process's secrets are hidden from tool children first,
  * as `goondan run` does.
  */
@@ -34,6 +35,8 @@ export interface RunEvalsOptions {
   /** US dollars: no case starts once the cost so far exceeds it. Default: no limit. */
   budgetUsd?: number;
   modelOverride?: string;
+  /** Aborted (Ctrl+C): running cases stop, the others are not started, and the report says so. */
+  signal?: AbortSignal;
   /** Called as each case ends. */
   onResult?: (result: CaseResult, done: number, total: number) => void;
 }
@@ -54,9 +57,13 @@ export async function runEvals(options: RunEvalsOptions): Promise<EvalReport> {
       const position = next++;
       const selected = options.cases[position];
       if (selected === undefined) return;
+      if (options.signal?.aborted) {
+        results[position] = skipped(selected, options.runRoot, "interrupted");
+        continue;
+      }
       if (options.budgetUsd !== undefined && spent > options.budgetUsd) {
         stoppedByBudget = true;
-        results[position] = skipped(selected, options.runRoot);
+        results[position] = skipped(selected, options.runRoot, "budget");
         continue;
       }
       const result = await evaluateCase({
@@ -71,6 +78,7 @@ export async function runEvals(options: RunEvalsOptions): Promise<EvalReport> {
         logger: options.logger,
         entryScript,
         output: options.output,
+        ...(options.signal ? { signal: options.signal } : {}),
       });
       spent += result.costUsd ?? 0;
       results[position] = result;
@@ -86,7 +94,11 @@ export async function runEvals(options: RunEvalsOptions): Promise<EvalReport> {
     ...(options.modelOverride ? { modelOverride: options.modelOverride } : {}),
     mode: options.mode,
     startedAt: startedAt.toISOString(),
-    ...(stoppedByBudget ? { stoppedBy: "budget" as const } : {}),
+    ...(options.signal?.aborted
+      ? { stoppedBy: "interrupted" as const }
+      : stoppedByBudget
+        ? { stoppedBy: "budget" as const }
+        : {}),
     ...(options.budgetUsd !== undefined ? { budgetUsd: options.budgetUsd } : {}),
     totals: totalsOf(cases, Math.round(performance.now() - started)),
     cases,
@@ -97,7 +109,7 @@ function caseRoot(runRoot: string, selected: SelectedCase): string {
   return join(runRoot, selected.id.replace("/", "--"));
 }
 
-function skipped(selected: SelectedCase, runRoot: string): CaseResult {
+function skipped(selected: SelectedCase, runRoot: string, why: "budget" | "interrupted"): CaseResult {
   return unscoredCase({
     identity: {
       id: selected.id,
@@ -108,7 +120,10 @@ function skipped(selected: SelectedCase, runRoot: string): CaseResult {
       agent: selected.agent,
     },
     status: "skipped",
-    error: { code: "E_EVAL_BUDGET_EXCEEDED", message: `case ${selected.id}: not run, the budget was spent` },
+    error:
+      why === "budget"
+        ? { code: "E_EVAL_BUDGET_EXCEEDED", message: `case ${selected.id}: not run, the budget was spent` }
+        : { code: "E_EVAL_INTERRUPTED", message: `case ${selected.id}: not run, the run was interrupted` },
   });
 }
 

@@ -17,6 +17,7 @@ export function respond(request: LoopbackRequest): LoopbackReply {
   const system = systemPrompt(request);
   const last = request.body.messages.at(-1);
   const user = lastUserText(request);
+  if (user.includes("take your time")) return { text: "Finally.", delayMs: 120_000, usage: USAGE };
   if (system.includes("You grade")) {
     if (user.includes("broken")) return { text: "I cannot grade this.", usage: USAGE };
     return { text: JSON.stringify({ score: user.includes("polite") ? 0.9 : 0.2, reason: "as asked" }), usage: USAGE };
@@ -68,6 +69,7 @@ metadata: { name: demo }
 spec:
   entryAgent: Agent/assistant
   agents: [Agent/assistant]
+  policy: { shutdown: { gracePeriodSeconds: 2 } }
 `,
   );
   writeFileSync(

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import type { EvalComparison, EvalReport } from "../../src/eval/eval-report.ts";
-import { GOONDAN_BIN } from "../helpers/goondan-process.ts";
+import { GOONDAN_BIN, pidsWithCommandLine, until } from "../helpers/goondan-process.ts";
 import { startLoopbackLlm, type LoopbackLlm } from "../helpers/loopback-llm.ts";
 import { realProcessTimeouts } from "../helpers/cleanups.ts";
 import { CALL_COST_USD, PASSING_CASES, respond, writeEvalBundle } from "./eval-bundle.ts";
@@ -36,7 +36,8 @@ function bundle(options: { prompt?: string; cases?: string } = {}): string {
 
 async function goondanEval(
   args: string[],
-): Promise<{ code: number; stdout: string; stderr: string; report?: unknown }> {
+  options: { interruptWhen?: () => boolean } = {},
+): Promise<{ code: number; stdout: string; stderr: string; report?: unknown; stateRoot: string }> {
   const out = mkdtempSync(join(tmpdir(), "goondan-eval-out-"));
   dirs.push(out);
   const json = join(out, "report.json");
@@ -49,13 +50,23 @@ async function goondanEval(
     },
   );
   const timer = setTimeout(() => proc.kill(9), SLOW - 5_000);
+  if (options.interruptWhen) {
+    const interruptWhen = options.interruptWhen;
+    void until(() => interruptWhen() || proc.exitCode !== null, { timeoutMs: 60_000 }).then(() => proc.kill("SIGINT"));
+  }
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
     proc.exited,
   ]);
   clearTimeout(timer);
-  return { code, stdout, stderr, ...(existsSync(json) ? { report: JSON.parse(readFileSync(json, "utf8")) } : {}) };
+  return {
+    code,
+    stdout,
+    stderr,
+    stateRoot: join(out, "state"),
+    ...(existsSync(json) ? { report: JSON.parse(readFileSync(json, "utf8")) } : {}),
+  };
 }
 
 const statuses = (report: EvalReport) => Object.fromEntries(report.cases.map((result) => [result.case, result.status]));
@@ -218,6 +229,30 @@ describe("goondan eval", () => {
       expect(report.cases[1]?.error?.code).toBe("E_EVAL_BUDGET_EXCEEDED");
       expect(report.totals.costUsd).toBeCloseTo(CALL_COST_USD, 6);
       expect(run.stdout).toContain("stopped: the budget of $0.1000 was spent");
+    },
+    SLOW,
+  );
+
+  it(
+    "stops on Ctrl+C: the running case's processes stop, the rest are skipped, the report is written, exit 130",
+    async () => {
+      const cases = [
+        "    - name: slow\n      input: take your time\n      expect: { contains: Finally }\n",
+        "    - name: next\n      input: hello\n      expect: { contains: Hello }\n",
+      ].join("");
+      const before = llm.requests.length;
+      const run = await goondanEval([bundle({ cases })], {
+        interruptWhen: () =>
+          llm.requests.slice(before).some((request) => JSON.stringify(request.body).includes("take your time")),
+      });
+      expect(run.code).toBe(130);
+      const report = run.report as EvalReport;
+      expect(report.stoppedBy).toBe("interrupted");
+      expect(report.cases.map((result) => [result.case, result.status, result.error?.code])).toEqual([
+        ["slow", "error", "E_EVAL_INTERRUPTED"],
+        ["next", "skipped", "E_EVAL_INTERRUPTED"],
+      ]);
+      expect(pidsWithCommandLine(run.stateRoot)).toEqual([]);
     },
     SLOW,
   );
