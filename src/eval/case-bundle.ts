@@ -8,13 +8,13 @@ import { ConfigError } from "../shared/errors.ts";
 import { closestFirst } from "../config/suggest.ts";
 import type { AnyResource, Bundle, ModelResource } from "../config/types.ts";
 
-/** Every Agent calls Model/`model` instead of its own; throws E_EVAL_MODEL_NOT_FOUND when there is none. */
-export function overrideModel(bundle: Bundle, model: string): Bundle {
+/** Every Agent calls Model/`model` instead of its own; throws E_EVAL_MODEL_NOT_FOUND (naming `flag`) when there is none. */
+export function overrideModel(bundle: Bundle, model: string, flag = "--model-override"): Bundle {
   const models = bundle.resources
     .filter((resource) => resource.kind === "Model")
     .map((resource) => resource.metadata.name);
   if (!models.includes(model))
-    throw new ConfigError("E_EVAL_MODEL_NOT_FOUND", `--model-override: Model/${model} not found in ${bundle.file}`, {
+    throw new ConfigError("E_EVAL_MODEL_NOT_FOUND", `${flag}: Model/${model} not found in ${bundle.file}`, {
       suggestion:
         models.length === 0
           ? "the bundle defines no Model"

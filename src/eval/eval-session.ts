@@ -205,7 +205,7 @@ async function otherSide(context: {
       `--compare ${compare}: comparing Models runs them live; with --${options.record ? "record" : "replay"} both sides would share one cassette`,
     );
   return {
-    bundle: overrideModel(context.bundle, compare),
+    bundle: overrideModel(context.bundle, compare, "--compare (neither a path nor a Model of the bundle)"),
     name: `${context.bundle.dir} (Model/${compare})`,
     modelOverride: compare,
   };
