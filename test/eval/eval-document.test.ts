@@ -5,6 +5,7 @@
 import { afterAll, describe, expect, it } from "bun:test";
 import { loadBundle } from "../../src/config/load-bundle.ts";
 import { documentSchema } from "../../src/config/document-schema.ts";
+import { isBundleFilePath } from "../../src/config/bundle-files.ts";
 import type { EvalResource } from "../../src/config/types.ts";
 import { baseBundle, header, removeBundles, writeBundle } from "../config/temp-bundle.ts";
 
@@ -40,6 +41,13 @@ describe("the Eval document", () => {
       fixtures: [],
       expect: { contains: ["Hello"], judge: { rubric: "polite", model: { kind: "Model", name: "m" }, threshold: 0.7 } },
     });
+  });
+
+  it("is read from any YAML file directly in the top-level evals/ directory, and only there", () => {
+    expect(isBundleFilePath({ dir: "/b", path: "/b/evals/anything.yaml" })).toBe(true);
+    expect(isBundleFilePath({ dir: "/b", path: "/b/evals/sub/anything.yaml" })).toBe(false);
+    expect(isBundleFilePath({ dir: "/b", path: "/b/other/evals/anything.yaml" })).toBe(false);
+    expect(isBundleFilePath({ dir: "/b", path: "/b/evals/cassettes/smoke/greets.jsonl" })).toBe(false);
   });
 
   it("is a kind of the schema goondan schema prints", () => {
