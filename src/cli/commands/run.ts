@@ -15,6 +15,7 @@ import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { usesTerminal } from "../../connector/host/connection-plan.ts";
 import { runDaemon } from "../../daemon/run-daemon.ts";
 import { apiAccessFromEnv, requireTokenOffLoopback } from "../../http/api-access.ts";
+import { apiSurfacesFromEnv } from "../../http/api-surfaces.ts";
 import { runLogging } from "../../daemon/run-log.ts";
 import { readClusterSettings } from "../../cluster/cluster-settings.ts";
 
@@ -79,7 +80,7 @@ export const command: CliCommand = {
       io.stderr(`goondan: logs go to ${logs.runLog.path} (warnings and errors show here; --verbose shows all)\n`);
     const logger = createLogger("orchestrator", { destination: logs.destination });
     // Who may use the API (GOONDAN_API_TOKEN, _ALLOWED_ORIGINS, _ALLOWED_HOSTS), checked before the daemon starts.
-    const access = apiAccessFromEnv(io.env);
+    const access = { ...apiAccessFromEnv(io.env), ...apiSurfacesFromEnv(io.env) };
     const host = typeof flags.host === "string" ? flags.host : "127.0.0.1";
     if (input === undefined) requireTokenOffLoopback({ host, ...access });
     return runDaemon({
