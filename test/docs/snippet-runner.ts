@@ -2,7 +2,8 @@
  * Runs or validates one documentation code block, by its tags (see docs/README.md "Snippets are tested"):
  *   sh                 run with bash in the doc's scratch directory (a copy of the bundled example), where
  *                      `goondan`, `npx goondan` and `npm install` reach this checkout and nothing else (its
- *                      node_modules has `goondan` and `@modelcontextprotocol/sdk`, for MCP server snippets)
+ *                      node_modules has `goondan`, `@modelcontextprotocol/sdk` for MCP server snippets, and
+ *                      `openai` for the interop snippets)
  *   sh api             the same, while `goondan run` serves that directory (or `dir=DIR` in it); `127.0.0.1:8790`
  *                      and `--port 8790` are rewritten to the daemon's real port; GOONDAN_API_TOKEN is set for both
  *                      sides; `port: 8787` (the webhook's default) in the served goondan.yaml and `127.0.0.1:8787` in
@@ -73,6 +74,8 @@ export function createScratch(): DocScratch {
     join(REPO, "node_modules", "@modelcontextprotocol", "sdk"),
     join(dir, "node_modules", "@modelcontextprotocol", "sdk"),
   );
+  // A client of the OpenAI-compatible surface (docs/interop.md) imports the `openai` package, as its project would.
+  symlinkSync(join(REPO, "node_modules", "openai"), join(dir, "node_modules", "openai"));
   const bin = join(root, "bin");
   mkdirSync(bin);
   const shim = (name: string, body: string) => {
