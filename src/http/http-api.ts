@@ -17,6 +17,7 @@ import { ApiError, errorBody, errorResponse } from "./api-error.ts";
 import { bearerToken } from "./middleware/bearer-token.ts";
 import { hostCheck } from "./middleware/host-check.ts";
 import { originCheck } from "./middleware/origin-check.ts";
+import { agUiRoutes } from "./ag-ui/ag-ui-routes.ts";
 import { openAiErrors } from "./openai/openai-error.ts";
 import { OPENAI_PATHS, openAiRoutes } from "./openai/openai-routes.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
@@ -100,6 +101,7 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
     traceRoutes(backend),
     studioRoutes(),
     ...(surfaceOn("openai") ? [openAiRoutes({ backend, maxBodyBytes, ...heartbeat })] : []),
+    ...(surfaceOn("ag-ui") ? [agUiRoutes({ backend, maxBodyBytes, ...heartbeat })] : []),
   ];
   for (const routes of groups) {
     app.route("/", routes);

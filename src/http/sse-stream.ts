@@ -14,8 +14,8 @@ export const SSE_HEARTBEAT_MS = 15_000;
 export interface SseWriter {
   /** Queues one message (its data as JSON; without `event`, a plain `message`); ignored once the client is gone. */
   send(message: { event?: string; data: unknown }): void;
-  /** Queues one unnamed message whose data is `text` as is (OpenAI's closing `[DONE]`). */
-  sendText(text: string): void;
+  /** Queues text already in the stream's format (a message a protocol's own encoder wrote, OpenAI's `[DONE]`). */
+  sendRaw(chunk: string): void;
   /** Resolves when the client went away (never, while it stays). */
   readonly closed: Promise<void>;
   readonly isClosed: boolean;
@@ -55,7 +55,7 @@ export function sseResponse(options: {
         };
         write(() => stream.writeSSE(sse));
       },
-      sendText: (text) => write(() => stream.writeSSE({ data: text })),
+      sendRaw: (chunk) => write(() => stream.write(chunk)),
       closed,
       get isClosed() {
         return gone;

@@ -26,7 +26,7 @@ import {
   type ChatRequest,
 } from "./chat-request.ts";
 import { openAiErrorBody } from "./openai-error.ts";
-import { ReplyText } from "./reply-text.ts";
+import { ReplyText } from "../reply-text.ts";
 import { watchUsage } from "./turn-usage.ts";
 
 /** The paths this surface answers on: http-api.ts gives each OpenAI's error shape before any other check runs. */
@@ -128,7 +128,7 @@ export function openAiRoutes(options: { backend: ApiBackend; maxBodyBytes: numbe
                   }),
                 });
                 if (includeUsage) writer.send({ data: usageChunk({ frame, usage: counted }) });
-                writer.sendText("[DONE]");
+                writer.sendRaw("data: [DONE]\n\n");
               } finally {
                 usage.stop();
               }

@@ -1,5 +1,5 @@
 /**
- * The reply text of a streamed chat answer, sent once: OpenAI's stream cannot take text back, so when a turn's text
+ * The reply text of a streamed answer (OpenAI chat, AG-UI), sent once: those streams cannot take text back, so when a turn's text
  * starts over (a retried model call, a redelivered event) the repeated beginning is not sent again and only what
  * goes past it is; when the turn ends, whatever of its final text was not streamed (a Model that does not stream
  * sends none) is the last piece.
