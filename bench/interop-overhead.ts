@@ -86,6 +86,8 @@ const routes: Record<string, () => Request> = {
     post("/v1/chat/completions", { model: "bench", messages: [{ role: "user", content: "hello" }] }),
   "POST /v1/chat/completions (stream)": () =>
     post("/v1/chat/completions", { model: "bench", messages: [{ role: "user", content: "hello" }], stream: true }),
+  "POST /v1/ag-ui": () =>
+    post("/v1/ag-ui", { threadId: "bench", runId: "run", messages: [{ id: "m", role: "user", content: "hello" }] }),
 };
 
 async function timeOne(make: () => Request): Promise<number> {

@@ -3,7 +3,7 @@
  *   sh                 run with bash in the doc's scratch directory (a copy of the bundled example), where
  *                      `goondan`, `npx goondan` and `npm install` reach this checkout and nothing else (its
  *                      node_modules has `goondan`, `@modelcontextprotocol/sdk` for MCP server snippets, and
- *                      `openai` for the interop snippets)
+ *                      `openai` and `@ag-ui/client` for the interop snippets)
  *   sh api             the same, while `goondan run` serves that directory (or `dir=DIR` in it); `127.0.0.1:8790`
  *                      and `--port 8790` are rewritten to the daemon's real port; GOONDAN_API_TOKEN is set for both
  *                      sides; `port: 8787` (the webhook's default) in the served goondan.yaml and `127.0.0.1:8787` in
@@ -74,8 +74,10 @@ export function createScratch(): DocScratch {
     join(REPO, "node_modules", "@modelcontextprotocol", "sdk"),
     join(dir, "node_modules", "@modelcontextprotocol", "sdk"),
   );
-  // A client of the OpenAI-compatible surface (docs/interop.md) imports the `openai` package, as its project would.
+  // The clients of docs/interop.md import `openai` and `@ag-ui/client`, as their projects would.
   symlinkSync(join(REPO, "node_modules", "openai"), join(dir, "node_modules", "openai"));
+  mkdirSync(join(dir, "node_modules", "@ag-ui"));
+  symlinkSync(join(REPO, "node_modules", "@ag-ui", "client"), join(dir, "node_modules", "@ag-ui", "client"));
   const bin = join(root, "bin");
   mkdirSync(bin);
   const shim = (name: string, body: string) => {
