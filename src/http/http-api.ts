@@ -19,6 +19,7 @@ import { hostCheck } from "./middleware/host-check.ts";
 import { originCheck } from "./middleware/origin-check.ts";
 import { agUiRoutes } from "./ag-ui/ag-ui-routes.ts";
 import { openAiErrors } from "./openai/openai-error.ts";
+import { openApiRoutes } from "./openapi/openapi-routes.ts";
 import { OPENAI_PATHS, openAiRoutes } from "./openai/openai-routes.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { clusterRoutes } from "./routes/cluster.ts";
@@ -102,6 +103,7 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
     studioRoutes(),
     ...(surfaceOn("openai") ? [openAiRoutes({ backend, maxBodyBytes, ...heartbeat })] : []),
     ...(surfaceOn("ag-ui") ? [agUiRoutes({ backend, maxBodyBytes, ...heartbeat })] : []),
+    openApiRoutes({ routes: () => app.routes }),
   ];
   for (const routes of groups) {
     app.route("/", routes);
