@@ -1,12 +1,12 @@
 /**
  * The interoperability surfaces `goondan run` serves beside its own API, each on by default and each turned off by
  * naming it in `GOONDAN_API_SURFACES_OFF` (comma-separated): `openai` (`/v1/chat/completions`, `/v1/models`),
- * `ag-ui` (`/v1/ag-ui`).
+ * `ag-ui` (`/v1/ag-ui`), `a2a` (`/.well-known/agent-card.json`, `/v1/a2a`).
  * A name that is not a surface is refused when read, naming the variable.
  */
 import { UsageError } from "../shared/errors.ts";
 
-export const API_SURFACES = ["openai", "ag-ui"] as const;
+export const API_SURFACES = ["openai", "ag-ui", "a2a"] as const;
 export type ApiSurface = (typeof API_SURFACES)[number];
 
 const isSurface = (name: string): name is ApiSurface => (API_SURFACES as readonly string[]).includes(name);

@@ -17,6 +17,8 @@ import { ApiError, errorBody, errorResponse } from "./api-error.ts";
 import { bearerToken } from "./middleware/bearer-token.ts";
 import { hostCheck } from "./middleware/host-check.ts";
 import { originCheck } from "./middleware/origin-check.ts";
+import { jsonRpcErrors } from "./a2a/a2a-error.ts";
+import { A2A_PATHS, a2aRoutes } from "./a2a/a2a-routes.ts";
 import { agUiRoutes } from "./ag-ui/ag-ui-routes.ts";
 import { openAiErrors } from "./openai/openai-error.ts";
 import { openApiRoutes } from "./openapi/openapi-routes.ts";
@@ -64,6 +66,7 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
   const surfaceOn = (surface: ApiSurface) => !options.surfacesOff?.includes(surface);
   // Before every check, so what they refuse on these paths is in OpenAI's error shape too.
   if (surfaceOn("openai")) for (const path of OPENAI_PATHS) app.use(path, openAiErrors);
+  if (surfaceOn("a2a")) for (const path of A2A_PATHS) app.use(path, jsonRpcErrors);
   app.use(
     hostCheck({
       boundHost: options.host ?? "127.0.0.1",
@@ -103,6 +106,7 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
     studioRoutes(),
     ...(surfaceOn("openai") ? [openAiRoutes({ backend, maxBodyBytes, ...heartbeat })] : []),
     ...(surfaceOn("ag-ui") ? [agUiRoutes({ backend, maxBodyBytes, ...heartbeat })] : []),
+    ...(surfaceOn("a2a") ? [a2aRoutes({ backend, maxBodyBytes, token: Boolean(options.token), ...heartbeat })] : []),
     openApiRoutes({ routes: () => app.routes }),
   ];
   for (const routes of groups) {
