@@ -76,7 +76,7 @@ const handle = createApiHandler({ backend });
 const post = (path: string, body: unknown) =>
   new Request(`http://127.0.0.1${path}`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", "A2A-Version": "1.0" },
     body: JSON.stringify(body),
   });
 
@@ -86,6 +86,13 @@ const routes: Record<string, () => Request> = {
     post("/v1/chat/completions", { model: "bench", messages: [{ role: "user", content: "hello" }] }),
   "POST /v1/chat/completions (stream)": () =>
     post("/v1/chat/completions", { model: "bench", messages: [{ role: "user", content: "hello" }], stream: true }),
+  "POST /v1/a2a SendMessage": () =>
+    post("/v1/a2a", {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "SendMessage",
+      params: { message: { messageId: `m${count}`, role: "ROLE_USER", parts: [{ text: "hello" }] } },
+    }),
   "POST /v1/ag-ui": () =>
     post("/v1/ag-ui", { threadId: "bench", runId: "run", messages: [{ id: "m", role: "user", content: "hello" }] }),
 };

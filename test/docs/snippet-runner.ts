@@ -3,7 +3,7 @@
  *   sh                 run with bash in the doc's scratch directory (a copy of the bundled example), where
  *                      `goondan`, `npx goondan` and `npm install` reach this checkout and nothing else (its
  *                      node_modules has `goondan`, `@modelcontextprotocol/sdk` for MCP server snippets, and
- *                      `openai` and `@ag-ui/client` for the interop snippets)
+ *                      `openai`, `@ag-ui/client` and `@a2a-js/sdk` for the interop snippets)
  *   sh api             the same, while `goondan run` serves that directory (or `dir=DIR` in it); `127.0.0.1:8790`
  *                      and `--port 8790` are rewritten to the daemon's real port; GOONDAN_API_TOKEN is set for both
  *                      sides; `port: 8787` (the webhook's default) in the served goondan.yaml and `127.0.0.1:8787` in
@@ -78,6 +78,8 @@ export function createScratch(): DocScratch {
   symlinkSync(join(REPO, "node_modules", "openai"), join(dir, "node_modules", "openai"));
   mkdirSync(join(dir, "node_modules", "@ag-ui"));
   symlinkSync(join(REPO, "node_modules", "@ag-ui", "client"), join(dir, "node_modules", "@ag-ui", "client"));
+  mkdirSync(join(dir, "node_modules", "@a2a-js"));
+  symlinkSync(join(REPO, "node_modules", "@a2a-js", "sdk"), join(dir, "node_modules", "@a2a-js", "sdk"));
   const bin = join(root, "bin");
   mkdirSync(bin);
   const shim = (name: string, body: string) => {

@@ -18,7 +18,7 @@ import { awaitOutcome } from "../routes/events.ts";
 import { agentMessage, decisionOf, messageText } from "./a2a-parts.ts";
 
 export class SwarmExecutor implements AgentExecutor {
-  /** The event of each task this process started or resumed. */
+  /** The event of each task this process started or resumed, until the task ends. */
   private readonly eventOfTask = new Map<string, string>();
 
   constructor(private readonly backend: ApiBackend) {}
@@ -83,6 +83,7 @@ export class SwarmExecutor implements AgentExecutor {
         metadata: { deniedApprovals: pending.map((approval) => approval.id) },
       }),
     );
+    this.eventOfTask.delete(taskId);
     bus.finished();
   };
 
@@ -160,6 +161,7 @@ export class SwarmExecutor implements AgentExecutor {
       );
       status(State.TASK_STATE_COMPLETED, ended.response, { eventId: ended.eventId });
     }
+    this.eventOfTask.delete(taskId);
     bus.finished();
   }
 }
