@@ -8,6 +8,7 @@
  */
 import type { ApiBackend } from "../src/http/api-backend.ts";
 import { createApiHandler } from "../src/http/http-api.ts";
+import type { OrchestratorApi } from "../src/orchestrator/orchestrator-api.ts";
 import type { SubmitOptions, Submitted } from "../src/orchestrator/orchestrator-options.ts";
 import type { RuntimeEvent } from "../src/protocol/runtime-event.ts";
 import { flag } from "./support/flag.ts";
@@ -52,25 +53,27 @@ function submit(options: SubmitOptions): Submitted {
 const unused = () => {
   throw new Error("not used by the bench");
 };
-const backend: ApiBackend = {
+const orchestrator: OrchestratorApi = {
   swarm: {
     name: "bench",
     instanceKey: "bench",
     entryAgent: "coordinator",
     agents: new Map([["coordinator", { name: "coordinator" }]]),
-    policy: { requestTimeoutMs: 60_000 } as ApiBackend["swarm"]["policy"],
+    policy: { requestTimeoutMs: 60_000 } as OrchestratorApi["swarm"]["policy"],
     bundleDir: "/nonexistent",
   },
   submit,
-  processes: unused,
   instances: unused,
+  messages: unused,
   runtimeEvents: unused,
   eventState: unused,
-  watch: (listener) => {
+  onRuntimeEvents: (listener) => {
     listeners.add(listener);
     return () => listeners.delete(listener);
   },
+  approvals: { pending: unused, decide: unused },
 };
+const backend: ApiBackend = { orchestrator, processes: unused };
 const handle = createApiHandler({ backend });
 
 const post = (path: string, body: unknown) =>

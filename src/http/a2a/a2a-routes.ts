@@ -50,7 +50,7 @@ export function a2aRoutes(options: {
   heartbeatMs?: number;
 }) {
   const { backend } = options;
-  const cardFor = (origin: string) => agentCard({ swarm: backend.swarm, origin, token: options.token });
+  const cardFor = (origin: string) => agentCard({ swarm: backend.orchestrator.swarm, origin, token: options.token });
   const handler = new DefaultRequestHandler(
     cardFor("http://127.0.0.1"),
     new InMemoryTaskStore(),

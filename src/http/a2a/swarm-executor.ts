@@ -46,7 +46,7 @@ export class SwarmExecutor implements AgentExecutor {
       status(State.TASK_STATE_WORKING);
       return this.settle({ ended: await outcome, status, bus, taskId, contextId });
     }
-    const submitted = this.backend.submit({
+    const submitted = this.backend.orchestrator.submit({
       input: messageText(context.userMessage),
       instanceKey: contextId,
       metadata: { via: "a2a", taskId },
@@ -63,7 +63,7 @@ export class SwarmExecutor implements AgentExecutor {
     };
     bus.publish(AgentEvent.task(task));
     status(State.TASK_STATE_WORKING);
-    const ended = await awaitOutcome(submitted, this.backend.swarm.policy.requestTimeoutMs);
+    const ended = await awaitOutcome(submitted, this.backend.orchestrator.swarm.policy.requestTimeoutMs);
     return this.settle({ ended, status, bus, taskId, contextId });
   };
 
@@ -74,7 +74,11 @@ export class SwarmExecutor implements AgentExecutor {
         `task ${taskId} is an accepted event that runs to its end; it cannot be canceled`,
       );
     for (const approval of pending)
-      await this.backend.approvals?.decide({ id: approval.id, decision: "deny", reason: "the A2A task was canceled" });
+      await this.backend.orchestrator.approvals.decide({
+        id: approval.id,
+        decision: "deny",
+        reason: "the A2A task was canceled",
+      });
     bus.publish(
       AgentEvent.statusUpdate({
         taskId,
@@ -90,7 +94,7 @@ export class SwarmExecutor implements AgentExecutor {
   private async pendingOf(taskId: string) {
     const eventId = this.eventOfTask.get(taskId);
     if (eventId === undefined) return [];
-    const pending = (await this.backend.approvals?.pending()) ?? [];
+    const pending = await this.backend.orchestrator.approvals.pending();
     return pending.filter((approval) => approval.eventId === eventId);
   }
 
@@ -104,14 +108,14 @@ export class SwarmExecutor implements AgentExecutor {
     const decision = decisionOf(options.message);
     if (decision === undefined) return 'answer "approve" or "deny" (or a data part {"decision": "approve" | "deny"})';
     const pending = await this.pendingOf(options.task.id);
-    if (pending.length === 0 || this.backend.approvals === undefined) return "no approval of this task is pending";
+    if (pending.length === 0) return "no approval of this task is pending";
     let outcome: Promise<TurnOutcome> | undefined;
     for (const approval of pending) {
-      const answer = await this.backend.approvals.decide({ id: approval.id, ...decision, wait: true });
+      const answer = await this.backend.orchestrator.approvals.decide({ id: approval.id, ...decision, wait: true });
       if (answer.type === "decided") outcome = answer.outcome ?? outcome;
     }
     if (outcome === undefined) return "the decision was recorded; other approvals of this task are still pending";
-    const timeoutMs = this.backend.swarm.policy.requestTimeoutMs;
+    const timeoutMs = this.backend.orchestrator.swarm.policy.requestTimeoutMs;
     return Promise.race([
       outcome,
       new Promise<ApiError>((resolve) =>

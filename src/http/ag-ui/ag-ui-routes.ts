@@ -47,9 +47,7 @@ async function decideAll(options: {
   backend: ApiBackend;
   entries: readonly AgUiResumeEntry[];
 }): Promise<{ outcome?: Promise<TurnOutcome>; decided: Approval[]; error?: { code: string; message: string } }> {
-  const desk = options.backend.approvals;
-  if (desk === undefined)
-    return { decided: [], error: { code: "E_APPROVALS_UNAVAILABLE", message: "this orchestrator keeps no approvals" } };
+  const desk = options.backend.orchestrator.approvals;
   const decided: Approval[] = [];
   let outcome: Promise<TurnOutcome> | undefined;
   for (const entry of options.entries) {
@@ -63,7 +61,7 @@ async function decideAll(options: {
 
 export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number; heartbeatMs?: number }) {
   const { backend } = options;
-  const timeoutMs = () => backend.swarm.policy.requestTimeoutMs;
+  const timeoutMs = () => backend.orchestrator.swarm.policy.requestTimeoutMs;
   const body = jsonBody({ maxBytes: options.maxBodyBytes, check: checkAgUiInput });
 
   const stream = (
@@ -80,7 +78,7 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
 
   const serve = async (c: Parameters<typeof sseResponse>[0]["c"], agent: string) => {
     const input = c.var.body as AgUiInput;
-    if (!backend.swarm.agents.has(agent))
+    if (!backend.orchestrator.swarm.agents.has(agent))
       throw new ApiError({
         status: 404,
         code: "AGENT_NOT_FOUND",
@@ -91,7 +89,7 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
     const text = runInputText(input);
     let run: AgUiRun | undefined;
     const early: Parameters<AgUiRun["progress"]>[0][] = [];
-    const submitted = backend.submit({
+    const submitted = backend.orchestrator.submit({
       input: text,
       agent,
       instanceKey: input.threadId,
@@ -128,21 +126,21 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
       run.start();
       // Watch before deciding: the resumed turn may start at once.
       const traces = new Set<string>();
-      const stop = backend.watch((events) => {
+      const stop = backend.orchestrator.onRuntimeEvents((events) => {
         for (const event of events) {
           const progress = traces.has(event.traceId) ? toolProgressOf(event) : undefined;
           if (progress) run.progress(progress);
         }
       });
       try {
-        const pending = (await backend.approvals?.pending().catch(() => [])) ?? [];
+        const pending = await backend.orchestrator.approvals.pending().catch(() => []);
         for (const approval of pending)
           if (entries.some((entry) => entry.interruptId === approval.id)) traces.add(approval.traceId);
         const { outcome, error } = await decideAll({ backend, entries });
         if (error) return run.fail(error);
         if (outcome === undefined) {
           // Other approvals of the same turn are still undecided: the run ends on them.
-          const left = (await backend.approvals?.pending().catch(() => [])) ?? [];
+          const left = await backend.orchestrator.approvals.pending().catch(() => []);
           const ids = left.filter((approval) => traces.has(approval.traceId)).map((approval) => approval.id);
           return await run.finish(stillHeld(ids));
         }
@@ -156,7 +154,7 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
     });
 
   return new Hono<ApiEnv>()
-    .post("/v1/ag-ui", noQuery("POST /v1/ag-ui"), body, (c) => serve(c, backend.swarm.entryAgent))
+    .post("/v1/ag-ui", noQuery("POST /v1/ag-ui"), body, (c) => serve(c, backend.orchestrator.swarm.entryAgent))
     .post(
       "/v1/ag-ui/:agent",
       noQuery("POST /v1/ag-ui/:agent"),

@@ -146,7 +146,7 @@ export class AgUiRun {
   }
 
   private async interrupts(approvalIds: readonly string[]): Promise<Interrupt[]> {
-    const pending = (await this.options.backend.approvals?.pending().catch(() => [])) ?? [];
+    const pending = await this.options.backend.orchestrator.approvals.pending().catch(() => []);
     return pending
       .filter((approval) => approvalIds.includes(approval.id))
       .map((approval) => ({

@@ -2,7 +2,7 @@
  * The arguments and results of tool calls, read from the conversations the store keeps: a step's assistant message
  * (with its calls) is committed before the calls run, and their results with the turn, so a call's arguments can be
  * read when it starts and its result once the turn that made it has ended. AG-UI's TOOL_CALL_ARGS and
- * TOOL_CALL_RESULT come from here; a backend that keeps no conversations gives `{}` and no result.
+ * TOOL_CALL_RESULT come from here; a conversation that cannot be read gives `{}` and no result.
  */
 import type { ApiBackend } from "../api-backend.ts";
 
@@ -14,7 +14,7 @@ interface Part {
 }
 
 async function partsOf(options: { backend: ApiBackend; agent: string; instanceKey: string }): Promise<Part[]> {
-  const messages = (await options.backend.messages?.(options.agent, options.instanceKey).catch(() => [])) ?? [];
+  const messages = await options.backend.orchestrator.messages(options.agent, options.instanceKey).catch(() => []);
   return messages.flatMap((message) => {
     const content = (message.data as { content?: unknown }).content;
     return Array.isArray(content) ? (content as Part[]) : [];

@@ -47,10 +47,10 @@ export function openAiRoutes(options: { backend: ApiBackend; maxBodyBytes: numbe
   return new Hono<ApiEnv>()
     .get("/v1/models", noQuery("GET /v1/models"), (c) => {
       const created = Math.floor(Date.now() / 1000);
-      const owner = backend.swarm.name;
+      const owner = backend.orchestrator.swarm.name;
       return c.json({
         object: "list",
-        data: modelIds(backend.swarm).map((id) => ({ id, object: "model", created, owned_by: owner })),
+        data: modelIds(backend.orchestrator.swarm).map((id) => ({ id, object: "model", created, owned_by: owner })),
       });
     })
     .post(
@@ -59,7 +59,7 @@ export function openAiRoutes(options: { backend: ApiBackend; maxBodyBytes: numbe
       jsonBody({ maxBytes: options.maxBodyBytes, check: checkChatRequest }),
       async (c) => {
         const request = c.var.body as ChatRequest;
-        const agent = agentOfModel(backend.swarm, request.model);
+        const agent = agentOfModel(backend.orchestrator.swarm, request.model);
         const conversation = conversationOf({ header: c.req.header(CONVERSATION_HEADER), user: request.user });
         const input = chatInput({ messages: request.messages, kept: conversation.kept });
         const usage = watchUsage(backend);
@@ -68,7 +68,7 @@ export function openAiRoutes(options: { backend: ApiBackend; maxBodyBytes: numbe
         const early: string[] = [];
         let handedOver = false;
         try {
-          const submitted = backend.submit({
+          const submitted = backend.orchestrator.submit({
             input,
             agent,
             instanceKey: conversation.instanceKey,
@@ -90,7 +90,7 @@ export function openAiRoutes(options: { backend: ApiBackend; maxBodyBytes: numbe
             model: request.model,
             created: Math.floor(Date.now() / 1000),
           };
-          const timeoutMs = backend.swarm.policy.requestTimeoutMs;
+          const timeoutMs = backend.orchestrator.swarm.policy.requestTimeoutMs;
           c.header(CONVERSATION_HEADER, conversation.instanceKey);
           if (request.stream !== true) {
             c.env.keepOpen();

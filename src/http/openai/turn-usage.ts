@@ -23,7 +23,7 @@ const isTurnEnd = (event: RuntimeEvent) => event.type === "turn.completed" || ev
 /** Starts collecting turn ends; call before submitting, so no turn of the event is missed. */
 export function watchUsage(backend: ApiBackend): UsageWatch {
   const ends: RuntimeEvent[] = [];
-  const stop = backend.watch((events) => {
+  const stop = backend.orchestrator.onRuntimeEvents((events) => {
     for (const event of events) if (isTurnEnd(event)) ends.push(event);
   });
   return {

@@ -53,9 +53,8 @@ describe("POST /v1/ag-ui refusals", () => {
     expect(response.status).toBe(200);
     const text = await response.text();
     expect(text).toContain('"type":"RUN_STARTED"');
-    // The fixture's backend keeps no approvals.
     expect(text).toContain('"type":"RUN_ERROR"');
-    expect(text).toContain("E_APPROVALS_UNAVAILABLE");
+    expect(text).toContain("E_APPROVAL_NOT_FOUND");
   });
 
   it("is not served when turned off", async () => {
