@@ -33,7 +33,11 @@ export function agentCard(options: { swarm: SwarmView; origin: string; token: bo
           bearer: {
             scheme: {
               $case: "httpAuthSecurityScheme",
-              value: { scheme: "Bearer", bearerFormat: "", description: "GOONDAN_API_TOKEN" },
+              value: {
+                scheme: "Bearer",
+                bearerFormat: "",
+                description: "the API token (GOONDAN_API_TOKEN of goondan run)",
+              },
             },
           },
         }
