@@ -57,26 +57,21 @@ export function chatChunk(options: {
   finishReason?: string;
   extra?: Record<string, unknown>;
 }) {
-  const { frame } = options;
   return {
-    id: frame.id,
-    object: "chat.completion.chunk",
-    created: frame.created,
-    model: frame.model,
+    ...chunkFrame(options.frame),
     choices: [{ index: 0, delta: options.delta, finish_reason: options.finishReason ?? null, logprobs: null }],
     ...options.extra,
   };
 }
 
+const chunkFrame = (frame: ChatFrame) => ({
+  id: frame.id,
+  object: "chat.completion.chunk",
+  created: frame.created,
+  model: frame.model,
+});
+
 /** The closing chunk that carries only usage (`stream_options.include_usage`), as OpenAI sends it. */
 export function usageChunk(options: { frame: ChatFrame; usage: TokenCount }) {
-  const { frame } = options;
-  return {
-    id: frame.id,
-    object: "chat.completion.chunk",
-    created: frame.created,
-    model: frame.model,
-    choices: [],
-    usage: options.usage,
-  };
+  return { ...chunkFrame(options.frame), choices: [], usage: options.usage };
 }
