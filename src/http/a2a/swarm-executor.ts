@@ -120,7 +120,7 @@ export class SwarmExecutor implements AgentExecutor {
       outcome,
       new Promise<ApiError>((resolve) =>
         setTimeout(
-          () => resolve(new ApiError({ status: 504, code: "AGENT_REQUEST_TIMEOUT", message: "no reply in time" })),
+          () => resolve(new ApiError({ status: 504, code: "E_AGENT_REQUEST_TIMEOUT", message: "no reply in time" })),
           timeoutMs,
         ).unref(),
       ),

@@ -81,7 +81,7 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
     if (!backend.orchestrator.swarm.agents.has(agent))
       throw new ApiError({
         status: 404,
-        code: "AGENT_NOT_FOUND",
+        code: "E_AGENT_NOT_FOUND",
         message: `agent ${JSON.stringify(agent)} is not in the swarm`,
       });
     const resume = input.resume ?? [];
@@ -146,7 +146,7 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
         }
         const ended = await Promise.race([outcome, timeoutAfter(timeoutMs())]);
         await run.finish(
-          ended ?? { code: "AGENT_REQUEST_TIMEOUT", message: `no reply within ${timeoutMs()} ms; the turn still runs` },
+          ended ?? { code: "E_AGENT_REQUEST_TIMEOUT", message: `no reply within ${timeoutMs()} ms; the turn still runs` },
         );
       } finally {
         stop();

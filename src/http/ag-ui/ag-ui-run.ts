@@ -58,7 +58,7 @@ export class AgUiRun {
     await this.results();
     if (!("status" in ended) || ended.status === "error") {
       const error =
-        "status" in ended ? (ended.error ?? { code: "AGENT_TURN_FAILED", message: "the turn failed" }) : ended;
+        "status" in ended ? (ended.error ?? { code: "E_AGENT_TURN_FAILED", message: "the turn failed" }) : ended;
       this.emit({ type: EventType.RUN_ERROR, message: error.message, code: error.code });
       return;
     }

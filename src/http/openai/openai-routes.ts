@@ -36,7 +36,7 @@ export const OPENAI_PATHS = ["/v1/chat/completions", "/v1/models"] as const;
 function failedTurn(outcome: TurnOutcome): ApiError {
   return new ApiError({
     status: 502,
-    code: outcome.error?.code ?? "AGENT_TURN_FAILED",
+    code: outcome.error?.code ?? "E_AGENT_TURN_FAILED",
     message: outcome.error?.message ?? "the agent's turn failed",
     extra: { eventId: outcome.eventId },
   });

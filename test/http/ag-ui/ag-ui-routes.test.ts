@@ -36,11 +36,11 @@ describe("POST /v1/ag-ui refusals", () => {
     expect((await bodyOf(response)).error.code).toBe("E_AG_UI_NO_USER_MESSAGE");
   });
 
-  it("answers an unknown agent with 404 AGENT_NOT_FOUND", async () => {
+  it("answers an unknown agent with 404 E_AGENT_NOT_FOUND", async () => {
     const { request } = apiFixture();
     const response = await request("POST", "/v1/ag-ui/nobody", input());
     expect(response.status).toBe(404);
-    expect((await bodyOf(response)).error.code).toBe("AGENT_NOT_FOUND");
+    expect((await bodyOf(response)).error.code).toBe("E_AGENT_NOT_FOUND");
   });
 
   it("ends a run whose resume names no approval with RUN_ERROR", async () => {
