@@ -5,7 +5,7 @@ import { parse as parseYaml } from "yaml";
 import { containerArgs } from "../../docker/entrypoint.ts";
 import { parseArgs } from "../../src/cli/args.ts";
 import { command as runCommand } from "../../src/cli/commands/run.ts";
-import { readClusterSettings } from "../../src/cluster/cluster-settings.ts";
+import { readClusterSettings } from "../../src/cluster/nats/settings.ts";
 import { envOf, parseDockerfile, stages } from "./dockerfile.ts";
 
 // docker/compose.cluster.yaml, the cluster a user starts with one command, checked without a container engine:
