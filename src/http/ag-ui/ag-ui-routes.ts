@@ -146,7 +146,10 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
         }
         const ended = await Promise.race([outcome, timeoutAfter(timeoutMs())]);
         await run.finish(
-          ended ?? { code: "E_AGENT_REQUEST_TIMEOUT", message: `no reply within ${timeoutMs()} ms; the turn still runs` },
+          ended ?? {
+            code: "E_AGENT_REQUEST_TIMEOUT",
+            message: `no reply within ${timeoutMs()} ms; the turn still runs`,
+          },
         );
       } finally {
         stop();
