@@ -2,7 +2,7 @@
  * The A2A v1.0 surface (docs/interop.md), on the official `@a2a-js/sdk` server: the agent card at
  * `/.well-known/agent-card.json` (agent-card.ts) and its JSON-RPC binding at `POST /v1/a2a` (SendMessage,
  * SendStreamingMessage, GetTask, ListTasks, CancelTask, SubscribeToTask), the SDK's request handler running the
- * swarm executor (swarm-executor.ts) over its in-memory task table. Streaming answers are server-sent events of
+ * swarm executor (swarm-executor.ts) over its in-memory task table (bounded-task-store.ts). Streaming answers are server-sent events of
  * JSON-RPC responses; errors are JSON-RPC errors (the SDK's typed A2A errors, push notifications answering
  * PushNotificationNotSupportedError; the shared checks' refusals through a2a-error.ts).
  */
@@ -10,7 +10,6 @@ import { A2A_VERSION_HEADER, AgentCard } from "@a2a-js/sdk";
 import {
   DefaultRequestHandler,
   defaultServerCallContextBuilder,
-  InMemoryTaskStore,
   JsonRpcTransportHandler,
   UnauthenticatedUser,
   validateVersion,
@@ -23,6 +22,7 @@ import { requestSchema } from "../request-schema.ts";
 import { noQuery } from "../routes/no-query.ts";
 import { sseResponse } from "../sse-stream.ts";
 import { A2A_PATH, agentCard } from "./agent-card.ts";
+import { BoundedTaskStore } from "./bounded-task-store.ts";
 import { SwarmExecutor } from "./swarm-executor.ts";
 
 /** The paths this surface answers on: http-api.ts gives `/v1/a2a` JSON-RPC's error shape before any check runs. */
@@ -53,7 +53,7 @@ export function a2aRoutes(options: {
   const cardFor = (origin: string) => agentCard({ swarm: backend.orchestrator.swarm, origin, token: options.token });
   const handler = new DefaultRequestHandler(
     cardFor("http://127.0.0.1"),
-    new InMemoryTaskStore(),
+    new BoundedTaskStore(),
     new SwarmExecutor(backend),
   );
   const transport = new JsonRpcTransportHandler(handler);
