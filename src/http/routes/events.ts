@@ -57,7 +57,7 @@ const body = requestSchema<EventBody>({
 });
 
 /** The turn's outcome, or why there is none to give: the wait ran out, or the orchestrator stopped first. */
-async function awaitOutcome(submitted: Submitted, timeoutMs: number): Promise<TurnOutcome | ApiError> {
+export async function awaitOutcome(submitted: Submitted, timeoutMs: number): Promise<TurnOutcome | ApiError> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));
   const outcome = await Promise.race([submitted.outcome, timedOut]);
