@@ -17,6 +17,7 @@ import type { RestartRequest } from "../orchestrator/reload/restart-coordinator.
 import type { SwarmView } from "../orchestrator/swarm-view.ts";
 import type { Message } from "../protocol/conversation.ts";
 import type { SwarmMetrics } from "../observability/swarm-metrics.ts";
+import type { ScheduleRow } from "../connector/schedule/schedule-runner.ts";
 import type { ClusterReloadStatus } from "../cluster/cluster-reload.ts";
 import type { ClusterStatus } from "../cluster/outage-recovery.ts";
 import type { ClusterReads } from "../cluster/cluster-view.ts";
@@ -45,6 +46,12 @@ export interface ApiBackend {
   eventState(eventId: string): Promise<EventState | undefined>;
   /** Hands every batch of runtime events to `listener` as it arrives (`GET /v1/watch`); returns the unsubscribe. */
   watch(listener: (events: readonly RuntimeEvent[]) => void): () => void;
+  /** `GET /v1/schedules` and `POST /v1/schedules/:name/run`; absent: 501. */
+  schedules?: {
+    list(): Promise<ScheduleRow[]>;
+    /** Undefined: no schedule of that name. */
+    run(connection: string): Promise<{ eventId: string } | undefined>;
+  };
   /** `GET/POST /v1/approvals`; absent: 501. */
   approvals?: {
     pending(): Promise<Approval[]>;

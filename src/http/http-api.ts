@@ -26,6 +26,7 @@ import { STUDIO_OPEN_PATHS, studioRoutes } from "./routes/studio.ts";
 import { traceRoutes } from "./routes/traces.ts";
 import { processRoutes } from "./routes/processes.ts";
 import { restartRoutes } from "./routes/restart.ts";
+import { scheduleRoutes } from "./routes/schedules.ts";
 import { runtimeEventRoutes } from "./routes/runtime-events.ts";
 import { watchRoutes } from "./routes/watch.ts";
 
@@ -88,6 +89,7 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
     watchRoutes({ backend, ...heartbeat }),
     restartRoutes({ backend, maxBodyBytes }),
     approvalRoutes({ backend, maxBodyBytes }),
+    scheduleRoutes(backend),
     metricsRoutes(backend.metrics),
     traceRoutes(backend),
     studioRoutes(),

@@ -185,7 +185,7 @@ export class Orchestrator {
         `agent ${JSON.stringify(agent)} is not in swarm ${this.view.name}; members: ${[...this.view.agents.keys()].join(", ")}`,
       );
     const now = this.clock.now();
-    const event = outsideEvent({ submit: options, id: this.ids("evt"), agent, instanceKey, now });
+    const event = outsideEvent({ submit: options, id: options.eventId ?? this.ids("evt"), agent, instanceKey, now });
     const outcome = this.waiters.outcome(event.id);
     let accepted: Promise<void>;
     const stopWatching = options.onProgress ? this.events.watchEvent(event, options.onProgress) : undefined;
@@ -209,6 +209,25 @@ export class Orchestrator {
       type: options.type ?? "connector.event",
       source: options.source ?? { kind: "connector", name: connection },
     });
+  }
+
+  /**
+   * Accepts an event with a stable id exactly once: when the store holds `eventId` already (accepted before a
+   * restart, answered or not), nothing is accepted or delivered again and the answer says `duplicate`. The same
+   * idempotent accept as `submit`, so the event's row is the one durable record that it was accepted.
+   */
+  async submitOnce(options: SubmitOptions & { eventId: string }): Promise<Submitted & { duplicate: boolean }> {
+    const record = await this.store.inboxRecord(this.view.instanceKey, options.eventId);
+    if (record === undefined) return { ...this.submit(options), duplicate: false };
+    const { event } = record;
+    return {
+      eventId: event.id,
+      agent: event.agent,
+      instanceKey: event.instanceKey,
+      accepted: Promise.resolve(),
+      outcome: record.outcome ? Promise.resolve(record.outcome) : this.waiters.outcome(event.id),
+      duplicate: true,
+    };
   }
 
   /** Cluster mode: an event the cluster delivers to this node, which owns its instance (see acceptDelivered). */
