@@ -95,11 +95,16 @@ export class ScheduleRunner {
     return { eventId: event.eventId as string };
   }
 
+  /** Resolves once every tick due so far is accepted or skipped (the next ones armed). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.running.values()].map((run) => run.chain));
+  }
+
   /** Arms nothing more; resolves once the tick being accepted, if any, is. */
   async stop(): Promise<void> {
     this.stopped = true;
     for (const run of this.running.values()) run.timer.clear();
-    await Promise.all([...this.running.values()].map((run) => run.chain));
+    await this.settled();
   }
 
   private async startOne(spec: ScheduleSpec): Promise<void> {
