@@ -20,6 +20,8 @@ export interface ScheduleSettings {
   /** Exactly one of `cron` and `everyMs`. */
   cron?: string;
   everyMs?: number;
+  /** `every` as written (`15m`). */
+  every?: string;
   /** IANA time zone the cron fields and the template's date and time are read in. Default UTC. */
   timezone: string;
   /** Default: `Scheduled tick of {{connection}} at {{tickAt}}`. */
@@ -153,7 +155,7 @@ export function readScheduleSettings(config: Record<string, unknown>): {
     problems,
     settings: {
       ...(cron === undefined ? {} : { cron: cron.trim() }),
-      ...(everyMs === undefined ? {} : { everyMs }),
+      ...(everyMs === undefined ? {} : { everyMs, every: String(everyValue).trim() }),
       timezone,
       input,
       catchUp: catchUp as ScheduleCatchUp,

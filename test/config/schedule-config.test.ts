@@ -34,9 +34,9 @@ describe("schedule Connection config", () => {
         '    cron: "0 9 * * 1-5"\n    timezone: Asia/Seoul\n    input: "digest for {{date}} {{ time }} ({{timezone}})"\n    catchUp: all\n    catchUpMax: 5\n',
       ),
     ).toEqual([]);
-    expect(await issuesOf('    every: 1h30m\n    catchUp: none\n    input: "tick {{tickAt}} of {{connection}}"\n')).toEqual(
-      [],
-    );
+    expect(
+      await issuesOf('    every: 1h30m\n    catchUp: none\n    input: "tick {{tickAt}} of {{connection}}"\n'),
+    ).toEqual([]);
     expect(await issuesOf('    cron: "*/10 * * * * *"\n')).toEqual([]);
   });
 
@@ -85,7 +85,10 @@ describe("schedule Connection config", () => {
       "E_CONFIG_SCHEDULE_INVALID",
     ]);
     const [catchUp] = await issuesOf("    every: 1h\n    catchUp: lats\n");
-    expect(catchUp).toMatchObject({ path: `${AT}.catchUp`, suggestion: expect.stringContaining('did you mean "last"?') });
+    expect(catchUp).toMatchObject({
+      path: `${AT}.catchUp`,
+      suggestion: expect.stringContaining('did you mean "last"?'),
+    });
     const [unknown] = await issuesOf("    every: 1h\n    timeZone: UTC\n");
     expect(unknown).toMatchObject({ path: `${AT}.timeZone`, suggestion: 'did you mean "timezone"?' });
   });

@@ -16,7 +16,7 @@ import type { ConnectorIngest } from "../host/connector-run-spec.ts";
 import { tickEvent, type ScheduleSpec } from "./tick-event.ts";
 import { tickTimes, type TickTimes } from "./tick-times.ts";
 
-/** A tick that fires later than this after its due time counts as late. */
+/** A tick that fires later than this after its due time counts as late (a caught-up one always does). */
 export const LATE_AFTER_MS = 1000;
 const RETRY_MS = 1000;
 
@@ -36,7 +36,9 @@ export interface ScheduleStatus {
   /** The newest tick accepted, and its event. */
   lastTickAt?: string;
   lastEventId?: string;
+  /** Since the daemon started: ticks accepted (of which `caughtUp` after a stop and `late` past a second), and skipped. */
   fired: number;
+  caughtUp: number;
   missed: number;
   late: number;
 }
@@ -120,11 +122,12 @@ export class ScheduleRunner {
       status: {
         connection: spec.connection,
         ...(settings.cron === undefined ? {} : { cron: settings.cron }),
-        ...(settings.everyMs === undefined ? {} : { every: `${settings.everyMs / 1000}s` }),
+        ...(settings.every === undefined ? {} : { every: settings.every }),
         timezone: settings.timezone,
         catchUp: settings.catchUp,
         ...(last === undefined ? {} : { lastTickAt: new Date(last).toISOString() }),
         fired: 0,
+        caughtUp: 0,
         missed: 0,
         late: 0,
       },
@@ -151,16 +154,17 @@ export class ScheduleRunner {
     const missedTotal = due.total - (onTime === undefined ? 0 : 1);
     const caughtUp =
       settings.catchUp === "all" ? missed : settings.catchUp === "last" && missed.length > 0 ? missed.slice(-1) : [];
-    const fire = onTime === undefined ? caughtUp : [...caughtUp, onTime];
     if (missedTotal > caughtUp.length) this.missed(run, missedTotal - caughtUp.length);
-    for (const at of fire) {
-      if (!(await this.fire(run, at, now))) return this.retry(run);
+    for (const at of caughtUp) {
+      if (!(await this.fire(run, at, true))) return this.retry(run);
+      run.status.caughtUp += 1;
     }
+    if (onTime !== undefined && !(await this.fire(run, onTime, now - onTime > LATE_AFTER_MS))) return this.retry(run);
     if (current !== undefined) run.cursor = Math.max(run.cursor, current);
     this.arm(run);
   }
 
-  private async fire(run: Running, at: number, now: number): Promise<boolean> {
+  private async fire(run: Running, at: number, late: boolean): Promise<boolean> {
     const event = tickEvent({ spec: run.spec, at });
     if (event === undefined) {
       this.options.logger.warn({ connection: run.spec.connection }, "no ingress rule matches the tick; it is skipped");
@@ -174,7 +178,6 @@ export class ScheduleRunner {
       run.status.lastTickAt = new Date(at).toISOString();
       run.status.lastEventId = accepted.eventId;
       if (accepted.duplicate) return true;
-      const late = now - at > LATE_AFTER_MS;
       run.status.fired += 1;
       if (late) run.status.late += 1;
       this.options.onTick?.({ connection: run.spec.connection, type: "fired", late });

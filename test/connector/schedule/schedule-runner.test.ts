@@ -154,7 +154,11 @@ describe("ScheduleRunner", () => {
     await second.start();
     await advance(clock, second, 3000);
     expect(inbox.tickTimes()).toEqual([START + 5000]);
-    expect(second.statuses()[0]).toMatchObject({ fired: 0, missed: 0, lastTickAt: new Date(START + 5000).toISOString() });
+    expect(second.statuses()[0]).toMatchObject({
+      fired: 0,
+      missed: 0,
+      lastTickAt: new Date(START + 5000).toISOString(),
+    });
     await second.stop();
   });
 
