@@ -140,7 +140,9 @@ export class Daemon {
       schedules: {
         list: async () => (await this.schedules?.list()) ?? [],
         run: async (connection) => this.schedules?.run(connection),
+        suspended: () => orchestrator.approvals.suspended(),
       },
+      signal: (name, payload) => orchestrator.approvals.signal(name, payload),
       approvals: {
         pending: () => orchestrator.approvals.pending(),
         decide: (request) => orchestrator.approvals.decide(request),

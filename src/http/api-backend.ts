@@ -5,6 +5,7 @@
  * adds the cluster-wide reads, which the routes serve instead of this node's own.
  */
 import type { Approval } from "../protocol/approval.ts";
+import type { JsonValue } from "../shared/json.ts";
 import type { RuntimeEvent } from "../protocol/runtime-event.ts";
 import type { EventState } from "../orchestrator/routing/event-state.ts";
 import type { RestartAnswer } from "../protocol/restart-answer.ts";
@@ -49,9 +50,16 @@ export interface ApiBackend {
   /** `GET /v1/schedules` and `POST /v1/schedules/:name/run`; absent: 501. */
   schedules?: {
     list(): Promise<ScheduleRow[]>;
+    /** Calls suspended for a time or a signal (the `timer` tool). */
+    suspended(): Promise<Approval[]>;
     /** Undefined: no schedule of that name. */
     run(connection: string): Promise<{ eventId: string } | undefined>;
   };
+  /** `POST /v1/signals/:name`: wakes the calls waiting for the signal; `missing` when none waits. Absent: 501. */
+  signal?(
+    name: string,
+    payload: JsonValue,
+  ): Promise<{ type: "delivered"; approvals: Approval[] } | { type: "missing" }>;
   /** `GET/POST /v1/approvals`; absent: 501. */
   approvals?: {
     pending(): Promise<Approval[]>;

@@ -27,6 +27,7 @@ import { traceRoutes } from "./routes/traces.ts";
 import { processRoutes } from "./routes/processes.ts";
 import { restartRoutes } from "./routes/restart.ts";
 import { scheduleRoutes } from "./routes/schedules.ts";
+import { signalRoutes } from "./routes/signals.ts";
 import { runtimeEventRoutes } from "./routes/runtime-events.ts";
 import { watchRoutes } from "./routes/watch.ts";
 
@@ -90,6 +91,7 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
     restartRoutes({ backend, maxBodyBytes }),
     approvalRoutes({ backend, maxBodyBytes }),
     scheduleRoutes(backend),
+    signalRoutes({ backend, maxBodyBytes }),
     metricsRoutes(backend.metrics),
     traceRoutes(backend),
     studioRoutes(),

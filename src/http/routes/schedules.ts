@@ -1,11 +1,15 @@
 /**
  * `GET /v1/schedules` (the swarm's schedules: each Connection of the built-in `schedule` connector with its cron or
  * interval, time zone, catch-up, next fire time, newest accepted tick with its event id and result, and the ticks
- * fired, missed and late since the daemon started) and `POST /v1/schedules/:name/run`, which fires one tick of
+ * fired, missed and late since the daemon started; and as `timers` the calls suspended by the `timer` tool, with
+ * when they wake and the signal they wait for) and `POST /v1/schedules/:name/run`, which fires one tick of
  * that schedule now (`202 {eventId}`, outside its schedule: its record of accepted ticks is left alone); an
  * unknown name is `404 E_SCHEDULE_NOT_FOUND` naming the schedules there are.
  */
 import { Hono } from "hono";
+import type { Approval } from "../../protocol/approval.ts";
+import { awaitedSignal } from "../../protocol/suspension.ts";
+import type { JsonObject } from "../../shared/json.ts";
 import { validator } from "hono/validator";
 import type { ApiBackend } from "../api-backend.ts";
 import { ApiError } from "../api-error.ts";
@@ -27,6 +31,20 @@ const runPath = requestSchema<{ name: string }>({
   },
 });
 
+/** A suspended call as the list shows it: whose, which tool, until when, and the signal it waits for. */
+export function timerView(approval: Approval): JsonObject {
+  const signal = awaitedSignal(approval);
+  return {
+    id: approval.id,
+    agent: approval.agent,
+    instanceKey: approval.instanceKey,
+    toolName: approval.toolName,
+    eventId: approval.eventId,
+    ...(approval.expiresAt === undefined ? {} : { until: new Date(approval.expiresAt).toISOString() }),
+    ...(signal === undefined ? {} : { signal }),
+  };
+}
+
 function schedulesOf(backend: ApiBackend): NonNullable<ApiBackend["schedules"]> {
   if (backend.schedules === undefined)
     throw new ApiError({
@@ -39,7 +57,10 @@ function schedulesOf(backend: ApiBackend): NonNullable<ApiBackend["schedules"]> 
 
 export function scheduleRoutes(backend: ApiBackend): Hono<ApiEnv> {
   return new Hono<ApiEnv>()
-    .get("/v1/schedules", listQuery, async (c) => c.json({ schedules: await schedulesOf(backend).list() }))
+    .get("/v1/schedules", listQuery, async (c) => {
+      const schedules = schedulesOf(backend);
+      return c.json({ schedules: await schedules.list(), timers: (await schedules.suspended()).map(timerView) });
+    })
     .post(
       "/v1/schedules/:name/run",
       runQuery,
