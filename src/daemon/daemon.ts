@@ -117,36 +117,24 @@ export class Daemon {
     const live = cluster?.live();
     if (live) orchestrator.onRuntimeEvents((events) => live.publish(events));
     this.backend = {
+      orchestrator,
       metrics,
-      get swarm() {
-        return orchestrator.swarm;
-      },
-      submit: (submit) => orchestrator.submit(submit),
       processes: () => this.processes(),
-      ...(live ? { clusterLive: live } : {}),
-      ...(cluster
-        ? {
-            clusterReads: cluster.reads(),
-            clusterStatus: () => this.clusterStatus(),
-            clusterStanding: () => cluster.status(),
-          }
-        : {}),
-      instances: () => orchestrator.instances(),
-      runtimeEvents: (query) => orchestrator.runtimeEvents(query),
-      eventState: (eventId) => orchestrator.eventState(eventId),
-      watch: (listener) => orchestrator.onRuntimeEvents(listener),
-      messages: (agent, instanceKey) => orchestrator.messages(agent, instanceKey),
       restart: (request) => this.restarts.request(request),
       schedules: {
         list: async () => (await this.schedules?.list()) ?? [],
         run: async (connection) => this.schedules?.run(connection),
-        suspended: () => orchestrator.approvals.suspended(),
       },
-      signal: (name, payload) => orchestrator.approvals.signal(name, payload),
-      approvals: {
-        pending: () => orchestrator.approvals.pending(),
-        decide: (request) => orchestrator.approvals.decide(request),
-      },
+      ...(cluster
+        ? {
+            cluster: {
+              reads: cluster.reads(),
+              ...(live ? { live } : {}),
+              status: () => this.clusterStatus(),
+              standing: () => cluster.status(),
+            },
+          }
+        : {}),
     };
   }
 

@@ -81,7 +81,10 @@ export class SwarmMetrics {
     this.ticks = {
       fired: tickCounter("fired", "Schedule ticks accepted as events, by Connection (late ones included)."),
       missed: tickCounter("missed", "Schedule ticks skipped (catch-up left them out, or no ingress rule took them)."),
-      late: tickCounter("late", "Schedule ticks caught up after a stop, or accepted more than a second after their due time."),
+      late: tickCounter(
+        "late",
+        "Schedule ticks caught up after a stop, or accepted more than a second after their due time.",
+      ),
     };
     const rows = options.processes;
     new Gauge({

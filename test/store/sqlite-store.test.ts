@@ -50,7 +50,12 @@ describe("SqliteStore", () => {
   it("finds the newest event id under a prefix and of a length, answered or not, across a reopen", async () => {
     const file = tempFile();
     const first = new SqliteStore(file);
-    for (const id of ["tick-a-0000000000200", "tick-a-0000000000100", "tick-a-b-0000000000900", "tick-ab-0000000000999"])
+    for (const id of [
+      "tick-a-0000000000200",
+      "tick-a-0000000000100",
+      "tick-a-b-0000000000900",
+      "tick-ab-0000000000999",
+    ])
       await first.accept("s", event(id), 1);
     await first.answer("s", "tick-a-0000000000200", outcome({ eventId: "tick-a-0000000000200" }));
     await first.accept("other", event("tick-a-0000000000300"), 1);

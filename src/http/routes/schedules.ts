@@ -59,7 +59,10 @@ export function scheduleRoutes(backend: ApiBackend): Hono<ApiEnv> {
   return new Hono<ApiEnv>()
     .get("/v1/schedules", listQuery, async (c) => {
       const schedules = schedulesOf(backend);
-      return c.json({ schedules: await schedules.list(), timers: (await schedules.suspended()).map(timerView) });
+      return c.json({
+        schedules: await schedules.list(),
+        timers: (await backend.orchestrator.approvals.suspended()).map(timerView),
+      });
     })
     .post(
       "/v1/schedules/:name/run",

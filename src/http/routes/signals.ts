@@ -40,15 +40,11 @@ export function signalRoutes(options: { backend: ApiBackend; maxBodyBytes: numbe
     validator("param", (value) => path(value)),
     jsonBody({ maxBytes: options.maxBodyBytes, check: body, optional: true }),
     async (c) => {
-      const signal = backend.signal?.bind(backend);
-      if (signal === undefined)
-        throw new ApiError({
-          status: 501,
-          code: "E_SIGNALS_UNAVAILABLE",
-          message: "this orchestrator takes no signals",
-        });
       const { name } = c.req.valid("param");
-      const answer = await signal(name, (c.var.body as { payload?: JsonValue } | undefined)?.payload ?? null);
+      const answer = await backend.orchestrator.approvals.signal(
+        name,
+        (c.var.body as { payload?: JsonValue } | undefined)?.payload ?? null,
+      );
       if (answer.type === "missing")
         throw new ApiError({
           status: 404,
