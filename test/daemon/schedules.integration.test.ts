@@ -4,7 +4,7 @@
  * it accepted (ids `tick-<connection>-<ms>`) are counted against the seconds that came due (lost: a second with no
  * accepted tick that the catch-up mode did not promise to skip), and each answered tick's input must appear exactly
  * once in the agent's conversation (duplicated: one seen twice). Covered: ticks while the daemon runs; a stop across due
- * ticks, then a start, for each catch-up mode; and a SIGKILL of the orchestrator between ticks. Each test reports
+ * ticks, then a start, for each catch-up mode; and a SIGKILL of the orchestrator at a tick. Each test reports
  * 0 lost and 0 duplicated.
  */
 import { describe, expect, it } from "bun:test";
@@ -217,13 +217,15 @@ describe("schedules in a running daemon", () => {
   }
 
   it(
-    "after a SIGKILL of the orchestrator between ticks, catches up and repeats no tick",
+    "after a SIGKILL of the orchestrator at a tick, catches up and repeats no tick",
     async () => {
       const llm = await startLoopbackLlm({ respond: () => ({ text: "noted" }) });
       defer(() => llm.close());
       const dir = bundle(llm.url, "catchUp: all, catchUpMax: 100");
       let daemon = await startDaemon(dir);
       await waitForTicks(dir, 2);
+      // At a tick: a few milliseconds past a whole second, while that second's tick is being accepted.
+      await Bun.sleep(1000 - (Date.now() % 1000) + 3);
       daemon.proc.kill("SIGKILL");
       await daemon.proc.exited;
       const killedAt = Date.now();
