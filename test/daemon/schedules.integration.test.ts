@@ -9,19 +9,13 @@
  */
 import { describe, expect, it } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { stateDatabasePath } from "../../src/store/open-state-store.ts";
 import { tickTimeOf } from "../../src/connector/schedule/tick-event.ts";
-import { killChild, useCleanups } from "../helpers/cleanups.ts";
-import {
-  killProcessesWithCommandLine,
-  startGoondanRun,
-  until,
-  type GoondanProcess,
-} from "../helpers/goondan-process.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
+import { loopbackBundle, runLoopbackBundle } from "./loopback-bundle.ts";
+import { until } from "../helpers/goondan-process.ts";
 import { startLoopbackLlm } from "../helpers/loopback-llm.ts";
 
 const defer = useCleanups();
@@ -30,17 +24,10 @@ const TEST_TIMEOUT_MS = 120_000;
 const SWARM = "ticks";
 
 function bundle(llmUrl: string, schedule: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "goondan-schedules-"));
-  defer(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(join(dir, "bundle"));
-  writeFileSync(
-    join(dir, "bundle", "goondan.yaml"),
-    `apiVersion: goondan.ai/v1
-kind: Model
-metadata: { name: loopback }
-spec: { provider: openai-compatible, model: loopback-model, endpoint: "${llmUrl}", apiKey: { value: k } }
----
-apiVersion: goondan.ai/v1
+  return loopbackBundle({
+    defer,
+    llmUrl,
+    documents: `apiVersion: goondan.ai/v1
 kind: Agent
 metadata: { name: writer }
 spec: { modelConfig: { modelRef: Model/loopback }, prompt: { system: "write the digest" } }
@@ -62,19 +49,11 @@ spec:
       - match: { event: tick }
         route: { agentRef: Agent/writer, instanceKey: pulse }
 `,
-  );
-  return dir;
+  });
 }
 
-async function startDaemon(dir: string) {
-  const stateRoot = join(dir, "state");
-  defer(() => killProcessesWithCommandLine(stateRoot));
-  return startGoondanRun({
-    args: [join(dir, "bundle"), "--port", "0", "--state-root", stateRoot],
-    env: { GOONDAN_LOG_LEVEL: "info" },
-    onSpawn: (proc: GoondanProcess) => defer(killChild(proc)),
-    readyTimeoutMs: 60_000,
-  });
+function startDaemon(dir: string) {
+  return runLoopbackBundle({ defer, dir });
 }
 
 /** What the state database holds: each accepted tick's time, whether it is answered, and the conversation's ticks. */

@@ -6,17 +6,9 @@
  * signal for nobody is a 404. The judge is what the model was shown: each suspended call's result exactly once.
  */
 import { describe, expect, it } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { killChild, useCleanups } from "../helpers/cleanups.ts";
-import {
-  isAlive,
-  killProcessesWithCommandLine,
-  startGoondanRun,
-  until,
-  type GoondanProcess,
-} from "../helpers/goondan-process.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
+import { loopbackBundle, runLoopbackBundle } from "./loopback-bundle.ts";
+import { isAlive, until } from "../helpers/goondan-process.ts";
 import { lastUserText, startLoopbackLlm, toolResults, type LoopbackRequest } from "../helpers/loopback-llm.ts";
 
 const defer = useCleanups();
@@ -37,17 +29,10 @@ function respond(request: LoopbackRequest) {
 }
 
 function bundle(llmUrl: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "goondan-timers-"));
-  defer(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(join(dir, "bundle"));
-  writeFileSync(
-    join(dir, "bundle", "goondan.yaml"),
-    `apiVersion: goondan.ai/v1
-kind: Model
-metadata: { name: loopback }
-spec: { provider: openai-compatible, model: loopback-model, endpoint: "${llmUrl}", apiKey: { value: k } }
----
-apiVersion: goondan.ai/v1
+  return loopbackBundle({
+    defer,
+    llmUrl,
+    documents: `apiVersion: goondan.ai/v1
 kind: Agent
 metadata: { name: waiter }
 spec:
@@ -60,19 +45,11 @@ kind: Swarm
 metadata: { name: timers }
 spec: { entryAgent: Agent/waiter, agents: [Agent/waiter], policy: { shutdown: { gracePeriodSeconds: 2 } } }
 `,
-  );
-  return dir;
+  });
 }
 
-async function startDaemon(dir: string) {
-  const stateRoot = join(dir, "state");
-  defer(() => killProcessesWithCommandLine(stateRoot));
-  return startGoondanRun({
-    args: [join(dir, "bundle"), "--port", "0", "--state-root", stateRoot],
-    env: { GOONDAN_LOG_LEVEL: "info" },
-    onSpawn: (proc: GoondanProcess) => defer(killChild(proc)),
-    readyTimeoutMs: 60_000,
-  });
+function startDaemon(dir: string) {
+  return runLoopbackBundle({ defer, dir });
 }
 
 async function submit(base: string, input: string, instanceKey: string): Promise<string> {
