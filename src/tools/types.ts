@@ -114,6 +114,8 @@ export interface AgentRequestOptions {
   metadata?: JsonObject;
   /** The type of the event the target receives. Default: `agent.request` (request) or `agent.send` (send). */
   eventType?: string;
+  /** `send` only: deliver it at this time (epoch ms), not before; it waits durably in the target's inbox. */
+  notBefore?: number;
 }
 
 export interface AgentSpawnOptions {

@@ -22,6 +22,16 @@ function respond(request: LoopbackRequest) {
     return { text: `woke: ${JSON.stringify(result?.content)}` };
   }
   const [verb, first, second] = lastUserText(request).split(" ");
+  if (verb === "reminder") return { text: "reminded" };
+  if (verb === "later")
+    return {
+      toolCalls: [
+        {
+          name: "agents__schedule",
+          args: { target: "waiter", input: "reminder", delaySeconds: Number(first), instanceKey: "reminded" },
+        },
+      ],
+    };
   if (verb === "sleep") return { toolCalls: [{ name: "timer__sleep", args: { delaySeconds: Number(first) } }] };
   return {
     toolCalls: [{ name: "timer__waitForSignal", args: { name: first, timeoutSeconds: Number(second) } }],
@@ -38,7 +48,7 @@ metadata: { name: waiter }
 spec:
   modelConfig: { modelRef: Model/loopback }
   prompt: { system: "you wait" }
-  tools: [{ kind: Tool, name: timer, package: "@goondan/base" }]
+  tools: [{ kind: Tool, name: timer, package: "@goondan/base" }, { kind: Tool, name: agents, package: "@goondan/base" }]
 ---
 apiVersion: goondan.ai/v1
 kind: Swarm
@@ -77,6 +87,11 @@ async function answered(base: string, eventId: string): Promise<{ state: string;
     },
     { timeoutMs: 60_000, intervalMs: 200 },
   );
+}
+
+/** How many turns the scheduled message started (the model asked about it). */
+function reminders(requests: readonly LoopbackRequest[]): number {
+  return requests.filter((request) => lastUserText(request) === "reminder").length;
 }
 
 /** How many times the model was shown a result for the call that suspended. */
@@ -118,6 +133,35 @@ describe("durable timers and signals", () => {
       console.log(`timer across a child crash and kill -9: woken ${shown} time(s), lost ${shown === 0 ? 1 : 0}`);
       expect(shown).toBe(1);
       expect(isAlive(daemon.proc.pid)).toBe(false);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "a message sent for later with agents__schedule waits through a kill -9 across its time and arrives once",
+    async () => {
+      const llm = await startLoopbackLlm({ respond });
+      defer(() => llm.close());
+      const dir = bundle(llm.url);
+      let daemon = await startDaemon(dir);
+      const sender = await submit(daemon.base, "later 4", "planner");
+      expect((await answered(daemon.base, sender)).state).toBe("ok");
+      const scheduledAt = Date.now();
+      expect(reminders(llm.requests)).toBe(0);
+      daemon.proc.kill("SIGKILL");
+      await daemon.proc.exited;
+      await until(() => Date.now() > scheduledAt + 5000, { timeoutMs: 10_000 });
+      daemon = await startDaemon(dir);
+      await until(() => reminders(llm.requests) > 0, { timeoutMs: 60_000 });
+      const instances = (await (await fetch(`${daemon.base}/v1/instances`)).json()) as {
+        instances: { agent: string; instanceKey: string }[];
+      };
+      expect(instances.instances.some((row) => row.instanceKey === "reminded")).toBe(true);
+      daemon.proc.kill("SIGTERM");
+      expect(await daemon.proc.exited).toBe(0);
+      const delivered = reminders(llm.requests);
+      console.log(`agents__schedule across kill -9: delivered ${delivered} time(s)`);
+      expect(delivered).toBe(1);
     },
     TEST_TIMEOUT_MS,
   );
