@@ -3,6 +3,7 @@
  * and conversations, where an accepted event stands, the runtime events (stored and live) and the approvals desk.
  * The Orchestrator implements it, and the HTTP API is served from it directly: no layer re-forwards these calls.
  */
+import type { AgentEvent } from "../protocol/agent-event.ts";
 import type { Message } from "../protocol/conversation.ts";
 import type { RuntimeEventQuery, StoredRuntimeEvent } from "../store/store.ts";
 import type { DecideAnswer, DecideRequest } from "./approvals/approval-desk.ts";
@@ -28,6 +29,8 @@ export interface OrchestratorApi {
   runtimeEvents(query: Omit<RuntimeEventQuery, "swarm">): Promise<StoredRuntimeEvent[]>;
   /** Hands every batch of runtime events to `listener` as it arrives; returns the unsubscribe. */
   onRuntimeEvents(listener: RuntimeEventListener): () => void;
+  /** Events accepted to be delivered later (`agents__schedule`), soonest first. */
+  scheduled(): Promise<AgentEvent[]>;
   /** The tool calls held for a person's decision, and those suspended for a time or a signal (the `timer` tool). */
   readonly approvals: {
     pending(): Promise<Approval[]>;

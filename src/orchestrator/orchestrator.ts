@@ -284,6 +284,15 @@ export class Orchestrator implements OrchestratorApi {
     });
   }
 
+  /** Events accepted to be delivered later (`agents__schedule`, AgentEvent.notBefore), soonest first. */
+  async scheduled(): Promise<AgentEvent[]> {
+    const now = this.clock.now();
+    return (await this.store.unanswered(this.view.instanceKey))
+      .map((record) => record.event)
+      .filter((event) => event.notBefore !== undefined && event.notBefore > now)
+      .sort((left, right) => (left.notBefore ?? 0) - (right.notBefore ?? 0));
+  }
+
   /** An instance's stored conversation, oldest message first (the studio's conversation view). */
   async messages(agent: string, instanceKey: string): Promise<Message[]> {
     return (await this.store.instanceState({ swarm: this.view.instanceKey, agent, instanceKey })).messages;

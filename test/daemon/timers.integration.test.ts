@@ -148,6 +148,9 @@ describe("durable timers and signals", () => {
       expect((await answered(daemon.base, sender)).state).toBe("ok");
       const scheduledAt = Date.now();
       expect(reminders(llm.requests)).toBe(0);
+      expect(await timers(daemon.base)).toEqual([
+        expect.objectContaining({ toolName: "agents__schedule", agent: "waiter", instanceKey: "reminded" }),
+      ]);
       daemon.proc.kill("SIGKILL");
       await daemon.proc.exited;
       await until(() => Date.now() > scheduledAt + 5000, { timeoutMs: 10_000 });

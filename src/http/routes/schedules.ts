@@ -2,11 +2,12 @@
  * `GET /v1/schedules` (the swarm's schedules: each Connection of the built-in `schedule` connector with its cron or
  * interval, time zone, catch-up, next fire time, newest accepted tick with its event id and result, and the ticks
  * fired, missed and late since the daemon started; and as `timers` the calls suspended by the `timer` tool, with
- * when they wake and the signal they wait for) and `POST /v1/schedules/:name/run`, which fires one tick of
+ * when they wake and the signal they wait for, and the messages `agents__schedule` sent for later) and `POST /v1/schedules/:name/run`, which fires one tick of
  * that schedule now (`202 {eventId}`, outside its schedule: its record of accepted ticks is left alone); an
  * unknown name is `404 E_SCHEDULE_NOT_FOUND` naming the schedules there are.
  */
 import { Hono } from "hono";
+import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { Approval } from "../../protocol/approval.ts";
 import { awaitedSignal } from "../../protocol/suspension.ts";
 import type { JsonObject } from "../../shared/json.ts";
@@ -45,6 +46,18 @@ export function timerView(approval: Approval): JsonObject {
   };
 }
 
+/** A message sent for later (`agents__schedule`) as the list shows it: to whom, from whom, and when. */
+export function scheduledSendView(event: AgentEvent): JsonObject {
+  return {
+    eventId: event.id,
+    agent: event.agent,
+    instanceKey: event.instanceKey,
+    toolName: "agents__schedule",
+    from: event.source.name,
+    until: new Date(event.notBefore ?? 0).toISOString(),
+  };
+}
+
 function schedulesOf(backend: ApiBackend): NonNullable<ApiBackend["schedules"]> {
   if (backend.schedules === undefined)
     throw new ApiError({
@@ -59,10 +72,9 @@ export function scheduleRoutes(backend: ApiBackend): Hono<ApiEnv> {
   return new Hono<ApiEnv>()
     .get("/v1/schedules", listQuery, async (c) => {
       const schedules = schedulesOf(backend);
-      return c.json({
-        schedules: await schedules.list(),
-        timers: (await backend.orchestrator.approvals.suspended()).map(timerView),
-      });
+      const suspended = (await backend.orchestrator.approvals.suspended()).map(timerView);
+      const sends = (await backend.orchestrator.scheduled()).map(scheduledSendView);
+      return c.json({ schedules: await schedules.list(), timers: [...suspended, ...sends] });
     })
     .post(
       "/v1/schedules/:name/run",
