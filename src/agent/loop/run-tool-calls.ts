@@ -13,7 +13,8 @@ import type { Message } from "../../protocol/conversation.ts";
 import { executeToolCall } from "../../tools/execute-tool-call.ts";
 import type { ToolCall, ToolCatalogItem, ToolContext } from "../../tools/types.ts";
 import { signalApprover, TIMER_APPROVER, wakeUpOf, type SuspendRequest } from "../../protocol/suspension.ts";
-import type { StepToolOutcome, TurnMiddlewareContext } from "../extensions/types.ts";
+import type { TurnMiddlewareContext } from "./pipeline-contexts.ts";
+import type { StepToolOutcome } from "./turn-result.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
 
 export interface RunToolCallsOptions {
