@@ -52,6 +52,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
     summary: "list the tool calls waiting for a person's approval in the running orchestrator",
     load: () => import("./commands/approvals.ts"),
   },
+  schedules: {
+    summary: "list the running swarm's schedules, or fire one now (schedules run NAME)",
+    load: () => import("./commands/schedules.ts"),
+  },
   approve: {
     summary: "approve (or --deny) a tool call waiting for a person's decision",
     load: () => import("./commands/approve.ts"),

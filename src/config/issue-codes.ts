@@ -52,6 +52,12 @@ export const ISSUE_CODES = {
   E_CONFIG_MCP_TRANSPORT:
     "an mcp server sets neither or both of command (stdio) and url (Streamable HTTP), or a field of the other transport",
   E_CONFIG_MCP_UNREACHABLE: "validate --probe-mcp could not start or connect to an mcp server, or list its tools",
+  E_CONFIG_SCHEDULE_INVALID:
+    "a schedule Connection's config has an unknown setting, neither or both of cron and every, or a bad catchUp",
+  E_CONFIG_CRON_INVALID: "a schedule Connection's cron is not an expression of five or six valid fields",
+  E_CONFIG_TIMEZONE_UNKNOWN: "a schedule Connection's timezone is not an IANA time zone",
+  E_CONFIG_DURATION_INVALID: "a schedule Connection's every is not a duration from 1s to 366d (30s, 15m, 1h30m, 2d)",
+  E_CONFIG_TEMPLATE_FIELD_UNKNOWN: "a schedule Connection's input template names a {{field}} a tick does not have",
   E_CONFIG_EVAL_MATCHER_INVALID:
     "an Eval's tool argument matcher is not a value nor one of {$contains}, {$regex, $flags?}, {$exists}, or its regex does not compile",
   E_CONFIG_EVAL_INPUT: "an Eval case sets neither or both of input and turns",

@@ -33,6 +33,8 @@ import { STUDIO_OPEN_PATHS, studioRoutes } from "./routes/studio.ts";
 import { traceRoutes } from "./routes/traces.ts";
 import { processRoutes } from "./routes/processes.ts";
 import { restartRoutes } from "./routes/restart.ts";
+import { scheduleRoutes } from "./routes/schedules.ts";
+import { signalRoutes } from "./routes/signals.ts";
 import { runtimeEventRoutes } from "./routes/runtime-events.ts";
 import { watchRoutes } from "./routes/watch.ts";
 
@@ -101,6 +103,8 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
     watchRoutes({ backend, ...heartbeat }),
     restartRoutes({ backend, maxBodyBytes }),
     approvalRoutes({ backend, maxBodyBytes }),
+    scheduleRoutes(backend),
+    signalRoutes({ backend, maxBodyBytes }),
     metricsRoutes(backend.metrics),
     traceRoutes(backend),
     studioRoutes(),

@@ -4,7 +4,8 @@
  * restart), refuses a decider the approval does not name (`approvers`), and runs the deadlines (`expiresAt`) as
  * timers — started again from the store at start, where a deadline that passed while goondan was down is applied at
  * once. When an event's last approval is decided the store makes it unanswered again and its instance gets it back
- * first, with every decision, so the same turn goes on. A turn that stops for approvals settles the waiters of its
+ * first, with every decision, so the same turn goes on. Calls suspended for a time or a signal (the `timer` tool,
+ * ../../protocol/suspension.ts) are approvals no person decides: their deadline, or their signal, does. A turn that stops for approvals settles the waiters of its
  * event and of every event up its request chain with `awaiting_approval` (the entry agent's `wait` answers).
  */
 import type { Clock, TimerHandle } from "../../shared/clock.ts";
@@ -13,6 +14,8 @@ import { newSpanId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { Approval, ApprovalDecisionKind } from "../../protocol/approval.ts";
+import { awaitedSignal, isSuspension, signalApprover } from "../../protocol/suspension.ts";
+import type { JsonValue } from "../../shared/json.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { Store } from "../../store/store.ts";
@@ -62,8 +65,34 @@ export class ApprovalDesk {
 
   constructor(private readonly options: ApprovalDeskOptions) {}
 
-  /** Pending approvals, oldest first. */
-  pending(): Promise<Approval[]> {
+  /** Pending approvals a person decides, oldest first (not the suspensions: those are `suspended()`). */
+  async pending(): Promise<Approval[]> {
+    return (await this.undecided()).filter((approval) => !isSuspension(approval));
+  }
+
+  /** Calls suspended for a time or a signal (the `timer` tool), oldest first: decided by their deadline or signal. */
+  async suspended(): Promise<Approval[]> {
+    return (await this.undecided()).filter(isSuspension);
+  }
+
+  /**
+   * `POST /v1/signals/:name`: wakes every call waiting for the signal, with `payload` as what it gets; `missing` when
+   * none waits (the signal is kept nowhere: the sender hears it went to nobody).
+   */
+  async signal(
+    name: string,
+    payload: JsonValue,
+  ): Promise<{ type: "delivered"; approvals: Approval[] } | { type: "missing" }> {
+    const waiting = (await this.suspended()).filter((approval) => awaitedSignal(approval) === name);
+    const delivered: Approval[] = [];
+    for (const approval of waiting) {
+      const answer = await this.apply(approval.id, "approve", JSON.stringify(payload), signalApprover(name));
+      if (answer.type === "decided") delivered.push(answer.approval);
+    }
+    return delivered.length === 0 ? { type: "missing" } : { type: "delivered", approvals: delivered };
+  }
+
+  private undecided(): Promise<Approval[]> {
     return this.options.store.approvals({ swarm: this.options.swarm(), pending: true });
   }
 
@@ -73,7 +102,7 @@ export class ApprovalDesk {
 
   /** Arms the deadlines of every pending approval; those past are applied now. */
   async start(): Promise<void> {
-    for (const approval of await this.pending()) this.arm(approval);
+    for (const approval of await this.undecided()) this.arm(approval);
   }
 
   decide(request: DecideRequest): Promise<DecideAnswer> {
@@ -84,7 +113,7 @@ export class ApprovalDesk {
   turnStopped(event: AgentEvent, outcome: TurnOutcome): void {
     this.settleChain(event, outcome);
     const ids = new Set(outcome.approvalIds ?? []);
-    this.pending().then(
+    this.undecided().then(
       (pending) => pending.filter((approval) => ids.has(approval.id)).forEach((approval) => this.arm(approval)),
       (error: unknown) =>
         this.options.logger.error(
