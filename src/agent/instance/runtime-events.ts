@@ -1,9 +1,11 @@
 /**
  * Where an agent instance's runtime events go: stamped with the time and the instance, then handed over the
- * instance link to the orchestrator (which stores them and streams them to watchers). Losing the last few on a crash
- * costs no correctness.
+ * instance link to the orchestrator (which stores them and streams them to watchers), each as publicRuntimeEvent makes
+ * it: the child's secret values redacted and its data fields bounded. Losing the last few on a crash costs no
+ * correctness.
  */
 import type { RuntimeEvent, RuntimeEventInput } from "../../protocol/runtime-event.ts";
+import { publicRuntimeEvent } from "../../protocol/public-runtime-event.ts";
 import type { InstanceLink } from "./instance-link.ts";
 
 export type { RuntimeEvent, RuntimeEventInput, RuntimeEventType } from "../../protocol/runtime-event.ts";
@@ -17,11 +19,19 @@ export function linkedRuntimeEvents(options: {
   agent: string;
   instanceKey: string;
   now: () => number;
+  /** The values that must not leave the child (secretValues of its env). */
+  secrets?: readonly string[];
 }): RuntimeEventSink {
   const { link, agent, instanceKey, now } = options;
+  const secrets = options.secrets ?? [];
   return {
     emit: (event) =>
-      link.runtimeEvent({ at: new Date(now()).toISOString(), agent, instanceKey, ...event } as RuntimeEvent),
+      link.runtimeEvent({
+        at: new Date(now()).toISOString(),
+        agent,
+        instanceKey,
+        ...publicRuntimeEvent(event, { secrets }),
+      } as RuntimeEvent),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Runs the tool calls of one assistant message, in order, each through `executeToolCall` with the toolCall
- * middlewares (a pending call's completion goes to env.toolCompletions), with a `tool.called` and a `tool.completed`
- * / `tool.failed` runtime event each. Each call's `ctx.runtime` carries the call's trace, its span and a stable key
+ * middlewares (a pending call's completion goes to env.toolCompletions), with a `tool.called` (its `data.args`) and a
+ * `tool.completed` / `tool.failed` (its `data.result`) runtime event each, which the sink redacts and bounds. Each call's `ctx.runtime` carries the call's trace, its span and a stable key
  * (event id and tool call id), so a request it makes keeps its identity if the call is run again after a restart.
  * Stops at an aborted turn: a call that would only be cancelled is not started. Stops too after a call the toolCall
  * middleware held for approval (tool-approvals.ts): that call gets no result (an `approval.requested` event instead),
@@ -9,6 +9,7 @@
  */
 import { newSpanId } from "../../shared/ids.ts";
 import type { Message } from "../../protocol/conversation.ts";
+import type { JsonValue } from "../../shared/json.ts";
 import { executeToolCall } from "../../tools/execute-tool-call.ts";
 import type { ToolCall, ToolCatalogItem } from "../../tools/types.ts";
 import type { StepToolOutcome, TurnMiddlewareContext } from "../extensions/types.ts";
@@ -44,7 +45,7 @@ export async function runToolCalls(options: RunToolCallsOptions): Promise<StepTo
       toolName: call.name,
       toolCallId: call.id,
     };
-    env.runtimeEvents.emit({ type: "tool.called", ...spans });
+    env.runtimeEvents.emit({ type: "tool.called", ...spans, data: { args: (call.args ?? {}) as JsonValue } });
     const result = await executeToolCall({
       call,
       catalog: options.catalog,
@@ -86,6 +87,7 @@ export async function runToolCalls(options: RunToolCallsOptions): Promise<StepTo
       ...spans,
       durationMs: env.now() - startedAt,
       ...(result.status === "error" ? { error: { code: result.error.code, message: result.error.message } } : {}),
+      data: { result: result as unknown as JsonValue },
     });
     outcomes.push({ toolCallId: call.id, toolName: call.name, result });
   }
