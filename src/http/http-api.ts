@@ -24,6 +24,7 @@ import { instanceRoutes } from "./routes/instances.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { STUDIO_OPEN_PATHS, studioRoutes } from "./routes/studio.ts";
 import { traceRoutes } from "./routes/traces.ts";
+import { swarmRoutes } from "./routes/swarm.ts";
 import { processRoutes } from "./routes/processes.ts";
 import { restartRoutes } from "./routes/restart.ts";
 import { runtimeEventRoutes } from "./routes/runtime-events.ts";
@@ -90,6 +91,7 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
     approvalRoutes({ backend, maxBodyBytes }),
     metricsRoutes(backend.metrics),
     traceRoutes(backend),
+    swarmRoutes(backend),
     studioRoutes(),
   ];
   for (const routes of groups) {
