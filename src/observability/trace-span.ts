@@ -41,7 +41,10 @@ function pick(data: JsonObject | undefined, names: readonly string[]): JsonObjec
 }
 
 /** The span `spanId` of `events` (one trace's, oldest first), or undefined when no event carries it. */
-export function traceSpan(events: ReadonlyArray<RuntimeEvent & { node?: string }>, spanId: string): TraceSpan | undefined {
+export function traceSpan(
+  events: ReadonlyArray<RuntimeEvent & { node?: string }>,
+  spanId: string,
+): TraceSpan | undefined {
   const own = events.filter((event) => event.spanId === spanId && KIND[event.type.split(".")[0] as string]);
   const first = own[0];
   if (first === undefined) return undefined;
@@ -63,7 +66,10 @@ export function traceSpan(events: ReadonlyArray<RuntimeEvent & { node?: string }
           : `turn ${first.agent}`;
   const data = { ...start?.data, ...end?.data };
   const io: Record<TraceSpanKind, [string[], string[]]> = {
-    turn: [["eventType", "source", "input"], ["response", "finishReason", "steps"]],
+    turn: [
+      ["eventType", "source", "input"],
+      ["response", "finishReason", "steps"],
+    ],
     step: [[], ["toolCalls"]],
     model: [["input"], ["output", "finishReason", "provider", "model", "timeToFirstTokenMs"]],
     tool: [["args"], ["result"]],
@@ -81,7 +87,8 @@ export function traceSpan(events: ReadonlyArray<RuntimeEvent & { node?: string }
     startedAt,
     ...(end === undefined ? {} : { endedAt: end.at }),
     ...(end?.durationMs === undefined ? {} : { durationMs: end.durationMs }),
-    status: end === undefined ? (held ? "awaiting_approval" : "running") : end.type.endsWith(".failed") ? "error" : "ok",
+    status:
+      end === undefined ? (held ? "awaiting_approval" : "running") : end.type.endsWith(".failed") ? "error" : "ok",
     ...(end?.usage === undefined ? {} : { usage: end.usage }),
     ...(end?.error === undefined ? {} : { error: end.error }),
     retries: own

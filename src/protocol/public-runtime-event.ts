@@ -51,6 +51,8 @@ export function publicRuntimeEvent<E extends Pick<RuntimeEvent, "data" | "error"
   return {
     ...event,
     ...(data === undefined ? {} : { data }),
-    ...(event.error === undefined ? {} : { error: { ...event.error, message: redactSecrets(event.error.message, secrets) } }),
+    ...(event.error === undefined
+      ? {}
+      : { error: { ...event.error, message: redactSecrets(event.error.message, secrets) } }),
   };
 }

@@ -10,7 +10,15 @@
  */
 import { describe, expect, it } from "bun:test";
 import { useCleanups } from "../helpers/cleanups.ts";
-import { chromiumMissing, FINAL, openBrowser, screenshots, seriousViolations, startStudioSwarm, TOKEN } from "./studio-fixture.ts";
+import {
+  chromiumMissing,
+  FINAL,
+  openBrowser,
+  screenshots,
+  seriousViolations,
+  startStudioSwarm,
+  TOKEN,
+} from "./studio-fixture.ts";
 
 const defer = useCleanups();
 const wait = { timeout: 20_000 };
@@ -28,7 +36,8 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
     await page.press("#token-input", "Enter");
 
     // Agents: the bundle's graph before any traffic.
-    for (const agent of ["coordinator", "worker", "guarded"]) await page.locator(`#graph g.node[data-agent="${agent}"]`).waitFor(wait);
+    for (const agent of ["coordinator", "worker", "guarded"])
+      await page.locator(`#graph g.node[data-agent="${agent}"]`).waitFor(wait);
     expect(await page.locator('#graph g.node.entry[data-agent="coordinator"]').count()).toBe(1);
     expect(await page.locator('#graph g.edge.call[data-from="coordinator"][data-to="worker"]').count()).toBe(1);
     expect(await page.locator('#graph g.node[data-agent="worker"] text', { hasText: "slow__sleep" }).count()).toBe(1);
@@ -82,27 +91,32 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
     violations.approval = await seriousViolations(page);
     await screenshots(page, "approval", () => approval.waitFor());
     await approval.locator("button.approve").click();
-    await page.locator('.thread[data-instance="g1"] .message.assistant .markdown', { hasText: "tool said:" }).waitFor(wait);
+    await page
+      .locator('.thread[data-instance="g1"] .message.assistant .markdown', { hasText: "tool said:" })
+      .waitFor(wait);
     await approval.waitFor({ state: "detached", ...wait });
     expect(page.url()).toEndWith("#/threads/guarded/g1");
-    expect(await page.locator('.thread[data-instance="g1"] details.tool-call[data-tool="effects__append"] .status').first().textContent()).toBe("ok");
+    expect(
+      await page
+        .locator('.thread[data-instance="g1"] details.tool-call[data-tool="effects__append"] .status')
+        .first()
+        .textContent(),
+    ).toBe("ok");
 
     // Traces: the coordinator's turn, from its message.
     await page.goto(`${run.base}/#/threads/coordinator/duo`);
     await page.locator(".message.assistant a.trace-link").last().click();
     const waterfall = page.locator("#waterfall");
     await waterfall.waitFor(wait);
-    const rows = await page.$$eval(
-      "#waterfall .wf-row",
-      (elements: any[]) =>
-        elements.map((row) => ({
-          kind: row.dataset.kind,
-          agent: row.dataset.agent,
-          level: Number(row.getAttribute("aria-level")),
-          durationMs: Number(row.dataset.durationMs),
-          bar: row.querySelector(".bar").getBoundingClientRect().width,
-          track: row.querySelector(".wf-track").getBoundingClientRect().width,
-        })),
+    const rows = await page.$$eval("#waterfall .wf-row", (elements: any[]) =>
+      elements.map((row) => ({
+        kind: row.dataset.kind,
+        agent: row.dataset.agent,
+        level: Number(row.getAttribute("aria-level")),
+        durationMs: Number(row.dataset.durationMs),
+        bar: row.querySelector(".bar").getBoundingClientRect().width,
+        track: row.querySelector(".wf-track").getBoundingClientRect().width,
+      })),
     );
     const total = Number(await waterfall.getAttribute("data-total-ms"));
     expect(rows.length).toBeGreaterThanOrEqual(8);

@@ -26,7 +26,8 @@ if (chromiumMissing)
 
 export const TOKEN = "studio-secret-token";
 /** The coordinator's final answer: markdown, with HTML the page must not run. */
-export const FINAL = "The worker counted **3 pages**. <img src=x onerror=\"window.hacked=1\"><script>window.hacked=2</script>";
+export const FINAL =
+  'The worker counted **3 pages**. <img src=x onerror="window.hacked=1"><script>window.hacked=2</script>';
 
 /** Where slow__sleep writes its markers (the swarm's temp dir, removed after the test). */
 let markers = tmpdir();
@@ -50,7 +51,10 @@ function respond(request: LoopbackRequest) {
 export async function startStudioSwarm(defer: Defer) {
   const swarm = await realSwarm({ defer, streaming: true, llm: { respond } });
   markers = swarm.dir;
-  cpSync(new URL("../fixtures/approvals/tools/effects.ts", import.meta.url).pathname, join(swarm.dir, "tools", "effects.ts"));
+  cpSync(
+    new URL("../fixtures/approvals/tools/effects.ts", import.meta.url).pathname,
+    join(swarm.dir, "tools", "effects.ts"),
+  );
   const effects = join(swarm.dir, "effects.txt");
   const file = join(swarm.dir, "goondan.yaml");
   const guarded = `---
@@ -77,8 +81,17 @@ spec:
     - ref: { kind: Extension, name: tool-approval, package: "@goondan/base" }
       config: { tools: ["effects__*"] }
 `;
-  const yaml = readFileSync(file, "utf8").replace("agents: [Agent/coordinator, Agent/worker]", "agents: [Agent/coordinator, Agent/worker, Agent/guarded]");
-  writeFileSync(file, yaml.replace(/---\napiVersion: goondan.ai\/v1\nkind: Swarm/, `${guarded}---\napiVersion: goondan.ai/v1\nkind: Swarm`));
+  const yaml = readFileSync(file, "utf8").replace(
+    "agents: [Agent/coordinator, Agent/worker]",
+    "agents: [Agent/coordinator, Agent/worker, Agent/guarded]",
+  );
+  writeFileSync(
+    file,
+    yaml.replace(
+      /---\napiVersion: goondan.ai\/v1\nkind: Swarm/,
+      `${guarded}---\napiVersion: goondan.ai/v1\nkind: Swarm`,
+    ),
+  );
   const run = await startGoondanRun({
     args: [swarm.dir, "--port", "0", "--state-root", swarm.stateRoot],
     env: { ...childEnv, GOONDAN_LOG_LEVEL: "info", GOONDAN_API_TOKEN: TOKEN },
@@ -115,7 +128,8 @@ export async function openBrowser(defer: Defer) {
   page.on("pageerror", (error) => problems.push(error.message));
   page.on("console", (message) => {
     // 401 before the token is given is logged by chromium as a failed load; the page handles it.
-    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(message.text());
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
+      problems.push(message.text());
   });
   return { page, problems };
 }

@@ -163,7 +163,11 @@ async function callModel(options: {
   const about = { provider: env.model.provider, model: env.model.modelId, streamed: env.streaming };
   const startedAt = env.now();
   try {
-    const prompt = await env.prompt.build({ system: options.system, conversation: env.conversation, signal: scope.signal });
+    const prompt = await env.prompt.build({
+      system: options.system,
+      conversation: env.conversation,
+      signal: scope.signal,
+    });
     const step = await generateStep({
       model: env.model,
       streaming: env.streaming,
@@ -199,7 +203,10 @@ async function callModel(options: {
         ...timing,
         // What the span shows: how many messages went in and the newest, and what came out (bounded by the sink).
         input: { messages: prompt.length, last: (prompt.at(-1) ?? null) as unknown as JsonValue },
-        output: { text: step.text, toolCalls: step.toolCalls.map(({ id, name, args }) => ({ id, name, args })) } as JsonObject,
+        output: {
+          text: step.text,
+          toolCalls: step.toolCalls.map(({ id, name, args }) => ({ id, name, args })),
+        } as JsonObject,
       },
     });
     return step;

@@ -39,7 +39,10 @@ const spanPath = requestSchema<{ traceId: string; spanId: string }>({
     type: "object",
     required: ["traceId", "spanId"],
     additionalProperties: false,
-    properties: { traceId: { type: "string", pattern: "^[0-9a-f]{32}$" }, spanId: { type: "string", pattern: "^[0-9a-f]{16}$" } },
+    properties: {
+      traceId: { type: "string", pattern: "^[0-9a-f]{32}$" },
+      spanId: { type: "string", pattern: "^[0-9a-f]{16}$" },
+    },
   },
 });
 const messagesPath = requestSchema<{ agent: string; instanceKey: string }>({

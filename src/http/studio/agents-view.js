@@ -7,7 +7,9 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { processes as loadProcesses, swarm as loadSwarm, watch } from "./api.js";
 import { every, html, link } from "./html.js";
 
-const CHAR = 7.4;
+/** Widths of a character of the node's monospace lines and of its bold title (px, generous). */
+const CHAR = 7.6;
+const TITLE_CHAR = 9;
 const LINE = 18;
 const MAX_TOOLS = 5;
 
@@ -17,20 +19,22 @@ function nodeLines(agent) {
   return [agent.model, ...tools, ...(more > 0 ? [`+${more} more`] : [])];
 }
 
-/** Positions of agents and connections, and the edges' points. */
-function place(graph) {
+/** Positions of agents and connections, and the edges' points: left to right, or top down on a narrow screen. */
+function place(graph, narrow) {
   const g = new Graph({ multigraph: true });
-  g.setGraph({ rankdir: "LR", nodesep: 28, ranksep: 70, marginx: 12, marginy: 12 });
+  g.setGraph({ rankdir: narrow ? "TB" : "LR", nodesep: 28, ranksep: narrow ? 50 : 70, marginx: 12, marginy: 12 });
   g.setDefaultEdgeLabel(() => ({}));
   for (const agent of graph.agents) {
     const lines = nodeLines(agent);
-    const width = Math.max(agent.name.length + 8, ...lines.map((line) => line.length)) * CHAR + 24;
+    const title = (agent.name.length + (agent.entry ? 8 : 0)) * TITLE_CHAR;
+    const width = Math.max(title, ...lines.map((line) => line.length * CHAR)) + 28;
     g.setNode(`agent:${agent.name}`, { width, height: 34 + lines.length * LINE, agent, lines });
   }
   for (const connection of graph.connections) {
-    const width = Math.max(connection.name.length, connection.connector.length + 4) * CHAR + 24;
+    const width = Math.max(connection.name.length * TITLE_CHAR, (connection.connector.length + 10) * CHAR) + 28;
     g.setNode(`connection:${connection.name}`, { width, height: 48, connection });
-    for (const agent of connection.routesTo) g.setEdge(`connection:${connection.name}`, `agent:${agent}`, { kind: "route" }, `r:${agent}`);
+    for (const agent of connection.routesTo)
+      g.setEdge(`connection:${connection.name}`, `agent:${agent}`, { kind: "route" }, `r:${agent}`);
   }
   for (const call of graph.calls) g.setEdge(`agent:${call.from}`, `agent:${call.to}`, { kind: "call", ...call }, `c`);
   layout(g);
@@ -38,6 +42,20 @@ function place(graph) {
 }
 
 const path = (points) => points.map((point, index) => `${index === 0 ? "M" : "L"}${point.x},${point.y}`).join(" ");
+
+const NARROW = "(max-width: 700px)";
+
+/** Whether the screen is narrow, kept up as it changes. */
+function useNarrow() {
+  const [narrow, setNarrow] = useState(matchMedia(NARROW).matches);
+  useEffect(() => {
+    const query = matchMedia(NARROW);
+    const changed = () => setNarrow(query.matches);
+    query.addEventListener("change", changed);
+    return () => query.removeEventListener("change", changed);
+  }, []);
+  return narrow;
+}
 
 /** Live work from runtime events: who is in a turn, and requests between agents (by the tool span they came from). */
 function useLiveFlows() {
@@ -56,7 +74,10 @@ function useLiveFlows() {
         const from = requestSpans.get(event.parentSpanId);
         if (from !== undefined) {
           const key = `${from}->${event.agent}`;
-          setFlows((was) => ({ ...was, [key]: { count: (was[key]?.count ?? 0) + 1, at: Date.now(), traceId: event.traceId } }));
+          setFlows((was) => ({
+            ...was,
+            [key]: { count: (was[key]?.count ?? 0) + 1, at: Date.now(), traceId: event.traceId },
+          }));
         }
       }
       if (/^turn\.(completed|failed)$/.test(event.type) && turns.has(event.spanId)) {
@@ -74,6 +95,7 @@ export function AgentsView() {
   const [error, setError] = useState("");
   const [nodes, setNodes] = useState({});
   const { busy, flows } = useLiveFlows();
+  const narrow = useNarrow();
   useEffect(() => {
     loadSwarm().then(setGraph, (failure) => setError(failure.message));
     return every(3000, async () => {
@@ -83,7 +105,7 @@ export function AgentsView() {
       setNodes(Object.fromEntries(Object.entries(byAgent).map(([agent, set]) => [agent, [...set].filter(Boolean)])));
     });
   }, []);
-  const laid = useMemo(() => (graph ? place(graph) : undefined), [graph]);
+  const laid = useMemo(() => (graph ? place(graph, narrow) : undefined), [graph, narrow]);
   if (error) return html`<section class="view"><h1>Agents</h1><p class="error" role="alert">${error}</p></section>`;
   if (!laid) return html`<section class="view"><h1>Agents</h1><p class="muted">Loading the swarm…</p></section>`;
   const { width, height } = laid.graph();

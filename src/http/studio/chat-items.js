@@ -15,7 +15,12 @@ const escapeHtml = (text) =>
 
 // Raw HTML in a reply is shown as the text it is, never parsed as markup; markdown's own output still goes through
 // DOMPurify (a `javascript:` link, say).
-const markdown = new Marked({ async: false, gfm: true, breaks: true, renderer: { html: ({ text }) => escapeHtml(text) } });
+const markdown = new Marked({
+  async: false,
+  gfm: true,
+  breaks: true,
+  renderer: { html: ({ text }) => escapeHtml(text) },
+});
 
 /** Markdown as sanitised HTML: no script, no handler, no foreign element survives. */
 export function Markdown({ text }) {
@@ -25,7 +30,7 @@ export function Markdown({ text }) {
 
 export function ToolCall({ call }) {
   const status = call.status ?? "running";
-  return html`<details class=${`tool-call status-${status}`} data-tool=${call.name} data-call=${call.callId}>
+  return html`<details class=${`tool-call call-${status}`} data-tool=${call.name} data-call=${call.callId}>
     <summary>
       <span class="tool-name">${call.name}</span>
       ${call.agent ? html`<span class="muted"> · ${call.agent}</span>` : null}
@@ -50,7 +55,8 @@ const textOf = (content) =>
         .join("\n");
 
 /** What a tool-result part holds: the value the tool gave ({status, output} or {status, error}). */
-const resultOf = (part) => (part.output?.type === "json" || part.output?.type === "text" ? part.output.value : part.output);
+const resultOf = (part) =>
+  part.output?.type === "json" || part.output?.type === "text" ? part.output.value : part.output;
 
 /**
  * The stored messages as thread items (`user`, `assistant` with its tool calls), with the trace of each turn and each
@@ -66,7 +72,8 @@ export function threadItems(messages, events) {
   const results = new Map();
   for (const message of messages)
     if (message.data.role === "tool")
-      for (const part of message.data.content ?? []) if (part.type === "tool-result") results.set(part.toolCallId, resultOf(part));
+      for (const part of message.data.content ?? [])
+        if (part.type === "tool-result") results.set(part.toolCallId, resultOf(part));
   const items = [];
   for (const message of messages) {
     const { role, content } = message.data;
@@ -82,7 +89,13 @@ export function threadItems(messages, events) {
           name: part.toolName,
           args: part.input,
           result,
-          status: end ? (end.type === "tool.failed" ? "error" : "ok") : result === undefined ? "pending" : result?.status,
+          status: end
+            ? end.type === "tool.failed"
+              ? "error"
+              : "ok"
+            : result === undefined
+              ? "pending"
+              : result?.status,
           durationMs: end?.durationMs,
         };
       });
@@ -102,7 +115,7 @@ export function threadItems(messages, events) {
 export function ThreadItem({ item }) {
   return html`<li class=${`message ${item.role}`} data-role=${item.role}>
     <div class="meta">
-      <span class="who">${item.role === "user" ? "You" : item.agent ?? "Agent"}</span>
+      <span class="who">${item.role === "user" ? "You" : (item.agent ?? "Agent")}</span>
       <time datetime=${item.at}>${formatTime(item.at)}</time>
       ${item.traceId ? html`<a class="trace-link" href=${link("traces", item.traceId)}>trace</a>` : null}
     </div>

@@ -6,7 +6,8 @@ import { h } from "preact";
 export const html = htm.bind(h);
 
 /** "3.2 s", "140 ms". */
-export const formatMs = (ms) => (ms === undefined || ms === null ? "" : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
+export const formatMs = (ms) =>
+  ms === undefined || ms === null ? "" : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
 
 /** "12:03:04" for today, else the date too. */
 export function formatTime(at) {

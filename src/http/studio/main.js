@@ -91,4 +91,6 @@ function App() {
   `;
 }
 
-render(html`<${App} />`, document.getElementById("app"));
+const root = document.getElementById("app");
+root.replaceChildren();
+render(html`<${App} />`, root);

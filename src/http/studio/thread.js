@@ -42,7 +42,9 @@ export function Thread({ agent, instanceKey, onSent }) {
 
   const refresh = async () => {
     const [answer, events, pending] = await Promise.all([
-      loadMessages(agent, instanceKey).catch((failure) => (failure.status === 404 ? { messages: [] } : Promise.reject(failure))),
+      loadMessages(agent, instanceKey).catch((failure) =>
+        failure.status === 404 ? { messages: [] } : Promise.reject(failure),
+      ),
       instanceEvents(agent, instanceKey).catch(() => ({ events: [] })),
       loadApprovals().catch(() => ({ approvals: [] })),
     ]);

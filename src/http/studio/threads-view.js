@@ -11,7 +11,10 @@ const lastText = (messages) => {
     const text =
       typeof content === "string"
         ? content
-        : (content ?? []).filter((part) => part.type === "text").map((part) => part.text).join(" ");
+        : (content ?? [])
+            .filter((part) => part.type === "text")
+            .map((part) => part.text)
+            .join(" ");
     if (text.trim()) return text.trim();
   }
   return "";
@@ -107,4 +110,3 @@ export function ThreadsView({ parts }) {
     }
   </section>`;
 }
-

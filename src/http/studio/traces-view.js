@@ -9,7 +9,12 @@ import { Waterfall } from "./waterfall.js";
 function recentTraces(events) {
   const traces = new Map();
   for (const event of events) {
-    const item = traces.get(event.traceId) ?? { traceId: event.traceId, at: event.at, agents: new Set(), failed: false };
+    const item = traces.get(event.traceId) ?? {
+      traceId: event.traceId,
+      at: event.at,
+      agents: new Set(),
+      failed: false,
+    };
     item.agents.add(event.agent);
     if (event.type.endsWith(".failed")) item.failed = true;
     if (event.type.startsWith("turn.") && !event.parentSpanId) {
@@ -23,7 +28,8 @@ function recentTraces(events) {
 }
 
 function Section({ title, field, value }) {
-  if (value === undefined || (typeof value === "object" && value !== null && Object.keys(value).length === 0)) return null;
+  if (value === undefined || (typeof value === "object" && value !== null && Object.keys(value).length === 0))
+    return null;
   return html`<h3>${title}</h3><pre data-field=${field}>${formatJson(value)}</pre>`;
 }
 

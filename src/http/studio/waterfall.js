@@ -11,7 +11,12 @@ export function foldSpans(events) {
   for (const event of events) {
     const kind = event.type.split(".")[0];
     if (!KINDS.has(kind)) continue;
-    const span = spans.get(event.spanId) ?? { spanId: event.spanId, parentSpanId: event.parentSpanId, kind, children: [] };
+    const span = spans.get(event.spanId) ?? {
+      spanId: event.spanId,
+      parentSpanId: event.parentSpanId,
+      kind,
+      children: [],
+    };
     if (/\.(started|called)$/.test(event.type)) span.start = event;
     else if (/\.(completed|failed)$/.test(event.type)) span.end = event;
     spans.set(event.spanId, span);
