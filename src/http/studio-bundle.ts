@@ -1,6 +1,6 @@
 /**
- * The studio's files as the daemon serves them: its page and stylesheet as they ship in src/http/studio/, and its
- * script built from src/http/studio/main.js by `Bun.build` (Preact, htm, marked, DOMPurify and dagre bundled in from
+ * The studio's files as the daemon serves them: its page as it ships in src/http/studio/, its stylesheet the
+ * concatenation of the CSS files there (STYLESHEETS, in order), and its script built from src/http/studio/main.js by `Bun.build` (Preact, htm, marked, DOMPurify and dagre bundled in from
  * node_modules, minified) the first time the studio is asked for, then kept in memory. Nothing is committed built and
  * nothing is fetched at run time: `goondan run`, and every test that opens the page, build it from the sources.
  * A build that fails is `E_STUDIO_BUILD` (a broken checkout), and the next request tries again.
@@ -14,6 +14,9 @@ const TYPES = {
   js: "text/javascript; charset=utf-8",
   css: "text/css; charset=utf-8",
 } as const;
+
+/** The stylesheet's parts, in the order they cascade. */
+const STYLESHEETS = ["base.css", "processes-agents.css", "threads.css", "waterfall.css"];
 
 export interface StudioFile {
   body: string;
@@ -42,7 +45,13 @@ async function build(): Promise<StudioFiles> {
     );
   return new Map([
     ["index.html", { body: await readFile(`${DIR}index.html`, "utf8"), type: TYPES.html }],
-    ["studio.css", { body: await readFile(`${DIR}studio.css`, "utf8"), type: TYPES.css }],
+    [
+      "studio.css",
+      {
+        body: (await Promise.all(STYLESHEETS.map((name) => readFile(`${DIR}${name}`, "utf8")))).join("\n"),
+        type: TYPES.css,
+      },
+    ],
     ["app.js", { body: await script.text(), type: TYPES.js }],
   ]);
 }
