@@ -46,13 +46,14 @@ export function ToolCall({ call }) {
   </details>`;
 }
 
-const textOf = (content) =>
+/** The text parts of a message's content, joined by `separator`. */
+export const textOf = (content, separator = "\n") =>
   typeof content === "string"
     ? content
     : (content ?? [])
         .filter((part) => part.type === "text")
         .map((part) => part.text)
-        .join("\n");
+        .join(separator);
 
 /** What a tool-result part holds: the value the tool gave ({status, output} or {status, error}). */
 const resultOf = (part) =>

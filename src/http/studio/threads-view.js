@@ -4,18 +4,12 @@ import { useEffect, useState } from "preact/hooks";
 import { instances as loadInstances, messages as loadMessages, swarm as loadSwarm } from "./api.js";
 import { every, formatTime, html, link } from "./html.js";
 import { Thread } from "./thread.js";
+import { textOf } from "./chat-items.js";
 
 const lastText = (messages) => {
   for (const message of [...messages].reverse()) {
-    const { content } = message.data;
-    const text =
-      typeof content === "string"
-        ? content
-        : (content ?? [])
-            .filter((part) => part.type === "text")
-            .map((part) => part.text)
-            .join(" ");
-    if (text.trim()) return text.trim();
+    const text = textOf(message.data.content, " ").trim();
+    if (text) return text;
   }
   return "";
 };
