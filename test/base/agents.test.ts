@@ -41,7 +41,7 @@ describe("agents__request", () => {
       handle: "corr-9",
       output: { target: "coder", correlationId: "corr-9", status: "accepted" },
     });
-    expect((calls[0]?.options as { async: boolean }).async).toBe(true);
+    expect((calls[0]!.options as { async: boolean }).async).toBe(true);
   });
 
   it("turns an error reply into a structured error with the runtime's code and a suggestion", async () => {

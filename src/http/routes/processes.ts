@@ -14,13 +14,11 @@ const query = noQuery("GET /v1/processes");
 
 export function processRoutes(backend: ApiBackend): Hono<ApiEnv> {
   return new Hono<ApiEnv>().get("/v1/processes", query, async (c) => {
-    if (!backend.clusterReads)
+    const cluster = backend.cluster;
+    if (!cluster)
       return c.json({
         processes: backend.processes().map((row) => ({ ...row, ...(row.pid === null ? {} : processUsage(row.pid)) })),
       });
-    return c.json({
-      ...(await backend.clusterReads.processes()),
-      ...(backend.clusterStanding ? { cluster: backend.clusterStanding() } : {}),
-    });
+    return c.json({ ...(await cluster.reads.processes()), cluster: cluster.standing() });
   });
 }

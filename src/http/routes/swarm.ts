@@ -10,8 +10,9 @@ import { noQuery } from "./no-query.ts";
 
 const query = noQuery("GET /v1/swarm");
 
-export function swarmRoutes(backend: Pick<ApiBackend, "swarm">): Hono<ApiEnv> {
-  return new Hono<ApiEnv>().get("/v1/swarm", query, (c) =>
-    c.json({ ...backend.swarm.graph, instanceKey: backend.swarm.instanceKey }),
-  );
+export function swarmRoutes(backend: Pick<ApiBackend, "orchestrator">): Hono<ApiEnv> {
+  return new Hono<ApiEnv>().get("/v1/swarm", query, (c) => {
+    const { swarm } = backend.orchestrator;
+    return c.json({ ...swarm.graph, instanceKey: swarm.instanceKey });
+  });
 }
