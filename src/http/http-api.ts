@@ -88,7 +88,7 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
     eventRoutes({ backend, maxBodyBytes, ...heartbeat }),
     watchRoutes({ backend, ...heartbeat }),
     restartRoutes({ backend, maxBodyBytes }),
-    approvalRoutes({ backend, maxBodyBytes }),
+    approvalRoutes({ backend, maxBodyBytes, ...heartbeat }),
     metricsRoutes(backend.metrics),
     traceRoutes(backend),
     swarmRoutes(backend),

@@ -3,7 +3,7 @@
  * token, on the loopback model (studio-fixture.ts). A person gives the token the page asks for, sees the swarm drawn
  * from the bundle before any traffic, talks to the coordinator in a thread (the reply streams in as sanitised
  * markdown, the delegation is an inline tool call with its args and result, the input clears and keeps the focus),
- * approves a held call inline and reads the resumed reply in the same thread, opens the turn's trace (each bar as
+ * approves a held call inline and sees the resumed reply stream into the same thread, opens the turn's trace (each bar as
  * wide as its span's duration on one axis, within 2 px; the worker's turn nested under the coordinator's tool call)
  * and a tool span's args and result, and filters the live process table. Each view passes axe-core with no serious
  * or critical violation and is screenshot at 1440x900 and 390x844.
@@ -90,11 +90,25 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
     expect(await approval.locator("pre.args").textContent()).toContain("item-7");
     violations.approval = await seriousViolations(page);
     await screenshots(page, "approval", () => approval.waitFor());
+    await page.evaluate(`(() => {
+      window.resumedTexts = [];
+      new MutationObserver(() => {
+        const live = document.querySelector('.thread[data-instance="g1"] .message.live .markdown');
+        if (live) window.resumedTexts.push(live.textContent);
+      }).observe(document.getElementById("thread-messages"), { childList: true, characterData: true, subtree: true });
+    })()`);
     await approval.locator("button.approve").click();
+    await approval.waitFor({ state: "detached", ...wait });
+    // The resumed reply streams into this thread, then stays in it once stored.
+    await page.locator('.thread[data-instance="g1"] .message.live').waitFor(wait);
+    await page.locator('.thread[data-instance="g1"] .message.live').waitFor({ state: "detached", ...wait });
     await page
       .locator('.thread[data-instance="g1"] .message.assistant .markdown', { hasText: "tool said:" })
       .waitFor(wait);
-    await approval.waitFor({ state: "detached", ...wait });
+    const resumed = (await page.evaluate("window.resumedTexts")) as string[];
+    const whole = resumed.at(-1) ?? "";
+    expect(whole).toContain("tool said:");
+    expect(resumed.filter((text) => text.length > 0 && text.length < whole.length).length).toBeGreaterThanOrEqual(1);
     expect(page.url()).toEndWith("#/threads/guarded/g1");
     expect(
       await page

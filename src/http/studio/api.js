@@ -101,8 +101,14 @@ export const recentEvents = () => api("/v1/runtime-events?limit=1000");
 export const trace = (traceId) => api(`/v1/traces/${path(traceId)}`);
 export const span = (traceId, spanId) => api(`/v1/traces/${path(traceId)}/spans/${path(spanId)}`);
 export const approvals = () => api("/v1/approvals");
-export const decide = (id, decision) =>
-  api(`/v1/approvals/${path(id)}`, { method: "POST", body: { decision, approver: "studio", wait: true } });
+/** Decides an approval with stream: true; onFrame gets the decided approval, the resumed turn's progress and done. */
+export const decide = (id, decision, onFrame, signal) =>
+  sse(
+    `/v1/approvals/${path(id)}`,
+    { method: "POST", body: { decision, approver: "studio", stream: true } },
+    onFrame,
+    signal,
+  );
 
 /** POST /v1/events with stream: true; onFrame gets delta, tool, restarted, done and error frames. */
 export const send = (body, onFrame, signal) =>

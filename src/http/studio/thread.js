@@ -1,20 +1,20 @@
 // One thread: an agent instance's conversation, and the composer that talks to it. A message goes out with
 // POST /v1/events (stream: true): it shows at once, the reply's text grows as its deltas come, and each tool call
 // (this turn's and those of the agents it asked) appears inline as it starts and ends. A turn that stops for a
-// person's approval shows the held call inline with Approve and Deny; the decision is sent with wait: true and the
-// resumed turn's reply lands in the same thread. The input clears after sending and keeps the focus.
+// person's approval shows the held call inline with Approve and Deny; the decision is sent with stream: true and the
+// resumed turn's reply streams into the same thread. The input clears after sending and keeps the focus.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { approvals as loadApprovals, decide, instanceEvents, messages as loadMessages, send } from "./api.js";
 import { Markdown, ThreadItem, ToolCall, threadItems } from "./chat-items.js";
 import { formatJson, html } from "./html.js";
 
-function Approval({ approval, onDecided }) {
+function Approval({ approval, onDecide }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
   const choose = (decision) => async () => {
     setBusy(true);
     try {
-      onDecided(await decide(approval.id, decision), decision);
+      await onDecide(approval, decision);
     } catch (failure) {
       setError(failure.message);
       setBusy(false);
@@ -61,22 +61,17 @@ export function Thread({ agent, instanceKey, onSent }) {
 
   const finished = async (outcome) => {
     const items = await refresh().catch(() => stored.items);
-    setLive((was) => (was && outcome ? { ...was, outcome, settledAt: items.length } : was));
+    setLive((was) => (was ? { ...was, outcome, settledAt: items.length } : was));
     onSent?.();
   };
 
-  const submit = async (event) => {
-    event?.preventDefault();
-    const text = draft.trim();
-    if (!text || live?.streaming) return;
-    setDraft("");
-    input.current?.focus();
-    const turn = { input: text, text: "", calls: [], streaming: true, at: new Date().toISOString() };
+  /** Streams one turn's frames (a sent message's, or a resumed one's) into the live reply, then refreshes. */
+  const stream = async (turn, run) => {
     setLive(turn);
     const update = (change) => setLive((was) => ({ ...was, ...change(was) }));
     let outcome;
     try {
-      await send({ input: text, agent, instanceKey }, (frame) => {
+      await run((frame) => {
         if (frame.event === "delta") update((was) => ({ text: was.text + (frame.data.text ?? "") }));
         else if (frame.event === "restarted") update(() => ({ text: "" }));
         else if (frame.event === "tool")
@@ -95,9 +90,22 @@ export function Thread({ agent, instanceKey, onSent }) {
     await finished(outcome);
   };
 
-  const decided = async (answer, decision) => {
-    if (answer.outcome) setLive((was) => ({ ...(was ?? { calls: [] }), resumed: answer.outcome, decision }));
-    await finished(answer.outcome);
+  const submit = async (event) => {
+    event?.preventDefault();
+    const text = draft.trim();
+    if (!text || live?.streaming) return;
+    setDraft("");
+    input.current?.focus();
+    await stream({ input: text, text: "", calls: [], streaming: true }, (onFrame) =>
+      send({ input: text, agent, instanceKey }, onFrame),
+    );
+  };
+
+  const decideHeld = async (approval, decision) => {
+    setHeld((was) => was.filter((item) => item.id !== approval.id));
+    await stream({ decided: { approval, decision }, text: "", calls: [], streaming: true }, (onFrame) =>
+      decide(approval.id, decision, onFrame),
+    );
   };
 
   const awaiting = live?.outcome?.status === "awaiting_approval" && held.length > 0;
@@ -113,7 +121,11 @@ export function Thread({ agent, instanceKey, onSent }) {
       ${stored.items.map((item) => html`<${ThreadItem} key=${item.id} item=${item} />`)}
       ${
         showLive
-          ? html`<li class="message user pending" data-role="user"><div class="meta"><span class="who">You</span></div><p class="plain">${live.input}</p></li>
+          ? html`${
+              live.input === undefined
+                ? html`<li class="message system" data-role="system"><p class="muted">You chose to ${live.decided.decision} ${live.decided.approval.toolName}; the turn goes on.</p></li>`
+                : html`<li class="message user pending" data-role="user"><div class="meta"><span class="who">You</span></div><p class="plain">${live.input}</p></li>`
+            }
               <li class="message assistant live" data-role="assistant" aria-busy=${live.streaming ? "true" : "false"}>
                 <div class="meta"><span class="who">${agent}</span>${live.streaming ? html`<span class="muted" role="status"> writing…</span>` : null}</div>
                 ${live.calls.map((call) => html`<${ToolCall} key=${call.callId} call=${call} />`)}
@@ -122,8 +134,7 @@ export function Thread({ agent, instanceKey, onSent }) {
               </li>`
           : null
       }
-      ${held.map((approval) => html`<${Approval} key=${approval.id} approval=${approval} onDecided=${decided} />`)}
-      ${live?.resumed ? html`<li class="message system" data-role="system"><p class="muted">You chose to ${live.decision}; the turn ${live.resumed.status === "ok" ? "went on" : `ended: ${live.resumed.status}`}.</p></li>` : null}
+      ${held.map((approval) => html`<${Approval} key=${approval.id} approval=${approval} onDecide=${decideHeld} />`)}
       <li ref=${bottom} class="end" aria-hidden="true"></li>
     </ol>
     <form class="composer" onSubmit=${submit}>
