@@ -163,7 +163,10 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
 
     // The agents graph after traffic: the delegation lit and counted.
     await page.click('nav a[data-view="agents"]');
-    await page.locator("#graph g.node[data-agent=coordinator]").waitFor(wait);
+    const used = page.locator('#graph g.edge.used[data-from="coordinator"][data-to="worker"]');
+    await used.waitFor(wait);
+    expect(await used.locator(".flow-count").textContent()).toBe("1×");
+    expect(await page.locator('#graph g.edge.used[data-from="worker"]').count()).toBe(0);
 
     expect(violations).toEqual({ agents: [], threads: [], approval: [], traces: [], processes: [] });
     expect(problems).toEqual([]);

@@ -4,7 +4,7 @@
 // edge between them and counts it. The nodes an agent's processes run on (a cluster) are named on it.
 import { Graph, layout } from "@dagrejs/dagre";
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { processes as loadProcesses, swarm as loadSwarm, watch } from "./api.js";
+import { processes as loadProcesses, recentEvents, swarm as loadSwarm, watch } from "./api.js";
 import { every, html, link } from "./html.js";
 
 /** Widths of a character of the node's monospace lines and of its bold title (px, generous). */
@@ -57,7 +57,10 @@ function useNarrow() {
   return narrow;
 }
 
-/** Live work from runtime events: who is in a turn, and requests between agents (by the tool span they came from). */
+/**
+ * Work from runtime events: who is in a turn, and requests between agents (by the tool span they came from). The
+ * swarm's recent events are read first (their requests counted, not lit), then the live ones from their cursor on.
+ */
 function useLiveFlows() {
   const [busy, setBusy] = useState({});
   const [flows, setFlows] = useState({});
@@ -65,7 +68,7 @@ function useLiveFlows() {
     const controller = new AbortController();
     const requestSpans = new Map();
     const turns = new Map();
-    watch((event) => {
+    const observe = (event) => {
       if (event.type === "tool.called" && /^agents__(request|send)$/.test(event.toolName ?? ""))
         requestSpans.set(event.spanId, event.agent);
       if (event.type === "turn.started") {
@@ -76,7 +79,7 @@ function useLiveFlows() {
           const key = `${from}->${event.agent}`;
           setFlows((was) => ({
             ...was,
-            [key]: { count: (was[key]?.count ?? 0) + 1, at: Date.now(), traceId: event.traceId },
+            [key]: { count: (was[key]?.count ?? 0) + 1, at: Date.parse(event.at), traceId: event.traceId },
           }));
         }
       }
@@ -84,7 +87,13 @@ function useLiveFlows() {
         turns.delete(event.spanId);
         setBusy((was) => ({ ...was, [event.agent]: Math.max(0, (was[event.agent] ?? 1) - 1) }));
       }
-    }, controller.signal).catch(() => {});
+    };
+    recentEvents()
+      .then(({ events, cursor }) => {
+        for (const event of events) observe(event);
+        return watch(observe, controller.signal, cursor);
+      })
+      .catch(() => {});
     return () => controller.abort();
   }, []);
   return { busy, flows };

@@ -114,6 +114,11 @@ export const decide = (id, decision, onFrame, signal) =>
 export const send = (body, onFrame, signal) =>
   sse("/v1/events", { method: "POST", body: { ...body, stream: true } }, onFrame, signal);
 
-/** GET /v1/watch: every runtime event as it happens, until `signal` aborts. */
-export const watch = (onEvent, signal) =>
-  sse("/v1/watch", {}, (frame) => frame.event === "runtime" && onEvent(frame.data), signal);
+/** GET /v1/watch: every runtime event after the `after` cursor (when given), then as they happen, until `signal` aborts. */
+export const watch = (onEvent, signal, after) =>
+  sse(
+    after === undefined ? "/v1/watch" : `/v1/watch?after=${encodeURIComponent(after)}`,
+    {},
+    (frame) => frame.event === "runtime" && onEvent(frame.data),
+    signal,
+  );
