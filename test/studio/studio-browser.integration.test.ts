@@ -6,7 +6,7 @@
  * approves a held call inline and sees the resumed reply stream into the same thread, opens the turn's trace (each bar as
  * wide as its span's duration on one axis, within 2 px; the worker's turn nested under the coordinator's tool call)
  * and a tool span's args and result, and filters the live process table. Each view passes axe-core with no serious
- * or critical violation and is screenshot at 1440x900 and 390x844.
+ * or critical violation, in the light scheme and the dark one, and is screenshot at 1440x900 and 390x844.
  */
 import { describe, expect, it } from "bun:test";
 import { useCleanups } from "../helpers/cleanups.ts";
@@ -168,7 +168,32 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
     expect(await used.locator(".flow-count").textContent()).toBe("1×");
     expect(await page.locator('#graph g.edge.used[data-from="worker"]').count()).toBe(0);
 
-    expect(violations).toEqual({ agents: [], threads: [], approval: [], traces: [], processes: [] });
+    // The dark scheme, as a system set to dark asks for it, passes too (contrast above all).
+    await page.emulateMedia({ colorScheme: "dark" });
+    for (const [view, ready] of [
+      ["agents", "#graph"],
+      ["threads/coordinator/duo", ".message.assistant"],
+      ["processes", "#processes"],
+    ] as const) {
+      await page.goto(`${run.base}/#/${view}`);
+      await page.locator(ready).first().waitFor(wait);
+      violations[`dark ${view}`] = await seriousViolations(page);
+    }
+    await screenshots(page, "threads-dark", async () => {
+      await page.goto(`${run.base}/#/threads/coordinator/duo`);
+      await page.locator(".message.assistant").first().waitFor(wait);
+    });
+
+    expect(violations).toEqual({
+      agents: [],
+      threads: [],
+      approval: [],
+      traces: [],
+      processes: [],
+      "dark agents": [],
+      "dark threads/coordinator/duo": [],
+      "dark processes": [],
+    });
     expect(problems).toEqual([]);
   }, 180_000);
 });
