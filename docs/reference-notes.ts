@@ -43,12 +43,12 @@ export const NOTES: Record<string, string> = {
   "Swarm.spec.instanceKey": "The default instance key of events sent to the swarm.",
   "Swarm.spec.policy.maxStepsPerTurn": "Steps (model calls) per turn before it ends with `finishReason: max_steps`.",
   "Swarm.spec.policy.maxDelegationDepth":
-    "Longest chain of `agents__request` calls (`DELEGATION_DEPTH_EXCEEDED` beyond).",
-  "Swarm.spec.policy.requestTimeoutMs": "Deadline of an inter-agent request (`AGENT_REQUEST_TIMEOUT`).",
+    "Longest chain of `agents__request` calls (`E_DELEGATION_DEPTH_EXCEEDED` beyond).",
+  "Swarm.spec.policy.requestTimeoutMs": "Deadline of an inter-agent request (`E_AGENT_REQUEST_TIMEOUT`).",
   "Swarm.spec.policy.shutdown.gracePeriodSeconds":
     "How long a child may take to finish its turn on shutdown before it is killed.",
   "Swarm.spec.policy.restart.maxConsecutiveCrashes":
-    "Crashes in a row restarted at once; beyond, the child backs off (`crashLoopBackOff`) and a poison event is answered with `AGENT_CRASHED`.",
+    "Crashes in a row restarted at once; beyond, the child backs off (`crashLoopBackOff`) and a poison event is answered with `E_AGENT_CRASHED`.",
   "Swarm.spec.policy.restart.initialBackoffMs": "First backoff delay, doubling on each further crash.",
   "Swarm.spec.policy.restart.maxBackoffMs": "Longest backoff delay.",
   "Swarm.spec.policy.lifecycle.idleSeconds": "An instance idle this long is stopped (its conversation stays on disk).",

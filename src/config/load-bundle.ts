@@ -60,7 +60,7 @@ export async function loadBundle(target: string, options: LoadBundleOptions = {}
     checkIngress({ resources: local, index, issues });
     if (!local.some((loaded) => loaded.resource.kind === "Swarm")) {
       issues.add({
-        code: "SWARM_MISSING",
+        code: "W_SWARM_MISSING",
         path: relative(dir, file),
         message: "expected a Swarm to run, found none: the bundle validates, but goondan run has nothing to start",
         suggestion: "add a kind: Swarm document naming the entry agent and its agents",
@@ -140,7 +140,7 @@ async function readResources(options: {
   }
   if (!parseFailed && read.every(({ documents }) => documents.every((document) => document.value === null))) {
     issues.add({
-      code: "KIND_MISSING",
+      code: "E_KIND_MISSING",
       path: relative(dir, file),
       message: "expected at least one resource document (with a kind), found none",
       suggestion: "run 'goondan init' to create a starting goondan.yaml",

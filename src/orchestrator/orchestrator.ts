@@ -183,7 +183,7 @@ export class Orchestrator implements OrchestratorApi {
     const instanceKey = options.instanceKey ?? this.view.instanceKey;
     if (!this.view.agents.has(agent))
       throw new UsageError(
-        "AGENT_NOT_FOUND",
+        "E_AGENT_NOT_FOUND",
         `agent ${JSON.stringify(agent)} is not in swarm ${this.view.name}; members: ${[...this.view.agents.keys()].join(", ")}`,
       );
     const now = this.clock.now();
@@ -216,7 +216,7 @@ export class Orchestrator implements OrchestratorApi {
   /** Cluster mode: an event the cluster delivers to this node, which owns its instance (see acceptDelivered). */
   async acceptHere(event: AgentEvent): Promise<{ outcome?: TurnOutcome }> {
     if (!this.accepting)
-      throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
+      throw new UsageError("E_ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
     return acceptDelivered({
       store: this.store,
       swarm: this.view.instanceKey,
@@ -328,7 +328,7 @@ export class Orchestrator implements OrchestratorApi {
    */
   private accept(event: AgentEvent, options?: WriteOptions): Promise<void> {
     if (!this.accepting)
-      throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
+      throw new UsageError("E_ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
     if (this.options.placement) return this.options.placement.accept(event);
     return this.instance(event.agent, event.instanceKey).accept(event, this.clock.now(), options);
   }

@@ -12,7 +12,8 @@
  *   yaml goondan       a whole goondan.yaml, written to `dir=DIR` (default: the scratch directory itself,
  *                      replacing the example) and validated by `goondan validate`
  *   yaml resource      documents checked against the JSON Schema printed by `goondan schema`
- *   yaml compose       a compose file: parsed, and must define services
+ *   yaml compose       a compose file: parsed, and must define services; with `same-as=PATH`, it must equal the
+ *                      repository's file PATH byte for byte (a shipped file shown in a doc)
  *   any file=PATH      a file written into the scratch directory (tool, extension, prompt); `ts tool` must
  *                      export `handlers`, `ts extension` must export `register`, `ts connector` a default function
  *                      or `start`; `import … from "goondan"` resolves
@@ -339,6 +340,9 @@ export async function runBlock(options: { block: CodeBlock; scratch: DocScratch 
   if (is("yaml", "compose")) {
     const compose = parseYaml(block.code) as { services?: unknown };
     if (typeof compose?.services !== "object") throw new Error(`${where}: a compose file needs services`);
+    const shipped = block.attributes["same-as"];
+    if (shipped !== undefined && readFileSync(join(REPO, shipped), "utf8") !== block.code)
+      throw new Error(`${where}: the block differs from ${shipped}; copy the file into the doc again`);
     return;
   }
   if (is("json")) {

@@ -8,7 +8,7 @@
  * a node of a cluster every node's, with a NODE column, saying on stderr which nodes did not answer.
  */
 import { rmSync } from "node:fs";
-import type { SqliteStore } from "../../store/sqlite/sqlite-store.ts";
+import type { ClusterNodeMark, SqliteStore } from "../../store/sqlite/index.ts";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { UsageError } from "../../shared/errors.ts";
 import { EXIT, type CliCommand, type CliIo } from "../command.ts";
@@ -17,7 +17,6 @@ import { API_FLAGS, apiError, apiTarget, callApi, unansweredNotice, type ApiTarg
 import { answerWaitingEvents } from "../operator/answer-waiting-events.ts";
 import { archiveConversation } from "../operator/archive-conversation.ts";
 import { clearCommand, refusalWhileLive } from "../operator/instance-not-live.ts";
-import type { ClusterNodeMark } from "../../store/sqlite/cluster-node-mark.ts";
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
@@ -178,7 +177,7 @@ async function change(action: "delete" | "archive", options: ChangeOptions): Pro
   io.stdout(`deleted ${match.swarmInstanceKey}/${agent}/${instanceKey} (${match.dir})\n`);
   if (waiting.answered + waiting.denied > 0)
     io.stdout(
-      `answered ${waiting.answered} waiting event(s) INSTANCE_DELETED; denied ${waiting.denied} pending approval(s)\n`,
+      `answered ${waiting.answered} waiting event(s) E_INSTANCE_DELETED; denied ${waiting.denied} pending approval(s)\n`,
     );
   return EXIT.ok;
 }

@@ -12,11 +12,12 @@ import { selectSwarm } from "../../config/resolve.ts";
 import { missingEnvIssues } from "../../config/value-source.ts";
 import { createLogger } from "../../shared/logger.ts";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
+import { ensureWritableStateRoot } from "../../shared/writable-state-root.ts";
 import { usesTerminal } from "../../connector/host/connection-plan.ts";
 import { runDaemon } from "../../daemon/run-daemon.ts";
 import { apiAccessFromEnv, requireTokenOffLoopback } from "../../http/api-access.ts";
 import { runLogging } from "../../daemon/run-log.ts";
-import { readClusterSettings } from "../../cluster/cluster-settings.ts";
+import { readClusterSettings } from "../../cluster/nats/settings.ts";
 
 export const command: CliCommand = {
   name: "run",
@@ -69,6 +70,8 @@ export const command: CliCommand = {
     });
     const stateRoot =
       typeof flags["state-root"] === "string" ? resolve(io.cwd, flags["state-root"]) : defaultStateRoot(io.env);
+    // Before the first file goes there (the run log, the agent entry's cache, the lock, the store).
+    ensureWritableStateRoot({ stateRoot });
     // stdout holds only the reply with --input, and is the chat with a cli Connection: logs stay out of it.
     const logs = runLogging({
       stateRoot,
