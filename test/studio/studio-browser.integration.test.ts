@@ -11,6 +11,7 @@
 import { describe, expect, it } from "bun:test";
 import { useCleanups } from "../helpers/cleanups.ts";
 import {
+  recordTexts,
   chromiumMissing,
   FINAL,
   openBrowser,
@@ -48,13 +49,7 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
     // Threads: a streamed reply with the delegation inline.
     await page.click('nav a[data-view="threads"]');
     await page.locator('.thread[data-agent="coordinator"]').waitFor(wait);
-    await page.evaluate(`(() => {
-      window.replyTexts = [];
-      new MutationObserver(() => {
-        const live = document.querySelector(".message.live .markdown");
-        if (live) window.replyTexts.push(live.textContent);
-      }).observe(document.getElementById("thread-messages"), { childList: true, characterData: true, subtree: true });
-    })()`);
+    const replyTexts = await recordTexts(page, ".message.live .markdown");
     await page.fill("#composer-input", "how many pages?");
     await page.press("#composer-input", "Enter");
     expect(await page.inputValue("#composer-input")).toBe("");
@@ -63,7 +58,7 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
     const reply = page.locator(".message.assistant .markdown", { hasText: "The worker counted 3 pages." }).last();
     await reply.waitFor(wait);
     await page.locator(".message.assistant a.trace-link").last().waitFor(wait);
-    const partial = ((await page.evaluate("window.replyTexts")) as string[]).filter(
+    const partial = (await replyTexts()).filter(
       (text) => text.length > 0 && text.length < "The worker counted 3 pages.".length,
     );
     expect(partial.length).toBeGreaterThanOrEqual(1);
@@ -90,13 +85,7 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
     expect(await approval.locator("pre.args").textContent()).toContain("item-7");
     violations.approval = await seriousViolations(page);
     await screenshots(page, "approval", () => approval.waitFor());
-    await page.evaluate(`(() => {
-      window.resumedTexts = [];
-      new MutationObserver(() => {
-        const live = document.querySelector('.thread[data-instance="g1"] .message.live .markdown');
-        if (live) window.resumedTexts.push(live.textContent);
-      }).observe(document.getElementById("thread-messages"), { childList: true, characterData: true, subtree: true });
-    })()`);
+    const resumedTexts = await recordTexts(page, '.thread[data-instance="g1"] .message.live .markdown');
     await approval.locator("button.approve").click();
     await approval.waitFor({ state: "detached", ...wait });
     // The resumed reply streams into this thread, then stays in it once stored.
@@ -105,7 +94,7 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
     await page
       .locator('.thread[data-instance="g1"] .message.assistant .markdown', { hasText: "tool said:" })
       .waitFor(wait);
-    const resumed = (await page.evaluate("window.resumedTexts")) as string[];
+    const resumed = await resumedTexts();
     const whole = resumed.at(-1) ?? "";
     expect(whole).toContain("tool said:");
     expect(resumed.filter((text) => text.length > 0 && text.length < whole.length).length).toBeGreaterThanOrEqual(1);

@@ -154,3 +154,19 @@ export async function screenshots(page: Page, name: string, ready: () => Promise
     await page.screenshot({ path: join(ARTIFACTS, `studio-${name}-${width}.png`) });
   }
 }
+
+/**
+ * Records every text the element at `selector` shows while the thread changes (a reply as it streams); the function
+ * returned reads them. (Page code as a string: the test's TypeScript has no DOM types.)
+ */
+export async function recordTexts(page: Page, selector: string): Promise<() => Promise<string[]>> {
+  const name = `texts${Math.random().toString(36).slice(2)}`;
+  await page.evaluate(`(() => {
+    window.${name} = [];
+    new MutationObserver(() => {
+      const shown = document.querySelector(${JSON.stringify(selector)});
+      if (shown) window.${name}.push(shown.textContent);
+    }).observe(document.getElementById("thread-messages"), { childList: true, characterData: true, subtree: true });
+  })()`);
+  return async () => (await page.evaluate(`window.${name}`)) as string[];
+}
