@@ -3,8 +3,8 @@
  * text, `tool` `{phase, agent, instanceKey, name, callId, args?, status?, code?, durationMs?, result?}` for each tool
  * call of the turn and of the turns it delegated to (`args` when it starts; `status` `ok`/`error`, `durationMs` and
  * `result` when it ends; args and result redacted of the agent's secrets and bounded to 4 KiB of JSON, a longer one
- * being `{truncated: true, bytes, preview}`: public-runtime-event.ts), and `restarted` `{reason}` when the text so far is void (a retried model call, or the event
- * delivered again after a crash) and starts over. `progressRelay` holds what comes before the stream opens (a turn
+ * being `{truncated: true, bytes, preview}`: public-runtime-event.ts), and `restarted` `{reason}` when the text so
+ * far is void (a retried model call, or the event delivered again after a crash) and starts over. `progressRelay` holds what comes before the stream opens (a turn
  * may start before its answer's headers are out) and relays the rest as it comes: `POST /v1/events` and
  * `POST /v1/approvals/:id` stream through it.
  */
