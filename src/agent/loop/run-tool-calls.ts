@@ -1,11 +1,12 @@
 /**
- * Runs the tool calls of one assistant message, in order, each through `executeToolCall` with the toolCall
- * middlewares (a pending call's completion goes to env.toolCompletions), with a `tool.called` (its `data.args`) and a
+ * Runs the tool calls of one assistant message, in order, each through `executeToolCall` with the toolCall middlewares
+ * (a pending call's completion goes to env.toolCompletions), with a `tool.called` (its `data.args`) and a
  * `tool.completed` / `tool.failed` (its `data.result`) runtime event each, which the sink redacts and bounds. Each
- * call's `ctx.runtime` carries the call's trace, its span and a stable key (event id and tool call id), so a request
- * it makes keeps its identity if the call is run again after a restart. Stops at an aborted turn: a call that would only be cancelled is not started. Stops too after a call the toolCall
- * middleware held for approval (tool-approvals.ts): that call gets no result (an `approval.requested` event instead),
- * and the calls after it run only once the turn resumes.
+ * call's `ctx.runtime` carries the call's trace, its span and a stable key (event id and tool call id), so a request it
+ * makes keeps its identity if the call is run again after a restart. Stops at an aborted turn: a call that would only
+ * be cancelled is not started. Stops too after a call the toolCall middleware held for approval (tool-approvals.ts):
+ * that call gets no result (an `approval.requested` event instead), and the calls after it run only once the turn
+ * resumes.
  */
 import { newSpanId } from "../../shared/ids.ts";
 import type { Message } from "../../protocol/conversation.ts";
