@@ -110,6 +110,10 @@ export function threadItems(messages, events) {
       traceId: turnId ? traceOfTurn.get(turnId) : undefined,
     });
   }
+  // A message a person wrote links to the trace of the turn it started (the reply's that follows it).
+  items.forEach((item, index) => {
+    if (item.role === "user") item.traceId = items.slice(index + 1).find((next) => next.role !== "user")?.traceId;
+  });
   return items;
 }
 
