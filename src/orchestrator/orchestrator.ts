@@ -9,6 +9,7 @@ import type { Bundle } from "../config/types.ts";
 import { systemClock, type Clock } from "../shared/clock.ts";
 import { UsageError, describe } from "../shared/errors.ts";
 import { newId, type IdGenerator } from "../shared/ids.ts";
+import { jsonValueDepth, MAX_JSON_DEPTH } from "../shared/json-depth.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
 import { instanceAddress, type AgentEvent } from "../protocol/agent-event.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
@@ -186,6 +187,10 @@ export class Orchestrator implements OrchestratorApi {
         "E_AGENT_NOT_FOUND",
         `agent ${JSON.stringify(agent)} is not in swarm ${this.view.name}; members: ${[...this.view.agents.keys()].join(", ")}`,
       );
+    if (options.metadata !== undefined && jsonValueDepth(options.metadata) > MAX_JSON_DEPTH)
+      throw new UsageError("E_EVENT_TOO_DEEP", `event metadata nests more than ${MAX_JSON_DEPTH} deep`, {
+        suggestion: `flatten the metadata; at most ${MAX_JSON_DEPTH} levels of objects and arrays are accepted`,
+      });
     const now = this.clock.now();
     const event = outsideEvent({ submit: options, id: this.ids("evt"), agent, instanceKey, now });
     const outcome = this.waiters.outcome(event.id);

@@ -64,7 +64,7 @@ export function createScratch(): DocScratch {
   const root = mkdtempSync(join(tmpdir(), "goondan-docs-"));
   const dir = join(root, "work");
   mkdirSync(dir, { recursive: true });
-  for (const path of ["goondan.yaml", "prompts", "cassettes", "examples"]) {
+  for (const path of ["goondan.yaml", "prompts", "cassettes", "evals", "examples"]) {
     if (existsSync(join(REPO, path))) cpSync(join(REPO, path), join(dir, path), { recursive: true });
   }
   mkdirSync(join(dir, "node_modules", "@modelcontextprotocol"), { recursive: true });
