@@ -105,6 +105,7 @@ export class Orchestrator implements OrchestratorApi {
       instance: (agent, key) => this.instance(agent, key),
       existing: (address) => this.instancesByAddress.get(address),
       publish: (events) => this.events.publish(events),
+      watchEvent: (event, listener) => this.events.watchEvent(event, listener),
     });
     this.pool = new ProcessPool({
       maxProcesses: () => this.view.policy.lifecycle.maxProcesses,

@@ -49,6 +49,7 @@ function world() {
       return entry === undefined ? undefined : { agent, instanceKey, inFlight: entry };
     },
     publish: (events) => void published.push(...events),
+    watchEvent: () => () => {},
   });
   defer(() => desk.close());
   return { store, clock, waiters, pending, delivered, published, inFlight, desk };
@@ -162,6 +163,7 @@ describe("ApprovalDesk", () => {
       instance: () => ({ approvalsDecided: (entry) => void w.delivered.push(entry) }),
       existing: () => undefined,
       publish: () => {},
+      watchEvent: () => () => {},
     });
     defer(() => again.close());
     await again.start();

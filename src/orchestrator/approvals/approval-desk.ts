@@ -18,6 +18,7 @@ import { awaitedSignal, isSuspension, signalApprover } from "../../protocol/susp
 import type { JsonValue } from "../../shared/json.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
+import type { TurnProgress } from "../../protocol/turn-progress.ts";
 import type { Store } from "../../store/store.ts";
 import type { InboxEntry } from "../instances/instance-queue.ts";
 import type { PendingRequests } from "../routing/pending-requests.ts";
@@ -36,6 +37,8 @@ export interface ApprovalDeskOptions {
   /** A live instance by address, for the request chain. */
   existing(address: string): { agent: string; instanceKey: string; inFlight: InboxEntry | undefined } | undefined;
   publish(events: RuntimeEvent[]): void;
+  /** Hands the progress of `event`'s trace to `listener` (the runtime event hub's watchEvent); returns the stop. */
+  watchEvent(event: { id: string; traceId: string }, listener: (progress: TurnProgress) => void): () => void;
 }
 
 export interface DecideRequest {
@@ -46,6 +49,8 @@ export interface DecideRequest {
   approver?: string;
   /** Also answer the outcome of the turn this decision resumes (when it was the event's last undecided approval). */
   wait?: boolean;
+  /** The resumed turn's progress as it runs (its text, its tool calls and those it delegates), until it ends; implies wait. */
+  onProgress?: (progress: TurnProgress) => void;
 }
 
 export type DecideAnswer =
@@ -106,7 +111,14 @@ export class ApprovalDesk {
   }
 
   decide(request: DecideRequest): Promise<DecideAnswer> {
-    return this.apply(request.id, request.decision, request.reason, request.approver, request.wait === true);
+    return this.apply(
+      request.id,
+      request.decision,
+      request.reason,
+      request.approver,
+      request.wait === true || request.onProgress !== undefined,
+      request.onProgress,
+    );
   }
 
   /** A turn stopped for approvals (its commit is durable): deadlines armed, waiters up the request chain told. */
@@ -159,6 +171,7 @@ export class ApprovalDesk {
     reason: string | undefined,
     approver: string | undefined,
     wait = false,
+    onProgress?: (progress: TurnProgress) => void,
   ): Promise<DecideAnswer> {
     const { store, clock } = this.options;
     const swarm = this.options.swarm();
@@ -173,12 +186,16 @@ export class ApprovalDesk {
       return { type: "forbidden", approval: found };
     // Registered before the event can be delivered again, so that its end cannot be missed.
     const outcome = wait ? this.options.waiters.outcome(found.eventId) : undefined;
+    const stopWatching =
+      onProgress && this.options.watchEvent({ id: found.eventId, traceId: found.traceId }, onProgress);
     const decided = await store.decideApproval(swarm, id, {
       decision,
       decidedAt: clock.now(),
       ...(reason === undefined ? {} : { reason }),
       ...(approver === undefined ? {} : { decidedBy: approver }),
     });
+    if (decided.type !== "decided" || decided.reopened === undefined || outcome === undefined) stopWatching?.();
+    else if (stopWatching) outcome.then(stopWatching, stopWatching);
     if (decided.type !== "decided") return decided;
     const timer = this.timers.get(id);
     if (timer !== undefined) this.options.clock.clearTimeout(timer), this.timers.delete(id);
