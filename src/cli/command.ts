@@ -20,6 +20,11 @@ export interface CliCommand {
   usage: string;
   flags: Record<string, FlagSpec>;
   maxPositionals: number;
+  /**
+   * The first positional is a bundle (default `.`): the command also takes `--env-file F`, and its `io.env` is
+   * completed from that file and the `.env` files of the bundle and the current directory (env-files.ts).
+   */
+  bundleEnv?: boolean;
   run(options: {
     flags: Record<string, string | boolean | number | undefined>;
     positionals: string[];

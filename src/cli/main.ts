@@ -3,7 +3,8 @@
  * command pays only for what it uses), prints help and version, suggests the closest command for a typo, and
  * maps errors to exit codes.
  */
-import { parseArgs } from "./args.ts";
+import { parseArgs, type FlagSpec } from "./args.ts";
+import { withEnvFiles } from "./env-files.ts";
 import { EXIT, type CliCommand, type CliIo } from "./command.ts";
 import { isGoondanError } from "../shared/errors.ts";
 import { didYouMean } from "../config/suggest.ts";
@@ -66,8 +67,18 @@ function helpText(): string {
   return `goondan ${VERSION}: run swarms of LLM agents declared in goondan.yaml\n\nUsage: goondan <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun 'goondan <command> --help' for a command's options.\n`;
 }
 
+const ENV_FILE_FLAG: FlagSpec = {
+  type: "string",
+  description: "read variables from this dotenv file too (after the environment, before the bundle's .env)",
+};
+
+/** A command's flags, with `--env-file` for the commands that read a bundle's environment. */
+function commandFlags(command: CliCommand): Record<string, FlagSpec> {
+  return command.bundleEnv === true ? { ...command.flags, "env-file": ENV_FILE_FLAG } : command.flags;
+}
+
 export function commandHelp(command: CliCommand): string {
-  const flags = Object.entries(command.flags).map(([name, flag]) => {
+  const flags = Object.entries(commandFlags(command)).map(([name, flag]) => {
     const value =
       flag.type === "boolean"
         ? ""
@@ -112,8 +123,16 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     return EXIT.ok;
   }
   try {
-    const parsed = parseArgs(rest, command.flags, { maxPositionals: command.maxPositionals });
-    return await command.run({ ...parsed, io });
+    const parsed = parseArgs(rest, commandFlags(command), { maxPositionals: command.maxPositionals });
+    if (command.bundleEnv !== true) return await command.run({ ...parsed, io });
+    const envFile = parsed.flags["env-file"];
+    const env = withEnvFiles({
+      env: io.env,
+      cwd: io.cwd,
+      bundle: parsed.positionals[0] ?? ".",
+      ...(typeof envFile === "string" ? { envFile } : {}),
+    });
+    return await command.run({ ...parsed, io: { ...io, env } });
   } catch (error) {
     if (isGoondanError(error)) {
       io.stderr(`goondan ${name}: ${error.message}${error.suggestion ? ` (${error.suggestion})` : ""}\n`);

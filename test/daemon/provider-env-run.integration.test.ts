@@ -1,7 +1,8 @@
 /**
  * A real `goondan run --input` whose Model names no endpoint and no apiKey: the provider's standard variables
  * (ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY, OPENAI_BASE_URL / OPENAI_API_KEY) reach the agent's Bun child, which
- * calls the loopback server they name; and they stay out of the commands a tool runs.
+ * calls the loopback server they name, also when they come from the bundle's `.env` and goondan runs from another
+ * directory; and they stay out of the commands a tool runs.
  */
 import { describe, expect, it } from "bun:test";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -21,12 +22,19 @@ function tempDir(prefix: string): string {
   return dir;
 }
 
+/** The test's own environment minus any real provider settings, which would win over the test's. */
+function withoutProviderVariables(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  return Object.fromEntries(
+    Object.entries(env).filter(([name]) => !/^(ANTHROPIC|OPENAI|GOOGLE_GENERATIVE_AI)_/.test(name)),
+  );
+}
+
 async function runOnce(options: { dir: string; env: Record<string, string>; cwd?: string }) {
   const stateRoot = tempDir("goondan-provider-env-state-");
   const proc = Bun.spawn(
     [process.execPath, GOONDAN_BIN, "run", options.dir, "--state-root", stateRoot, "--input", "hi"],
     {
-      env: { ...process.env, GOONDAN_LOG_LEVEL: "warn", ...options.env },
+      env: { ...withoutProviderVariables(process.env), GOONDAN_LOG_LEVEL: "warn", ...options.env },
       cwd: options.cwd ?? options.dir,
       stdout: "pipe",
       stderr: "pipe",
@@ -91,5 +99,18 @@ describe("provider variables in a real run", () => {
     expect(llm.requests[0]?.headers.authorization).toBe("Bearer sk-openai-secret");
     expect(result.stdout).toContain("key=[]");
     expect(result.stdout).not.toContain("sk-openai-secret");
+  }, 30_000);
+
+  it("finds the variables in the bundle's .env when run from another directory", async () => {
+    const server = await startLoopbackAnthropic({ reply: "Hello from the bundle's .env." });
+    defer(() => server.close());
+    const dir = tempDir("goondan-provider-env-dotenv-");
+    cpSync(TUTORIAL_01, dir, { recursive: true });
+    writeFileSync(join(dir, ".env"), `ANTHROPIC_BASE_URL=${server.url}\nANTHROPIC_API_KEY=sk-from-dotenv\n`);
+    const elsewhere = tempDir("goondan-provider-env-cwd-");
+    const result = await runOnce({ dir, env: {}, cwd: elsewhere });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("Hello from the bundle's .env.\n");
+    expect(server.requests[0]?.apiKey).toBe("sk-from-dotenv");
   }, 30_000);
 });

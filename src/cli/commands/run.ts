@@ -24,6 +24,7 @@ export const command: CliCommand = {
   usage:
     "goondan run [bundle] [--swarm NAME] [--watch] [--port N] [--host H] [--state-root DIR] [--input TEXT] [--record FILE] [--cluster nats://HOST:PORT [--node NAME]] [--verbose]",
   maxPositionals: 1,
+  bundleEnv: true,
   flags: {
     swarm: { type: "string", description: "the Swarm to run (default: the bundle's only Swarm)" },
     port: { type: "number", description: "HTTP API port (default 8790; 0 picks a free port)" },

@@ -33,6 +33,7 @@ export const command: CliCommand = {
     },
   },
   maxPositionals: 1,
+  bundleEnv: true,
   async run({ flags, positionals, io }) {
     const target = resolve(io.cwd, positionals[0] ?? ".");
     const staticOnly = flags.static === true;
