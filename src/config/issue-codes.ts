@@ -56,6 +56,8 @@ export const ISSUE_CODES = {
   W_CONFIG_YAML: "the YAML parser warned about a document",
   W_CONFIG_HANDLER_UNUSED: "a Tool module's `handlers` has a function no export declares",
   W_CONFIG_PROMPT_MISSING: "an Agent has no system prompt",
+  W_CONFIG_DEPRECATED_FIELD:
+    "a field is written in a deprecated spelling that still works (e.g. an Agent's spec.system)",
   W_CONFIG_REQUIRED_TOOL_UNKNOWN: "an Agent's requiredTools names a tool that none of its Tools exports",
   W_CONFIG_CASSETTE_MISSING: "a replay Model's cassette file does not exist yet",
   W_CONFIG_MCP_TOOL_REFUSED:

@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { useCleanups } from "../helpers/cleanups.ts";
-import { GOONDAN_BIN } from "../helpers/goondan-process.ts";
+import { runOnce } from "../helpers/run-once.ts";
 import { startLoopbackAnthropic } from "../helpers/loopback-anthropic.ts";
 import { startLoopbackLlm, toolResults } from "../helpers/loopback-llm.ts";
 
@@ -20,36 +20,6 @@ function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   defer(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/** The test's own environment minus any real provider settings, which would win over the test's. */
-function withoutProviderVariables(env: Record<string, string | undefined>): Record<string, string | undefined> {
-  return Object.fromEntries(
-    Object.entries(env).filter(([name]) => !/^(ANTHROPIC|OPENAI|GOOGLE_GENERATIVE_AI)_/.test(name)),
-  );
-}
-
-async function runOnce(options: { dir: string; env: Record<string, string>; cwd?: string }) {
-  const stateRoot = tempDir("goondan-provider-env-state-");
-  const proc = Bun.spawn(
-    [process.execPath, GOONDAN_BIN, "run", options.dir, "--state-root", stateRoot, "--input", "hi"],
-    {
-      env: { ...withoutProviderVariables(process.env), GOONDAN_LOG_LEVEL: "warn", ...options.env },
-      cwd: options.cwd ?? options.dir,
-      stdout: "pipe",
-      stderr: "pipe",
-      stdin: "ignore",
-    },
-  );
-  defer(() => {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { stdout, stderr, code };
 }
 
 describe("provider variables in a real run", () => {
