@@ -58,7 +58,7 @@ describe("agents__request", () => {
         response: null,
       },
     });
-    expect((calls[0]?.options as { async: boolean }).async).toBe(true);
+    expect((calls[0]!.options as { async: boolean }).async).toBe(true);
   });
 
   it("turns an error reply into a structured error with the runtime's code and a suggestion", async () => {
