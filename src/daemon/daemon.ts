@@ -114,30 +114,20 @@ export class Daemon {
     const live = cluster?.live();
     if (live) orchestrator.onRuntimeEvents((events) => live.publish(events));
     this.backend = {
+      orchestrator,
       metrics,
-      get swarm() {
-        return orchestrator.swarm;
-      },
-      submit: (submit) => orchestrator.submit(submit),
       processes: () => this.processes(),
-      ...(live ? { clusterLive: live } : {}),
+      restart: (request) => this.restarts.request(request),
       ...(cluster
         ? {
-            clusterReads: cluster.reads(),
-            clusterStatus: () => this.clusterStatus(),
-            clusterStanding: () => cluster.status(),
+            cluster: {
+              reads: cluster.reads(),
+              ...(live ? { live } : {}),
+              status: () => this.clusterStatus(),
+              standing: () => cluster.status(),
+            },
           }
         : {}),
-      instances: () => orchestrator.instances(),
-      runtimeEvents: (query) => orchestrator.runtimeEvents(query),
-      eventState: (eventId) => orchestrator.eventState(eventId),
-      watch: (listener) => orchestrator.onRuntimeEvents(listener),
-      messages: (agent, instanceKey) => orchestrator.messages(agent, instanceKey),
-      restart: (request) => this.restarts.request(request),
-      approvals: {
-        pending: () => orchestrator.approvals.pending(),
-        decide: (request) => orchestrator.approvals.decide(request),
-      },
     };
   }
 

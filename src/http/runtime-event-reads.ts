@@ -50,9 +50,10 @@ export async function readRuntimeEvents(
   filters: EventFilters,
   after?: number | string,
 ): Promise<EventPage> {
-  if (backend.clusterReads) {
+  const cluster = backend.cluster;
+  if (cluster) {
     const from = parseClusterCursor(after === undefined ? "" : String(after));
-    const page = await backend.clusterReads.runtimeEvents({ ...filters, after: from });
+    const page = await cluster.reads.runtimeEvents({ ...filters, after: from });
     return {
       events: page.events,
       cursor: formatClusterCursor(page.cursor),
@@ -61,6 +62,9 @@ export async function readRuntimeEvents(
     };
   }
   const position = typeof after === "number" ? after : undefined;
-  const rows = await backend.runtimeEvents({ ...filters, ...(position === undefined ? {} : { after: position }) });
+  const rows = await backend.orchestrator.runtimeEvents({
+    ...filters,
+    ...(position === undefined ? {} : { after: position }),
+  });
   return { events: rows.map((row) => row.event), cursor: rows.at(-1)?.cursor ?? position ?? 0 };
 }

@@ -39,9 +39,9 @@ export function openWatchFeed(backend: ApiBackend): WatchFeed {
     if (sink === undefined) held.push(...events);
     else for (const event of events) sink(event);
   };
-  const live = backend.clusterLive;
+  const live = backend.cluster?.live;
   const node = live?.node;
-  const stopOwn = backend.watch((events) =>
+  const stopOwn = backend.orchestrator.onRuntimeEvents((events) =>
     take(node === undefined ? events : events.map((event) => ({ ...event, node }))),
   );
   let others: ReturnType<NonNullable<typeof live>["open"]> | undefined;

@@ -33,6 +33,7 @@ import { createRouterHost } from "./routing/router-host.ts";
 import { abandonQueuedRequests } from "./routing/abandon-queued-requests.ts";
 import { outsideEvent } from "./outside-event.ts";
 import { OutcomeWaiters, stoppedOutcome } from "./routing/turn-outcomes.ts";
+import type { OrchestratorApi } from "./orchestrator-api.ts";
 import type { OrchestratorOptions, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 import { swarmView, type SwarmView } from "./swarm-view.ts";
 import type { RuntimeEventQuery, Store, StoredRuntimeEvent, WriteOptions } from "../store/store.ts";
@@ -40,7 +41,7 @@ import { openStateStore } from "../store/open-state-store.ts";
 
 export type { OrchestratorOptions, RestartRequester, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 
-export class Orchestrator {
+export class Orchestrator implements OrchestratorApi {
   private bundle: Bundle;
   private view: SwarmView;
   private accepting = true;

@@ -41,9 +41,7 @@ async function dieInsideTools(stateRoot: string, event: ReturnType<typeof userEv
   await runTurn({ env: dying.env, event, signal: death.signal });
 }
 
-function toolResultsOf(
-  prompt: unknown,
-): {
+function toolResultsOf(prompt: unknown): {
   toolCallId: string;
   toolName: string;
   output: { value: { status: string; error?: { code: string; message: string; suggestion?: string } } };

@@ -57,9 +57,7 @@ async function holdAndDecide(test: TestEnv, approvals: ToolApprovals, decision: 
   return test.store.approvals({ swarm: TEST_INSTANCE.swarm });
 }
 
-function lastToolResults(
-  prompt: unknown,
-): {
+function lastToolResults(prompt: unknown): {
   toolCallId: string;
   output: { value: { status: string; output?: unknown; error?: { code: string; message: string } } };
 }[] {

@@ -122,8 +122,8 @@ describe("telegram tool", () => {
     fake.addFile({ fileId: "big", bytes: new Uint8Array(5000), contentType: "application/pdf" });
     const tooBig = await tools.call("telegram__downloadFile", { fileId: "big", maxBytes: 1000 });
     expect(tooBig).toMatchObject({ status: "error", error: { code: "E_TELEGRAM_FILE_TOO_LARGE" } });
-    const escape = await tools.call("telegram__downloadFile", { fileId: "big", savePath: "../../etc/x" });
-    expect(escape).toMatchObject({ status: "error", error: { code: "E_PATH_OUTSIDE_WORKDIR" } });
+    const outside = await tools.call("telegram__downloadFile", { fileId: "big", savePath: "../../etc/x" });
+    expect(outside).toMatchObject({ status: "error", error: { code: "E_PATH_OUTSIDE_WORKDIR" } });
   });
 
   it("turns Telegram's refusals into coded errors without the token", async () => {

@@ -193,13 +193,11 @@ describe("ConnectorSupervisor", () => {
       entryAgent: "front",
       swarmInstanceKey: "team",
     });
-    spawner
-      .latest("connector:hooks")
-      .emit("connector_event", {
-        requestId: "c1",
-        event: { name: "ping", message: "x", properties: {} },
-        wantsReply: false,
-      });
+    spawner.latest("connector:hooks").emit("connector_event", {
+      requestId: "c1",
+      event: { name: "ping", message: "x", properties: {} },
+      wantsReply: false,
+    });
     await flush();
     expect(ingested[0]?.agent).toBe("ops");
     expect(spawner.of("connector:hooks")).toHaveLength(1);

@@ -104,7 +104,7 @@ spec:
         connector: "webhook",
       }),
     );
-    expect(api.swarm.name).toBe("live");
+    expect(api.orchestrator.swarm.name).toBe("live");
 
     const yaml = join(dir, "goondan.yaml");
     writeFileSync(yaml, readFileSync(yaml, "utf8").replace("agentRef: Agent/other", "agentRef: Agent/front"));

@@ -8,7 +8,8 @@ import { afterEach } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ApiBackend } from "../../src/http/api-backend.ts";
+import type { ClusterReads } from "../../src/cluster/cluster-view.ts";
+import type { ApiBackend, ClusterApi } from "../../src/http/api-backend.ts";
 import { createApiHandler, type HttpApiOptions } from "../../src/http/http-api.ts";
 import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";
 import { testBundle } from "../fixtures/orchestrator/test-bundle.ts";
@@ -21,17 +22,18 @@ afterEach(() => {
 
 /** The orchestrator as the API's backend, with `restart` when the test gives one (the daemon's coordinator). */
 export function backendOf(orchestrator: Orchestrator, restart?: ApiBackend["restart"]): ApiBackend {
+  return { orchestrator, processes: () => orchestrator.processes(), ...(restart ? { restart } : {}) };
+}
+
+/** A cluster node's part of the API for route tests: the parts a test gives, and a connected node n1 otherwise. */
+export function clusterPart(part: Partial<ClusterApi>): ClusterApi {
   return {
-    get swarm() {
-      return orchestrator.swarm;
+    reads: {} as ClusterReads,
+    status: async () => {
+      throw new Error("this test gave no cluster status");
     },
-    submit: (options) => orchestrator.submit(options),
-    processes: () => orchestrator.processes(),
-    instances: () => orchestrator.instances(),
-    runtimeEvents: (query) => orchestrator.runtimeEvents(query),
-    eventState: (eventId) => orchestrator.eventState(eventId),
-    watch: (listener) => orchestrator.onRuntimeEvents(listener),
-    ...(restart ? { restart } : {}),
+    standing: () => ({ node: "n1", connection: "connected", member: true, instances: 0, awaitingReclaim: 0 }),
+    ...part,
   };
 }
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from "bun:test";
 import type { ClusterEventQuery, ClusterReads } from "../../src/cluster/cluster-view.ts";
 import type { NodeRuntimeEvent } from "../../src/cluster/runtime-events-merge.ts";
 import { createApiHandler } from "../../src/http/http-api.ts";
-import { apiFixture, backendOf, bodyOf } from "./api-fixture.ts";
+import { apiFixture, backendOf, bodyOf, clusterPart } from "./api-fixture.ts";
 
 const event = (node: string, at: string): NodeRuntimeEvent => ({
   type: "turn.started",
@@ -62,7 +62,7 @@ function clusterApi(overrides: Partial<ClusterReads> = {}) {
         : { unanswered: [{ node: "n3", status: "timeout" }] },
     ...overrides,
   } as ClusterReads;
-  const handle = createApiHandler({ backend: { ...backendOf(orchestrator), clusterReads: reads } });
+  const handle = createApiHandler({ backend: { ...backendOf(orchestrator), cluster: clusterPart({ reads }) } });
   return { get: (path: string) => handle(new Request(`http://127.0.0.1${path}`)), queries };
 }
 

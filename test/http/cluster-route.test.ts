@@ -2,7 +2,7 @@ import { describe, expect, it } from "bun:test";
 import type { ClusterReloadStatus } from "../../src/cluster/cluster-reload.ts";
 import { createApiHandler } from "../../src/http/http-api.ts";
 import { SystemError } from "../../src/shared/errors.ts";
-import { apiFixture, backendOf, bodyOf } from "./api-fixture.ts";
+import { apiFixture, backendOf, bodyOf, clusterPart } from "./api-fixture.ts";
 
 describe("GET /v1/cluster", () => {
   it("answers 404 E_NOT_A_CLUSTER on an orchestrator without --cluster", async () => {
@@ -32,14 +32,16 @@ describe("GET /v1/cluster", () => {
     const handle = createApiHandler({
       backend: {
         ...backendOf(orchestrator),
-        clusterStatus: async () => {
-          if (fail)
-            throw new SystemError(
-              "E_CLUSTER_UNAVAILABLE",
-              "reading the reload reports: the cluster's NATS did not answer",
-            );
-          return status;
-        },
+        cluster: clusterPart({
+          status: async () => {
+            if (fail)
+              throw new SystemError(
+                "E_CLUSTER_UNAVAILABLE",
+                "reading the reload reports: the cluster's NATS did not answer",
+              );
+            return status;
+          },
+        }),
       },
     });
     const get = () => handle(new Request("http://127.0.0.1/v1/cluster"));

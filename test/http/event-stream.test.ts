@@ -198,19 +198,16 @@ describe("event streams over real HTTP", () => {
   it("lets go of a watcher whose client disconnected, and the served API stops with streams open", async () => {
     const { orchestrator } = apiFixture();
     let watching = 0;
-    const backend = backendOf(orchestrator);
-    const counted = {
-      ...backend,
-      swarm: backend.swarm,
-      watch: (listener: Parameters<typeof backend.watch>[0]) => {
-        watching += 1;
-        const stop = backend.watch(listener);
-        return () => {
-          watching -= 1;
-          stop();
-        };
-      },
+    const subscribe = orchestrator.onRuntimeEvents.bind(orchestrator);
+    orchestrator.onRuntimeEvents = (listener) => {
+      watching += 1;
+      const stop = subscribe(listener);
+      return () => {
+        watching -= 1;
+        stop();
+      };
     };
+    const counted = backendOf(orchestrator);
     const served = serveHttpApi({ backend: counted, host: "127.0.0.1", port: 0 });
     try {
       const abort = new AbortController();

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "bun:test";
 import type { ClusterStatus } from "../../src/cluster/outage-recovery.ts";
 import { healthRoutes } from "../../src/http/routes/health.ts";
+import { clusterPart } from "./api-fixture.ts";
 
 const standing = (connection: ClusterStatus["connection"]): ClusterStatus => ({
   node: "n1",
@@ -19,13 +20,17 @@ describe("GET /healthz", () => {
   });
 
   it("says disconnected, still 200, while a cluster node has lost NATS", async () => {
-    const response = await healthRoutes({ clusterStanding: () => standing("reconnecting") }).request("/healthz");
+    const response = await healthRoutes({ cluster: clusterPart({ standing: () => standing("reconnecting") }) }).request(
+      "/healthz",
+    );
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: "disconnected", cluster: standing("reconnecting") });
   });
 
   it("says ok with the node's standing while connected", async () => {
-    const response = await healthRoutes({ clusterStanding: () => standing("connected") }).request("/healthz");
+    const response = await healthRoutes({ cluster: clusterPart({ standing: () => standing("connected") }) }).request(
+      "/healthz",
+    );
     expect(await response.json()).toEqual({ status: "ok", cluster: standing("connected") });
   });
 });

@@ -13,7 +13,7 @@ import type { NodeRuntimeEvent } from "../../src/cluster/runtime-events-merge.ts
 import { createApiHandler } from "../../src/http/http-api.ts";
 import type { RuntimeEvent } from "../../src/protocol/runtime-event.ts";
 import { sseReader } from "../helpers/sse-reader.ts";
-import { apiFixture, backendOf, bodyOf } from "./api-fixture.ts";
+import { apiFixture, backendOf, bodyOf, clusterPart } from "./api-fixture.ts";
 
 const at = (second: number) => `2026-11-25T10:00:${String(second).padStart(2, "0")}.000Z`;
 const event = (type: RuntimeEvent["type"], agent: string, second: number): RuntimeEvent => ({
@@ -63,7 +63,7 @@ function clusterWatch(
   const fake = fakeLive();
   const reads = { runtimeEvents } as ClusterReads;
   const handle = createApiHandler({
-    backend: { ...backendOf(orchestrator), clusterReads: reads, clusterLive: fake.live },
+    backend: { ...backendOf(orchestrator), cluster: clusterPart({ reads, live: fake.live }) },
   });
   const get = (path: string) => handle(new Request(`http://127.0.0.1${path}`));
   /** A child of agent `b` on this node that can send runtime events. */

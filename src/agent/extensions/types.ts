@@ -67,9 +67,7 @@ export interface MiddlewareAgentRequest {
  * carrying `code` (`AGENT_REQUEST_TIMEOUT`, `CIRCULAR_CALL_DETECTED`, …).
  */
 export interface MiddlewareAgentsApi {
-  request(
-    params: MiddlewareAgentRequest,
-  ): Promise<{
+  request(params: MiddlewareAgentRequest): Promise<{
     target: string;
     response: string;
     correlationId?: string;

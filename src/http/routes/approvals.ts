@@ -79,22 +79,10 @@ export function approvalView(approval: Approval): JsonObject {
   };
 }
 
-function desk(backend: ApiBackend): NonNullable<ApiBackend["approvals"]> {
-  if (backend.approvals === undefined)
-    throw new ApiError({
-      status: 501,
-      code: "E_APPROVALS_UNAVAILABLE",
-      message: "this orchestrator keeps no approvals",
-    });
-  return backend.approvals;
-}
-
 export function approvalRoutes(options: { backend: ApiBackend; maxBodyBytes: number }): Hono<ApiEnv> {
-  const { backend } = options;
+  const desk = options.backend.orchestrator.approvals;
   return new Hono<ApiEnv>()
-    .get("/v1/approvals", listQuery, async (c) =>
-      c.json({ approvals: (await desk(backend).pending()).map(approvalView) }),
-    )
+    .get("/v1/approvals", listQuery, async (c) => c.json({ approvals: (await desk.pending()).map(approvalView) }))
     .post(
       "/v1/approvals/:id",
       decideQuery,
@@ -103,7 +91,7 @@ export function approvalRoutes(options: { backend: ApiBackend; maxBodyBytes: num
       async (c) => {
         const { id } = c.req.valid("param");
         const body = c.var.body as DecideBody;
-        const answer = await desk(backend).decide({
+        const answer = await desk.decide({
           id,
           decision: body.decision,
           ...(body.reason === undefined ? {} : { reason: body.reason }),

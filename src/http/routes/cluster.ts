@@ -13,13 +13,13 @@ const query = noQuery("GET /v1/cluster");
 
 export function clusterRoutes(backend: ApiBackend): Hono<ApiEnv> {
   return new Hono<ApiEnv>().get("/v1/cluster", query, async (c) => {
-    const status = backend.clusterStatus?.bind(backend);
-    if (!status)
+    const cluster = backend.cluster;
+    if (!cluster)
       throw new ApiError({
         status: 404,
         code: "E_NOT_A_CLUSTER",
         message: "this orchestrator runs on one host: start it with --cluster to run it as a node of a cluster",
       });
-    return c.json(await status());
+    return c.json(await cluster.status());
   });
 }

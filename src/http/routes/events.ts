@@ -105,7 +105,7 @@ export function eventRoutes(options: {
       // Progress that comes before the stream opens waits for it.
       const early: TurnProgress[] = [];
       let relay: ((progress: TurnProgress) => void) | undefined;
-      const submitted = backend.submit({
+      const submitted = backend.orchestrator.submit({
         input: event.input,
         ...(event.agent !== undefined ? { agent: event.agent } : {}),
         ...(event.instanceKey !== undefined ? { instanceKey: event.instanceKey } : {}),
@@ -116,7 +116,7 @@ export function eventRoutes(options: {
       });
       // Nobody hears of an event before it is on disk: the 202 waits for the store's sync (shared by the tick's accepts).
       await submitted.accepted;
-      const timeoutMs = event.timeoutMs ?? backend.swarm.policy.requestTimeoutMs;
+      const timeoutMs = event.timeoutMs ?? backend.orchestrator.swarm.policy.requestTimeoutMs;
       if (event.stream === true) {
         c.header(EVENT_ID_HEADER, submitted.eventId);
         return sseResponse({
@@ -148,8 +148,9 @@ export function eventRoutes(options: {
       noQuery("GET /v1/events/:eventId"),
       async (c) => {
         const { eventId } = c.req.valid("param");
-        if (backend.clusterReads) {
-          const { state, unanswered } = await backend.clusterReads.eventState(eventId);
+        const cluster = backend.cluster;
+        if (cluster) {
+          const { state, unanswered } = await cluster.reads.eventState(eventId);
           if (state === undefined)
             throw new ApiError({
               status: 404,
@@ -159,7 +160,7 @@ export function eventRoutes(options: {
             });
           return c.json({ ...state, unanswered });
         }
-        const state = await backend.eventState(eventId);
+        const state = await backend.orchestrator.eventState(eventId);
         if (state === undefined)
           throw new ApiError({
             status: 404,

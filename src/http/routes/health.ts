@@ -10,9 +10,9 @@ import { noQuery } from "./no-query.ts";
 
 const query = noQuery("GET /healthz");
 
-export function healthRoutes(backend?: Pick<ApiBackend, "clusterStanding">): Hono<ApiEnv> {
+export function healthRoutes(backend?: Pick<ApiBackend, "cluster">): Hono<ApiEnv> {
   return new Hono<ApiEnv>().get("/healthz", query, (c) => {
-    const cluster = backend?.clusterStanding?.();
+    const cluster = backend?.cluster?.standing();
     if (cluster === undefined) return c.json({ status: "ok" });
     return c.json({ status: cluster.connection === "connected" ? "ok" : "disconnected", cluster });
   });

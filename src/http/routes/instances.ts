@@ -37,11 +37,12 @@ const eventsQuery = (clustered: boolean) =>
 const queries = { host: eventsQuery(false), cluster: eventsQuery(true) };
 
 export function instanceRoutes(backend: ApiBackend): Hono<ApiEnv> {
-  const query = backend.clusterReads ? queries.cluster : queries.host;
+  const query = backend.cluster ? queries.cluster : queries.host;
   return new Hono<ApiEnv>()
     .get("/v1/instances", listQuery, async (c) => {
-      if (!backend.clusterReads) return c.json({ instances: await backend.instances() });
-      return c.json(await backend.clusterReads.instances());
+      const cluster = backend.cluster;
+      if (!cluster) return c.json({ instances: await backend.orchestrator.instances() });
+      return c.json(await cluster.reads.instances());
     })
     .get(
       "/v1/instances/:agent/:instanceKey/events",
@@ -50,7 +51,7 @@ export function instanceRoutes(backend: ApiBackend): Hono<ApiEnv> {
       async (c) => {
         const { agent, instanceKey } = c.req.valid("param");
         const { limit, after } = c.req.valid("query");
-        if (!backend.swarm.agents.has(agent))
+        if (!backend.orchestrator.swarm.agents.has(agent))
           throw new ApiError({
             status: 404,
             code: "AGENT_NOT_FOUND",

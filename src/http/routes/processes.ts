@@ -12,10 +12,8 @@ const query = noQuery("GET /v1/processes");
 
 export function processRoutes(backend: ApiBackend): Hono<ApiEnv> {
   return new Hono<ApiEnv>().get("/v1/processes", query, async (c) => {
-    if (!backend.clusterReads) return c.json({ processes: backend.processes() });
-    return c.json({
-      ...(await backend.clusterReads.processes()),
-      ...(backend.clusterStanding ? { cluster: backend.clusterStanding() } : {}),
-    });
+    const cluster = backend.cluster;
+    if (!cluster) return c.json({ processes: backend.processes() });
+    return c.json({ ...(await cluster.reads.processes()), cluster: cluster.standing() });
   });
 }

@@ -55,7 +55,7 @@ export function restartRoutes(options: { backend: ApiBackend; maxBodyBytes: numb
           message: `expected agent with instanceKey ${JSON.stringify(instanceKey)}: an instance key belongs to one agent`,
         });
       }
-      const swarm = backend.swarm;
+      const swarm = backend.orchestrator.swarm;
       if (agent !== undefined && !swarm.agents.has(agent)) {
         throw new ApiError({
           status: 404,
@@ -67,7 +67,7 @@ export function restartRoutes(options: { backend: ApiBackend; maxBodyBytes: numb
       const agentInstances =
         instanceKey === undefined
           ? []
-          : (await backend.instances()).filter((row) => row.agent === agent).map((row) => row.instanceKey);
+          : (await backend.orchestrator.instances()).filter((row) => row.agent === agent).map((row) => row.instanceKey);
       const answer = await restart({
         reason,
         ...(agent !== undefined ? { agent } : {}),

@@ -41,7 +41,7 @@ const eventsQuery = (clustered: boolean) =>
 const queries = { host: eventsQuery(false), cluster: eventsQuery(true) };
 
 export function runtimeEventRoutes(backend: ApiBackend): Hono<ApiEnv> {
-  const query = backend.clusterReads ? queries.cluster : queries.host;
+  const query = backend.cluster ? queries.cluster : queries.host;
   return new Hono<ApiEnv>().get(
     ROUTE.slice(4),
     validator("query", (value) => query(value)),

@@ -63,14 +63,15 @@ export function traceRoutes(backend: ApiBackend): Hono<ApiEnv> {
       validator("param", (value) => messagesPath(value)),
       async (c) => {
         const { agent, instanceKey } = c.req.valid("param");
-        if (!backend.swarm.agents.has(agent))
+        if (!backend.orchestrator.swarm.agents.has(agent))
           throw new ApiError({
             status: 404,
             code: "AGENT_NOT_FOUND",
             message: `agent ${JSON.stringify(agent)} is not in the swarm`,
           });
-        if (backend.clusterReads) {
-          const { node, messages, unanswered } = await backend.clusterReads.conversation(agent, instanceKey);
+        const cluster = backend.cluster;
+        if (cluster) {
+          const { node, messages, unanswered } = await cluster.reads.conversation(agent, instanceKey);
           if (node === undefined)
             throw new ApiError({
               status: 404,
@@ -80,7 +81,7 @@ export function traceRoutes(backend: ApiBackend): Hono<ApiEnv> {
             });
           return c.json({ agent, instanceKey, node, messages, unanswered });
         }
-        const messages = backend.messages ? await backend.messages(agent, instanceKey) : [];
+        const messages = await backend.orchestrator.messages(agent, instanceKey);
         if (messages.length === 0)
           throw new ApiError({
             status: 404,

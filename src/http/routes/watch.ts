@@ -60,7 +60,7 @@ export function matchesWatch(query: WatchQuery, event: WatchedEvent): boolean {
 export function watchRoutes(options: { backend: ApiBackend; heartbeatMs?: number }): Hono<ApiEnv> {
   const { backend } = options;
   // `after` is a cursor of the stored reads: a cluster cursor wherever they are the cluster's (as GET /v1/runtime-events).
-  const query = backend.clusterReads ? queries.cluster : queries.host;
+  const query = backend.cluster ? queries.cluster : queries.host;
   return new Hono<ApiEnv>().get(
     "/v1/watch",
     validator("query", (value) => query(value)),
