@@ -27,6 +27,7 @@ export { buildToolName, isPendingHandle, parseToolName, pending, ToolFault } fro
 
 // Extension authors: `export function register(api: ExtensionApi, config: JsonObject)` (agent process).
 export type {
+  ConversationState,
   ExtensionApi,
   ExtensionRegister,
   MessageEvent,

@@ -17,18 +17,24 @@ import type {
   ToolResult,
 } from "../../tools/types.ts";
 import type { MessageEvent } from "../../protocol/conversation.ts";
+import type { ConversationState } from "../conversation/conversation-state.ts";
 
 export type { MessageEvent } from "../../protocol/conversation.ts";
+export type { ConversationState } from "../conversation/conversation-state.ts";
 
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
 }
 
-/** What the turn pipeline returns: the turn's outcome (the one TurnOutcome), with its step count and token usage. */
+/**
+ * What the turn pipeline returns: the turn's outcome (the one TurnOutcome), with its step count and token usage,
+ * and `responseMessage`, the assistant message that answered (absent when the turn ended without one).
+ */
 export interface TurnResult extends TurnOutcome {
   steps: number;
   usage: TokenUsage;
+  responseMessage?: Message;
 }
 
 export interface StepToolOutcome {
@@ -88,6 +94,8 @@ interface PipelineContextBase {
   readonly inputEvent: AgentEvent;
   /** The conversation as it stands now (after every event emitted so far). */
   readonly messages: readonly Message[];
+  /** The public API's view: the turn's `baseMessages`, the `events` emitted since, and `nextMessages` (= messages). */
+  readonly conversationState: ConversationState;
   /** Free-form, shared by the middlewares of one turn/step. */
   metadata: Record<string, JsonValue>;
   /** Changes the conversation durably (append / replace / remove / truncate). */
