@@ -64,7 +64,7 @@ export const VERSION: string = packageJson.version;
 function helpText(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
   const lines = Object.entries(COMMANDS).map(([name, entry]) => `  ${name.padEnd(width)}  ${entry.summary}`);
-  return `goondan ${VERSION}: run swarms of LLM agents declared in goondan.yaml\n\nUsage: goondan <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun 'goondan <command> --help' for a command's options.\n`;
+  return `goondan ${VERSION}: run swarms of LLM agents declared in goondan.yaml\n\nUsage: goondan <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun 'goondan help <command>' or 'goondan <command> --help' for a command's options.\n`;
 }
 
 const ENV_FILE_FLAG: FlagSpec = {
@@ -99,6 +99,11 @@ export const defaultIo = (): CliIo => ({
 
 export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
   const [name, ...rest] = argv;
+  const topic = name === "help" ? rest[0] : undefined;
+  if (topic !== undefined && COMMANDS[topic] !== undefined) {
+    io.stdout(commandHelp((await COMMANDS[topic].load()).command));
+    return EXIT.ok;
+  }
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     io.stdout(helpText());
     return name === undefined ? EXIT.usage : EXIT.ok;

@@ -7,7 +7,7 @@ import type { CliCommand } from "../command.ts";
 import { EXIT } from "../command.ts";
 import { SystemError } from "../../shared/errors.ts";
 import type { ProcessInfo } from "../../supervision/process-table.ts";
-import { unansweredNotice } from "../operator/api-client.ts";
+import { API_FLAGS, apiTarget, unansweredNotice } from "../operator/api-client.ts";
 
 export const command: CliCommand = {
   name: "ps",
@@ -15,23 +15,20 @@ export const command: CliCommand = {
   usage: "goondan ps [--port N] [--host H] [--format text|json]",
   maxPositionals: 0,
   flags: {
-    port: { type: "number", description: "HTTP API port of the orchestrator (default 8790)" },
-    host: { type: "string", description: "HTTP API host (default 127.0.0.1)" },
+    ...API_FLAGS,
     format: { type: "string", description: "output format (default text)", choices: ["text", "json"] },
   },
   async run({ flags, io }) {
-    const host = typeof flags.host === "string" ? flags.host : "127.0.0.1";
-    const port = typeof flags.port === "number" ? flags.port : 8790;
-    const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}/v1/processes`;
+    const target = apiTarget({ flags, env: io.env });
     let response: Response;
     try {
-      response = await fetch(url, {
-        headers: io.env.GOONDAN_API_TOKEN ? { authorization: `Bearer ${io.env.GOONDAN_API_TOKEN}` } : {},
+      response = await fetch(`${target.baseUrl}/v1/processes`, {
+        headers: target.token ? { authorization: `Bearer ${target.token}` } : {},
       });
     } catch (error) {
       throw new SystemError(
         "E_PS_UNREACHABLE",
-        `no orchestrator answers at ${host}:${port} (${(error as Error).message})`,
+        `no orchestrator answers at ${target.baseUrl.replace(/^http:\/\//, "")} (${(error as Error).message})`,
         { suggestion: "start one with 'goondan run' or pass --port" },
       );
     }

@@ -1,0 +1,64 @@
+/**
+ * CLI habits of upstream users: `help <command>` prints that command's help, `gdn` is a second name of the
+ * launcher, and GOONDAN_PORT / GOONDAN_HOST choose the API every operator command reaches (ps included).
+ */
+import { afterEach, describe, expect, it } from "bun:test";
+import { main } from "../../src/cli/main.ts";
+import type { CliIo } from "../../src/cli/command.ts";
+import { apiAddress } from "../../src/cli/operator/api-client.ts";
+import packageJson from "../../package.json" with { type: "json" };
+
+function captureIo(env: Record<string, string> = {}): CliIo & { out: () => string; err: () => string } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    stdout: (text) => void out.push(text),
+    stderr: (text) => void err.push(text),
+    env,
+    cwd: "/",
+    out: () => out.join(""),
+    err: () => err.join(""),
+  };
+}
+
+let server: ReturnType<typeof Bun.serve> | undefined;
+afterEach(async () => {
+  await server?.stop(true);
+  server = undefined;
+});
+
+describe("CLI habits", () => {
+  it("prints a command's own help for 'help <command>'", async () => {
+    const io = captureIo();
+    expect(await main(["help", "run"], io)).toBe(0);
+    expect(io.out()).toStartWith("Usage: goondan run [bundle]");
+    expect(io.out()).toContain("--env-file");
+  });
+
+  it("installs the launcher as gdn too", () => {
+    expect(packageJson.bin).toEqual({ goondan: "bin/goondan", gdn: "bin/goondan" });
+  });
+
+  it("lets ps find the orchestrator at GOONDAN_HOST:GOONDAN_PORT", async () => {
+    const seen: string[] = [];
+    server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request) => {
+        seen.push(new URL(request.url).pathname);
+        return Response.json({ processes: [] });
+      },
+    });
+    const io = captureIo({ GOONDAN_HOST: "127.0.0.1", GOONDAN_PORT: String(server.port) });
+    expect(await main(["ps", "--format", "json"], io)).toBe(0);
+    expect(JSON.parse(io.out())).toEqual([]);
+    expect(seen).toEqual(["/v1/processes"]);
+  });
+
+  it("lets --host/--port win over GOONDAN_HOST/GOONDAN_PORT, which win over 127.0.0.1:8790 (run listens there too)", () => {
+    const env = { GOONDAN_HOST: "0.0.0.0", GOONDAN_PORT: "9911" };
+    expect(apiAddress({ flags: {}, env: {} })).toEqual({ host: "127.0.0.1", port: 8790 });
+    expect(apiAddress({ flags: {}, env })).toEqual({ host: "0.0.0.0", port: 9911 });
+    expect(apiAddress({ flags: { host: "::1", port: 0 }, env })).toEqual({ host: "::1", port: 0 });
+  });
+});
