@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { main } from "../../src/cli/main.ts";
 import type { CliIo } from "../../src/cli/command.ts";
 import { apiAddress } from "../../src/cli/operator/api-client.ts";
+import { processTable } from "../../src/cli/commands/ps.ts";
 import packageJson from "../../package.json" with { type: "json" };
 
 function captureIo(env: Record<string, string> = {}): CliIo & { out: () => string; err: () => string } {
@@ -60,5 +61,28 @@ describe("CLI habits", () => {
     expect(apiAddress({ flags: {}, env: {} })).toEqual({ host: "127.0.0.1", port: 8790 });
     expect(apiAddress({ flags: {}, env })).toEqual({ host: "0.0.0.0", port: 9911 });
     expect(apiAddress({ flags: { host: "::1", port: 0 }, env })).toEqual({ host: "::1", port: 0 });
+  });
+
+  it("shows CPU, memory and age in ps, from this host's /proc, and --json as --format json", async () => {
+    const row = {
+      kind: "agent" as const,
+      agent: "worker",
+      instanceKey: "main",
+      pid: process.pid,
+      status: "idle",
+      restarts: 0,
+      consecutiveCrashes: 0,
+      startedAt: new Date(Date.now() - 90_000).toISOString(),
+      queued: 0,
+    };
+    const table = processTable([row, { ...row, instanceKey: "gone", pid: null, startedAt: null }], { now: Date.now() });
+    const [header, live, gone] = table.trimEnd().split("\n");
+    expect(header).toMatch(/^KIND\s+AGENT\s+INSTANCE\s+PID\s+STATUS\s+CPU\s+MEM\s+AGE\s+RESTARTS/);
+    expect(live).toMatch(new RegExp(`worker\\s+main\\s+${process.pid}\\s+idle\\s+\\d+\\.\\d%\\s+\\d+\\.\\dM\\s+1m\\s`));
+    expect(gone).toMatch(/worker\s+gone\s+-\s+idle\s+-\s+-\s+-\s/);
+    server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ processes: [row] }) });
+    const io = captureIo({ GOONDAN_PORT: String(server.port) });
+    expect(await main(["ps", "--json"], io)).toBe(0);
+    expect(JSON.parse(io.out())).toEqual([row]);
   });
 });

@@ -8,15 +8,18 @@ import { EXIT } from "../command.ts";
 import { SystemError } from "../../shared/errors.ts";
 import type { ProcessInfo } from "../../supervision/process-table.ts";
 import { API_FLAGS, apiTarget, unansweredNotice } from "../operator/api-client.ts";
+import { formatAge, processUsage, type ProcessUsage } from "../operator/process-usage.ts";
+import { formatTable } from "../table.ts";
 
 export const command: CliCommand = {
   name: "ps",
   summary: "list the processes of a running orchestrator",
-  usage: "goondan ps [--port N] [--host H] [--format text|json]",
+  usage: "goondan ps [--port N] [--host H] [--format text|json | --json]",
   maxPositionals: 0,
   flags: {
     ...API_FLAGS,
     format: { type: "string", description: "output format (default text)", choices: ["text", "json"] },
+    json: { type: "boolean", description: "the same as --format json" },
   },
   async run({ flags, io }) {
     const target = apiTarget({ flags, env: io.env });
@@ -43,16 +46,25 @@ export const command: CliCommand = {
     }
     const notice = unansweredNotice(body.unanswered ?? [], "their processes are");
     if (notice !== undefined) io.stderr(`goondan ps: ${notice}\n`);
-    if (flags.format === "json") {
+    if (flags.format === "json" || flags.json === true) {
       io.stdout(`${JSON.stringify(body.processes, null, 2)}\n`);
       return EXIT.ok;
     }
-    io.stdout(formatTable(body.processes));
+    io.stdout(processTable(body.processes, { now: Date.now() }));
     return EXIT.ok;
   },
 };
 
-export function formatTable(processes: readonly ProcessInfo[]): string {
+/**
+ * The text table: NODE on a cluster, then the row's fields, AGE since the child became ready, and CPU (percent of
+ * one core over its life) and MEM (resident) read from this host's /proc (`-` on a cluster, whose rows may be
+ * another host's pids).
+ */
+export function processTable(
+  processes: readonly ProcessInfo[],
+  options: { now: number; usage?: (pid: number) => ProcessUsage | undefined },
+): string {
+  const usageOf = options.usage ?? processUsage;
   // A cluster's table says on which node each process runs.
   const clustered = processes.some((row) => row.node !== undefined);
   const header = [
@@ -62,30 +74,31 @@ export function formatTable(processes: readonly ProcessInfo[]): string {
     "INSTANCE",
     "PID",
     "STATUS",
+    "CPU",
+    "MEM",
+    "AGE",
     "RESTARTS",
     "CRASHES",
     "QUEUED",
     "STARTED",
   ];
-  const rows = processes.map((row) => [
-    ...(clustered ? [row.node ?? "-"] : []),
-    row.kind,
-    row.agent,
-    row.instanceKey,
-    row.pid === null ? "-" : String(row.pid),
-    row.status,
-    String(row.restarts),
-    String(row.consecutiveCrashes),
-    String(row.queued ?? 0),
-    row.startedAt ?? "-",
-  ]);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
-  );
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-      .join("  ")
-      .trimEnd();
-  return `${[line(header), ...rows.map(line)].join("\n")}\n`;
+  const rows = processes.map((row) => {
+    const usage = row.pid === null || clustered ? undefined : usageOf(row.pid);
+    return [
+      ...(clustered ? [row.node ?? "-"] : []),
+      row.kind,
+      row.agent,
+      row.instanceKey,
+      row.pid === null ? "-" : String(row.pid),
+      row.status,
+      usage === undefined ? "-" : `${usage.cpuPercent.toFixed(1)}%`,
+      usage === undefined ? "-" : `${(usage.rssBytes / 1024 / 1024).toFixed(1)}M`,
+      row.startedAt === null ? "-" : formatAge(row.startedAt, options.now),
+      String(row.restarts),
+      String(row.consecutiveCrashes),
+      String(row.queued ?? 0),
+      row.startedAt ?? "-",
+    ];
+  });
+  return formatTable(header, rows);
 }
