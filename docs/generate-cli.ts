@@ -49,7 +49,7 @@ export async function renderCli(): Promise<string> {
   out.push("`run`, `validate` and `doctor` read their variables from, first to last (the first that sets a variable");
   out.push("wins): the exported environment, the file named with `--env-file F` (a missing one is");
   out.push(
-    "`E_CONFIG_ENV_FILE_MISSING`), `.env` in the bundle's directory, then `.env` in the current directory. (Run",
+    "`E_CONFIG_ENV_FILE_MISSING`), `.env.local` then `.env` in the bundle's directory, then `.env` in the current directory. (Run",
   );
   out.push(
     "directly as `bun bin/goondan`, Bun itself loads the current directory's `.env` first, so its values count as",

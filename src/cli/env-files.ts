@@ -1,9 +1,10 @@
 /**
  * The environment a bundle command (run, validate, doctor) works with: the exported environment, then the file
- * named with `--env-file F`, then `.env` in the bundle's directory, then `.env` in the current directory. The
+ * named with `--env-file F`, then `.env.local` and `.env` in the bundle's directory (`.env.local` being the
+ * machine's own, as the public Goondan CLI reads it), then `.env` in the current directory. The
  * first that sets a variable wins (a file never overrides an exported variable), so a bundle run from another
  * directory still finds its own `.env`. Files are parsed by dotenv; a named file that does not exist is
- * E_CONFIG_ENV_FILE_MISSING, while the two `.env` files are optional.
+ * E_CONFIG_ENV_FILE_MISSING, while the `.env` files are optional.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -37,8 +38,8 @@ export function withEnvFiles(options: { env: EnvMap; cwd: string; bundle: string
     layers.push(readEnvFile(file));
   }
   const seen = new Set<string>();
-  for (const dir of [bundleDirOf(resolve(options.cwd, options.bundle)), options.cwd]) {
-    const file = join(dir, ".env");
+  const bundleDir = bundleDirOf(resolve(options.cwd, options.bundle));
+  for (const file of [join(bundleDir, ".env.local"), join(bundleDir, ".env"), join(options.cwd, ".env")]) {
     if (seen.has(file)) continue;
     seen.add(file);
     if (existsSync(file) && statSync(file).isFile()) layers.push(readEnvFile(file));

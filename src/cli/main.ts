@@ -5,6 +5,7 @@
  */
 import { parseArgs, type FlagSpec } from "./args.ts";
 import { withEnvFiles } from "./env-files.ts";
+import { translateUpstreamFlags } from "./upstream-flags.ts";
 import { EXIT, type CliCommand, type CliIo } from "./command.ts";
 import { isGoondanError } from "../shared/errors.ts";
 import { didYouMean } from "../config/suggest.ts";
@@ -85,7 +86,7 @@ export function commandHelp(command: CliCommand): string {
         : flag.choices
           ? ` <${flag.choices.join("|")}>`
           : ` <${flag.type === "number" ? "n" : "value"}>`;
-    return `  --${name}${value}\n      ${flag.description}`;
+    return `  ${flag.short ? `-${flag.short}, ` : ""}--${name}${value}\n      ${flag.description}`;
   });
   return `Usage: ${command.usage}\n\n${command.summary}\n\nOptions:\n${[...flags, "  --help\n      show this help"].join("\n")}\n`;
 }
@@ -128,7 +129,9 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     return EXIT.ok;
   }
   try {
-    const parsed = parseArgs(rest, commandFlags(command), { maxPositionals: command.maxPositionals });
+    const flags = commandFlags(command);
+    const argv = translateUpstreamFlags({ command: name, argv: rest, flags, cwd: io.cwd });
+    const parsed = parseArgs(argv, flags, { maxPositionals: command.maxPositionals });
     if (command.bundleEnv !== true) return await command.run({ ...parsed, io });
     const envFile = parsed.flags["env-file"];
     const env = withEnvFiles({

@@ -42,10 +42,11 @@ describe("env files", () => {
   it("lets the environment win, then --env-file, then the bundle's .env, then the current directory's", () => {
     const { root, bundle, cwd } = layout();
     writeFileSync(join(cwd, ".env"), "A=cwd\nB=cwd\nC=cwd\nD=cwd\n");
-    writeFileSync(join(bundle, ".env"), "A=bundle\nB=bundle\nC=bundle\n");
+    writeFileSync(join(bundle, ".env"), "A=bundle\nB=bundle\nC=bundle\nE=bundle\n");
+    writeFileSync(join(bundle, ".env.local"), "E=local\n");
     writeFileSync(join(root, "extra.env"), "A=file\nB=file\n");
     const env = withEnvFiles({ env: { A: "exported" }, cwd, bundle: "../bundle", envFile: "../extra.env" });
-    expect(env).toMatchObject({ A: "exported", B: "file", C: "bundle", D: "cwd" });
+    expect(env).toMatchObject({ A: "exported", B: "file", C: "bundle", D: "cwd", E: "local" });
   });
 
   it("reads the .env of a bundle named by its goondan.yaml, and reads one file once when cwd is the bundle", () => {

@@ -27,7 +27,7 @@ export const command: CliCommand = {
   maxPositionals: 1,
   bundleEnv: true,
   flags: {
-    swarm: { type: "string", description: "the Swarm to run (default: the bundle's only Swarm)" },
+    swarm: { type: "string", short: "s", description: "the Swarm to run (default: the bundle's only Swarm)" },
     port: { type: "number", description: "HTTP API port (default GOONDAN_PORT or 8790; 0 picks a free port)" },
     host: {
       type: "string",
@@ -36,7 +36,11 @@ export const command: CliCommand = {
     "state-root": { type: "string", description: "state directory (default GOONDAN_STATE_ROOT or ~/.goondan)" },
     input: { type: "string", description: "send one event to the entry agent, print the reply and exit" },
     record: { type: "string", description: "record the model replies of every agent into this cassette (JSONL)" },
-    watch: { type: "boolean", description: "reload changed agents when goondan.yaml, prompts or entry files change" },
+    watch: {
+      type: "boolean",
+      short: "w",
+      description: "reload changed agents when goondan.yaml, prompts or entry files change",
+    },
     cluster: {
       type: "string",
       description: "run as one node of a cluster over this NATS server (default GOONDAN_CLUSTER_URL; none: one host)",
