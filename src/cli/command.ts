@@ -14,6 +14,9 @@ export interface CliIo {
   cwd: string;
 }
 
+/** The CLI's commands by name, each loaded lazily (main.ts holds the one table; completion reads it). */
+export type CommandTable = Record<string, { summary: string; load: () => Promise<{ command: CliCommand }> }>;
+
 export interface CliCommand {
   name: string;
   summary: string;
@@ -29,5 +32,7 @@ export interface CliCommand {
     flags: Record<string, string | boolean | number | undefined>;
     positionals: string[];
     io: CliIo;
+    /** The command table, for commands about the CLI itself (completion). */
+    commands?: CommandTable;
   }): Promise<number>;
 }

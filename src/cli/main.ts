@@ -6,12 +6,12 @@
 import { parseArgs, type FlagSpec } from "./args.ts";
 import { withEnvFiles } from "./env-files.ts";
 import { translateUpstreamFlags } from "./upstream-flags.ts";
-import { EXIT, type CliCommand, type CliIo } from "./command.ts";
+import { EXIT, type CliCommand, type CliIo, type CommandTable } from "./command.ts";
 import { isGoondanError } from "../shared/errors.ts";
 import { didYouMean } from "../config/suggest.ts";
 import packageJson from "../../package.json" with { type: "json" };
 
-const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: CliCommand }> }> = {
+export const COMMANDS: CommandTable = {
   run: {
     summary: "run the swarm in the foreground (the orchestrator daemon)",
     load: () => import("./commands/run.ts"),
@@ -57,6 +57,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   doctor: {
     summary: "check Bun, the bundle, its env vars, the state root, the API port and bash isolation",
     load: () => import("./commands/doctor.ts"),
+  },
+  completion: {
+    summary: 'print a bash or zsh completion script (eval "$(goondan completion bash)")',
+    load: () => import("./commands/completion.ts"),
   },
 };
 
@@ -132,7 +136,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     const flags = commandFlags(command);
     const argv = translateUpstreamFlags({ command: name, argv: rest, flags, cwd: io.cwd });
     const parsed = parseArgs(argv, flags, { maxPositionals: command.maxPositionals });
-    if (command.bundleEnv !== true) return await command.run({ ...parsed, io });
+    if (command.bundleEnv !== true) return await command.run({ ...parsed, io, commands: COMMANDS });
     const envFile = parsed.flags["env-file"];
     const env = withEnvFiles({
       env: io.env,
@@ -140,7 +144,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       bundle: parsed.positionals[0] ?? ".",
       ...(typeof envFile === "string" ? { envFile } : {}),
     });
-    return await command.run({ ...parsed, io: { ...io, env } });
+    return await command.run({ ...parsed, io: { ...io, env }, commands: COMMANDS });
   } catch (error) {
     if (isGoondanError(error)) {
       io.stderr(`goondan ${name}: ${error.message}${error.suggestion ? ` (${error.suggestion})` : ""}\n`);

@@ -3,7 +3,7 @@
  * launcher, and GOONDAN_PORT / GOONDAN_HOST choose the API every operator command reaches (ps included).
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { main } from "../../src/cli/main.ts";
+import { COMMANDS, main } from "../../src/cli/main.ts";
 import type { CliIo } from "../../src/cli/command.ts";
 import { apiAddress } from "../../src/cli/operator/api-client.ts";
 import { processTable } from "../../src/cli/commands/ps.ts";
@@ -84,5 +84,28 @@ describe("CLI habits", () => {
     const io = captureIo({ GOONDAN_PORT: String(server.port) });
     expect(await main(["ps", "--json"], io)).toBe(0);
     expect(JSON.parse(io.out())).toEqual([row]);
+  });
+
+  it("lists every command in --help with one line each", async () => {
+    const io = captureIo();
+    expect(await main(["--help"], io)).toBe(0);
+    for (const name of Object.keys(COMMANDS))
+      expect(
+        io
+          .out()
+          .split("\n")
+          .filter((line) => line.startsWith(`  ${name} `)),
+      ).toHaveLength(1);
+  });
+
+  it("prints a bash completion script that completes commands and a command's flags", async () => {
+    const io = captureIo();
+    expect(await main(["completion", "bash"], io)).toBe(0);
+    const probe = Bun.spawnSync([
+      "bash",
+      "-c",
+      `${io.out()}\nCOMP_WORDS=(gdn ru); COMP_CWORD=1; _goondan; echo "\${COMPREPLY[*]}"\nCOMP_WORDS=(goondan run --env); COMP_CWORD=2; _goondan; echo "\${COMPREPLY[*]}"`,
+    ]);
+    expect(probe.stdout.toString()).toBe("run\n--env-file\n");
   });
 });
