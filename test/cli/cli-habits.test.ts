@@ -7,6 +7,7 @@ import { COMMANDS, main } from "../../src/cli/main.ts";
 import type { CliIo } from "../../src/cli/command.ts";
 import { apiAddress } from "../../src/cli/operator/api-client.ts";
 import { processTable } from "../../src/cli/commands/ps.ts";
+import { GOONDAN_BIN, until } from "../helpers/goondan-process.ts";
 import packageJson from "../../package.json" with { type: "json" };
 
 function captureIo(env: Record<string, string> = {}): CliIo & { out: () => string; err: () => string } {
@@ -108,4 +109,30 @@ describe("CLI habits", () => {
     ]);
     expect(probe.stdout.toString()).toBe("run\n--env-file\n");
   });
+
+  it("follows with ps -w, one table per interval, until Ctrl-C (exit 130)", async () => {
+    let calls = 0;
+    server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () => {
+        calls += 1;
+        return Response.json({ processes: [] });
+      },
+    });
+    const proc = Bun.spawn([process.execPath, GOONDAN_BIN, "ps", "-w", "--interval", "0.2"], {
+      env: { ...process.env, GOONDAN_PORT: String(server.port) },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      await until(() => calls >= 3, { timeoutMs: 20_000 });
+      proc.kill("SIGINT");
+      expect(await proc.exited).toBe(130);
+      const printed = await new Response(proc.stdout).text();
+      expect(printed.split("\n").filter((line) => line.startsWith("KIND")).length).toBeGreaterThanOrEqual(3);
+    } finally {
+      if (proc.exitCode === null) proc.kill("SIGKILL");
+    }
+  }, 30_000);
 });

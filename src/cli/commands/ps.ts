@@ -3,7 +3,7 @@
  * (`GET /v1/processes`), with the bearer token from GOONDAN_API_TOKEN when set. On a node of a cluster: every
  * node's processes with a NODE column, and on stderr the nodes that did not answer.
  */
-import type { CliCommand } from "../command.ts";
+import type { CliCommand, CliIo } from "../command.ts";
 import { EXIT } from "../command.ts";
 import { SystemError } from "../../shared/errors.ts";
 import type { ProcessInfo } from "../../supervision/process-table.ts";
@@ -14,46 +14,67 @@ import { formatTable } from "../table.ts";
 export const command: CliCommand = {
   name: "ps",
   summary: "list the processes of a running orchestrator",
-  usage: "goondan ps [--port N] [--host H] [--format text|json | --json]",
+  usage: "goondan ps [-w [--interval S]] [--port N] [--host H] [--format text|json | --json]",
   maxPositionals: 0,
   flags: {
     ...API_FLAGS,
     format: { type: "string", description: "output format (default text)", choices: ["text", "json"] },
     json: { type: "boolean", description: "the same as --format json" },
+    watch: { type: "boolean", short: "w", description: "print the table again every --interval seconds until Ctrl-C" },
+    interval: { type: "number", description: "with --watch: seconds between tables (default 2)" },
   },
   async run({ flags, io }) {
-    const target = apiTarget({ flags, env: io.env });
-    let response: Response;
-    try {
-      response = await fetch(`${target.baseUrl}/v1/processes`, {
-        headers: target.token ? { authorization: `Bearer ${target.token}` } : {},
-      });
-    } catch (error) {
-      throw new SystemError(
-        "E_PS_UNREACHABLE",
-        `no orchestrator answers at ${target.baseUrl.replace(/^http:\/\//, "")} (${(error as Error).message})`,
-        { suggestion: "start one with 'goondan run' or pass --port" },
-      );
-    }
-    const body = (await response.json().catch(() => ({}))) as {
-      processes?: ProcessInfo[];
-      unanswered?: Array<{ node: string; status: string }>;
-      error?: { code: string; message: string };
+    if (flags.watch !== true) return printOnce(flags, io);
+    // -w: the table again every `--interval` seconds until Ctrl-C (exit 130), or until the API stops answering.
+    let stopped = false;
+    const stop = () => {
+      stopped = true;
     };
-    if (!response.ok || !body.processes) {
-      io.stderr(`goondan ps: ${body.error?.code ?? response.status}: ${body.error?.message ?? response.statusText}\n`);
-      return EXIT.failure;
+    process.once("SIGINT", stop);
+    try {
+      for (;;) {
+        const code = await printOnce(flags, io);
+        if (code !== EXIT.ok) return code;
+        const until = Date.now() + Math.max(0.2, typeof flags.interval === "number" ? flags.interval : 2) * 1000;
+        while (!stopped && Date.now() < until) await Bun.sleep(50);
+        if (stopped) return EXIT.interrupted;
+        io.stdout("\n");
+      }
+    } finally {
+      process.off("SIGINT", stop);
     }
-    const notice = unansweredNotice(body.unanswered ?? [], "their processes are");
-    if (notice !== undefined) io.stderr(`goondan ps: ${notice}\n`);
-    if (flags.format === "json" || flags.json === true) {
-      io.stdout(`${JSON.stringify(body.processes, null, 2)}\n`);
-      return EXIT.ok;
-    }
-    io.stdout(processTable(body.processes, { now: Date.now() }));
-    return EXIT.ok;
   },
 };
+
+async function printOnce(flags: Record<string, string | boolean | number | undefined>, io: CliIo): Promise<number> {
+  const target = apiTarget({ flags, env: io.env });
+  let response: Response;
+  try {
+    response = await fetch(`${target.baseUrl}/v1/processes`, {
+      headers: target.token ? { authorization: `Bearer ${target.token}` } : {},
+    });
+  } catch (error) {
+    throw new SystemError(
+      "E_PS_UNREACHABLE",
+      `no orchestrator answers at ${target.baseUrl.replace(/^http:\/\//, "")} (${(error as Error).message})`,
+      { suggestion: "start one with 'goondan run' or pass --port" },
+    );
+  }
+  const body = (await response.json().catch(() => ({}))) as {
+    processes?: ProcessInfo[];
+    unanswered?: Array<{ node: string; status: string }>;
+    error?: { code: string; message: string };
+  };
+  if (!response.ok || !body.processes) {
+    io.stderr(`goondan ps: ${body.error?.code ?? response.status}: ${body.error?.message ?? response.statusText}\n`);
+    return EXIT.failure;
+  }
+  const notice = unansweredNotice(body.unanswered ?? [], "their processes are");
+  if (notice !== undefined) io.stderr(`goondan ps: ${notice}\n`);
+  if (flags.format === "json" || flags.json === true) io.stdout(`${JSON.stringify(body.processes, null, 2)}\n`);
+  else io.stdout(processTable(body.processes, { now: Date.now() }));
+  return EXIT.ok;
+}
 
 /**
  * The text table: NODE on a cluster, then the row's fields, AGE since the child became ready, and CPU (percent of
