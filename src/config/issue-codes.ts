@@ -53,6 +53,9 @@ export const ISSUE_CODES = {
   E_CONFIG_MCP_TRANSPORT:
     "an mcp server sets neither or both of command (stdio) and url (Streamable HTTP), or a field of the other transport",
   E_CONFIG_MCP_UNREACHABLE: "validate --probe-mcp could not start or connect to an mcp server, or list its tools",
+  E_CONFIG_PACKAGE_NOT_INSTALLED: "a Package dependency is not installed in node_modules beside the bundle",
+  E_CONFIG_PACKAGE_VERSION_MISMATCH: "an installed Package dependency's version is outside the range the Package names",
+  E_CONFIG_PACKAGE_NO_BUNDLE: "an installed Package dependency holds no goondan.yaml",
   W_CONFIG_YAML: "the YAML parser warned about a document",
   W_CONFIG_HANDLER_UNUSED: "a Tool module's `handlers` has a function no export declares",
   W_CONFIG_PROMPT_MISSING: "an Agent has no system prompt",
