@@ -58,6 +58,10 @@ export const COMMANDS: CommandTable = {
     summary: "check Bun, the bundle, its env vars, the state root, the API port and bash isolation",
     load: () => import("./commands/doctor.ts"),
   },
+  package: {
+    summary: "add, list or remove the npm packages of goondan resources the bundle depends on",
+    load: () => import("./commands/package.ts"),
+  },
   completion: {
     summary: 'print a bash or zsh completion script (eval "$(goondan completion bash)")',
     load: () => import("./commands/completion.ts"),

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadBundle } from "../../src/config/load-bundle.ts";
+import { main } from "../../src/cli/main.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
 import { startLoopbackLlm, toolResults } from "../helpers/loopback-llm.ts";
 import { runOnce } from "../helpers/run-once.ts";
@@ -109,4 +110,23 @@ describe("packages from npm", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("HEAR YE!");
   }, 60_000);
+
+  it("adds, lists and removes a package with goondan package, editing the Package's dependencies", async () => {
+    const dir = bundle({ range: "^1.0.0", install: false });
+    const file = join(dir, "goondan.yaml");
+    await Bun.write(file, (await Bun.file(file).text()).replace(/  dependencies:\n.*\n/, "  dependencies: []\n"));
+    let out = "";
+    const io = { stdout: (text: string) => void (out += text), stderr: () => {}, env: {}, cwd: dir };
+    expect(await main(["package", "add", FIXTURE], io)).toBe(0);
+    expect(out).toContain("added @acme/goondan-tools ^1.2.0 (installed 1.2.0)");
+    expect(await Bun.file(file).text()).toContain('name: "@acme/goondan-tools"');
+    expect((await loadBundle(dir, { checkModules: false })).errors).toEqual([]);
+    out = "";
+    expect(await main(["package", "list"], io)).toBe(0);
+    expect(out).toMatch(/@acme\/goondan-tools\s+\^1\.2\.0\s+1\.2\.0/);
+    expect(await main(["package", "remove", "@acme/goondan-tools"], io)).toBe(0);
+    expect(await Bun.file(file).text()).toContain("  dependencies: []\n");
+    const after = await loadBundle(dir, { checkModules: false });
+    expect(after.errors.map((issue) => issue.code)).toContain("E_CONFIG_REF_NOT_FOUND");
+  }, 90_000);
 });
