@@ -114,7 +114,7 @@ describe("packages from npm", () => {
   it("adds, lists and removes a package with goondan package, editing the Package's dependencies", async () => {
     const dir = bundle({ range: "^1.0.0", install: false });
     const file = join(dir, "goondan.yaml");
-    await Bun.write(file, (await Bun.file(file).text()).replace(/  dependencies:\n.*\n/, "  dependencies: []\n"));
+    await Bun.write(file, (await Bun.file(file).text()).replace(/ {2}dependencies:\n.*\n/, "  dependencies: []\n"));
     let out = "";
     const io = { stdout: (text: string) => void (out += text), stderr: () => {}, env: {}, cwd: dir };
     expect(await main(["package", "add", FIXTURE], io)).toBe(0);

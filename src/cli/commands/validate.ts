@@ -81,8 +81,8 @@ function githubAnnotation(issue: ConfigIssue, target: string, cwd: string): stri
     `title=${issue.code}`,
   ];
   const text = `${issue.path}: ${issue.message}${issue.suggestion ? ` (${issue.suggestion})` : ""}`;
-  const escape = (value: string) => value.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A");
-  return `::${issue.severity === "error" ? "error" : "warning"} ${fields.join(",")}::${escape(text)}`;
+  const escaped = (value: string) => value.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A");
+  return `::${issue.severity === "error" ? "error" : "warning"} ${fields.join(",")}::${escaped(text)}`;
 }
 
 function plural(count: number, word: string): string {
