@@ -15,8 +15,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ClusterNode } from "../src/cluster/cluster-node.ts";
-import { readClusterSettings } from "../src/cluster/cluster-settings.ts";
+import { ClusterNode } from "../src/cluster/node/node.ts";
+import { readClusterSettings } from "../src/cluster/nats/settings.ts";
 import type { AgentEvent } from "../src/protocol/agent-event.ts";
 import type { TurnOutcome } from "../src/protocol/turn-outcome.ts";
 import { silentLogger } from "../src/shared/logger.ts";

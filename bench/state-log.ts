@@ -22,13 +22,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { clusterNames } from "../src/cluster/cluster-names.ts";
-import { connectCluster } from "../src/cluster/cluster-connection.ts";
-import { readClusterSettings } from "../src/cluster/cluster-settings.ts";
+import { clusterNames } from "../src/cluster/nats/names.ts";
+import { connectCluster } from "../src/cluster/nats/connection.ts";
+import { readClusterSettings } from "../src/cluster/nats/settings.ts";
 import { InstanceStateLog, type StateRecord } from "../src/store/nats/instance-state-log.ts";
 import { DEFAULT_COMPACTION } from "../src/store/nats/state-log-snapshot.ts";
 import { DeliverPolicy } from "@nats-io/jetstream";
-import { LeaseTable, type Lease } from "../src/cluster/lease-table.ts";
+import { LeaseTable, type Lease } from "../src/cluster/lease/lease-table.ts";
 import { ReplicatedStore } from "../src/store/nats/replicated-store.ts";
 import type { InstanceCommit } from "../src/protocol/instance-state.ts";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.ts";

@@ -26,6 +26,12 @@ export const NOTES: Record<string, string> = {
   "Model.spec.options":
     "Provider options. `replay` reads `options.cassette`: a bundle-relative JSONL file written by `goondan run --record`.",
   "Model.spec.capabilities": "Capability flags, kept for compatibility with public bundles.",
+  "Model.spec.pricing":
+    "US dollars per million input and output tokens, for the costs `goondan eval` reports (default: a small table of known models, docs/evals.md).",
+  "Eval.spec.swarm": "The Swarm the cases run against (default: the bundle's only Swarm).",
+  "Eval.spec.agent": "The Agent each case talks to (default: the Swarm's entry agent).",
+  "Eval.spec.cases":
+    "The cases: each a `name`, an `input` or `turns`, optional `fixtures` and the `expect`ations its run is scored by (docs/evals.md).",
   "Agent.spec.modelConfig.modelRef": "The Model this agent calls.",
   "Agent.spec.modelConfig.params": "Sampling parameters passed to every call.",
   "Agent.spec.modelConfig.params.temperature": "Sampling temperature.",
@@ -44,12 +50,12 @@ export const NOTES: Record<string, string> = {
   "Swarm.spec.instanceKey": "The default instance key of events sent to the swarm.",
   "Swarm.spec.policy.maxStepsPerTurn": "Steps (model calls) per turn before it ends with `finishReason: max_steps`.",
   "Swarm.spec.policy.maxDelegationDepth":
-    "Longest chain of `agents__request` calls (`DELEGATION_DEPTH_EXCEEDED` beyond).",
-  "Swarm.spec.policy.requestTimeoutMs": "Deadline of an inter-agent request (`AGENT_REQUEST_TIMEOUT`).",
+    "Longest chain of `agents__request` calls (`E_DELEGATION_DEPTH_EXCEEDED` beyond).",
+  "Swarm.spec.policy.requestTimeoutMs": "Deadline of an inter-agent request (`E_AGENT_REQUEST_TIMEOUT`).",
   "Swarm.spec.policy.shutdown.gracePeriodSeconds":
     "How long a child may take to finish its turn on shutdown before it is killed.",
   "Swarm.spec.policy.restart.maxConsecutiveCrashes":
-    "Crashes in a row restarted at once; beyond, the child backs off (`crashLoopBackOff`) and a poison event is answered with `AGENT_CRASHED`.",
+    "Crashes in a row restarted at once; beyond, the child backs off (`crashLoopBackOff`) and a poison event is answered with `E_AGENT_CRASHED`.",
   "Swarm.spec.policy.restart.initialBackoffMs": "First backoff delay, doubling on each further crash.",
   "Swarm.spec.policy.restart.maxBackoffMs": "Longest backoff delay.",
   "Swarm.spec.policy.lifecycle.idleSeconds": "An instance idle this long is stopped (its conversation stays on disk).",
@@ -206,4 +212,25 @@ spec:
           agentRef: Agent/coordinator
           instanceKeyProperty: chatId
           instanceKeyPrefix: "chat-"`,
+  Eval: `apiVersion: goondan.ai/v1
+kind: Eval
+metadata:
+  name: smoke
+spec:
+  cases:
+    - name: greets
+      input: Say hello.
+      expect:
+        contains: hello
+        maxSteps: 2
+    - name: reads-the-notes
+      fixtures:
+        - path: notes.md
+          content: "buy milk"
+      input: What is in notes.md?
+      expect:
+        toolCalled:
+          - tool: file-system__read
+            args: { path: { $regex: "notes" } }
+        regex: /milk/i`,
 };

@@ -26,20 +26,11 @@ export type { PendingOptions } from "./tools/pending.ts";
 export { buildToolName, isPendingHandle, parseToolName, pending, ToolFault } from "./tools/public-values.ts";
 
 // Extension authors: `export function register(api: ExtensionApi, config: JsonObject)` (agent process).
-export type {
-  ConversationState,
-  ExtensionApi,
-  ExtensionRegister,
-  MessageEvent,
-  PipelineMiddleware,
-  PipelineType,
-  StepMiddlewareContext,
-  StepResult,
-  StepToolOutcome,
-  TokenUsage,
-  TurnMiddlewareContext,
-  TurnResult,
-} from "./agent/extensions/types.ts";
+export type { ExtensionApi, ExtensionRegister, MessageEvent, PipelineMiddleware } from "./agent/extensions/types.ts";
+export type { PipelineType, StepMiddlewareContext, TurnMiddlewareContext } from "./agent/loop/pipeline-contexts.ts";
+export type { StepResult, StepToolOutcome, TurnResult } from "./agent/loop/turn-result.ts";
+export type { TokenUsage } from "./agent/model/token-usage.ts";
+export type { ConversationState } from "./agent/conversation/conversation-state.ts";
 
 // Connector authors: the context a connector's start function receives and the events it emits.
 export type {

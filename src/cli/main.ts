@@ -20,6 +20,10 @@ export const COMMANDS: CommandTable = {
     summary: "validate a bundle (goondan.yaml and its resource files)",
     load: () => import("./commands/validate.ts"),
   },
+  eval: {
+    summary: "run the bundle's Eval cases and score them (live, --record or --replay)",
+    load: () => import("./commands/eval.ts"),
+  },
   schema: { summary: "print the JSON Schema of goondan.yaml documents", load: () => import("./commands/schema.ts") },
   ps: { summary: "list the processes of a running orchestrator", load: () => import("./commands/ps.ts") },
   init: {

@@ -83,7 +83,7 @@ export function resolveCassette(options: { baseDir: string; cassette: string; wh
 export function readCassetteRecords(path: string): unknown[] {
   const read = readRegularFile({ path, maxBytes: MAX_CASSETTE_BYTES, what: "cassette", written: path });
   if (!("text" in read)) {
-    if (read.problem === "missing") return []; // replays as MODEL_REPLAY_EXHAUSTED
+    if (read.problem === "missing") return []; // replays as E_MODEL_REPLAY_EXHAUSTED
     throw new ConfigError(CODES[read.problem], read.message);
   }
   return read.text.split("\n").flatMap((line) => {

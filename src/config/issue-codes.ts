@@ -1,21 +1,20 @@
 /**
  * The stable codes of config issues, each with the one line that explains it, and their severity. Errors
- * make the bundle invalid; warnings (`W_CONFIG_*`, and `SWARM_MISSING` spelled as the public Goondan CLI
- * spells it) leave it loadable. Where the public Goondan project has a dedicated code for a case, that code
+ * make the bundle invalid; warnings (`W_…`) leave it loadable. Where the public Goondan project has a dedicated code for a case, that code
  * is used here too (docs/error-codes.md lists the older spellings it replaced). Tests and tools match on
  * these codes, never on message text.
  */
 export const ISSUE_CODES = {
-  FILE_NOT_FOUND: "the bundle directory or its goondan.yaml does not exist (or is not a regular file)",
+  E_FILE_NOT_FOUND: "the bundle directory or its goondan.yaml does not exist (or is not a regular file)",
   E_CONFIG_FILE_UNREADABLE: "a bundle YAML file exists but cannot be read (permissions, I/O error)",
   E_CONFIG_FILE_TOO_LARGE: "a bundle YAML file is larger than 1 MiB",
   E_CONFIG_TOO_MANY_DOCUMENTS: "a bundle YAML file holds more than 100 documents",
-  KIND_MISSING: "the bundle holds no resource document at all",
+  E_KIND_MISSING: "the bundle holds no resource document at all",
   E_CONFIG_PARSE_ERROR: "a document is not valid YAML (the message gives line and column)",
   E_CONFIG_DOCUMENT_NOT_OBJECT: "a document is a scalar or a list instead of a mapping",
   E_CONFIG_UNSUPPORTED_API_VERSION: "a document's apiVersion is missing or is not goondan.ai/v1",
   E_CONFIG_MISSING_KIND: "a document has no kind",
-  E_CONFIG_UNKNOWN_KIND: "a document's kind is not one of the eight known kinds",
+  E_CONFIG_UNKNOWN_KIND: "a document's kind is not one of the nine known kinds",
   E_CONFIG_PACKAGE_DOC_POSITION: "a Package document is not the first document of goondan.yaml",
   E_CONFIG_PACKAGE_DOC_DUPLICATED: "a file holds more than one Package document",
   E_CONFIG_SCHEMA_INVALID: "a field is missing, unknown, or of the wrong type or value",
@@ -49,13 +48,22 @@ export const ISSUE_CODES = {
   E_CONFIG_SWARM_NOT_FOUND: "the Swarm asked for (or any Swarm) does not exist",
   E_CONFIG_SWARM_AMBIGUOUS: "the bundle has several Swarms and none was named",
   E_CONFIG_INVALID: "the bundle is invalid (thrown by loadBundleOrThrow; the message lists the issues)",
-  SWARM_MISSING: "the bundle defines no Swarm: it validates, but there is nothing to run",
+  W_SWARM_MISSING: "the bundle defines no Swarm: it validates, but there is nothing to run",
   E_CONFIG_MCP_TRANSPORT:
     "an mcp server sets neither or both of command (stdio) and url (Streamable HTTP), or a field of the other transport",
   E_CONFIG_MCP_UNREACHABLE: "validate --probe-mcp could not start or connect to an mcp server, or list its tools",
   E_CONFIG_PACKAGE_NOT_INSTALLED: "a Package dependency is not installed in node_modules beside the bundle",
   E_CONFIG_PACKAGE_VERSION_MISMATCH: "an installed Package dependency's version is outside the range the Package names",
   E_CONFIG_PACKAGE_NO_BUNDLE: "an installed Package dependency holds no goondan.yaml",
+  E_CONFIG_EVAL_MATCHER_INVALID:
+    "an Eval's tool argument matcher is not a value nor one of {$contains}, {$regex, $flags?}, {$exists}, or its regex does not compile",
+  E_CONFIG_EVAL_INPUT: "an Eval case sets neither or both of input and turns",
+  E_CONFIG_EVAL_UNKNOWN_TOOL: "an Eval case expects a tool that no Agent of its Swarm is given",
+  E_CONFIG_EVAL_AGENT_NOT_IN_SWARM: "an Eval (or one of its cases) names an Agent that is not in its Swarm",
+  E_CONFIG_EVAL_DUPLICATE_CASE: "two cases of one Eval share a name",
+  E_CONFIG_EVAL_PATH: "an Eval fixture or file expectation is absolute or leaves the workspace",
+  W_CONFIG_EVAL_TOOL_UNLISTED:
+    "an Eval case expects a tool no Tool declares, while an Extension of the Swarm may register it at run time",
   W_CONFIG_YAML: "the YAML parser warned about a document",
   W_CONFIG_HANDLER_UNUSED: "a Tool module's `handlers` has a function no export declares",
   W_CONFIG_PROMPT_MISSING: "an Agent has no system prompt",
@@ -69,9 +77,6 @@ export const ISSUE_CODES = {
 
 export type IssueCode = keyof typeof ISSUE_CODES;
 
-/** Warnings spelled without the `W_` prefix, as the public Goondan CLI spells them. */
-const UNPREFIXED_WARNINGS: ReadonlySet<string> = new Set<IssueCode>(["SWARM_MISSING"]);
-
 export function severityOf(code: IssueCode): "error" | "warning" {
-  return code.startsWith("W_") || UNPREFIXED_WARNINGS.has(code) ? "warning" : "error";
+  return code.startsWith("W_") ? "warning" : "error";
 }

@@ -26,6 +26,7 @@ import { checkToolApprovalConfig } from "./check-tool-approval-config.ts";
 import { checkFiles } from "./check-files.ts";
 import { checkParameters } from "./check-parameters.ts";
 import { checkToolModules } from "./check-tool-modules.ts";
+import { checkEvals } from "./check-evals.ts";
 
 export interface LoadBundleOptions {
   /** Environment of the child process that imports Tool modules. Default: process.env. Validation does not require env vars (see missingEnvIssues). */
@@ -62,7 +63,7 @@ export async function loadBundle(target: string, options: LoadBundleOptions = {}
     checkIngress({ resources: local, index, issues });
     if (!local.some((loaded) => loaded.resource.kind === "Swarm")) {
       issues.add({
-        code: "SWARM_MISSING",
+        code: "W_SWARM_MISSING",
         path: relative(dir, file),
         message: "expected a Swarm to run, found none: the bundle validates, but goondan run has nothing to start",
         suggestion: "add a kind: Swarm document naming the entry agent and its agents",
@@ -70,6 +71,7 @@ export async function loadBundle(target: string, options: LoadBundleOptions = {}
     }
     checkMcpConfig({ resources: local, issues });
     checkToolApprovalConfig({ resources: local, issues });
+    checkEvals({ resources: local, index, issues });
   }
   // Built-in files are ours: test/config/builtin-package.test.ts checks them, not every user's validate.
   checkFiles({ resources: local, issues });
@@ -150,7 +152,7 @@ async function readResources(options: {
   }
   if (!parseFailed && read.every(({ documents }) => documents.every((document) => document.value === null))) {
     issues.add({
-      code: "KIND_MISSING",
+      code: "E_KIND_MISSING",
       path: relative(dir, file),
       message: "expected at least one resource document (with a kind), found none",
       suggestion: "run 'goondan init' to create a starting goondan.yaml",

@@ -40,7 +40,7 @@ export async function readDocuments(options: {
     const found = describeNonRegularFile(info);
     if (found !== undefined) {
       issues.add({
-        code: "FILE_NOT_FOUND",
+        code: "E_FILE_NOT_FOUND",
         path: label,
         message: `expected a regular file at ${file}, found ${found}`,
         suggestion: `make ${label} a plain file`,
@@ -50,7 +50,7 @@ export async function readDocuments(options: {
     size = info.size;
   } catch {
     issues.add({
-      code: "FILE_NOT_FOUND",
+      code: "E_FILE_NOT_FOUND",
       path: label,
       message: `expected a file at ${file}, found none`,
       suggestion: "run 'goondan init' or point at a bundle directory holding goondan.yaml",

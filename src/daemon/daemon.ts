@@ -3,9 +3,9 @@
  * ask goes through (self-restart, SIGHUP, `goondan restart`, `POST /v1/restart`), the HTTP API, the Connections'
  * connector children, `--watch` and SIGHUP — built here, in this order, and stopped in reverse (watch and
  * signals, connectors, coordinator, agents, then the API). A reload applies to the agents, then the connectors.
- * With `cluster`, the node joins its cluster first (src/cluster/cluster-node.ts) and is the orchestrator's placement;
+ * With `cluster`, the node joins its cluster first (src/cluster/node/node.ts) and is the orchestrator's placement;
  * a restart asked here is announced to every node before this one reloads, and the reloads other nodes announce
- * come in through the restart coordinator (src/cluster/cluster-reload.ts).
+ * come in through the restart coordinator (src/cluster/reload/reload.ts).
  */
 import type { Bundle } from "../config/types.ts";
 import type { Env } from "../config/value-source.ts";
@@ -27,10 +27,10 @@ import { traceExportSettings, type TraceExportSettings } from "../observability/
 import type { TraceExport } from "../observability/trace-export.ts";
 import { swarmView } from "../orchestrator/swarm-view.ts";
 import { openStateStore } from "../store/open-state-store.ts";
-import { ClusterNode } from "../cluster/cluster-node.ts";
-import { storedConversation } from "../cluster/cluster-view.ts";
-import type { ClusterReload, ClusterReloadStatus } from "../cluster/cluster-reload.ts";
-import type { ClusterSettings } from "../cluster/cluster-settings.ts";
+import { ClusterNode } from "../cluster/node/node.ts";
+import { storedConversation } from "../cluster/view/reads.ts";
+import type { ClusterReload, ClusterReloadStatus } from "../cluster/reload/reload.ts";
+import type { ClusterSettings } from "../cluster/nats/settings.ts";
 import { listenForReloadSignal, startWatchReload } from "./watch-reload.ts";
 
 export interface DaemonOptions {

@@ -13,7 +13,7 @@ import { EXIT } from "../shared/exit-codes.ts";
 import { UsageError } from "../shared/errors.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { ApiListenOptions } from "../http/api-access.ts";
-import type { ClusterSettings } from "../cluster/cluster-settings.ts";
+import type { ClusterSettings } from "../cluster/nats/settings.ts";
 import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
 import { CONNECTOR_ENTRY_SCRIPT, RECORD_CASSETTE_ENV } from "../protocol/child-entry.ts";
 import type { ChildOutput } from "../supervision/child-output.ts";

@@ -4,10 +4,10 @@
  * agents and connectors together, restart requests, the metrics, and on a cluster node the cluster's reads, live
  * events and standing, which the routes serve instead of this node's own.
  */
-import type { ClusterReloadStatus } from "../cluster/cluster-reload.ts";
-import type { ClusterReads } from "../cluster/cluster-view.ts";
-import type { ClusterLive } from "../cluster/live-interest.ts";
-import type { ClusterStatus } from "../cluster/outage-recovery.ts";
+import type { ClusterReloadStatus } from "../cluster/reload/reload.ts";
+import type { ClusterReads } from "../cluster/view/reads.ts";
+import type { ClusterLive } from "../cluster/live/live-interest.ts";
+import type { ClusterStatus } from "../cluster/instances/outage-recovery.ts";
 import type { SwarmMetrics } from "../observability/swarm-metrics.ts";
 import type { OrchestratorApi } from "../orchestrator/orchestrator-api.ts";
 import type { RestartRequest } from "../orchestrator/reload/restart-coordinator.ts";

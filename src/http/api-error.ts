@@ -33,8 +33,8 @@ export class ApiError extends UsageError {
 
 /** The statuses of coded errors that the orchestrator throws at a caller (everything else of blame "usage" is 400). */
 const STATUS_OF_CODE: Record<string, ContentfulStatusCode> = {
-  AGENT_NOT_FOUND: 404,
-  ORCHESTRATOR_STOPPING: 503,
+  E_AGENT_NOT_FOUND: 404,
+  E_ORCHESTRATOR_STOPPING: 503,
   E_CLUSTER_UNAVAILABLE: 503,
 };
 

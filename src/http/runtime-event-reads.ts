@@ -6,8 +6,12 @@
  * says `more` when a node's events did not fit in one page (ask again from the cursor).
  */
 import type { RuntimeEvent } from "../protocol/runtime-event.ts";
-import { CLUSTER_CURSOR_PATTERN, formatClusterCursor, parseClusterCursor } from "../cluster/runtime-events-merge.ts";
-import type { UnansweredNode } from "../cluster/node-fan-out.ts";
+import {
+  CLUSTER_CURSOR_PATTERN,
+  formatClusterCursor,
+  parseClusterCursor,
+} from "../cluster/view/runtime-events-merge.ts";
+import type { UnansweredNode } from "../cluster/members/node-fan-out.ts";
 import type { JsonObject } from "../shared/json.ts";
 import type { ApiBackend } from "./api-backend.ts";
 import { MAX_EVENTS_LIMIT } from "./request-schema.ts";

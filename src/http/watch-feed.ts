@@ -6,7 +6,7 @@
  * cluster node from every node's (the cluster reads, paged until no node has more).
  */
 import type { RuntimeEvent } from "../protocol/runtime-event.ts";
-import type { UnansweredNode } from "../cluster/node-fan-out.ts";
+import type { UnansweredNode } from "../cluster/members/node-fan-out.ts";
 import type { ApiBackend } from "./api-backend.ts";
 import { readRuntimeEvents } from "./runtime-event-reads.ts";
 

@@ -9,6 +9,7 @@ import type { Bundle } from "../config/types.ts";
 import { systemClock, type Clock } from "../shared/clock.ts";
 import { UsageError, describe } from "../shared/errors.ts";
 import { newId, type IdGenerator } from "../shared/ids.ts";
+import { jsonValueDepth, MAX_JSON_DEPTH } from "../shared/json-depth.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
 import { instanceAddress, type AgentEvent } from "../protocol/agent-event.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
@@ -182,9 +183,13 @@ export class Orchestrator implements OrchestratorApi {
     const instanceKey = options.instanceKey ?? this.view.instanceKey;
     if (!this.view.agents.has(agent))
       throw new UsageError(
-        "AGENT_NOT_FOUND",
+        "E_AGENT_NOT_FOUND",
         `agent ${JSON.stringify(agent)} is not in swarm ${this.view.name}; members: ${[...this.view.agents.keys()].join(", ")}`,
       );
+    if (options.metadata !== undefined && jsonValueDepth(options.metadata) > MAX_JSON_DEPTH)
+      throw new UsageError("E_EVENT_TOO_DEEP", `event metadata nests more than ${MAX_JSON_DEPTH} deep`, {
+        suggestion: `flatten the metadata; at most ${MAX_JSON_DEPTH} levels of objects and arrays are accepted`,
+      });
     const now = this.clock.now();
     const event = outsideEvent({ submit: options, id: this.ids("evt"), agent, instanceKey, now });
     const outcome = this.waiters.outcome(event.id);
@@ -215,7 +220,7 @@ export class Orchestrator implements OrchestratorApi {
   /** Cluster mode: an event the cluster delivers to this node, which owns its instance (see acceptDelivered). */
   async acceptHere(event: AgentEvent): Promise<{ outcome?: TurnOutcome }> {
     if (!this.accepting)
-      throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
+      throw new UsageError("E_ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
     return acceptDelivered({
       store: this.store,
       swarm: this.view.instanceKey,
@@ -327,7 +332,7 @@ export class Orchestrator implements OrchestratorApi {
    */
   private accept(event: AgentEvent, options?: WriteOptions): Promise<void> {
     if (!this.accepting)
-      throw new UsageError("ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
+      throw new UsageError("E_ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
     if (this.options.placement) return this.options.placement.accept(event);
     return this.instance(event.agent, event.instanceKey).accept(event, this.clock.now(), options);
   }

@@ -1,5 +1,5 @@
 /**
- * The bound shared by the injective name mappings (safe-name.ts for directories, cluster/subject-token.ts for
+ * The bound shared by the injective name mappings (safe-name.ts for directories, cluster/nats/subject-token.ts for
  * NATS subjects): a name made of fixed pieces stays as it is up to `maxLength`; a longer one keeps its first
  * pieces (cut between pieces, so the readable part never ends inside an escape), then `marker` and the SHA-256
  * of the whole plain name in hex. A marker that no plain name contains keeps bounded names apart from plain ones;

@@ -44,7 +44,7 @@ export function decideAfterCrash(options: {
   return delayMs === 0 ? { action: "restart" } : { action: "backoff", delayMs };
 }
 
-/** An event whose deliveries crashed the child `crashes` times is given up (`AGENT_CRASHED`). */
+/** An event whose deliveries crashed the child `crashes` times is given up (`E_AGENT_CRASHED`). */
 export function isPoison(options: { crashes: number; policy: RestartPolicy }): boolean {
   return options.crashes >= Math.max(1, options.policy.maxConsecutiveCrashes);
 }

@@ -6,60 +6,15 @@
  * not started again until the owner asks), or crashed — and after a crash restarts at once up to
  * `maxConsecutiveCrashes`, then backs off (`crashLoopBackOff`). The crash count resets when the owner reports
  * progress (`healthy()`: an agent's completed turn) or, when the spec says so, once a child stayed up for
- * `stableAfterMs`. What a child's messages mean is the owner's business (hooks).
+ * `stableAfterMs`. What a child's messages mean is the owner's business (hooks, in child-spec.ts with the spec).
  */
 import type { Clock, TimerHandle } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
-import type { ErrorInfo } from "../protocol/error-info.ts";
 import type { ChildMessage, ParentToChild } from "../protocol/ipc-messages.ts";
 import { spawnChild, type ChildProcess } from "./child-process.ts";
-import type { ChildExit, ProcessSpawner, SpawnRequest } from "./process-spawner.ts";
+import type { ChildSpec, StartGate, SupervisedExit, SupervisorHooks, SupervisorStatus } from "./child-spec.ts";
+import type { ChildExit, ProcessSpawner } from "./process-spawner.ts";
 import { decideAfterCrash, type RestartPolicy } from "./restart-policy.ts";
-
-export type SupervisorStatus = "terminated" | "spawning" | "running" | "draining" | "crashed" | "crashLoopBackOff";
-
-export interface ChildSpec {
-  /** The child's address in IPC envelopes and logs (`agent/instanceKey`, `connector:<connection>`). */
-  address: string;
-  /** Read at every start, so a reload's bundle and environment apply to the next child. */
-  spawnRequest: () => SpawnRequest;
-  /** The message that says the child is ready. */
-  readyMessage: "ready" | "connector_ready";
-  /** SIGKILL a child not ready within this many ms. Default: no deadline. */
-  readyTimeoutMs?: number;
-  /** Reset the crash count once a child stayed up this long after ready. Default: only `healthy()` resets it. */
-  stableAfterMs?: number;
-}
-
-/** How a child ended, as the owner hears of it. */
-export interface SupervisedExit {
-  child: ChildProcess | undefined;
-  exit: ChildExit;
-  how: "stopped" | "left" | "crashed";
-  /** It ended before its ready message (or could not be spawned: `cause`). */
-  beforeReady: boolean;
-  /** How it died, in words, for logs and the next delivery. */
-  why: string;
-  cause?: ErrorInfo;
-}
-
-export interface SupervisorHooks {
-  /** Whether the owner has work that needs a child now; read whenever the supervisor could start one. */
-  wanted(): boolean;
-  /** A child was spawned (not ready yet): the owner may send it what it needs to start. */
-  spawned?(child: ChildProcess): void;
-  ready(child: ChildProcess): void;
-  message(child: ChildProcess, message: ChildMessage): void;
-  /** The child is gone. For a crash, the owner may say the child is given up on (its start keeps failing): back off at once. */
-  exited(exit: SupervisedExit): { givenUp: boolean } | void;
-}
-
-/** A gate a child start must pass (the process pool): `request` asks for a slot; the owner calls `grant()` once it is free. */
-export interface StartGate {
-  request(): void;
-  started(): void;
-  released(): void;
-}
 
 export interface SupervisorOptions {
   spec: ChildSpec;

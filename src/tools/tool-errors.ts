@@ -53,8 +53,8 @@ export function truncateErrorMessage(message: string, limit: number): string {
   return message.slice(0, limit - TRUNCATION_SUFFIX.length) + TRUNCATION_SUFFIX;
 }
 
-/** goondan's codes: `E_*`, and the inter-agent runtime's (AGENT_*, ORCHESTRATOR_*, call-chain refusals). */
-const GOONDAN_CODE = /^(?:(?:E|AGENT|ORCHESTRATOR)_[A-Z0-9_]+|CIRCULAR_CALL_DETECTED|DELEGATION_DEPTH_EXCEEDED)$/;
+/** goondan's codes: `E_*`, including the inter-agent runtime's (E_AGENT_*, E_ORCHESTRATOR_*, call-chain refusals). */
+const GOONDAN_CODE = /^E_[A-Z0-9_]+$/;
 
 /** `https://docs.goondan.ai/errors/<CODE>` for goondan's codes; E_TOOL's page for foreign ones (ENOENT…). */
 export function helpUrlFor(code: string): string {

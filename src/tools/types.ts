@@ -119,7 +119,7 @@ export interface AgentListOptions {
   includeAll?: boolean;
 }
 
-/** The reply of a blocking `ctx.runtime.request`: the callee's turn outcome (status "error" for AGENT_* failures). */
+/** The reply of a blocking `ctx.runtime.request`: the callee's turn outcome (status "error" for E_AGENT_* failures). */
 export type AgentReply = Reply;
 
 export interface AgentInstanceInfo {
@@ -130,7 +130,7 @@ export interface AgentInstanceInfo {
 }
 
 export interface AgentToolRuntime {
-  /** Blocking: resolves with the target's reply (status "error" for AGENT_* failures, never throws for them). */
+  /** Blocking: resolves with the target's reply (status "error" for E_AGENT_* failures, never throws for them). */
   request(options: AgentRequestOptions & { async?: false }): Promise<AgentReply>;
   /** Async: resolves once accepted, with the correlationId used as the pending handle. */
   request(options: AgentRequestOptions & { async: true }): Promise<{ correlationId: string }>;

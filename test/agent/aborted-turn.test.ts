@@ -24,7 +24,7 @@ describe("an aborted turn", () => {
     expect(ending.result).toMatchObject({
       status: "error",
       finishReason: "aborted",
-      error: { code: "AGENT_TURN_ABORTED" },
+      error: { code: "E_AGENT_TURN_ABORTED" },
     });
     const stored = JSON.stringify(aborted.durableMessages());
     expect(stored).toContain("do the work");

@@ -79,7 +79,7 @@ describe("ctx.runtime over IPC", () => {
     child.send("runtime_result", {
       callId: call.payload.callId,
       ok: false,
-      error: { code: "CIRCULAR_CALL_DETECTED", message: "cycle" },
+      error: { code: "E_CIRCULAR_CALL_DETECTED", message: "cycle" },
     });
     await child.waitFor("turn_result");
     expect(toolResults(server.requests[1]!)[0]?.content).toMatchObject({ status: "error" });

@@ -78,7 +78,7 @@ describe("agent child lifecycle", () => {
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("one"), attempt: 1 });
     const failed = await child.waitFor("turn_result");
-    expect(failed.payload).toMatchObject({ status: "error", error: { code: "MODEL_AUTH_FAILED" } });
+    expect(failed.payload).toMatchObject({ status: "error", error: { code: "E_MODEL_AUTH_FAILED" } });
     child.send("event", { event: agentEvent("two"), attempt: 1 });
     const ok = await child.waitFor("turn_result", (message) => message.payload.status === "ok");
     expect(ok.payload.response).toBe("still alive");

@@ -37,7 +37,7 @@ describe("a throwing extension middleware", () => {
       { extension: "notes" },
     );
     const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
-    expect(result).toMatchObject({ status: "error", error: { code: "AGENT_TURN_FAILED" } });
+    expect(result).toMatchObject({ status: "error", error: { code: "E_AGENT_TURN_FAILED" } });
     const warning = lines.find((line) => line.level === 40);
     expect(warning).toMatchObject({ extension: "notes", hook: "turn", error: "lost my notes" });
     expect(String(warning?.msg)).toContain("Extension/notes");

@@ -48,6 +48,8 @@ describe("extensionModel", () => {
       logger: silentLogger(),
     });
     expect((await model.generateText({ prompt: "p" })).text).toBe("second time lucky");
-    await expect(model.generateText({ prompt: "p" })).rejects.toMatchObject({ code: expect.stringMatching(/^MODEL_/) });
+    await expect(model.generateText({ prompt: "p" })).rejects.toMatchObject({
+      code: expect.stringMatching(/^E_MODEL_/),
+    });
   });
 });

@@ -23,7 +23,7 @@ describe("async reply messages", () => {
         correlationId: "corr_2",
         agent: "slowpoke",
         instanceKey: "k2",
-        error: { code: "AGENT_REQUEST_TIMEOUT", message: "no reply" },
+        error: { code: "E_AGENT_REQUEST_TIMEOUT", message: "no reply" },
       }),
     );
     await runTurn({ env: harness.env, event: userEvent("any news?") });

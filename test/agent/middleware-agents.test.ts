@@ -4,7 +4,7 @@
  * their code, and an async request returns its correlationId at once.
  */
 import { describe, expect, it } from "bun:test";
-import { middlewareAgents } from "../../src/agent/extensions/middleware-agents.ts";
+import { middlewareAgents } from "../../src/agent/loop/middleware-agents.ts";
 import { runTurn } from "../../src/agent/loop/run-turn.ts";
 import type { AgentReply, AgentRequestOptions, AgentToolRuntime } from "../../src/tools/types.ts";
 import { failedReply } from "../../src/protocol/turn-outcome.ts";
@@ -79,11 +79,11 @@ describe("ctx.agents", () => {
         agent: options.target,
         instanceKey: "",
         correlationId: "c",
-        error: { code: "CIRCULAR_CALL_DETECTED", message: "memory is already waiting" },
+        error: { code: "E_CIRCULAR_CALL_DETECTED", message: "memory is already waiting" },
       }),
     );
     await expect(middlewareAgents(runtime).request({ target: "memory" })).rejects.toMatchObject({
-      code: "CIRCULAR_CALL_DETECTED",
+      code: "E_CIRCULAR_CALL_DETECTED",
     });
   });
 

@@ -40,13 +40,13 @@ describe("model errors over real HTTP", () => {
     expect(server.requests).toHaveLength(3);
   });
 
-  it("ends the turn with MODEL_INVALID_RESPONSE on a malformed body, without retrying", async () => {
+  it("ends the turn with E_MODEL_INVALID_RESPONSE on a malformed body, without retrying", async () => {
     server = await startLoopbackLlm({ replies: [{ malformed: true }] });
     const { result } = await runTurn({
       env: testEnv({ model: await loopbackModel(server) }).env,
       event: userEvent("hi"),
     });
-    expect(result).toMatchObject({ status: "error", error: { code: "MODEL_INVALID_RESPONSE" } });
+    expect(result).toMatchObject({ status: "error", error: { code: "E_MODEL_INVALID_RESPONSE" } });
     expect(server.requests).toHaveLength(1);
   });
 
@@ -57,7 +57,7 @@ describe("model errors over real HTTP", () => {
     server = undefined;
     const harness = testEnv({ model });
     const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
-    expect(result.error?.code).toBe("MODEL_NETWORK_ERROR");
+    expect(result.error?.code).toBe("E_MODEL_NETWORK_ERROR");
   });
 
   it("reads Retry-After as seconds or an HTTP date", () => {
@@ -71,7 +71,7 @@ describe("model errors over real HTTP", () => {
         responseHeaders: headers,
       });
     expect(classifyModelError(rateLimited({ "Retry-After": "2" }), now)).toMatchObject({
-      code: "MODEL_RATE_LIMITED",
+      code: "E_MODEL_RATE_LIMITED",
       retryable: true,
       retryAfterMs: 2000,
     });
@@ -79,6 +79,9 @@ describe("model errors over real HTTP", () => {
       5000,
     );
     expect(classifyModelError(rateLimited({ "retry-after-ms": "250" }), now).retryAfterMs).toBe(250);
-    expect(classifyModelError(new Error("plain"), now)).toMatchObject({ code: "MODEL_CALL_FAILED", retryable: false });
+    expect(classifyModelError(new Error("plain"), now)).toMatchObject({
+      code: "E_MODEL_CALL_FAILED",
+      retryable: false,
+    });
   });
 });

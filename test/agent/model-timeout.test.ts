@@ -41,18 +41,18 @@ describe("a model call's deadline", () => {
       );
   });
 
-  it("retries a call that outlives the timeout as MODEL_TIMEOUT and takes the next answer", async () => {
+  it("retries a call that outlives the timeout as E_MODEL_TIMEOUT and takes the next answer", async () => {
     server = await startLoopbackLlm({ replies: [{ text: "too late", delayMs: 5_000 }, { text: "on time" }] });
     const harness = await harnessFor(loopbackModel(server.url, { timeoutMs: 200 }), 2);
     const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
     expect(result).toMatchObject({ status: "ok", response: "on time" });
     expect(server.requests).toHaveLength(2);
     expect(harness.events.events.find((event) => event.type === "model.retried")).toMatchObject({
-      error: { code: "MODEL_TIMEOUT" },
+      error: { code: "E_MODEL_TIMEOUT" },
     });
   });
 
-  it("ends the turn with a structured MODEL_TIMEOUT failure once the retries are spent", async () => {
+  it("ends the turn with a structured E_MODEL_TIMEOUT failure once the retries are spent", async () => {
     server = await startLoopbackLlm({
       replies: [
         { text: "late", delayMs: 5_000 },
@@ -61,7 +61,7 @@ describe("a model call's deadline", () => {
     });
     const harness = await harnessFor(loopbackModel(server.url, { timeoutMs: 150 }), 1);
     const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
-    expect(result).toMatchObject({ status: "error", finishReason: "error", error: { code: "MODEL_TIMEOUT" } });
+    expect(result).toMatchObject({ status: "error", finishReason: "error", error: { code: "E_MODEL_TIMEOUT" } });
     expect(server.requests).toHaveLength(2);
     expect(harness.events.events.map((event) => event.type)).toContain("turn.failed");
   });
@@ -76,7 +76,7 @@ describe("a model call's deadline", () => {
     expect(ending.result).toMatchObject({
       status: "error",
       finishReason: "aborted",
-      error: { code: "AGENT_TURN_ABORTED" },
+      error: { code: "E_AGENT_TURN_ABORTED" },
     });
     expect(server.requests).toHaveLength(1);
   });

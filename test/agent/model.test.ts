@@ -135,25 +135,25 @@ describe("record then replay", () => {
     );
   });
 
-  it("fails with MODEL_REPLAY_MISMATCH naming the line and what differed", async () => {
+  it("fails with E_MODEL_REPLAY_MISMATCH naming the line and what differed", async () => {
     const dir = tempStateRoot();
     const cassette = join(dir, "c.jsonl");
     const recorder = wrapWithRecorder(scriptedModel([{ text: "hello" }]).model, cassette);
     await generateText({ model: recorder, system: "SYS", prompt: "hi" });
     const replay = new ReplayModel({ cassette });
     const failure = generateText({ model: replay, system: "SYS", prompt: "something else", maxRetries: 0 });
-    await expect(failure).rejects.toMatchObject({ code: "MODEL_REPLAY_MISMATCH" });
+    await expect(failure).rejects.toMatchObject({ code: "E_MODEL_REPLAY_MISMATCH" });
     await expect(
       generateText({ model: replay, system: "SYS", prompt: "something else", maxRetries: 0 }),
     ).rejects.toThrow(/line 1.*last message/);
   });
 
-  it("fails with MODEL_REPLAY_EXHAUSTED on an empty cassette", async () => {
+  it("fails with E_MODEL_REPLAY_EXHAUSTED on an empty cassette", async () => {
     const cassette = join(tempStateRoot(), "empty.jsonl");
     writeFileSync(cassette, "");
     await expect(
       generateText({ model: new ReplayModel({ cassette }), prompt: "hi", maxRetries: 0 }),
-    ).rejects.toMatchObject({ code: "MODEL_REPLAY_EXHAUSTED" });
+    ).rejects.toMatchObject({ code: "E_MODEL_REPLAY_EXHAUSTED" });
   });
 
   it("answers agents sharing one cassette by their system prompt", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { APICallError } from "ai";
 import { runTurn } from "../../src/agent/loop/run-turn.ts";
-import type { StepResult } from "../../src/agent/extensions/types.ts";
+import type { StepResult } from "../../src/agent/loop/turn-result.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
 import { testEnv, userEvent } from "./support/test-env.ts";
 import { reply } from "../helpers/outcomes.ts";
@@ -190,7 +190,7 @@ describe("runTurn", () => {
     const scripted = scriptedModel([serverError(), serverError(), serverError(), serverError()]);
     const harness = testEnv({ model: scripted.model });
     const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
-    expect(result).toMatchObject({ status: "error", finishReason: "error", error: { code: "MODEL_SERVER_ERROR" } });
+    expect(result).toMatchObject({ status: "error", finishReason: "error", error: { code: "E_MODEL_SERVER_ERROR" } });
     expect(harness.events.events.map((event) => event.type)).toContain("turn.failed");
     scripted.assertDone();
   });
@@ -208,7 +208,7 @@ describe("runTurn", () => {
       },
     ]);
     const { result } = await runTurn({ env: testEnv({ model: scripted.model }).env, event: userEvent("hi") });
-    expect(result.error?.code).toBe("MODEL_AUTH_FAILED");
+    expect(result.error?.code).toBe("E_MODEL_AUTH_FAILED");
     scripted.assertDone();
   });
 

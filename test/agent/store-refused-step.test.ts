@@ -36,7 +36,7 @@ describe("a step the store refuses", () => {
     const ending = await runTurn({ env: test.env, event: userEvent("wipe it") });
     expect(ending).toMatchObject({
       type: "completed",
-      result: { status: "error", error: { code: "AGENT_TURN_FAILED" } },
+      result: { status: "error", error: { code: "E_AGENT_TURN_FAILED" } },
     });
   });
 });

@@ -4,10 +4,8 @@
  * each other in a circle. Read from the source text, so a new file is checked the day it is written.
  */
 import { describe, expect, it } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
-
-const SRC = resolve(import.meta.dir, "../../src");
+import { relative } from "node:path";
+import { circlesOf, importGraph, SRC } from "./import-graph.ts";
 
 /** Lower numbers are lower floors; the process layers share one floor and may not import each other. */
 const FLOORS: Record<string, number> = {
@@ -24,33 +22,16 @@ const FLOORS: Record<string, number> = {
   cluster: 6,
   http: 7,
   daemon: 8,
-  cli: 9,
+  eval: 9,
+  cli: 10,
 };
 /** The built-in package is loaded by path into children; it may use the public surface and the layers a tool author sees. */
 const BASE_MAY_IMPORT = new Set(["shared", "protocol", "config", "tools", "connector", "index.ts", "base"]);
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return name === "templates" ? [] : sourceFiles(path);
-    return name.endsWith(".ts") ? [path] : [];
-  });
-}
-
 const layerOf = (file: string): string => relative(SRC, file).split("/")[0] as string;
 
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, "utf8");
-  const specifiers = [
-    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.{1,2}\/[^"]+)"/g),
-    ...text.matchAll(/(?:^|\n)\s*import\s+"(\.{1,2}\/[^"]+)"/g),
-    ...text.matchAll(/import\("(\.{1,2}\/[^"]+)"\)/g),
-  ].map((match) => match[1] as string);
-  return specifiers.map((specifier) => resolve(dirname(file), specifier));
-}
-
-const files = sourceFiles(SRC);
-const graph = new Map(files.map((file) => [file, importsOf(file)]));
+const graph = importGraph();
+const files = [...graph.keys()];
 
 describe("the layers of src/", () => {
   it("has every file in a known layer", () => {
@@ -81,19 +62,6 @@ describe("the layers of src/", () => {
   });
 
   it("has no circle of imports", () => {
-    const state = new Map<string, "open" | "done">();
-    const circles: string[] = [];
-    const visit = (file: string, path: string[]): void => {
-      if (state.get(file) === "done") return;
-      if (state.get(file) === "open") {
-        circles.push([...path.slice(path.indexOf(file)), file].map((step) => relative(SRC, step)).join(" -> "));
-        return;
-      }
-      state.set(file, "open");
-      for (const target of graph.get(file) ?? []) if (graph.has(target)) visit(target, [...path, file]);
-      state.set(file, "done");
-    };
-    for (const file of files) visit(file, []);
-    expect(circles).toEqual([]);
+    expect(circlesOf(graph, (file) => relative(SRC, file))).toEqual([]);
   });
 });

@@ -67,29 +67,29 @@ describe("agents__request", () => {
       instanceKey: "main",
       correlationId: "c-2",
       status: "error",
-      error: { code: "AGENT_REQUEST_TIMEOUT", message: "no reply within 60000 ms" },
+      error: { code: "E_AGENT_REQUEST_TIMEOUT", message: "no reply within 60000 ms" },
     });
     const { runtime } = fakeRuntime({ request: () => reply });
     const tools = await baseTools({ context: { runtime } });
     const error = errorOf(await tools.call("agents__request", { target: "coder", input: "x" }));
-    expect(error.code).toBe("AGENT_REQUEST_TIMEOUT");
+    expect(error.code).toBe("E_AGENT_REQUEST_TIMEOUT");
     expect(error.message).toContain("no reply within 60000 ms");
     expect(error.suggestion).toContain("async: true");
   });
 
-  it("turns a circular call into CIRCULAR_CALL_DETECTED for the model", async () => {
+  it("turns a circular call into E_CIRCULAR_CALL_DETECTED for the model", async () => {
     const { runtime } = fakeRuntime({
       request: () => ({
         agent: "a",
         instanceKey: "k",
         correlationId: "c",
         status: "error",
-        error: { code: "CIRCULAR_CALL_DETECTED", message: "a → b → a" },
+        error: { code: "E_CIRCULAR_CALL_DETECTED", message: "a → b → a" },
       }),
     });
     const tools = await baseTools({ context: { runtime } });
     expect(errorOf(await tools.call("agents__request", { target: "a", input: "x" })).code).toBe(
-      "CIRCULAR_CALL_DETECTED",
+      "E_CIRCULAR_CALL_DETECTED",
     );
   });
 

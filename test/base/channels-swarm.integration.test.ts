@@ -239,7 +239,7 @@ describe("an extension that throws, in a real agent process", () => {
         })
       ).json() as Promise<{ status: string; response: string; error?: { code: string } }>;
     expect(await post("hello")).toMatchObject({ status: "ok", response: "fine" });
-    expect(await post("please explode")).toMatchObject({ status: "error", error: { code: "AGENT_TURN_FAILED" } });
+    expect(await post("please explode")).toMatchObject({ status: "error", error: { code: "E_AGENT_TURN_FAILED" } });
     const warning = await until(() => daemon.lines.find((line) => line.level === 40 && line.extension === "flaky"));
     expect(warning).toMatchObject({ agent: "solo", hook: "turn", error: "the flaky extension exploded" });
     const { events } = (await (await fetch(`${daemon.base}/v1/instances/solo/main/events`)).json()) as {

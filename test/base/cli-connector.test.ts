@@ -88,12 +88,12 @@ describe("runCliLoop", () => {
           eventId: "e",
           status: "error",
           response: "",
-          error: { code: "AGENT_TURN_FAILED", message: "boom" },
+          error: { code: "E_AGENT_TURN_FAILED", message: "boom" },
         });
       },
     });
     await session.done;
-    expect(session.output()).toBe("error [E_CONNECTOR_NO_ROUTE]: no rule\nerror [AGENT_TURN_FAILED]: boom\n");
+    expect(session.output()).toBe("error [E_CONNECTOR_NO_ROUTE]: no rule\nerror [E_AGENT_TURN_FAILED]: boom\n");
   });
 });
 

@@ -132,12 +132,12 @@ describe("discord connector", () => {
           agent: "ops",
           instanceKey: "discord:300",
           eventId: "e",
-          error: { code: "AGENT_TURN_FAILED", message: "boom" },
+          error: { code: "E_AGENT_TURN_FAILED", message: "boom" },
         }),
     });
     await fake.sendInteraction(failing.target, slash);
     await until(() => fake.replies.length === 1);
-    expect(fake.replies[0]?.content).toContain("AGENT_TURN_FAILED");
+    expect(fake.replies[0]?.content).toContain("E_AGENT_TURN_FAILED");
     server?.stop();
     const quiet = serve({ replyWithTurnResponse: false });
     const { response } = await fake.sendInteraction(quiet.target, slash);

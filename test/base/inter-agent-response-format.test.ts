@@ -30,7 +30,7 @@ describe("inter-agent-response-format", () => {
         correlationId: "corr_8",
         agent: "slowpoke",
         instanceKey: "k",
-        error: { code: "AGENT_REQUEST_TIMEOUT", message: "no reply within 1000 ms" },
+        error: { code: "E_AGENT_REQUEST_TIMEOUT", message: "no reply within 1000 ms" },
       }),
     );
     await runTurn({ env: harness.env, event: userEvent("any news?") });

@@ -47,7 +47,7 @@ describe("goondan instance", () => {
     expect(out.stdout).toContain("deleted team/planner/team");
   });
 
-  it("answers the instance's waiting events INSTANCE_DELETED and denies its pending approvals before deleting it, leaving other instances' alone", async () => {
+  it("answers the instance's waiting events E_INSTANCE_DELETED and denies its pending approvals before deleting it, leaving other instances' alone", async () => {
     const root = stateRoot();
     await seedInstance(root, { agent: "planner", instanceKey: "team" });
     const ref = { swarm: "team", agent: "planner", instanceKey: "team" };
@@ -118,13 +118,13 @@ describe("goondan instance", () => {
     const port = fakeApi(() => Response.json({ instances: [] }));
     const { io, out } = capture();
     expect(await main(["instance", "delete", "planner", "team", "--state-root", root, "--port", port], io)).toBe(0);
-    expect(out.stdout).toContain("answered 2 waiting event(s) INSTANCE_DELETED; denied 1 pending approval(s)");
+    expect(out.stdout).toContain("answered 2 waiting event(s) E_INSTANCE_DELETED; denied 1 pending approval(s)");
     await appendToStore(root, async (store) => {
       for (const id of ["evt_waiting", "evt_held"]) {
         expect((await store.inboxRecord("team", id))?.outcome).toMatchObject({
           status: "error",
           eventId: id,
-          error: { code: "INSTANCE_DELETED" },
+          error: { code: "E_INSTANCE_DELETED" },
         });
       }
       expect((await store.inboxRecord("team", "evt_done"))?.outcome).toMatchObject({ status: "ok", response: "done" });

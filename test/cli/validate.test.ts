@@ -98,7 +98,7 @@ describe("goondan validate", () => {
   it("keeps the document path alone for an issue that points at no line (a missing file)", async () => {
     const io = captureIo("/");
     expect(await main(["validate", "/nonexistent/goondan-bundle"], io)).toBe(3);
-    expect(io.out()).toStartWith("goondan.yaml: FILE_NOT_FOUND expected a file at ");
+    expect(io.out()).toStartWith("goondan.yaml: E_FILE_NOT_FOUND expected a file at ");
   });
 
   it("exits 0 with warnings and prints them", async () => {
@@ -131,7 +131,7 @@ describe("goondan validate", () => {
     const io = captureIo("/");
     expect(await main(["validate", "/nonexistent/goondan-bundle", "--format=json"], io)).toBe(3);
     expect((JSON.parse(io.out()) as { errors: { code: string }[] }).errors.map((issue) => issue.code)).toEqual([
-      "FILE_NOT_FOUND",
+      "E_FILE_NOT_FOUND",
     ]);
     expect(io.err()).toBe("");
   });

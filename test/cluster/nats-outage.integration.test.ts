@@ -8,9 +8,9 @@
  */
 import { describe, expect, it } from "bun:test";
 import { readFileSync } from "node:fs";
-import { clusterNames } from "../../src/cluster/cluster-names.ts";
-import { LeaseTable } from "../../src/cluster/lease-table.ts";
-import { LeaseWatch, type LeaseChange } from "../../src/cluster/lease-watch.ts";
+import { clusterNames } from "../../src/cluster/nats/names.ts";
+import { LeaseTable } from "../../src/cluster/lease/lease-table.ts";
+import { LeaseWatch, type LeaseChange } from "../../src/cluster/lease/lease-watch.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
 import { isAlive, until } from "../helpers/goondan-process.ts";
 import { connectTest, NATS_URL, natsAvailable } from "../helpers/nats.ts";

@@ -4,10 +4,10 @@
  * again, as attempt 2.
  */
 import { describe, expect, it } from "bun:test";
-import { clusterNames } from "../../src/cluster/cluster-names.ts";
-import { EventIntake } from "../../src/cluster/event-intake.ts";
-import { LeaseKeeper } from "../../src/cluster/lease-keeper.ts";
-import { LeaseTable } from "../../src/cluster/lease-table.ts";
+import { clusterNames } from "../../src/cluster/nats/names.ts";
+import { EventIntake } from "../../src/cluster/intake/event-intake.ts";
+import { LeaseKeeper } from "../../src/cluster/lease/lease-keeper.ts";
+import { LeaseTable } from "../../src/cluster/lease/lease-table.ts";
 import type { AgentEvent } from "../../src/protocol/agent-event.ts";
 import { killChild, useCleanups } from "../helpers/cleanups.ts";
 import { connectTest, NATS_URL, natsAvailable, removeSwarmAfter, testSwarm } from "../helpers/nats.ts";

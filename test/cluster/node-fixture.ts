@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ClusterNode } from "../../src/cluster/cluster-node.ts";
-import { readClusterSettings } from "../../src/cluster/cluster-settings.ts";
-import type { ReadHost } from "../../src/cluster/cluster-view.ts";
+import { ClusterNode } from "../../src/cluster/node/node.ts";
+import { readClusterSettings } from "../../src/cluster/nats/settings.ts";
+import type { ReadHost } from "../../src/cluster/view/reads.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
 import type { Defer } from "../helpers/cleanups.ts";
 import { NATS_URL, removeSwarmAfter, testSwarm } from "../helpers/nats.ts";

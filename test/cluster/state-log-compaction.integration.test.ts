@@ -6,7 +6,7 @@
  * of an instance no node runs (n1, which ran it, stopped): cleared in its state log, so the next turn starts empty.
  */
 import { describe, expect, it } from "bun:test";
-import { clusterNames } from "../../src/cluster/cluster-names.ts";
+import { clusterNames } from "../../src/cluster/nats/names.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
 import { until } from "../helpers/goondan-process.ts";
 import { messageText, type LoopbackRequest } from "../helpers/loopback-llm.ts";

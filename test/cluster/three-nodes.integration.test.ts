@@ -55,7 +55,7 @@ describe.skipIf(!natsAvailable)("three goondan nodes on one NATS", () => {
     // A cycle across nodes: the worker's request back to the coordinator is refused by the call chain.
     const cycle = await ask((nodes[1] as (typeof nodes)[number]).base, { input: "cycle", instanceKey: "c-cycle" });
     expect(cycle.status).toBe(200);
-    expect(cycle.body.response).toBe("done cycle: worker got CIRCULAR_CALL_DETECTED");
+    expect(cycle.body.response).toBe("done cycle: worker got E_CIRCULAR_CALL_DETECTED");
 
     // `goondan ps` on a node prints the cluster with its NODE column.
     const ps = Bun.spawnSync([

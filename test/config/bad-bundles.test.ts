@@ -32,21 +32,21 @@ const SECOND_AGENT = agent(`${AGENT_HEAD}  prompt: { system: hi }\n`, "b");
 
 const cases: BadCase[] = [
   // The file and its documents
-  { title: "an empty file", files: { "goondan.yaml": "" }, errors: [["KIND_MISSING", "goondan.yaml"]] },
+  { title: "an empty file", files: { "goondan.yaml": "" }, errors: [["E_KIND_MISSING", "goondan.yaml"]] },
   {
     title: "a file of comments and separators only",
     files: { "goondan.yaml": "# nothing\n---\n---\n" },
-    errors: [["KIND_MISSING", "goondan.yaml"]],
+    errors: [["E_KIND_MISSING", "goondan.yaml"]],
   },
   {
     title: "a directory without goondan.yaml",
     files: { "README.md": "no bundle here" },
-    errors: [["FILE_NOT_FOUND", "goondan.yaml"]],
+    errors: [["E_FILE_NOT_FOUND", "goondan.yaml"]],
   },
   {
     title: "a goondan.yaml that is a directory",
     files: { "goondan.yaml/keep": "" },
-    errors: [["FILE_NOT_FOUND", "goondan.yaml"]],
+    errors: [["E_FILE_NOT_FOUND", "goondan.yaml"]],
   },
   {
     title: "a file over 1 MiB",

@@ -223,7 +223,7 @@ describe("files that are not regular files", () => {
     const dir = writeBundle({ "README.md": "a bundle whose goondan.yaml is a named pipe" });
     expect(spawnSync("mkfifo", [join(dir, "goondan.yaml")]).status).toBe(0);
     const result = await loadBundle(dir, { checkModules: false });
-    expect(result.errors.map((issue) => [issue.code, issue.path])).toEqual([["FILE_NOT_FOUND", "goondan.yaml"]]);
+    expect(result.errors.map((issue) => [issue.code, issue.path])).toEqual([["E_FILE_NOT_FOUND", "goondan.yaml"]]);
     expect(result.errors[0]?.message).toContain("FIFO");
     expect(result.errors[0]?.message).not.toContain("directory");
   }, 2000);
@@ -232,7 +232,7 @@ describe("files that are not regular files", () => {
     const dir = writeBundle({ "README.md": "a bundle whose goondan.yaml is an endless device" });
     symlinkSync("/dev/urandom", join(dir, "goondan.yaml"));
     const result = await loadBundle(dir, { checkModules: false });
-    expect(result.errors.map((issue) => [issue.code, issue.path])).toEqual([["FILE_NOT_FOUND", "goondan.yaml"]]);
+    expect(result.errors.map((issue) => [issue.code, issue.path])).toEqual([["E_FILE_NOT_FOUND", "goondan.yaml"]]);
     expect(result.errors[0]?.message).toContain("character device");
   }, 2000);
 

@@ -155,20 +155,20 @@ describe("bundle loader cases of the public project", () => {
 });
 
 describe("CLI validator cases of the public project", () => {
-  it("keeps a bundle without a Swarm valid and warns SWARM_MISSING", async () => {
+  it("keeps a bundle without a Swarm valid and warns W_SWARM_MISSING", async () => {
     const result = await load({ "goondan.yaml": MODEL });
     expect(result.valid).toBe(true);
-    expect(codes(result.warnings)).toEqual([["SWARM_MISSING", "goondan.yaml"]]);
+    expect(codes(result.warnings)).toEqual([["W_SWARM_MISSING", "goondan.yaml"]]);
     expect(result.warnings[0]?.severity).toBe("warning");
   });
 
-  it("reports a directory without goondan.yaml as FILE_NOT_FOUND", async () => {
+  it("reports a directory without goondan.yaml as E_FILE_NOT_FOUND", async () => {
     const result = await load({ "agents.yaml": agent("coder") });
-    expect(codes(result.errors)).toEqual([["FILE_NOT_FOUND", "goondan.yaml"]]);
+    expect(codes(result.errors)).toEqual([["E_FILE_NOT_FOUND", "goondan.yaml"]]);
   });
 
-  it("reports a bundle without any resource document as KIND_MISSING", async () => {
+  it("reports a bundle without any resource document as E_KIND_MISSING", async () => {
     const result = await load({ "goondan.yaml": "# nothing yet\n" });
-    expect(codes(result.errors)).toEqual([["KIND_MISSING", "goondan.yaml"]]);
+    expect(codes(result.errors)).toEqual([["E_KIND_MISSING", "goondan.yaml"]]);
   });
 });

@@ -137,7 +137,7 @@ describe("ConnectorSupervisor", () => {
   it("refuses a malformed event, an unrouted one, and one the orchestrator rejects, with their codes", async () => {
     const { spawner, supervisor } = setup({
       ingest: async () => {
-        throw Object.assign(new Error("stopping"), { code: "ORCHESTRATOR_STOPPING" });
+        throw Object.assign(new Error("stopping"), { code: "E_ORCHESTRATOR_STOPPING" });
       },
     });
     await supervisor.start(spec({ rules: [{ match: { event: "ping" }, route: {} }] }));
@@ -157,7 +157,7 @@ describe("ConnectorSupervisor", () => {
     expect(sentOf(child, "connector_ack").map((ack) => [ack.requestId, ack.accepted, ack.error?.code])).toEqual([
       ["a", false, "E_CONNECTOR_EVENT_INVALID"],
       ["b", false, "E_CONNECTOR_NO_ROUTE"],
-      ["c", false, "ORCHESTRATOR_STOPPING"],
+      ["c", false, "E_ORCHESTRATOR_STOPPING"],
     ]);
   });
 

@@ -5,6 +5,7 @@ import {
   dockerignorePatterns,
   envOf,
   execForm,
+  globalArgs,
   isIgnored,
   parseDockerfile,
   splitOptions,
@@ -33,11 +34,74 @@ describe("the Dockerfile reader", () => {
     expect(() => stages(parseDockerfile("RUN x\n"))).toThrow();
     expect(() => parseDockerfile("FROM a\nRUN x \\\n")).toThrow();
   });
+
+  it("resolves a FROM's build argument from the ARGs before the first FROM, or from a given build argument", () => {
+    const parsed = parseDockerfile("ARG BASE=a:1\nARG OTHER\nFROM ${BASE} AS one\nFROM $BASE\n");
+    expect(globalArgs(parsed)).toEqual({ BASE: "a:1", OTHER: "" });
+    expect(stages(parsed).map((stage) => [stage.image, stage.from])).toEqual([
+      ["${BASE}", "a:1"],
+      ["$BASE", "a:1"],
+    ]);
+    expect(stages(parsed, { BASE: "mirror/a:1" }).map((stage) => stage.from)).toEqual(["mirror/a:1", "mirror/a:1"]);
+    expect(() => stages(parseDockerfile("ARG OTHER\nFROM ${OTHER}\n"))).toThrow();
+  });
 });
 
 describe("Dockerfile", () => {
   it("runs on the slim Bun image of the version pinned in package.json", () => {
     expect(runtime.from).toBe(`oven/bun:${packageJson.dependencies.bun}-slim`);
+  });
+
+  it("takes both base images from build arguments, so a mirror or a local base needs no edit", () => {
+    expect(all.map((stage) => stage.image)).toEqual(["${NODE_IMAGE}", "${BUN_IMAGE}"]);
+    expect(globalArgs(instructions)).toEqual({
+      NODE_IMAGE: all[0]!.from,
+      BUN_IMAGE: `oven/bun:${packageJson.dependencies.bun}-slim`,
+    });
+    const mirrored = stages(instructions, {
+      NODE_IMAGE: "registry.local/node:24-bookworm-slim",
+      BUN_IMAGE: "registry.local/bun:base",
+    });
+    expect(mirrored.map((stage) => stage.from)).toEqual([
+      "registry.local/node:24-bookworm-slim",
+      "registry.local/bun:base",
+    ]);
+  });
+
+  it("installs with a Node that package.json's engines.node admits", () => {
+    const tag = /^node:(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-|$)/.exec(all[0]!.from);
+    expect(tag).not.toBeNull();
+    // A major-only tag floats to its newest release; it must be admitted from the first release of that line on.
+    const lowest = `${tag![1]}.${tag![2] ?? 0}.${tag![3] ?? 0}`;
+    expect({ lowest, admitted: Bun.semver.satisfies(lowest, packageJson.engines.node) }).toEqual({
+      lowest,
+      admitted: true,
+    });
+  });
+
+  it("removes apt's package lists and caches in the same RUN that installs packages", () => {
+    const installs = only("RUN").filter((instruction) => instruction.args.includes("apt-get install"));
+    expect(installs.length).toBeGreaterThan(0);
+    for (const install of installs) {
+      expect(install.args).toContain("rm -rf /var/lib/apt/lists/*");
+      expect(install.args).toContain("/var/cache/apt/*.bin");
+    }
+  });
+
+  it("gives the user a HOME of its own, outside the state volume", () => {
+    const env = envOf(runtime.instructions);
+    const home = env.HOME!;
+    expect(home).toBeDefined();
+    expect(home === env.GOONDAN_STATE_ROOT || home.startsWith(`${env.GOONDAN_STATE_ROOT}/`)).toBe(false);
+    const useradd = only("RUN").find((instruction) => instruction.args.includes("useradd"));
+    expect(useradd?.args).toContain(`--home-dir ${home} --create-home`);
+  });
+
+  it("imports the whole install with the runtime's Bun after copying node_modules and the sources", () => {
+    const verify = only("RUN").filter((instruction) => instruction.args.includes("verify-install.ts"));
+    expect(verify.map((instruction) => execForm(instruction.args))).toEqual([["bun", "/app/docker/verify-install.ts"]]);
+    const lastCopy = Math.max(...only("COPY").map((instruction) => instruction.line));
+    expect(verify[0]!.line).toBeGreaterThan(lastCopy);
   });
 
   it("installs production dependencies from the committed npm lockfile", () => {
@@ -46,6 +110,7 @@ describe("Dockerfile", () => {
       .filter((instruction) => instruction.keyword === "RUN" && instruction.args.includes("npm ci"));
     expect(install).toHaveLength(1);
     expect(install[0]!.args).toContain("--omit=dev");
+    expect(install[0]!.args).toMatch(/&& npm ls --omit=dev\b/);
     expect(existsSync(join(root, "package-lock.json"))).toBe(true);
   });
 

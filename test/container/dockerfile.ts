@@ -1,7 +1,8 @@
 /**
  * A small Dockerfile reader for the container tests: instructions with line continuations and comments,
- * grouped by build stage, exec-form (JSON array) arguments, and a `.dockerignore` matcher good enough for
- * the patterns goondan uses (`name`, `dir/name`, `**\/name`, `*.ext`). Not a full BuildKit parser.
+ * grouped by build stage (a FROM's `${ARG}` resolved from the ARGs before the first FROM, or from build
+ * arguments given), exec-form (JSON array) arguments, and a `.dockerignore` matcher good enough for the
+ * patterns goondan uses (`name`, `dir/name`, `**\/name`, `*.ext`). Not a full BuildKit parser.
  */
 export interface Instruction {
   /** Upper-case keyword: FROM, RUN, COPY, … */
@@ -13,7 +14,10 @@ export interface Instruction {
 }
 
 export interface Stage {
+  /** The base image, build arguments substituted. */
   from: string;
+  /** The FROM argument as written (`${NODE_IMAGE}`). */
+  image: string;
   name?: string;
   instructions: Instruction[];
 }
@@ -45,16 +49,42 @@ export function parseDockerfile(text: string): Instruction[] {
   return instructions;
 }
 
-export function stages(instructions: readonly Instruction[]): Stage[] {
+/** The ARGs declared before the first FROM, with their defaults (`ARG NAME=value`; none: empty). */
+export function globalArgs(instructions: readonly Instruction[]): Record<string, string> {
+  const args: Record<string, string> = {};
+  for (const instruction of instructions) {
+    if (instruction.keyword === "FROM") break;
+    if (instruction.keyword !== "ARG") continue;
+    const eq = instruction.args.indexOf("=");
+    if (eq < 0) args[instruction.args] = "";
+    else args[instruction.args.slice(0, eq)] = instruction.args.slice(eq + 1).replace(/^"|"$/g, "");
+  }
+  return args;
+}
+
+/** Build stages; `buildArgs` stand for `--build-arg NAME=value` over the global ARGs' defaults. */
+export function stages(instructions: readonly Instruction[], buildArgs: Record<string, string> = {}): Stage[] {
+  const args = { ...globalArgs(instructions), ...buildArgs };
   const result: Stage[] = [];
   for (const instruction of instructions) {
     if (instruction.keyword === "FROM") {
       const match = /^(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?$/i.exec(instruction.args);
       if (!match) throw new Error(`Dockerfile line ${instruction.line}: bad FROM ${instruction.args}`);
-      result.push({ from: match[1] as string, ...(match[2] ? { name: match[2] } : {}), instructions: [] });
+      const image = match[1] as string;
+      const from = image.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, braced?: string, bare?: string) => {
+        const name = (braced ?? bare) as string;
+        const value = args[name];
+        if (value === undefined || value === "")
+          throw new Error(`Dockerfile line ${instruction.line}: FROM uses ${name}, which no ARG before FROM sets`);
+        return value;
+      });
+      result.push({ from, image, ...(match[2] ? { name: match[2] } : {}), instructions: [] });
     } else {
       const stage = result.at(-1);
-      if (!stage) throw new Error(`Dockerfile line ${instruction.line}: ${instruction.keyword} before FROM`);
+      if (!stage) {
+        if (instruction.keyword === "ARG") continue;
+        throw new Error(`Dockerfile line ${instruction.line}: ${instruction.keyword} before FROM`);
+      }
       stage.instructions.push(instruction);
     }
   }

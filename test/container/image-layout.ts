@@ -28,7 +28,7 @@ export interface ImageLayout {
   workdir: string;
 }
 
-function productionPackages(repo: string): string[] {
+export function productionPackages(repo: string): string[] {
   const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8")) as {
     packages: Record<string, { dev?: boolean; optional?: boolean }>;
   };

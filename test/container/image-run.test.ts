@@ -6,6 +6,7 @@ import { parseProcStat } from "../../src/shared/proc-stat.ts";
 import { layoutImage } from "./image-layout.ts";
 import { COORDINATOR_REPLY, EXAMPLE_INPUT } from "../examples/example-script.ts";
 import { realProcessTimeouts } from "../helpers/cleanups.ts";
+import { runToExit } from "../helpers/goondan-process.ts";
 
 realProcessTimeouts();
 
@@ -59,7 +60,7 @@ describe("the image's command, run from a directory laid out like the image", ()
     // only from outside, and every process it leaves behind is visible as a member of that session.
     const child = Bun.spawn(["setsid", process.execPath, ...argv], {
       cwd: layout.map(layout.workdir),
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, ...layout.env, GOONDAN_PORT: "0" },
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...layout.env, GOONDAN_PORT: "0" },
       stdout: "pipe",
       stderr: "pipe",
     });
@@ -120,17 +121,12 @@ describe("the image's command, run from a directory laid out like the image", ()
     const entry = layout.command
       .slice(3, layout.command.indexOf("run"))
       .map((arg) => (arg.startsWith("/") ? layout.map(arg) : arg));
-    const child = Bun.spawn([process.execPath, ...entry, "run", layout.map("/app/bundle"), "--input", EXAMPLE_INPUT], {
+    const { code, stdout, stderr } = await runToExit({
+      argv: [process.execPath, ...entry, "run", layout.map("/app/bundle"), "--input", EXAMPLE_INPUT],
       cwd: layout.map(layout.workdir),
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, ...layout.env },
-      stdout: "pipe",
-      stderr: "pipe",
+      // HOME comes from the image's ENV, like every other variable.
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...layout.env },
     });
-    const [stdout, stderr, code] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.exited,
-    ]);
     expect({ code, stdout }).toEqual({ code: 0, stdout: `${COORDINATOR_REPLY}\n` });
     expect(stderr).not.toContain("GOONDAN_API_TOKEN is not set");
   }, 30_000);

@@ -88,6 +88,8 @@ function sourceFiles(dir: string): string[] {
 function emittedCodes(): Map<string, string[]> {
   const codes = new Map<string, string[]>();
   for (const file of sourceFiles(join(ROOT, "src"))) {
+    // The public project's spellings of shared codes: the page lists them beside goondan's, not as codes of their own.
+    if (file.endsWith("upstream-codes.ts")) continue;
     for (const match of readFileSync(file, "utf8").matchAll(/["']([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)["']/g)) {
       const code = match[1]!;
       if (NOT_ERROR_CODES.has(code)) continue;
@@ -148,9 +150,9 @@ describe("docs/error-codes.md", () => {
       "E_CONFIG_PARSE_ERROR",
       "E_CONFIG_INVALID_NAME",
       "E_CONFIG_TOO_MANY_DOCUMENTS",
-      "SWARM_MISSING",
-      "KIND_MISSING",
-      "FILE_NOT_FOUND",
+      "W_SWARM_MISSING",
+      "E_KIND_MISSING",
+      "E_FILE_NOT_FOUND",
     ]) {
       expect(documented).toContain(code);
     }

@@ -2,7 +2,8 @@
  * Runs or validates one documentation code block, by its tags (see docs/README.md "Snippets are tested"):
  *   sh                 run with bash in the doc's scratch directory (a copy of the bundled example), where
  *                      `goondan`, `npx goondan` and `npm install` reach this checkout and nothing else (its
- *                      node_modules has `goondan` and `@modelcontextprotocol/sdk`, for MCP server snippets)
+ *                      node_modules has `goondan`, `@modelcontextprotocol/sdk` for MCP server snippets, and
+ *                      `openai`, `@ag-ui/client` and `@a2a-js/sdk` for the interop snippets)
  *   sh api             the same, while `goondan run` serves that directory (or `dir=DIR` in it); `127.0.0.1:8790`
  *                      and `--port 8790` are rewritten to the daemon's real port; GOONDAN_API_TOKEN is set for both
  *                      sides; `port: 8787` (the webhook's default) in the served goondan.yaml and `127.0.0.1:8787` in
@@ -12,7 +13,8 @@
  *   yaml goondan       a whole goondan.yaml, written to `dir=DIR` (default: the scratch directory itself,
  *                      replacing the example) and validated by `goondan validate`
  *   yaml resource      documents checked against the JSON Schema printed by `goondan schema`
- *   yaml compose       a compose file: parsed, and must define services
+ *   yaml compose       a compose file: parsed, and must define services; with `same-as=PATH`, it must equal the
+ *                      repository's file PATH byte for byte (a shipped file shown in a doc)
  *   any file=PATH      a file written into the scratch directory (tool, extension, prompt); `ts tool` must
  *                      export `handlers`, `ts extension` must export `register`, `ts connector` a default function
  *                      or `start`; `import … from "goondan"` resolves
@@ -63,7 +65,7 @@ export function createScratch(): DocScratch {
   const root = mkdtempSync(join(tmpdir(), "goondan-docs-"));
   const dir = join(root, "work");
   mkdirSync(dir, { recursive: true });
-  for (const path of ["goondan.yaml", "prompts", "cassettes", "examples"]) {
+  for (const path of ["goondan.yaml", "prompts", "cassettes", "evals", "examples"]) {
     if (existsSync(join(REPO, path))) cpSync(join(REPO, path), join(dir, path), { recursive: true });
   }
   mkdirSync(join(dir, "node_modules", "@modelcontextprotocol"), { recursive: true });
@@ -73,6 +75,12 @@ export function createScratch(): DocScratch {
     join(REPO, "node_modules", "@modelcontextprotocol", "sdk"),
     join(dir, "node_modules", "@modelcontextprotocol", "sdk"),
   );
+  // The clients of docs/interop.md import `openai` and `@ag-ui/client`, as their projects would.
+  symlinkSync(join(REPO, "node_modules", "openai"), join(dir, "node_modules", "openai"));
+  mkdirSync(join(dir, "node_modules", "@ag-ui"));
+  symlinkSync(join(REPO, "node_modules", "@ag-ui", "client"), join(dir, "node_modules", "@ag-ui", "client"));
+  mkdirSync(join(dir, "node_modules", "@a2a-js"));
+  symlinkSync(join(REPO, "node_modules", "@a2a-js", "sdk"), join(dir, "node_modules", "@a2a-js", "sdk"));
   const bin = join(root, "bin");
   mkdirSync(bin);
   const shim = (name: string, body: string) => {
@@ -339,6 +347,9 @@ export async function runBlock(options: { block: CodeBlock; scratch: DocScratch 
   if (is("yaml", "compose")) {
     const compose = parseYaml(block.code) as { services?: unknown };
     if (typeof compose?.services !== "object") throw new Error(`${where}: a compose file needs services`);
+    const shipped = block.attributes["same-as"];
+    if (shipped !== undefined && readFileSync(join(REPO, shipped), "utf8") !== block.code)
+      throw new Error(`${where}: the block differs from ${shipped}; copy the file into the doc again`);
     return;
   }
   if (is("json")) {

@@ -34,6 +34,29 @@ describe("codeBlocks", () => {
   });
 });
 
+describe("a compose block shown as a shipped file (same-as=PATH)", () => {
+  const shipped = "docker/compose.cluster.yaml";
+  const block = codeBlocks({
+    source: "docs/cluster.md",
+    markdown: readFileSync(join(REPO, "docs", "cluster.md"), "utf8"),
+  }).find((candidate) => candidate.attributes["same-as"] === shipped);
+
+  it("is how docs/cluster.md shows docker/compose.cluster.yaml", () => {
+    expect(block?.code).toBe(readFileSync(join(REPO, shipped), "utf8"));
+  });
+
+  it("fails the test when it drifts from the file", async () => {
+    const scratch = createScratch();
+    try {
+      const drifted = { ...block!, code: block!.code.replace("GOONDAN_NODE: n3", "GOONDAN_NODE: n4") };
+      expect(drifted.code).not.toBe(block!.code);
+      await expect(runBlock({ block: drifted, scratch })).rejects.toThrow(`differs from ${shipped}`);
+    } finally {
+      removeScratch(scratch);
+    }
+  });
+});
+
 describe("README.md", () => {
   it("starts with exactly the two set-up commands: the main job, then the tests", () => {
     const markdown = readFileSync(join(REPO, "README.md"), "utf8");
@@ -54,12 +77,13 @@ describe("README.md", () => {
 });
 
 const scratches: DocScratch[] = [];
+// Removing every doc's scratch directory takes seconds on a loaded machine: more than a hook's default 5 s.
 afterAll(async () => {
   for (const scratch of scratches) {
     await stopScratch(scratch);
     removeScratch(scratch);
   }
-});
+}, 60_000);
 
 for (const file of markdownFiles()) {
   const source = relative(REPO, file);

@@ -8,28 +8,19 @@ import { COORDINATOR_REPLY, EXAMPLE_INPUT, POEM } from "./example-script.ts";
 import { CASSETTE, recordExample, REPO } from "./record-example.ts";
 import { storedRuntimeEvents } from "../helpers/stored-state.ts";
 import { realProcessTimeouts } from "../helpers/cleanups.ts";
+import { type ProcessResult, runToExit } from "../helpers/goondan-process.ts";
 
 realProcessTimeouts();
 
 const work = mkdtempSync(join(tmpdir(), "goondan-example-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-async function goondan(options: {
-  args: string[];
-  env?: Record<string, string | undefined>;
-}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = Bun.spawn([process.execPath, join(REPO, "bin", "goondan"), ...options.args], {
+async function goondan(options: { args: string[]; env?: Record<string, string | undefined> }): Promise<ProcessResult> {
+  return runToExit({
+    argv: [process.execPath, join(REPO, "bin", "goondan"), ...options.args],
     cwd: REPO,
     env: { PATH: process.env.PATH, HOME: work, GOONDAN_LOG_LEVEL: "info", ...options.env },
-    stdout: "pipe",
-    stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  return { code, stdout, stderr };
 }
 
 type EventRecord = { type: string; traceId: string; spanId: string; parentSpanId?: string; toolName?: string };
@@ -93,7 +84,7 @@ describe("the bundled example (goondan.yaml at the repository root)", () => {
       args: ["run", "--input", "Something else entirely", "--state-root", join(work, "other")],
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("MODEL_REPLAY_MISMATCH");
+    expect(result.stderr).toContain("E_MODEL_REPLAY_MISMATCH");
   }, 60_000);
 
   it("has a cassette that recording the scripted conversation reproduces exactly", async () => {

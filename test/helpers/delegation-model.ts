@@ -52,7 +52,7 @@ export function delegationModel(options: {
       if (last?.role === "user")
         return { toolCalls: [{ name: "agents__request", args: { target: "coordinator", input: "back" } }] };
       return {
-        text: `worker got ${text(last).includes("CIRCULAR_CALL_DETECTED") ? "CIRCULAR_CALL_DETECTED" : text(last)}`,
+        text: `worker got ${text(last).includes("E_CIRCULAR_CALL_DETECTED") ? "E_CIRCULAR_CALL_DETECTED" : text(last)}`,
       };
     }
     if (last?.role === "user") return { toolCalls: [{ name: "effects__append", args: { id: job } }] };

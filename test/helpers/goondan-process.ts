@@ -1,7 +1,8 @@
 /**
  * Real-process helpers for tests that run `bin/goondan`: start `goondan run` and wait for its `ready` log
  * line (collecting every JSON log line), poll until a condition holds, tell whether a pid is alive, and find
- * processes by their command line (from /proc, so tests need no procps on the machine).
+ * processes by their command line (from /proc, so tests need no procps on the machine), and run any command to its
+ * exit with its whole output.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { parseProcStat } from "../../src/shared/proc-stat.ts";
@@ -122,4 +123,31 @@ export async function startGoondanRun(options: {
   });
   const port = ready.port as number;
   return { proc, lines, port, base: `http://127.0.0.1:${port}` };
+}
+
+export interface ProcessResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its exit: its exit code and its whole stdout and stderr. */
+export async function runToExit(options: {
+  argv: string[];
+  cwd?: string;
+  env: Record<string, string | undefined>;
+}): Promise<ProcessResult> {
+  const child = Bun.spawn(options.argv, {
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    env: options.env,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { code, stdout, stderr };
 }

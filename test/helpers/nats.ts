@@ -11,9 +11,9 @@ import {
   connectCluster,
   type ClusterConnection,
   type ClusterConnectionOptions,
-} from "../../src/cluster/cluster-connection.ts";
-import { clusterNames } from "../../src/cluster/cluster-names.ts";
-import { readClusterSettings } from "../../src/cluster/cluster-settings.ts";
+} from "../../src/cluster/nats/connection.ts";
+import { clusterNames } from "../../src/cluster/nats/names.ts";
+import { readClusterSettings } from "../../src/cluster/nats/settings.ts";
 import type { Defer } from "./cleanups.ts";
 
 export const NATS_URL = process.env.GOONDAN_TEST_NATS_URL ?? "nats://127.0.0.1:4222";

@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { clusterNames } from "../../src/cluster/cluster-names.ts";
-import { LeaseTable, type Lease } from "../../src/cluster/lease-table.ts";
+import { clusterNames } from "../../src/cluster/nats/names.ts";
+import { LeaseTable, type Lease } from "../../src/cluster/lease/lease-table.ts";
 import { InstanceStateLog } from "../../src/store/nats/instance-state-log.ts";
 import type { JetStreamHandle } from "../../src/store/nats/jetstream-handle.ts";
 import { ReplicatedStore } from "../../src/store/nats/replicated-store.ts";

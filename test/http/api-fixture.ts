@@ -8,7 +8,7 @@ import { afterEach } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ClusterReads } from "../../src/cluster/cluster-view.ts";
+import type { ClusterReads } from "../../src/cluster/view/reads.ts";
 import type { ApiBackend, ClusterApi } from "../../src/http/api-backend.ts";
 import { createApiHandler, type HttpApiOptions } from "../../src/http/http-api.ts";
 import { Orchestrator } from "../../src/orchestrator/orchestrator.ts";

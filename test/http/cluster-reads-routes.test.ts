@@ -3,8 +3,8 @@
  * row and event with its node, the paging cursor one position per node, and the nodes that did not answer named.
  */
 import { describe, expect, it } from "bun:test";
-import type { ClusterEventQuery, ClusterReads } from "../../src/cluster/cluster-view.ts";
-import type { NodeRuntimeEvent } from "../../src/cluster/runtime-events-merge.ts";
+import type { ClusterEventQuery, ClusterReads } from "../../src/cluster/view/reads.ts";
+import type { NodeRuntimeEvent } from "../../src/cluster/view/runtime-events-merge.ts";
 import { createApiHandler } from "../../src/http/http-api.ts";
 import { apiFixture, backendOf, bodyOf, clusterPart } from "./api-fixture.ts";
 
@@ -119,7 +119,7 @@ describe("the read routes on a cluster node", () => {
     const response = await missing.get("/v1/instances/b/k/messages");
     expect(response.status).toBe(404);
     const body = await bodyOf(response);
-    expect(body.error.code).toBe("INSTANCE_NOT_FOUND");
+    expect(body.error.code).toBe("E_INSTANCE_NOT_FOUND");
     expect(body.unanswered).toEqual([{ node: "n3", status: "no_responders" }]);
   });
 });

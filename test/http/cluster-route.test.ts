@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import type { ClusterReloadStatus } from "../../src/cluster/cluster-reload.ts";
+import type { ClusterReloadStatus } from "../../src/cluster/reload/reload.ts";
 import { createApiHandler } from "../../src/http/http-api.ts";
 import { SystemError } from "../../src/shared/errors.ts";
 import { apiFixture, backendOf, bodyOf, clusterPart } from "./api-fixture.ts";

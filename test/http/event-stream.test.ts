@@ -78,13 +78,13 @@ describe("POST /v1/events with stream: true", () => {
     });
   });
 
-  it("ends with event: error AGENT_REQUEST_TIMEOUT and the eventId when the turn outlasts timeoutMs", async () => {
+  it("ends with event: error E_AGENT_REQUEST_TIMEOUT and the eventId when the turn outlasts timeoutMs", async () => {
     const { request } = apiFixture();
     const response = await request("POST", "/v1/events", { input: "hi", stream: true, timeoutMs: 30 });
     const items = await sseReader(response).rest();
     expect(items.map((item) => item.event)).toEqual(["error"]);
     expect(items[0]!.data).toMatchObject({
-      error: { code: "AGENT_REQUEST_TIMEOUT" },
+      error: { code: "E_AGENT_REQUEST_TIMEOUT" },
       eventId: response.headers.get(EVENT_ID_HEADER),
     });
   });
@@ -93,7 +93,7 @@ describe("POST /v1/events with stream: true", () => {
     const { request } = apiFixture();
     const response = await request("POST", "/v1/events", { input: "hi", agent: "zed", stream: true });
     expect(response.status).toBe(404);
-    expect((await bodyOf(response)).error.code).toBe("AGENT_NOT_FOUND");
+    expect((await bodyOf(response)).error.code).toBe("E_AGENT_NOT_FOUND");
   });
 });
 

@@ -1,6 +1,6 @@
 /** `GET /healthz` on a cluster node: 200 either way, `status` and the node's `cluster` standing say whether it has NATS. */
 import { describe, expect, it } from "bun:test";
-import type { ClusterStatus } from "../../src/cluster/outage-recovery.ts";
+import type { ClusterStatus } from "../../src/cluster/instances/outage-recovery.ts";
 import { healthRoutes } from "../../src/http/routes/health.ts";
 import { clusterPart } from "./api-fixture.ts";
 

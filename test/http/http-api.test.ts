@@ -43,12 +43,12 @@ describe("HTTP API", () => {
     });
   });
 
-  it("POST /v1/events with wait answers 504 AGENT_REQUEST_TIMEOUT after timeoutMs", async () => {
+  it("POST /v1/events with wait answers 504 E_AGENT_REQUEST_TIMEOUT after timeoutMs", async () => {
     const { request } = setup();
     const response = await request("POST", "/v1/events", { input: "slow", wait: true, timeoutMs: 20 });
     expect(response.status).toBe(504);
     expect(await bodyOf(response)).toMatchObject({
-      error: { code: "AGENT_REQUEST_TIMEOUT" },
+      error: { code: "E_AGENT_REQUEST_TIMEOUT" },
       eventId: expect.any(String),
     });
   });
@@ -57,7 +57,7 @@ describe("HTTP API", () => {
     ["bad JSON", "{nope", 400, "E_API_BAD_JSON"],
     ["a non-object", "[1]", 400, "E_API_BAD_JSON"],
     ["a missing input", { agent: "a" }, 400, "E_API_BAD_REQUEST"],
-    ["an unknown agent", { input: "x", agent: "zed" }, 404, "AGENT_NOT_FOUND"],
+    ["an unknown agent", { input: "x", agent: "zed" }, 404, "E_AGENT_NOT_FOUND"],
     ["a bad timeoutMs", { input: "x", wait: true, timeoutMs: -1 }, 400, "E_API_BAD_REQUEST"],
     [
       "a timeoutMs past the 32-bit timer range",
@@ -188,13 +188,13 @@ describe("HTTP API", () => {
     expect((await request("POST", "/v1/restart", "")).status).toBe(202);
   });
 
-  it("POST /v1/restart refuses an agent not in the swarm with 404 AGENT_NOT_FOUND naming the swarm's agents, and restarts nothing", async () => {
+  it("POST /v1/restart refuses an agent not in the swarm with 404 E_AGENT_NOT_FOUND naming the swarm's agents, and restarts nothing", async () => {
     const asked: unknown[] = [];
     const { request } = setup({ restart: async (restart) => (asked.push(restart), { accepted: true, issues: [] }) });
     const refused = await request("POST", "/v1/restart", { agent: "nosuch" });
     expect(refused.status).toBe(404);
     const body = await bodyOf(refused);
-    expect(body.error.code).toBe("AGENT_NOT_FOUND");
+    expect(body.error.code).toBe("E_AGENT_NOT_FOUND");
     expect(body.error.message).toContain("a, b");
     expect(asked).toEqual([]);
     expect((await request("POST", "/v1/restart", { agent: "b" })).status).toBe(202);
@@ -245,12 +245,12 @@ describe("HTTP API", () => {
     });
   });
 
-  it("answers 503 ORCHESTRATOR_STOPPING once shutdown began", async () => {
+  it("answers 503 E_ORCHESTRATOR_STOPPING once shutdown began", async () => {
     const { request, orchestrator } = setup();
     await orchestrator.shutdown({ reason: "test" });
     const response = await request("POST", "/v1/events", { input: "late" });
     expect(response.status).toBe(503);
-    expect((await bodyOf(response)).error.code).toBe("ORCHESTRATOR_STOPPING");
+    expect((await bodyOf(response)).error.code).toBe("E_ORCHESTRATOR_STOPPING");
   });
 });
 

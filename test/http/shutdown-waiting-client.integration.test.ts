@@ -1,6 +1,6 @@
 /**
  * A client waiting on `"wait": true` when `goondan run` stops: the turn cannot end within the grace period, so the
- * client gets a JSON 503 ORCHESTRATOR_STOPPED naming its event (not a socket hang-up), and the next run on the same
+ * client gets a JSON 503 E_ORCHESTRATOR_STOPPED naming its event (not a socket hang-up), and the next run on the same
  * state root answers the event.
  */
 import { describe, expect, it } from "bun:test";
@@ -21,7 +21,7 @@ async function run(dir: string, stateRoot: string) {
 }
 
 describe("a client waiting when goondan run stops", () => {
-  it("gets a JSON 503 ORCHESTRATOR_STOPPED with its eventId, and the next run answers the event", async () => {
+  it("gets a JSON 503 E_ORCHESTRATOR_STOPPED with its eventId, and the next run answers the event", async () => {
     let calls = 0;
     const swarm = await realSwarm({
       defer,
@@ -40,7 +40,7 @@ describe("a client waiting when goondan run stops", () => {
     const response = await waiting;
     expect(response.status).toBe(503);
     const body = (await response.json()) as { error: { code: string }; eventId: string };
-    expect(body.error.code).toBe("ORCHESTRATOR_STOPPED");
+    expect(body.error.code).toBe("E_ORCHESTRATOR_STOPPED");
     expect(body.eventId).toMatch(/^evt_/);
     expect(await first.proc.exited).toBe(0);
 

@@ -6,10 +6,10 @@
  * naming the parameter and the cluster form; closing the stream stops the live watch.
  */
 import { describe, expect, it } from "bun:test";
-import type { ClusterEventQuery, ClusterReads } from "../../src/cluster/cluster-view.ts";
-import type { ClusterLive } from "../../src/cluster/live-interest.ts";
-import type { UnansweredNode } from "../../src/cluster/node-fan-out.ts";
-import type { NodeRuntimeEvent } from "../../src/cluster/runtime-events-merge.ts";
+import type { ClusterEventQuery, ClusterReads } from "../../src/cluster/view/reads.ts";
+import type { ClusterLive } from "../../src/cluster/live/live-interest.ts";
+import type { UnansweredNode } from "../../src/cluster/members/node-fan-out.ts";
+import type { NodeRuntimeEvent } from "../../src/cluster/view/runtime-events-merge.ts";
 import { createApiHandler } from "../../src/http/http-api.ts";
 import type { RuntimeEvent } from "../../src/protocol/runtime-event.ts";
 import { sseReader } from "../helpers/sse-reader.ts";

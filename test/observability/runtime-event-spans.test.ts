@@ -58,15 +58,15 @@ describe("spanOfRuntimeEvent", () => {
         ...base,
         type: "model.failed",
         durationMs: 20,
-        error: { code: "MODEL_TIMEOUT", message: "no answer" },
+        error: { code: "E_MODEL_TIMEOUT", message: "no answer" },
         data: { provider: "openai", model: "gpt" },
       },
       resource,
     );
     expect(span?.name).toBe("chat gpt");
-    expect(span?.status).toEqual({ code: 2, message: "MODEL_TIMEOUT: no answer" });
+    expect(span?.status).toEqual({ code: 2, message: "E_MODEL_TIMEOUT: no answer" });
     expect(span?.attributes).toMatchObject({
-      "error.type": "MODEL_TIMEOUT",
+      "error.type": "E_MODEL_TIMEOUT",
       "gen_ai.provider.name": "openai",
       "gen_ai.request.model": "gpt",
     });

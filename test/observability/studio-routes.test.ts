@@ -43,15 +43,15 @@ describe("the studio's routes", () => {
     expect((await request("GET", "/metrics")).status).toBe(401);
     const missing = await request("GET", "/v1/traces/0123456789abcdef0123456789abcdef", undefined, auth);
     expect(missing.status).toBe(404);
-    expect((await bodyOf(missing)).error.code).toBe("TRACE_NOT_FOUND");
+    expect((await bodyOf(missing)).error.code).toBe("E_TRACE_NOT_FOUND");
     const bad = await request("GET", "/v1/traces/not-a-trace", undefined, auth);
     expect(bad.status).toBe(400);
     expect((await bodyOf(bad)).error.message).toContain("traceId");
     expect((await bodyOf(await request("GET", "/v1/instances/zed/k/messages", undefined, auth))).error.code).toBe(
-      "AGENT_NOT_FOUND",
+      "E_AGENT_NOT_FOUND",
     );
     expect((await bodyOf(await request("GET", "/v1/instances/a/k/messages", undefined, auth))).error.code).toBe(
-      "INSTANCE_NOT_FOUND",
+      "E_INSTANCE_NOT_FOUND",
     );
     expect((await bodyOf(await request("GET", "/metrics", undefined, auth))).error.code).toBe("E_API_NOT_FOUND");
   });

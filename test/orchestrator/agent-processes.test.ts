@@ -90,7 +90,7 @@ describe("orchestrator with real agent children", () => {
     expect(llm.unexpected).toEqual([]);
   });
 
-  it("refuses a cycle coordinator -> worker -> coordinator with CIRCULAR_CALL_DETECTED as a tool error", async () => {
+  it("refuses a cycle coordinator -> worker -> coordinator with E_CIRCULAR_CALL_DETECTED as a tool error", async () => {
     const { llm, orchestrator } = await setup({
       respond: (request) => {
         if (lastRole(request) === "tool")
@@ -102,7 +102,7 @@ describe("orchestrator with real agent children", () => {
     });
     const outcome = await orchestrator.submit({ input: "start" }).outcome;
     expect(outcome.status).toBe("ok");
-    expect(outcome.response).toContain("CIRCULAR_CALL_DETECTED");
+    expect(outcome.response).toContain("E_CIRCULAR_CALL_DETECTED");
     expect(llm.requests.map(roleOf)).toEqual(["coordinator", "worker", "worker", "coordinator"]);
   });
 
@@ -133,7 +133,7 @@ describe("orchestrator with real agent children", () => {
     expect(orchestrator.processes()[0]).toMatchObject({ restarts: 1, consecutiveCrashes: 0 });
   });
 
-  it("a child that cannot start answers the waiting event with AGENT_CRASHED, backs off, and recovers once its files are fixed", async () => {
+  it("a child that cannot start answers the waiting event with E_AGENT_CRASHED, backs off, and recovers once its files are fixed", async () => {
     const { dir, orchestrator } = await setup({
       respond: () => ({ text: "back in business" }),
       policy: { restart: { maxConsecutiveCrashes: 1, initialBackoffMs: 200, maxBackoffMs: 400 } },
@@ -141,7 +141,7 @@ describe("orchestrator with real agent children", () => {
     const tool = join(dir, "tools", "slow.ts");
     renameSync(tool, `${tool}.away`);
     const given = await orchestrator.submit({ input: "hello" }).outcome;
-    expect(given).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(given).toMatchObject({ status: "error", error: { code: "E_AGENT_CRASHED" } });
     expect(orchestrator.processes()[0]?.status).toBe("crashLoopBackOff");
     renameSync(`${tool}.away`, tool);
     await until(() => orchestrator.processes()[0]?.status === "idle");
@@ -150,7 +150,7 @@ describe("orchestrator with real agent children", () => {
     expect(orchestrator.processes()[0]).toMatchObject({ status: "idle", consecutiveCrashes: 0 });
   });
 
-  it("a request to an agent whose extension throws in register gets AGENT_CRASHED with the cause, long before its deadline", async () => {
+  it("a request to an agent whose extension throws in register gets E_AGENT_CRASHED with the cause, long before its deadline", async () => {
     const { llm, dir, orchestrator } = await setup({
       respond: (request) =>
         lastRole(request) === "tool"
@@ -178,7 +178,7 @@ describe("orchestrator with real agent children", () => {
     const outcome = await orchestrator.submit({ input: "delegate" }).outcome;
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(outcome.status).toBe("ok");
-    expect(outcome.response).toContain("AGENT_CRASHED");
+    expect(outcome.response).toContain("E_AGENT_CRASHED");
     expect(outcome.response).toContain("broken on purpose");
     expect(llm.requests.map(roleOf)).toEqual(["coordinator", "coordinator"]);
     expect(orchestrator.processes().find((row) => row.agent === "worker")).toMatchObject({
@@ -278,7 +278,7 @@ describe("orchestrator with real agent children", () => {
     expect(llm.requests.filter((request) => roleOf(request) === "worker")).toHaveLength(1);
   }, 20_000);
 
-  it("kills a child whose tool blocks its event loop once the heartbeat timeout passes, and answers AGENT_CRASHED", async () => {
+  it("kills a child whose tool blocks its event loop once the heartbeat timeout passes, and answers E_AGENT_CRASHED", async () => {
     const { orchestrator } = await setup({
       respond: () => toolCall("slow__freeze", { ms: 60_000 }),
       policy: { lifecycle: { heartbeatTimeoutSeconds: 2 }, restart: { maxConsecutiveCrashes: 1 } },
@@ -287,7 +287,7 @@ describe("orchestrator with real agent children", () => {
     const submitted = orchestrator.submit({ input: "freeze please" });
     const pid = await until(() => orchestrator.processes()[0]?.pid ?? undefined);
     const outcome = await submitted.outcome;
-    expect(outcome).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(outcome).toMatchObject({ status: "error", error: { code: "E_AGENT_CRASHED" } });
     expect(outcome.error?.message).toContain("without a heartbeat during a turn");
     expect(Date.now() - started).toBeLessThan(15_000);
     await until(() => !isAlive(pid));

@@ -1,7 +1,7 @@
 /**
  * A redelivery after a crash says how the child died (`crashedBefore`: exit code, signal, or the heartbeat
  * watchdog's reason), durably, so the agent can answer the tool calls that were running with
- * E_TOOL_INTERRUPTED; a redelivery after a clean stop says nothing, and a given-up event's AGENT_CRASHED says
+ * E_TOOL_INTERRUPTED; a redelivery after a clean stop says nothing, and a given-up event's E_AGENT_CRASHED says
  * how it died the last time.
  */
 import { afterEach, describe, expect, it } from "bun:test";
@@ -30,7 +30,7 @@ describe("crashedBefore on a redelivery", () => {
     expect(fourth.events()[0]?.crashedBefore).toMatch(/^it was killed after 5 s without a heartbeat during a turn/);
   });
 
-  it("gives the event up with AGENT_CRASHED saying how the child died the last time", async () => {
+  it("gives the event up with E_AGENT_CRASHED saying how the child died the last time", async () => {
     const s = setup({ policy: { restart: { maxConsecutiveCrashes: 2 } } });
     const submitted = s.orchestrator.submit({ input: "poison" });
     s.spawner.latest("a").ready();
@@ -38,7 +38,7 @@ describe("crashedBefore on a redelivery", () => {
     s.spawner.latest("a").ready();
     s.spawner.latest("a").exit({ code: null, signal: "SIGABRT" });
     const outcome = await submitted.outcome;
-    expect(outcome).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(outcome).toMatchObject({ status: "error", error: { code: "E_AGENT_CRASHED" } });
     expect(outcome.error?.message).toBe(
       "a/test-swarm crashed 2 times while handling this event (last time it was killed by SIGABRT); it was dropped",
     );

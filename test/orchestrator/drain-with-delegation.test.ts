@@ -92,7 +92,7 @@ describe("a drain with delegation in flight", () => {
     worker.open();
     await stopping;
     expect(Date.now() - started).toBeLessThan((GRACE_SECONDS * 1000) / 4);
-    expect(await coordinator.outcome).toMatchObject({ status: "error", error: { code: "ORCHESTRATOR_STOPPED" } });
+    expect(await coordinator.outcome).toMatchObject({ status: "error", error: { code: "E_ORCHESTRATOR_STOPPED" } });
 
     const next = await make();
     defer(() => next.shutdown({ reason: "test over", gracePeriodMs: 1000 }));

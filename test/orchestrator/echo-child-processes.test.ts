@@ -66,10 +66,10 @@ describe("orchestrator with real child processes", () => {
     expect(delegated).toMatchObject({ traceId: "trace-x", callChain: ["a"], parentSpanId: expect.any(String) });
   });
 
-  it("refuses a cycle A -> B -> A with CIRCULAR_CALL_DETECTED instead of hanging", async () => {
+  it("refuses a cycle A -> B -> A with E_CIRCULAR_CALL_DETECTED instead of hanging", async () => {
     const { orchestrator } = setup();
     const outcome = await orchestrator.submit({ input: "request b request a loop" }).outcome;
-    expect(outcome.response).toBe("a/test-swarm got: refused CIRCULAR_CALL_DETECTED");
+    expect(outcome.response).toBe("a/test-swarm got: refused E_CIRCULAR_CALL_DETECTED");
   });
 
   it("a child killed with SIGKILL mid-turn is restarted and the reply is delivered once", async () => {
@@ -109,7 +109,7 @@ describe("orchestrator with real child processes", () => {
       { GOONDAN_ECHO_CRASH_ON_START: marker },
     );
     const given = await orchestrator.submit({ input: "hello in the storm" }).outcome;
-    expect(given).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(given).toMatchObject({ status: "error", error: { code: "E_AGENT_CRASHED" } });
     expect(orchestrator.processes()[0]?.status).toBe("crashLoopBackOff");
     rmSync(marker);
     await until(() => orchestrator.processes()[0]?.status === "idle");

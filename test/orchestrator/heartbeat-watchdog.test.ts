@@ -1,7 +1,7 @@
 /**
  * The heartbeat watchdog: a child whose turn stays silent (no heartbeat, no message) for the Swarm's
  * `lifecycle.heartbeatTimeoutSeconds` has a blocked event loop; it is killed and handled as a crash, so its
- * event is redelivered and, if it blocks every time, given up with AGENT_CRASHED. Idle children are not watched.
+ * event is redelivered and, if it blocks every time, given up with E_AGENT_CRASHED. Idle children are not watched.
  */
 import { afterEach, describe, expect, it } from "bun:test";
 import { removeRoots, setup } from "./routing/routing-harness.ts";
@@ -58,14 +58,14 @@ describe("the heartbeat watchdog", () => {
     expect(child.kills).toEqual(["SIGKILL"]);
   });
 
-  it("gives the event up with AGENT_CRASHED when it blocks the child every time", async () => {
+  it("gives the event up with E_AGENT_CRASHED when it blocks the child every time", async () => {
     const s = setup({ policy: { ...policy, restart: { maxConsecutiveCrashes: 2 } } });
     const submitted = s.orchestrator.submit({ input: "always blocks" });
     s.spawner.latest("a").ready();
     s.clock.advance(5_000);
     s.spawner.latest("a").ready();
     s.clock.advance(5_000);
-    expect(await submitted.outcome).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(await submitted.outcome).toMatchObject({ status: "error", error: { code: "E_AGENT_CRASHED" } });
     expect(
       s.spawner
         .of("a")

@@ -2,7 +2,7 @@
  * `goondan instance delete` of an instance whose turn waits for approval, with real processes: a coordinator's
  * request to a worker is held for approval, goondan stops, the worker's instance is deleted by the CLI, and the next
  * `goondan run` neither offers the approval nor runs the worker's call on a fresh instance; the coordinator's
- * resumed request gets the worker's one answer, INSTANCE_DELETED, as its tool result, and its event is answered.
+ * resumed request gets the worker's one answer, E_INSTANCE_DELETED, as its tool result, and its event is answered.
  */
 import { describe, expect, it } from "bun:test";
 import { useCleanups } from "../helpers/cleanups.ts";
@@ -13,7 +13,7 @@ import { approvalsWorld, pendingApprovals, send } from "./approvals-fixture.ts";
 const defer = useCleanups();
 
 describe("deleting an instance that waits (real processes)", () => {
-  it("answers the deleted worker's held request INSTANCE_DELETED to its coordinator after the restart, runs nothing, and offers no approval", async () => {
+  it("answers the deleted worker's held request E_INSTANCE_DELETED to its coordinator after the restart, runs nothing, and offers no approval", async () => {
     const world = await approvalsWorld(defer);
     let run = await world.start();
     const held = await send(run.base, { agent: "coordinator", input: "job3", instanceKey: "c3" });
@@ -45,7 +45,7 @@ describe("deleting an instance that waits (real processes)", () => {
       cli.exited,
     ]);
     expect({ code, err }).toEqual({ code: 0, err: "" });
-    expect(out).toContain("answered 1 waiting event(s) INSTANCE_DELETED; denied 1 pending approval(s)");
+    expect(out).toContain("answered 1 waiting event(s) E_INSTANCE_DELETED; denied 1 pending approval(s)");
 
     run = await world.start();
     expect(await pendingApprovals(run.base)).toEqual([]);
@@ -56,7 +56,7 @@ describe("deleting an instance that waits (real processes)", () => {
           (request) =>
             messageText(request.body.messages[0]).includes("ROLE=coordinator") &&
             request.body.messages.at(-1)?.role === "tool" &&
-            messageText(request.body.messages.at(-1)).includes("INSTANCE_DELETED"),
+            messageText(request.body.messages.at(-1)).includes("E_INSTANCE_DELETED"),
         ),
       { timeoutMs: 20_000 },
     );

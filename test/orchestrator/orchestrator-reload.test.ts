@@ -31,7 +31,7 @@ describe("reload", () => {
     expect(s.spawner.of("b")).toHaveLength(1);
     expect(s.orchestrator.processes().map((row) => row.agent)).toEqual([]);
     expect(() => s.orchestrator.submit({ input: "three", agent: "b" })).toThrow(
-      expect.objectContaining({ code: "AGENT_NOT_FOUND" }),
+      expect.objectContaining({ code: "E_AGENT_NOT_FOUND" }),
     );
   });
 

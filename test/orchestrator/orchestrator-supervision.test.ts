@@ -82,10 +82,10 @@ describe("Orchestrator supervision", () => {
     expect(child.events().map((delivered) => delivered.event.input)).toEqual(["one", "two"]);
   });
 
-  it("refuses an agent outside the swarm with AGENT_NOT_FOUND", () => {
+  it("refuses an agent outside the swarm with E_AGENT_NOT_FOUND", () => {
     const { orchestrator } = setup();
     expect(() => orchestrator.submit({ input: "x", agent: "zed" })).toThrow(
-      expect.objectContaining({ code: "AGENT_NOT_FOUND" }),
+      expect.objectContaining({ code: "E_AGENT_NOT_FOUND" }),
     );
   });
 
@@ -112,7 +112,7 @@ describe("Orchestrator supervision", () => {
     expect(orchestrator.processes()[0]).toMatchObject({ consecutiveCrashes: 0, restarts: 1 });
   });
 
-  it("gives a poison event up with AGENT_CRASHED after maxConsecutiveCrashes attempts", async () => {
+  it("gives a poison event up with E_AGENT_CRASHED after maxConsecutiveCrashes attempts", async () => {
     const { orchestrator, spawner } = setup({ policy: { restart: { maxConsecutiveCrashes: 2 } } });
     const submitted = orchestrator.submit({ input: "poison" });
     spawner.latest("a").ready();
@@ -120,7 +120,7 @@ describe("Orchestrator supervision", () => {
     spawner.latest("a").ready();
     expect(spawner.latest("a").events()[0]?.attempt).toBe(2);
     spawner.latest("a").crash();
-    expect(await submitted.outcome).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(await submitted.outcome).toMatchObject({ status: "error", error: { code: "E_AGENT_CRASHED" } });
     expect((await orchestrator.store.unanswered("test-swarm")).filter((record) => record.event.agent === "a")).toEqual(
       [],
     );
@@ -134,7 +134,7 @@ describe("Orchestrator supervision", () => {
     spawner.latest("a").crash(); // failed start 1: restart now
     expect(spawner.of("a")).toHaveLength(2);
     spawner.latest("a").crash(); // failed start 2: the waiting event is given up, backoff 100
-    expect(await first.outcome).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(await first.outcome).toMatchObject({ status: "error", error: { code: "E_AGENT_CRASHED" } });
     expect(orchestrator.processes()[0]).toMatchObject({ status: "crashLoopBackOff", pid: null, consecutiveCrashes: 2 });
     clock.advance(99);
     expect(spawner.of("a")).toHaveLength(2);
@@ -183,7 +183,7 @@ describe("Orchestrator supervision", () => {
     };
     const submitted = orchestrator.submit({ input: "x" });
     const outcome = await submitted.outcome;
-    expect(outcome).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(outcome).toMatchObject({ status: "error", error: { code: "E_AGENT_CRASHED" } });
     expect(outcome.error?.message).toContain("ENOMEM");
     clock.advance(100);
     await Bun.sleep(0);
@@ -319,7 +319,7 @@ describe("Orchestrator shutdown", () => {
     spawner.latest("b").reply();
     const stopped = orchestrator.shutdown({ reason: "SIGTERM" });
     expect(() => orchestrator.submit({ input: "z" })).toThrow(
-      expect.objectContaining({ code: "ORCHESTRATOR_STOPPING" }),
+      expect.objectContaining({ code: "E_ORCHESTRATOR_STOPPING" }),
     );
     for (const child of spawner.live())
       expect(child.sent.at(-1)).toMatchObject({

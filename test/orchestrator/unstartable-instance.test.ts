@@ -18,14 +18,14 @@ function failToStart(
 }
 
 describe("an instance that cannot start", () => {
-  it("answers a waiting request with AGENT_CRASHED at once when its child reports a configuration error", async () => {
+  it("answers a waiting request with E_AGENT_CRASHED at once when its child reports a configuration error", async () => {
     const s = setup({ policy: { restart, requestTimeoutMs: 600_000 } });
     const { a } = busyCaller(s);
     await call(a, "request", { target: "b", input: "help" });
     failToStart(s.spawner.latest("b"));
     await tick();
     const [reply] = delegateResults(a);
-    expect(reply).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(reply).toMatchObject({ status: "error", error: { code: "E_AGENT_CRASHED" } });
     expect(reply?.error?.message).toContain("E_CONFIG_EXTENSION_REGISTER");
     expect(reply?.error?.message).toContain("extension broken threw in register");
     expect(
@@ -50,7 +50,7 @@ describe("an instance that cannot start", () => {
     expect(s.spawner.of("b")).toHaveLength(3);
     s.spawner.latest("b").crash();
     const outcome = await submitted.outcome;
-    expect(outcome).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(outcome).toMatchObject({ status: "error", error: { code: "E_AGENT_CRASHED" } });
     expect(outcome.error?.message).toContain("exited (code 1) before it was ready");
     expect(s.orchestrator.processes()[0]).toMatchObject({ agent: "b", status: "crashLoopBackOff" });
   });
@@ -60,7 +60,7 @@ describe("an instance that cannot start", () => {
     s.orchestrator.submit({ input: "first", agent: "b" });
     failToStart(s.spawner.latest("b"));
     const late = s.orchestrator.submit({ input: "second", agent: "b" });
-    expect((await late.outcome).error?.code).toBe("AGENT_CRASHED");
+    expect((await late.outcome).error?.code).toBe("E_AGENT_CRASHED");
     expect(s.spawner.of("b")).toHaveLength(1);
     await s.orchestrator.reload({
       bundle: testBundle({ agents: ["a", "b", "c"], policy: { restart } }),

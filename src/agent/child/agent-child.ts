@@ -1,23 +1,21 @@
 /**
  * The agent child's IPC loop, a small state machine: `starting` (waiting for its durable state, `hydrate`, and
- * building the instance) → `ready` (answers `ready`,
- * or `fatal` and exit 1) → `stopping` (after `shutdown`, a stop signal, or the lost channel). While ready it serves
- * `event` messages FIFO one at a time (p-queue, concurrency 1) with exactly one `turn_result` each, feeds
- * `runtime_result` / `delegate_result` to ctx.runtime, and says `heartbeat` every HEARTBEAT_INTERVAL_MS while a turn
- * runs. A shutdown lets the current turn finish (aborting it when the grace period ends: an aborted turn is not
- * committed and stays in the orchestrator's inbox), persists, answers `shutdown_ack` and exits 0. Results that
- * arrive while no turn runs (an async reply, a pending tool's completion) make it ask for a turn with
- * `results_waiting`, once until the next event, and again after a turn or a restart while any are left. When the
- * IPC channel is lost (the parent died) it exits at once: no orphans. `turn_started` and runtime events, which nothing
- * waits on, ride with the next other message (or go within 25 ms) rather than wake the orchestrator on their own.
- * Everything process-specific comes in through options.
+ * building the instance) → `ready` (answers `ready`, or `fatal` and exit 1) → `stopping` (after `shutdown`, a stop
+ * signal, or the lost channel). While ready it serves `event` messages FIFO one at a time (p-queue, concurrency 1),
+ * each with exactly one `turn_result` and a heartbeat while its turn runs (serve-event.ts), and feeds
+ * `runtime_result` / `delegate_result` to ctx.runtime. A shutdown lets the current turn finish (aborting it when the
+ * grace period ends: an aborted turn is not committed and stays in the orchestrator's inbox), persists, answers
+ * `shutdown_ack` and exits 0. Results that arrive while no turn runs (an async reply, a pending tool's completion)
+ * make it ask for a turn with `results_waiting`, once until the next event, and again after a turn or a restart
+ * while any are left. When the IPC channel is lost (the parent died) it exits at once: no orphans. `turn_started`
+ * and runtime events, which nothing waits on, ride with the next other message (or go within 25 ms) rather than
+ * wake the orchestrator on their own. Everything process-specific comes in through options.
  */
 import PQueue from "p-queue";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { Bundle } from "../../config/types.ts";
 import {
   envelope,
-  HEARTBEAT_INTERVAL_MS,
   isParentMessage,
   ORCHESTRATOR,
   type ChildMessage,
@@ -27,15 +25,13 @@ import {
 import { instanceAddress } from "../../protocol/agent-event.ts";
 import type { AgentChildArgs } from "../../protocol/child-entry.ts";
 import type { InstanceState } from "../../protocol/instance-state.ts";
-import { failedOutcome } from "../../protocol/turn-outcome.ts";
 import { describe, isGoondanError } from "../../shared/errors.ts";
-import { EXIT } from "../../shared/exit-codes.ts";
-import { isStoreFailure } from "../loop/next-step.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { AgentInstance } from "../instance/agent-instance.ts";
 import { createAgentInstance } from "../instance/create-agent-instance.ts";
 import { IpcInstanceLink } from "./ipc-instance-link.ts";
 import { RuntimeClient } from "./runtime-client.ts";
+import { serveEvent } from "./serve-event.ts";
 import { TurnTextSender } from "./turn-text-sender.ts";
 
 export interface ChildChannel {
@@ -123,7 +119,7 @@ class AgentChild {
       if (this.phase.type === "stopping") return;
       this.phase = { type: "ready", ...built };
     } catch (error) {
-      const code = isGoondanError(error) ? error.code : "AGENT_START_FAILED";
+      const code = isGoondanError(error) ? error.code : "E_AGENT_START_FAILED";
       logger.error({ code, err: error }, "agent failed to start");
       this.send(envelope("fatal", this.address, ORCHESTRATOR, { code, message: describe(error).message }));
       this.options.exit(1);
@@ -214,60 +210,22 @@ class AgentChild {
 
   private async runEvent(payload: ParentToChild["event"]): Promise<void> {
     if (this.phase.type !== "ready") return;
-    const { instance } = this.phase;
-    const { event, attempt, crashedBefore, redelivery, approvals } = payload;
     const abort = new AbortController();
     this.turn = abort;
     this.askedForTurn = false;
-    this.text.begin(event.id);
-    // Proof of a live event loop while the turn runs; a tool stuck in a synchronous loop silences it.
-    let turnId: string | undefined;
-    const heartbeat = setInterval(
-      () => this.send(envelope("heartbeat", this.address, ORCHESTRATOR, turnId === undefined ? {} : { turnId })),
-      HEARTBEAT_INTERVAL_MS,
-    );
     try {
-      const onTurnStarted = (started: string) => {
-        turnId = started;
-        this.turnStarted = envelope("turn_started", this.address, ORCHESTRATOR, { eventId: event.id, turnId: started });
-      };
-      const handled = await instance.handleEvent({
-        event,
-        attempt,
+      await serveEvent({
+        instance: this.phase.instance,
+        payload,
         signal: abort.signal,
-        onTurnStarted,
-        ...(crashedBefore === undefined ? {} : { crashedBefore }),
-        ...(redelivery === true ? { redelivery } : {}),
-        ...(approvals === undefined ? {} : { approvals }),
+        address: this.address,
+        text: this.text,
+        send: (message) => this.send(message),
+        holdTurnStarted: (message) => (this.turnStarted = message),
+        logger: this.options.logger,
+        exit: this.options.exit,
       });
-      if (handled !== undefined) {
-        this.text.begin(undefined);
-        this.send(envelope("turn_result", this.address, ORCHESTRATOR, { ...handled.outcome, commit: handled.commit }));
-      }
-    } catch (error) {
-      if (isStoreFailure(error)) {
-        // Not answered: the event stays in the orchestrator's inbox, and the next child starts from the store.
-        this.options.logger.error(
-          { err: error, eventId: event.id },
-          "the store refused this turn's step; exiting to start again from what it holds",
-        );
-        this.options.exit(EXIT.failure);
-        return;
-      }
-      // Only a bug of ours gets here; still exactly one reply.
-      this.options.logger.error({ err: error, eventId: event.id }, "turn could not be committed");
-      const failure = { code: "AGENT_TURN_FAILED", message: describe(error).message };
-      this.send(
-        envelope(
-          "turn_result",
-          this.address,
-          ORCHESTRATOR,
-          failedOutcome({ agent: event.agent, instanceKey: event.instanceKey, eventId: event.id, error: failure }),
-        ),
-      );
     } finally {
-      clearInterval(heartbeat);
-      this.text.begin(undefined);
       this.turn = undefined;
       this.askForTurnIfResultsWait();
     }

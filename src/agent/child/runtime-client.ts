@@ -10,11 +10,9 @@ import { envelope, ORCHESTRATOR } from "../../protocol/ipc-messages.ts";
 import { failedReply, type Reply } from "../../protocol/turn-outcome.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import { newId, type IdGenerator } from "../../shared/ids.ts";
-import { UsageError } from "../../shared/errors.ts";
 import type { AgentToolRuntime, RuntimeCallContext } from "../../tools/types.ts";
+import { RuntimeCallError } from "../loop/runtime-call-error.ts";
 import { ScopedRuntime, type RuntimeChannel } from "./scoped-runtime.ts";
-
-export class RuntimeCallError extends UsageError {}
 
 export interface RuntimeClientOptions {
   /** `agent/instanceKey` of this child. */
@@ -109,7 +107,7 @@ export class RuntimeClient implements RuntimeChannel {
               agent: options.agent,
               instanceKey: options.instanceKey,
               error: {
-                code: "AGENT_REQUEST_TIMEOUT",
+                code: "E_AGENT_REQUEST_TIMEOUT",
                 message: `no reply from ${options.agent} within ${options.timeoutMs} ms`,
               },
             }),

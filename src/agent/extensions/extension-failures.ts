@@ -7,7 +7,7 @@
 import { describe } from "../../shared/errors.ts";
 import { newSpanId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
-import type { RuntimeEventSink } from "../instance/runtime-events.ts";
+import type { RuntimeEventSink } from "../loop/runtime-event-sink.ts";
 import type { MiddlewareFailure } from "./pipeline-registry.ts";
 
 interface FailureScope {

@@ -12,7 +12,9 @@ import type { ToolCatalogItem, ToolHandler } from "../../tools/types.ts";
 import type { EventBus } from "./event-bus.ts";
 import type { ExtensionState } from "./extension-state.ts";
 import type { PipelineRegistry } from "./pipeline-registry.ts";
-import type { ExtensionApi, ExtensionApprovals, ExtensionModel, ExtensionRegister } from "./types.ts";
+import type { ExtensionApprovals } from "../loop/tool-approvals.ts";
+import type { ExtensionModel } from "../model/extension-model.ts";
+import type { ExtensionApi, ExtensionRegister } from "./types.ts";
 
 const NO_MODEL: ExtensionModel = {
   generateText: () => Promise.reject(new Error("no model is available to extensions here")),

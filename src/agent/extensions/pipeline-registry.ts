@@ -5,7 +5,8 @@
  * from `next()`), `onFailure` hears which extension and which hook failed before the error goes on as before.
  */
 import { fromContextMiddleware, MiddlewareError, type Middleware } from "../../shared/compose.ts";
-import type { PipelineContexts, PipelineMiddleware, PipelineType } from "./types.ts";
+import type { PipelineContexts, Pipelines, PipelineType } from "../loop/pipeline-contexts.ts";
+import type { PipelineMiddleware } from "./types.ts";
 
 interface Entry {
   priority: number;
@@ -28,7 +29,7 @@ export interface PipelineRegistryOptions {
   onFailure?: (failure: MiddlewareFailure) => void;
 }
 
-export class PipelineRegistry {
+export class PipelineRegistry implements Pipelines {
   private readonly entries: Record<PipelineType, Entry[]> = { turn: [], step: [], toolCall: [] };
   private order = 0;
 

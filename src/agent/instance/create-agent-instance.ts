@@ -44,7 +44,7 @@ import { extensionModel } from "../model/extension-model.ts";
 import { ModelPrompt } from "../model/model-prompt.ts";
 import type { StepStream } from "../model/generate-step.ts";
 import type { InstanceLink } from "./instance-link.ts";
-import { linkedRuntimeEvents } from "./runtime-events.ts";
+import { linkedRuntimeEvents } from "./linked-runtime-events.ts";
 import type { TurnEnvironment } from "../loop/turn-environment.ts";
 
 export interface CreateAgentInstanceOptions {

@@ -8,7 +8,7 @@
  * must start again from what the store holds.
  */
 import { isGoondanError } from "../../shared/errors.ts";
-import type { StepResult } from "../extensions/types.ts";
+import type { StepResult } from "./turn-result.ts";
 
 export type NextStep =
   | { type: "run_again" }

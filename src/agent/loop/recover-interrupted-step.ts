@@ -12,7 +12,8 @@
  */
 import { buildCatalog } from "../../tools/tool-catalog.ts";
 import { TOOL_ERROR_CODES, toolError } from "../../tools/tool-errors.ts";
-import type { StepToolOutcome, TurnMiddlewareContext } from "../extensions/types.ts";
+import type { TurnMiddlewareContext } from "./pipeline-contexts.ts";
+import type { StepToolOutcome } from "./turn-result.ts";
 import { toolCallsOf, validModelView } from "../conversation/model-view.ts";
 import { createMessage, toolResultData } from "../conversation/message-factory.ts";
 import { runToolCalls } from "./run-tool-calls.ts";

@@ -7,7 +7,8 @@
  * that needs another approval stops the turn again.
  */
 import { buildCatalog } from "../../tools/tool-catalog.ts";
-import type { StepToolOutcome, TurnMiddlewareContext } from "../extensions/types.ts";
+import type { TurnMiddlewareContext } from "./pipeline-contexts.ts";
+import type { StepToolOutcome } from "./turn-result.ts";
 import { toolCallsOf } from "../conversation/model-view.ts";
 import { createMessage, toolResultData } from "../conversation/message-factory.ts";
 import type { Message } from "../../protocol/conversation.ts";

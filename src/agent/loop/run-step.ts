@@ -10,7 +10,8 @@
 import { compose } from "../../shared/compose.ts";
 import { newSpanId } from "../../shared/ids.ts";
 import { buildCatalog } from "../../tools/tool-catalog.ts";
-import type { StepMiddlewareContext, StepResult, TurnMiddlewareContext } from "../extensions/types.ts";
+import type { StepMiddlewareContext, TurnMiddlewareContext } from "./pipeline-contexts.ts";
+import type { StepResult } from "./turn-result.ts";
 import { assistantData, createMessage, toolResultData } from "../conversation/message-factory.ts";
 import { ModelCallError } from "../model/call-with-retry.ts";
 import { generateStep, type GeneratedStep } from "../model/generate-step.ts";
@@ -139,7 +140,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
     });
     return result;
   } catch (error) {
-    const code = error instanceof ModelCallError ? error.code : "AGENT_STEP_FAILED";
+    const code = error instanceof ModelCallError ? error.code : "E_AGENT_STEP_FAILED";
     env.runtimeEvents.emit({
       type: "step.failed",
       ...base,
@@ -196,7 +197,7 @@ async function callModel(options: {
     });
     return step;
   } catch (error) {
-    const code = error instanceof ModelCallError ? error.code : "AGENT_STEP_FAILED";
+    const code = error instanceof ModelCallError ? error.code : "E_AGENT_STEP_FAILED";
     env.runtimeEvents.emit({
       type: "model.failed",
       ...span,

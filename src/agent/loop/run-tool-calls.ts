@@ -11,7 +11,8 @@ import { newSpanId } from "../../shared/ids.ts";
 import type { Message } from "../../protocol/conversation.ts";
 import { executeToolCall } from "../../tools/execute-tool-call.ts";
 import type { ToolCall, ToolCatalogItem } from "../../tools/types.ts";
-import type { StepToolOutcome, TurnMiddlewareContext } from "../extensions/types.ts";
+import type { TurnMiddlewareContext } from "./pipeline-contexts.ts";
+import type { StepToolOutcome } from "./turn-result.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
 
 export interface RunToolCallsOptions {

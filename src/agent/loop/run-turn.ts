@@ -11,6 +11,7 @@
  * `awaiting_approval`; the event comes back with the decisions and the same turn goes on from that call
  * (resume-approved-step.ts). Every failure becomes a structured TurnResult; this never throws.
  */
+import { upstreamCode } from "../../protocol/upstream-codes.ts";
 import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/agent-event.ts";
 import { compose } from "../../shared/compose.ts";
 import { isGoondanError } from "../../shared/errors.ts";
@@ -21,9 +22,11 @@ import {
   type DelegateResult,
   type PendingResult,
 } from "../conversation/pending-results.ts";
-import type { TokenUsage, TurnMiddlewareContext, TurnResult } from "../extensions/types.ts";
+import type { TokenUsage } from "../model/token-usage.ts";
+import type { TurnMiddlewareContext } from "./pipeline-contexts.ts";
+import type { TurnResult } from "./turn-result.ts";
 import { createMessage } from "../conversation/message-factory.ts";
-import { middlewareAgents } from "../extensions/middleware-agents.ts";
+import { middlewareAgents } from "./middleware-agents.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import type { Approval } from "../../protocol/approval.ts";
 import { recoverInterruptedStep } from "./recover-interrupted-step.ts";
@@ -82,7 +85,7 @@ function deliverPendingResults(env: TurnEnvironment, context: TurnMiddlewareCont
 export const INTER_AGENT_RESPONSE_KEY = "__goondanInterAgentResponse";
 
 function interAgentResponse(item: DelegateResult, self: string, at: number): JsonObject {
-  const status = item.status === "ok" ? "ok" : item.error?.code === "AGENT_REQUEST_TIMEOUT" ? "timeout" : "error";
+  const status = item.status === "ok" ? "ok" : item.error?.code === "E_AGENT_REQUEST_TIMEOUT" ? "timeout" : "error";
   return {
     kind: "inter_agent_response",
     version: 1,
@@ -93,7 +96,7 @@ function interAgentResponse(item: DelegateResult, self: string, at: number): Jso
     async: true,
     status,
     receivedAt: new Date(at).toISOString(),
-    ...(item.error === undefined ? {} : { errorCode: item.error.code, errorMessage: item.error.message }),
+    ...(item.error === undefined ? {} : { errorCode: upstreamCode(item.error.code), errorMessage: item.error.message }),
   };
 }
 
@@ -106,7 +109,7 @@ function pendingResultMessage(item: PendingResult): { text: string; source: stri
   const body =
     item.status === "ok"
       ? (item.response ?? "")
-      : `error ${item.error?.code ?? "AGENT_ERROR"}: ${item.error?.message ?? ""}`;
+      : `error ${item.error?.code ?? "E_AGENT_ERROR"}: ${item.error?.message ?? ""}`;
   const text = `[async reply from agent ${item.agent}/${item.instanceKey} to request ${item.correlationId}, status ${item.status}]\n${body}`;
   return { text, source: "delegate_result", idKey: "delegateCorrelationId" };
 }
@@ -234,7 +237,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
           status: "error",
           response: lastText,
           finishReason: "aborted",
-          error: { code: "AGENT_TURN_ABORTED", message: "the turn was aborted (shutdown)" },
+          error: { code: "E_AGENT_TURN_ABORTED", message: "the turn was aborted (shutdown)" },
           steps,
           usage,
         };
@@ -263,10 +266,10 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
       unsaved && isGoondanError(error)
         ? error.code
         : signal.aborted
-          ? "AGENT_TURN_ABORTED"
-          : isGoondanError(error) && /^(MODEL_|AGENT_)/.test(error.code)
+          ? "E_AGENT_TURN_ABORTED"
+          : isGoondanError(error) && /^E_(MODEL_|AGENT_)/.test(error.code)
             ? error.code
-            : "AGENT_TURN_FAILED";
+            : "E_AGENT_TURN_FAILED";
     const message = error instanceof Error ? error.message : String(error);
     // Not the error object itself: an APICallError carries the whole request body (the conversation).
     env.logger.error({ code, error: message.slice(0, 500), turnId }, "turn failed");

@@ -8,8 +8,25 @@
  */
 import type { Approval, ApprovalDecision, ApprovalRequest } from "../../protocol/approval.ts";
 import type { ToolResult } from "../../protocol/conversation.ts";
-import type { ExtensionApprovals, HoldRequest } from "../extensions/types.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
+import type { JsonObject } from "../../shared/json.ts";
+
+export interface HoldRequest {
+  toolCallId: string;
+  toolName: string;
+  args: JsonObject;
+  /** Past this many seconds without a decision the call is answered E_TOOL_APPROVAL_TIMEOUT. Absent: no deadline. */
+  timeoutSeconds?: number;
+  approvers?: string[];
+}
+
+/** `api.approvals`: what a toolCall middleware uses to hold a call for a person's decision (ToolApprovals below). */
+export interface ExtensionApprovals {
+  /** The decision on this call of the current turn, once a person (or the deadline) made it. */
+  decision(toolCallId: string): ApprovalDecision | undefined;
+  /** Holds the call for a decision: the turn stops after it. Return the result it gives (never shown to the model). */
+  hold(request: HoldRequest): ToolResult;
+}
 
 export class ToolApprovals implements ExtensionApprovals {
   private decisions = new Map<string, Approval>();

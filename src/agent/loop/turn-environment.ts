@@ -14,11 +14,11 @@ import type { AgentToolRuntime, RuntimeCallContext } from "../../tools/types.ts"
 import type { Conversation } from "../conversation/conversation.ts";
 import type { PendingResults } from "../conversation/pending-results.ts";
 import type { ToolCompletions } from "../conversation/tool-completions.ts";
-import type { PipelineRegistry } from "../extensions/pipeline-registry.ts";
 import type { RetryPolicy } from "../model/call-with-retry.ts";
 import type { StepStream } from "../model/generate-step.ts";
 import type { ModelPrompt } from "../model/model-prompt.ts";
-import type { RuntimeEventSink } from "../instance/runtime-events.ts";
+import type { Pipelines } from "./pipeline-contexts.ts";
+import type { RuntimeEventSink } from "./runtime-event-sink.ts";
 import type { ToolApprovals } from "./tool-approvals.ts";
 
 export interface TurnEnvironment {
@@ -37,7 +37,8 @@ export interface TurnEnvironment {
   maxStepsPerTurn: number;
   registry: ToolRegistry;
   agentTools: readonly ToolResource[];
-  pipeline: PipelineRegistry;
+  /** The turn, step and toolCall middlewares (extensions/pipeline-registry.ts in production). */
+  pipeline: Pipelines;
   /** The conversation in memory; its changes go to the store with each commit. */
   conversation: Conversation;
   /** Makes part of a turn durable before the turn goes on (a step's tool calls before they run). */

@@ -1,6 +1,6 @@
 /**
  * Retries one model call where retrying helps (429, 5xx, network), with exponential backoff that honours the
- * server's Retry-After, then gives up with a `ModelCallError` carrying the classified MODEL_* code. The AI SDK's
+ * server's Retry-After, then gives up with a `ModelCallError` carrying the classified E_MODEL_* code. The AI SDK's
  * own retries are turned off (`maxRetries: 0`) so this is the one retry policy, and it is clock-injectable.
  */
 import { GoondanError } from "../../shared/errors.ts";

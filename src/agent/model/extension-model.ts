@@ -1,14 +1,25 @@
 /**
  * `api.model` of an extension: one more call of the agent's own model (its params, streaming, timeout and retries
  * as in a step, through the same generateStep), outside the conversation and without tools, e.g. to summarise old
- * turns. Failures reject with the same ModelCallError (code MODEL_*) a step would get.
+ * turns. Failures reject with the same ModelCallError (code E_MODEL_*) a step would get.
  */
 import type { LanguageModelV3, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import type { ModelParams } from "../../config/types.ts";
 import type { Logger } from "../../shared/logger.ts";
-import type { ExtensionModel } from "../extensions/types.ts";
 import { abortableSleep, type RetryPolicy } from "./call-with-retry.ts";
 import { generateStep } from "./generate-step.ts";
+import type { TokenUsage } from "./token-usage.ts";
+
+/** The agent's own model, for an extension that needs one more call of it (outside the conversation, no tools). */
+export interface ExtensionModel {
+  /** Rejects with a coded error (E_MODEL_TIMEOUT, E_MODEL_RATE_LIMITED, …) when the model cannot answer. */
+  generateText(request: {
+    system?: string;
+    prompt: string;
+    maxOutputTokens?: number;
+    signal?: AbortSignal;
+  }): Promise<{ text: string; usage: TokenUsage }>;
+}
 
 export interface ExtensionModelOptions {
   model: LanguageModelV3;

@@ -17,7 +17,7 @@ import type {
 } from "@ai-sdk/provider";
 import type { ModelParams } from "../../config/types.ts";
 import type { ToolCall, ToolCatalogItem } from "../../tools/types.ts";
-import type { TokenUsage } from "../extensions/types.ts";
+import type { TokenUsage } from "./token-usage.ts";
 import { callWithRetry, type RetryPolicy } from "./call-with-retry.ts";
 import type { ModelFailure } from "./model-failure.ts";
 import { DEFAULT_MODEL_TIMEOUT_MS, withModelTimeout } from "./model-call-timeout.ts";

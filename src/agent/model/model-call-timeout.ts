@@ -2,7 +2,7 @@
  * The deadline of one model call: Model `spec.options.timeoutMs` (default 120000) read once per instance, and
  * `withModelTimeout`, which hands the call a signal that aborts on the turn's signal OR the deadline
  * (AbortSignal.any) and rejects with `ModelCallTimeoutError` when the deadline passes first, even if the
- * provider ignores its signal. model-failure.ts sorts that error as retryable MODEL_TIMEOUT, so a hung
+ * provider ignores its signal. model-failure.ts sorts that error as retryable E_MODEL_TIMEOUT, so a hung
  * connection is retried and, once retries are spent, ends the turn with a structured failure.
  */
 import type { ModelResource } from "../../config/types.ts";
@@ -10,10 +10,10 @@ import { ConfigError, SystemError } from "../../shared/errors.ts";
 
 export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 
-/** The provider did not answer in time: retryable MODEL_TIMEOUT (model-failure.ts). */
+/** The provider did not answer in time: retryable E_MODEL_TIMEOUT (model-failure.ts). */
 export class ModelCallTimeoutError extends SystemError {
   constructor(readonly timeoutMs: number) {
-    super("MODEL_TIMEOUT", `the model did not answer within ${timeoutMs} ms`);
+    super("E_MODEL_TIMEOUT", `the model did not answer within ${timeoutMs} ms`);
   }
 }
 

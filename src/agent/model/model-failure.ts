@@ -1,6 +1,6 @@
 /**
- * Sorts a failed model call into a stable MODEL_* code, and says whether retrying can help: 429, 5xx, network
- * failures and a call past its deadline (MODEL_TIMEOUT) are retryable; other 4xx (auth, bad request),
+ * Sorts a failed model call into a stable E_MODEL_* code, and says whether retrying can help: 429, 5xx, network
+ * failures and a call past its deadline (E_MODEL_TIMEOUT) are retryable; other 4xx (auth, bad request),
  * malformed responses and replay mismatches are not. `retryAfterMs` reads `retry-after-ms` / `retry-after`
  * (seconds or HTTP date) when the server sent one.
  */
@@ -31,7 +31,8 @@ function retryAfter(headers: Record<string, string> | undefined, now: number): n
 
 export function classifyModelError(error: unknown, now: number = Date.now()): ModelFailure {
   // Our per-call deadline (not the turn's abort): a hung connection, worth another try.
-  if (error instanceof ModelCallTimeoutError) return { code: "MODEL_TIMEOUT", message: error.message, retryable: true };
+  if (error instanceof ModelCallTimeoutError)
+    return { code: "E_MODEL_TIMEOUT", message: error.message, retryable: true };
   if (isGoondanError(error)) return { code: error.code, message: error.message, retryable: false };
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
@@ -43,28 +44,28 @@ export function classifyModelError(error: unknown, now: number = Date.now()): Mo
     };
     const after = retryAfter(error.responseHeaders, now);
     const withAfter = after === undefined ? {} : { retryAfterMs: after };
-    if (status === undefined) return { code: "MODEL_NETWORK_ERROR", retryable: true, ...base };
+    if (status === undefined) return { code: "E_MODEL_NETWORK_ERROR", retryable: true, ...base };
     if (status >= 200 && status < 300)
       return {
-        code: "MODEL_INVALID_RESPONSE",
+        code: "E_MODEL_INVALID_RESPONSE",
         retryable: false,
         statusCode: status,
         message: `the model returned a response that could not be read: ${error.message}`.slice(0, 2000),
       };
     if (status === 429)
-      return { code: "MODEL_RATE_LIMITED", retryable: true, statusCode: status, ...withAfter, ...base };
+      return { code: "E_MODEL_RATE_LIMITED", retryable: true, statusCode: status, ...withAfter, ...base };
     if (status >= 500)
-      return { code: "MODEL_SERVER_ERROR", retryable: true, statusCode: status, ...withAfter, ...base };
+      return { code: "E_MODEL_SERVER_ERROR", retryable: true, statusCode: status, ...withAfter, ...base };
     if (status === 401 || status === 403)
-      return { code: "MODEL_AUTH_FAILED", retryable: false, statusCode: status, ...base };
-    if (status === 408) return { code: "MODEL_TIMEOUT", retryable: true, statusCode: status, ...base };
-    return { code: "MODEL_REQUEST_REJECTED", retryable: false, statusCode: status, ...base };
+      return { code: "E_MODEL_AUTH_FAILED", retryable: false, statusCode: status, ...base };
+    if (status === 408) return { code: "E_MODEL_TIMEOUT", retryable: true, statusCode: status, ...base };
+    return { code: "E_MODEL_REQUEST_REJECTED", retryable: false, statusCode: status, ...base };
   }
   const name = error instanceof Error ? error.name : "";
   const message = error instanceof Error ? error.message : String(error);
-  if (/LoadAPIKeyError/.test(name)) return { code: "MODEL_API_KEY_MISSING", message, retryable: false };
+  if (/LoadAPIKeyError/.test(name)) return { code: "E_MODEL_API_KEY_MISSING", message, retryable: false };
   if (name === "AbortError" || name === "TimeoutError")
-    return { code: "MODEL_ABORTED", message: `model call aborted: ${message}`, retryable: false };
+    return { code: "E_MODEL_ABORTED", message: `model call aborted: ${message}`, retryable: false };
   if (
     /JSONParseError|TypeValidationError|InvalidResponseDataError|EmptyResponseBodyError|NoContentGeneratedError/.test(
       name,
@@ -72,12 +73,12 @@ export function classifyModelError(error: unknown, now: number = Date.now()): Mo
     /AI_(JSONParse|TypeValidation|InvalidResponseData)/.test(name)
   ) {
     return {
-      code: "MODEL_INVALID_RESPONSE",
+      code: "E_MODEL_INVALID_RESPONSE",
       message: `the model returned a response that could not be read: ${message}`.slice(0, 2000),
       retryable: false,
     };
   }
   if (error instanceof TypeError && /fetch|connect|network/i.test(message))
-    return { code: "MODEL_NETWORK_ERROR", message, retryable: true };
-  return { code: "MODEL_CALL_FAILED", message: `${name || "Error"}: ${message}`.slice(0, 2000), retryable: false };
+    return { code: "E_MODEL_NETWORK_ERROR", message, retryable: true };
+  return { code: "E_MODEL_CALL_FAILED", message: `${name || "Error"}: ${message}`.slice(0, 2000), retryable: false };
 }

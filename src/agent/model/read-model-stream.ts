@@ -4,7 +4,7 @@
  * A stream `error` part is thrown as the call's error; a stream that ends without `finish` is an error too.
  */
 import type { LanguageModelV3Content, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import type { TokenUsage } from "../extensions/types.ts";
+import type { TokenUsage } from "./token-usage.ts";
 
 export interface ReadStream {
   content: LanguageModelV3Content[];

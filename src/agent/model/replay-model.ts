@@ -3,8 +3,8 @@
  * Each call picks the first line matching its request digest, searching from just after the last line used,
  * preferring lines not used yet, so a cassette recorded over a whole demo replays in order, a restarted child
  * finds its place again, and the same question asked twice gets the same answer. No matching line is a
- * `MODEL_REPLAY_MISMATCH` ModelBehaviorError naming the cassette, the nearest line and what differed; an empty
- * cassette is `MODEL_REPLAY_EXHAUSTED`. Tool-call ids are made fresh per replay so histories stay unique.
+ * `E_MODEL_REPLAY_MISMATCH` ModelBehaviorError naming the cassette, the nearest line and what differed; an empty
+ * cassette is `E_MODEL_REPLAY_EXHAUSTED`. Tool-call ids are made fresh per replay so histories stay unique.
  */
 import { randomBytes } from "node:crypto";
 import type {
@@ -105,7 +105,7 @@ export class ReplayModel implements LanguageModelV3 {
     const lines = this.load();
     if (lines.length === 0)
       throw new ModelBehaviorError(
-        "MODEL_REPLAY_EXHAUSTED",
+        "E_MODEL_REPLAY_EXHAUSTED",
         `cassette ${this.options.cassette} has no recorded replies`,
         { suggestion: "record one with `goondan run --record <file>`" },
       );
@@ -120,7 +120,7 @@ export class ReplayModel implements LanguageModelV3 {
       const nearest = lines[nearestIndex] as CassetteLine;
       const exhausted = this.used.size >= lines.length;
       throw new ModelBehaviorError(
-        exhausted ? "MODEL_REPLAY_EXHAUSTED" : "MODEL_REPLAY_MISMATCH",
+        exhausted ? "E_MODEL_REPLAY_EXHAUSTED" : "E_MODEL_REPLAY_MISMATCH",
         `cassette ${this.options.cassette}: no recorded reply matches this request${exhausted ? " (every line was used)" : ""}; nearest is line ${nearestIndex + 1}, which differs in: ${requestDifferences(nearest.request, actual).join("; ")}`,
         { suggestion: "re-record the cassette with `goondan run --record <file>` after changing prompts or inputs" },
       );

@@ -6,6 +6,7 @@
  * (durably, as a `replace` event) and keeps its metadata, marked `__goondanInterAgentResponseFormatted`.
  */
 import type { ExtensionApi, JsonObject, Message } from "../../index.ts";
+import { upstreamCode } from "../../protocol/upstream-codes.ts";
 
 export const INTER_AGENT_RESPONSE_KEY = "__goondanInterAgentResponse";
 export const FORMATTED_KEY = "__goondanInterAgentResponseFormatted";
@@ -60,7 +61,9 @@ export function formatReply(message: Message, facts: ReplyFacts, options: { incl
     const text = replyText(message);
     if (text !== "") lines.push(text);
   } else {
-    lines.push(`error(${facts.errorCode ?? "AGENT_REQUEST_FAILED"}): ${facts.errorMessage ?? "agent request failed"}`);
+    lines.push(
+      `error(${facts.errorCode ?? upstreamCode("E_AGENT_REQUEST_FAILED")}): ${facts.errorMessage ?? "agent request failed"}`,
+    );
   }
   if (options.includeRequestMetadata && facts.requestMetadata !== undefined)
     lines.push(`requestMetadata=${JSON.stringify(facts.requestMetadata)}`);

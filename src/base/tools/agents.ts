@@ -1,7 +1,7 @@
 /**
  * Built-in `agents`: inter-agent calls through `ctx.runtime` (request, send, spawn, list, catalog).
  * `request` with `async: true` returns a pending handle (the correlationId); an error reply from the
- * runtime (AGENT_REQUEST_TIMEOUT, CIRCULAR_CALL_DETECTED, …) becomes a structured error result. The public
+ * runtime (E_AGENT_REQUEST_TIMEOUT, E_CIRCULAR_CALL_DETECTED, …) becomes a structured error result. The public
  * Goondan tool's `eventType` and `metadata` (request, send), `cwd` (spawn) and `includeAll` (list) are
  * handed to the runtime as they are; what they do is the orchestrator's business. Results are a superset of
  * the public tool's: `request` also answers `{target, eventId, correlationId, accepted, async, response}`, and
@@ -51,7 +51,7 @@ export const handlers: Record<string, ToolHandler> = {
     }
     const reply: AgentReply = await ctx.runtime.request({ ...options, async: false });
     if (reply.status === "error") {
-      const code = reply.error?.code ?? "AGENT_REQUEST_FAILED";
+      const code = reply.error?.code ?? "E_AGENT_REQUEST_FAILED";
       throw new ToolFault(
         code,
         `${reply.agent || options.target} could not answer: ${reply.error?.message ?? "no reason given"}`,
@@ -122,13 +122,13 @@ export const handlers: Record<string, ToolHandler> = {
 
 function suggestionFor(code: string): string | undefined {
   switch (code) {
-    case "AGENT_REQUEST_TIMEOUT":
+    case "E_AGENT_REQUEST_TIMEOUT":
       return "Retry with a larger timeoutMs, a smaller request, or async: true.";
-    case "CIRCULAR_CALL_DETECTED":
+    case "E_CIRCULAR_CALL_DETECTED":
       return "That agent is already waiting on this call chain; answer with what you have instead of asking it.";
-    case "DELEGATION_DEPTH_EXCEEDED":
+    case "E_DELEGATION_DEPTH_EXCEEDED":
       return "The delegation chain is too deep; finish the task here or answer your caller.";
-    case "AGENT_NOT_FOUND":
+    case "E_AGENT_NOT_FOUND":
       return "Call agents__catalog to see the agents of this swarm.";
     default:
       return undefined;

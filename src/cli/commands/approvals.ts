@@ -4,7 +4,7 @@
  * `goondan approve ID [--deny --reason R]`.
  */
 import { EXIT, type CliCommand } from "../command.ts";
-import { formatTable } from "../table.ts";
+import { textTable } from "../../shared/text-table.ts";
 import { API_FLAGS, apiError, apiTarget, callApi } from "../operator/api-client.ts";
 
 export interface ApprovalListRow {
@@ -51,7 +51,7 @@ export function formatApprovals(rows: readonly ApprovalListRow[]): string {
     row.expiresAt ?? "-",
     clip(JSON.stringify(row.arguments)),
   ]);
-  return formatTable(header, cells);
+  return textTable(header, cells);
 }
 
 const clip = (text: string): string => (text.length > 80 ? `${text.slice(0, 79)}…` : text);

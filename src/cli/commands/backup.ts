@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { UsageError } from "../../shared/errors.ts";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { stateDatabasePath } from "../../store/open-state-store.ts";
-import { backupDatabase } from "../../store/sqlite/backup-database.ts";
+import { backupDatabase } from "../../store/sqlite/index.ts";
 import { EXIT, type CliCommand } from "../command.ts";
 
 export const command: CliCommand = {

@@ -8,21 +8,20 @@
  * a node of a cluster every node's, with a NODE column, saying on stderr which nodes did not answer.
  */
 import { rmSync } from "node:fs";
-import type { SqliteStore } from "../../store/sqlite/sqlite-store.ts";
+import type { ClusterNodeMark, SqliteStore } from "../../store/sqlite/index.ts";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { UsageError } from "../../shared/errors.ts";
 import { EXIT, type CliCommand, type CliIo } from "../command.ts";
 import { listStoredInstances, openStateRootStore, type InstanceInStore } from "../operator/state-root-store.ts";
-import { formatTable } from "../table.ts";
+import { textTable } from "../../shared/text-table.ts";
 import { API_FLAGS, apiError, apiTarget, callApi, unansweredNotice, type ApiTarget } from "../operator/api-client.ts";
 import { answerWaitingEvents } from "../operator/answer-waiting-events.ts";
 import { archiveConversation } from "../operator/archive-conversation.ts";
 import { clearCommand, refusalWhileLive } from "../operator/instance-not-live.ts";
-import type { ClusterNodeMark } from "../../store/sqlite/cluster-node-mark.ts";
 
 function table(rows: string[][]): string {
   const [header = [], ...body] = rows;
-  return formatTable(header, body);
+  return textTable(header, body);
 }
 
 function list(options: { instances: InstanceInStore[]; format: string; io: CliIo; stateRoot: string }): number {
@@ -170,7 +169,7 @@ async function change(action: "delete" | "archive", options: ChangeOptions): Pro
   io.stdout(`deleted ${match.swarmInstanceKey}/${agent}/${instanceKey} (${match.dir})\n`);
   if (waiting.answered + waiting.denied > 0)
     io.stdout(
-      `answered ${waiting.answered} waiting event(s) INSTANCE_DELETED; denied ${waiting.denied} pending approval(s)\n`,
+      `answered ${waiting.answered} waiting event(s) E_INSTANCE_DELETED; denied ${waiting.denied} pending approval(s)\n`,
     );
   return EXIT.ok;
 }

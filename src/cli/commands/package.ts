@@ -13,7 +13,7 @@ import { BUILTIN_PACKAGE } from "../../config/types.ts";
 import { ConfigError, SystemError, UsageError } from "../../shared/errors.ts";
 import type { CliCommand } from "../command.ts";
 import { EXIT } from "../command.ts";
-import { formatTable } from "../table.ts";
+import { textTable } from "../../shared/text-table.ts";
 
 /** `@acme/tools@^1.2` → name `@acme/tools`, range `^1.2`; a directory (`./pkg`, `/abs/pkg`) → its package's name. */
 export function splitSpec(spec: string, cwd: string): { name: string; range?: string; path?: string } {
@@ -89,7 +89,7 @@ export const command: CliCommand = {
         const installed = name === BUILTIN_PACKAGE ? "built in" : (installedVersion(dir, name) ?? "not installed");
         return [name, range, installed];
       });
-      io.stdout(formatTable(["PACKAGE", "RANGE", "INSTALLED"], rows));
+      io.stdout(textTable(["PACKAGE", "RANGE", "INSTALLED"], rows));
       return EXIT.ok;
     }
     if ((action !== "add" && action !== "remove") || spec === undefined)

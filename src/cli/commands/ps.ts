@@ -3,13 +3,13 @@
  * (`GET /v1/processes`), with the bearer token from GOONDAN_API_TOKEN when set. On a node of a cluster: every
  * node's processes with a NODE column, and on stderr the nodes that did not answer.
  */
+import { textTable } from "../../shared/text-table.ts";
 import type { CliCommand, CliIo } from "../command.ts";
 import { EXIT } from "../command.ts";
 import { SystemError } from "../../shared/errors.ts";
 import type { ProcessInfo } from "../../supervision/process-table.ts";
 import { API_FLAGS, apiTarget, unansweredNotice } from "../operator/api-client.ts";
 import { formatAge, processUsage, type ProcessUsage } from "../operator/process-usage.ts";
-import { formatTable } from "../table.ts";
 
 export const command: CliCommand = {
   name: "ps",
@@ -121,5 +121,5 @@ export function processTable(
       row.startedAt ?? "-",
     ];
   });
-  return formatTable(header, rows);
+  return textTable(header, rows);
 }

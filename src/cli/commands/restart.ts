@@ -71,7 +71,7 @@ export const command: CliCommand = {
       return EXIT.configInvalid;
     }
     const error = apiError(response.body);
-    if (error?.code === "AGENT_NOT_FOUND") {
+    if (error?.code === "E_AGENT_NOT_FOUND") {
       io.stderr(`restart refused: ${error.message}\n`);
       return EXIT.failure;
     }

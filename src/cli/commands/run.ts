@@ -12,12 +12,14 @@ import { selectSwarm } from "../../config/resolve.ts";
 import { missingEnvIssues } from "../../config/value-source.ts";
 import { createLogger } from "../../shared/logger.ts";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
+import { ensureWritableStateRoot } from "../../shared/writable-state-root.ts";
 import { usesTerminal } from "../../connector/host/connection-plan.ts";
 import { runDaemon } from "../../daemon/run-daemon.ts";
 import { apiAccessFromEnv, requireTokenOffLoopback } from "../../http/api-access.ts";
 import { apiAddress } from "../operator/api-client.ts";
+import { apiSurfacesFromEnv } from "../../http/api-surfaces.ts";
 import { runLogging } from "../../daemon/run-log.ts";
-import { readClusterSettings } from "../../cluster/cluster-settings.ts";
+import { readClusterSettings } from "../../cluster/nats/settings.ts";
 
 export const command: CliCommand = {
   name: "run",
@@ -75,6 +77,8 @@ export const command: CliCommand = {
     });
     const stateRoot =
       typeof flags["state-root"] === "string" ? resolve(io.cwd, flags["state-root"]) : defaultStateRoot(io.env);
+    // Before the first file goes there (the run log, the agent entry's cache, the lock, the store).
+    ensureWritableStateRoot({ stateRoot });
     // stdout holds only the reply with --input, and is the chat with a cli Connection: logs stay out of it.
     const logs = runLogging({
       stateRoot,
@@ -85,7 +89,7 @@ export const command: CliCommand = {
       io.stderr(`goondan: logs go to ${logs.runLog.path} (warnings and errors show here; --verbose shows all)\n`);
     const logger = createLogger("orchestrator", { destination: logs.destination });
     // Who may use the API (GOONDAN_API_TOKEN, _ALLOWED_ORIGINS, _ALLOWED_HOSTS), checked before the daemon starts.
-    const access = apiAccessFromEnv(io.env);
+    const access = { ...apiAccessFromEnv(io.env), ...apiSurfacesFromEnv(io.env) };
     const { host, port } = apiAddress({ flags, env: io.env });
     if (input === undefined) requireTokenOffLoopback({ host, ...access });
     return runDaemon({

@@ -3,14 +3,14 @@
  * answered, and those whose turn waits for approvals. Left as they were, the next `goondan run` would resume them on
  * a fresh, empty instance (running a half-done turn again from nothing) and would still offer their approvals in
  * `GET /v1/approvals`. Instead each pending approval is decided `deny` (by `goondan`, the reason naming the delete),
- * and each such event is answered once with `INSTANCE_DELETED`: an HTTP client asking `GET /v1/events/:id`, or an
+ * and each such event is answered once with `E_INSTANCE_DELETED`: an HTTP client asking `GET /v1/events/:id`, or an
  * agent that requested it (its resumed request reattaches to the stored answer), gets exactly one answer.
  */
 import { failedOutcome } from "../../protocol/turn-outcome.ts";
 import type { InstanceRef, Store } from "../../store/store.ts";
 
 export interface AnsweredWaiting {
-  /** Events answered INSTANCE_DELETED. */
+  /** Events answered E_INSTANCE_DELETED. */
   answered: number;
   /** Pending approvals decided `deny`. */
   denied: number;
@@ -41,7 +41,7 @@ export async function answerWaitingEvents(options: {
   for (const record of await store.unanswered(ref.swarm)) {
     const { event } = record;
     if (!ours(event.agent, event.instanceKey)) continue;
-    const error = { code: "INSTANCE_DELETED", message: `${reason} before it answered event ${event.id}` };
+    const error = { code: "E_INSTANCE_DELETED", message: `${reason} before it answered event ${event.id}` };
     await store.answer(
       ref.swarm,
       event.id,

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { instancePaths } from "../../shared/state-paths.ts";
 import { stateDatabasePath } from "../../store/open-state-store.ts";
-import { SqliteStore } from "../../store/sqlite/sqlite-store.ts";
+import { SqliteStore } from "../../store/sqlite/index.ts";
 
 export interface InstanceInStore {
   swarmInstanceKey: string;

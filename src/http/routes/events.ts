@@ -1,6 +1,6 @@
 /**
  * `POST /v1/events`: sends an event to an agent instance. `202 {eventId, agent, instanceKey}` once it is durably
- * accepted; with `wait: true`, the turn's outcome when it ends (`504 AGENT_REQUEST_TIMEOUT` with the eventId past
+ * accepted; with `wait: true`, the turn's outcome when it ends (`504 E_AGENT_REQUEST_TIMEOUT` with the eventId past
  * `timeoutMs`: the event stays accepted and still runs). With `stream: true`, once accepted, a `text/event-stream`
  * (its eventId in the `x-goondan-event-id` header) of the turn's progress as it happens (sse-progress.ts), ended by
  * one `done` whose data is what `wait: true` answers, or `error` `{error: {code, message}, eventId}`; a client that
@@ -57,7 +57,7 @@ const body = requestSchema<EventBody>({
 });
 
 /** The turn's outcome, or why there is none to give: the wait ran out, or the orchestrator stopped first. */
-async function awaitOutcome(submitted: Submitted, timeoutMs: number): Promise<TurnOutcome | ApiError> {
+export async function awaitOutcome(submitted: Submitted, timeoutMs: number): Promise<TurnOutcome | ApiError> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));
   const outcome = await Promise.race([submitted.outcome, timedOut]);
@@ -65,15 +65,15 @@ async function awaitOutcome(submitted: Submitted, timeoutMs: number): Promise<Tu
   if (!outcome) {
     return new ApiError({
       status: 504,
-      code: "AGENT_REQUEST_TIMEOUT",
+      code: "E_AGENT_REQUEST_TIMEOUT",
       message: `no reply within ${timeoutMs} ms; the event stays accepted and will still run`,
       extra: { eventId: submitted.eventId },
     });
   }
-  if (outcome.error?.code === "ORCHESTRATOR_STOPPED") {
+  if (outcome.error?.code === "E_ORCHESTRATOR_STOPPED") {
     return new ApiError({
       status: 503,
-      code: "ORCHESTRATOR_STOPPED",
+      code: "E_ORCHESTRATOR_STOPPED",
       message: outcome.error.message,
       suggestion: "the event runs when goondan starts again on the same state root",
       extra: { eventId: submitted.eventId },

@@ -1,7 +1,7 @@
 /**
  * `GET /v1/instances` (every known instance, live or only on disk) and `GET /v1/instances/:agent/:instanceKey/events`
  * (the instance's runtime events from the store, oldest first; `?limit=N` keeps the last N, `?after=C` only those
- * after the cursor C an earlier answer gave; `404 INSTANCE_NOT_FOUND` when it has none at all). The path's agent and
+ * after the cursor C an earlier answer gave; `404 E_INSTANCE_NOT_FOUND` when it has none at all). The path's agent and
  * instance key are checked like the body fields that name them. On a cluster node both answer for every node: each
  * instance once, with the `node` that runs it (or kept it last), each event with the node that recorded it, and the
  * nodes that did not answer in time under `unanswered`.
@@ -54,7 +54,7 @@ export function instanceRoutes(backend: ApiBackend): Hono<ApiEnv> {
         if (!backend.orchestrator.swarm.agents.has(agent))
           throw new ApiError({
             status: 404,
-            code: "AGENT_NOT_FOUND",
+            code: "E_AGENT_NOT_FOUND",
             message: `agent ${JSON.stringify(agent)} is not in the swarm`,
           });
         const page = await readRuntimeEvents(backend, { agent, instanceKey, ...(limit ? { limit } : {}) }, after);
@@ -65,7 +65,7 @@ export function instanceRoutes(backend: ApiBackend): Hono<ApiEnv> {
         ) {
           throw new ApiError({
             status: 404,
-            code: "INSTANCE_NOT_FOUND",
+            code: "E_INSTANCE_NOT_FOUND",
             message: `instance ${agent}/${instanceKey} has no runtime events`,
           });
         }

@@ -59,7 +59,7 @@ export function restartRoutes(options: { backend: ApiBackend; maxBodyBytes: numb
       if (agent !== undefined && !swarm.agents.has(agent)) {
         throw new ApiError({
           status: 404,
-          code: "AGENT_NOT_FOUND",
+          code: "E_AGENT_NOT_FOUND",
           message: `agent ${JSON.stringify(agent)} is not in swarm ${swarm.name}; its agents are: ${[...swarm.agents.keys()].join(", ")}`,
         });
       }

@@ -1,8 +1,8 @@
 /**
  * Read routes the studio builds its views on: `GET /v1/traces/:traceId` (every runtime event of one trace, oldest
- * first, across every agent process it went through: `404 TRACE_NOT_FOUND` when none) and
+ * first, across every agent process it went through: `404 E_TRACE_NOT_FOUND` when none) and
  * `GET /v1/instances/:agent/:instanceKey/messages` (the instance's stored conversation, oldest first; `404
- * INSTANCE_NOT_FOUND` when it has none). On a cluster node a trace's events come from every node, each naming its
+ * E_INSTANCE_NOT_FOUND` when it has none). On a cluster node a trace's events come from every node, each naming its
  * `node`, and a conversation from the node holding the instance's lease, else from the freshest copy a node keeps
  * (its `node` named); both name the nodes that did not answer in time (`unanswered`).
  */
@@ -51,7 +51,7 @@ export function traceRoutes(backend: ApiBackend): Hono<ApiEnv> {
         if (events.length === 0)
           throw new ApiError({
             status: 404,
-            code: "TRACE_NOT_FOUND",
+            code: "E_TRACE_NOT_FOUND",
             message: `no runtime event carries trace ${traceId}`,
           });
         return c.json({ traceId, events, ...(unanswered === undefined ? {} : { unanswered }) });
@@ -66,7 +66,7 @@ export function traceRoutes(backend: ApiBackend): Hono<ApiEnv> {
         if (!backend.orchestrator.swarm.agents.has(agent))
           throw new ApiError({
             status: 404,
-            code: "AGENT_NOT_FOUND",
+            code: "E_AGENT_NOT_FOUND",
             message: `agent ${JSON.stringify(agent)} is not in the swarm`,
           });
         const cluster = backend.cluster;
@@ -75,7 +75,7 @@ export function traceRoutes(backend: ApiBackend): Hono<ApiEnv> {
           if (node === undefined)
             throw new ApiError({
               status: 404,
-              code: "INSTANCE_NOT_FOUND",
+              code: "E_INSTANCE_NOT_FOUND",
               message: `instance ${agent}/${instanceKey} has no conversation on any node that answered`,
               extra: { unanswered: unanswered.map(({ node: name, status }) => ({ node: name, status })) },
             });
@@ -85,7 +85,7 @@ export function traceRoutes(backend: ApiBackend): Hono<ApiEnv> {
         if (messages.length === 0)
           throw new ApiError({
             status: 404,
-            code: "INSTANCE_NOT_FOUND",
+            code: "E_INSTANCE_NOT_FOUND",
             message: `instance ${agent}/${instanceKey} has no conversation`,
           });
         return c.json({ agent, instanceKey, messages });

@@ -18,7 +18,7 @@ import { AGENT_NAME_SCHEMA, INSTANCE_KEY_SCHEMA, requestSchema } from "../reques
 import { pagingSchema } from "../runtime-event-reads.ts";
 import { sseResponse, type SseWriter } from "../sse-stream.ts";
 import { openWatchFeed, replayStored, type WatchedEvent, type WatchFeed } from "../watch-feed.ts";
-import type { UnansweredNode } from "../../cluster/node-fan-out.ts";
+import type { UnansweredNode } from "../../cluster/members/node-fan-out.ts";
 
 interface WatchQuery {
   agent?: string;

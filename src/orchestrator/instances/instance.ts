@@ -14,7 +14,8 @@ import type { ChildMessage, ChildToParent, ParentToChild } from "../../protocol/
 import { OneShotTimer } from "../../shared/clock.ts";
 import type { ChildProcess } from "../../supervision/child-process.ts";
 import type { PoolMember } from "../../supervision/process-pool.ts";
-import { Supervisor, type SupervisedExit, type SupervisorStatus } from "../../supervision/supervisor.ts";
+import type { SupervisedExit, SupervisorStatus } from "../../supervision/child-spec.ts";
+import { Supervisor } from "../../supervision/supervisor.ts";
 import type { InstanceRef, WriteOptions } from "../../store/store.ts";
 import { commitStep, commitTurn, hydrateChild } from "./child-state.ts";
 import { deliveryOf, InstanceQueue, type InboxEntry } from "./instance-queue.ts";

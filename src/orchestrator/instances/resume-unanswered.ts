@@ -2,7 +2,7 @@
  * Resuming after an orchestrator restart: every accepted, unanswered event the store holds for the swarm is queued
  * again, in acceptance order per instance, marked as resumed (its turn picks up from what was committed); every
  * request among them gets its reply route (correlationId → requesting instance) and deadline back, and one whose
- * deadline passed while nobody ran is answered AGENT_REQUEST_TIMEOUT. Instances holding results their model has not
+ * deadline passed while nobody ran is answered E_AGENT_REQUEST_TIMEOUT. Instances holding results their model has not
  * seen (replies to async requests) are started, so they are shown. An instance whose turn waits for approvals is held
  * first; an event whose approvals were all decided is unanswered again and resumes with the decisions.
  */
@@ -47,7 +47,7 @@ export async function resumeUnanswered(options: ResumeOptions): Promise<{ resume
     if (event.replyTo && event.deadline !== undefined) {
       if (event.deadline <= options.clock.now()) {
         const error = {
-          code: "AGENT_REQUEST_TIMEOUT",
+          code: "E_AGENT_REQUEST_TIMEOUT",
           message: `${event.agent}/${event.instanceKey} did not answer before the deadline (the orchestrator was down)`,
         };
         void store.answer(

@@ -3,7 +3,7 @@
  * current child sent, and the verdict. Waiting events cannot be delivered to a child that never starts, so
  * after `maxConsecutiveCrashes` such starts, or at once when the child reported a configuration error
  * (E_CONFIG_*: retrying cannot help), the instance is `unstartable`: its waiting events are given up as
- * AGENT_CRASHED with the cause. `ready` and a deliberate stop (reload, shutdown) clear it.
+ * E_AGENT_CRASHED with the cause. `ready` and a deliberate stop (reload, shutdown) clear it.
  */
 import type { RestartPolicy } from "../../supervision/restart-policy.ts";
 

@@ -5,7 +5,11 @@
  */
 export type DelegationCheck =
   | { ok: true; chain: string[] }
-  | { ok: false; code: "AGENT_NOT_FOUND" | "CIRCULAR_CALL_DETECTED" | "DELEGATION_DEPTH_EXCEEDED"; message: string };
+  | {
+      ok: false;
+      code: "E_AGENT_NOT_FOUND" | "E_CIRCULAR_CALL_DETECTED" | "E_DELEGATION_DEPTH_EXCEEDED";
+      message: string;
+    };
 
 export interface DelegationOptions {
   /** The chain the requester's current turn carries (original caller … sender). */
@@ -25,7 +29,7 @@ export function checkDelegation(options: DelegationOptions): DelegationCheck {
     const names = [...options.members.keys()].join(", ");
     return {
       ok: false,
-      code: "AGENT_NOT_FOUND",
+      code: "E_AGENT_NOT_FOUND",
       message: `agent ${JSON.stringify(target)} is not in the swarm; members: ${names}`,
     };
   }
@@ -34,14 +38,14 @@ export function checkDelegation(options: DelegationOptions): DelegationCheck {
   if ((options.checkCycle ?? true) && chain.includes(target)) {
     return {
       ok: false,
-      code: "CIRCULAR_CALL_DETECTED",
+      code: "E_CIRCULAR_CALL_DETECTED",
       message: `calling ${target} would close a cycle: ${[...chain, target].join(" -> ")}`,
     };
   }
   if (chain.length > options.maxDepth) {
     return {
       ok: false,
-      code: "DELEGATION_DEPTH_EXCEEDED",
+      code: "E_DELEGATION_DEPTH_EXCEEDED",
       message: `call chain ${[...chain, target].join(" -> ")} exceeds maxDelegationDepth ${options.maxDepth}`,
     };
   }

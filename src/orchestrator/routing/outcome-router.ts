@@ -3,9 +3,9 @@
  * for a request, the requesting instance, as a Reply matched by correlationId — at once when the store is ordered
  * (Store.ordered: whatever the requester does with it commits after it), else once durable too. A reply to an async request is stored as a pending result of the
  * requester before it is handed over (it is shown at its next step, even across restarts); a blocking one goes to
- * the turn waiting for it. An event given up (poison, or an instance that cannot start) is answered AGENT_CRASHED; a
+ * the turn waiting for it. An event given up (poison, or an instance that cannot start) is answered E_AGENT_CRASHED; a
  * request whose deadline passed is withdrawn from the callee's queue when not yet delivered and answered
- * AGENT_REQUEST_TIMEOUT; both answers are stored, so a requester that reattaches later gets them, and a late reply
+ * E_AGENT_REQUEST_TIMEOUT; both answers are stored, so a requester that reattaches later gets them, and a late reply
  * is dropped. A turn that stopped for approvals (`awaiting_approval`) answers its waiters but routes no reply.
  */
 import type { Logger } from "../../shared/logger.ts";
@@ -101,7 +101,7 @@ export class OutcomeRouter {
         agent: instance.agent,
         instanceKey: instance.instanceKey,
         eventId: entry.event.id,
-        error: { code: "AGENT_CRASHED", message },
+        error: { code: "E_AGENT_CRASHED", message },
       }),
     );
   }

@@ -91,7 +91,7 @@ async function dispatch(
     case "spawn": {
       const target = stringArg(args, "target", true) as string;
       if (!swarm.agents.has(target))
-        throw new UsageError("AGENT_NOT_FOUND", `agent ${JSON.stringify(target)} is not in the swarm`);
+        throw new UsageError("E_AGENT_NOT_FOUND", `agent ${JSON.stringify(target)} is not in the swarm`);
       return host.spawn(target, stringArg(args, "instanceKey", false) ?? swarm.instanceKey);
     }
     case "list":

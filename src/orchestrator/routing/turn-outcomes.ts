@@ -1,18 +1,18 @@
 /**
  * What a finished turn means to whoever waits on it: the TurnOutcome type, the in-memory waiters of
  * `submit()` callers (by eventId), and the `delegate_result` a requesting instance receives for a
- * callee's outcome (`AGENT_TURN_FAILED` for a failed turn, `AGENT_CRASHED` passed through) or for a
- * request whose deadline passed (`AGENT_REQUEST_TIMEOUT`).
+ * callee's outcome (`E_AGENT_TURN_FAILED` for a failed turn, `E_AGENT_CRASHED` passed through) or for a
+ * request whose deadline passed (`E_AGENT_REQUEST_TIMEOUT`).
  */
 import { failedOutcome, type Reply, type TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { PendingRequest } from "./pending-requests.ts";
 
-/** The reply a requester gets for its callee's outcome: a failed turn reads AGENT_TURN_FAILED (AGENT_CRASHED as is). */
+/** The reply a requester gets for its callee's outcome: a failed turn reads E_AGENT_TURN_FAILED (E_AGENT_CRASHED as is). */
 export function replyForOutcome(request: PendingRequest, outcome: TurnOutcome): Reply {
   const reply: Reply = { ...outcome, correlationId: request.correlationId };
-  if (outcome.status === "error" && outcome.error?.code !== "AGENT_CRASHED") {
+  if (outcome.status === "error" && outcome.error?.code !== "E_AGENT_CRASHED") {
     reply.error = {
-      code: "AGENT_TURN_FAILED",
+      code: "E_AGENT_TURN_FAILED",
       message: `${outcome.agent} turn failed: ${outcome.error?.code ?? "error"}: ${outcome.error?.message ?? outcome.response}`,
     };
   }
@@ -21,7 +21,7 @@ export function replyForOutcome(request: PendingRequest, outcome: TurnOutcome): 
 
 export function timeoutReply(request: PendingRequest): Reply {
   const error = {
-    code: "AGENT_REQUEST_TIMEOUT",
+    code: "E_AGENT_REQUEST_TIMEOUT",
     message: `${request.agent}/${request.instanceKey} did not answer before the deadline`,
   };
   return {
@@ -33,7 +33,7 @@ export function timeoutReply(request: PendingRequest): Reply {
 /** The outcome waiters get when the orchestrator stops before the turn ended (the event stays accepted). */
 export function stoppedOutcome(eventId: string): TurnOutcome {
   const error = {
-    code: "ORCHESTRATOR_STOPPED",
+    code: "E_ORCHESTRATOR_STOPPED",
     message: "the orchestrator stopped before the turn ended; the event stays in the inbox",
   };
   return failedOutcome({ agent: "", instanceKey: "", eventId, error });

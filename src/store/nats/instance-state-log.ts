@@ -8,32 +8,23 @@
  * writes; appends made while a message is on its way go out together as the next one (batched-appender.ts).
  * Once the records since the last snapshot pass a threshold, the owner writes a snapshot of the instance's state
  * and purges the records before it (state-log-snapshot.ts); a replay imports the last snapshot and applies the
- * records after it.
+ * records after it (read-state-log.ts).
  */
 import { randomUUID } from "node:crypto";
-import { DeliverPolicy, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import { RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import { describe, SystemError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { canSnapshot, type InstanceSnapshots } from "../instance-snapshot.ts";
 import type { InstanceRef, Store } from "../store.ts";
-import { BatchedAppender, recordsOf, type RecordBatch } from "./batched-appender.ts";
+import { BatchedAppender } from "./batched-appender.ts";
 import { FencedWriter, type AppendOutcome } from "./fenced-writer.ts";
 import type { FenceToken, JetStreamHandle, StateLogNames } from "./jetstream-handle.ts";
 import { natsUnavailable } from "./nats-errors.ts";
-import {
-  compactionDue,
-  DEFAULT_COMPACTION,
-  snapshotParts,
-  SnapshotReader,
-  type CompactionSettings,
-  type LatestState,
-  type SnapshotPart,
-} from "./state-log-snapshot.ts";
+import { readStateLog } from "./read-state-log.ts";
+import { compactionDue, DEFAULT_COMPACTION, snapshotParts, type CompactionSettings } from "./state-log-snapshot.ts";
 import { applyRecord, type StateRecord } from "./state-record.ts";
 
 export type { StateRecord } from "./state-record.ts";
-
-const REPLAY_IDLE_MS = 5000;
 
 export class InstanceStateLog {
   /** Per owned instance: its grouped appender over its fenced writer, and whether every write so far is known in the log. */
@@ -55,7 +46,7 @@ export class InstanceStateLog {
   }): Promise<InstanceStateLog> {
     const { connection, names } = options;
     // Each record is republished once stored, on `storedStateSubjects`: the node that accepted an event for the
-    // instance takes the event's answer from there (src/cluster/answer-watch.ts). A stream made before without it
+    // instance takes the event's answer from there (src/cluster/answers/answer-watch.ts). A stream made before without it
     // gets it where the server allows (NATS 2.9 refuses to add it to an existing stream; later servers take it);
     // without it answers still arrive, one hop later, by the owner's request: not worth refusing to start for.
     const republish = { src: names.stateSubjects, dest: names.storedStateSubjects };
@@ -102,7 +93,11 @@ export class InstanceStateLog {
       this.writers.set(key(ref), held(taken.writer, local));
       return { taken: true, replayed: 0, resumed: true };
     }
-    const { snapshot, snapshotBytes, tail } = await this.read(subject);
+    const { snapshot, snapshotBytes, tail } = await readStateLog({
+      connection: this.connection,
+      stream: this.names.stateStream,
+      subject,
+    });
     if (snapshot !== undefined && !canSnapshot(local))
       throw new SystemError(
         "E_CLUSTER_STATE_UNREADABLE",
@@ -257,37 +252,6 @@ export class InstanceStateLog {
       );
     }
     return outcome.sequence;
-  }
-
-  /** The last complete snapshot of the subject and every record after it up to now (fence records left out). */
-  private async read(subject: string): Promise<LatestState<StateRecord>> {
-    const reader = new SnapshotReader<StateRecord>();
-    let consumer;
-    try {
-      consumer = await this.connection.js.consumers.get(this.names.stateStream, {
-        filter_subjects: subject,
-        deliver_policy: DeliverPolicy.All,
-      });
-    } catch (error) {
-      throw natsUnavailable(`reading the state of ${subject}`, error);
-    }
-    const messages = await consumer.consume({ idle_heartbeat: 1000, max_messages: 1000 });
-    const idle = setTimeout(() => messages.stop(), REPLAY_IDLE_MS);
-    try {
-      for await (const message of messages) {
-        idle.refresh();
-        if (!message.headers?.has("Gdn-Fence"))
-          for (const record of recordsOf(
-            message.json<StateRecord | SnapshotPart | RecordBatch<StateRecord | SnapshotPart>>(),
-          ))
-            reader.add(record);
-        if (message.info.pending === 0) break;
-      }
-    } finally {
-      clearTimeout(idle);
-      messages.stop();
-    }
-    return reader.state;
   }
 }
 

@@ -14,7 +14,7 @@
  * a store that is not ordered is waited for before the append.
  *
  * Clearing the conversation of an instance this node does not own (a `fresh` restart of an instance no node runs)
- * also clears it in the instance's log when `clearUnowned` is given (src/cluster/clear-unowned-instance.ts), so the node that
+ * also clears it in the instance's log when `clearUnowned` is given (src/cluster/instances/clear-unowned-instance.ts), so the node that
  * claims it next does not replay the old conversation.
  */
 import type { AgentEvent } from "../../protocol/agent-event.ts";

@@ -22,7 +22,7 @@ import { Conversation } from "../../../src/agent/conversation/conversation.ts";
 import { PendingResults } from "../../../src/agent/conversation/pending-results.ts";
 import { ExtensionState } from "../../../src/agent/extensions/extension-state.ts";
 import { PipelineRegistry } from "../../../src/agent/extensions/pipeline-registry.ts";
-import { MemoryRuntimeEvents } from "../../../src/agent/instance/runtime-events.ts";
+import { MemoryRuntimeEvents } from "../../../src/agent/loop/runtime-event-sink.ts";
 import type { TurnEnvironment } from "../../../src/agent/loop/turn-environment.ts";
 
 export const failingRuntime: AgentToolRuntime = new Proxy({} as AgentToolRuntime, {
@@ -48,7 +48,8 @@ export function storeFor(stateRoot: string): SqliteStore {
 export const TEST_INSTANCE: InstanceRef = { swarm: "swarm", agent: "assistant", instanceKey: "main" };
 
 export interface TestEnv {
-  env: TurnEnvironment;
+  /** Its pipeline is a real PipelineRegistry, so a test registers middleware on it. */
+  env: TurnEnvironment & { pipeline: PipelineRegistry };
   paths: InstancePaths;
   stateRoot: string;
   store: SqliteStore;
@@ -83,7 +84,7 @@ export function testEnv(options: {
   const events = new MemoryRuntimeEvents();
   const commit = (changes: Parameters<TurnEnvironment["commit"]>[0]) => store.commit(TEST_INSTANCE, changes);
   const pendingResults = new PendingResults(state.pendingResults);
-  const env: TurnEnvironment = {
+  const env: TestEnv["env"] = {
     agentName: TEST_INSTANCE.agent,
     instanceKey: TEST_INSTANCE.instanceKey,
     model: options.model,

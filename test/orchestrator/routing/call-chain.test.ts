@@ -22,24 +22,24 @@ describe("checkDelegation", () => {
     });
   });
 
-  it("refuses a target outside the swarm with AGENT_NOT_FOUND", () => {
+  it("refuses a target outside the swarm with E_AGENT_NOT_FOUND", () => {
     expect(checkDelegation({ callChain: [], requester: "a", target: "zed", members, maxDepth: 8 })).toMatchObject({
       ok: false,
-      code: "AGENT_NOT_FOUND",
+      code: "E_AGENT_NOT_FOUND",
     });
   });
 
-  it("refuses A -> B -> A and longer cycles with CIRCULAR_CALL_DETECTED", () => {
+  it("refuses A -> B -> A and longer cycles with E_CIRCULAR_CALL_DETECTED", () => {
     expect(checkDelegation({ callChain: ["a"], requester: "b", target: "a", members, maxDepth: 8 })).toMatchObject({
       ok: false,
-      code: "CIRCULAR_CALL_DETECTED",
+      code: "E_CIRCULAR_CALL_DETECTED",
     });
     expect(
       checkDelegation({ callChain: ["a", "b", "c"], requester: "d", target: "b", members, maxDepth: 8 }),
-    ).toMatchObject({ ok: false, code: "CIRCULAR_CALL_DETECTED" });
+    ).toMatchObject({ ok: false, code: "E_CIRCULAR_CALL_DETECTED" });
     expect(checkDelegation({ callChain: [], requester: "a", target: "a", members, maxDepth: 8 })).toMatchObject({
       ok: false,
-      code: "CIRCULAR_CALL_DETECTED",
+      code: "E_CIRCULAR_CALL_DETECTED",
     });
   });
 
@@ -49,12 +49,12 @@ describe("checkDelegation", () => {
     ).toEqual({ ok: true, chain: ["a", "b"] });
   });
 
-  it("refuses chains longer than maxDelegationDepth with DELEGATION_DEPTH_EXCEEDED", () => {
+  it("refuses chains longer than maxDelegationDepth with E_DELEGATION_DEPTH_EXCEEDED", () => {
     expect(checkDelegation({ callChain: ["a"], requester: "b", target: "c", members, maxDepth: 2 })).toMatchObject({
       ok: true,
     });
     expect(checkDelegation({ callChain: ["a", "b"], requester: "c", target: "d", members, maxDepth: 2 })).toMatchObject(
-      { ok: false, code: "DELEGATION_DEPTH_EXCEEDED" },
+      { ok: false, code: "E_DELEGATION_DEPTH_EXCEEDED" },
     );
   });
 });

@@ -3,13 +3,13 @@ import { helpUrlFor } from "../../../src/tools/tool-errors.ts";
 
 /** Every code the orchestrator answers a requesting agent with reaches the model as an agents__* tool error. */
 const REQUESTER_ERROR_CODES = [
-  "AGENT_CRASHED",
-  "AGENT_REQUEST_TIMEOUT",
-  "AGENT_TURN_FAILED",
-  "AGENT_NOT_FOUND",
-  "CIRCULAR_CALL_DETECTED",
-  "DELEGATION_DEPTH_EXCEEDED",
-  "ORCHESTRATOR_STOPPING",
+  "E_AGENT_CRASHED",
+  "E_AGENT_REQUEST_TIMEOUT",
+  "E_AGENT_TURN_FAILED",
+  "E_AGENT_NOT_FOUND",
+  "E_CIRCULAR_CALL_DETECTED",
+  "E_DELEGATION_DEPTH_EXCEEDED",
+  "E_ORCHESTRATOR_STOPPING",
 ];
 
 describe("help links of the errors a requesting agent receives", () => {

@@ -84,13 +84,13 @@ describe("runtime send, spawn, list, catalog, restart", () => {
     });
   });
 
-  it("a request while the orchestrator stops is refused with ORCHESTRATOR_STOPPING", async () => {
+  it("a request while the orchestrator stops is refused with E_ORCHESTRATOR_STOPPING", async () => {
     const s = setup();
     const { a } = busyCaller(s);
     const stopping = s.orchestrator.shutdown({ reason: "test", gracePeriodMs: 10 });
     expect(await call(a, "request", { target: "b", input: "late" })).toMatchObject({
       ok: false,
-      error: { code: "ORCHESTRATOR_STOPPING" },
+      error: { code: "E_ORCHESTRATOR_STOPPING" },
     });
     s.clock.advance(10);
     await stopping;

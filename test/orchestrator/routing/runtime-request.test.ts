@@ -58,16 +58,16 @@ describe("runtime request", () => {
     expect(s.spawner.latest("b").lastEvent().traceId).toBe("trace-1");
   });
 
-  it("refuses a target outside the swarm with AGENT_NOT_FOUND", async () => {
+  it("refuses a target outside the swarm with E_AGENT_NOT_FOUND", async () => {
     const s = setup();
     const { a } = busyCaller(s);
     expect(await call(a, "request", { target: "nobody", input: "q" })).toMatchObject({
       ok: false,
-      error: { code: "AGENT_NOT_FOUND" },
+      error: { code: "E_AGENT_NOT_FOUND" },
     });
   });
 
-  it("refuses a cycle with CIRCULAR_CALL_DETECTED, using the chain of the requesting turn", async () => {
+  it("refuses a cycle with E_CIRCULAR_CALL_DETECTED, using the chain of the requesting turn", async () => {
     const s = setup();
     const { a } = busyCaller(s);
     await call(a, "request", { target: "b", input: "q" });
@@ -75,7 +75,7 @@ describe("runtime request", () => {
     b.ready();
     expect(await call(b, "request", { target: "a", input: "back" })).toMatchObject({
       ok: false,
-      error: { code: "CIRCULAR_CALL_DETECTED" },
+      error: { code: "E_CIRCULAR_CALL_DETECTED" },
     });
     await call(b, "request", { target: "c", input: "on" });
     const c = s.spawner.latest("c");
@@ -83,11 +83,11 @@ describe("runtime request", () => {
     expect(c.lastEvent().callChain).toEqual(["a", "b"]);
     expect(await call(c, "request", { target: "a", input: "loop" })).toMatchObject({
       ok: false,
-      error: { code: "CIRCULAR_CALL_DETECTED" },
+      error: { code: "E_CIRCULAR_CALL_DETECTED" },
     });
   });
 
-  it("refuses a call past maxDelegationDepth with DELEGATION_DEPTH_EXCEEDED", async () => {
+  it("refuses a call past maxDelegationDepth with E_DELEGATION_DEPTH_EXCEEDED", async () => {
     const s = setup({ policy: { maxDelegationDepth: 1 } });
     const { a } = busyCaller(s);
     await call(a, "request", { target: "b", input: "q" });
@@ -95,11 +95,11 @@ describe("runtime request", () => {
     b.ready();
     expect(await call(b, "request", { target: "c", input: "too deep" })).toMatchObject({
       ok: false,
-      error: { code: "DELEGATION_DEPTH_EXCEEDED" },
+      error: { code: "E_DELEGATION_DEPTH_EXCEEDED" },
     });
   });
 
-  it("answers AGENT_REQUEST_TIMEOUT at the deadline, never starts the expired event, and drops a late reply", async () => {
+  it("answers E_AGENT_REQUEST_TIMEOUT at the deadline, never starts the expired event, and drops a late reply", async () => {
     const s = setup({ policy: { requestTimeoutMs: 1000 } });
     const { a } = busyCaller(s);
     // b is busy with its own event, so the request waits in b's inbox.
@@ -117,13 +117,13 @@ describe("runtime request", () => {
       expect.objectContaining({
         correlationId: (started.value as { correlationId: string }).correlationId,
         status: "error",
-        error: expect.objectContaining({ code: "AGENT_REQUEST_TIMEOUT" }),
+        error: expect.objectContaining({ code: "E_AGENT_REQUEST_TIMEOUT" }),
       }),
     ]);
     s.clock.advance(500);
     expect(delegateResults(a)[1]).toMatchObject({
       correlationId: (timedOut.value as { correlationId: string }).correlationId,
-      error: { code: "AGENT_REQUEST_TIMEOUT" },
+      error: { code: "E_AGENT_REQUEST_TIMEOUT" },
     });
     b.reply();
     expect(b.events().map((delivered) => delivered.event.input)).toEqual(["long job"]);
@@ -131,7 +131,7 @@ describe("runtime request", () => {
     expect(delegateResults(a)).toHaveLength(2);
   });
 
-  it("turns a callee turn error into AGENT_TURN_FAILED", async () => {
+  it("turns a callee turn error into E_AGENT_TURN_FAILED", async () => {
     const s = setup();
     const { a } = busyCaller(s);
     await call(a, "request", { target: "b", input: "q" });
@@ -139,17 +139,17 @@ describe("runtime request", () => {
     b.ready();
     b.reply({ status: "error", error: { code: "MODEL_ERROR", message: "boom" } });
     await tick();
-    expect(delegateResults(a)[0]).toMatchObject({ status: "error", error: { code: "AGENT_TURN_FAILED" } });
+    expect(delegateResults(a)[0]).toMatchObject({ status: "error", error: { code: "E_AGENT_TURN_FAILED" } });
   });
 
-  it("answers AGENT_CRASHED when the callee's event is given up", async () => {
+  it("answers E_AGENT_CRASHED when the callee's event is given up", async () => {
     const s = setup({ policy: { restart: { maxConsecutiveCrashes: 1 } } });
     const { a } = busyCaller(s);
     await call(a, "request", { target: "b", input: "poison" });
     s.spawner.latest("b").ready();
     s.spawner.latest("b").crash();
     await tick();
-    expect(delegateResults(a)[0]).toMatchObject({ status: "error", error: { code: "AGENT_CRASHED" } });
+    expect(delegateResults(a)[0]).toMatchObject({ status: "error", error: { code: "E_AGENT_CRASHED" } });
   });
 
   it("keeps a blocking reply for a requester whose child is gone: its redelivered turn runs the call again and reattaches", async () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "bun:test";
 import { StorageType } from "@nats-io/jetstream";
-import { clusterNames } from "../../../src/cluster/cluster-names.ts";
+import { clusterNames } from "../../../src/cluster/nats/names.ts";
 import { FencedWriter, LEASE_REVISION_HEADER } from "../../../src/store/nats/fenced-writer.ts";
-import { LeaseTable, type Lease } from "../../../src/cluster/lease-table.ts";
-import { subjectToken } from "../../../src/cluster/subject-token.ts";
+import { LeaseTable, type Lease } from "../../../src/cluster/lease/lease-table.ts";
+import { subjectToken } from "../../../src/cluster/nats/subject-token.ts";
 import { useCleanups } from "../../helpers/cleanups.ts";
 import { connectTest, natsAvailable, removeSwarmAfter, testSwarm } from "../../helpers/nats.ts";
 

@@ -5,9 +5,9 @@
  * only while no write is queued.
  */
 import { describe, expect, it } from "bun:test";
-import { clusterNames } from "../../../src/cluster/cluster-names.ts";
+import { clusterNames } from "../../../src/cluster/nats/names.ts";
 import { InstanceStateLog } from "../../../src/store/nats/instance-state-log.ts";
-import type { Lease } from "../../../src/cluster/lease-table.ts";
+import type { Lease } from "../../../src/cluster/lease/lease-table.ts";
 import type { InstanceRef, Store } from "../../../src/store/store.ts";
 import { useCleanups } from "../../helpers/cleanups.ts";
 import { connectTest, natsAvailable, removeSwarmAfter, testSwarm } from "../../helpers/nats.ts";

@@ -1,0 +1,21 @@
+/**
+ * Where an agent instance's runtime events go: stamped with the time and the instance, then handed over the
+ * instance link to the orchestrator (which stores them and streams them to watchers). Losing the last few on a crash
+ * costs no correctness.
+ */
+import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
+import type { RuntimeEventSink } from "../loop/runtime-event-sink.ts";
+import type { InstanceLink } from "./instance-link.ts";
+
+export function linkedRuntimeEvents(options: {
+  link: Pick<InstanceLink, "runtimeEvent">;
+  agent: string;
+  instanceKey: string;
+  now: () => number;
+}): RuntimeEventSink {
+  const { link, agent, instanceKey, now } = options;
+  return {
+    emit: (event) =>
+      link.runtimeEvent({ at: new Date(now()).toISOString(), agent, instanceKey, ...event } as RuntimeEvent),
+  };
+}
