@@ -3,25 +3,12 @@
  * launcher, and GOONDAN_PORT / GOONDAN_HOST choose the API every operator command reaches (ps included).
  */
 import { afterEach, describe, expect, it } from "bun:test";
+import { captureIo } from "./support/capture-io.ts";
 import { COMMANDS, main } from "../../src/cli/main.ts";
-import type { CliIo } from "../../src/cli/command.ts";
 import { apiAddress } from "../../src/cli/operator/api-client.ts";
 import { processTable } from "../../src/cli/commands/ps.ts";
 import { GOONDAN_BIN, until } from "../helpers/goondan-process.ts";
 import packageJson from "../../package.json" with { type: "json" };
-
-function captureIo(env: Record<string, string> = {}): CliIo & { out: () => string; err: () => string } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    stdout: (text) => void out.push(text),
-    stderr: (text) => void err.push(text),
-    env,
-    cwd: "/",
-    out: () => out.join(""),
-    err: () => err.join(""),
-  };
-}
 
 let server: ReturnType<typeof Bun.serve> | undefined;
 afterEach(async () => {
@@ -51,7 +38,7 @@ describe("CLI habits", () => {
         return Response.json({ processes: [] });
       },
     });
-    const io = captureIo({ GOONDAN_HOST: "127.0.0.1", GOONDAN_PORT: String(server.port) });
+    const io = captureIo({ env: { GOONDAN_HOST: "127.0.0.1", GOONDAN_PORT: String(server.port) } });
     expect(await main(["ps", "--format", "json"], io)).toBe(0);
     expect(JSON.parse(io.out())).toEqual([]);
     expect(seen).toEqual(["/v1/processes"]);
@@ -82,7 +69,7 @@ describe("CLI habits", () => {
     expect(live).toMatch(new RegExp(`worker\\s+main\\s+${process.pid}\\s+idle\\s+\\d+\\.\\d%\\s+\\d+\\.\\dM\\s+1m\\s`));
     expect(gone).toMatch(/worker\s+gone\s+-\s+idle\s+-\s+-\s+-\s/);
     server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ processes: [row] }) });
-    const io = captureIo({ GOONDAN_PORT: String(server.port) });
+    const io = captureIo({ env: { GOONDAN_PORT: String(server.port) } });
     expect(await main(["ps", "--json"], io)).toBe(0);
     expect(JSON.parse(io.out())).toEqual([row]);
   });

@@ -3,13 +3,13 @@
  * bundle's `.env`, then the current directory's; a named file that is missing is E_CONFIG_ENV_FILE_MISSING
  * (exit 3).
  */
+import { captureIo } from "./support/capture-io.ts";
 import { describe, expect, it } from "bun:test";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { withEnvFiles } from "../../src/cli/env-files.ts";
 import { main } from "../../src/cli/main.ts";
-import type { CliIo } from "../../src/cli/command.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
 
 const defer = useCleanups();
@@ -23,19 +23,6 @@ function layout() {
   mkdirSync(cwd);
   cpSync(TEMPLATE_BUNDLE, bundle, { recursive: true });
   return { root, bundle, cwd };
-}
-
-function captureIo(cwd: string, env: Record<string, string> = {}): CliIo & { out: () => string; err: () => string } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    stdout: (text) => void out.push(text),
-    stderr: (text) => void err.push(text),
-    env,
-    cwd,
-    out: () => out.join(""),
-    err: () => err.join(""),
-  };
 }
 
 describe("env files", () => {
@@ -61,7 +48,7 @@ describe("env files", () => {
     expect(() => withEnvFiles({ env: {}, cwd, bundle, envFile: "missing.env" })).toThrow(
       expect.objectContaining({ code: "E_CONFIG_ENV_FILE_MISSING" }),
     );
-    const io = captureIo(cwd);
+    const io = captureIo({ cwd });
     expect(await main(["validate", bundle, "--env-file", "missing.env"], io)).toBe(3);
     expect(io.err()).toContain(`--env-file missing.env: no such file (${join(cwd, "missing.env")})`);
   });

@@ -3,6 +3,7 @@
  * goondan's own) or refused with a one-line hint naming goondan's equivalent (E_USAGE_UPSTREAM_FLAG, exit 2),
  * validate --strict and --format github, and --flag=false for a boolean.
  */
+import { captureIo } from "./support/capture-io.ts";
 import { describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,24 +11,10 @@ import { join } from "node:path";
 import { parseArgs } from "../../src/cli/args.ts";
 import { main } from "../../src/cli/main.ts";
 import { translateUpstreamFlags } from "../../src/cli/upstream-flags.ts";
-import type { CliIo } from "../../src/cli/command.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
 
 const defer = useCleanups();
 const TUTORIAL_02 = new URL("../fixtures/bundles/tutorial-02-tool", import.meta.url).pathname;
-
-function captureIo(cwd = "/"): CliIo & { out: () => string; err: () => string } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    stdout: (text) => void out.push(text),
-    stderr: (text) => void err.push(text),
-    env: {},
-    cwd,
-    out: () => out.join(""),
-    err: () => err.join(""),
-  };
-}
 
 const RUN_FLAGS = {
   swarm: { type: "string", description: "", short: "s" },
@@ -81,7 +68,7 @@ describe("upstream flags", () => {
     expect(await main(["validate", TUTORIAL_02, "--static"], loose)).toBe(0);
     const strict = captureIo();
     expect(await main(["validate", TUTORIAL_02, "--static", "--strict"], strict)).toBe(3);
-    const github = captureIo(TUTORIAL_02);
+    const github = captureIo({ cwd: TUTORIAL_02 });
     expect(await main(["validate", ".", "--static", "--format", "github"], github)).toBe(0);
     expect(github.out()).toMatch(/^::warning file=goondan\.yaml,line=\d+,col=\d+,title=W_CONFIG_DEPRECATED_FIELD::/);
   });
