@@ -61,7 +61,7 @@ const orchestrator: OrchestratorApi = {
     agents: new Map([["coordinator", { name: "coordinator" }]]),
     policy: { requestTimeoutMs: 60_000 } as OrchestratorApi["swarm"]["policy"],
     bundleDir: "/nonexistent",
-  },
+  } as OrchestratorApi["swarm"],
   submit,
   instances: unused,
   messages: unused,
@@ -71,7 +71,8 @@ const orchestrator: OrchestratorApi = {
     listeners.add(listener);
     return () => listeners.delete(listener);
   },
-  approvals: { pending: unused, decide: unused },
+  approvals: { pending: unused, decide: unused, suspended: unused, signal: unused },
+  scheduled: unused,
 };
 const backend: ApiBackend = { orchestrator, processes: unused };
 const handle = createApiHandler({ backend });

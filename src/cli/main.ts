@@ -54,6 +54,10 @@ export const COMMANDS: CommandTable = {
     summary: "list the tool calls waiting for a person's approval in the running orchestrator",
     load: () => import("./commands/approvals.ts"),
   },
+  schedules: {
+    summary: "list the running swarm's schedules, or fire one now (schedules run NAME)",
+    load: () => import("./commands/schedules.ts"),
+  },
   approve: {
     summary: "approve (or --deny) a tool call waiting for a person's decision",
     load: () => import("./commands/approve.ts"),

@@ -55,6 +55,12 @@ export const ISSUE_CODES = {
   E_CONFIG_PACKAGE_NOT_INSTALLED: "a Package dependency is not installed in node_modules beside the bundle",
   E_CONFIG_PACKAGE_VERSION_MISMATCH: "an installed Package dependency's version is outside the range the Package names",
   E_CONFIG_PACKAGE_NO_BUNDLE: "an installed Package dependency holds no goondan.yaml",
+  E_CONFIG_SCHEDULE_INVALID:
+    "a schedule Connection's config has an unknown setting, neither or both of cron and every, or a bad catchUp",
+  E_CONFIG_CRON_INVALID: "a schedule Connection's cron is not an expression of five or six valid fields",
+  E_CONFIG_TIMEZONE_UNKNOWN: "a schedule Connection's timezone is not an IANA time zone",
+  E_CONFIG_DURATION_INVALID: "a schedule Connection's every is not a duration from 1s to 366d (30s, 15m, 1h30m, 2d)",
+  E_CONFIG_TEMPLATE_FIELD_UNKNOWN: "a schedule Connection's input template names a {{field}} a tick does not have",
   E_CONFIG_EVAL_MATCHER_INVALID:
     "an Eval's tool argument matcher is not a value nor one of {$contains}, {$regex, $flags?}, {$exists}, or its regex does not compile",
   E_CONFIG_EVAL_INPUT: "an Eval case sets neither or both of input and turns",

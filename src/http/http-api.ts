@@ -31,8 +31,11 @@ import { instanceRoutes } from "./routes/instances.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { STUDIO_OPEN_PATHS, studioRoutes } from "./routes/studio.ts";
 import { traceRoutes } from "./routes/traces.ts";
+import { swarmRoutes } from "./routes/swarm.ts";
 import { processRoutes } from "./routes/processes.ts";
 import { restartRoutes } from "./routes/restart.ts";
+import { scheduleRoutes } from "./routes/schedules.ts";
+import { signalRoutes } from "./routes/signals.ts";
 import { runtimeEventRoutes } from "./routes/runtime-events.ts";
 import { watchRoutes } from "./routes/watch.ts";
 
@@ -100,9 +103,12 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
     eventRoutes({ backend, maxBodyBytes, ...heartbeat }),
     watchRoutes({ backend, ...heartbeat }),
     restartRoutes({ backend, maxBodyBytes }),
-    approvalRoutes({ backend, maxBodyBytes }),
+    approvalRoutes({ backend, maxBodyBytes, ...heartbeat }),
+    scheduleRoutes(backend),
+    signalRoutes({ backend, maxBodyBytes }),
     metricsRoutes(backend.metrics),
     traceRoutes(backend),
+    swarmRoutes(backend),
     studioRoutes(),
     ...(surfaceOn("openai") ? [openAiRoutes({ backend, maxBodyBytes, ...heartbeat })] : []),
     ...(surfaceOn("ag-ui") ? [agUiRoutes({ backend, maxBodyBytes, ...heartbeat })] : []),
