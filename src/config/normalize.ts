@@ -206,6 +206,17 @@ function normalizeAgent(spec: Raw, context: Context): AgentSpec {
     });
   }
   const prompt: Raw = spec[promptField] ?? {};
+  if (spec.system !== undefined) {
+    const written = prompt.system !== undefined || prompt.systemRef !== undefined;
+    context.issues.at(context.site, ["spec", "system"], {
+      code: written ? "E_CONFIG_PROMPT_CONFLICT" : "W_CONFIG_DEPRECATED_FIELD",
+      message: written
+        ? `expected one of spec.system or spec.${promptField}, found both`
+        : "spec.system is the deprecated spelling of spec.prompt.system; it is used as the system prompt",
+      suggestion: "write the system prompt as spec.prompt.system (or spec.prompt.systemRef for a file)",
+    });
+  }
+  const system = prompt.system ?? (prompt.systemRef === undefined ? spec.system : undefined);
   const modelRef = normalizeRef(spec.modelConfig.modelRef, "Model", ["spec", "modelConfig", "modelRef"], context);
   const extensions: AgentExtensionUse[] = ((spec.extensions ?? []) as unknown[]).flatMap((item, index) => {
     const ref = normalizeRef(item, "Extension", ["spec", "extensions", index], context);
@@ -217,7 +228,7 @@ function normalizeAgent(spec: Raw, context: Context): AgentSpec {
     // An invalid modelRef already has its issue; the placeholder never leaves an invalid bundle.
     modelConfig: { modelRef: modelRef ?? { kind: "Model", name: "" }, params: { ...(spec.modelConfig.params ?? {}) } },
     prompt: {
-      ...(prompt.system !== undefined ? { system: prompt.system } : {}),
+      ...(system !== undefined ? { system } : {}),
       ...(prompt.systemRef !== undefined ? { systemRef: prompt.systemRef } : {}),
     },
     tools: normalizeRefList(spec.tools, "Tool", ["spec", "tools"], context),

@@ -94,7 +94,10 @@ function limitsOf(ctx: ToolContext, input: JsonObject): { timeoutMs: number; max
   const asked =
     typeof input.maxBytes === "number" ? Math.floor(input.maxBytes) : configNumber(ctx.config, "maxBodyBytes", 200_000);
   return {
-    timeoutMs: typeof input.timeoutMs === "number" ? input.timeoutMs : configNumber(ctx.config, "timeoutMs", 30_000),
+    timeoutMs:
+      typeof input.timeoutMs === "number"
+        ? Math.min(120_000, Math.max(100, input.timeoutMs))
+        : configNumber(ctx.config, "timeoutMs", 30_000),
     maxBytes: Math.max(1, Math.min(asked, MAX_BODY_BYTES)),
   };
 }
