@@ -1,7 +1,7 @@
 /**
  * The standard environment variables of each AI SDK provider, and the one precedence goondan applies to them:
  * a Model's own `spec.endpoint` / `spec.apiKey` first, then these variables, then the provider's default URL
- * (a missing key then fails the call with MODEL_API_KEY_MISSING). The orchestrator passes an agent's child the
+ * (a missing key then fails the call with E_MODEL_API_KEY_MISSING). The orchestrator passes an agent's child the
  * variables of its Model's provider that are set (child-environment.ts keeps everything else out), and the
  * child's model factory reads them. They never reach a tool's command: tools get a scrubbed environment.
  */
