@@ -38,7 +38,7 @@ function RunList({ runs, runId }) {
 }
 
 function CaseTable({ runId, report, caseId }) {
-  return html`<table class="eval-cases" id="eval-cases">
+  return html`<div class="table-scroll" role="region" aria-label="Cases" tabindex="0"><table class="eval-cases" id="eval-cases">
     <caption>Cases of the run of ${report.bundle}${report.stoppedBy ? ` (stopped: ${report.stoppedBy})` : ""}</caption>
     <thead><tr><th scope="col">Case</th><th scope="col">Status</th><th scope="col">Score</th><th scope="col">Tokens</th><th scope="col">Cost</th><th scope="col">Duration</th><th scope="col">Failed checks</th></tr></thead>
     <tbody>
@@ -62,7 +62,7 @@ function CaseTable({ runId, report, caseId }) {
         </tr>`;
       })}
     </tbody>
-  </table>`;
+  </table></div>`;
 }
 
 /** The case's kept conversations as the Threads view draws them (no live trace links: the case's daemon is gone). */
