@@ -133,7 +133,7 @@ export function EvalsView({ parts }) {
     if (runId) loadRun(runId).then(setReport, (failure) => setError(failure.message));
   }, [runId]);
   const chosen = report?.cases?.find((item) => item.id === caseId);
-  return html`<section class="view evals" aria-labelledby="evals-title">
+  return html`<section class="view traces evals" aria-labelledby="evals-title">
     <h1 id="evals-title" class="sr-only">Evals</h1>
     <aside class="trace-list" aria-label="Eval runs">
       <h2>Eval runs</h2>
