@@ -308,8 +308,8 @@ export class Instance implements PoolMember {
           this.events.markApplied(message.payload.approvals.applied);
         commitStep({ store: this.options.store, ref: this.ref, child, commit: message.payload });
         return;
-      case "turn_text":
-        return hooks.turnText(this, message.payload);
+      case "turn_delta":
+        return hooks.turnDelta(this, message.payload);
       case "runtime_events":
         return hooks.runtimeEvents(this, message.payload.events);
       case "runtime_call":
