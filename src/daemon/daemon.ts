@@ -34,6 +34,7 @@ import type { ClusterSettings } from "../cluster/nats/settings.ts";
 import { listenForReloadSignal, startWatchReload } from "./watch-reload.ts";
 import { orchestratorIngest } from "./orchestrator-ingest.ts";
 import { startSchedules, type DaemonSchedules } from "./daemon-schedules.ts";
+import { evalRuns } from "../store/eval-runs.ts";
 
 export interface DaemonOptions {
   bundle: Bundle;
@@ -121,6 +122,7 @@ export class Daemon {
       metrics,
       processes: () => this.processes(),
       restart: (request) => this.restarts.request(request),
+      evals: evalRuns(options.stateRoot),
       schedules: {
         list: async () => (await this.schedules?.list()) ?? [],
         run: async (connection) => this.schedules?.run(connection),
