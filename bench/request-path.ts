@@ -13,7 +13,9 @@
  *
  * A file counts as sampled when it is anywhere on a sampled stack (once per sample), every process of a kind
  * summed. The rule: a file is on the request path when its count in the loaded window is at least
- * max(3, N / 30) and more than twice its count in the whole idle run (start-up, idle timers, shutdown).
+ * max(3, N / 30) and more than twice what idling as long costs it (its count in the idle run's window, the
+ * seconds after ready, scaled to the loaded window's length). Start-up is outside both windows, so a file that
+ * works at start-up and on every request (request schemas, daemon.ts) is judged by its requests only.
  * `--repo DIR` measures another checkout (its bin/goondan and src/); `--out FILE` writes the list as JSON;
  * `--keep` keeps the profiles' directories. Agent children run from source (GOONDAN_AGENT_FROM_SOURCE=1): the
  * bundle they load by default has no source map, so its frames would name no src/ file.
@@ -36,7 +38,7 @@ const REQUESTS = Number(flag("requests", "300"));
 const REPO = resolve(flag("repo", new URL("..", import.meta.url).pathname));
 const INTERVAL_US = Number(flag("interval", "50"));
 const WARM_UP = 5;
-const IDLE_MS = 3_000;
+const IDLE_MS = 5_000;
 const EXIT_TIMEOUT_MS = 30_000;
 const MIN_SAMPLES = Math.max(3, Math.ceil(REQUESTS / 30));
 const SRC = `${join(REPO, "src")}/`;
@@ -44,6 +46,7 @@ const SRC = `${join(REPO, "src")}/`;
 type Kind = "orchestrator" | "agent child" | "other child";
 const KINDS: Kind[] = ["orchestrator", "agent child", "other child"];
 type Counts = Record<Kind, Map<string, number>>;
+const emptyCounts = (): Counts => ({ orchestrator: new Map(), "agent child": new Map(), "other child": new Map() });
 
 /** The repository's src/ file (relative to src/) a frame's URL names, or undefined (node_modules, Bun, other). */
 const fileOf = (url: string): string | undefined => {
@@ -77,7 +80,17 @@ async function streamedRequest(base: string, index: number): Promise<void> {
 }
 
 /** One `goondan run` under --cpu-prof; `requests` 0 is the idle run. Returns the counts and the profile check. */
-async function profiledRun(requests: number): Promise<{ counts: Counts; notes: string[]; seconds: number }> {
+interface ProfiledRun {
+  /** Samples per file in the window: the idle seconds after ready, or the requests after the warm-up. */
+  counts: Counts;
+  /** Samples per file over the run's whole life (start-up, window, shutdown). */
+  whole: Counts;
+  windowSeconds: number;
+  notes: string[];
+  seconds: number;
+}
+
+async function profiledRun(requests: number): Promise<ProfiledRun> {
   const profiles = mkdtempSync(join(tmpdir(), "goondan-request-path-prof-"));
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-request-path-state-"));
   const markers = mkdtempSync(join(tmpdir(), "goondan-request-path-marker-"));
@@ -100,12 +113,15 @@ async function profiledRun(requests: number): Promise<{ counts: Counts; notes: s
   let to: number | undefined;
   const notes: string[] = [];
   try {
-    if (requests === 0) await Bun.sleep(IDLE_MS);
+    if (requests === 0) {
+      from = Date.now() * 1000;
+      await Bun.sleep(IDLE_MS);
+    }
     for (let i = 0; i < requests + (requests > 0 ? WARM_UP : 0); i++) {
       if (i === WARM_UP) from = Date.now() * 1000;
       await streamedRequest(run.base, i);
     }
-    if (requests > 0) to = Date.now() * 1000;
+    to = Date.now() * 1000;
   } finally {
     run.proc.kill("SIGTERM");
     const exited = await Promise.race([run.proc.exited, Bun.sleep(EXIT_TIMEOUT_MS).then(() => "timeout" as const)]);
@@ -122,12 +138,15 @@ async function profiledRun(requests: number): Promise<{ counts: Counts; notes: s
   const expected = 1 + childPids.size;
   await until(() => readCpuProfiles(profiles).length >= expected, { timeoutMs: 10_000 }).catch(() => undefined);
   const found = readCpuProfiles(profiles);
-  const counts: Counts = { orchestrator: new Map(), "agent child": new Map(), "other child": new Map() };
+  const counts = emptyCounts();
+  const whole = emptyCounts();
   for (const { pid, profile } of found) {
     // Agent children log their pid when spawned; other children (a module probe) do not.
     const kind: Kind = pid === run.proc.pid ? "orchestrator" : childPids.has(pid) ? "agent child" : "other child";
     for (const [file, n] of samplesPerFile({ profile, fileOf, ...(from ? { from } : {}), ...(to ? { to } : {}) }))
       counts[kind].set(file, (counts[kind].get(file) ?? 0) + n);
+    for (const [file, n] of samplesPerFile({ profile, fileOf }))
+      whole[kind].set(file, (whole[kind].get(file) ?? 0) + n);
   }
   const foundPids = new Set(found.map((entry) => entry.pid));
   if (!foundPids.has(run.proc.pid)) notes.push(`the orchestrator (pid ${run.proc.pid}) wrote no profile`);
@@ -141,7 +160,7 @@ async function profiledRun(requests: number): Promise<{ counts: Counts; notes: s
   rmSync(stateRoot, { recursive: true, force: true });
   rmSync(markers, { recursive: true, force: true });
   rmSync(dir, { recursive: true, force: true });
-  return { counts, notes, seconds };
+  return { counts, whole, windowSeconds: ((to ?? 0) - (from ?? 0)) / 1e6, notes, seconds };
 }
 
 async function main(): Promise<void> {
@@ -150,10 +169,13 @@ async function main(): Promise<void> {
   );
   const idle = await profiledRun(0);
   const loaded = await profiledRun(REQUESTS);
+  // What idling for as long as the loaded window costs a file: its idle-window samples, scaled.
+  const scale = loaded.windowSeconds / idle.windowSeconds;
+  const idleFor = (kind: Kind, file: string) => Math.round((idle.counts[kind].get(file) ?? 0) * scale);
   const onPath: { kind: Kind; file: string; loaded: number; idle: number }[] = [];
   for (const kind of KINDS)
     for (const [file, n] of loaded.counts[kind]) {
-      const base = idle.counts[kind].get(file) ?? 0;
+      const base = idleFor(kind, file);
       if (n >= MIN_SAMPLES && n > 2 * base) onPath.push({ kind, file, loaded: n, idle: base });
     }
   onPath.sort(
@@ -173,14 +195,24 @@ async function main(): Promise<void> {
       );
     }
   }
+  const below = KINDS.flatMap((kind) =>
+    [...loaded.counts[kind]]
+      .filter(([file]) => !onPath.some((entry) => entry.kind === kind && entry.file === file))
+      .map(
+        ([file, n]) =>
+          `${kind === "orchestrator" ? "" : `${kind}: `}${file} ${n} (idle ${idleFor(kind, file)}, whole idle run ${idle.whole[kind].get(file) ?? 0})`,
+      )
+      .sort(),
+  );
+  console.log(`\nsampled in the window but not on the path: ${below.join(", ") || "none"}`);
   const distinct = new Set(onPath.map((entry) => entry.file));
   const perKind = (pick: (kind: Kind) => number) => KINDS.map((kind) => `${kind} ${pick(kind)}`).join(", ");
   console.log(
-    `\non the path: ${distinct.size} distinct src/ files (${perKind((kind) => onPath.filter((e) => e.kind === kind).length)}); rule: ≥ ${MIN_SAMPLES} samples in the window and > 2 × idle`,
+    `\non the path: ${distinct.size} distinct src/ files (${perKind((kind) => onPath.filter((e) => e.kind === kind).length)}); rule: ≥ ${MIN_SAMPLES} samples in the ${loaded.windowSeconds.toFixed(1)} s window and > 2 × idle (the idle run's ${idle.windowSeconds.toFixed(1)} s after ready, × ${scale.toFixed(2)})`,
   );
   console.log(`loaded window, src/ files sampled at all: ${perKind((kind) => loaded.counts[kind].size)}`);
   console.log(
-    `idle run (ready, ${IDLE_MS / 1000} s idle, SIGTERM), src/ files sampled: ${perKind((kind) => idle.counts[kind].size)}`,
+    `idle run (ready, ${IDLE_MS / 1000} s idle, SIGTERM), src/ files sampled: while idle ${perKind((kind) => idle.counts[kind].size)}; over its whole life ${perKind((kind) => idle.whole[kind].size)}`,
   );
   console.log(`wall time: idle run ${idle.seconds.toFixed(1)} s, loaded run ${loaded.seconds.toFixed(1)} s`);
   for (const note of [...idle.notes.map((n) => `idle: ${n}`), ...loaded.notes.map((n) => `loaded: ${n}`)])
