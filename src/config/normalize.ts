@@ -31,6 +31,7 @@ import type {
   ValueSource,
 } from "./types.ts";
 import { API_VERSION, SIGNING_SECRET_KEY } from "./types.ts";
+import { normalizeEval } from "./normalize-eval.ts";
 
 interface Context {
   site: DocumentSite;
@@ -94,6 +95,15 @@ function buildResource(
       return { ...envelope, kind, spec: normalizeConnector(spec) };
     case "Connection":
       return { ...envelope, kind, spec: normalizeConnection(spec, context) };
+    case "Eval":
+      return {
+        ...envelope,
+        kind,
+        spec: normalizeEval(
+          spec,
+          (input, expected, segments) => normalizeRef(input, expected, segments, context) as never,
+        ),
+      };
   }
 }
 
@@ -182,6 +192,7 @@ function normalizeModel(spec: Raw): ModelSpec {
     ...(spec.endpoint !== undefined ? { endpoint: spec.endpoint } : {}),
     ...(spec.options !== undefined ? { options: spec.options } : {}),
     ...(spec.capabilities !== undefined ? { capabilities: spec.capabilities } : {}),
+    ...(spec.pricing !== undefined ? { pricing: { ...spec.pricing } } : {}),
   };
 }
 

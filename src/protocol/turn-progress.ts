@@ -7,6 +7,7 @@
  * The orchestrator relays them to a submitter that asked (`onProgress`), and a connector child that asked receives
  * them as `connector_progress`; everything on the way passes records through.
  */
+import type { JsonValue } from "../shared/json.ts";
 import type { RuntimeEvent } from "./runtime-event.ts";
 
 export interface ToolProgress {
@@ -25,6 +26,10 @@ export interface ToolProgress {
   /** Once ended with an error: its code. */
   code?: string;
   durationMs?: number;
+  /** The call's arguments (from `tool.called`, redacted and bounded by the child: public-runtime-event.ts). */
+  args?: JsonValue;
+  /** Once ended: the result the model reads (`{status, output}` or `{status, error}`), redacted and bounded. */
+  result?: JsonValue;
 }
 
 /** Text of the event's own turn, as its model streams it (Model `options.stream: true`). */
@@ -53,7 +58,7 @@ export type TurnProgress = ToolProgress | TextProgress | RestartedProgress;
 export const isOwnTurnProgress = (progress: TurnProgress): progress is TextProgress | RestartedProgress =>
   progress.kind !== "tool";
 
-/** The progress record of a `tool.*` runtime event (started, or ended with status, code and duration); else undefined. */
+/** The progress record of a `tool.*` runtime event (started with its args, or ended with status, code, duration and result); else undefined. */
 export function toolProgressOf(event: RuntimeEvent): ToolProgress | undefined {
   if (event.type !== "tool.called" && event.type !== "tool.completed" && event.type !== "tool.failed") return undefined;
   if (event.turnId === undefined || event.toolName === undefined || event.toolCallId === undefined) return undefined;
@@ -66,10 +71,12 @@ export function toolProgressOf(event: RuntimeEvent): ToolProgress | undefined {
     name: event.toolName,
     toolCallId: event.toolCallId,
   };
-  if (event.type === "tool.called") return { ...base, phase: "started" };
+  if (event.type === "tool.called")
+    return { ...base, phase: "started", ...(event.data?.args === undefined ? {} : { args: event.data.args }) };
   return {
     ...base,
     phase: "ended",
+    ...(event.data?.result === undefined ? {} : { result: event.data.result }),
     status: event.type === "tool.failed" ? "error" : "ok",
     ...(event.error === undefined ? {} : { code: event.error.code }),
     ...(event.durationMs === undefined ? {} : { durationMs: event.durationMs }),

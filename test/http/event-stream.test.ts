@@ -51,8 +51,21 @@ describe("POST /v1/events with stream: true", () => {
     expect(rest.map((item) => item.event)).toEqual(["restarted", "delta", "tool", "tool", "tool", "done"]);
     expect(rest[0]!.data).toEqual({ reason: "retry" });
     expect(rest[1]!.data).toEqual({ text: "lo" });
-    expect(rest[2]!.data).toEqual({ phase: "started", agent: "a", instanceKey: "k", name: "agents__request" });
-    expect(rest[4]!.data).toEqual({ phase: "ended", agent: "b", instanceKey: "k", name: "bash__exec", status: "ok" });
+    expect(rest[2]!.data).toEqual({
+      phase: "started",
+      agent: "a",
+      instanceKey: "k",
+      name: "agents__request",
+      callId: "c1",
+    });
+    expect(rest[4]!.data).toEqual({
+      phase: "ended",
+      agent: "b",
+      instanceKey: "k",
+      name: "bash__exec",
+      callId: "c1",
+      status: "ok",
+    });
     const fetched = await bodyOf(await request("GET", `/v1/events/${eventId}`));
     const { state, ...outcome } = fetched;
     expect(state).toBe("ok");

@@ -11,7 +11,7 @@ import type { Logger } from "../../shared/logger.ts";
 import { instanceAddress, type AgentEvent } from "../../protocol/agent-event.ts";
 import type { ErrorInfo } from "../../protocol/error-info.ts";
 import type { ChildMessage, ChildToParent, ParentToChild } from "../../protocol/ipc-messages.ts";
-import { OneShotTimer } from "../../shared/clock.ts";
+import { OneShotTimer, type TimerHandle } from "../../shared/clock.ts";
 import type { ChildProcess } from "../../supervision/child-process.ts";
 import type { PoolMember } from "../../supervision/process-pool.ts";
 import type { SupervisedExit, SupervisorStatus } from "../../supervision/child-spec.ts";
@@ -21,6 +21,9 @@ import { commitStep, commitTurn, hydrateChild } from "./child-state.ts";
 import { deliveryOf, InstanceQueue, type InboxEntry } from "./instance-queue.ts";
 import type { InstanceOptions } from "./instance-options.ts";
 import { StartFailures } from "./start-failures.ts";
+
+/** Timers hold at most 2^31-1 ms; an event due later is deferred again when this one fires. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 export type InstanceStatus = Exclude<SupervisorStatus, "running"> | "idle" | "processing";
 
@@ -35,6 +38,8 @@ export class Instance implements PoolMember {
   private readonly startFailures = new StartFailures();
   private readonly logger: Logger;
   private readonly idleTimer: OneShotTimer;
+  /** Events not due yet (`notBefore`), each waiting for its time. */
+  private readonly deferred = new Map<string, TimerHandle>();
 
   constructor(private readonly options: InstanceOptions) {
     this.agent = options.agent;
@@ -142,6 +147,7 @@ export class Instance implements PoolMember {
 
   /** Queues an event the store already holds (found unanswered when the orchestrator started). */
   enqueue(entry: InboxEntry): void {
+    if (this.deferUntilDue(entry)) return;
     if (!this.events.push(entry)) return;
     this.lastActiveAt = this.options.clock.now();
     if (this.startFailures.unstartable && !this.live) {
@@ -220,6 +226,8 @@ export class Instance implements PoolMember {
 
   /** No more starts or restarts (orchestrator shutdown, agent gone from the swarm). */
   close(): void {
+    for (const timer of this.deferred.values()) this.options.clock.clearTimeout(timer);
+    this.deferred.clear();
     this.idleTimer.clear();
     this.supervisor.close();
   }
@@ -231,6 +239,26 @@ export class Instance implements PoolMember {
   resume(): void {
     this.supervisor.resume();
     this.deliverNext();
+  }
+
+  /**
+   * An event not due yet (`notBefore`, agents__schedule) waits for its time here, not in the queue: it is already in
+   * the store, so a restart finds it unanswered and defers it again. True when it was deferred.
+   */
+  private deferUntilDue(entry: InboxEntry): boolean {
+    const due = entry.event.notBefore;
+    const now = this.options.clock.now();
+    if (due === undefined || due <= now) return false;
+    if (this.deferred.has(entry.event.id)) return true;
+    const timer = this.options.clock.setTimeout(
+      () => {
+        this.deferred.delete(entry.event.id);
+        this.enqueue(entry);
+      },
+      Math.min(due - now, MAX_TIMER_MS),
+    );
+    this.deferred.set(entry.event.id, timer);
+    return true;
   }
 
   private kick(): void {

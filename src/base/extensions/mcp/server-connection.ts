@@ -18,7 +18,7 @@ import { scrubbedEnv } from "../../tools/scrubbed-env.ts";
 import type { CallResult } from "./call-result.ts";
 import { GuardedStdioTransport } from "./guarded-stdio-transport.ts";
 import { mcpFault } from "./mcp-fault.ts";
-import { redactSecrets } from "./redact-secrets.ts";
+import { redactSecrets } from "../../../shared/redact-secrets.ts";
 import type { McpServerSpec } from "./server-spec.ts";
 
 export type McpTool = Tool;
