@@ -25,6 +25,12 @@ export const NOTES: Record<string, string> = {
   "Model.spec.options":
     "Provider options. `replay` reads `options.cassette`: a bundle-relative JSONL file written by `goondan run --record`.",
   "Model.spec.capabilities": "Capability flags, kept for compatibility with public bundles.",
+  "Model.spec.pricing":
+    "US dollars per million input and output tokens, for the costs `goondan eval` reports (default: a small table of known models, docs/evals.md).",
+  "Eval.spec.swarm": "The Swarm the cases run against (default: the bundle's only Swarm).",
+  "Eval.spec.agent": "The Agent each case talks to (default: the Swarm's entry agent).",
+  "Eval.spec.cases":
+    "The cases: each a `name`, an `input` or `turns`, optional `fixtures` and the `expect`ations its run is scored by (docs/evals.md).",
   "Agent.spec.modelConfig.modelRef": "The Model this agent calls.",
   "Agent.spec.modelConfig.params": "Sampling parameters passed to every call.",
   "Agent.spec.modelConfig.params.temperature": "Sampling temperature.",
@@ -205,4 +211,25 @@ spec:
           agentRef: Agent/coordinator
           instanceKeyProperty: chatId
           instanceKeyPrefix: "chat-"`,
+  Eval: `apiVersion: goondan.ai/v1
+kind: Eval
+metadata:
+  name: smoke
+spec:
+  cases:
+    - name: greets
+      input: Say hello.
+      expect:
+        contains: hello
+        maxSteps: 2
+    - name: reads-the-notes
+      fixtures:
+        - path: notes.md
+          content: "buy milk"
+      input: What is in notes.md?
+      expect:
+        toolCalled:
+          - tool: file-system__read
+            args: { path: { $regex: "notes" } }
+        regex: /milk/i`,
 };

@@ -18,6 +18,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
     summary: "validate a bundle (goondan.yaml and its resource files)",
     load: () => import("./commands/validate.ts"),
   },
+  eval: {
+    summary: "run the bundle's Eval cases and score them (live, --record or --replay)",
+    load: () => import("./commands/eval.ts"),
+  },
   schema: { summary: "print the JSON Schema of goondan.yaml documents", load: () => import("./commands/schema.ts") },
   ps: { summary: "list the processes of a running orchestrator", load: () => import("./commands/ps.ts") },
   init: {
@@ -47,6 +51,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   approvals: {
     summary: "list the tool calls waiting for a person's approval in the running orchestrator",
     load: () => import("./commands/approvals.ts"),
+  },
+  schedules: {
+    summary: "list the running swarm's schedules, or fire one now (schedules run NAME)",
+    load: () => import("./commands/schedules.ts"),
   },
   approve: {
     summary: "approve (or --deny) a tool call waiting for a person's decision",

@@ -6,7 +6,8 @@
  * and `.git` are never entered, and two rules of ours keep the scan to the bundle itself: a directory
  * holding its own goondan.yaml is another bundle and is never merged into this one, and hidden directories
  * (`.goondan`, `.venv`…) are skipped, so files an agent writes into a state root kept there never become
- * resources. Symlinks are not followed. The order is the public spec's: sorted by path.
+ * resources. Symlinks are not followed. The order is the public spec's: sorted by path. Ours too: every YAML file
+ * directly in a top-level `evals/` directory is read (its Eval documents are `goondan eval`'s cases).
  */
 import { readdirSync } from "node:fs";
 import { basename, extname, join, relative, sep } from "node:path";
@@ -29,6 +30,8 @@ const RESOURCE_FILE_NAMES: ReadonlySet<string> = new Set([
   "swarms",
   "resources",
 ]);
+/** The top-level directory whose YAML files are all read, whatever their names: the bundle's Eval cases. */
+export const EVALS_DIRECTORY = "evals";
 const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(["node_modules", "dist"]);
 export const MAIN_FILE_NAMES = ["goondan.yaml", "goondan.yml"] as const;
 
@@ -53,6 +56,7 @@ export function isBundleFilePath(options: { dir: string; path: string }): boolea
   if (rel === "" || rel.startsWith("..")) return false;
   const parts = rel.split(sep);
   const name = parts.pop() ?? "";
+  if (parts.length === 1 && parts[0] === EVALS_DIRECTORY && /\.ya?ml$/i.test(name)) return true;
   return parts.every((part) => !isSkippedDirectoryName(part)) && isResourceFileName(name);
 }
 
@@ -60,6 +64,7 @@ export function isBundleFilePath(options: { dir: string; path: string }): boolea
 export function bundleFiles(dir: string): string[] {
   const found: string[] = [];
   const walk = (current: string, top: boolean): void => {
+    const evals = current === join(dir, EVALS_DIRECTORY);
     let entries;
     try {
       entries = readdirSync(current, { withFileTypes: true });
@@ -71,7 +76,7 @@ export function bundleFiles(dir: string): string[] {
     for (const entry of entries) {
       if (entry.isDirectory()) {
         if (!isSkippedDirectoryName(entry.name)) walk(join(current, entry.name), false);
-      } else if (entry.isFile() && isResourceFileName(entry.name)) {
+      } else if (entry.isFile() && (isResourceFileName(entry.name) || (evals && /\.ya?ml$/i.test(entry.name)))) {
         found.push(join(current, entry.name));
       }
     }

@@ -14,7 +14,7 @@ export const ISSUE_CODES = {
   E_CONFIG_DOCUMENT_NOT_OBJECT: "a document is a scalar or a list instead of a mapping",
   E_CONFIG_UNSUPPORTED_API_VERSION: "a document's apiVersion is missing or is not goondan.ai/v1",
   E_CONFIG_MISSING_KIND: "a document has no kind",
-  E_CONFIG_UNKNOWN_KIND: "a document's kind is not one of the eight known kinds",
+  E_CONFIG_UNKNOWN_KIND: "a document's kind is not one of the nine known kinds",
   E_CONFIG_PACKAGE_DOC_POSITION: "a Package document is not the first document of goondan.yaml",
   E_CONFIG_PACKAGE_DOC_DUPLICATED: "a file holds more than one Package document",
   E_CONFIG_SCHEMA_INVALID: "a field is missing, unknown, or of the wrong type or value",
@@ -52,6 +52,21 @@ export const ISSUE_CODES = {
   E_CONFIG_MCP_TRANSPORT:
     "an mcp server sets neither or both of command (stdio) and url (Streamable HTTP), or a field of the other transport",
   E_CONFIG_MCP_UNREACHABLE: "validate --probe-mcp could not start or connect to an mcp server, or list its tools",
+  E_CONFIG_SCHEDULE_INVALID:
+    "a schedule Connection's config has an unknown setting, neither or both of cron and every, or a bad catchUp",
+  E_CONFIG_CRON_INVALID: "a schedule Connection's cron is not an expression of five or six valid fields",
+  E_CONFIG_TIMEZONE_UNKNOWN: "a schedule Connection's timezone is not an IANA time zone",
+  E_CONFIG_DURATION_INVALID: "a schedule Connection's every is not a duration from 1s to 366d (30s, 15m, 1h30m, 2d)",
+  E_CONFIG_TEMPLATE_FIELD_UNKNOWN: "a schedule Connection's input template names a {{field}} a tick does not have",
+  E_CONFIG_EVAL_MATCHER_INVALID:
+    "an Eval's tool argument matcher is not a value nor one of {$contains}, {$regex, $flags?}, {$exists}, or its regex does not compile",
+  E_CONFIG_EVAL_INPUT: "an Eval case sets neither or both of input and turns",
+  E_CONFIG_EVAL_UNKNOWN_TOOL: "an Eval case expects a tool that no Agent of its Swarm is given",
+  E_CONFIG_EVAL_AGENT_NOT_IN_SWARM: "an Eval (or one of its cases) names an Agent that is not in its Swarm",
+  E_CONFIG_EVAL_DUPLICATE_CASE: "two cases of one Eval share a name",
+  E_CONFIG_EVAL_PATH: "an Eval fixture or file expectation is absolute or leaves the workspace",
+  W_CONFIG_EVAL_TOOL_UNLISTED:
+    "an Eval case expects a tool no Tool declares, while an Extension of the Swarm may register it at run time",
   W_CONFIG_YAML: "the YAML parser warned about a document",
   W_CONFIG_HANDLER_UNUSED: "a Tool module's `handlers` has a function no export declares",
   W_CONFIG_PROMPT_MISSING: "an Agent has no system prompt",

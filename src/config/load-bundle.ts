@@ -22,9 +22,11 @@ import { checkWiring } from "./check-wiring.ts";
 import { checkIngress } from "./check-ingress.ts";
 import { checkMcpConfig } from "./check-mcp-config.ts";
 import { checkToolApprovalConfig } from "./check-tool-approval-config.ts";
+import { checkScheduleConfig } from "./check-schedule-config.ts";
 import { checkFiles } from "./check-files.ts";
 import { checkParameters } from "./check-parameters.ts";
 import { checkToolModules } from "./check-tool-modules.ts";
+import { checkEvals } from "./check-evals.ts";
 
 export interface LoadBundleOptions {
   /** Environment of the child process that imports Tool modules. Default: process.env. Validation does not require env vars (see missingEnvIssues). */
@@ -68,6 +70,8 @@ export async function loadBundle(target: string, options: LoadBundleOptions = {}
     }
     checkMcpConfig({ resources: local, issues });
     checkToolApprovalConfig({ resources: local, issues });
+    checkScheduleConfig({ resources: local, issues });
+    checkEvals({ resources: local, index, issues });
   }
   // Built-in files are ours: test/config/builtin-package.test.ts checks them, not every user's validate.
   checkFiles({ resources: local, issues });

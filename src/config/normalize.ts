@@ -35,6 +35,7 @@ import type {
   ToolSpec,
 } from "./types.ts";
 import { API_VERSION } from "./types.ts";
+import { normalizeEval } from "./normalize-eval.ts";
 
 export type { RefUse, WrongKindRef };
 export { normalizeValueSource };
@@ -76,6 +77,15 @@ function buildResource(
       return { ...envelope, kind, spec: normalizeConnector(spec) };
     case "Connection":
       return { ...envelope, kind, spec: normalizeConnection(spec, context) };
+    case "Eval":
+      return {
+        ...envelope,
+        kind,
+        spec: normalizeEval(
+          spec,
+          (input, expected, segments) => normalizeRef(input, expected, segments, context) as never,
+        ),
+      };
   }
 }
 
@@ -116,6 +126,7 @@ function normalizeModel(spec: Raw): ModelSpec {
     ...(spec.endpoint !== undefined ? { endpoint: spec.endpoint } : {}),
     ...(spec.options !== undefined ? { options: spec.options } : {}),
     ...(spec.capabilities !== undefined ? { capabilities: spec.capabilities } : {}),
+    ...(spec.pricing !== undefined ? { pricing: { ...spec.pricing } } : {}),
   };
 }
 

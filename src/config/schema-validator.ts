@@ -34,6 +34,10 @@ const TITLE_CODES: Record<string, { code: IssueCode; expected: string }> = {
     expected: 'a ValueSource ({value}, {valueFrom: {env}} or {valueFrom: {secretRef: {ref: "Secret/x", key}}})',
   },
   [TITLES.dependency]: { code: "E_CONFIG_SCHEMA_INVALID", expected: 'a dependency ("name" or {name, version})' },
+  [TITLES.argumentMatcher]: {
+    code: "E_CONFIG_EVAL_MATCHER_INVALID",
+    expected: "a tool argument matcher (a value, or one of {$contains}, {$regex, $flags?}, {$exists})",
+  },
 };
 
 /** Validates one document of a known kind; returns true when it matches its schema. */

@@ -4,11 +4,24 @@
  * reads configuration through these types only.
  */
 import type { JsonObject, JsonValue } from "../shared/json.ts";
+import type { EvalSpec } from "./eval-types.ts";
+
+export type * from "./eval-types.ts";
 
 export const API_VERSION = "goondan.ai/v1";
 export const BUILTIN_PACKAGE = "@goondan/base";
 
-export const KINDS = ["Package", "Model", "Agent", "Swarm", "Tool", "Extension", "Connector", "Connection"] as const;
+export const KINDS = [
+  "Package",
+  "Model",
+  "Agent",
+  "Swarm",
+  "Tool",
+  "Extension",
+  "Connector",
+  "Connection",
+  "Eval",
+] as const;
 export type Kind = (typeof KINDS)[number];
 
 /** `"Kind/name"` or `{kind, name, package?}`; list items may wrap it as `{ref: …}`. */
@@ -71,6 +84,13 @@ export interface ModelSpec {
   options?: JsonObject;
   /** Feature flags of the public format (`streaming`, `toolCalling`, …); informational. */
   capabilities?: Record<string, boolean>;
+  /** Prices in US dollars per million tokens, for the costs `goondan eval` reports. Default: src/eval/model-prices.ts. */
+  pricing?: ModelPricing;
+}
+
+export interface ModelPricing {
+  inputPerMillion: number;
+  outputPerMillion: number;
 }
 
 export interface ModelParams {
@@ -184,6 +204,7 @@ export type ToolResource = Resource<"Tool", ToolSpec>;
 export type ExtensionResource = Resource<"Extension", ExtensionSpec>;
 export type ConnectorResource = Resource<"Connector", ConnectorSpec>;
 export type ConnectionResource = Resource<"Connection", ConnectionSpec>;
+export type EvalResource = Resource<"Eval", EvalSpec>;
 export type AnyResource =
   | PackageResource
   | ModelResource
@@ -192,7 +213,8 @@ export type AnyResource =
   | ToolResource
   | ExtensionResource
   | ConnectorResource
-  | ConnectionResource;
+  | ConnectionResource
+  | EvalResource;
 
 export type ResourceOfKind<K extends Kind> = Extract<AnyResource, { kind: K }>;
 

@@ -18,6 +18,8 @@ import { storedConversation } from "../cluster/view/reads.ts";
 import type { ClusterReload, ClusterReloadStatus } from "../cluster/reload/reload.ts";
 import type { DaemonOptions } from "./daemon-options.ts";
 import { listenForReloadSignal, startWatchReload } from "./watch-reload.ts";
+import { orchestratorIngest } from "./orchestrator-ingest.ts";
+import { startSchedules, type DaemonSchedules } from "./daemon-schedules.ts";
 
 export type { DaemonOptions };
 
@@ -26,6 +28,7 @@ export class Daemon {
   readonly restarts: RestartCoordinator;
   readonly backend: ApiBackend;
   private connectors: ConnectorHost | undefined;
+  private schedules: DaemonSchedules | undefined;
   private bundleWatcher: BundleWatcher | undefined;
   private api: ServedApi | undefined;
   private stopHangup: (() => void) | undefined;
@@ -79,6 +82,10 @@ export class Daemon {
       metrics,
       processes: () => this.processes(),
       restart: (request) => this.restarts.request(request),
+      schedules: {
+        list: async () => (await this.schedules?.list()) ?? [],
+        run: async (connection) => this.schedules?.run(connection),
+      },
       ...(cluster
         ? {
             cluster: {
@@ -139,6 +146,7 @@ export class Daemon {
   async stop(reason: string): Promise<void> {
     this.stopHangup?.();
     await this.bundleWatcher?.close();
+    await this.schedules?.stop();
     await this.connectors?.stop();
     this.restarts.close();
     await this.orchestrator.shutdown({ reason });
@@ -179,19 +187,7 @@ export class Daemon {
       this.connectors = await startConnectors({
         bundle: orchestrator.currentBundle,
         swarm: orchestrator.swarm.name,
-        ingest: async (request) => {
-          const submitted = orchestrator.ingest({
-            connection: request.connection,
-            input: request.input,
-            agent: request.agent,
-            instanceKey: request.instanceKey,
-            type: request.type,
-            metadata: request.metadata,
-            ...(request.onProgress ? { onProgress: request.onProgress } : {}),
-          });
-          await submitted.accepted;
-          return { eventId: submitted.eventId, ...(request.wantsReply ? { reply: submitted.outcome } : {}) };
-        },
+        ingest: orchestratorIngest(orchestrator),
         approvals: {
           get: (id) => orchestrator.approvals.get(id),
           decide: (request) => orchestrator.approvals.decide({ ...request, wait: true }),
@@ -202,6 +198,15 @@ export class Daemon {
         ...(options.connectorSpawner ? { spawner: options.connectorSpawner } : {}),
       });
     }
+    // A cluster has no single firer of a tick yet: every node would fire it (docs/schedules.md).
+    if (options.connectors !== false && !this.cluster)
+      this.schedules = await startSchedules({
+        orchestrator,
+        swarm: options.swarm,
+        env: options.env,
+        metrics: this.backend.metrics as SwarmMetrics,
+        logger,
+      });
     if (options.watch) {
       this.bundleWatcher = await startWatchReload({
         initial: orchestrator.currentBundle,
@@ -224,6 +229,7 @@ export class Daemon {
     if (plan.announce === true) await this.announce(plan);
     await this.orchestrator.reload(plan);
     await this.connectors?.apply({ bundle: plan.bundle, connections });
+    await this.schedules?.apply(plan.bundle);
     await this.clusterReload?.reloaded();
   }
 

@@ -1,13 +1,14 @@
 /**
  * What the HTTP API serves: the orchestrator itself (the swarm, submit, instances and conversations, event states,
  * runtime events, approvals: `OrchestratorApi`), and what the daemon composes around it: the process table of
- * agents and connectors together, restart requests, the metrics, and on a cluster node the cluster's reads, live
+ * agents and connectors together, restart requests, the schedules, the metrics, and on a cluster node the cluster's reads, live
  * events and standing, which the routes serve instead of this node's own.
  */
 import type { ClusterReloadStatus } from "../cluster/reload/reload.ts";
 import type { ClusterReads } from "../cluster/view/reads.ts";
 import type { ClusterLive } from "../cluster/live/live-interest.ts";
 import type { ClusterStatus } from "../cluster/instances/outage-recovery.ts";
+import type { ScheduleRow } from "../connector/schedule/schedule-runner.ts";
 import type { SwarmMetrics } from "../observability/swarm-metrics.ts";
 import type { OrchestratorApi } from "../orchestrator/orchestrator-api.ts";
 import type { RestartRequest } from "../orchestrator/reload/restart-coordinator.ts";
@@ -33,6 +34,12 @@ export interface ApiBackend {
   readonly orchestrator: OrchestratorApi;
   /** Agents and connectors. */
   processes(): ProcessInfo[];
+  /** `GET /v1/schedules` and `POST /v1/schedules/:name/run` (the Connections of the `schedule` connector); absent: 501. */
+  schedules?: {
+    list(): Promise<ScheduleRow[]>;
+    /** Undefined: no schedule of that name. */
+    run(connection: string): Promise<{ eventId: string } | undefined>;
+  };
   /** `POST /v1/restart`; absent: 501. */
   restart?(request: RestartRequest): Promise<RestartAnswer>;
   /** `GET /metrics`; absent: 404. */

@@ -12,10 +12,17 @@ import { silentLogger, type Logger } from "../shared/logger.ts";
 import { requireTokenOffLoopback, type ApiAccess } from "./api-access.ts";
 import type { ApiBackend } from "./api-backend.ts";
 import type { ApiEnv, RequestTimeouts } from "./api-env.ts";
+import type { ApiSurface } from "./api-surfaces.ts";
 import { ApiError, errorBody, errorResponse } from "./api-error.ts";
 import { bearerToken } from "./middleware/bearer-token.ts";
 import { hostCheck } from "./middleware/host-check.ts";
 import { originCheck } from "./middleware/origin-check.ts";
+import { jsonRpcErrors } from "./a2a/a2a-error.ts";
+import { A2A_PATHS, a2aRoutes } from "./a2a/a2a-routes.ts";
+import { agUiRoutes } from "./ag-ui/ag-ui-routes.ts";
+import { openAiErrors } from "./openai/openai-error.ts";
+import { openApiRoutes } from "./openapi/openapi-routes.ts";
+import { OPENAI_PATHS, openAiRoutes } from "./openai/openai-routes.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { clusterRoutes } from "./routes/cluster.ts";
 import { eventRoutes } from "./routes/events.ts";
@@ -24,8 +31,11 @@ import { instanceRoutes } from "./routes/instances.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { STUDIO_OPEN_PATHS, studioRoutes } from "./routes/studio.ts";
 import { traceRoutes } from "./routes/traces.ts";
+import { swarmRoutes } from "./routes/swarm.ts";
 import { processRoutes } from "./routes/processes.ts";
 import { restartRoutes } from "./routes/restart.ts";
+import { scheduleRoutes } from "./routes/schedules.ts";
+import { signalRoutes } from "./routes/signals.ts";
 import { runtimeEventRoutes } from "./routes/runtime-events.ts";
 import { watchRoutes } from "./routes/watch.ts";
 
@@ -39,6 +49,8 @@ export interface HttpApiOptions extends ApiAccess {
   logger?: Logger;
   /** How often an idle event stream says it is alive. Default 15 s (sse-stream.ts). */
   heartbeatMs?: number;
+  /** Interoperability surfaces not to serve (api-surfaces.ts). Default: none, every one is served. */
+  surfacesOff?: readonly ApiSurface[];
 }
 
 /** How long stopping the server waits for answers in flight before it closes every connection. */
@@ -54,6 +66,10 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
   app.notFound((c) =>
     errorBody({ status: 404, error: { code: "E_API_NOT_FOUND", message: `no route ${c.req.path.slice(0, 200)}` } }),
   );
+  const surfaceOn = (surface: ApiSurface) => !options.surfacesOff?.includes(surface);
+  // Before every check, so what they refuse on these paths is in OpenAI's error shape too.
+  if (surfaceOn("openai")) for (const path of OPENAI_PATHS) app.use(path, openAiErrors);
+  if (surfaceOn("a2a")) for (const path of A2A_PATHS) app.use(path, jsonRpcErrors);
   app.use(
     hostCheck({
       boundHost: options.host ?? "127.0.0.1",
@@ -87,10 +103,17 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
     eventRoutes({ backend, maxBodyBytes, ...heartbeat }),
     watchRoutes({ backend, ...heartbeat }),
     restartRoutes({ backend, maxBodyBytes }),
-    approvalRoutes({ backend, maxBodyBytes }),
+    approvalRoutes({ backend, maxBodyBytes, ...heartbeat }),
+    scheduleRoutes(backend),
+    signalRoutes({ backend, maxBodyBytes }),
     metricsRoutes(backend.metrics),
     traceRoutes(backend),
+    swarmRoutes(backend),
     studioRoutes(),
+    ...(surfaceOn("openai") ? [openAiRoutes({ backend, maxBodyBytes, ...heartbeat })] : []),
+    ...(surfaceOn("ag-ui") ? [agUiRoutes({ backend, maxBodyBytes, ...heartbeat })] : []),
+    ...(surfaceOn("a2a") ? [a2aRoutes({ backend, maxBodyBytes, token: Boolean(options.token), ...heartbeat })] : []),
+    openApiRoutes({ routes: () => app.routes }),
   ];
   for (const routes of groups) {
     app.route("/", routes);

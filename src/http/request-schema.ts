@@ -3,7 +3,8 @@
  * Schema, compiled once with ajv when the route module loads. A value that fails is a `400 E_API_BAD_REQUEST`
  * naming every failing field and what it expected (described like tool arguments, tools/args-validator.ts);
  * query and path values arrive as text and are coerced to the schema's types (`limit=5` becomes 5). The field
- * schemas every route shares, and the limits the docs state, live here too.
+ * schemas every route shares, and the limits the docs state, live here too. Every schema compiled is also kept,
+ * by route and part, for the OpenAPI document (openapi/openapi-document.ts): one truth for checks and docs.
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import type { JsonObject } from "../shared/json.ts";
@@ -28,6 +29,20 @@ export const AGENT_NAME_SCHEMA = { type: "string", minLength: 1, maxLength: MAX_
 export const INSTANCE_KEY_SCHEMA = { type: "string", minLength: 1, maxLength: MAX_INSTANCE_KEY_LENGTH, ...PRINTABLE };
 
 export type RequestPart = "body" | "query" | "path";
+
+export interface RegisteredSchema {
+  /** `METHOD /path/:param`, as the route's errors name it. */
+  route: string;
+  part: RequestPart;
+  schema: JsonObject;
+}
+
+const registered: RegisteredSchema[] = [];
+
+/** Every request schema compiled so far, in the order the route modules loaded. */
+export function registeredSchemas(): readonly RegisteredSchema[] {
+  return registered;
+}
 
 const compilers: Partial<Record<"json" | "text", Ajv>> = {};
 
@@ -55,6 +70,7 @@ export function requestSchema<T>(options: {
   schema: JsonObject;
 }): (value: unknown) => T {
   const validate: ValidateFunction = compilerFor(options.part).compile(options.schema);
+  registered.push({ route: options.route, part: options.part, schema: options.schema });
   const suggestion = options.part === "body" ? keysSuggestion(options.schema) : allowedParameters(options);
   return (value) => {
     if (validate(value)) return value as T;

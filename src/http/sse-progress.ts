@@ -1,14 +1,19 @@
 /**
  * How a turn's progress reads on the wire of `POST /v1/events` with `"stream": true`: `delta` `{text}` for streamed
- * text, `tool` `{phase, agent, instanceKey, name, status?}` for each tool call of the turn and of the turns it
- * delegated to, and `restarted` `{reason}` when the text so far is void (a retried model call, or the event
- * delivered again after a crash) and starts over.
+ * text, `tool` `{phase, agent, instanceKey, name, callId, args?, status?, code?, durationMs?, result?}` for each tool
+ * call of the turn and of the turns it delegated to (`args` when it starts; `status` `ok`/`error`, `durationMs` and
+ * `result` when it ends; args and result redacted of the agent's secrets and bounded to 4 KiB of JSON, a longer one
+ * being `{truncated: true, bytes, preview}`: public-runtime-event.ts), and `restarted` `{reason}` when the text so
+ * far is void (a retried model call, or the event delivered again after a crash) and starts over. `progressRelay` holds what comes before the stream opens (a turn
+ * may start before its answer's headers are out) and relays the rest as it comes: `POST /v1/events` and
+ * `POST /v1/approvals/:id` stream through it.
  */
 import type { TurnProgress } from "../protocol/turn-progress.ts";
+import type { SseWriter } from "./sse-stream.ts";
 
 export function progressMessage(progress: TurnProgress): { event: string; data: unknown } {
   switch (progress.kind) {
-    case "text":
+    case "delta":
       return { event: "delta", data: { text: progress.text } };
     case "restarted":
       return { event: "restarted", data: { reason: progress.reason } };
@@ -20,8 +25,26 @@ export function progressMessage(progress: TurnProgress): { event: string; data: 
           agent: progress.agent,
           instanceKey: progress.instanceKey,
           name: progress.name,
+          callId: progress.toolCallId,
+          ...(progress.args === undefined ? {} : { args: progress.args }),
           ...(progress.status === undefined ? {} : { status: progress.status }),
+          ...(progress.code === undefined ? {} : { code: progress.code }),
+          ...(progress.durationMs === undefined ? {} : { durationMs: progress.durationMs }),
+          ...(progress.result === undefined ? {} : { result: progress.result }),
         },
       };
   }
+}
+
+/** An `onProgress` to hand the orchestrator before the stream exists, and `attach` once it does. */
+export function progressRelay(): { onProgress(progress: TurnProgress): void; attach(writer: SseWriter): void } {
+  const early: TurnProgress[] = [];
+  let target: SseWriter | undefined;
+  return {
+    onProgress: (progress) => (target ? target.send(progressMessage(progress)) : early.push(progress)),
+    attach: (writer) => {
+      target = writer;
+      for (const progress of early.splice(0)) writer.send(progressMessage(progress));
+    },
+  };
 }

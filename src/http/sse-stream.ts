@@ -12,8 +12,10 @@ import type { ApiEnv } from "./api-env.ts";
 export const SSE_HEARTBEAT_MS = 15_000;
 
 export interface SseWriter {
-  /** Queues one message; ignored once the client is gone. */
-  send(message: { event: string; data: unknown }): void;
+  /** Queues one message (its data as JSON; without `event`, a plain `message`); ignored once the client is gone. */
+  send(message: { event?: string; data: unknown }): void;
+  /** Queues text already in the stream's format (a message a protocol's own encoder wrote, OpenAI's `[DONE]`). */
+  sendRaw(chunk: string): void;
   /** Resolves when the client went away (never, while it stays). */
   readonly closed: Promise<void>;
   readonly isClosed: boolean;
@@ -47,9 +49,13 @@ export function sseResponse(options: {
     );
     const writer: SseWriter = {
       send: (message) => {
-        const sse: SSEMessage = { event: message.event, data: JSON.stringify(message.data) };
+        const sse: SSEMessage = {
+          ...(message.event === undefined ? {} : { event: message.event }),
+          data: JSON.stringify(message.data),
+        };
         write(() => stream.writeSSE(sse));
       },
+      sendRaw: (chunk) => write(() => stream.write(chunk)),
       closed,
       get isClosed() {
         return gone;

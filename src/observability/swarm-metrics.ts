@@ -2,7 +2,7 @@
  * The swarm's Prometheus metrics (`GET /metrics`), kept in one prom-client registry of its own (never the global
  * one): counters and histograms fed from the runtime events the orchestrator's hub sees (turns, steps, tool calls
  * by status, model calls, tokens and durations), and gauges read from the process table when scraped (restarts,
- * inbox depth, processes by status). Labels are the agent, tool, provider and model names the bundle declares,
+ * inbox depth, processes by status), and the schedules' ticks fired, missed and late. Labels are the agent, tool, provider, model and Connection names the bundle declares,
  * never instance keys, so the series stay bounded however many instances run.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
@@ -28,6 +28,7 @@ export class SwarmMetrics {
   private readonly tokens: Counter<"agent" | "provider" | "model" | "direction">;
   private readonly turnSeconds: Histogram<"agent" | "status">;
   private readonly modelSeconds: Histogram<"agent" | "provider" | "model">;
+  private readonly ticks: Record<"fired" | "missed" | "late", Counter<"connection">>;
 
   constructor(options: { processes: () => readonly MetricsProcessRow[] }) {
     const registers = [this.registry];
@@ -75,6 +76,16 @@ export class SwarmMetrics {
       buckets: DURATION_BUCKETS,
       registers,
     });
+    const tickCounter = (what: string, help: string) =>
+      new Counter({ name: `goondan_schedule_ticks_${what}_total`, help, labelNames: ["connection"], registers });
+    this.ticks = {
+      fired: tickCounter("fired", "Schedule ticks accepted as events, by Connection (late ones included)."),
+      missed: tickCounter("missed", "Schedule ticks skipped (catch-up left them out, or no ingress rule took them)."),
+      late: tickCounter(
+        "late",
+        "Schedule ticks caught up after a stop, or accepted more than a second after their due time.",
+      ),
+    };
     const rows = options.processes;
     new Gauge({
       name: "goondan_process_restarts",
@@ -111,6 +122,18 @@ export class SwarmMetrics {
   /** Counts a batch of runtime events (RuntimeEventHub subscriber). */
   observe(events: readonly RuntimeEvent[]): void {
     for (const event of events) this.observeOne(event);
+  }
+
+  /** Counts what a schedule's tick came to (src/connector/schedule/schedule-runner.ts TickReport fits). */
+  observeTick(
+    report:
+      | { connection: string; type: "fired"; late: boolean }
+      | { connection: string; type: "missed"; count: number },
+  ): void {
+    const labels = { connection: report.connection };
+    if (report.type === "missed") return void this.ticks.missed.inc(labels, report.count);
+    this.ticks.fired.inc(labels);
+    if (report.late) this.ticks.late.inc(labels);
   }
 
   /** The exposition, in Prometheus text format, and its content type. */

@@ -3,10 +3,12 @@
  * and conversations, where an accepted event stands, the runtime events (stored and live) and the approvals desk.
  * The Orchestrator implements it, and the HTTP API is served from it directly: no layer re-forwards these calls.
  */
+import type { AgentEvent } from "../protocol/agent-event.ts";
 import type { Message } from "../protocol/conversation.ts";
 import type { RuntimeEventQuery, StoredRuntimeEvent } from "../store/store.ts";
 import type { DecideAnswer, DecideRequest } from "./approvals/approval-desk.ts";
 import type { Approval } from "../protocol/approval.ts";
+import type { JsonValue } from "../shared/json.ts";
 import type { InstanceRow } from "./instances/stored-instances.ts";
 import type { SubmitOptions, Submitted } from "./orchestrator-options.ts";
 import type { EventState } from "./routing/event-state.ts";
@@ -27,9 +29,17 @@ export interface OrchestratorApi {
   runtimeEvents(query: Omit<RuntimeEventQuery, "swarm">): Promise<StoredRuntimeEvent[]>;
   /** Hands every batch of runtime events to `listener` as it arrives; returns the unsubscribe. */
   onRuntimeEvents(listener: RuntimeEventListener): () => void;
-  /** The tool calls held for a person's decision. */
+  /** Events accepted to be delivered later (`agents__schedule`), soonest first. */
+  scheduled(): Promise<AgentEvent[]>;
+  /** The tool calls held for a person's decision, and those suspended for a time or a signal (the `timer` tool). */
   readonly approvals: {
     pending(): Promise<Approval[]>;
     decide(request: DecideRequest): Promise<DecideAnswer>;
+    suspended(): Promise<Approval[]>;
+    /** Wakes the calls waiting for the signal `name` with `payload`; `missing` when none waits. */
+    signal(
+      name: string,
+      payload: JsonValue,
+    ): Promise<{ type: "delivered"; approvals: Approval[] } | { type: "missing" }>;
   };
 }

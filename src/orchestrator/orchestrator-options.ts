@@ -26,6 +26,8 @@ export interface SubmitOptions {
   source?: AgentEvent["source"];
   metadata?: JsonObject;
   traceId?: string;
+  /** A stable id (a schedule's tick, see `Orchestrator.submitOnce`). Default: a new one. */
+  eventId?: string;
   /** Receives the progress of the event's turn and of the turns it delegates to, until its outcome settles. Default: none. */
   onProgress?: (progress: TurnProgress) => void;
 }

@@ -9,6 +9,7 @@ import type { Bundle } from "../config/types.ts";
 import { systemClock, type Clock } from "../shared/clock.ts";
 import { UsageError } from "../shared/errors.ts";
 import { newId, type IdGenerator } from "../shared/ids.ts";
+import { jsonValueDepth, MAX_JSON_DEPTH } from "../shared/json-depth.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
 import { instanceAddress, type AgentEvent } from "../protocol/agent-event.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
@@ -125,8 +126,12 @@ export class Orchestrator implements OrchestratorApi {
         "E_AGENT_NOT_FOUND",
         `agent ${JSON.stringify(agent)} is not in swarm ${this.view.name}; members: ${[...this.view.agents.keys()].join(", ")}`,
       );
+    if (options.metadata !== undefined && jsonValueDepth(options.metadata) > MAX_JSON_DEPTH)
+      throw new UsageError("E_EVENT_TOO_DEEP", `event metadata nests more than ${MAX_JSON_DEPTH} deep`, {
+        suggestion: `flatten the metadata; at most ${MAX_JSON_DEPTH} levels of objects and arrays are accepted`,
+      });
     const now = this.clock.now();
-    const event = outsideEvent({ submit: options, id: this.ids("evt"), agent, instanceKey, now });
+    const event = outsideEvent({ submit: options, id: options.eventId ?? this.ids("evt"), agent, instanceKey, now });
     const outcome = this.waiters.outcome(event.id);
     let accepted: Promise<void>;
     const stopWatching = options.onProgress ? this.events.watchEvent(event, options.onProgress) : undefined;
@@ -150,6 +155,25 @@ export class Orchestrator implements OrchestratorApi {
       type: options.type ?? "connector.event",
       source: options.source ?? { kind: "connector", name: connection },
     });
+  }
+
+  /**
+   * Accepts an event with a stable id exactly once: when the store holds `eventId` already (accepted before a
+   * restart, answered or not), nothing is accepted or delivered again and the answer says `duplicate`. The same
+   * idempotent accept as `submit`, so the event's row is the one durable record that it was accepted.
+   */
+  async submitOnce(options: SubmitOptions & { eventId: string }): Promise<Submitted & { duplicate: boolean }> {
+    const record = await this.store.inboxRecord(this.view.instanceKey, options.eventId);
+    if (record === undefined) return { ...this.submit(options), duplicate: false };
+    const { event } = record;
+    return {
+      eventId: event.id,
+      agent: event.agent,
+      instanceKey: event.instanceKey,
+      accepted: Promise.resolve(),
+      outcome: record.outcome ? Promise.resolve(record.outcome) : this.waiters.outcome(event.id),
+      duplicate: true,
+    };
   }
 
   /** Cluster mode: an event the cluster delivers to this node, which owns its instance (see acceptDelivered). */
@@ -203,6 +227,15 @@ export class Orchestrator implements OrchestratorApi {
       record,
       running: [...this.instancesByAddress.values()].some((instance) => instance.inFlight?.event.id === eventId),
     });
+  }
+
+  /** Events accepted to be delivered later (`agents__schedule`, AgentEvent.notBefore), soonest first. */
+  async scheduled(): Promise<AgentEvent[]> {
+    const now = this.clock.now();
+    return (await this.store.unanswered(this.view.instanceKey))
+      .map((record) => record.event)
+      .filter((event) => event.notBefore !== undefined && event.notBefore > now)
+      .sort((left, right) => (left.notBefore ?? 0) - (right.notBefore ?? 0));
   }
 
   /** An instance's stored conversation, oldest message first (the studio's conversation view). */

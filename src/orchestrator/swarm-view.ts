@@ -5,6 +5,7 @@
  */
 import type { AgentResource, Bundle, SwarmPolicy } from "../config/types.ts";
 import { selectSwarm } from "../config/resolve.ts";
+import { swarmGraph, type SwarmGraph } from "../config/swarm-graph.ts";
 
 export interface SwarmView {
   name: string;
@@ -14,6 +15,8 @@ export interface SwarmView {
   agents: Map<string, { name: string; description?: string }>;
   policy: SwarmPolicy;
   bundleDir: string;
+  /** The Swarm drawn from the bundle: agents, tools, who may call whom, connections (`GET /v1/swarm`). */
+  graph: SwarmGraph;
 }
 
 /** The named Swarm, or the only one (ConfigError `E_CONFIG_SWARM_NOT_FOUND` / `E_CONFIG_SWARM_AMBIGUOUS` otherwise). */
@@ -36,5 +39,6 @@ export function swarmView(options: { bundle: Bundle; swarm?: string }): SwarmVie
     agents,
     policy: swarm.spec.policy,
     bundleDir: options.bundle.dir,
+    graph: swarmGraph(options.bundle, swarm.metadata.name),
   };
 }

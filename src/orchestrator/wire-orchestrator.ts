@@ -83,6 +83,7 @@ export function wireOrchestrator(host: OrchestratorWiring): {
     instance: (agent, key) => host.instance(agent, key),
     existing: (address) => host.existing(address),
     publish: (events) => host.events.publish(events),
+    watchEvent: (event, listener) => host.events.watchEvent(event, listener),
   });
   const pool = new ProcessPool({
     maxProcesses: () => host.view().policy.lifecycle.maxProcesses,

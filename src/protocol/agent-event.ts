@@ -27,6 +27,11 @@ export interface AgentEvent {
   callChain: string[];
   /** Epoch ms after which a reply is dropped. */
   deadline?: number;
+  /**
+   * Epoch ms before which it is not delivered (`agents__schedule`): it waits, accepted and durable, in its instance's
+   * inbox until then, also across restarts.
+   */
+  notBefore?: number;
   metadata: JsonObject;
   createdAt: string;
 }

@@ -23,6 +23,8 @@ export interface TurnOutcome {
   error?: ErrorInfo;
   /** With `awaiting_approval`: the approvals the turn waits for (GET/POST /v1/approvals/:id). */
   approvalIds?: string[];
+  /** The tokens the turn's own model calls used (not those of turns it delegated to); absent when no turn ran. */
+  usage?: { inputTokens: number; outputTokens: number };
 }
 
 /** A turn's outcome as the instance that requested it receives it, matched by the correlationId it chose. */

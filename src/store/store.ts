@@ -106,6 +106,12 @@ export interface Store {
   accept(swarm: string, event: AgentEvent, acceptedAt: number, options?: WriteOptions): Promise<void>;
   /** The inbox record of an event, answered or not. */
   inboxRecord(swarm: string, eventId: string): Promise<InboxRecord | undefined>;
+  /**
+   * The greatest id among the swarm's accepted events whose id starts with `prefix` and is `length` characters
+   * long, answered or not: with ids that sort by time (a schedule's ticks) the newest one, recorded by the same
+   * accept, in the same transaction, as its event.
+   */
+  newestEventId(swarm: string, options: { prefix: string; length: number }): Promise<string | undefined>;
   /** Every accepted, unanswered event of the swarm, in acceptance order. */
   unanswered(swarm: string): Promise<InboxRecord[]>;
   /**

@@ -8,6 +8,7 @@ import type { JsonObject, JsonValue } from "../shared/json.ts";
 import type { RestartAnswer } from "../protocol/restart-answer.ts";
 import type { Message } from "../protocol/conversation.ts";
 import type { Reply } from "../protocol/turn-outcome.ts";
+import type { SuspendRequest, WakeUp } from "../protocol/suspension.ts";
 
 export type { Message, ToolError, ToolResult } from "../protocol/conversation.ts";
 
@@ -26,6 +27,14 @@ export interface ToolContext {
   readonly runtime: AgentToolRuntime;
   /** The Tool resource's `spec.config` (e.g. file-system `root`), `{}` when unset. */
   readonly config: JsonObject;
+  /**
+   * Suspends the turn durably after this call (the built-in `timer` tool): return what it returns. The call is held
+   * until `until` (epoch ms), or until the named `signal` arrives with `until` as its timeout; it survives a child
+   * crash and a restart, and then runs again with `wakeUp` set. Absent where a turn cannot suspend.
+   */
+  readonly suspend?: (request: SuspendRequest) => unknown;
+  /** Set when the call runs again after a suspension: how it was woken. */
+  readonly wakeUp?: WakeUp;
 }
 
 export type ToolHandler = (ctx: ToolContext, input: JsonObject) => Promise<unknown> | unknown;
@@ -105,6 +114,8 @@ export interface AgentRequestOptions {
   metadata?: JsonObject;
   /** The type of the event the target receives. Default: `agent.request` (request) or `agent.send` (send). */
   eventType?: string;
+  /** `send` only: deliver it at this time (epoch ms), not before; it waits durably in the target's inbox. */
+  notBefore?: number;
 }
 
 export interface AgentSpawnOptions {

@@ -22,7 +22,8 @@ const FLOORS: Record<string, number> = {
   cluster: 6,
   http: 7,
   daemon: 8,
-  cli: 9,
+  eval: 9,
+  cli: 10,
 };
 /** The built-in package is loaded by path into children; it may use the public surface and the layers a tool author sees. */
 const BASE_MAY_IMPORT = new Set(["shared", "protocol", "config", "tools", "connector", "index.ts", "base"]);

@@ -28,7 +28,7 @@ function local<K extends (typeof KINDS)[number]>(bundle: Bundle, kind: K, name: 
 }
 
 describe("a bundle of every kind", () => {
-  it("loads without errors or warnings and holds all eight kinds locally", async () => {
+  it("loads without errors or warnings and holds every kind locally", async () => {
     const result = await loadBundle(join(FIXTURES, "every-kind"));
     expect(result.errors).toEqual([]);
     expect(result.warnings).toEqual([]);
@@ -172,10 +172,25 @@ describe("a bundle of every kind", () => {
     });
   });
 
+  it("normalizes an Eval: input as one turn, lists from single values, the judge threshold kept", async () => {
+    const bundle = await load("every-kind");
+    const evaluation = local(bundle, "Eval", "smoke");
+    expect(evaluation.spec.swarm).toBe("team");
+    expect(evaluation.spec.cases.map((entry) => entry.turns)).toEqual([
+      ["Note that the meeting moved to Friday."],
+      ["Hello.", "And again."],
+    ]);
+    expect(evaluation.spec.cases[0]?.expect).toMatchObject({
+      regex: ["/friday/i"],
+      notToolCalled: ["notes__list-all"],
+      judge: { model: { kind: "Model", name: "demo" }, threshold: 0.5 },
+    });
+  });
+
   it("lists local resources first, then the built-ins without their Package document", async () => {
     const bundle = await load("every-kind");
     const firstBuiltin = bundle.resources.findIndex((resource) => resource.source.package === BUILTIN_PACKAGE);
-    expect(firstBuiltin).toBe(13);
+    expect(firstBuiltin).toBe(14);
     expect(bundle.resources.slice(firstBuiltin).every((resource) => resource.source.package === BUILTIN_PACKAGE)).toBe(
       true,
     );

@@ -2,7 +2,8 @@
  * Runs or validates one documentation code block, by its tags (see docs/README.md "Snippets are tested"):
  *   sh                 run with bash in the doc's scratch directory (a copy of the bundled example), where
  *                      `goondan`, `npx goondan` and `npm install` reach this checkout and nothing else (its
- *                      node_modules has `goondan` and `@modelcontextprotocol/sdk`, for MCP server snippets)
+ *                      node_modules has `goondan`, `@modelcontextprotocol/sdk` for MCP server snippets, and
+ *                      `openai`, `@ag-ui/client` and `@a2a-js/sdk` for the interop snippets)
  *   sh api             the same, while `goondan run` serves that directory (or `dir=DIR` in it); `127.0.0.1:8790`
  *                      and `--port 8790` are rewritten to the daemon's real port; GOONDAN_API_TOKEN is set for both
  *                      sides; `port: 8787` (the webhook's default) in the served goondan.yaml and `127.0.0.1:8787` in
@@ -64,7 +65,7 @@ export function createScratch(): DocScratch {
   const root = mkdtempSync(join(tmpdir(), "goondan-docs-"));
   const dir = join(root, "work");
   mkdirSync(dir, { recursive: true });
-  for (const path of ["goondan.yaml", "prompts", "cassettes", "examples"]) {
+  for (const path of ["goondan.yaml", "prompts", "cassettes", "evals", "examples"]) {
     if (existsSync(join(REPO, path))) cpSync(join(REPO, path), join(dir, path), { recursive: true });
   }
   mkdirSync(join(dir, "node_modules", "@modelcontextprotocol"), { recursive: true });
@@ -74,6 +75,12 @@ export function createScratch(): DocScratch {
     join(REPO, "node_modules", "@modelcontextprotocol", "sdk"),
     join(dir, "node_modules", "@modelcontextprotocol", "sdk"),
   );
+  // The clients of docs/interop.md import `openai` and `@ag-ui/client`, as their projects would.
+  symlinkSync(join(REPO, "node_modules", "openai"), join(dir, "node_modules", "openai"));
+  mkdirSync(join(dir, "node_modules", "@ag-ui"));
+  symlinkSync(join(REPO, "node_modules", "@ag-ui", "client"), join(dir, "node_modules", "@ag-ui", "client"));
+  mkdirSync(join(dir, "node_modules", "@a2a-js"));
+  symlinkSync(join(REPO, "node_modules", "@a2a-js", "sdk"), join(dir, "node_modules", "@a2a-js", "sdk"));
   const bin = join(root, "bin");
   mkdirSync(bin);
   const shim = (name: string, body: string) => {

@@ -28,12 +28,11 @@ describe("TypeScript snippets in the docs", () => {
       }
     }
     expect(files.length).toBeGreaterThan(0);
-    // MCP server snippets import the SDK by its package exports, which `paths` cannot express.
-    mkdirSync(join(work, "node_modules", "@modelcontextprotocol"), { recursive: true });
-    symlinkSync(
-      join(REPO, "node_modules", "@modelcontextprotocol", "sdk"),
-      join(work, "node_modules", "@modelcontextprotocol", "sdk"),
-    );
+    // Snippets import these SDKs by their package exports (`@a2a-js/sdk/client`), which `paths` cannot express.
+    for (const name of ["@modelcontextprotocol/sdk", "@a2a-js/sdk", "@ag-ui/client", "@ag-ui/core", "openai"]) {
+      mkdirSync(dirname(join(work, "node_modules", name)), { recursive: true });
+      symlinkSync(join(REPO, "node_modules", name), join(work, "node_modules", name));
+    }
     const config = JSON.parse(readFileSync(join(REPO, "tsconfig.json"), "utf8")) as {
       compilerOptions: Record<string, unknown>;
     };

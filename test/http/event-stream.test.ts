@@ -1,6 +1,6 @@
 /**
  * `POST /v1/events` with `"stream": true`, `GET /v1/events/:eventId` and `GET /v1/watch` over a real Orchestrator
- * with the fake spawner (the children are scripted: they send `turn_text`, runtime events and a `turn_result`).
+ * with the fake spawner (the children are scripted: they send `turn_delta`, runtime events and a `turn_result`).
  * The same over real processes and a streaming loopback model: event-stream-run.integration.test.ts.
  */
 import { describe, expect, it } from "bun:test";
@@ -34,10 +34,10 @@ describe("POST /v1/events with stream: true", () => {
     while (spawner.of("a", "k").length === 0 || spawner.latest("a", "k").events().length === 0) await Bun.sleep(2);
     const child = spawner.latest("a", "k");
     const event = child.lastEvent();
-    child.emit("turn_text", { eventId, text: "Hel" });
+    child.emit("turn_delta", { eventId, text: "Hel" });
     expect((await sse.next()).data).toEqual({ text: "Hel" });
-    child.emit("turn_text", { eventId, text: "lo", restarted: true });
-    child.emit("turn_text", { eventId: "evt_other", text: "not mine" });
+    child.emit("turn_delta", { eventId, text: "lo", restarted: true });
+    child.emit("turn_delta", { eventId: "evt_other", text: "not mine" });
     child.emit("runtime_events", {
       events: [
         toolEvent("tool.called", "a", event.traceId, "agents__request"),
@@ -51,8 +51,21 @@ describe("POST /v1/events with stream: true", () => {
     expect(rest.map((item) => item.event)).toEqual(["restarted", "delta", "tool", "tool", "tool", "done"]);
     expect(rest[0]!.data).toEqual({ reason: "retry" });
     expect(rest[1]!.data).toEqual({ text: "lo" });
-    expect(rest[2]!.data).toEqual({ phase: "started", agent: "a", instanceKey: "k", name: "agents__request" });
-    expect(rest[4]!.data).toEqual({ phase: "ended", agent: "b", instanceKey: "k", name: "bash__exec", status: "ok" });
+    expect(rest[2]!.data).toEqual({
+      phase: "started",
+      agent: "a",
+      instanceKey: "k",
+      name: "agents__request",
+      callId: "c1",
+    });
+    expect(rest[4]!.data).toEqual({
+      phase: "ended",
+      agent: "b",
+      instanceKey: "k",
+      name: "bash__exec",
+      callId: "c1",
+      status: "ok",
+    });
     const fetched = await bodyOf(await request("GET", `/v1/events/${eventId}`));
     const { state, ...outcome } = fetched;
     expect(state).toBe("ok");

@@ -1,7 +1,8 @@
 /**
  * The ApprovalDesk with a manual clock and the real SQLite store: a deadline fires as a `timeout` decision that
  * reopens the event and hands it to its instance with the decision; `approvers` refuses anyone else; a decision is
- * applied once; a stopped turn answers the waiters of the event and of the request waiting on it.
+ * applied once; a stopped turn answers the waiters of the event and of the request waiting on it; a signal wakes the
+ * calls suspended for it, which no person may decide.
  */
 import { describe, expect, it } from "bun:test";
 import { rmSync } from "node:fs";
@@ -11,6 +12,7 @@ import { PendingRequests } from "../../src/orchestrator/routing/pending-requests
 import { OutcomeWaiters } from "../../src/orchestrator/routing/turn-outcomes.ts";
 import type { AgentEvent } from "../../src/protocol/agent-event.ts";
 import type { ApprovalRequest } from "../../src/protocol/approval.ts";
+import { signalApprover, TIMER_APPROVER, wakeUpOf } from "../../src/protocol/suspension.ts";
 import type { RuntimeEvent } from "../../src/protocol/runtime-event.ts";
 import type { TurnOutcome } from "../../src/protocol/turn-outcome.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
@@ -47,6 +49,7 @@ function world() {
       return entry === undefined ? undefined : { agent, instanceKey, inFlight: entry };
     },
     publish: (events) => void published.push(...events),
+    watchEvent: () => () => {},
   });
   defer(() => desk.close());
   return { store, clock, waiters, pending, delivered, published, inFlight, desk };
@@ -109,6 +112,27 @@ async function hold(
 }
 
 describe("ApprovalDesk", () => {
+  it("wakes the calls waiting for a signal with its payload, keeps them off the person's list, and knows a signal for nobody", async () => {
+    const w = world();
+    const waiting = { toolName: "timer__waitForSignal", approvers: [signalApprover("deploy")], expiresAt: 2_000_000 };
+    await hold(w, event("evt_s"), [request("appr_s", "evt_s", waiting)]);
+    await hold(w, event("evt_t", { instanceKey: "k" }), [
+      request("appr_t", "evt_t", { toolName: "timer__sleep", approvers: [TIMER_APPROVER], expiresAt: 1_500_000 }),
+    ]);
+    expect(await w.desk.pending()).toEqual([]);
+    expect((await w.desk.suspended()).map((approval) => approval.id)).toEqual(["appr_s", "appr_t"]);
+    expect(await w.desk.signal("elsewhere", 1)).toEqual({ type: "missing" });
+    const answer = await w.desk.signal("deploy", { version: "1.2.0" });
+    expect(answer.type === "delivered" ? answer.approvals.map((approval) => approval.id) : []).toEqual(["appr_s"]);
+    const [entry] = w.delivered;
+    expect(entry?.approvals?.map(wakeUpOf)).toEqual([
+      { reason: "signal", at: 1_000_000, signal: "deploy", payload: { version: "1.2.0" } },
+    ]);
+    expect(await w.desk.signal("deploy", null)).toEqual({ type: "missing" });
+    // A person cannot decide a suspension.
+    expect((await w.desk.decide({ id: "appr_t", decision: "approve", approver: "alice" })).type).toBe("forbidden");
+  });
+
   it("applies a deadline as a timeout decision that hands the event back with it", async () => {
     const w = world();
     await hold(w, event("evt_1"), [request("appr_1", "evt_1", { expiresAt: 1_030_000 })]);
@@ -139,6 +163,7 @@ describe("ApprovalDesk", () => {
       instance: () => ({ approvalsDecided: (entry) => void w.delivered.push(entry) }),
       existing: () => undefined,
       publish: () => {},
+      watchEvent: () => () => {},
     });
     defer(() => again.close());
     await again.start();

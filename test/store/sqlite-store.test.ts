@@ -47,6 +47,25 @@ const message = (id: string, text: string): Message => ({
 const instance = { swarm: "s", agent: "a", instanceKey: "k" };
 
 describe("SqliteStore", () => {
+  it("finds the newest event id under a prefix and of a length, answered or not, across a reopen", async () => {
+    const file = tempFile();
+    const first = new SqliteStore(file);
+    for (const id of [
+      "tick-a-0000000000200",
+      "tick-a-0000000000100",
+      "tick-a-b-0000000000900",
+      "tick-ab-0000000000999",
+    ])
+      await first.accept("s", event(id), 1);
+    await first.answer("s", "tick-a-0000000000200", outcome({ eventId: "tick-a-0000000000200" }));
+    await first.accept("other", event("tick-a-0000000000300"), 1);
+    await first.close();
+    const store = open(file);
+    const query = { prefix: "tick-a-", length: "tick-a-".length + 13 };
+    expect(await store.newestEventId("s", query)).toBe("tick-a-0000000000200");
+    expect(await store.newestEventId("s", { prefix: "tick-z-", length: 20 })).toBeUndefined();
+  });
+
   it("keeps accepted events unanswered in acceptance order, once each, until an outcome answers them", async () => {
     const store = open();
     await Promise.all([

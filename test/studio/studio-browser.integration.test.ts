@@ -1,155 +1,188 @@
 /**
- * The studio in a real browser (Debian's chromium driven by playwright-core) against a real `goondan run` with a
- * token and the loopback model (coordinator delegates to worker): a person opens the page, gives the token it asks
- * for, sends a message, sees the reply come in, sees both agents' processes and the delegation on the graph, opens
- * the turn's trace and finds the worker's turn inside the coordinator's; a screenshot is saved under
- * test-artifacts/. Without chromium it skips with the reason, and fails under CI=true.
+ * The studio in a real browser (Debian's chromium through playwright-core) against a real `goondan run` behind a
+ * token, on the loopback model (studio-fixture.ts). A person gives the token the page asks for, sees the swarm drawn
+ * from the bundle before any traffic, talks to the coordinator in a thread (the reply streams in as sanitised
+ * markdown, the delegation is an inline tool call with its args and result, the input clears and keeps the focus),
+ * approves a held call inline and sees the resumed reply stream into the same thread, opens the turn's trace (each bar as
+ * wide as its span's duration on one axis, within 2 px; the worker's turn nested under the coordinator's tool call)
+ * and a tool span's args and result, and filters the live process table. Each view passes axe-core with no serious
+ * or critical violation, in the light scheme and the dark one, and is screenshot at 1440x900 and 390x844.
  */
 import { describe, expect, it } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { childEnv, lastRole, roleOf } from "../fixtures/orchestrator/real-swarm.ts";
-import { useCleanups, killChild } from "../helpers/cleanups.ts";
-import { startGoondanRun } from "../helpers/goondan-process.ts";
-import { realSwarm } from "../http/run-fixture.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
+import {
+  recordTexts,
+  chromiumMissing,
+  FINAL,
+  openBrowser,
+  screenshots,
+  seriousViolations,
+  startStudioSwarm,
+  TOKEN,
+} from "./studio-fixture.ts";
 
 const defer = useCleanups();
-const CHROMIUM = "/usr/bin/chromium";
-const ARTIFACTS = new URL("../../test-artifacts/", import.meta.url).pathname;
-const missing = !existsSync(CHROMIUM);
-if (missing && process.env.CI === "true")
-  throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does`);
-if (missing) console.warn(`skipping the studio browser test: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+const wait = { timeout: 20_000 };
 
-const delegate = { toolCalls: [{ name: "agents__request", args: { target: "worker", input: "count the pages" } }] };
+describe.skipIf(chromiumMissing)("the studio in chromium", () => {
+  it("draws the swarm, streams a thread with tool calls, decides an approval inline, and shows a true waterfall", async () => {
+    const run = await startStudioSwarm(defer);
+    const { page, problems } = await openBrowser(defer);
+    const violations: Record<string, string[]> = {};
 
-describe.skipIf(missing)("the studio in chromium", () => {
-  it("asks for the token, sends a message, shows the reply, both agents' processes, and the worker's turn inside the trace", async () => {
-    const token = "studio-secret";
-    const swarm = await realSwarm({
-      defer,
-      llm: {
-        respond: (request) => {
-          if (roleOf(request) === "worker") return { text: "3 pages", usage: { promptTokens: 7, completionTokens: 3 } };
-          // The final answer is written slowly, in pieces, so the page shows it growing.
-          return lastRole(request) === "tool"
-            ? { text: "the worker counted 3 pages", textPieces: 4, chunkDelayMs: 250 }
-            : delegate;
-        },
-      },
-    });
-    // A streaming model, so the reply's text can reach the page as it is written.
-    const bundleFile = join(swarm.dir, "goondan.yaml");
-    writeFileSync(
-      bundleFile,
-      readFileSync(bundleFile, "utf8").replace(
-        "  model: loopback-model\n",
-        "  model: loopback-model\n  options: { stream: true }\n",
-      ),
+    // The token, asked for once.
+    await page.goto(`${run.base}/#/agents`);
+    await page.locator("#token-form").waitFor(wait);
+    await page.fill("#token-input", TOKEN);
+    await page.press("#token-input", "Enter");
+
+    // Agents: the bundle's graph before any traffic.
+    for (const agent of ["coordinator", "worker", "guarded"])
+      await page.locator(`#graph g.node[data-agent="${agent}"]`).waitFor(wait);
+    expect(await page.locator('#graph g.node.entry[data-agent="coordinator"]').count()).toBe(1);
+    expect(await page.locator('#graph g.edge.call[data-from="coordinator"][data-to="worker"]').count()).toBe(1);
+    expect(await page.locator('#graph g.node[data-agent="worker"] text', { hasText: "slow__sleep" }).count()).toBe(1);
+    expect(await page.locator("#graph g.edge.used").count()).toBe(0);
+    violations.agents = await seriousViolations(page);
+    await screenshots(page, "agents", () => page.locator("#graph").waitFor());
+
+    // Threads: a streamed reply with the delegation inline.
+    await page.click('nav a[data-view="threads"]');
+    await page.locator('.thread[data-agent="coordinator"]').waitFor(wait);
+    const replyTexts = await recordTexts(page, ".message.live .markdown");
+    await page.fill("#composer-input", "how many pages?");
+    await page.press("#composer-input", "Enter");
+    expect(await page.inputValue("#composer-input")).toBe("");
+    expect(await page.evaluate("document.activeElement.id")).toBe("composer-input");
+    await page.locator('.message.live details.tool-call[data-tool="agents__request"]').waitFor(wait);
+    const reply = page.locator(".message.assistant .markdown", { hasText: "The worker counted 3 pages." }).last();
+    await reply.waitFor(wait);
+    await page.locator(".message.assistant a.trace-link").last().waitFor(wait);
+    const partial = (await replyTexts()).filter(
+      (text) => text.length > 0 && text.length < "The worker counted 3 pages.".length,
     );
-    const run = await startGoondanRun({
-      args: [swarm.dir, "--port", "0", "--state-root", swarm.stateRoot],
-      env: { ...childEnv, GOONDAN_LOG_LEVEL: "info", GOONDAN_API_TOKEN: token },
-      onSpawn: (proc) => defer(killChild(proc)),
-    });
-    // Whether this daemon streams replies (POST /v1/events "stream": true, with GET /v1/watch): without it the
-    // page asks with "wait": true and the reply arrives whole.
-    const watch = await fetch(`${run.base}/v1/watch`, { headers: { authorization: `Bearer ${token}` } });
-    const streams = watch.status === 200;
-    await watch.body?.cancel();
-    const { chromium } = await import("playwright-core");
-    const profile = mkdtempSync(join(tmpdir(), "goondan-chromium-"));
-    // A fresh profile (playwright passes it as --user-data-dir).
-    const browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
-    defer(async () => {
-      await browser.close();
-      rmSync(profile, { recursive: true, force: true });
-    });
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on("pageerror", (error) => problems.push(error.message));
-    page.on("console", (message) => {
-      // Answers the page handles are logged by chromium as failed loads: 401 before the token, 404 for routes this
-      // daemon lacks (approvals, watch), 501 for streaming before it is served.
-      if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
-        problems.push(message.text());
-    });
-    await page.goto(run.base);
-    // Token-protected: the page asks for it.
-    await page.locator("#token-form").waitFor({ state: "visible", timeout: 10_000 });
-    await page.fill("#token-input", token);
-    await page.click("#token-form button");
-    await page.locator("#token-form").waitFor({ state: "hidden", timeout: 10_000 });
+    expect(partial.length).toBeGreaterThanOrEqual(1);
+    // Markdown rendered, its HTML made harmless.
+    expect(await reply.locator("strong").textContent()).toBe("3 pages");
+    expect(await page.locator("#thread-messages script, #thread-messages [onerror]").count()).toBe(0);
+    expect(await page.evaluate("window.hacked ?? null")).toBeNull();
+    expect(FINAL).toContain("onerror");
+    const call = page.locator('details.tool-call[data-tool="agents__request"]').last();
+    await call.locator("summary").click();
+    expect(await call.locator("pre.args").textContent()).toContain('"target": "worker"');
+    expect(await call.locator("pre.result").textContent()).toContain("3 pages");
+    expect(await call.locator(".duration").textContent()).toMatch(/\d+(\.\d)? m?s/);
+    violations.threads = await seriousViolations(page);
+    await screenshots(page, "threads", () => reply.waitFor());
 
-    // Every text the reply box shows, in order.
-    // (Page code as a string: the test's TypeScript has no DOM types.)
-    await page.evaluate(`(() => {
-      const reply = document.getElementById("reply");
-      window.replyTexts = [];
-      new MutationObserver(() => window.replyTexts.push(reply.textContent)).observe(reply, { childList: true, characterData: true, subtree: true });
-    })()`);
-    await page.fill("#send-input", "how many pages?");
-    await page.click("#send-button");
-    await page.locator("#reply", { hasText: "the worker counted 3 pages" }).waitFor({ timeout: 20_000 });
-    await page.locator("#reply-status", { hasText: "done: ok" }).waitFor({ timeout: 10_000 });
-    const texts = (await page.evaluate("window.replyTexts")) as string[];
-    const partial = texts.filter(
-      (text) => text !== "" && text !== "the worker counted 3 pages" && "the worker counted 3 pages".startsWith(text),
-    );
-    if (streams) {
-      expect(partial.length).toBeGreaterThanOrEqual(2);
-      // The delegation's tool call, as the stream reported it.
-      expect(
-        await page.locator('#reply-tools li[data-agent="coordinator"]', { hasText: "agents__request" }).count(),
-      ).toBeGreaterThanOrEqual(1);
-    } else
-      console.warn("this daemon does not stream replies yet (no GET /v1/watch): the reply was asked with wait: true");
-
-    // Both agents' processes in the table.
-    await page.locator('#processes tr[data-agent="worker"]').waitFor({ timeout: 10_000 });
-    await page.locator('#processes tr[data-agent="coordinator"]').waitFor({ timeout: 10_000 });
-    // The delegation on the graph.
+    // An approval decided inline; the resumed reply lands in the same thread.
+    await page.goto(`${run.base}/#/threads/guarded/g1`);
+    await page.locator('.thread[data-agent="guarded"][data-instance="g1"]').waitFor(wait);
+    await page.fill("#composer-input", "item-7");
+    await page.click("#composer-send");
+    const approval = page.locator("li.approval");
+    await approval.waitFor(wait);
+    expect(await approval.locator("pre.args").textContent()).toContain("item-7");
+    violations.approval = await seriousViolations(page);
+    await screenshots(page, "approval", () => approval.waitFor());
+    const resumedTexts = await recordTexts(page, '.thread[data-instance="g1"] .message.live .markdown');
+    await approval.locator("button.approve").click();
+    await approval.waitFor({ state: "detached", ...wait });
+    // The resumed reply streams into this thread, then stays in it once stored.
+    await page.locator('.thread[data-instance="g1"] .message.live').waitFor(wait);
+    await page.locator('.thread[data-instance="g1"] .message.live').waitFor({ state: "detached", ...wait });
     await page
-      .locator('#graph line[data-from="coordinator"][data-to="worker"]')
-      .waitFor({ state: "attached", timeout: 10_000 });
-    expect(await page.locator('#graph g.node[data-agent="worker"]').count()).toBe(1);
+      .locator('.thread[data-instance="g1"] .message.assistant .markdown', { hasText: "tool said:" })
+      .waitFor(wait);
+    const resumed = await resumedTexts();
+    const whole = resumed.at(-1) ?? "";
+    expect(whole).toContain("tool said:");
+    expect(resumed.filter((text) => text.length > 0 && text.length < whole.length).length).toBeGreaterThanOrEqual(1);
+    expect(page.url()).toEndWith("#/threads/guarded/g1");
+    expect(
+      await page
+        .locator('.thread[data-instance="g1"] details.tool-call[data-tool="effects__append"] .status')
+        .first()
+        .textContent(),
+    ).toBe("ok");
 
-    // The trace: the worker's turn inside the coordinator's, with its model call and tokens.
-    await page.click("#open-trace");
-    const workerTurn = page.locator(
-      '#trace .span.turn[data-agent="coordinator"] .span.tool .span.turn[data-agent="worker"]',
+    // Traces: the coordinator's turn, from its message.
+    await page.goto(`${run.base}/#/threads/coordinator/duo`);
+    await page.locator(".message.assistant a.trace-link").last().click();
+    const waterfall = page.locator("#waterfall");
+    await waterfall.waitFor(wait);
+    const rows = await page.$$eval("#waterfall .wf-row", (elements: any[]) =>
+      elements.map((row) => ({
+        kind: row.dataset.kind,
+        agent: row.dataset.agent,
+        level: Number(row.getAttribute("aria-level")),
+        durationMs: Number(row.dataset.durationMs),
+        bar: row.querySelector(".bar").getBoundingClientRect().width,
+        track: row.querySelector(".wf-track").getBoundingClientRect().width,
+      })),
     );
-    await workerTurn.waitFor({ timeout: 10_000 });
-    expect(await workerTurn.locator(".span.model").count()).toBe(1);
-    expect(await workerTurn.locator("> .row .tokens").textContent()).toBe("7 in / 3 out");
-    expect(await page.locator("#trace .span.turn").count()).toBe(2);
-    expect(await page.locator('#trace .span.tool[data-agent="coordinator"] > .row .name').first().textContent()).toBe(
-      "tool agents__request",
-    );
+    const total = Number(await waterfall.getAttribute("data-total-ms"));
+    expect(rows.length).toBeGreaterThanOrEqual(8);
+    for (const row of rows) expect(Math.abs(row.bar - (row.durationMs / total) * row.track)).toBeLessThanOrEqual(2);
+    const coordinatorTurn = rows.find((row) => row.kind === "turn" && row.agent === "coordinator")!;
+    const workerTurn = rows.find((row) => row.kind === "turn" && row.agent === "worker")!;
+    expect(workerTurn.level).toBeGreaterThan(coordinatorTurn.level + 1);
+    // The 300 ms sleep is a bar of its length, shorter than the worker's turn around it.
+    const sleep = rows.find((row) => row.kind === "tool" && row.agent === "worker")!;
+    expect(sleep.durationMs).toBeGreaterThanOrEqual(300);
+    expect(sleep.bar).toBeLessThan(workerTurn.bar);
+    await page.click('#waterfall .wf-row[data-kind="tool"][data-agent="worker"]');
+    const detail = page.locator('#span-detail[data-kind="tool"]');
+    await detail.waitFor(wait);
+    expect(await detail.locator('pre[data-field="inputs.args"]').textContent()).toContain('"ms": 300');
+    expect(await detail.locator('pre[data-field="outputs.result"]').textContent()).toContain('"slept": 300');
+    violations.traces = await seriousViolations(page);
+    await screenshots(page, "traces", () => detail.waitFor());
 
-    // The conversation of the coordinator.
-    await page.selectOption("#instance-select", { label: "coordinator/duo" }).catch(() => undefined);
-    await page.locator("#conversation li", { hasText: "how many pages?" }).first().waitFor({ timeout: 10_000 });
+    // Processes: live, with a filter.
+    await page.click('nav a[data-view="processes"]');
+    await page.locator('#processes tr[data-agent="worker"]').waitFor(wait);
+    await page.locator('#processes tr[data-agent="coordinator"]').waitFor(wait);
+    await page.fill("#process-filter", "worker");
+    await page.locator('#processes tr[data-agent="coordinator"]').waitFor({ state: "detached", ...wait });
+    expect(await page.locator('#processes tbody tr[data-agent="worker"]').count()).toBe(1);
+    await page.fill("#process-filter", "");
+    violations.processes = await seriousViolations(page);
+    await screenshots(page, "processes", () => page.locator("#processes").waitFor());
 
-    // Approvals are served (none pending in this swarm): the panel shows, with nothing to decide.
-    await page.locator("#approvals-panel", { hasText: "none pending" }).waitFor({ timeout: 10_000 });
+    // The agents graph after traffic: the delegation lit and counted.
+    await page.click('nav a[data-view="agents"]');
+    const used = page.locator('#graph g.edge.used[data-from="coordinator"][data-to="worker"]');
+    await used.waitFor(wait);
+    expect(await used.locator(".flow-count").textContent()).toBe("1×");
+    expect(await page.locator('#graph g.edge.used[data-from="worker"]').count()).toBe(0);
 
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: join(ARTIFACTS, "studio.png"), fullPage: true });
+    // The dark scheme, as a system set to dark asks for it, passes too (contrast above all).
+    await page.emulateMedia({ colorScheme: "dark" });
+    for (const [view, ready] of [
+      ["agents", "#graph"],
+      ["threads/coordinator/duo", ".message.assistant"],
+      ["processes", "#processes"],
+    ] as const) {
+      await page.goto(`${run.base}/#/${view}`);
+      await page.locator(ready).first().waitFor(wait);
+      violations[`dark ${view}`] = await seriousViolations(page);
+    }
+    await screenshots(page, "threads-dark", async () => {
+      await page.goto(`${run.base}/#/threads/coordinator/duo`);
+      await page.locator(".message.assistant").first().waitFor(wait);
+    });
+
+    expect(violations).toEqual({
+      agents: [],
+      threads: [],
+      approval: [],
+      traces: [],
+      processes: [],
+      "dark agents": [],
+      "dark threads/coordinator/duo": [],
+      "dark processes": [],
+    });
     expect(problems).toEqual([]);
-  }, 90_000);
+  }, 180_000);
 });

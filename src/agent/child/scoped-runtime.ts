@@ -87,6 +87,7 @@ export class ScopedRuntime implements AgentToolRuntime {
     if (options.instanceKey !== undefined) args.instanceKey = options.instanceKey;
     if (options.metadata !== undefined) args.metadata = options.metadata;
     if (options.eventType !== undefined) args.eventType = options.eventType;
+    if (options.notBefore !== undefined) args.notBefore = options.notBefore;
     return (await this.call("send", args)) as { eventId: string };
   }
 

@@ -17,8 +17,9 @@ import {
 } from "../../config/resolve.ts";
 import type { Bundle } from "../../config/types.ts";
 import type { InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
-import { resolveConfigValues } from "../../config/value-source.ts";
+import { agentRequiredEnvNames, resolveConfigValues } from "../../config/value-source.ts";
 import type { JsonObject } from "../../shared/json.ts";
+import { MIN_SECRET_LENGTH } from "../../shared/redact-secrets.ts";
 import { ConfigError } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
@@ -128,6 +129,10 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     agent: options.agent,
     instanceKey: options.instanceKey,
     now: Date.now,
+    // The values of the env vars this agent's resources name (its model key, its tools' and extensions' config).
+    secrets: agentRequiredEnvNames(bundle, agent)
+      .map((name) => env[name] ?? "")
+      .filter((value) => value.length >= MIN_SECRET_LENGTH),
   });
   const pipeline = new PipelineRegistry({ onFailure: reportExtensionFailures({ logger, runtimeEvents }) });
   const events = new EventBus((type, error) => logger.warn({ type, err: error }, "extension event listener threw"));

@@ -8,6 +8,7 @@
  * step or the turn's end. Model failures throw ModelCallError.
  */
 import { compose } from "../../shared/compose.ts";
+import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import { newSpanId } from "../../shared/ids.ts";
 import { buildCatalog } from "../../tools/tool-catalog.ts";
 import type { StepMiddlewareContext, TurnMiddlewareContext } from "./pipeline-contexts.ts";
@@ -163,11 +164,16 @@ async function callModel(options: {
   const about = { provider: env.model.provider, model: env.model.modelId, streamed: env.streaming };
   const startedAt = env.now();
   try {
+    const prompt = await env.prompt.build({
+      system: options.system,
+      conversation: env.conversation,
+      signal: scope.signal,
+    });
     const step = await generateStep({
       model: env.model,
       streaming: env.streaming,
       params: env.params,
-      prompt: await env.prompt.build({ system: options.system, conversation: env.conversation, signal: scope.signal }),
+      prompt,
       catalog: options.catalog,
       signal: scope.signal,
       ...(env.modelTimeoutMs === undefined ? {} : { timeoutMs: env.modelTimeoutMs }),
@@ -192,7 +198,17 @@ async function callModel(options: {
       ...span,
       durationMs: env.now() - startedAt,
       usage: step.usage,
-      data: { ...about, finishReason: step.finishReason, ...timing },
+      data: {
+        ...about,
+        finishReason: step.finishReason,
+        ...timing,
+        // What the span shows: how many messages went in and the newest, and what came out (bounded by the sink).
+        input: { messages: prompt.length, last: (prompt.at(-1) ?? null) as unknown as JsonValue },
+        output: {
+          text: step.text,
+          toolCalls: step.toolCalls.map(({ id, name, args }) => ({ id, name, args })),
+        } as JsonObject,
+      },
     });
     return step;
   } catch (error) {

@@ -131,7 +131,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
   env.runtimeEvents.emit({
     type: "turn.started",
     ...spans,
-    data: { eventType: event.type, source: event.source.name },
+    data: { eventType: event.type, source: event.source.name, input: event.input },
   });
 
   const context: TurnMiddlewareContext = {
@@ -276,7 +276,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
     ...spans,
     durationMs: now() - startedAt,
     usage: result.usage,
-    data: { steps: result.steps, finishReason: result.finishReason },
+    data: { steps: result.steps, finishReason: result.finishReason, response: result.response },
     ...(result.error === undefined ? {} : { error: result.error }),
   });
   return unsaved

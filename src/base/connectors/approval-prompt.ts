@@ -3,7 +3,9 @@
  * call, by what it is (agent, tool, arguments) and `allow? [y/N]`; `y`/`yes` approves, anything else denies (the
  * model reads E_TOOL_DENIED). When the last decision resumes the turn, its reply is what the chat prints next (a
  * later call of the same turn may ask again). The end of the input leaves the calls pending for `goondan approve`.
+ * A call the timer tool suspended is not asked about: its time or its signal decides it.
  */
+import { isSuspension } from "../../protocol/suspension.ts";
 import type { ConnectorApprovals, ConnectorReply } from "../../connector/connector-types.ts";
 
 export interface ApprovalPromptOptions {
@@ -24,6 +26,8 @@ export async function promptApprovals(options: ApprovalPromptOptions): Promise<C
     let resumed: ConnectorReply | undefined;
     for (const id of reply.approvalIds ?? []) {
       const approval = await approvals.get(id).catch(() => undefined);
+      // A call suspended for a time or a signal (the timer tool) is nobody's to decide.
+      if (approval !== undefined && isSuspension(approval)) continue;
       const what =
         approval === undefined
           ? `tool call ${id}`

@@ -1,5 +1,6 @@
 /**
- * Built-in `agents`: inter-agent calls through `ctx.runtime` (request, send, spawn, list, catalog).
+ * Built-in `agents`: inter-agent calls through `ctx.runtime` (request, send, schedule, spawn, list, catalog);
+ * `schedule` is a send delivered at a time, kept in the target's inbox until then (AgentEvent.notBefore).
  * `request` with `async: true` returns a pending handle (the correlationId); an error reply from the
  * runtime (E_AGENT_REQUEST_TIMEOUT, E_CIRCULAR_CALL_DETECTED, …) becomes a structured error result. The public
  * Goondan tool's `eventType` and `metadata` (request, send), `cwd` (spawn) and `includeAll` (list) are
@@ -24,6 +25,31 @@ function eventOptions(input: JsonObject): Pick<AgentRequestOptions, "eventType" 
     ...(typeof input.eventType === "string" && input.eventType !== "" ? { eventType: input.eventType } : {}),
     ...(isJsonObject(input.metadata) ? { metadata: input.metadata } : {}),
   };
+}
+
+/** Longer than a year is a mistake, not a plan. */
+const MAX_SCHEDULE_MS = 366 * 86_400_000;
+
+/** When a scheduled send is due: `at` (ISO) or `delaySeconds` from now, within a year. */
+function dueTime(input: JsonObject): number {
+  const now = Date.now();
+  const due =
+    typeof input.at === "string"
+      ? Date.parse(input.at)
+      : typeof input.delaySeconds === "number"
+        ? now + input.delaySeconds * 1000
+        : Number.NaN;
+  if (
+    !Number.isFinite(due) ||
+    due - now > MAX_SCHEDULE_MS ||
+    (typeof input.delaySeconds === "number" && input.delaySeconds < 0)
+  )
+    throw new ToolFault(
+      "E_SCHEDULE_TIME_INVALID",
+      `expected at (an ISO time within a year) or delaySeconds (0 to a year), got ${JSON.stringify(input.at ?? input.delaySeconds ?? null)}`,
+      { suggestion: 'e.g. {"delaySeconds": 259200} for three days, or {"at": "2027-01-04T09:00:00Z"}' },
+    );
+  return due;
 }
 
 export const handlers: Record<string, ToolHandler> = {
@@ -63,6 +89,16 @@ export const handlers: Record<string, ToolHandler> = {
   send: async (ctx, input) => {
     const result = await ctx.runtime.send({ ...target(input), input: String(input.input), ...eventOptions(input) });
     return { eventId: result.eventId, status: "sent" };
+  },
+  schedule: async (ctx, input) => {
+    const notBefore = dueTime(input);
+    const result = await ctx.runtime.send({
+      ...target(input),
+      input: String(input.input),
+      ...eventOptions(input),
+      notBefore,
+    });
+    return { eventId: result.eventId, status: "scheduled", at: new Date(notBefore).toISOString() };
   },
   spawn: async (ctx, input) => {
     const info = await ctx.runtime.spawn({

@@ -3,6 +3,7 @@
  * (`GET /v1/processes`), with the bearer token from GOONDAN_API_TOKEN when set. On a node of a cluster: every
  * node's processes with a NODE column, and on stderr the nodes that did not answer.
  */
+import { textTable } from "../../shared/text-table.ts";
 import type { CliCommand } from "../command.ts";
 import { EXIT } from "../command.ts";
 import { SystemError } from "../../shared/errors.ts";
@@ -82,13 +83,5 @@ export function formatTable(processes: readonly ProcessInfo[]): string {
     String(row.queued ?? 0),
     row.startedAt ?? "-",
   ]);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
-  );
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-      .join("  ")
-      .trimEnd();
-  return `${[line(header), ...rows.map(line)].join("\n")}\n`;
+  return textTable(header, rows);
 }

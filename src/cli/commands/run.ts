@@ -16,6 +16,7 @@ import { ensureWritableStateRoot } from "../../shared/writable-state-root.ts";
 import { usesTerminal } from "../../connector/host/connection-plan.ts";
 import { runDaemon } from "../../daemon/run-daemon.ts";
 import { apiAccessFromEnv, requireTokenOffLoopback } from "../../http/api-access.ts";
+import { apiSurfacesFromEnv } from "../../http/api-surfaces.ts";
 import { runLogging } from "../../daemon/run-log.ts";
 import { readClusterSettings } from "../../cluster/nats/settings.ts";
 
@@ -82,7 +83,7 @@ export const command: CliCommand = {
       io.stderr(`goondan: logs go to ${logs.runLog.path} (warnings and errors show here; --verbose shows all)\n`);
     const logger = createLogger("orchestrator", { destination: logs.destination });
     // Who may use the API (GOONDAN_API_TOKEN, _ALLOWED_ORIGINS, _ALLOWED_HOSTS), checked before the daemon starts.
-    const access = apiAccessFromEnv(io.env);
+    const access = { ...apiAccessFromEnv(io.env), ...apiSurfacesFromEnv(io.env) };
     const host = typeof flags.host === "string" ? flags.host : "127.0.0.1";
     if (input === undefined) requireTokenOffLoopback({ host, ...access });
     return runDaemon({

@@ -12,6 +12,7 @@ export const TITLES = {
   objectRef: "ObjectRef",
   valueSource: "ValueSource",
   dependency: "PackageDependency",
+  argumentMatcher: "ArgumentMatcher",
 } as const;
 
 const objectRef: JsonSchema = {

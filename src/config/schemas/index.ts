@@ -4,6 +4,7 @@ import type { JsonSchema } from "./common.ts";
 import { agentSchema } from "./agent.ts";
 import { connectionSchema } from "./connection.ts";
 import { connectorSchema } from "./connector.ts";
+import { evalSchema } from "./eval.ts";
 import { extensionSchema } from "./extension.ts";
 import { modelSchema } from "./model.ts";
 import { packageSchema } from "./package.ts";
@@ -19,4 +20,5 @@ export const KIND_SCHEMAS: Record<Kind, JsonSchema> = {
   Extension: extensionSchema,
   Connector: connectorSchema,
   Connection: connectionSchema,
+  Eval: evalSchema,
 };

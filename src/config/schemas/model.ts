@@ -1,6 +1,6 @@
-/** The JSON Schema of a Model document: provider, model, apiKey, endpoint, options. */
+/** The JSON Schema of a Model document: provider, model, apiKey, endpoint, options, pricing. */
 import { MODEL_PROVIDERS } from "../defaults.ts";
-import { envelope, freeObject, nonEmptyString, ref } from "./common.ts";
+import { envelope, freeObject, nonEmptyString, nonNegativeNumber, ref } from "./common.ts";
 
 export const modelSchema = envelope({
   kind: "Model",
@@ -16,6 +16,13 @@ export const modelSchema = envelope({
       endpoint: { type: "string", pattern: "^https?://" },
       options: freeObject,
       capabilities: { type: "object", additionalProperties: { type: "boolean" } },
+      pricing: {
+        type: "object",
+        description: "US dollars per million tokens, for the costs `goondan eval` reports.",
+        required: ["inputPerMillion", "outputPerMillion"],
+        additionalProperties: false,
+        properties: { inputPerMillion: nonNegativeNumber, outputPerMillion: nonNegativeNumber },
+      },
     },
     allOf: [
       {

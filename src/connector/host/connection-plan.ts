@@ -2,7 +2,8 @@
  * From a validated bundle to the connectors to run: one ConnectorRunSpec per Connection bound to the
  * Swarm, with its Connector's entry path, its config and secrets resolved from their ValueSources,
  * its ingress rules and the Swarm's entry agent and instanceKey. The built-in `cli` connector (only
- * the first one) gets the orchestrator's stdin.
+ * the first one) gets the orchestrator's stdin; the built-in `schedule` connector's Connections are no child's
+ * (src/connector/schedule/schedule-plan.ts).
  */
 import { ConfigError } from "../../shared/errors.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
@@ -12,10 +13,12 @@ import {
   BUILTIN_PACKAGE,
   type Bundle,
   type ConnectionResource,
+  type ConnectorResource,
   type ObjectRef,
   type SwarmResource,
   type ValueSource,
 } from "../../config/types.ts";
+import { SCHEDULE_CONNECTOR_NAME } from "../../config/schedule-settings.ts";
 import type { ConnectorRunSpec } from "./connector-supervisor.ts";
 
 function resolveValue(options: {
@@ -32,35 +35,58 @@ function resolveValue(options: {
   );
 }
 
+/** A Connection's `config` with its ValueSources resolved (E_CONFIG_ENV_MISSING when a variable is unset). */
+export function resolvedConfig(connection: ConnectionResource, env: Env): JsonObject {
+  const config: JsonObject = {};
+  for (const [key, value] of Object.entries(connection.spec.config ?? {})) {
+    config[key] = isValueSource(value)
+      ? resolveValue({ connection, field: `spec.config.${key}`, source: value, env })
+      : (value as JsonValue);
+  }
+  return config;
+}
+
+/** Whether a Connector is the built-in `schedule`, whose Connections the daemon runs itself (src/connector/schedule). */
+export function isScheduleConnector(connector: ConnectorResource): boolean {
+  return connector.source.package === BUILTIN_PACKAGE && connector.metadata.name === SCHEDULE_CONNECTOR_NAME;
+}
+
+/** The Swarm's Connections with the Connector each names. */
+export function connectionsWithConnectors(options: {
+  bundle: Bundle;
+  swarm: SwarmResource;
+}): { connection: ConnectionResource; connector: ConnectorResource }[] {
+  return swarmConnections(options.bundle, options.swarm).map((connection) => ({
+    connection,
+    connector: resolveRef(options.bundle, connection.spec.connectorRef as ObjectRef & { kind: "Connector" }),
+  }));
+}
+
 export function connectorRunSpecs(options: { bundle: Bundle; swarm: SwarmResource; env: Env }): ConnectorRunSpec[] {
-  const { bundle, swarm, env } = options;
+  const { swarm, env } = options;
   let stdinTaken = false;
-  return swarmConnections(bundle, swarm).map((connection) => {
-    const connector = resolveRef(bundle, connection.spec.connectorRef as ObjectRef & { kind: "Connector" });
-    const config: JsonObject = {};
-    for (const [key, value] of Object.entries(connection.spec.config ?? {})) {
-      config[key] = isValueSource(value)
-        ? resolveValue({ connection, field: `spec.config.${key}`, source: value, env })
-        : (value as JsonValue);
-    }
-    const secrets: Record<string, string> = {};
-    for (const [key, source] of Object.entries(connection.spec.secrets ?? {})) {
-      secrets[key] = resolveValue({ connection, field: `spec.secrets.${key}`, source, env });
-    }
-    const wantsStdin = connector.source.package === BUILTIN_PACKAGE && connector.metadata.name === "cli" && !stdinTaken;
-    if (wantsStdin) stdinTaken = true;
-    return {
-      connection: connection.metadata.name,
-      connector: connector.metadata.name,
-      entry: resolveEntry(connector),
-      config,
-      secrets,
-      rules: connection.spec.ingress?.rules ?? [],
-      entryAgent: swarm.spec.entryAgent.name,
-      swarmInstanceKey: swarm.spec.instanceKey,
-      stdin: wantsStdin ? "inherit" : "ignore",
-    };
-  });
+  return connectionsWithConnectors(options)
+    .filter(({ connector }) => !isScheduleConnector(connector))
+    .map(({ connection, connector }) => {
+      const secrets: Record<string, string> = {};
+      for (const [key, source] of Object.entries(connection.spec.secrets ?? {})) {
+        secrets[key] = resolveValue({ connection, field: `spec.secrets.${key}`, source, env });
+      }
+      const wantsStdin =
+        connector.source.package === BUILTIN_PACKAGE && connector.metadata.name === "cli" && !stdinTaken;
+      if (wantsStdin) stdinTaken = true;
+      return {
+        connection: connection.metadata.name,
+        connector: connector.metadata.name,
+        entry: resolveEntry(connector),
+        config: resolvedConfig(connection, env),
+        secrets,
+        rules: connection.spec.ingress?.rules ?? [],
+        entryAgent: swarm.spec.entryAgent.name,
+        swarmInstanceKey: swarm.spec.instanceKey,
+        stdin: wantsStdin ? "inherit" : "ignore",
+      };
+    });
 }
 
 /** Whether the Swarm has a Connection to the built-in `cli` connector (the terminal is the chat then). */

@@ -25,6 +25,8 @@ export interface ConnectorRunSpec {
 
 export interface ConnectorIngestRequest {
   connection: string;
+  /** A stable id (a schedule's tick): accepting it again is a no-op answered `duplicate`. Default: a new id. */
+  eventId?: string;
   agent: string;
   instanceKey: string;
   input: string;
@@ -50,4 +52,4 @@ export interface ConnectorApprovals {
 /** Hands an event to the orchestrator; resolves once it is durably accepted (rejects with a coded error if refused). */
 export type ConnectorIngest = (
   request: ConnectorIngestRequest,
-) => Promise<{ eventId: string; reply?: Promise<TurnOutcome> }>;
+) => Promise<{ eventId: string; duplicate?: boolean; reply?: Promise<TurnOutcome> }>;

@@ -2,13 +2,15 @@
  * A route's JSON body, checked before the route runs: only `application/json` (or `application/*+json`, UTF-8) is
  * taken, so a page cannot send the "simple" `text/plain` or form POST a browser makes without asking; anything
  * else, a body without a content type included, is `415 E_API_UNSUPPORTED_MEDIA_TYPE`. Then at most `maxBytes`
- * (hono's body-limit, on the declared length or while streaming: `413 E_API_BODY_TOO_LARGE`), a JSON object
+ * (hono's body-limit, on the declared length or while streaming: `413 E_API_BODY_TOO_LARGE`), nested at most
+ * `MAX_JSON_DEPTH` deep (measured on the text before it is parsed: `400 E_API_BODY_TOO_DEEP`), a JSON object
  * (`400 E_API_BAD_JSON`), and the route's schema (`400 E_API_BAD_REQUEST`). The checked body is `c.var.body`.
  */
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { every } from "hono/combine";
 import { isJsonObject } from "../../shared/json.ts";
+import { jsonTextDepth, MAX_JSON_DEPTH } from "../../shared/json-depth.ts";
 import { ApiError } from "../api-error.ts";
 import type { ApiEnv } from "../api-env.ts";
 
@@ -67,6 +69,13 @@ export function jsonBody(options: {
           message: "expected a JSON object body, got an empty body",
         });
     } else {
+      if (jsonTextDepth(text) > MAX_JSON_DEPTH)
+        throw new ApiError({
+          status: 400,
+          code: "E_API_BODY_TOO_DEEP",
+          message: `body nests objects and arrays more than ${MAX_JSON_DEPTH} deep`,
+          suggestion: `flatten the body; at most ${MAX_JSON_DEPTH} levels of objects and arrays are accepted`,
+        });
       try {
         value = JSON.parse(text);
       } catch (error) {

@@ -1,8 +1,10 @@
 /**
  * `GET /v1/approvals` (the tool calls waiting for a person's decision, oldest first: id, agent, instanceKey,
  * toolName, arguments, requestedAt, expiresAt, approvers) and `POST /v1/approvals/:id` `{decision: "approve" |
- * "deny", reason?, approver?, wait?}`: the decision is applied once (`200` with the decided approval, and with
- * `wait: true` the `outcome` of the turn it resumes when it was the last one that turn waited for); a second decision
+ * "deny", reason?, approver?, wait?, stream?}`: the decision is applied once (`200` with the decided approval, and with
+ * `wait: true` the `outcome` of the turn it resumes when it was the last one that turn waited for; with `stream: true`
+ * a `text/event-stream` of the decided `approval`, the resumed turn's progress as `POST /v1/events` streams it, and
+ * `done` with its outcome, sse-progress.ts); a second decision
  * is `409 E_APPROVAL_DECIDED` with the first one, an unknown id `404 E_APPROVAL_NOT_FOUND`, and an approver the
  * approval does not name `403 E_APPROVAL_FORBIDDEN`.
  */
@@ -16,6 +18,8 @@ import type { ApiEnv } from "../api-env.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { MAX_REASON_LENGTH, requestSchema } from "../request-schema.ts";
 import { noQuery } from "./no-query.ts";
+import { progressRelay } from "../sse-progress.ts";
+import { sseResponse } from "../sse-stream.ts";
 
 const DECIDE = "POST /v1/approvals/:id";
 
@@ -24,6 +28,7 @@ interface DecideBody {
   reason?: string;
   approver?: string;
   wait?: boolean;
+  stream?: boolean;
 }
 
 const listQuery = noQuery("GET /v1/approvals");
@@ -50,6 +55,7 @@ const decideBody = requestSchema<DecideBody>({
       reason: { type: "string", minLength: 1, maxLength: MAX_REASON_LENGTH },
       approver: { type: "string", minLength: 1, maxLength: 200 },
       wait: { type: "boolean" },
+      stream: { type: "boolean" },
     },
   },
 });
@@ -79,7 +85,11 @@ export function approvalView(approval: Approval): JsonObject {
   };
 }
 
-export function approvalRoutes(options: { backend: ApiBackend; maxBodyBytes: number }): Hono<ApiEnv> {
+export function approvalRoutes(options: {
+  backend: ApiBackend;
+  maxBodyBytes: number;
+  heartbeatMs?: number;
+}): Hono<ApiEnv> {
   const desk = options.backend.orchestrator.approvals;
   return new Hono<ApiEnv>()
     .get("/v1/approvals", listQuery, async (c) => c.json({ approvals: (await desk.pending()).map(approvalView) }))
@@ -91,15 +101,29 @@ export function approvalRoutes(options: { backend: ApiBackend; maxBodyBytes: num
       async (c) => {
         const { id } = c.req.valid("param");
         const body = c.var.body as DecideBody;
+        const relay = progressRelay();
         const answer = await desk.decide({
           id,
           decision: body.decision,
           ...(body.reason === undefined ? {} : { reason: body.reason }),
           ...(body.approver === undefined ? {} : { approver: body.approver }),
           ...(body.wait === true ? { wait: true } : {}),
+          ...(body.stream === true ? { onProgress: relay.onProgress } : {}),
         });
         switch (answer.type) {
           case "decided":
+            if (body.stream === true) {
+              const { approval, outcome } = answer;
+              return sseResponse({
+                c,
+                ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+                run: async (writer) => {
+                  writer.send({ event: "approval", data: approvalView(approval) });
+                  relay.attach(writer);
+                  if (outcome !== undefined) writer.send({ event: "done", data: await outcome });
+                },
+              });
+            }
             if (answer.outcome === undefined) return c.json({ approval: approvalView(answer.approval) });
             c.env.keepOpen();
             return c.json({ approval: approvalView(answer.approval), outcome: await answer.outcome });

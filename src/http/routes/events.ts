@@ -12,14 +12,13 @@ import { Hono } from "hono";
 import { validator } from "hono/validator";
 import type { Submitted } from "../../orchestrator/orchestrator-options.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
-import type { TurnProgress } from "../../protocol/turn-progress.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import type { ApiBackend } from "../api-backend.ts";
 import { ApiError } from "../api-error.ts";
 import type { ApiEnv } from "../api-env.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { AGENT_NAME_SCHEMA, INSTANCE_KEY_SCHEMA, MAX_TIMEOUT_MS, requestSchema } from "../request-schema.ts";
-import { progressMessage } from "../sse-progress.ts";
+import { progressRelay } from "../sse-progress.ts";
 import { sseResponse } from "../sse-stream.ts";
 import { noQuery } from "./no-query.ts";
 
@@ -57,7 +56,7 @@ const body = requestSchema<EventBody>({
 });
 
 /** The turn's outcome, or why there is none to give: the wait ran out, or the orchestrator stopped first. */
-async function awaitOutcome(submitted: Submitted, timeoutMs: number): Promise<TurnOutcome | ApiError> {
+export async function awaitOutcome(submitted: Submitted, timeoutMs: number): Promise<TurnOutcome | ApiError> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)));
   const outcome = await Promise.race([submitted.outcome, timedOut]);
@@ -103,16 +102,13 @@ export function eventRoutes(options: {
     .post("/v1/events", query, jsonBody({ maxBytes: options.maxBodyBytes, check: body }), async (c) => {
       const event = c.var.body as EventBody;
       // Progress that comes before the stream opens waits for it.
-      const early: TurnProgress[] = [];
-      let relay: ((progress: TurnProgress) => void) | undefined;
+      const relay = progressRelay();
       const submitted = backend.orchestrator.submit({
         input: event.input,
         ...(event.agent !== undefined ? { agent: event.agent } : {}),
         ...(event.instanceKey !== undefined ? { instanceKey: event.instanceKey } : {}),
         ...(event.metadata !== undefined ? { metadata: event.metadata } : {}),
-        ...(event.stream === true
-          ? { onProgress: (progress: TurnProgress) => (relay ? relay(progress) : early.push(progress)) }
-          : {}),
+        ...(event.stream === true ? { onProgress: relay.onProgress } : {}),
       });
       // Nobody hears of an event before it is on disk: the 202 waits for the store's sync (shared by the tick's accepts).
       await submitted.accepted;
@@ -123,8 +119,7 @@ export function eventRoutes(options: {
           c,
           ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
           run: async (writer) => {
-            relay = (progress) => writer.send(progressMessage(progress));
-            for (const progress of early.splice(0)) relay(progress);
+            relay.attach(writer);
             const ended = await awaitOutcome(submitted, timeoutMs);
             if (ended instanceof ApiError)
               writer.send({

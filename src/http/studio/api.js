@@ -1,6 +1,6 @@
-// The studio's one way to the HTTP API: every call sends the bearer token the person gave (kept in this tab's
-// sessionStorage, never a cookie), a 401 asks for it again, and text/event-stream answers are read from fetch's
-// body as SSE frames (EventSource cannot send an Authorization header).
+// The studio's one way to the HTTP API (a typed client may replace it): every call sends the bearer token the person
+// gave (kept in this tab's sessionStorage, never a cookie), a 401 asks for it again, and text/event-stream answers
+// are read from fetch's body as SSE frames (EventSource cannot send an Authorization header).
 
 const TOKEN_KEY = "goondan.token";
 let askForToken = () => {};
@@ -41,60 +41,84 @@ export async function api(path, options = {}) {
   return body;
 }
 
-/** Posts (or gets) and reads the answer as SSE: calls onFrame({event, data}) per frame; returns the Response when it is not SSE. */
+/** Splits SSE text into frames; returns the frames and what is left of an unfinished one. */
+function frames(buffer) {
+  const found = [];
+  let end;
+  let rest = buffer;
+  while ((end = rest.indexOf("\n\n")) >= 0) {
+    const block = rest.slice(0, end);
+    rest = rest.slice(end + 2);
+    let event = "message";
+    const data = [];
+    for (const line of block.split("\n")) {
+      if (line.startsWith("event:")) event = line.slice(6).trim();
+      else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+    }
+    if (data.length === 0) continue; // a comment (open, heartbeat)
+    const text = data.join("\n");
+    try {
+      found.push({ event, data: JSON.parse(text) });
+    } catch {
+      found.push({ event, data: text });
+    }
+  }
+  return { found, rest };
+}
+
+/** Posts (or gets) and reads the answer as SSE, calling onFrame({event, data}) per frame; throws ApiError when it is not SSE. */
 export async function sse(path, options, onFrame, signal) {
+  const accept = { accept: "text/event-stream" };
   const init = {
     method: options.method ?? "GET",
-    headers: headers(
-      options.body === undefined
-        ? { accept: "text/event-stream" }
-        : { accept: "text/event-stream", "content-type": "application/json" },
-    ),
+    headers: headers(options.body === undefined ? accept : { ...accept, "content-type": "application/json" }),
     signal,
   };
   if (options.body !== undefined) init.body = JSON.stringify(options.body);
   const response = await fetch(path, init);
   if (response.status === 401) askForToken();
-  if (!(response.headers.get("content-type") ?? "").startsWith("text/event-stream")) return response;
+  if (!(response.headers.get("content-type") ?? "").startsWith("text/event-stream"))
+    throw new ApiError(response.status, await response.json().catch(() => undefined));
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   for (;;) {
     const { value, done } = await reader.read();
-    if (done) return undefined;
-    buffer += value.replaceAll("\r\n", "\n");
-    let end;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      let event = "message";
-      const data = [];
-      for (const line of frame.split("\n")) {
-        if (line.startsWith("event:")) event = line.slice(6).trim();
-        else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
-      }
-      if (data.length === 0) continue; // a heartbeat comment
-      const text = data.join("\n");
-      let parsed = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        // plain text data
-      }
-      onFrame({ event, data: parsed });
-    }
+    if (done) return;
+    const { found, rest } = frames(buffer + value.replaceAll("\r\n", "\n"));
+    buffer = rest;
+    for (const frame of found) onFrame(frame);
   }
 }
 
-/** Creates an element with text and attributes; never parses HTML. */
-export function el(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === undefined || value === null) continue;
-    if (name === "class") node.className = value;
-    else if (name === "style")
-      Object.assign(node.style, value); // CSSOM, which the page's CSP allows (style="" it refuses)
-    else node.setAttribute(name, String(value));
-  }
-  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  return node;
-}
+const path = (...parts) => parts.map(encodeURIComponent).join("/");
+
+export const swarm = () => api("/v1/swarm");
+export const processes = () => api("/v1/processes");
+export const instances = () => api("/v1/instances");
+export const messages = (agent, key) => api(`/v1/instances/${path(agent, key)}/messages`);
+export const instanceEvents = (agent, key) => api(`/v1/instances/${path(agent, key)}/events?limit=1000`);
+export const recentEvents = () => api("/v1/runtime-events?limit=1000");
+export const trace = (traceId) => api(`/v1/traces/${path(traceId)}`);
+export const span = (traceId, spanId) => api(`/v1/traces/${path(traceId)}/spans/${path(spanId)}`);
+export const approvals = () => api("/v1/approvals");
+/** Decides an approval with stream: true; onFrame gets the decided approval, the resumed turn's progress and done. */
+export const decide = (id, decision, onFrame, signal) =>
+  sse(
+    `/v1/approvals/${path(id)}`,
+    { method: "POST", body: { decision, approver: "studio", stream: true } },
+    onFrame,
+    signal,
+  );
+
+/** POST /v1/events with stream: true; onFrame gets delta, tool, restarted, done and error frames. */
+export const send = (body, onFrame, signal) =>
+  sse("/v1/events", { method: "POST", body: { ...body, stream: true } }, onFrame, signal);
+
+/** GET /v1/watch: every runtime event after the `after` cursor (when given), then as they happen, until `signal` aborts. */
+export const watch = (onEvent, signal, after) =>
+  sse(
+    after === undefined ? "/v1/watch" : `/v1/watch?after=${encodeURIComponent(after)}`,
+    {},
+    (frame) => frame.event === "runtime" && onEvent(frame.data),
+    signal,
+  );

@@ -1,201 +1,96 @@
-// The studio page: asks for the token when the API wants one, then keeps the process table, the agents graph,
-// the chosen instance's conversation and the pending approvals fresh, and wires the send box and the trace view.
+// The studio page: a header with the four views (Agents, Threads, Traces, Processes) chosen by the URL's hash, and
+// the token form when the API asks for one. Each view loads its own data through api.js.
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { AgentsView } from "./agents-view.js";
+import { onUnauthorized, processes, setToken } from "./api.js";
+import { html } from "./html.js";
+import { ProcessesView } from "./processes-view.js";
+import { ThreadsView } from "./threads-view.js";
+import { TracesView } from "./traces-view.js";
 
-import { api, el, onUnauthorized, setToken } from "./api.js";
-import { AgentGraph } from "./graph.js";
-import { startRuntimeFeed } from "./runtime-feed.js";
-import { startSendBox, traceOfOutcome } from "./send-box.js";
-import { showTrace } from "./trace-view.js";
+const VIEWS = [
+  ["agents", "Agents", AgentsView],
+  ["threads", "Threads", ThreadsView],
+  ["traces", "Traces", TracesView],
+  ["processes", "Processes", ProcessesView],
+];
 
-const $ = (id) => document.getElementById(id);
-let instances = [];
-let needsToken = false;
-
-onUnauthorized(() => {
-  needsToken = true;
-  $("token-form").hidden = false;
-  $("connection").textContent = "token needed";
-});
-
-$("token-form").addEventListener("submit", async (submit) => {
-  submit.preventDefault();
-  setToken($("token-input").value);
-  try {
-    await api("/v1/processes");
-    needsToken = false;
-    $("token-form").hidden = true;
-    $("token-error").textContent = "";
-    start();
-  } catch (error) {
-    $("token-error").textContent = error.message;
-  }
-});
-
-function cell(value) {
-  return el("td", {}, value ?? "");
+function where() {
+  const [view = "agents", ...parts] = location.hash
+    .replace(/^#\/?/, "")
+    .split("/")
+    .filter((part) => part !== "")
+    .map(decodeURIComponent);
+  return { view: VIEWS.some(([id]) => id === view) ? view : "agents", parts };
 }
 
-async function refreshProcesses() {
-  const { processes } = await api("/v1/processes");
-  $("processes").tBodies[0].replaceChildren(
-    ...processes.map((row) =>
-      el(
-        "tr",
-        { "data-agent": row.agent, "data-kind": row.kind, "data-status": row.status },
-        cell(row.kind),
-        cell(row.agent),
-        cell(row.instanceKey),
-        cell(row.pid),
-        cell(row.status),
-        cell(row.restarts),
-        cell(row.queued),
-      ),
-    ),
-  );
-  graph.setAgents(processes.filter((row) => row.kind === "agent").map((row) => row.agent));
-  $("connection").textContent = `${processes.length} processes · updated ${new Date().toLocaleTimeString()}`;
-}
-
-async function refreshInstances() {
-  ({ instances } = await api("/v1/instances"));
-  const select = $("instance-select");
-  const chosen = select.value;
-  select.replaceChildren(
-    ...instances.map((row) =>
-      el("option", { value: `${row.agent}/${row.instanceKey}` }, `${row.agent}/${row.instanceKey}`),
-    ),
-  );
-  if (chosen) select.value = chosen;
-  const agents = [...new Set(instances.map((row) => row.agent))];
-  graph.setAgents(agents);
-  const agentSelect = $("send-agent");
-  const known = new Set([...agentSelect.options].map((option) => option.value));
-  for (const agent of agents) if (!known.has(agent)) agentSelect.append(el("option", { value: agent }, agent));
-}
-
-function messageText(data) {
-  if (typeof data.content === "string") return data.content;
-  return (data.content ?? [])
-    .map((part) => {
-      if (part.type === "text") return part.text;
-      if (part.type === "tool-call") return `→ ${part.toolName}(${JSON.stringify(part.input ?? part.args ?? {})})`;
-      if (part.type === "tool-result")
-        return `← ${part.toolName}: ${JSON.stringify(part.output ?? part.result ?? "").slice(0, 400)}`;
-      return `[${part.type}]`;
-    })
-    .join("\n");
-}
-
-async function refreshConversation() {
-  const chosen = $("instance-select").value;
-  if (!chosen) return;
-  const [agent, ...rest] = chosen.split("/");
-  try {
-    const { messages } = await api(
-      `/v1/instances/${encodeURIComponent(agent)}/${encodeURIComponent(rest.join("/"))}/messages`,
-    );
-    $("conversation").replaceChildren(
-      ...messages.map((message) =>
-        el(
-          "li",
-          { "data-role": message.data.role },
-          el("span", { class: "role" }, message.data.role),
-          messageText(message.data),
-        ),
-      ),
-    );
-  } catch (error) {
-    $("conversation").replaceChildren(el("li", { class: "muted" }, error.message));
-  }
-}
-
-let approvalsGone = false;
-/** GET /v1/approvals: each pending tool call with approve and deny buttons (POST /v1/approvals/:id); hidden without the route. */
-async function refreshApprovals() {
-  if (approvalsGone) return;
-  try {
-    const { approvals = [] } = await api("/v1/approvals");
-    $("approvals-panel").hidden = false;
-    const items = approvals.map((item) => {
-      const decide = (decision) => async () => {
-        try {
-          await api(`/v1/approvals/${encodeURIComponent(item.id)}`, {
-            method: "POST",
-            body: { decision, approver: "studio" },
-          });
-        } catch (error) {
-          row.append(el("span", { class: "error" }, ` ${error.message}`));
-        }
-        void refreshApprovals();
-      };
-      const approve = el("button", { type: "button", class: "approve" }, "approve");
-      const deny = el("button", { type: "button", class: "deny" }, "deny");
-      approve.addEventListener("click", decide("approve"));
-      deny.addEventListener("click", decide("deny"));
-      const row = el(
-        "li",
-        { "data-approval": item.id },
-        `${item.agent}/${item.instanceKey} ${item.toolName} ${JSON.stringify(item.arguments ?? {}).slice(0, 200)} `,
-        approve,
-        " ",
-        deny,
-      );
-      return row;
-    });
-    $("approvals").replaceChildren(...(items.length > 0 ? items : [el("li", { class: "muted" }, "none pending")]));
-  } catch (error) {
-    if ([404, 405, 501].includes(error.status)) {
-      approvalsGone = true;
-      $("approvals-panel").hidden = true;
+function TokenForm({ onDone }) {
+  const [error, setError] = useState("");
+  const submit = async (event) => {
+    event.preventDefault();
+    setToken(new FormData(event.currentTarget).get("token"));
+    try {
+      await processes();
+      onDone();
+    } catch (failure) {
+      setError(failure.message);
     }
-  }
-}
-
-async function openTrace(traceId) {
-  if (traceId) await showTrace($("trace"), $("trace-id"), traceId);
-}
-
-const graph = new AgentGraph($("graph"), $("flows"), (traceId) => void openTrace(traceId).catch(() => {}));
-
-function every(ms, task) {
-  const run = async () => {
-    if (!needsToken) await task().catch(() => {});
-    setTimeout(run, ms);
   };
-  void run();
+  return html`<form class="token card" id="token-form" onSubmit=${submit}>
+    <h2>This goondan asks for its API token</h2>
+    <p class="muted">The token the daemon was started with (GOONDAN_API_TOKEN). It stays in this tab only.</p>
+    <label for="token-input">API token</label>
+    <div class="row">
+      <input id="token-input" name="token" type="password" autocomplete="off" required autofocus />
+      <button type="submit">Connect</button>
+    </div>
+    ${error ? html`<p class="error" role="alert">${error}</p>` : null}
+  </form>`;
 }
 
-let started = false;
-function start() {
-  if (started) return;
-  started = true;
-  every(1500, refreshProcesses);
-  every(2000, async () => (await refreshInstances(), await refreshConversation()));
-  every(3000, refreshApprovals);
-  startRuntimeFeed(
-    (events) => graph.observe(events),
-    () => instances,
-  );
+function App() {
+  const [place, setPlace] = useState(where());
+  const [needsToken, setNeedsToken] = useState(false);
+  const [session, setSession] = useState(0);
+  useEffect(() => {
+    const changed = () => setPlace(where());
+    addEventListener("hashchange", changed);
+    onUnauthorized(() => setNeedsToken(true));
+    return () => removeEventListener("hashchange", changed);
+  }, []);
+  const [, title, View] = VIEWS.find(([id]) => id === place.view);
+  useEffect(() => {
+    document.title = `${title} · goondan studio`;
+  }, [title]);
+  return html`
+    <a class="skip" href="#main" onClick=${(event) => (event.preventDefault(), document.getElementById("main")?.focus())}
+      >Skip to content</a
+    >
+    <header class="top">
+      <span class="brand">goondan <span>studio</span></span>
+      <nav aria-label="Views">
+        ${VIEWS.map(
+          ([id, label]) =>
+            html`<a href=${`#/${id}`} aria-current=${place.view === id ? "page" : undefined} data-view=${id}>${label}</a>`,
+        )}
+      </nav>
+    </header>
+    <main id="main" tabindex="-1">
+      ${
+        needsToken
+          ? html`<${TokenForm}
+              onDone=${() => {
+                setNeedsToken(false);
+                setSession((n) => n + 1);
+              }}
+            />`
+          : html`<${View} key=${`${place.view}:${session}`} parts=${place.parts} />`
+      }
+    </main>
+  `;
 }
 
-$("instance-select").addEventListener("change", () => void refreshConversation());
-startSendBox(
-  {
-    form: $("send-form"),
-    agent: $("send-agent"),
-    key: $("send-key"),
-    input: $("send-input"),
-    button: $("send-button"),
-    status: $("reply-status"),
-    reply: $("reply"),
-    tools: $("reply-tools"),
-    openTrace: $("open-trace"),
-  },
-  async (outcome) => openTrace(await traceOfOutcome(outcome)),
-);
-
-api("/v1/processes")
-  .then(() => start())
-  .catch(() => {
-    if (!needsToken) start();
-  });
+const root = document.getElementById("app");
+root.replaceChildren();
+render(html`<${App} />`, root);

@@ -4,7 +4,8 @@
  * restart), refuses a decider the approval does not name (`approvers`), and runs the deadlines (`expiresAt`) as
  * timers — started again from the store at start, where a deadline that passed while goondan was down is applied at
  * once. When an event's last approval is decided the store makes it unanswered again and its instance gets it back
- * first, with every decision, so the same turn goes on. A turn that stops for approvals settles the waiters of its
+ * first, with every decision, so the same turn goes on. Calls suspended for a time or a signal (the `timer` tool,
+ * ../../protocol/suspension.ts) are approvals no person decides: their deadline, or their signal, does. A turn that stops for approvals settles the waiters of its
  * event and of every event up its request chain with `awaiting_approval` (the entry agent's `wait` answers).
  */
 import type { Clock, TimerHandle } from "../../shared/clock.ts";
@@ -13,8 +14,11 @@ import { newSpanId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { Approval, ApprovalDecisionKind } from "../../protocol/approval.ts";
+import { awaitedSignal, isSuspension, signalApprover } from "../../protocol/suspension.ts";
+import type { JsonValue } from "../../shared/json.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
+import type { TurnProgress } from "../../protocol/turn-progress.ts";
 import type { Store } from "../../store/store.ts";
 import type { InboxEntry } from "../instances/instance-queue.ts";
 import type { PendingRequests } from "../routing/pending-requests.ts";
@@ -33,6 +37,8 @@ export interface ApprovalDeskOptions {
   /** A live instance by address, for the request chain. */
   existing(address: string): { agent: string; instanceKey: string; inFlight: InboxEntry | undefined } | undefined;
   publish(events: RuntimeEvent[]): void;
+  /** Hands the progress of `event`'s trace to `listener` (the runtime event hub's watchEvent); returns the stop. */
+  watchEvent(event: { id: string; traceId: string }, listener: (progress: TurnProgress) => void): () => void;
 }
 
 export interface DecideRequest {
@@ -43,6 +49,8 @@ export interface DecideRequest {
   approver?: string;
   /** Also answer the outcome of the turn this decision resumes (when it was the event's last undecided approval). */
   wait?: boolean;
+  /** The resumed turn's progress as it runs (its text, its tool calls and those it delegates), until it ends; implies wait. */
+  onProgress?: (progress: TurnProgress) => void;
 }
 
 export type DecideAnswer =
@@ -62,8 +70,34 @@ export class ApprovalDesk {
 
   constructor(private readonly options: ApprovalDeskOptions) {}
 
-  /** Pending approvals, oldest first. */
-  pending(): Promise<Approval[]> {
+  /** Pending approvals a person decides, oldest first (not the suspensions: those are `suspended()`). */
+  async pending(): Promise<Approval[]> {
+    return (await this.undecided()).filter((approval) => !isSuspension(approval));
+  }
+
+  /** Calls suspended for a time or a signal (the `timer` tool), oldest first: decided by their deadline or signal. */
+  async suspended(): Promise<Approval[]> {
+    return (await this.undecided()).filter(isSuspension);
+  }
+
+  /**
+   * `POST /v1/signals/:name`: wakes every call waiting for the signal, with `payload` as what it gets; `missing` when
+   * none waits (the signal is kept nowhere: the sender hears it went to nobody).
+   */
+  async signal(
+    name: string,
+    payload: JsonValue,
+  ): Promise<{ type: "delivered"; approvals: Approval[] } | { type: "missing" }> {
+    const waiting = (await this.suspended()).filter((approval) => awaitedSignal(approval) === name);
+    const delivered: Approval[] = [];
+    for (const approval of waiting) {
+      const answer = await this.apply(approval.id, "approve", JSON.stringify(payload), signalApprover(name));
+      if (answer.type === "decided") delivered.push(answer.approval);
+    }
+    return delivered.length === 0 ? { type: "missing" } : { type: "delivered", approvals: delivered };
+  }
+
+  private undecided(): Promise<Approval[]> {
     return this.options.store.approvals({ swarm: this.options.swarm(), pending: true });
   }
 
@@ -73,18 +107,25 @@ export class ApprovalDesk {
 
   /** Arms the deadlines of every pending approval; those past are applied now. */
   async start(): Promise<void> {
-    for (const approval of await this.pending()) this.arm(approval);
+    for (const approval of await this.undecided()) this.arm(approval);
   }
 
   decide(request: DecideRequest): Promise<DecideAnswer> {
-    return this.apply(request.id, request.decision, request.reason, request.approver, request.wait === true);
+    return this.apply(
+      request.id,
+      request.decision,
+      request.reason,
+      request.approver,
+      request.wait === true || request.onProgress !== undefined,
+      request.onProgress,
+    );
   }
 
   /** A turn stopped for approvals (its commit is durable): deadlines armed, waiters up the request chain told. */
   turnStopped(event: AgentEvent, outcome: TurnOutcome): void {
     this.settleChain(event, outcome);
     const ids = new Set(outcome.approvalIds ?? []);
-    this.pending().then(
+    this.undecided().then(
       (pending) => pending.filter((approval) => ids.has(approval.id)).forEach((approval) => this.arm(approval)),
       (error: unknown) =>
         this.options.logger.error(
@@ -130,6 +171,7 @@ export class ApprovalDesk {
     reason: string | undefined,
     approver: string | undefined,
     wait = false,
+    onProgress?: (progress: TurnProgress) => void,
   ): Promise<DecideAnswer> {
     const { store, clock } = this.options;
     const swarm = this.options.swarm();
@@ -144,12 +186,16 @@ export class ApprovalDesk {
       return { type: "forbidden", approval: found };
     // Registered before the event can be delivered again, so that its end cannot be missed.
     const outcome = wait ? this.options.waiters.outcome(found.eventId) : undefined;
+    const stopWatching =
+      onProgress && this.options.watchEvent({ id: found.eventId, traceId: found.traceId }, onProgress);
     const decided = await store.decideApproval(swarm, id, {
       decision,
       decidedAt: clock.now(),
       ...(reason === undefined ? {} : { reason }),
       ...(approver === undefined ? {} : { decidedBy: approver }),
     });
+    if (decided.type !== "decided" || decided.reopened === undefined || outcome === undefined) stopWatching?.();
+    else if (stopWatching) outcome.then(stopWatching, stopWatching);
     if (decided.type !== "decided") return decided;
     const timer = this.timers.get(id);
     if (timer !== undefined) this.options.clock.clearTimeout(timer), this.timers.delete(id);

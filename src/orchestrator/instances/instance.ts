@@ -11,7 +11,7 @@ import type { Logger } from "../../shared/logger.ts";
 import { instanceAddress, type AgentEvent } from "../../protocol/agent-event.ts";
 import type { ErrorInfo } from "../../protocol/error-info.ts";
 import type { ParentToChild } from "../../protocol/ipc-messages.ts";
-import { OneShotTimer } from "../../shared/clock.ts";
+import { OneShotTimer, type TimerHandle } from "../../shared/clock.ts";
 import type { ChildProcess } from "../../supervision/child-process.ts";
 import type { PoolMember } from "../../supervision/process-pool.ts";
 import type { SupervisorStatus } from "../../supervision/child-spec.ts";
@@ -22,6 +22,9 @@ import { deliveryOf, InstanceQueue, type InboxEntry } from "./instance-queue.ts"
 import type { InstanceOptions } from "./instance-options.ts";
 import { onChildExit, onChildMessage, type InstanceParts } from "./on-child-message.ts";
 import { StartFailures } from "./start-failures.ts";
+
+/** Timers hold at most 2^31-1 ms; an event due later is deferred again when this one fires. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 export type InstanceStatus = Exclude<SupervisorStatus, "running"> | "idle" | "processing";
 
@@ -36,6 +39,8 @@ export class Instance implements PoolMember {
   private readonly startFailures = new StartFailures();
   private readonly logger: Logger;
   private readonly idleTimer: OneShotTimer;
+  /** Events not due yet (`notBefore`), each waiting for its time. */
+  private readonly deferred = new Map<string, TimerHandle>();
 
   constructor(private readonly options: InstanceOptions) {
     this.agent = options.agent;
@@ -143,6 +148,7 @@ export class Instance implements PoolMember {
 
   /** Queues an event the store already holds (found unanswered when the orchestrator started). */
   enqueue(entry: InboxEntry): void {
+    if (this.deferUntilDue(entry)) return;
     if (!this.events.push(entry)) return;
     this.lastActiveAt = this.options.clock.now();
     if (this.startFailures.unstartable && !this.live) {
@@ -221,6 +227,8 @@ export class Instance implements PoolMember {
 
   /** No more starts or restarts (orchestrator shutdown, agent gone from the swarm). */
   close(): void {
+    for (const timer of this.deferred.values()) this.options.clock.clearTimeout(timer);
+    this.deferred.clear();
     this.idleTimer.clear();
     this.supervisor.close();
   }
@@ -232,6 +240,26 @@ export class Instance implements PoolMember {
   resume(): void {
     this.supervisor.resume();
     this.deliverNext();
+  }
+
+  /**
+   * An event not due yet (`notBefore`, agents__schedule) waits for its time here, not in the queue: it is already in
+   * the store, so a restart finds it unanswered and defers it again. True when it was deferred.
+   */
+  private deferUntilDue(entry: InboxEntry): boolean {
+    const due = entry.event.notBefore;
+    const now = this.options.clock.now();
+    if (due === undefined || due <= now) return false;
+    if (this.deferred.has(entry.event.id)) return true;
+    const timer = this.options.clock.setTimeout(
+      () => {
+        this.deferred.delete(entry.event.id);
+        this.enqueue(entry);
+      },
+      Math.min(due - now, MAX_TIMER_MS),
+    );
+    this.deferred.set(entry.event.id, timer);
+    return true;
   }
 
   private get parts(): InstanceParts {

@@ -40,8 +40,8 @@ export function onChildMessage(parts: InstanceParts, child: ChildProcess, messag
       if (message.payload.approvals?.applied !== undefined) parts.events.markApplied(message.payload.approvals.applied);
       commitStep({ store: parts.options.store, ref: parts.ref, child, commit: message.payload });
       return;
-    case "turn_text":
-      return hooks.turnText(parts.instance, message.payload);
+    case "turn_delta":
+      return hooks.turnDelta(parts.instance, message.payload);
     case "runtime_events":
       return hooks.runtimeEvents(parts.instance, message.payload.events);
     case "runtime_call":

@@ -56,6 +56,7 @@ export class OutcomeRouter {
       finishReason: result.finishReason,
       ...(result.error ? { error: result.error } : {}),
       ...(result.approvalIds ? { approvalIds: result.approvalIds } : {}),
+      ...(result.usage ? { usage: result.usage } : {}),
     };
     if (outcome.status === "awaiting_approval") {
       // Not an answer yet: the requester keeps waiting; the turn goes on under this event once it is decided.

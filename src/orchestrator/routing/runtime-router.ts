@@ -180,6 +180,7 @@ async function delegate(
     createdAt: new Date(now).toISOString(),
   };
   if (method === "send") {
+    if (typeof args.notBefore === "number" && Number.isFinite(args.notBefore)) event.notBefore = args.notBefore;
     await acceptFromAgent(host, event);
     return { eventId };
   }

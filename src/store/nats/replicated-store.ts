@@ -62,6 +62,10 @@ export class ReplicatedStore implements Store {
     return this.local.inboxRecord(swarm, eventId);
   }
 
+  newestEventId(swarm: string, options: { prefix: string; length: number }): Promise<string | undefined> {
+    return this.local.newestEventId(swarm, options);
+  }
+
   unanswered(swarm: string): Promise<InboxRecord[]> {
     return this.local.unanswered(swarm);
   }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "bun:test";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { callResultOutput } from "../../../src/base/extensions/mcp/call-result.ts";
-import { redactSecrets } from "../../../src/base/extensions/mcp/redact-secrets.ts";
+import { redactSecrets } from "../../../src/shared/redact-secrets.ts";
 import { McpServerConnection } from "../../../src/base/extensions/mcp/server-connection.ts";
 import { readServerSpecs } from "../../../src/base/extensions/mcp/server-spec.ts";
 import { serverToolItems } from "../../../src/base/extensions/mcp/server-tools.ts";

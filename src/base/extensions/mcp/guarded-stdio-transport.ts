@@ -12,7 +12,7 @@ import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/s
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../../../shared/logger.ts";
-import { redactSecrets } from "./redact-secrets.ts";
+import { redactSecrets } from "../../../shared/redact-secrets.ts";
 
 /** `sh -c GUARD mcp-guard <command> <args…>`: the guard runs in the background, the server replaces the shell. */
 const GUARD = [

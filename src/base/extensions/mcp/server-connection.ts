@@ -17,7 +17,7 @@ import { describeThrown } from "../../../tools/tool-errors.ts";
 import type { CallResult } from "./call-result.ts";
 import { GuardedStdioTransport } from "./guarded-stdio-transport.ts";
 import { mcpFault } from "./mcp-fault.ts";
-import { redactSecrets } from "./redact-secrets.ts";
+import { redactSecrets } from "../../../shared/redact-secrets.ts";
 import { closeQuietly, defaultTransport } from "./default-transport.ts";
 import {
   DEFAULT_RESTART_BACKOFF,

@@ -1,0 +1,186 @@
+/**
+ * The AG-UI surface (docs/interop.md): `POST /v1/ag-ui` (the entry agent) and `POST /v1/ag-ui/:agent` take a
+ * RunAgentInput (ag-ui-input.ts) and answer with the run as server-sent events written by AG-UI's own encoder
+ * (ag-ui-run.ts). A run with a user message sends it as an event to the `threadId` instance and streams its turn. A
+ * run with `resume` decides the approvals its entries answer, through the same durable approvals as
+ * `POST /v1/approvals/:id`, and streams the resumed turn: its tool calls from the runtime events of the approval's
+ * trace, its reply when it ends. Bad input is a coded 4xx before the stream opens; once open, failures are RUN_ERROR.
+ */
+import { EventEncoder } from "@ag-ui/encoder";
+import { Hono } from "hono";
+import { validator } from "hono/validator";
+import type { Approval } from "../../protocol/approval.ts";
+import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
+import { toolProgressOf } from "../../protocol/turn-progress.ts";
+import type { ApiBackend } from "../api-backend.ts";
+import { ApiError } from "../api-error.ts";
+import type { ApiEnv } from "../api-env.ts";
+import { jsonBody } from "../middleware/json-body.ts";
+import { AGENT_NAME_SCHEMA, requestSchema } from "../request-schema.ts";
+import { awaitOutcome } from "../routes/events.ts";
+import { noQuery } from "../routes/no-query.ts";
+import { sseResponse, type SseWriter } from "../sse-stream.ts";
+import { checkAgUiInput, resumeDecision, runInputText, type AgUiInput, type AgUiResumeEntry } from "./ag-ui-input.ts";
+import { AgUiRun } from "./ag-ui-run.ts";
+
+const agentPath = requestSchema<{ agent: string }>({
+  route: "POST /v1/ag-ui/:agent",
+  part: "path",
+  schema: {
+    type: "object",
+    required: ["agent"],
+    additionalProperties: false,
+    properties: { agent: AGENT_NAME_SCHEMA },
+  },
+});
+
+/** Why a resume entry could not decide its approval, as the run's error. */
+function refusal(id: string, type: "missing" | "already" | "forbidden"): { code: string; message: string } {
+  if (type === "missing") return { code: "E_APPROVAL_NOT_FOUND", message: `no approval ${JSON.stringify(id)}` };
+  if (type === "already")
+    return { code: "E_APPROVAL_DECIDED", message: `approval ${id} was decided already; a decision is applied once` };
+  return { code: "E_APPROVAL_FORBIDDEN", message: `approval ${id} names its approvers; this run is not one of them` };
+}
+
+/** Decides each entry's approval; the outcome of the turn the last one resumes, or why none can be given. */
+async function decideAll(options: {
+  backend: ApiBackend;
+  entries: readonly AgUiResumeEntry[];
+}): Promise<{ outcome?: Promise<TurnOutcome>; decided: Approval[]; error?: { code: string; message: string } }> {
+  const desk = options.backend.orchestrator.approvals;
+  const decided: Approval[] = [];
+  let outcome: Promise<TurnOutcome> | undefined;
+  for (const entry of options.entries) {
+    const answer = await desk.decide({ id: entry.interruptId, ...resumeDecision(entry), wait: true });
+    if (answer.type !== "decided") return { decided, error: refusal(entry.interruptId, answer.type) };
+    decided.push(answer.approval);
+    outcome = answer.outcome ?? outcome;
+  }
+  return { decided, ...(outcome === undefined ? {} : { outcome }) };
+}
+
+export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number; heartbeatMs?: number }) {
+  const { backend } = options;
+  const timeoutMs = () => backend.orchestrator.swarm.policy.requestTimeoutMs;
+  const body = jsonBody({ maxBytes: options.maxBodyBytes, check: checkAgUiInput });
+
+  const stream = (
+    c: Parameters<typeof sseResponse>[0]["c"],
+    run: (writer: SseWriter, encoder: EventEncoder) => Promise<void>,
+  ) => {
+    const encoder = new EventEncoder({ accept: "text/event-stream" });
+    return sseResponse({
+      c,
+      ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+      run: (writer) => run(writer, encoder),
+    });
+  };
+
+  const serve = async (c: Parameters<typeof sseResponse>[0]["c"], agent: string) => {
+    const input = c.var.body as AgUiInput;
+    if (!backend.orchestrator.swarm.agents.has(agent))
+      throw new ApiError({
+        status: 404,
+        code: "E_AGENT_NOT_FOUND",
+        message: `agent ${JSON.stringify(agent)} is not in the swarm`,
+      });
+    const resume = input.resume ?? [];
+    if (resume.length > 0) return resumeRun(c, input, resume);
+    const text = runInputText(input);
+    let run: AgUiRun | undefined;
+    const early: Parameters<AgUiRun["progress"]>[0][] = [];
+    const submitted = backend.orchestrator.submit({
+      input: text,
+      agent,
+      instanceKey: input.threadId,
+      metadata: { via: "ag-ui", runId: input.runId },
+      onProgress: (progress) => (run ? run.progress(progress) : early.push(progress)),
+    });
+    await submitted.accepted;
+    return stream(c, async (writer, encoder) => {
+      run = new AgUiRun({
+        backend,
+        threadId: input.threadId,
+        runId: input.runId,
+        emit: (event) => writer.sendRaw(encoder.encodeSSE(event)),
+      });
+      run.start();
+      for (const progress of early.splice(0)) run.progress(progress);
+      const ended = await awaitOutcome(submitted, timeoutMs());
+      await run.finish(ended instanceof ApiError ? { code: ended.code, message: ended.message } : ended);
+    });
+  };
+
+  const resumeRun = (
+    c: Parameters<typeof sseResponse>[0]["c"],
+    input: AgUiInput,
+    entries: readonly AgUiResumeEntry[],
+  ) =>
+    stream(c, async (writer, encoder) => {
+      const run = new AgUiRun({
+        backend,
+        threadId: input.threadId,
+        runId: input.runId,
+        emit: (event) => writer.sendRaw(encoder.encodeSSE(event)),
+      });
+      run.start();
+      // Watch before deciding: the resumed turn may start at once.
+      const traces = new Set<string>();
+      const stop = backend.orchestrator.onRuntimeEvents((events) => {
+        for (const event of events) {
+          const progress = traces.has(event.traceId) ? toolProgressOf(event) : undefined;
+          if (progress) run.progress(progress);
+        }
+      });
+      try {
+        const pending = await backend.orchestrator.approvals.pending().catch(() => []);
+        for (const approval of pending)
+          if (entries.some((entry) => entry.interruptId === approval.id)) traces.add(approval.traceId);
+        const { outcome, error } = await decideAll({ backend, entries });
+        if (error) return run.fail(error);
+        if (outcome === undefined) {
+          // Other approvals of the same turn are still undecided: the run ends on them.
+          const left = await backend.orchestrator.approvals.pending().catch(() => []);
+          const ids = left.filter((approval) => traces.has(approval.traceId)).map((approval) => approval.id);
+          return await run.finish(stillHeld(ids));
+        }
+        const ended = await Promise.race([outcome, timeoutAfter(timeoutMs())]);
+        await run.finish(
+          ended ?? {
+            code: "E_AGENT_REQUEST_TIMEOUT",
+            message: `no reply within ${timeoutMs()} ms; the turn still runs`,
+          },
+        );
+      } finally {
+        stop();
+      }
+    });
+
+  return new Hono<ApiEnv>()
+    .post("/v1/ag-ui", noQuery("POST /v1/ag-ui"), body, (c) => serve(c, backend.orchestrator.swarm.entryAgent))
+    .post(
+      "/v1/ag-ui/:agent",
+      noQuery("POST /v1/ag-ui/:agent"),
+      validator("param", (value) => agentPath(value)),
+      body,
+      (c) => serve(c, c.req.valid("param").agent),
+    );
+}
+
+/** An outcome that says the turn still waits for `approvalIds`. */
+function stillHeld(approvalIds: string[]): TurnOutcome {
+  return {
+    status: "awaiting_approval",
+    agent: "",
+    instanceKey: "",
+    eventId: "",
+    turnId: "",
+    response: "",
+    finishReason: "awaiting_approval",
+    approvalIds,
+  };
+}
+
+function timeoutAfter(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref?.());
+}
