@@ -82,3 +82,20 @@ export function setInboxOutcome(db: Database, swarm: string, eventId: string, ou
     "UPDATE inbox SET outcome = :outcome, answered_at = :at WHERE swarm = :swarm AND event_id = :id AND outcome IS NULL",
   ).run({ swarm, id: eventId, outcome: JSON.stringify(outcome), at: Date.now() });
 }
+
+/** The greatest event id of the swarm with this prefix and length (ids that sort by time), if any. */
+export function newestInboxEventId(
+  db: Database,
+  swarm: string,
+  options: { prefix: string; length: number },
+): string | undefined {
+  // A range on the (swarm, event_id) key: no scan of the inbox, however long it grows.
+  const row = db
+    .query(
+      "SELECT MAX(event_id) AS id FROM inbox WHERE swarm = :swarm AND event_id >= :prefix AND event_id < :end AND length(event_id) = :length",
+    )
+    .get({ swarm, prefix: options.prefix, end: `${options.prefix}\uffff`, length: options.length }) as {
+    id: string | null;
+  };
+  return row.id ?? undefined;
+}

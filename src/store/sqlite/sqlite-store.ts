@@ -39,6 +39,7 @@ import {
 import { Checkpointer } from "./checkpointer.ts";
 import {
   insertInboxEvent,
+  newestInboxEventId,
   recordInboxCrash,
   selectInboxRecord,
   selectUnanswered,
@@ -100,15 +101,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
   }
 
   async newestEventId(swarm: string, options: { prefix: string; length: number }): Promise<string | undefined> {
-    // A range on the (swarm, event_id) key: no scan of the inbox, however long it grows.
-    const row = this.db
-      .query(
-        "SELECT MAX(event_id) AS id FROM inbox WHERE swarm = :swarm AND event_id >= :prefix AND event_id < :end AND length(event_id) = :length",
-      )
-      .get({ swarm, prefix: options.prefix, end: `${options.prefix}\uffff`, length: options.length }) as {
-      id: string | null;
-    };
-    return row.id ?? undefined;
+    return newestInboxEventId(this.db, swarm, options);
   }
 
   async unanswered(swarm: string): Promise<InboxRecord[]> {
