@@ -3,13 +3,12 @@
  * (agent, instanceKey), process slots, pending requests and reply routing, wired together once here. Its public
  * surface is small: `start` (resume what the inboxes hold), `submit`/`ingest` (accept an event durably,
  * optionally await its turn), `reload` (apply a new validated bundle), `processes`/`instances` (tables) and
- * `shutdown` (ask, wait, then kill); its routing parts are built in wire-orchestrator.ts. Connectors, the HTTP API and restarts are composed around it by the daemon.
+ * `shutdown` (ask, wait, then kill); its routing parts are built in wire-orchestrator.ts. Connectors, the HTTP API
+ * and restarts are composed around it by the daemon.
  */
 import type { Bundle } from "../config/types.ts";
 import { systemClock, type Clock } from "../shared/clock.ts";
-import { UsageError } from "../shared/errors.ts";
 import { newId, type IdGenerator } from "../shared/ids.ts";
-import { jsonValueDepth, MAX_JSON_DEPTH } from "../shared/json-depth.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
 import { instanceAddress, type AgentEvent } from "../protocol/agent-event.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
@@ -24,7 +23,8 @@ import { restartInstances } from "./reload/restart-instances.ts";
 import type { OutcomeRouter } from "./routing/outcome-router.ts";
 import type { PendingRequests } from "./routing/pending-requests.ts";
 import { RuntimeEventHub, type RuntimeEventListener } from "./routing/runtime-event-hub.ts";
-import { eventStateOf, type EventState } from "./routing/event-state.ts";
+import { eventStateOf, notYetDue, type EventState } from "./routing/event-state.ts";
+import { refuseWhileStopping, submitTarget } from "./submit-checks.ts";
 import { abandonQueuedRequests } from "./routing/abandon-queued-requests.ts";
 import { outsideEvent } from "./outside-event.ts";
 import { OutcomeWaiters, stoppedOutcome } from "./routing/turn-outcomes.ts";
@@ -94,10 +94,6 @@ export class Orchestrator implements OrchestratorApi {
     return this.bundle;
   }
 
-  get stateRoot(): string {
-    return this.options.stateRoot;
-  }
-
   /**
    * Resumes every accepted, unanswered event of the swarm's store (and wakes instances with results waiting). In
    * cluster mode the cluster's stream holds the unanswered events and hands each to its instance's owner
@@ -119,17 +115,7 @@ export class Orchestrator implements OrchestratorApi {
 
   /** Durably accepts one event; returns once it is on disk. `outcome` settles when its turn ends. */
   submit(options: SubmitOptions): Submitted {
-    const agent = options.agent ?? this.view.entryAgent;
-    const instanceKey = options.instanceKey ?? this.view.instanceKey;
-    if (!this.view.agents.has(agent))
-      throw new UsageError(
-        "E_AGENT_NOT_FOUND",
-        `agent ${JSON.stringify(agent)} is not in swarm ${this.view.name}; members: ${[...this.view.agents.keys()].join(", ")}`,
-      );
-    if (options.metadata !== undefined && jsonValueDepth(options.metadata) > MAX_JSON_DEPTH)
-      throw new UsageError("E_EVENT_TOO_DEEP", `event metadata nests more than ${MAX_JSON_DEPTH} deep`, {
-        suggestion: `flatten the metadata; at most ${MAX_JSON_DEPTH} levels of objects and arrays are accepted`,
-      });
+    const { agent, instanceKey } = submitTarget(this.view, options);
     const now = this.clock.now();
     const event = outsideEvent({ submit: options, id: options.eventId ?? this.ids("evt"), agent, instanceKey, now });
     const outcome = this.waiters.outcome(event.id);
@@ -178,8 +164,7 @@ export class Orchestrator implements OrchestratorApi {
 
   /** Cluster mode: an event the cluster delivers to this node, which owns its instance (see acceptDelivered). */
   async acceptHere(event: AgentEvent): Promise<{ outcome?: TurnOutcome }> {
-    if (!this.accepting)
-      throw new UsageError("E_ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
+    refuseWhileStopping(this.accepting);
     return acceptDelivered({
       store: this.store,
       swarm: this.view.instanceKey,
@@ -222,20 +207,13 @@ export class Orchestrator implements OrchestratorApi {
   /** Where an accepted event stands (`GET /v1/events/:eventId`); undefined when the store never accepted it. */
   async eventState(eventId: string): Promise<EventState | undefined> {
     const record = await this.store.inboxRecord(this.view.instanceKey, eventId);
-    return eventStateOf({
-      eventId,
-      record,
-      running: [...this.instancesByAddress.values()].some((instance) => instance.inFlight?.event.id === eventId),
-    });
+    const running = [...this.instancesByAddress.values()].some((instance) => instance.inFlight?.event.id === eventId);
+    return eventStateOf({ eventId, record, running });
   }
 
   /** Events accepted to be delivered later (`agents__schedule`, AgentEvent.notBefore), soonest first. */
   async scheduled(): Promise<AgentEvent[]> {
-    const now = this.clock.now();
-    return (await this.store.unanswered(this.view.instanceKey))
-      .map((record) => record.event)
-      .filter((event) => event.notBefore !== undefined && event.notBefore > now)
-      .sort((left, right) => (left.notBefore ?? 0) - (right.notBefore ?? 0));
+    return notYetDue(await this.store.unanswered(this.view.instanceKey), this.clock.now());
   }
 
   /** An instance's stored conversation, oldest message first (the studio's conversation view). */
@@ -299,8 +277,7 @@ export class Orchestrator implements OrchestratorApi {
    * accepted in the same tick share one sync). Delivery may start before: nobody is told it was accepted until then.
    */
   private accept(event: AgentEvent, options?: WriteOptions): Promise<void> {
-    if (!this.accepting)
-      throw new UsageError("E_ORCHESTRATOR_STOPPING", "the orchestrator is shutting down and accepts no new events");
+    refuseWhileStopping(this.accepting);
     if (this.options.placement) return this.options.placement.accept(event);
     return this.instance(event.agent, event.instanceKey).accept(event, this.clock.now(), options);
   }

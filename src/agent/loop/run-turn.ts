@@ -11,29 +11,24 @@
  * `awaiting_approval`; the event comes back with the decisions and the same turn goes on from that call
  * (resume-approved-step.ts). Every failure becomes a structured TurnResult; this never throws.
  */
-import { upstreamCode } from "../../protocol/upstream-codes.ts";
 import { RESULTS_ARRIVED_EVENT, type AgentEvent } from "../../protocol/agent-event.ts";
 import { compose } from "../../shared/compose.ts";
 import { isGoondanError } from "../../shared/errors.ts";
 import { newSpanId } from "../../shared/ids.ts";
-import {
-  isToolCompletion,
-  pendingResultId,
-  type DelegateResult,
-  type PendingResult,
-} from "../conversation/pending-results.ts";
 import type { TokenUsage } from "../model/token-usage.ts";
 import type { TurnMiddlewareContext } from "./pipeline-contexts.ts";
 import type { TurnResult } from "./turn-result.ts";
-import { createMessage } from "../conversation/message-factory.ts";
 import { middlewareAgents } from "./middleware-agents.ts";
-import type { JsonObject } from "../../shared/json.ts";
 import type { Approval } from "../../protocol/approval.ts";
 import { recoverInterruptedStep } from "./recover-interrupted-step.ts";
 import { resumeApprovedStep } from "./resume-approved-step.ts";
 import { isStoreFailure, nextStepAfter, type NextStep, type TurnEnding } from "./next-step.ts";
 import { runStep, type TurnScope } from "./run-step.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
+import { deliverPendingResults } from "./deliver-pending-results.ts";
+import { createMessage } from "../conversation/message-factory.ts";
+
+export { INTER_AGENT_RESPONSE_KEY } from "./deliver-pending-results.ts";
 import { turnConversationState } from "../conversation/conversation-state.ts";
 
 export interface RunTurnOptions {
@@ -49,69 +44,6 @@ export interface RunTurnOptions {
   redelivery?: boolean;
   /** The turn stopped for these approvals before and every one is decided: it goes on (resume-approved-step.ts). */
   approvals?: readonly Approval[];
-}
-
-/**
- * Shows the results waiting for the model as messages. Each is removed from the pending results as it is shown, and
- * the removal is committed in the same transaction as the message, so a result is shown exactly once.
- */
-function deliverPendingResults(env: TurnEnvironment, context: TurnMiddlewareContext): void {
-  const pending = env.pendingResults;
-  if (pending.list().length === 0) return;
-  const { now, ids } = env;
-  const delivered: string[] = [];
-  for (const item of pending.list()) {
-    const id = pendingResultId(item);
-    delivered.push(id);
-    const shownAs = pendingResultMessage(item);
-    const described: JsonObject = isToolCompletion(item)
-      ? {}
-      : { [INTER_AGENT_RESPONSE_KEY]: interAgentResponse(item, env.agentName, now()) };
-    context.emitMessageEvent({
-      type: "append",
-      message: createMessage({
-        id: ids("msg"),
-        data: { role: "user", content: shownAs.text },
-        source: { type: "system", name: shownAs.source },
-        metadata: { [shownAs.idKey]: id, turnId: context.turnId, ...described },
-        now: now(),
-      }),
-    });
-  }
-  pending.remove(delivered);
-}
-
-/** Where an async reply's message says, as data, what it answers (the public Goondan metadata key). */
-export const INTER_AGENT_RESPONSE_KEY = "__goondanInterAgentResponse";
-
-function interAgentResponse(item: DelegateResult, self: string, at: number): JsonObject {
-  const status = item.status === "ok" ? "ok" : item.error?.code === "E_AGENT_REQUEST_TIMEOUT" ? "timeout" : "error";
-  return {
-    kind: "inter_agent_response",
-    version: 1,
-    requestId: item.correlationId,
-    fromAgentId: item.agent,
-    fromInstanceKey: item.instanceKey,
-    toAgentId: self,
-    async: true,
-    status,
-    receivedAt: new Date(at).toISOString(),
-    ...(item.error === undefined ? {} : { errorCode: upstreamCode(item.error.code), errorMessage: item.error.message }),
-  };
-}
-
-/** How an arrived outcome reads to the model: a header line naming what it answers, then the outcome. */
-function pendingResultMessage(item: PendingResult): { text: string; source: string; idKey: string } {
-  if (isToolCompletion(item)) {
-    const text = `[completion of pending tool call ${item.toolName} (call ${item.toolCallId}, handle ${item.handle}), status ${item.result.status}]\n${JSON.stringify(item.result)}`;
-    return { text, source: "tool_completion", idKey: "toolCompletionId" };
-  }
-  const body =
-    item.status === "ok"
-      ? (item.response ?? "")
-      : `error ${item.error?.code ?? "E_AGENT_ERROR"}: ${item.error?.message ?? ""}`;
-  const text = `[async reply from agent ${item.agent}/${item.instanceKey} to request ${item.correlationId}, status ${item.status}]\n${body}`;
-  return { text, source: "delegate_result", idKey: "delegateCorrelationId" };
 }
 
 /** Runs one turn; never throws. An aborted turn (see next-step.ts) ends `aborted` and must not be committed. */

@@ -4,27 +4,26 @@
  * durable state (`hydrate`), delivers events one at a time, makes the child's commits durable (a step's, and each
  * turn's end together with the answer to its event) before anyone hears of them, redelivers after a crash (with how
  * the child died), gives up a poison event or the waiting events of an instance that cannot start, and stops itself
- * when idle longer than `idleSeconds` (what it does with each message and the exit of its child is on-child-message.ts). Its status is the supervisor's, with `running` told apart as `idle` or
- * `processing`.
+ * when idle longer than `idleSeconds` (what it does with each message and the exit of its child is
+ * on-child-message.ts; events not due yet wait in deferred-events.ts). Its status is the supervisor's, with `running`
+ * told apart as `idle` or `processing`.
  */
 import type { Logger } from "../../shared/logger.ts";
 import { instanceAddress, type AgentEvent } from "../../protocol/agent-event.ts";
 import type { ErrorInfo } from "../../protocol/error-info.ts";
 import type { ParentToChild } from "../../protocol/ipc-messages.ts";
-import { OneShotTimer, type TimerHandle } from "../../shared/clock.ts";
+import { OneShotTimer } from "../../shared/clock.ts";
 import type { ChildProcess } from "../../supervision/child-process.ts";
 import type { PoolMember } from "../../supervision/process-pool.ts";
 import type { SupervisorStatus } from "../../supervision/child-spec.ts";
 import { Supervisor } from "../../supervision/supervisor.ts";
 import type { InstanceRef, WriteOptions } from "../../store/store.ts";
 import { hydrateChild } from "./child-state.ts";
+import { DeferredEvents } from "./deferred-events.ts";
 import { deliveryOf, InstanceQueue, type InboxEntry } from "./instance-queue.ts";
 import type { InstanceOptions } from "./instance-options.ts";
 import { onChildExit, onChildMessage, type InstanceParts } from "./on-child-message.ts";
 import { StartFailures } from "./start-failures.ts";
-
-/** Timers hold at most 2^31-1 ms; an event due later is deferred again when this one fires. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 export type InstanceStatus = Exclude<SupervisorStatus, "running"> | "idle" | "processing";
 
@@ -40,7 +39,7 @@ export class Instance implements PoolMember {
   private readonly logger: Logger;
   private readonly idleTimer: OneShotTimer;
   /** Events not due yet (`notBefore`), each waiting for its time. */
-  private readonly deferred = new Map<string, TimerHandle>();
+  private readonly deferred: DeferredEvents;
 
   constructor(private readonly options: InstanceOptions) {
     this.agent = options.agent;
@@ -50,6 +49,7 @@ export class Instance implements PoolMember {
     this.events = new InstanceQueue((eventId, crash) => options.store.recordInterrupted(options.swarm, eventId, crash));
     this.lastActiveAt = options.clock.now();
     this.idleTimer = new OneShotTimer(options.clock);
+    this.deferred = new DeferredEvents(options.clock);
     this.logger = options.logger.child({ agent: options.agent, instanceKey: options.instanceKey });
     const { pool } = options;
     this.supervisor = new Supervisor({
@@ -148,7 +148,7 @@ export class Instance implements PoolMember {
 
   /** Queues an event the store already holds (found unanswered when the orchestrator started). */
   enqueue(entry: InboxEntry): void {
-    if (this.deferUntilDue(entry)) return;
+    if (this.deferred.defer(entry, (due) => this.enqueue(due))) return;
     if (!this.events.push(entry)) return;
     this.lastActiveAt = this.options.clock.now();
     if (this.startFailures.unstartable && !this.live) {
@@ -227,7 +227,6 @@ export class Instance implements PoolMember {
 
   /** No more starts or restarts (orchestrator shutdown, agent gone from the swarm). */
   close(): void {
-    for (const timer of this.deferred.values()) this.options.clock.clearTimeout(timer);
     this.deferred.clear();
     this.idleTimer.clear();
     this.supervisor.close();
@@ -240,26 +239,6 @@ export class Instance implements PoolMember {
   resume(): void {
     this.supervisor.resume();
     this.deliverNext();
-  }
-
-  /**
-   * An event not due yet (`notBefore`, agents__schedule) waits for its time here, not in the queue: it is already in
-   * the store, so a restart finds it unanswered and defers it again. True when it was deferred.
-   */
-  private deferUntilDue(entry: InboxEntry): boolean {
-    const due = entry.event.notBefore;
-    const now = this.options.clock.now();
-    if (due === undefined || due <= now) return false;
-    if (this.deferred.has(entry.event.id)) return true;
-    const timer = this.options.clock.setTimeout(
-      () => {
-        this.deferred.delete(entry.event.id);
-        this.enqueue(entry);
-      },
-      Math.min(due - now, MAX_TIMER_MS),
-    );
-    this.deferred.set(entry.event.id, timer);
-    return true;
   }
 
   private get parts(): InstanceParts {

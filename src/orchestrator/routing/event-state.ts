@@ -24,3 +24,11 @@ export function eventStateOf(options: {
   }
   return { eventId, state: options.running ? "running" : "accepted" };
 }
+
+/** The events among `records` accepted to be delivered later (`AgentEvent.notBefore` after `now`), soonest first. */
+export function notYetDue(records: readonly InboxRecord[], now: number): InboxRecord["event"][] {
+  return records
+    .map((record) => record.event)
+    .filter((event) => event.notBefore !== undefined && event.notBefore > now)
+    .sort((left, right) => (left.notBefore ?? 0) - (right.notBefore ?? 0));
+}
