@@ -46,6 +46,20 @@ export async function renderCli(): Promise<string> {
   out.push("`npx goondan <command>` (or `goondan` once installed globally). Every command takes `--help`.");
   out.push("Exit codes: `0` ok, `1` failure, `2` usage error (unknown command or flag), `3` invalid bundle or missing");
   out.push("environment, `130` interrupted.", "");
+  out.push("`run`, `validate` and `doctor` read their variables from, first to last (the first that sets a variable");
+  out.push("wins): the exported environment, the file named with `--env-file F` (a missing one is");
+  out.push(
+    "`E_CONFIG_ENV_FILE_MISSING`), `.env.local` then `.env` in the bundle's directory, then `.env` in the current directory. (Run",
+  );
+  out.push(
+    "directly as `bun bin/goondan`, Bun itself loads the current directory's `.env` first, so its values count as",
+  );
+  out.push("exported; the `goondan` launcher turns that off.) A Model with no `apiKey` or `endpoint` takes its");
+  out.push("provider's standard variables: `ANTHROPIC_API_KEY` / `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY` /");
+  out.push(
+    "`OPENAI_BASE_URL`, `GOOGLE_GENERATIVE_AI_API_KEY` / `GOOGLE_GENERATIVE_AI_BASE_URL`; only the agents of that",
+  );
+  out.push("provider receive them, and a tool's command never does.", "");
   out.push("```text", help, "```", "");
   for (const name of names) {
     out.push(`## goondan ${name}`, "");

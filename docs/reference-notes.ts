@@ -19,9 +19,10 @@ export const NOTES: Record<string, string> = {
   "Package.spec.registry": "Registry to publish to, kept for compatibility with public bundles.",
   "Model.spec.provider": "Which AI SDK provider serves the model. `replay` answers from a cassette with no network.",
   "Model.spec.model": "The provider's model id (e.g. `claude-sonnet-4-5`, `gpt-4o-mini`).",
-  "Model.spec.apiKey": "The API key. Only the env vars of resources the selected Swarm uses are required at run time.",
+  "Model.spec.apiKey":
+    "The API key. Only the env vars of resources the selected Swarm uses are required at run time. Without it, the provider's standard variable is used: `ANTHROPIC_API_KEY`, `OPENAI_API_KEY` or `GOOGLE_GENERATIVE_AI_API_KEY`.",
   "Model.spec.endpoint":
-    "Base URL of the provider's API; honoured by every provider, required for `openai-compatible`.",
+    "Base URL of the provider's API; honoured by every provider, required for `openai-compatible`. Without it, the provider's standard variable is used (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`, `GOOGLE_GENERATIVE_AI_BASE_URL`), then the provider's default URL. These variables reach only the agent processes whose Model uses that provider, never a tool's command.",
   "Model.spec.options":
     "Provider options. `replay` reads `options.cassette`: a bundle-relative JSONL file written by `goondan run --record`.",
   "Model.spec.capabilities": "Capability flags, kept for compatibility with public bundles.",

@@ -30,6 +30,7 @@ export type { ExtensionApi, ExtensionRegister, MessageEvent, PipelineMiddleware 
 export type { PipelineType, StepMiddlewareContext, TurnMiddlewareContext } from "./agent/loop/pipeline-contexts.ts";
 export type { StepResult, StepToolOutcome, TurnResult } from "./agent/loop/turn-result.ts";
 export type { TokenUsage } from "./agent/model/token-usage.ts";
+export type { ConversationState } from "./agent/conversation/conversation-state.ts";
 
 // Connector authors: the context a connector's start function receives and the events it emits.
 export type {

@@ -3,13 +3,15 @@
  * command pays only for what it uses), prints help and version, suggests the closest command for a typo, and
  * maps errors to exit codes.
  */
-import { parseArgs } from "./args.ts";
-import { EXIT, type CliCommand, type CliIo } from "./command.ts";
+import { parseArgs, type FlagSpec } from "./args.ts";
+import { withEnvFiles } from "./env-files.ts";
+import { translateUpstreamFlags } from "./upstream-flags.ts";
+import { EXIT, type CliCommand, type CliIo, type CommandTable } from "./command.ts";
 import { isGoondanError } from "../shared/errors.ts";
 import { didYouMean } from "../config/suggest.ts";
 import packageJson from "../../package.json" with { type: "json" };
 
-const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: CliCommand }> }> = {
+export const COMMANDS: CommandTable = {
   run: {
     summary: "run the swarm in the foreground (the orchestrator daemon)",
     load: () => import("./commands/run.ts"),
@@ -64,6 +66,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
     summary: "check Bun, the bundle, its env vars, the state root, the API port and bash isolation",
     load: () => import("./commands/doctor.ts"),
   },
+  package: {
+    summary: "add, list or remove the npm packages of goondan resources the bundle depends on",
+    load: () => import("./commands/package.ts"),
+  },
+  completion: {
+    summary: 'print a bash or zsh completion script (eval "$(goondan completion bash)")',
+    load: () => import("./commands/completion.ts"),
+  },
 };
 
 export const VERSION: string = packageJson.version;
@@ -71,18 +81,28 @@ export const VERSION: string = packageJson.version;
 function helpText(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
   const lines = Object.entries(COMMANDS).map(([name, entry]) => `  ${name.padEnd(width)}  ${entry.summary}`);
-  return `goondan ${VERSION}: run swarms of LLM agents declared in goondan.yaml\n\nUsage: goondan <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun 'goondan <command> --help' for a command's options.\n`;
+  return `goondan ${VERSION}: run swarms of LLM agents declared in goondan.yaml\n\nUsage: goondan <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun 'goondan help <command>' or 'goondan <command> --help' for a command's options.\n`;
+}
+
+const ENV_FILE_FLAG: FlagSpec = {
+  type: "string",
+  description: "read variables from this dotenv file too (after the environment, before the bundle's .env)",
+};
+
+/** A command's flags, with `--env-file` for the commands that read a bundle's environment. */
+function commandFlags(command: CliCommand): Record<string, FlagSpec> {
+  return command.bundleEnv === true ? { ...command.flags, "env-file": ENV_FILE_FLAG } : command.flags;
 }
 
 export function commandHelp(command: CliCommand): string {
-  const flags = Object.entries(command.flags).map(([name, flag]) => {
+  const flags = Object.entries(commandFlags(command)).map(([name, flag]) => {
     const value =
       flag.type === "boolean"
         ? ""
         : flag.choices
           ? ` <${flag.choices.join("|")}>`
           : ` <${flag.type === "number" ? "n" : "value"}>`;
-    return `  --${name}${value}\n      ${flag.description}`;
+    return `  ${flag.short ? `-${flag.short}, ` : ""}--${name}${value}\n      ${flag.description}`;
   });
   return `Usage: ${command.usage}\n\n${command.summary}\n\nOptions:\n${[...flags, "  --help\n      show this help"].join("\n")}\n`;
 }
@@ -96,6 +116,11 @@ export const defaultIo = (): CliIo => ({
 
 export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
   const [name, ...rest] = argv;
+  const topic = name === "help" ? rest[0] : undefined;
+  if (topic !== undefined && COMMANDS[topic] !== undefined) {
+    io.stdout(commandHelp((await COMMANDS[topic].load()).command));
+    return EXIT.ok;
+  }
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     io.stdout(helpText());
     return name === undefined ? EXIT.usage : EXIT.ok;
@@ -120,8 +145,18 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     return EXIT.ok;
   }
   try {
-    const parsed = parseArgs(rest, command.flags, { maxPositionals: command.maxPositionals });
-    return await command.run({ ...parsed, io });
+    const flags = commandFlags(command);
+    const argv = translateUpstreamFlags({ command: name, argv: rest, flags, cwd: io.cwd });
+    const parsed = parseArgs(argv, flags, { maxPositionals: command.maxPositionals });
+    if (command.bundleEnv !== true) return await command.run({ ...parsed, io, commands: COMMANDS });
+    const envFile = parsed.flags["env-file"];
+    const env = withEnvFiles({
+      env: io.env,
+      cwd: io.cwd,
+      bundle: parsed.positionals[0] ?? ".",
+      ...(typeof envFile === "string" ? { envFile } : {}),
+    });
+    return await command.run({ ...parsed, io: { ...io, env }, commands: COMMANDS });
   } catch (error) {
     if (isGoondanError(error)) {
       io.stderr(`goondan ${name}: ${error.message}${error.suggestion ? ` (${error.suggestion})` : ""}\n`);

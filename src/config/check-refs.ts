@@ -16,6 +16,8 @@ export const BUILTIN_KINDS: readonly Kind[] = ["Tool", "Extension", "Connector"]
 export interface RefIndex {
   local: Map<string, LoadedResource>;
   builtin: Map<string, LoadedResource>;
+  /** The resources of the npm packages the bundle depends on (npm-packages.ts), by package name. */
+  packages?: Map<string, Map<string, LoadedResource>>;
   invalidNames: InvalidNames;
   packageName?: string;
 }
@@ -24,6 +26,7 @@ export function buildRefIndex(options: {
   local: LoadedResource[];
   builtin: LoadedResource[];
   invalidNames: InvalidNames;
+  packages?: Map<string, LoadedResource[]>;
 }): RefIndex {
   const local = new Map<string, LoadedResource>();
   for (const loaded of options.local) {
@@ -38,6 +41,16 @@ export function buildRefIndex(options: {
     local,
     builtin,
     invalidNames: options.invalidNames,
+    ...(options.packages === undefined
+      ? {}
+      : {
+          packages: new Map(
+            [...options.packages].map(([name, resources]) => [
+              name,
+              new Map(resources.map((loaded) => [`${loaded.resource.kind}/${loaded.resource.metadata.name}`, loaded])),
+            ]),
+          ),
+        }),
     ...(packageResource ? { packageName: packageResource.resource.metadata.name } : {}),
   };
 }
@@ -59,6 +72,7 @@ export function checkRefs(options: {
       if (!wantsBuiltin && !foreign) {
         if (index.local.has(key) || index.invalidNames.get(ref.kind)?.has(ref.name)) continue;
       }
+      if (foreign && index.packages?.get(ref.package as string)?.has(key)) continue;
       const builtin =
         !foreign && (wantsBuiltin || BUILTIN_KINDS.includes(ref.kind)) ? index.builtin.get(key) : undefined;
       if (builtin) {
@@ -70,7 +84,9 @@ export function checkRefs(options: {
         code: "E_CONFIG_REF_NOT_FOUND",
         message: `${ref.package ? `${ref.package}:` : ""}${key} not found`,
         suggestion: foreign
-          ? `only this bundle's resources and ${BUILTIN_PACKAGE} can be referenced; drop "package: ${ref.package}"`
+          ? index.packages?.has(ref.package as string)
+            ? `${ref.package} defines no ${key}`
+            : `name ${ref.package} in the Package's spec.dependencies and npm install it, or drop "package: ${ref.package}"`
           : definedNames({ kind: ref.kind, name: ref.name, index, builtinOnly: wantsBuiltin }),
       });
     }

@@ -52,6 +52,9 @@ export const ISSUE_CODES = {
   E_CONFIG_MCP_TRANSPORT:
     "an mcp server sets neither or both of command (stdio) and url (Streamable HTTP), or a field of the other transport",
   E_CONFIG_MCP_UNREACHABLE: "validate --probe-mcp could not start or connect to an mcp server, or list its tools",
+  E_CONFIG_PACKAGE_NOT_INSTALLED: "a Package dependency is not installed in node_modules beside the bundle",
+  E_CONFIG_PACKAGE_VERSION_MISMATCH: "an installed Package dependency's version is outside the range the Package names",
+  E_CONFIG_PACKAGE_NO_BUNDLE: "an installed Package dependency holds no goondan.yaml",
   E_CONFIG_SCHEDULE_INVALID:
     "a schedule Connection's config has an unknown setting, neither or both of cron and every, or a bad catchUp",
   E_CONFIG_CRON_INVALID: "a schedule Connection's cron is not an expression of five or six valid fields",
@@ -70,6 +73,8 @@ export const ISSUE_CODES = {
   W_CONFIG_YAML: "the YAML parser warned about a document",
   W_CONFIG_HANDLER_UNUSED: "a Tool module's `handlers` has a function no export declares",
   W_CONFIG_PROMPT_MISSING: "an Agent has no system prompt",
+  W_CONFIG_DEPRECATED_FIELD:
+    "a field is written in a deprecated spelling that still works (e.g. an Agent's spec.system)",
   W_CONFIG_REQUIRED_TOOL_UNKNOWN: "an Agent's requiredTools names a tool that none of its Tools exports",
   W_CONFIG_CASSETTE_MISSING: "a replay Model's cassette file does not exist yet",
   W_CONFIG_MCP_TOOL_REFUSED:

@@ -16,6 +16,7 @@ import { bundleFiles, MAIN_FILE_NAMES } from "./bundle-files.ts";
 import { isJsonObject } from "../shared/json.ts";
 import type { InvalidNames, LoadedResource } from "./loaded-resource.ts";
 import { loadBuiltinPackage } from "./builtin-package.ts";
+import { loadNpmPackages } from "./npm-packages.ts";
 import { checkNames } from "./check-names.ts";
 import { buildRefIndex, checkRefKinds, checkRefs } from "./check-refs.ts";
 import { checkWiring } from "./check-wiring.ts";
@@ -53,8 +54,9 @@ export async function loadBundle(target: string, options: LoadBundleOptions = {}
   const { dir, file, scan } = await locateBundle(target);
   const { local, invalidNames, parseFailed } = await readResources({ dir, file, scan, issues });
   const builtins = await loadBuiltinPackage();
+  const packages = await loadNpmPackages({ dir, local, issues });
   checkNames({ resources: local, issues });
-  const index = buildRefIndex({ local, builtin: builtins, invalidNames });
+  const index = buildRefIndex({ local, builtin: builtins, invalidNames, packages });
   checkRefKinds({ resources: local, index, issues });
   if (!parseFailed) {
     checkRefs({ resources: local, index, issues });
@@ -87,7 +89,15 @@ export async function loadBundle(target: string, options: LoadBundleOptions = {}
   const valid = issues.errors.length === 0;
   return {
     valid,
-    ...(valid ? { bundle: { dir, file, resources: [...local, ...builtins].map((loaded) => loaded.resource) } } : {}),
+    ...(valid
+      ? {
+          bundle: {
+            dir,
+            file,
+            resources: [...local, ...[...packages.values()].flat(), ...builtins].map((loaded) => loaded.resource),
+          },
+        }
+      : {}),
     errors: issues.errors,
     warnings: issues.warnings,
   };

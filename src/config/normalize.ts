@@ -3,60 +3,42 @@
  * normalized to ObjectRef, `{ref}` list items unwrapped, Agent extensions to {ref, config?}, Swarm
  * instanceKey and policy, Tool errorMessageLimit and export parameters, Connection ingress. A ref to a
  * kind that cannot be used in its field is set aside as a WrongKindRef: check-refs reports it
- * (E_CONFIG_REF_KIND) once every resource is known, with the names of the expected kind that exist.
+ * (E_CONFIG_REF_KIND) once every resource is known, with the names of the expected kind that exist. Refs are read
+ * in normalize-ref.ts, a Connection in normalize-connection.ts.
  */
-import type { JsonObject, JsonValue } from "../shared/json.ts";
+import type { JsonObject } from "../shared/json.ts";
 import { isJsonObject } from "../shared/json.ts";
 import { DEFAULT_ERROR_MESSAGE_LIMIT, defaultParameters, defaultPolicy } from "./defaults.ts";
-import { formatRef, isKind, readRef } from "./object-ref.ts";
-import type { DocumentSite, IssueList, PathSegment } from "./issues.ts";
+import type { DocumentSite, IssueList } from "./issues.ts";
+import { normalizeConnection, normalizeValueSource } from "./normalize-connection.ts";
+import {
+  normalizeRef,
+  normalizeRefList,
+  type NormalizeContext as Context,
+  type Raw,
+  type RefUse,
+  type WrongKindRef,
+} from "./normalize-ref.ts";
 import type {
   AgentExtensionUse,
   AgentSpec,
   AnyResource,
-  ConnectionSpec,
-  ConnectionVerify,
   ConnectorSpec,
   ExtensionSpec,
-  IngressRule,
   Kind,
   Metadata,
   ModelSpec,
-  ObjectRef,
   PackageSpec,
   ResourceSource,
   SwarmPolicy,
   SwarmSpec,
   ToolSpec,
-  ValueSource,
 } from "./types.ts";
-import { API_VERSION, SIGNING_SECRET_KEY } from "./types.ts";
+import { API_VERSION } from "./types.ts";
 import { normalizeEval } from "./normalize-eval.ts";
 
-interface Context {
-  site: DocumentSite;
-  issues: IssueList;
-  refs: RefUse[];
-  wrongKinds: WrongKindRef[];
-}
-
-/** Where a normalized ref was written, so that later checks can point at it. */
-export interface RefUse {
-  /** The normalized ref inside the resource's spec (check-refs fills in `package` for built-ins). */
-  ref: ObjectRef;
-  segments: PathSegment[];
-}
-
-/** A ref written in a field that takes another kind (`tools: [Model/m]`), reported by check-refs. */
-export interface WrongKindRef {
-  expected: Kind;
-  /** The ref as written, e.g. `Model/m` or `Secret/echo`. */
-  written: string;
-  segments: PathSegment[];
-}
-
-// Schema validation has run: the shapes below are known; only values are read loosely.
-type Raw = Record<string, any>;
+export type { RefUse, WrongKindRef };
+export { normalizeValueSource };
 
 export function normalizeResource(options: {
   kind: Kind;
@@ -115,54 +97,6 @@ function normalizeMetadata(raw: Raw): Metadata {
   };
 }
 
-/** A ref to `expected`; sets aside (and returns undefined for) a ref to another kind. */
-function normalizeRef(
-  input: unknown,
-  expected: Kind,
-  segments: PathSegment[],
-  context: Context,
-): ObjectRef | undefined {
-  const written = readRef(input);
-  if (!written) return undefined;
-  if (!isKind(written.kind) || written.kind !== expected) {
-    context.wrongKinds.push({ expected, written: formatRef(written), segments });
-    return undefined;
-  }
-  const ref: ObjectRef = {
-    kind: expected,
-    name: written.name,
-    ...(written.package ? { package: written.package } : {}),
-  };
-  context.refs.push({ ref, segments });
-  return ref;
-}
-
-function normalizeRefList(
-  items: unknown[] | undefined,
-  expected: Kind,
-  segments: PathSegment[],
-  context: Context,
-): ObjectRef[] {
-  return (items ?? []).flatMap((item, index) => normalizeRef(item, expected, [...segments, index], context) ?? []);
-}
-
-/** A Connection config value written as a ValueSource: `{valueFrom}` or exactly `{value}`. */
-function isWrittenValueSource(value: unknown): value is Raw {
-  return (
-    isJsonObject(value) &&
-    ("valueFrom" in value ||
-      (Object.keys(value).length === 1 &&
-        "value" in value &&
-        ["string", "number", "boolean"].includes(typeof value.value)))
-  );
-}
-
-export function normalizeValueSource(raw: Raw): ValueSource {
-  if ("value" in raw) return { value: String(raw.value) };
-  if (raw.valueFrom.env !== undefined) return { valueFrom: { env: raw.valueFrom.env } };
-  return { valueFrom: { secretRef: { ref: raw.valueFrom.secretRef.ref, key: raw.valueFrom.secretRef.key } } };
-}
-
 function normalizePackage(spec: Raw): PackageSpec {
   const dependencies: string[] = [];
   const versions: Record<string, string> = {};
@@ -206,6 +140,17 @@ function normalizeAgent(spec: Raw, context: Context): AgentSpec {
     });
   }
   const prompt: Raw = spec[promptField] ?? {};
+  if (spec.system !== undefined) {
+    const written = prompt.system !== undefined || prompt.systemRef !== undefined;
+    context.issues.at(context.site, ["spec", "system"], {
+      code: written ? "E_CONFIG_PROMPT_CONFLICT" : "W_CONFIG_DEPRECATED_FIELD",
+      message: written
+        ? `expected one of spec.system or spec.${promptField}, found both`
+        : "spec.system is the deprecated spelling of spec.prompt.system; it is used as the system prompt",
+      suggestion: "write the system prompt as spec.prompt.system (or spec.prompt.systemRef for a file)",
+    });
+  }
+  const system = prompt.system ?? (prompt.systemRef === undefined ? spec.system : undefined);
   const modelRef = normalizeRef(spec.modelConfig.modelRef, "Model", ["spec", "modelConfig", "modelRef"], context);
   const extensions: AgentExtensionUse[] = ((spec.extensions ?? []) as unknown[]).flatMap((item, index) => {
     const ref = normalizeRef(item, "Extension", ["spec", "extensions", index], context);
@@ -217,7 +162,7 @@ function normalizeAgent(spec: Raw, context: Context): AgentSpec {
     // An invalid modelRef already has its issue; the placeholder never leaves an invalid bundle.
     modelConfig: { modelRef: modelRef ?? { kind: "Model", name: "" }, params: { ...(spec.modelConfig.params ?? {}) } },
     prompt: {
-      ...(prompt.system !== undefined ? { system: prompt.system } : {}),
+      ...(system !== undefined ? { system } : {}),
       ...(prompt.systemRef !== undefined ? { systemRef: prompt.systemRef } : {}),
     },
     tools: normalizeRefList(spec.tools, "Tool", ["spec", "tools"], context),
@@ -277,68 +222,4 @@ function normalizeConnector(spec: Raw): ConnectorSpec {
       ...(event.properties ? { properties: event.properties } : {}),
     })),
   };
-}
-
-function normalizeConnection(spec: Raw, context: Context): ConnectionSpec {
-  const connectorRef = normalizeRef(spec.connectorRef, "Connector", ["spec", "connectorRef"], context);
-  const swarmRef =
-    spec.swarmRef === undefined ? undefined : normalizeRef(spec.swarmRef, "Swarm", ["spec", "swarmRef"], context);
-  const rules: IngressRule[] = ((spec.ingress?.rules ?? []) as Raw[]).map((rule, index) => {
-    const route: Raw = rule.route ?? {};
-    const agentRef =
-      route.agentRef === undefined
-        ? undefined
-        : normalizeRef(route.agentRef, "Agent", ["spec", "ingress", "rules", index, "route", "agentRef"], context);
-    return {
-      match: { ...(rule.match ?? {}) },
-      route: {
-        ...(agentRef ? { agentRef } : {}),
-        ...(route.instanceKey !== undefined ? { instanceKey: route.instanceKey } : {}),
-        ...(route.instanceKeyProperty !== undefined ? { instanceKeyProperty: route.instanceKeyProperty } : {}),
-        ...(route.instanceKeyPrefix !== undefined ? { instanceKeyPrefix: route.instanceKeyPrefix } : {}),
-      },
-    };
-  });
-  const config: Record<string, ValueSource | JsonValue> | undefined = spec.config
-    ? Object.fromEntries(
-        Object.entries(spec.config as Raw).map(([key, value]) => [
-          key,
-          isWrittenValueSource(value) ? normalizeValueSource(value) : (value as JsonValue),
-        ]),
-      )
-    : undefined;
-  const secrets: Record<string, ValueSource> | undefined = spec.secrets
-    ? Object.fromEntries(Object.entries(spec.secrets as Raw).map(([key, value]) => [key, normalizeValueSource(value)]))
-    : undefined;
-  const verify = normalizeVerify(spec.verify, secrets, context);
-  const signingSecret = verify?.webhook?.signingSecret;
-  return {
-    connectorRef: connectorRef ?? { kind: "Connector", name: "" },
-    ...(swarmRef ? { swarmRef } : {}),
-    ...(config ? { config } : {}),
-    ...(secrets || signingSecret
-      ? { secrets: { ...secrets, ...(signingSecret ? { [SIGNING_SECRET_KEY]: signingSecret } : {}) } }
-      : {}),
-    ...(verify ? { verify } : {}),
-    ingress: { rules },
-  };
-}
-
-function normalizeVerify(
-  raw: Raw | undefined,
-  secrets: Record<string, ValueSource> | undefined,
-  context: Context,
-): ConnectionVerify | undefined {
-  if (raw === undefined) return undefined;
-  const verify: ConnectionVerify = raw.webhook
-    ? { webhook: { signingSecret: normalizeValueSource(raw.webhook.signingSecret) } }
-    : {};
-  if (verify.webhook && secrets?.[SIGNING_SECRET_KEY] !== undefined) {
-    context.issues.at(context.site, ["spec", "verify", "webhook", "signingSecret"], {
-      code: "E_CONFIG_VERIFY_CONFLICT",
-      message: `expected the webhook signing secret once, found it in both spec.verify.webhook.signingSecret and spec.secrets.${SIGNING_SECRET_KEY}`,
-      suggestion: `keep spec.verify.webhook.signingSecret and remove spec.secrets.${SIGNING_SECRET_KEY}`,
-    });
-  }
-  return verify;
 }

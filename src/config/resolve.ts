@@ -38,6 +38,9 @@ export function findResource<K extends Kind>(
     (resource): resource is ResourceOfKind<K> => resource.kind === kind && resource.metadata.name === name,
   );
   if (pkg === BUILTIN_PACKAGE) return matches.find(isBuiltin);
+  // An npm package's resource, named by its package (npm-packages.ts); the bundle's own Package name finds its own.
+  const fromPackage = pkg === undefined ? undefined : matches.find((resource) => resource.source.package === pkg);
+  if (fromPackage !== undefined) return fromPackage;
   return matches.find((resource) => !isBuiltin(resource)) ?? matches.find(isBuiltin);
 }
 

@@ -60,7 +60,7 @@ export class TurnStatus {
   }
 
   progress(progress: TurnProgress): void {
-    if (progress.kind === "text") {
+    if (progress.kind === "delta") {
       this.pause();
       this.reply.text(progress.text);
       return;

@@ -1,25 +1,11 @@
-/**
- * The one composition root of a running swarm: the orchestrator (agents), the restart coordinator every restart
- * ask goes through (self-restart, SIGHUP, `goondan restart`, `POST /v1/restart`), the HTTP API, the Connections'
- * connector children, `--watch` and SIGHUP — built here, in this order, and stopped in reverse (watch and
- * signals, connectors, coordinator, agents, then the API). A reload applies to the agents, then the connectors.
- * With `cluster`, the node joins its cluster first (src/cluster/node/node.ts) and is the orchestrator's placement;
- * a restart asked here is announced to every node before this one reloads, and the reloads other nodes announce
- * come in through the restart coordinator (src/cluster/reload/reload.ts).
- */
-import type { Bundle } from "../config/types.ts";
-import type { Env } from "../config/value-source.ts";
 import { validateBundleOnDisk } from "../config/validate-on-disk.ts";
 import type { BundleWatcher } from "../config/watch-bundle.ts";
 import { describe, SystemError, UsageError } from "../shared/errors.ts";
-import type { Logger } from "../shared/logger.ts";
-import type { ProcessSpawner } from "../supervision/process-spawner.ts";
 import { connectorRows, type ProcessInfo } from "../supervision/process-table.ts";
 import { startConnectors, type ConnectorHost } from "../connector/host/connector-host.ts";
 import { Orchestrator } from "../orchestrator/orchestrator.ts";
 import type { ReloadPlan } from "../orchestrator/reload/reload-plan.ts";
 import { createRestartCoordinator, type RestartCoordinator } from "../orchestrator/reload/restart-coordinator.ts";
-import type { ApiListenOptions } from "../http/api-access.ts";
 import type { ApiBackend } from "../http/api-backend.ts";
 import { serveHttpApi, type ServedApi } from "../http/http-api.ts";
 import { SwarmMetrics } from "../observability/swarm-metrics.ts";
@@ -30,37 +16,13 @@ import { openStateStore } from "../store/open-state-store.ts";
 import { ClusterNode } from "../cluster/node/node.ts";
 import { storedConversation } from "../cluster/view/reads.ts";
 import type { ClusterReload, ClusterReloadStatus } from "../cluster/reload/reload.ts";
-import type { ClusterSettings } from "../cluster/nats/settings.ts";
+import type { DaemonOptions } from "./daemon-options.ts";
 import { listenForReloadSignal, startWatchReload } from "./watch-reload.ts";
 import { orchestratorIngest } from "./orchestrator-ingest.ts";
 import { startSchedules, type DaemonSchedules } from "./daemon-schedules.ts";
+import { evalRuns } from "../store/eval-runs.ts";
 
-export interface DaemonOptions {
-  bundle: Bundle;
-  swarm: string;
-  stateRoot: string;
-  /** Children's variables and the Connections' ValueSources are taken from here. */
-  env: Env;
-  logger: Logger;
-  /** Spawns agent children. */
-  spawner: ProcessSpawner;
-  /** Spawns connector children. Default: the connector entry through bunProcessSpawner. */
-  connectorSpawner?: ProcessSpawner;
-  /** Extra environment for agent children (GOONDAN_RECORD_CASSETTE). Default: none. */
-  childEnv?: Record<string, string>;
-  /** Serve the HTTP API (where, and who may use it). Default: no API (`run --input`). */
-  http?: ApiListenOptions;
-  /** Run the Swarm's Connections. Default true. */
-  connectors?: boolean;
-  /** `--watch`. Default false. */
-  watch?: boolean;
-  /** SIGHUP restarts. Default true. */
-  reloadSignal?: boolean;
-  /** Restart requests within this window become one reload. Default: the coordinator's. */
-  coalesceMs?: number;
-  /** `--cluster`: run as one node of a cluster on NATS. Default: none, one host. */
-  cluster?: { settings: ClusterSettings; ttlMs?: number };
-}
+export type { DaemonOptions };
 
 export class Daemon {
   readonly orchestrator: Orchestrator;
@@ -121,6 +83,7 @@ export class Daemon {
       metrics,
       processes: () => this.processes(),
       restart: (request) => this.restarts.request(request),
+      evals: evalRuns(options.stateRoot),
       schedules: {
         list: async () => (await this.schedules?.list()) ?? [],
         run: async (connection) => this.schedules?.run(connection),

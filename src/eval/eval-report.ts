@@ -1,10 +1,12 @@
 /**
  * The JSON report of `goondan eval --json FILE`, a stable format (version 1, documented in docs/evals.md) that CI
  * and the studio's Evals view read: the run (bundle, mode, totals, why it stopped) and each case's result (status,
- * score, every check, tokens, cost, duration, and where its thread and trace are kept). Fields are only added,
+ * score, every check, tokens, cost, duration, where its state is kept, and its thread and trace themselves). Fields are only added,
  * never renamed or removed, within a version.
  */
 import type { ErrorInfo } from "../protocol/error-info.ts";
+import type { RuntimeEvent } from "../protocol/runtime-event.ts";
+import type { CaseThread } from "./case-record.ts";
 
 export const EVAL_REPORT_VERSION = 1;
 
@@ -66,6 +68,12 @@ export interface CaseResult {
   /** The cassette its models answered from (replay) or were recorded into (record). */
   cassette?: string;
   error?: ErrorInfo;
+  /** Every instance's conversation (redacted; tool arguments and results bounded to 4 KiB): the studio's thread. */
+  threads?: CaseThread[];
+  /** The run's runtime events, as stored (redacted and bounded): the studio's trace waterfall. */
+  events?: RuntimeEvent[];
+  /** Set when `events` was cut short: how many the run had. */
+  totalEvents?: number;
 }
 
 export interface EvalTotals {

@@ -1,7 +1,8 @@
 /**
  * `goondan eval` after its flags were read: validates the bundle (exit 3 with every issue), selects the cases,
  * checks the flags fit together, runs one side or, with `compare`, both (another bundle, or another Model of this
- * one), prints a progress line per case and the table at the end, writes the JSON and JUnit reports, and returns
+ * one), prints a progress line per case and the table at the end, writes the JSON and JUnit reports, keeps each side's
+ * report under the state root for the studio's Evals view (store/eval-runs.ts), and returns
  * the exit code: 0 when every case passed, 1 otherwise (a failed, errored or skipped case), 2 for bad flags.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import { missingEnvIssues, type Env } from "../config/value-source.ts";
 import { EXIT } from "../shared/exit-codes.ts";
 import { UsageError } from "../shared/errors.ts";
 import { createLogger } from "../shared/logger.ts";
+import { saveEvalRun } from "../store/eval-runs.ts";
 import { openRunLog } from "../daemon/run-log.ts";
 import { listenForShutdownSignals } from "../daemon/shutdown-signals.ts";
 import { overrideModel } from "./case-bundle.ts";
@@ -104,7 +106,17 @@ export async function evalSession(options: EvalSessionOptions): Promise<number> 
   const signals = listenForShutdownSignals();
   void signals.signalled.then(() => interrupt.abort());
   try {
-    return await runSides({ options, mode, first, bundleA, cases, side, signal: interrupt.signal, runRoot });
+    return await runSides({
+      options,
+      mode,
+      first,
+      bundleA,
+      cases,
+      side,
+      signal: interrupt.signal,
+      runRoot,
+      runId: stamp,
+    });
   } finally {
     signals.dispose();
   }
@@ -125,6 +137,8 @@ async function runSides(context: {
   ) => Promise<EvalReport>;
   signal: AbortSignal;
   runRoot: string;
+  /** The run's name under `<state root>/evals/`, where its report is kept for the studio (store/eval-runs.ts). */
+  runId: string;
 }): Promise<number> {
   const { options, mode, first, bundleA, cases, side, signal, runRoot } = context;
   const reportA = await side(bundleA, cases, "a", signal, options.modelOverride);
@@ -154,6 +168,8 @@ async function runSides(context: {
     writeReport(options.json, `${JSON.stringify(body, null, 2)}\n`);
   }
   if (options.junit) writeReport(options.junit, junitReport(reportA));
+  await saveEvalRun({ stateRoot: options.stateRoot, runId: context.runId, report: reportA });
+  if (reports[1]) await saveEvalRun({ stateRoot: options.stateRoot, runId: `${context.runId}-b`, report: reports[1] });
   options.stdout(`state of every case: ${runRoot}\n`);
   if (signal.aborted) return EXIT.interrupted;
   return reports.every((report) => report.cases.every((result) => result.status === "pass")) ? EXIT.ok : EXIT.failure;

@@ -175,6 +175,7 @@ function factsOf(run: CaseRun, bundle: Bundle) {
     costUsd: addCosts(...costs),
     latencyMs: run.latencyMs,
     traceIds: [...new Set(run.events.filter((event) => event.type === "turn.started").map((event) => event.traceId))],
+    ...run.record,
   };
 }
 

@@ -2,7 +2,8 @@
  * One case as real goondan processes: a Daemon started in this process on the case's own state root (a fresh
  * instance, its own store and workspace; agent and tool children are real Bun processes), the fixtures placed in
  * the agent's workspace, each turn submitted to the same instance and awaited, then what the run recorded read
- * back from the store (runtime events, every instance's conversation), and the daemon stopped. A Daemon per case
+ * back from the store (runtime events, every instance's conversation, kept redacted and bounded as the case's record:
+ * case-record.ts), and the daemon stopped. A Daemon per case
  * rather than one for the run: the cassette a case records into or replays from is per daemon (its children's
  * environment and its bundle snapshot), and a store per case keeps what one case did out of another's score.
  */
@@ -20,6 +21,7 @@ import type { ChildOutput } from "../supervision/child-output.ts";
 import { bunProcessSpawner } from "../supervision/process-spawner.ts";
 import { swarmView } from "../orchestrator/swarm-view.ts";
 import { Daemon } from "../daemon/daemon.ts";
+import { caseRecord, swarmSecrets, type CaseRecord, type CaseThread } from "./case-record.ts";
 import type { ToolCallRecord } from "./eval-report.ts";
 
 export interface RunCaseOptions {
@@ -55,6 +57,8 @@ export interface CaseRun {
   toolCalls: ToolCallRecord[];
   /** The agent's workspace. */
   workdir: string;
+  /** Every instance's conversation and the runtime events, redacted and bounded, for the report. */
+  record: CaseRecord;
 }
 
 export async function runCase(options: RunCaseOptions): Promise<CaseRun> {
@@ -106,6 +110,7 @@ export async function runCase(options: RunCaseOptions): Promise<CaseRun> {
     }
     const latencyMs = Math.round(performance.now() - started);
     const events = (await daemon.orchestrator.runtimeEvents({})).map((stored) => stored.event);
+    const threads = await conversationsOf(daemon);
     return {
       swarm: view.name,
       agent: options.agent,
@@ -113,19 +118,32 @@ export async function runCase(options: RunCaseOptions): Promise<CaseRun> {
       outcomes,
       latencyMs,
       events,
-      toolCalls: await toolCallsOf(daemon),
+      toolCalls: toolCallsOf(threads),
       workdir,
+      record: caseRecord({ threads, events, secrets: swarmSecrets(bundle, options.swarm, env) }),
     };
   } finally {
     await daemon.stop("eval case done");
   }
 }
 
+/** Every instance's stored conversation. */
+async function conversationsOf(daemon: Daemon): Promise<CaseThread[]> {
+  const threads: CaseThread[] = [];
+  for (const row of await daemon.orchestrator.instances())
+    threads.push({
+      agent: row.agent,
+      instanceKey: row.instanceKey,
+      messages: await daemon.orchestrator.messages(row.agent, row.instanceKey),
+    });
+  return threads;
+}
+
 /** Every tool call the models made, from the stored conversations of every instance, oldest first. */
-async function toolCallsOf(daemon: Daemon): Promise<ToolCallRecord[]> {
+function toolCallsOf(threads: CaseThread[]): ToolCallRecord[] {
   const calls: (ToolCallRecord & { at: string; order: number })[] = [];
-  for (const row of await daemon.orchestrator.instances()) {
-    for (const message of await daemon.orchestrator.messages(row.agent, row.instanceKey)) {
+  for (const row of threads) {
+    for (const message of row.messages) {
       if (message.data.role !== "assistant" || typeof message.data.content === "string") continue;
       for (const part of message.data.content)
         if (part.type === "tool-call")

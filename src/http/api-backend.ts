@@ -1,7 +1,7 @@
 /**
  * What the HTTP API serves: the orchestrator itself (the swarm, submit, instances and conversations, event states,
  * runtime events, approvals: `OrchestratorApi`), and what the daemon composes around it: the process table of
- * agents and connectors together, restart requests, the schedules, the metrics, and on a cluster node the cluster's reads, live
+ * agents and connectors together, restart requests, the schedules, the eval runs kept, the metrics, and on a cluster node the cluster's reads, live
  * events and standing, which the routes serve instead of this node's own.
  */
 import type { ClusterReloadStatus } from "../cluster/reload/reload.ts";
@@ -13,6 +13,7 @@ import type { SwarmMetrics } from "../observability/swarm-metrics.ts";
 import type { OrchestratorApi } from "../orchestrator/orchestrator-api.ts";
 import type { RestartRequest } from "../orchestrator/reload/restart-coordinator.ts";
 import type { RestartAnswer } from "../protocol/restart-answer.ts";
+import type { EvalRuns } from "../store/eval-runs.ts";
 import type { ProcessInfo } from "../supervision/process-table.ts";
 
 /** A cluster node's part of the API. */
@@ -40,6 +41,8 @@ export interface ApiBackend {
     /** Undefined: no schedule of that name. */
     run(connection: string): Promise<{ eventId: string } | undefined>;
   };
+  /** `GET /v1/evals` and `GET /v1/evals/:runId`: the `goondan eval` runs kept under the state root; absent: 501. */
+  readonly evals?: EvalRuns;
   /** `POST /v1/restart`; absent: 501. */
   restart?(request: RestartRequest): Promise<RestartAnswer>;
   /** `GET /metrics`; absent: 404. */

@@ -26,6 +26,7 @@ import { OPENAI_PATHS, openAiRoutes } from "./openai/openai-routes.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { clusterRoutes } from "./routes/cluster.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { evalRoutes } from "./routes/evals.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { instanceRoutes } from "./routes/instances.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
@@ -105,6 +106,7 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
     restartRoutes({ backend, maxBodyBytes }),
     approvalRoutes({ backend, maxBodyBytes, ...heartbeat }),
     scheduleRoutes(backend),
+    evalRoutes(backend),
     signalRoutes({ backend, maxBodyBytes }),
     metricsRoutes(backend.metrics),
     traceRoutes(backend),

@@ -13,7 +13,7 @@ import type { SseWriter } from "./sse-stream.ts";
 
 export function progressMessage(progress: TurnProgress): { event: string; data: unknown } {
   switch (progress.kind) {
-    case "text":
+    case "delta":
       return { event: "delta", data: { text: progress.text } };
     case "restarted":
       return { event: "restarted", data: { reason: progress.reason } };

@@ -16,7 +16,7 @@ const TYPES = {
 } as const;
 
 /** The stylesheet's parts, in the order they cascade. */
-const STYLESHEETS = ["base.css", "processes-agents.css", "threads.css", "waterfall.css"];
+const STYLESHEETS = ["base.css", "processes-agents.css", "threads.css", "waterfall.css", "evals.css"];
 
 export interface StudioFile {
   body: string;

@@ -1,10 +1,12 @@
 /**
  * How an agent instance's child is started: the agent entry's argv, an environment holding only what this
- * agent's own resources name (child-environment.ts), and the validated bundle as a snapshot file (written once
+ * agent's own resources name (child-environment.ts) plus its Model provider's standard variables that are set
+ * (config/provider-env.ts), and the validated bundle as a snapshot file (written once
  * per bundle, so a reload's children get the new one while older children keep theirs).
  */
 import type { Bundle } from "../config/types.ts";
-import { findResource } from "../config/resolve.ts";
+import { providerEnvNames } from "../config/provider-env.ts";
+import { agentModel, findResource } from "../config/resolve.ts";
 import { agentRequiredEnvNames } from "../config/value-source.ts";
 import { agentChildArgv, BUNDLE_SNAPSHOT_ENV } from "../protocol/child-entry.ts";
 import { instanceAddress } from "../protocol/agent-event.ts";
@@ -46,7 +48,10 @@ export class AgentSpawnRequests {
     const { env } = this.options;
     try {
       const resource = findResource(bundle, "Agent", agent);
-      return childEnvironment({ env, names: resource ? agentRequiredEnvNames(bundle, resource) : [] });
+      const names = resource
+        ? [...agentRequiredEnvNames(bundle, resource), ...providerEnvNames(agentModel(bundle, resource).spec.provider)]
+        : [];
+      return childEnvironment({ env, names });
     } catch (error) {
       // Only a bundle that skipped validation gets here; the child then reports what it lacks itself.
       this.options.logger.warn(

@@ -3,38 +3,33 @@
  * (agent, instanceKey), process slots, pending requests and reply routing, wired together once here. Its public
  * surface is small: `start` (resume what the inboxes hold), `submit`/`ingest` (accept an event durably,
  * optionally await its turn), `reload` (apply a new validated bundle), `processes`/`instances` (tables) and
- * `shutdown` (ask, wait, then kill). Connectors, the HTTP API and restarts are composed around it by the daemon.
+ * `shutdown` (ask, wait, then kill); its routing parts are built in wire-orchestrator.ts. Connectors, the HTTP API and restarts are composed around it by the daemon.
  */
 import type { Bundle } from "../config/types.ts";
 import { systemClock, type Clock } from "../shared/clock.ts";
-import { UsageError, describe } from "../shared/errors.ts";
+import { UsageError } from "../shared/errors.ts";
 import { newId, type IdGenerator } from "../shared/ids.ts";
 import { jsonValueDepth, MAX_JSON_DEPTH } from "../shared/json-depth.ts";
 import { silentLogger, type Logger } from "../shared/logger.ts";
 import { instanceAddress, type AgentEvent } from "../protocol/agent-event.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
 import type { Message } from "../protocol/conversation.ts";
-import { ProcessPool } from "../supervision/process-pool.ts";
 import { processTable, type ProcessInfo } from "../supervision/process-table.ts";
-import { AgentSpawnRequests } from "./agent-spawn-requests.ts";
-import { ApprovalDesk } from "./approvals/approval-desk.ts";
-import { Instance } from "./instances/instance.ts";
-import type { InstanceHooks } from "./instances/instance-options.ts";
+import type { ApprovalDesk } from "./approvals/approval-desk.ts";
+import type { Instance } from "./instances/instance.ts";
 import { acceptDelivered, resumeUnanswered } from "./instances/resume-unanswered.ts";
 import { instanceRows, type InstanceRow } from "./instances/stored-instances.ts";
 import type { ReloadPlan } from "./reload/reload-plan.ts";
 import { restartInstances } from "./reload/restart-instances.ts";
-import { OutcomeRouter } from "./routing/outcome-router.ts";
-import { PendingRequests } from "./routing/pending-requests.ts";
+import type { OutcomeRouter } from "./routing/outcome-router.ts";
+import type { PendingRequests } from "./routing/pending-requests.ts";
 import { RuntimeEventHub, type RuntimeEventListener } from "./routing/runtime-event-hub.ts";
 import { eventStateOf, type EventState } from "./routing/event-state.ts";
-import { wakeForResults } from "./routing/results-arrived-event.ts";
-import { handleRuntimeCall, type RouterHost } from "./routing/runtime-router.ts";
-import { createRouterHost } from "./routing/router-host.ts";
 import { abandonQueuedRequests } from "./routing/abandon-queued-requests.ts";
 import { outsideEvent } from "./outside-event.ts";
 import { OutcomeWaiters, stoppedOutcome } from "./routing/turn-outcomes.ts";
 import type { OrchestratorApi } from "./orchestrator-api.ts";
+import { wireOrchestrator } from "./wire-orchestrator.ts";
 import type { OrchestratorOptions, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 import { swarmView, type SwarmView } from "./swarm-view.ts";
 import type { RuntimeEventQuery, Store, StoredRuntimeEvent, WriteOptions } from "../store/store.ts";
@@ -53,10 +48,7 @@ export class Orchestrator implements OrchestratorApi {
   private readonly waiters = new OutcomeWaiters();
   private readonly pending: PendingRequests;
   private readonly outcomes: OutcomeRouter;
-  private readonly pool: ProcessPool;
-  private readonly spawnRequests: AgentSpawnRequests;
-  private readonly router: RouterHost;
-  private readonly hooks: InstanceHooks;
+  private readonly newInstance: (agent: string, instanceKey: string) => Instance;
   private readonly events: RuntimeEventHub;
   /** The one store of the swarm's durable state. */
   readonly store: Store;
@@ -71,80 +63,27 @@ export class Orchestrator implements OrchestratorApi {
     this.logger = options.logger ?? silentLogger();
     this.store = options.store ?? openStateStore({ stateRoot: options.stateRoot, logger: this.logger });
     this.events = new RuntimeEventHub({ store: this.store, swarm: () => this.view.instanceKey });
-    this.spawnRequests = new AgentSpawnRequests({
-      stateRoot: options.stateRoot,
-      env: options.env ?? process.env,
-      childEnv: options.childEnv ?? {},
-      logger: this.logger,
-    });
-    this.pending = new PendingRequests({
-      clock: this.clock,
-      onTimeout: (request) => this.outcomes.requestTimedOut(request),
-    });
-    this.outcomes = new OutcomeRouter({
-      waiters: this.waiters,
-      pending: this.pending,
+    const wired = wireOrchestrator({
+      options,
       store: this.store,
-      swarm: () => this.view.instanceKey,
-      logger: this.logger,
-      requester: (address) => {
-        const slash = address.indexOf("/");
-        return this.instance(address.slice(0, slash), address.slice(slash + 1));
-      },
-      callee: (address) => this.instancesByAddress.get(address),
-      turnStopped: (event, outcome) => this.approvals.turnStopped(event, outcome),
-      ...(options.placement ? { placement: options.placement } : {}),
-    });
-    this.approvals = new ApprovalDesk({
-      store: this.store,
-      swarm: () => this.view.instanceKey,
-      clock: this.clock,
-      logger: this.logger,
-      waiters: this.waiters,
-      pending: this.pending,
-      instance: (agent, key) => this.instance(agent, key),
-      existing: (address) => this.instancesByAddress.get(address),
-      publish: (events) => this.events.publish(events),
-      watchEvent: (event, listener) => this.events.watchEvent(event, listener),
-    });
-    this.pool = new ProcessPool({
-      maxProcesses: () => this.view.policy.lifecycle.maxProcesses,
-      gracePeriodMs: () => this.gracePeriodMs(),
-      ...(options.maxConcurrentSpawns !== undefined ? { maxConcurrentSpawns: options.maxConcurrentSpawns } : {}),
-    });
-    this.router = createRouterHost({
-      view: () => this.view,
       clock: this.clock,
       ids: this.ids,
-      pending: this.pending,
-      store: this.store,
-      outcomes: this.outcomes,
+      logger: this.logger,
+      waiters: this.waiters,
+      events: this.events,
+      view: () => this.view,
+      bundle: () => this.bundle,
+      accepting: () => this.accepting,
+      gracePeriodMs: () => this.gracePeriodMs(),
       accept: (event, options) => this.accept(event, options),
       instance: (agent, instanceKey) => this.instance(agent, instanceKey),
+      existing: (address) => this.instancesByAddress.get(address),
       instances: () => this.instancesByAddress.values(),
-      restarts: options.restarts,
-      afterTurn: (requester) =>
-        requester.inFlight ? this.waiters.ended(requester.inFlight.event.id) : Promise.resolve(),
     });
-    this.hooks = {
-      turnResult: (instance, entry, result, durable) => this.outcomes.turnEnded(instance, entry, result, durable),
-      poisoned: (instance, entry, cause) => this.outcomes.givenUp(instance, entry, cause),
-      runtimeCall: (instance, call) =>
-        void handleRuntimeCall({ host: this.router, requester: instance, call }).catch((error: unknown) =>
-          this.logger.error({ error: describe(error) }, "runtime call failed"),
-        ),
-      resultsWaiting: (instance, { count }) =>
-        wakeForResults({
-          instance,
-          count,
-          accepting: this.accepting,
-          id: () => this.ids("evt"),
-          now: this.clock.now(),
-          accept: (event, options) => this.accept(event, options),
-          logger: this.logger,
-        }),
-      ...this.events.instanceHooks(),
-    };
+    this.pending = wired.pending;
+    this.outcomes = wired.outcomes;
+    this.newInstance = wired.newInstance;
+    this.approvals = wired.approvals;
   }
 
   get swarm(): SwarmView {
@@ -374,21 +313,7 @@ export class Orchestrator implements OrchestratorApi {
     const address = instanceAddress(agent, instanceKey);
     const existing = this.instancesByAddress.get(address);
     if (existing) return existing;
-    const instance = new Instance({
-      swarm: this.view.instanceKey,
-      agent,
-      instanceKey,
-      store: this.store,
-      spawner: this.options.spawner,
-      spawnRequest: () =>
-        this.spawnRequests.request({ bundle: this.bundle, swarm: this.view.name, agent, instanceKey }),
-      clock: this.clock,
-      policy: () => this.view.policy,
-      pool: this.pool,
-      hooks: this.hooks,
-      logger: this.logger,
-      ...(this.options.readyTimeoutMs !== undefined ? { readyTimeoutMs: this.options.readyTimeoutMs } : {}),
-    });
+    const instance = this.newInstance(agent, instanceKey);
     this.instancesByAddress.set(address, instance);
     return instance;
   }

@@ -74,7 +74,7 @@ export interface ChildToParent {
    * Text the running turn's model streamed since the last one (gathered for one tick, not acknowledged);
    * `restarted`: what was sent before for this event is void (the model call was retried) and `text` starts over.
    */
-  turn_text: { eventId: string; text: string; restarted?: boolean };
+  turn_delta: { eventId: string; text: string; restarted?: boolean };
   /** Runtime events, in batches (not acknowledged). */
   runtime_events: { events: RuntimeEvent[] };
   /** `ctx.runtime.*` from a tool: request/send/spawn/list/catalog/restart. */
@@ -137,7 +137,7 @@ const CHILD_TYPES = new Set<string>([
   "turn_started",
   "turn_result",
   "commit",
-  "turn_text",
+  "turn_delta",
   "runtime_events",
   "runtime_call",
   "results_waiting",

@@ -2,8 +2,9 @@
  * TurnProgress: what a running turn tells whoever waits on the event that started it, while it runs: one record per
  * tool call starting and ending, of that turn and of every turn it delegated to (they share its traceId), derived
  * by the orchestrator from the runtime events the children send (`toolProgressOf`); the text of the event's own turn
- * as its model streams it (`text`, from the child's `turn_text`); and `restarted` when what was streamed so far is
- * void (the model call was retried, or the child crashed and the event was delivered again: the text starts over).
+ * as its model streams it (`delta`: the child's `turn_delta`, and `delta` on the wire too); and `restarted` when what
+ * was streamed so far is void (the model call was retried, or the child crashed and the event was delivered again:
+ * the text starts over).
  * The orchestrator relays them to a submitter that asked (`onProgress`), and a connector child that asked receives
  * them as `connector_progress`; everything on the way passes records through.
  */
@@ -33,8 +34,8 @@ export interface ToolProgress {
 }
 
 /** Text of the event's own turn, as its model streams it (Model `options.stream: true`). */
-export interface TextProgress {
-  kind: "text";
+export interface DeltaProgress {
+  kind: "delta";
   agent: string;
   instanceKey: string;
   traceId: string;
@@ -52,10 +53,10 @@ export interface RestartedProgress {
   reason: "retry" | "redelivered";
 }
 
-export type TurnProgress = ToolProgress | TextProgress | RestartedProgress;
+export type TurnProgress = ToolProgress | DeltaProgress | RestartedProgress;
 
 /** Whether a record is about the event's own turn only (text, restarts), not its whole trace. */
-export const isOwnTurnProgress = (progress: TurnProgress): progress is TextProgress | RestartedProgress =>
+export const isOwnTurnProgress = (progress: TurnProgress): progress is DeltaProgress | RestartedProgress =>
   progress.kind !== "tool";
 
 /** The progress record of a `tool.*` runtime event (started with its args, or ended with status, code, duration and result); else undefined. */

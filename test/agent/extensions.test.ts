@@ -178,6 +178,21 @@ describe("required-tools-guard", () => {
     const { result } = await runTurn({ env: harness.env, event: userEvent("do it") });
     expect(result).toMatchObject({ status: "ok", response: "still no", steps: 2 });
   });
+
+  it("takes the public requiredTools (any one of them suffices) and errorMessage as the reminder", async () => {
+    const scripted = scriptedModel([
+      { text: "I am done" },
+      { toolCalls: [{ name: "audit__log", args: {} }] },
+      { text: "now done" },
+    ]);
+    const harness = testEnv({ model: scripted.model });
+    harness.registerTool({ name: "audit__log", parameters: { type: "object", properties: {} } }, () => "logged");
+    registerGuard(fakeApi(harness), { requiredTools: ["audit__log", "report__send"], errorMessage: "Log it first." });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("do it") });
+    expect(result).toMatchObject({ status: "ok", response: "now done", steps: 3 });
+    expect(JSON.stringify(scripted.calls[1]!.prompt.at(-1))).toContain("Log it first.");
+    scripted.assertDone();
+  });
 });
 
 describe("logging", () => {

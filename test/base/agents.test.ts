@@ -21,10 +21,20 @@ describe("agents__request", () => {
           target: "coder",
           input: "write it",
           instanceKey: "main",
-          timeoutMs: 5000,
+          timeoutMs: 5000.6,
         }),
       ),
-    ).toEqual({ agent: "coder", instanceKey: "main", response: "done", finishReason: "stop" });
+    ).toEqual({
+      target: "coder",
+      agent: "coder",
+      instanceKey: "main",
+      eventId: "evt_1",
+      correlationId: "c-1",
+      accepted: true,
+      async: false,
+      response: "done",
+      finishReason: "stop",
+    });
     expect(calls).toEqual([
       {
         method: "request",
@@ -39,7 +49,14 @@ describe("agents__request", () => {
     expect(await tools.call("agents__request", { target: "coder", input: "later", async: true })).toEqual({
       status: "pending",
       handle: "corr-9",
-      output: { target: "coder", correlationId: "corr-9", status: "accepted" },
+      output: {
+        target: "coder",
+        correlationId: "corr-9",
+        status: "accepted",
+        accepted: true,
+        async: true,
+        response: null,
+      },
     });
     expect((calls[0]!.options as { async: boolean }).async).toBe(true);
   });
@@ -111,7 +128,7 @@ describe("agents send, spawn, list, catalog", () => {
         ],
       }),
     });
-    const tools = await baseTools({ context: { runtime } });
+    const tools = await baseTools({ context: { runtime, agentName: "lead" } });
     expect(okOutput(await tools.call("agents__send", { target: "coder", input: "fyi" }))).toEqual({
       eventId: "evt-1",
       status: "sent",
@@ -130,6 +147,12 @@ describe("agents send, spawn, list, catalog", () => {
         { name: "coder", entry: false, description: "writes code" },
         { name: "lead", entry: true },
       ],
+      selfAgent: "lead",
+      entryAgent: "lead",
+      availableCount: 2,
+      callableCount: 1,
+      availableAgents: ["coder", "lead"],
+      callableAgents: ["coder"],
     });
     expect(calls.map((call) => call.method)).toEqual(["send", "spawn", "list", "catalog"]);
     expect(calls[0]?.options).toEqual({ target: "coder", input: "fyi" });

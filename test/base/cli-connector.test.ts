@@ -258,7 +258,7 @@ describe("formatReply", () => {
 
 describe("TurnStatus with a streaming model", () => {
   const about = { agent: "coordinator", instanceKey: "k", traceId: "t", eventId: "e" };
-  const text = (value: string) => ({ kind: "text" as const, ...about, text: value });
+  const text = (value: string) => ({ kind: "delta" as const, ...about, text: value });
   const reply = (response: string) => ({
     status: "ok" as const,
     agent: "coordinator",

@@ -97,10 +97,16 @@ describe("file-system__write and read", () => {
     expect(errorOf(await tools.call("file-system__read", { path: "notes" })).code).toBe("E_FS_IS_DIRECTORY");
   });
 
-  it("refuses a maxBytes above the schema limit", async () => {
-    expect(errorOf(await tools.call("file-system__read", { path: "big.txt", maxBytes: 300_000 })).code).toBe(
-      "E_TOOL_INVALID_ARGS",
-    );
+  it("lowers a maxBytes above config.maxReadBytes to it, and rounds fractional limits down", async () => {
+    await writeFile(join(workdir, "bigger.txt"), "0123456789".repeat(30_000));
+    const capped = okOutput(await tools.call("file-system__read", { path: "bigger.txt", maxBytes: 3_000_000 })) as {
+      content: string;
+      truncated: boolean;
+    };
+    expect(capped.content.length).toBe(250_000);
+    expect(capped.truncated).toBe(true);
+    const part = okOutput(await tools.call("file-system__read", { path: "big.txt", offset: 5.7, maxBytes: 3.9 }));
+    expect(part).toMatchObject({ content: "567", truncated: true });
   });
 });
 

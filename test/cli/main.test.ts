@@ -44,8 +44,8 @@ describe("goondan <command> --help", () => {
   it("prints the command's usage and flags", async () => {
     const io = captureIo();
     expect(await main(["validate", "--help"], io)).toBe(0);
-    expect(io.out()).toContain("Usage: goondan validate [bundle] [--format text|json]");
-    expect(io.out()).toContain("--format <text|json>");
+    expect(io.out()).toContain("Usage: goondan validate [bundle] [--format text|json|github]");
+    expect(io.out()).toContain("--format <text|json|github>");
   });
 
   it("works for a command without flags", async () => {
@@ -79,8 +79,8 @@ describe("usage errors", () => {
 
   it("exits 2 with a one-line reason for an unknown flag, naming a close one", async () => {
     const io = captureIo();
-    expect(await main(["validate", "--strict"], io)).toBe(2);
-    expect(io.err()).toBe("goondan validate: unknown flag --strict\n");
+    expect(await main(["validate", "--strictly"], io)).toBe(2);
+    expect(io.err()).toBe("goondan validate: unknown flag --strictly; did you mean --strict?\n");
     const near = captureIo();
     expect(await main(["validate", "--statc"], near)).toBe(2);
     expect(near.err()).toBe("goondan validate: unknown flag --statc; did you mean --static?\n");

@@ -413,6 +413,11 @@ const cases: BadCase[] = [
     errors: [["E_CONFIG_PROMPT_CONFLICT", "goondan.yaml#2.spec.prompts"]],
   },
   {
+    title: "the deprecated spec.system beside prompt.system",
+    files: baseBundle({ agent: agent(`${AGENT_HEAD}  prompt: { system: hi }\n  system: hello\n`) }),
+    errors: [["E_CONFIG_PROMPT_CONFLICT", "goondan.yaml#2.spec.system"]],
+  },
+  {
     title: "a systemRef to a missing file",
     files: baseBundle({ agent: agent(`${AGENT_HEAD}  prompt: { systemRef: ./prompts/missing.md }\n`) }),
     errors: [["E_CONFIG_PROMPT_NOT_FOUND", "goondan.yaml#2.spec.prompt.systemRef"]],

@@ -67,6 +67,13 @@ const NOT_ERROR_CODES = new Set([
   "GOONDAN_CLUSTER_URL",
   "GOONDAN_CLUSTER_CREDS",
   "GOONDAN_NODE",
+  // The AI SDK providers' standard variables (src/config/provider-env.ts).
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_BASE_URL",
+  "OPENAI_API_KEY",
+  "OPENAI_BASE_URL",
+  "GOOGLE_GENERATIVE_AI_API_KEY",
+  "GOOGLE_GENERATIVE_AI_BASE_URL",
 ]);
 
 function sourceFiles(dir: string): string[] {

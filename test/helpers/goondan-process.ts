@@ -69,23 +69,28 @@ export function killProcessesWithCommandLine(needle: string): void {
 }
 
 /**
- * Spawns `goondan run <args>` (behind `prefix`, e.g. `["setsid"]`) and resolves once it logs `ready`, with
+ * Spawns `goondan run <args>` (behind `prefix`, e.g. `["setsid"]`; `bin` picks another checkout's launcher) and resolves once it logs `ready`, with
  * its bound port. `onSpawn` runs before the wait so the caller can register cleanup even if start-up fails.
  */
 export async function startGoondanRun(options: {
   args: string[];
+  /** Another checkout's `bin/goondan` (a bench comparing commits); this tree's by default. */
+  bin?: string;
   env?: Record<string, string>;
   prefix?: string[];
   stderr?: "pipe" | "ignore";
   readyTimeoutMs?: number;
   onSpawn?: (proc: GoondanProcess) => void;
 }): Promise<{ proc: GoondanProcess; lines: Record<string, unknown>[]; port: number; base: string }> {
-  const proc = Bun.spawn([...(options.prefix ?? []), process.execPath, GOONDAN_BIN, "run", ...options.args], {
-    env: { ...process.env, ...options.env },
-    stdout: "pipe",
-    stderr: options.stderr ?? "pipe",
-    stdin: "ignore",
-  }) as GoondanProcess;
+  const proc = Bun.spawn(
+    [...(options.prefix ?? []), process.execPath, options.bin ?? GOONDAN_BIN, "run", ...options.args],
+    {
+      env: { ...process.env, ...options.env },
+      stdout: "pipe",
+      stderr: options.stderr ?? "pipe",
+      stdin: "ignore",
+    },
+  ) as GoondanProcess;
   options.onSpawn?.(proc);
   const lines: Record<string, unknown>[] = [];
   let exited = false;

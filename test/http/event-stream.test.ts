@@ -1,6 +1,6 @@
 /**
  * `POST /v1/events` with `"stream": true`, `GET /v1/events/:eventId` and `GET /v1/watch` over a real Orchestrator
- * with the fake spawner (the children are scripted: they send `turn_text`, runtime events and a `turn_result`).
+ * with the fake spawner (the children are scripted: they send `turn_delta`, runtime events and a `turn_result`).
  * The same over real processes and a streaming loopback model: event-stream-run.integration.test.ts.
  */
 import { describe, expect, it } from "bun:test";
@@ -34,10 +34,10 @@ describe("POST /v1/events with stream: true", () => {
     while (spawner.of("a", "k").length === 0 || spawner.latest("a", "k").events().length === 0) await Bun.sleep(2);
     const child = spawner.latest("a", "k");
     const event = child.lastEvent();
-    child.emit("turn_text", { eventId, text: "Hel" });
+    child.emit("turn_delta", { eventId, text: "Hel" });
     expect((await sse.next()).data).toEqual({ text: "Hel" });
-    child.emit("turn_text", { eventId, text: "lo", restarted: true });
-    child.emit("turn_text", { eventId: "evt_other", text: "not mine" });
+    child.emit("turn_delta", { eventId, text: "lo", restarted: true });
+    child.emit("turn_delta", { eventId: "evt_other", text: "not mine" });
     child.emit("runtime_events", {
       events: [
         toolEvent("tool.called", "a", event.traceId, "agents__request"),

@@ -171,7 +171,7 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
     await page.locator('#processes tr[data-agent="coordinator"]').waitFor({ state: "detached", ...wait });
     expect(await page.locator('#processes tbody tr[data-agent="worker"]').count()).toBe(1);
     await page.fill("#process-filter", "");
-    // Without a mouse: from the top of the page, Tab reaches the skip link, the four views and the filter, in that
+    // Without a mouse: from the top of the page, Tab reaches the skip link, the five views and the filter, in that
     // order, each with a visible focus ring.
     await page.reload();
     await page.locator('#processes tr[data-agent="worker"]').waitFor(wait);
@@ -192,6 +192,7 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
       "a.threads",
       "a.traces",
       "a.processes",
+      "a.evals",
       "input#process-filter",
     ]);
     expect(stops.filter((item) => item.ring === "none")).toEqual([]);

@@ -32,7 +32,7 @@ import { createAgentInstance } from "../instance/create-agent-instance.ts";
 import { IpcInstanceLink } from "./ipc-instance-link.ts";
 import { RuntimeClient } from "./runtime-client.ts";
 import { serveEvent } from "./serve-event.ts";
-import { TurnTextSender } from "./turn-text-sender.ts";
+import { TurnDeltaSender } from "./turn-delta-sender.ts";
 
 export interface ChildChannel {
   send(message: ChildMessage): void;
@@ -77,7 +77,7 @@ class AgentChild {
   readonly runtime: RuntimeClient;
   readonly link: IpcInstanceLink;
   /** The running turn's streamed text, on its way to the orchestrator. */
-  readonly text: TurnTextSender;
+  readonly text: TurnDeltaSender;
   /** Resolves with the instance's durable state, the orchestrator's first message. */
   readonly hydrated: Promise<InstanceState>;
   private hydrate: (state: InstanceState) => void = () => {};
@@ -85,7 +85,7 @@ class AgentChild {
   constructor(private readonly options: RunAgentChildOptions) {
     this.address = instanceAddress(options.args.agent, options.args.instanceKey);
     this.link = new IpcInstanceLink(this.address, (message) => this.send(message));
-    this.text = new TurnTextSender(this.address, (message) => this.send(message));
+    this.text = new TurnDeltaSender(this.address, (message) => this.send(message));
     this.hydrated = new Promise((resolve) => (this.hydrate = resolve));
     this.runtime = new RuntimeClient({
       address: this.address,

@@ -18,7 +18,7 @@ import { EXIT } from "../../shared/exit-codes.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { AgentInstance } from "../instance/agent-instance.ts";
 import { isStoreFailure } from "../loop/next-step.ts";
-import type { TurnTextSender } from "./turn-text-sender.ts";
+import type { TurnDeltaSender } from "./turn-delta-sender.ts";
 
 export interface ServeEventOptions {
   instance: AgentInstance;
@@ -28,7 +28,7 @@ export interface ServeEventOptions {
   /** `agent/instanceKey` of this child. */
   address: string;
   /** Where the turn's streamed text goes. */
-  text: TurnTextSender;
+  text: TurnDeltaSender;
   send: (message: ChildMessage) => void;
   /** The turn's `turn_started`, which nothing waits on: the child holds it until its next message. */
   holdTurnStarted: (message: ChildMessage) => void;

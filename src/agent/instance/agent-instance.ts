@@ -87,7 +87,7 @@ export class AgentInstance {
       env.logger.warn({ eventId: event.id, turnId }, "turn aborted; left uncommitted for redelivery");
       return undefined;
     }
-    const { steps: _steps, ...outcome } = ending.result;
+    const { steps: _steps, responseMessage: _responseMessage, ...outcome } = ending.result;
     const requested = env.approvals?.takeRequested() ?? [];
     return {
       outcome,

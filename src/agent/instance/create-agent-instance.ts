@@ -109,7 +109,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
         `Model/${modelResource.metadata.name}: spec.apiKey expects env var ${apiKeyEnvName(source) ?? "(unknown)"}, which is not set`,
       );
     }
-    model = await createLanguageModel({ resource: modelResource, ...(apiKey === undefined ? {} : { apiKey }) });
+    model = await createLanguageModel({ resource: modelResource, env, ...(apiKey === undefined ? {} : { apiKey }) });
   }
   const recordTo = env[RECORD_CASSETTE_ENV];
   if (recordTo !== undefined && recordTo !== "") model = wrapWithRecorder(model, recordTo);

@@ -9,6 +9,7 @@ import type { MessageEvent } from "../../protocol/conversation.ts";
 import type { Middleware } from "../../shared/compose.ts";
 import type { JsonValue } from "../../shared/json.ts";
 import type { Message, ToolCallMiddlewareContext, ToolCatalogItem, ToolResult } from "../../tools/types.ts";
+import type { ConversationState } from "../conversation/conversation-state.ts";
 import type { MiddlewareAgentsApi } from "./middleware-agents.ts";
 import type { StepResult, TurnResult } from "./turn-result.ts";
 
@@ -20,6 +21,8 @@ interface PipelineContextBase {
   readonly inputEvent: AgentEvent;
   /** The conversation as it stands now (after every event emitted so far). */
   readonly messages: readonly Message[];
+  /** The public API's view: the turn's `baseMessages`, the `events` emitted since, and `nextMessages` (= messages). */
+  readonly conversationState: ConversationState;
   /** Free-form, shared by the middlewares of one turn/step. */
   metadata: Record<string, JsonValue>;
   /** Changes the conversation durably (append / replace / remove / truncate). */

@@ -68,6 +68,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
     get messages() {
       return turn.messages;
     },
+    conversationState: turn.conversationState,
     metadata: {},
     // An aborted turn is redelivered: nothing said after the abort may be stored for it to replay.
     emitMessageEvent: (event) => {

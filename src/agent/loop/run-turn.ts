@@ -34,6 +34,7 @@ import { resumeApprovedStep } from "./resume-approved-step.ts";
 import { isStoreFailure, nextStepAfter, type NextStep, type TurnEnding } from "./next-step.ts";
 import { runStep, type TurnScope } from "./run-step.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
+import { turnConversationState } from "../conversation/conversation-state.ts";
 
 export interface RunTurnOptions {
   env: TurnEnvironment;
@@ -134,6 +135,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
     data: { eventType: event.type, source: event.source.name, input: event.input },
   });
 
+  const conversationState = turnConversationState(env.conversation);
   const context: TurnMiddlewareContext = {
     agentName: env.agentName,
     instanceKey: env.instanceKey,
@@ -143,10 +145,13 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
     get messages() {
       return env.conversation.messages;
     },
+    conversationState,
     metadata: {},
     // Once aborted, nothing more is stored: the turn is redelivered and must not replay what followed the abort.
     emitMessageEvent: (messageEvent) => {
-      if (!signal.aborted) env.conversation.emit(messageEvent);
+      if (signal.aborted) return;
+      env.conversation.emit(messageEvent);
+      conversationState.record(messageEvent);
     },
     // Requests from turn and step middleware carry the turn's trace and call chain, parented to the turn's span.
     agents: middlewareAgents(
@@ -214,8 +219,18 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
       next = nextStepAfter({ step, signal, holding: holding() });
     }
     switch (next.type) {
-      case "final":
-        return { ...outcome, status: "ok", response: next.response, finishReason: next.finishReason, steps, usage };
+      case "final": {
+        const responseMessage = conversationState.responseMessage();
+        return {
+          ...outcome,
+          status: "ok",
+          response: next.response,
+          finishReason: next.finishReason,
+          steps,
+          usage,
+          ...(responseMessage === undefined ? {} : { responseMessage }),
+        };
+      }
       case "aborted":
         return {
           ...outcome,

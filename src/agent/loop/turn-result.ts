@@ -4,13 +4,17 @@
  * and step middleware see and may change them; extension authors import them from "goondan".
  */
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
-import type { ToolResult } from "../../tools/types.ts";
+import type { Message, ToolResult } from "../../tools/types.ts";
 import type { TokenUsage } from "../model/token-usage.ts";
 
-/** What the turn pipeline returns: the turn's outcome (the one TurnOutcome), with its step count and token usage. */
+/**
+ * What the turn pipeline returns: the turn's outcome (the one TurnOutcome), with its step count and token usage,
+ * and `responseMessage`, the assistant message that answered (absent when the turn ended without one).
+ */
 export interface TurnResult extends TurnOutcome {
   steps: number;
   usage: TokenUsage;
+  responseMessage?: Message;
 }
 
 export interface StepToolOutcome {

@@ -1,29 +1,36 @@
 /**
  * Turns a Model resource into an AI SDK LanguageModelV3: `anthropic`, `openai`, `google` and
  * `openai-compatible` through their `@ai-sdk/*` providers (imported lazily, so a child loads only the provider
- * its agent uses), each honouring `endpoint` as base URL and the resolved `apiKey`; and `replay` (a cassette,
- * no network). Whether calls stream (`options.stream`, see `modelStreams`) and the sampling params (temperature,
+ * its agent uses), each honouring `endpoint` as base URL and the resolved `apiKey`, and where the Model names
+ * neither, the provider's standard variables (config/provider-env.ts: the Model first, then the environment,
+ * then the provider's default); and `replay` (a cassette, no network). Whether calls stream (`options.stream`, see `modelStreams`) and the sampling params (temperature,
  * maxTokens, topP) are applied per call by generate-step.ts, not here.
  */
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { resolveCassette } from "../../config/cassette-file.ts";
+import { providerEnvSettings } from "../../config/provider-env.ts";
 import type { ModelResource } from "../../config/types.ts";
 import { ConfigError } from "../../shared/errors.ts";
 import { createReplayModel } from "./replay-model.ts";
 
 export interface CreateLanguageModelOptions {
   resource: ModelResource;
-  /** The resolved `spec.apiKey` ValueSource (never logged). Undefined lets the provider read its usual env var. */
+  /** The resolved `spec.apiKey` ValueSource (never logged). Undefined: the provider's variable in `env`. */
   apiKey?: string;
+  /** Where the provider's standard variables are read (default: none, so only the Model's own settings count). */
+  env?: Record<string, string | undefined>;
   /** For tests: a fetch the HTTP providers use. */
   fetch?: typeof fetch;
 }
 
 function settings(options: CreateLanguageModelOptions): { apiKey?: string; baseURL?: string; fetch?: typeof fetch } {
   const spec = options.resource.spec;
+  const fromEnv = providerEnvSettings(spec.provider, options.env ?? {});
+  const apiKey = options.apiKey ?? fromEnv.apiKey;
+  const baseURL = spec.endpoint ?? fromEnv.baseURL;
   return {
-    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
-    ...(spec.endpoint === undefined ? {} : { baseURL: spec.endpoint }),
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(baseURL === undefined ? {} : { baseURL }),
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   };
 }

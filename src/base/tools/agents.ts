@@ -4,7 +4,9 @@
  * `request` with `async: true` returns a pending handle (the correlationId); an error reply from the
  * runtime (E_AGENT_REQUEST_TIMEOUT, E_CIRCULAR_CALL_DETECTED, …) becomes a structured error result. The public
  * Goondan tool's `eventType` and `metadata` (request, send), `cwd` (spawn) and `includeAll` (list) are
- * handed to the runtime as they are; what they do is the orchestrator's business.
+ * handed to the runtime as they are; what they do is the orchestrator's business. Results are a superset of
+ * the public tool's: `request` also answers `{target, eventId, correlationId, accepted, async, response}`, and
+ * `catalog` also lists `availableAgents` and `callableAgents` (every agent but the caller) with their counts.
  */
 import type { JsonObject } from "../../shared/json.ts";
 import { pending } from "../../tools/pending.ts";
@@ -57,7 +59,9 @@ export const handlers: Record<string, ToolHandler> = {
     const options: AgentRequestOptions = {
       ...target(input),
       input: String(input.input),
-      ...(typeof input.timeoutMs === "number" ? { timeoutMs: Math.floor(input.timeoutMs) } : {}),
+      ...(typeof input.timeoutMs === "number"
+        ? { timeoutMs: Math.min(3_600_000, Math.max(1000, Math.floor(input.timeoutMs))) }
+        : {}),
       ...eventOptions(input),
     };
     if (input.async === true) {
@@ -66,6 +70,9 @@ export const handlers: Record<string, ToolHandler> = {
         target: options.target,
         correlationId: accepted.correlationId,
         status: "accepted",
+        accepted: true,
+        async: true,
+        response: null,
       });
     }
     const reply: AgentReply = await ctx.runtime.request({ ...options, async: false });
@@ -80,8 +87,13 @@ export const handlers: Record<string, ToolHandler> = {
       );
     }
     return {
+      target: options.target,
       agent: reply.agent,
       instanceKey: reply.instanceKey,
+      eventId: reply.eventId,
+      correlationId: reply.correlationId,
+      accepted: true,
+      async: false,
       response: reply.response ?? "",
       ...(reply.finishReason === undefined ? {} : { finishReason: reply.finishReason }),
     };
@@ -125,12 +137,21 @@ export const handlers: Record<string, ToolHandler> = {
   },
   catalog: async (ctx) => {
     const { agents } = await ctx.runtime.catalog();
+    const available = agents.map((agent) => agent.name);
+    const callable = available.filter((name) => name !== ctx.agentName);
+    const entryAgent = agents.find((agent) => agent.entry)?.name;
     return {
       agents: agents.map((agent) => ({
         name: agent.name,
         entry: agent.entry,
         ...(agent.description === undefined ? {} : { description: agent.description }),
       })),
+      selfAgent: ctx.agentName,
+      ...(entryAgent === undefined ? {} : { entryAgent }),
+      availableCount: available.length,
+      callableCount: callable.length,
+      availableAgents: available,
+      callableAgents: callable,
     };
   },
 };

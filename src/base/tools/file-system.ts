@@ -53,7 +53,7 @@ export const handlers: Record<string, ToolHandler> = {
       typeof input.maxBytes === "number" ? Math.max(1, Math.floor(input.maxBytes)) : DEFAULT_READ_BYTES,
       cap,
     );
-    const offset = typeof input.offset === "number" ? Math.max(0, input.offset) : 0;
+    const offset = typeof input.offset === "number" ? Math.max(0, Math.floor(input.offset)) : 0;
     const length = Math.max(0, Math.min(maxBytes, info.size - offset));
     const buffer = Buffer.alloc(length);
     const handle = await open(target.absolute, "r");
@@ -104,7 +104,10 @@ export const handlers: Record<string, ToolHandler> = {
     const info = await stat(target.absolute).catch(() => undefined);
     if (info === undefined) throw notFound(target.relative);
     if (!info.isDirectory()) throw new ToolFault("E_FS_NOT_A_DIRECTORY", `${target.relative} is not a directory`);
-    const maxEntries = typeof input.maxEntries === "number" ? input.maxEntries : DEFAULT_MAX_ENTRIES;
+    const maxEntries =
+      typeof input.maxEntries === "number"
+        ? Math.min(5000, Math.max(1, Math.round(input.maxEntries)))
+        : DEFAULT_MAX_ENTRIES;
     const listed = { directory: input.includeDirs !== false, file: input.includeFiles !== false };
     const entries: { path: string; type: string; size?: number }[] = [];
     const queue: string[] = [""];

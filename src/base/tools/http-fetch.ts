@@ -9,7 +9,7 @@
  * (default 30 s) and bodies are capped (default 200000 bytes, never more than 250000). A POST body is `body`
  * (objects and arrays as JSON, strings as text) or, as in the public Goondan tool, the raw text `bodyString`;
  * header values may be numbers or booleans, sent as text.
- * DNS and fetch are injectable for tests through createHttpFetchHandlers.
+ * DNS and fetch are injectable for tests through createHttpFetchHandlers. The answer is shaped in present-response.ts.
  */
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
@@ -18,6 +18,7 @@ import { configBoolean, configNumber } from "../../tools/tool-config.ts";
 import { ToolFault } from "../../tools/tool-errors.ts";
 import type { ToolContext, ToolHandler } from "../../tools/types.ts";
 import { blockedAddressReason } from "./network-policy.ts";
+import { presentResponse } from "./present-response.ts";
 
 export type LookupAll = (hostname: string) => Promise<{ address: string; family: number }[]>;
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -94,7 +95,10 @@ function limitsOf(ctx: ToolContext, input: JsonObject): { timeoutMs: number; max
   const asked =
     typeof input.maxBytes === "number" ? Math.floor(input.maxBytes) : configNumber(ctx.config, "maxBodyBytes", 200_000);
   return {
-    timeoutMs: typeof input.timeoutMs === "number" ? input.timeoutMs : configNumber(ctx.config, "timeoutMs", 30_000),
+    timeoutMs:
+      typeof input.timeoutMs === "number"
+        ? Math.min(120_000, Math.max(100, input.timeoutMs))
+        : configNumber(ctx.config, "timeoutMs", 30_000),
     maxBytes: Math.max(1, Math.min(asked, MAX_BODY_BYTES)),
   };
 }
@@ -151,7 +155,7 @@ async function fetchSafely(options: {
         url = next;
         continue;
       }
-      return await present(response, { url: url.href, redirects, maxBytes: plan.maxBytes });
+      return await presentResponse(response, { url: url.href, redirects, maxBytes: plan.maxBytes });
     }
   } catch (error) {
     if (error instanceof ToolFault) throw error;
@@ -257,65 +261,4 @@ async function checkHost(url: URL, lookup: LookupAll): Promise<string> {
 
 function deleteHeader(headers: Record<string, string>, name: string): void {
   for (const key of Object.keys(headers)) if (key.toLowerCase() === name) delete headers[key];
-}
-
-async function present(
-  response: Response,
-  options: { url: string; redirects: number; maxBytes: number },
-): Promise<JsonValue> {
-  const { bytes, total, truncated } = await readCapped(response, options.maxBytes);
-  let text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
-  if (truncated && text.endsWith("\uFFFD")) text = text.slice(0, -1);
-  const headers: JsonObject = {};
-  let count = 0;
-  response.headers.forEach((value, name) => {
-    if (count++ < 50) headers[name] = value.length > 2000 ? `${value.slice(0, 2000)}…` : value;
-  });
-  const result: JsonObject = {
-    url: options.url,
-    status: response.status,
-    statusText: response.statusText,
-    ok: response.ok,
-    headers,
-    redirects: options.redirects,
-    bytesRead: total,
-    truncated,
-  };
-  const contentType = response.headers.get("content-type") ?? "";
-  if (!truncated && /\bjson\b/i.test(contentType)) {
-    try {
-      result.json = JSON.parse(text) as JsonValue;
-      return result;
-    } catch {
-      // not JSON after all: fall through to text
-    }
-  }
-  result.body = text;
-  return result;
-}
-
-async function readCapped(
-  response: Response,
-  maxBytes: number,
-): Promise<{ bytes: Uint8Array; total: number; truncated: boolean }> {
-  if (response.body === null) return { bytes: new Uint8Array(), total: 0, truncated: false };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let kept = 0;
-  let truncated = false;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    const room = maxBytes - kept;
-    if (value.byteLength > room) {
-      chunks.push(value.subarray(0, room));
-      kept += room;
-      truncated = true;
-      await reader.cancel().catch(() => {});
-      break;
-    }
-    chunks.push(value);
-    kept += value.byteLength;
-  }
-  return { bytes: Buffer.concat(chunks), total: kept, truncated };
 }

@@ -65,7 +65,7 @@ export const handlers: Record<string, ToolHandler> = {
     const separator = stringOf(input, "separator", "delimiter") ?? "\n";
     const asked =
       typeof input.limit === "number" ? input.limit : typeof input.maxParts === "number" ? input.maxParts : undefined;
-    const limit = asked === undefined ? undefined : Math.max(1, Math.trunc(asked));
+    const limit = asked === undefined ? undefined : Math.min(100_000, Math.max(1, Math.round(asked)));
     let parts: string[];
     if (input.regex === true) {
       const outcome = await runRegexJob(

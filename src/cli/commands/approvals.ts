@@ -4,6 +4,7 @@
  * `goondan approve ID [--deny --reason R]`.
  */
 import { EXIT, type CliCommand } from "../command.ts";
+import { textTable } from "../../shared/text-table.ts";
 import { API_FLAGS, apiError, apiTarget, callApi } from "../operator/api-client.ts";
 
 export interface ApprovalListRow {
@@ -50,15 +51,7 @@ export function formatApprovals(rows: readonly ApprovalListRow[]): string {
     row.expiresAt ?? "-",
     clip(JSON.stringify(row.arguments)),
   ]);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...cells.map((row) => (row[column] ?? "").length)),
-  );
-  const line = (values: string[]) =>
-    values
-      .map((value, column) => value.padEnd(widths[column] ?? 0))
-      .join("  ")
-      .trimEnd();
-  return `${[line(header), ...cells.map(line)].join("\n")}\n`;
+  return textTable(header, cells);
 }
 
 const clip = (text: string): string => (text.length > 80 ? `${text.slice(0, 79)}…` : text);

@@ -162,6 +162,7 @@ export const command: CliCommand = {
   summary: "check Bun, the bundle, the env vars it needs, the state root, the API port and bash isolation",
   usage: "goondan doctor [bundle] [--swarm NAME] [--state-root DIR] [--port N]",
   maxPositionals: 1,
+  bundleEnv: true,
   flags: {
     swarm: { type: "string", description: "the Swarm to check (default: the bundle's only one)" },
     "state-root": { type: "string", description: "state root (default GOONDAN_STATE_ROOT or ~/.goondan)" },

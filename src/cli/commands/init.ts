@@ -139,8 +139,17 @@ export const command: CliCommand = {
   summary: "write a new bundle (goondan.yaml, prompts, tools) from a template",
   usage: "goondan init [dir] [--template default|multi-agent] [--force]",
   flags: {
-    template: { type: "string", description: "which bundle to write (default: default)", choices: TEMPLATES },
-    force: { type: "boolean", description: "write into a non-empty directory, overwriting files the template has" },
+    template: {
+      type: "string",
+      short: "t",
+      description: "which bundle to write (default: default)",
+      choices: TEMPLATES,
+    },
+    force: {
+      type: "boolean",
+      short: "f",
+      description: "write into a non-empty directory, overwriting files the template has",
+    },
   },
   maxPositionals: 1,
   async run({ flags, positionals, io }) {

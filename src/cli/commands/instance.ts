@@ -13,23 +13,15 @@ import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { UsageError } from "../../shared/errors.ts";
 import { EXIT, type CliCommand, type CliIo } from "../command.ts";
 import { listStoredInstances, openStateRootStore, type InstanceInStore } from "../operator/state-root-store.ts";
+import { textTable } from "../../shared/text-table.ts";
 import { API_FLAGS, apiError, apiTarget, callApi, unansweredNotice, type ApiTarget } from "../operator/api-client.ts";
 import { answerWaitingEvents } from "../operator/answer-waiting-events.ts";
 import { archiveConversation } from "../operator/archive-conversation.ts";
 import { clearCommand, refusalWhileLive } from "../operator/instance-not-live.ts";
 
 function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
-  return (
-    rows
-      .map((row) =>
-        row
-          .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-          .join("  ")
-          .trimEnd(),
-      )
-      .join("\n") + "\n"
-  );
+  const [header = [], ...body] = rows;
+  return textTable(header, body);
 }
 
 function list(options: { instances: InstanceInStore[]; format: string; io: CliIo; stateRoot: string }): number {

@@ -47,8 +47,8 @@ export const command: CliCommand = {
     "goondan logs [--agent NAME] [--instance KEY] [--turn ID] [--trace ID] [--follow] [--state-root DIR | --port N --host H] [--format text|json]",
   maxPositionals: 0,
   flags: {
-    agent: { type: "string", description: "only this agent's instances" },
-    instance: { type: "string", description: "only instances with this instanceKey" },
+    agent: { type: "string", short: "a", description: "only this agent's instances" },
+    instance: { type: "string", short: "i", description: "only instances with this instanceKey" },
     turn: { type: "string", description: "only this turn's events" },
     trace: { type: "string", description: "only events of this trace id" },
     follow: { type: "boolean", description: "keep printing new events until Ctrl+C" },

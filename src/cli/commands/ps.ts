@@ -4,59 +4,88 @@
  * node's processes with a NODE column, and on stderr the nodes that did not answer.
  */
 import { textTable } from "../../shared/text-table.ts";
-import type { CliCommand } from "../command.ts";
+import type { CliCommand, CliIo } from "../command.ts";
 import { EXIT } from "../command.ts";
 import { SystemError } from "../../shared/errors.ts";
 import type { ProcessInfo } from "../../supervision/process-table.ts";
-import { unansweredNotice } from "../operator/api-client.ts";
+import { API_FLAGS, apiTarget, unansweredNotice } from "../operator/api-client.ts";
+import { formatAge, processUsage, type ProcessUsage } from "../operator/process-usage.ts";
 
 export const command: CliCommand = {
   name: "ps",
   summary: "list the processes of a running orchestrator",
-  usage: "goondan ps [--port N] [--host H] [--format text|json]",
+  usage: "goondan ps [-w [--interval S]] [--port N] [--host H] [--format text|json | --json]",
   maxPositionals: 0,
   flags: {
-    port: { type: "number", description: "HTTP API port of the orchestrator (default 8790)" },
-    host: { type: "string", description: "HTTP API host (default 127.0.0.1)" },
+    ...API_FLAGS,
     format: { type: "string", description: "output format (default text)", choices: ["text", "json"] },
+    json: { type: "boolean", description: "the same as --format json" },
+    watch: { type: "boolean", short: "w", description: "print the table again every --interval seconds until Ctrl-C" },
+    interval: { type: "number", description: "with --watch: seconds between tables (default 2)" },
   },
   async run({ flags, io }) {
-    const host = typeof flags.host === "string" ? flags.host : "127.0.0.1";
-    const port = typeof flags.port === "number" ? flags.port : 8790;
-    const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}/v1/processes`;
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        headers: io.env.GOONDAN_API_TOKEN ? { authorization: `Bearer ${io.env.GOONDAN_API_TOKEN}` } : {},
-      });
-    } catch (error) {
-      throw new SystemError(
-        "E_PS_UNREACHABLE",
-        `no orchestrator answers at ${host}:${port} (${(error as Error).message})`,
-        { suggestion: "start one with 'goondan run' or pass --port" },
-      );
-    }
-    const body = (await response.json().catch(() => ({}))) as {
-      processes?: ProcessInfo[];
-      unanswered?: Array<{ node: string; status: string }>;
-      error?: { code: string; message: string };
+    if (flags.watch !== true) return printOnce(flags, io);
+    // -w: the table again every `--interval` seconds until Ctrl-C (exit 130), or until the API stops answering.
+    let stopped = false;
+    const stop = () => {
+      stopped = true;
     };
-    if (!response.ok || !body.processes) {
-      io.stderr(`goondan ps: ${body.error?.code ?? response.status}: ${body.error?.message ?? response.statusText}\n`);
-      return EXIT.failure;
+    process.once("SIGINT", stop);
+    try {
+      for (;;) {
+        const code = await printOnce(flags, io);
+        if (code !== EXIT.ok) return code;
+        const until = Date.now() + Math.max(0.2, typeof flags.interval === "number" ? flags.interval : 2) * 1000;
+        while (!stopped && Date.now() < until) await Bun.sleep(50);
+        if (stopped) return EXIT.interrupted;
+        io.stdout("\n");
+      }
+    } finally {
+      process.off("SIGINT", stop);
     }
-    const notice = unansweredNotice(body.unanswered ?? [], "their processes are");
-    if (notice !== undefined) io.stderr(`goondan ps: ${notice}\n`);
-    if (flags.format === "json") {
-      io.stdout(`${JSON.stringify(body.processes, null, 2)}\n`);
-      return EXIT.ok;
-    }
-    io.stdout(formatTable(body.processes));
-    return EXIT.ok;
   },
 };
 
-export function formatTable(processes: readonly ProcessInfo[]): string {
+async function printOnce(flags: Record<string, string | boolean | number | undefined>, io: CliIo): Promise<number> {
+  const target = apiTarget({ flags, env: io.env });
+  let response: Response;
+  try {
+    response = await fetch(`${target.baseUrl}/v1/processes`, {
+      headers: target.token ? { authorization: `Bearer ${target.token}` } : {},
+    });
+  } catch (error) {
+    throw new SystemError(
+      "E_PS_UNREACHABLE",
+      `no orchestrator answers at ${target.baseUrl.replace(/^http:\/\//, "")} (${(error as Error).message})`,
+      { suggestion: "start one with 'goondan run' or pass --port" },
+    );
+  }
+  const body = (await response.json().catch(() => ({}))) as {
+    processes?: ProcessInfo[];
+    unanswered?: Array<{ node: string; status: string }>;
+    error?: { code: string; message: string };
+  };
+  if (!response.ok || !body.processes) {
+    io.stderr(`goondan ps: ${body.error?.code ?? response.status}: ${body.error?.message ?? response.statusText}\n`);
+    return EXIT.failure;
+  }
+  const notice = unansweredNotice(body.unanswered ?? [], "their processes are");
+  if (notice !== undefined) io.stderr(`goondan ps: ${notice}\n`);
+  if (flags.format === "json" || flags.json === true) io.stdout(`${JSON.stringify(body.processes, null, 2)}\n`);
+  else io.stdout(processTable(body.processes, { now: Date.now() }));
+  return EXIT.ok;
+}
+
+/**
+ * The text table: NODE on a cluster, then the row's fields, AGE since the child became ready, and CPU (percent of
+ * one core over its life) and MEM (resident) read from this host's /proc (`-` on a cluster, whose rows may be
+ * another host's pids).
+ */
+export function processTable(
+  processes: readonly ProcessInfo[],
+  options: { now: number; usage?: (pid: number) => ProcessUsage | undefined },
+): string {
+  const usageOf = options.usage ?? processUsage;
   // A cluster's table says on which node each process runs.
   const clustered = processes.some((row) => row.node !== undefined);
   const header = [
@@ -66,22 +95,31 @@ export function formatTable(processes: readonly ProcessInfo[]): string {
     "INSTANCE",
     "PID",
     "STATUS",
+    "CPU",
+    "MEM",
+    "AGE",
     "RESTARTS",
     "CRASHES",
     "QUEUED",
     "STARTED",
   ];
-  const rows = processes.map((row) => [
-    ...(clustered ? [row.node ?? "-"] : []),
-    row.kind,
-    row.agent,
-    row.instanceKey,
-    row.pid === null ? "-" : String(row.pid),
-    row.status,
-    String(row.restarts),
-    String(row.consecutiveCrashes),
-    String(row.queued ?? 0),
-    row.startedAt ?? "-",
-  ]);
+  const rows = processes.map((row) => {
+    const usage = row.pid === null || clustered ? undefined : usageOf(row.pid);
+    return [
+      ...(clustered ? [row.node ?? "-"] : []),
+      row.kind,
+      row.agent,
+      row.instanceKey,
+      row.pid === null ? "-" : String(row.pid),
+      row.status,
+      usage === undefined ? "-" : `${usage.cpuPercent.toFixed(1)}%`,
+      usage === undefined ? "-" : `${(usage.rssBytes / 1024 / 1024).toFixed(1)}M`,
+      row.startedAt === null ? "-" : formatAge(row.startedAt, options.now),
+      String(row.restarts),
+      String(row.consecutiveCrashes),
+      String(row.queued ?? 0),
+      row.startedAt ?? "-",
+    ];
+  });
   return textTable(header, rows);
 }

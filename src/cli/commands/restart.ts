@@ -25,7 +25,7 @@ export const command: CliCommand = {
   usage: "goondan restart [--agent NAME [--instance KEY]] [--fresh] [--port N] [--host HOST]",
   maxPositionals: 0,
   flags: {
-    agent: { type: "string", description: "restart only this agent's instances" },
+    agent: { type: "string", short: "a", description: "restart only this agent's instances" },
     instance: {
       type: "string",
       description: "with --agent: restart only this instanceKey; the agent's other instances keep running",

@@ -16,6 +16,7 @@ import { ensureWritableStateRoot } from "../../shared/writable-state-root.ts";
 import { usesTerminal } from "../../connector/host/connection-plan.ts";
 import { runDaemon } from "../../daemon/run-daemon.ts";
 import { apiAccessFromEnv, requireTokenOffLoopback } from "../../http/api-access.ts";
+import { apiAddress } from "../operator/api-client.ts";
 import { apiSurfacesFromEnv } from "../../http/api-surfaces.ts";
 import { runLogging } from "../../daemon/run-log.ts";
 import { readClusterSettings } from "../../cluster/nats/settings.ts";
@@ -26,17 +27,22 @@ export const command: CliCommand = {
   usage:
     "goondan run [bundle] [--swarm NAME] [--watch] [--port N] [--host H] [--state-root DIR] [--input TEXT] [--record FILE] [--cluster nats://HOST:PORT [--node NAME]] [--verbose]",
   maxPositionals: 1,
+  bundleEnv: true,
   flags: {
-    swarm: { type: "string", description: "the Swarm to run (default: the bundle's only Swarm)" },
-    port: { type: "number", description: "HTTP API port (default 8790; 0 picks a free port)" },
+    swarm: { type: "string", short: "s", description: "the Swarm to run (default: the bundle's only Swarm)" },
+    port: { type: "number", description: "HTTP API port (default GOONDAN_PORT or 8790; 0 picks a free port)" },
     host: {
       type: "string",
-      description: "HTTP API host (default 127.0.0.1; any other address needs GOONDAN_API_TOKEN)",
+      description: "HTTP API host (default GOONDAN_HOST or 127.0.0.1; any other address needs GOONDAN_API_TOKEN)",
     },
     "state-root": { type: "string", description: "state directory (default GOONDAN_STATE_ROOT or ~/.goondan)" },
     input: { type: "string", description: "send one event to the entry agent, print the reply and exit" },
     record: { type: "string", description: "record the model replies of every agent into this cassette (JSONL)" },
-    watch: { type: "boolean", description: "reload changed agents when goondan.yaml, prompts or entry files change" },
+    watch: {
+      type: "boolean",
+      short: "w",
+      description: "reload changed agents when goondan.yaml, prompts or entry files change",
+    },
     cluster: {
       type: "string",
       description: "run as one node of a cluster over this NATS server (default GOONDAN_CLUSTER_URL; none: one host)",
@@ -84,7 +90,7 @@ export const command: CliCommand = {
     const logger = createLogger("orchestrator", { destination: logs.destination });
     // Who may use the API (GOONDAN_API_TOKEN, _ALLOWED_ORIGINS, _ALLOWED_HOSTS), checked before the daemon starts.
     const access = { ...apiAccessFromEnv(io.env), ...apiSurfacesFromEnv(io.env) };
-    const host = typeof flags.host === "string" ? flags.host : "127.0.0.1";
+    const { host, port } = apiAddress({ flags, env: io.env });
     if (input === undefined) requireTokenOffLoopback({ host, ...access });
     return runDaemon({
       bundle,
@@ -97,7 +103,7 @@ export const command: CliCommand = {
         ? { record: isAbsolute(flags.record) ? flags.record : resolve(io.cwd, flags.record) }
         : {}),
       ...(input !== undefined ? { input, streamReply: process.stdout.isTTY === true } : {}),
-      http: { host, port: typeof flags.port === "number" ? flags.port : 8790, ...access },
+      http: { host, port, ...access },
       watch: flags.watch === true,
       ...(cluster ? { cluster } : {}),
       stdout: io.stdout,

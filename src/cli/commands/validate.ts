@@ -6,7 +6,8 @@
  * `--static` skips that step, so a bundle nobody vouches for is checked without running any of its code.
  * `--probe-mcp` also starts each server of the built-in mcp extension once and lists its tools (probe-mcp.ts).
  */
-import { resolve } from "node:path";
+import { relative, resolve } from "node:path";
+import type { ConfigIssue } from "../../config/types.ts";
 import type { CliCommand } from "../command.ts";
 import { EXIT } from "../command.ts";
 import { formatIssue, loadBundle } from "../../config/load-bundle.ts";
@@ -19,9 +20,14 @@ export const command: CliCommand = {
     "Checking Tool modules imports each entry module in a separate Bun process, which runs its top-level code",
     "(with this environment); use --static for a bundle you do not trust.",
   ].join("\n"),
-  usage: "goondan validate [bundle] [--format text|json] [--static] [--probe-mcp]",
+  usage: "goondan validate [bundle] [--format text|json|github] [--strict] [--static] [--probe-mcp]",
   flags: {
-    format: { type: "string", description: "output format (default text)", choices: ["text", "json"] },
+    format: {
+      type: "string",
+      description: "output format (default text; github: workflow commands that annotate the files in a pull request)",
+      choices: ["text", "json", "github"],
+    },
+    strict: { type: "boolean", description: "treat warnings as errors (exit 3 when there is any)" },
     static: {
       type: "boolean",
       description: "run none of the bundle's code: skip importing Tool modules (their handlers go unchecked)",
@@ -33,6 +39,7 @@ export const command: CliCommand = {
     },
   },
   maxPositionals: 1,
+  bundleEnv: true,
   async run({ flags, positionals, io }) {
     const target = resolve(io.cwd, positionals[0] ?? ".");
     const staticOnly = flags.static === true;
@@ -44,7 +51,11 @@ export const command: CliCommand = {
       result.warnings.push(...probe.warnings);
       result.valid = result.errors.length === 0;
     }
-    if (flags.format === "json") {
+    if (flags.strict === true && result.warnings.length > 0) result.valid = false;
+    if (flags.format === "github") {
+      for (const issue of [...result.errors, ...result.warnings])
+        io.stdout(`${githubAnnotation(issue, target, io.cwd)}\n`);
+    } else if (flags.format === "json") {
       io.stdout(
         `${JSON.stringify({ valid: result.valid, errors: result.errors, warnings: result.warnings, ...(probe ? { mcp: probe.servers } : {}) }, null, 2)}\n`,
       );
@@ -59,6 +70,20 @@ export const command: CliCommand = {
     return result.valid ? EXIT.ok : EXIT.configInvalid;
   },
 };
+
+/** A GitHub Actions workflow command (`::error file=…,line=…::…`), so a pull request shows the issue on its line. */
+function githubAnnotation(issue: ConfigIssue, target: string, cwd: string): string {
+  const file = issue.path.split("#")[0] ?? "";
+  const fields = [
+    `file=${relative(cwd, resolve(target, file))}`,
+    ...(issue.line === undefined ? [] : [`line=${issue.line}`]),
+    ...(issue.column === undefined ? [] : [`col=${issue.column}`]),
+    `title=${issue.code}`,
+  ];
+  const text = `${issue.path}: ${issue.message}${issue.suggestion ? ` (${issue.suggestion})` : ""}`;
+  const escaped = (value: string) => value.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A");
+  return `::${issue.severity === "error" ? "error" : "warning"} ${fields.join(",")}::${escaped(text)}`;
+}
 
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? "" : "s"}`;

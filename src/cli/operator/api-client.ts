@@ -1,13 +1,17 @@
 /**
- * How operator commands reach a running orchestrator's HTTP API: `--host`/`--port` (default
- * 127.0.0.1 and `GOONDAN_PORT` or 8790), bearer token from `GOONDAN_API_TOKEN`, JSON both ways.
+ * How operator commands reach a running orchestrator's HTTP API: `--host`/`--port` (default `GOONDAN_HOST` or
+ * 127.0.0.1, and `GOONDAN_PORT` or 8790; `goondan run` listens on the same defaults), bearer token from
+ * `GOONDAN_API_TOKEN`, JSON both ways.
  * An unreachable API is a SystemError `E_API_UNREACHABLE`, so callers can tell "not running".
  */
 import { SystemError, UsageError } from "../../shared/errors.ts";
 import type { FlagSpec } from "../args.ts";
 
 export const API_FLAGS: Record<string, FlagSpec> = {
-  host: { type: "string", description: "host of the running orchestrator's HTTP API (default 127.0.0.1)" },
+  host: {
+    type: "string",
+    description: "host of the running orchestrator's HTTP API (default GOONDAN_HOST or 127.0.0.1)",
+  },
   port: { type: "number", description: "port of the running orchestrator's HTTP API (default GOONDAN_PORT or 8790)" },
 };
 
@@ -16,16 +20,27 @@ export interface ApiTarget {
   token?: string;
 }
 
+const setting = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === "" ? undefined : value.trim();
+
+/** The API's host and port: the flags, then GOONDAN_HOST / GOONDAN_PORT, then 127.0.0.1:8790 (the port unchecked). */
+export function apiAddress(options: {
+  flags: Record<string, string | boolean | number | undefined>;
+  env: Record<string, string | undefined>;
+}): { host: string; port: number } {
+  const { flags, env } = options;
+  return {
+    host: typeof flags.host === "string" ? flags.host : (setting(env.GOONDAN_HOST) ?? "127.0.0.1"),
+    port: typeof flags.port === "number" ? flags.port : Number(setting(env.GOONDAN_PORT) ?? 8790),
+  };
+}
+
 export function apiTarget(options: {
   flags: Record<string, string | boolean | number | undefined>;
   env: Record<string, string | undefined>;
 }): ApiTarget {
-  const { flags, env } = options;
-  const host = typeof flags.host === "string" ? flags.host : "127.0.0.1";
-  const rawPort =
-    typeof flags.port === "number"
-      ? flags.port
-      : Number(env.GOONDAN_PORT && env.GOONDAN_PORT.trim() !== "" ? env.GOONDAN_PORT : 8790);
+  const { env } = options;
+  const { host, port: rawPort } = apiAddress(options);
   if (!Number.isInteger(rawPort) || rawPort <= 0 || rawPort > 65535)
     throw new UsageError("E_USAGE_BAD_VALUE", `--port expects a port number 1-65535, got ${rawPort}`);
   const token = env.GOONDAN_API_TOKEN;

@@ -34,6 +34,10 @@ export const agentSchema = envelope({
       },
       prompt,
       prompts: { ...prompt, description: "Spelling of `prompt` used by some public bundles." },
+      system: {
+        type: "string",
+        description: "Deprecated: the public tutorials' spelling of `prompt.system` (a warning says so).",
+      },
       tools: { type: "array", items: ref("refItem") },
       extensions: { type: "array", items: ref("extensionItem") },
       requiredTools: { type: "array", items: nonEmptyString },

@@ -88,7 +88,7 @@ export class AgUiRun {
 
   private async handle(progress: TurnProgress): Promise<void> {
     if (progress.kind === "restarted") this.reply.restart();
-    else if (progress.kind === "text") this.text(this.reply.add(progress.text));
+    else if (progress.kind === "delta") this.text(this.reply.add(progress.text));
     else await this.tool(progress);
   }
 

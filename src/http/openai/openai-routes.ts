@@ -85,7 +85,7 @@ export function openAiRoutes(options: { backend: ApiBackend; maxBodyBytes: numbe
               ? {
                   onProgress: (progress) => {
                     if (progress.kind === "restarted") reply.restart();
-                    if (progress.kind !== "text") return;
+                    if (progress.kind !== "delta") return;
                     const fresh = reply.add(progress.text);
                     if (fresh !== "") (relay ?? ((text: string) => early.push(text)))(fresh);
                   },

@@ -101,6 +101,8 @@ export const recentEvents = () => api("/v1/runtime-events?limit=1000");
 export const trace = (traceId) => api(`/v1/traces/${path(traceId)}`);
 export const span = (traceId, spanId) => api(`/v1/traces/${path(traceId)}/spans/${path(spanId)}`);
 export const approvals = () => api("/v1/approvals");
+export const evalRuns = () => api("/v1/evals");
+export const evalRun = (runId) => api(`/v1/evals/${path(runId)}`);
 /** Decides an approval with stream: true; onFrame gets the decided approval, the resumed turn's progress and done. */
 export const decide = (id, decision, onFrame, signal) =>
   sse(

@@ -1,8 +1,9 @@
-// The studio page: a header with the four views (Agents, Threads, Traces, Processes) chosen by the URL's hash, and
+// The studio page: a header with the views (Agents, Threads, Traces, Processes, Evals) chosen by the URL's hash, and
 // the token form when the API asks for one. Each view loads its own data through api.js.
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { AgentsView } from "./agents-view.js";
+import { EvalsView } from "./evals-view.js";
 import { onUnauthorized, processes, setToken } from "./api.js";
 import { html } from "./html.js";
 import { ProcessesView } from "./processes-view.js";
@@ -14,6 +15,7 @@ const VIEWS = [
   ["threads", "Threads", ThreadsView],
   ["traces", "Traces", TracesView],
   ["processes", "Processes", ProcessesView],
+  ["evals", "Evals", EvalsView],
 ];
 
 function where() {

@@ -37,7 +37,7 @@ export interface InstanceHooks {
   /** The child holds results its model has not seen and asks for a turn (`results_waiting`). */
   resultsWaiting(instance: InstanceHandle, waiting: ChildToParent["results_waiting"]): void;
   /** The running turn's streamed text (relayed to whoever waits on its event, if anyone). */
-  turnText(instance: InstanceHandle, text: ChildToParent["turn_text"]): void;
+  turnDelta(instance: InstanceHandle, text: ChildToParent["turn_delta"]): void;
   /** An event whose earlier delivery ended without an answer (a crash) is delivered again: its streamed text starts over. */
   redelivered(instance: InstanceHandle, entry: InboxEntry): void;
   /** The child's runtime events (stored, and streamed to watchers). */

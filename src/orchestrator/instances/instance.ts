@@ -4,22 +4,23 @@
  * durable state (`hydrate`), delivers events one at a time, makes the child's commits durable (a step's, and each
  * turn's end together with the answer to its event) before anyone hears of them, redelivers after a crash (with how
  * the child died), gives up a poison event or the waiting events of an instance that cannot start, and stops itself
- * when idle longer than `idleSeconds`. Its status is the supervisor's, with `running` told apart as `idle` or
+ * when idle longer than `idleSeconds` (what it does with each message and the exit of its child is on-child-message.ts). Its status is the supervisor's, with `running` told apart as `idle` or
  * `processing`.
  */
 import type { Logger } from "../../shared/logger.ts";
 import { instanceAddress, type AgentEvent } from "../../protocol/agent-event.ts";
 import type { ErrorInfo } from "../../protocol/error-info.ts";
-import type { ChildMessage, ChildToParent, ParentToChild } from "../../protocol/ipc-messages.ts";
+import type { ParentToChild } from "../../protocol/ipc-messages.ts";
 import { OneShotTimer, type TimerHandle } from "../../shared/clock.ts";
 import type { ChildProcess } from "../../supervision/child-process.ts";
 import type { PoolMember } from "../../supervision/process-pool.ts";
-import type { SupervisedExit, SupervisorStatus } from "../../supervision/child-spec.ts";
+import type { SupervisorStatus } from "../../supervision/child-spec.ts";
 import { Supervisor } from "../../supervision/supervisor.ts";
 import type { InstanceRef, WriteOptions } from "../../store/store.ts";
-import { commitStep, commitTurn, hydrateChild } from "./child-state.ts";
+import { hydrateChild } from "./child-state.ts";
 import { deliveryOf, InstanceQueue, type InboxEntry } from "./instance-queue.ts";
 import type { InstanceOptions } from "./instance-options.ts";
+import { onChildExit, onChildMessage, type InstanceParts } from "./on-child-message.ts";
 import { StartFailures } from "./start-failures.ts";
 
 /** Timers hold at most 2^31-1 ms; an event due later is deferred again when this one fires. */
@@ -78,8 +79,8 @@ export class Instance implements PoolMember {
             logger: this.logger,
           }),
         ready: (child) => this.onReady(child),
-        message: (child, message) => this.onMessage(child, message),
-        exited: (ended) => this.onExited(ended),
+        message: (child, message) => onChildMessage(this.parts, child, message),
+        exited: (ended) => onChildExit(this.parts, ended),
       },
     });
   }
@@ -261,6 +262,21 @@ export class Instance implements PoolMember {
     return true;
   }
 
+  private get parts(): InstanceParts {
+    const { options, ref, logger, events, supervisor, startFailures } = this;
+    return {
+      instance: this,
+      options,
+      ref,
+      logger,
+      events,
+      supervisor,
+      startFailures,
+      deliverNext: () => this.deliverNext(),
+      giveUpWaiting: () => this.giveUpWaiting(),
+    };
+  }
+
   private kick(): void {
     if (this.live) this.deliverNext();
     else this.supervisor.kick();
@@ -295,98 +311,7 @@ export class Instance implements PoolMember {
     this.deliverNext();
   }
 
-  private onMessage(child: ChildProcess, message: ChildMessage): void {
-    const hooks = this.options.hooks;
-    switch (message.type) {
-      case "turn_started":
-        return void (this.lastActiveAt = this.options.clock.now());
-      case "turn_result":
-        this.onTurnResult(child, message.payload);
-        return;
-      case "commit":
-        if (message.payload.approvals?.applied !== undefined)
-          this.events.markApplied(message.payload.approvals.applied);
-        commitStep({ store: this.options.store, ref: this.ref, child, commit: message.payload });
-        return;
-      case "turn_text":
-        return hooks.turnText(this, message.payload);
-      case "runtime_events":
-        return hooks.runtimeEvents(this, message.payload.events);
-      case "runtime_call":
-        this.lastActiveAt = this.options.clock.now();
-        hooks.runtimeCall(this, message.payload);
-        return;
-      case "results_waiting":
-        return hooks.resultsWaiting(this, message.payload as ChildToParent["results_waiting"]);
-      case "fatal":
-        this.logger.error(
-          { code: message.payload.code, detail: message.payload.message },
-          "instance reported a fatal start-up error",
-        );
-        this.startFailures.reportFatal(message.payload);
-        return;
-      default:
-        return;
-    }
-  }
-
-  /** The turn's end and its answer are committed together and routed (outcome-router.ts says when); a store that cannot write ends the child. */
-  private onTurnResult(child: ChildProcess, payload: ChildToParent["turn_result"]): void {
-    const { commit, ...outcome } = payload;
-    const entry = this.events.finish(outcome.eventId, outcome.status === "awaiting_approval");
-    if (!entry) {
-      this.logger.warn({ eventId: outcome.eventId }, "turn_result for an event not in flight; dropped");
-      return;
-    }
-    this.supervisor.healthy();
-    this.lastActiveAt = this.options.clock.now();
-    child.unwatch();
-    // Routed first (on an ordered store, outcome-router.ts), written in this same block: what the requester does with it commits after.
-    const committed = Promise.withResolvers<void>();
-    this.options.hooks.turnResult(this, entry, outcome, committed.promise);
-    const durable = commitTurn({
-      store: this.options.store,
-      ref: this.ref,
-      commit: commit ?? {},
-      outcome,
-      event: entry.event,
-    });
-    durable.then(committed.resolve, committed.reject);
-    durable.catch((error: Error) => {
-      this.logger.error(
-        { eventId: outcome.eventId, error: error.message },
-        "could not commit a turn; its event stays unanswered and the child restarts",
-      );
-      this.events.putBack(entry);
-      child.kill();
-    });
-    this.deliverNext();
-  }
-
-  private onExited(ended: SupervisedExit): { givenUp: boolean } | void {
-    const entry = this.events.takeInFlight();
-    if (ended.how !== "crashed") {
-      // A turn cut short by the grace period was never answered: it stays first.
-      if (entry) this.events.putBack(entry);
-      return;
-    }
-    this.logger.warn({ eventId: entry?.event.id, why: ended.why }, "instance.crashed");
-    if (entry && this.events.crashedWith(entry, this.options.policy().restart, ended.why))
-      this.options.hooks.poisoned(this, entry);
-    if (!ended.beforeReady) return;
-    // A child that never became ready (start-failures.ts): once the instance is given up on, its waiting events
-    // are answered, and it backs off (crashLoopBackOff) and keeps trying, so a fix recovers it.
-    const givenUp = this.startFailures.failed({
-      address: this.address,
-      exit: ended.exit,
-      ...(ended.cause ? { cause: ended.cause } : {}),
-      policy: this.options.policy().restart,
-    });
-    if (givenUp) this.giveUpWaiting();
-    return { givenUp };
-  }
-
-  /** Answers every waiting event of an instance that cannot start (see `onExited`). */
+  /** Answers every waiting event of an instance that cannot start (see `onChildExit`). */
   private giveUpWaiting(): void {
     const cause: ErrorInfo | undefined = this.startFailures.unstartable;
     if (!cause || this.live) return;

@@ -2,7 +2,7 @@
  * Where what the agent children report as they run goes. Runtime events: into the store (the swarm's record, read
  * by `goondan logs`, the API and watchers catching up), to every live subscriber (`GET /v1/watch`), and, for `tool.*`
  * events, as progress records to whoever watches the trace they belong to (a terminal chat's tool lines, connectors
- * that asked, an HTTP stream). A turn's streamed text (`turn_text`) and the restarts that void it become progress
+ * that asked, an HTTP stream). A turn's streamed text (`turn_delta`) and the restarts that void it become progress
  * records of its event only; nothing is built when nobody watches the trace.
  */
 import type { AgentEvent } from "../../protocol/agent-event.ts";
@@ -30,12 +30,12 @@ export class RuntimeEventHub {
     }
   }
 
-  /** Streamed text of the turn running `event` (`turn_text`); a `restarted` message voids what came before. */
-  turnText(event: AgentEvent | undefined, text: ChildToParent["turn_text"]): void {
+  /** Streamed text of the turn running `event` (`turn_delta`); a `restarted` message voids what came before. */
+  turnDelta(event: AgentEvent | undefined, text: ChildToParent["turn_delta"]): void {
     if (event === undefined || event.id !== text.eventId || !this.progress.watched(event.traceId)) return;
     const about = { agent: event.agent, instanceKey: event.instanceKey, traceId: event.traceId, eventId: event.id };
     if (text.restarted === true) this.progress.publish({ kind: "restarted", ...about, reason: "retry" });
-    if (text.text !== "") this.progress.publish({ kind: "text", ...about, text: text.text });
+    if (text.text !== "") this.progress.publish({ kind: "delta", ...about, text: text.text });
   }
 
   /** `event` is delivered again after its earlier delivery ended unanswered: its text starts over. */
@@ -52,10 +52,10 @@ export class RuntimeEventHub {
   }
 
   /** The instances' hooks that report to this hub: runtime events, streamed text, redeliveries. */
-  instanceHooks(): Pick<InstanceHooks, "runtimeEvents" | "turnText" | "redelivered"> {
+  instanceHooks(): Pick<InstanceHooks, "runtimeEvents" | "turnDelta" | "redelivered"> {
     return {
       runtimeEvents: (_instance, events) => this.publish(events),
-      turnText: (instance, text) => this.turnText(instance.inFlight?.event, text),
+      turnDelta: (instance, text) => this.turnDelta(instance.inFlight?.event, text),
       redelivered: (_instance, entry) => this.redelivered(entry.event),
     };
   }

@@ -1,13 +1,13 @@
 /**
  * The rows of one instance, as every part of the SQLite store addresses them: its key as query parameters, the state
  * a turn starts from (conversation in order, results waiting in order, extensions' state) read in one go, and the
- * mark of its last change in the `instances` table. The store itself and the snapshot export/import share these.
+ * mark of its last change in the `instances` table, listed with its row counts. The store itself and the snapshot export/import share these.
  */
 import type { Database } from "bun:sqlite";
 import type { Message, PendingResult } from "../../protocol/conversation.ts";
 import type { InstanceState } from "../../protocol/instance-state.ts";
 import type { JsonValue } from "../../shared/json.ts";
-import type { InstanceRef } from "../store.ts";
+import type { InstanceRef, StoredInstance } from "../store.ts";
 
 /** The condition naming one instance's rows, with `instanceParams`. */
 export const INSTANCE_WHERE = "swarm = :swarm AND agent = :agent AND instance_key = :key";
@@ -41,4 +41,31 @@ export function touchInstance(db: Database, instance: InstanceRef): void {
   db.query(
     `INSERT INTO instances (swarm, agent, instance_key, updated_at) VALUES (:swarm, :agent, :key, :at) ON CONFLICT DO UPDATE SET updated_at = :at`,
   ).run({ ...instanceParams(instance), at: Date.now() });
+}
+
+/** Every instance of the swarm (or of all swarms) with its row counts, in key order. */
+export function listInstances(db: Database, swarm?: string): StoredInstance[] {
+  const rows = db
+    .query(
+      `SELECT i.swarm, i.agent, i.instance_key, i.updated_at,
+         (SELECT COUNT(*) FROM messages m WHERE m.swarm = i.swarm AND m.agent = i.agent AND m.instance_key = i.instance_key) AS messages,
+         (SELECT COUNT(*) FROM pending_results p WHERE p.swarm = i.swarm AND p.agent = i.agent AND p.instance_key = i.instance_key) AS pending
+       FROM instances i WHERE (:swarm IS NULL OR i.swarm = :swarm) ORDER BY i.swarm, i.agent, i.instance_key`,
+    )
+    .all({ swarm: swarm ?? null }) as {
+    swarm: string;
+    agent: string;
+    instance_key: string;
+    updated_at: number;
+    messages: number;
+    pending: number;
+  }[];
+  return rows.map((row) => ({
+    swarm: row.swarm,
+    agent: row.agent,
+    instanceKey: row.instance_key,
+    messages: row.messages,
+    pendingResults: row.pending,
+    updatedAt: row.updated_at,
+  }));
 }

@@ -9,7 +9,7 @@
 import type { Database } from "bun:sqlite";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { Approval, ApprovalDecision } from "../../protocol/approval.ts";
-import { pendingResultId, type MessageEvent, type PendingResult } from "../../protocol/conversation.ts";
+import { pendingResultId, type PendingResult } from "../../protocol/conversation.ts";
 import type { InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
@@ -37,29 +37,21 @@ import {
   setDecision,
 } from "./approval-rows.ts";
 import { Checkpointer } from "./checkpointer.ts";
-import { instanceParams, readInstanceState, touchInstance } from "./instance-rows.ts";
+import {
+  insertInboxEvent,
+  newestInboxEventId,
+  recordInboxCrash,
+  selectInboxRecord,
+  selectUnanswered,
+  setInboxOutcome,
+} from "./inbox-rows.ts";
+import { instanceParams, listInstances, readInstanceState, touchInstance } from "./instance-rows.ts";
 import { exportInstanceRows, importInstanceRows } from "./instance-snapshot-rows.ts";
+import { MessageRows } from "./message-rows.ts";
 import { openDatabase } from "./open-database.ts";
+import { selectRuntimeEvents } from "./runtime-event-rows.ts";
 import { RuntimeEventWriter } from "./runtime-event-writer.ts";
 import { WriteBatch } from "./write-batch.ts";
-
-type InboxRow = {
-  event: string;
-  accepted_at: number;
-  crashes: number;
-  last_crash: string | null;
-  outcome: string | null;
-};
-
-const inboxRecordOf = (row: InboxRow): InboxRecord => ({
-  event: JSON.parse(row.event) as AgentEvent,
-  acceptedAt: row.accepted_at,
-  crashes: row.crashes,
-  ...(row.last_crash === null ? {} : { lastCrash: row.last_crash }),
-  ...(row.outcome === null ? {} : { outcome: JSON.parse(row.outcome) as TurnOutcome }),
-});
-
-const keyOf = (instance: InstanceRef): string => `${instance.swarm}\n${instance.agent}\n${instance.instanceKey}`;
 
 export class SqliteStore implements Store, InstanceSnapshots {
   readonly location: string;
@@ -70,8 +62,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
   private readonly runtimeEventWriter: RuntimeEventWriter;
   /** Present on the orchestrator's store: checkpoints the log off the event loop. */
   readonly checkpointer: Checkpointer | undefined;
-  /** The next message seq of each instance touched so far. */
-  private readonly nextSeq = new Map<string, number>();
+  private readonly messages: MessageRows;
   private pendingSeq = 0;
 
   /** `existing`: open only a database that is there (operator commands), creating nothing. */
@@ -79,6 +70,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
     this.location = file;
     this.db = openDatabase(file, options);
     this.batch = new WriteBatch(this.db, file);
+    this.messages = new MessageRows(this.db);
     this.runtimeEventWriter = new RuntimeEventWriter({ db: this.db, run: (write) => this.batch.run(write) });
     if (!options.existing) this.checkpointer = new Checkpointer({ db: this.db, file });
     this.pendingSeq = (
@@ -98,76 +90,35 @@ export class SqliteStore implements Store, InstanceSnapshots {
 
   accept(swarm: string, event: AgentEvent, acceptedAt: number, options?: WriteOptions): Promise<void> {
     return this.batch.durable(() => {
-      this.db
-        .query(
-          "INSERT OR IGNORE INTO inbox (swarm, event_id, agent, instance_key, event, accepted_at) VALUES (:swarm, :id, :agent, :key, :event, :at)",
-        )
-        .run({
-          swarm,
-          id: event.id,
-          agent: event.agent,
-          key: event.instanceKey,
-          event: JSON.stringify(event),
-          at: acceptedAt,
-        });
+      insertInboxEvent(this.db, swarm, event, acceptedAt);
       this.touch({ swarm, agent: event.agent, instanceKey: event.instanceKey });
     }, options);
   }
 
   async inboxRecord(swarm: string, eventId: string): Promise<InboxRecord | undefined> {
-    const row = this.db
-      .query(
-        "SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND event_id = :id",
-      )
-      .get({ swarm, id: eventId }) as InboxRow | null;
-    return row === null ? undefined : this.withApprovals(swarm, inboxRecordOf(row));
+    const record = selectInboxRecord(this.db, swarm, eventId);
+    return record === undefined ? undefined : this.withApprovals(swarm, record);
   }
 
   async newestEventId(swarm: string, options: { prefix: string; length: number }): Promise<string | undefined> {
-    // A range on the (swarm, event_id) key: no scan of the inbox, however long it grows.
-    const row = this.db
-      .query(
-        "SELECT MAX(event_id) AS id FROM inbox WHERE swarm = :swarm AND event_id >= :prefix AND event_id < :end AND length(event_id) = :length",
-      )
-      .get({ swarm, prefix: options.prefix, end: `${options.prefix}\uffff`, length: options.length }) as {
-      id: string | null;
-    };
-    return row.id ?? undefined;
+    return newestInboxEventId(this.db, swarm, options);
   }
 
   async unanswered(swarm: string): Promise<InboxRecord[]> {
-    const rows = this.db
-      .query(
-        "SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND outcome IS NULL ORDER BY seq",
-      )
-      .all({ swarm }) as InboxRow[];
-    return rows.map((row) => this.withApprovals(swarm, inboxRecordOf(row)));
+    return selectUnanswered(this.db, swarm).map((record) => this.withApprovals(swarm, record));
   }
 
   recordInterrupted(swarm: string, eventId: string, crash?: string): void {
-    if (crash === undefined)
-      this.batch.run(() =>
-        this.db
-          .query(
-            "UPDATE inbox SET last_crash = NULL WHERE swarm = :swarm AND event_id = :id AND last_crash IS NOT NULL",
-          )
-          .run({ swarm, id: eventId }),
-      );
-    else
-      this.batch.run(() =>
-        this.db
-          .query("UPDATE inbox SET crashes = crashes + 1, last_crash = :why WHERE swarm = :swarm AND event_id = :id")
-          .run({ swarm, id: eventId, why: crash }),
-      );
+    this.batch.run(() => recordInboxCrash(this.db, swarm, eventId, crash));
   }
 
   answer(swarm: string, eventId: string, outcome: TurnOutcome): Promise<void> {
-    return this.batch.durable(() => this.setOutcome(swarm, eventId, outcome));
+    return this.batch.durable(() => setInboxOutcome(this.db, swarm, eventId, outcome));
   }
 
   commit(instance: InstanceRef, commit: InstanceCommit, outcome?: TurnOutcome, options?: WriteOptions): Promise<void> {
     return this.batch.durable(() => {
-      for (const change of commit.changes ?? []) this.applyChange(instance, change);
+      for (const change of commit.changes ?? []) this.messages.apply(instance, change);
       for (const id of commit.consumed ?? [])
         this.db
           .query(
@@ -179,7 +130,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
         this.setExtensionState(instance, extension, value);
       for (const request of commit.approvals?.requested ?? []) insertApproval(this.db, instance.swarm, request);
       for (const id of commit.approvals?.applied ?? []) markApplied(this.db, instance.swarm, id);
-      if (outcome !== undefined) this.setOutcome(instance.swarm, outcome.eventId, outcome);
+      if (outcome !== undefined) setInboxOutcome(this.db, instance.swarm, outcome.eventId, outcome);
       this.touch(instance);
     }, options);
   }
@@ -203,15 +154,11 @@ export class SqliteStore implements Store, InstanceSnapshots {
         return;
       }
       reopenEvent(this.db, swarm, approval.eventId);
-      const row = this.db
-        .query(
-          "SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND event_id = :id AND outcome IS NULL",
-        )
-        .get({ swarm, id: approval.eventId }) as InboxRow | null;
+      const reopened = selectInboxRecord(this.db, swarm, approval.eventId, { unanswered: true });
       answer =
-        row === null
+        reopened === undefined
           ? { type: "decided", approval }
-          : { type: "decided", approval, reopened: this.withApprovals(swarm, inboxRecordOf(row)) };
+          : { type: "decided", approval, reopened: this.withApprovals(swarm, reopened) };
     });
     return durable.then(() => answer);
   }
@@ -240,15 +187,15 @@ export class SqliteStore implements Store, InstanceSnapshots {
     return this.batch.durable(
       () => {
         importInstanceRows(this.db, instance, snapshot, { id: pendingResultId, nextSeq: () => ++this.pendingSeq });
-        this.nextSeq.delete(keyOf(instance));
+        this.messages.forget(instance);
       },
       { sync: false },
     );
   }
 
   clearConversation(instance: InstanceRef): Promise<boolean> {
-    const had = this.messageCount(instance) > 0;
-    return this.batch.durable(() => this.applyChange(instance, { type: "truncate" })).then(() => had);
+    const had = this.messages.count(instance) > 0;
+    return this.batch.durable(() => this.messages.apply(instance, { type: "truncate" })).then(() => had);
   }
 
   deleteInstance(instance: InstanceRef): Promise<boolean> {
@@ -264,35 +211,13 @@ export class SqliteStore implements Store, InstanceSnapshots {
             .query(`DELETE FROM ${table} WHERE swarm = :swarm AND agent = :agent AND instance_key = :key`)
             .run(instanceParams(instance));
         }
-        this.nextSeq.delete(keyOf(instance));
+        this.messages.forget(instance);
       })
       .then(() => known);
   }
 
   async instances(swarm?: string): Promise<StoredInstance[]> {
-    const rows = this.db
-      .query(
-        `SELECT i.swarm, i.agent, i.instance_key, i.updated_at,
-           (SELECT COUNT(*) FROM messages m WHERE m.swarm = i.swarm AND m.agent = i.agent AND m.instance_key = i.instance_key) AS messages,
-           (SELECT COUNT(*) FROM pending_results p WHERE p.swarm = i.swarm AND p.agent = i.agent AND p.instance_key = i.instance_key) AS pending
-         FROM instances i WHERE (:swarm IS NULL OR i.swarm = :swarm) ORDER BY i.swarm, i.agent, i.instance_key`,
-      )
-      .all({ swarm: swarm ?? null }) as {
-      swarm: string;
-      agent: string;
-      instance_key: string;
-      updated_at: number;
-      messages: number;
-      pending: number;
-    }[];
-    return rows.map((row) => ({
-      swarm: row.swarm,
-      agent: row.agent,
-      instanceKey: row.instance_key,
-      messages: row.messages,
-      pendingResults: row.pending,
-      updatedAt: row.updated_at,
-    }));
+    return listInstances(this.db, swarm);
   }
 
   /** Kept and written in batches (runtime-event-writer.ts); every read below sees them. */
@@ -302,21 +227,9 @@ export class SqliteStore implements Store, InstanceSnapshots {
 
   async runtimeEvents(query: RuntimeEventQuery): Promise<StoredRuntimeEvent[]> {
     this.runtimeEventWriter.write();
-    const where = ["cursor > :after"];
-    const values: Record<string, string | number> = { after: query.after ?? 0 };
-    if (query.swarm !== undefined) where.push("swarm = :swarm"), (values.swarm = query.swarm);
-    if (query.agent !== undefined) where.push("agent = :agent"), (values.agent = query.agent);
-    if (query.instanceKey !== undefined) where.push("instance_key = :key"), (values.key = query.instanceKey);
-    if (query.turnId !== undefined) where.push("turn_id = :turn"), (values.turn = query.turnId);
-    if (query.traceId !== undefined) where.push("trace_id = :trace"), (values.trace = query.traceId);
-    const limit = query.limit === undefined ? "" : ` LIMIT ${Math.max(1, Math.floor(query.limit))}`;
-    const rows = this.db
-      .query(`SELECT cursor, event FROM runtime_events WHERE ${where.join(" AND ")} ORDER BY cursor DESC${limit}`)
-      .all(values) as { cursor: number; event: string }[];
-    return rows.reverse().map((row) => ({ cursor: row.cursor, event: JSON.parse(row.event) as RuntimeEvent }));
+    return selectRuntimeEvents(this.db, query);
   }
 
-  /** Commits what is written so far now, instead of at the end of the tick. */
   /** Marks this database as a cluster node's local copy, or (undefined) as a single host's (cluster-node-mark.ts). */
   markClusterNode(mark: ClusterNodeMark | undefined): void {
     writeClusterNodeMark(this.db, mark);
@@ -327,6 +240,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
     return readClusterNodeMark(this.db);
   }
 
+  /** Commits what is written so far now, instead of at the end of the tick. */
   flush(): void {
     this.runtimeEventWriter.write();
     this.batch.flush();
@@ -348,69 +262,6 @@ export class SqliteStore implements Store, InstanceSnapshots {
   private withApprovals(swarm: string, record: InboxRecord): InboxRecord {
     const approvals = eventApprovals(this.db, swarm, record.event.id);
     return approvals.length === 0 ? record : { ...record, approvals };
-  }
-
-  private setOutcome(swarm: string, eventId: string, outcome: TurnOutcome): void {
-    this.db
-      .query(
-        "UPDATE inbox SET outcome = :outcome, answered_at = :at WHERE swarm = :swarm AND event_id = :id AND outcome IS NULL",
-      )
-      .run({ swarm, id: eventId, outcome: JSON.stringify(outcome), at: Date.now() });
-  }
-
-  private applyChange(instance: InstanceRef, change: MessageEvent): void {
-    const p = instanceParams(instance);
-    switch (change.type) {
-      case "append": {
-        const seq = this.takeSeq(instance);
-        this.db
-          .query(
-            "INSERT OR IGNORE INTO messages (swarm, agent, instance_key, seq, id, message) VALUES (:swarm, :agent, :key, :seq, :id, :message)",
-          )
-          .run({ ...p, seq, id: change.message.id, message: JSON.stringify(change.message) });
-        return;
-      }
-      case "replace":
-        this.db
-          .query(
-            "UPDATE messages SET id = :id, message = :message WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :target",
-          )
-          .run({ ...p, id: change.message.id, message: JSON.stringify(change.message), target: change.targetId });
-        return;
-      case "remove":
-        this.db
-          .query(
-            "DELETE FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :target",
-          )
-          .run({ ...p, target: change.targetId });
-        return;
-      case "truncate":
-        this.db.query("DELETE FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key").run(p);
-        return;
-    }
-  }
-
-  private takeSeq(instance: InstanceRef): number {
-    const key = keyOf(instance);
-    let next = this.nextSeq.get(key);
-    if (next === undefined)
-      next = (
-        this.db
-          .query(
-            "SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key",
-          )
-          .get(instanceParams(instance)) as { next: number }
-      ).next;
-    this.nextSeq.set(key, next + 1);
-    return next;
-  }
-
-  private messageCount(instance: InstanceRef): number {
-    return (
-      this.db
-        .query("SELECT COUNT(*) AS n FROM messages WHERE swarm = :swarm AND agent = :agent AND instance_key = :key")
-        .get(instanceParams(instance)) as { n: number }
-    ).n;
   }
 
   private insertPending(instance: InstanceRef, result: PendingResult): void {

@@ -14,44 +14,28 @@ import { systemClock, type Clock, type TimerHandle } from "../../../shared/clock
 import type { JsonObject } from "../../../shared/json.ts";
 import type { Logger } from "../../../shared/logger.ts";
 import { describeThrown } from "../../../tools/tool-errors.ts";
-import { scrubbedEnv } from "../../tools/scrubbed-env.ts";
 import type { CallResult } from "./call-result.ts";
 import { GuardedStdioTransport } from "./guarded-stdio-transport.ts";
 import { mcpFault } from "./mcp-fault.ts";
 import { redactSecrets } from "../../../shared/redact-secrets.ts";
-import type { McpServerSpec } from "./server-spec.ts";
+import { closeQuietly, defaultTransport } from "./default-transport.ts";
+import {
+  DEFAULT_RESTART_BACKOFF,
+  type RestartBackoff,
+  type ServerConnectionOptions,
+} from "./server-connection-options.ts";
+
+export { DEFAULT_RESTART_BACKOFF };
+export type { RestartBackoff, ServerConnectionOptions };
 
 export type McpTool = Tool;
 export type ConnectionStatus = "idle" | "connecting" | "ready" | "backoff" | "stopped";
 
-export interface RestartBackoff {
-  /** First delay after a failure. Default 500 ms. */
-  initialMs: number;
-  /** Cap of the doubling delay. Default 30000 ms. */
-  maxMs: number;
-  /** A connection that stayed up this long starts the backoff over. Default 10000 ms. */
-  stableMs: number;
-}
-
-export const DEFAULT_RESTART_BACKOFF: RestartBackoff = { initialMs: 500, maxMs: 30_000, stableMs: 10_000 };
 const CLIENT_INFO = { name: "goondan", version: "0.1.0" };
 /** How long stop() gives an HTTP server to end the session (DELETE) before closing anyway. */
 const SESSION_END_WAIT_MS = 1_000;
 /** Bound on tools/list pages, so a server that always answers with a cursor cannot keep us listing. */
 const MAX_LIST_PAGES = 50;
-
-export interface ServerConnectionOptions {
-  spec: McpServerSpec;
-  logger: Logger;
-  /** Receives the server's whole tool list after each (re)connect and each list change. */
-  onTools: (tools: McpTool[]) => void;
-  /** Default systemClock. */
-  clock?: Clock;
-  /** Default DEFAULT_RESTART_BACKOFF. */
-  backoff?: RestartBackoff;
-  /** Default: the guarded stdio transport or the SDK's Streamable HTTP transport, per the spec. */
-  createTransport?: (spec: McpServerSpec, logger: Logger) => Transport;
-}
 
 export class McpServerConnection {
   private statusValue: ConnectionStatus = "idle";
@@ -283,28 +267,6 @@ export class McpServerConnection {
 
   private redacted(error: unknown): { message: string } {
     return { message: redactSecrets(describeThrown(error).message, this.options.spec.secrets) };
-  }
-}
-
-function defaultTransport(spec: McpServerSpec, logger: Logger): Transport {
-  const transport = spec.transport;
-  // Like the bash tool's commands, a server gets harmless basics (PATH, HOME, locale…), never the agent's keys.
-  if (transport.type === "stdio")
-    return new GuardedStdioTransport({
-      ...transport,
-      env: { ...scrubbedEnv(process.env), ...transport.env },
-      secrets: spec.secrets,
-      logger,
-    });
-  return new StreamableHTTPClientTransport(new URL(transport.url), { requestInit: { headers: transport.headers } });
-}
-
-async function closeQuietly(client: Client | undefined, transport: Transport | undefined): Promise<void> {
-  try {
-    if (client !== undefined) await client.close();
-    else await transport?.close();
-  } catch {
-    // closing a broken connection may fail; it is gone either way
   }
 }
 

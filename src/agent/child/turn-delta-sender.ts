@@ -1,13 +1,13 @@
 /**
  * The agent child's side of token streaming: the running turn's streamed text (the turn environment's `stream`)
- * goes to the orchestrator as `turn_text` messages, the text of one tick gathered into one message. A retried model
+ * goes to the orchestrator as `turn_delta` messages, the text of one tick gathered into one message. A retried model
  * call (`restarted`) drops what was gathered and not sent yet, and marks the next message `restarted` when some text
  * of this event already left. Text arriving with no event running (cannot happen in a turn) is dropped.
  */
 import { envelope, ORCHESTRATOR, type ChildMessage } from "../../protocol/ipc-messages.ts";
 import type { StepStream } from "../model/generate-step.ts";
 
-export class TurnTextSender implements StepStream {
+export class TurnDeltaSender implements StepStream {
   private eventId: string | undefined;
   private text = "";
   /** Some text of this event was sent: a restart must be announced. */
@@ -50,6 +50,6 @@ export class TurnTextSender implements StepStream {
     this.text = "";
     this.restart = false;
     this.sent = true;
-    this.send(envelope("turn_text", this.address, ORCHESTRATOR, payload));
+    this.send(envelope("turn_delta", this.address, ORCHESTRATOR, payload));
   }
 }

@@ -1,0 +1,119 @@
+/**
+ * What an instance does with each message of its child: a turn's start and end (the end committed together with the
+ * answer to its event, and routed), a step's commit, streamed text, runtime events and calls, results waiting, and a
+ * fatal start-up error; and what it does when the child exits (`onChildExit`: a crash redelivers or poisons the
+ * event in flight, a child that never became ready counts toward giving the instance up). Instance (instance.ts) hands its parts over; this file owns no state of its own.
+ */
+import type { Logger } from "../../shared/logger.ts";
+import type { ChildMessage, ChildToParent } from "../../protocol/ipc-messages.ts";
+import type { ChildProcess } from "../../supervision/child-process.ts";
+import type { SupervisedExit } from "../../supervision/child-spec.ts";
+import type { Supervisor } from "../../supervision/supervisor.ts";
+import type { InstanceRef } from "../../store/store.ts";
+import { commitStep, commitTurn } from "./child-state.ts";
+import type { InstanceQueue } from "./instance-queue.ts";
+import type { InstanceHandle, InstanceOptions } from "./instance-options.ts";
+import type { StartFailures } from "./start-failures.ts";
+
+/** The parts of an Instance its child's messages act on. */
+export interface InstanceParts {
+  instance: InstanceHandle & { lastActiveAt: number };
+  options: InstanceOptions;
+  ref: InstanceRef;
+  logger: Logger;
+  events: InstanceQueue;
+  supervisor: Supervisor;
+  startFailures: StartFailures;
+  deliverNext(): void;
+  giveUpWaiting(): void;
+}
+
+export function onChildMessage(parts: InstanceParts, child: ChildProcess, message: ChildMessage): void {
+  const hooks = parts.options.hooks;
+  switch (message.type) {
+    case "turn_started":
+      return void (parts.instance.lastActiveAt = parts.options.clock.now());
+    case "turn_result":
+      onTurnResult(parts, child, message.payload);
+      return;
+    case "commit":
+      if (message.payload.approvals?.applied !== undefined) parts.events.markApplied(message.payload.approvals.applied);
+      commitStep({ store: parts.options.store, ref: parts.ref, child, commit: message.payload });
+      return;
+    case "turn_delta":
+      return hooks.turnDelta(parts.instance, message.payload);
+    case "runtime_events":
+      return hooks.runtimeEvents(parts.instance, message.payload.events);
+    case "runtime_call":
+      parts.instance.lastActiveAt = parts.options.clock.now();
+      hooks.runtimeCall(parts.instance, message.payload);
+      return;
+    case "results_waiting":
+      return hooks.resultsWaiting(parts.instance, message.payload as ChildToParent["results_waiting"]);
+    case "fatal":
+      parts.logger.error(
+        { code: message.payload.code, detail: message.payload.message },
+        "instance reported a fatal start-up error",
+      );
+      parts.startFailures.reportFatal(message.payload);
+      return;
+    default:
+      return;
+  }
+}
+
+/** The turn's end and its answer are committed together and routed (outcome-router.ts says when); a store that cannot write ends the child. */
+function onTurnResult(parts: InstanceParts, child: ChildProcess, payload: ChildToParent["turn_result"]): void {
+  const { commit, ...outcome } = payload;
+  const entry = parts.events.finish(outcome.eventId, outcome.status === "awaiting_approval");
+  if (!entry) {
+    parts.logger.warn({ eventId: outcome.eventId }, "turn_result for an event not in flight; dropped");
+    return;
+  }
+  parts.supervisor.healthy();
+  parts.instance.lastActiveAt = parts.options.clock.now();
+  child.unwatch();
+  // Routed first (on an ordered store, outcome-router.ts), written in this same block: what the requester does with it commits after.
+  const committed = Promise.withResolvers<void>();
+  parts.options.hooks.turnResult(parts.instance, entry, outcome, committed.promise);
+  const durable = commitTurn({
+    store: parts.options.store,
+    ref: parts.ref,
+    commit: commit ?? {},
+    outcome,
+    event: entry.event,
+  });
+  durable.then(committed.resolve, committed.reject);
+  durable.catch((error: Error) => {
+    parts.logger.error(
+      { eventId: outcome.eventId, error: error.message },
+      "could not commit a turn; its event stays unanswered and the child restarts",
+    );
+    parts.events.putBack(entry);
+    child.kill();
+  });
+  parts.deliverNext();
+}
+
+export function onChildExit(parts: InstanceParts, ended: SupervisedExit): { givenUp: boolean } | void {
+  const entry = parts.events.takeInFlight();
+  if (ended.how !== "crashed") {
+    // A turn cut short by the grace period was never answered: it stays first.
+    if (entry) parts.events.putBack(entry);
+    return;
+  }
+  parts.logger.warn({ eventId: entry?.event.id, why: ended.why }, "instance.crashed");
+  if (entry && parts.events.crashedWith(entry, parts.options.policy().restart, ended.why))
+    parts.options.hooks.poisoned(parts.instance, entry);
+  if (!ended.beforeReady) return;
+  // A child that never became ready (start-failures.ts): once the instance is given up on, its waiting events
+  // are answered, and it backs off (crashLoopBackOff) and keeps trying, so a fix recovers it.
+  const givenUp = parts.startFailures.failed({
+    address: parts.instance.address,
+    exit: ended.exit,
+    ...(ended.cause ? { cause: ended.cause } : {}),
+    policy: parts.options.policy().restart,
+  });
+  if (givenUp) parts.giveUpWaiting();
+  return { givenUp };
+}
