@@ -2,8 +2,9 @@
  * Token streaming over real processes: a real `goondan run` (orchestrator, Bun agent children) on a loopback
  * OpenAI-compatible model that streams its answer slowly (`options.stream: true`). The first `delta` reaches the
  * HTTP client before the model has finished writing; the tool calls of the worker the coordinator delegated to
- * are in the coordinator's stream; `done` carries what `GET /v1/events/:id` answers; a child killed mid-stream is
- * announced with `restarted` and the text starts over; `GET /v1/events/:id` answers after a `202` and after the
+ * are in the coordinator's stream; `done` carries what `GET /v1/events/:id` answers, but with the usage of both
+ * the coordinator's turn and the worker's it delegated to (the stored outcome counts its own turn); a child killed
+ * mid-stream is announced with `restarted` and the text starts over; `GET /v1/events/:id` answers after a `202` and after the
  * orchestrator was SIGKILLed and started again; `GET /v1/watch` delivers only what its filters ask for.
  */
 import { describe, expect, it } from "bun:test";
@@ -50,7 +51,7 @@ const post = (base: string, body: unknown) =>
 const getJson = async (url: string) => (await (await fetch(url)).json()) as Record<string, any>;
 
 describe("POST /v1/events with stream: true, real processes", () => {
-  it("streams deltas before the model finished, the delegated worker's tool calls, then done = the stored outcome", async () => {
+  it("streams deltas before the model finished, the delegated worker's tool calls, then done = the stored outcome with the usage of both turns", async () => {
     const marker = join(markerDir(), "sleep");
     const run = await serveRealSwarm({ defer, streaming: true, llm: { respond: delegatingScript(marker) } });
     const response = await post(run.base, { input: "question", stream: true });
@@ -84,7 +85,11 @@ describe("POST /v1/events with stream: true, real processes", () => {
     expect(done.data).toMatchObject({ status: "ok", response: FINAL, eventId, agent: "coordinator" });
     const { state, ...stored } = await getJson(`${run.base}/v1/events/${eventId}`);
     expect(state).toBe("ok");
-    expect(done.data).toEqual(stored);
+    // The stored outcome is the coordinator's turn; done counts the tokens of the worker's turn it delegated to too
+    // (two model calls each, of the same usage).
+    const { usage, ...outcome } = done.data;
+    expect({ ...outcome, usage: stored.usage }).toEqual(stored);
+    expect(usage).toEqual({ inputTokens: 2 * stored.usage.inputTokens, outputTokens: 2 * stored.usage.outputTokens });
   }, 60_000);
 
   it("announces a child killed mid-stream with restarted, and the text starts over once", async () => {

@@ -3,7 +3,7 @@
  * to a worker that calls slow__sleep with arguments holding the model's API key (as a model that leaked it would)
  * and 6 KB of padding. Each `tool` event names its callId; a started one carries the args, an ended one its status,
  * durationMs and result; args over 4 KiB arrive truncated and marked; the key appears in no frame and in no stored
- * event; `done` carries the turn's token usage; `GET /v1/traces/:traceId/spans/:spanId` serves a tool span's args
+ * event; `done` carries the token usage of every turn of the event (the coordinator's and the worker's it delegated to); `GET /v1/traces/:traceId/spans/:spanId` serves a tool span's args
  * and result and a model span's answer, and a span no event carries is `404 E_SPAN_NOT_FOUND`.
  */
 import { describe, expect, it } from "bun:test";
@@ -22,7 +22,7 @@ const SECRET = "sk-loopback-0123456789-never-shown";
 const usage = { promptTokens: 11, completionTokens: 5 };
 
 describe("the stream's tool events, real processes", () => {
-  it("carry callId, redacted and bounded args and results, durations and statuses; done carries usage; spans serve inputs and outputs", async () => {
+  it("carry callId, redacted and bounded args and results, durations and statuses; done carries the usage of the event's every turn; spans serve inputs and outputs", async () => {
     const dir = mkdtempSync(join(tmpdir(), "goondan-tool-events-"));
     defer(() => rmSync(dir, { recursive: true, force: true }));
     const marker = join(dir, "sleep");
@@ -72,8 +72,8 @@ describe("the stream's tool events, real processes", () => {
     expect(delegationEnded.status).toBe("ok");
     const done = rest.at(-1)!;
     expect(done).toMatchObject({ event: "done", data: { status: "ok", response: "all done" } });
-    // The coordinator's own two model calls.
-    expect(done.data.usage).toEqual({ inputTokens: 22, outputTokens: 10 });
+    // The coordinator's two model calls and the worker's two, in the turn it was delegated.
+    expect(done.data.usage).toEqual({ inputTokens: 44, outputTokens: 20 });
     expect(JSON.stringify(sse.seen)).not.toContain(SECRET);
 
     // The span endpoint, found from the coordinator's events.

@@ -3,10 +3,12 @@
  * token, on the loopback model (studio-fixture.ts). A person gives the token the page asks for, sees the swarm drawn
  * from the bundle before any traffic, talks to the coordinator in a thread (the reply streams in as sanitised
  * markdown, the delegation is an inline tool call with its args and result, the input clears and keeps the focus),
- * approves a held call inline and sees the resumed reply stream into the same thread, opens the turn's trace (each bar as
- * wide as its span's duration on one axis, within 2 px; the worker's turn nested under the coordinator's tool call)
- * and a tool span's args and result, and filters the live process table. Each view passes axe-core with no serious
- * or critical violation, in the light scheme and the dark one, and is screenshot at 1440x900 and 390x844.
+ * approves a held call inline and sees the resumed reply stream into the same thread, opens the turn's trace (each
+ * bar as wide as its span's duration on one axis, within 2 px; the worker's turn nested under the coordinator's tool
+ * call) and, by keyboard alone (arrow keys, Enter, Tab), a tool span's args and result; tabs through the page's
+ * stops, each with a visible focus ring; filters the live process table; and sees each agent's nodes marked on the
+ * graph when the processes carry cluster nodes. Each view passes axe-core with no serious or critical violation, in
+ * the light scheme and the dark one, and is screenshot at 1440x900 and 390x844.
  */
 import { describe, expect, it } from "bun:test";
 import { useCleanups } from "../helpers/cleanups.ts";
@@ -131,9 +133,31 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
     const sleep = rows.find((row) => row.kind === "tool" && row.agent === "worker")!;
     expect(sleep.durationMs).toBeGreaterThanOrEqual(300);
     expect(sleep.bar).toBeLessThan(workerTurn.bar);
-    await page.click('#waterfall .wf-row[data-kind="tool"][data-agent="worker"]');
+    // By keyboard: the spans are one tab stop; the arrows walk the tree, Enter opens a span, Tab reaches its detail.
+    expect(await page.locator('#waterfall .wf-row[tabindex="0"]').count()).toBe(1);
+    await page.locator('#waterfall .wf-row[tabindex="0"]').focus();
+    const focusedRow = () =>
+      page.evaluate("[document.activeElement.dataset.kind, document.activeElement.dataset.agent].join(' ')");
+    const focusedLevel = async () => Number(await page.evaluate("document.activeElement.getAttribute('aria-level')"));
+    const downTo = async (wanted: string) => {
+      for (let step = 0; step < rows.length && (await focusedRow()) !== wanted; step++)
+        await page.keyboard.press("ArrowDown");
+      expect(await focusedRow()).toBe(wanted);
+    };
+    await downTo("tool worker");
+    const toolLevel = await focusedLevel();
+    await page.keyboard.press("ArrowLeft");
+    expect(await focusedLevel()).toBe(toolLevel - 1);
+    await downTo("tool worker");
+    await page.keyboard.press("Enter");
     const detail = page.locator('#span-detail[data-kind="tool"]');
     await detail.waitFor(wait);
+    expect(await focusedRow()).toBe("tool worker");
+    expect(await page.evaluate("document.activeElement.getAttribute('aria-selected')")).toBe("true");
+    expect(await page.evaluate("document.activeElement.tabIndex")).toBe(0);
+    expect(await page.evaluate("getComputedStyle(document.activeElement).outlineStyle")).not.toBe("none");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate("document.activeElement.id")).toBe("span-detail");
     expect(await detail.locator('pre[data-field="inputs.args"]').textContent()).toContain('"ms": 300');
     expect(await detail.locator('pre[data-field="outputs.result"]').textContent()).toContain('"slept": 300');
     violations.traces = await seriousViolations(page);
@@ -147,6 +171,31 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
     await page.locator('#processes tr[data-agent="coordinator"]').waitFor({ state: "detached", ...wait });
     expect(await page.locator('#processes tbody tr[data-agent="worker"]').count()).toBe(1);
     await page.fill("#process-filter", "");
+    // Without a mouse: from the top of the page, Tab reaches the skip link, the five views and the filter, in that
+    // order, each with a visible focus ring.
+    await page.reload();
+    await page.locator('#processes tr[data-agent="worker"]').waitFor(wait);
+    const stops: Array<{ stop: string; ring: string }> = [];
+    for (let step = 0; step < 30 && stops.at(-1)?.stop !== "input#process-filter"; step++) {
+      await page.keyboard.press("Tab");
+      stops.push(
+        await page.evaluate(`(() => {
+          const e = document.activeElement;
+          const name = e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.dataset.view ? "." + e.dataset.view : "");
+          return { stop: name, ring: getComputedStyle(e).outlineStyle };
+        })()`),
+      );
+    }
+    expect(stops.map((item) => item.stop)).toEqual([
+      "a",
+      "a.agents",
+      "a.threads",
+      "a.traces",
+      "a.processes",
+      "a.evals",
+      "input#process-filter",
+    ]);
+    expect(stops.filter((item) => item.ring === "none")).toEqual([]);
     violations.processes = await seriousViolations(page);
     await screenshots(page, "processes", () => page.locator("#processes").waitFor());
 
@@ -156,6 +205,20 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
     await used.waitFor(wait);
     expect(await used.locator(".flow-count").textContent()).toBe("1×");
     expect(await page.locator('#graph g.edge.used[data-from="worker"]').count()).toBe(0);
+    // On a cluster, each agent's nodes are marked on it: the rows of /v1/processes are given nodes, as a cluster
+    // node's answer carries them.
+    await page.route("**/v1/processes", async (route) => {
+      const answer = await route.fetch();
+      const body = (await answer.json()) as { processes: Array<Record<string, unknown>> };
+      for (const row of body.processes) row.node = row.agent === "worker" ? "node-b" : "node-a";
+      await route.fulfill({ response: answer, json: body });
+    });
+    await page.reload();
+    await page.locator('#graph g.node[data-agent="worker"] g.cluster-node[data-node="node-b"]').waitFor(wait);
+    await page.locator('#graph g.node[data-agent="coordinator"] g.cluster-node[data-node="node-a"]').waitFor(wait);
+    expect(await page.locator('#graph g.node[data-agent="worker"] g.cluster-node').count()).toBe(1);
+    violations["agents on a cluster"] = await seriousViolations(page);
+    await page.unroute("**/v1/processes");
 
     // The dark scheme, as a system set to dark asks for it, passes too (contrast above all).
     await page.emulateMedia({ colorScheme: "dark" });
@@ -175,6 +238,7 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
 
     expect(violations).toEqual({
       agents: [],
+      "agents on a cluster": [],
       threads: [],
       approval: [],
       traces: [],

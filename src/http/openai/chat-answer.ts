@@ -5,7 +5,7 @@
  * `POST /v1/approvals/:id`). Every answer names its event under `goondan` (`eventId`, `agent`, `instanceKey`).
  */
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
-import type { TokenCount } from "./turn-usage.ts";
+import type { TokenUsage } from "../turn-usage.ts";
 
 /** The finish reason of a turn held for a person's approval. */
 export const AWAITING_APPROVAL = "awaiting_approval";
@@ -31,7 +31,13 @@ export function goondanFields(outcome: TurnOutcome): Record<string, unknown> {
   };
 }
 
-export function chatCompletion(options: { frame: ChatFrame; outcome: TurnOutcome; usage: TokenCount }) {
+/** OpenAI's spelling of an event's token usage. */
+export function openAiUsage(usage: TokenUsage) {
+  const { inputTokens, outputTokens } = usage;
+  return { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens };
+}
+
+export function chatCompletion(options: { frame: ChatFrame; outcome: TurnOutcome; usage: TokenUsage }) {
   const { frame, outcome } = options;
   return {
     id: frame.id,
@@ -46,7 +52,7 @@ export function chatCompletion(options: { frame: ChatFrame; outcome: TurnOutcome
         logprobs: null,
       },
     ],
-    usage: options.usage,
+    usage: openAiUsage(options.usage),
     goondan: goondanFields(outcome),
   };
 }
@@ -72,6 +78,6 @@ const chunkFrame = (frame: ChatFrame) => ({
 });
 
 /** The closing chunk that carries only usage (`stream_options.include_usage`), as OpenAI sends it. */
-export function usageChunk(options: { frame: ChatFrame; usage: TokenCount }) {
-  return { ...chunkFrame(options.frame), choices: [], usage: options.usage };
+export function usageChunk(options: { frame: ChatFrame; usage: TokenUsage }) {
+  return { ...chunkFrame(options.frame), choices: [], usage: openAiUsage(options.usage) };
 }

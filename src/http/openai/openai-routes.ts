@@ -15,7 +15,15 @@ import { jsonBody } from "../middleware/json-body.ts";
 import { awaitOutcome } from "../routes/events.ts";
 import { noQuery } from "../routes/no-query.ts";
 import { sseResponse } from "../sse-stream.ts";
-import { chatChunk, chatCompletion, finishReasonOf, goondanFields, usageChunk, type ChatFrame } from "./chat-answer.ts";
+import {
+  type ChatFrame,
+  chatChunk,
+  chatCompletion,
+  finishReasonOf,
+  goondanFields,
+  openAiUsage,
+  usageChunk,
+} from "./chat-answer.ts";
 import {
   agentOfModel,
   chatInput,
@@ -27,7 +35,7 @@ import {
 } from "./chat-request.ts";
 import { openAiErrorBody } from "./openai-error.ts";
 import { ReplyText } from "../reply-text.ts";
-import { watchUsage } from "./turn-usage.ts";
+import { watchUsage } from "../turn-usage.ts";
 
 /** The paths this surface answers on: http-api.ts gives each OpenAI's error shape before any other check runs. */
 export const OPENAI_PATHS = ["/v1/chat/completions", "/v1/models"] as const;
@@ -124,7 +132,7 @@ export function openAiRoutes(options: { backend: ApiBackend; maxBodyBytes: numbe
                     frame,
                     delta: {},
                     finishReason: finishReasonOf(ended),
-                    extra: { goondan: goondanFields(ended), ...(includeUsage ? {} : { usage: counted }) },
+                    extra: { goondan: goondanFields(ended), ...(includeUsage ? {} : { usage: openAiUsage(counted) }) },
                   }),
                 });
                 if (includeUsage) writer.send({ data: usageChunk({ frame, usage: counted }) });

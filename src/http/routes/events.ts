@@ -1,6 +1,7 @@
 /**
  * `POST /v1/events`: sends an event to an agent instance. `202 {eventId, agent, instanceKey}` once it is durably
- * accepted; with `wait: true`, the turn's outcome when it ends (`504 E_AGENT_REQUEST_TIMEOUT` with the eventId past
+ * accepted; with `wait: true`, the turn's outcome when it ends (its `usage` the tokens of every turn of the event,
+ * delegated ones included: turn-usage.ts) (`504 E_AGENT_REQUEST_TIMEOUT` with the eventId past
  * `timeoutMs`: the event stays accepted and still runs). With `stream: true`, once accepted, a `text/event-stream`
  * (its eventId in the `x-goondan-event-id` header) of the turn's progress as it happens (sse-progress.ts), ended by
  * one `done` whose data is what `wait: true` answers, or `error` `{error: {code, message}, eventId}`; a client that
@@ -20,6 +21,7 @@ import { jsonBody } from "../middleware/json-body.ts";
 import { AGENT_NAME_SCHEMA, INSTANCE_KEY_SCHEMA, MAX_TIMEOUT_MS, requestSchema } from "../request-schema.ts";
 import { progressRelay } from "../sse-progress.ts";
 import { sseResponse } from "../sse-stream.ts";
+import { type UsageWatch, watchUsage } from "../turn-usage.ts";
 import { noQuery } from "./no-query.ts";
 
 /** The response header of a streamed answer that names the accepted event (to fetch it later). */
@@ -54,6 +56,11 @@ const body = requestSchema<EventBody>({
     },
   },
 });
+
+/** The outcome with the usage of every turn of its event (delegated ones included) in place of its own turn's. */
+function withEventUsage(outcome: TurnOutcome, usage: UsageWatch): TurnOutcome {
+  return outcome.usage === undefined ? outcome : { ...outcome, usage: usage.usageOf(outcome.eventId) };
+}
 
 /** The turn's outcome, or why there is none to give: the wait ran out, or the orchestrator stopped first. */
 export async function awaitOutcome(submitted: Submitted, timeoutMs: number): Promise<TurnOutcome | ApiError> {
@@ -103,16 +110,26 @@ export function eventRoutes(options: {
       const event = c.var.body as EventBody;
       // Progress that comes before the stream opens waits for it.
       const relay = progressRelay();
-      const submitted = backend.orchestrator.submit({
-        input: event.input,
-        ...(event.agent !== undefined ? { agent: event.agent } : {}),
-        ...(event.instanceKey !== undefined ? { instanceKey: event.instanceKey } : {}),
-        ...(event.metadata !== undefined ? { metadata: event.metadata } : {}),
-        ...(event.stream === true ? { onProgress: relay.onProgress } : {}),
-      });
-      // Nobody hears of an event before it is on disk: the 202 waits for the store's sync (shared by the tick's accepts).
-      await submitted.accepted;
+      // An answer that waits counts the tokens of all the event's turns: it watches them from before the submit.
+      const usage = event.wait === true || event.stream === true ? watchUsage(backend) : undefined;
+      let submitted: Submitted;
+      try {
+        submitted = backend.orchestrator.submit({
+          input: event.input,
+          ...(event.agent !== undefined ? { agent: event.agent } : {}),
+          ...(event.instanceKey !== undefined ? { instanceKey: event.instanceKey } : {}),
+          ...(event.metadata !== undefined ? { metadata: event.metadata } : {}),
+          ...(event.stream === true ? { onProgress: relay.onProgress } : {}),
+        });
+        // Nobody hears of an event before it is on disk: the 202 waits for the store's sync (shared by the tick's accepts).
+        await submitted.accepted;
+      } catch (error) {
+        usage?.stop();
+        throw error;
+      }
       const timeoutMs = event.timeoutMs ?? backend.orchestrator.swarm.policy.requestTimeoutMs;
+      if (usage === undefined)
+        return c.json({ eventId: submitted.eventId, agent: submitted.agent, instanceKey: submitted.instanceKey }, 202);
       if (event.stream === true) {
         c.header(EVENT_ID_HEADER, submitted.eventId);
         return sseResponse({
@@ -120,22 +137,20 @@ export function eventRoutes(options: {
           ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
           run: async (writer) => {
             relay.attach(writer);
-            const ended = await awaitOutcome(submitted, timeoutMs);
+            const ended = await awaitOutcome(submitted, timeoutMs).finally(usage.stop);
             if (ended instanceof ApiError)
               writer.send({
                 event: "error",
                 data: { error: { code: ended.code, message: ended.message }, ...ended.extra },
               });
-            else writer.send({ event: "done", data: ended });
+            else writer.send({ event: "done", data: withEventUsage(ended, usage) });
           },
         });
       }
-      if (event.wait !== true)
-        return c.json({ eventId: submitted.eventId, agent: submitted.agent, instanceKey: submitted.instanceKey }, 202);
       c.env.keepOpen();
-      const ended = await awaitOutcome(submitted, timeoutMs);
+      const ended = await awaitOutcome(submitted, timeoutMs).finally(usage.stop);
       if (ended instanceof ApiError) throw ended;
-      return c.json(ended, 200);
+      return c.json(withEventUsage(ended, usage), 200);
     })
     .get(
       "/v1/events/:eventId",

@@ -1,45 +1,12 @@
 // Agents: the swarm as the bundle declares it (GET /v1/swarm), laid out by dagre before any traffic: the entry agent,
 // each agent's model and tools, who may call whom, and the connections that route events in. Live work is drawn
 // over it from GET /v1/watch: an agent running a turn glows, and a request from one agent to another lights the
-// edge between them and counts it. The nodes an agent's processes run on (a cluster) are named on it.
-import { Graph, layout } from "@dagrejs/dagre";
+// edge between them and counts it. On a cluster, each agent carries a badge per node its processes run on (from the
+// rows of GET /v1/processes). The layout and the boxes' sizes are swarm-layout.ts.
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { processes as loadProcesses, recentEvents, swarm as loadSwarm, watch } from "./api.js";
 import { every, html, link } from "./html.js";
-
-/** Widths of a character of the node's monospace lines and of its bold title (px, generous). */
-const CHAR = 7.6;
-const TITLE_CHAR = 9;
-const LINE = 18;
-const MAX_TOOLS = 5;
-
-function nodeLines(agent) {
-  const tools = agent.tools.slice(0, MAX_TOOLS);
-  const more = agent.tools.length - tools.length;
-  return [agent.model, ...tools, ...(more > 0 ? [`+${more} more`] : [])];
-}
-
-/** Positions of agents and connections, and the edges' points: left to right, or top down on a narrow screen. */
-function place(graph, narrow) {
-  const g = new Graph({ multigraph: true });
-  g.setGraph({ rankdir: narrow ? "TB" : "LR", nodesep: 28, ranksep: narrow ? 50 : 70, marginx: 12, marginy: 12 });
-  g.setDefaultEdgeLabel(() => ({}));
-  for (const agent of graph.agents) {
-    const lines = nodeLines(agent);
-    const title = (agent.name.length + (agent.entry ? 8 : 0)) * TITLE_CHAR;
-    const width = Math.max(title, ...lines.map((line) => line.length * CHAR)) + 28;
-    g.setNode(`agent:${agent.name}`, { width, height: 34 + lines.length * LINE, agent, lines });
-  }
-  for (const connection of graph.connections) {
-    const width = Math.max(connection.name.length * TITLE_CHAR, (connection.connector.length + 10) * CHAR) + 28;
-    g.setNode(`connection:${connection.name}`, { width, height: 48, connection });
-    for (const agent of connection.routesTo)
-      g.setEdge(`connection:${connection.name}`, `agent:${agent}`, { kind: "route" }, `r:${agent}`);
-  }
-  for (const call of graph.calls) g.setEdge(`agent:${call.from}`, `agent:${call.to}`, { kind: "call", ...call }, `c`);
-  layout(g);
-  return g;
-}
+import { clusterNodesByAgent, LINE, layoutSwarm } from "./swarm-layout.ts";
 
 const path = (points) => points.map((point, index) => `${index === 0 ? "M" : "L"}${point.x},${point.y}`).join(" ");
 
@@ -102,19 +69,23 @@ function useLiveFlows() {
 export function AgentsView() {
   const [graph, setGraph] = useState(undefined);
   const [error, setError] = useState("");
-  const [nodes, setNodes] = useState({});
+  const [clusterNodes, setClusterNodes] = useState({});
   const { busy, flows } = useLiveFlows();
   const narrow = useNarrow();
   useEffect(() => {
     loadSwarm().then(setGraph, (failure) => setError(failure.message));
     return every(3000, async () => {
       const { processes } = await loadProcesses();
-      const byAgent = {};
-      for (const row of processes) if (row.kind === "agent") (byAgent[row.agent] ??= new Set()).add(row.node ?? "");
-      setNodes(Object.fromEntries(Object.entries(byAgent).map(([agent, set]) => [agent, [...set].filter(Boolean)])));
+      const fresh = clusterNodesByAgent(processes);
+      // A new object only when the nodes changed, so the graph is laid out again only then.
+      setClusterNodes((was) => (JSON.stringify(was) === JSON.stringify(fresh) ? was : fresh));
     });
   }, []);
-  const laid = useMemo(() => (graph ? place(graph, narrow) : undefined), [graph, narrow]);
+  const laid = useMemo(
+    () => (graph ? layoutSwarm({ graph, narrow, clusterNodes }) : undefined),
+    [graph, narrow, clusterNodes],
+  );
+  const onCluster = Object.keys(clusterNodes).length > 0;
   if (error) return html`<section class="view"><h1>Agents</h1><p class="error" role="alert">${error}</p></section>`;
   if (!laid) return html`<section class="view"><h1>Agents</h1><p class="muted">Loading the swarm…</p></section>`;
   const { width, height } = laid.graph();
@@ -153,15 +124,22 @@ export function AgentsView() {
               <text x="12" y="20" class="title">${node.connection.name}</text>
               <text x="12" y="38" class="sub">connector ${node.connection.connector}</text>
             </g>`;
-          const { agent, lines } = node;
-          const on = nodes[agent.name] ?? [];
+          const { agent, lines, badges } = node.box;
           return html`<g class=${`node agent${agent.entry ? " entry" : ""}${busy[agent.name] ? " busy" : ""}`} data-agent=${agent.name}
             transform=${`translate(${x},${y})`}>
             <title>${agent.description ?? agent.name}</title>
             <rect width=${node.width} height=${node.height} rx="8" />
             <text x="12" y="21" class="title">${agent.name}${agent.entry ? " ★ entry" : ""}</text>
             ${lines.map((line, index) => html`<text x="12" y=${40 + index * LINE} class=${index === 0 ? "sub model" : "sub tool"}>${line}</text>`)}
-            ${on.length > 0 ? html`<text x=${node.width - 10} y="21" text-anchor="end" class="sub node-name">${on.join(", ")}</text>` : null}
+            ${badges.map(
+              (
+                badge,
+              ) => html`<g class="cluster-node" data-node=${badge.node} transform=${`translate(${badge.x},${badge.y})`}>
+                <title>${`${agent.name} runs on node ${badge.node}`}</title>
+                <rect width=${badge.width} height=${badge.height} rx="9" />
+                <text x="7" y="13">⬢ ${badge.node}</text>
+              </g>`,
+            )}
           </g>`;
         })}
       </svg>
@@ -171,6 +149,7 @@ export function AgentsView() {
       <li><span class="swatch call"></span> may call (agents tool)</li>
       <li><span class="swatch route"></span> connection routes to</li>
       <li><span class="swatch live"></span> a request just now, with its count</li>
+      ${onCluster ? html`<li><span class="swatch cluster-node"></span> ⬢ a cluster node the agent runs on</li>` : null}
     </ul>
     ${
       Object.keys(flows).length === 0

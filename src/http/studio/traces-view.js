@@ -44,7 +44,9 @@ function SpanDetail({ traceId, spanId }) {
   }, [traceId, spanId]);
   if (answer === undefined) return html`<p class="muted">Loading the span…</p>`;
   if (answer.failure) return html`<p class="error" role="alert">${answer.failure}</p>`;
-  return html`<div class="span-detail" id="span-detail" data-span=${spanId} data-kind=${answer.kind}>
+  // A region of its own and one tab stop after the spans, so a keyboard reaches (and scrolls) what it shows.
+  return html`<div class="span-detail" id="span-detail" data-span=${spanId} data-kind=${answer.kind} tabindex="0"
+    role="region" aria-label=${`Span ${answer.name}`}>
     <h2>${answer.name}</h2>
     <dl class="facts">
       <dt>Agent</dt><dd>${answer.agent}/${answer.instanceKey}${answer.node ? ` on ${answer.node}` : ""}</dd>

@@ -1,20 +1,19 @@
 /**
  * The tokens an event cost the swarm: the usage of its own turn and of every turn it delegated to (they share its
  * trace), read from the `turn.completed` / `turn.failed` runtime events the backend hands its watchers. A child sends
- * a turn's runtime events before its outcome, so they are in by the time the outcome settles.
+ * a turn's runtime events before its outcome, so they are in by the time the outcome settles. `POST /v1/events` puts
+ * it on its answer and its stream's `done`; the OpenAI surface reads it as `usage` (chat-answer.ts).
  */
-import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
-import type { ApiBackend } from "../api-backend.ts";
+import type { RuntimeEvent } from "../protocol/runtime-event.ts";
+import type { TurnOutcome } from "../protocol/turn-outcome.ts";
+import type { ApiBackend } from "./api-backend.ts";
 
-export interface TokenCount {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
+/** Tokens in the shape a turn's outcome reports them. */
+export type TokenUsage = NonNullable<TurnOutcome["usage"]>;
 
 export interface UsageWatch {
   /** The usage so far of the event's trace (zeros when none was reported). */
-  usageOf(eventId: string): TokenCount;
+  usageOf(eventId: string): TokenUsage;
   stop(): void;
 }
 
@@ -29,14 +28,14 @@ export function watchUsage(backend: ApiBackend): UsageWatch {
   return {
     usageOf: (eventId) => {
       const traces = new Set(ends.filter((event) => event.eventId === eventId).map((event) => event.traceId));
-      let prompt = 0;
-      let completion = 0;
+      let inputTokens = 0;
+      let outputTokens = 0;
       for (const event of ends) {
         if (!traces.has(event.traceId) || event.usage === undefined) continue;
-        prompt += event.usage.inputTokens;
-        completion += event.usage.outputTokens;
+        inputTokens += event.usage.inputTokens;
+        outputTokens += event.usage.outputTokens;
       }
-      return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+      return { inputTokens, outputTokens };
     },
     stop,
   };
