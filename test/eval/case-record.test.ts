@@ -54,7 +54,7 @@ describe("a case's record", () => {
     expect(parts[0]).toEqual({ type: "text", text: "calling" });
     expect(parts[1]?.input).toMatchObject({ truncated: true });
     expect(JSON.stringify(parts[1]?.input).length).toBeLessThan(MAX_DATA_FIELD_BYTES + 200);
-    const result = (tool?.data.content as Array<Record<string, any>>)[0];
+    const result = (tool!.data.content as Array<Record<string, any>>)[0];
     expect(result?.output.type).toBe("json");
     expect(result?.output.value).toMatchObject({ truncated: true });
     expect(JSON.stringify(record)).not.toContain(SECRET);
