@@ -112,9 +112,7 @@ describe("bash__exec", () => {
     expect(errorOf(await tools.call("bash__exec", { command: "ls", env: { A: { nested: 1 } } })).code).toBe(
       "E_TOOL_INVALID_ARGS",
     );
-    expect(errorOf(await tools.call("bash__exec", { command: "ls", timeoutMs: 10_000_000 })).code).toBe(
-      "E_TOOL_INVALID_ARGS",
-    );
+    // An out-of-range timeoutMs is brought within range, as upstream takes it (numeric-parameters.test.ts).
   });
 });
 
