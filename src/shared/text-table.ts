@@ -1,6 +1,7 @@
 /**
  * The one plain-text table of the CLI: a header row and rows of cells, each column as wide as its widest cell,
- * two spaces between columns, trailing spaces trimmed. ps, instance list, approvals, package list and eval print with it.
+ * two spaces between columns, trailing spaces trimmed. ps, instance list, approvals, package list, schedules and
+ * eval print with it.
  */
 export function textTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((title, column) =>

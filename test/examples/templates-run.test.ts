@@ -6,6 +6,7 @@ import { initBundle } from "../../src/cli/commands/init.ts";
 import { startLoopbackLlm, toolResults, type LoopbackRule } from "../helpers/loopback-llm.ts";
 import { liveBundleYaml, REPO } from "./record-example.ts";
 import { realProcessTimeouts } from "../helpers/cleanups.ts";
+import { runToExit } from "../helpers/goondan-process.ts";
 
 realProcessTimeouts();
 
@@ -20,8 +21,8 @@ async function runTemplate(options: { template: "default" | "multi-agent"; rules
     initBundle({ dir, template: options.template });
     const file = join(dir, "goondan.yaml");
     writeFileSync(file, liveBundleYaml({ yaml: readFileSync(file, "utf8"), endpoint: llm.url }));
-    const child = Bun.spawn(
-      [
+    const { code, stdout, stderr } = await runToExit({
+      argv: [
         process.execPath,
         join(REPO, "bin", "goondan"),
         "run",
@@ -31,17 +32,8 @@ async function runTemplate(options: { template: "default" | "multi-agent"; rules
         "--state-root",
         join(work, `${options.template}-state`),
       ],
-      {
-        env: { PATH: process.env.PATH, HOME: work, GOONDAN_LOG_LEVEL: "warn" },
-        stdout: "pipe",
-        stderr: "pipe",
-      },
-    );
-    const [stdout, stderr, code] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.exited,
-    ]);
+      env: { PATH: process.env.PATH, HOME: work, GOONDAN_LOG_LEVEL: "warn" },
+    });
     return { code, stdout, stderr, requests: llm.requests, unexpected: llm.unexpected.length };
   } finally {
     await llm.close();

@@ -7,7 +7,7 @@
 import type { ScheduleRow } from "../../connector/schedule/schedule-runner.ts";
 import { EXIT, type CliCommand } from "../command.ts";
 import { API_FLAGS, apiError, apiTarget, callApi } from "../operator/api-client.ts";
-import { textTable } from "../operator/text-table.ts";
+import { textTable } from "../../shared/text-table.ts";
 
 export const command: CliCommand = {
   name: "schedules",
