@@ -42,7 +42,7 @@ export const NOTES: Record<string, string> = {
   "Agent.spec.tools": "The tools offered to the model (the step's catalog starts from this list).",
   "Agent.spec.extensions": "Extensions loaded into the agent process, in order.",
   "Agent.spec.requiredTools":
-    "Tool names the agent must call before it ends a turn (enforced by the `required-tools-guard` extension).",
+    "Tool names the agent must call before it ends a turn (enforced by the `required-tools-guard` extension: an Agent that does not list it gets it, and one successful call of any of these tools is enough, as in the public Goondan runtime; list it to require all).",
   "Agent.spec.description": "What the agent does; shown to other agents by `agents__catalog`.",
   "Swarm.spec.entryAgent":
     "The agent that receives `--input`, API events without `agent`, and unrouted connector events. Must be listed in `agents`.",

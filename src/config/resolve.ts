@@ -95,16 +95,27 @@ export function agentTools(bundle: Bundle, agent: AgentResource): ToolResource[]
   return agent.spec.tools.map((ref) => resolveRef(bundle, ref as ObjectRef & { kind: "Tool" }));
 }
 
-/** The Agent's Extensions with `config` = Extension.spec.config deep-merged with the Agent's item config. */
+/**
+ * The Agent's Extensions with `config` = Extension.spec.config deep-merged with the Agent's item config. An Agent
+ * with `requiredTools` that lists no `required-tools-guard` gets the built-in one last, as the public Goondan
+ * runtime adds it, with those tools as `config.requiredTools` (one successful call of any of them is enough).
+ */
 export function agentExtensions(
   bundle: Bundle,
   agent: AgentResource,
 ): { resource: ExtensionResource; config: JsonObject }[] {
-  return agent.spec.extensions.map((use) => {
+  const uses = agent.spec.extensions.map((use) => {
     const resource = resolveRef(bundle, use.ref as ObjectRef & { kind: "Extension" });
     return { resource, config: mergeConfig(resource.spec.config ?? {}, use.config ?? {}) };
   });
+  const required = agent.spec.requiredTools ?? [];
+  if (required.length === 0 || uses.some((use) => use.resource.metadata.name === REQUIRED_TOOLS_GUARD)) return uses;
+  const guard = findResource(bundle, "Extension", REQUIRED_TOOLS_GUARD, BUILTIN_PACKAGE);
+  if (guard === undefined) return uses;
+  return [...uses, { resource: guard, config: { ...(guard.spec.config ?? {}), requiredTools: [...required] } }];
 }
+
+const REQUIRED_TOOLS_GUARD = "required-tools-guard";
 
 export function agentModel(bundle: Bundle, agent: AgentResource): ModelResource {
   return resolveRef(bundle, agent.spec.modelConfig.modelRef as ObjectRef & { kind: "Model" });

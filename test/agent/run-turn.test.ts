@@ -24,6 +24,30 @@ describe("runTurn", () => {
     scripted.assertDone();
   });
 
+  it("shows turn middleware text_response where the turn's own outcome keeps stop", async () => {
+    const scripted = scriptedModel([{ text: "hello" }]);
+    const harness = testEnv({ model: scripted.model });
+    const seen: string[] = [];
+    harness.env.pipeline.register("turn", async (ctx) => {
+      const result = await ctx.next();
+      seen.push(`outer:${result.finishReason}`);
+      return result;
+    });
+    harness.env.pipeline.register("turn", async (ctx) => {
+      const result = await ctx.next();
+      seen.push(`inner:${result.finishReason}`);
+      return { ...result, finishReason: "text_response" };
+    });
+    harness.env.pipeline.register("step", async (ctx) => {
+      const result = await ctx.next();
+      seen.push(`step:${result.finishReason}`);
+      return result;
+    });
+    const { result } = await runTurn({ env: harness.env, event: userEvent("hi") });
+    expect(seen).toEqual(["step:stop", "inner:text_response", "outer:text_response"]);
+    expect(result).toMatchObject({ status: "ok", response: "hello", finishReason: "stop" });
+  });
+
   it("runs tool calls, appends their results and asks the model again", async () => {
     const scripted = scriptedModel([
       { toolCalls: [{ id: "c1", name: "echo__say", args: { text: "x" } }] },

@@ -97,10 +97,38 @@ describe("an agent's parts", () => {
 
   it("merges an extension item's config deeply over Extension.spec.config", () => {
     const extensions = agentExtensions(bundle, planner);
-    expect(extensions.map(({ resource }) => resource.metadata.name)).toEqual(["memory", "memory", "message-window"]);
+    expect(extensions.map(({ resource }) => resource.metadata.name).slice(0, 3)).toEqual([
+      "memory",
+      "memory",
+      "message-window",
+    ]);
     expect(extensions[0]?.config).toEqual({ window: 20, store: { kind: "file", path: "./memory" } });
     expect(extensions[1]?.config).toEqual({ window: 5, store: { kind: "file", path: "./planner-memory" } });
     expect(extensions[2]?.config).toEqual(findResource(bundle, "Extension", "message-window")?.spec.config ?? {});
+  });
+
+  it("adds the built-in required-tools-guard last, with the Agent's requiredTools, to an Agent that lists none", () => {
+    const extensions = agentExtensions(bundle, planner);
+    expect(extensions.length).toBe(4);
+    expect(extensions[3]?.resource.metadata.name).toBe("required-tools-guard");
+    expect(extensions[3]?.resource.source.package).toBe(BUILTIN_PACKAGE);
+    expect(extensions[3]?.config).toMatchObject({ requiredTools: ["notes__add"] });
+  });
+
+  it("adds no second guard to an Agent that lists required-tools-guard, and none to an Agent without requiredTools", () => {
+    const guardRef = { kind: "Extension", name: "required-tools-guard", package: BUILTIN_PACKAGE };
+    const listing = {
+      ...planner,
+      spec: { ...planner.spec, extensions: [...planner.spec.extensions, { ref: guardRef }] },
+    };
+    const names = agentExtensions(bundle, listing as AgentResource).map(({ resource }) => resource.metadata.name);
+    expect(names.filter((name) => name === "required-tools-guard").length).toBe(1);
+    expect(agentExtensions(bundle, listing as AgentResource).at(-1)?.config).not.toHaveProperty("requiredTools");
+    const { requiredTools: _unused, ...withoutRequired } = planner.spec;
+    const plain = { ...planner, spec: withoutRequired } as AgentResource;
+    expect(agentExtensions(bundle, plain).map(({ resource }) => resource.metadata.name)).not.toContain(
+      "required-tools-guard",
+    );
   });
 
   it("replaces arrays and scalars when merging config", () => {

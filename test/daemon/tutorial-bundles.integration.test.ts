@@ -79,7 +79,8 @@ describe("tutorial-shaped bundles", () => {
       .map((line) => JSON.parse(line));
     expect(lines).toEqual([
       expect.objectContaining({
-        finishReason: "stop",
+        finishReason: "text_response",
+        textResponse: true,
         messagesBefore: 0,
         baseMessages: 0,
         events: 4,

@@ -3,7 +3,10 @@
  * registration order among equals), already adapted to the one `compose()` onion via `fromContextMiddleware`.
  * Each middleware remembers the extension that registered it: when it throws on its own (not an error passed up
  * from `next()`), `onFailure` hears which extension and which hook failed before the error goes on as before.
+ * A turn middleware gets its `result` with the public project's `finishReason` spelling (`text_response` for
+ * `stop`) and what it returns is read back in goondan's (protocol/upstream-finish-reasons.ts).
  */
+import { withOwnFinishReason, withUpstreamFinishReason } from "../../protocol/upstream-finish-reasons.ts";
 import { fromContextMiddleware, MiddlewareError, type Middleware } from "../../shared/compose.ts";
 import type { PipelineContexts, Pipelines, PipelineType } from "../loop/pipeline-contexts.ts";
 import type { PipelineMiddleware } from "./types.ts";
@@ -61,10 +64,13 @@ export class PipelineRegistry implements Pipelines {
         this.reporting(
           type,
           entry,
-          fromContextMiddleware(entry.middleware as PipelineMiddleware<T>) as Middleware<
-            PipelineContexts[T]["context"],
-            PipelineContexts[T]["result"]
-          >,
+          upstreamSpelled(
+            type,
+            fromContextMiddleware(entry.middleware as PipelineMiddleware<T>) as Middleware<
+              PipelineContexts[T]["context"],
+              PipelineContexts[T]["result"]
+            >,
+          ),
         ),
       );
   }
@@ -88,4 +94,17 @@ export class PipelineRegistry implements Pipelines {
       }
     };
   }
+}
+
+/** A turn middleware sees `next()`'s result in the public project's finishReason spelling; goondan reads its own. */
+function upstreamSpelled<C, R>(type: PipelineType, middleware: Middleware<C, R>): Middleware<C, R> {
+  if (type !== "turn") return middleware;
+  const spelled = (result: R, respell: <S extends { finishReason: string }>(r: S) => S): R =>
+    hasFinishReason(result) ? (respell(result) as R) : result;
+  return async (ctx, next) =>
+    spelled(await middleware(ctx, async () => spelled(await next(), withUpstreamFinishReason)), withOwnFinishReason);
+}
+
+function hasFinishReason(result: unknown): result is { finishReason: string } {
+  return typeof result === "object" && result !== null && typeof Reflect.get(result, "finishReason") === "string";
 }
