@@ -15,7 +15,7 @@ import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { ensureWritableStateRoot } from "../../shared/writable-state-root.ts";
 import { usesTerminal } from "../../connector/host/connection-plan.ts";
 import { runDaemon } from "../../daemon/run-daemon.ts";
-import { apiAccessFromEnv, requireTokenOffLoopback } from "../../http/api-access.ts";
+import { apiAccessFromEnv } from "../../http/api-access.ts";
 import { apiAuth } from "../../http/auth/api-auth.ts";
 import { apiAddress } from "../operator/api-client.ts";
 import { apiSurfacesFromEnv } from "../../http/api-surfaces.ts";
@@ -102,9 +102,8 @@ export const command: CliCommand = {
     const tokensFile = typeof flags["tokens-file"] === "string" ? resolve(io.cwd, flags["tokens-file"]) : undefined;
     const auth =
       input === undefined
-        ? apiAuth({ env: io.env, stateRoot, ...(tokensFile === undefined ? {} : { tokensFile }) })
+        ? apiAuth({ env: io.env, stateRoot, host, ...(tokensFile === undefined ? {} : { tokensFile }) })
         : undefined;
-    if (auth) requireTokenOffLoopback({ host, credentials: auth.configured });
     const access = {
       ...origins,
       ...apiSurfacesFromEnv(io.env),

@@ -7,6 +7,7 @@
  * reaches the port may do everything, tool calls included. Only on loopback, never with credentials configured.
  */
 import { UsageError } from "../../shared/errors.ts";
+import { requireTokenOffLoopback } from "../api-access.ts";
 import { CredentialSet, type Principal } from "./credential.ts";
 import { rateLimitsFromEnv, type RateLimitSettings } from "./rate-limits.ts";
 import { ensureStateRootCredential, LOCAL_CREDENTIAL_NAME } from "./state-root-token.ts";
@@ -42,9 +43,14 @@ function studioPrincipal(credentials: CredentialSet, env: Record<string, string 
   return pick === undefined ? undefined : { name: pick.name, scopes: pick.scopes };
 }
 
+/**
+ * The API's auth for `goondan run` listening on `host`; beyond loopback without a configured credential it refuses
+ * (`E_API_TOKEN_REQUIRED`) before any token is made.
+ */
 export function apiAuth(options: {
   env: Record<string, string | undefined>;
   stateRoot: string;
+  host: string;
   tokensFile?: string;
 }): ApiAuth {
   const { env } = options;
@@ -56,6 +62,7 @@ export function apiAuth(options: {
     ...(options.tokensFile === undefined ? {} : { file: options.tokensFile }),
   });
   const rateLimits = rateLimitsFromEnv(env);
+  requireTokenOffLoopback({ host: options.host, credentials: configured.length });
   const logins = new StudioLogins();
   if (mode === "off") {
     if (configured.length > 0)

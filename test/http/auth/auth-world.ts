@@ -91,7 +91,14 @@ export async function startAuthWorld(options: {
   if (options.tokensFile !== undefined) writeFileSync(tokensFile, options.tokensFile, { mode: 0o600 });
   let stderr = "";
   const run = await startGoondanRun({
-    args: [dir, "--port", "0", "--state-root", stateRoot, ...(options.tokensFile === undefined ? [] : ["--tokens-file", tokensFile])],
+    args: [
+      dir,
+      "--port",
+      "0",
+      "--state-root",
+      stateRoot,
+      ...(options.tokensFile === undefined ? [] : ["--tokens-file", tokensFile]),
+    ],
     env: {
       LOOPBACK_API_KEY: "auth",
       AUTH_EFFECTS_FILE: effectsFile,

@@ -76,25 +76,29 @@ describe("the tokens file", () => {
 describe("the state root's generated token", () => {
   it("is made once with mode 0600 when nothing is configured, and kept across starts", () => {
     const stateRoot = temp();
-    const first = apiAuth({ env: {}, stateRoot });
+    const first = apiAuth({ env: {}, stateRoot, host: "127.0.0.1" });
     expect(first.configured).toBe(0);
     expect(first.studio?.name).toBe("local");
     expect(statSync(stateRootTokenPath(stateRoot)).mode & 0o777).toBe(0o600);
     const token = readStateRootToken(stateRoot) as string;
     expect(token.length).toBeGreaterThanOrEqual(40);
     expect(first.credentials?.find(token)).toEqual({ name: "local", scopes: ["admin"] });
-    const second = apiAuth({ env: {}, stateRoot });
+    const second = apiAuth({ env: {}, stateRoot, host: "127.0.0.1" });
     expect(second.credentials?.find(token)?.name).toBe("local");
   });
 
   it("is not made when a credential is configured, nor with GOONDAN_API_AUTH=off", () => {
     const stateRoot = temp();
-    expect(apiAuth({ env: { GOONDAN_API_TOKEN: "configured" }, stateRoot }).studio?.name).toBe("operator");
-    expect(apiAuth({ env: { GOONDAN_API_AUTH: "off" }, stateRoot }).credentials).toBeUndefined();
-    expect(readStateRootToken(stateRoot)).toBeUndefined();
-    expect(refusal(() => apiAuth({ env: { GOONDAN_API_AUTH: "off", GOONDAN_API_TOKEN: "x" }, stateRoot })).code).toBe(
-      "E_API_ACCESS_INVALID",
+    expect(apiAuth({ env: { GOONDAN_API_TOKEN: "configured" }, stateRoot, host: "0.0.0.0" }).studio?.name).toBe(
+      "operator",
     );
+    expect(apiAuth({ env: { GOONDAN_API_AUTH: "off" }, stateRoot, host: "127.0.0.1" }).credentials).toBeUndefined();
+    expect(refusal(() => apiAuth({ env: {}, stateRoot, host: "0.0.0.0" })).code).toBe("E_API_TOKEN_REQUIRED");
+    expect(readStateRootToken(stateRoot)).toBeUndefined();
+    expect(
+      refusal(() => apiAuth({ env: { GOONDAN_API_AUTH: "off", GOONDAN_API_TOKEN: "x" }, stateRoot, host: "127.0.0.1" }))
+        .code,
+    ).toBe("E_API_ACCESS_INVALID");
   });
 });
 
