@@ -6,7 +6,9 @@
  *       - { name: alice, token: <at least 16 characters>, scopes: [approve] }
  *       - { name: ci, token: <...>, scopes: [operate] }
  *
- * and `GOONDAN_API_TOKEN`, the single token of before, which is the credential `operator` with scope `admin`.
+ * or the same text in the environment, `GOONDAN_SECRET_API_TOKENS` (a `GOONDAN_SECRET_*` name, so it never reaches
+ * an agent or connector process), and `GOONDAN_API_TOKEN`, the single token of before, which is the credential
+ * `operator` with scope `admin`.
  * Names are 1–64 of `A-Za-z0-9._-` and unique, tokens unique; anything else is `E_API_TOKENS_INVALID` naming the
  * file, the entry and what was expected.
  */
@@ -92,6 +94,9 @@ export function configuredCredentials(options: {
     }
     credentials.push(...parseTokensFile(text, file));
   }
-  checkUnique(credentials, file ?? "GOONDAN_API_TOKEN");
+  const inline = env.GOONDAN_SECRET_API_TOKENS;
+  if (inline !== undefined && inline.trim() !== "")
+    credentials.push(...parseTokensFile(inline, "GOONDAN_SECRET_API_TOKENS"));
+  checkUnique(credentials, file ?? "the configured credentials");
   return credentials;
 }

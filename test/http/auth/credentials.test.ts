@@ -70,6 +70,13 @@ describe("the tokens file", () => {
     expect(
       refusal(() => configuredCredentials({ env: { GOONDAN_API_TOKENS_FILE: join(dir, "none") } })).message,
     ).toContain("cannot read the tokens file (ENOENT)");
+    // The same text in the environment, under a GOONDAN_SECRET_* name that never reaches a child process.
+    const inline = JSON.stringify({
+      credentials: [{ name: "ci", token: "ci-token-0123456789ab", scopes: ["operate"] }],
+    });
+    expect(configuredCredentials({ env: { GOONDAN_SECRET_API_TOKENS: inline } }).map((entry) => entry.name)).toEqual([
+      "ci",
+    ]);
   });
 });
 
