@@ -17,6 +17,7 @@ import { usesTerminal } from "../../connector/host/connection-plan.ts";
 import { runDaemon } from "../../daemon/run-daemon.ts";
 import { apiAccessFromEnv } from "../../http/api-access.ts";
 import { apiAuth } from "../../http/auth/api-auth.ts";
+import { unknownApprovers } from "../../http/auth/unknown-approvers.ts";
 import { apiAddress } from "../operator/api-client.ts";
 import { apiSurfacesFromEnv } from "../../http/api-surfaces.ts";
 import { runLogging } from "../../daemon/run-log.ts";
@@ -104,6 +105,12 @@ export const command: CliCommand = {
       input === undefined
         ? apiAuth({ env: io.env, stateRoot, host, ...(tokensFile === undefined ? {} : { tokensFile }) })
         : undefined;
+    if (auth?.credentials)
+      for (const { agent, names } of unknownApprovers({ bundle, swarm, credentials: auth.credentials }))
+        logger.warn(
+          { agent, approvers: names },
+          `tool-approval of Agent/${agent} names approvers that are no credential of the API (${names.join(", ")}): they can never decide; approvers name credentials (docs/http-api.md#credentials)`,
+        );
     const access = {
       ...origins,
       ...apiSurfacesFromEnv(io.env),

@@ -27,6 +27,8 @@ export interface AuthWorld {
   base: string;
   port: number;
   stderr(): string;
+  /** The daemon's JSON log lines so far. */
+  lines: Record<string, unknown>[];
   effects(): string[];
   /** The attacker's shell command, as a function of nothing: the test sets it before it sends the event. */
   attack: { script: string };
@@ -120,6 +122,7 @@ export async function startAuthWorld(options: {
     base: run.base,
     port: run.port,
     stderr: () => stderr,
+    lines: run.lines,
     effects: () =>
       existsSync(effectsFile)
         ? readFileSync(effectsFile, "utf8")

@@ -109,10 +109,14 @@ describe.skipIf(curl === null)("an agent's shell cannot approve its own held cal
   it("with a tokens file: curl without a token is refused, scopes and approvers hold, the studio approves as alice", async () => {
     const world = await startAuthWorld({
       defer,
-      approvers: ["alice"],
+      approvers: ["alice", "carol"],
       tokensFile: TOKENS_FILE,
       env: { GOONDAN_STUDIO_CREDENTIAL: "alice" },
     });
+    // carol is no credential: goondan run says so at start.
+    const warning = world.lines.find((line) => String(line.msg).includes("no credential of the API"));
+    expect(warning?.agent).toBe("worker");
+    expect(warning?.approvers).toEqual(["carol"]);
     // A configured credential: no token file is made, so there is none to steal.
     expect(existsSync(stateRootTokenPath(world.stateRoot))).toBe(false);
     const held = await send(world, TOKENS.ci, "worker", "job-3");
