@@ -140,7 +140,7 @@ export async function call(
   world: Pick<AuthWorld, "base">,
   method: string,
   path: string,
-  options: { token?: string; cookie?: string; body?: unknown } = {},
+  options: { token?: string; cookie?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const response = await fetch(`${world.base}${path}`, {
     method,
@@ -149,6 +149,7 @@ export async function call(
       ...(options.body === undefined ? {} : { "content-type": "application/json" }),
       ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
       ...(options.cookie ? { cookie: options.cookie } : {}),
+      ...options.headers,
     },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
   });

@@ -5,7 +5,8 @@
  * the command has no copy of; with a tokens file, the command has none either. Only a credential that holds the
  * approve scope and that the approval's `approvers` names decides it, and the approver recorded is that credential,
  * also through the studio's login link (whose button sends no approver). A read or operate credential cannot approve.
- * Reading the token file from the sandbox is covered where the sandbox hides the state root (branch `sandbox`).
+ * A2A's follow-up decision goes through the same check. Reading the token file from the sandbox is covered where
+ * the sandbox hides the state root (branch `sandbox`).
  */
 import { describe, expect, it } from "bun:test";
 import { existsSync, statSync } from "node:fs";
@@ -159,6 +160,40 @@ describe.skipIf(curl === null)("an agent's shell cannot approve its own held cal
     expect(approved.body.approval.decidedBy).toBe("alice");
     expect(approved.body.outcome.status).toBe("ok");
     expect(world.effects()).toEqual(["job-3"]);
+  }, 90_000);
+});
+
+describe.skipIf(curl === null)("A2A decisions go through the same check", () => {
+  it("an operate credential's follow-up cannot approve; one with approve can, and is recorded", async () => {
+    const world = await startAuthWorld({
+      defer,
+      tokensFile: `${TOKENS_FILE}  - { name: ops, token: ops-operates-approves-0123, scopes: [operate, approve] }\n`,
+    });
+    const rpc = (token: string, params: unknown) =>
+      call(world, "POST", "/v1/a2a", {
+        token,
+        headers: { "A2A-Version": "1.0" },
+        body: { jsonrpc: "2.0", id: 1, method: "SendMessage", params },
+      });
+    const message = (text: string, taskId?: string) => ({
+      message: {
+        messageId: crypto.randomUUID(),
+        role: "ROLE_USER",
+        parts: [{ text }],
+        contextId: "ctx-auth",
+        ...(taskId ? { taskId } : {}),
+      },
+    });
+    const held = await rpc(TOKENS.ci, message("job-a2a"));
+    const task = held.body.result?.task ?? held.body.result;
+    expect(task?.status?.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    const refused = await rpc(TOKENS.ci, message("approve", task.id));
+    expect(JSON.stringify(refused.body)).toContain("E_API_SCOPE_REQUIRED");
+    expect(world.effects()).toEqual([]);
+    const approved = await rpc("ops-operates-approves-0123", message("approve", task.id));
+    const done = approved.body.result?.task ?? approved.body.result;
+    expect(done?.status?.state).toBe("TASK_STATE_COMPLETED");
+    expect(world.effects()).toEqual(["job-a2a"]);
   }, 90_000);
 });
 
