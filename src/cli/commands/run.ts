@@ -105,6 +105,10 @@ export const command: CliCommand = {
       input === undefined
         ? apiAuth({ env: io.env, stateRoot, host, ...(tokensFile === undefined ? {} : { tokensFile }) })
         : undefined;
+    if (auth && !auth.credentials)
+      logger.warn(
+        "GOONDAN_API_AUTH=off: the HTTP API runs without credentials; any program on this machine, tool calls included, may use all of it",
+      );
     if (auth?.credentials)
       for (const { agent, names } of unknownApprovers({ bundle, swarm, credentials: auth.credentials }))
         logger.warn(
