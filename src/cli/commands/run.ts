@@ -120,7 +120,9 @@ export const command: CliCommand = {
       ...apiSurfacesFromEnv(io.env),
       ...(auth?.credentials ? { credentials: auth.credentials } : {}),
       ...(auth ? { logins: auth.logins, rateLimits: auth.rateLimits } : {}),
-      ...(auth?.studio ? { studio: auth.studio } : {}),
+      // The login link is printed on stderr, except into a terminal chat, whose screen is the conversation's:
+      // `goondan login` prints one there.
+      ...(auth?.studio && !usesTerminal({ bundle, swarm }) ? { studio: auth.studio } : {}),
     };
     return runDaemon({
       bundle,
