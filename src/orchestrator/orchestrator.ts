@@ -268,6 +268,7 @@ export class Orchestrator implements OrchestratorApi {
     );
     this.pending.clear();
     this.waiters.settleAll(stoppedOutcome);
+    this.options.spawner.stopIdle?.();
     await this.store.close();
     this.logger.info({ reason: options.reason }, "orchestrator stopped");
   }

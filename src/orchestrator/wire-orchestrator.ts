@@ -86,7 +86,7 @@ export function wireOrchestrator(host: OrchestratorWiring): {
     watchEvent: (event, listener) => host.events.watchEvent(event, listener),
   });
   const pool = new ProcessPool({
-    maxProcesses: () => host.view().policy.lifecycle.maxProcesses,
+    maxInstances: () => host.view().policy.lifecycle.maxInstances,
     gracePeriodMs: () => host.gracePeriodMs(),
     ...(host.options.maxConcurrentSpawns !== undefined
       ? { maxConcurrentSpawns: host.options.maxConcurrentSpawns }
@@ -139,7 +139,15 @@ export function wireOrchestrator(host: OrchestratorWiring): {
       instanceKey,
       store: host.store,
       spawner: host.options.spawner,
-      spawnRequest: () => spawnRequests.request({ bundle: host.bundle(), swarm: host.view().name, agent, instanceKey }),
+      spawnRequest: () =>
+        spawnRequests.request({
+          bundle: host.bundle(),
+          swarm: host.view().name,
+          agent,
+          instanceKey,
+          idleSeconds: host.view().policy.lifecycle.idleSeconds,
+        }),
+      slotGroup: () => spawnRequests.slotGroup(host.bundle(), agent),
       clock: host.clock,
       policy: () => host.view().policy,
       pool: pool,
