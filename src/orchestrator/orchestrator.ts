@@ -266,6 +266,8 @@ export class Orchestrator implements OrchestratorApi {
         });
       }),
     );
+    // A turn that ended while stopping is answered once its commit is durable, not told the orchestrator stopped.
+    await this.outcomes.settled();
     this.pending.clear();
     this.waiters.settleAll(stoppedOutcome);
     this.options.spawner.stopIdle?.();

@@ -291,12 +291,15 @@ describe("Orchestrator process slots (maxInstances)", () => {
 });
 
 describe("Orchestrator spawn bursts (maxConcurrentSpawns)", () => {
-  it("starts at most maxConcurrentSpawns children at once and the next when one is ready", () => {
+  it("starts at most maxConcurrentSpawns processes of their own at once and the next when one is ready", () => {
     const spawner = new FakeSpawner();
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-orch-"));
     roots.push(stateRoot);
     const orchestrator = new Orchestrator({
-      bundle: testBundle({ agents: ["a"] }),
+      bundle: testBundle({
+        agents: ["a"],
+        process: { isolation: "instance", maxProcesses: 64, maxInstancesPerProcess: 1 },
+      }),
       stateRoot,
       spawner,
       clock: new ManualClock(),
