@@ -30,6 +30,8 @@ export interface AgentSpawnRequestsOptions {
 
 export class AgentSpawnRequests {
   private snapshot: { bundle: Bundle; file: string } | undefined;
+  /** Bumped for an agent by a reload that restarts it: its instances then start in new processes. */
+  private readonly generations = new Map<string, number>();
 
   constructor(private readonly options: AgentSpawnRequestsOptions) {}
 
@@ -57,7 +59,7 @@ export class AgentSpawnRequests {
             share: {
               // Instances share a process only when they would have been started alike: same bundle, same env.
               group: createHash("sha256")
-                .update(JSON.stringify([agent, bundle.dir, swarm, env]))
+                .update(JSON.stringify([agent, this.generations.get(agent) ?? 0, bundle.dir, swarm, env]))
                 .digest("hex"),
               label: agent,
               hostArgv: agentHostArgv(agent),
@@ -67,6 +69,14 @@ export class AgentSpawnRequests {
           }
         : {}),
     };
+  }
+
+  /**
+   * A reload restarts these agents (all when undefined): their instances start in new processes, which import the
+   * files afresh (a process keeps the tool and extension modules it imported), and the old processes exit once empty.
+   */
+  renew(agents: readonly string[] | undefined, all: Iterable<string>): void {
+    for (const agent of agents ?? all) this.generations.set(agent, (this.generations.get(agent) ?? 0) + 1);
   }
 
   /** The slot group an instance of this agent takes in the process pool (process-pool.ts). */

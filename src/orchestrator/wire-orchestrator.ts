@@ -54,6 +54,7 @@ export function wireOrchestrator(host: OrchestratorWiring): {
   router: RouterHost;
   hooks: InstanceHooks;
   newInstance: (agent: string, instanceKey: string) => Instance;
+  renewProcesses: (agents: readonly string[] | undefined) => void;
 } {
   const pending = new PendingRequests({
     clock: host.clock,
@@ -155,5 +156,7 @@ export function wireOrchestrator(host: OrchestratorWiring): {
       logger: host.logger,
       ...(host.options.readyTimeoutMs !== undefined ? { readyTimeoutMs: host.options.readyTimeoutMs } : {}),
     });
-  return { pending, outcomes, approvals, pool, router, hooks, newInstance };
+  const renewProcesses = (agents: readonly string[] | undefined): void =>
+    spawnRequests.renew(agents, host.view().agents.keys());
+  return { pending, outcomes, approvals, pool, router, hooks, newInstance, renewProcesses };
 }
