@@ -8,6 +8,7 @@
  */
 import type { JsonObject } from "../shared/json.ts";
 import { isJsonObject } from "../shared/json.ts";
+import { normalizeAgentProcess } from "./agent-process.ts";
 import { DEFAULT_ERROR_MESSAGE_LIMIT, defaultParameters, defaultPolicy } from "./defaults.ts";
 import type { DocumentSite, IssueList } from "./issues.ts";
 import { normalizeConnection, normalizeValueSource } from "./normalize-connection.ts";
@@ -169,6 +170,7 @@ function normalizeAgent(spec: Raw, context: Context): AgentSpec {
     extensions,
     ...(spec.requiredTools !== undefined ? { requiredTools: [...spec.requiredTools] } : {}),
     ...(spec.description !== undefined ? { description: spec.description } : {}),
+    process: normalizeAgentProcess(spec.process, (path, issue) => context.issues.at(context.site, path, issue)),
   };
 }
 
@@ -190,8 +192,14 @@ function mergePolicy(raw: Raw): SwarmPolicy {
     requestTimeoutMs: raw.requestTimeoutMs ?? base.requestTimeoutMs,
     shutdown: { ...base.shutdown, ...raw.shutdown },
     restart: { ...base.restart, ...raw.restart },
-    lifecycle: { ...base.lifecycle, ...raw.lifecycle },
+    lifecycle: mergeLifecycle(base.lifecycle, raw.lifecycle ?? {}),
   };
+}
+
+/** `maxProcesses` is the older spelling of `maxInstances` (the cap was on processes when each instance had one). */
+function mergeLifecycle(base: SwarmPolicy["lifecycle"], raw: Raw): SwarmPolicy["lifecycle"] {
+  const { maxProcesses, ...rest } = raw;
+  return { ...base, ...rest, maxInstances: raw.maxInstances ?? maxProcesses ?? base.maxInstances };
 }
 
 function normalizeTool(spec: Raw): ToolSpec {

@@ -49,6 +49,7 @@ export class Orchestrator implements OrchestratorApi {
   private readonly pending: PendingRequests;
   private readonly outcomes: OutcomeRouter;
   private readonly newInstance: (agent: string, instanceKey: string) => Instance;
+  private readonly renewProcesses: (agents: readonly string[] | undefined) => void;
   private readonly events: RuntimeEventHub;
   /** The one store of the swarm's durable state. */
   readonly store: Store;
@@ -83,6 +84,7 @@ export class Orchestrator implements OrchestratorApi {
     this.pending = wired.pending;
     this.outcomes = wired.outcomes;
     this.newInstance = wired.newInstance;
+    this.renewProcesses = wired.renewProcesses;
     this.approvals = wired.approvals;
   }
 
@@ -236,6 +238,7 @@ export class Orchestrator implements OrchestratorApi {
     const view = swarmView({ bundle: plan.bundle, swarm: this.view.name });
     this.bundle = plan.bundle;
     this.view = view;
+    this.renewProcesses(plan.agents);
     const restarted = await restartInstances({
       supervisors: [...this.instancesByAddress.values()],
       view,
@@ -266,8 +269,11 @@ export class Orchestrator implements OrchestratorApi {
         });
       }),
     );
+    // A turn that ended while stopping is answered once its commit is durable, not told the orchestrator stopped.
+    await this.outcomes.settled();
     this.pending.clear();
     this.waiters.settleAll(stoppedOutcome);
+    this.options.spawner.stopIdle?.();
     await this.store.close();
     this.logger.info({ reason: options.reason }, "orchestrator stopped");
   }

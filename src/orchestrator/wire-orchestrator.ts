@@ -54,6 +54,7 @@ export function wireOrchestrator(host: OrchestratorWiring): {
   router: RouterHost;
   hooks: InstanceHooks;
   newInstance: (agent: string, instanceKey: string) => Instance;
+  renewProcesses: (agents: readonly string[] | undefined) => void;
 } {
   const pending = new PendingRequests({
     clock: host.clock,
@@ -86,7 +87,7 @@ export function wireOrchestrator(host: OrchestratorWiring): {
     watchEvent: (event, listener) => host.events.watchEvent(event, listener),
   });
   const pool = new ProcessPool({
-    maxProcesses: () => host.view().policy.lifecycle.maxProcesses,
+    maxInstances: () => host.view().policy.lifecycle.maxInstances,
     gracePeriodMs: () => host.gracePeriodMs(),
     ...(host.options.maxConcurrentSpawns !== undefined
       ? { maxConcurrentSpawns: host.options.maxConcurrentSpawns }
@@ -139,7 +140,15 @@ export function wireOrchestrator(host: OrchestratorWiring): {
       instanceKey,
       store: host.store,
       spawner: host.options.spawner,
-      spawnRequest: () => spawnRequests.request({ bundle: host.bundle(), swarm: host.view().name, agent, instanceKey }),
+      spawnRequest: () =>
+        spawnRequests.request({
+          bundle: host.bundle(),
+          swarm: host.view().name,
+          agent,
+          instanceKey,
+          idleSeconds: host.view().policy.lifecycle.idleSeconds,
+        }),
+      slotGroup: () => spawnRequests.slotGroup(host.bundle(), agent),
       clock: host.clock,
       policy: () => host.view().policy,
       pool: pool,
@@ -147,5 +156,7 @@ export function wireOrchestrator(host: OrchestratorWiring): {
       logger: host.logger,
       ...(host.options.readyTimeoutMs !== undefined ? { readyTimeoutMs: host.options.readyTimeoutMs } : {}),
     });
-  return { pending, outcomes, approvals, pool, router, hooks, newInstance };
+  const renewProcesses = (agents: readonly string[] | undefined): void =>
+    spawnRequests.renew(agents, host.view().agents.keys());
+  return { pending, outcomes, approvals, pool, router, hooks, newInstance, renewProcesses };
 }

@@ -33,6 +33,13 @@ export interface ParentToChild {
   /** A reply to a request this instance made (blocking or async). */
   delegate_result: Reply;
   shutdown: { gracePeriodMs: number; reason: string };
+  /**
+   * Agent hosts (a process holding many instances of one agent): open the instance at the envelope's `to` address,
+   * from the agent entry's argv (child-entry.ts). Its messages then go both ways under that address, as a child's do.
+   */
+  open: { argv: string[] };
+  /** Agent hosts: drop the instance at `to` now (its turn aborted, nothing persisted): a forced kill of one instance. */
+  kill: { reason: string };
   /** Agent children, first of all: the instance's durable state (conversation, pending results, extension state). */
   hydrate: InstanceState;
   /** Agent children: the commit with this `seq` is durable (or, with `error`, could not be made durable). */
@@ -87,6 +94,8 @@ export interface ChildToParent {
     callChain: string[];
   };
   shutdown_ack: { reason: string };
+  /** Agent hosts: the instance at `from` is closed, as a child process that exited (`signal` "SIGKILL" after `kill`). */
+  exited: { code: number | null; signal: string | null };
   /**
    * The idle child holds results its model has not seen (async replies, pending tool completions): it asks
    * for a turn. The orchestrator queues a `RESULTS_ARRIVED_EVENT` unless the instance has work already.
@@ -124,6 +133,8 @@ const PARENT_TYPES = new Set<string>([
   "runtime_result",
   "delegate_result",
   "shutdown",
+  "open",
+  "kill",
   "hydrate",
   "committed",
   "connector_start",
@@ -143,6 +154,7 @@ const CHILD_TYPES = new Set<string>([
   "results_waiting",
   "heartbeat",
   "shutdown_ack",
+  "exited",
   "fatal",
   "connector_ready",
   "connector_event",

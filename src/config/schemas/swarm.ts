@@ -26,7 +26,8 @@ export const swarmSchema = envelope({
         }),
         lifecycle: section({
           idleSeconds: nonNegativeNumber,
-          maxProcesses: positiveInteger,
+          maxInstances: positiveInteger,
+          maxProcesses: { ...positiveInteger, description: "Older spelling of maxInstances." },
           heartbeatTimeoutSeconds: { type: "number", minimum: 2 },
           ttlSeconds: nonNegativeNumber,
           gcGraceSeconds: nonNegativeNumber,
