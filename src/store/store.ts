@@ -9,7 +9,7 @@
  */
 import type { AgentEvent } from "../protocol/agent-event.ts";
 import type { Approval, ApprovalDecision } from "../protocol/approval.ts";
-import type { PendingResult } from "../protocol/conversation.ts";
+import type { Message, OlderMessagesQuery, PendingResult } from "../protocol/conversation.ts";
 import type { InstanceCommit, InstanceState } from "../protocol/instance-state.ts";
 import type { RuntimeEvent } from "../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
@@ -131,9 +131,20 @@ export interface Store {
   commit(instance: InstanceRef, commit: InstanceCommit, outcome?: TurnOutcome, options?: WriteOptions): Promise<void>;
   /** A result for an instance that has not been shown to its model (a reply to an async request). Resolves once durable. */
   addPendingResult(instance: InstanceRef, result: PendingResult, options?: WriteOptions): Promise<void>;
-  /** What a starting child is handed. */
+  /**
+   * What a starting child is handed: the conversation its model sees (never the messages archived out of it),
+   * the results waiting, the extensions' state.
+   */
   instanceState(instance: InstanceRef): Promise<InstanceState>;
-  /** Removes an instance's conversation (a `--fresh` restart); true when it had one. Extension state and events stay. */
+  /**
+   * A page of the instance's history, archived messages and current ones in the order they were appended: the
+   * `limit` (default 50, at most 500) just before message `before` (default: the newest), oldest first.
+   */
+  olderMessages(instance: InstanceRef, query: OlderMessagesQuery): Promise<Message[]>;
+  /**
+   * Removes an instance's conversation and its archived history (a `--fresh` restart); true when it had a
+   * conversation. Extension state and events stay.
+   */
   clearConversation(instance: InstanceRef): Promise<boolean>;
   /** Removes everything of an instance (`goondan instance delete`). */
   deleteInstance(instance: InstanceRef): Promise<boolean>;

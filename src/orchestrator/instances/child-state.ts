@@ -4,9 +4,12 @@
  * completion, its extensions' state): made durable in the store, then answered `committed` with the child's
  * sequence number, so the child runs nothing that depends on it before it is on disk. A store that cannot write
  * answers the code and cause; the child then ends without answering its event (agent/child/agent-child.ts).
- * A turn's end is committed together with the outcome that answers its event (`commitTurn`).
+ * A turn's end is committed together with the outcome that answers its event (`commitTurn`). The child holds only
+ * the conversation its model sees; a page of the history beyond it is read from the store when an extension asks
+ * (`answerOlderMessages`).
  */
 import type { AgentEvent } from "../../protocol/agent-event.ts";
+import type { Message } from "../../protocol/conversation.ts";
 import type { InstanceCommit } from "../../protocol/instance-state.ts";
 import type { ChildToParent } from "../../protocol/ipc-messages.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
@@ -60,6 +63,30 @@ export function commitTurn(options: {
 /** An event a person, an API client or a connector sent (not an agent or goondan itself). */
 export const fromOutside = (event: AgentEvent): boolean =>
   event.source.kind === "api" || event.source.kind === "connector" || event.source.kind === "user";
+
+/** Answers a child's `older_messages` with a page of the instance's stored history, or the store's error. */
+export function answerOlderMessages(options: {
+  store: Store;
+  ref: InstanceRef;
+  child: ChildProcess;
+  request: ChildToParent["older_messages"];
+}): void {
+  const { requestId, ...query } = options.request;
+  let read: Promise<Message[]>;
+  try {
+    read = options.store.olderMessages(options.ref, query);
+  } catch (error) {
+    read = Promise.reject(error);
+  }
+  read.then(
+    (messages) => options.child.send("older_messages_result", { requestId, messages }),
+    (error: unknown) =>
+      options.child.send("older_messages_result", {
+        requestId,
+        error: { code: "E_STORE_READ_FAILED", message: describe(error).message },
+      }),
+  );
+}
 
 /**
  * Hands a new child its state. The read may end after the child did (it failed to start): only a child still

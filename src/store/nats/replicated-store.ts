@@ -19,7 +19,7 @@
  */
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { Approval, ApprovalDecision } from "../../protocol/approval.ts";
-import type { PendingResult } from "../../protocol/conversation.ts";
+import type { Message, OlderMessagesQuery, PendingResult } from "../../protocol/conversation.ts";
 import type { InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
@@ -104,6 +104,10 @@ export class ReplicatedStore implements Store {
 
   instanceState(instance: InstanceRef): Promise<InstanceState> {
     return this.local.instanceState(instance);
+  }
+
+  olderMessages(instance: InstanceRef, query: OlderMessagesQuery): Promise<Message[]> {
+    return this.local.olderMessages(instance, query);
   }
 
   async clearConversation(instance: InstanceRef): Promise<boolean> {

@@ -9,7 +9,12 @@
 import type { Database } from "bun:sqlite";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { Approval, ApprovalDecision } from "../../protocol/approval.ts";
-import { pendingResultId, type PendingResult } from "../../protocol/conversation.ts";
+import {
+  pendingResultId,
+  type Message,
+  type OlderMessagesQuery,
+  type PendingResult,
+} from "../../protocol/conversation.ts";
 import type { InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
@@ -179,6 +184,10 @@ export class SqliteStore implements Store, InstanceSnapshots {
     return readInstanceState(this.db, instance);
   }
 
+  async olderMessages(instance: InstanceRef, query: OlderMessagesQuery): Promise<Message[]> {
+    return this.messages.older(instance, query);
+  }
+
   exportInstance(instance: InstanceRef): InstanceSnapshot {
     return exportInstanceRows(this.db, instance);
   }
@@ -195,7 +204,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
 
   clearConversation(instance: InstanceRef): Promise<boolean> {
     const had = this.messages.count(instance) > 0;
-    return this.batch.durable(() => this.messages.apply(instance, { type: "truncate" })).then(() => had);
+    return this.batch.durable(() => this.messages.deleteAll(instance)).then(() => had);
   }
 
   deleteInstance(instance: InstanceRef): Promise<boolean> {
@@ -206,7 +215,14 @@ export class SqliteStore implements Store, InstanceSnapshots {
         .get(instanceParams(instance)) !== null;
     return this.batch
       .durable(() => {
-        for (const table of ["messages", "pending_results", "extension_state", "instances", "runtime_events"]) {
+        for (const table of [
+          "messages",
+          "archived_messages",
+          "pending_results",
+          "extension_state",
+          "instances",
+          "runtime_events",
+        ]) {
           this.db
             .query(`DELETE FROM ${table} WHERE swarm = :swarm AND agent = :agent AND instance_key = :key`)
             .run(instanceParams(instance));
