@@ -73,6 +73,15 @@ export interface RuntimeEventQuery {
   limit?: number;
 }
 
+export interface RuntimeEventPruning {
+  /** Epoch ms: events stamped before it go. */
+  before?: number;
+  /** The newest this many stay. */
+  keepRows?: number;
+  /** Most rows deleted by one call (one short transaction). */
+  limit: number;
+}
+
 export interface StoredRuntimeEvent {
   /** Increasing: a cursor for `after`. */
   cursor: number;
@@ -163,6 +172,11 @@ export interface Store {
   /** Keeps runtime events (not awaited: losing the last few on a crash costs no correctness). */
   appendRuntimeEvents(swarm: string, events: readonly RuntimeEvent[]): void;
   runtimeEvents(query: RuntimeEventQuery): Promise<StoredRuntimeEvent[]>;
+  /**
+   * Deletes at most `limit` of the swarm's oldest runtime events: those stamped before `before` (epoch ms) and
+   * those past its newest `keepRows`. Resolves with how many went; call again while it is `limit` (retention).
+   */
+  pruneRuntimeEvents(swarm: string, options: RuntimeEventPruning): Promise<number>;
 
   /** Makes every write so far durable and releases the store. */
   close(): Promise<void>;

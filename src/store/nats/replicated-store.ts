@@ -28,6 +28,7 @@ import type {
   ApprovalQuery,
   InboxRecord,
   InstanceRef,
+  RuntimeEventPruning,
   RuntimeEventQuery,
   Store,
   StoredInstance,
@@ -145,6 +146,11 @@ export class ReplicatedStore implements Store {
 
   runtimeEvents(query: RuntimeEventQuery): Promise<StoredRuntimeEvent[]> {
     return this.local.runtimeEvents(query);
+  }
+
+  /** Runtime events stay where they were written (this node's embedded store): pruned there. */
+  pruneRuntimeEvents(swarm: string, options: RuntimeEventPruning): Promise<number> {
+    return this.local.pruneRuntimeEvents(swarm, options);
   }
 
   close(): Promise<void> {

@@ -25,6 +25,7 @@ import type {
   ApprovalQuery,
   InboxRecord,
   InstanceRef,
+  RuntimeEventPruning,
   RuntimeEventQuery,
   Store,
   StoredInstance,
@@ -54,7 +55,7 @@ import { instanceParams, listInstances, readInstanceState, touchInstance } from 
 import { exportInstanceRows, importInstanceRows } from "./instance-snapshot-rows.ts";
 import { MessageRows } from "./message-rows.ts";
 import { openDatabase } from "./open-database.ts";
-import { selectRuntimeEvents } from "./runtime-event-rows.ts";
+import { deleteOldRuntimeEvents, selectRuntimeEvents } from "./runtime-event-rows.ts";
 import { RuntimeEventWriter } from "./runtime-event-writer.ts";
 import { WriteBatch } from "./write-batch.ts";
 
@@ -244,6 +245,24 @@ export class SqliteStore implements Store, InstanceSnapshots {
   async runtimeEvents(query: RuntimeEventQuery): Promise<StoredRuntimeEvent[]> {
     this.runtimeEventWriter.write();
     return selectRuntimeEvents(this.db, query);
+  }
+
+  pruneRuntimeEvents(swarm: string, options: RuntimeEventPruning): Promise<number> {
+    this.runtimeEventWriter.write();
+    let deleted = 0;
+    const before = options.before === undefined ? undefined : new Date(options.before).toISOString();
+    return this.batch
+      .durable(
+        () => {
+          deleted = deleteOldRuntimeEvents(this.db, swarm, {
+            ...(before === undefined ? {} : { before }),
+            ...(options.keepRows === undefined ? {} : { keepRows: options.keepRows }),
+            limit: options.limit,
+          });
+        },
+        { sync: false },
+      )
+      .then(() => deleted);
   }
 
   /** Marks this database as a cluster node's local copy, or (undefined) as a single host's (cluster-node-mark.ts). */
