@@ -66,7 +66,7 @@ export const NOTES: Record<string, string> = {
   "Swarm.spec.policy.lifecycle.ttlSeconds": "Accepted for compatibility with public bundles.",
   "Swarm.spec.policy.lifecycle.gcGraceSeconds": "Accepted for compatibility with public bundles.",
   "Swarm.spec.policy.retention.runtimeEvents.maxAge":
-    "Runtime events older than this (`90m`, `36h`, `7d`) are deleted in the background, a small batch at a time (docs/limits.md, \"Memory\"). Default: kept for ever.",
+    'Runtime events older than this (`90m`, `36h`, `7d`) are deleted in the background, a small batch at a time (docs/limits.md, "Memory"). Default: kept for ever.',
   "Swarm.spec.policy.retention.runtimeEvents.maxRows":
     "The newest this many runtime events of the swarm are kept; older ones are deleted in the background. Default: no limit.",
   "Tool.spec.entry": "Bundle-relative module exporting `handlers: Record<exportName, ToolHandler>`.",
