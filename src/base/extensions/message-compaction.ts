@@ -5,7 +5,8 @@
  * own model and replaced by that summary, as durable message events. `mode: truncate` summarises and replaces
  * everything. With `appendSummary: false` old messages are only removed, as upstream does. With `keepHistory`
  * (default true) what is removed is archived: out of what the model sees and of the agent process's memory, still
- * in the store, where `ctx.conversation.older()` reads it; `keepHistory: false` deletes it.
+ * in the store, where `ctx.conversation.older()` reads it; `keepHistory: false` deletes it. (In `remove` mode the
+ * summary takes the first summarised message's place by a `replace`, so that one message is not in the history.)
  *
  * Upstream Goondan's extension of this name removes old messages and leaves a marker with counts; here the
  * marker carries a real summary, so the agent keeps what the earlier turns established. When the model cannot
