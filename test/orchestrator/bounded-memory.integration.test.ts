@@ -1,9 +1,9 @@
 /**
  * Issue 25, finding 6: an agent process holds the conversation its model sees, not the instance's history. Real
  * agent children on the replay model: an instance behind message-window whose store holds 10,000 messages of
- * history (2 KB answers, archived out of its window) is handed only its window, reads its older messages from the
+ * history (8 KB answers, archived out of its window) is handed only its window, reads its older messages from the
  * store through ctx.conversation.older() over IPC, and its child's resident set stays within 1.5x that of an instance
- * with 10 messages (a generous bound: the history alone is about 10 MB of text, several times that as objects).
+ * with 10 messages (measured about 1.04x; a child that held the history would be about 2x: 40 MB of text).
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -23,8 +23,8 @@ let orchestrator: Orchestrator;
 beforeAll(async () => {
   writeLongHistoryBundle(dir);
   await seedHistories(stateRoot, [
-    { agent: "windowed", instanceKey: "long", count: 10_000, bytes: 2000, window: WINDOW },
-    { agent: "windowed", instanceKey: "short", count: 10, bytes: 2000, window: WINDOW },
+    { agent: "windowed", instanceKey: "long", count: 10_000, bytes: 8000, window: WINDOW },
+    { agent: "windowed", instanceKey: "short", count: 10, bytes: 8000, window: WINDOW },
   ]);
   orchestrator = new Orchestrator({
     bundle: await loadBundleOrThrow(dir),
