@@ -69,6 +69,28 @@ describe("runtime-event retention", () => {
     expect(await indexes(store, "other")).toHaveLength(30);
   });
 
+  it("counts the swarm's rows once and keeps the count right as events are written and instances deleted", async () => {
+    const store = open();
+    store.appendRuntimeEvents(
+      "s",
+      events(100, () => 0),
+    );
+    expect(await store.pruneRuntimeEvents("s", { keepRows: 50, limit: 1000 })).toBe(50);
+    store.appendRuntimeEvents(
+      "s",
+      events(30, () => 0),
+    );
+    expect(await store.pruneRuntimeEvents("s", { keepRows: 50, limit: 1000 })).toBe(30);
+    store.appendRuntimeEvents(
+      "s",
+      events(20, () => 0).map((event) => ({ ...event, instanceKey: "gone" })),
+    );
+    await store.deleteInstance({ swarm: "s", agent: "a", instanceKey: "gone" });
+    expect(await store.pruneRuntimeEvents("s", { keepRows: 50, limit: 1000 })).toBe(0);
+    expect(await store.pruneRuntimeEvents("s", { keepRows: 40, limit: 1000 })).toBe(10);
+    expect(await indexes(store, "s")).toHaveLength(40);
+  });
+
   it("deletes events older than maxAge and keeps the newer ones", async () => {
     const store = open();
     const clock = new ManualClock(10 * 86_400_000);

@@ -25,19 +25,21 @@ export function selectRuntimeEvents(db: Database, query: RuntimeEventQuery): Sto
 /**
  * Deletes the swarm's oldest runtime events, at most `limit` of them: those stamped before `before` (an ISO time;
  * events are appended in time order, so the oldest rows are read until the first newer one) and those past the
- * newest `keepRows`. Returns how many went.
+ * newest `keepRows` (`count`: the swarm's rows now). Rows are found in cursor order (`+swarm` keeps SQLite on the
+ * rowid rather than a swarm index, which would read every row of the swarm), so a batch costs about its own rows.
+ * Returns how many went.
  */
 export function deleteOldRuntimeEvents(
   db: Database,
   swarm: string,
-  options: { before?: string; keepRows?: number; limit: number },
+  options: { before?: string; keepRows?: number; limit: number; count: () => number },
 ): number {
   const limit = Math.max(1, Math.floor(options.limit));
   let upTo = 0;
   if (options.before !== undefined) {
     const oldest = db
       .query(
-        "SELECT cursor, json_extract(event, '$.at') AS at FROM runtime_events WHERE swarm = :swarm ORDER BY cursor LIMIT :limit",
+        "SELECT cursor, json_extract(event, '$.at') AS at FROM runtime_events WHERE +swarm = :swarm ORDER BY cursor LIMIT :limit",
       )
       .all({ swarm, limit }) as { cursor: number; at: string | null }[];
     for (const row of oldest) {
@@ -46,17 +48,14 @@ export function deleteOldRuntimeEvents(
     }
   }
   if (options.keepRows !== undefined) {
-    const { n } = db.query("SELECT COUNT(*) AS n FROM runtime_events WHERE swarm = :swarm").get({ swarm }) as {
-      n: number;
-    };
-    const excess = Math.min(limit, n - Math.max(0, Math.floor(options.keepRows)));
+    const excess = Math.min(limit, options.count() - Math.max(0, Math.floor(options.keepRows)));
     if (excess > 0) {
       const row = db
-        .query("SELECT cursor FROM runtime_events WHERE swarm = :swarm ORDER BY cursor LIMIT 1 OFFSET :offset")
+        .query("SELECT cursor FROM runtime_events WHERE +swarm = :swarm ORDER BY cursor LIMIT 1 OFFSET :offset")
         .get({ swarm, offset: excess - 1 }) as { cursor: number } | null;
       if (row !== null) upTo = Math.max(upTo, row.cursor);
     }
   }
   if (upTo === 0) return 0;
-  return db.query("DELETE FROM runtime_events WHERE swarm = :swarm AND cursor <= :upTo").run({ swarm, upTo }).changes;
+  return db.query("DELETE FROM runtime_events WHERE +swarm = :swarm AND cursor <= :upTo").run({ swarm, upTo }).changes;
 }

@@ -51,11 +51,18 @@ import {
   selectUnanswered,
   setInboxOutcome,
 } from "./inbox-rows.ts";
-import { instanceParams, listInstances, readInstanceState, touchInstance } from "./instance-rows.ts";
+import {
+  INSTANCE_TABLES,
+  INSTANCE_WHERE,
+  instanceParams,
+  listInstances,
+  readInstanceState,
+  touchInstance,
+} from "./instance-rows.ts";
 import { exportInstanceRows, importInstanceRows } from "./instance-snapshot-rows.ts";
 import { MessageRows } from "./message-rows.ts";
 import { openDatabase } from "./open-database.ts";
-import { deleteOldRuntimeEvents, selectRuntimeEvents } from "./runtime-event-rows.ts";
+import { selectRuntimeEvents } from "./runtime-event-rows.ts";
 import { RuntimeEventWriter } from "./runtime-event-writer.ts";
 import { WriteBatch } from "./write-batch.ts";
 
@@ -216,19 +223,10 @@ export class SqliteStore implements Store, InstanceSnapshots {
         .get(instanceParams(instance)) !== null;
     return this.batch
       .durable(() => {
-        for (const table of [
-          "messages",
-          "archived_messages",
-          "pending_results",
-          "extension_state",
-          "instances",
-          "runtime_events",
-        ]) {
-          this.db
-            .query(`DELETE FROM ${table} WHERE swarm = :swarm AND agent = :agent AND instance_key = :key`)
-            .run(instanceParams(instance));
-        }
+        for (const table of INSTANCE_TABLES)
+          this.db.query(`DELETE FROM ${table} WHERE ${INSTANCE_WHERE}`).run(instanceParams(instance));
         this.messages.forget(instance);
+        this.runtimeEventWriter.forgetCounts();
       })
       .then(() => known);
   }
@@ -247,22 +245,11 @@ export class SqliteStore implements Store, InstanceSnapshots {
     return selectRuntimeEvents(this.db, query);
   }
 
+  /** A batch at a time, in the tick's transaction, not synced: nothing waits on it (runtime-event-writer.ts). */
   pruneRuntimeEvents(swarm: string, options: RuntimeEventPruning): Promise<number> {
-    this.runtimeEventWriter.write();
     let deleted = 0;
-    const before = options.before === undefined ? undefined : new Date(options.before).toISOString();
-    return this.batch
-      .durable(
-        () => {
-          deleted = deleteOldRuntimeEvents(this.db, swarm, {
-            ...(before === undefined ? {} : { before }),
-            ...(options.keepRows === undefined ? {} : { keepRows: options.keepRows }),
-            limit: options.limit,
-          });
-        },
-        { sync: false },
-      )
-      .then(() => deleted);
+    const write = () => void (deleted = this.runtimeEventWriter.prune(swarm, options));
+    return this.batch.durable(write, { sync: false }).then(() => deleted);
   }
 
   /** Marks this database as a cluster node's local copy, or (undefined) as a single host's (cluster-node-mark.ts). */
