@@ -88,6 +88,9 @@ export function answerOlderMessages(options: {
   );
 }
 
+/** Past this many messages handed to a starting child, the orchestrator's log says its memory grows with them. */
+export const LARGE_CONVERSATION_MESSAGES = 5000;
+
 /**
  * Hands a new child its state. The read may end after the child did (it failed to start): only a child still
  * current (`current()`) gets it. One the store cannot read is stopped rather than started on an empty conversation.
@@ -101,7 +104,13 @@ export function hydrateChild(options: {
 }): void {
   options.store.instanceState(options.ref).then(
     (state) => {
-      if (options.current()) options.child.send("hydrate", state);
+      if (!options.current()) return;
+      if (state.messages.length > LARGE_CONVERSATION_MESSAGES)
+        options.logger.warn(
+          { messages: state.messages.length },
+          "the agent process is handed a conversation its model sees whole: its memory grows with it; message-window or message-compaction bound it (docs/limits.md, Memory)",
+        );
+      options.child.send("hydrate", state);
     },
     (error: unknown) => {
       options.logger.error(
