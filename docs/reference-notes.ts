@@ -74,6 +74,10 @@ export const NOTES: Record<string, string> = {
     "A child whose turn sends no heartbeat this long (its event loop is blocked, e.g. by a tool's synchronous loop) is killed and handled as a crash.",
   "Swarm.spec.policy.lifecycle.ttlSeconds": "Accepted for compatibility with public bundles.",
   "Swarm.spec.policy.lifecycle.gcGraceSeconds": "Accepted for compatibility with public bundles.",
+  "Swarm.spec.policy.retention.runtimeEvents.maxAge":
+    'Runtime events older than this (`90m`, `36h`, `7d`) are deleted in the background, a small batch at a time (docs/limits.md, "Memory"). Default: kept for ever.',
+  "Swarm.spec.policy.retention.runtimeEvents.maxRows":
+    "The newest this many runtime events of the swarm are kept; older ones are deleted in the background. Default: no limit.",
   "Tool.spec.entry": "Bundle-relative module exporting `handlers: Record<exportName, ToolHandler>`.",
   "Tool.spec.errorMessageLimit": "Error messages the model reads are cut to this length, ending in `... (truncated)`.",
   "Tool.spec.exports": "The functions the model sees, as `{tool}__{export}`.",

@@ -31,12 +31,14 @@ import type {
   ModelSpec,
   PackageSpec,
   ResourceSource,
+  RuntimeEventRetention,
   SwarmPolicy,
   SwarmSpec,
   ToolSpec,
 } from "./types.ts";
 import { API_VERSION } from "./types.ts";
 import { normalizeEval } from "./normalize-eval.ts";
+import { parseDuration } from "./schedule-settings.ts";
 
 export type { RefUse, WrongKindRef };
 export { normalizeValueSource };
@@ -193,6 +195,17 @@ function mergePolicy(raw: Raw): SwarmPolicy {
     shutdown: { ...base.shutdown, ...raw.shutdown },
     restart: { ...base.restart, ...raw.restart },
     lifecycle: mergeLifecycle(base.lifecycle, raw.lifecycle ?? {}),
+    ...(raw.retention?.runtimeEvents === undefined
+      ? {}
+      : { retention: { runtimeEvents: runtimeEventRetention(raw.retention.runtimeEvents) } }),
+  };
+}
+
+function runtimeEventRetention(raw: Raw): RuntimeEventRetention {
+  const maxAgeMs = typeof raw.maxAge === "string" ? parseDuration(raw.maxAge) : undefined;
+  return {
+    ...(maxAgeMs === undefined ? {} : { maxAgeMs }),
+    ...(raw.maxRows === undefined ? {} : { maxRows: raw.maxRows }),
   };
 }
 

@@ -133,6 +133,14 @@ export interface SwarmPolicy {
     ttlSeconds?: number;
     gcGraceSeconds?: number;
   }; // 600, 10000, 60
+  /** How long stored records are kept (absent: for ever). */
+  retention?: { runtimeEvents?: RuntimeEventRetention };
+}
+
+/** Runtime events older than `maxAgeMs`, and past the newest `maxRows` of the swarm, are deleted in the background. */
+export interface RuntimeEventRetention {
+  maxAgeMs?: number;
+  maxRows?: number;
 }
 
 export interface SwarmSpec {

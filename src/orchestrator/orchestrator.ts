@@ -29,6 +29,7 @@ import { abandonQueuedRequests } from "./routing/abandon-queued-requests.ts";
 import { outsideEvent } from "./outside-event.ts";
 import { OutcomeWaiters, stoppedOutcome } from "./routing/turn-outcomes.ts";
 import type { OrchestratorApi } from "./orchestrator-api.ts";
+import type { RuntimeEventRetention } from "./runtime-event-retention.ts";
 import { wireOrchestrator } from "./wire-orchestrator.ts";
 import type { OrchestratorOptions, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 import { swarmView, type SwarmView } from "./swarm-view.ts";
@@ -55,6 +56,8 @@ export class Orchestrator implements OrchestratorApi {
   readonly store: Store;
   /** Pending approvals of held tool calls, and people's decisions on them. */
   readonly approvals: ApprovalDesk;
+  /** Deletes runtime events past the Swarm's retention, in the background (runtime-event-retention.ts). */
+  readonly retention: RuntimeEventRetention;
 
   constructor(private readonly options: OrchestratorOptions) {
     this.bundle = options.bundle;
@@ -86,6 +89,7 @@ export class Orchestrator implements OrchestratorApi {
     this.newInstance = wired.newInstance;
     this.renewProcesses = wired.renewProcesses;
     this.approvals = wired.approvals;
+    this.retention = wired.retention;
   }
 
   get swarm(): SwarmView {
@@ -102,6 +106,7 @@ export class Orchestrator implements OrchestratorApi {
    * (`acceptHere`), so nothing is resumed from the local store on its own.
    */
   async start(): Promise<{ resumed: number }> {
+    this.retention.start();
     if (this.options.placement) return { resumed: 0 };
     const resumed = await resumeUnanswered({
       store: this.store,
@@ -274,6 +279,7 @@ export class Orchestrator implements OrchestratorApi {
     this.pending.clear();
     this.waiters.settleAll(stoppedOutcome);
     this.options.spawner.stopIdle?.();
+    await this.retention.stop();
     await this.store.close();
     this.logger.info({ reason: options.reason }, "orchestrator stopped");
   }

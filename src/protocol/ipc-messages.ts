@@ -7,6 +7,7 @@ import type { JsonObject, JsonValue } from "../shared/json.ts";
 import type { AgentEvent } from "./agent-event.ts";
 import type { Approval } from "./approval.ts";
 import type { ErrorInfo } from "./error-info.ts";
+import type { Message, OlderMessagesQuery } from "./conversation.ts";
 import type { InstanceCommit, InstanceState } from "./instance-state.ts";
 import type { RuntimeEvent } from "./runtime-event.ts";
 import type { Reply, TurnOutcome } from "./turn-outcome.ts";
@@ -44,6 +45,8 @@ export interface ParentToChild {
   hydrate: InstanceState;
   /** Agent children: the commit with this `seq` is durable (or, with `error`, could not be made durable). */
   committed: { seq: number; error?: ErrorInfo };
+  /** Agent children: the answer to `older_messages` (a page of the stored history, oldest first), or why not. */
+  older_messages_result: { requestId: string; messages?: Message[]; error?: ErrorInfo };
   /** Connector children: what to run, with the Connection's resolved config and secrets (never in argv). */
   connector_start: ConnectorStartPayload;
   /** Connector children: an emitted event was durably accepted (or refused, with a reason). */
@@ -77,6 +80,8 @@ export interface ChildToParent {
   turn_result: TurnOutcome & { commit?: InstanceCommit };
   /** Makes a part of a turn durable before the turn goes on (a step's tool calls before they run, extension state). */
   commit: InstanceCommit & { seq: number };
+  /** Reads a page of the instance's stored history (`ctx.conversation.older()`); answered `older_messages_result`. */
+  older_messages: OlderMessagesQuery & { requestId: string };
   /**
    * Text the running turn's model streamed since the last one (gathered for one tick, not acknowledged);
    * `restarted`: what was sent before for this event is void (the model call was retried) and `text` starts over.
@@ -137,6 +142,7 @@ const PARENT_TYPES = new Set<string>([
   "kill",
   "hydrate",
   "committed",
+  "older_messages_result",
   "connector_start",
   "connector_ack",
   "connector_reply",
@@ -148,6 +154,7 @@ const CHILD_TYPES = new Set<string>([
   "turn_started",
   "turn_result",
   "commit",
+  "older_messages",
   "turn_delta",
   "runtime_events",
   "runtime_call",

@@ -32,6 +32,12 @@ export const swarmSchema = envelope({
           ttlSeconds: nonNegativeNumber,
           gcGraceSeconds: nonNegativeNumber,
         }),
+        retention: section({
+          runtimeEvents: section({
+            maxAge: { type: "string", pattern: "^\\s*(\\d+(ms|s|m|h|d))+\\s*$" },
+            maxRows: positiveInteger,
+          }),
+        }),
       }),
     },
   },
