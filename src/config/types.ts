@@ -5,6 +5,7 @@
  */
 import type { JsonObject, JsonValue } from "../shared/json.ts";
 import type { EvalSpec } from "./eval-types.ts";
+import type { AgentProcessSpec } from "./agent-process.ts";
 
 export type * from "./eval-types.ts";
 
@@ -114,6 +115,8 @@ export interface AgentSpec {
   extensions: AgentExtensionUse[];
   requiredTools?: string[];
   description?: string;
+  /** Normalized bundles always have it; absent reads as the defaults (agentProcess in agent-process.ts). */
+  process?: AgentProcessSpec;
 }
 
 export interface SwarmPolicy {
@@ -124,11 +127,20 @@ export interface SwarmPolicy {
   restart: { maxConsecutiveCrashes: number; initialBackoffMs: number; maxBackoffMs: number }; // 5, 1000, 300000
   lifecycle: {
     idleSeconds: number;
-    maxProcesses: number;
+    /** Live instances on this node at once; beyond it new work queues (an idle instance is let go to make room). */
+    maxInstances: number;
     heartbeatTimeoutSeconds: number;
     ttlSeconds?: number;
     gcGraceSeconds?: number;
-  }; // 600, 64, 60
+  }; // 600, 10000, 60
+  /** How long stored records are kept (absent: for ever). */
+  retention?: { runtimeEvents?: RuntimeEventRetention };
+}
+
+/** Runtime events older than `maxAgeMs`, and past the newest `maxRows` of the swarm, are deleted in the background. */
+export interface RuntimeEventRetention {
+  maxAgeMs?: number;
+  maxRows?: number;
 }
 
 export interface SwarmSpec {

@@ -270,7 +270,7 @@ function joinCluster(options: DaemonOptions, cluster: NonNullable<DaemonOptions[
     settings: cluster.settings,
     swarm: view.instanceKey,
     bundleDir: options.bundle.dir,
-    maxProcesses: view.policy.lifecycle.maxProcesses,
+    maxProcesses: view.policy.lifecycle.maxInstances,
     logger: options.logger,
     ...(cluster.ttlMs !== undefined ? { ttlMs: cluster.ttlMs } : {}),
   });

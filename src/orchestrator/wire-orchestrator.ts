@@ -1,8 +1,8 @@
 /**
  * The Orchestrator's routing parts, built once and wired to each other: pending requests and their timeouts, the
  * outcome router (answers to waiters, requesters and the approval desk), the approval desk, the process pool, the
- * router host of runtime calls, the hooks every Instance reports to, and how a new Instance is made (its child
- * spawned on the current bundle). The Orchestrator hands in what they read
+ * router host of runtime calls, the hooks every Instance reports to, how a new Instance is made (its child
+ * spawned on the current bundle), and the runtime-event retention. The Orchestrator hands in what they read
  * of it (its view, store, clock, instances, accept) as the OrchestratorWiring host.
  */
 import type { Bundle } from "../config/types.ts";
@@ -19,6 +19,7 @@ import { Instance } from "./instances/instance.ts";
 import type { InstanceHooks } from "./instances/instance-options.ts";
 import type { OrchestratorOptions } from "./orchestrator-options.ts";
 import { OutcomeRouter } from "./routing/outcome-router.ts";
+import { RuntimeEventRetention } from "./runtime-event-retention.ts";
 import { PendingRequests } from "./routing/pending-requests.ts";
 import { wakeForResults } from "./routing/results-arrived-event.ts";
 import { createRouterHost } from "./routing/router-host.ts";
@@ -54,6 +55,8 @@ export function wireOrchestrator(host: OrchestratorWiring): {
   router: RouterHost;
   hooks: InstanceHooks;
   newInstance: (agent: string, instanceKey: string) => Instance;
+  renewProcesses: (agents: readonly string[] | undefined) => void;
+  retention: RuntimeEventRetention;
 } {
   const pending = new PendingRequests({
     clock: host.clock,
@@ -86,7 +89,7 @@ export function wireOrchestrator(host: OrchestratorWiring): {
     watchEvent: (event, listener) => host.events.watchEvent(event, listener),
   });
   const pool = new ProcessPool({
-    maxProcesses: () => host.view().policy.lifecycle.maxProcesses,
+    maxInstances: () => host.view().policy.lifecycle.maxInstances,
     gracePeriodMs: () => host.gracePeriodMs(),
     ...(host.options.maxConcurrentSpawns !== undefined
       ? { maxConcurrentSpawns: host.options.maxConcurrentSpawns }
@@ -139,7 +142,15 @@ export function wireOrchestrator(host: OrchestratorWiring): {
       instanceKey,
       store: host.store,
       spawner: host.options.spawner,
-      spawnRequest: () => spawnRequests.request({ bundle: host.bundle(), swarm: host.view().name, agent, instanceKey }),
+      spawnRequest: () =>
+        spawnRequests.request({
+          bundle: host.bundle(),
+          swarm: host.view().name,
+          agent,
+          instanceKey,
+          idleSeconds: host.view().policy.lifecycle.idleSeconds,
+        }),
+      slotGroup: () => spawnRequests.slotGroup(host.bundle(), agent),
       clock: host.clock,
       policy: () => host.view().policy,
       pool: pool,
@@ -147,5 +158,14 @@ export function wireOrchestrator(host: OrchestratorWiring): {
       logger: host.logger,
       ...(host.options.readyTimeoutMs !== undefined ? { readyTimeoutMs: host.options.readyTimeoutMs } : {}),
     });
-  return { pending, outcomes, approvals, pool, router, hooks, newInstance };
+  const renewProcesses = (agents: readonly string[] | undefined): void =>
+    spawnRequests.renew(agents, host.view().agents.keys());
+  const retention = new RuntimeEventRetention({
+    store: host.store,
+    swarm: () => host.view().instanceKey,
+    policy: () => host.view().policy.retention?.runtimeEvents,
+    clock: host.clock,
+    logger: host.logger,
+  });
+  return { pending, outcomes, approvals, pool, router, hooks, newInstance, renewProcesses, retention };
 }

@@ -155,6 +155,8 @@ class AgentChild {
         return this.hydrate(raw.payload);
       case "committed":
         return this.link.handleCommitted(raw.payload);
+      case "older_messages_result":
+        return this.link.handleOlderMessages(raw.payload);
       case "runtime_result":
         return this.runtime.handleRuntimeResult(raw.payload);
       case "delegate_result":

@@ -188,7 +188,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     registry,
     agentTools: tools,
     pipeline,
-    conversation: new Conversation(options.state.messages),
+    conversation: new Conversation(options.state.messages, { older: (query) => link.olderMessages(query) }),
     commit,
     runtimeEvents,
     workdir: paths.workdir,

@@ -69,6 +69,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
       return turn.messages;
     },
     conversationState: turn.conversationState,
+    conversation: turn.conversation,
     metadata: {},
     // An aborted turn is redelivered: nothing said after the abort may be stored for it to replay.
     emitMessageEvent: (event) => {

@@ -78,6 +78,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
       return env.conversation.messages;
     },
     conversationState,
+    conversation: { older: (query) => env.conversation.older(query) },
     metadata: {},
     // Once aborted, nothing more is stored: the turn is redelivered and must not replay what followed the abort.
     emitMessageEvent: (messageEvent) => {

@@ -77,7 +77,8 @@ async function printOnce(flags: Record<string, string | boolean | number | undef
 }
 
 /**
- * The text table: NODE on a cluster, then the row's fields, AGE since the child became ready, and CPU (percent of
+ * The text table: NODE on a cluster, then the row's fields (INSTANCES: how many instances the row's process holds,
+ * more than 1 where an agent's instances share a process), AGE since the child became ready, and CPU (percent of
  * one core over its life) and MEM (resident) read from this host's /proc (`-` on a cluster, whose rows may be
  * another host's pids).
  */
@@ -94,6 +95,7 @@ export function processTable(
     "AGENT",
     "INSTANCE",
     "PID",
+    "INSTANCES",
     "STATUS",
     "CPU",
     "MEM",
@@ -111,6 +113,7 @@ export function processTable(
       row.agent,
       row.instanceKey,
       row.pid === null ? "-" : String(row.pid),
+      row.processInstances === undefined ? "-" : String(row.processInstances),
       row.status,
       usage === undefined ? "-" : `${usage.cpuPercent.toFixed(1)}%`,
       usage === undefined ? "-" : `${(usage.rssBytes / 1024 / 1024).toFixed(1)}M`,

@@ -26,10 +26,17 @@ export const swarmSchema = envelope({
         }),
         lifecycle: section({
           idleSeconds: nonNegativeNumber,
-          maxProcesses: positiveInteger,
+          maxInstances: positiveInteger,
+          maxProcesses: { ...positiveInteger, description: "Older spelling of maxInstances." },
           heartbeatTimeoutSeconds: { type: "number", minimum: 2 },
           ttlSeconds: nonNegativeNumber,
           gcGraceSeconds: nonNegativeNumber,
+        }),
+        retention: section({
+          runtimeEvents: section({
+            maxAge: { type: "string", pattern: "^\\s*(\\d+(ms|s|m|h|d))+\\s*$" },
+            maxRows: positiveInteger,
+          }),
         }),
       }),
     },

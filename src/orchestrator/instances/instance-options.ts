@@ -60,6 +60,8 @@ export interface InstanceOptions {
   store: Store;
   spawner: ProcessSpawner;
   spawnRequest: () => SpawnRequest;
+  /** Its agent's slot group in the process pool (shared processes' capacity, or own processes' cap). */
+  slotGroup?: () => { key: string; max: number; cheapStart: boolean };
   clock: Clock;
   policy: () => SwarmPolicy;
   pool: InstanceSlots;

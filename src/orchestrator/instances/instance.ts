@@ -85,6 +85,10 @@ export class Instance implements PoolMember {
     });
   }
 
+  slotGroup(): { key: string; max: number; cheapStart: boolean } | undefined {
+    return this.options.slotGroup?.();
+  }
+
   get status(): InstanceStatus {
     const status = this.supervisor.status;
     if (status !== "running") return status;
