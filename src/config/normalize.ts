@@ -127,6 +127,7 @@ function normalizeModel(spec: Raw): ModelSpec {
     ...(spec.options !== undefined ? { options: spec.options } : {}),
     ...(spec.capabilities !== undefined ? { capabilities: spec.capabilities } : {}),
     ...(spec.pricing !== undefined ? { pricing: { ...spec.pricing } } : {}),
+    ...(spec.rateLimit !== undefined ? { rateLimit: { ...spec.rateLimit } } : {}),
   };
 }
 
@@ -169,6 +170,8 @@ function normalizeAgent(spec: Raw, context: Context): AgentSpec {
     extensions,
     ...(spec.requiredTools !== undefined ? { requiredTools: [...spec.requiredTools] } : {}),
     ...(spec.description !== undefined ? { description: spec.description } : {}),
+    ...(spec.budget !== undefined ? { budget: { ...spec.budget } } : {}),
+    ...(spec.limits !== undefined ? { limits: { ...spec.limits } } : {}),
   };
 }
 
@@ -179,6 +182,7 @@ function normalizeSwarm(spec: Raw, name: string, context: Context): SwarmSpec {
     agents: normalizeRefList(spec.agents, "Agent", ["spec", "agents"], context),
     instanceKey: spec.instanceKey ?? name,
     policy: mergePolicy(spec.policy ?? {}),
+    ...(spec.budget !== undefined ? { budget: { ...spec.budget } } : {}),
   };
 }
 

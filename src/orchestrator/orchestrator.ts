@@ -15,6 +15,7 @@ import type { TurnOutcome } from "../protocol/turn-outcome.ts";
 import type { Message } from "../protocol/conversation.ts";
 import { processTable, type ProcessInfo } from "../supervision/process-table.ts";
 import type { ApprovalDesk } from "./approvals/approval-desk.ts";
+import type { PermitBroker } from "./limits/permit-broker.ts";
 import type { Instance } from "./instances/instance.ts";
 import { acceptDelivered, resumeUnanswered } from "./instances/resume-unanswered.ts";
 import { instanceRows, type InstanceRow } from "./instances/stored-instances.ts";
@@ -54,6 +55,8 @@ export class Orchestrator implements OrchestratorApi {
   readonly store: Store;
   /** Pending approvals of held tool calls, and people's decisions on them. */
   readonly approvals: ApprovalDesk;
+  /** Budgets and provider pacing of model calls (docs/limits.md). */
+  readonly permits: PermitBroker;
 
   constructor(private readonly options: OrchestratorOptions) {
     this.bundle = options.bundle;
@@ -84,6 +87,7 @@ export class Orchestrator implements OrchestratorApi {
     this.outcomes = wired.outcomes;
     this.newInstance = wired.newInstance;
     this.approvals = wired.approvals;
+    this.permits = wired.permits;
   }
 
   get swarm(): SwarmView {

@@ -15,6 +15,7 @@ import { ProcessPool } from "../supervision/process-pool.ts";
 import type { Store, WriteOptions } from "../store/store.ts";
 import { AgentSpawnRequests } from "./agent-spawn-requests.ts";
 import { ApprovalDesk } from "./approvals/approval-desk.ts";
+import { PermitBroker } from "./limits/permit-broker.ts";
 import { Instance } from "./instances/instance.ts";
 import type { InstanceHooks } from "./instances/instance-options.ts";
 import type { OrchestratorOptions } from "./orchestrator-options.ts";
@@ -52,6 +53,7 @@ export function wireOrchestrator(host: OrchestratorWiring): {
   approvals: ApprovalDesk;
   pool: ProcessPool;
   router: RouterHost;
+  permits: PermitBroker;
   hooks: InstanceHooks;
   newInstance: (agent: string, instanceKey: string) => Instance;
 } {
@@ -106,11 +108,21 @@ export function wireOrchestrator(host: OrchestratorWiring): {
     afterTurn: (requester) =>
       requester.inFlight ? host.waiters.ended(requester.inFlight.event.id) : Promise.resolve(),
   });
+  const permits = new PermitBroker({
+    store: host.store,
+    clock: host.clock,
+    logger: host.logger,
+    bundle: () => host.bundle(),
+    swarmName: () => host.view().name,
+    swarmKey: () => host.view().instanceKey,
+  });
   const hooks: InstanceHooks = {
     turnResult: (instance, entry, result, durable) => outcomes.turnEnded(instance, entry, result, durable),
     poisoned: (instance, entry, cause) => outcomes.givenUp(instance, entry, cause),
     runtimeCall: (instance, call) =>
-      void handleRuntimeCall({ host: router, requester: instance, call }).catch((error: unknown) =>
+      PermitBroker.handles(call)
+        ? void permits.handle(instance, call)
+        : void handleRuntimeCall({ host: router, requester: instance, call }).catch((error: unknown) =>
         host.logger.error({ error: describe(error) }, "runtime call failed"),
       ),
     resultsWaiting: (instance, { count }) =>
@@ -147,5 +159,5 @@ export function wireOrchestrator(host: OrchestratorWiring): {
       logger: host.logger,
       ...(host.options.readyTimeoutMs !== undefined ? { readyTimeoutMs: host.options.readyTimeoutMs } : {}),
     });
-  return { pending, outcomes, approvals, pool, router, hooks, newInstance };
+  return { pending, outcomes, approvals, pool, router, permits, hooks, newInstance };
 }

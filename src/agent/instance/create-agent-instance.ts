@@ -44,6 +44,7 @@ import { RECORD_CASSETTE_ENV, wrapWithRecorder } from "../model/recording-model.
 import { extensionModel } from "../model/extension-model.ts";
 import { ModelPrompt } from "../model/model-prompt.ts";
 import type { StepStream } from "../model/generate-step.ts";
+import type { ModelGate } from "../model/model-gate.ts";
 import type { InstanceLink } from "./instance-link.ts";
 import { linkedRuntimeEvents } from "./linked-runtime-events.ts";
 import type { TurnEnvironment } from "../loop/turn-environment.ts";
@@ -68,6 +69,8 @@ export interface CreateAgentInstanceOptions {
   model?: LanguageModelV3;
   /** Where the text of a streaming Model goes as it comes (the orchestrator, over IPC). Default: nowhere. */
   stream?: StepStream;
+  /** Asks the orchestrator before each model call; used only when a budget or the Model's rateLimit applies. */
+  modelGate?: ModelGate;
 }
 
 export interface CreatedAgentInstance {
@@ -201,6 +204,12 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     now: Date.now,
     sleep: abortableSleep,
     modelTimeoutMs: modelTimeoutMs(agentModel(bundle, agent)),
+    ...(options.modelGate !== undefined &&
+    (agent.spec.budget !== undefined ||
+      swarm.spec.budget !== undefined ||
+      agentModel(bundle, agent).spec.rateLimit !== undefined)
+      ? { modelGate: options.modelGate }
+      : {}),
   };
   const instance = new AgentInstance({ env: turnEnv, pendingResults });
   return {

@@ -15,6 +15,7 @@ import type { StepMiddlewareContext, TurnMiddlewareContext } from "./pipeline-co
 import type { StepResult } from "./turn-result.ts";
 import { assistantData, createMessage, toolResultData } from "../conversation/message-factory.ts";
 import { ModelCallError } from "../model/call-with-retry.ts";
+import { isLimitError } from "./limit-error.ts";
 import { generateStep, type GeneratedStep } from "../model/generate-step.ts";
 import type { ToolCatalogItem } from "../../tools/types.ts";
 import { runToolCalls } from "./run-tool-calls.ts";
@@ -141,7 +142,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
     });
     return result;
   } catch (error) {
-    const code = error instanceof ModelCallError ? error.code : "E_AGENT_STEP_FAILED";
+    const code = error instanceof ModelCallError || isLimitError(error) ? error.code : "E_AGENT_STEP_FAILED";
     env.runtimeEvents.emit({
       type: "step.failed",
       ...base,
@@ -182,6 +183,7 @@ async function callModel(options: {
       sleep: env.sleep,
       now: env.now,
       ...(env.stream === undefined ? {} : { stream: env.stream }),
+      ...(env.modelGate === undefined ? {} : { gate: env.modelGate }),
       onRetry: ({ attempt, delayMs, failure }) => {
         env.logger.warn({ attempt, delayMs, code: failure.code }, "model call failed; retrying");
         env.runtimeEvents.emit({
@@ -213,7 +215,7 @@ async function callModel(options: {
     });
     return step;
   } catch (error) {
-    const code = error instanceof ModelCallError ? error.code : "E_AGENT_STEP_FAILED";
+    const code = error instanceof ModelCallError || isLimitError(error) ? error.code : "E_AGENT_STEP_FAILED";
     env.runtimeEvents.emit({
       type: "model.failed",
       ...span,

@@ -20,6 +20,7 @@ import type { ToolCall, ToolCatalogItem } from "../../tools/types.ts";
 import type { TokenUsage } from "./token-usage.ts";
 import { callWithRetry, type RetryPolicy } from "./call-with-retry.ts";
 import type { ModelFailure } from "./model-failure.ts";
+import type { ModelGate } from "./model-gate.ts";
 import { DEFAULT_MODEL_TIMEOUT_MS, withModelTimeout } from "./model-call-timeout.ts";
 import { readModelStream } from "./read-model-stream.ts";
 
@@ -54,6 +55,8 @@ export interface GenerateStepOptions {
   now: () => number;
   onRetry: (retry: { attempt: number; delayMs: number; failure: ModelFailure }) => void;
   stream?: StepStream;
+  /** Asked before each attempt, and told what the call spent (limits: budgets, provider pacing). */
+  gate?: ModelGate;
 }
 
 function functionTools(catalog: readonly ToolCatalogItem[]): LanguageModelV3FunctionTool[] {
@@ -121,8 +124,13 @@ export async function generateStep(options: GenerateStepOptions): Promise<Genera
     ...(options.retryPolicy === undefined ? {} : { policy: options.retryPolicy }),
     sleep: options.sleep,
     now,
-    onRetry: options.onRetry,
+    onRetry: (retry) => {
+      if (retry.failure.statusCode === 429) options.gate?.report({ throttledMs: retry.delayMs });
+      options.onRetry(retry);
+    },
+    ...(options.gate === undefined ? {} : { beforeAttempt: (attempt: number) => (options.gate as ModelGate).permit(attempt) }),
   });
+  options.gate?.report({ inputTokens: answer.usage.inputTokens, outputTokens: answer.usage.outputTokens });
   return {
     text: answer.content.flatMap((part: LanguageModelV3Content) => (part.type === "text" ? [part.text] : [])).join(""),
     toolCalls: answer.content.flatMap((part: LanguageModelV3Content) =>

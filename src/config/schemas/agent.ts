@@ -1,5 +1,6 @@
 /** The JSON Schema of an Agent document: modelConfig, prompt (or the public `prompts`), tools, extensions. */
 import { envelope, nonEmptyString, ref } from "./common.ts";
+import { agentLimitsSchema, budgetSchema } from "./limits.ts";
 
 const prompt = {
   type: "object",
@@ -42,6 +43,8 @@ export const agentSchema = envelope({
       extensions: { type: "array", items: ref("extensionItem") },
       requiredTools: { type: "array", items: nonEmptyString },
       description: { type: "string" },
+      budget: budgetSchema(["instance", "agent"]),
+      limits: agentLimitsSchema,
     },
   },
 });
