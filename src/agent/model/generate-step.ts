@@ -128,7 +128,9 @@ export async function generateStep(options: GenerateStepOptions): Promise<Genera
       if (retry.failure.statusCode === 429) options.gate?.report({ throttledMs: retry.delayMs });
       options.onRetry(retry);
     },
-    ...(options.gate === undefined ? {} : { beforeAttempt: (attempt: number) => (options.gate as ModelGate).permit(attempt) }),
+    ...(options.gate === undefined
+      ? {}
+      : { beforeAttempt: (attempt: number) => (options.gate as ModelGate).permit(attempt) }),
   });
   options.gate?.report({ inputTokens: answer.usage.inputTokens, outputTokens: answer.usage.outputTokens });
   return {

@@ -35,7 +35,8 @@ export const rateLimitSchema: JsonSchema = {
 
 export const agentLimitsSchema: JsonSchema = {
   type: "object",
-  description: "Resources of the agent's process (cgroup v2 where writable, else rlimits) and wall time per turn and tool call.",
+  description:
+    "Resources of the agent's process (cgroup v2 where writable, else rlimits) and wall time per turn and tool call.",
   additionalProperties: false,
   properties: {
     memoryMb: { ...positiveInteger, description: "MiB of the agent's process and everything it starts." },

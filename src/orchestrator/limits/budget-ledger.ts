@@ -32,9 +32,7 @@ export class BudgetLedger {
   private budgets = new Map<string, AgentBudgets>();
   private readonly cache = new Map<string, BudgetUsage>();
 
-  constructor(
-    private readonly options: { counters: BudgetCounters | undefined; clock: Clock; logger: Logger },
-  ) {}
+  constructor(private readonly options: { counters: BudgetCounters | undefined; clock: Clock; logger: Logger }) {}
 
   /** Reads the bundle's budgets; throws ConfigError when it has some the store cannot keep. */
   configure(bundle: Bundle, swarm?: string): void {
