@@ -16,6 +16,7 @@ import type { Store, WriteOptions } from "../store/store.ts";
 import { AgentSpawnRequests } from "./agent-spawn-requests.ts";
 import { ApprovalDesk } from "./approvals/approval-desk.ts";
 import { PermitBroker } from "./limits/permit-broker.ts";
+import { limitProcess } from "./limits/limit-process.ts";
 import { Instance } from "./instances/instance.ts";
 import type { InstanceHooks } from "./instances/instance-options.ts";
 import type { OrchestratorOptions } from "./orchestrator-options.ts";
@@ -119,12 +120,15 @@ export function wireOrchestrator(host: OrchestratorWiring): {
   const hooks: InstanceHooks = {
     turnResult: (instance, entry, result, durable) => outcomes.turnEnded(instance, entry, result, durable),
     poisoned: (instance, entry, cause) => outcomes.givenUp(instance, entry, cause),
+    limitExceeded: (instance, entry, error) => outcomes.limitExceeded(instance, entry, error),
+    spawned: (instance, pid) =>
+      limitProcess({ bundle: host.bundle(), swarm: host.view().name, agent: instance.agent, pid, logger: host.logger }),
     runtimeCall: (instance, call) =>
       PermitBroker.handles(call)
         ? void permits.handle(instance, call)
         : void handleRuntimeCall({ host: router, requester: instance, call }).catch((error: unknown) =>
-        host.logger.error({ error: describe(error) }, "runtime call failed"),
-      ),
+            host.logger.error({ error: describe(error) }, "runtime call failed"),
+          ),
     resultsWaiting: (instance, { count }) =>
       wakeForResults({
         instance,

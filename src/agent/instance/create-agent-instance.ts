@@ -45,6 +45,7 @@ import { extensionModel } from "../model/extension-model.ts";
 import { ModelPrompt } from "../model/model-prompt.ts";
 import type { StepStream } from "../model/generate-step.ts";
 import type { ModelGate } from "../model/model-gate.ts";
+import { capToolTime } from "./cap-tool-time.ts";
 import type { InstanceLink } from "./instance-link.ts";
 import { linkedRuntimeEvents } from "./linked-runtime-events.ts";
 import type { TurnEnvironment } from "../loop/turn-environment.ts";
@@ -118,10 +119,13 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
   if (recordTo !== undefined && recordTo !== "") model = wrapWithRecorder(model, recordTo);
 
   // Tools and extensions get their config with ValueSources resolved from this child's (scoped) env.
-  const tools = agentTools(bundle, agent).map((tool) =>
-    tool.spec.config === undefined
-      ? tool
-      : { ...tool, spec: { ...tool.spec, config: resolveConfigValues(tool.spec.config, env) as JsonObject } },
+  const tools = capToolTime(
+    agentTools(bundle, agent).map((tool) =>
+      tool.spec.config === undefined
+        ? tool
+        : { ...tool, spec: { ...tool.spec, config: resolveConfigValues(tool.spec.config, env) as JsonObject } },
+    ),
+    agent.spec.limits?.toolCallSeconds,
   );
   const registry = await ToolRegistry.fromResources(tools);
   const { link } = options;
@@ -204,6 +208,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     now: Date.now,
     sleep: abortableSleep,
     modelTimeoutMs: modelTimeoutMs(agentModel(bundle, agent)),
+    ...(agent.spec.limits?.turnSeconds === undefined ? {} : { turnTimeLimitMs: agent.spec.limits.turnSeconds * 1000 }),
     ...(options.modelGate !== undefined &&
     (agent.spec.budget !== undefined ||
       swarm.spec.budget !== undefined ||

@@ -8,6 +8,7 @@
  * step or the turn's end. Model failures throw ModelCallError.
  */
 import { compose } from "../../shared/compose.ts";
+import { UsageError } from "../../shared/errors.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import { newSpanId } from "../../shared/ids.ts";
 import { buildCatalog } from "../../tools/tool-catalog.ts";
@@ -26,6 +27,8 @@ export interface TurnScope {
   eventId: string;
   turnSpanId: string;
   signal: AbortSignal;
+  /** Epoch ms the turn started (Agent `spec.limits.turnSeconds` counts from it). */
+  startedAt?: number;
 }
 
 /** The trace fields of a step's runtime events. */
@@ -82,6 +85,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
   };
 
   const core = async (ctx: StepMiddlewareContext): Promise<StepResult> => {
+    checkTurnTime(env, scope);
     const catalog = ctx.toolCatalog;
     const response = await callModel({ env, scope, base, system: ctx.systemPrompt, catalog });
     const { text, toolCalls, usage } = response;
@@ -151,6 +155,18 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
     });
     throw error;
   }
+}
+
+/** Agent `spec.limits.turnSeconds`: a turn past it makes no further model call (UsageError `E_LIMIT_TURN_TIME`). */
+function checkTurnTime(env: TurnEnvironment, scope: TurnScope): void {
+  const limitMs = env.turnTimeLimitMs;
+  if (limitMs === undefined || scope.startedAt === undefined) return;
+  const elapsed = env.now() - scope.startedAt;
+  if (elapsed > limitMs)
+    throw new UsageError(
+      "E_LIMIT_TURN_TIME",
+      `the turn ran ${Math.round(elapsed / 1000)} s, over spec.limits.turnSeconds (${limitMs / 1000}); no further model call`,
+    );
 }
 
 /** The step's model call, as a span of its own under the step's (`model.completed` / `model.failed`). */

@@ -134,7 +134,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
         }),
       });
     }
-    const scope: TurnScope = { context: ctx, eventId: event.id, turnSpanId, signal };
+    const scope: TurnScope = { context: ctx, eventId: event.id, turnSpanId, signal, startedAt };
     const outcome = { agent: env.agentName, instanceKey: env.instanceKey, eventId: event.id, turnId };
     let lastText = "";
     let next: NextStep = signal.aborted

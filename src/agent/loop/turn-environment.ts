@@ -57,6 +57,8 @@ export interface TurnEnvironment {
   retryPolicy?: Partial<RetryPolicy>;
   /** Asked before each model call when limits apply (budgets, provider pacing); absent: no limits, no round trip. */
   modelGate?: ModelGate;
+  /** Agent `spec.limits.turnSeconds` in ms: past it, the turn makes no further model call (`E_LIMIT_TURN_TIME`). */
+  turnTimeLimitMs?: number;
   /** Deadline of one model call (Model `options.timeoutMs`); default 120000. */
   modelTimeoutMs?: number;
   ids: IdGenerator;

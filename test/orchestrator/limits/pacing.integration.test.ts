@@ -11,7 +11,12 @@ import { loadBundleOrThrow } from "../../../src/config/load-bundle.ts";
 import { Orchestrator } from "../../../src/orchestrator/orchestrator.ts";
 import { bunProcessSpawner } from "../../../src/supervision/process-spawner.ts";
 import { useCleanups } from "../../helpers/cleanups.ts";
-import { startLoopbackLlm, toolResults, type LoopbackLlmOptions } from "../../helpers/loopback-llm.ts";
+import {
+  startLoopbackLlm,
+  toolResults,
+  type LoopbackLlmOptions,
+  type LoopbackResponder,
+} from "../../helpers/loopback-llm.ts";
 import { writeLimitsBundle } from "../../fixtures/limits/limits-bundle.ts";
 
 const defer = useCleanups();
@@ -38,7 +43,7 @@ async function setup(options: { rateLimit: string; respond: LoopbackLlmOptions["
 
 /** Calls the step tool until it has `steps` results, then answers. */
 const loop =
-  (steps: number): LoopbackLlmOptions["respond"] =>
+  (steps: number): LoopbackResponder =>
   (request) =>
     toolResults(request).length < steps ? { toolCalls: [{ name: "work__step", args: {} }] } : { text: "done" };
 
