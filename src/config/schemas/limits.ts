@@ -13,10 +13,9 @@ export const BUDGET_PERIOD_PATTERN = "^[1-9][0-9]*[mhd]$";
 export const budgetSchema = (per: readonly string[]): JsonSchema => ({
   type: "object",
   description:
-    "Tokens and US dollars allowed per period (fixed UTC windows); a model call past it ends the turn with E_BUDGET_EXCEEDED.",
+    "Tokens and/or US dollars allowed per period (fixed UTC windows); a model call past it ends the turn with E_BUDGET_EXCEEDED.",
   required: ["period"],
   additionalProperties: false,
-  anyOf: [{ required: ["tokens"] }, { required: ["costUsd"] }],
   properties: {
     tokens: { ...positiveInteger, description: "Input + output tokens per period." },
     costUsd: { ...positiveNumber, description: "US dollars per period, at the Model's prices." },
@@ -29,7 +28,6 @@ export const rateLimitSchema: JsonSchema = {
   type: "object",
   description: "Provider pacing shared by every process of this Model.",
   additionalProperties: false,
-  anyOf: [{ required: ["requestsPerMinute"] }, { required: ["tokensPerMinute"] }],
   properties: { requestsPerMinute: positiveNumber, tokensPerMinute: positiveInteger },
 };
 

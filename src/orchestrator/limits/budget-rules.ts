@@ -57,5 +57,7 @@ export function budgetRules(bundle: Bundle, swarmName?: string): Map<string, Age
 }
 
 function rule(scope: BudgetRule["scope"], budget: BudgetSpec, where: string): BudgetRule {
+  if (budget.tokens === undefined && budget.costUsd === undefined)
+    throw new ConfigError("E_CONFIG_BUDGET_EMPTY", `${where}: expected tokens or costUsd (or both), got neither`);
   return { scope, budget, periodMs: periodMs(budget.period, `${where}.period`), where };
 }
