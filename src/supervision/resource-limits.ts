@@ -45,7 +45,7 @@ export function limitSupport(root = CGROUP_ROOT): LimitSupport {
   const parent = cgroupParent(root);
   return "path" in parent
     ? { mechanism: "cgroup-v2", detail: `cgroup v2 groups under ${parent.path}` }
-    : { mechanism: "rlimit", detail: `${parent.reason}: rlimits and a /proc watchdog` };
+    : { mechanism: "rlimit", detail: parent.reason };
 }
 
 export const hasProcessLimits = (limits: ProcessLimits | undefined): limits is ProcessLimits =>
