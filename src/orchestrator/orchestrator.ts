@@ -16,6 +16,7 @@ import type { Message } from "../protocol/conversation.ts";
 import { processTable, type ProcessInfo } from "../supervision/process-table.ts";
 import type { ApprovalDesk } from "./approvals/approval-desk.ts";
 import type { PermitBroker } from "./limits/permit-broker.ts";
+import type { BudgetStatus } from "./limits/budget-ledger.ts";
 import type { Instance } from "./instances/instance.ts";
 import { acceptDelivered, resumeUnanswered } from "./instances/resume-unanswered.ts";
 import { instanceRows, type InstanceRow } from "./instances/stored-instances.ts";
@@ -88,6 +89,10 @@ export class Orchestrator implements OrchestratorApi {
     this.newInstance = wired.newInstance;
     this.approvals = wired.approvals;
     this.permits = wired.permits;
+  }
+
+  budgets(): Promise<BudgetStatus[]> {
+    return this.permits.budgets();
   }
 
   get swarm(): SwarmView {

@@ -13,6 +13,8 @@ import { bunProcessSpawner } from "../../../src/supervision/process-spawner.ts";
 import { useCleanups } from "../../helpers/cleanups.ts";
 import { startLoopbackLlm } from "../../helpers/loopback-llm.ts";
 import { writeLimitsBundle } from "../../fixtures/limits/limits-bundle.ts";
+import { budgetTable } from "../../../src/cli/operator/budget-table.ts";
+import { SwarmMetrics } from "../../../src/observability/swarm-metrics.ts";
 
 const defer = useCleanups();
 const childEnv = { LOOPBACK_API_KEY: "test-key", GOONDAN_LOG_LEVEL: "warn" };
@@ -64,6 +66,15 @@ describe("spec.budget", () => {
       { scope: "instance", subject: "looper/limits", tokens: 120, limitTokens: 100 },
       { scope: "instance", subject: "looper/other", tokens: 120, limitTokens: 100 },
     ]);
+
+    // `goondan ps` prints them under the process table, and /metrics sums them by agent.
+    const table = budgetTable(shown);
+    expect(table).toContain("looper/other");
+    expect(table).toContain("120/100 (120%)");
+    const metrics = new SwarmMetrics({ processes: () => [], budgets: () => orchestrator.budgets() });
+    const scraped = await metrics.registry.metrics();
+    expect(scraped).toContain('goondan_budget_tokens_used{scope="instance",agent="looper",period="86400s"} 240');
+    expect(scraped).toContain('goondan_budget_exhausted{scope="instance",agent="looper",period="86400s"} 2');
 
     // The counters are in the store: a restarted orchestrator refuses the call too.
     await orchestrator.shutdown({ reason: "restart", gracePeriodMs: 1000 });
