@@ -7,7 +7,7 @@
  * pauses the Model after a 429. The bundle is read again whenever the orchestrator's current one changes (a reload).
  */
 import { agentModel, selectSwarm, swarmAgents } from "../../config/resolve.ts";
-import type { Bundle, ModelRateLimit } from "../../config/types.ts";
+import type { AgentResource, Bundle, ModelRateLimit, ModelResource } from "../../config/types.ts";
 import type { ChildToParent, ParentToChild } from "../../protocol/ipc-messages.ts";
 import type { ModelPermitGrant } from "../../protocol/model-permit.ts";
 import type { Clock } from "../../shared/clock.ts";
@@ -107,7 +107,8 @@ export class PermitBroker {
     const modelOf = new Map<string, string>();
     const paced = new Map<string, ModelRateLimit>();
     for (const agent of swarmAgents(bundle, selectSwarm(bundle, swarmName))) {
-      const model = agentModel(bundle, agent);
+      const model = modelOrUndefined(bundle, agent);
+      if (model === undefined) continue;
       modelOf.set(agent.metadata.name, model.metadata.name);
       if (model.spec.rateLimit !== undefined) paced.set(model.metadata.name, model.spec.rateLimit);
     }
@@ -122,5 +123,14 @@ export class PermitBroker {
     }
     this.modelOf = modelOf;
     this.configured = bundle;
+  }
+}
+
+/** The agent's Model; undefined for a bundle built by hand without it (its children never ask for a permit). */
+function modelOrUndefined(bundle: Bundle, agent: AgentResource): ModelResource | undefined {
+  try {
+    return agentModel(bundle, agent);
+  } catch {
+    return undefined;
   }
 }
