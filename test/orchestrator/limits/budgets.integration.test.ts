@@ -28,7 +28,7 @@ describe("spec.budget", () => {
         usage: { promptTokens: 30, completionTokens: 10 },
       },
     });
-    const dir = writeLimitsBundle({ endpoint: llm.url, agent: "budget: { tokens: 100, period: 1d }" });
+    const dir = writeLimitsBundle({ endpoint: llm.url, agent: "budget: { tokens: 100, period: 30d }" });
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-budget-"));
     const bundle = await loadBundleOrThrow(dir);
     const start = () =>
@@ -73,8 +73,8 @@ describe("spec.budget", () => {
     expect(table).toContain("120/100 (120%)");
     const metrics = new SwarmMetrics({ processes: () => [], budgets: () => orchestrator.budgets() });
     const scraped = await metrics.registry.metrics();
-    expect(scraped).toContain('goondan_budget_tokens_used{scope="instance",agent="looper",period="86400s"} 240');
-    expect(scraped).toContain('goondan_budget_exhausted{scope="instance",agent="looper",period="86400s"} 2');
+    expect(scraped).toContain('goondan_budget_tokens_used{scope="instance",agent="looper",period="2592000s"} 240');
+    expect(scraped).toContain('goondan_budget_exhausted{scope="instance",agent="looper",period="2592000s"} 2');
 
     // The counters are in the store: a restarted orchestrator refuses the call too.
     await orchestrator.shutdown({ reason: "restart", gracePeriodMs: 1000 });
