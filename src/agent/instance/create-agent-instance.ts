@@ -149,6 +149,12 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     ids: newId,
     now: Date.now,
   });
+  // Only when a budget or the Model's rateLimit applies: otherwise a model call costs no round trip.
+  const limited =
+    agent.spec.budget !== undefined ||
+    swarm.spec.budget !== undefined ||
+    agentModel(bundle, agent).spec.rateLimit !== undefined;
+  const modelGate = limited ? options.modelGate : undefined;
   await loadExtensions({
     approvals,
     extensions: agentExtensions(bundle, agent).map((use) => ({
@@ -178,6 +184,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
       params: agent.spec.modelConfig.params ?? {},
       timeoutMs: modelTimeoutMs(agentModel(bundle, agent)),
       logger,
+      ...(modelGate === undefined ? {} : { gate: modelGate }),
     }),
   });
 
@@ -209,12 +216,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     sleep: abortableSleep,
     modelTimeoutMs: modelTimeoutMs(agentModel(bundle, agent)),
     ...(agent.spec.limits?.turnSeconds === undefined ? {} : { turnTimeLimitMs: agent.spec.limits.turnSeconds * 1000 }),
-    ...(options.modelGate !== undefined &&
-    (agent.spec.budget !== undefined ||
-      swarm.spec.budget !== undefined ||
-      agentModel(bundle, agent).spec.rateLimit !== undefined)
-      ? { modelGate: options.modelGate }
-      : {}),
+    ...(modelGate === undefined ? {} : { modelGate }),
   };
   const instance = new AgentInstance({ env: turnEnv, pendingResults });
   return {
