@@ -70,4 +70,22 @@ describe("the /proc watchdog", () => {
     await child.exited;
     expect(releaseLimits(child.pid)?.code).toBe("E_LIMIT_MEMORY");
   }, 30_000);
+
+  it("kills a process tree that runs more processes than maxProcesses", async () => {
+    const root = mkdtempSync(join(tmpdir(), "goondan-cgroup-"));
+    defer(() => rmSync(root, { recursive: true, force: true }));
+    const child = Bun.spawn(["sh", "-c", "for i in 1 2 3 4 5 6; do sleep 30 & done; wait"]);
+    applyLimits(child.pid, { maxProcesses: 4 }, { cgroupRoot: root, intervalMs: 50 });
+    await child.exited;
+    expect(releaseLimits(child.pid)?.code).toBe("E_LIMIT_PROCESSES");
+  }, 30_000);
+
+  it("leaves a tree within its limits alone and says nothing when it ends", async () => {
+    const root = mkdtempSync(join(tmpdir(), "goondan-cgroup-"));
+    defer(() => rmSync(root, { recursive: true, force: true }));
+    const child = Bun.spawn(["sh", "-c", "sleep 0.5"]);
+    applyLimits(child.pid, { memoryMb: 256, maxProcesses: 8 }, { cgroupRoot: root, intervalMs: 50 });
+    await child.exited;
+    expect(releaseLimits(child.pid)).toBeUndefined();
+  }, 30_000);
 });

@@ -18,7 +18,7 @@ import type {
 import type { ModelParams } from "../../config/types.ts";
 import type { ToolCall, ToolCatalogItem } from "../../tools/types.ts";
 import type { TokenUsage } from "./token-usage.ts";
-import { callWithRetry, type RetryPolicy } from "./call-with-retry.ts";
+import { callWithRetry, ModelCallError, type RetryPolicy } from "./call-with-retry.ts";
 import type { ModelFailure } from "./model-failure.ts";
 import type { ModelGate } from "./model-gate.ts";
 import { DEFAULT_MODEL_TIMEOUT_MS, withModelTimeout } from "./model-call-timeout.ts";
@@ -94,7 +94,7 @@ export async function generateStep(options: GenerateStepOptions): Promise<Genera
     ...(params.maxTokens === undefined ? {} : { maxOutputTokens: params.maxTokens }),
   };
   let handedOver = false;
-  const answer = await callWithRetry({
+  const attempts = callWithRetry({
     call: () => {
       if (handedOver) options.stream?.restarted();
       handedOver = false;
@@ -131,6 +131,12 @@ export async function generateStep(options: GenerateStepOptions): Promise<Genera
     ...(options.gate === undefined
       ? {}
       : { beforeAttempt: (attempt: number) => (options.gate as ModelGate).permit(attempt) }),
+  });
+  const answer = await attempts.catch((error: unknown) => {
+    // A call that gave up on a 429 (retries exhausted, a Retry-After too long) still pauses the Model's other calls.
+    if (error instanceof ModelCallError && error.failure.statusCode === 429)
+      options.gate?.report({ throttledMs: error.failure.retryAfterMs ?? 1000 });
+    throw error;
   });
   options.gate?.report({ inputTokens: answer.usage.inputTokens, outputTokens: answer.usage.outputTokens });
   return {
