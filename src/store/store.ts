@@ -115,7 +115,7 @@ export interface BudgetCounter extends BudgetCounterKey, BudgetUsage {}
 export interface BudgetCounters {
   /** The counter's usage so far (zero when nothing was counted). */
   usage(key: BudgetCounterKey): Promise<BudgetUsage>;
-  /** Adds to the counter; resolves once durable. */
+  /** Adds to the counter; resolves once written (an ordered store syncs it with the next synced write: the turn's commit). */
   add(key: BudgetCounterKey, usage: BudgetUsage): Promise<void>;
   /** The counters of the swarm (every swarm when absent) whose window ends after `activeAt` (epoch ms). */
   list(options: { swarm?: string; activeAt: number }): Promise<BudgetCounter[]>;

@@ -76,7 +76,7 @@ export class BudgetLedger {
     }
   }
 
-  /** Counts a call's tokens (and their cost) against every budget of the caller; resolves once durable. */
+  /** Counts a call's tokens (and their cost) against every budget of the caller; resolves once written. */
   async record(caller: BudgetCaller, usage: { inputTokens: number; outputTokens: number }): Promise<void> {
     const budgets = this.budgets.get(caller.agent);
     const counters = this.options.counters;

@@ -56,16 +56,22 @@ export class SqliteBudgetCounters implements BudgetCounters {
     return { tokens: row?.tokens ?? 0, costUsd: row?.cost_usd ?? 0 };
   }
 
+  /**
+   * Not synced on its own (`sync: false`): the log is ordered, so the turn's commit that follows makes it durable with
+   * it; a machine crash before that loses the count of a call whose turn is redone anyway.
+   */
   add(key: BudgetCounterKey, usage: BudgetUsage): Promise<void> {
-    return this.batch.durable(() =>
-      this.db
-        .query(
-          `INSERT INTO budget_usage (swarm, scope, subject, period_ms, window_start, tokens, cost_usd)
+    return this.batch.durable(
+      () =>
+        this.db
+          .query(
+            `INSERT INTO budget_usage (swarm, scope, subject, period_ms, window_start, tokens, cost_usd)
            VALUES (:swarm, :scope, :subject, :period, :start, :tokens, :cost)
            ON CONFLICT (swarm, scope, subject, period_ms, window_start)
            DO UPDATE SET tokens = tokens + excluded.tokens, cost_usd = cost_usd + excluded.cost_usd`,
-        )
-        .run({ ...params(key), tokens: usage.tokens, cost: usage.costUsd }),
+          )
+          .run({ ...params(key), tokens: usage.tokens, cost: usage.costUsd }),
+      { sync: false },
     );
   }
 
