@@ -13,6 +13,7 @@ import { missingEnvIssues } from "../../config/value-source.ts";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { isGoondanError } from "../../shared/errors.ts";
 import { PidNamespaceSandbox } from "../../tools/pid-namespace-sandbox.ts";
+import { limitSupport, type LimitSupport } from "../../supervision/resource-limits.ts";
 import { EXIT, type CliCommand } from "../command.ts";
 import { API_FLAGS, apiTarget, callApi } from "../operator/api-client.ts";
 
@@ -157,6 +158,17 @@ export async function checkIsolation(sandbox: PidNamespaceSandbox = new PidNames
   }
 }
 
+/** Says what holds an Agent's `spec.limits` on this machine (docs/limits.md#resource-limits). */
+export function checkLimits(support: LimitSupport = limitSupport()): Check {
+  return support.mechanism === "cgroup-v2"
+    ? { name: "limits", outcome: "ok", detail: `agent spec.limits are held by ${support.detail}` }
+    : {
+        name: "limits",
+        outcome: "warn",
+        detail: `agent spec.limits are held by rlimits (open files), a lower priority (cpu) and a /proc watchdog (memory, processes): ${support.detail}`,
+      };
+}
+
 export const command: CliCommand = {
   name: "doctor",
   summary: "check Bun, the bundle, the env vars it needs, the state root, the API port and bash isolation",
@@ -177,6 +189,7 @@ export const command: CliCommand = {
       checkStateRoot(stateRoot),
       await checkPort({ flags, env: io.env }),
       await checkIsolation(),
+      checkLimits(),
     ];
     for (const check of checks) io.stdout(`${MARK[check.outcome]}  ${check.name.padEnd(10)} ${check.detail}\n`);
     const failed = checks.filter((check) => check.outcome === "fail");
