@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { startLoopbackLlm } from "../test/helpers/loopback-llm.ts";
 import { startGoondanRun } from "../test/helpers/goondan-process.ts";
 import { flag } from "./support/flag.ts";
+import { processTreeCpuMs } from "./support/process-cpu.ts";
 import { percentile } from "./support/percentile.ts";
 import { processTree, rssKb } from "./support/process-tree.ts";
 
@@ -139,14 +140,20 @@ try {
   await turn("warm");
   const firstMs: number[] = [];
   const warmMs: number[] = [];
+  const cpu = { first: 0, warm: 0 };
+  const timedCpu = async (into: "first" | "warm", key: string, times: number[]): Promise<void> => {
+    const before = processTreeCpuMs(daemon.proc.pid);
+    times.push(await turn(key));
+    cpu[into] += processTreeCpuMs(daemon.proc.pid) - before;
+  };
   for (let i = 0; i < PLACEMENTS && performance.now() < deadline + 60_000; i += 1) {
-    firstMs.push(await turn(`placed-${i}`));
-    warmMs.push(await turn("warm"));
+    await timedCpu("first", `placed-${i}`, firstMs);
+    await timedCpu("warm", "warm", warmMs);
   }
   const first = percentile(firstMs, 50);
   const warm = percentile(warmMs, 50);
   console.log(
-    `  placing an instance (${firstMs.length} new instances, one at a time): first request p50 ${first.toFixed(2)} ms, warm request p50 ${warm.toFixed(2)} ms, placement ${(first - warm).toFixed(2)} ms (first/warm ${(first / warm).toFixed(2)}x)`,
+    `  placing an instance (${firstMs.length} new instances, one at a time): first request p50 ${first.toFixed(2)} ms, warm request p50 ${warm.toFixed(2)} ms, placement ${(first - warm).toFixed(2)} ms (first/warm ${(first / warm).toFixed(2)}x); CPU of goondan's processes per request: first ${(cpu.first / firstMs.length).toFixed(1)} ms, warm ${(cpu.warm / warmMs.length).toFixed(1)} ms (${(cpu.first / Math.max(cpu.warm, 1)).toFixed(2)}x)`,
   );
 } finally {
   clearInterval(clearing);
