@@ -15,6 +15,9 @@ import { z } from "zod";
 import { flag } from "../support/flag.ts";
 import { runPeer, type Conversation } from "./peer-harness.ts";
 
+// Mastra's usage telemetry is sent only through a `Mastra` instance, which this script does not build; off anyway.
+process.env.MASTRA_TELEMETRY_DISABLED ??= "1";
+
 const model = { id: "loopback/loopback-model", url: flag("url", ""), apiKey: "loopback" } as const;
 
 const echo = createTool({
