@@ -83,7 +83,17 @@ export class PidNamespaceSandbox {
    * The argv and environment that run `argv` inside the namespace in `cwd` with exactly `env`; spawn it as
    * its own process group like any command. `{isolated: false, reason}` when no namespace can be had.
    */
-  async enter(options: { argv: string[]; cwd: string; env: Record<string, string> }): Promise<SandboxEntry> {
+  async enter(options: {
+    argv: string[];
+    cwd: string;
+    env: Record<string, string>;
+    /**
+     * Hand `env` over as the spawned process's environment (protected like any process's) rather than on the
+     * command line of the entry (readable by every user in /proc/<pid>/cmdline): for secrets such as an MCP
+     * server's tokens. Default false (bash: only values the model wrote).
+     */
+    passEnvironment?: boolean;
+  }): Promise<SandboxEntry> {
     const holder = await this.ensure();
     if (typeof holder === "string") return { isolated: false, reason: holder };
     const { helpers, root, proc } = holder;
@@ -91,7 +101,7 @@ export class PidNamespaceSandbox {
       isolated: true,
       description: describeProfile({ root, profile: this.options }),
       argv: enterArgv({ helpers, root, pid: proc.pid, profile: this.options, ...options }),
-      env: { PATH: HELPER_PATH },
+      env: options.passEnvironment === true ? options.env : { PATH: HELPER_PATH },
     };
   }
 

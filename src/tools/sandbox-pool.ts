@@ -47,10 +47,12 @@ export async function sandboxCommand(options: {
   sandbox: PidNamespaceSandbox;
   setting: IsolationSetting;
   command: SandboxedCommand;
+  /** See PidNamespaceSandbox.enter. */
+  passEnvironment?: boolean;
 }): Promise<SandboxDecision> {
   const { setting, command } = options;
   if (setting === "none") return { kind: "unisolated", command };
-  const entry = await options.sandbox.enter(command);
+  const entry = await options.sandbox.enter({ ...command, passEnvironment: options.passEnvironment === true });
   if (entry.isolated)
     return {
       kind: "isolated",

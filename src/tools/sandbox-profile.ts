@@ -127,9 +127,12 @@ export function enterArgv(options: {
   argv: string[];
   cwd: string;
   env: Record<string, string>;
+  /** The variables come in the process's own environment: `env -i` is left out. */
+  passEnvironment?: boolean;
 }): string[] {
   const { helpers, root, pid, profile } = options;
   const variables = Object.entries(options.env).map(([name, value]) => `${name}=${value}`);
+  const environment = options.passEnvironment === true ? [] : [helpers.env, "-i", ...variables];
   const bare = (profile.capabilities ?? "container") === "none";
   const privileges = root
     ? [helpers.setpriv, ...(bare ? ["--no-new-privs"] : []), "--bounding-set", bare ? "-all" : CONTAINER_CAPABILITIES]
@@ -146,9 +149,7 @@ export function enterArgv(options: {
     `--wd=${options.cwd}`,
     "--",
     ...(privileges.length > 0 ? [...privileges, "--"] : []),
-    helpers.env,
-    "-i",
-    ...variables,
+    ...environment,
     // A command path holding "=" would read as a variable to env: hand argv to a shell that execs it.
     helpers.shell,
     "-c",
