@@ -10,7 +10,7 @@ import { describe, expect, it } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { useCleanups } from "../../helpers/cleanups.ts";
 import { startGoondanRun } from "../../helpers/goondan-process.ts";
 import { lastUserText, startLoopbackLlm, toolResults, type LoopbackRequest } from "../../helpers/loopback-llm.ts";
@@ -82,6 +82,17 @@ describe.skipIf(!onLinux)("the processes a bundle starts, run as attackers under
         const text = lastUserText(request);
         if (text === "mcp") return { toolCalls: [{ name: "attacker__probe", args: { ...targets } }] };
         if (text === "bash") return { toolCalls: [{ name: "bash__exec", args: { command: curl(targets!.port) } }] };
+        if (text === "bashfiles")
+          return {
+            toolCalls: [
+              {
+                name: "bash__exec",
+                args: {
+                  command: `cat ${targets!.files.join(" ")} 2>&1; ls -A ${JSON.stringify(dirname(targets!.files[0]!))}; echo mine > kept.txt && cat kept.txt && pwd`,
+                },
+              },
+            ],
+          };
         if (text === "hostshell")
           return { toolCalls: [{ name: "hostshell__exec", args: { command: curl(targets!.port) } }] };
         return { text: `unscripted: ${text}` };
@@ -158,6 +169,13 @@ describe.skipIf(!onLinux)("the processes a bundle starts, run as attackers under
     // bash: no network by default; the machine's with network: host.
     expect(await ask("bash")).toMatch(/http=000 exit=7/);
     expect(await ask("hostshell")).toMatch(/http=200 exit=0/);
+    // bash sees the instance's own workdir, and nothing else of the state root.
+    const files = await ask("bashfiles");
+    for (const file of targets.files) expect(files).toContain(`cat: ${file}: No such file or directory`);
+    expect(files).toContain("workspaces\\n"); // the only entry: the path down to the workdir
+    expect(files).toMatch(/mine\\n\/.*\/workdir\\n/);
+    const workdir = /mine\\n(\/[^\\]*\/workdir)\\n/.exec(files)?.[1];
+    expect(readFileSync(join(workdir!, "kept.txt"), "utf8")).toBe("mine\n");
     expect(llm.unexpected).toEqual([]);
   }, 90_000);
 });
