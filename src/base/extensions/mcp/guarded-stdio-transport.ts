@@ -41,9 +41,16 @@ export interface GuardedStdioOptions {
   logger: Logger;
   /** Run the server in a sandbox of its own (absent: as is, for tests of the transport alone). */
   sandbox?: McpSandboxSpec;
+  /** Where the sandbox looks for unshare and its kin (tests of a machine without them); default the system's. */
+  sandboxHelperPath?: string;
 }
 
 let warnedUnisolated = false;
+
+/** Forgets that the unisolated warning was given (tests). */
+export function resetUnisolatedWarning(): void {
+  warnedUnisolated = false;
+}
 
 type ServerProcess = Bun.Subprocess<"pipe", "pipe", "pipe">;
 
@@ -101,6 +108,7 @@ export class GuardedStdioTransport implements Transport {
       network: spec.network,
       capabilities: "none",
       ...(spec.hide === undefined ? {} : { hide: spec.hide }),
+      ...(this.options.sandboxHelperPath === undefined ? {} : { helperPath: this.options.sandboxHelperPath }),
     });
     const decision = await sandboxCommand({
       sandbox: this.sandbox,
