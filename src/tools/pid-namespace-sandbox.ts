@@ -28,6 +28,7 @@ import {
   describeProfile,
   enterArgv,
   holderArgv,
+  launcherArgv,
   setupEnv,
   type SandboxHelpers,
   type SandboxProfile,
@@ -102,6 +103,25 @@ export class PidNamespaceSandbox {
       description: describeProfile({ root, profile: this.options }),
       argv: enterArgv({ helpers, root, pid: proc.pid, profile: this.options, ...options }),
       env: options.passEnvironment === true ? options.env : { PATH: HELPER_PATH },
+    };
+  }
+
+  /**
+   * Whether a process can be started in a sandbox of this profile here (a holder is started, set up, and stopped
+   * again), and the argv prefix that starts one in a sandbox of its own (launcherArgv); a reason when it cannot.
+   */
+  async launcher(): Promise<
+    { isolated: true; argv: string[]; description: string } | { isolated: false; reason: string }
+  > {
+    const holder = await this.ensure();
+    this.stop();
+    if (typeof holder === "string") return { isolated: false, reason: holder };
+    const { helpers, root } = holder;
+    const profile = { ...this.options, capabilities: "none" as const };
+    return {
+      isolated: true,
+      argv: launcherArgv({ helpers, root, profile }),
+      description: describeProfile({ root, profile }),
     };
   }
 

@@ -159,6 +159,71 @@ export function enterArgv(options: {
   ];
 }
 
+/** `value` as one word for /bin/sh. */
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * An argv prefix that starts one long-lived process (a connector child) in a sandbox of its own, with no holder:
+ * the process becomes the namespace's pid 1, ends with the namespace (and with its parent: parent-death signal),
+ * and keeps the environment, the file descriptors (its IPC channel) and the stdio it was given. Always without
+ * capabilities and new privileges.
+ */
+export function launcherArgv(options: { helpers: SandboxHelpers; root: boolean; profile: SandboxProfile }): string[] {
+  const { helpers, root, profile } = options;
+  const net = (profile.network ?? "none") === "none" ? ["--net"] : [];
+  const assignments = Object.entries(setupEnv({ root, profile })).map(
+    ([name, value]) => `${name}=${shellQuote(value)}`,
+  );
+  const script = [...assignments, SETUP_SCRIPT, 'exec "$@"'].join("\n");
+  const drop = root
+    ? [helpers.setpriv, "--no-new-privs", "--bounding-set", "-all", "--"]
+    : [helpers.setpriv, "--no-new-privs", "--"];
+  const pidNamespace = ["--pid", "--fork", "--mount-proc", "--propagation", "slave", "--kill-child"];
+  if (root)
+    return [
+      helpers.setpriv,
+      "--pdeathsig",
+      "KILL",
+      helpers.unshare,
+      ...net,
+      ...pidNamespace,
+      "--",
+      helpers.shell,
+      "-c",
+      script,
+      SANDBOX_NAME,
+      ...drop,
+    ];
+  const uid = String(process.getuid?.() ?? 0);
+  const gid = String(process.getgid?.() ?? 0);
+  return [
+    helpers.setpriv,
+    "--pdeathsig",
+    "KILL",
+    helpers.unshare,
+    "--user",
+    "--map-root-user",
+    "--mount",
+    "--propagation",
+    "slave",
+    "--",
+    helpers.shell,
+    "-c",
+    script,
+    SANDBOX_NAME,
+    helpers.unshare,
+    "--user",
+    `--map-user=${uid}`,
+    `--map-group=${gid}`,
+    ...net,
+    ...pidNamespace,
+    "--",
+    ...drop,
+  ];
+}
+
 export function describeProfile(options: { root: boolean; profile: SandboxProfile }): string {
   const { root, profile } = options;
   const parts = [

@@ -172,7 +172,8 @@ function isDirectory(path: string): boolean {
 
 export const command: CliCommand = {
   name: "doctor",
-  summary: "check Bun, the bundle, the env vars it needs, the state root, the API port and the sandbox of bash and MCP servers",
+  summary:
+    "check Bun, the bundle, the env vars it needs, the state root, the API port and the sandbox of bash and MCP servers",
   usage: "goondan doctor [bundle] [--swarm NAME] [--state-root DIR] [--port N]",
   maxPositionals: 1,
   bundleEnv: true,
