@@ -150,12 +150,12 @@ export async function checkIsolation(sandbox?: PidNamespaceSandbox, stateRoot?: 
       ? {
           name: "isolation",
           outcome: "ok",
-          detail: `bash tool commands run in their ${probe.description}; MCP stdio servers each in one of their own, without capabilities; network only where a Tool's or server's config says network: host. Other processes and their secrets, the state root and the daemon's API are out of reach`,
+          detail: `bash tool commands run in their ${probe.description}; MCP stdio servers and connectors each in one of their own, without capabilities; network only where a Tool, MCP server or Connector says network: host. Other processes and their secrets, the state root and the daemon's API are out of reach`,
         }
       : {
           name: "isolation",
           outcome: "warn",
-          detail: `bash tool commands and MCP stdio servers run WITHOUT a sandbox (${probe.reason}): they can read the environment of this user's unprotected processes, such as the node launcher of npx goondan run, which hold the model API keys and GOONDAN_API_TOKEN, read the state root (goondan.db) and reach the daemon's API on 127.0.0.1; run goondan where unshare works, or set isolation: required to refuse (see docs/threat-model.md)`,
+          detail: `bash tool commands, MCP stdio servers and connectors run WITHOUT a sandbox (${probe.reason}): they can read the environment of this user's unprotected processes, such as the node launcher of npx goondan run, which hold the model API keys and GOONDAN_API_TOKEN, read the state root (goondan.db) and reach the daemon's API on 127.0.0.1; run goondan where unshare works, or set isolation: required to refuse (see docs/threat-model.md)`,
         };
   } finally {
     probed.stop();
