@@ -53,13 +53,27 @@ export type SandboxEntry =
   | { isolated: false; reason: string };
 
 function findHelpers(searchPath: string): SandboxHelpers | string {
-  const found: Partial<SandboxHelpers> = {};
+  const found: Partial<Record<"unshare" | "nsenter" | "setpriv" | "env", string>> = {};
   for (const name of ["unshare", "nsenter", "setpriv", "env"] as const) {
     const path = Bun.which(name, { PATH: searchPath });
     if (path === null) return `${name} (util-linux / coreutils) is not installed`;
     found[name] = path;
   }
-  return { ...(found as Omit<SandboxHelpers, "shell">), shell: "/bin/sh" };
+  const helpers = found as Record<"unshare" | "nsenter" | "setpriv" | "env", string>;
+  return { ...helpers, shell: "/bin/sh", mapUser: knowsMapUser(helpers.unshare) };
+}
+
+const mapUserSupport = new Map<string, boolean>();
+
+/** Whether `unshare --help` lists --map-user (asked once per binary). */
+function knowsMapUser(unshare: string): boolean {
+  let known = mapUserSupport.get(unshare);
+  if (known === undefined) {
+    const help = Bun.spawnSync([unshare, "--help"], { env: { PATH: HELPER_PATH }, stdout: "pipe", stderr: "ignore" });
+    known = help.stdout.toString().includes("--map-user");
+    mapUserSupport.set(unshare, known);
+  }
+  return known;
 }
 
 export interface PidNamespaceSandboxOptions extends SandboxProfile {
@@ -77,7 +91,10 @@ export class PidNamespaceSandbox {
     const holder = await this.ensure();
     return typeof holder === "string"
       ? { isolated: false, reason: holder }
-      : { isolated: true, description: describeProfile({ root: holder.root, profile: this.options }) };
+      : {
+          isolated: true,
+          description: describeProfile({ helpers: holder.helpers, root: holder.root, profile: this.options }),
+        };
   }
 
   /**
@@ -100,7 +117,7 @@ export class PidNamespaceSandbox {
     const { helpers, root, proc } = holder;
     return {
       isolated: true,
-      description: describeProfile({ root, profile: this.options }),
+      description: describeProfile({ helpers, root, profile: this.options }),
       argv: enterArgv({ helpers, root, pid: proc.pid, profile: this.options, ...options }),
       env: options.passEnvironment === true ? options.env : { PATH: HELPER_PATH },
     };
@@ -121,7 +138,7 @@ export class PidNamespaceSandbox {
     return {
       isolated: true,
       argv: launcherArgv({ helpers, root, profile }),
-      description: describeProfile({ root, profile }),
+      description: describeProfile({ helpers, root, profile }),
     };
   }
 

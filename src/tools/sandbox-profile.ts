@@ -64,6 +64,16 @@ export interface SandboxHelpers {
   setpriv: string;
   env: string;
   shell: string;
+  /** Whether this unshare knows --map-user (util-linux 2.38+), which the non-root state-root hiding needs. */
+  mapUser: boolean;
+}
+
+/**
+ * Without root and with an unshare older than 2.38 (no --map-user), one user namespace as before: the same
+ * namespaces, but the state root cannot be hidden, and `describeProfile` says so.
+ */
+function legacy(options: { helpers: SandboxHelpers; root: boolean }): boolean {
+  return !options.root && !options.helpers.mapUser;
 }
 
 /**
@@ -91,6 +101,23 @@ export function holderArgv(options: { helpers: SandboxHelpers; root: boolean; pr
   const init = [helpers.shell, "-c", `${SETUP_SCRIPT}\n${INIT_SCRIPT}`, SANDBOX_NAME];
   const pidNamespace = ["--pid", "--fork", "--mount-proc", "--propagation", "slave", "--kill-child"];
   if (root) return [helpers.setpriv, "--pdeathsig", "KILL", helpers.unshare, ...net, ...pidNamespace, "--", ...init];
+  if (legacy(options)) {
+    const user = ["--user", "--map-current-user"];
+    return [
+      helpers.setpriv,
+      "--pdeathsig",
+      "KILL",
+      helpers.unshare,
+      ...user,
+      ...net,
+      ...pidNamespace,
+      "--",
+      helpers.shell,
+      "-c",
+      INIT_SCRIPT,
+      SANDBOX_NAME,
+    ];
+  }
   const uid = String(process.getuid?.() ?? 0);
   const gid = String(process.getgid?.() ?? 0);
   const inner = [helpers.unshare, "--user", `--map-user=${uid}`, `--map-group=${gid}`, ...net, ...pidNamespace, "--"];
@@ -196,6 +223,10 @@ export function launcherArgv(options: { helpers: SandboxHelpers; root: boolean; 
       SANDBOX_NAME,
       ...drop,
     ];
+  if (legacy(options)) {
+    const user = ["--user", "--map-current-user"];
+    return [helpers.setpriv, "--pdeathsig", "KILL", helpers.unshare, ...user, ...net, ...pidNamespace, "--", ...drop];
+  }
   const uid = String(process.getuid?.() ?? 0);
   const gid = String(process.getgid?.() ?? 0);
   return [
@@ -224,7 +255,7 @@ export function launcherArgv(options: { helpers: SandboxHelpers; root: boolean; 
   ];
 }
 
-export function describeProfile(options: { root: boolean; profile: SandboxProfile }): string {
+export function describeProfile(options: { helpers: SandboxHelpers; root: boolean; profile: SandboxProfile }): string {
   const { root, profile } = options;
   const parts = [
     "own PID namespace",
@@ -235,6 +266,8 @@ export function describeProfile(options: { root: boolean; profile: SandboxProfil
       : "user namespace, no capabilities",
     (profile.network ?? "none") === "none" ? `no network (own loopback${root ? "" : ", down"} only)` : "host network",
   ];
-  if (profile.hide !== undefined) parts.push(`${profile.hide} hidden${profile.keep ? " but the workdir" : ""}`);
+  if (profile.hide !== undefined && legacy(options))
+    parts.push(`${profile.hide} NOT hidden (unshare lacks --map-user: util-linux 2.38 or later, or root, hides it)`);
+  else if (profile.hide !== undefined) parts.push(`${profile.hide} hidden${profile.keep ? " but the workdir" : ""}`);
   return parts.join(", ");
 }

@@ -6,10 +6,10 @@
  * unmount what hides the state root.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { SandboxProfile } from "../../src/tools/sandbox-profile.ts";
+import type { PidNamespaceSandboxOptions } from "../../src/tools/pid-namespace-sandbox.ts";
 import { realProcessTimeouts } from "../helpers/cleanups.ts";
 
 realProcessTimeouts();
@@ -33,7 +33,7 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function run(user: "self" | "nobody", profile: SandboxProfile, command: string): Promise<string> {
+async function run(user: "self" | "nobody", profile: PidNamespaceSandboxOptions, command: string): Promise<string> {
   const asUser = user === "nobody" ? [setpriv as string, "--reuid=65534", "--regid=65534", "--clear-groups"] : [];
   const proc = Bun.spawn([...asUser, process.execPath, RUNNER, JSON.stringify(profile), command], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp" },
@@ -101,4 +101,46 @@ describe.skipIf(!onLinux)("sandbox profiles", () => {
       });
     });
   }
+
+  describe.skipIf(!users.includes("nobody"))("as nobody with an unshare older than 2.38 (no --map-user)", () => {
+    /** unshare, nsenter, setpriv and env, with an unshare whose help does not list --map-user. */
+    function oldHelpers(): string {
+      const dir = mkdtempSync(join(root, "old-util-linux-"));
+      chmodSync(dir, 0o755);
+      const real = (name: string) =>
+        Bun.which(name, { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" });
+      writeFileSync(
+        join(dir, "unshare"),
+        `#!/bin/sh\nif [ "$1" = --help ]; then ${real("unshare")} --help | grep -v map-user; exit 0; fi\nexec ${real("unshare")} "$@"\n`,
+        { mode: 0o755 },
+      );
+      for (const name of ["nsenter", "setpriv", "env"]) symlinkSync(real(name) as string, join(dir, name));
+      return dir;
+    }
+
+    it("still isolates processes and the network, and says the state root is not hidden", async () => {
+      const { dir, secret } = stateRoot();
+      const helperPath = oldHelpers();
+      const output = await run(
+        "nobody",
+        { helperPath, hide: dir },
+        `curl -sS -m 3 http://127.0.0.1:${server!.port}/; echo " curl=$?"; ls /proc | grep -c '^[0-9]'; cat ${dir}/goondan.db`,
+      );
+      expect(output).toMatch(/curl=7\n\d\n/); // no network; a handful of processes, the sandbox's own
+      expect(output).toContain(secret); // the documented limit: readable, as the same user
+      const probe = Bun.spawnSync(
+        [
+          setpriv as string,
+          "--reuid=65534",
+          "--regid=65534",
+          "--clear-groups",
+          process.execPath,
+          "-e",
+          `const { PidNamespaceSandbox } = await import(${JSON.stringify(new URL("../../src/tools/pid-namespace-sandbox.ts", import.meta.url).pathname)}); const s = new PidNamespaceSandbox(${JSON.stringify({ helperPath, hide: dir })}); console.log(JSON.stringify(await s.probe())); s.stop();`,
+        ],
+        { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp" }, stdout: "pipe" },
+      );
+      expect(probe.stdout.toString()).toContain("NOT hidden");
+    });
+  });
 });
