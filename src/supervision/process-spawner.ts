@@ -36,7 +36,7 @@ export interface SpawnRequest {
   stdin?: "inherit" | "ignore";
   /** The child's stdout, overriding the spawner's `output` (the `cli` connector's replies go to fd 1). */
   stdout?: number;
-  /** An argv prefix that starts the child in a sandbox (a connector's: src/tools/sandbox-launcher.ts); none by default. */
+  /** An argv prefix that starts the child in a sandbox (a connector's: launcherArgv in src/tools/sandbox-profile.ts); none by default. */
   launcher?: string[];
 }
 

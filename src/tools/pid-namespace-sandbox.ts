@@ -20,7 +20,7 @@
  * as the same user with no capabilities, and the mounts stay locked.
  *
  * Where the machine refuses namespaces (a container without the right to create them, a host that forbids
- * unprivileged user namespaces) `enter` says why, and the caller decides (sandboxed-command.ts).
+ * unprivileged user namespaces) `enter` says why, and the caller decides (sandbox-pool.ts: by its `isolation`).
  */
 import { readFileSync, readlinkSync } from "node:fs";
 import { parseProcStat, procStatEnded, type ProcStat } from "../shared/proc-stat.ts";
