@@ -246,5 +246,9 @@ function normalizeConnector(spec: Raw): ConnectorSpec {
       ...(event.nameFromConfig ? { nameFromConfig: event.nameFromConfig } : {}),
       ...(event.properties ? { properties: event.properties } : {}),
     })),
+    ...(spec.network === "none" || spec.network === "host" ? { network: spec.network } : {}),
+    ...(spec.isolation === "auto" || spec.isolation === "required" || spec.isolation === "none"
+      ? { isolation: spec.isolation }
+      : {}),
   };
 }

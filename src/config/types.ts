@@ -226,6 +226,10 @@ export interface ConnectorEventSpec {
 export interface ConnectorSpec {
   entry: string;
   events: ConnectorEventSpec[];
+  /** The connector process's network: "none" (default) or "host". */
+  network?: "none" | "host";
+  /** Whether it runs in its sandbox: "auto" (default), "required" or "none". */
+  isolation?: "auto" | "required" | "none";
 }
 
 export interface IngressRule {

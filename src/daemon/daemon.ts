@@ -197,6 +197,7 @@ export class Daemon {
         policy: () => orchestrator.swarm.policy,
         env: options.env,
         logger,
+        stateRoot: options.stateRoot,
         ...(options.connectorSpawner ? { spawner: options.connectorSpawner } : {}),
       });
     }

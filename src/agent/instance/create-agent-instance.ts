@@ -167,6 +167,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
       requiredTools: agent.spec.requiredTools ?? [],
       tools: tools.map((tool) => tool.metadata.name),
       bundleDir: bundle.dir,
+      stateRoot: options.stateRoot,
     },
     pipeline,
     registerTool: (item, handler, extensionName, toolOptions) =>
