@@ -71,6 +71,7 @@ export const ISSUE_CODES = {
   E_CONFIG_EVAL_PATH: "an Eval fixture or file expectation is absolute or leaves the workspace",
   W_CONFIG_EVAL_TOOL_UNLISTED:
     "an Eval case expects a tool no Tool declares, while an Extension of the Swarm may register it at run time",
+  E_CONFIG_BUDGET_EMPTY: "an Agent's or Swarm's spec.budget limits neither tokens nor costUsd",
   W_CONFIG_YAML: "the YAML parser warned about a document",
   W_CONFIG_HANDLER_UNUSED: "a Tool module's `handlers` has a function no export declares",
   W_CONFIG_PROMPT_MISSING: "an Agent has no system prompt",

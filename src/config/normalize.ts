@@ -130,6 +130,7 @@ function normalizeModel(spec: Raw): ModelSpec {
     ...(spec.options !== undefined ? { options: spec.options } : {}),
     ...(spec.capabilities !== undefined ? { capabilities: spec.capabilities } : {}),
     ...(spec.pricing !== undefined ? { pricing: { ...spec.pricing } } : {}),
+    ...(spec.rateLimit !== undefined ? { rateLimit: { ...spec.rateLimit } } : {}),
   };
 }
 
@@ -173,6 +174,8 @@ function normalizeAgent(spec: Raw, context: Context): AgentSpec {
     ...(spec.requiredTools !== undefined ? { requiredTools: [...spec.requiredTools] } : {}),
     ...(spec.description !== undefined ? { description: spec.description } : {}),
     process: normalizeAgentProcess(spec.process, (path, issue) => context.issues.at(context.site, path, issue)),
+    ...(spec.budget !== undefined ? { budget: { ...spec.budget } } : {}),
+    ...(spec.limits !== undefined ? { limits: { ...spec.limits } } : {}),
   };
 }
 
@@ -183,6 +186,7 @@ function normalizeSwarm(spec: Raw, name: string, context: Context): SwarmSpec {
     agents: normalizeRefList(spec.agents, "Agent", ["spec", "agents"], context),
     instanceKey: spec.instanceKey ?? name,
     policy: mergePolicy(spec.policy ?? {}),
+    ...(spec.budget !== undefined ? { budget: { ...spec.budget } } : {}),
   };
 }
 
@@ -242,5 +246,9 @@ function normalizeConnector(spec: Raw): ConnectorSpec {
       ...(event.nameFromConfig ? { nameFromConfig: event.nameFromConfig } : {}),
       ...(event.properties ? { properties: event.properties } : {}),
     })),
+    ...(spec.network === "none" || spec.network === "host" ? { network: spec.network } : {}),
+    ...(spec.isolation === "auto" || spec.isolation === "required" || spec.isolation === "none"
+      ? { isolation: spec.isolation }
+      : {}),
   };
 }

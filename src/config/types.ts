@@ -85,8 +85,46 @@ export interface ModelSpec {
   options?: JsonObject;
   /** Feature flags of the public format (`streaming`, `toolCalling`, …); informational. */
   capabilities?: Record<string, boolean>;
-  /** Prices in US dollars per million tokens, for the costs `goondan eval` reports. Default: src/eval/model-prices.ts. */
+  /** Prices in US dollars per million tokens, for the costs `goondan eval` reports. Default: src/config/model-prices.ts. */
   pricing?: ModelPricing;
+  /** Provider pacing shared by every process of this Model (the orchestrator grants each call a permit). */
+  rateLimit?: ModelRateLimit;
+}
+
+/** Requests and tokens per minute one Model may use, across all its processes (docs/limits.md#provider-pacing). */
+export interface ModelRateLimit {
+  requestsPerMinute?: number;
+  tokensPerMinute?: number;
+}
+
+/** A period of a budget: a number and a unit (`m`, `h`, `d`), e.g. `1h`, `1d`, `30d`. */
+export type BudgetPeriod = string;
+
+/**
+ * Tokens and US dollars a budget allows per fixed period (windows aligned to the epoch in UTC), counted for each
+ * instance or for the whole agent (`per`, Agent only) or the whole swarm instance (Swarm). docs/limits.md#budgets.
+ */
+export interface BudgetSpec {
+  /** Input + output tokens. */
+  tokens?: number;
+  /** Needs the Model's prices (`spec.pricing`, or the defaults of src/config/model-prices.ts). */
+  costUsd?: number;
+  period: BudgetPeriod;
+  /** Agent: `instance` (default: each instance its own budget) or `agent` (all its instances together). */
+  per?: "instance" | "agent";
+}
+
+/** Per-agent resource limits (docs/limits.md#resource-limits). */
+export interface AgentLimits {
+  /** Memory of the agent's process and everything it starts, in MiB. */
+  memoryMb?: number;
+  /** CPU share: 1 = one whole core. */
+  cpu?: number;
+  /** Processes the agent's process and its tools may run at once. */
+  maxProcesses?: number;
+  openFiles?: number;
+  turnSeconds?: number;
+  toolCallSeconds?: number;
 }
 
 export interface ModelPricing {
@@ -117,6 +155,8 @@ export interface AgentSpec {
   description?: string;
   /** Normalized bundles always have it; absent reads as the defaults (agentProcess in agent-process.ts). */
   process?: AgentProcessSpec;
+  budget?: BudgetSpec;
+  limits?: AgentLimits;
 }
 
 export interface SwarmPolicy {
@@ -149,6 +189,8 @@ export interface SwarmSpec {
   /** Default: the Swarm's metadata.name. */
   instanceKey: string;
   policy: SwarmPolicy;
+  /** Tokens and cost of the whole swarm instance (every agent together) per period. */
+  budget?: BudgetSpec;
 }
 
 export interface ToolExportSpec {
@@ -184,6 +226,10 @@ export interface ConnectorEventSpec {
 export interface ConnectorSpec {
   entry: string;
   events: ConnectorEventSpec[];
+  /** The connector process's network: "none" (default) or "host". */
+  network?: "none" | "host";
+  /** Whether it runs in its sandbox: "auto" (default), "required" or "none". */
+  isolation?: "auto" | "required" | "none";
 }
 
 export interface IngressRule {

@@ -7,6 +7,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { RuntimeEvent } from "../protocol/runtime-event.ts";
+import { registerBudgetGauges, type MetricsBudgetRow } from "./budget-metrics.ts";
 
 /** The part of a process-table row the gauges read (supervision/process-table.ts ProcessInfo fits). */
 export interface MetricsProcessRow {
@@ -31,8 +32,13 @@ export class SwarmMetrics {
   private readonly modelSeconds: Histogram<"agent" | "provider" | "model">;
   private readonly ticks: Record<"fired" | "missed" | "late", Counter<"connection">>;
 
-  constructor(options: { processes: () => readonly MetricsProcessRow[] }) {
+  constructor(options: {
+    processes: () => readonly MetricsProcessRow[];
+    /** The budgets in their current window (budget-metrics.ts); default none. */
+    budgets?: () => Promise<readonly MetricsBudgetRow[]>;
+  }) {
     const registers = [this.registry];
+    if (options.budgets !== undefined) registerBudgetGauges(this.registry, options.budgets);
     this.turns = new Counter({
       name: "goondan_turns_total",
       help: "Turns ended, by agent and status (ok or error).",

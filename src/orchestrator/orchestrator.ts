@@ -15,6 +15,8 @@ import type { TurnOutcome } from "../protocol/turn-outcome.ts";
 import type { Message } from "../protocol/conversation.ts";
 import { processTable, type ProcessInfo } from "../supervision/process-table.ts";
 import type { ApprovalDesk } from "./approvals/approval-desk.ts";
+import type { PermitBroker } from "./limits/permit-broker.ts";
+import type { BudgetStatus } from "./limits/budget-ledger.ts";
 import type { Instance } from "./instances/instance.ts";
 import { acceptDelivered, resumeUnanswered } from "./instances/resume-unanswered.ts";
 import { instanceRows, type InstanceRow } from "./instances/stored-instances.ts";
@@ -58,6 +60,8 @@ export class Orchestrator implements OrchestratorApi {
   readonly approvals: ApprovalDesk;
   /** Deletes runtime events past the Swarm's retention, in the background (runtime-event-retention.ts). */
   readonly retention: RuntimeEventRetention;
+  /** Budgets and provider pacing of model calls (docs/limits.md). */
+  readonly permits: PermitBroker;
 
   constructor(private readonly options: OrchestratorOptions) {
     this.bundle = options.bundle;
@@ -90,6 +94,11 @@ export class Orchestrator implements OrchestratorApi {
     this.renewProcesses = wired.renewProcesses;
     this.approvals = wired.approvals;
     this.retention = wired.retention;
+    this.permits = wired.permits;
+  }
+
+  budgets(): Promise<BudgetStatus[]> {
+    return this.permits.budgets();
   }
 
   get swarm(): SwarmView {

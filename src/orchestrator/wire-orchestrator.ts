@@ -15,6 +15,8 @@ import { ProcessPool } from "../supervision/process-pool.ts";
 import type { Store, WriteOptions } from "../store/store.ts";
 import { AgentSpawnRequests } from "./agent-spawn-requests.ts";
 import { ApprovalDesk } from "./approvals/approval-desk.ts";
+import { PermitBroker } from "./limits/permit-broker.ts";
+import { limitProcess } from "./limits/limit-process.ts";
 import { Instance } from "./instances/instance.ts";
 import type { InstanceHooks } from "./instances/instance-options.ts";
 import type { OrchestratorOptions } from "./orchestrator-options.ts";
@@ -53,6 +55,7 @@ export function wireOrchestrator(host: OrchestratorWiring): {
   approvals: ApprovalDesk;
   pool: ProcessPool;
   router: RouterHost;
+  permits: PermitBroker;
   hooks: InstanceHooks;
   newInstance: (agent: string, instanceKey: string) => Instance;
   renewProcesses: (agents: readonly string[] | undefined) => void;
@@ -109,13 +112,26 @@ export function wireOrchestrator(host: OrchestratorWiring): {
     afterTurn: (requester) =>
       requester.inFlight ? host.waiters.ended(requester.inFlight.event.id) : Promise.resolve(),
   });
+  const permits = new PermitBroker({
+    store: host.store,
+    clock: host.clock,
+    logger: host.logger,
+    bundle: () => host.bundle(),
+    swarmName: () => host.view().name,
+    swarmKey: () => host.view().instanceKey,
+  });
   const hooks: InstanceHooks = {
     turnResult: (instance, entry, result, durable) => outcomes.turnEnded(instance, entry, result, durable),
     poisoned: (instance, entry, cause) => outcomes.givenUp(instance, entry, cause),
+    limitExceeded: (instance, entry, error) => outcomes.limitExceeded(instance, entry, error),
+    spawned: (instance, pid) =>
+      limitProcess({ bundle: host.bundle(), swarm: host.view().name, agent: instance.agent, pid, logger: host.logger }),
     runtimeCall: (instance, call) =>
-      void handleRuntimeCall({ host: router, requester: instance, call }).catch((error: unknown) =>
-        host.logger.error({ error: describe(error) }, "runtime call failed"),
-      ),
+      PermitBroker.handles(call)
+        ? void permits.handle(instance, call)
+        : void handleRuntimeCall({ host: router, requester: instance, call }).catch((error: unknown) =>
+            host.logger.error({ error: describe(error) }, "runtime call failed"),
+          ),
     resultsWaiting: (instance, { count }) =>
       wakeForResults({
         instance,
@@ -167,5 +183,5 @@ export function wireOrchestrator(host: OrchestratorWiring): {
     clock: host.clock,
     logger: host.logger,
   });
-  return { pending, outcomes, approvals, pool, router, hooks, newInstance, renewProcesses, retention };
+  return { pending, outcomes, approvals, pool, router, permits, hooks, newInstance, renewProcesses, retention };
 }

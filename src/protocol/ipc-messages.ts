@@ -18,7 +18,16 @@ export const ORCHESTRATOR = "orchestrator";
 /** How often a child with a running turn says `heartbeat` (the Swarm's timeout is at least 2 s). */
 export const HEARTBEAT_INTERVAL_MS = 500;
 
-export type RuntimeMethod = "request" | "send" | "spawn" | "list" | "catalog" | "restart";
+/** `ctx.runtime.*` of a tool, and `model_permit` / `model_usage` around each model call (model-permit.ts). */
+export type RuntimeMethod =
+  | "request"
+  | "send"
+  | "spawn"
+  | "list"
+  | "catalog"
+  | "restart"
+  | "model_permit"
+  | "model_usage";
 
 export interface ParentToChild {
   /**

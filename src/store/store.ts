@@ -99,9 +99,45 @@ export interface WriteOptions {
   sync?: boolean;
 }
 
+/** What one budget counter holds: tokens (input + output) and US dollars counted in one window. */
+export interface BudgetUsage {
+  tokens: number;
+  costUsd: number;
+}
+
+/**
+ * Which counter: the `scope` of a budget (`swarm`, `agent` or `instance`) and its `subject` ("" for the swarm, the
+ * agent's name, or `agent/instanceKey`) in one swarm instance, for one period (`periodMs`) and its window
+ * (`windowStart`, epoch ms).
+ */
+export interface BudgetCounterKey {
+  swarm: string;
+  scope: "swarm" | "agent" | "instance";
+  subject: string;
+  periodMs: number;
+  windowStart: number;
+}
+
+export interface BudgetCounter extends BudgetCounterKey, BudgetUsage {}
+
+/** Durable budget counters (docs/limits.md#budgets); the orchestrator is their only writer. */
+export interface BudgetCounters {
+  /** The counter's usage so far (zero when nothing was counted). */
+  usage(key: BudgetCounterKey): Promise<BudgetUsage>;
+  /** Adds to the counter; resolves once written (an ordered store syncs it with the next synced write: the turn's commit). */
+  add(key: BudgetCounterKey, usage: BudgetUsage): Promise<void>;
+  /** The counters of the swarm (every swarm when absent) whose window ends after `activeAt` (epoch ms). */
+  list(options: { swarm?: string; activeAt: number }): Promise<BudgetCounter[]>;
+}
+
 export interface Store {
   /** Where it keeps its data, for messages (a file, a URL). */
   readonly location: string;
+  /**
+   * Budget counters, when this backend keeps them (the embedded one does). A bundle with a budget is refused on a
+   * store without them (`E_CONFIG_BUDGET_UNSUPPORTED`), never run without its budget.
+   */
+  readonly budgets?: BudgetCounters;
   /**
    * True when every write is applied before its call returns (a write that cannot be made throws at once) and writes
    * become durable in the order they were made, as in one log (the embedded database). Whatever an instance does

@@ -36,6 +36,8 @@ export interface SpawnRequest {
   stdin?: "inherit" | "ignore";
   /** The child's stdout, overriding the spawner's `output` (the `cli` connector's replies go to fd 1). */
   stdout?: number;
+  /** An argv prefix that starts the child in a sandbox (a connector's: launcherArgv in src/tools/sandbox-profile.ts); none by default. */
+  launcher?: string[];
   /**
    * Run this child in a shared host process rather than a process of its own (shared-spawner.ts): hosts of one
    * `group` run `hostArgv` with this request's env, and hold up to `maxInstances` children each, in up to
@@ -101,7 +103,7 @@ export function bunProcessSpawner(options: BunSpawnerOptions = {}): ProcessSpawn
       let connected = true;
       const env = { ...childEnvironment({ env: options.env ?? process.env }), ...request.env };
       // --no-install: a user module importing a package that does not resolve fails clearly instead of fetching it.
-      const child = Bun.spawn([bunPath, "--no-install", entryScript, ...request.argv], {
+      const child = Bun.spawn([...(request.launcher ?? []), bunPath, "--no-install", entryScript, ...request.argv], {
         env,
         stdin: request.stdin ?? "ignore",
         stdout: request.stdout ?? spawnStdio(output),

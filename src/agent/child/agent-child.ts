@@ -31,6 +31,7 @@ import type { AgentInstance } from "../instance/agent-instance.ts";
 import { createAgentInstance } from "../instance/create-agent-instance.ts";
 import { IpcInstanceLink } from "./ipc-instance-link.ts";
 import { RuntimeClient } from "./runtime-client.ts";
+import { modelGateClient } from "./model-gate-client.ts";
 import { serveEvent } from "./serve-event.ts";
 import { TurnDeltaSender } from "./turn-delta-sender.ts";
 
@@ -281,6 +282,7 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
       state,
       link: child.link,
       stream: child.text,
+      modelGate: modelGateClient({ runtime: child.runtime, logger }),
       logger,
       ...(options.env === undefined ? {} : { env: options.env }),
       ...(options.model === undefined ? {} : { model: options.model }),

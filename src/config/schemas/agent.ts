@@ -1,5 +1,6 @@
 /** The JSON Schema of an Agent document: modelConfig, prompt (or the public `prompts`), tools, extensions. */
 import { envelope, nonEmptyString, ref } from "./common.ts";
+import { agentLimitsSchema, budgetSchema } from "./limits.ts";
 
 const prompt = {
   type: "object",
@@ -53,6 +54,8 @@ export const agentSchema = envelope({
         },
       },
       description: { type: "string" },
+      budget: budgetSchema(["instance", "agent"]),
+      limits: agentLimitsSchema,
     },
   },
 });

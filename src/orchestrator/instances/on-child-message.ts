@@ -9,6 +9,7 @@ import type { ChildMessage, ChildToParent } from "../../protocol/ipc-messages.ts
 import type { ChildProcess } from "../../supervision/child-process.ts";
 import type { SupervisedExit } from "../../supervision/child-spec.ts";
 import type { Supervisor } from "../../supervision/supervisor.ts";
+import { releaseLimits } from "../../supervision/resource-limits.ts";
 import type { InstanceRef } from "../../store/store.ts";
 import { answerOlderMessages, commitStep, commitTurn } from "./child-state.ts";
 import type { InstanceQueue } from "./instance-queue.ts";
@@ -99,6 +100,15 @@ function onTurnResult(parts: InstanceParts, child: ChildProcess, payload: ChildT
 
 export function onChildExit(parts: InstanceParts, ended: SupervisedExit): { givenUp: boolean } | void {
   const entry = parts.events.takeInFlight();
+  const exceeded = ended.child === undefined ? undefined : releaseLimits(ended.child.pid);
+  const onLimit = parts.options.hooks.limitExceeded;
+  if (exceeded !== undefined && entry !== undefined && onLimit !== undefined) {
+    // A limit, not the event, ended the child: the event is answered with the limit's code, never redelivered.
+    parts.logger.warn({ eventId: entry.event.id, code: exceeded.code }, "instance went over a resource limit");
+    parts.events.forget(entry);
+    onLimit(parts.instance, entry, exceeded);
+    return;
+  }
   if (ended.how !== "crashed") {
     // A turn cut short by the grace period was never answered: it stays first.
     if (entry) parts.events.putBack(entry);

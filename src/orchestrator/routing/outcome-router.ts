@@ -121,6 +121,14 @@ export class OutcomeRouter {
     );
   }
 
+  /** A resource limit ended the instance's child during the event's turn: the event is answered with the limit's error. */
+  limitExceeded(instance: Instance, entry: InboxEntry, error: ErrorInfo): void {
+    this.answer(
+      entry.event,
+      failedOutcome({ agent: instance.agent, instanceKey: instance.instanceKey, eventId: entry.event.id, error }),
+    );
+  }
+
   requestTimedOut(request: PendingRequest): void {
     const withdrawn = this.options
       .callee(instanceAddress(request.agent, request.instanceKey))

@@ -42,6 +42,7 @@ import {
   selectApprovals,
   setDecision,
 } from "./approval-rows.ts";
+import { SqliteBudgetCounters } from "./budget-rows.ts";
 import { Checkpointer } from "./checkpointer.ts";
 import {
   insertInboxEvent,
@@ -76,6 +77,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
   /** Present on the orchestrator's store: checkpoints the log off the event loop. */
   readonly checkpointer: Checkpointer | undefined;
   private readonly messages: MessageRows;
+  readonly budgets: SqliteBudgetCounters;
   private pendingSeq = 0;
 
   /** `existing`: open only a database that is there (operator commands), creating nothing. */
@@ -84,6 +86,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
     this.db = openDatabase(file, options);
     this.batch = new WriteBatch(this.db, file);
     this.messages = new MessageRows(this.db);
+    this.budgets = new SqliteBudgetCounters(this.db, this.batch);
     this.runtimeEventWriter = new RuntimeEventWriter({ db: this.db, run: (write) => this.batch.run(write) });
     if (!options.existing) this.checkpointer = new Checkpointer({ db: this.db, file });
     this.pendingSeq = (

@@ -5,8 +5,8 @@
  * the command has no copy of; with a tokens file, the command has none either. Only a credential that holds the
  * approve scope and that the approval's `approvers` names decides it, and the approver recorded is that credential,
  * also through the studio's login link (whose button sends no approver). A read or operate credential cannot approve.
- * A2A's follow-up decision goes through the same check. Reading the token file from the sandbox is covered where
- * the sandbox hides the state root (branch `sandbox`).
+ * A2A's follow-up decision goes through the same check. The shell cannot read the token file either: the bash
+ * sandbox hides the state root, so a stolen-token approve is a 401 too.
  */
 import { describe, expect, it } from "bun:test";
 import { existsSync, statSync } from "node:fs";
@@ -17,8 +17,7 @@ import { call, selfApprovalScript, send, startAuthWorld } from "./auth-world.ts"
 
 const defer = useCleanups();
 const curl = Bun.which("curl");
-/** The sandbox of bash hides the state root (and so its api-token) from commands, in trees that have it. */
-const SANDBOX_HIDES_STATE_ROOT = existsSync(new URL("../../../src/tools/sandbox-profile.ts", import.meta.url).pathname);
+const onLinux = process.platform === "linux";
 
 const TOKENS = {
   alice: "alice-approves-0123456789",
@@ -90,7 +89,8 @@ describe.skipIf(curl === null)("an agent's shell cannot approve its own held cal
     expect(world.stderr()).toContain("logs in once, as local");
   }, 90_000);
 
-  it.skipIf(!SANDBOX_HIDES_STATE_ROOT)(
+  // The bash sandbox hides the state root (src/tools/sandbox-profile.ts); the command here even has the host's network.
+  it.skipIf(!onLinux)(
     "without a configured token: the shell cannot read the state root's api-token",
     async () => {
       const world = await startAuthWorld({ defer });
