@@ -4,6 +4,8 @@
  * exactly the events after it: no gap and no double, across a restart of the orchestrator too (the cursor is the
  * runtime-event table's own sequence, which never goes back). A batch of live events only wakes the stream, which then
  * reads what the store holds after the last cursor it sent (the store writes what it keeps waiting before it reads).
+ * The first message, `event: ready` `{cursor}`, carries the start as its id, so a client that drops before any event
+ * came resumes from where it started, not from "now".
  */
 import type { RuntimeEvent } from "../protocol/runtime-event.ts";
 import type { ApiBackend } from "./api-backend.ts";
@@ -36,6 +38,8 @@ export async function streamStoredEvents(options: StoredWatchOptions): Promise<v
   });
   try {
     let cursor = options.after ?? (await newestCursor(backend));
+    // Where this watch starts, as an id: a client that drops before any event came resumes from here, not from "now".
+    writer.send({ event: "ready", id: String(cursor), data: { cursor } });
     while (!writer.isClosed) {
       if (!dirty) await Promise.race([new Promise<void>((resolve) => (wake = resolve)), writer.closed]);
       wake = undefined;

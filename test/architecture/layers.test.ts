@@ -21,6 +21,7 @@ const FLOORS: Record<string, number> = {
   orchestrator: 5,
   cluster: 6,
   http: 7,
+  client: 7,
   daemon: 8,
   eval: 9,
   cli: 10,

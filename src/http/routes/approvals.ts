@@ -11,6 +11,7 @@
 import { Hono } from "hono";
 import { validator } from "hono/validator";
 import type { Approval } from "../../protocol/approval.ts";
+import type { ApprovalView } from "../../protocol/api-wire.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import type { ApiBackend } from "../api-backend.ts";
 import { ApiError } from "../api-error.ts";
@@ -61,7 +62,7 @@ const decideBody = requestSchema<DecideBody>({
 });
 
 /** An approval as the API shows it (times as ISO strings). */
-export function approvalView(approval: Approval): JsonObject {
+export function approvalView(approval: Approval): ApprovalView {
   const decision = approval.decision;
   return {
     id: approval.id,
@@ -138,7 +139,7 @@ export function approvalRoutes(options: {
               status: 409,
               code: "E_APPROVAL_DECIDED",
               message: `approval ${id} was decided already (${answer.approval.decision?.decision ?? "?"}); a decision is applied once`,
-              extra: { approval: approvalView(answer.approval) },
+              extra: { approval: approvalView(answer.approval) as unknown as JsonObject },
             });
           case "forbidden":
             throw new ApiError({
