@@ -24,6 +24,7 @@ const FLOORS: Record<string, number> = {
   client: 7,
   daemon: 8,
   eval: 9,
+  embed: 9,
   cli: 10,
 };
 /** The built-in package is loaded by path into children; it may use the public surface and the layers a tool author sees. */
