@@ -26,7 +26,9 @@ export function bundleOnDisk(bundle: StartSwarmOptions["bundle"]): BundleOnDisk 
       const path = resolve(dir, name);
       const inside = relative(dir, path);
       if (isAbsolute(name) || inside.startsWith("..") || inside === "")
-        throw new TypeError(`startSwarm: bundle.files: ${JSON.stringify(name)} is not a relative path inside the bundle`);
+        throw new TypeError(
+          `startSwarm: bundle.files: ${JSON.stringify(name)} is not a relative path inside the bundle`,
+        );
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, text);
     }

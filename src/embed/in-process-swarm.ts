@@ -25,7 +25,10 @@ import { bundleOnDisk } from "./bundle-source.ts";
 import type { RunningSwarm, StartSwarmOptions } from "./swarm-options.ts";
 
 export async function startInProcessSwarm(options: StartSwarmOptions): Promise<RunningSwarm> {
-  const env = { ...(options.env ?? process.env), ...(options.token ? { GOONDAN_API_TOKEN: options.token } : {}) } as Env;
+  const env = {
+    ...(options.env ?? process.env),
+    ...(options.token ? { GOONDAN_API_TOKEN: options.token } : {}),
+  } as Env;
   const source = bundleOnDisk(options.bundle);
   try {
     const loaded = await loadBundle(source.path, { env });
