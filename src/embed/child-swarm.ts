@@ -1,7 +1,8 @@
 /**
  * `startSwarm` when the orchestrator cannot run in the caller's process (Node: it needs Bun.spawn and bun:sqlite):
  * it runs `goondan run` as a child under Bun, on a free port unless told otherwise, and resolves once the child logs
- * `ready` with the port it listens on; `stop()` asks it to drain (SIGTERM, as Ctrl+C would) and kills it after 30 s.
+ * `ready` with the port it listens on (its stdout, the JSON log, is read for that line and not shown; its stderr is
+ * passed on); `stop()` asks it to drain (SIGTERM, as Ctrl+C would) and kills it after 30 s.
  * Uses only node: modules, so it runs on Node and Bun alike. A child that exits before it is ready is an error with
  * the end of its stderr (an invalid bundle's issues, a missing key).
  */
@@ -36,11 +37,13 @@ export function bunExecutable(options: StartSwarmOptions): string {
 export async function startChildSwarm(options: StartSwarmOptions): Promise<RunningSwarm> {
   const source = bundleOnDisk(options.bundle);
   const env = { ...(options.env ?? process.env), ...(options.token ? { GOONDAN_API_TOKEN: options.token } : {}) };
+  // Its stdout is its JSON log, read here for the `ready` line (an info line) and not shown; its stderr is shown.
+  const childEnv = { ...env, GOONDAN_LOG_LEVEL: "info" };
   const args = [GOONDAN_BIN, "run", source.path, "--port", String(options.port ?? 0)];
   if (options.host) args.push("--host", options.host);
   if (options.swarm) args.push("--swarm", options.swarm);
   if (options.stateRoot) args.push("--state-root", resolve(options.stateRoot));
-  const child = spawn(bunExecutable(options), args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(bunExecutable(options), args, { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
   let stderrTail = "";
