@@ -69,8 +69,8 @@ export class ApiCaller {
     return (await (await this.open(request)).json()) as T;
   }
 
-  /** A streamed answer's body (asks for `text/event-stream`). */
-  async stream(request: ApiRequest): Promise<ReadableStream<Uint8Array>> {
+  /** A streamed answer (asks for `text/event-stream`), its body there. */
+  async stream(request: ApiRequest): Promise<Response & { body: ReadableStream<Uint8Array> }> {
     const response = await this.open({ ...request, headers: { accept: "text/event-stream", ...request.headers } });
     if (response.body === null || !(response.headers.get("content-type") ?? "").startsWith("text/event-stream"))
       throw new GoondanApiError({
@@ -78,6 +78,6 @@ export class ApiCaller {
         body: await response.json().catch(() => undefined),
         what: `${request.method ?? "GET"} ${request.path} (expected a text/event-stream)`,
       });
-    return response.body;
+    return response as Response & { body: ReadableStream<Uint8Array> };
   }
 }

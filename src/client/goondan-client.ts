@@ -5,32 +5,16 @@
  * ReadableStream, so it runs on Node 18+, Bun and in browsers; the shapes are the API's own wire types
  * (src/protocol/api-wire.ts and the types the routes answer with).
  */
-import type { ApprovalView, EventAccepted, EventState, EventStreamMessages } from "../protocol/api-wire.ts";
+import type { ApprovalView, EventAccepted, EventState } from "../protocol/api-wire.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
-import type { JsonObject } from "../shared/json.ts";
 import type { ProcessInfo } from "../supervision/process-table.ts";
 import type { InstanceRow } from "../orchestrator/instances/stored-instances.ts";
 import { ApiCaller, type ApiCallOptions } from "./api-call.ts";
-import { sseMessages } from "./sse-messages.ts";
+import { type SendRequest, type StreamEvent, type StreamOptions, streamEvent } from "./event-stream.ts";
 import { watchEvents, type Watch, type WatchOptions } from "./watch-stream.ts";
 
 export type ClientOptions = ApiCallOptions;
-
-export interface SendRequest {
-  input: string;
-  /** Default: the swarm's entry agent. */
-  agent?: string;
-  /** Default: the agent's default instance. */
-  instanceKey?: string;
-  metadata?: JsonObject;
-  /** How long the API waits for the outcome (ms). Default: the Swarm's `requestTimeoutMs`. */
-  timeoutMs?: number;
-}
-
-/** One message of a streamed answer, by its name: `delta`, `tool`, `restarted`, then `done` or `error`. */
-export type StreamEvent = {
-  [Name in keyof EventStreamMessages]: { type: Name; data: EventStreamMessages[Name] };
-}[keyof EventStreamMessages];
+export type { SendRequest, StreamEvent, StreamOptions };
 
 export interface DecideRequest {
   decision: "approve" | "deny";
@@ -44,8 +28,11 @@ export interface DecideRequest {
 export interface GoondanClient {
   /** Sends an event and resolves with its turn's outcome (`POST /v1/events` with `wait: true`). */
   send(request: SendRequest): Promise<TurnOutcome>;
-  /** Sends an event and yields its progress as it happens, ending with `done` (the outcome) or `error`. */
-  send(request: SendRequest, options: { stream: true; signal?: AbortSignal }): AsyncIterable<StreamEvent>;
+  /**
+   * Sends an event and yields its progress as it happens, ending with `done` (the outcome) or `error`; a stream
+   * that breaks off is resumed where it stopped.
+   */
+  send(request: SendRequest, options: StreamOptions): AsyncIterable<StreamEvent>;
   /** Sends an event and resolves once it is durably accepted (`202`), without waiting for its turn. */
   accept(request: SendRequest): Promise<EventAccepted>;
   events: {
@@ -71,27 +58,10 @@ const segment = (value: string) => encodeURIComponent(value);
 export function createClient(options: ClientOptions): GoondanClient {
   const api = new ApiCaller(options);
 
-  async function* stream(request: SendRequest, signal: AbortSignal | undefined): AsyncGenerator<StreamEvent> {
-    const body = await api.stream({
-      method: "POST",
-      path: "/v1/events",
-      body: { ...request, stream: true },
-      ...(signal === undefined ? {} : { signal }),
-    });
-    for await (const message of sseMessages(body)) {
-      if (message.event === undefined) continue;
-      yield { type: message.event, data: JSON.parse(message.data) } as StreamEvent;
-      if (message.event === "done" || message.event === "error") return;
-    }
-  }
-
   function send(request: SendRequest): Promise<TurnOutcome>;
-  function send(request: SendRequest, options: { stream: true; signal?: AbortSignal }): AsyncIterable<StreamEvent>;
-  function send(
-    request: SendRequest,
-    sendOptions?: { stream: true; signal?: AbortSignal },
-  ): Promise<TurnOutcome> | AsyncIterable<StreamEvent> {
-    if (sendOptions?.stream === true) return { [Symbol.asyncIterator]: () => stream(request, sendOptions.signal) };
+  function send(request: SendRequest, options: StreamOptions): AsyncIterable<StreamEvent>;
+  function send(request: SendRequest, sendOptions?: StreamOptions): Promise<TurnOutcome> | AsyncIterable<StreamEvent> {
+    if (sendOptions?.stream === true) return { [Symbol.asyncIterator]: () => streamEvent(api, request, sendOptions) };
     return api.json<TurnOutcome>({ method: "POST", path: "/v1/events", body: { ...request, wait: true } });
   }
 

@@ -3,7 +3,14 @@
  * browsers, and its errors and event types.
  */
 export { createClient } from "./goondan-client.ts";
-export type { ClientOptions, DecideRequest, GoondanClient, SendRequest, StreamEvent } from "./goondan-client.ts";
+export type {
+  ClientOptions,
+  DecideRequest,
+  GoondanClient,
+  SendRequest,
+  StreamEvent,
+  StreamOptions,
+} from "./goondan-client.ts";
 export { GoondanApiError, GoondanConnectionError } from "./client-error.ts";
 export type { Watch, WatchEvent, WatchOptions } from "./watch-stream.ts";
 export { sseMessages } from "./sse-messages.ts";

@@ -8,6 +8,7 @@
 import type { RuntimeEvent } from "../protocol/runtime-event.ts";
 import type { ApiCaller } from "./api-call.ts";
 import { GoondanApiError } from "./client-error.ts";
+import { pause } from "./pause.ts";
 import { sseMessages } from "./sse-messages.ts";
 
 export interface WatchOptions {
@@ -57,7 +58,7 @@ export function watchEvents(api: ApiCaller, options: WatchOptions = {}): Watch {
     let waitMs = options.retryMs ?? 250;
     for (;;) {
       try {
-        const body = await api.stream({
+        const { body } = await api.stream({
           path,
           ...(lastEventId === undefined ? {} : { headers: { "last-event-id": lastEventId } }),
           ...(signal === undefined ? {} : { signal }),
@@ -88,16 +89,4 @@ export function watchEvents(api: ApiCaller, options: WatchOptions = {}): Watch {
     },
     [Symbol.asyncIterator]: () => run(),
   };
-}
-
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }
