@@ -9,7 +9,7 @@
  * (`accepted`, `running`, or the outcome with `state` `ok`/`error`), `404 E_API_EVENT_NOT_FOUND` if never accepted;
  * on a cluster node, the furthest state any node knows, with that `node` and the nodes that did not answer.
  * Every message of a stream has an `id` (1, 2, …); `GET /v1/events/:eventId/stream` resumes it: with `Last-Event-ID`
- * the messages after it, none twice, then the live ones to `done` (event-stream-log.ts). An event this orchestrator
+ * the messages after it, none twice, then the live ones to `done` (sse-replay-log.ts). An event this orchestrator
  * did not stream (it restarted since) is answered from the store: `done` once it has an outcome (the outcome as the
  * store keeps it: its own turn's usage), `restarted` `{reason: "redelivered"}` first when the client had messages of
  * a turn that did not end (it runs again from the start).
@@ -26,7 +26,7 @@ import { jsonBody } from "../middleware/json-body.ts";
 import { AGENT_NAME_SCHEMA, INSTANCE_KEY_SCHEMA, MAX_TIMEOUT_MS, requestSchema } from "../request-schema.ts";
 import { progressRelay } from "../sse-progress.ts";
 import { sseResponse } from "../sse-stream.ts";
-import { EventStreamLog } from "../event-stream-log.ts";
+import { SseReplayLog } from "../sse-replay-log.ts";
 import { resumedStream } from "./event-stream-resume.ts";
 import { type UsageWatch, watchUsage } from "../turn-usage.ts";
 import { noQuery } from "./no-query.ts";
@@ -112,7 +112,7 @@ export function eventRoutes(options: {
   heartbeatMs?: number;
 }): Hono<ApiEnv> {
   const { backend } = options;
-  const log = new EventStreamLog();
+  const log = new SseReplayLog();
   return new Hono<ApiEnv>()
     .post("/v1/events", query, jsonBody({ maxBytes: options.maxBodyBytes, check: body }), async (c) => {
       const event = c.var.body as EventBody;
@@ -154,6 +154,7 @@ export function eventRoutes(options: {
                 data: { error: { code: ended.code, message: ended.message }, ...ended.extra },
               });
             else writer.send({ event: "done", data: withEventUsage(ended, usage) });
+            record.end();
           },
         });
       }
