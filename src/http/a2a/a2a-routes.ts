@@ -4,7 +4,11 @@
  * SendStreamingMessage, GetTask, ListTasks, CancelTask, SubscribeToTask), the SDK's request handler running the
  * swarm executor (swarm-executor.ts) over its in-memory task table (bounded-task-store.ts). Streaming answers are server-sent events of
  * JSON-RPC responses; errors are JSON-RPC errors (the SDK's typed A2A errors, push notifications answering
- * PushNotificationNotSupportedError; the shared checks' refusals through a2a-error.ts).
+ * PushNotificationNotSupportedError; the shared checks' refusals through a2a-error.ts). Every message of a stream has
+ * the id `<stream>:<number>`; the same request posted again with `Last-Event-ID` gets the messages after it, then the
+ * live ones, none twice, without handling the request again (sse-replay-log.ts). The streams are kept in memory like
+ * the task table: after a restart such an id is A2A's TaskNotFoundError (-32001), and SubscribeToTask gives a task's
+ * current state.
  */
 import { A2A_VERSION_HEADER, AgentCard } from "@a2a-js/sdk";
 import {
@@ -21,6 +25,7 @@ import { jsonBody } from "../middleware/json-body.ts";
 import { requestSchema } from "../request-schema.ts";
 import { noQuery } from "../routes/no-query.ts";
 import { sseResponse } from "../sse-stream.ts";
+import { keyedId, SseReplayLog } from "../sse-replay-log.ts";
 import { A2A_PATH, agentCard } from "./agent-card.ts";
 import { BoundedTaskStore } from "./bounded-task-store.ts";
 import { SwarmExecutor } from "./swarm-executor.ts";
@@ -50,6 +55,7 @@ export function a2aRoutes(options: {
   heartbeatMs?: number;
 }) {
   const { backend } = options;
+  const log = new SseReplayLog();
   const cardFor = (origin: string) => agentCard({ swarm: backend.orchestrator.swarm, origin, token: options.token });
   const handler = new DefaultRequestHandler(
     cardFor("http://127.0.0.1"),
@@ -80,6 +86,22 @@ export function a2aRoutes(options: {
           id: requestId,
           error: JsonRpcTransportHandler.mapToJSONRPCError(error),
         });
+        const heartbeat = options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs };
+        const lastEventId = c.req.header("last-event-id");
+        if (lastEventId !== undefined && lastEventId !== "") {
+          const id = keyedId(lastEventId);
+          const kept = id === undefined ? undefined : log.get(id.key);
+          if (id === undefined || kept === undefined)
+            return c.json({
+              jsonrpc: "2.0",
+              id: requestId,
+              error: {
+                code: -32001,
+                message: `no A2A stream to resume after Last-Event-ID ${JSON.stringify(lastEventId.slice(0, 100))} (streams are kept in memory); SubscribeToTask gives the task's current state`,
+              },
+            });
+          return sseResponse({ c, ...heartbeat, run: (writer) => kept.replay(id.number, writer) });
+        }
         let answer: Awaited<ReturnType<JsonRpcTransportHandler["handle"]>>;
         try {
           validateVersion(context.requestedVersion, await handler.getAgentCard(), "JSONRPC");
@@ -95,14 +117,19 @@ export function a2aRoutes(options: {
         } catch (error) {
           return c.json(failure(error));
         }
+        const key = `a2a-${crypto.randomUUID()}`;
+        const record = log.open(key, `${key}:`);
         return sseResponse({
           c,
-          ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
-          run: async (writer) => {
+          ...heartbeat,
+          run: async (client) => {
+            const writer = record.recording(client);
             try {
               for (let next = first; !next.done; next = await iterator.next()) writer.send({ data: next.value });
             } catch (error) {
               writer.send({ event: "error", data: failure(error) });
+            } finally {
+              record.end();
             }
           },
         });
