@@ -1,6 +1,7 @@
 /**
  * The A2A v1.0 surface (docs/interop.md), on the official `@a2a-js/sdk` server: the agent card at
- * `/.well-known/agent-card.json` (agent-card.ts) and its JSON-RPC binding at `POST /v1/a2a` (SendMessage,
+ * `/.well-known/agent-card.json` (agent-card.ts), its HTTP+JSON binding under `/v1/a2a/rest` (a2a-rest-routes.ts)
+ * and its JSON-RPC binding at `POST /v1/a2a` (SendMessage,
  * SendStreamingMessage, GetTask, ListTasks, CancelTask, SubscribeToTask), the SDK's request handler running the
  * swarm executor (swarm-executor.ts) over its in-memory task table (bounded-task-store.ts). Streaming answers are server-sent events of
  * JSON-RPC responses; errors are JSON-RPC errors (the SDK's typed A2A errors, push notifications answering
@@ -18,7 +19,7 @@ import {
   UnauthenticatedUser,
   validateVersion,
 } from "@a2a-js/sdk/server";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { ApiBackend } from "../api-backend.ts";
 import type { ApiEnv } from "../api-env.ts";
 import { jsonBody } from "../middleware/json-body.ts";
@@ -28,6 +29,7 @@ import { sseResponse } from "../sse-stream.ts";
 import { keyedId, SseReplayLog } from "../sse-replay-log.ts";
 import { A2A_PATH, agentCard } from "./agent-card.ts";
 import { BoundedTaskStore } from "./bounded-task-store.ts";
+import { a2aRestRoutes } from "./a2a-rest-routes.ts";
 import { SwarmExecutor } from "./swarm-executor.ts";
 
 /** The paths this surface answers on: http-api.ts gives `/v1/a2a` JSON-RPC's error shape before any check runs. */
@@ -63,8 +65,31 @@ export function a2aRoutes(options: {
     new SwarmExecutor(backend),
   );
   const transport = new JsonRpcTransportHandler(handler);
+  const contextOf = (c: Context<ApiEnv>) =>
+    defaultServerCallContextBuilder({
+      extensions: undefined,
+      user: new UnauthenticatedUser(),
+      headers: Object.fromEntries(c.req.raw.headers),
+      ...(c.req.header(A2A_VERSION_HEADER) ? { requestedVersion: c.req.header(A2A_VERSION_HEADER) } : {}),
+    });
+  // The HTTP+JSON binding calls the same handler through JSON-RPC envelopes (a2a-rest-routes.ts).
+  const rest = a2aRestRoutes({
+    log,
+    maxBodyBytes: options.maxBodyBytes,
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    call: async (method, params, c) => {
+      const context = contextOf(c);
+      try {
+        validateVersion(context.requestedVersion, await handler.getAgentCard(), "HTTP+JSON");
+      } catch (error) {
+        return { jsonrpc: "2.0", id: null, error: JsonRpcTransportHandler.mapToJSONRPCError(error) } as never;
+      }
+      return transport.handle({ jsonrpc: "2.0", id: 1, method, params }, context);
+    },
+  });
 
   return new Hono<ApiEnv>()
+    .route("/", rest)
     .get("/.well-known/agent-card.json", noQuery("GET /.well-known/agent-card.json"), (c) =>
       c.json(AgentCard.toJSON(cardFor(new URL(c.req.url).origin)) as object),
     )
@@ -75,12 +100,7 @@ export function a2aRoutes(options: {
       async (c) => {
         const body = c.var.body as Record<string, unknown>;
         const requestId = (body.id ?? null) as string | number | null;
-        const context = defaultServerCallContextBuilder({
-          extensions: undefined,
-          user: new UnauthenticatedUser(),
-          headers: Object.fromEntries(c.req.raw.headers),
-          ...(c.req.header(A2A_VERSION_HEADER) ? { requestedVersion: c.req.header(A2A_VERSION_HEADER) } : {}),
-        });
+        const context = contextOf(c);
         const failure = (error: unknown) => ({
           jsonrpc: "2.0",
           id: requestId,
