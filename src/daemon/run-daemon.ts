@@ -18,6 +18,7 @@ import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
 import { CONNECTOR_ENTRY_SCRIPT, RECORD_CASSETTE_ENV } from "../protocol/child-entry.ts";
 import type { ChildOutput } from "../supervision/child-output.ts";
 import { bunProcessSpawner } from "../supervision/process-spawner.ts";
+import { sharedBunSpawner } from "../supervision/shared-spawner.ts";
 import { bundleAgentEntry } from "./agent-entry-bundle.ts";
 import { Daemon } from "./daemon.ts";
 import { listenForShutdownSignals, type ShutdownSignals } from "./shutdown-signals.ts";
@@ -60,7 +61,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
       stateRoot: options.stateRoot,
       env,
       logger,
-      spawner: bunProcessSpawner({ output: options.output, env, entryScript }),
+      spawner: sharedBunSpawner({ logger, output: options.output, env, entryScript }),
       connectorSpawner: bunProcessSpawner({ entryScript: CONNECTOR_ENTRY_SCRIPT, output: options.output, env }),
       ...(options.cluster ? { cluster: { settings: options.cluster, ...clusterTtl(env) } } : {}),
       ...(options.record ? { childEnv: { [RECORD_CASSETTE_ENV]: options.record } } : {}),

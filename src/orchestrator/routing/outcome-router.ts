@@ -45,7 +45,21 @@ export class OutcomeRouter {
   constructor(private readonly options: OutcomeRouterOptions) {}
 
   /** A turn ended: its commit (with its answer) is made, durable once `durable` resolves (a failure leaves it unanswered). */
+  /** Turn results whose commit is not durable yet: a shutdown waits for them before it answers the rest. */
+  private readonly committing = new Set<Promise<void>>();
+
+  /** Resolves once every turn result handed over so far is durable (or refused) and routed. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.committing]);
+  }
+
   turnEnded(instance: Instance, entry: InboxEntry, result: TurnOutcome, durable: Promise<void>): void {
+    const tracked = durable.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.committing.add(tracked);
+    void tracked.then(() => this.committing.delete(tracked));
     const outcome: TurnOutcome = {
       status: result.status,
       agent: instance.agent,
@@ -104,6 +118,14 @@ export class OutcomeRouter {
         eventId: entry.event.id,
         error: { code: "E_AGENT_CRASHED", message },
       }),
+    );
+  }
+
+  /** A resource limit ended the instance's child during the event's turn: the event is answered with the limit's error. */
+  limitExceeded(instance: Instance, entry: InboxEntry, error: ErrorInfo): void {
+    this.answer(
+      entry.event,
+      failedOutcome({ agent: instance.agent, instanceKey: instance.instanceKey, eventId: entry.event.id, error }),
     );
   }
 
