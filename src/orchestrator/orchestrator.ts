@@ -27,7 +27,7 @@ import type { PendingRequests } from "./routing/pending-requests.ts";
 import { RuntimeEventHub, type RuntimeEventListener } from "./routing/runtime-event-hub.ts";
 import { eventStateOf, notYetDue, type EventState } from "./routing/event-state.ts";
 import { refuseWhileStopping, submitTarget } from "./submit-checks.ts";
-import { abandonQueuedRequests } from "./routing/abandon-queued-requests.ts";
+import { stopInstances } from "./instances/stop-instances.ts";
 import { outsideEvent } from "./outside-event.ts";
 import { OutcomeWaiters, stoppedOutcome } from "./routing/turn-outcomes.ts";
 import type { OrchestratorApi } from "./orchestrator-api.ts";
@@ -270,19 +270,13 @@ export class Orchestrator implements OrchestratorApi {
   async shutdown(options: { reason: string; gracePeriodMs?: number }): Promise<void> {
     this.accepting = false;
     this.approvals.close();
-    const gracePeriodMs = options.gracePeriodMs ?? this.gracePeriodMs();
-    const instances = [...this.instancesByAddress.values()];
-    for (const instance of instances) instance.close();
-    await Promise.all(
-      instances.map(async (instance) => {
-        await instance.stop({ reason: options.reason, gracePeriodMs });
-        abandonQueuedRequests({
-          callee: instance,
-          pending: this.pending,
-          requester: (address) => this.instancesByAddress.get(address),
-        });
-      }),
-    );
+    await stopInstances({
+      instances: [...this.instancesByAddress.values()],
+      pending: this.pending,
+      requester: (address) => this.instancesByAddress.get(address),
+      reason: options.reason,
+      gracePeriodMs: options.gracePeriodMs ?? this.gracePeriodMs(),
+    });
     // A turn that ended while stopping is answered once its commit is durable, not told the orchestrator stopped.
     await this.outcomes.settled();
     this.pending.clear();
