@@ -107,7 +107,7 @@ export function wireOrchestrator(host: OrchestratorWiring): {
       requester.inFlight ? host.waiters.ended(requester.inFlight.event.id) : Promise.resolve(),
   });
   const hooks: InstanceHooks = {
-    turnResult: (instance, entry, result, durable) => outcomes.turnEnded(instance, entry, result, durable),
+    turnResult: (instance, entry, result, write) => outcomes.turnEnded(instance, entry, result, write),
     poisoned: (instance, entry, cause) => outcomes.givenUp(instance, entry, cause),
     runtimeCall: (instance, call) =>
       void handleRuntimeCall({ host: router, requester: instance, call }).catch((error: unknown) =>

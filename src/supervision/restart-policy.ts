@@ -2,7 +2,8 @@
  * The restart policy as pure functions (supervision as data, OTP style): what to do after a child
  * crash given how many crashes happened in a row, and when an in-flight event counts as poison.
  * A crash restarts at once up to `maxConsecutiveCrashes`; past that the child waits `initialBackoffMs`,
- * doubling per further crash up to `maxBackoffMs`. A completed turn resets the count (the supervisor's job).
+ * doubling per further crash up to `maxBackoffMs`. A completed turn resets the count (the supervisor's job). A
+ * child that ended because the store refused its commit is no crash of its event and always waits (storeFaultDelay).
  */
 import type { SwarmPolicy } from "../config/types.ts";
 
@@ -24,19 +25,37 @@ export function backoffDelay(options: { consecutiveCrashes: number; policy: Rest
   return Math.min(policy.maxBackoffMs, policy.initialBackoffMs * 2 ** Math.min(over - 1, 1024));
 }
 
+/** The longest wait after a store fault: a store that came back (space freed) is used again within this. */
+export const STORE_FAULT_MAX_BACKOFF_MS = 30_000;
+
+/**
+ * Delay before restarting after the `consecutiveCrashes`-th exit in a row that was a store fault (the store refused
+ * a commit): never at once, since restarting cannot help until the disk or the cluster does. At least 1 s (or the
+ * policy's `initialBackoffMs` when longer), doubling, capped at STORE_FAULT_MAX_BACKOFF_MS (or `maxBackoffMs` when
+ * shorter but still at least 1 s).
+ */
+export function storeFaultDelay(options: { consecutiveCrashes: number; policy: RestartPolicy }): number {
+  const { policy } = options;
+  const first = Math.max(1000, policy.initialBackoffMs);
+  const cap = Math.max(first, Math.min(STORE_FAULT_MAX_BACKOFF_MS, policy.maxBackoffMs));
+  return Math.min(cap, first * 2 ** Math.min(Math.max(0, options.consecutiveCrashes - 1), 30));
+}
+
 export type CrashDecision = { action: "restart" } | { action: "backoff"; delayMs: number };
 
 /**
  * What the supervisor does after a crash: restart now, or enter `crashLoopBackOff` for `delayMs`. An
  * instance given up on (`givenUp`: it cannot start) backs off at least the first step, never restarting in
- * a tight loop.
+ * a tight loop; a child that ended on a store fault (`storeFault`) always backs off (storeFaultDelay).
  */
 export function decideAfterCrash(options: {
   consecutiveCrashes: number;
   policy: RestartPolicy;
   givenUp?: boolean;
+  storeFault?: boolean;
 }): CrashDecision {
   const { policy } = options;
+  if (options.storeFault) return { action: "backoff", delayMs: storeFaultDelay(options) };
   const consecutiveCrashes = options.givenUp
     ? Math.max(options.consecutiveCrashes, policy.maxConsecutiveCrashes + 1)
     : options.consecutiveCrashes;

@@ -231,6 +231,7 @@ export class Supervisor {
       consecutiveCrashes: this.consecutiveCrashes,
       policy: this.options.policy(),
       givenUp: verdict?.givenUp === true,
+      storeFault: verdict?.storeFault === true,
     });
     this.want = true;
     if (decision.action === "restart") {

@@ -46,6 +46,11 @@ export class InstanceQueue {
   readonly waiting: InboxEntry[] = [];
   inFlight: InboxEntry | undefined;
   /**
+   * The event whose turn ended and whose commit (with its answer) is not stored yet: nothing else is delivered until
+   * it is (`turnStored`), so a turn never runs on top of one the store may still refuse (it is put back then).
+   */
+  committing: InboxEntry | undefined;
+  /**
    * A turn of this instance stopped for approvals: its conversation ends in calls without results, so nothing else
    * is delivered (the events wait, and the child may be reaped) until the decisions bring that event back first.
    */
@@ -57,8 +62,8 @@ export class InstanceQueue {
 
   /** True while there is work that needs the child: waiting or in-flight events. */
   hasWork(): boolean {
-    if (this.awaitingApproval) return this.inFlight !== undefined;
-    return this.waiting.length > 0 || this.inFlight !== undefined;
+    if (this.awaitingApproval) return this.inFlight !== undefined || this.committing !== undefined;
+    return this.waiting.length > 0 || this.inFlight !== undefined || this.committing !== undefined;
   }
 
   /** The event whose turn stopped for approvals is back with every decision: first, and delivery goes on. */
@@ -97,7 +102,7 @@ export class InstanceQueue {
   }
 
   deliverNext(): InboxEntry | undefined {
-    if (this.inFlight || this.awaitingApproval) return undefined;
+    if (this.inFlight || this.committing || this.awaitingApproval) return undefined;
     const entry = this.waiting.shift();
     if (!entry) return undefined;
     entry.deliveries += 1;
@@ -105,14 +110,23 @@ export class InstanceQueue {
     return entry;
   }
 
-  /** The turn of `eventId` ended (and was committed with its answer; `awaitingApproval`: it stopped for approvals): the in-flight entry, now gone. */
+  /**
+   * The turn of `eventId` ended (its commit with its answer is made; `awaitingApproval`: it stopped for approvals):
+   * the in-flight entry, now `committing` until `turnStored` (or, refused, put back).
+   */
   finish(eventId: string, awaitingApproval = false): InboxEntry | undefined {
     const entry = this.inFlight;
     if (!entry || entry.event.id !== eventId) return undefined;
     this.inFlight = undefined;
+    this.committing = entry;
     this.awaitingApproval = awaitingApproval;
-    this.known.delete(eventId);
     return entry;
+  }
+
+  /** The commit of the finished turn of `entry` is stored: it is answered and gone. */
+  turnStored(entry: InboxEntry): void {
+    if (this.committing === entry) this.committing = undefined;
+    this.known.delete(entry.event.id);
   }
 
   /** The child is gone: the event it had in flight, if any, no longer in flight. */
@@ -129,6 +143,7 @@ export class InstanceQueue {
   putBack(entry: InboxEntry): void {
     // Unanswered again (its stopped turn's commit failed, too): nothing waits for a decision.
     this.awaitingApproval = false;
+    if (this.committing === entry) this.committing = undefined;
     if (entry.lastCrash !== undefined) this.recordInterrupted(entry.event.id);
     delete entry.lastCrash;
     this.waiting.unshift(entry);

@@ -40,6 +40,8 @@ export class Instance implements PoolMember {
   private readonly idleTimer: OneShotTimer;
   /** Events not due yet (`notBefore`), each waiting for its time. */
   private readonly deferred: DeferredEvents;
+  /** Children stopped because the store refused their turn's commit (on-child-message.ts). */
+  private readonly storeFaulted = new WeakSet<ChildProcess>();
 
   constructor(private readonly options: InstanceOptions) {
     this.agent = options.agent;
@@ -88,7 +90,7 @@ export class Instance implements PoolMember {
   get status(): InstanceStatus {
     const status = this.supervisor.status;
     if (status !== "running") return status;
-    return this.events.inFlight ? "processing" : "idle";
+    return this.events.inFlight || this.events.committing ? "processing" : "idle";
   }
 
   get pid(): number | undefined {
@@ -127,23 +129,20 @@ export class Instance implements PoolMember {
   }
 
   /**
-   * Accepts an event: queued at once, durable when the promise resolves (delivery may overlap the sync). An ordered
-   * store applies the insert in this same synchronous block, so the child is handed the event first: its answer is
-   * handled later and commits after the insert. A refused insert takes back the event unless it was delivered.
+   * Accepts an event: stored, then queued. It is handed to a child only once its insert is committed
+   * (WriteOptions.committed: on an ordered store before the sync, so delivery still overlaps the disk's work), never
+   * before: an insert applied at once can still be refused at its commit (a full disk), and an event delivered before
+   * then would run without being stored. Resolves once durable; a refused insert rejects, and nothing of it runs.
    */
   accept(event: AgentEvent, now: number, options?: WriteOptions): Promise<void> {
-    const { store, swarm } = this.options;
     const entry: InboxEntry = { event, crashes: 0, deliveries: 0, acceptedAt: now };
-    const queuedFirst = store.ordered && !this.events.has(event.id);
-    if (queuedFirst) this.enqueue(entry);
-    try {
-      const durable = store.accept(swarm, event, now, options);
-      if (!store.ordered) this.enqueue(entry);
-      return durable;
-    } catch (error) {
-      if (queuedFirst) this.withdraw(event.id);
-      throw error;
-    }
+    return this.options.store.accept(this.options.swarm, event, now, {
+      ...options,
+      committed: () => {
+        this.enqueue(entry);
+        options?.committed?.();
+      },
+    });
   }
 
   /** Queues an event the store already holds (found unanswered when the orchestrator started). */
@@ -253,6 +252,7 @@ export class Instance implements PoolMember {
       startFailures,
       deliverNext: () => this.deliverNext(),
       giveUpWaiting: () => this.giveUpWaiting(),
+      storeFaulted: this.storeFaulted,
     };
   }
 

@@ -4,7 +4,8 @@
  * its index pages, which cost the orchestrator more than the request's own state did. They are kept here instead and
  * written together, in one transaction that syncs nothing, `intervalMs` after the first one waiting (and at once
  * before anything reads or deletes them, so reads still see every event appended so far). Nothing waits on them:
- * a crash of the orchestrator loses at most the last `intervalMs` of them, which costs no correctness (Store).
+ * a crash of the orchestrator loses at most the last `intervalMs` of them, which costs no correctness (Store). For
+ * the same reason a batch the store cannot write (a full disk) is dropped and counted (`dropped`), never thrown.
  */
 import type { Database } from "bun:sqlite";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
@@ -16,6 +17,8 @@ export class RuntimeEventWriter {
   private waiting: { swarm: string; events: readonly RuntimeEvent[] }[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly intervalMs: number;
+  /** Runtime events dropped because the store could not write them. */
+  dropped = 0;
 
   /** `run`: runs a write in the store's current transaction (WriteBatch.run). */
   constructor(private readonly options: { db: Database; run: (write: () => void) => void; intervalMs?: number }) {
@@ -37,6 +40,14 @@ export class RuntimeEventWriter {
     if (this.waiting.length === 0) return;
     const waiting = this.waiting;
     this.waiting = [];
+    try {
+      this.insert(waiting);
+    } catch {
+      for (const { events } of waiting) this.dropped += events.length;
+    }
+  }
+
+  private insert(waiting: { swarm: string; events: readonly RuntimeEvent[] }[]): void {
     this.options.run(() => {
       const insert = this.options.db.query(
         "INSERT INTO runtime_events (swarm, agent, instance_key, type, turn_id, trace_id, event) VALUES (:swarm, :agent, :key, :type, :turn, :trace, :event)",
