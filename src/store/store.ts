@@ -166,6 +166,14 @@ export interface Store {
   appendRuntimeEvents(swarm: string, events: readonly RuntimeEvent[]): void;
   runtimeEvents(query: RuntimeEventQuery): Promise<StoredRuntimeEvent[]>;
 
+  /**
+   * Commits what is written so far now rather than at the end of the tick, so that the `committed` callbacks of
+   * those writes run (or the writes are refused) before it returns: for a child waiting for the one write it needs (an
+   * event's insert, the commit of the turn before). A store that commits nothing by itself (a networked one) passes
+   * it on to what it writes through.
+   */
+  commitNow(): void;
+
   /** Makes every write so far durable and releases the store. */
   close(): Promise<void>;
 }

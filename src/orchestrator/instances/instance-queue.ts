@@ -27,6 +27,12 @@ export interface InboxEntry {
   /** Its turn stopped for these approvals and every one is decided: the delivery hands them to the turn. */
   approvals?: Approval[];
   acceptedAt: number;
+  /**
+   * Its insert is made and not stored yet (Instance.accept): it waits, and the queue behind it, until it is; `refused`:
+   * the store refused it, and it is never delivered.
+   */
+  unstored?: true;
+  refused?: true;
 }
 
 /** The `event` message delivering `entry` to a child: which attempt, whether an earlier one ran, how it died. */
@@ -92,6 +98,14 @@ export class InstanceQueue {
     return this.known.has(eventId);
   }
 
+  /** Takes this very entry out of the queue if it waits there (its insert was refused). */
+  withdrawEntry(entry: InboxEntry): void {
+    const index = this.waiting.indexOf(entry);
+    if (index < 0) return;
+    this.waiting.splice(index, 1);
+    this.known.delete(entry.event.id);
+  }
+
   /** Takes an accepted event that has not been delivered yet out of the queue (its deadline passed). */
   withdraw(eventId: string): InboxEntry | undefined {
     const index = this.waiting.findIndex((entry) => entry.event.id === eventId);
@@ -101,8 +115,14 @@ export class InstanceQueue {
     return entry;
   }
 
+  /** The first waiting event, when its insert is not stored yet. */
+  get unstoredNext(): InboxEntry | undefined {
+    const next = this.waiting[0];
+    return next?.unstored ? next : undefined;
+  }
+
   deliverNext(): InboxEntry | undefined {
-    if (this.inFlight || this.committing || this.awaitingApproval) return undefined;
+    if (this.inFlight || this.committing || this.awaitingApproval || this.unstoredNext) return undefined;
     const entry = this.waiting.shift();
     if (!entry) return undefined;
     entry.deliveries += 1;

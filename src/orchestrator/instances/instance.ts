@@ -129,24 +129,34 @@ export class Instance implements PoolMember {
   }
 
   /**
-   * Accepts an event: stored, then queued. It is handed to a child only once its insert is committed
-   * (WriteOptions.committed: on an ordered store before the sync, so delivery still overlaps the disk's work), never
-   * before: an insert applied at once can still be refused at its commit (a full disk), and an event delivered before
-   * then would run without being stored. Resolves once durable; a refused insert rejects, and nothing of it runs.
+   * Accepts an event: its insert is made, and it is queued at once (a child may start meanwhile) but handed to a child
+   * only once the insert is committed (WriteOptions.committed; an idle child has it committed at once, `commitNow`,
+   * else at the end of the tick, and on an ordered store delivery still overlaps the sync). Never before: an insert
+   * applied at once can still be refused at its commit (a full disk), and an event delivered before then would run
+   * without being stored. Resolves once durable; a refused insert rejects, and nothing of it runs.
    */
   accept(event: AgentEvent, now: number, options?: WriteOptions): Promise<void> {
-    const entry: InboxEntry = { event, crashes: 0, deliveries: 0, acceptedAt: now };
-    return this.options.store.accept(this.options.swarm, event, now, {
+    const entry: InboxEntry = { event, crashes: 0, deliveries: 0, acceptedAt: now, unstored: true };
+    const durable = this.options.store.accept(this.options.swarm, event, now, {
       ...options,
       committed: () => {
-        this.enqueue(entry);
+        delete entry.unstored;
+        this.kick();
         options?.committed?.();
       },
     });
+    durable.catch(() => {
+      if (!entry.unstored) return;
+      entry.refused = true;
+      this.events.withdrawEntry(entry);
+    });
+    this.enqueue(entry);
+    return durable;
   }
 
   /** Queues an event the store already holds (found unanswered when the orchestrator started). */
   enqueue(entry: InboxEntry): void {
+    if (entry.refused) return;
     if (this.deferred.defer(entry, (due) => this.enqueue(due))) return;
     if (!this.events.push(entry)) return;
     this.lastActiveAt = this.options.clock.now();
@@ -264,9 +274,12 @@ export class Instance implements PoolMember {
   private deliverNext(): void {
     const child = this.supervisor.child;
     if (!child || this.status !== "idle") return;
+    // The child waits for this event alone: its insert is committed now, not at the end of the tick.
+    if (this.events.unstoredNext) this.options.store.commitNow();
+    if (this.status !== "idle") return; // the commit delivered it (its `committed` kicked)
     const entry = this.events.deliverNext();
     if (!entry) {
-      this.enterIdle();
+      if (!this.events.unstoredNext) this.enterIdle();
       return;
     }
     this.idleTimer.clear();

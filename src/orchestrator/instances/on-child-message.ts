@@ -81,33 +81,35 @@ function onTurnResult(parts: InstanceParts, child: ChildProcess, payload: ChildT
   }
   parts.instance.lastActiveAt = parts.options.clock.now();
   child.unwatch();
-  const write = storedWrite((options) =>
-    commitTurn({
-      store: parts.options.store,
-      ref: parts.ref,
-      commit: commit ?? {},
-      outcome,
-      event: entry.event,
-      options,
-    }),
+  const stored = () => {
+    parts.events.turnStored(entry);
+    parts.supervisor.healthy();
+    parts.deliverNext();
+  };
+  const write = storedWrite(
+    (options) =>
+      commitTurn({
+        store: parts.options.store,
+        ref: parts.ref,
+        commit: commit ?? {},
+        outcome,
+        event: entry.event,
+        options,
+      }),
+    { committed: stored },
   );
   parts.options.hooks.turnResult(parts.instance, entry, outcome, write);
-  write.committed.then(
-    () => {
-      parts.events.turnStored(entry);
-      parts.supervisor.healthy();
-      parts.deliverNext();
-    },
-    (error: Error) => {
-      parts.logger.error(
-        { eventId: outcome.eventId, code: describe(error).code, error: error.message },
-        "could not commit a turn; its event stays unanswered and the child starts again after a backoff",
-      );
-      parts.events.putBack(entry);
-      parts.storeFaulted.add(child);
-      child.kill();
-    },
-  );
+  // The child (and its next event) waits for this commit alone: made now, not at the end of the tick.
+  parts.options.store.commitNow();
+  write.committed.catch((error: Error) => {
+    parts.logger.error(
+      { eventId: outcome.eventId, code: describe(error).code, error: error.message },
+      "could not commit a turn; its event stays unanswered and the child starts again after a backoff",
+    );
+    parts.events.putBack(entry);
+    parts.storeFaulted.add(child);
+    child.kill();
+  });
 }
 
 export function onChildExit(parts: InstanceParts, ended: SupervisedExit): ExitVerdict | void {

@@ -143,6 +143,10 @@ export class ReplicatedStore implements Store {
     return this.local.runtimeEvents(query);
   }
 
+  commitNow(): void {
+    this.local.commitNow();
+  }
+
   close(): Promise<void> {
     return this.local.close();
   }

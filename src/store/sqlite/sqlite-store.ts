@@ -247,7 +247,11 @@ export class SqliteStore implements Store, InstanceSnapshots {
     return readClusterNodeMark(this.db);
   }
 
-  /** Commits what is written so far now, instead of at the end of the tick. */
+  commitNow(): void {
+    this.batch.flush();
+  }
+
+  /** Commits what is written so far now, with the runtime events waiting, instead of at the end of the tick. */
   flush(): void {
     this.runtimeEventWriter.write();
     this.batch.flush();
