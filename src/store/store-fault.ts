@@ -14,8 +14,8 @@ export const STORE_CORRUPT = "E_STORE_CORRUPT";
 export const STORE_RETRY_AFTER_SECONDS = 5;
 
 /** SQLite's primary result codes that mean "not now" (the machine), not "never" (our bug) or "damaged". */
-const UNAVAILABLE = ["SQLITE_FULL", "SQLITE_IOERR", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_CANTOPEN", "SQLITE_NOMEM"];
-const CORRUPT = ["SQLITE_CORRUPT", "SQLITE_NOTADB"];
+const UNAVAILABLE = "SQLITE_FULL SQLITE_IOERR SQLITE_BUSY SQLITE_LOCKED SQLITE_CANTOPEN SQLITE_NOMEM".split(" ");
+const CORRUPT = "SQLITE_CORRUPT SQLITE_NOTADB".split(" ");
 const ERRNO_UNAVAILABLE = ["ENOSPC", "EIO", "EDQUOT", "EROFS"];
 
 const primary = (code: string): string => code.replace(/^(SQLITE_[A-Z]+)_.*$/, "$1");

@@ -98,6 +98,7 @@ describe("a full state root under load", () => {
         args: [dir, "--port", "0", "--state-root", stateRoot],
         env: { LOOPBACK_API_KEY: "full-disk", GOONDAN_LOG_LEVEL: "warn", CHAOS_EFFECTS_FILE: effectsFile },
         onSpawn: (proc: GoondanProcess) => defer(killChild(proc)),
+        readyTimeoutMs: 60_000,
       });
 
       const post = async (job: string, i: number): Promise<Sent> => {
