@@ -49,11 +49,12 @@ export interface SupervisorHooks {
 
 /**
  * What the owner says of a crash: the child is given up on (`givenUp`: its start keeps failing), or it ended on a
- * store fault (`storeFault`: the store refused its commit, not the child's doing): either way it backs off at once.
+ * store fault (`storeFaults`: the store refused its commit, not the child's doing; the faults in a row, this one
+ * included): either way it backs off at once.
  */
 export interface ExitVerdict {
   givenUp: boolean;
-  storeFault?: boolean;
+  storeFaults?: number;
 }
 
 /** A gate a child start must pass (the process pool): `request` asks for a slot; the owner calls `grant()` once it is free. */

@@ -28,17 +28,35 @@ export function backoffDelay(options: { consecutiveCrashes: number; policy: Rest
 /** The longest wait after a store fault: a store that came back (space freed) is used again within this. */
 export const STORE_FAULT_MAX_BACKOFF_MS = 30_000;
 
+/** Store faults further apart than this start the count again (the store was fine in between). */
+export const STORE_FAULT_MEMORY_MS = 60_000;
+
 /**
- * Delay before restarting after the `consecutiveCrashes`-th exit in a row that was a store fault (the store refused
- * a commit): never at once, since restarting cannot help until the disk or the cluster does. At least 1 s (or the
- * policy's `initialBackoffMs` when longer), doubling, capped at STORE_FAULT_MAX_BACKOFF_MS (or `maxBackoffMs` when
- * shorter but still at least 1 s).
+ * Delay before restarting after the `storeFaults`-th store fault in a row (the store refused a commit): never at
+ * once, since restarting cannot help until the disk or the cluster does. At least 1 s (or the policy's
+ * `initialBackoffMs` when longer), doubling, capped at STORE_FAULT_MAX_BACKOFF_MS.
  */
-export function storeFaultDelay(options: { consecutiveCrashes: number; policy: RestartPolicy }): number {
-  const { policy } = options;
-  const first = Math.max(1000, policy.initialBackoffMs);
-  const cap = Math.max(first, Math.min(STORE_FAULT_MAX_BACKOFF_MS, policy.maxBackoffMs));
-  return Math.min(cap, first * 2 ** Math.min(Math.max(0, options.consecutiveCrashes - 1), 30));
+export function storeFaultDelay(options: { storeFaults: number; policy: RestartPolicy }): number {
+  const first = Math.max(1000, options.policy.initialBackoffMs);
+  const cap = Math.max(first, STORE_FAULT_MAX_BACKOFF_MS);
+  return Math.min(cap, first * 2 ** Math.min(Math.max(0, options.storeFaults - 1), 30));
+}
+
+/**
+ * The store faults in a row of one child's owner: counted on while they come within STORE_FAULT_MEMORY_MS of each
+ * other, whatever the child did in between (a turn that committed between two faults of a disk still full does not
+ * make the next restart immediate), and from 1 again after a quiet spell.
+ */
+export class StoreFaultCount {
+  private count = 0;
+  private lastAt = Number.NEGATIVE_INFINITY;
+
+  /** Counts a fault at `now` (epoch ms); returns the faults in a row, this one included. */
+  fault(now: number): number {
+    this.count = now - this.lastAt <= STORE_FAULT_MEMORY_MS ? this.count + 1 : 1;
+    this.lastAt = now;
+    return this.count;
+  }
 }
 
 export type CrashDecision = { action: "restart" } | { action: "backoff"; delayMs: number };
@@ -46,16 +64,18 @@ export type CrashDecision = { action: "restart" } | { action: "backoff"; delayMs
 /**
  * What the supervisor does after a crash: restart now, or enter `crashLoopBackOff` for `delayMs`. An
  * instance given up on (`givenUp`: it cannot start) backs off at least the first step, never restarting in
- * a tight loop; a child that ended on a store fault (`storeFault`) always backs off (storeFaultDelay).
+ * a tight loop; a child that ended on a store fault (`storeFaults`) always backs off (storeFaultDelay).
  */
 export function decideAfterCrash(options: {
   consecutiveCrashes: number;
   policy: RestartPolicy;
   givenUp?: boolean;
-  storeFault?: boolean;
+  /** The exit was the `storeFaults`-th store fault in a row (StoreFaultCount). */
+  storeFaults?: number;
 }): CrashDecision {
-  const { policy } = options;
-  if (options.storeFault) return { action: "backoff", delayMs: storeFaultDelay(options) };
+  const { policy, storeFaults } = options;
+  if (storeFaults !== undefined && storeFaults > 0)
+    return { action: "backoff", delayMs: storeFaultDelay({ storeFaults, policy }) };
   const consecutiveCrashes = options.givenUp
     ? Math.max(options.consecutiveCrashes, policy.maxConsecutiveCrashes + 1)
     : options.consecutiveCrashes;

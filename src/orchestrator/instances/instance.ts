@@ -24,6 +24,7 @@ import { deliveryOf, InstanceQueue, type InboxEntry } from "./instance-queue.ts"
 import type { InstanceOptions } from "./instance-options.ts";
 import { onChildExit, onChildMessage, type InstanceParts } from "./on-child-message.ts";
 import { StartFailures } from "./start-failures.ts";
+import { StoreFaults } from "./store-faults.ts";
 
 export type InstanceStatus = Exclude<SupervisorStatus, "running"> | "idle" | "processing";
 
@@ -40,8 +41,7 @@ export class Instance implements PoolMember {
   private readonly idleTimer: OneShotTimer;
   /** Events not due yet (`notBefore`), each waiting for its time. */
   private readonly deferred: DeferredEvents;
-  /** Children stopped because the store refused their turn's commit (on-child-message.ts). */
-  private readonly storeFaulted = new WeakSet<ChildProcess>();
+  private readonly storeFaults = new StoreFaults();
 
   constructor(private readonly options: InstanceOptions) {
     this.agent = options.agent;
@@ -129,11 +129,9 @@ export class Instance implements PoolMember {
   }
 
   /**
-   * Accepts an event: its insert is made, and it is queued at once (a child may start meanwhile) but handed to a child
-   * only once the insert is committed (WriteOptions.committed; an idle child has it committed at once, `commitNow`,
-   * else at the end of the tick, and on an ordered store delivery still overlaps the sync). Never before: an insert
-   * applied at once can still be refused at its commit (a full disk), and an event delivered before then would run
-   * without being stored. Resolves once durable; a refused insert rejects, and nothing of it runs.
+   * Accepts an event: queued at once (a child may start) but delivered only once its insert is committed (committed
+   * at once for an idle child, `commitNow`; delivery still overlaps the sync), since an insert can be refused at its
+   * commit (a full disk). Resolves once durable; a refused insert rejects, and nothing of it runs (docs/limits.md).
    */
   accept(event: AgentEvent, now: number, options?: WriteOptions): Promise<void> {
     const entry: InboxEntry = { event, crashes: 0, deliveries: 0, acceptedAt: now, unstored: true };
@@ -262,7 +260,7 @@ export class Instance implements PoolMember {
       startFailures,
       deliverNext: () => this.deliverNext(),
       giveUpWaiting: () => this.giveUpWaiting(),
-      storeFaulted: this.storeFaulted,
+      storeFaults: this.storeFaults,
     };
   }
 

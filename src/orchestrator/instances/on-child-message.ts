@@ -16,6 +16,7 @@ import { commitStep, commitTurn } from "./child-state.ts";
 import type { InstanceQueue } from "./instance-queue.ts";
 import type { InstanceHandle, InstanceOptions } from "./instance-options.ts";
 import type { StartFailures } from "./start-failures.ts";
+import type { StoreFaults } from "./store-faults.ts";
 
 /** The parts of an Instance its child's messages act on. */
 export interface InstanceParts {
@@ -28,8 +29,7 @@ export interface InstanceParts {
   startFailures: StartFailures;
   deliverNext(): void;
   giveUpWaiting(): void;
-  /** Children stopped because the store refused their turn's commit (their exit is a store fault, not a crash). */
-  storeFaulted: WeakSet<ChildProcess>;
+  storeFaults: StoreFaults;
 }
 
 export function onChildMessage(parts: InstanceParts, child: ChildProcess, message: ChildMessage): void {
@@ -107,7 +107,7 @@ function onTurnResult(parts: InstanceParts, child: ChildProcess, payload: ChildT
       "could not commit a turn; its event stays unanswered and the child starts again after a backoff",
     );
     parts.events.putBack(entry);
-    parts.storeFaulted.add(child);
+    parts.storeFaults.stopped.add(child);
     child.kill();
   });
 }
@@ -118,7 +118,7 @@ export function onChildExit(parts: InstanceParts, ended: SupervisedExit): ExitVe
     // The store refused a commit (a full disk): the event did nothing wrong. First again, not counted toward poison.
     parts.logger.warn({ eventId: entry?.event.id, why: ended.why }, "instance stopped on a store fault");
     if (entry) parts.events.putBack(entry);
-    return { givenUp: false, storeFault: true };
+    return { givenUp: false, storeFaults: parts.storeFaults.inARow.fault(parts.options.clock.now()) };
   }
   if (ended.how !== "crashed") {
     // A turn cut short by the grace period was never answered: it stays first.
@@ -144,5 +144,5 @@ export function onChildExit(parts: InstanceParts, ended: SupervisedExit): ExitVe
 /** The child ended because the store refused its commit: it said so (its exit code), or we stopped it for that. */
 function storeFaultExit(parts: InstanceParts, ended: SupervisedExit): boolean {
   if (ended.exit.code === STORE_FAULT_EXIT_CODE) return true;
-  return ended.child !== undefined && parts.storeFaulted.delete(ended.child);
+  return ended.child !== undefined && parts.storeFaults.stopped.delete(ended.child);
 }
