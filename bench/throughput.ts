@@ -58,7 +58,7 @@ function writeBundle(model: { endpoint: string; streaming?: boolean } | "replay"
       (name) =>
         `apiVersion: goondan.ai/v1\nkind: Agent\nmetadata: { name: ${name} }\nspec: { modelConfig: { modelRef: Model/loopback }, prompt: { system: "You are ${name}." } }`,
     ),
-    `apiVersion: goondan.ai/v1\nkind: Swarm\nmetadata: { name: bench }\nspec:\n  entryAgent: Agent/${AGENTS[0]}\n  agents: [${AGENTS.map((name) => `Agent/${name}`).join(", ")}]\n  policy: { lifecycle: { maxProcesses: ${Math.max(IDLE + 16, 64)}, idleSeconds: 3600 }, shutdown: { gracePeriodSeconds: 5 } }`,
+    `apiVersion: goondan.ai/v1\nkind: Swarm\nmetadata: { name: bench }\nspec:\n  entryAgent: Agent/${AGENTS[0]}\n  agents: [${AGENTS.map((name) => `Agent/${name}`).join(", ")}]\n  policy: { lifecycle: { maxInstances: ${Math.max(IDLE + 16, 64)}, idleSeconds: 3600 }, shutdown: { gracePeriodSeconds: 5 } }`,
   ];
   writeFileSync(join(dir, "goondan.yaml"), `${docs.join("\n---\n")}\n`);
   return dir;
@@ -191,7 +191,7 @@ async function main(): Promise<void> {
   const replay = new Orchestrator({ bundle: await loadBundleOrThrow(replayDir), stateRoot: replayRoot, spawner });
   const shm = new Orchestrator({ bundle: await loadBundleOrThrow(replayDir), stateRoot: shmRoot, spawner });
   const echo = new Orchestrator({
-    bundle: testBundle({ agents: AGENTS, policy: { lifecycle: { maxProcesses: 64 } } }),
+    bundle: testBundle({ agents: AGENTS, policy: { lifecycle: { maxInstances: 64 } } }),
     stateRoot: echoRoot,
     spawner: bunProcessSpawner({ entryScript: ECHO_CHILD, output: "ignore" }),
   });

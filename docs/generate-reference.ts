@@ -31,7 +31,7 @@ const DEFAULTS: Record<string, string> = {
   "Swarm.spec.policy.restart.initialBackoffMs": String(policy.restart.initialBackoffMs),
   "Swarm.spec.policy.restart.maxBackoffMs": String(policy.restart.maxBackoffMs),
   "Swarm.spec.policy.lifecycle.idleSeconds": String(policy.lifecycle.idleSeconds),
-  "Swarm.spec.policy.lifecycle.maxProcesses": String(policy.lifecycle.maxProcesses),
+  "Swarm.spec.policy.lifecycle.maxInstances": String(policy.lifecycle.maxInstances),
   "Swarm.spec.policy.lifecycle.heartbeatTimeoutSeconds": String(policy.lifecycle.heartbeatTimeoutSeconds),
   "Tool.spec.errorMessageLimit": String(DEFAULT_ERROR_MESSAGE_LIMIT),
   "Tool.spec.exports[].parameters": "`{type: object, properties: {}}`",

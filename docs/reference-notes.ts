@@ -44,6 +44,13 @@ export const NOTES: Record<string, string> = {
   "Agent.spec.requiredTools":
     "Tool names the agent must call before it ends a turn (enforced by the `required-tools-guard` extension: an Agent that does not list it gets it, and one successful call of any of these tools is enough, as in the public Goondan runtime; list it to require all).",
   "Agent.spec.description": "What the agent does; shown to other agents by `agents__catalog`.",
+  "Agent.spec.process":
+    "How the agent's instances are spread over processes (see [concepts](concepts.md#processes-one-per-agent-shared-by-its-instances)).",
+  "Agent.spec.process.isolation":
+    "`agent` (default): instances share the agent's processes; `instance`: each instance has a process of its own.",
+  "Agent.spec.process.maxProcesses": "Most processes of this agent at once (default 1; 64 with `isolation: instance`).",
+  "Agent.spec.process.maxInstancesPerProcess":
+    "Most instances one shared process holds (default 1000); beyond all of them work waits. Not with `isolation: instance`.",
   "Swarm.spec.entryAgent":
     "The agent that receives `--input`, API events without `agent`, and unrouted connector events. Must be listed in `agents`.",
   "Swarm.spec.agents": "The agents of this swarm.",
@@ -59,12 +66,18 @@ export const NOTES: Record<string, string> = {
   "Swarm.spec.policy.restart.initialBackoffMs": "First backoff delay, doubling on each further crash.",
   "Swarm.spec.policy.restart.maxBackoffMs": "Longest backoff delay.",
   "Swarm.spec.policy.lifecycle.idleSeconds": "An instance idle this long is stopped (its conversation stays on disk).",
+  "Swarm.spec.policy.lifecycle.maxInstances":
+    "Most agent instances alive at once on this node; beyond it work waits in its queue and the least recently used idle instance makes room.",
   "Swarm.spec.policy.lifecycle.maxProcesses":
-    "Most agent processes alive at once; the least recently used idle one makes room.",
+    "Older spelling of `maxInstances` (read as it when `maxInstances` is absent).",
   "Swarm.spec.policy.lifecycle.heartbeatTimeoutSeconds":
     "A child whose turn sends no heartbeat this long (its event loop is blocked, e.g. by a tool's synchronous loop) is killed and handled as a crash.",
   "Swarm.spec.policy.lifecycle.ttlSeconds": "Accepted for compatibility with public bundles.",
   "Swarm.spec.policy.lifecycle.gcGraceSeconds": "Accepted for compatibility with public bundles.",
+  "Swarm.spec.policy.retention.runtimeEvents.maxAge":
+    'Runtime events older than this (`90m`, `36h`, `7d`) are deleted in the background, a small batch at a time (docs/limits.md, "Memory"). Default: kept for ever.',
+  "Swarm.spec.policy.retention.runtimeEvents.maxRows":
+    "The newest this many runtime events of the swarm are kept; older ones are deleted in the background. Default: no limit.",
   "Tool.spec.entry": "Bundle-relative module exporting `handlers: Record<exportName, ToolHandler>`.",
   "Tool.spec.errorMessageLimit": "Error messages the model reads are cut to this length, ending in `... (truncated)`.",
   "Tool.spec.exports": "The functions the model sees, as `{tool}__{export}`.",
@@ -163,7 +176,7 @@ spec:
     requestTimeoutMs: 120000
     shutdown: { gracePeriodSeconds: 10 }
     restart: { maxConsecutiveCrashes: 3 }
-    lifecycle: { idleSeconds: 300, maxProcesses: 20 }`,
+    lifecycle: { idleSeconds: 300, maxInstances: 2000 }`,
   Tool: `apiVersion: goondan.ai/v1
 kind: Tool
 metadata:

@@ -31,6 +31,7 @@ export type { PipelineType, StepMiddlewareContext, TurnMiddlewareContext } from 
 export type { StepResult, StepToolOutcome, TurnResult } from "./agent/loop/turn-result.ts";
 export type { TokenUsage } from "./agent/model/token-usage.ts";
 export type { ConversationState } from "./agent/conversation/conversation-state.ts";
+export type { OlderMessagesQuery } from "./protocol/conversation.ts";
 
 // Connector authors: the context a connector's start function receives and the events it emits.
 export type {

@@ -12,7 +12,7 @@ import { validateValue } from "./schema-validator.ts";
 import { MCP_EXTENSION_NAME, mcpConfigSchema } from "./schemas/mcp-config.ts";
 import { BUILTIN_PACKAGE } from "./types.ts";
 
-const STDIO_FIELDS = ["args", "env", "cwd"];
+const STDIO_FIELDS = ["args", "env", "cwd", "network", "isolation"];
 const HTTP_FIELDS = ["headers"];
 
 /** Where Agents use the built-in `mcp` extension: the agent, the item's index and its config as written. */

@@ -26,6 +26,6 @@ export function defaultPolicy(): SwarmPolicy {
     requestTimeoutMs: 60_000,
     shutdown: { gracePeriodSeconds: 30 },
     restart: { maxConsecutiveCrashes: 5, initialBackoffMs: 1000, maxBackoffMs: 300_000 },
-    lifecycle: { idleSeconds: 600, maxProcesses: 64, heartbeatTimeoutSeconds: 60 },
+    lifecycle: { idleSeconds: 600, maxInstances: 10_000, heartbeatTimeoutSeconds: 60 },
   };
 }

@@ -32,6 +32,7 @@ export const ISSUE_CODES = {
   E_CONFIG_ROUTE_CONFLICT: "an ingress rule sets both route.instanceKey and route.instanceKeyProperty",
   E_CONFIG_UNKNOWN_EVENT: "an ingress rule matches an event its Connector never emits",
   E_CONFIG_VERIFY_CONFLICT: "a Connection sets its webhook signing secret both in verify and in secrets.signingSecret",
+  E_CONFIG_PROCESS_CONFLICT: "an Agent sets maxInstancesPerProcess with isolation: instance",
   E_CONFIG_PROMPT_CONFLICT: "an Agent sets both prompt.system and prompt.systemRef",
   E_CONFIG_PROMPT_NOT_FOUND: "an Agent's prompt.systemRef file does not exist (or is not a regular file)",
   E_CONFIG_PROMPT_TOO_LARGE: "an Agent's prompt.systemRef file is larger than 1 MiB",
@@ -70,6 +71,7 @@ export const ISSUE_CODES = {
   E_CONFIG_EVAL_PATH: "an Eval fixture or file expectation is absolute or leaves the workspace",
   W_CONFIG_EVAL_TOOL_UNLISTED:
     "an Eval case expects a tool no Tool declares, while an Extension of the Swarm may register it at run time",
+  E_CONFIG_BUDGET_EMPTY: "an Agent's or Swarm's spec.budget limits neither tokens nor costUsd",
   W_CONFIG_YAML: "the YAML parser warned about a document",
   W_CONFIG_HANDLER_UNUSED: "a Tool module's `handlers` has a function no export declares",
   W_CONFIG_PROMPT_MISSING: "an Agent has no system prompt",

@@ -24,6 +24,7 @@ import { checkIngress } from "./check-ingress.ts";
 import { checkMcpConfig } from "./check-mcp-config.ts";
 import { checkToolApprovalConfig } from "./check-tool-approval-config.ts";
 import { checkScheduleConfig } from "./check-schedule-config.ts";
+import { checkBudgetConfig } from "./check-budget-config.ts";
 import { checkFiles } from "./check-files.ts";
 import { checkParameters } from "./check-parameters.ts";
 import { checkToolModules } from "./check-tool-modules.ts";
@@ -73,6 +74,7 @@ export async function loadBundle(target: string, options: LoadBundleOptions = {}
     checkMcpConfig({ resources: local, issues });
     checkToolApprovalConfig({ resources: local, issues });
     checkScheduleConfig({ resources: local, issues });
+    checkBudgetConfig({ resources: local, issues });
     checkEvals({ resources: local, index, issues });
   }
   // Built-in files are ours: test/config/builtin-package.test.ts checks them, not every user's validate.

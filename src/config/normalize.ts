@@ -8,6 +8,7 @@
  */
 import type { JsonObject } from "../shared/json.ts";
 import { isJsonObject } from "../shared/json.ts";
+import { normalizeAgentProcess } from "./agent-process.ts";
 import { DEFAULT_ERROR_MESSAGE_LIMIT, defaultParameters, defaultPolicy } from "./defaults.ts";
 import type { DocumentSite, IssueList } from "./issues.ts";
 import { normalizeConnection, normalizeValueSource } from "./normalize-connection.ts";
@@ -30,12 +31,14 @@ import type {
   ModelSpec,
   PackageSpec,
   ResourceSource,
+  RuntimeEventRetention,
   SwarmPolicy,
   SwarmSpec,
   ToolSpec,
 } from "./types.ts";
 import { API_VERSION } from "./types.ts";
 import { normalizeEval } from "./normalize-eval.ts";
+import { parseDuration } from "./schedule-settings.ts";
 
 export type { RefUse, WrongKindRef };
 export { normalizeValueSource };
@@ -127,6 +130,7 @@ function normalizeModel(spec: Raw): ModelSpec {
     ...(spec.options !== undefined ? { options: spec.options } : {}),
     ...(spec.capabilities !== undefined ? { capabilities: spec.capabilities } : {}),
     ...(spec.pricing !== undefined ? { pricing: { ...spec.pricing } } : {}),
+    ...(spec.rateLimit !== undefined ? { rateLimit: { ...spec.rateLimit } } : {}),
   };
 }
 
@@ -169,6 +173,9 @@ function normalizeAgent(spec: Raw, context: Context): AgentSpec {
     extensions,
     ...(spec.requiredTools !== undefined ? { requiredTools: [...spec.requiredTools] } : {}),
     ...(spec.description !== undefined ? { description: spec.description } : {}),
+    process: normalizeAgentProcess(spec.process, (path, issue) => context.issues.at(context.site, path, issue)),
+    ...(spec.budget !== undefined ? { budget: { ...spec.budget } } : {}),
+    ...(spec.limits !== undefined ? { limits: { ...spec.limits } } : {}),
   };
 }
 
@@ -179,6 +186,7 @@ function normalizeSwarm(spec: Raw, name: string, context: Context): SwarmSpec {
     agents: normalizeRefList(spec.agents, "Agent", ["spec", "agents"], context),
     instanceKey: spec.instanceKey ?? name,
     policy: mergePolicy(spec.policy ?? {}),
+    ...(spec.budget !== undefined ? { budget: { ...spec.budget } } : {}),
   };
 }
 
@@ -190,8 +198,25 @@ function mergePolicy(raw: Raw): SwarmPolicy {
     requestTimeoutMs: raw.requestTimeoutMs ?? base.requestTimeoutMs,
     shutdown: { ...base.shutdown, ...raw.shutdown },
     restart: { ...base.restart, ...raw.restart },
-    lifecycle: { ...base.lifecycle, ...raw.lifecycle },
+    lifecycle: mergeLifecycle(base.lifecycle, raw.lifecycle ?? {}),
+    ...(raw.retention?.runtimeEvents === undefined
+      ? {}
+      : { retention: { runtimeEvents: runtimeEventRetention(raw.retention.runtimeEvents) } }),
   };
+}
+
+function runtimeEventRetention(raw: Raw): RuntimeEventRetention {
+  const maxAgeMs = typeof raw.maxAge === "string" ? parseDuration(raw.maxAge) : undefined;
+  return {
+    ...(maxAgeMs === undefined ? {} : { maxAgeMs }),
+    ...(raw.maxRows === undefined ? {} : { maxRows: raw.maxRows }),
+  };
+}
+
+/** `maxProcesses` is the older spelling of `maxInstances` (the cap was on processes when each instance had one). */
+function mergeLifecycle(base: SwarmPolicy["lifecycle"], raw: Raw): SwarmPolicy["lifecycle"] {
+  const { maxProcesses, ...rest } = raw;
+  return { ...base, ...rest, maxInstances: raw.maxInstances ?? maxProcesses ?? base.maxInstances };
 }
 
 function normalizeTool(spec: Raw): ToolSpec {
@@ -221,5 +246,9 @@ function normalizeConnector(spec: Raw): ConnectorSpec {
       ...(event.nameFromConfig ? { nameFromConfig: event.nameFromConfig } : {}),
       ...(event.properties ? { properties: event.properties } : {}),
     })),
+    ...(spec.network === "none" || spec.network === "host" ? { network: spec.network } : {}),
+    ...(spec.isolation === "auto" || spec.isolation === "required" || spec.isolation === "none"
+      ? { isolation: spec.isolation }
+      : {}),
   };
 }

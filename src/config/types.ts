@@ -5,6 +5,7 @@
  */
 import type { JsonObject, JsonValue } from "../shared/json.ts";
 import type { EvalSpec } from "./eval-types.ts";
+import type { AgentProcessSpec } from "./agent-process.ts";
 
 export type * from "./eval-types.ts";
 
@@ -84,8 +85,46 @@ export interface ModelSpec {
   options?: JsonObject;
   /** Feature flags of the public format (`streaming`, `toolCalling`, …); informational. */
   capabilities?: Record<string, boolean>;
-  /** Prices in US dollars per million tokens, for the costs `goondan eval` reports. Default: src/eval/model-prices.ts. */
+  /** Prices in US dollars per million tokens, for the costs `goondan eval` reports. Default: src/config/model-prices.ts. */
   pricing?: ModelPricing;
+  /** Provider pacing shared by every process of this Model (the orchestrator grants each call a permit). */
+  rateLimit?: ModelRateLimit;
+}
+
+/** Requests and tokens per minute one Model may use, across all its processes (docs/limits.md#provider-pacing). */
+export interface ModelRateLimit {
+  requestsPerMinute?: number;
+  tokensPerMinute?: number;
+}
+
+/** A period of a budget: a number and a unit (`m`, `h`, `d`), e.g. `1h`, `1d`, `30d`. */
+export type BudgetPeriod = string;
+
+/**
+ * Tokens and US dollars a budget allows per fixed period (windows aligned to the epoch in UTC), counted for each
+ * instance or for the whole agent (`per`, Agent only) or the whole swarm instance (Swarm). docs/limits.md#budgets.
+ */
+export interface BudgetSpec {
+  /** Input + output tokens. */
+  tokens?: number;
+  /** Needs the Model's prices (`spec.pricing`, or the defaults of src/config/model-prices.ts). */
+  costUsd?: number;
+  period: BudgetPeriod;
+  /** Agent: `instance` (default: each instance its own budget) or `agent` (all its instances together). */
+  per?: "instance" | "agent";
+}
+
+/** Per-agent resource limits (docs/limits.md#resource-limits). */
+export interface AgentLimits {
+  /** Memory of the agent's process and everything it starts, in MiB. */
+  memoryMb?: number;
+  /** CPU share: 1 = one whole core. */
+  cpu?: number;
+  /** Processes the agent's process and its tools may run at once. */
+  maxProcesses?: number;
+  openFiles?: number;
+  turnSeconds?: number;
+  toolCallSeconds?: number;
 }
 
 export interface ModelPricing {
@@ -114,6 +153,10 @@ export interface AgentSpec {
   extensions: AgentExtensionUse[];
   requiredTools?: string[];
   description?: string;
+  /** Normalized bundles always have it; absent reads as the defaults (agentProcess in agent-process.ts). */
+  process?: AgentProcessSpec;
+  budget?: BudgetSpec;
+  limits?: AgentLimits;
 }
 
 export interface SwarmPolicy {
@@ -124,11 +167,20 @@ export interface SwarmPolicy {
   restart: { maxConsecutiveCrashes: number; initialBackoffMs: number; maxBackoffMs: number }; // 5, 1000, 300000
   lifecycle: {
     idleSeconds: number;
-    maxProcesses: number;
+    /** Live instances on this node at once; beyond it new work queues (an idle instance is let go to make room). */
+    maxInstances: number;
     heartbeatTimeoutSeconds: number;
     ttlSeconds?: number;
     gcGraceSeconds?: number;
-  }; // 600, 64, 60
+  }; // 600, 10000, 60
+  /** How long stored records are kept (absent: for ever). */
+  retention?: { runtimeEvents?: RuntimeEventRetention };
+}
+
+/** Runtime events older than `maxAgeMs`, and past the newest `maxRows` of the swarm, are deleted in the background. */
+export interface RuntimeEventRetention {
+  maxAgeMs?: number;
+  maxRows?: number;
 }
 
 export interface SwarmSpec {
@@ -137,6 +189,8 @@ export interface SwarmSpec {
   /** Default: the Swarm's metadata.name. */
   instanceKey: string;
   policy: SwarmPolicy;
+  /** Tokens and cost of the whole swarm instance (every agent together) per period. */
+  budget?: BudgetSpec;
 }
 
 export interface ToolExportSpec {
@@ -172,6 +226,10 @@ export interface ConnectorEventSpec {
 export interface ConnectorSpec {
   entry: string;
   events: ConnectorEventSpec[];
+  /** The connector process's network: "none" (default) or "host". */
+  network?: "none" | "host";
+  /** Whether it runs in its sandbox: "auto" (default), "required" or "none". */
+  isolation?: "auto" | "required" | "none";
 }
 
 export interface IngressRule {

@@ -73,7 +73,7 @@ export class Daemon {
         : {}),
     });
     const orchestrator = this.orchestrator;
-    const metrics = new SwarmMetrics({ processes: () => this.processes() });
+    const metrics = new SwarmMetrics({ processes: () => this.processes(), budgets: () => orchestrator.budgets() });
     orchestrator.onRuntimeEvents((events) => metrics.observe(events));
     // Cluster mode: this node's events go to the nodes that watch (live-events.ts), while one does.
     const live = cluster?.live();
@@ -199,6 +199,7 @@ export class Daemon {
         policy: () => orchestrator.swarm.policy,
         env: options.env,
         logger,
+        stateRoot: options.stateRoot,
         ...(options.connectorSpawner ? { spawner: options.connectorSpawner } : {}),
       });
     }
@@ -272,7 +273,7 @@ function joinCluster(options: DaemonOptions, cluster: NonNullable<DaemonOptions[
     settings: cluster.settings,
     swarm: view.instanceKey,
     bundleDir: options.bundle.dir,
-    maxProcesses: view.policy.lifecycle.maxProcesses,
+    maxProcesses: view.policy.lifecycle.maxInstances,
     logger: options.logger,
     ...(cluster.ttlMs !== undefined ? { ttlMs: cluster.ttlMs } : {}),
   });

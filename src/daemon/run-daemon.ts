@@ -13,11 +13,13 @@ import { EXIT } from "../shared/exit-codes.ts";
 import { UsageError } from "../shared/errors.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { ApiListenOptions } from "../http/api-access.ts";
+import { isWildcardHost } from "../http/bound-address.ts";
 import type { ClusterSettings } from "../cluster/nats/settings.ts";
 import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
 import { CONNECTOR_ENTRY_SCRIPT, RECORD_CASSETTE_ENV } from "../protocol/child-entry.ts";
 import type { ChildOutput } from "../supervision/child-output.ts";
 import { bunProcessSpawner } from "../supervision/process-spawner.ts";
+import { sharedBunSpawner } from "../supervision/shared-spawner.ts";
 import { bundleAgentEntry } from "./agent-entry-bundle.ts";
 import { Daemon } from "./daemon.ts";
 import { listenForShutdownSignals, type ShutdownSignals } from "./shutdown-signals.ts";
@@ -60,7 +62,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
       stateRoot: options.stateRoot,
       env,
       logger,
-      spawner: bunProcessSpawner({ output: options.output, env, entryScript }),
+      spawner: sharedBunSpawner({ logger, output: options.output, env, entryScript }),
       connectorSpawner: bunProcessSpawner({ entryScript: CONNECTOR_ENTRY_SCRIPT, output: options.output, env }),
       ...(options.cluster ? { cluster: { settings: options.cluster, ...clusterTtl(env) } } : {}),
       ...(options.record ? { childEnv: { [RECORD_CASSETTE_ENV]: options.record } } : {}),
@@ -73,6 +75,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
       { port: address?.port, host: address?.host, swarm: daemon.orchestrator.swarm.name, stateRoot: options.stateRoot },
       "ready",
     );
+    if (address) printStudioLogin({ http: options.http, address, stderr: options.stderr });
     const signal = await signals.signalled;
     logger.info({ signal }, "shutting down");
     await daemon.stop(signal);
@@ -81,6 +84,24 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
     lock.release();
     signals.dispose();
   }
+}
+
+/**
+ * The studio's one-time login link, on stderr only: never in a log line, since the run log lies in the state root,
+ * which tool calls may read (docs/threat-model.md).
+ */
+function printStudioLogin(options: {
+  http: ApiListenOptions;
+  address: { host: string; port: number };
+  stderr: (text: string) => void;
+}): void {
+  const { logins, studio, credentials } = options.http;
+  if (logins === undefined || studio === undefined || credentials === undefined) return;
+  const { host, port } = options.address;
+  const shown = isWildcardHost(host) ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  options.stderr(
+    `goondan: open the studio at http://${shown}:${port}/login?token=${logins.mint(studio)} (this link logs in once, as ${studio.name}; goondan login prints another)\n`,
+  );
 }
 
 async function answerOnce(context: {

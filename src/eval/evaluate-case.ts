@@ -20,7 +20,7 @@ import { caseChecks } from "./case-checks.ts";
 import { cassettePaths } from "./cassette-paths.ts";
 import type { CaseResult, CheckResult, EvalMode, TokenCount } from "./eval-report.ts";
 import { judgeReply } from "./judge-reply.ts";
-import { addCosts, modelPricing, tokenCost } from "./model-prices.ts";
+import { addCosts, modelPricing, tokenCost } from "../config/model-prices.ts";
 import { runCase, type CaseRun } from "./run-case.ts";
 import { unscoredCase, type CaseIdentity } from "./unscored-case.ts";
 

@@ -19,6 +19,7 @@ import { instancePaths } from "../shared/state-paths.ts";
 import { SystemError, UsageError } from "../shared/errors.ts";
 import type { ChildOutput } from "../supervision/child-output.ts";
 import { bunProcessSpawner } from "../supervision/process-spawner.ts";
+import { sharedBunSpawner } from "../supervision/shared-spawner.ts";
 import { swarmView } from "../orchestrator/swarm-view.ts";
 import { Daemon } from "../daemon/daemon.ts";
 import { caseRecord, swarmSecrets, type CaseRecord, type CaseThread } from "./case-record.ts";
@@ -83,7 +84,7 @@ export async function runCase(options: RunCaseOptions): Promise<CaseRun> {
     stateRoot: options.stateRoot,
     env,
     logger,
-    spawner: bunProcessSpawner({ output: options.output, env, entryScript: options.entryScript }),
+    spawner: sharedBunSpawner({ logger, output: options.output, env, entryScript: options.entryScript }),
     connectorSpawner: bunProcessSpawner({ entryScript: CONNECTOR_ENTRY_SCRIPT, output: options.output, env }),
     ...(options.record ? { childEnv: { [RECORD_CASSETTE_ENV]: options.record } } : {}),
     connectors: false,

@@ -18,7 +18,7 @@ import type { CaseResult, EvalMode, EvalReport, EvalTotals } from "./eval-report
 import { EVAL_REPORT_VERSION } from "./eval-report.ts";
 import type { SelectedCase } from "./eval-cases.ts";
 import { evaluateCase } from "./evaluate-case.ts";
-import { addCosts } from "./model-prices.ts";
+import { addCosts } from "../config/model-prices.ts";
 import { unscoredCase } from "./unscored-case.ts";
 
 export interface RunEvalsOptions {

@@ -7,6 +7,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { RuntimeEvent } from "../protocol/runtime-event.ts";
+import { registerBudgetGauges, type MetricsBudgetRow } from "./budget-metrics.ts";
 
 /** The part of a process-table row the gauges read (supervision/process-table.ts ProcessInfo fits). */
 export interface MetricsProcessRow {
@@ -15,6 +16,7 @@ export interface MetricsProcessRow {
   status: string;
   restarts: number;
   queued: number;
+  pid: number | null;
 }
 
 const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -30,8 +32,13 @@ export class SwarmMetrics {
   private readonly modelSeconds: Histogram<"agent" | "provider" | "model">;
   private readonly ticks: Record<"fired" | "missed" | "late", Counter<"connection">>;
 
-  constructor(options: { processes: () => readonly MetricsProcessRow[] }) {
+  constructor(options: {
+    processes: () => readonly MetricsProcessRow[];
+    /** The budgets in their current window (budget-metrics.ts); default none. */
+    budgets?: () => Promise<readonly MetricsBudgetRow[]>;
+  }) {
     const registers = [this.registry];
+    if (options.budgets !== undefined) registerBudgetGauges(this.registry, options.budgets);
     this.turns = new Counter({
       name: "goondan_turns_total",
       help: "Turns ended, by agent and status (ok or error).",
@@ -108,13 +115,37 @@ export class SwarmMetrics {
       },
     });
     new Gauge({
-      name: "goondan_processes",
-      help: "Live processes by kind, agent and supervision status.",
+      name: "goondan_instances",
+      help: "Agent instances with a child (and connectors), by kind, agent and supervision status.",
       labelNames: ["kind", "agent", "status"],
       registers,
       collect() {
         this.reset();
         for (const row of rows()) this.inc({ kind: row.kind, agent: row.agent, status: row.status });
+      },
+    });
+    new Gauge({
+      name: "goondan_processes",
+      help: "Live processes by kind and agent (a shared agent process counts once, however many instances it holds).",
+      labelNames: ["kind", "agent"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [key, pids] of pidsBy(rows(), (row) => `${row.kind}\u0000${row.agent}`)) {
+          const [kind, agent] = key.split("\u0000") as [string, string];
+          this.set({ kind, agent }, pids.size);
+        }
+      },
+    });
+    new Gauge({
+      name: "goondan_process_instances",
+      help: "Agent instances each live agent process holds, by agent and pid.",
+      labelNames: ["agent", "pid"],
+      registers,
+      collect() {
+        this.reset();
+        for (const row of rows())
+          if (row.kind === "agent" && row.pid !== null) this.inc({ agent: row.agent, pid: String(row.pid) });
       },
     });
   }
@@ -185,4 +216,16 @@ export class SwarmMetrics {
 function stringField(event: RuntimeEvent, name: string): string {
   const value = event.data?.[name];
   return typeof value === "string" ? value : "unknown";
+}
+
+/** The distinct live pids of the rows, by a key of each row. */
+function pidsBy(rows: readonly MetricsProcessRow[], key: (row: MetricsProcessRow) => string): Map<string, Set<number>> {
+  const groups = new Map<string, Set<number>>();
+  for (const row of rows) {
+    if (row.pid === null) continue;
+    const pids = groups.get(key(row)) ?? new Set<number>();
+    pids.add(row.pid);
+    groups.set(key(row), pids);
+  }
+  return groups;
 }

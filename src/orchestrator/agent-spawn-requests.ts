@@ -2,13 +2,17 @@
  * How an agent instance's child is started: the agent entry's argv, an environment holding only what this
  * agent's own resources name (child-environment.ts) plus its Model provider's standard variables that are set
  * (config/provider-env.ts), and the validated bundle as a snapshot file (written once
- * per bundle, so a reload's children get the new one while older children keep theirs).
+ * per bundle, so a reload's children get the new one while older children keep theirs); for an agent whose
+ * instances share processes (`spec.process.isolation: agent`), where they share them: instances started alike
+ * (same agent, bundle and environment) go to the same hosts.
  */
+import { createHash } from "node:crypto";
+import { agentInstanceSlots, agentProcess, type AgentProcessSpec } from "../config/agent-process.ts";
 import type { Bundle } from "../config/types.ts";
 import { providerEnvNames } from "../config/provider-env.ts";
 import { agentModel, findResource } from "../config/resolve.ts";
 import { agentRequiredEnvNames } from "../config/value-source.ts";
-import { agentChildArgv, BUNDLE_SNAPSHOT_ENV } from "../protocol/child-entry.ts";
+import { agentChildArgv, agentHostArgv, BUNDLE_SNAPSHOT_ENV } from "../protocol/child-entry.ts";
 import { instanceAddress } from "../protocol/agent-event.ts";
 import type { Logger } from "../shared/logger.ts";
 import { childEnvironment } from "../supervision/child-environment.ts";
@@ -26,21 +30,66 @@ export interface AgentSpawnRequestsOptions {
 
 export class AgentSpawnRequests {
   private snapshot: { bundle: Bundle; file: string } | undefined;
+  /** Bumped for an agent by a reload that restarts it: its instances then start in new processes. */
+  private readonly generations = new Map<string, number>();
 
   constructor(private readonly options: AgentSpawnRequestsOptions) {}
 
   /** The spawn request of one instance under the bundle now in force. */
-  request(options: { bundle: Bundle; swarm: string; agent: string; instanceKey: string }): SpawnRequest {
+  request(options: {
+    bundle: Bundle;
+    swarm: string;
+    agent: string;
+    instanceKey: string;
+    idleSeconds: number;
+  }): SpawnRequest {
     const { bundle, swarm, agent, instanceKey } = options;
+    const env = {
+      ...this.environment(bundle, agent),
+      ...this.options.childEnv,
+      [BUNDLE_SNAPSHOT_ENV]: this.snapshotFile(bundle),
+    };
+    const process = this.processSpec(bundle, agent);
     return {
       address: instanceAddress(agent, instanceKey),
       argv: agentChildArgv({ bundle: bundle.dir, swarm, agent, instanceKey, stateRoot: this.options.stateRoot }),
-      env: {
-        ...this.environment(bundle, agent),
-        ...this.options.childEnv,
-        [BUNDLE_SNAPSHOT_ENV]: this.snapshotFile(bundle),
-      },
+      env,
+      ...(process.isolation === "agent"
+        ? {
+            share: {
+              // Instances share a process only when they would have been started alike: same bundle, same env.
+              group: createHash("sha256")
+                .update(JSON.stringify([agent, this.generations.get(agent) ?? 0, bundle.dir, swarm, env]))
+                .digest("hex"),
+              label: agent,
+              hostArgv: agentHostArgv(agent),
+              maxProcesses: process.maxProcesses,
+              idleMs: options.idleSeconds * 1000,
+            },
+          }
+        : {}),
     };
+  }
+
+  /**
+   * A reload restarts these agents (all when undefined): their instances start in new processes, which import the
+   * files afresh (a process keeps the tool and extension modules it imported), and the old processes exit once empty.
+   */
+  renew(agents: readonly string[] | undefined, all: Iterable<string>): void {
+    for (const agent of agents ?? all) this.generations.set(agent, (this.generations.get(agent) ?? 0) + 1);
+  }
+
+  /** The slot group an instance of this agent takes in the process pool (process-pool.ts). */
+  slotGroup(bundle: Bundle, agent: string): { key: string; max: number; cheapStart: boolean } {
+    const process = this.processSpec(bundle, agent);
+    return process.isolation === "agent"
+      ? { key: `agent:${agent}`, max: agentInstanceSlots(process), cheapStart: true }
+      : { key: `own:${agent}`, max: process.maxProcesses, cheapStart: false };
+  }
+
+  private processSpec(bundle: Bundle, agent: string): AgentProcessSpec {
+    const resource = findResource(bundle, "Agent", agent);
+    return agentProcess(resource?.kind === "Agent" ? resource.spec : {});
   }
 
   /** Only what this agent's own resources need, plus the basics (see child-environment.ts). */

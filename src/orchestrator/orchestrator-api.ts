@@ -3,6 +3,7 @@
  * and conversations, where an accepted event stands, the runtime events (stored and live) and the approvals desk.
  * The Orchestrator implements it, and the HTTP API is served from it directly: no layer re-forwards these calls.
  */
+import type { BudgetStatus } from "./limits/budget-ledger.ts";
 import type { AgentEvent } from "../protocol/agent-event.ts";
 import type { Message } from "../protocol/conversation.ts";
 import type { RuntimeEventQuery, StoredRuntimeEvent } from "../store/store.ts";
@@ -31,6 +32,8 @@ export interface OrchestratorApi {
   onRuntimeEvents(listener: RuntimeEventListener): () => void;
   /** Events accepted to be delivered later (`agents__schedule`), soonest first. */
   scheduled(): Promise<AgentEvent[]>;
+  /** The budgets with a counter in their current window (docs/limits.md#budgets). */
+  budgets?(): Promise<BudgetStatus[]>;
   /** The tool calls held for a person's decision, and those suspended for a time or a signal (the `timer` tool). */
   readonly approvals: {
     pending(): Promise<Approval[]>;

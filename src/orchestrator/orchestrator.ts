@@ -15,6 +15,8 @@ import type { TurnOutcome } from "../protocol/turn-outcome.ts";
 import type { Message } from "../protocol/conversation.ts";
 import { processTable, type ProcessInfo } from "../supervision/process-table.ts";
 import type { ApprovalDesk } from "./approvals/approval-desk.ts";
+import type { PermitBroker } from "./limits/permit-broker.ts";
+import type { BudgetStatus } from "./limits/budget-ledger.ts";
 import type { Instance } from "./instances/instance.ts";
 import { acceptDelivered, resumeUnanswered } from "./instances/resume-unanswered.ts";
 import { instanceRows, type InstanceRow } from "./instances/stored-instances.ts";
@@ -29,6 +31,7 @@ import { abandonQueuedRequests } from "./routing/abandon-queued-requests.ts";
 import { outsideEvent } from "./outside-event.ts";
 import { OutcomeWaiters, stoppedOutcome } from "./routing/turn-outcomes.ts";
 import type { OrchestratorApi } from "./orchestrator-api.ts";
+import type { RuntimeEventRetention } from "./runtime-event-retention.ts";
 import { wireOrchestrator } from "./wire-orchestrator.ts";
 import type { OrchestratorOptions, SubmitOptions, Submitted } from "./orchestrator-options.ts";
 import { swarmView, type SwarmView } from "./swarm-view.ts";
@@ -49,11 +52,16 @@ export class Orchestrator implements OrchestratorApi {
   private readonly pending: PendingRequests;
   private readonly outcomes: OutcomeRouter;
   private readonly newInstance: (agent: string, instanceKey: string) => Instance;
+  private readonly renewProcesses: (agents: readonly string[] | undefined) => void;
   private readonly events: RuntimeEventHub;
   /** The one store of the swarm's durable state. */
   readonly store: Store;
   /** Pending approvals of held tool calls, and people's decisions on them. */
   readonly approvals: ApprovalDesk;
+  /** Deletes runtime events past the Swarm's retention, in the background (runtime-event-retention.ts). */
+  readonly retention: RuntimeEventRetention;
+  /** Budgets and provider pacing of model calls (docs/limits.md). */
+  readonly permits: PermitBroker;
 
   constructor(private readonly options: OrchestratorOptions) {
     this.bundle = options.bundle;
@@ -83,7 +91,14 @@ export class Orchestrator implements OrchestratorApi {
     this.pending = wired.pending;
     this.outcomes = wired.outcomes;
     this.newInstance = wired.newInstance;
+    this.renewProcesses = wired.renewProcesses;
     this.approvals = wired.approvals;
+    this.retention = wired.retention;
+    this.permits = wired.permits;
+  }
+
+  budgets(): Promise<BudgetStatus[]> {
+    return this.permits.budgets();
   }
 
   get swarm(): SwarmView {
@@ -100,6 +115,7 @@ export class Orchestrator implements OrchestratorApi {
    * (`acceptHere`), so nothing is resumed from the local store on its own.
    */
   async start(): Promise<{ resumed: number }> {
+    this.retention.start();
     if (this.options.placement) return { resumed: 0 };
     const resumed = await resumeUnanswered({
       store: this.store,
@@ -240,6 +256,7 @@ export class Orchestrator implements OrchestratorApi {
     const view = swarmView({ bundle: plan.bundle, swarm: this.view.name });
     this.bundle = plan.bundle;
     this.view = view;
+    this.renewProcesses(plan.agents);
     const restarted = await restartInstances({
       supervisors: [...this.instancesByAddress.values()],
       view,
@@ -270,8 +287,12 @@ export class Orchestrator implements OrchestratorApi {
         });
       }),
     );
+    // A turn that ended while stopping is answered once its commit is durable, not told the orchestrator stopped.
+    await this.outcomes.settled();
     this.pending.clear();
     this.waiters.settleAll(stoppedOutcome);
+    this.options.spawner.stopIdle?.();
+    await this.retention.stop();
     await this.store.close();
     this.logger.info({ reason: options.reason }, "orchestrator stopped");
   }

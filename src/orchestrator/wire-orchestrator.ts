@@ -1,8 +1,8 @@
 /**
  * The Orchestrator's routing parts, built once and wired to each other: pending requests and their timeouts, the
  * outcome router (answers to waiters, requesters and the approval desk), the approval desk, the process pool, the
- * router host of runtime calls, the hooks every Instance reports to, and how a new Instance is made (its child
- * spawned on the current bundle). The Orchestrator hands in what they read
+ * router host of runtime calls, the hooks every Instance reports to, how a new Instance is made (its child
+ * spawned on the current bundle), and the runtime-event retention. The Orchestrator hands in what they read
  * of it (its view, store, clock, instances, accept) as the OrchestratorWiring host.
  */
 import type { Bundle } from "../config/types.ts";
@@ -15,10 +15,13 @@ import { ProcessPool } from "../supervision/process-pool.ts";
 import type { Store, WriteOptions } from "../store/store.ts";
 import { AgentSpawnRequests } from "./agent-spawn-requests.ts";
 import { ApprovalDesk } from "./approvals/approval-desk.ts";
+import { PermitBroker } from "./limits/permit-broker.ts";
+import { limitProcess } from "./limits/limit-process.ts";
 import { Instance } from "./instances/instance.ts";
 import type { InstanceHooks } from "./instances/instance-options.ts";
 import type { OrchestratorOptions } from "./orchestrator-options.ts";
 import { OutcomeRouter } from "./routing/outcome-router.ts";
+import { RuntimeEventRetention } from "./runtime-event-retention.ts";
 import { PendingRequests } from "./routing/pending-requests.ts";
 import { wakeForResults } from "./routing/results-arrived-event.ts";
 import { createRouterHost } from "./routing/router-host.ts";
@@ -52,8 +55,11 @@ export function wireOrchestrator(host: OrchestratorWiring): {
   approvals: ApprovalDesk;
   pool: ProcessPool;
   router: RouterHost;
+  permits: PermitBroker;
   hooks: InstanceHooks;
   newInstance: (agent: string, instanceKey: string) => Instance;
+  renewProcesses: (agents: readonly string[] | undefined) => void;
+  retention: RuntimeEventRetention;
 } {
   const pending = new PendingRequests({
     clock: host.clock,
@@ -86,7 +92,7 @@ export function wireOrchestrator(host: OrchestratorWiring): {
     watchEvent: (event, listener) => host.events.watchEvent(event, listener),
   });
   const pool = new ProcessPool({
-    maxProcesses: () => host.view().policy.lifecycle.maxProcesses,
+    maxInstances: () => host.view().policy.lifecycle.maxInstances,
     gracePeriodMs: () => host.gracePeriodMs(),
     ...(host.options.maxConcurrentSpawns !== undefined
       ? { maxConcurrentSpawns: host.options.maxConcurrentSpawns }
@@ -106,13 +112,26 @@ export function wireOrchestrator(host: OrchestratorWiring): {
     afterTurn: (requester) =>
       requester.inFlight ? host.waiters.ended(requester.inFlight.event.id) : Promise.resolve(),
   });
+  const permits = new PermitBroker({
+    store: host.store,
+    clock: host.clock,
+    logger: host.logger,
+    bundle: () => host.bundle(),
+    swarmName: () => host.view().name,
+    swarmKey: () => host.view().instanceKey,
+  });
   const hooks: InstanceHooks = {
     turnResult: (instance, entry, result, write) => outcomes.turnEnded(instance, entry, result, write),
     poisoned: (instance, entry, cause) => outcomes.givenUp(instance, entry, cause),
+    limitExceeded: (instance, entry, error) => outcomes.limitExceeded(instance, entry, error),
+    spawned: (instance, pid) =>
+      limitProcess({ bundle: host.bundle(), swarm: host.view().name, agent: instance.agent, pid, logger: host.logger }),
     runtimeCall: (instance, call) =>
-      void handleRuntimeCall({ host: router, requester: instance, call }).catch((error: unknown) =>
-        host.logger.error({ error: describe(error) }, "runtime call failed"),
-      ),
+      PermitBroker.handles(call)
+        ? void permits.handle(instance, call)
+        : void handleRuntimeCall({ host: router, requester: instance, call }).catch((error: unknown) =>
+            host.logger.error({ error: describe(error) }, "runtime call failed"),
+          ),
     resultsWaiting: (instance, { count }) =>
       wakeForResults({
         instance,
@@ -139,7 +158,15 @@ export function wireOrchestrator(host: OrchestratorWiring): {
       instanceKey,
       store: host.store,
       spawner: host.options.spawner,
-      spawnRequest: () => spawnRequests.request({ bundle: host.bundle(), swarm: host.view().name, agent, instanceKey }),
+      spawnRequest: () =>
+        spawnRequests.request({
+          bundle: host.bundle(),
+          swarm: host.view().name,
+          agent,
+          instanceKey,
+          idleSeconds: host.view().policy.lifecycle.idleSeconds,
+        }),
+      slotGroup: () => spawnRequests.slotGroup(host.bundle(), agent),
       clock: host.clock,
       policy: () => host.view().policy,
       pool: pool,
@@ -147,5 +174,14 @@ export function wireOrchestrator(host: OrchestratorWiring): {
       logger: host.logger,
       ...(host.options.readyTimeoutMs !== undefined ? { readyTimeoutMs: host.options.readyTimeoutMs } : {}),
     });
-  return { pending, outcomes, approvals, pool, router, hooks, newInstance };
+  const renewProcesses = (agents: readonly string[] | undefined): void =>
+    spawnRequests.renew(agents, host.view().agents.keys());
+  const retention = new RuntimeEventRetention({
+    store: host.store,
+    swarm: () => host.view().instanceKey,
+    policy: () => host.view().policy.retention?.runtimeEvents,
+    clock: host.clock,
+    logger: host.logger,
+  });
+  return { pending, outcomes, approvals, pool, router, permits, hooks, newInstance, renewProcesses, retention };
 }

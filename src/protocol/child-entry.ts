@@ -50,6 +50,16 @@ export function parseAgentChildArgv(argv: readonly string[]): AgentChildArgs {
   };
 }
 
+/**
+ * The agent entry's argv for a host: a process that holds many instances of one agent, each opened by an `open`
+ * message carrying that instance's own `agentChildArgv`.
+ */
+export const AGENT_HOST_FLAG = "--host";
+
+export function agentHostArgv(agent: string): string[] {
+  return [AGENT_HOST_FLAG, "--agent", agent];
+}
+
 /** Arguments of the connector entry script. */
 export function connectorChildArgv(connection: string): string[] {
   return ["--connection", connection];

@@ -17,11 +17,30 @@ export interface Message {
   readonly source: { type: "user" | "assistant" | "tool" | "system" | "extension"; name?: string };
 }
 
+/**
+ * `archive: true` on a remove or truncate: the message leaves the conversation (the model no longer sees it and the
+ * agent child no longer holds it) but stays in the instance's stored history, read back page by page with
+ * `ctx.conversation.older()`. Without it the message is deleted.
+ */
 export type MessageEvent =
   | { type: "append"; message: Message }
   | { type: "replace"; targetId: string; message: Message }
-  | { type: "remove"; targetId: string }
-  | { type: "truncate" };
+  | { type: "remove"; targetId: string; archive?: boolean }
+  | { type: "truncate"; archive?: boolean };
+
+/** A page of an instance's stored history: `limit` messages (default 50, at most 500) just before `before` (a message id; default: the newest). */
+export interface OlderMessagesQuery {
+  before?: string;
+  limit?: number;
+}
+
+/** Default and largest page of `OlderMessagesQuery`. */
+export const OLDER_MESSAGES_DEFAULT_LIMIT = 50;
+export const OLDER_MESSAGES_MAX_LIMIT = 500;
+
+/** The page size a query asks for, brought within 1..OLDER_MESSAGES_MAX_LIMIT. */
+export const olderMessagesLimit = (query: OlderMessagesQuery): number =>
+  Math.min(OLDER_MESSAGES_MAX_LIMIT, Math.max(1, Math.floor(query.limit ?? OLDER_MESSAGES_DEFAULT_LIMIT)));
 
 export interface ToolError {
   code: string;

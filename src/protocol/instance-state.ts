@@ -9,6 +9,11 @@ import type { ApprovalRequest } from "./approval.ts";
 import type { Message, MessageEvent, PendingResult } from "./conversation.ts";
 
 export interface InstanceState {
+  /**
+   * The conversation the model sees, in order: never the history archived out of it (MessageEvent `archive`),
+   * which the child reads a page at a time when an extension asks (`older_messages`), so what a child is handed and
+   * holds is bounded by its model's view, not by the instance's age.
+   */
   messages: Message[];
   pendingResults: PendingResult[];
   /** By extension name. */

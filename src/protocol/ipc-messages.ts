@@ -7,6 +7,7 @@ import type { JsonObject, JsonValue } from "../shared/json.ts";
 import type { AgentEvent } from "./agent-event.ts";
 import type { Approval } from "./approval.ts";
 import type { ErrorInfo } from "./error-info.ts";
+import type { Message, OlderMessagesQuery } from "./conversation.ts";
 import type { InstanceCommit, InstanceState } from "./instance-state.ts";
 import type { RuntimeEvent } from "./runtime-event.ts";
 import type { Reply, TurnOutcome } from "./turn-outcome.ts";
@@ -24,7 +25,16 @@ export const HEARTBEAT_INTERVAL_MS = 500;
  */
 export const STORE_FAULT_EXIT_CODE = 75;
 
-export type RuntimeMethod = "request" | "send" | "spawn" | "list" | "catalog" | "restart";
+/** `ctx.runtime.*` of a tool, and `model_permit` / `model_usage` around each model call (model-permit.ts). */
+export type RuntimeMethod =
+  | "request"
+  | "send"
+  | "spawn"
+  | "list"
+  | "catalog"
+  | "restart"
+  | "model_permit"
+  | "model_usage";
 
 export interface ParentToChild {
   /**
@@ -40,10 +50,19 @@ export interface ParentToChild {
   /** A reply to a request this instance made (blocking or async). */
   delegate_result: Reply;
   shutdown: { gracePeriodMs: number; reason: string };
+  /**
+   * Agent hosts (a process holding many instances of one agent): open the instance at the envelope's `to` address,
+   * from the agent entry's argv (child-entry.ts). Its messages then go both ways under that address, as a child's do.
+   */
+  open: { argv: string[] };
+  /** Agent hosts: drop the instance at `to` now (its turn aborted, nothing persisted): a forced kill of one instance. */
+  kill: { reason: string };
   /** Agent children, first of all: the instance's durable state (conversation, pending results, extension state). */
   hydrate: InstanceState;
   /** Agent children: the commit with this `seq` is durable (or, with `error`, could not be made durable). */
   committed: { seq: number; error?: ErrorInfo };
+  /** Agent children: the answer to `older_messages` (a page of the stored history, oldest first), or why not. */
+  older_messages_result: { requestId: string; messages?: Message[]; error?: ErrorInfo };
   /** Connector children: what to run, with the Connection's resolved config and secrets (never in argv). */
   connector_start: ConnectorStartPayload;
   /** Connector children: an emitted event was durably accepted (or refused, with a reason). */
@@ -77,6 +96,8 @@ export interface ChildToParent {
   turn_result: TurnOutcome & { commit?: InstanceCommit };
   /** Makes a part of a turn durable before the turn goes on (a step's tool calls before they run, extension state). */
   commit: InstanceCommit & { seq: number };
+  /** Reads a page of the instance's stored history (`ctx.conversation.older()`); answered `older_messages_result`. */
+  older_messages: OlderMessagesQuery & { requestId: string };
   /**
    * Text the running turn's model streamed since the last one (gathered for one tick, not acknowledged);
    * `restarted`: what was sent before for this event is void (the model call was retried) and `text` starts over.
@@ -94,6 +115,8 @@ export interface ChildToParent {
     callChain: string[];
   };
   shutdown_ack: { reason: string };
+  /** Agent hosts: the instance at `from` is closed, as a child process that exited (`signal` "SIGKILL" after `kill`). */
+  exited: { code: number | null; signal: string | null };
   /**
    * The idle child holds results its model has not seen (async replies, pending tool completions): it asks
    * for a turn. The orchestrator queues a `RESULTS_ARRIVED_EVENT` unless the instance has work already.
@@ -131,8 +154,11 @@ const PARENT_TYPES = new Set<string>([
   "runtime_result",
   "delegate_result",
   "shutdown",
+  "open",
+  "kill",
   "hydrate",
   "committed",
+  "older_messages_result",
   "connector_start",
   "connector_ack",
   "connector_reply",
@@ -144,12 +170,14 @@ const CHILD_TYPES = new Set<string>([
   "turn_started",
   "turn_result",
   "commit",
+  "older_messages",
   "turn_delta",
   "runtime_events",
   "runtime_call",
   "results_waiting",
   "heartbeat",
   "shutdown_ack",
+  "exited",
   "fatal",
   "connector_ready",
   "connector_event",

@@ -50,3 +50,16 @@ export function instancePaths(options: {
     inbox: join(root, "inbox"),
   };
 }
+
+/**
+ * The state root an instance's workdir lies under (the inverse of instancePaths), or undefined when `workdir`
+ * is not laid out as one (a tool test's temporary directory).
+ */
+export function stateRootOfWorkdir(workdir: string): string | undefined {
+  const parts = workdir.replace(/\/+$/, "").split("/");
+  const n = parts.length;
+  if (n < 7 || parts[n - 1] !== "workdir" || parts[n - 4] !== "instances" || parts[n - 6] !== "workspaces")
+    return undefined;
+  const root = parts.slice(0, n - 6).join("/");
+  return root === "" ? undefined : root;
+}

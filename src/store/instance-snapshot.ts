@@ -2,7 +2,7 @@
  * One instance's whole durable state as one value, for a backend that keeps a copy of it elsewhere (the cluster's
  * state log compacts each instance's log into one of these): every accepted event of the instance with its outcome
  * and crash count (an answered event sent again, however late, is answered from the store, never run again), the
- * approvals of its tool calls, its conversation in order, the results waiting to be shown, its extensions' state.
+ * approvals of its tool calls, its conversation in order and the history archived out of it, the results waiting to be shown, its extensions' state.
  * Runtime events are not part of it (they stay where they were written).
  */
 import type { AgentEvent } from "../protocol/agent-event.ts";
@@ -34,6 +34,8 @@ export interface InstanceSnapshot {
   inbox: SnapshotInboxEntry[];
   approvals: SnapshotApproval[];
   messages: Message[];
+  /** Messages archived out of the conversation (its history), in order; absent when none. Imported before `messages`. */
+  archived?: Message[];
   /** In the order they were added. */
   pendingResults: PendingResult[];
   extensionState: Record<string, JsonValue>;

@@ -9,7 +9,7 @@
  */
 import type { AgentEvent } from "../protocol/agent-event.ts";
 import type { Approval, ApprovalDecision } from "../protocol/approval.ts";
-import type { PendingResult } from "../protocol/conversation.ts";
+import type { Message, OlderMessagesQuery, PendingResult } from "../protocol/conversation.ts";
 import type { InstanceCommit, InstanceState } from "../protocol/instance-state.ts";
 import type { RuntimeEvent } from "../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../protocol/turn-outcome.ts";
@@ -73,6 +73,15 @@ export interface RuntimeEventQuery {
   limit?: number;
 }
 
+export interface RuntimeEventPruning {
+  /** Epoch ms: events stamped before it go. */
+  before?: number;
+  /** The newest this many stay. */
+  keepRows?: number;
+  /** Most rows deleted by one call (one short transaction). */
+  limit: number;
+}
+
 export interface StoredRuntimeEvent {
   /** Increasing: a cursor for `after`. */
   cursor: number;
@@ -97,9 +106,45 @@ export interface WriteOptions {
   committed?: () => void;
 }
 
+/** What one budget counter holds: tokens (input + output) and US dollars counted in one window. */
+export interface BudgetUsage {
+  tokens: number;
+  costUsd: number;
+}
+
+/**
+ * Which counter: the `scope` of a budget (`swarm`, `agent` or `instance`) and its `subject` ("" for the swarm, the
+ * agent's name, or `agent/instanceKey`) in one swarm instance, for one period (`periodMs`) and its window
+ * (`windowStart`, epoch ms).
+ */
+export interface BudgetCounterKey {
+  swarm: string;
+  scope: "swarm" | "agent" | "instance";
+  subject: string;
+  periodMs: number;
+  windowStart: number;
+}
+
+export interface BudgetCounter extends BudgetCounterKey, BudgetUsage {}
+
+/** Durable budget counters (docs/limits.md#budgets); the orchestrator is their only writer. */
+export interface BudgetCounters {
+  /** The counter's usage so far (zero when nothing was counted). */
+  usage(key: BudgetCounterKey): Promise<BudgetUsage>;
+  /** Adds to the counter; resolves once written (an ordered store syncs it with the next synced write: the turn's commit). */
+  add(key: BudgetCounterKey, usage: BudgetUsage): Promise<void>;
+  /** The counters of the swarm (every swarm when absent) whose window ends after `activeAt` (epoch ms). */
+  list(options: { swarm?: string; activeAt: number }): Promise<BudgetCounter[]>;
+}
+
 export interface Store {
   /** Where it keeps its data, for messages (a file, a URL). */
   readonly location: string;
+  /**
+   * Budget counters, when this backend keeps them (the embedded one does). A bundle with a budget is refused on a
+   * store without them (`E_CONFIG_BUDGET_UNSUPPORTED`), never run without its budget.
+   */
+  readonly budgets?: BudgetCounters;
   /**
    * True when every write is applied before its call returns and writes become durable in the order they were
    * committed, as in one log (the embedded database). Whatever an instance does with a turn's answer is then
@@ -144,9 +189,20 @@ export interface Store {
   commit(instance: InstanceRef, commit: InstanceCommit, outcome?: TurnOutcome, options?: WriteOptions): Promise<void>;
   /** A result for an instance that has not been shown to its model (a reply to an async request). Resolves once durable. */
   addPendingResult(instance: InstanceRef, result: PendingResult, options?: WriteOptions): Promise<void>;
-  /** What a starting child is handed. */
+  /**
+   * What a starting child is handed: the conversation its model sees (never the messages archived out of it),
+   * the results waiting, the extensions' state.
+   */
   instanceState(instance: InstanceRef): Promise<InstanceState>;
-  /** Removes an instance's conversation (a `--fresh` restart); true when it had one. Extension state and events stay. */
+  /**
+   * A page of the instance's history, archived messages and current ones in the order they were appended: the
+   * `limit` (default 50, at most 500) just before message `before` (default: the newest), oldest first.
+   */
+  olderMessages(instance: InstanceRef, query: OlderMessagesQuery): Promise<Message[]>;
+  /**
+   * Removes an instance's conversation and its archived history (a `--fresh` restart); true when it had a
+   * conversation. Extension state and events stay.
+   */
   clearConversation(instance: InstanceRef): Promise<boolean>;
   /** Removes everything of an instance (`goondan instance delete`). */
   deleteInstance(instance: InstanceRef): Promise<boolean>;
@@ -165,6 +221,11 @@ export interface Store {
   /** Keeps runtime events (not awaited: losing the last few on a crash costs no correctness). */
   appendRuntimeEvents(swarm: string, events: readonly RuntimeEvent[]): void;
   runtimeEvents(query: RuntimeEventQuery): Promise<StoredRuntimeEvent[]>;
+  /**
+   * Deletes at most `limit` of the swarm's oldest runtime events: those stamped before `before` (epoch ms) and
+   * those past its newest `keepRows`. Resolves with how many went; call again while it is `limit` (retention).
+   */
+  pruneRuntimeEvents(swarm: string, options: RuntimeEventPruning): Promise<number>;
 
   /**
    * Commits what is written so far now rather than at the end of the tick, so that the `committed` callbacks of

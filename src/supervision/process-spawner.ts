@@ -36,10 +36,43 @@ export interface SpawnRequest {
   stdin?: "inherit" | "ignore";
   /** The child's stdout, overriding the spawner's `output` (the `cli` connector's replies go to fd 1). */
   stdout?: number;
+  /** An argv prefix that starts the child in a sandbox (a connector's: launcherArgv in src/tools/sandbox-profile.ts); none by default. */
+  launcher?: string[];
+  /**
+   * Run this child in a shared host process rather than a process of its own (shared-spawner.ts): hosts of one
+   * `group` run `hostArgv` with this request's env, and hold up to `maxInstances` children each, in up to
+   * `maxProcesses` hosts. `label` names the hosts' owner (the agent): a newer group of a label retires the older.
+   */
+  share?: SharedPlacement;
+}
+
+export interface SharedPlacement {
+  group: string;
+  label: string;
+  hostArgv: string[];
+  maxProcesses: number;
+  /** How long a host left empty lives on, waiting for a new child (the Swarm's idleSeconds). */
+  idleMs: number;
 }
 
 export interface ProcessSpawner {
   spawn(request: SpawnRequest): ChildProcessHandle;
+  /** A spawner that shares processes (shared-spawner.ts): its host processes and the children each holds. */
+  hosts?(): HostInfo[];
+  /** A spawner that shares processes: every host left empty exits now (the orchestrator stopped its children). */
+  stopIdle?(): void;
+}
+
+/** A shared host process as `/v1/processes` shows it. */
+export interface HostInfo {
+  pid: number;
+  /** Whose children it holds (the agent). */
+  label: string;
+  /** The addresses of the children it holds. */
+  children: string[];
+  startedAt: number;
+  /** False once retired (emptying before it exits). */
+  open: boolean;
 }
 
 export interface BunSpawnerOptions {
@@ -70,7 +103,7 @@ export function bunProcessSpawner(options: BunSpawnerOptions = {}): ProcessSpawn
       let connected = true;
       const env = { ...childEnvironment({ env: options.env ?? process.env }), ...request.env };
       // --no-install: a user module importing a package that does not resolve fails clearly instead of fetching it.
-      const child = Bun.spawn([bunPath, "--no-install", entryScript, ...request.argv], {
+      const child = Bun.spawn([...(request.launcher ?? []), bunPath, "--no-install", entryScript, ...request.argv], {
         env,
         stdin: request.stdin ?? "ignore",
         stdout: request.stdout ?? spawnStdio(output),

@@ -1,6 +1,7 @@
 /**
  * The process table (`GET /v1/processes`, `goondan ps`): agent and connector children alike. For agents, one row
- * per instance that has a child process
+ * per instance that has a child (several rows share a pid, and say how many in `processInstances`, when an agent's
+ * instances share a process)
  * (spawning, idle, processing, draining) or is restarting one on its own after a crash (crashed,
  * crashLoopBackOff). An instance with queued work still waiting for a free slot under `maxProcesses` has no
  * process yet and no status of its own, so it is not listed here (calling it `terminated` or `spawning`
@@ -22,6 +23,8 @@ export interface ProcessInfo {
   /** ISO time the current child became ready, null when none. */
   startedAt: string | null;
   queued: number;
+  /** Agents: how many instances the row's process holds (1 for a process of its own; more when shared). */
+  processInstances?: number;
   /** Cluster mode: the node the process runs on. */
   node?: string;
 }
@@ -42,8 +45,11 @@ export interface ProcessRowSource {
 const RESTARTING = new Set(["crashed", "crashLoopBackOff"]);
 
 export function processTable(sources: readonly ProcessRowSource[]): ProcessInfo[] {
-  return sources
-    .filter((source) => source.live || RESTARTING.has(source.status))
+  const listed = sources.filter((source) => source.live || RESTARTING.has(source.status));
+  const perPid = new Map<number, number>();
+  for (const source of listed)
+    if (source.live && source.pid !== undefined) perPid.set(source.pid, (perPid.get(source.pid) ?? 0) + 1);
+  return listed
     .map((source) => ({
       kind: "agent" as const,
       agent: source.agent,
@@ -54,6 +60,7 @@ export function processTable(sources: readonly ProcessRowSource[]): ProcessInfo[
       consecutiveCrashes: source.consecutiveCrashes,
       startedAt: source.live && source.startedAt !== undefined ? new Date(source.startedAt).toISOString() : null,
       queued: source.queue.length + (source.inFlight ? 1 : 0),
+      ...(source.live && source.pid !== undefined ? { processInstances: perPid.get(source.pid) ?? 1 } : {}),
     }))
     .sort((a, b) => a.agent.localeCompare(b.agent) || a.instanceKey.localeCompare(b.instanceKey));
 }

@@ -1,57 +1,48 @@
 /**
- * A PID namespace for the shell commands of one agent process, so that a command cannot see, let alone read,
- * any other process: not the agent, not the orchestrator, not the `node bin/goondan` launcher or `npx`, whose
- * environments hold the model API keys and GOONDAN_API_TOKEN. /proc inside shows only the sandbox's own
- * processes.
+ * A sandbox for the processes a bundle starts in an agent process (bash commands, MCP stdio servers), so that
+ * none can see, let alone read, any other process: not the agent, not the orchestrator, not the `node
+ * bin/goondan` launcher or `npx`, whose environments hold the model API keys and GOONDAN_API_TOKEN. /proc
+ * inside shows only the sandbox's own processes. What else it withholds is its profile (sandbox-profile.ts):
+ * by default the network (own network namespace, so the daemon's API on 127.0.0.1 is out of reach), and, when
+ * given, the state root (goondan.db, the API token) under an empty read-only tmpfs.
  *
- * The first command starts a holder (util-linux, no extra package): `setpriv --pdeathsig KILL unshare --pid
- * --fork --mount-proc --kill-child` (plus `--user --map-current-user` when not root), whose pid 1 is a small
- * sh loop that reaps orphans. Every command then enters it with `nsenter` and starts from an empty
- * environment (`env -i` inside the namespace, so no variable the command is given ever reaches a process
- * outside it). Jobs a command detaches stay alive in the namespace between commands, as they would outside;
- * the namespace, with everything in it, ends with the agent process (parent-death signal, and the holder's
- * stdin pipe reaching end of file) or when its pid 1 is stopped, and the next command starts a new one.
+ * The first entry starts a holder (util-linux, no extra package): `setpriv --pdeathsig KILL unshare --pid
+ * --fork --mount-proc --kill-child [--net]` (when not root, inside a user namespace: see holderArgv), whose
+ * pid 1 is a small sh loop that reaps orphans. Every command then enters it with `nsenter` and starts from an
+ * empty environment (`env -i` inside the namespace, so no variable the command is given ever reaches a
+ * process outside it). Jobs a command detaches stay alive in the namespace between commands, as they would
+ * outside; the namespace, with everything in it, ends with the agent process (parent-death signal, and the
+ * holder's stdin pipe reaching end of file) or when its pid 1 is stopped, and the next command starts a new one.
  *
- * As root, each command also runs with a reduced capability bounding set (the set Docker gives a
- * container's root, without mknod), so it cannot unmount the namespace's /proc to uncover the host's, nor
- * enter other namespaces. Without root, the command runs in a user namespace as the same user with no
- * capabilities, and the host's /proc stays locked under the namespace's own.
+ * As root, each command also runs with a reduced capability bounding set (bash: the set Docker gives a
+ * container's root, without mknod; MCP servers: none), so it cannot unmount the namespace's /proc or the tmpfs
+ * to uncover what they cover, nor enter other namespaces. Without root, the command runs in a user namespace
+ * as the same user with no capabilities, and the mounts stay locked.
  *
  * Where the machine refuses namespaces (a container without the right to create them, a host that forbids
- * unprivileged user namespaces) `enter` says why, and the caller decides (bash.ts: run without, and warn).
+ * unprivileged user namespaces) `enter` says why, and the caller decides (sandbox-pool.ts: by its `isolation`).
  */
 import { readFileSync, readlinkSync } from "node:fs";
 import { parseProcStat, procStatEnded, type ProcStat } from "../shared/proc-stat.ts";
+import {
+  describeProfile,
+  enterArgv,
+  holderArgv,
+  launcherArgv,
+  setupEnv,
+  type SandboxHelpers,
+  type SandboxProfile,
+} from "./sandbox-profile.ts";
+
+export type { SandboxCapabilities, SandboxNetwork, SandboxProfile } from "./sandbox-profile.ts";
 
 /** PATH used to find the helpers and given to them; never the agent's own. */
 const HELPER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-const SANDBOX_NAME = "goondan-sandbox";
-/** pid 1 of the namespace: reap orphans; stop on SIGTERM or when the agent's end of stdin closes. */
-const INIT_SCRIPT = [
-  "trap 'exit 0' TERM",
-  "exec 3<&0 </dev/null",
-  "(read -r _ <&3; kill -TERM 1) 3<&3 &",
-  "exec 3<&-",
-  "echo ready",
-  "exec >/dev/null 2>&1",
-  "while :; do sleep 2147483647 & wait; done",
-].join("\n");
-/** Docker's default capabilities for a container's root, less mknod. */
-const ROOT_CAPABILITIES =
-  "-all,+chown,+dac_override,+fowner,+fsetid,+kill,+setgid,+setuid,+setpcap,+setfcap,+net_bind_service,+net_raw,+sys_chroot,+audit_write";
 const START_TIMEOUT_MS = 5000;
-
-interface Helpers {
-  unshare: string;
-  nsenter: string;
-  setpriv: string;
-  env: string;
-  shell: string;
-}
 
 interface Holder {
   proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
-  helpers: Helpers;
+  helpers: SandboxHelpers;
   root: boolean;
   /** The host pid of the namespace's pid 1 (the holder's one child), when /proc could say. */
   init: number | undefined;
@@ -61,23 +52,31 @@ export type SandboxEntry =
   | { isolated: true; argv: string[]; env: Record<string, string>; description: string }
   | { isolated: false; reason: string };
 
-function findHelpers(searchPath: string): Helpers | string {
-  const found: Partial<Helpers> = {};
+function findHelpers(searchPath: string): SandboxHelpers | string {
+  const found: Partial<Record<"unshare" | "nsenter" | "setpriv" | "env", string>> = {};
   for (const name of ["unshare", "nsenter", "setpriv", "env"] as const) {
     const path = Bun.which(name, { PATH: searchPath });
     if (path === null) return `${name} (util-linux / coreutils) is not installed`;
     found[name] = path;
   }
-  return { ...(found as Omit<Helpers, "shell">), shell: "/bin/sh" };
+  const helpers = found as Record<"unshare" | "nsenter" | "setpriv" | "env", string>;
+  return { ...helpers, shell: "/bin/sh", mapUser: knowsMapUser(helpers.unshare) };
 }
 
-function describe(root: boolean): string {
-  return root
-    ? "own PID namespace (root, reduced capabilities)"
-    : "own PID namespace (user namespace, no capabilities)";
+const mapUserSupport = new Map<string, boolean>();
+
+/** Whether `unshare --help` lists --map-user (asked once per binary). */
+function knowsMapUser(unshare: string): boolean {
+  let known = mapUserSupport.get(unshare);
+  if (known === undefined) {
+    const help = Bun.spawnSync([unshare, "--help"], { env: { PATH: HELPER_PATH }, stdout: "pipe", stderr: "ignore" });
+    known = help.stdout.toString().includes("--map-user");
+    mapUserSupport.set(unshare, known);
+  }
+  return known;
 }
 
-export interface PidNamespaceSandboxOptions {
+export interface PidNamespaceSandboxOptions extends SandboxProfile {
   /** Where to look for unshare, nsenter, setpriv and env (default: the usual system directories). */
   helperPath?: string;
 }
@@ -92,42 +91,54 @@ export class PidNamespaceSandbox {
     const holder = await this.ensure();
     return typeof holder === "string"
       ? { isolated: false, reason: holder }
-      : { isolated: true, description: describe(holder.root) };
+      : {
+          isolated: true,
+          description: describeProfile({ helpers: holder.helpers, root: holder.root, profile: this.options }),
+        };
   }
 
   /**
    * The argv and environment that run `argv` inside the namespace in `cwd` with exactly `env`; spawn it as
    * its own process group like any command. `{isolated: false, reason}` when no namespace can be had.
    */
-  async enter(options: { argv: string[]; cwd: string; env: Record<string, string> }): Promise<SandboxEntry> {
+  async enter(options: {
+    argv: string[];
+    cwd: string;
+    env: Record<string, string>;
+    /**
+     * Hand `env` over as the spawned process's environment (protected like any process's) rather than on the
+     * command line of the entry (readable by every user in /proc/<pid>/cmdline): for secrets such as an MCP
+     * server's tokens. Default false (bash: only values the model wrote).
+     */
+    passEnvironment?: boolean;
+  }): Promise<SandboxEntry> {
     const holder = await this.ensure();
     if (typeof holder === "string") return { isolated: false, reason: holder };
     const { helpers, root, proc } = holder;
-    const pid = proc.pid;
-    const variables = Object.entries(options.env).map(([name, value]) => `${name}=${value}`);
     return {
       isolated: true,
-      description: describe(root),
-      argv: [
-        helpers.nsenter,
-        `--target=${pid}`,
-        ...(root ? [] : ["--user", "--preserve-credentials"]),
-        "--mount",
-        `--pid=/proc/${pid}/ns/pid_for_children`,
-        `--wd=${options.cwd}`,
-        "--",
-        ...(root ? [helpers.setpriv, "--bounding-set", ROOT_CAPABILITIES, "--"] : []),
-        helpers.env,
-        "-i",
-        ...variables,
-        // A command path holding "=" would read as a variable to env: hand argv to a shell that execs it.
-        helpers.shell,
-        "-c",
-        'exec "$@"',
-        SANDBOX_NAME,
-        ...options.argv,
-      ],
-      env: { PATH: HELPER_PATH },
+      description: describeProfile({ helpers, root, profile: this.options }),
+      argv: enterArgv({ helpers, root, pid: proc.pid, profile: this.options, ...options }),
+      env: options.passEnvironment === true ? options.env : { PATH: HELPER_PATH },
+    };
+  }
+
+  /**
+   * Whether a process can be started in a sandbox of this profile here (a holder is started, set up, and stopped
+   * again), and the argv prefix that starts one in a sandbox of its own (launcherArgv); a reason when it cannot.
+   */
+  async launcher(): Promise<
+    { isolated: true; argv: string[]; description: string } | { isolated: false; reason: string }
+  > {
+    const holder = await this.ensure();
+    this.stop();
+    if (typeof holder === "string") return { isolated: false, reason: holder };
+    const { helpers, root } = holder;
+    const profile = { ...this.options, capabilities: "none" as const };
+    return {
+      isolated: true,
+      argv: launcherArgv({ helpers, root, profile }),
+      description: describeProfile({ helpers, root, profile }),
     };
   }
 
@@ -152,40 +163,27 @@ export class PidNamespaceSandbox {
         return this.ensure();
       });
     }
-    const started = start(this.options.helperPath ?? HELPER_PATH);
+    const started = start(this.options);
     this.holder = started;
     return started;
   }
 }
 
-async function start(helperPath: string): Promise<Holder | string> {
+async function start(options: PidNamespaceSandboxOptions): Promise<Holder | string> {
   if (process.platform !== "linux") return `PID namespaces need Linux (this is ${process.platform})`;
-  const helpers = findHelpers(helperPath);
+  const helpers = findHelpers(options.helperPath ?? HELPER_PATH);
   if (typeof helpers === "string") return helpers;
   const root = process.getuid?.() === 0;
   let proc: Holder["proc"];
   try {
-    proc = Bun.spawn(
-      [
-        helpers.setpriv,
-        "--pdeathsig",
-        "KILL",
-        helpers.unshare,
-        ...(root ? [] : ["--user", "--map-current-user"]),
-        "--pid",
-        "--fork",
-        "--mount-proc",
-        "--propagation",
-        "slave",
-        "--kill-child",
-        "--",
-        helpers.shell,
-        "-c",
-        INIT_SCRIPT,
-        SANDBOX_NAME,
-      ],
-      { cwd: "/", env: { PATH: HELPER_PATH }, stdin: "pipe", stdout: "pipe", stderr: "pipe", detached: true },
-    );
+    proc = Bun.spawn(holderArgv({ helpers, root, profile: options }), {
+      cwd: "/",
+      env: { PATH: HELPER_PATH, ...setupEnv({ root, profile: options }) },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      detached: true,
+    });
   } catch (error) {
     return `cannot start unshare: ${error instanceof Error ? error.message : String(error)}`;
   }

@@ -9,6 +9,7 @@ import { register as registerWindow, windowRemovals } from "../../src/base/exten
 import { register as registerGuard } from "../../src/base/extensions/required-tools-guard.ts";
 import { register as registerLogging } from "../../src/base/extensions/logging.ts";
 import { validModelView } from "../../src/agent/conversation/model-view.ts";
+import { messageText } from "../../src/agent/conversation/message-factory.ts";
 import type { Message } from "../../src/tools/types.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
 import { TEST_INSTANCE, testEnv, userEvent, type TestEnv } from "./support/test-env.ts";
@@ -132,6 +133,44 @@ describe("message-window", () => {
     for (const input of ["one", "two", "three"]) await runTurn({ env: harness.env, event: userEvent(input) });
     expect(scripted.calls[2]!.prompt.filter((message) => message.role !== "system")).toHaveLength(3);
     expect((await harness.committed()).length).toBeLessThanOrEqual(4);
+  });
+
+  it("archives what it trims: out of the process's conversation, read back with ctx.conversation.older()", async () => {
+    const scripted = scriptedModel([{ text: "a" }, { text: "b" }, { text: "c" }]);
+    const harness = testEnv({ model: scripted.model });
+    registerWindow({ ...fakeApi(harness), name: "message-window" }, { maxMessages: 3 });
+    let recalled: string[] = [];
+    harness.env.pipeline.register("turn", async (ctx) => {
+      const result = await ctx.next();
+      const oldest = ctx.messages[0];
+      recalled = (await ctx.conversation.older({ before: oldest?.id, limit: 10 })).map(messageText);
+      return result;
+    });
+    for (const input of ["one", "two", "three"]) {
+      await runTurn({ env: harness.env, event: userEvent(input) });
+      await harness.finishTurn();
+    }
+    expect(harness.env.conversation.messages.length).toBeLessThanOrEqual(4);
+    expect(recalled.slice(0, 2)).toEqual(["one", "a"]);
+    expect((await harness.store.olderMessages(TEST_INSTANCE, {})).map(messageText)).toEqual([
+      "one",
+      "a",
+      "two",
+      "b",
+      "three",
+      "c",
+    ]);
+  });
+
+  it("deletes what it trims with keepHistory: false", async () => {
+    const scripted = scriptedModel([{ text: "a" }, { text: "b" }, { text: "c" }]);
+    const harness = testEnv({ model: scripted.model });
+    registerWindow({ ...fakeApi(harness), name: "message-window" }, { maxMessages: 3, keepHistory: false });
+    for (const input of ["one", "two", "three"]) await runTurn({ env: harness.env, event: userEvent(input) });
+    await harness.finishTurn();
+    expect((await harness.store.olderMessages(TEST_INSTANCE, {})).map(messageText)).toEqual(
+      harness.durableMessages().map(messageText),
+    );
   });
 });
 

@@ -15,7 +15,7 @@ import { circlesOf, importGraph, SRC } from "./import-graph.ts";
 const SUB_FLOORS: Record<string, Record<string, number>> = {
   // The agent process, from the process down to its leaves: the IPC child drives one instance, which loads the
   // extensions, which register middleware into the turn loop, which calls the model on the conversation.
-  agent: { child: 5, instance: 4, extensions: 3, loop: 2, model: 1, conversation: 0 },
+  agent: { host: 6, child: 5, instance: 4, extensions: 3, loop: 2, model: 1, conversation: 0 },
   // A cluster node, from the node that composes everything down to its wire to NATS.
   cluster: {
     node: 5,

@@ -124,7 +124,8 @@ describe.skipIf(!onLinux)("bash commands in their own PID namespace", () => {
   });
 
   it("starts a new sandbox when the old one was stopped", async () => {
-    okOutput(await tools.call("bash__exec", { command: "kill -TERM 1" }));
+    // The command waits to be killed with the namespace: when the call returns, pid 1 is gone (not merely asked to go).
+    okOutput(await tools.call("bash__exec", { command: "kill -TERM 1; sleep 10" }));
     await Bun.sleep(200);
     const output = okOutput(await tools.call("bash__exec", { command: "tr '\\0' ' ' < /proc/1/cmdline" }));
     expect({ stdout: String(output.stdout), stderr: String(output.stderr) }).toMatchObject({
@@ -139,7 +140,8 @@ describe.skipIf(!onLinux)("bash commands in their own PID namespace", () => {
     const holder = holderPids();
     expect(holder).toHaveLength(1);
     process.kill(holder[0]!, "SIGSTOP");
-    okOutput(await tools.call("bash__exec", { command: "kill -TERM 1" }));
+    // The command waits to be killed with the namespace: when the call returns, pid 1 is gone (not merely asked to go).
+    okOutput(await tools.call("bash__exec", { command: "kill -TERM 1; sleep 10" }));
     const output = okOutput(await tools.call("bash__exec", { command: "tr '\\0' ' ' < /proc/1/cmdline" }));
     expect({ stdout: String(output.stdout), stderr: String(output.stderr) }).toMatchObject({
       stdout: expect.stringContaining("goondan-sandbox"),

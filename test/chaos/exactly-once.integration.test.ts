@@ -1,5 +1,5 @@
 /**
- * Exactly once under chaos, with real processes: a coordinator hands each of 300 jobs to a worker through
+ * Exactly once under chaos, with real processes, whether an agent's instances share its process or have one each: a coordinator hands each of 300 jobs to a worker through
  * `agents__request`, and the worker's tool appends the job's id to a file. While they run, a random agent child is
  * killed with SIGKILL every ~2 s, and once the orchestrator itself is killed with SIGKILL and started again on the
  * same state root. Afterwards every accepted event has exactly one answer (the right one), every job's side effect
@@ -42,7 +42,7 @@ async function answered(stateRoot: string, eventIds: string[]): Promise<number> 
   }
 }
 
-describe("exactly once under chaos", () => {
+describe.each(["agent", "instance"])("exactly once under chaos, isolation: %s", (isolation) => {
   it(
     "answers each of 300 jobs once and runs each side effect once, through SIGKILLs of children and of the orchestrator",
     async () => {
@@ -59,7 +59,9 @@ describe("exactly once under chaos", () => {
       defer(() => llm.close());
       cpSync(FIXTURE, dir, { recursive: true });
       const yaml = join(dir, "goondan.yaml");
-      writeFileSync(yaml, readFileSync(yaml, "utf8").replace("__ENDPOINT__", llm.url));
+      // Each agent's instances share its process (agent) or have one each (instance): a kill takes one or many.
+      const fixture = readFileSync(yaml, "utf8").replace("__ENDPOINT__", llm.url);
+      writeFileSync(yaml, fixture.replaceAll("  prompt: {", `  process: { isolation: ${isolation} }\n  prompt: {`));
 
       let daemon = await start(dir, stateRoot, effectsFile);
       const jobs = Array.from({ length: JOBS }, (_, i) => `job-${i}`);
@@ -153,7 +155,7 @@ describe("exactly once under chaos", () => {
         messageText(request.body.messages.at(-1)).includes("E_TOOL_INTERRUPTED"),
       ).length;
       console.log(
-        `chaos: ${JOBS} jobs, ${childKills} child kills, 1 orchestrator kill; ${effects.length} side effects, ${llm.requests.length} model calls, ${interrupted} interrupted tool calls shown to the model`,
+        `chaos (isolation: ${isolation}): ${JOBS} jobs, ${childKills} child kills, 1 orchestrator kill; ${effects.length} side effects, ${llm.requests.length} model calls, ${interrupted} interrupted tool calls shown to the model`,
       );
     },
     DEADLINE_MS + 30_000,

@@ -65,9 +65,11 @@ describe("CLI habits", () => {
     };
     const table = processTable([row, { ...row, instanceKey: "gone", pid: null, startedAt: null }], { now: Date.now() });
     const [header, live, gone] = table.trimEnd().split("\n");
-    expect(header).toMatch(/^KIND\s+AGENT\s+INSTANCE\s+PID\s+STATUS\s+CPU\s+MEM\s+AGE\s+RESTARTS/);
-    expect(live).toMatch(new RegExp(`worker\\s+main\\s+${process.pid}\\s+idle\\s+\\d+\\.\\d%\\s+\\d+\\.\\dM\\s+1m\\s`));
-    expect(gone).toMatch(/worker\s+gone\s+-\s+idle\s+-\s+-\s+-\s/);
+    expect(header).toMatch(/^KIND\s+AGENT\s+INSTANCE\s+PID\s+INSTANCES\s+STATUS\s+CPU\s+MEM\s+AGE\s+RESTARTS/);
+    expect(live).toMatch(
+      new RegExp(`worker\\s+main\\s+${process.pid}\\s+-\\s+idle\\s+\\d+\\.\\d%\\s+\\d+\\.\\dM\\s+1m\\s`),
+    );
+    expect(gone).toMatch(/worker\s+gone\s+-\s+-\s+idle\s+-\s+-\s+-\s/);
     server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ processes: [row] }) });
     const io = captureIo({ env: { GOONDAN_PORT: String(server.port) } });
     expect(await main(["ps", "--json"], io)).toBe(0);

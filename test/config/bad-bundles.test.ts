@@ -465,6 +465,11 @@ const cases: BadCase[] = [
     errors: [["E_CONFIG_SCHEMA_INVALID", "goondan.yaml#3.spec.policy.maxSteps"]],
   },
   {
+    title: "a runtime-event retention age that is not a duration",
+    files: baseBundle({ swarm: `${SWARM}  policy: { retention: { runtimeEvents: { maxAge: a week } } }\n` }),
+    errors: [["E_CONFIG_SCHEMA_INVALID", "goondan.yaml#3.spec.policy.retention.runtimeEvents.maxAge"]],
+  },
+  {
     title: "a maxStepsPerTurn of 0",
     files: baseBundle({ swarm: `${SWARM}  policy: { maxStepsPerTurn: 0 }\n` }),
     errors: [["E_CONFIG_SCHEMA_INVALID", "goondan.yaml#3.spec.policy.maxStepsPerTurn"]],

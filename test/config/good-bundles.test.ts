@@ -119,7 +119,7 @@ describe("a bundle of every kind", () => {
       requestTimeoutMs: 60000,
       shutdown: { gracePeriodSeconds: 5 },
       restart: { maxConsecutiveCrashes: 3, initialBackoffMs: 1000, maxBackoffMs: 300000 },
-      lifecycle: { idleSeconds: 600, maxProcesses: 64, heartbeatTimeoutSeconds: 60 },
+      lifecycle: { idleSeconds: 600, maxInstances: 10_000, heartbeatTimeoutSeconds: 60 },
     });
   });
 
@@ -228,7 +228,7 @@ describe("a bundle in the public Goondan format", () => {
     });
     expect(local(bundle, "Swarm", "brain").spec.policy.lifecycle).toEqual({
       idleSeconds: 600,
-      maxProcesses: 64,
+      maxInstances: 10_000,
       heartbeatTimeoutSeconds: 60,
       ttlSeconds: 86400,
       gcGraceSeconds: 60,

@@ -24,7 +24,7 @@ describe("mcp extension config", () => {
   it("accepts stdio and Streamable HTTP servers with ValueSources, allow-lists and deadlines", async () => {
     const config = `      config:
         servers:
-          files: { command: npx, args: ["-y", "@modelcontextprotocol/server-filesystem", "./docs"], env: { TOKEN: { valueFrom: { env: FILES_TOKEN } } }, cwd: ., tools: [read_file], timeoutMs: 5000 }
+          files: { command: npx, args: ["-y", "@modelcontextprotocol/server-filesystem", "./docs"], env: { TOKEN: { valueFrom: { env: FILES_TOKEN } } }, cwd: ., tools: [read_file], timeoutMs: 5000, network: host, isolation: required }
           search: { url: "http://127.0.0.1:3001/mcp", headers: { Authorization: { valueFrom: { env: SEARCH_TOKEN } } }, connectTimeoutMs: 2000 }
 `;
     expect(await issuesOf(config)).toEqual({ valid: true, errors: [] });
@@ -57,6 +57,16 @@ describe("mcp extension config", () => {
       "env on an HTTP server",
       '      config: { servers: { a: { url: "http://h/mcp", env: { A: b } } } }\n',
       [["E_CONFIG_MCP_TRANSPORT", `${AT}.servers.a.env`]],
+    ],
+    [
+      "a network setting on an HTTP server (only a stdio server runs in a sandbox)",
+      '      config: { servers: { a: { url: "http://h/mcp", network: host } } }\n',
+      [["E_CONFIG_MCP_TRANSPORT", `${AT}.servers.a.network`]],
+    ],
+    [
+      "a network that is neither none nor host",
+      "      config: { servers: { a: { command: x, network: lan } } }\n",
+      [["E_CONFIG_SCHEMA_INVALID", `${AT}.servers.a.network`]],
     ],
     [
       "a url that is not http(s)",

@@ -33,6 +33,10 @@ const NOT_ERROR_CODES = new Set([
   "GOONDAN_TOOL_RUN",
   "GOONDAN_API_ALLOWED_ORIGINS",
   "GOONDAN_API_ALLOWED_HOSTS",
+  "GOONDAN_API_TOKEN",
+  "GOONDAN_API_RATE_LIMIT_CREDENTIAL",
+  "GOONDAN_API_RATE_LIMIT_ADDRESS",
+  "GOONDAN_SECRET_API_TOKENS",
   "MAX_BODY_BYTES",
   // The standard OpenTelemetry variables goondan run reads (src/observability/otel-settings.ts).
   "OTEL_SDK_DISABLED",

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { caseChecks, type CaseFacts } from "../../src/eval/case-checks.ts";
 import { readVerdict } from "../../src/eval/judge-reply.ts";
-import { addCosts, modelPricing, tokenCost } from "../../src/eval/model-prices.ts";
+import { addCosts, modelPricing, tokenCost } from "../../src/config/model-prices.ts";
 import { junitReport } from "../../src/eval/junit-report.ts";
 import { totalsOf } from "../../src/eval/run-evals.ts";
 import type { CaseResult, EvalReport } from "../../src/eval/eval-report.ts";

@@ -63,7 +63,9 @@ describe("GET /metrics on a real goondan run", () => {
     expect(after).toMatch(
       /goondan_model_call_duration_seconds_count\{agent="worker",provider="[^"]+",model="[^"]+"\} 1/,
     );
-    expect(after).toMatch(/goondan_processes\{kind="agent",agent="worker",status="[a-z]+"\} 1/);
+    expect(after).toMatch(/goondan_processes\{kind="agent",agent="worker"\} 1/);
+    expect(after).toMatch(/goondan_instances\{kind="agent",agent="worker",status="[a-z]+"\} 1/);
+    expect(after).toMatch(/goondan_process_instances\{agent="worker",pid="\d+"\} 1/);
     expect(after).toMatch(/goondan_process_restarts\{kind="agent",agent="coordinator"\} 0/);
     expect(after).toContain('goondan_inbox_depth{agent="coordinator"}');
   }, 60_000);

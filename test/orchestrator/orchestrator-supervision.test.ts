@@ -245,9 +245,9 @@ describe("Orchestrator supervision", () => {
   });
 });
 
-describe("Orchestrator process slots (maxProcesses)", () => {
+describe("Orchestrator process slots (maxInstances)", () => {
   it("stops the least recently used idle instance to make room", () => {
-    const { orchestrator, spawner, clock } = setup({ policy: { lifecycle: { maxProcesses: 2 } } });
+    const { orchestrator, spawner, clock } = setup({ policy: { lifecycle: { maxInstances: 2 } } });
     orchestrator.submit({ input: "1", instanceKey: "k1" });
     spawner.latest("a", "k1").ready();
     clock.advance(10);
@@ -266,7 +266,7 @@ describe("Orchestrator process slots (maxProcesses)", () => {
   });
 
   it("lets the event wait while no instance is idle, then evicts one that turns idle", async () => {
-    const { orchestrator, spawner } = setup({ policy: { lifecycle: { maxProcesses: 1 } } });
+    const { orchestrator, spawner } = setup({ policy: { lifecycle: { maxInstances: 1 } } });
     orchestrator.submit({ input: "busy", instanceKey: "k1" });
     const busy = spawner.latest("a", "k1");
     busy.ready();
@@ -291,12 +291,15 @@ describe("Orchestrator process slots (maxProcesses)", () => {
 });
 
 describe("Orchestrator spawn bursts (maxConcurrentSpawns)", () => {
-  it("starts at most maxConcurrentSpawns children at once and the next when one is ready", () => {
+  it("starts at most maxConcurrentSpawns processes of their own at once and the next when one is ready", () => {
     const spawner = new FakeSpawner();
     const stateRoot = mkdtempSync(join(tmpdir(), "goondan-orch-"));
     roots.push(stateRoot);
     const orchestrator = new Orchestrator({
-      bundle: testBundle({ agents: ["a"] }),
+      bundle: testBundle({
+        agents: ["a"],
+        process: { isolation: "instance", maxProcesses: 64, maxInstancesPerProcess: 1 },
+      }),
       stateRoot,
       spawner,
       clock: new ManualClock(),

@@ -31,6 +31,7 @@ import type { AgentInstance } from "../instance/agent-instance.ts";
 import { createAgentInstance } from "../instance/create-agent-instance.ts";
 import { IpcInstanceLink } from "./ipc-instance-link.ts";
 import { RuntimeClient } from "./runtime-client.ts";
+import { modelGateClient } from "./model-gate-client.ts";
 import { serveEvent } from "./serve-event.ts";
 import { TurnDeltaSender } from "./turn-delta-sender.ts";
 
@@ -155,6 +156,8 @@ class AgentChild {
         return this.hydrate(raw.payload);
       case "committed":
         return this.link.handleCommitted(raw.payload);
+      case "older_messages_result":
+        return this.link.handleOlderMessages(raw.payload);
       case "runtime_result":
         return this.runtime.handleRuntimeResult(raw.payload);
       case "delegate_result":
@@ -279,6 +282,7 @@ export async function runAgentChild(options: RunAgentChildOptions): Promise<void
       state,
       link: child.link,
       stream: child.text,
+      modelGate: modelGateClient({ runtime: child.runtime, logger }),
       logger,
       ...(options.env === undefined ? {} : { env: options.env }),
       ...(options.model === undefined ? {} : { model: options.model }),

@@ -5,9 +5,11 @@
  * the child sends (agent-child.ts calls `flushEvents`), or `holdMs` after the first one waiting: a turn's events then
  * ride with its commits, requests and result instead of waking the orchestrator a few times per step while the turn
  * prepares its model calls, and they still arrive in the order they were made, before whatever followed them. When
- * the channel is lost, waiting commits are rejected.
+ * the channel is lost, waiting commits are rejected. A read of older messages goes as `older_messages` and resolves
+ * with its `older_messages_result`; it is rejected too when the channel is lost.
  */
 import { envelope, ORCHESTRATOR, type ChildMessage, type ParentToChild } from "../../protocol/ipc-messages.ts";
+import type { Message, OlderMessagesQuery } from "../../protocol/conversation.ts";
 import { isEmptyCommit, type InstanceCommit } from "../../protocol/instance-state.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import { SystemError } from "../../shared/errors.ts";
@@ -19,6 +21,11 @@ export const RUNTIME_EVENT_HOLD_MS = 25;
 export class IpcInstanceLink implements InstanceLink {
   private seq = 0;
   private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private reads = 0;
+  private readonly reading = new Map<
+    string,
+    { resolve: (messages: Message[]) => void; reject: (error: Error) => void }
+  >();
   private events: RuntimeEvent[] = [];
   private failed: string | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -37,6 +44,24 @@ export class IpcInstanceLink implements InstanceLink {
       this.waiting.set(seq, { resolve, reject });
       this.send(envelope("commit", this.address, ORCHESTRATOR, { seq, ...commit }));
     });
+  }
+
+  olderMessages(query: OlderMessagesQuery): Promise<Message[]> {
+    if (this.failed !== undefined) return Promise.reject(new SystemError("E_STORE_UNREACHABLE", this.failed));
+    const requestId = `older_${++this.reads}`;
+    return new Promise((resolve, reject) => {
+      this.reading.set(requestId, { resolve, reject });
+      this.send(envelope("older_messages", this.address, ORCHESTRATOR, { requestId, ...query }));
+    });
+  }
+
+  /** Feed `older_messages_result` messages here. */
+  handleOlderMessages(answer: ParentToChild["older_messages_result"]): void {
+    const reader = this.reading.get(answer.requestId);
+    if (reader === undefined) return;
+    this.reading.delete(answer.requestId);
+    if (answer.error === undefined) reader.resolve(answer.messages ?? []);
+    else reader.reject(new SystemError(answer.error.code, answer.error.message));
   }
 
   runtimeEvent(event: RuntimeEvent): void {
@@ -68,5 +93,7 @@ export class IpcInstanceLink implements InstanceLink {
     this.failed = reason;
     for (const waiter of this.waiting.values()) waiter.reject(new SystemError("E_STORE_UNREACHABLE", reason));
     this.waiting.clear();
+    for (const reader of this.reading.values()) reader.reject(new SystemError("E_STORE_UNREACHABLE", reason));
+    this.reading.clear();
   }
 }

@@ -3,8 +3,15 @@
  * the store) and changed only through MessageEvents, which are applied in memory at once and kept as the changes
  * not yet committed. A commit takes them (`takeChanges`) and hands them to the store in one transaction, so a turn
  * costs what it adds, never a rewrite of the history.
+ *
+ * The child holds only the conversation the model sees. A message removed or truncated with `archive: true` leaves
+ * memory but stays in the store's history, and `older()` reads that history back a page at a time from the store:
+ * the child's memory is bounded by what the model sees, not by how long the instance has lived.
  */
-import type { Message, MessageEvent } from "../../protocol/conversation.ts";
+import type { Message, MessageEvent, OlderMessagesQuery } from "../../protocol/conversation.ts";
+
+/** Reads a page of the stored history (the instance link in production). */
+export type OlderMessagesReader = (query: OlderMessagesQuery) => Promise<Message[]>;
 
 export class Conversation {
   private list: Message[];
@@ -12,9 +19,22 @@ export class Conversation {
   private unsaved: MessageEvent[] = [];
   private changedRevision = 0;
 
-  constructor(messages: readonly Message[] = []) {
+  private readonly readOlder: OlderMessagesReader;
+
+  /** `older`: where the stored history is read from (default: nowhere, an instance with no store behind it). */
+  constructor(messages: readonly Message[] = [], options: { older?: OlderMessagesReader } = {}) {
     this.list = [...messages];
     this.ids = new Set(this.list.map((message) => message.id));
+    this.readOlder = options.older ?? (async () => []);
+  }
+
+  /**
+   * A page of the instance's stored history, oldest first: the `limit` (default 50, at most 500) messages just
+   * before message `before` (default: the newest), archived and current alike, as committed so far. Changes of the
+   * running turn that are not committed yet are in `messages` only.
+   */
+  older(query: OlderMessagesQuery = {}): Promise<Message[]> {
+    return this.readOlder(query);
   }
 
   /** The conversation as it stands now (every change applied, committed or not). */

@@ -28,6 +28,8 @@ export interface ExtensionApi {
     tools: string[];
     /** The bundle's directory: relative paths in an extension's config are read from here (absent in hand-built test APIs). */
     bundleDir?: string;
+    /** The state root: hidden from the processes the extension starts in a sandbox (absent in hand-built test APIs). */
+    stateRoot?: string;
   };
   pipeline: {
     register<T extends PipelineType>(type: T, middleware: PipelineMiddleware<T>, options?: { priority?: number }): void;

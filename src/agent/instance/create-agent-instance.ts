@@ -44,6 +44,8 @@ import { RECORD_CASSETTE_ENV, wrapWithRecorder } from "../model/recording-model.
 import { extensionModel } from "../model/extension-model.ts";
 import { ModelPrompt } from "../model/model-prompt.ts";
 import type { StepStream } from "../model/generate-step.ts";
+import type { ModelGate } from "../model/model-gate.ts";
+import { capToolTime } from "./cap-tool-time.ts";
 import type { InstanceLink } from "./instance-link.ts";
 import { linkedRuntimeEvents } from "./linked-runtime-events.ts";
 import type { TurnEnvironment } from "../loop/turn-environment.ts";
@@ -68,6 +70,8 @@ export interface CreateAgentInstanceOptions {
   model?: LanguageModelV3;
   /** Where the text of a streaming Model goes as it comes (the orchestrator, over IPC). Default: nowhere. */
   stream?: StepStream;
+  /** Asks the orchestrator before each model call; used only when a budget or the Model's rateLimit applies. */
+  modelGate?: ModelGate;
 }
 
 export interface CreatedAgentInstance {
@@ -115,10 +119,13 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
   if (recordTo !== undefined && recordTo !== "") model = wrapWithRecorder(model, recordTo);
 
   // Tools and extensions get their config with ValueSources resolved from this child's (scoped) env.
-  const tools = agentTools(bundle, agent).map((tool) =>
-    tool.spec.config === undefined
-      ? tool
-      : { ...tool, spec: { ...tool.spec, config: resolveConfigValues(tool.spec.config, env) as JsonObject } },
+  const tools = capToolTime(
+    agentTools(bundle, agent).map((tool) =>
+      tool.spec.config === undefined
+        ? tool
+        : { ...tool, spec: { ...tool.spec, config: resolveConfigValues(tool.spec.config, env) as JsonObject } },
+    ),
+    agent.spec.limits?.toolCallSeconds,
   );
   const registry = await ToolRegistry.fromResources(tools);
   const { link } = options;
@@ -142,6 +149,12 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     ids: newId,
     now: Date.now,
   });
+  // Only when a budget or the Model's rateLimit applies: otherwise a model call costs no round trip.
+  const limited =
+    agent.spec.budget !== undefined ||
+    swarm.spec.budget !== undefined ||
+    agentModel(bundle, agent).spec.rateLimit !== undefined;
+  const modelGate = limited ? options.modelGate : undefined;
   await loadExtensions({
     approvals,
     extensions: agentExtensions(bundle, agent).map((use) => ({
@@ -154,6 +167,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
       requiredTools: agent.spec.requiredTools ?? [],
       tools: tools.map((tool) => tool.metadata.name),
       bundleDir: bundle.dir,
+      stateRoot: options.stateRoot,
     },
     pipeline,
     registerTool: (item, handler, extensionName, toolOptions) =>
@@ -171,6 +185,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
       params: agent.spec.modelConfig.params ?? {},
       timeoutMs: modelTimeoutMs(agentModel(bundle, agent)),
       logger,
+      ...(modelGate === undefined ? {} : { gate: modelGate }),
     }),
   });
 
@@ -188,7 +203,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     registry,
     agentTools: tools,
     pipeline,
-    conversation: new Conversation(options.state.messages),
+    conversation: new Conversation(options.state.messages, { older: (query) => link.olderMessages(query) }),
     commit,
     runtimeEvents,
     workdir: paths.workdir,
@@ -201,6 +216,8 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     now: Date.now,
     sleep: abortableSleep,
     modelTimeoutMs: modelTimeoutMs(agentModel(bundle, agent)),
+    ...(agent.spec.limits?.turnSeconds === undefined ? {} : { turnTimeLimitMs: agent.spec.limits.turnSeconds * 1000 }),
+    ...(modelGate === undefined ? {} : { modelGate }),
   };
   const instance = new AgentInstance({ env: turnEnv, pendingResults });
   return {

@@ -5,7 +5,7 @@
  * and lets extensions register into it.
  */
 import type { AgentEvent } from "../../protocol/agent-event.ts";
-import type { MessageEvent } from "../../protocol/conversation.ts";
+import type { MessageEvent, OlderMessagesQuery } from "../../protocol/conversation.ts";
 import type { Middleware } from "../../shared/compose.ts";
 import type { JsonValue } from "../../shared/json.ts";
 import type { Message, ToolCallMiddlewareContext, ToolCatalogItem, ToolResult } from "../../tools/types.ts";
@@ -23,6 +23,12 @@ interface PipelineContextBase {
   readonly messages: readonly Message[];
   /** The public API's view: the turn's `baseMessages`, the `events` emitted since, and `nextMessages` (= messages). */
   readonly conversationState: ConversationState;
+  /**
+   * The instance's stored history, beyond what the process holds: `older({ before, limit })` reads the `limit`
+   * (default 50, at most 500) messages just before message `before` (default: the newest) from the store, oldest
+   * first, including those removed or truncated with `archive: true`.
+   */
+  readonly conversation: { older(query?: OlderMessagesQuery): Promise<Message[]> };
   /** Free-form, shared by the middlewares of one turn/step. */
   metadata: Record<string, JsonValue>;
   /** Changes the conversation durably (append / replace / remove / truncate). */

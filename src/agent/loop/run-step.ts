@@ -8,6 +8,7 @@
  * step or the turn's end. Model failures throw ModelCallError.
  */
 import { compose } from "../../shared/compose.ts";
+import { UsageError } from "../../shared/errors.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import { newSpanId } from "../../shared/ids.ts";
 import { buildCatalog } from "../../tools/tool-catalog.ts";
@@ -15,6 +16,7 @@ import type { StepMiddlewareContext, TurnMiddlewareContext } from "./pipeline-co
 import type { StepResult } from "./turn-result.ts";
 import { assistantData, createMessage, toolResultData } from "../conversation/message-factory.ts";
 import { ModelCallError } from "../model/call-with-retry.ts";
+import { isLimitError } from "./limit-error.ts";
 import { generateStep, type GeneratedStep } from "../model/generate-step.ts";
 import type { ToolCatalogItem } from "../../tools/types.ts";
 import { runToolCalls } from "./run-tool-calls.ts";
@@ -25,6 +27,8 @@ export interface TurnScope {
   eventId: string;
   turnSpanId: string;
   signal: AbortSignal;
+  /** Epoch ms the turn started (Agent `spec.limits.turnSeconds` counts from it). */
+  startedAt?: number;
 }
 
 /** The trace fields of a step's runtime events. */
@@ -69,6 +73,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
       return turn.messages;
     },
     conversationState: turn.conversationState,
+    conversation: turn.conversation,
     metadata: {},
     // An aborted turn is redelivered: nothing said after the abort may be stored for it to replay.
     emitMessageEvent: (event) => {
@@ -81,6 +86,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
   };
 
   const core = async (ctx: StepMiddlewareContext): Promise<StepResult> => {
+    checkTurnTime(env, scope);
     const catalog = ctx.toolCatalog;
     const response = await callModel({ env, scope, base, system: ctx.systemPrompt, catalog });
     const { text, toolCalls, usage } = response;
@@ -141,7 +147,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
     });
     return result;
   } catch (error) {
-    const code = error instanceof ModelCallError ? error.code : "E_AGENT_STEP_FAILED";
+    const code = error instanceof ModelCallError || isLimitError(error) ? error.code : "E_AGENT_STEP_FAILED";
     env.runtimeEvents.emit({
       type: "step.failed",
       ...base,
@@ -150,6 +156,18 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
     });
     throw error;
   }
+}
+
+/** Agent `spec.limits.turnSeconds`: a turn past it makes no further model call (UsageError `E_LIMIT_TURN_TIME`). */
+function checkTurnTime(env: TurnEnvironment, scope: TurnScope): void {
+  const limitMs = env.turnTimeLimitMs;
+  if (limitMs === undefined || scope.startedAt === undefined) return;
+  const elapsed = env.now() - scope.startedAt;
+  if (elapsed > limitMs)
+    throw new UsageError(
+      "E_LIMIT_TURN_TIME",
+      `the turn ran ${Math.round(elapsed / 1000)} s, over spec.limits.turnSeconds (${limitMs / 1000}); no further model call`,
+    );
 }
 
 /** The step's model call, as a span of its own under the step's (`model.completed` / `model.failed`). */
@@ -182,6 +200,7 @@ async function callModel(options: {
       sleep: env.sleep,
       now: env.now,
       ...(env.stream === undefined ? {} : { stream: env.stream }),
+      ...(env.modelGate === undefined ? {} : { gate: env.modelGate }),
       onRetry: ({ attempt, delayMs, failure }) => {
         env.logger.warn({ attempt, delayMs, code: failure.code }, "model call failed; retrying");
         env.runtimeEvents.emit({
@@ -213,7 +232,7 @@ async function callModel(options: {
     });
     return step;
   } catch (error) {
-    const code = error instanceof ModelCallError ? error.code : "E_AGENT_STEP_FAILED";
+    const code = error instanceof ModelCallError || isLimitError(error) ? error.code : "E_AGENT_STEP_FAILED";
     env.runtimeEvents.emit({
       type: "model.failed",
       ...span,

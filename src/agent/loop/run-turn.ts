@@ -26,6 +26,7 @@ import { isStoreFailure, nextStepAfter, type NextStep, type TurnEnding } from ".
 import { runStep, type TurnScope } from "./run-step.ts";
 import type { TurnEnvironment } from "./turn-environment.ts";
 import { deliverPendingResults } from "./deliver-pending-results.ts";
+import { isLimitError } from "./limit-error.ts";
 import { createMessage } from "../conversation/message-factory.ts";
 
 export { INTER_AGENT_RESPONSE_KEY } from "./deliver-pending-results.ts";
@@ -78,6 +79,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
       return env.conversation.messages;
     },
     conversationState,
+    conversation: { older: (query) => env.conversation.older(query) },
     metadata: {},
     // Once aborted, nothing more is stored: the turn is redelivered and must not replay what followed the abort.
     emitMessageEvent: (messageEvent) => {
@@ -133,7 +135,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
         }),
       });
     }
-    const scope: TurnScope = { context: ctx, eventId: event.id, turnSpanId, signal };
+    const scope: TurnScope = { context: ctx, eventId: event.id, turnSpanId, signal, startedAt };
     const outcome = { agent: env.agentName, instanceKey: env.instanceKey, eventId: event.id, turnId };
     let lastText = "";
     let next: NextStep = signal.aborted
@@ -199,7 +201,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnEnding<TurnR
         ? error.code
         : signal.aborted
           ? "E_AGENT_TURN_ABORTED"
-          : isGoondanError(error) && /^E_(MODEL_|AGENT_)/.test(error.code)
+          : (isGoondanError(error) && /^E_(MODEL_|AGENT_)/.test(error.code)) || isLimitError(error)
             ? error.code
             : "E_AGENT_TURN_FAILED";
     const message = error instanceof Error ? error.message : String(error);

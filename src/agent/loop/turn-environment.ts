@@ -16,6 +16,7 @@ import type { PendingResults } from "../conversation/pending-results.ts";
 import type { ToolCompletions } from "../conversation/tool-completions.ts";
 import type { RetryPolicy } from "../model/call-with-retry.ts";
 import type { StepStream } from "../model/generate-step.ts";
+import type { ModelGate } from "../model/model-gate.ts";
 import type { ModelPrompt } from "../model/model-prompt.ts";
 import type { Pipelines } from "./pipeline-contexts.ts";
 import type { RuntimeEventSink } from "./runtime-event-sink.ts";
@@ -54,6 +55,10 @@ export interface TurnEnvironment {
   /** Awaits completions of pending tool calls in the background and stores them in pendingResults. */
   toolCompletions?: ToolCompletions;
   retryPolicy?: Partial<RetryPolicy>;
+  /** Asked before each model call when limits apply (budgets, provider pacing); absent: no limits, no round trip. */
+  modelGate?: ModelGate;
+  /** Agent `spec.limits.turnSeconds` in ms: past it, the turn makes no further model call (`E_LIMIT_TURN_TIME`). */
+  turnTimeLimitMs?: number;
   /** Deadline of one model call (Model `options.timeoutMs`); default 120000. */
   modelTimeoutMs?: number;
   ids: IdGenerator;

@@ -41,6 +41,8 @@ export interface CallWithRetryOptions<T> {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   now?: () => number;
   onRetry?: (info: { attempt: number; delayMs: number; failure: ModelFailure }) => void;
+  /** Awaited before each attempt (a permit of model-gate.ts); what it throws ends the call as it is, unretried. */
+  beforeAttempt?: (attempt: number) => Promise<void>;
 }
 
 export const abortableSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
@@ -58,6 +60,7 @@ export async function callWithRetry<T>(options: CallWithRetryOptions<T>): Promis
   const sleep = options.sleep ?? abortableSleep;
   const now = options.now ?? Date.now;
   for (let attempt = 1; ; attempt++) {
+    await options.beforeAttempt?.(attempt);
     try {
       return await options.call();
     } catch (error) {

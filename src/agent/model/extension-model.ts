@@ -8,6 +8,7 @@ import type { ModelParams } from "../../config/types.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { abortableSleep, type RetryPolicy } from "./call-with-retry.ts";
 import { generateStep } from "./generate-step.ts";
+import type { ModelGate } from "./model-gate.ts";
 import type { TokenUsage } from "./token-usage.ts";
 
 /** The agent's own model, for an extension that needs one more call of it (outside the conversation, no tools). */
@@ -29,6 +30,8 @@ export interface ExtensionModelOptions {
   timeoutMs?: number;
   retryPolicy?: Partial<RetryPolicy>;
   logger: Logger;
+  /** The agent's limits (budgets, provider pacing) apply to an extension's calls as to a step's. */
+  gate?: ModelGate;
 }
 
 export function extensionModel(options: ExtensionModelOptions): ExtensionModel {
@@ -48,6 +51,7 @@ export function extensionModel(options: ExtensionModelOptions): ExtensionModel {
         signal: request.signal ?? new AbortController().signal,
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
         ...(options.retryPolicy === undefined ? {} : { retryPolicy: options.retryPolicy }),
+        ...(options.gate === undefined ? {} : { gate: options.gate }),
         sleep: abortableSleep,
         now: Date.now,
         onRetry: ({ attempt, delayMs, failure }) =>

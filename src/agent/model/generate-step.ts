@@ -18,8 +18,9 @@ import type {
 import type { ModelParams } from "../../config/types.ts";
 import type { ToolCall, ToolCatalogItem } from "../../tools/types.ts";
 import type { TokenUsage } from "./token-usage.ts";
-import { callWithRetry, type RetryPolicy } from "./call-with-retry.ts";
+import { callWithRetry, ModelCallError, type RetryPolicy } from "./call-with-retry.ts";
 import type { ModelFailure } from "./model-failure.ts";
+import type { ModelGate } from "./model-gate.ts";
 import { DEFAULT_MODEL_TIMEOUT_MS, withModelTimeout } from "./model-call-timeout.ts";
 import { readModelStream } from "./read-model-stream.ts";
 
@@ -54,6 +55,8 @@ export interface GenerateStepOptions {
   now: () => number;
   onRetry: (retry: { attempt: number; delayMs: number; failure: ModelFailure }) => void;
   stream?: StepStream;
+  /** Asked before each attempt, and told what the call spent (limits: budgets, provider pacing). */
+  gate?: ModelGate;
 }
 
 function functionTools(catalog: readonly ToolCatalogItem[]): LanguageModelV3FunctionTool[] {
@@ -91,7 +94,7 @@ export async function generateStep(options: GenerateStepOptions): Promise<Genera
     ...(params.maxTokens === undefined ? {} : { maxOutputTokens: params.maxTokens }),
   };
   let handedOver = false;
-  const answer = await callWithRetry({
+  const attempts = callWithRetry({
     call: () => {
       if (handedOver) options.stream?.restarted();
       handedOver = false;
@@ -121,8 +124,21 @@ export async function generateStep(options: GenerateStepOptions): Promise<Genera
     ...(options.retryPolicy === undefined ? {} : { policy: options.retryPolicy }),
     sleep: options.sleep,
     now,
-    onRetry: options.onRetry,
+    onRetry: (retry) => {
+      if (retry.failure.statusCode === 429) options.gate?.report({ throttledMs: retry.delayMs });
+      options.onRetry(retry);
+    },
+    ...(options.gate === undefined
+      ? {}
+      : { beforeAttempt: (attempt: number) => (options.gate as ModelGate).permit(attempt) }),
   });
+  const answer = await attempts.catch((error: unknown) => {
+    // A call that gave up on a 429 (retries exhausted, a Retry-After too long) still pauses the Model's other calls.
+    if (error instanceof ModelCallError && error.failure.statusCode === 429)
+      options.gate?.report({ throttledMs: error.failure.retryAfterMs ?? 1000 });
+    throw error;
+  });
+  options.gate?.report({ inputTokens: answer.usage.inputTokens, outputTokens: answer.usage.outputTokens });
   return {
     text: answer.content.flatMap((part: LanguageModelV3Content) => (part.type === "text" ? [part.text] : [])).join(""),
     toolCalls: answer.content.flatMap((part: LanguageModelV3Content) =>

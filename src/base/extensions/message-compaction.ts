@@ -3,7 +3,10 @@
  * messages or `maxCharacters` characters, the older part (all but about the last `retainLastMessages`, cut at
  * a user message so no tool call loses its result; pinned messages stay) is summarised through the agent's
  * own model and replaced by that summary, as durable message events. `mode: truncate` summarises and replaces
- * everything. With `appendSummary: false` old messages are only removed, as upstream does.
+ * everything. With `appendSummary: false` old messages are only removed, as upstream does. With `keepHistory`
+ * (default true) what is removed is archived: out of what the model sees and of the agent process's memory, still
+ * in the store, where `ctx.conversation.older()` reads it; `keepHistory: false` deletes it. (In `remove` mode the
+ * summary takes the first summarised message's place by a `replace`, so that one message is not in the history.)
  *
  * Upstream Goondan's extension of this name removes old messages and leaves a marker with counts; here the
  * marker carries a real summary, so the agent keeps what the earlier turns established. When the model cannot
@@ -20,6 +23,8 @@ export interface CompactionSettings {
   summaryPrefix: string;
   /** Cap on the summary's length, in tokens (default 1024). */
   summaryMaxTokens: number;
+  /** Removed messages stay in the stored history (archived) rather than being deleted (default true). */
+  keepHistory: boolean;
 }
 
 /** Per message and in all, how much of the old conversation the summariser is shown. */
@@ -45,6 +50,7 @@ export function compactionSettings(config: JsonObject): CompactionSettings {
     appendSummary: config.appendSummary !== false,
     summaryPrefix: typeof config.summaryPrefix === "string" ? config.summaryPrefix : "[message-compaction]",
     summaryMaxTokens: count("summaryMaxTokens", 1024, 16),
+    keepHistory: config.keepHistory !== false,
   };
 }
 
@@ -139,7 +145,7 @@ export function register(api: ExtensionApi, config: JsonObject): void {
         }
       }
       if (settings.mode === "truncate") {
-        ctx.emitMessageEvent({ type: "truncate" });
+        ctx.emitMessageEvent({ type: "truncate", archive: settings.keepHistory });
         if (summary !== undefined) ctx.emitMessageEvent({ type: "append", message: summaryMessage(ctx, summary, old) });
         return ctx.next();
       }
@@ -147,10 +153,11 @@ export function register(api: ExtensionApi, config: JsonObject): void {
       if (first !== undefined)
         ctx.emitMessageEvent(
           summary === undefined
-            ? { type: "remove", targetId: first.id }
+            ? { type: "remove", targetId: first.id, archive: settings.keepHistory }
             : { type: "replace", targetId: first.id, message: summaryMessage(ctx, summary, old) },
         );
-      for (const message of rest) ctx.emitMessageEvent({ type: "remove", targetId: message.id });
+      for (const message of rest)
+        ctx.emitMessageEvent({ type: "remove", targetId: message.id, archive: settings.keepHistory });
       return ctx.next();
     },
     { priority: -50 },

@@ -5,7 +5,7 @@
  * warning when not: they can then read unprotected processes' environments). Exit 0 when all pass
  * (warnings allowed), 3 when the bundle is invalid or env vars are missing, 1 for any other failed check.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadBundle } from "../../config/load-bundle.ts";
 import { selectSwarm } from "../../config/resolve.ts";
@@ -13,6 +13,7 @@ import { missingEnvIssues } from "../../config/value-source.ts";
 import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { isGoondanError } from "../../shared/errors.ts";
 import { PidNamespaceSandbox } from "../../tools/pid-namespace-sandbox.ts";
+import { limitSupport, type LimitSupport } from "../../supervision/resource-limits.ts";
 import { EXIT, type CliCommand } from "../command.ts";
 import { API_FLAGS, apiTarget, callApi } from "../operator/api-client.ts";
 
@@ -137,29 +138,54 @@ async function checkPort(options: {
   }
 }
 
-/** Starts the sandbox bash commands would get (then stops it) and says which isolation is in force. */
-export async function checkIsolation(sandbox: PidNamespaceSandbox = new PidNamespaceSandbox()): Promise<Check> {
+/**
+ * Starts the sandbox bash commands would get (own network namespace, the state root hidden when it exists), then
+ * stops it, and says which isolation is in force for bash commands and MCP stdio servers, or why none is.
+ */
+export async function checkIsolation(sandbox?: PidNamespaceSandbox, stateRoot?: string): Promise<Check> {
+  const hide = stateRoot !== undefined && isDirectory(stateRoot) ? { hide: stateRoot } : {};
+  const probed = sandbox ?? new PidNamespaceSandbox({ network: "none", ...hide });
   try {
-    const probe = await sandbox.probe();
+    const probe = await probed.probe();
     return probe.isolated
       ? {
           name: "isolation",
           outcome: "ok",
-          detail: `bash tool commands run in their ${probe.description}: other processes and their secrets are out of reach`,
+          detail: `bash tool commands run in their ${probe.description}; MCP stdio servers and connectors each in one of their own, without capabilities; network only where a Tool, MCP server or Connector says network: host. Other processes and their secrets, the state root and the daemon's API are out of reach`,
         }
       : {
           name: "isolation",
           outcome: "warn",
-          detail: `bash tool commands run WITHOUT a PID namespace (${probe.reason}): they can read the environment of this user's unprotected processes, such as the node launcher of npx goondan run, which hold the model API keys and GOONDAN_API_TOKEN; run goondan where unshare works (see docs/threat-model.md)`,
+          detail: `bash tool commands, MCP stdio servers and connectors run WITHOUT a sandbox (${probe.reason}): they can read the environment of this user's unprotected processes, such as the node launcher of npx goondan run, which hold the model API keys and GOONDAN_API_TOKEN, read the state root (goondan.db) and reach the daemon's API on 127.0.0.1; run goondan where unshare works, or set isolation: required to refuse (see docs/threat-model.md)`,
         };
   } finally {
-    sandbox.stop();
+    probed.stop();
   }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Says what holds an Agent's `spec.limits` on this machine (docs/limits.md#resource-limits). */
+export function checkLimits(support: LimitSupport = limitSupport()): Check {
+  return support.mechanism === "cgroup-v2"
+    ? { name: "limits", outcome: "ok", detail: `agent spec.limits are held by ${support.detail}` }
+    : {
+        name: "limits",
+        outcome: "warn",
+        detail: `agent spec.limits are held by rlimits (open files), a lower priority (cpu) and a /proc watchdog (memory, processes): ${support.detail}`,
+      };
 }
 
 export const command: CliCommand = {
   name: "doctor",
-  summary: "check Bun, the bundle, the env vars it needs, the state root, the API port and bash isolation",
+  summary:
+    "check Bun, the bundle, the env vars it needs, the state root, the API port and the sandbox of bash and MCP servers",
   usage: "goondan doctor [bundle] [--swarm NAME] [--state-root DIR] [--port N]",
   maxPositionals: 1,
   bundleEnv: true,
@@ -176,7 +202,8 @@ export const command: CliCommand = {
       ...(await checkBundle({ target, swarm: typeof flags.swarm === "string" ? flags.swarm : undefined, env: io.env })),
       checkStateRoot(stateRoot),
       await checkPort({ flags, env: io.env }),
-      await checkIsolation(),
+      await checkIsolation(undefined, stateRoot),
+      checkLimits(),
     ];
     for (const check of checks) io.stdout(`${MARK[check.outcome]}  ${check.name.padEnd(10)} ${check.detail}\n`);
     const failed = checks.filter((check) => check.outcome === "fail");

@@ -1,6 +1,6 @@
 /**
  * `goondan ps`: prints the process table of a running orchestrator through its HTTP API
- * (`GET /v1/processes`), with the bearer token from GOONDAN_API_TOKEN when set. On a node of a cluster: every
+ * (`GET /v1/processes`) and, under it, the budgets in their current window, with the bearer token from GOONDAN_API_TOKEN when set. On a node of a cluster: every
  * node's processes with a NODE column, and on stderr the nodes that did not answer.
  */
 import { textTable } from "../../shared/text-table.ts";
@@ -10,6 +10,8 @@ import { SystemError } from "../../shared/errors.ts";
 import type { ProcessInfo } from "../../supervision/process-table.ts";
 import { API_FLAGS, apiTarget, unansweredNotice } from "../operator/api-client.ts";
 import { formatAge, processUsage, type ProcessUsage } from "../operator/process-usage.ts";
+import { budgetTable } from "../operator/budget-table.ts";
+import type { BudgetStatus } from "../../orchestrator/limits/budget-ledger.ts";
 
 export const command: CliCommand = {
   name: "ps",
@@ -62,6 +64,7 @@ async function printOnce(flags: Record<string, string | boolean | number | undef
   }
   const body = (await response.json().catch(() => ({}))) as {
     processes?: ProcessInfo[];
+    budgets?: BudgetStatus[];
     unanswered?: Array<{ node: string; status: string }>;
     error?: { code: string; message: string };
   };
@@ -72,12 +75,18 @@ async function printOnce(flags: Record<string, string | boolean | number | undef
   const notice = unansweredNotice(body.unanswered ?? [], "their processes are");
   if (notice !== undefined) io.stderr(`goondan ps: ${notice}\n`);
   if (flags.format === "json" || flags.json === true) io.stdout(`${JSON.stringify(body.processes, null, 2)}\n`);
-  else io.stdout(processTable(body.processes, { now: Date.now() }));
+  else {
+    io.stdout(processTable(body.processes, { now: Date.now() }));
+    // The budgets in their current window, when the swarm has any (docs/limits.md#budgets).
+    const budgets = budgetTable(body.budgets ?? []);
+    if (budgets !== "") io.stdout(`\n${budgets}`);
+  }
   return EXIT.ok;
 }
 
 /**
- * The text table: NODE on a cluster, then the row's fields, AGE since the child became ready, and CPU (percent of
+ * The text table: NODE on a cluster, then the row's fields (INSTANCES: how many instances the row's process holds,
+ * more than 1 where an agent's instances share a process), AGE since the child became ready, and CPU (percent of
  * one core over its life) and MEM (resident) read from this host's /proc (`-` on a cluster, whose rows may be
  * another host's pids).
  */
@@ -94,6 +103,7 @@ export function processTable(
     "AGENT",
     "INSTANCE",
     "PID",
+    "INSTANCES",
     "STATUS",
     "CPU",
     "MEM",
@@ -111,6 +121,7 @@ export function processTable(
       row.agent,
       row.instanceKey,
       row.pid === null ? "-" : String(row.pid),
+      row.processInstances === undefined ? "-" : String(row.processInstances),
       row.status,
       usage === undefined ? "-" : `${usage.cpuPercent.toFixed(1)}%`,
       usage === undefined ? "-" : `${(usage.rssBytes / 1024 / 1024).toFixed(1)}M`,

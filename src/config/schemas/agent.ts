@@ -1,5 +1,6 @@
 /** The JSON Schema of an Agent document: modelConfig, prompt (or the public `prompts`), tools, extensions. */
 import { envelope, nonEmptyString, ref } from "./common.ts";
+import { agentLimitsSchema, budgetSchema } from "./limits.ts";
 
 const prompt = {
   type: "object",
@@ -41,7 +42,20 @@ export const agentSchema = envelope({
       tools: { type: "array", items: ref("refItem") },
       extensions: { type: "array", items: ref("extensionItem") },
       requiredTools: { type: "array", items: nonEmptyString },
+      process: {
+        type: "object",
+        additionalProperties: false,
+        description:
+          "How the agent's instances are spread over processes: shared (isolation: agent) or one each (isolation: instance).",
+        properties: {
+          isolation: { enum: ["agent", "instance"] },
+          maxProcesses: { type: "integer", minimum: 1, maximum: 256 },
+          maxInstancesPerProcess: { type: "integer", minimum: 1, maximum: 100_000 },
+        },
+      },
       description: { type: "string" },
+      budget: budgetSchema(["instance", "agent"]),
+      limits: agentLimitsSchema,
     },
   },
 });

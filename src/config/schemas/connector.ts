@@ -1,4 +1,7 @@
-/** The JSON Schema of a Connector document: entry and the events it emits. */
+/**
+ * The JSON Schema of a Connector document: entry, the events it emits, and its process's sandbox (`network`: none
+ * by default, host for a connector that talks to the world; `isolation`: auto, required or none).
+ */
 import { envelope, nonEmptyString } from "./common.ts";
 
 export const connectorSchema = envelope({
@@ -10,6 +13,16 @@ export const connectorSchema = envelope({
     additionalProperties: false,
     properties: {
       entry: nonEmptyString,
+      network: {
+        enum: ["none", "host"],
+        description:
+          "none (default): the connector process gets a network namespace of its own (no daemon API, no other host); host: the machine's network, for connectors that listen or call out.",
+      },
+      isolation: {
+        enum: ["auto", "required", "none"],
+        description:
+          "auto (default): the connector runs in its own sandbox (PID and network namespaces, no capabilities, state root hidden) where the machine allows it, else as is with a warning; required: not at all otherwise; none: never isolated.",
+      },
       events: {
         type: "array",
         minItems: 1,

@@ -1,7 +1,8 @@
 /**
  * The JSON Schema of the built-in `mcp` extension's config (an Agent's `extensions[]` item `config`): `servers`
  * by name, each stdio `{command, args?, env?, cwd?}` or Streamable HTTP `{url, headers?}`, with `tools?`,
- * `timeoutMs?` and `connectTimeoutMs?`. Env and header values are strings or ValueSources. Which transport
+ * `timeoutMs?`, `connectTimeoutMs?`, and for stdio the sandbox settings `network?` (none | host) and `isolation?`
+ * (auto | required | none). Env and header values are strings or ValueSources. Which transport
  * fields go together, and the server names, are checked in check-mcp-config.ts with clearer messages.
  */
 import { nonEmptyString, positiveInteger, ref, type JsonSchema } from "./common.ts";
@@ -42,6 +43,16 @@ const server: JsonSchema = {
       description: "Streamable HTTP: request headers, e.g. Authorization.",
     },
     tools: { type: "array", items: nonEmptyString, description: "Only these of the server's tools (default all)." },
+    network: {
+      enum: ["none", "host"],
+      description:
+        "stdio: none (default) runs the server in a network namespace of its own (no daemon API, no other host); host gives it the machine's network.",
+    },
+    isolation: {
+      enum: ["auto", "required", "none"],
+      description:
+        "stdio: auto (default) runs the server in its own sandbox (PID and network namespaces, no capabilities, state root hidden) where the machine allows it, else as is with a warning; required refuses to start it otherwise; none never isolates it.",
+    },
     timeoutMs: { ...positiveInteger, description: "Deadline of one tool call (default 60000)." },
     connectTimeoutMs: {
       ...positiveInteger,

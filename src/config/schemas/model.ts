@@ -1,6 +1,7 @@
 /** The JSON Schema of a Model document: provider, model, apiKey, endpoint, options, pricing. */
 import { MODEL_PROVIDERS } from "../defaults.ts";
 import { envelope, freeObject, nonEmptyString, nonNegativeNumber, ref } from "./common.ts";
+import { rateLimitSchema } from "./limits.ts";
 
 export const modelSchema = envelope({
   kind: "Model",
@@ -23,6 +24,7 @@ export const modelSchema = envelope({
         additionalProperties: false,
         properties: { inputPerMillion: nonNegativeNumber, outputPerMillion: nonNegativeNumber },
       },
+      rateLimit: rateLimitSchema,
     },
     allOf: [
       {

@@ -1,5 +1,6 @@
 /** The JSON Schema of a Swarm document: entryAgent, agents, instanceKey and policy. */
 import { envelope, nonEmptyString, nonNegativeNumber, positiveInteger, ref } from "./common.ts";
+import { budgetSchema } from "./limits.ts";
 
 const section = (properties: Record<string, unknown>) => ({ type: "object", additionalProperties: false, properties });
 
@@ -14,6 +15,7 @@ export const swarmSchema = envelope({
       entryAgent: ref("refItem"),
       agents: { type: "array", minItems: 1, items: ref("refItem") },
       instanceKey: nonEmptyString,
+      budget: budgetSchema([]),
       policy: section({
         maxStepsPerTurn: positiveInteger,
         maxDelegationDepth: { type: "integer", minimum: 0 },
@@ -26,10 +28,17 @@ export const swarmSchema = envelope({
         }),
         lifecycle: section({
           idleSeconds: nonNegativeNumber,
-          maxProcesses: positiveInteger,
+          maxInstances: positiveInteger,
+          maxProcesses: { ...positiveInteger, description: "Older spelling of maxInstances." },
           heartbeatTimeoutSeconds: { type: "number", minimum: 2 },
           ttlSeconds: nonNegativeNumber,
           gcGraceSeconds: nonNegativeNumber,
+        }),
+        retention: section({
+          runtimeEvents: section({
+            maxAge: { type: "string", pattern: "^\\s*(\\d+(ms|s|m|h|d))+\\s*$" },
+            maxRows: positiveInteger,
+          }),
         }),
       }),
     },

@@ -85,6 +85,7 @@ export function connectorRunSpecs(options: { bundle: Bundle; swarm: SwarmResourc
         entryAgent: swarm.spec.entryAgent.name,
         swarmInstanceKey: swarm.spec.instanceKey,
         stdin: wantsStdin ? "inherit" : "ignore",
+        sandbox: { network: connector.spec.network ?? "none", isolation: connector.spec.isolation ?? "auto" },
       };
     });
 }

@@ -34,6 +34,8 @@ export interface ConnectorHostOptions {
   spawner?: ProcessSpawner;
   clock?: Clock;
   logger?: Logger;
+  /** Hidden from every connector's sandbox (the state root: goondan.db, the API token). */
+  stateRoot?: string;
 }
 
 export interface ConnectorHost {
@@ -53,6 +55,7 @@ export async function startConnectors(options: ConnectorHostOptions): Promise<Co
     policy: () => options.policy().restart,
     logger,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.stateRoot === undefined ? {} : { stateRoot: options.stateRoot }),
   });
   const gracePeriodMs = () => options.policy().shutdown.gracePeriodSeconds * 1000;
   let current = options.bundle;

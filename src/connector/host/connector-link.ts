@@ -102,8 +102,14 @@ export class ConnectorLink {
 
   /** A terminal connector (cli) reads the orchestrator's stdin and writes its replies to stdout (fd 1), wherever the logs go. */
   private spawnRequest(address: string): SpawnRequest {
-    const { connection, stdin } = this.spec;
-    return { address, argv: connectorChildArgv(connection), stdin, ...(stdin === "inherit" ? { stdout: 1 } : {}) };
+    const { connection, stdin, launcher } = this.spec;
+    return {
+      address,
+      argv: connectorChildArgv(connection),
+      stdin,
+      ...(stdin === "inherit" ? { stdout: 1 } : {}),
+      ...(launcher === undefined ? {} : { launcher }),
+    };
   }
 
   private sendStart(child: ChildProcess): void {

@@ -21,6 +21,10 @@ export interface ConnectorRunSpec {
   swarmInstanceKey: string;
   /** Give the child the orchestrator's stdin (the built-in `cli` connector). */
   stdin: "inherit" | "ignore";
+  /** The child's sandbox, from its Connector (absent: none, as in tests with a fake spawner). */
+  sandbox?: { network: "none" | "host"; isolation: "auto" | "required" | "none" };
+  /** The argv prefix that starts the child in its sandbox; set by the supervisor once it knows the machine allows it. */
+  launcher?: string[];
 }
 
 export interface ConnectorIngestRequest {

@@ -9,6 +9,7 @@ import type { ProcessSpawner } from "../../supervision/process-spawner.ts";
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from "../../supervision/restart-policy.ts";
 import { ConnectorLink, type ConnectorProcessInfo } from "./connector-link.ts";
 import type { ConnectorApprovals, ConnectorIngest, ConnectorRunSpec } from "./connector-run-spec.ts";
+import { sandboxedConnector } from "./connector-sandbox.ts";
 
 export type { ConnectorProcessInfo } from "./connector-link.ts";
 export type { ConnectorIngest, ConnectorIngestRequest, ConnectorRunSpec } from "./connector-run-spec.ts";
@@ -26,13 +27,17 @@ export interface ConnectorSupervisorOptions {
   logger?: Logger;
   /** A connector up this long has its crash count reset. Default: 30000 ms. */
   stableAfterMs?: number;
+  /** Hidden from every connector's sandbox (connector-sandbox.ts). */
+  stateRoot?: string;
+  /** Where the sandbox looks for unshare and its kin (tests); default the system's. */
+  sandboxHelperPath?: string;
 }
 
 export class ConnectorSupervisor {
   private readonly links = new Map<string, ConnectorLink>();
   private readonly linkOptions: ConstructorParameters<typeof ConnectorLink>[1];
 
-  constructor(options: ConnectorSupervisorOptions) {
+  constructor(private readonly options: ConnectorSupervisorOptions) {
     this.linkOptions = {
       spawner: options.spawner,
       ingest: options.ingest,
@@ -47,7 +52,15 @@ export class ConnectorSupervisor {
   /** Starts a Connection's connector (stopping a previous one of the same name first). */
   async start(spec: ConnectorRunSpec): Promise<void> {
     await this.stop(spec.connection, { gracePeriodMs: 5000 });
-    const link = new ConnectorLink(spec, this.linkOptions);
+    const { stateRoot, sandboxHelperPath } = this.options;
+    const sandboxed = await sandboxedConnector({
+      spec,
+      logger: this.linkOptions.logger.child({ connection: spec.connection }),
+      ...(stateRoot === undefined ? {} : { stateRoot }),
+      ...(sandboxHelperPath === undefined ? {} : { helperPath: sandboxHelperPath }),
+    });
+    if (sandboxed === undefined) return;
+    const link = new ConnectorLink(sandboxed, this.linkOptions);
     this.links.set(spec.connection, link);
     link.start();
   }

@@ -15,6 +15,7 @@ import { toolProgressOf } from "../../protocol/turn-progress.ts";
 import type { ApiBackend } from "../api-backend.ts";
 import { ApiError } from "../api-error.ts";
 import type { ApiEnv } from "../api-env.ts";
+import { checkApprover } from "../auth/approver.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { AGENT_NAME_SCHEMA, requestSchema } from "../request-schema.ts";
 import { awaitOutcome } from "../routes/events.ts";
@@ -46,12 +47,18 @@ function refusal(id: string, type: "missing" | "already" | "forbidden"): { code:
 async function decideAll(options: {
   backend: ApiBackend;
   entries: readonly AgUiResumeEntry[];
+  approver: string | undefined;
 }): Promise<{ outcome?: Promise<TurnOutcome>; decided: Approval[]; error?: { code: string; message: string } }> {
   const desk = options.backend.orchestrator.approvals;
   const decided: Approval[] = [];
   let outcome: Promise<TurnOutcome> | undefined;
   for (const entry of options.entries) {
-    const answer = await desk.decide({ id: entry.interruptId, ...resumeDecision(entry), wait: true });
+    const answer = await desk.decide({
+      id: entry.interruptId,
+      ...resumeDecision(entry),
+      ...(options.approver === undefined ? {} : { approver: options.approver }),
+      wait: true,
+    });
     if (answer.type !== "decided") return { decided, error: refusal(entry.interruptId, answer.type) };
     decided.push(answer.approval);
     outcome = answer.outcome ?? outcome;
@@ -85,7 +92,12 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
         message: `agent ${JSON.stringify(agent)} is not in the swarm`,
       });
     const resume = input.resume ?? [];
-    if (resume.length > 0) return resumeRun(c, input, resume);
+    if (resume.length > 0) {
+      // The same check as POST /v1/approvals/:id, before the stream opens: approve scope, approver = credential.
+      const who = checkApprover(undefined);
+      if (!who.ok) throw new ApiError({ status: who.status, code: who.code, message: who.message });
+      return resumeRun(c, input, resume, who.approver);
+    }
     const text = runInputText(input);
     let run: AgUiRun | undefined;
     const early: Parameters<AgUiRun["progress"]>[0][] = [];
@@ -115,6 +127,7 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
     c: Parameters<typeof sseResponse>[0]["c"],
     input: AgUiInput,
     entries: readonly AgUiResumeEntry[],
+    approver: string | undefined,
   ) =>
     stream(c, async (writer, encoder) => {
       const run = new AgUiRun({
@@ -136,7 +149,7 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
         const pending = await backend.orchestrator.approvals.pending().catch(() => []);
         for (const approval of pending)
           if (entries.some((entry) => entry.interruptId === approval.id)) traces.add(approval.traceId);
-        const { outcome, error } = await decideAll({ backend, entries });
+        const { outcome, error } = await decideAll({ backend, entries, approver });
         if (error) return run.fail(error);
         if (outcome === undefined) {
           // Other approvals of the same turn are still undecided: the run ends on them.

@@ -1,6 +1,7 @@
 /**
  * `GET /v1/processes`: the process table of agents and connectors, with their supervision status and, for a live
- * child on Linux, its `cpuSeconds` and `rssBytes` (process-usage.ts). A cluster node
+ * child on Linux, its `cpuSeconds` and `rssBytes` (process-usage.ts), and the budgets in their current window
+ * (`budgets`, docs/limits.md#budgets). A cluster node
  * answers every node's rows (each with its `node`), the nodes that did not answer in time (`unanswered`), and its
  * own `cluster` standing: a node that lost NATS lists only its own rows and says `connection: "reconnecting"`.
  */
@@ -18,6 +19,7 @@ export function processRoutes(backend: ApiBackend): Hono<ApiEnv> {
     if (!cluster)
       return c.json({
         processes: backend.processes().map((row) => ({ ...row, ...(row.pid === null ? {} : processUsage(row.pid)) })),
+        budgets: (await backend.orchestrator.budgets?.()) ?? [],
       });
     return c.json({ ...(await cluster.reads.processes()), cluster: cluster.standing() });
   });

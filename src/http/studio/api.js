@@ -1,6 +1,8 @@
-// The studio's one way to the HTTP API (a typed client may replace it): every call sends the bearer token the person
-// gave (kept in this tab's sessionStorage, never a cookie), a 401 asks for it again, and text/event-stream answers
-// are read from fetch's body as SSE frames (EventSource cannot send an Authorization header).
+// The studio's one way to the HTTP API (a typed client may replace it): every call carries the session cookie the
+// login link set (HttpOnly: this script never sees it), or, when the person pasted one instead, the bearer token
+// (kept in this tab's sessionStorage). A 401 asks for a token, and text/event-stream answers are read from fetch's
+// body as SSE frames (EventSource cannot send an Authorization header). The studio acts as that credential: it
+// decides approvals as it, without naming an approver of its own.
 
 const TOKEN_KEY = "goondan.token";
 let askForToken = () => {};
@@ -105,12 +107,7 @@ export const evalRuns = () => api("/v1/evals");
 export const evalRun = (runId) => api(`/v1/evals/${path(runId)}`);
 /** Decides an approval with stream: true; onFrame gets the decided approval, the resumed turn's progress and done. */
 export const decide = (id, decision, onFrame, signal) =>
-  sse(
-    `/v1/approvals/${path(id)}`,
-    { method: "POST", body: { decision, approver: "studio", stream: true } },
-    onFrame,
-    signal,
-  );
+  sse(`/v1/approvals/${path(id)}`, { method: "POST", body: { decision, stream: true } }, onFrame, signal);
 
 /** POST /v1/events with stream: true; onFrame gets delta, tool, restarted, done and error frames. */
 export const send = (body, onFrame, signal) =>

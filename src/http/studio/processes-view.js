@@ -1,8 +1,9 @@
 // Processes: every agent and connector process (GET /v1/processes, polled), with its pid, status, restarts, queued
-// events, CPU time, memory, age and node, narrowed by a filter on any of its words.
+// events, CPU time, memory, age and node, narrowed by a filter on any of its words; the budgets under it.
 import { useEffect, useState } from "preact/hooks";
 import { processes as loadProcesses } from "./api.js";
 import { every, html } from "./html.js";
+import { BudgetsTable } from "./budgets-table.js";
 
 const mib = (bytes) => (typeof bytes === "number" ? `${(bytes / 1048576).toFixed(1)} MiB` : "–");
 const cpu = (seconds) => (typeof seconds === "number" ? `${seconds.toFixed(2)} s` : "–");
@@ -17,6 +18,7 @@ function age(startedAt, now) {
 
 export function ProcessesView() {
   const [rows, setRows] = useState(undefined);
+  const [budgets, setBudgets] = useState([]);
   const [error, setError] = useState("");
   const [filter, setFilter] = useState("");
   const [now, setNow] = useState(Date.now());
@@ -26,6 +28,7 @@ export function ProcessesView() {
         try {
           const answer = await loadProcesses();
           setRows(answer.processes);
+          setBudgets(answer.budgets ?? []);
           setNow(Date.now());
           setError("");
         } catch (failure) {
@@ -102,5 +105,6 @@ export function ProcessesView() {
               ${shown.length === 0 ? html`<p class="muted">No process matches “${filter}”.</p>` : null}
             </div>`
     }
+    <${BudgetsTable} budgets=${budgets} />
   </section>`;
 }

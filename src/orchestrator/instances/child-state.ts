@@ -4,9 +4,12 @@
  * completion, its extensions' state): made durable in the store, then answered `committed` with the child's
  * sequence number, so the child runs nothing that depends on it before it is on disk. A store that cannot write
  * answers the code and cause; the child then ends without answering its event (agent/child/agent-child.ts).
- * A turn's end is committed together with the outcome that answers its event (`commitTurn`).
+ * A turn's end is committed together with the outcome that answers its event (`commitTurn`). The child holds only
+ * the conversation its model sees; a page of the history beyond it is read from the store when an extension asks
+ * (`answerOlderMessages`).
  */
 import type { AgentEvent } from "../../protocol/agent-event.ts";
+import type { Message } from "../../protocol/conversation.ts";
 import type { InstanceCommit } from "../../protocol/instance-state.ts";
 import type { ChildToParent } from "../../protocol/ipc-messages.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
@@ -64,6 +67,33 @@ export function commitTurn(options: {
 export const fromOutside = (event: AgentEvent): boolean =>
   event.source.kind === "api" || event.source.kind === "connector" || event.source.kind === "user";
 
+/** Answers a child's `older_messages` with a page of the instance's stored history, or the store's error. */
+export function answerOlderMessages(options: {
+  store: Store;
+  ref: InstanceRef;
+  child: ChildProcess;
+  request: ChildToParent["older_messages"];
+}): void {
+  const { requestId, ...query } = options.request;
+  let read: Promise<Message[]>;
+  try {
+    read = options.store.olderMessages(options.ref, query);
+  } catch (error) {
+    read = Promise.reject(error);
+  }
+  read.then(
+    (messages) => options.child.send("older_messages_result", { requestId, messages }),
+    (error: unknown) =>
+      options.child.send("older_messages_result", {
+        requestId,
+        error: { code: "E_STORE_READ_FAILED", message: describe(error).message },
+      }),
+  );
+}
+
+/** Past this many messages handed to a starting child, the orchestrator's log says its memory grows with them. */
+export const LARGE_CONVERSATION_MESSAGES = 5000;
+
 /**
  * Hands a new child its state. The read may end after the child did (it failed to start): only a child still
  * current (`current()`) gets it. One the store cannot read is stopped rather than started on an empty conversation.
@@ -77,7 +107,13 @@ export function hydrateChild(options: {
 }): void {
   options.store.instanceState(options.ref).then(
     (state) => {
-      if (options.current()) options.child.send("hydrate", state);
+      if (!options.current()) return;
+      if (state.messages.length > LARGE_CONVERSATION_MESSAGES)
+        options.logger.warn(
+          { messages: state.messages.length },
+          "the agent process is handed a conversation its model sees whole: its memory grows with it; message-window or message-compaction bound it (docs/limits.md, Memory)",
+        );
+      options.child.send("hydrate", state);
     },
     (error: unknown) => {
       options.logger.error(

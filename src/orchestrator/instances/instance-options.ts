@@ -46,6 +46,10 @@ export interface InstanceHooks {
   redelivered(instance: InstanceHandle, entry: InboxEntry): void;
   /** The child's runtime events (stored, and streamed to watchers). */
   runtimeEvents(instance: InstanceHandle, events: RuntimeEvent[]): void;
+  /** A child process was spawned (its resource limits are applied here: docs/limits.md#resource-limits). */
+  spawned?(instance: InstanceHandle, pid: number): void;
+  /** A resource limit ended the child with this event in flight: the event is answered with the limit's error. */
+  limitExceeded?(instance: InstanceHandle, entry: InboxEntry, error: ErrorInfo): void;
 }
 
 /** The process pool as an instance uses it (process-pool.ts). */
@@ -64,6 +68,8 @@ export interface InstanceOptions {
   store: Store;
   spawner: ProcessSpawner;
   spawnRequest: () => SpawnRequest;
+  /** Its agent's slot group in the process pool (shared processes' capacity, or own processes' cap). */
+  slotGroup?: () => { key: string; max: number; cheapStart: boolean };
   clock: Clock;
   policy: () => SwarmPolicy;
   pool: InstanceSlots;

@@ -185,6 +185,11 @@ export class InstanceQueue {
     return false;
   }
 
+  /** An event taken in flight is answered without a turn (a resource limit ended its child): it leaves the queue. */
+  forget(entry: InboxEntry): void {
+    this.known.delete(entry.event.id);
+  }
+
   /** Takes every waiting event out of the queue and returns them (an instance that cannot start: the caller answers them). */
   giveUpWaiting(): InboxEntry[] {
     const entries = this.waiting.splice(0);

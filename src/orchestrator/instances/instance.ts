@@ -72,19 +72,25 @@ export class Instance implements PoolMember {
       },
       hooks: {
         wanted: () => this.hasWork(),
-        spawned: (child) =>
+        spawned: (child) => {
+          options.hooks.spawned?.(this, child.pid);
           hydrateChild({
             store: options.store,
             ref: this.ref,
             child,
             current: () => this.supervisor.child === child,
             logger: this.logger,
-          }),
+          });
+        },
         ready: (child) => this.onReady(child),
         message: (child, message) => onChildMessage(this.parts, child, message),
         exited: (ended) => onChildExit(this.parts, ended),
       },
     });
+  }
+
+  slotGroup(): { key: string; max: number; cheapStart: boolean } | undefined {
+    return this.options.slotGroup?.();
   }
 
   get status(): InstanceStatus {

@@ -1,6 +1,6 @@
 /**
  * What an instance does with each message of its child: a turn's start and end (the end committed together with the
- * answer to its event, and routed), a step's commit, streamed text, runtime events and calls, results waiting, and a
+ * answer to its event, and routed), a step's commit, a read of its older messages, streamed text, runtime events and calls, results waiting, and a
  * fatal start-up error; and what it does when the child exits (`onChildExit`: a crash redelivers or poisons the
  * event in flight, a child that never became ready counts toward giving the instance up). Instance (instance.ts) hands its parts over; this file owns no state of its own.
  */
@@ -11,8 +11,9 @@ import { storedWrite } from "../../store/stored-write.ts";
 import type { ChildProcess } from "../../supervision/child-process.ts";
 import type { ExitVerdict, SupervisedExit } from "../../supervision/child-spec.ts";
 import type { Supervisor } from "../../supervision/supervisor.ts";
+import { releaseLimits } from "../../supervision/resource-limits.ts";
 import type { InstanceRef } from "../../store/store.ts";
-import { commitStep, commitTurn } from "./child-state.ts";
+import { answerOlderMessages, commitStep, commitTurn } from "./child-state.ts";
 import type { InstanceQueue } from "./instance-queue.ts";
 import type { InstanceHandle, InstanceOptions } from "./instance-options.ts";
 import type { StartFailures } from "./start-failures.ts";
@@ -44,6 +45,8 @@ export function onChildMessage(parts: InstanceParts, child: ChildProcess, messag
       if (message.payload.approvals?.applied !== undefined) parts.events.markApplied(message.payload.approvals.applied);
       commitStep({ store: parts.options.store, ref: parts.ref, child, commit: message.payload });
       return;
+    case "older_messages":
+      return answerOlderMessages({ store: parts.options.store, ref: parts.ref, child, request: message.payload });
     case "turn_delta":
       return hooks.turnDelta(parts.instance, message.payload);
     case "runtime_events":
@@ -114,6 +117,15 @@ function onTurnResult(parts: InstanceParts, child: ChildProcess, payload: ChildT
 
 export function onChildExit(parts: InstanceParts, ended: SupervisedExit): ExitVerdict | void {
   const entry = parts.events.takeInFlight();
+  const exceeded = ended.child === undefined ? undefined : releaseLimits(ended.child.pid);
+  const onLimit = parts.options.hooks.limitExceeded;
+  if (exceeded !== undefined && entry !== undefined && onLimit !== undefined) {
+    // A limit, not the event, ended the child: the event is answered with the limit's code, never redelivered.
+    parts.logger.warn({ eventId: entry.event.id, code: exceeded.code }, "instance went over a resource limit");
+    parts.events.forget(entry);
+    onLimit(parts.instance, entry, exceeded);
+    return;
+  }
   if (ended.how === "crashed" && storeFaultExit(parts, ended)) {
     // The store refused a commit (a full disk): the event did nothing wrong. First again, not counted toward poison.
     parts.logger.warn({ eventId: entry?.event.id, why: ended.why }, "instance stopped on a store fault");

@@ -47,12 +47,26 @@ export interface OutcomeRouterOptions {
 export class OutcomeRouter {
   constructor(private readonly options: OutcomeRouterOptions) {}
 
+  /** Turn results whose commit is not durable yet: a shutdown waits for them before it answers the rest. */
+  private readonly committing = new Set<Promise<void>>();
+
+  /** Resolves once every turn result handed over so far is durable (or refused) and routed. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.committing]);
+  }
+
   /**
    * A turn ended: its commit (with its answer) is made, stored once `write.committed` resolves and durable once
    * `write.durable` does (a refusal leaves it unanswered, and nothing is routed or settled).
    */
   turnEnded(instance: Instance, entry: InboxEntry, result: TurnOutcome, write: StoredWrite): void {
     const { durable } = write;
+    const tracked = durable.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.committing.add(tracked);
+    void tracked.then(() => this.committing.delete(tracked));
     const outcome: TurnOutcome = {
       status: result.status,
       agent: instance.agent,
@@ -115,6 +129,14 @@ export class OutcomeRouter {
         eventId: entry.event.id,
         error: { code: "E_AGENT_CRASHED", message },
       }),
+    );
+  }
+
+  /** A resource limit ended the instance's child during the event's turn: the event is answered with the limit's error. */
+  limitExceeded(instance: Instance, entry: InboxEntry, error: ErrorInfo): void {
+    this.answer(
+      entry.event,
+      failedOutcome({ agent: instance.agent, instanceKey: instance.instanceKey, eventId: entry.event.id, error }),
     );
   }
 

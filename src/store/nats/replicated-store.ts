@@ -19,7 +19,7 @@
  */
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { Approval, ApprovalDecision } from "../../protocol/approval.ts";
-import type { PendingResult } from "../../protocol/conversation.ts";
+import type { Message, OlderMessagesQuery, PendingResult } from "../../protocol/conversation.ts";
 import type { InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
@@ -28,6 +28,7 @@ import type {
   ApprovalQuery,
   InboxRecord,
   InstanceRef,
+  RuntimeEventPruning,
   RuntimeEventQuery,
   Store,
   StoredInstance,
@@ -106,6 +107,10 @@ export class ReplicatedStore implements Store {
     return this.local.instanceState(instance);
   }
 
+  olderMessages(instance: InstanceRef, query: OlderMessagesQuery): Promise<Message[]> {
+    return this.local.olderMessages(instance, query);
+  }
+
   async clearConversation(instance: InstanceRef): Promise<boolean> {
     const had = await this.local.clearConversation(instance);
     if (this.log.owns(instance)) await this.log.append(instance, { op: "clear" });
@@ -145,6 +150,11 @@ export class ReplicatedStore implements Store {
 
   commitNow(): void {
     this.local.commitNow();
+  }
+
+  /** Runtime events stay where they were written (this node's embedded store): pruned there. */
+  pruneRuntimeEvents(swarm: string, options: RuntimeEventPruning): Promise<number> {
+    return this.local.pruneRuntimeEvents(swarm, options);
   }
 
   close(): Promise<void> {

@@ -9,6 +9,16 @@ import type { InstanceState } from "../../protocol/instance-state.ts";
 import type { JsonValue } from "../../shared/json.ts";
 import type { InstanceRef, StoredInstance } from "../store.ts";
 
+/** Every table holding rows of an instance (what deleting it removes). */
+export const INSTANCE_TABLES = [
+  "messages",
+  "archived_messages",
+  "pending_results",
+  "extension_state",
+  "instances",
+  "runtime_events",
+] as const;
+
 /** The condition naming one instance's rows, with `instanceParams`. */
 export const INSTANCE_WHERE = "swarm = :swarm AND agent = :agent AND instance_key = :key";
 

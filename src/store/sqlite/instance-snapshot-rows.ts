@@ -1,13 +1,13 @@
 /**
  * The SQLite rows of one instance read into an InstanceSnapshot and written back from one (instance-snapshot.ts):
  * its inbox rows (event, acceptance time, crashes, outcome), the approvals its turns asked for, its messages in
- * order, its pending results in order and its extensions' state. Both run on the caller's connection, the import
+ * order (and those archived out of the conversation: they are imported first, the conversation after them), its pending results in order and its extensions' state. Both run on the caller's connection, the import
  * inside the caller's transaction, under a savepoint: an import that fails leaves nothing of itself.
  */
 import type { Database } from "bun:sqlite";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { ApprovalDecision, ApprovalRequest } from "../../protocol/approval.ts";
-import type { PendingResult } from "../../protocol/conversation.ts";
+import type { Message, PendingResult } from "../../protocol/conversation.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import { SystemError } from "../../shared/errors.ts";
 import type { InstanceSnapshot } from "../instance-snapshot.ts";
@@ -51,7 +51,18 @@ export function exportInstanceRows(db: Database, instance: InstanceRef): Instanc
     ...(row.decision === null ? {} : { decision: JSON.parse(row.decision) as ApprovalDecision }),
     applied: row.applied === 1,
   }));
-  return { version: 1, inbox, approvals, ...readInstanceState(db, instance) };
+  const archived = (
+    db.query(`SELECT message FROM archived_messages WHERE ${INSTANCE_WHERE} ORDER BY seq`).all(p) as {
+      message: string;
+    }[]
+  ).map((row) => JSON.parse(row.message) as Message);
+  return {
+    version: 1,
+    inbox,
+    approvals,
+    ...readInstanceState(db, instance),
+    ...(archived.length === 0 ? {} : { archived }),
+  };
 }
 
 /**
@@ -88,7 +99,7 @@ function writeRows(
   pending: { id: (result: PendingResult) => string; nextSeq: () => number },
 ): void {
   const p = instanceParams(instance);
-  for (const table of ["messages", "pending_results", "extension_state"])
+  for (const table of ["messages", "archived_messages", "pending_results", "extension_state"])
     db.query(`DELETE FROM ${table} WHERE ${INSTANCE_WHERE}`).run(p);
   const inbox = db.query(
     `INSERT INTO inbox (swarm, event_id, agent, instance_key, event, accepted_at, crashes, last_crash, outcome, answered_at) VALUES (:swarm, :id, :agent, :key, :event, :at, :crashes, :crash, :outcome, :answered)
@@ -120,11 +131,18 @@ function writeRows(
       applied: entry.applied ? 1 : 0,
     });
   }
+  const archived = snapshot.archived ?? [];
+  const archive = db.query(
+    "INSERT INTO archived_messages (swarm, agent, instance_key, seq, id, message) VALUES (:swarm, :agent, :key, :seq, :id, :message)",
+  );
+  archived.forEach((entry, index) =>
+    archive.run({ ...p, seq: index + 1, id: entry.id, message: JSON.stringify(entry) }),
+  );
   const message = db.query(
     "INSERT INTO messages (swarm, agent, instance_key, seq, id, message) VALUES (:swarm, :agent, :key, :seq, :id, :message)",
   );
   snapshot.messages.forEach((entry, index) =>
-    message.run({ ...p, seq: index + 1, id: entry.id, message: JSON.stringify(entry) }),
+    message.run({ ...p, seq: archived.length + index + 1, id: entry.id, message: JSON.stringify(entry) }),
   );
   const result = db.query(
     "INSERT OR IGNORE INTO pending_results (swarm, agent, instance_key, id, seq, result) VALUES (:swarm, :agent, :key, :id, :seq, :result)",

@@ -6,9 +6,13 @@
  * before anything reads or deletes them, so reads still see every event appended so far). Nothing waits on them:
  * a crash of the orchestrator loses at most the last `intervalMs` of them, which costs no correctness (Store). For
  * the same reason a batch the store cannot write (a full disk) is dropped and counted (`dropped`), never thrown.
+ * It also deletes the oldest for retention (`prune`), keeping each swarm's row count once counted, so a batch of
+ * deletions never recounts the table.
  */
 import type { Database } from "bun:sqlite";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
+import type { RuntimeEventPruning } from "../store.ts";
+import { deleteOldRuntimeEvents } from "./runtime-event-rows.ts";
 
 /** Default wait before the events waiting are written (ms). */
 export const RUNTIME_EVENT_WRITE_INTERVAL_MS = 50;
@@ -19,6 +23,8 @@ export class RuntimeEventWriter {
   private readonly intervalMs: number;
   /** Runtime events dropped because the store could not write them. */
   dropped = 0;
+  /** Rows of each swarm counted so far, kept up by writes and deletions made here. */
+  private readonly counts = new Map<string, number>();
 
   /** `run`: runs a write in the store's current transaction (WriteBatch.run). */
   constructor(private readonly options: { db: Database; run: (write: () => void) => void; intervalMs?: number }) {
@@ -64,7 +70,44 @@ export class RuntimeEventWriter {
             event: JSON.stringify(event),
           });
         }
+        const counted = this.counts.get(swarm);
+        if (counted !== undefined) this.counts.set(swarm, counted + events.length);
       }
     });
+  }
+
+  /** Deletes a batch of the swarm's oldest events past `pruning` (runtime-event-rows.ts), in the current transaction. */
+  prune(swarm: string, pruning: RuntimeEventPruning): number {
+    this.write();
+    let deleted = 0;
+    this.options.run(() => {
+      deleted = deleteOldRuntimeEvents(this.options.db, swarm, {
+        ...(pruning.before === undefined ? {} : { before: new Date(pruning.before).toISOString() }),
+        ...(pruning.keepRows === undefined ? {} : { keepRows: pruning.keepRows }),
+        limit: pruning.limit,
+        count: () => this.count(swarm),
+      });
+    });
+    const counted = this.counts.get(swarm);
+    if (counted !== undefined) this.counts.set(swarm, counted - deleted);
+    return deleted;
+  }
+
+  /** Forgets the counts (rows were deleted elsewhere: a deleted instance). */
+  forgetCounts(): void {
+    this.counts.clear();
+  }
+
+  private count(swarm: string): number {
+    let counted = this.counts.get(swarm);
+    if (counted === undefined) {
+      counted = (
+        this.options.db.query("SELECT COUNT(*) AS n FROM runtime_events WHERE swarm = :swarm").get({ swarm }) as {
+          n: number;
+        }
+      ).n;
+      this.counts.set(swarm, counted);
+    }
+    return counted;
   }
 }

@@ -1,10 +1,11 @@
 /**
- * The SQLite store's tables (version 1), created at open: the inbox (one row per accepted event, with its outcome
- * once answered), each instance's messages in order, its pending results, its extensions' state, the instances it
+ * The SQLite store's tables (version 2), created at open: the inbox (one row per accepted event, with its outcome
+ * once answered), each instance's messages in order (the conversation its model sees in `messages`, those archived
+ * out of it in `archived_messages`, both numbered by one per-instance seq), its pending results, its extensions' state, the instances it
  * has state for, the runtime events, indexed by instance, turn and trace, and the approvals of tool calls (the
  * request, its decision once made, and whether the resumed turn applied it).
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS inbox (
@@ -32,6 +33,16 @@ CREATE TABLE IF NOT EXISTS messages (
   PRIMARY KEY (swarm, agent, instance_key, seq)
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS messages_id ON messages (swarm, agent, instance_key, id);
+CREATE TABLE IF NOT EXISTS archived_messages (
+  swarm TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  instance_key TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  message TEXT NOT NULL,
+  PRIMARY KEY (swarm, agent, instance_key, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS archived_messages_id ON archived_messages (swarm, agent, instance_key, id);
 CREATE TABLE IF NOT EXISTS pending_results (
   swarm TEXT NOT NULL,
   agent TEXT NOT NULL,

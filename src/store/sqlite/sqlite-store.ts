@@ -9,7 +9,12 @@
 import type { Database } from "bun:sqlite";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { Approval, ApprovalDecision } from "../../protocol/approval.ts";
-import { pendingResultId, type PendingResult } from "../../protocol/conversation.ts";
+import {
+  pendingResultId,
+  type Message,
+  type OlderMessagesQuery,
+  type PendingResult,
+} from "../../protocol/conversation.ts";
 import type { InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
@@ -19,6 +24,7 @@ import type {
   ApprovalQuery,
   InboxRecord,
   InstanceRef,
+  RuntimeEventPruning,
   RuntimeEventQuery,
   Store,
   StoredInstance,
@@ -35,6 +41,7 @@ import {
   selectApprovals,
   setDecision,
 } from "./approval-rows.ts";
+import { SqliteBudgetCounters } from "./budget-rows.ts";
 import { Checkpointer } from "./checkpointer.ts";
 import {
   insertInboxEvent,
@@ -44,7 +51,14 @@ import {
   selectUnanswered,
   setInboxOutcome,
 } from "./inbox-rows.ts";
-import { instanceParams, listInstances, readInstanceState, touchInstance } from "./instance-rows.ts";
+import {
+  INSTANCE_TABLES,
+  INSTANCE_WHERE,
+  instanceParams,
+  listInstances,
+  readInstanceState,
+  touchInstance,
+} from "./instance-rows.ts";
 import { insertPendingResult, setExtensionState } from "./pending-result-rows.ts";
 import { exportInstanceRows, importInstanceRows } from "./instance-snapshot-rows.ts";
 import { MessageRows } from "./message-rows.ts";
@@ -64,6 +78,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
   /** Present on the orchestrator's store: checkpoints the log off the event loop. */
   readonly checkpointer: Checkpointer | undefined;
   private readonly messages: MessageRows;
+  readonly budgets: SqliteBudgetCounters;
   private pendingSeq = 0;
 
   /** `existing`: open only a database that is there (operator commands), creating nothing. */
@@ -72,6 +87,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
     this.db = openDatabase(file, options);
     this.batch = new WriteBatch(this.db, file, () => this.messages.forgetAll());
     this.messages = new MessageRows(this.db);
+    this.budgets = new SqliteBudgetCounters(this.db, this.batch);
     this.runtimeEventWriter = new RuntimeEventWriter({ db: this.db, run: (write) => this.batch.run(write) });
     if (!options.existing) this.checkpointer = new Checkpointer({ db: this.db, file });
     this.pendingSeq = (
@@ -186,6 +202,10 @@ export class SqliteStore implements Store, InstanceSnapshots {
     return readInstanceState(this.db, instance);
   }
 
+  async olderMessages(instance: InstanceRef, query: OlderMessagesQuery): Promise<Message[]> {
+    return this.messages.older(instance, query);
+  }
+
   exportInstance(instance: InstanceRef): InstanceSnapshot {
     return exportInstanceRows(this.db, instance);
   }
@@ -202,7 +222,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
 
   clearConversation(instance: InstanceRef): Promise<boolean> {
     const had = this.messages.count(instance) > 0;
-    return this.write(() => this.messages.apply(instance, { type: "truncate" })).then(() => had);
+    return this.write(() => this.messages.deleteAll(instance)).then(() => had);
   }
 
   deleteInstance(instance: InstanceRef): Promise<boolean> {
@@ -211,16 +231,12 @@ export class SqliteStore implements Store, InstanceSnapshots {
       this.db
         .query("SELECT 1 FROM instances WHERE swarm = :swarm AND agent = :agent AND instance_key = :key")
         .get(instanceParams(instance)) !== null;
-    return this.batch
-      .durable(() => {
-        for (const table of ["messages", "pending_results", "extension_state", "instances", "runtime_events"]) {
-          this.db
-            .query(`DELETE FROM ${table} WHERE swarm = :swarm AND agent = :agent AND instance_key = :key`)
-            .run(instanceParams(instance));
-        }
-        this.messages.forget(instance);
-      })
-      .then(() => known);
+    return this.write(() => {
+      for (const table of INSTANCE_TABLES)
+        this.db.query(`DELETE FROM ${table} WHERE ${INSTANCE_WHERE}`).run(instanceParams(instance));
+      this.messages.forget(instance);
+      this.runtimeEventWriter.forgetCounts();
+    }).then(() => known);
   }
 
   async instances(swarm?: string): Promise<StoredInstance[]> {
@@ -235,6 +251,13 @@ export class SqliteStore implements Store, InstanceSnapshots {
   async runtimeEvents(query: RuntimeEventQuery): Promise<StoredRuntimeEvent[]> {
     this.runtimeEventWriter.write();
     return this.read(() => selectRuntimeEvents(this.db, query));
+  }
+
+  /** A batch at a time, in the tick's transaction, not synced: nothing waits on it (runtime-event-writer.ts). */
+  pruneRuntimeEvents(swarm: string, options: RuntimeEventPruning): Promise<number> {
+    let deleted = 0;
+    const write = () => void (deleted = this.runtimeEventWriter.prune(swarm, options));
+    return this.write(write, { sync: false }).then(() => deleted);
   }
 
   /** Marks this database as a cluster node's local copy, or (undefined) as a single host's (cluster-node-mark.ts). */

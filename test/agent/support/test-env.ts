@@ -96,7 +96,7 @@ export function testEnv(options: {
     registry,
     agentTools: [],
     pipeline: new PipelineRegistry(),
-    conversation: new Conversation(state.messages),
+    conversation: new Conversation(state.messages, { older: (query) => store.olderMessages(TEST_INSTANCE, query) }),
     commit,
     runtimeEvents: events,
     workdir: paths.workdir,

@@ -23,16 +23,31 @@ const codeOf = (run: () => unknown): string | undefined => {
 };
 
 describe("readServerSpecs", () => {
-  it("reads a stdio server with defaults: args [], cwd the bundle directory, 60 s calls, 10 s connect", () => {
+  it("reads a stdio server with defaults: args [], cwd the bundle directory, 60 s calls, 10 s connect, no network, isolated where possible", () => {
     expect(readServerSpecs({ servers: { files: { command: "npx" } } }, { bundleDir: "/bundle" })).toEqual([
       {
         name: "files",
-        transport: { type: "stdio", command: "npx", args: [], env: {}, cwd: "/bundle" },
+        transport: {
+          type: "stdio",
+          command: "npx",
+          args: [],
+          env: {},
+          cwd: "/bundle",
+          sandbox: { network: "none", isolation: "auto" },
+        },
         timeoutMs: 60_000,
         connectTimeoutMs: 10_000,
         secrets: [],
       },
     ]);
+  });
+
+  it("reads the sandbox settings (network, isolation) and hides the state root it is given", () => {
+    const [server] = readServerSpecs(
+      { servers: { a: { command: "srv", network: "host", isolation: "required" } } },
+      { bundleDir: "/bundle", stateRoot: "/state" },
+    );
+    expect(server?.transport).toMatchObject({ sandbox: { network: "host", isolation: "required", hide: "/state" } });
   });
 
   it("reads a relative cwd against the bundle directory and keeps env and header values as secrets", () => {

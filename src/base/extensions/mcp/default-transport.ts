@@ -13,10 +13,12 @@ import type { McpServerSpec } from "./server-spec.ts";
 
 export function defaultTransport(spec: McpServerSpec, logger: Logger): Transport {
   const transport = spec.transport;
-  // Like the bash tool's commands, a server gets harmless basics (PATH, HOME, locale…), never the agent's keys.
+  // Like the bash tool's commands, a server gets harmless basics (PATH, HOME, locale…), never the agent's keys, and
+  // runs in a sandbox of its own (the defaults when its spec names none).
   if (transport.type === "stdio")
     return new GuardedStdioTransport({
       ...transport,
+      sandbox: transport.sandbox ?? { network: "none", isolation: "auto" },
       env: { ...scrubbedEnv(process.env), ...transport.env },
       secrets: spec.secrets,
       logger,

@@ -6,6 +6,12 @@
  * guard sends the group SIGTERM, then SIGKILL two seconds later. So no server outlives the agent that uses it,
  * without polling and without anything for the orchestrator to do. The server's stderr is logged at debug
  * level and kept as a short tail for error messages, with the configured secrets redacted in both.
+ *
+ * With a `sandbox` (the default transport always gives one) the server, guard included, runs in a sandbox of its
+ * own (src/tools/pid-namespace-sandbox.ts): its own PID namespace, no capabilities, no new privileges, a network
+ * namespace of its own unless `network: host`, and the state root hidden; its environment is exactly `env`. Where
+ * the machine gives no namespace, `isolation: auto` runs it as is (one warning per process), `required` refuses
+ * to start it (E_MCP_ISOLATION_UNAVAILABLE).
  */
 import { closeSync } from "node:fs";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
@@ -13,6 +19,9 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../../../shared/logger.ts";
 import { redactSecrets } from "../../../shared/redact-secrets.ts";
+import { PidNamespaceSandbox } from "../../../tools/pid-namespace-sandbox.ts";
+import { sandboxCommand } from "../../../tools/sandbox-pool.ts";
+import type { McpSandboxSpec } from "./server-spec.ts";
 
 /** `sh -c GUARD mcp-guard <command> <args…>`: the guard runs in the background, the server replaces the shell. */
 const GUARD = [
@@ -30,6 +39,17 @@ export interface GuardedStdioOptions {
   /** Values replaced by `[redacted]` in logged and reported stderr. */
   secrets: readonly string[];
   logger: Logger;
+  /** Run the server in a sandbox of its own (absent: as is, for tests of the transport alone). */
+  sandbox?: McpSandboxSpec;
+  /** Where the sandbox looks for unshare and its kin (tests of a machine without them); default the system's. */
+  sandboxHelperPath?: string;
+}
+
+let warnedUnisolated = false;
+
+/** Forgets that the unisolated warning was given (tests). */
+export function resetUnisolatedWarning(): void {
+  warnedUnisolated = false;
 }
 
 type ServerProcess = Bun.Subprocess<"pipe", "pipe", "pipe">;
@@ -45,6 +65,7 @@ export class GuardedStdioTransport implements Transport {
   private stderrTail = "";
   private closed = false;
   private exitText: string | undefined;
+  private sandbox: PidNamespaceSandbox | undefined;
 
   constructor(private readonly options: GuardedStdioOptions) {}
 
@@ -63,10 +84,11 @@ export class GuardedStdioTransport implements Transport {
   async start(): Promise<void> {
     if (this.process !== undefined) throw new Error("GuardedStdioTransport already started");
     const { command, args, env, cwd } = this.options;
+    const launch = await this.launch({ argv: ["/bin/sh", "-c", GUARD, "mcp-guard", command, ...args], cwd, env });
     // Bun.spawn throws at once for a cwd that does not exist; a missing command makes the shell exit 127.
-    const spawned = Bun.spawn(["/bin/sh", "-c", GUARD, "mcp-guard", command, ...args], {
-      cwd,
-      env,
+    const spawned = Bun.spawn(launch.argv, {
+      cwd: launch.cwd,
+      env: launch.env,
       stdio: ["pipe", "pipe", "pipe", "pipe"],
       detached: true,
     }) as unknown as ServerProcess;
@@ -76,6 +98,46 @@ export class GuardedStdioTransport implements Transport {
     void this.readStdout(spawned);
     void this.readStderr(spawned);
     void spawned.exited.then(() => this.onExited(spawned));
+  }
+
+  /** The argv to spawn: wrapped into a new sandbox when one is asked for and can be had. */
+  private async launch(command: { argv: string[]; cwd: string; env: Record<string, string> }) {
+    const spec = this.options.sandbox;
+    if (spec === undefined || spec.isolation === "none") return command;
+    this.sandbox = new PidNamespaceSandbox({
+      network: spec.network,
+      capabilities: "none",
+      ...(spec.hide === undefined ? {} : { hide: spec.hide }),
+      ...(this.options.sandboxHelperPath === undefined ? {} : { helperPath: this.options.sandboxHelperPath }),
+    });
+    const decision = await sandboxCommand({
+      sandbox: this.sandbox,
+      setting: spec.isolation,
+      command,
+      passEnvironment: true,
+    });
+    if (decision.kind === "refused") {
+      this.stopSandbox();
+      throw Object.assign(
+        new Error(
+          `E_MCP_ISOLATION_UNAVAILABLE: this server requires its own sandbox, which this machine does not allow: ${decision.reason}; run goondan doctor, or set its isolation to auto`,
+        ),
+        { code: "E_MCP_ISOLATION_UNAVAILABLE" },
+      );
+    }
+    if (decision.kind === "unisolated" && !warnedUnisolated) {
+      warnedUnisolated = true;
+      this.options.logger.warn(
+        { reason: decision.reason },
+        "MCP stdio servers run WITHOUT their sandbox: a server can read the environment of this user's unprotected processes, the state root (goondan.db) and reach the daemon's API on 127.0.0.1; `goondan doctor` shows why",
+      );
+    }
+    return decision.command;
+  }
+
+  private stopSandbox(): void {
+    this.sandbox?.stop();
+    this.sandbox = undefined;
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -99,8 +161,10 @@ export class GuardedStdioTransport implements Transport {
     this.exitText = child.signalCode
       ? `the server process was ended by ${child.signalCode}`
       : `the server process exited with code ${child.exitCode}`;
-    // The guard (and anything the server left in its group) goes too; then our end of the guard pipe.
+    // The guard (and anything the server left in its group) goes too, its sandbox with it; then our end of the
+    // guard pipe.
     signalGroup(child.pid, "SIGKILL");
+    this.stopSandbox();
     if (this.guardFd !== undefined) {
       try {
         closeSync(this.guardFd);

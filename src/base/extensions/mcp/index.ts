@@ -19,7 +19,10 @@ export { probeServers, type ServerProbe } from "./probe.ts";
 export const STARTUP_WAIT_MS = 20_000;
 
 export async function register(api: ExtensionApi, config: JsonObject): Promise<void> {
-  const servers = readServerSpecs(config, { bundleDir: api.agent.bundleDir ?? process.cwd() });
+  const servers = readServerSpecs(config, {
+    bundleDir: api.agent.bundleDir ?? process.cwd(),
+    ...(api.agent.stateRoot === undefined ? {} : { stateRoot: api.agent.stateRoot }),
+  });
   const bridge = startMcpBridge({ extensionName: api.name, servers, tools: api.tools, logger: api.logger });
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([bridge.started, new Promise<void>((resolve) => (timer = setTimeout(resolve, STARTUP_WAIT_MS)))]);

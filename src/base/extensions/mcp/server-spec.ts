@@ -8,6 +8,8 @@
 import { isAbsolute, resolve } from "node:path";
 import { ConfigError } from "../../../shared/errors.ts";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../../shared/json.ts";
+import type { SandboxNetwork } from "../../../tools/pid-namespace-sandbox.ts";
+import { isolationSetting, type IsolationSetting } from "../../../tools/sandbox-pool.ts";
 
 /** Default deadline of one tool call (E_TOOL_TIMEOUT past it). */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
@@ -15,8 +17,23 @@ export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 export type McpTransportSpec =
-  | { type: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd: string }
+  | {
+      type: "stdio";
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+      cwd: string;
+      /** The server's sandbox (absent: the defaults, network none and isolation auto, nothing hidden). */
+      sandbox?: McpSandboxSpec;
+    }
   | { type: "http"; url: string; headers: Record<string, string> };
+
+/** Network "none" (default) or "host"; isolation "auto" (default), "required", "none"; the state root to hide. */
+export interface McpSandboxSpec {
+  network: SandboxNetwork;
+  isolation: IsolationSetting;
+  hide?: string;
+}
 
 export interface McpServerSpec {
   /** The config key: the prefix of every tool name (`<server>__<tool>`). */
@@ -30,15 +47,22 @@ export interface McpServerSpec {
   secrets: string[];
 }
 
-/** Reads `config.servers` (already resolved); relative stdio `cwd` is read against `bundleDir`, which is also the default. */
-export function readServerSpecs(config: JsonObject, options: { bundleDir: string }): McpServerSpec[] {
+/**
+ * Reads `config.servers` (already resolved); relative stdio `cwd` is read against `bundleDir`, which is also the
+ * default. `stateRoot`, when given, is hidden from every stdio server's sandbox.
+ */
+export function readServerSpecs(
+  config: JsonObject,
+  options: { bundleDir: string; stateRoot?: string },
+): McpServerSpec[] {
   const servers = config.servers;
   if (!isJsonObject(servers))
     throw invalid("servers", "a mapping of server names to {command, …} or {url, …}", servers);
-  return Object.entries(servers).map(([name, value]) => readServer(name, value, options.bundleDir));
+  return Object.entries(servers).map(([name, value]) => readServer(name, value, options));
 }
 
-function readServer(name: string, value: JsonValue, bundleDir: string): McpServerSpec {
+function readServer(name: string, value: JsonValue, options: { bundleDir: string; stateRoot?: string }): McpServerSpec {
+  const { bundleDir, stateRoot } = options;
   const at = `servers.${name}`;
   if (!isJsonObject(value)) throw invalid(at, "a mapping with command (stdio) or url (Streamable HTTP)", value);
   const env = stringMap(value.env, `${at}.env`);
@@ -52,6 +76,11 @@ function readServer(name: string, value: JsonValue, bundleDir: string): McpServe
       args: stringList(value.args, `${at}.args`) ?? [],
       env,
       cwd: isAbsolute(cwd) ? cwd : resolve(bundleDir, cwd),
+      sandbox: {
+        network: value.network === "host" ? "host" : "none",
+        isolation: isolationSetting(value.isolation),
+        ...(stateRoot === undefined ? {} : { hide: stateRoot }),
+      },
     };
   } else if (typeof value.url === "string" && value.command === undefined) {
     transport = { type: "http", url: value.url, headers };

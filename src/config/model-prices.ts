@@ -1,11 +1,16 @@
 /**
- * What a Model's tokens cost, for the costs `goondan eval` reports: `spec.pricing` when the Model sets it, else a
+ * What a Model's tokens cost, for the costs `goondan eval` reports and the budgets of docs/limits.md: `spec.pricing` when the Model sets it, else a
  * default for a few well-known model ids (US dollars per million tokens, list prices as published by their
  * providers when this table was written; docs/evals.md lists them), else unknown. A `replay` Model costs nothing:
  * its tokens were paid for when the cassette was recorded.
  */
-import type { ModelPricing, ModelResource } from "../config/types.ts";
-import type { TokenCount } from "./eval-report.ts";
+import type { ModelPricing, ModelResource } from "./types.ts";
+
+/** Tokens in and out (eval-report.ts TokenCount has this shape). */
+export interface TokenCount {
+  input: number;
+  output: number;
+}
 
 /** Default prices by model id prefix, longest prefix first when looked up. */
 export const DEFAULT_MODEL_PRICES: Readonly<Record<string, ModelPricing>> = {

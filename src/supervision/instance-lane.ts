@@ -1,0 +1,78 @@
+/**
+ * One child living in a shared host process (process-host.ts), seen by its supervisor as a process of its own: the
+ * same ChildProcessHandle, so the Supervisor, the ready deadline and the heartbeat watchdog are unchanged. Messages
+ * go through the host's channel under the child's address. It ends when the host says `exited` for it, or with the
+ * host process itself. A forced kill asks the host to drop it (`kill`); a host that does not answer within
+ * `killGraceMs` (its event loop blocked, the usual reason for a kill) is killed, and with it every child it held.
+ */
+import type { Clock, TimerHandle } from "../shared/clock.ts";
+import { envelope, ORCHESTRATOR, type ChildMessage, type ParentMessage } from "../protocol/ipc-messages.ts";
+import type { ChildExit, ChildProcessHandle } from "./process-spawner.ts";
+
+/** What a lane uses of its host. */
+export interface LaneHost {
+  readonly pid: number;
+  send(message: ParentMessage): boolean;
+  kill(signal: "SIGTERM" | "SIGKILL"): void;
+  laneEnded(lane: InstanceLane): void;
+}
+
+export class InstanceLane implements ChildProcessHandle {
+  private readonly messageListeners: ((message: ChildMessage) => void)[] = [];
+  private readonly exitListeners: ((exit: ChildExit) => void)[] = [];
+  private ending: ChildExit | undefined;
+  private killTimer: TimerHandle | undefined;
+
+  constructor(
+    readonly address: string,
+    private readonly host: LaneHost,
+    private readonly options: { clock: Clock; killGraceMs: number },
+  ) {}
+
+  get pid(): number {
+    return this.host.pid;
+  }
+
+  get ended(): boolean {
+    return this.ending !== undefined;
+  }
+
+  send(message: ParentMessage): boolean {
+    return this.ending === undefined && this.host.send(message);
+  }
+
+  onMessage(listener: (message: ChildMessage) => void): void {
+    this.messageListeners.push(listener);
+  }
+
+  onExit(listener: (exit: ChildExit) => void): void {
+    if (this.ending) listener(this.ending);
+    else this.exitListeners.push(listener);
+  }
+
+  /** SIGTERM is a graceful stop already asked for with `shutdown` (nothing more to do); SIGKILL drops the child now. */
+  kill(signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): void {
+    if (this.ending !== undefined || signal !== "SIGKILL" || this.killTimer !== undefined) return;
+    const asked = this.host.send(
+      envelope("kill", ORCHESTRATOR, this.address, { reason: "killed by the orchestrator" }),
+    );
+    if (!asked) return this.host.kill("SIGKILL");
+    this.killTimer = this.options.clock.setTimeout(() => this.host.kill("SIGKILL"), this.options.killGraceMs);
+  }
+
+  /** A message the host relayed from this child. */
+  deliver(message: ChildMessage): void {
+    if (this.ending !== undefined) return;
+    for (const listener of this.messageListeners) listener(message);
+  }
+
+  /** The child is gone (the host said `exited`, or the host process ended). */
+  end(exit: ChildExit): void {
+    if (this.ending !== undefined) return;
+    this.ending = exit;
+    if (this.killTimer !== undefined) this.options.clock.clearTimeout(this.killTimer);
+    this.killTimer = undefined;
+    this.host.laneEnded(this);
+    for (const listener of this.exitListeners.splice(0)) listener(exit);
+  }
+}
