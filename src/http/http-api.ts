@@ -23,7 +23,8 @@ import { authenticate } from "./middleware/authenticate.ts";
 import { rateLimits } from "./middleware/rate-limit.ts";
 import { hostCheck } from "./middleware/host-check.ts";
 import { originCheck } from "./middleware/origin-check.ts";
-import { jsonRpcErrors } from "./a2a/a2a-error.ts";
+import { jsonRpcErrors, restErrors } from "./a2a/a2a-error.ts";
+import { A2A_REST_PATH } from "./a2a/agent-card.ts";
 import { A2A_PATHS, a2aRoutes } from "./a2a/a2a-routes.ts";
 import { agUiRoutes } from "./ag-ui/ag-ui-routes.ts";
 import { openAiErrors } from "./openai/openai-error.ts";
@@ -92,6 +93,7 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
   // Before every check, so what they refuse on these paths is in OpenAI's error shape too.
   if (surfaceOn("openai")) for (const path of OPENAI_PATHS) app.use(path, openAiErrors);
   if (surfaceOn("a2a")) for (const path of A2A_PATHS) app.use(path, jsonRpcErrors);
+  if (surfaceOn("a2a")) app.use(`${A2A_REST_PATH}/*`, restErrors);
   app.use(
     hostCheck({
       boundHost: options.host ?? "127.0.0.1",

@@ -5,6 +5,7 @@
  * run with `resume` decides the approvals its entries answer, through the same durable approvals as
  * `POST /v1/approvals/:id`, and streams the resumed turn: its tool calls from the runtime events of the approval's
  * trace, its reply when it ends. Bad input is a coded 4xx before the stream opens; once open, failures are RUN_ERROR.
+ * Every event has an id, and the same input posted again with `Last-Event-ID` resumes the stream (ag-ui-resume.ts).
  */
 import { EventEncoder } from "@ag-ui/encoder";
 import { Hono } from "hono";
@@ -23,6 +24,8 @@ import { noQuery } from "../routes/no-query.ts";
 import { sseResponse, type SseWriter } from "../sse-stream.ts";
 import { checkAgUiInput, resumeDecision, runInputText, type AgUiInput, type AgUiResumeEntry } from "./ag-ui-input.ts";
 import { AgUiRun } from "./ag-ui-run.ts";
+import { agUiResumeId, resumeAgUiStream } from "./ag-ui-resume.ts";
+import { SseReplayLog } from "../sse-replay-log.ts";
 
 const agentPath = requestSchema<{ agent: string }>({
   route: "POST /v1/ag-ui/:agent",
@@ -70,16 +73,26 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
   const { backend } = options;
   const timeoutMs = () => backend.orchestrator.swarm.policy.requestTimeoutMs;
   const body = jsonBody({ maxBytes: options.maxBodyBytes, check: checkAgUiInput });
+  const log = new SseReplayLog();
 
+  /** The run's stream, each event with the id `<key>:<number>`, kept for a resume. */
   const stream = (
     c: Parameters<typeof sseResponse>[0]["c"],
+    key: string,
     run: (writer: SseWriter, encoder: EventEncoder) => Promise<void>,
   ) => {
     const encoder = new EventEncoder({ accept: "text/event-stream" });
+    const record = log.open(key, `${key}:`);
     return sseResponse({
       c,
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
-      run: (writer) => run(writer, encoder),
+      run: async (writer) => {
+        try {
+          await run(record.recording(writer), encoder);
+        } finally {
+          record.end();
+        }
+      },
     });
   };
 
@@ -90,6 +103,16 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
         status: 404,
         code: "E_AGENT_NOT_FOUND",
         message: `agent ${JSON.stringify(agent)} is not in the swarm`,
+      });
+    const resumeId = agUiResumeId(c.req.header("last-event-id"));
+    if (resumeId !== undefined)
+      return resumeAgUiStream({
+        c,
+        backend,
+        log,
+        input,
+        id: resumeId,
+        ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       });
     const resume = input.resume ?? [];
     if (resume.length > 0) {
@@ -109,7 +132,7 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
       onProgress: (progress) => (run ? run.progress(progress) : early.push(progress)),
     });
     await submitted.accepted;
-    return stream(c, async (writer, encoder) => {
+    return stream(c, submitted.eventId, async (writer, encoder) => {
       run = new AgUiRun({
         backend,
         threadId: input.threadId,
@@ -129,7 +152,7 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
     entries: readonly AgUiResumeEntry[],
     approver: string | undefined,
   ) =>
-    stream(c, async (writer, encoder) => {
+    stream(c, `ag-ui-${crypto.randomUUID()}`, async (writer, encoder) => {
       const run = new AgUiRun({
         backend,
         threadId: input.threadId,

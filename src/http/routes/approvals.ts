@@ -12,6 +12,7 @@
 import { Hono } from "hono";
 import { validator } from "hono/validator";
 import type { Approval } from "../../protocol/approval.ts";
+import type { ApprovalView } from "../../protocol/api-wire.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import type { ApiBackend } from "../api-backend.ts";
 import { ApiError } from "../api-error.ts";
@@ -63,7 +64,7 @@ const decideBody = requestSchema<DecideBody>({
 });
 
 /** An approval as the API shows it (times as ISO strings). */
-export function approvalView(approval: Approval): JsonObject {
+export function approvalView(approval: Approval): ApprovalView {
   const decision = approval.decision;
   return {
     id: approval.id,
@@ -142,7 +143,7 @@ export function approvalRoutes(options: {
               status: 409,
               code: "E_APPROVAL_DECIDED",
               message: `approval ${id} was decided already (${answer.approval.decision?.decision ?? "?"}); a decision is applied once`,
-              extra: { approval: approvalView(answer.approval) },
+              extra: { approval: approvalView(answer.approval) as unknown as JsonObject },
             });
           case "forbidden":
             throw new ApiError({
