@@ -74,7 +74,10 @@ export async function checkStateStore(options: {
         "the state database is damaged",
       );
   };
-  if (verdict.type === "damaged") throw damagedStore(file, verdict.problems);
+  if (verdict.type === "damaged") {
+    report(verdict);
+    throw damagedStore(file, verdict.problems);
+  }
   if (verdict.type === "unfinished") {
     options.logger.warn({ database: file }, "the state database's integrity check goes on in the background");
     void verdict.later.then(report);
