@@ -138,12 +138,16 @@ export class Orchestrator implements OrchestratorApi {
     let accepted: Promise<void>;
     const stopWatching = options.onProgress ? this.events.watchEvent(event, options.onProgress) : undefined;
     if (stopWatching) void outcome.then(stopWatching, stopWatching);
-    try {
-      accepted = this.accept(event);
-      if (this.options.placement) accepted.catch(() => this.waiters.forget(event.id));
-    } catch (error) {
+    // Refused (a store fault, or stopping): nothing of it runs, and nobody waits for its answer.
+    const forget = () => {
       this.waiters.forget(event.id);
       stopWatching?.();
+    };
+    try {
+      accepted = this.accept(event);
+      accepted.catch(forget);
+    } catch (error) {
+      forget();
       throw error;
     }
     return { eventId: event.id, agent, instanceKey, accepted, outcome };
@@ -287,10 +291,7 @@ export class Orchestrator implements OrchestratorApi {
     this.logger.info({ reason: options.reason }, "orchestrator stopped");
   }
 
-  /**
-   * Accepts an event into its instance's queue and the store; the promise resolves once it is durable (events
-   * accepted in the same tick share one sync). Delivery may start before: nobody is told it was accepted until then.
-   */
+  /** Accepts an event into the store, then its instance's queue once committed (Instance.accept); resolves once durable. */
   private accept(event: AgentEvent, options?: WriteOptions): Promise<void> {
     refuseWhileStopping(this.accepting);
     if (this.options.placement) return this.options.placement.accept(event);
