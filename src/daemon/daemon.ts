@@ -194,6 +194,7 @@ export class Daemon {
         approvals: {
           get: (id) => orchestrator.approvals.get(id),
           decide: (request) => orchestrator.approvals.decide({ ...request, wait: true }),
+          signal: (name, payload) => orchestrator.approvals.signal(name, payload),
         },
         policy: () => orchestrator.swarm.policy,
         env: options.env,
