@@ -2,7 +2,7 @@
  * The schedules of a swarm run as a cluster (`goondan run --cluster`): each schedule is fired by the one node that
  * holds its lease (cluster/lease/schedule-leases.ts), through a ScheduleRunner of its own that starts when this node
  * claims the lease and stops the moment it loses it. The runner carries on after the newest tick any node recorded
- * (the cluster's cursor, or this node's store if it is newer), so a node that takes a schedule over after the
+ * (the cluster's cursor), so a node that takes a schedule over after the
  * holder died neither repeats what was accepted nor skips what came due meanwhile beyond the Connection's
  * `catchUp`. A tick the dead holder accepted but had not recorded is offered again with the same event id and taken
  * once by the store of the instance's owner (acceptDelivered answers an id it holds from its record).
@@ -38,11 +38,13 @@ export async function startClusterSchedules(options: {
   let specs = specsOf(orchestrator.currentBundle);
   const runners = new Map<string, ScheduleRunner>();
 
+  // The cluster's cursor is the record; this node's store only for a schedule the cluster never fired (one that ran
+  // on a single host before). A cursor behind the truth only makes ticks be offered again, and each is taken once.
   const lastTick = async (connection: string): Promise<number | undefined> => {
-    const id = await orchestrator.store.newestEventId(orchestrator.swarm.instanceKey, newestTickQuery(connection));
-    const local = id === undefined ? undefined : tickTimeOf(connection, id);
     const shared = await leases.cursor(connection);
-    return local === undefined ? shared : shared === undefined ? local : Math.max(local, shared);
+    if (shared !== undefined) return shared;
+    const id = await orchestrator.store.newestEventId(orchestrator.swarm.instanceKey, newestTickQuery(connection));
+    return id === undefined ? undefined : tickTimeOf(connection, id);
   };
 
   const startRunner = async (spec: ScheduleSpec): Promise<void> => {
