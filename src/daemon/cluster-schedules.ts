@@ -65,6 +65,7 @@ export async function startClusterSchedules(options: {
       logger.error({ connection: spec.connection, error: describe(error).message }, "schedule did not start");
       runners.delete(spec.connection);
       await runner.stop();
+      await leases.release(spec.connection);
     }
   };
 

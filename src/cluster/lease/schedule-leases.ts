@@ -93,6 +93,11 @@ export class ScheduleLeases {
     return this.keeper.holds(subjectToken(connection));
   }
 
+  /** Gives `connection`'s lease up (its runner could not start): this node or another claims it again. */
+  async release(connection: string): Promise<void> {
+    await this.keeper.release(subjectToken(connection));
+  }
+
   /** The node firing `connection`'s ticks, as the bucket says now. */
   async holder(connection: string): Promise<string | undefined> {
     return (await this.table.holder(subjectToken(connection)).catch(() => undefined))?.owner;
