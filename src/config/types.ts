@@ -207,6 +207,8 @@ export interface ConnectorSpec {
 export interface IngressRule {
   match: { event?: string; properties?: Record<string, JsonValue> };
   route: { agentRef?: ObjectRef; instanceKey?: string; instanceKeyProperty?: string; instanceKeyPrefix?: string };
+  /** The matched event is delivered as this signal to the turns waiting for it (`timer__waitForSignal`), not routed. */
+  signal?: string;
 }
 
 /** The secret under which `verify.webhook.signingSecret` reaches the connector (the public connectors read it there). */
