@@ -7,6 +7,7 @@
  * the end of its stderr (an invalid bundle's issues, a missing key).
  */
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
@@ -36,7 +37,10 @@ export function bunExecutable(options: StartSwarmOptions): string {
 
 export async function startChildSwarm(options: StartSwarmOptions): Promise<RunningSwarm> {
   const source = bundleOnDisk(options.bundle);
-  const env = { ...(options.env ?? process.env), ...(options.token ? { GOONDAN_API_TOKEN: options.token } : {}) };
+  // The child's API is guarded as every goondan run's is: without a token given, one made for this run only, which
+  // the returned client carries.
+  const given = options.token ?? (options.env ?? process.env).GOONDAN_API_TOKEN;
+  const env = { ...(options.env ?? process.env), GOONDAN_API_TOKEN: given || randomBytes(24).toString("base64url") };
   // Its stdout is its JSON log, read here for the `ready` line (an info line) and not shown; its stderr is shown.
   const childEnv = { ...env, GOONDAN_LOG_LEVEL: "info" };
   const args = [GOONDAN_BIN, "run", source.path, "--port", String(options.port ?? 0)];

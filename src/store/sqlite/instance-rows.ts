@@ -79,3 +79,18 @@ export function listInstances(db: Database, swarm?: string): StoredInstance[] {
     updatedAt: row.updated_at,
   }));
 }
+
+/** Whether the store knows the instance at all. */
+export function instanceKnown(db: Database, instance: InstanceRef): boolean {
+  return (
+    db
+      .query("SELECT 1 FROM instances WHERE swarm = :swarm AND agent = :agent AND instance_key = :key")
+      .get(instanceParams(instance)) !== null
+  );
+}
+
+/** Deletes every row the instance has, in every table that keeps one. */
+export function deleteInstanceRows(db: Database, instance: InstanceRef): void {
+  for (const table of INSTANCE_TABLES)
+    db.query(`DELETE FROM ${table} WHERE ${INSTANCE_WHERE}`).run(instanceParams(instance));
+}

@@ -32,15 +32,8 @@ import type {
   WriteOptions,
 } from "../store.ts";
 import { readClusterNodeMark, writeClusterNodeMark, type ClusterNodeMark } from "./cluster-node-mark.ts";
-import {
-  allDecided,
-  eventApprovals,
-  insertApproval,
-  markApplied,
-  reopenEvent,
-  selectApprovals,
-  setDecision,
-} from "./approval-rows.ts";
+import { eventApprovals, insertApproval, markApplied, selectApprovals } from "./approval-rows.ts";
+import { decideApprovalRows } from "./approval-decision.ts";
 import { SqliteBudgetCounters } from "./budget-rows.ts";
 import { Checkpointer } from "./checkpointer.ts";
 import {
@@ -52,8 +45,8 @@ import {
   setInboxOutcome,
 } from "./inbox-rows.ts";
 import {
-  INSTANCE_TABLES,
-  INSTANCE_WHERE,
+  deleteInstanceRows,
+  instanceKnown,
   instanceParams,
   listInstances,
   readInstanceState,
@@ -108,7 +101,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
   accept(swarm: string, event: AgentEvent, acceptedAt: number, options?: WriteOptions): Promise<void> {
     return this.write(() => {
       insertInboxEvent(this.db, swarm, event, acceptedAt);
-      this.touch({ swarm, agent: event.agent, instanceKey: event.instanceKey });
+      touchInstance(this.db, { swarm, agent: event.agent, instanceKey: event.instanceKey });
     }, options);
   }
 
@@ -154,7 +147,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
       for (const request of commit.approvals?.requested ?? []) insertApproval(this.db, instance.swarm, request);
       for (const id of commit.approvals?.applied ?? []) markApplied(this.db, instance.swarm, id);
       if (outcome !== undefined) setInboxOutcome(this.db, instance.swarm, outcome.eventId, outcome);
-      this.touch(instance);
+      touchInstance(this.db, instance);
     }, options);
   }
 
@@ -165,23 +158,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
   decideApproval(swarm: string, id: string, decision: ApprovalDecision): Promise<ApprovalDecided> {
     let answer: ApprovalDecided = { type: "missing" };
     const durable = this.write(() => {
-      const [found] = selectApprovals(this.db, { swarm, id });
-      if (found === undefined) return;
-      if (!setDecision(this.db, swarm, id, decision)) {
-        answer = { type: "already", approval: found };
-        return;
-      }
-      const approval: Approval = { ...found, decision };
-      if (!allDecided(this.db, swarm, approval.eventId)) {
-        answer = { type: "decided", approval };
-        return;
-      }
-      reopenEvent(this.db, swarm, approval.eventId);
-      const reopened = selectInboxRecord(this.db, swarm, approval.eventId, { unanswered: true });
-      answer =
-        reopened === undefined
-          ? { type: "decided", approval }
-          : { type: "decided", approval, reopened: this.withApprovals(swarm, reopened) };
+      answer = decideApprovalRows(this.db, swarm, id, decision);
     });
     return durable.then(() => answer);
   }
@@ -189,7 +166,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
   addPendingResult(instance: InstanceRef, result: PendingResult, options?: WriteOptions): Promise<void> {
     return this.write(() => {
       this.insertPending(instance, result);
-      this.touch(instance);
+      touchInstance(this.db, instance);
     }, options);
   }
 
@@ -227,13 +204,9 @@ export class SqliteStore implements Store, InstanceSnapshots {
 
   deleteInstance(instance: InstanceRef): Promise<boolean> {
     this.runtimeEventWriter.write();
-    const known =
-      this.db
-        .query("SELECT 1 FROM instances WHERE swarm = :swarm AND agent = :agent AND instance_key = :key")
-        .get(instanceParams(instance)) !== null;
+    const known = instanceKnown(this.db, instance);
     return this.write(() => {
-      for (const table of INSTANCE_TABLES)
-        this.db.query(`DELETE FROM ${table} WHERE ${INSTANCE_WHERE}`).run(instanceParams(instance));
+      deleteInstanceRows(this.db, instance);
       this.messages.forget(instance);
       this.runtimeEventWriter.forgetCounts();
     }).then(() => known);
@@ -319,9 +292,5 @@ export class SqliteStore implements Store, InstanceSnapshots {
   private insertPending(instance: InstanceRef, result: PendingResult): void {
     this.pendingSeq += 1;
     insertPendingResult(this.db, instance, result, this.pendingSeq);
-  }
-
-  private touch(instance: InstanceRef): void {
-    touchInstance(this.db, instance);
   }
 }
