@@ -20,8 +20,10 @@ describe("publicRuntimeEvent", () => {
       { secrets: [quoted, SECRET] },
     );
     expect(event.data?.args).toEqual({ note: "uses [redacted]" });
-    expect(event.data?.plain).toBe(plain);
+    expect(event.data?.plain).toEqual(plain);
     expect(event.data?.gone).toBeNull();
+    const unescaped = publicRuntimeEvent<{ data?: JsonObject }>({ data: { plain } }, { secrets: [SECRET] });
+    expect(unescaped.data?.plain).toBe(plain);
   });
 
   it("redacts secret values in data, nested and in keys, and in the error message", () => {
