@@ -7,9 +7,10 @@
  * instance; the figure is p50(first request of a new instance) - p50(warm request).
  * Bounded: the fill stops at `--max-seconds` (the report says how many instances were made).
  * `--isolation agent|instance` writes `process: { isolation: X }` into the Agent's spec (left out by default);
- * `--max-processes M` sets `spec.policy.lifecycle.maxProcesses` (the runtime's default otherwise).
+ * `--max-instances M` sets `spec.policy.lifecycle.maxInstances`, `--per-process P` the Agent's
+ * `process.maxInstancesPerProcess` (the runtime's defaults otherwise).
  * Usage: bun bench/instance-scale.ts [--instances N] [--concurrency C] [--placements K] [--max-seconds S]
- *        [--isolation agent|instance] [--max-processes M] [--state-root DIR]
+ *        [--isolation agent|instance] [--max-instances M] [--per-process P] [--state-root DIR]
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os, { tmpdir } from "node:os";
@@ -26,7 +27,8 @@ const CONCURRENCY = Number(flag("concurrency", "8"));
 const PLACEMENTS = Number(flag("placements", "30"));
 const MAX_SECONDS = Number(flag("max-seconds", "300"));
 const ISOLATION = flag("isolation", "");
-const MAX_PROCESSES = flag("max-processes", "");
+const MAX_INSTANCES = flag("max-instances", "");
+const PER_PROCESS = flag("per-process", "");
 
 function pssKb(pid: number): number {
   try {
@@ -54,8 +56,12 @@ const clearing = setInterval(() => {
 }, 1_000);
 const dir = mkdtempSync(join(tmpdir(), "goondan-scale-bundle-"));
 const stateRoot = mkdtempSync(join(flag("state-root", tmpdir()), "goondan-scale-state-"));
-const processField = ISOLATION === "" ? "" : `, process: { isolation: ${ISOLATION} }`;
-const policy = MAX_PROCESSES === "" ? "" : `, policy: { lifecycle: { maxProcesses: ${MAX_PROCESSES} } }`;
+const processSpec = [
+  ...(ISOLATION === "" ? [] : [`isolation: ${ISOLATION}`]),
+  ...(PER_PROCESS === "" ? [] : [`maxInstancesPerProcess: ${PER_PROCESS}`]),
+];
+const processField = processSpec.length === 0 ? "" : `, process: { ${processSpec.join(", ")} }`;
+const policy = MAX_INSTANCES === "" ? "" : `, policy: { lifecycle: { maxInstances: ${MAX_INSTANCES} } }`;
 const docs = [
   `kind: Model\nmetadata: { name: loopback }\nspec: { provider: openai-compatible, model: loopback-model, endpoint: "${llm.url}", apiKey: { valueFrom: { env: LOOPBACK_API_KEY } } }`,
   `kind: Agent\nmetadata: { name: solo }\nspec: { modelConfig: { modelRef: Model/loopback }, prompt: { system: "You answer." }${processField} }`,
@@ -99,7 +105,7 @@ try {
       .map((load) => load.toFixed(1))
       .join(
         " ",
-      )}; ${INSTANCES} instances, ${CONCURRENCY} at a time, at most ${MAX_SECONDS} s; isolation ${ISOLATION || "(field left out)"}; maxProcesses ${MAX_PROCESSES || "(default)"}`,
+      )}; ${INSTANCES} instances, ${CONCURRENCY} at a time, at most ${MAX_SECONDS} s; isolation ${ISOLATION || "(field left out)"}; maxInstances ${MAX_INSTANCES || "(default)"}; maxInstancesPerProcess ${PER_PROCESS || "(default)"}`,
   );
   console.log(`  idle: ${idle.processes} process(es), RSS ${mib(idle.rssKb)}, PSS ${mib(idle.pssKb)}`);
   const deadline = performance.now() + MAX_SECONDS * 1000;

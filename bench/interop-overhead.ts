@@ -3,9 +3,11 @@
  * handler, in process, on a backend whose turn ends at once (it reports a `turn.completed` with usage, then
  * settles the outcome), so the difference is the surface's own mapping: its request check, the event it builds,
  * the usage it collects and the answer it writes. Requests alternate between the floor and each surface; prints
- * p50 and p99 per route and the p50 difference with the spread of its slices (goal: p50 under 1 ms).
+ * p50 and p99 per route and the p50 difference with the spread of its slices (goal: p50 under 1 ms). The typed
+ * client's `send` runs over the same handler (its fetch calls it in process): what the client adds to the floor.
  * Usage: `bun bench/interop-overhead.ts [--iterations N]` (default 5000).
  */
+import { createClient } from "../src/client/index.ts";
 import type { ApiBackend } from "../src/http/api-backend.ts";
 import { createApiHandler } from "../src/http/http-api.ts";
 import type { OrchestratorApi } from "../src/orchestrator/orchestrator-api.ts";
@@ -101,18 +103,37 @@ const routes: Record<string, () => Request> = {
     post("/v1/ag-ui", { threadId: "bench", runId: "run", messages: [{ id: "m", role: "user", content: "hello" }] }),
 };
 
-async function timeOne(make: () => Request): Promise<number> {
+const client = createClient({
+  baseUrl: "http://127.0.0.1",
+  fetch: async (url, init) => handle(new Request(url, init)),
+});
+const calls: Record<string, () => Promise<void>> = {
+  ...Object.fromEntries(
+    Object.entries(routes).map(([name, make]) => [
+      name,
+      async () => {
+        const response = await handle(make());
+        await response.text();
+        if (response.status !== 200) throw new Error(`answered ${response.status}`);
+      },
+    ]),
+  ),
+  "typed client send (wait)": async () => {
+    const outcome = await client.send({ input: "hello" });
+    if (outcome.status !== "ok") throw new Error(`answered ${outcome.status}`);
+  },
+};
+
+async function timeOne(call: () => Promise<void>): Promise<number> {
   const started = performance.now();
-  const response = await handle(make());
-  await response.text();
-  if (response.status !== 200) throw new Error(`answered ${response.status}`);
+  await call();
   return performance.now() - started;
 }
 
-const samples = Object.fromEntries(Object.keys(routes).map((name) => [name, [] as number[]]));
-for (let round = 0; round < 200; round += 1) for (const make of Object.values(routes)) await timeOne(make);
+const samples = Object.fromEntries(Object.keys(calls).map((name) => [name, [] as number[]]));
+for (let round = 0; round < 200; round += 1) for (const call of Object.values(calls)) await timeOne(call);
 for (let round = 0; round < iterations; round += 1)
-  for (const [name, make] of Object.entries(routes)) samples[name]?.push(await timeOne(make));
+  for (const [name, call] of Object.entries(calls)) samples[name]?.push(await timeOne(call));
 
 const ms = (value: number) => `${value.toFixed(3)} ms`;
 const floor = samples["POST /v1/events (wait)"] as number[];

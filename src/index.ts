@@ -1,7 +1,8 @@
 /**
  * The public surface of the `goondan` package for tool and extension authors:
  * `import type { ToolHandler, ToolContext, ToolResult, JsonValue } from "goondan"` in a bundle's tool file,
- * plus the few runtime helpers a tool needs (`pending`, `ToolFault`, `buildToolName`, `parseToolName`).
+ * plus the few runtime helpers a tool needs (`pending`, `ToolFault`, `buildToolName`, `parseToolName`); and for
+ * applications, `startSwarm` (a swarm run from this process, embed/) and the typed client (`goondan/client`).
  */
 export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "./shared/json.ts";
 export type { Logger } from "./shared/logger.ts";
@@ -41,3 +42,9 @@ export type {
   ConnectorLogger,
   ConnectorReply,
 } from "./connector/connector-types.ts";
+
+// Applications: run a swarm from this process and talk to it through the typed client (also `goondan/client`).
+export { startSwarm } from "./embed/start-swarm.ts";
+export type { RunningSwarm, StartSwarmOptions } from "./embed/start-swarm.ts";
+export { createClient, GoondanApiError, GoondanConnectionError } from "./client/index.ts";
+export type { GoondanClient, StreamEvent, WatchEvent } from "./client/index.ts";

@@ -62,6 +62,10 @@ export const COMMANDS: CommandTable = {
     summary: "approve (or --deny) a tool call waiting for a person's decision",
     load: () => import("./commands/approve.ts"),
   },
+  login: {
+    summary: "print a one-time link that logs the studio in as this command's credential",
+    load: () => import("./commands/login.ts"),
+  },
   doctor: {
     summary: "check Bun, the bundle, its env vars, the state root, the API port and bash isolation",
     load: () => import("./commands/doctor.ts"),

@@ -12,7 +12,7 @@ import { SwarmMetrics } from "../observability/swarm-metrics.ts";
 import { traceExportSettings, type TraceExportSettings } from "../observability/otel-settings.ts";
 import type { TraceExport } from "../observability/trace-export.ts";
 import { swarmView } from "../orchestrator/swarm-view.ts";
-import { openStateStore } from "../store/open-state-store.ts";
+import { checkStateStore, openStateStore } from "../store/open-state-store.ts";
 import { ClusterNode } from "../cluster/node/node.ts";
 import { storedConversation } from "../cluster/view/reads.ts";
 import type { ClusterReload, ClusterReloadStatus } from "../cluster/reload/reload.ts";
@@ -104,6 +104,8 @@ export class Daemon {
   /** Starts everything: resumes the inboxes, then the API, the connectors, `--watch` and SIGHUP. */
   static async start(options: DaemonOptions): Promise<Daemon> {
     const traceSettings = traceExportSettings(options.env); // E_OTEL_CONFIG_INVALID before anything starts
+    // A damaged state database refuses the start (E_STORE_CORRUPT) before anything reads it.
+    await checkStateStore({ stateRoot: options.stateRoot, logger: options.logger });
     const cluster = options.cluster ? await joinCluster(options, options.cluster) : undefined;
     const daemon = new Daemon(options, cluster);
     try {

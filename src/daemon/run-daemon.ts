@@ -13,6 +13,7 @@ import { EXIT } from "../shared/exit-codes.ts";
 import { UsageError } from "../shared/errors.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { ApiListenOptions } from "../http/api-access.ts";
+import { isWildcardHost } from "../http/bound-address.ts";
 import type { ClusterSettings } from "../cluster/nats/settings.ts";
 import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
 import { CONNECTOR_ENTRY_SCRIPT, RECORD_CASSETTE_ENV } from "../protocol/child-entry.ts";
@@ -74,6 +75,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
       { port: address?.port, host: address?.host, swarm: daemon.orchestrator.swarm.name, stateRoot: options.stateRoot },
       "ready",
     );
+    if (address) printStudioLogin({ http: options.http, address, stderr: options.stderr });
     const signal = await signals.signalled;
     logger.info({ signal }, "shutting down");
     await daemon.stop(signal);
@@ -82,6 +84,24 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
     lock.release();
     signals.dispose();
   }
+}
+
+/**
+ * The studio's one-time login link, on stderr only: never in a log line, since the run log lies in the state root,
+ * which tool calls may read (docs/threat-model.md).
+ */
+function printStudioLogin(options: {
+  http: ApiListenOptions;
+  address: { host: string; port: number };
+  stderr: (text: string) => void;
+}): void {
+  const { logins, studio, credentials } = options.http;
+  if (logins === undefined || studio === undefined || credentials === undefined) return;
+  const { host, port } = options.address;
+  const shown = isWildcardHost(host) ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  options.stderr(
+    `goondan: open the studio at http://${shown}:${port}/login?token=${logins.mint(studio)} (this link logs in once, as ${studio.name}; goondan login prints another)\n`,
+  );
 }
 
 async function answerOnce(context: {

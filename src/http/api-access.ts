@@ -6,6 +6,9 @@
  * when read, and an API bound beyond loopback without a token refuses to start.
  */
 import { UsageError } from "../shared/errors.ts";
+import type { CredentialSet, Principal } from "./auth/credential.ts";
+import type { RateLimitSettings } from "./auth/rate-limits.ts";
+import type { StudioLogins } from "./auth/studio-logins.ts";
 import { isIpLiteral, isLoopbackHost } from "./bound-address.ts";
 
 export interface ApiAccess {
@@ -15,6 +18,14 @@ export interface ApiAccess {
   allowedOrigins?: readonly string[];
   /** Extra host names the Host header may carry; `*` allows any. Default: none. */
   allowedHosts?: readonly string[];
+  /** Named credentials and their scopes (auth/api-auth.ts); with them, `token` is not needed. Default: none. */
+  credentials?: CredentialSet;
+  /** The studio's one-time login codes and sessions. */
+  logins?: StudioLogins;
+  /** Who the login link printed at start logs in as. */
+  studio?: Principal;
+  /** Default: none. */
+  rateLimits?: RateLimitSettings;
 }
 
 /** Where the API listens, and who may use it. */
@@ -87,14 +98,18 @@ export function apiAccessFromEnv(env: Record<string, string | undefined>): ApiAc
   };
 }
 
-/** Refuses to serve beyond loopback without a token: anyone who reaches the port would drive agents with a shell. */
-export function requireTokenOffLoopback(options: { host: string; token?: string }): void {
-  if (options.token || isLoopbackHost(options.host)) return;
+/**
+ * Refuses to serve beyond loopback without a token (`token`, or `credentials` counting the configured ones): anyone
+ * who reaches the port would drive agents with a shell.
+ */
+export function requireTokenOffLoopback(options: { host: string; token?: string; credentials?: number }): void {
+  if (options.token || (options.credentials ?? 0) > 0 || isLoopbackHost(options.host)) return;
   throw new UsageError(
     "E_API_TOKEN_REQUIRED",
     `the HTTP API would listen on ${options.host}, beyond loopback, without a bearer token`,
     {
-      suggestion: "set GOONDAN_API_TOKEN to a secret, or listen on loopback with --host 127.0.0.1",
+      suggestion:
+        "set GOONDAN_API_TOKEN or GOONDAN_API_TOKENS_FILE (a generated token counts only on loopback), or listen on loopback with --host 127.0.0.1",
     },
   );
 }

@@ -9,6 +9,7 @@ import { errorInfo, type ErrorInfo } from "../protocol/error-info.ts";
 import { describe, isGoondanError, UsageError } from "../shared/errors.ts";
 import type { JsonObject } from "../shared/json.ts";
 import type { Logger } from "../shared/logger.ts";
+import { STORE_CORRUPT, STORE_RETRY_AFTER_SECONDS, STORE_UNAVAILABLE } from "../store/store-fault.ts";
 
 /** A request the API refuses, with the status to answer, fields to add beside `error`, and headers (`Allow`). */
 export class ApiError extends UsageError {
@@ -36,7 +37,16 @@ const STATUS_OF_CODE: Record<string, ContentfulStatusCode> = {
   E_AGENT_NOT_FOUND: 404,
   E_ORCHESTRATOR_STOPPING: 503,
   E_CLUSTER_UNAVAILABLE: 503,
+  [STORE_UNAVAILABLE]: 503,
+  [STORE_CORRUPT]: 503,
 };
+
+/** Headers of coded answers: a store that cannot write now tells the client when to send again. */
+function headersOfCode(code: string): Record<string, string> {
+  return code === STORE_UNAVAILABLE || code === "E_CLUSTER_UNAVAILABLE"
+    ? { "retry-after": String(STORE_RETRY_AFTER_SECONDS) }
+    : {};
+}
 
 /** A JSON answer; the API's only way to write one. */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -55,7 +65,8 @@ export function errorBody(options: {
 
 /**
  * The answer for anything a route or middleware threw: an ApiError as it says, a caller's coded error (blame
- * "usage") as 400 or its mapped status, and anything else as a logged `500 E_INTERNAL` that says nothing more.
+ * "usage") as 400 or its mapped status (a store fault: 503, with Retry-After when it passes), and anything else as a
+ * logged `500 E_INTERNAL` that says nothing more.
  */
 export function errorResponse(options: { error: unknown; logger: Logger; method: string; path: string }): Response {
   const { error } = options;
@@ -79,6 +90,7 @@ export function errorResponse(options: { error: unknown; logger: Logger; method:
         message: error.message,
         ...(error.suggestion ? { suggestion: error.suggestion } : {}),
       },
+      headers: headersOfCode(error.code),
     });
   }
   options.logger.error(

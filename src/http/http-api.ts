@@ -1,10 +1,11 @@
 /**
  * The built-in HTTP API (SPEC §4, docs/http-api.md), wired: a hono app whose middleware runs, in order, the Host
  * check (DNS rebinding), the Origin check (other sites' pages, with CORS for allowed origins), 405 for a known path
- * with another method, and the bearer token (open: /healthz and the studio's static page); then the routes, one
+ * with another method, the per-address rate limit, the credential and the route's scope (auth/, open: /healthz, /login
+ * and the studio's static page), the per-credential rate limit; then the routes, one
  * module per group (routes/: the JSON API, /metrics, and the studio at /). Every failure is
  * answered by api-error.ts as `{error: {code, message}}`; unknown paths are `404 E_API_NOT_FOUND`. serveHttpApi
- * serves it with Bun.serve, and refuses to listen beyond loopback without a token.
+ * serves it with Bun.serve, and refuses to listen beyond loopback without credentials.
  */
 import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
@@ -14,10 +15,16 @@ import type { ApiBackend } from "./api-backend.ts";
 import type { ApiEnv, RequestTimeouts } from "./api-env.ts";
 import type { ApiSurface } from "./api-surfaces.ts";
 import { ApiError, errorBody, errorResponse } from "./api-error.ts";
-import { bearerToken } from "./middleware/bearer-token.ts";
+import { CredentialSet } from "./auth/credential.ts";
+import type { RateLimitSettings } from "./auth/rate-limits.ts";
+import { StudioLogins } from "./auth/studio-logins.ts";
+import { ENV_CREDENTIAL_NAME } from "./auth/tokens-file.ts";
+import { authenticate } from "./middleware/authenticate.ts";
+import { rateLimits } from "./middleware/rate-limit.ts";
 import { hostCheck } from "./middleware/host-check.ts";
 import { originCheck } from "./middleware/origin-check.ts";
-import { jsonRpcErrors } from "./a2a/a2a-error.ts";
+import { jsonRpcErrors, restErrors } from "./a2a/a2a-error.ts";
+import { A2A_REST_PATH } from "./a2a/agent-card.ts";
 import { A2A_PATHS, a2aRoutes } from "./a2a/a2a-routes.ts";
 import { agUiRoutes } from "./ag-ui/ag-ui-routes.ts";
 import { openAiErrors } from "./openai/openai-error.ts";
@@ -30,7 +37,8 @@ import { evalRoutes } from "./routes/evals.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { instanceRoutes } from "./routes/instances.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
-import { STUDIO_OPEN_PATHS, studioRoutes } from "./routes/studio.ts";
+import { loginRoutes } from "./routes/login.ts";
+import { studioRoutes } from "./routes/studio.ts";
 import { traceRoutes } from "./routes/traces.ts";
 import { swarmRoutes } from "./routes/swarm.ts";
 import { processRoutes } from "./routes/processes.ts";
@@ -52,6 +60,20 @@ export interface HttpApiOptions extends ApiAccess {
   heartbeatMs?: number;
   /** Interoperability surfaces not to serve (api-surfaces.ts). Default: none, every one is served. */
   surfacesOff?: readonly ApiSurface[];
+  /** Who may use the API, with their scopes; with `token` besides, it is the credential `operator`. Default: none, open. */
+  credentials?: CredentialSet;
+  /** The studio's login codes and sessions. Default: a new, empty one. */
+  logins?: StudioLogins;
+  /** Default: none (rate-limits.ts has the daemon's defaults). */
+  rateLimits?: RateLimitSettings;
+}
+
+/** The credentials: the given set, else `token` alone as the credential `operator` (scope admin), else none. */
+function credentialsOf(options: HttpApiOptions): CredentialSet | undefined {
+  if (options.credentials && options.credentials.size > 0) return options.credentials;
+  return options.token
+    ? new CredentialSet([{ name: ENV_CREDENTIAL_NAME, token: options.token, scopes: ["admin"] }])
+    : undefined;
 }
 
 /** How long stopping the server waits for answers in flight before it closes every connection. */
@@ -71,6 +93,7 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
   // Before every check, so what they refuse on these paths is in OpenAI's error shape too.
   if (surfaceOn("openai")) for (const path of OPENAI_PATHS) app.use(path, openAiErrors);
   if (surfaceOn("a2a")) for (const path of A2A_PATHS) app.use(path, jsonRpcErrors);
+  if (surfaceOn("a2a")) app.use(`${A2A_REST_PATH}/*`, restErrors);
   app.use(
     hostCheck({
       boundHost: options.host ?? "127.0.0.1",
@@ -91,9 +114,12 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
       },
     }),
   );
-  app.use(
-    bearerToken({ ...(options.token ? { token: options.token } : {}), open: ["/healthz", ...STUDIO_OPEN_PATHS] }),
-  );
+  const credentials = credentialsOf(options);
+  const logins = options.logins ?? new StudioLogins();
+  const limits = rateLimits(options.rateLimits);
+  app.use(limits.byAddress);
+  app.use(authenticate({ ...(credentials ? { credentials } : {}), logins }));
+  app.use(limits.byCredential);
   const { backend } = options;
   const groups = [
     healthRoutes(backend),
@@ -112,9 +138,10 @@ export function createApiApp(options: HttpApiOptions): Hono<ApiEnv> {
     traceRoutes(backend),
     swarmRoutes(backend),
     studioRoutes(),
+    loginRoutes({ logins, authOn: credentials !== undefined }),
     ...(surfaceOn("openai") ? [openAiRoutes({ backend, maxBodyBytes, ...heartbeat })] : []),
     ...(surfaceOn("ag-ui") ? [agUiRoutes({ backend, maxBodyBytes, ...heartbeat })] : []),
-    ...(surfaceOn("a2a") ? [a2aRoutes({ backend, maxBodyBytes, token: Boolean(options.token), ...heartbeat })] : []),
+    ...(surfaceOn("a2a") ? [a2aRoutes({ backend, maxBodyBytes, token: credentials !== undefined, ...heartbeat })] : []),
     openApiRoutes({ routes: () => app.routes }),
   ];
   for (const routes of groups) {
@@ -128,7 +155,11 @@ export function createApiHandler(
   options: HttpApiOptions,
 ): (request: Request, server?: RequestTimeouts) => Promise<Response> {
   const app = createApiApp(options);
-  return async (request, server) => app.fetch(request, { keepOpen: () => server?.timeout(request, 0) });
+  return async (request, server) =>
+    app.fetch(request, {
+      keepOpen: () => server?.timeout(request, 0),
+      clientAddress: () => server?.requestIP?.(request)?.address,
+    });
 }
 
 export interface ServedApi {
@@ -137,9 +168,9 @@ export interface ServedApi {
   stop(): Promise<void>;
 }
 
-/** Serves the API on host:port (port 0 picks a free one); throws `E_API_TOKEN_REQUIRED` beyond loopback without a token. */
+/** Serves the API on host:port (port 0 picks a free one); throws `E_API_TOKEN_REQUIRED` beyond loopback without credentials. */
 export function serveHttpApi(options: HttpApiOptions & { host: string; port: number }): ServedApi {
-  requireTokenOffLoopback(options);
+  requireTokenOffLoopback({ host: options.host, credentials: credentialsOf(options)?.size ?? 0 });
   const handler = createApiHandler(options);
   const server = Bun.serve({
     hostname: options.host,

@@ -8,10 +8,16 @@
  * may start before its answer's headers are out) and relays the rest as it comes: `POST /v1/events` and
  * `POST /v1/approvals/:id` stream through it.
  */
+import type { EventStreamMessages } from "../protocol/api-wire.ts";
 import type { TurnProgress } from "../protocol/turn-progress.ts";
 import type { SseWriter } from "./sse-stream.ts";
 
-export function progressMessage(progress: TurnProgress): { event: string; data: unknown } {
+export function progressMessage(
+  progress: TurnProgress,
+): { [Name in "delta" | "restarted" | "tool"]: { event: Name; data: EventStreamMessages[Name] } }[
+  | "delta"
+  | "restarted"
+  | "tool"] {
   switch (progress.kind) {
     case "delta":
       return { event: "delta", data: { text: progress.text } };

@@ -12,8 +12,11 @@ import type { ApiEnv } from "./api-env.ts";
 export const SSE_HEARTBEAT_MS = 15_000;
 
 export interface SseWriter {
-  /** Queues one message (its data as JSON; without `event`, a plain `message`); ignored once the client is gone. */
-  send(message: { event?: string; data: unknown }): void;
+  /**
+   * Queues one message (its data as JSON; without `event`, a plain `message`; `id` what a reconnecting client sends
+   * back as `Last-Event-ID`); ignored once the client is gone.
+   */
+  send(message: { event?: string; id?: string; data: unknown }): void;
   /** Queues text already in the stream's format (a message a protocol's own encoder wrote, OpenAI's `[DONE]`). */
   sendRaw(chunk: string): void;
   /** Resolves when the client went away (never, while it stays). */
@@ -51,6 +54,7 @@ export function sseResponse(options: {
       send: (message) => {
         const sse: SSEMessage = {
           ...(message.event === undefined ? {} : { event: message.event }),
+          ...(message.id === undefined ? {} : { id: message.id }),
           data: JSON.stringify(message.data),
         };
         write(() => stream.writeSSE(sse));

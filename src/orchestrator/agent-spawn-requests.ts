@@ -32,6 +32,7 @@ export class AgentSpawnRequests {
   private snapshot: { bundle: Bundle; file: string } | undefined;
   /** Bumped for an agent by a reload that restarts it: its instances then start in new processes. */
   private readonly generations = new Map<string, number>();
+  private specs: { bundle: Bundle; byAgent: Map<string, AgentProcessSpec> } | undefined;
 
   constructor(private readonly options: AgentSpawnRequestsOptions) {}
 
@@ -87,9 +88,16 @@ export class AgentSpawnRequests {
       : { key: `own:${agent}`, max: process.maxProcesses, cheapStart: false };
   }
 
+  /** Read for every slot decision and start: looked up once per bundle and agent. */
   private processSpec(bundle: Bundle, agent: string): AgentProcessSpec {
-    const resource = findResource(bundle, "Agent", agent);
-    return agentProcess(resource?.kind === "Agent" ? resource.spec : {});
+    if (this.specs?.bundle !== bundle) this.specs = { bundle, byAgent: new Map() };
+    let spec = this.specs.byAgent.get(agent);
+    if (spec === undefined) {
+      const resource = findResource(bundle, "Agent", agent);
+      spec = agentProcess(resource?.kind === "Agent" ? resource.spec : {});
+      this.specs.byAgent.set(agent, spec);
+    }
+    return spec;
   }
 
   /** Only what this agent's own resources need, plus the basics (see child-environment.ts). */

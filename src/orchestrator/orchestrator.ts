@@ -27,7 +27,7 @@ import type { PendingRequests } from "./routing/pending-requests.ts";
 import { RuntimeEventHub, type RuntimeEventListener } from "./routing/runtime-event-hub.ts";
 import { eventStateOf, notYetDue, type EventState } from "./routing/event-state.ts";
 import { refuseWhileStopping, submitTarget } from "./submit-checks.ts";
-import { abandonQueuedRequests } from "./routing/abandon-queued-requests.ts";
+import { stopInstances } from "./instances/stop-instances.ts";
 import { outsideEvent } from "./outside-event.ts";
 import { OutcomeWaiters, stoppedOutcome } from "./routing/turn-outcomes.ts";
 import type { OrchestratorApi } from "./orchestrator-api.ts";
@@ -138,12 +138,16 @@ export class Orchestrator implements OrchestratorApi {
     let accepted: Promise<void>;
     const stopWatching = options.onProgress ? this.events.watchEvent(event, options.onProgress) : undefined;
     if (stopWatching) void outcome.then(stopWatching, stopWatching);
-    try {
-      accepted = this.accept(event);
-      if (this.options.placement) accepted.catch(() => this.waiters.forget(event.id));
-    } catch (error) {
+    // Refused (a store fault, or stopping): nothing of it runs, and nobody waits for its answer.
+    const forget = () => {
       this.waiters.forget(event.id);
       stopWatching?.();
+    };
+    try {
+      accepted = this.accept(event);
+      accepted.catch(forget);
+    } catch (error) {
+      forget();
       throw error;
     }
     return { eventId: event.id, agent, instanceKey, accepted, outcome };
@@ -270,19 +274,13 @@ export class Orchestrator implements OrchestratorApi {
   async shutdown(options: { reason: string; gracePeriodMs?: number }): Promise<void> {
     this.accepting = false;
     this.approvals.close();
-    const gracePeriodMs = options.gracePeriodMs ?? this.gracePeriodMs();
-    const instances = [...this.instancesByAddress.values()];
-    for (const instance of instances) instance.close();
-    await Promise.all(
-      instances.map(async (instance) => {
-        await instance.stop({ reason: options.reason, gracePeriodMs });
-        abandonQueuedRequests({
-          callee: instance,
-          pending: this.pending,
-          requester: (address) => this.instancesByAddress.get(address),
-        });
-      }),
-    );
+    await stopInstances({
+      instances: [...this.instancesByAddress.values()],
+      pending: this.pending,
+      requester: (address) => this.instancesByAddress.get(address),
+      reason: options.reason,
+      gracePeriodMs: options.gracePeriodMs ?? this.gracePeriodMs(),
+    });
     // A turn that ended while stopping is answered once its commit is durable, not told the orchestrator stopped.
     await this.outcomes.settled();
     this.pending.clear();
@@ -293,10 +291,7 @@ export class Orchestrator implements OrchestratorApi {
     this.logger.info({ reason: options.reason }, "orchestrator stopped");
   }
 
-  /**
-   * Accepts an event into its instance's queue and the store; the promise resolves once it is durable (events
-   * accepted in the same tick share one sync). Delivery may start before: nobody is told it was accepted until then.
-   */
+  /** Accepts an event into the store, then its instance's queue once committed (Instance.accept); resolves once durable. */
   private accept(event: AgentEvent, options?: WriteOptions): Promise<void> {
     refuseWhileStopping(this.accepting);
     if (this.options.placement) return this.options.placement.accept(event);

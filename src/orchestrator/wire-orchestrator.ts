@@ -121,7 +121,7 @@ export function wireOrchestrator(host: OrchestratorWiring): {
     swarmKey: () => host.view().instanceKey,
   });
   const hooks: InstanceHooks = {
-    turnResult: (instance, entry, result, durable) => outcomes.turnEnded(instance, entry, result, durable),
+    turnResult: (instance, entry, result, write) => outcomes.turnEnded(instance, entry, result, write),
     poisoned: (instance, entry, cause) => outcomes.givenUp(instance, entry, cause),
     limitExceeded: (instance, entry, error) => outcomes.limitExceeded(instance, entry, error),
     spawned: (instance, pid) =>

@@ -34,7 +34,7 @@ export interface Approval {
   requestedAt: number;
   /** Epoch ms; absent: it waits for a decision without a deadline. */
   expiresAt?: number;
-  /** Only these may decide (matched against the decision's `approver`); absent: anyone who may use the API. */
+  /** Only these credentials may decide (matched against the deciding credential's name); absent: any with the approve scope. */
   approvers?: string[];
   decision?: ApprovalDecision;
   /** The resumed turn consumed the decision (an approved call started): it is never applied again. */

@@ -18,6 +18,13 @@ export const ORCHESTRATOR = "orchestrator";
 /** How often a child with a running turn says `heartbeat` (the Swarm's timeout is at least 2 s). */
 export const HEARTBEAT_INTERVAL_MS = 500;
 
+/**
+ * The exit code of an agent child that ends because the store refused its commit (a full disk, the cluster's log
+ * unreachable; EX_TEMPFAIL): not a crash of its event, so the orchestrator neither counts it toward the poison limit
+ * nor restarts it at once, but after a backoff (restart-policy.ts).
+ */
+export const STORE_FAULT_EXIT_CODE = 75;
+
 /** `ctx.runtime.*` of a tool, and `model_permit` / `model_usage` around each model call (model-permit.ts). */
 export type RuntimeMethod =
   | "request"

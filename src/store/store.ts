@@ -97,6 +97,13 @@ export interface StoredRuntimeEvent {
  */
 export interface WriteOptions {
   sync?: boolean;
+  /**
+   * Called once the write is stored: committed (an ordered store, before its sync: whatever is written after it
+   * becomes durable only with it) or durable (any other). Never called for a write the store refused. What depends
+   * on the write having happened (an event handed to a child, an answer routed on) waits for this, not for the call:
+   * a write can be applied in the call and still be refused at its commit (a full disk).
+   */
+  committed?: () => void;
 }
 
 /** What one budget counter holds: tokens (input + output) and US dollars counted in one window. */
@@ -139,15 +146,21 @@ export interface Store {
    */
   readonly budgets?: BudgetCounters;
   /**
-   * True when every write is applied before its call returns (a write that cannot be made throws at once) and writes
-   * become durable in the order they were made, as in one log (the embedded database). Whatever an instance does
-   * with a turn's answer is then committed after that answer, so the orchestrator hands an answer to the requesting
-   * instance, and an agent request to its callee, without waiting for their sync; outside callers (an HTTP client)
-   * are still told only once it is durable. A store without this (a networked one) is waited on every time.
+   * True when every write is applied before its call returns and writes become durable in the order they were
+   * committed, as in one log (the embedded database). Whatever an instance does with a turn's answer is then
+   * committed after that answer, so the orchestrator hands an answer to the requesting instance, and an agent
+   * request to its callee, once they are committed (WriteOptions.committed) without waiting for their sync; outside
+   * callers (an HTTP client) are still told only once it is durable. A write applied in its call may still be refused
+   * at its commit (a full disk): nothing depending on it goes on before `committed`. A store without this (a
+   * networked one) is waited on every time.
    */
   readonly ordered: boolean;
 
-  /** Accepts an event into its instance's inbox; resolves once durable. Accepting an event id twice keeps the first. */
+  /**
+   * Accepts an event into its instance's inbox; resolves once durable. Accepting an event id twice keeps the first.
+   * A write that cannot be stored is refused (every write below): the promise rejects with E_STORE_UNAVAILABLE (a
+   * full disk, an I/O error, the cluster's log unreachable: it passes) or E_STORE_CORRUPT (store-fault.ts).
+   */
   accept(swarm: string, event: AgentEvent, acceptedAt: number, options?: WriteOptions): Promise<void>;
   /** The inbox record of an event, answered or not. */
   inboxRecord(swarm: string, eventId: string): Promise<InboxRecord | undefined>;
@@ -213,6 +226,14 @@ export interface Store {
    * those past its newest `keepRows`. Resolves with how many went; call again while it is `limit` (retention).
    */
   pruneRuntimeEvents(swarm: string, options: RuntimeEventPruning): Promise<number>;
+
+  /**
+   * Commits what is written so far now rather than at the end of the tick, so that the `committed` callbacks of
+   * those writes run (or the writes are refused) before it returns: for a child waiting for the one write it needs (an
+   * event's insert, the commit of the turn before). A store that commits nothing by itself (a networked one) passes
+   * it on to what it writes through.
+   */
+  commitNow(): void;
 
   /** Makes every write so far durable and releases the store. */
   close(): Promise<void>;

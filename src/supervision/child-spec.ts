@@ -43,8 +43,18 @@ export interface SupervisorHooks {
   spawned?(child: ChildProcess): void;
   ready(child: ChildProcess): void;
   message(child: ChildProcess, message: ChildMessage): void;
-  /** The child is gone. For a crash, the owner may say the child is given up on (its start keeps failing): back off at once. */
-  exited(exit: SupervisedExit): { givenUp: boolean } | void;
+  /** The child is gone. For a crash, the owner may say how to take it (ExitVerdict). */
+  exited(exit: SupervisedExit): ExitVerdict | void;
+}
+
+/**
+ * What the owner says of a crash: the child is given up on (`givenUp`: its start keeps failing), or it ended on a
+ * store fault (`storeFaults`: the store refused its commit, not the child's doing; the faults in a row, this one
+ * included): either way it backs off at once.
+ */
+export interface ExitVerdict {
+  givenUp: boolean;
+  storeFaults?: number;
 }
 
 /** A gate a child start must pass (the process pool): `request` asks for a slot; the owner calls `grant()` once it is free. */

@@ -32,6 +32,11 @@ export class ProcessPool {
   private readonly live = new Set<PoolMember>();
   private readonly waiting: PoolMember[] = [];
   private readonly maxConcurrentSpawns: number;
+  /** Live members per group key, kept as members come and go (a node may hold thousands). */
+  private readonly counts = new Map<string, number>();
+  private readonly groupOfLive = new Map<PoolMember, string>();
+  /** Live members whose costly start (a process of their own) has not reported ready yet. */
+  private readonly starting = new Set<PoolMember>();
 
   constructor(private readonly options: ProcessPoolOptions) {
     this.maxConcurrentSpawns = Math.max(1, options.maxConcurrentSpawns ?? Math.max(2, availableParallelism() * 2));
@@ -47,12 +52,7 @@ export class ProcessPool {
 
   /** Live members per group key. */
   groupCounts(): Map<string, number> {
-    const counts = new Map<string, number>();
-    for (const member of this.live) {
-      const key = member.slotGroup?.()?.key;
-      if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
-    return counts;
+    return new Map(this.counts);
   }
 
   request(member: PoolMember): void {
@@ -62,14 +62,15 @@ export class ProcessPool {
   }
 
   released(member: PoolMember): void {
-    this.live.delete(member);
+    this.forget(member);
     const index = this.waiting.indexOf(member);
     if (index >= 0) this.waiting.splice(index, 1);
     this.grant();
   }
 
   /** A member's child became ready: another spawn may begin. */
-  started(_member: PoolMember): void {
+  started(member: PoolMember): void {
+    this.starting.delete(member);
     this.grant();
   }
 
@@ -82,29 +83,41 @@ export class ProcessPool {
     return Math.max(1, this.options.maxInstances());
   }
 
+  private admit(member: PoolMember, group: { key: string; cheapStart: boolean } | undefined): void {
+    this.live.add(member);
+    if (group !== undefined) {
+      this.groupOfLive.set(member, group.key);
+      this.counts.set(group.key, (this.counts.get(group.key) ?? 0) + 1);
+    }
+    if (group?.cheapStart !== true) this.starting.add(member);
+  }
+
+  private forget(member: PoolMember): void {
+    if (!this.live.delete(member)) return;
+    this.starting.delete(member);
+    const key = this.groupOfLive.get(member);
+    if (key === undefined) return;
+    this.groupOfLive.delete(member);
+    const left = (this.counts.get(key) ?? 1) - 1;
+    if (left > 0) this.counts.set(key, left);
+    else this.counts.delete(key);
+  }
+
   private grant(): void {
-    const groups = this.groupCounts();
-    let spawning = [...this.live].filter(
-      (member) => member.status === "spawning" && !member.slotGroup?.()?.cheapStart,
-    ).length;
+    if (this.waiting.length === 0) return;
     const full = new Set<string>();
     for (let index = 0; index < this.waiting.length && this.live.size < this.maxInstances(); ) {
       const next = this.waiting[index] as PoolMember;
       const group = next.slotGroup?.();
-      const inGroup = group === undefined ? 0 : (groups.get(group.key) ?? 0);
-      const costly = group?.cheapStart !== true;
-      if (
-        (group !== undefined && inGroup >= Math.max(1, group.max)) ||
-        (costly && spawning >= this.maxConcurrentSpawns)
-      ) {
-        if (group !== undefined && inGroup >= Math.max(1, group.max)) full.add(group.key);
+      const groupFull = group !== undefined && (this.counts.get(group.key) ?? 0) >= Math.max(1, group.max);
+      const throttled = group?.cheapStart !== true && this.starting.size >= this.maxConcurrentSpawns;
+      if (groupFull || throttled) {
+        if (groupFull) full.add(group.key);
         index += 1;
         continue;
       }
       this.waiting.splice(index, 1);
-      this.live.add(next);
-      if (group !== undefined) groups.set(group.key, inGroup + 1);
-      if (costly) spawning += 1;
+      this.admit(next, group);
       next.start();
     }
     if (this.waiting.length > 0) this.evictIdle(full);

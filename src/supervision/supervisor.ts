@@ -231,6 +231,7 @@ export class Supervisor {
       consecutiveCrashes: this.consecutiveCrashes,
       policy: this.options.policy(),
       givenUp: verdict?.givenUp === true,
+      ...(verdict?.storeFaults === undefined ? {} : { storeFaults: verdict.storeFaults }),
     });
     this.want = true;
     if (decision.action === "restart") {

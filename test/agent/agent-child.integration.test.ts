@@ -2,6 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { instancePaths } from "../../src/shared/state-paths.ts";
+import { STORE_FAULT_EXIT_CODE } from "../../src/protocol/ipc-messages.ts";
 import { startLoopbackLlm, systemPrompt, toolNames, toolResults } from "../helpers/loopback-llm.ts";
 import {
   agentEvent,
@@ -175,7 +176,7 @@ describe("agent child lifecycle", () => {
     ]);
   });
 
-  it("exits without answering when the store refuses a step, so the next child starts from what the store holds", async () => {
+  it("exits with the store-fault code without answering when the store refuses a step, so the next child starts from what the store holds", async () => {
     const server = await startLoopbackLlm({
       replies: [{ toolCalls: [{ id: "call_a", name: "slow__echo", args: { text: "ping" } }] }, { text: "never asked" }],
     });
@@ -188,7 +189,8 @@ describe("agent child lifecycle", () => {
     defer(killChild(child));
     await child.waitFor("ready");
     child.send("event", { event: agentEvent("please echo ping"), attempt: 1 });
-    expect(await child.exited).toBe(1);
+    // A store fault, not a crash of the event: the orchestrator backs it off and does not count it toward poison.
+    expect(await child.exited).toBe(STORE_FAULT_EXIT_CODE);
     expect(child.messages.filter((message) => message.type === "turn_result")).toHaveLength(0);
     expect(server.requests).toHaveLength(1);
     expect(await child.output()).toContain("the store refused this turn's step");

@@ -21,8 +21,10 @@ const FLOORS: Record<string, number> = {
   orchestrator: 5,
   cluster: 6,
   http: 7,
+  client: 7,
   daemon: 8,
   eval: 9,
+  embed: 9,
   cli: 10,
 };
 /** The built-in package is loaded by path into children; it may use the public surface and the layers a tool author sees. */

@@ -1,13 +1,12 @@
 /**
  * `goondan watch` against a real `goondan run` (real agent children, loopback model): a person sees one line per
  * runtime event as it happens, filtered by agent and type prefix (`--json` prints the events themselves), and Ctrl+C
- * ends it with 130; with no orchestrator it says so (exit 1). The SSE parsing is unit-tested too.
+ * ends it with 130; with no orchestrator it says so (exit 1). The SSE parsing is the typed client's (test/client/).
  */
 import { describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { takeRuntimeEvents } from "../../src/cli/commands/watch.ts";
 import { lastRole, roleOf } from "../fixtures/orchestrator/real-swarm.ts";
 import { useCleanups, killChild } from "../helpers/cleanups.ts";
 import { GOONDAN_BIN, until } from "../helpers/goondan-process.ts";
@@ -38,24 +37,6 @@ function startWatch(args: string[], env: Record<string, string> = {}) {
   })();
   return { proc, lines };
 }
-
-describe("takeRuntimeEvents", () => {
-  it("takes complete runtime blocks, skips comments and other events, and keeps a partial block", () => {
-    const { events, rest } = takeRuntimeEvents(
-      ': open\n\nevent: runtime\ndata: {"type":"tool.called"}\n\nevent: other\ndata: {}\n\nevent: runtime\ndata: {"ty',
-    );
-    expect(events).toEqual([{ type: "tool.called" }]);
-    expect(rest).toBe('event: runtime\ndata: {"ty');
-  });
-
-  it("takes a cluster node's notices of the nodes that did not answer, apart from the events", () => {
-    const { events, notices } = takeRuntimeEvents(
-      'event: cluster\ndata: {"unanswered":[{"node":"n3","status":"timeout"}]}\n\nevent: runtime\ndata: {"type":"turn.started","node":"n2"}\n\n',
-    );
-    expect(events).toEqual([{ type: "turn.started", node: "n2" }]);
-    expect(notices).toEqual([{ unanswered: [{ node: "n3", status: "timeout" }] }]);
-  });
-});
 
 describe("goondan watch", () => {
   it("prints the filtered runtime events of a running swarm as they happen, and Ctrl+C ends it with 130", async () => {

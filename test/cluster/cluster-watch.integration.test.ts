@@ -5,7 +5,12 @@
  * n2's events with their node.
  */
 import { describe, expect, it } from "bun:test";
-import { takeRuntimeEvents, type WatchNotice } from "../../src/cli/commands/watch.ts";
+import { createClient } from "../../src/client/index.ts";
+
+interface WatchNotice {
+  unanswered: Array<{ node: string; status: string }>;
+  replay?: boolean;
+}
 import { killChild, useCleanups, type Defer } from "../helpers/cleanups.ts";
 import { GOONDAN_BIN, until } from "../helpers/goondan-process.ts";
 import { natsAvailable } from "../helpers/nats.ts";
@@ -25,24 +30,28 @@ interface Event {
 async function openWatch(defer: Defer, base: string, query = ""): Promise<{ events: Event[]; notices: WatchNotice[] }> {
   const abort = new AbortController();
   defer(() => abort.abort());
-  const response = await fetch(`${base}/v1/watch${query}`, { signal: abort.signal });
-  expect(response.status).toBe(200);
+  const params = Object.fromEntries(new URLSearchParams(query));
+  let opened: () => void = () => {};
+  const open = new Promise<void>((resolve) => (opened = resolve));
+  const watch = createClient({ baseUrl: base }).watch({
+    ...params,
+    signal: abort.signal,
+    reconnect: false,
+    onOpen: () => opened(),
+  });
   const events: Event[] = [];
   const notices: WatchNotice[] = [];
   void (async () => {
-    const decoder = new TextDecoder();
-    let buffer = "";
     try {
-      for await (const chunk of response.body as ReadableStream<Uint8Array>) {
-        const taken = takeRuntimeEvents(buffer + decoder.decode(chunk, { stream: true }));
-        buffer = taken.rest;
-        events.push(...(taken.events as unknown as Event[]));
-        notices.push(...taken.notices);
+      for await (const item of watch) {
+        if (item.type === "runtime") events.push(item.event as unknown as Event);
+        else notices.push({ unanswered: item.unanswered, ...(item.replay ? { replay: true } : {}) });
       }
     } catch {
       // aborted at the end of the test
     }
   })();
+  await open;
   return { events, notices };
 }
 

@@ -5,6 +5,7 @@
  * throughout: the orchestrator, the cli and webhook connector children, the agent children, a loopback LLM.
  */
 import { describe, expect, it } from "bun:test";
+import { readStateRootToken } from "../../src/http/auth/state-root-token.ts";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -99,7 +100,11 @@ describe("goondan run on a split bundle with the public event names", () => {
     });
     expect(lastUserText(opsRequest)).toBe("disk full on db-2");
     const instances = await until(async () => {
-      const listed = (await (await fetch(`http://127.0.0.1:${apiPort}/v1/instances`)).json()) as {
+      // The API needs the token goondan run made in its state root (no credential is configured here).
+      const token = readStateRootToken(join(stateRoot, "state"));
+      const listed = (await (
+        await fetch(`http://127.0.0.1:${apiPort}/v1/instances`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as {
         instances: { agent: string; instanceKey: string }[];
       };
       return listed.instances.some((instance) => instance.agent === "ops") ? listed.instances : undefined;

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readStateRootToken } from "../../src/http/auth/state-root-token.ts";
 import { parseProcStat } from "../../src/shared/proc-stat.ts";
 import { layoutImage } from "./image-layout.ts";
 import { COORDINATOR_REPLY, EXAMPLE_INPUT } from "../examples/example-script.ts";
@@ -93,10 +94,13 @@ describe("the image's command, run from a directory laid out like the image", ()
     });
     expect(health.exitCode).toBe(0);
 
-    // Start the bundled example's conversation so that shutdown has agent processes to drain.
+    // Start the bundled example's conversation so that shutdown has agent processes to drain. Without a configured
+    // token the daemon made one in the state root (what `docker exec … goondan ps` reads).
+    const token = readStateRootToken(stateRoot);
+    expect(token).toBeDefined();
     const accepted = await fetch(`http://127.0.0.1:${port}/v1/events`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
       body: JSON.stringify({ input: EXAMPLE_INPUT }),
     });
     expect(accepted.status).toBe(202);

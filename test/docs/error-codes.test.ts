@@ -14,6 +14,11 @@ const PAGE = join(ROOT, "docs/error-codes.md");
 
 /** Quoted upper-case names in src/ that are not error codes: env vars the processes read or pass on, and config keys. */
 const NOT_ERROR_CODES = new Set([
+  // The google.rpc status names A2A's REST binding answers with (the protocol's, beside goondan's own code).
+  "INVALID_ARGUMENT",
+  "NOT_FOUND",
+  "FAILED_PRECONDITION",
+  "PERMISSION_DENIED",
   "FORCE_COLOR",
   "NO_COLOR",
   "HTTP_PROXY",
@@ -33,6 +38,10 @@ const NOT_ERROR_CODES = new Set([
   "GOONDAN_TOOL_RUN",
   "GOONDAN_API_ALLOWED_ORIGINS",
   "GOONDAN_API_ALLOWED_HOSTS",
+  "GOONDAN_API_TOKEN",
+  "GOONDAN_API_RATE_LIMIT_CREDENTIAL",
+  "GOONDAN_API_RATE_LIMIT_ADDRESS",
+  "GOONDAN_SECRET_API_TOKENS",
   "MAX_BODY_BYTES",
   // The standard OpenTelemetry variables goondan run reads (src/observability/otel-settings.ts).
   "OTEL_SDK_DISABLED",

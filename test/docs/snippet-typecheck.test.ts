@@ -42,7 +42,13 @@ describe("TypeScript snippets in the docs", () => {
         compilerOptions: {
           ...config.compilerOptions,
           typeRoots: [join(REPO, "node_modules", "@types")],
-          paths: { goondan: [join(REPO, "src", "index.ts")], "*": [join(REPO, "node_modules", "*")] },
+          paths: {
+            goondan: [join(REPO, "src", "index.ts")],
+            "goondan/client": [join(REPO, "src", "client", "index.ts")],
+            // startSwarm's in-process half reaches the config loader, which imports semver (typed by @types/semver).
+            semver: [join(REPO, "node_modules", "@types", "semver")],
+            "*": [join(REPO, "node_modules", "*")],
+          },
         },
         include: ["src"],
       }),

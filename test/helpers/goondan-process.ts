@@ -69,6 +69,19 @@ export function killProcessesWithCommandLine(needle: string): void {
 }
 
 /**
+ * The API's credentials for a test's `goondan run`: as the test's env says (a token, a tokens file, or
+ * GOONDAN_API_AUTH itself), else `GOONDAN_API_AUTH=off`. Most real-process tests are about what the API does, not who
+ * may call it, and call it without a token as goondan allowed before credentials were required; the tests of
+ * credentials (test/http/auth-*.test.ts) start it with auth on.
+ */
+function authEnv(env: Record<string, string> | undefined, args: readonly string[]): Record<string, string> {
+  const configured =
+    args.includes("--tokens-file") ||
+    ["GOONDAN_API_TOKEN", "GOONDAN_API_TOKENS_FILE", "GOONDAN_API_AUTH"].some((name) => env?.[name]);
+  return configured ? {} : { GOONDAN_API_AUTH: "off" };
+}
+
+/**
  * Spawns `goondan run <args>` (behind `prefix`, e.g. `["setsid"]`; `bin` picks another checkout's launcher) and resolves once it logs `ready`, with
  * its bound port. `onSpawn` runs before the wait so the caller can register cleanup even if start-up fails.
  */
@@ -85,7 +98,7 @@ export async function startGoondanRun(options: {
   const proc = Bun.spawn(
     [...(options.prefix ?? []), process.execPath, options.bin ?? GOONDAN_BIN, "run", ...options.args],
     {
-      env: { ...process.env, ...options.env },
+      env: { ...process.env, ...authEnv(options.env, options.args), ...options.env },
       stdout: "pipe",
       stderr: options.stderr ?? "pipe",
       stdin: "ignore",

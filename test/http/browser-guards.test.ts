@@ -105,6 +105,8 @@ describe("Origin and Sec-Fetch-Site", () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
     expect(preflight.headers.get("access-control-allow-headers")).toContain("content-type");
+    // A page's resumed stream (the typed client's watch) sends Last-Event-ID.
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("last-event-id");
     const posted = await request(
       "POST",
       "/v1/events",

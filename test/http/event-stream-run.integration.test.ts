@@ -165,9 +165,14 @@ describe("GET /v1/watch, real processes", () => {
     expect(called.data).toMatchObject({ agent: "worker", toolName: "slow__sleep" });
     while (!all.seen.some((item) => item.data.type === "turn.completed" && item.data.agent === "coordinator"))
       await all.more();
-    expect(new Set(all.seen.map((item) => item.data.agent))).toEqual(new Set(["coordinator", "worker"]));
+    // The first message says where the watch starts (`ready`, its cursor as its id); the rest are runtime events.
+    expect(all.seen[0]?.event).toBe("ready");
+    const runtime = all.seen.filter((item) => item.event === "runtime");
+    expect(new Set(runtime.map((item) => item.data.agent))).toEqual(new Set(["coordinator", "worker"]));
     expect(
-      workerTools.seen.every((item) => item.data.agent === "worker" && String(item.data.type).startsWith("tool.")),
+      workerTools.seen
+        .filter((item) => item.event === "runtime")
+        .every((item) => item.data.agent === "worker" && String(item.data.type).startsWith("tool.")),
     ).toBe(true);
     // By trace: only the turns of that request.
     const traceId = called.data.traceId as string;

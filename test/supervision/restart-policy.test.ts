@@ -1,5 +1,12 @@
 import { describe, expect, it } from "bun:test";
-import { backoffDelay, decideAfterCrash, isPoison, type RestartPolicy } from "../../src/supervision/restart-policy.ts";
+import {
+  backoffDelay,
+  decideAfterCrash,
+  isPoison,
+  StoreFaultCount,
+  storeFaultDelay,
+  type RestartPolicy,
+} from "../../src/supervision/restart-policy.ts";
 
 const policy: RestartPolicy = { maxConsecutiveCrashes: 3, initialBackoffMs: 100, maxBackoffMs: 1000 };
 
@@ -45,5 +52,33 @@ describe("isPoison", () => {
 
   it("gives up after one crash when maxConsecutiveCrashes is 0", () => {
     expect(isPoison({ crashes: 1, policy: { ...policy, maxConsecutiveCrashes: 0 } })).toBe(true);
+  });
+});
+
+describe("store faults", () => {
+  it.each([
+    [1, 1000],
+    [2, 2000],
+    [5, 16_000],
+    [6, 30_000],
+    [1000, 30_000],
+  ])(
+    "after store fault %i in a row waits %i ms, whatever the crash policy's short backoff",
+    (storeFaults, expected) => {
+      expect(storeFaultDelay({ storeFaults, policy })).toBe(expected);
+    },
+  );
+
+  it("backs off even the first store fault, below maxConsecutiveCrashes", () => {
+    expect(decideAfterCrash({ consecutiveCrashes: 1, policy, storeFaults: 1 })).toEqual({
+      action: "backoff",
+      delayMs: 1000,
+    });
+  });
+
+  it("counts faults in a row while they come within a minute of each other, and from 1 after a quiet minute", () => {
+    const count = new StoreFaultCount();
+    expect([0, 1_000, 3_000, 40_000].map((at) => count.fault(at))).toEqual([1, 2, 3, 4]);
+    expect(count.fault(40_000 + 60_001)).toBe(1);
   });
 });

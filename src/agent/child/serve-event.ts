@@ -2,19 +2,20 @@
  * Serves one `event` from the orchestrator as one turn of the instance, answered with exactly one `turn_result`.
  * While the turn runs it says `heartbeat` every HEARTBEAT_INTERVAL_MS (proof of a live event loop: a tool stuck in a
  * synchronous loop silences it) and streams the turn's text. A turn whose step the store refused is not answered:
- * the child exits, the event stays in the orchestrator's inbox, and the next child starts from what the store holds.
+ * the child exits (STORE_FAULT_EXIT_CODE: not a crash of the event), the event stays in the orchestrator's inbox,
+ * and the next child starts from what the store holds.
  * Any other throw is a bug of ours, still answered once, as a failed outcome.
  */
 import {
   envelope,
   HEARTBEAT_INTERVAL_MS,
   ORCHESTRATOR,
+  STORE_FAULT_EXIT_CODE,
   type ChildMessage,
   type ParentToChild,
 } from "../../protocol/ipc-messages.ts";
 import { failedOutcome } from "../../protocol/turn-outcome.ts";
 import { describe } from "../../shared/errors.ts";
-import { EXIT } from "../../shared/exit-codes.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { AgentInstance } from "../instance/agent-instance.ts";
 import { isStoreFailure } from "../loop/next-step.ts";
@@ -70,7 +71,7 @@ export async function serveEvent(options: ServeEventOptions): Promise<void> {
         { err: error, eventId: event.id },
         "the store refused this turn's step; exiting to start again from what it holds",
       );
-      options.exit(EXIT.failure);
+      options.exit(STORE_FAULT_EXIT_CODE);
       return;
     }
     // Only a bug of ours gets here; still exactly one reply.

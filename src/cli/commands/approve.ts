@@ -2,7 +2,9 @@
  * `goondan approve ID [--deny] [--reason R] [--as NAME]`: decides a held tool call in the running orchestrator
  * (`POST /v1/approvals/ID`). Approve (the default) lets the call run and its turn go on; `--deny` answers the model
  * E_TOOL_DENIED with the reason. A decision is applied once: a second one is refused (exit 1, E_APPROVAL_DECIDED).
- * `--as` names the approver, needed when the extension's `approvers` lists who may decide.
+ * The approver recorded is the credential this command uses (GOONDAN_API_TOKEN, else the state root's api-token):
+ * the extension's `approvers` list credentials by name. `--as` only confirms that name: any other is refused
+ * (E_APPROVAL_APPROVER_MISMATCH).
  */
 import { UsageError } from "../../shared/errors.ts";
 import { EXIT, type CliCommand } from "../command.ts";
@@ -16,7 +18,11 @@ export const command: CliCommand = {
   flags: {
     deny: { type: "boolean", description: "deny the call instead: the model reads E_TOOL_DENIED with the reason" },
     reason: { type: "string", description: "why; the model reads it with a denial" },
-    as: { type: "string", description: "who decides (one of the extension's approvers, when it names some)" },
+    as: {
+      type: "string",
+      description:
+        "confirm the deciding credential's name (the approver is always the credential used; another name is refused)",
+    },
     ...API_FLAGS,
   },
   async run({ flags, positionals, io }) {

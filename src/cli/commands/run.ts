@@ -15,7 +15,9 @@ import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { ensureWritableStateRoot } from "../../shared/writable-state-root.ts";
 import { usesTerminal } from "../../connector/host/connection-plan.ts";
 import { runDaemon } from "../../daemon/run-daemon.ts";
-import { apiAccessFromEnv, requireTokenOffLoopback } from "../../http/api-access.ts";
+import { apiAccessFromEnv } from "../../http/api-access.ts";
+import { apiAuth } from "../../http/auth/api-auth.ts";
+import { unknownApprovers } from "../../http/auth/unknown-approvers.ts";
 import { apiAddress } from "../operator/api-client.ts";
 import { apiSurfacesFromEnv } from "../../http/api-surfaces.ts";
 import { runLogging } from "../../daemon/run-log.ts";
@@ -25,7 +27,7 @@ export const command: CliCommand = {
   name: "run",
   summary: "run the swarm in the foreground (the orchestrator daemon)",
   usage:
-    "goondan run [bundle] [--swarm NAME] [--watch] [--port N] [--host H] [--state-root DIR] [--input TEXT] [--record FILE] [--cluster nats://HOST:PORT [--node NAME]] [--verbose]",
+    "goondan run [bundle] [--swarm NAME] [--watch] [--port N] [--host H] [--state-root DIR] [--tokens-file FILE] [--input TEXT] [--record FILE] [--cluster nats://HOST:PORT [--node NAME]] [--verbose]",
   maxPositionals: 1,
   bundleEnv: true,
   flags: {
@@ -33,7 +35,13 @@ export const command: CliCommand = {
     port: { type: "number", description: "HTTP API port (default GOONDAN_PORT or 8790; 0 picks a free port)" },
     host: {
       type: "string",
-      description: "HTTP API host (default GOONDAN_HOST or 127.0.0.1; any other address needs GOONDAN_API_TOKEN)",
+      description:
+        "HTTP API host (default GOONDAN_HOST or 127.0.0.1; any other address needs GOONDAN_API_TOKEN or a tokens file)",
+    },
+    "tokens-file": {
+      type: "string",
+      description:
+        "the API's named credentials and their scopes, YAML or JSON (default GOONDAN_API_TOKENS_FILE; none and no GOONDAN_API_TOKEN: a token is made in <state root>/api-token)",
     },
     "state-root": { type: "string", description: "state directory (default GOONDAN_STATE_ROOT or ~/.goondan)" },
     input: { type: "string", description: "send one event to the entry agent, print the reply and exit" },
@@ -88,10 +96,34 @@ export const command: CliCommand = {
     if (logs.runLog)
       io.stderr(`goondan: logs go to ${logs.runLog.path} (warnings and errors show here; --verbose shows all)\n`);
     const logger = createLogger("orchestrator", { destination: logs.destination });
-    // Who may use the API (GOONDAN_API_TOKEN, _ALLOWED_ORIGINS, _ALLOWED_HOSTS), checked before the daemon starts.
-    const access = { ...apiAccessFromEnv(io.env), ...apiSurfacesFromEnv(io.env) };
+    // Who may use the API (credentials, _ALLOWED_ORIGINS, _ALLOWED_HOSTS, rate limits), checked before the daemon
+    // starts. GOONDAN_API_TOKEN is one of the credentials (api-auth.ts), not a token of its own.
+    const { token: _token, ...origins } = apiAccessFromEnv(io.env);
     const { host, port } = apiAddress({ flags, env: io.env });
-    if (input === undefined) requireTokenOffLoopback({ host, ...access });
+    const tokensFile = typeof flags["tokens-file"] === "string" ? resolve(io.cwd, flags["tokens-file"]) : undefined;
+    const auth =
+      input === undefined
+        ? apiAuth({ env: io.env, stateRoot, host, ...(tokensFile === undefined ? {} : { tokensFile }) })
+        : undefined;
+    if (auth && !auth.credentials)
+      logger.warn(
+        "GOONDAN_API_AUTH=off: the HTTP API runs without credentials; any program on this machine, tool calls included, may use all of it",
+      );
+    if (auth?.credentials)
+      for (const { agent, names } of unknownApprovers({ bundle, swarm, credentials: auth.credentials }))
+        logger.warn(
+          { agent, approvers: names },
+          `tool-approval of Agent/${agent} names approvers that are no credential of the API (${names.join(", ")}): they can never decide; approvers name credentials (docs/http-api.md#credentials)`,
+        );
+    const access = {
+      ...origins,
+      ...apiSurfacesFromEnv(io.env),
+      ...(auth?.credentials ? { credentials: auth.credentials } : {}),
+      ...(auth ? { logins: auth.logins, rateLimits: auth.rateLimits } : {}),
+      // The login link is printed on stderr, except into a terminal chat, whose screen is the conversation's:
+      // `goondan login` prints one there.
+      ...(auth?.studio && !usesTerminal({ bundle, swarm }) ? { studio: auth.studio } : {}),
+    };
     return runDaemon({
       bundle,
       swarm: swarm.metadata.name,

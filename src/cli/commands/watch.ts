@@ -4,51 +4,13 @@
  * running orchestrator's HTTP API (`GET /v1/watch`, with the bearer token from GOONDAN_API_TOKEN). `--type` takes an
  * event type or a prefix of one (`tool.`). On a node of a cluster every node's events, each line naming its node, and
  * the nodes that did not answer are said on stderr. Runs until Ctrl+C, or until the orchestrator goes away (exit 1).
+ * Reads the stream with the typed client (src/client/), which parses it with eventsource-parser.
  */
+import { createClient, GoondanApiError, GoondanConnectionError, type WatchEvent } from "../../client/index.ts";
 import { SystemError } from "../../shared/errors.ts";
 import { EXIT, type CliCommand } from "../command.ts";
 import { API_FLAGS, apiError, apiTarget, unansweredNotice } from "../operator/api-client.ts";
 import { formatRuntimeEvent } from "./logs.ts";
-
-/** A cluster node's `event: cluster`: the nodes that did not answer the watch (their live events, or a replay's). */
-export interface WatchNotice {
-  unanswered: Array<{ node: string; status: string }>;
-  replay?: boolean;
-}
-
-/**
- * The `data:` of each `event: runtime` block of an SSE text, as they complete, and of each `event: cluster` block
- * (`notices`); the rest of the text is kept for the next call.
- */
-export function takeRuntimeEvents(buffer: string): {
-  events: Record<string, unknown>[];
-  notices: WatchNotice[];
-  rest: string;
-} {
-  const events: Record<string, unknown>[] = [];
-  const notices: WatchNotice[] = [];
-  let rest = buffer;
-  let end: number;
-  while ((end = rest.indexOf("\n\n")) >= 0) {
-    const block = rest.slice(0, end);
-    rest = rest.slice(end + 2);
-    const kind = /^event: (runtime|cluster)$/m.exec(block)?.[1];
-    if (kind === undefined) continue;
-    const data = block
-      .split("\n")
-      .filter((line) => line.startsWith("data: "))
-      .map((line) => line.slice(6))
-      .join("\n");
-    try {
-      const parsed = JSON.parse(data) as Record<string, unknown>;
-      if (kind === "runtime") events.push(parsed);
-      else if (Array.isArray(parsed.unanswered)) notices.push(parsed as unknown as WatchNotice);
-    } catch {
-      // not an event of ours
-    }
-  }
-  return { events, notices, rest };
-}
 
 export const command: CliCommand = {
   name: "watch",
@@ -82,47 +44,36 @@ export const command: CliCommand = {
     process.once("SIGINT", onInterrupt);
     process.once("SIGTERM", onTerminate);
     try {
-      let response: Response;
+      const client = createClient({ baseUrl: target.baseUrl, ...(target.token ? { token: target.token } : {}) });
+      const filters = Object.fromEntries(query);
+      const print = (item: WatchEvent) => {
+        if (item.type === "cluster") {
+          const said = unansweredNotice(
+            item.unanswered,
+            item.replay === true ? "their stored events are" : "their live events are",
+          );
+          if (said !== undefined) io.stderr(`goondan watch: ${said}\n`);
+        } else {
+          const event = item.event as unknown as Record<string, unknown>;
+          io.stdout(`${flags.json === true ? JSON.stringify(event) : formatRuntimeEvent(event)}\n`);
+        }
+      };
       try {
-        response = await fetch(`${target.baseUrl}/v1/watch${query.size > 0 ? `?${query}` : ""}`, {
-          headers: {
-            accept: "text/event-stream",
-            ...(target.token ? { authorization: `Bearer ${target.token}` } : {}),
-          },
-          signal: abort.signal,
-        });
+        for await (const item of client.watch({ ...filters, signal: abort.signal, reconnect: false })) print(item);
       } catch (error) {
         if (abort.signal.aborted) return stoppedWith;
-        throw new SystemError(
-          "E_API_UNREACHABLE",
-          `no goondan orchestrator answers at ${target.baseUrl} (${error instanceof Error ? error.message : String(error)})`,
-          { suggestion: "start it with 'goondan run', or pass --port/--host of the running one" },
-        );
-      }
-      if (!response.ok || response.body === null) {
-        const body = (await response.json().catch(() => undefined)) as unknown;
-        const error = apiError(body);
-        io.stderr(`goondan watch: ${error?.code ?? response.status}: ${error?.message ?? response.statusText}\n`);
-        return EXIT.failure;
-      }
-      const decoder = new TextDecoder();
-      let buffer = "";
-      try {
-        for await (const chunk of response.body) {
-          const taken = takeRuntimeEvents(buffer + decoder.decode(chunk, { stream: true }));
-          buffer = taken.rest;
-          for (const notice of taken.notices) {
-            const said = unansweredNotice(
-              notice.unanswered,
-              notice.replay === true ? "their stored events are" : "their live events are",
-            );
-            if (said !== undefined) io.stderr(`goondan watch: ${said}\n`);
-          }
-          for (const event of taken.events)
-            io.stdout(`${flags.json === true ? JSON.stringify(event) : formatRuntimeEvent(event)}\n`);
+        if (error instanceof GoondanApiError) {
+          const refused = apiError(error.body);
+          io.stderr(`goondan watch: ${refused?.code ?? error.status}: ${refused?.message ?? error.message}\n`);
+          return EXIT.failure;
         }
-      } catch (error) {
-        if (!abort.signal.aborted) throw error;
+        if (error instanceof GoondanConnectionError)
+          throw new SystemError(
+            "E_API_UNREACHABLE",
+            `no goondan orchestrator answers at ${target.baseUrl} (${error.cause instanceof Error ? error.cause.message : String(error.cause)})`,
+            { suggestion: "start it with 'goondan run', or pass --port/--host of the running one" },
+          );
+        throw error;
       }
       if (abort.signal.aborted) return stoppedWith;
       io.stderr("goondan watch: the orchestrator closed the stream\n");

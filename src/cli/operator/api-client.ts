@@ -1,10 +1,15 @@
 /**
  * How operator commands reach a running orchestrator's HTTP API: `--host`/`--port` (default `GOONDAN_HOST` or
  * 127.0.0.1, and `GOONDAN_PORT` or 8790; `goondan run` listens on the same defaults), bearer token from
- * `GOONDAN_API_TOKEN`, JSON both ways.
+ * `GOONDAN_API_TOKEN`, else, for a loopback host, the token `goondan run` made in the state root (`--state-root`, default
+ * `GOONDAN_STATE_ROOT` or ~/.goondan; src/http/auth/state-root-token.ts), JSON both ways. The command acts as the
+ * credential of that token.
  * An unreachable API is a SystemError `E_API_UNREACHABLE`, so callers can tell "not running".
  */
 import { SystemError, UsageError } from "../../shared/errors.ts";
+import { defaultStateRoot } from "../../shared/state-paths.ts";
+import { readStateRootToken } from "../../http/auth/state-root-token.ts";
+import { isLoopbackHost } from "../../http/bound-address.ts";
 import type { FlagSpec } from "../args.ts";
 
 export const API_FLAGS: Record<string, FlagSpec> = {
@@ -13,6 +18,11 @@ export const API_FLAGS: Record<string, FlagSpec> = {
     description: "host of the running orchestrator's HTTP API (default GOONDAN_HOST or 127.0.0.1)",
   },
   port: { type: "number", description: "port of the running orchestrator's HTTP API (default GOONDAN_PORT or 8790)" },
+  "state-root": {
+    type: "string",
+    description:
+      "state directory whose api-token is sent when GOONDAN_API_TOKEN is not set (default GOONDAN_STATE_ROOT or ~/.goondan)",
+  },
 };
 
 export interface ApiTarget {
@@ -43,7 +53,10 @@ export function apiTarget(options: {
   const { host, port: rawPort } = apiAddress(options);
   if (!Number.isInteger(rawPort) || rawPort <= 0 || rawPort > 65535)
     throw new UsageError("E_USAGE_BAD_VALUE", `--port expects a port number 1-65535, got ${rawPort}`);
-  const token = env.GOONDAN_API_TOKEN;
+  const stateRoot =
+    typeof options.flags["state-root"] === "string" ? options.flags["state-root"] : defaultStateRoot(env);
+  // The state root's token is for the daemon on this machine: never sent to another host.
+  const token = env.GOONDAN_API_TOKEN || (isLoopbackHost(host) ? readStateRootToken(stateRoot) : undefined);
   return { baseUrl: `http://${host.includes(":") ? `[${host}]` : host}:${rawPort}`, ...(token ? { token } : {}) };
 }
 

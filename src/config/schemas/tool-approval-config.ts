@@ -27,7 +27,8 @@ export const toolApprovalConfigSchema: JsonSchema = {
     approvers: {
       type: "array",
       items: nonEmptyString,
-      description: "Only these may decide (the decision's approver); default: anyone who may use the API.",
+      description:
+        "Names of the HTTP API's credentials that may decide (the approver recorded is the deciding credential's name); default: any credential with the approve scope.",
     },
   },
 };

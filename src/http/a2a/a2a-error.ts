@@ -30,3 +30,36 @@ export const jsonRpcErrors: MiddlewareHandler<ApiEnv> = async (c, next) => {
   };
   c.res = new Response(JSON.stringify(reshaped), { status, headers: c.res.headers });
 };
+
+/** google.rpc status names of the HTTP statuses the shared checks answer with. */
+const STATUS_NAMES: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  405: "UNIMPLEMENTED",
+  413: "INVALID_ARGUMENT",
+  415: "INVALID_ARGUMENT",
+  503: "UNAVAILABLE",
+};
+
+/**
+ * A2A's HTTP+JSON error shape for the REST binding: what the shared checks refuse there is answered
+ * `{error: {code: <HTTP status>, status, message, details: [ErrorInfo with goondan's code as reason]}}`.
+ */
+export const restErrors: MiddlewareHandler<ApiEnv> = async (c, next) => {
+  await next();
+  const status = c.res.status;
+  if (status < 400 || !c.res.headers.get("content-type")?.startsWith("application/json")) return;
+  const body = (await c.res.clone().json()) as { error?: { code?: unknown; message?: string } };
+  if (body.error === undefined || typeof body.error.code !== "string") return;
+  const reshaped = {
+    error: {
+      code: status,
+      status: STATUS_NAMES[status] ?? (status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT"),
+      message: body.error.message ?? "error",
+      details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: body.error.code, domain: "goondan.ai" }],
+    },
+  };
+  c.res = new Response(JSON.stringify(reshaped), { status, headers: c.res.headers });
+};

@@ -1,7 +1,7 @@
 /**
  * The swarm's A2A agent card: its name and the entry agent's description, one skill per entry agent (the Swarm's
  * entry agent), streaming on, push notifications off, the bearer token as its security scheme when the API has
- * one, and the JSON-RPC interface URL a client follows, on the address the card was asked for.
+ * one, and the interface URLs a client follows (JSON-RPC first, then HTTP+JSON), on the address the card was asked for.
  */
 import { A2A_PROTOCOL_VERSION, type AgentCard } from "@a2a-js/sdk";
 import packageJson from "../../../package.json" with { type: "json" };
@@ -9,6 +9,8 @@ import type { SwarmView } from "../../orchestrator/swarm-view.ts";
 
 /** Where the JSON-RPC binding is served. */
 export const A2A_PATH = "/v1/a2a";
+/** Where the HTTP+JSON (REST) binding is served: `<this>/message:send`, `<this>/tasks/{id}`, … */
+export const A2A_REST_PATH = "/v1/a2a/rest";
 
 export function agentCard(options: { swarm: SwarmView; origin: string; token: boolean }): AgentCard {
   const { swarm } = options;
@@ -21,6 +23,12 @@ export function agentCard(options: { swarm: SwarmView; origin: string; token: bo
       {
         url: `${options.origin}${A2A_PATH}`,
         protocolBinding: "JSONRPC",
+        tenant: "",
+        protocolVersion: A2A_PROTOCOL_VERSION,
+      },
+      {
+        url: `${options.origin}${A2A_REST_PATH}`,
+        protocolBinding: "HTTP+JSON",
         tenant: "",
         protocolVersion: A2A_PROTOCOL_VERSION,
       },

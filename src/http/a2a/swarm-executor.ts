@@ -13,6 +13,7 @@ import { TaskNotCancelableError } from "@a2a-js/sdk/errors";
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { ApiBackend } from "../api-backend.ts";
+import { checkApprover } from "../auth/approver.ts";
 import { ApiError } from "../api-error.ts";
 import { awaitOutcome } from "../routes/events.ts";
 import { agentMessage, decisionOf, messageText } from "./a2a-parts.ts";
@@ -73,11 +74,15 @@ export class SwarmExecutor implements AgentExecutor {
       throw new TaskNotCancelableError(
         `task ${taskId} is an accepted event that runs to its end; it cannot be canceled`,
       );
+    // Canceling denies: a decision like any other, so the same check (approve scope, approver = credential).
+    const who = checkApprover(undefined);
+    if (!who.ok) throw new TaskNotCancelableError(`${who.code}: ${who.message}`);
     for (const approval of pending)
       await this.backend.orchestrator.approvals.decide({
         id: approval.id,
         decision: "deny",
         reason: "the A2A task was canceled",
+        ...(who.approver === undefined ? {} : { approver: who.approver }),
       });
     bus.publish(
       AgentEvent.statusUpdate({
@@ -109,11 +114,22 @@ export class SwarmExecutor implements AgentExecutor {
     if (decision === undefined) return 'answer "approve" or "deny" (or a data part {"decision": "approve" | "deny"})';
     const pending = await this.pendingOf(options.task.id);
     if (pending.length === 0) return "no approval of this task is pending";
+    const who = checkApprover(undefined);
+    if (!who.ok) return `${who.code}: ${who.message}`;
     let outcome: Promise<TurnOutcome> | undefined;
+    let refused: string | undefined;
     for (const approval of pending) {
-      const answer = await this.backend.orchestrator.approvals.decide({ id: approval.id, ...decision, wait: true });
+      const answer = await this.backend.orchestrator.approvals.decide({
+        id: approval.id,
+        ...decision,
+        ...(who.approver === undefined ? {} : { approver: who.approver }),
+        wait: true,
+      });
       if (answer.type === "decided") outcome = answer.outcome ?? outcome;
+      if (answer.type === "forbidden")
+        refused = `E_APPROVAL_FORBIDDEN: approval ${approval.id} may be decided only by ${(approval.approvers ?? []).join(", ")}`;
     }
+    if (refused !== undefined && outcome === undefined) return refused;
     if (outcome === undefined) return "the decision was recorded; other approvals of this task are still pending";
     const timeoutMs = this.backend.orchestrator.swarm.policy.requestTimeoutMs;
     return Promise.race([

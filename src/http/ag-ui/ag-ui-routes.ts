@@ -5,6 +5,7 @@
  * run with `resume` decides the approvals its entries answer, through the same durable approvals as
  * `POST /v1/approvals/:id`, and streams the resumed turn: its tool calls from the runtime events of the approval's
  * trace, its reply when it ends. Bad input is a coded 4xx before the stream opens; once open, failures are RUN_ERROR.
+ * Every event has an id, and the same input posted again with `Last-Event-ID` resumes the stream (ag-ui-resume.ts).
  */
 import { EventEncoder } from "@ag-ui/encoder";
 import { Hono } from "hono";
@@ -15,6 +16,7 @@ import { toolProgressOf } from "../../protocol/turn-progress.ts";
 import type { ApiBackend } from "../api-backend.ts";
 import { ApiError } from "../api-error.ts";
 import type { ApiEnv } from "../api-env.ts";
+import { checkApprover } from "../auth/approver.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { AGENT_NAME_SCHEMA, requestSchema } from "../request-schema.ts";
 import { awaitOutcome } from "../routes/events.ts";
@@ -22,6 +24,8 @@ import { noQuery } from "../routes/no-query.ts";
 import { sseResponse, type SseWriter } from "../sse-stream.ts";
 import { checkAgUiInput, resumeDecision, runInputText, type AgUiInput, type AgUiResumeEntry } from "./ag-ui-input.ts";
 import { AgUiRun } from "./ag-ui-run.ts";
+import { agUiResumeId, resumeAgUiStream } from "./ag-ui-resume.ts";
+import { SseReplayLog } from "../sse-replay-log.ts";
 
 const agentPath = requestSchema<{ agent: string }>({
   route: "POST /v1/ag-ui/:agent",
@@ -46,12 +50,18 @@ function refusal(id: string, type: "missing" | "already" | "forbidden"): { code:
 async function decideAll(options: {
   backend: ApiBackend;
   entries: readonly AgUiResumeEntry[];
+  approver: string | undefined;
 }): Promise<{ outcome?: Promise<TurnOutcome>; decided: Approval[]; error?: { code: string; message: string } }> {
   const desk = options.backend.orchestrator.approvals;
   const decided: Approval[] = [];
   let outcome: Promise<TurnOutcome> | undefined;
   for (const entry of options.entries) {
-    const answer = await desk.decide({ id: entry.interruptId, ...resumeDecision(entry), wait: true });
+    const answer = await desk.decide({
+      id: entry.interruptId,
+      ...resumeDecision(entry),
+      ...(options.approver === undefined ? {} : { approver: options.approver }),
+      wait: true,
+    });
     if (answer.type !== "decided") return { decided, error: refusal(entry.interruptId, answer.type) };
     decided.push(answer.approval);
     outcome = answer.outcome ?? outcome;
@@ -63,16 +73,26 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
   const { backend } = options;
   const timeoutMs = () => backend.orchestrator.swarm.policy.requestTimeoutMs;
   const body = jsonBody({ maxBytes: options.maxBodyBytes, check: checkAgUiInput });
+  const log = new SseReplayLog();
 
+  /** The run's stream, each event with the id `<key>:<number>`, kept for a resume. */
   const stream = (
     c: Parameters<typeof sseResponse>[0]["c"],
+    key: string,
     run: (writer: SseWriter, encoder: EventEncoder) => Promise<void>,
   ) => {
     const encoder = new EventEncoder({ accept: "text/event-stream" });
+    const record = log.open(key, `${key}:`);
     return sseResponse({
       c,
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
-      run: (writer) => run(writer, encoder),
+      run: async (writer) => {
+        try {
+          await run(record.recording(writer), encoder);
+        } finally {
+          record.end();
+        }
+      },
     });
   };
 
@@ -84,8 +104,23 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
         code: "E_AGENT_NOT_FOUND",
         message: `agent ${JSON.stringify(agent)} is not in the swarm`,
       });
+    const resumeId = agUiResumeId(c.req.header("last-event-id"));
+    if (resumeId !== undefined)
+      return resumeAgUiStream({
+        c,
+        backend,
+        log,
+        input,
+        id: resumeId,
+        ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+      });
     const resume = input.resume ?? [];
-    if (resume.length > 0) return resumeRun(c, input, resume);
+    if (resume.length > 0) {
+      // The same check as POST /v1/approvals/:id, before the stream opens: approve scope, approver = credential.
+      const who = checkApprover(undefined);
+      if (!who.ok) throw new ApiError({ status: who.status, code: who.code, message: who.message });
+      return resumeRun(c, input, resume, who.approver);
+    }
     const text = runInputText(input);
     let run: AgUiRun | undefined;
     const early: Parameters<AgUiRun["progress"]>[0][] = [];
@@ -97,7 +132,7 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
       onProgress: (progress) => (run ? run.progress(progress) : early.push(progress)),
     });
     await submitted.accepted;
-    return stream(c, async (writer, encoder) => {
+    return stream(c, submitted.eventId, async (writer, encoder) => {
       run = new AgUiRun({
         backend,
         threadId: input.threadId,
@@ -115,8 +150,9 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
     c: Parameters<typeof sseResponse>[0]["c"],
     input: AgUiInput,
     entries: readonly AgUiResumeEntry[],
+    approver: string | undefined,
   ) =>
-    stream(c, async (writer, encoder) => {
+    stream(c, `ag-ui-${crypto.randomUUID()}`, async (writer, encoder) => {
       const run = new AgUiRun({
         backend,
         threadId: input.threadId,
@@ -136,7 +172,7 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
         const pending = await backend.orchestrator.approvals.pending().catch(() => []);
         for (const approval of pending)
           if (entries.some((entry) => entry.interruptId === approval.id)) traces.add(approval.traceId);
-        const { outcome, error } = await decideAll({ backend, entries });
+        const { outcome, error } = await decideAll({ backend, entries, approver });
         if (error) return run.fail(error);
         if (outcome === undefined) {
           // Other approvals of the same turn are still undecided: the run ends on them.

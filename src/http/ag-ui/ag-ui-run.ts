@@ -56,6 +56,14 @@ export class AgUiRun {
     for (const [toolCallId, call] of this.calls)
       if (!call.ended) this.emit({ type: EventType.TOOL_CALL_END, toolCallId, ...this.metadata(call) });
     await this.results();
+    await this.end(ended);
+  }
+
+  /**
+   * Only the run's last event (RUN_FINISHED or RUN_ERROR) for the outcome: a run resumed after an orchestrator
+   * restart, whose client had the rest of it.
+   */
+  async end(ended: TurnOutcome | { code: string; message: string }): Promise<void> {
     if (!("status" in ended) || ended.status === "error") {
       const error =
         "status" in ended ? (ended.error ?? { code: "E_AGENT_TURN_FAILED", message: "the turn failed" }) : ended;

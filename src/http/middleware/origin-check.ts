@@ -37,7 +37,7 @@ export function originCheck(options: { allowedOrigins?: readonly string[] }): Mi
   const withCors = cors({
     origin: (origin) => (listed.has(origin) ? origin : null),
     allowMethods: ["GET", "POST"],
-    allowHeaders: ["authorization", "content-type"],
+    allowHeaders: ["authorization", "content-type", "last-event-id"],
     exposeHeaders: ["x-goondan-event-id"],
     maxAge: 600,
   });

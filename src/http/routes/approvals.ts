@@ -6,15 +6,18 @@
  * a `text/event-stream` of the decided `approval`, the resumed turn's progress as `POST /v1/events` streams it, and
  * `done` with its outcome, sse-progress.ts); a second decision
  * is `409 E_APPROVAL_DECIDED` with the first one, an unknown id `404 E_APPROVAL_NOT_FOUND`, and an approver the
- * approval does not name `403 E_APPROVAL_FORBIDDEN`.
+ * approval does not name `403 E_APPROVAL_FORBIDDEN`. The approver is the deciding credential's name (auth/approver.ts):
+ * a body `approver` naming anyone else is `403 E_APPROVAL_APPROVER_MISMATCH`.
  */
 import { Hono } from "hono";
 import { validator } from "hono/validator";
 import type { Approval } from "../../protocol/approval.ts";
+import type { ApprovalView } from "../../protocol/api-wire.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import type { ApiBackend } from "../api-backend.ts";
 import { ApiError } from "../api-error.ts";
 import type { ApiEnv } from "../api-env.ts";
+import { checkApprover } from "../auth/approver.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { MAX_REASON_LENGTH, requestSchema } from "../request-schema.ts";
 import { noQuery } from "./no-query.ts";
@@ -61,7 +64,7 @@ const decideBody = requestSchema<DecideBody>({
 });
 
 /** An approval as the API shows it (times as ISO strings). */
-export function approvalView(approval: Approval): JsonObject {
+export function approvalView(approval: Approval): ApprovalView {
   const decision = approval.decision;
   return {
     id: approval.id,
@@ -101,12 +104,14 @@ export function approvalRoutes(options: {
       async (c) => {
         const { id } = c.req.valid("param");
         const body = c.var.body as DecideBody;
+        const who = checkApprover(body.approver);
+        if (!who.ok) throw new ApiError({ status: who.status, code: who.code, message: who.message });
         const relay = progressRelay();
         const answer = await desk.decide({
           id,
           decision: body.decision,
           ...(body.reason === undefined ? {} : { reason: body.reason }),
-          ...(body.approver === undefined ? {} : { approver: body.approver }),
+          ...(who.approver === undefined ? {} : { approver: who.approver }),
           ...(body.wait === true ? { wait: true } : {}),
           ...(body.stream === true ? { onProgress: relay.onProgress } : {}),
         });
@@ -138,13 +143,13 @@ export function approvalRoutes(options: {
               status: 409,
               code: "E_APPROVAL_DECIDED",
               message: `approval ${id} was decided already (${answer.approval.decision?.decision ?? "?"}); a decision is applied once`,
-              extra: { approval: approvalView(answer.approval) },
+              extra: { approval: approvalView(answer.approval) as unknown as JsonObject },
             });
           case "forbidden":
             throw new ApiError({
               status: 403,
               code: "E_APPROVAL_FORBIDDEN",
-              message: `approval ${id} may be decided only by ${(answer.approval.approvers ?? []).join(", ")}; pass one of them as approver`,
+              message: `approval ${id} may be decided only by ${(answer.approval.approvers ?? []).join(", ")}${who.approver === undefined ? "" : `, not ${who.approver}`}; decide with one of those credentials`,
             });
         }
       },

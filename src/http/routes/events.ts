@@ -8,6 +8,11 @@
  * goes away does not stop the turn. `GET /v1/events/:eventId`: where an accepted event stands, from the store
  * (`accepted`, `running`, or the outcome with `state` `ok`/`error`), `404 E_API_EVENT_NOT_FOUND` if never accepted;
  * on a cluster node, the furthest state any node knows, with that `node` and the nodes that did not answer.
+ * Every message of a stream has an `id` (1, 2, …); `GET /v1/events/:eventId/stream` resumes it: with `Last-Event-ID`
+ * the messages after it, none twice, then the live ones to `done` (sse-replay-log.ts). An event this orchestrator
+ * did not stream (it restarted since) is answered from the store: `done` once it has an outcome (the outcome as the
+ * store keeps it: its own turn's usage), `restarted` `{reason: "redelivered"}` first when the client had messages of
+ * a turn that did not end (it runs again from the start).
  */
 import { Hono } from "hono";
 import { validator } from "hono/validator";
@@ -21,6 +26,8 @@ import { jsonBody } from "../middleware/json-body.ts";
 import { AGENT_NAME_SCHEMA, INSTANCE_KEY_SCHEMA, MAX_TIMEOUT_MS, requestSchema } from "../request-schema.ts";
 import { progressRelay } from "../sse-progress.ts";
 import { sseResponse } from "../sse-stream.ts";
+import { SseReplayLog } from "../sse-replay-log.ts";
+import { resumedStream } from "./event-stream-resume.ts";
 import { type UsageWatch, watchUsage } from "../turn-usage.ts";
 import { noQuery } from "./no-query.ts";
 
@@ -105,6 +112,7 @@ export function eventRoutes(options: {
   heartbeatMs?: number;
 }): Hono<ApiEnv> {
   const { backend } = options;
+  const log = new SseReplayLog();
   return new Hono<ApiEnv>()
     .post("/v1/events", query, jsonBody({ maxBytes: options.maxBodyBytes, check: body }), async (c) => {
       const event = c.var.body as EventBody;
@@ -132,10 +140,12 @@ export function eventRoutes(options: {
         return c.json({ eventId: submitted.eventId, agent: submitted.agent, instanceKey: submitted.instanceKey }, 202);
       if (event.stream === true) {
         c.header(EVENT_ID_HEADER, submitted.eventId);
+        const record = log.open(submitted.eventId);
         return sseResponse({
           c,
           ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
-          run: async (writer) => {
+          run: async (client) => {
+            const writer = record.recording(client);
             relay.attach(writer);
             const ended = await awaitOutcome(submitted, timeoutMs).finally(usage.stop);
             if (ended instanceof ApiError)
@@ -144,6 +154,7 @@ export function eventRoutes(options: {
                 data: { error: { code: ended.code, message: ended.message }, ...ended.extra },
               });
             else writer.send({ event: "done", data: withEventUsage(ended, usage) });
+            record.end();
           },
         });
       }
@@ -152,6 +163,14 @@ export function eventRoutes(options: {
       if (ended instanceof ApiError) throw ended;
       return c.json(withEventUsage(ended, usage), 200);
     })
+    .route(
+      "/",
+      resumedStream({
+        backend,
+        log,
+        ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+      }),
+    )
     .get(
       "/v1/events/:eventId",
       validator("param", (value) => statePath(value)),

@@ -2,16 +2,14 @@
  * The web studio (docs/studio.md): `GET /` is its page and `GET /studio/<file>` its script and stylesheet, built by
  * studio-bundle.ts from src/http/studio/ on first request (Preact components, no CDN, nothing fetched at run time).
  * The page and assets hold no data, so they are open like `/healthz`; everything the page shows comes from the API
- * routes, called with the bearer token the page asks for (`Authorization: Bearer`, never a cookie). Served with a
+ * routes, called with the session cookie the login link set (routes/login.ts), or the bearer token the page asks for
+ * when it has none. Served with a
  * strict Content-Security-Policy (own origin only) and framing refused.
  */
 import { Hono } from "hono";
 import type { ApiEnv } from "../api-env.ts";
 import { ApiError } from "../api-error.ts";
 import { studioFiles } from "../studio-bundle.ts";
-
-/** The paths the bearer token leaves open. */
-export const STUDIO_OPEN_PATHS = ["/", "/studio/*"] as const;
 
 const HEADERS = {
   "cache-control": "no-cache",

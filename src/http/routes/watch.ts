@@ -3,7 +3,9 @@
  * data is one RuntimeEvent (src/protocol/runtime-event.ts). Filters, all optional and combined: `agent`,
  * `instanceKey`, `traceId`, and `type`, an event type or a prefix of one (`tool.`). `after=<cursor>` (a cursor of
  * `GET /v1/instances/.../events`, 0 for everything) replays the stored events after it first; live events arriving
- * meanwhile follow, none twice. A heartbeat comment keeps an idle stream alive.
+ * meanwhile follow, none twice. A heartbeat comment keeps an idle stream alive. On one host every event carries its
+ * stored cursor as its `id:`, and a client reconnecting with `Last-Event-ID` continues right after it, across an
+ * orchestrator restart too (stored-watch.ts); the header wins over `after=`.
  *
  * On a cluster node every node's events, each naming its `node` (watch-feed.ts): the stream opens once every live
  * member was asked for its events (or did not answer in time: an `event: cluster` names those, `{unanswered}`), so
@@ -18,6 +20,8 @@ import { AGENT_NAME_SCHEMA, INSTANCE_KEY_SCHEMA, requestSchema } from "../reques
 import { pagingSchema } from "../runtime-event-reads.ts";
 import { sseResponse, type SseWriter } from "../sse-stream.ts";
 import { openWatchFeed, replayStored, type WatchedEvent, type WatchFeed } from "../watch-feed.ts";
+import { streamStoredEvents } from "../stored-watch.ts";
+import { ApiError } from "../api-error.ts";
 import type { UnansweredNode } from "../../cluster/members/node-fan-out.ts";
 
 interface WatchQuery {
@@ -66,6 +70,26 @@ export function watchRoutes(options: { backend: ApiBackend; heartbeatMs?: number
     validator("query", (value) => query(value)),
     async (c) => {
       const query = c.req.valid("query");
+      if (!backend.cluster) {
+        const after = resumeCursor(c.req.header("last-event-id")) ?? query.after;
+        const { agent, instanceKey, traceId } = query;
+        return sseResponse({
+          c,
+          ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+          run: (writer) =>
+            streamStoredEvents({
+              backend,
+              writer,
+              filters: {
+                ...(agent === undefined ? {} : { agent }),
+                ...(instanceKey === undefined ? {} : { instanceKey }),
+                ...(traceId === undefined ? {} : { traceId }),
+              },
+              matches: (event) => matchesWatch(query, event),
+              ...(typeof after === "number" ? { after } : {}),
+            }),
+        });
+      }
       // Live events are held from here on, while the other nodes are asked and the stored ones are read.
       const feed = openWatchFeed(backend);
       let unanswered: UnansweredNode[];
@@ -93,6 +117,18 @@ export function watchRoutes(options: { backend: ApiBackend; heartbeatMs?: number
       });
     },
   );
+}
+
+/** A `Last-Event-ID` of one host's watch: the stored cursor of the last event the client got. */
+function resumeCursor(header: string | undefined): number | undefined {
+  if (header === undefined || header === "") return undefined;
+  if (!/^\d{1,15}$/.test(header))
+    throw new ApiError({
+      status: 400,
+      code: "E_API_BAD_REQUEST",
+      message: `GET /v1/watch: header Last-Event-ID: expected the id of an event this watch sent (a whole number), got ${JSON.stringify(header.slice(0, 100))}`,
+    });
+  return Number(header);
 }
 
 /** The unanswered nodes, then the replay (if asked), then the live events until the client goes away. */

@@ -1,6 +1,12 @@
-// The studio's one way to the HTTP API (a typed client may replace it): every call sends the bearer token the person
-// gave (kept in this tab's sessionStorage, never a cookie), a 401 asks for it again, and text/event-stream answers
-// are read from fetch's body as SSE frames (EventSource cannot send an Authorization header).
+// The studio's one way to the HTTP API: every call carries the session cookie the login link set (HttpOnly: this
+// script never sees it), or, when the person pasted one instead, the bearer token (kept in this tab's sessionStorage).
+// A 401 asks for a token, and text/event-stream answers are read from fetch's body by the typed client's SSE reader
+// (src/client/, eventsource-parser; EventSource cannot send an Authorization header). The watch is the typed client's
+// own: it resumes with the last event id after a dropped connection. The studio acts as its credential: it decides
+// approvals as it, without naming an approver of its own.
+
+import { createClient } from "../../client/goondan-client.ts";
+import { sseMessages } from "../../client/sse-messages.ts";
 
 const TOKEN_KEY = "goondan.token";
 let askForToken = () => {};
@@ -41,31 +47,6 @@ export async function api(path, options = {}) {
   return body;
 }
 
-/** Splits SSE text into frames; returns the frames and what is left of an unfinished one. */
-function frames(buffer) {
-  const found = [];
-  let end;
-  let rest = buffer;
-  while ((end = rest.indexOf("\n\n")) >= 0) {
-    const block = rest.slice(0, end);
-    rest = rest.slice(end + 2);
-    let event = "message";
-    const data = [];
-    for (const line of block.split("\n")) {
-      if (line.startsWith("event:")) event = line.slice(6).trim();
-      else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
-    }
-    if (data.length === 0) continue; // a comment (open, heartbeat)
-    const text = data.join("\n");
-    try {
-      found.push({ event, data: JSON.parse(text) });
-    } catch {
-      found.push({ event, data: text });
-    }
-  }
-  return { found, rest };
-}
-
 /** Posts (or gets) and reads the answer as SSE, calling onFrame({event, data}) per frame; throws ApiError when it is not SSE. */
 export async function sse(path, options, onFrame, signal) {
   const accept = { accept: "text/event-stream" };
@@ -79,14 +60,15 @@ export async function sse(path, options, onFrame, signal) {
   if (response.status === 401) askForToken();
   if (!(response.headers.get("content-type") ?? "").startsWith("text/event-stream"))
     throw new ApiError(response.status, await response.json().catch(() => undefined));
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    const { found, rest } = frames(buffer + value.replaceAll("\r\n", "\n"));
-    buffer = rest;
-    for (const frame of found) onFrame(frame);
+  for await (const message of sseMessages(response.body))
+    onFrame({ event: message.event ?? "message", data: parsed(message.data) });
+}
+
+function parsed(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }
 
@@ -105,22 +87,24 @@ export const evalRuns = () => api("/v1/evals");
 export const evalRun = (runId) => api(`/v1/evals/${path(runId)}`);
 /** Decides an approval with stream: true; onFrame gets the decided approval, the resumed turn's progress and done. */
 export const decide = (id, decision, onFrame, signal) =>
-  sse(
-    `/v1/approvals/${path(id)}`,
-    { method: "POST", body: { decision, approver: "studio", stream: true } },
-    onFrame,
-    signal,
-  );
+  sse(`/v1/approvals/${path(id)}`, { method: "POST", body: { decision, stream: true } }, onFrame, signal);
 
 /** POST /v1/events with stream: true; onFrame gets delta, tool, restarted, done and error frames. */
 export const send = (body, onFrame, signal) =>
   sse("/v1/events", { method: "POST", body: { ...body, stream: true } }, onFrame, signal);
 
-/** GET /v1/watch: every runtime event after the `after` cursor (when given), then as they happen, until `signal` aborts. */
-export const watch = (onEvent, signal, after) =>
-  sse(
-    after === undefined ? "/v1/watch" : `/v1/watch?after=${encodeURIComponent(after)}`,
-    {},
-    (frame) => frame.event === "runtime" && onEvent(frame.data),
-    signal,
-  );
+/**
+ * GET /v1/watch: every runtime event after the `after` cursor (when given), then as they happen, until `signal` aborts;
+ * a dropped connection is resumed where it stopped (the typed client's watch).
+ */
+export async function watch(onEvent, signal, after) {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  const client = createClient({ baseUrl: location.origin, ...(token ? { token } : {}) });
+  try {
+    for await (const item of client.watch({ signal, ...(after === undefined ? {} : { after }) }))
+      if (item.type === "runtime") onEvent(item.event);
+  } catch (error) {
+    if (error?.status === 401) askForToken();
+    throw error;
+  }
+}

@@ -41,7 +41,7 @@ function TokenForm({ onDone }) {
   };
   return html`<form class="token card" id="token-form" onSubmit=${submit}>
     <h2>This goondan asks for its API token</h2>
-    <p class="muted">The token the daemon was started with (GOONDAN_API_TOKEN). It stays in this tab only.</p>
+    <p class="muted">Open the login link goondan run printed (or run goondan login), or paste a token: GOONDAN_API_TOKEN, a tokens-file credential's, or the state root's api-token. A pasted token stays in this tab only.</p>
     <label for="token-input">API token</label>
     <div class="row">
       <input id="token-input" name="token" type="password" autocomplete="off" required autofocus />

@@ -14,10 +14,10 @@ import type { Message } from "../../protocol/conversation.ts";
 import type { InstanceCommit } from "../../protocol/instance-state.ts";
 import type { ChildToParent } from "../../protocol/ipc-messages.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
-import { describe } from "../../shared/errors.ts";
+import { describe, isGoondanError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { ChildProcess } from "../../supervision/child-process.ts";
-import type { InstanceRef, Store } from "../../store/store.ts";
+import type { InstanceRef, Store, WriteOptions } from "../../store/store.ts";
 
 export function commitStep(options: {
   store: Store;
@@ -33,7 +33,7 @@ export function commitStep(options: {
     (error: unknown) =>
       options.child.send("committed", {
         seq,
-        error: { code: "E_STORE_WRITE_FAILED", message: describe(error).message },
+        error: { code: storeCode(error), message: describe(error).message },
       }),
   );
 }
@@ -48,18 +48,21 @@ export function commitTurn(options: {
   commit: InstanceCommit;
   outcome: TurnOutcome;
   event: AgentEvent;
+  /** `committed`: called once it is stored (WriteOptions). */
+  options?: WriteOptions;
 }): Promise<void> {
   let committed: Promise<void>;
   try {
     // Synced when someone outside waits on the answer; an answer to an agent is made durable by what follows it.
     committed = options.store.commit(options.ref, options.commit, options.outcome, {
+      ...options.options,
       sync: fromOutside(options.event),
     });
   } catch (error) {
     committed = Promise.reject(error);
   }
   return committed.catch((error: unknown) => {
-    throw new Error(describe(error).message);
+    throw isGoondanError(error) ? error : new Error(describe(error).message);
   });
 }
 
@@ -124,3 +127,9 @@ export function hydrateChild(options: {
     },
   );
 }
+
+/** The code a child is told a refused step commit failed with: the store's own (E_STORE_UNAVAILABLE, ...), else a generic one. */
+const storeCode = (error: unknown): string => {
+  const code = describe(error).code;
+  return code?.startsWith("E_STORE_") ? code : "E_STORE_WRITE_FAILED";
+};

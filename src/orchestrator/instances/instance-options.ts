@@ -13,6 +13,7 @@ import type { PoolMember } from "../../supervision/process-pool.ts";
 import type { ProcessSpawner, SpawnRequest } from "../../supervision/process-spawner.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { Store } from "../../store/store.ts";
+import type { StoredWrite } from "../../store/stored-write.ts";
 import type { InboxEntry } from "./instance-queue.ts";
 
 /** The instance as its hooks see it. */
@@ -26,8 +27,11 @@ export interface InstanceHandle {
 }
 
 export interface InstanceHooks {
-  /** A turn ended: its commit (with the answer) is made, and durable once `durable` resolves. */
-  turnResult(instance: InstanceHandle, entry: InboxEntry, result: TurnOutcome, durable: Promise<void>): void;
+  /**
+   * A turn ended: its commit (with the answer) is made, stored once `write.committed` resolves and durable once
+   * `write.durable` does (both reject when the store refuses it: the event stays unanswered).
+   */
+  turnResult(instance: InstanceHandle, entry: InboxEntry, result: TurnOutcome, write: StoredWrite): void;
   /**
    * The event was given up and removed from the inbox: it crashed the child `maxConsecutiveCrashes` times,
    * or (with `cause`) the instance cannot start at all.

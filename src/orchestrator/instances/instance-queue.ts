@@ -27,6 +27,12 @@ export interface InboxEntry {
   /** Its turn stopped for these approvals and every one is decided: the delivery hands them to the turn. */
   approvals?: Approval[];
   acceptedAt: number;
+  /**
+   * Its insert is made and not stored yet (Instance.accept): it waits, and the queue behind it, until it is; `refused`:
+   * the store refused it, and it is never delivered.
+   */
+  unstored?: true;
+  refused?: true;
 }
 
 /** The `event` message delivering `entry` to a child: which attempt, whether an earlier one ran, how it died. */
@@ -46,6 +52,11 @@ export class InstanceQueue {
   readonly waiting: InboxEntry[] = [];
   inFlight: InboxEntry | undefined;
   /**
+   * The event whose turn ended and whose commit (with its answer) is not stored yet: nothing else is delivered until
+   * it is (`turnStored`), so a turn never runs on top of one the store may still refuse (it is put back then).
+   */
+  committing: InboxEntry | undefined;
+  /**
    * A turn of this instance stopped for approvals: its conversation ends in calls without results, so nothing else
    * is delivered (the events wait, and the child may be reaped) until the decisions bring that event back first.
    */
@@ -57,8 +68,8 @@ export class InstanceQueue {
 
   /** True while there is work that needs the child: waiting or in-flight events. */
   hasWork(): boolean {
-    if (this.awaitingApproval) return this.inFlight !== undefined;
-    return this.waiting.length > 0 || this.inFlight !== undefined;
+    if (this.awaitingApproval) return this.inFlight !== undefined || this.committing !== undefined;
+    return this.waiting.length > 0 || this.inFlight !== undefined || this.committing !== undefined;
   }
 
   /** The event whose turn stopped for approvals is back with every decision: first, and delivery goes on. */
@@ -87,6 +98,14 @@ export class InstanceQueue {
     return this.known.has(eventId);
   }
 
+  /** Takes this very entry out of the queue if it waits there (its insert was refused). */
+  withdrawEntry(entry: InboxEntry): void {
+    const index = this.waiting.indexOf(entry);
+    if (index < 0) return;
+    this.waiting.splice(index, 1);
+    this.known.delete(entry.event.id);
+  }
+
   /** Takes an accepted event that has not been delivered yet out of the queue (its deadline passed). */
   withdraw(eventId: string): InboxEntry | undefined {
     const index = this.waiting.findIndex((entry) => entry.event.id === eventId);
@@ -96,8 +115,14 @@ export class InstanceQueue {
     return entry;
   }
 
+  /** The first waiting event, when its insert is not stored yet. */
+  get unstoredNext(): InboxEntry | undefined {
+    const next = this.waiting[0];
+    return next?.unstored ? next : undefined;
+  }
+
   deliverNext(): InboxEntry | undefined {
-    if (this.inFlight || this.awaitingApproval) return undefined;
+    if (this.inFlight || this.committing || this.awaitingApproval || this.unstoredNext) return undefined;
     const entry = this.waiting.shift();
     if (!entry) return undefined;
     entry.deliveries += 1;
@@ -105,14 +130,23 @@ export class InstanceQueue {
     return entry;
   }
 
-  /** The turn of `eventId` ended (and was committed with its answer; `awaitingApproval`: it stopped for approvals): the in-flight entry, now gone. */
+  /**
+   * The turn of `eventId` ended (its commit with its answer is made; `awaitingApproval`: it stopped for approvals):
+   * the in-flight entry, now `committing` until `turnStored` (or, refused, put back).
+   */
   finish(eventId: string, awaitingApproval = false): InboxEntry | undefined {
     const entry = this.inFlight;
     if (!entry || entry.event.id !== eventId) return undefined;
     this.inFlight = undefined;
+    this.committing = entry;
     this.awaitingApproval = awaitingApproval;
-    this.known.delete(eventId);
     return entry;
+  }
+
+  /** The commit of the finished turn of `entry` is stored: it is answered and gone. */
+  turnStored(entry: InboxEntry): void {
+    if (this.committing === entry) this.committing = undefined;
+    this.known.delete(entry.event.id);
   }
 
   /** The child is gone: the event it had in flight, if any, no longer in flight. */
@@ -129,6 +163,7 @@ export class InstanceQueue {
   putBack(entry: InboxEntry): void {
     // Unanswered again (its stopped turn's commit failed, too): nothing waits for a decision.
     this.awaitingApproval = false;
+    if (this.committing === entry) this.committing = undefined;
     if (entry.lastCrash !== undefined) this.recordInterrupted(entry.event.id);
     delete entry.lastCrash;
     this.waiting.unshift(entry);

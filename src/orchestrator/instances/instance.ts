@@ -24,6 +24,7 @@ import { deliveryOf, InstanceQueue, type InboxEntry } from "./instance-queue.ts"
 import type { InstanceOptions } from "./instance-options.ts";
 import { onChildExit, onChildMessage, type InstanceParts } from "./on-child-message.ts";
 import { StartFailures } from "./start-failures.ts";
+import { StoreFaults } from "./store-faults.ts";
 
 export type InstanceStatus = Exclude<SupervisorStatus, "running"> | "idle" | "processing";
 
@@ -40,6 +41,7 @@ export class Instance implements PoolMember {
   private readonly idleTimer: OneShotTimer;
   /** Events not due yet (`notBefore`), each waiting for its time. */
   private readonly deferred: DeferredEvents;
+  private readonly storeFaults = new StoreFaults();
 
   constructor(private readonly options: InstanceOptions) {
     this.agent = options.agent;
@@ -94,7 +96,7 @@ export class Instance implements PoolMember {
   get status(): InstanceStatus {
     const status = this.supervisor.status;
     if (status !== "running") return status;
-    return this.events.inFlight ? "processing" : "idle";
+    return this.events.inFlight || this.events.committing ? "processing" : "idle";
   }
 
   get pid(): number | undefined {
@@ -133,27 +135,32 @@ export class Instance implements PoolMember {
   }
 
   /**
-   * Accepts an event: queued at once, durable when the promise resolves (delivery may overlap the sync). An ordered
-   * store applies the insert in this same synchronous block, so the child is handed the event first: its answer is
-   * handled later and commits after the insert. A refused insert takes back the event unless it was delivered.
+   * Accepts an event: queued at once (a child may start) but delivered only once its insert is committed (committed
+   * at once for an idle child, `commitNow`; delivery still overlaps the sync), since an insert can be refused at its
+   * commit (a full disk). Resolves once durable; a refused insert rejects, and nothing of it runs (docs/limits.md).
    */
   accept(event: AgentEvent, now: number, options?: WriteOptions): Promise<void> {
-    const { store, swarm } = this.options;
-    const entry: InboxEntry = { event, crashes: 0, deliveries: 0, acceptedAt: now };
-    const queuedFirst = store.ordered && !this.events.has(event.id);
-    if (queuedFirst) this.enqueue(entry);
-    try {
-      const durable = store.accept(swarm, event, now, options);
-      if (!store.ordered) this.enqueue(entry);
-      return durable;
-    } catch (error) {
-      if (queuedFirst) this.withdraw(event.id);
-      throw error;
-    }
+    const entry: InboxEntry = { event, crashes: 0, deliveries: 0, acceptedAt: now, unstored: true };
+    const durable = this.options.store.accept(this.options.swarm, event, now, {
+      ...options,
+      committed: () => {
+        delete entry.unstored;
+        this.kick();
+        options?.committed?.();
+      },
+    });
+    durable.catch(() => {
+      if (!entry.unstored) return;
+      entry.refused = true;
+      this.events.withdrawEntry(entry);
+    });
+    this.enqueue(entry);
+    return durable;
   }
 
   /** Queues an event the store already holds (found unanswered when the orchestrator started). */
   enqueue(entry: InboxEntry): void {
+    if (entry.refused) return;
     if (this.deferred.defer(entry, (due) => this.enqueue(due))) return;
     if (!this.events.push(entry)) return;
     this.lastActiveAt = this.options.clock.now();
@@ -259,6 +266,7 @@ export class Instance implements PoolMember {
       startFailures,
       deliverNext: () => this.deliverNext(),
       giveUpWaiting: () => this.giveUpWaiting(),
+      storeFaults: this.storeFaults,
     };
   }
 
@@ -270,9 +278,12 @@ export class Instance implements PoolMember {
   private deliverNext(): void {
     const child = this.supervisor.child;
     if (!child || this.status !== "idle") return;
+    // The child waits for this event alone: its insert is committed now, not at the end of the tick.
+    if (this.events.unstoredNext) this.options.store.commitNow();
+    if (this.status !== "idle") return; // the commit delivered it (its `committed` kicked)
     const entry = this.events.deliverNext();
     if (!entry) {
-      this.enterIdle();
+      if (!this.events.unstoredNext) this.enterIdle();
       return;
     }
     this.idleTimer.clear();

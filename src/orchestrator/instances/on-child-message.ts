@@ -5,9 +5,11 @@
  * event in flight, a child that never became ready counts toward giving the instance up). Instance (instance.ts) hands its parts over; this file owns no state of its own.
  */
 import type { Logger } from "../../shared/logger.ts";
-import type { ChildMessage, ChildToParent } from "../../protocol/ipc-messages.ts";
+import { STORE_FAULT_EXIT_CODE, type ChildMessage, type ChildToParent } from "../../protocol/ipc-messages.ts";
+import { describe } from "../../shared/errors.ts";
+import { storedWrite } from "../../store/stored-write.ts";
 import type { ChildProcess } from "../../supervision/child-process.ts";
-import type { SupervisedExit } from "../../supervision/child-spec.ts";
+import type { ExitVerdict, SupervisedExit } from "../../supervision/child-spec.ts";
 import type { Supervisor } from "../../supervision/supervisor.ts";
 import { releaseLimits } from "../../supervision/resource-limits.ts";
 import type { InstanceRef } from "../../store/store.ts";
@@ -15,6 +17,7 @@ import { answerOlderMessages, commitStep, commitTurn } from "./child-state.ts";
 import type { InstanceQueue } from "./instance-queue.ts";
 import type { InstanceHandle, InstanceOptions } from "./instance-options.ts";
 import type { StartFailures } from "./start-failures.ts";
+import type { StoreFaults } from "./store-faults.ts";
 
 /** The parts of an Instance its child's messages act on. */
 export interface InstanceParts {
@@ -27,6 +30,7 @@ export interface InstanceParts {
   startFailures: StartFailures;
   deliverNext(): void;
   giveUpWaiting(): void;
+  storeFaults: StoreFaults;
 }
 
 export function onChildMessage(parts: InstanceParts, child: ChildProcess, message: ChildMessage): void {
@@ -65,7 +69,12 @@ export function onChildMessage(parts: InstanceParts, child: ChildProcess, messag
   }
 }
 
-/** The turn's end and its answer are committed together and routed (outcome-router.ts says when); a store that cannot write ends the child. */
+/**
+ * The turn's end and its answer are committed together, then routed (outcome-router.ts says when) and the next event
+ * delivered: nothing goes on from a turn whose commit the store may still refuse. A refused commit leaves its event
+ * unanswered and first again, and stops the child (its memory holds what the store does not) as a store fault: no
+ * crash of the event, a restart after a backoff.
+ */
 function onTurnResult(parts: InstanceParts, child: ChildProcess, payload: ChildToParent["turn_result"]): void {
   const { commit, ...outcome } = payload;
   const entry = parts.events.finish(outcome.eventId, outcome.status === "awaiting_approval");
@@ -73,32 +82,40 @@ function onTurnResult(parts: InstanceParts, child: ChildProcess, payload: ChildT
     parts.logger.warn({ eventId: outcome.eventId }, "turn_result for an event not in flight; dropped");
     return;
   }
-  parts.supervisor.healthy();
   parts.instance.lastActiveAt = parts.options.clock.now();
   child.unwatch();
-  // Routed first (on an ordered store, outcome-router.ts), written in this same block: what the requester does with it commits after.
-  const committed = Promise.withResolvers<void>();
-  parts.options.hooks.turnResult(parts.instance, entry, outcome, committed.promise);
-  const durable = commitTurn({
-    store: parts.options.store,
-    ref: parts.ref,
-    commit: commit ?? {},
-    outcome,
-    event: entry.event,
-  });
-  durable.then(committed.resolve, committed.reject);
-  durable.catch((error: Error) => {
+  const stored = () => {
+    parts.events.turnStored(entry);
+    parts.supervisor.healthy();
+    parts.deliverNext();
+  };
+  const write = storedWrite(
+    (options) =>
+      commitTurn({
+        store: parts.options.store,
+        ref: parts.ref,
+        commit: commit ?? {},
+        outcome,
+        event: entry.event,
+        options,
+      }),
+    { committed: stored },
+  );
+  parts.options.hooks.turnResult(parts.instance, entry, outcome, write);
+  // The child (and its next event) waits for this commit alone: made now, not at the end of the tick.
+  parts.options.store.commitNow();
+  write.committed.catch((error: Error) => {
     parts.logger.error(
-      { eventId: outcome.eventId, error: error.message },
-      "could not commit a turn; its event stays unanswered and the child restarts",
+      { eventId: outcome.eventId, code: describe(error).code, error: error.message },
+      "could not commit a turn; its event stays unanswered and the child starts again after a backoff",
     );
     parts.events.putBack(entry);
+    parts.storeFaults.stopped.add(child);
     child.kill();
   });
-  parts.deliverNext();
 }
 
-export function onChildExit(parts: InstanceParts, ended: SupervisedExit): { givenUp: boolean } | void {
+export function onChildExit(parts: InstanceParts, ended: SupervisedExit): ExitVerdict | void {
   const entry = parts.events.takeInFlight();
   const exceeded = ended.child === undefined ? undefined : releaseLimits(ended.child.pid);
   const onLimit = parts.options.hooks.limitExceeded;
@@ -108,6 +125,12 @@ export function onChildExit(parts: InstanceParts, ended: SupervisedExit): { give
     parts.events.forget(entry);
     onLimit(parts.instance, entry, exceeded);
     return;
+  }
+  if (ended.how === "crashed" && storeFaultExit(parts, ended)) {
+    // The store refused a commit (a full disk): the event did nothing wrong. First again, not counted toward poison.
+    parts.logger.warn({ eventId: entry?.event.id, why: ended.why }, "instance stopped on a store fault");
+    if (entry) parts.events.putBack(entry);
+    return { givenUp: false, storeFaults: parts.storeFaults.inARow.fault(parts.options.clock.now()) };
   }
   if (ended.how !== "crashed") {
     // A turn cut short by the grace period was never answered: it stays first.
@@ -128,4 +151,10 @@ export function onChildExit(parts: InstanceParts, ended: SupervisedExit): { give
   });
   if (givenUp) parts.giveUpWaiting();
   return { givenUp };
+}
+
+/** The child ended because the store refused its commit: it said so (its exit code), or we stopped it for that. */
+function storeFaultExit(parts: InstanceParts, ended: SupervisedExit): boolean {
+  if (ended.exit.code === STORE_FAULT_EXIT_CODE) return true;
+  return ended.child !== undefined && parts.storeFaults.stopped.delete(ended.child);
 }

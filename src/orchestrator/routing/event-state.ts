@@ -4,12 +4,10 @@
  * until a child runs its turn, `running` while one does, then `ok` or `error` (the outcome's status) with the
  * outcome itself: exactly what `"wait": true` would have answered.
  */
-import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
+import type { EventState } from "../../protocol/api-wire.ts";
 import type { InboxRecord } from "../../store/store.ts";
 
-export type EventState =
-  | { eventId: string; state: "accepted" | "running" }
-  | ({ eventId: string; state: TurnOutcome["status"] } & TurnOutcome);
+export type { EventState };
 
 export function eventStateOf(options: {
   eventId: string;

@@ -1,7 +1,7 @@
 /**
  * Where the end of a turn goes: the `submit()` waiters of its event (by eventId), once its commit is durable, and,
- * for a request, the requesting instance, as a Reply matched by correlationId — at once when the store is ordered
- * (Store.ordered: whatever the requester does with it commits after it), else once durable too. A reply to an async request is stored as a pending result of the
+ * for a request, the requesting instance, as a Reply matched by correlationId — once committed when the store is
+ * ordered (Store.ordered: whatever the requester does with it commits after it), else once durable too. A reply to an async request is stored as a pending result of the
  * requester before it is handed over (it is shown at its next step, even across restarts); a blocking one goes to
  * the turn waiting for it. An event given up (poison, or an instance that cannot start) is answered E_AGENT_CRASHED; a
  * request whose deadline passed is withdrawn from the callee's queue when not yet delivered and answered
@@ -13,6 +13,9 @@ import { instanceAddress } from "../../protocol/agent-event.ts";
 import type { ErrorInfo } from "../../protocol/error-info.ts";
 import { failedOutcome, type Reply, type TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { InstanceRef, Store } from "../../store/store.ts";
+import type { StoredWrite } from "../../store/stored-write.ts";
+import { isStoreUnavailable } from "../../store/store-fault.ts";
+import { describe } from "../../shared/errors.ts";
 import type { InboxEntry } from "../instances/instance-queue.ts";
 import type { EventPlacement } from "./event-placement.ts";
 import type { PendingRequest, PendingRequests } from "./pending-requests.ts";
@@ -44,7 +47,6 @@ export interface OutcomeRouterOptions {
 export class OutcomeRouter {
   constructor(private readonly options: OutcomeRouterOptions) {}
 
-  /** A turn ended: its commit (with its answer) is made, durable once `durable` resolves (a failure leaves it unanswered). */
   /** Turn results whose commit is not durable yet: a shutdown waits for them before it answers the rest. */
   private readonly committing = new Set<Promise<void>>();
 
@@ -53,7 +55,12 @@ export class OutcomeRouter {
     await Promise.allSettled([...this.committing]);
   }
 
-  turnEnded(instance: Instance, entry: InboxEntry, result: TurnOutcome, durable: Promise<void>): void {
+  /**
+   * A turn ended: its commit (with its answer) is made, stored once `write.committed` resolves and durable once
+   * `write.durable` does (a refusal leaves it unanswered, and nothing is routed or settled).
+   */
+  turnEnded(instance: Instance, entry: InboxEntry, result: TurnOutcome, write: StoredWrite): void {
+    const { durable } = write;
     const tracked = durable.then(
       () => undefined,
       () => undefined,
@@ -82,7 +89,11 @@ export class OutcomeRouter {
     }
     const placement = this.options.placement;
     const here = placement === undefined || !placement.from(entry.event);
-    if (this.options.store.ordered && here) this.route(entry.event, outcome);
+    if (this.options.store.ordered && here)
+      write.committed.then(
+        () => this.route(entry.event, outcome),
+        () => undefined,
+      );
     durable.then(
       () => {
         this.options.waiters.settle(outcome);
@@ -140,7 +151,7 @@ export class OutcomeRouter {
     const reply = timeoutReply(request);
     if (withdrawn) {
       const { correlationId: _correlationId, ...outcome } = reply;
-      void this.options.store.answer(this.options.swarm(), request.eventId, outcome);
+      void this.storeAnswer(request.eventId, outcome);
     }
     this.deliver(request, reply);
   }
@@ -152,14 +163,35 @@ export class OutcomeRouter {
 
   /** Answers an event without a turn: stored first, then settled like a turn's end. */
   private answer(event: InboxEntry["event"], outcome: TurnOutcome): void {
-    this.options.store.answer(this.options.swarm(), event.id, outcome).then(
+    this.storeAnswer(event.id, outcome).then(
       () => this.settle(event, outcome),
-      (error: unknown) =>
-        this.options.logger.error(
-          { eventId: event.id, error: error instanceof Error ? error.message : String(error) },
-          "could not store an answer; the event stays unanswered",
-        ),
+      () => undefined,
     );
+  }
+
+  /**
+   * Stores an answer without a turn. A store that cannot write now (a full disk) is tried again, 1 s and doubling up
+   * to 30 s, until it can: an event taken out of its queue must not stay unanswered until a restart.
+   */
+  private async storeAnswer(eventId: string, outcome: TurnOutcome): Promise<void> {
+    for (let delayMs = 1000; ; delayMs = Math.min(delayMs * 2, 30_000)) {
+      try {
+        return await this.options.store.answer(this.options.swarm(), eventId, outcome);
+      } catch (error) {
+        const retry = isStoreUnavailable(error);
+        this.options.logger.error(
+          {
+            eventId,
+            code: describe(error).code,
+            error: describe(error).message,
+            retryInMs: retry ? delayMs : undefined,
+          },
+          retry ? "could not store an answer; trying again" : "could not store an answer; the event stays unanswered",
+        );
+        if (!retry) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delayMs).unref?.());
+      }
+    }
   }
 
   private settle(event: InboxEntry["event"], outcome: TurnOutcome): void {

@@ -9,6 +9,7 @@
  * errors, answered at once.
  */
 import type { WriteOptions } from "../../store/store.ts";
+import { storedWrite } from "../../store/stored-write.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import { isJsonObject } from "../../shared/json.ts";
 import { describe, isGoondanError, UsageError } from "../../shared/errors.ts";
@@ -202,12 +203,13 @@ async function delegate(
 /**
  * An event an agent sends needs no sync before it is acknowledged: the requesting step is durable already, and a
  * requester that comes back after a crash runs the call again with the same ids, which accepts it again if it was
- * lost. On an ordered store it is written now and synced with whatever comes next; otherwise it is waited for.
+ * lost. It is acknowledged once stored (on an ordered store committed, and synced with whatever comes next;
+ * otherwise durable); an insert the store refuses fails the call (E_STORE_UNAVAILABLE), and nothing of it runs.
  */
 async function acceptFromAgent(host: RouterHost, event: AgentEvent): Promise<void> {
-  const durable = host.accept(event, { sync: false });
-  if (host.ordered) durable.catch(() => undefined);
-  else await durable;
+  const { committed, durable } = storedWrite((options) => host.accept(event, options), { sync: false });
+  durable.catch(() => undefined);
+  await committed;
 }
 
 /** The event id of a request or send named by a stable correlationId: the same for the same call. */

@@ -148,6 +148,10 @@ export class ReplicatedStore implements Store {
     return this.local.runtimeEvents(query);
   }
 
+  commitNow(): void {
+    this.local.commitNow();
+  }
+
   /** Runtime events stay where they were written (this node's embedded store): pruned there. */
   pruneRuntimeEvents(swarm: string, options: RuntimeEventPruning): Promise<number> {
     return this.local.pruneRuntimeEvents(swarm, options);
@@ -159,7 +163,8 @@ export class ReplicatedStore implements Store {
 
   /**
    * A write of an owned instance: made locally without the sync (the log is its durable copy) and appended;
-   * resolves once both hold it. Of an instance this node does not own: the local write as asked, alone.
+   * resolves once both hold it (and only then is it `committed`). Of an instance this node does not own: the local
+   * write as asked, alone.
    */
   private async replicated(
     ref: InstanceRef,
@@ -168,9 +173,11 @@ export class ReplicatedStore implements Store {
     record: StateRecord,
   ): Promise<void> {
     if (!this.log.owns(ref)) return write(options);
-    const local = write({ ...options, sync: false });
+    const { committed, ...rest } = options ?? {};
+    const local = write({ ...rest, sync: false });
     if (!this.local.ordered) await local;
     await Promise.all([local, this.log.append(ref, record)]);
+    committed?.();
   }
 
   private async refOf(swarm: string, eventId: string): Promise<InstanceRef | undefined> {

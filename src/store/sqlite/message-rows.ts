@@ -112,6 +112,11 @@ export class MessageRows {
     this.nextSeq.delete(keyOf(instance));
   }
 
+  /** Drops every remembered seq (a batch was rolled back: what it appended is gone). */
+  forgetAll(): void {
+    this.nextSeq.clear();
+  }
+
   private takeSeq(instance: InstanceRef): number {
     const key = keyOf(instance);
     let next = this.nextSeq.get(key);

@@ -4,7 +4,8 @@
  * its index pages, which cost the orchestrator more than the request's own state did. They are kept here instead and
  * written together, in one transaction that syncs nothing, `intervalMs` after the first one waiting (and at once
  * before anything reads or deletes them, so reads still see every event appended so far). Nothing waits on them:
- * a crash of the orchestrator loses at most the last `intervalMs` of them, which costs no correctness (Store).
+ * a crash of the orchestrator loses at most the last `intervalMs` of them, which costs no correctness (Store). For
+ * the same reason a batch the store cannot write (a full disk) is dropped and counted (`dropped`), never thrown.
  * It also deletes the oldest for retention (`prune`), keeping each swarm's row count once counted, so a batch of
  * deletions never recounts the table.
  */
@@ -20,6 +21,8 @@ export class RuntimeEventWriter {
   private waiting: { swarm: string; events: readonly RuntimeEvent[] }[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly intervalMs: number;
+  /** Runtime events dropped because the store could not write them. */
+  dropped = 0;
   /** Rows of each swarm counted so far, kept up by writes and deletions made here. */
   private readonly counts = new Map<string, number>();
 
@@ -43,6 +46,14 @@ export class RuntimeEventWriter {
     if (this.waiting.length === 0) return;
     const waiting = this.waiting;
     this.waiting = [];
+    try {
+      this.insert(waiting);
+    } catch {
+      for (const { events } of waiting) this.dropped += events.length;
+    }
+  }
+
+  private insert(waiting: { swarm: string; events: readonly RuntimeEvent[] }[]): void {
     this.options.run(() => {
       const insert = this.options.db.query(
         "INSERT INTO runtime_events (swarm, agent, instance_key, type, turn_id, trace_id, event) VALUES (:swarm, :agent, :key, :type, :turn, :trace, :event)",

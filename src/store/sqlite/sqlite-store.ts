@@ -18,7 +18,6 @@ import {
 import type { InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
-import type { JsonValue } from "../../shared/json.ts";
 import type { InstanceSnapshot, InstanceSnapshots } from "../instance-snapshot.ts";
 import type {
   ApprovalDecided,
@@ -60,12 +59,14 @@ import {
   readInstanceState,
   touchInstance,
 } from "./instance-rows.ts";
+import { insertPendingResult, setExtensionState } from "./pending-result-rows.ts";
 import { exportInstanceRows, importInstanceRows } from "./instance-snapshot-rows.ts";
 import { MessageRows } from "./message-rows.ts";
 import { openDatabase } from "./open-database.ts";
 import { selectRuntimeEvents } from "./runtime-event-rows.ts";
 import { RuntimeEventWriter } from "./runtime-event-writer.ts";
 import { WriteBatch } from "./write-batch.ts";
+import { storeFault } from "../store-fault.ts";
 
 export class SqliteStore implements Store, InstanceSnapshots {
   readonly location: string;
@@ -84,7 +85,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
   constructor(file: string, options: { existing?: boolean } = {}) {
     this.location = file;
     this.db = openDatabase(file, options);
-    this.batch = new WriteBatch(this.db, file);
+    this.batch = new WriteBatch(this.db, file, () => this.messages.forgetAll());
     this.messages = new MessageRows(this.db);
     this.budgets = new SqliteBudgetCounters(this.db, this.batch);
     this.runtimeEventWriter = new RuntimeEventWriter({ db: this.db, run: (write) => this.batch.run(write) });
@@ -105,35 +106,41 @@ export class SqliteStore implements Store, InstanceSnapshots {
   }
 
   accept(swarm: string, event: AgentEvent, acceptedAt: number, options?: WriteOptions): Promise<void> {
-    return this.batch.durable(() => {
+    return this.write(() => {
       insertInboxEvent(this.db, swarm, event, acceptedAt);
       this.touch({ swarm, agent: event.agent, instanceKey: event.instanceKey });
     }, options);
   }
 
   async inboxRecord(swarm: string, eventId: string): Promise<InboxRecord | undefined> {
-    const record = selectInboxRecord(this.db, swarm, eventId);
-    return record === undefined ? undefined : this.withApprovals(swarm, record);
+    return this.read(() => {
+      const record = selectInboxRecord(this.db, swarm, eventId);
+      return record === undefined ? undefined : this.withApprovals(swarm, record);
+    });
   }
 
   async newestEventId(swarm: string, options: { prefix: string; length: number }): Promise<string | undefined> {
-    return newestInboxEventId(this.db, swarm, options);
+    return this.read(() => newestInboxEventId(this.db, swarm, options));
   }
 
   async unanswered(swarm: string): Promise<InboxRecord[]> {
-    return selectUnanswered(this.db, swarm).map((record) => this.withApprovals(swarm, record));
+    return this.read(() => selectUnanswered(this.db, swarm).map((record) => this.withApprovals(swarm, record)));
   }
 
   recordInterrupted(swarm: string, eventId: string, crash?: string): void {
-    this.batch.run(() => recordInboxCrash(this.db, swarm, eventId, crash));
+    try {
+      this.batch.run(() => recordInboxCrash(this.db, swarm, eventId, crash));
+    } catch {
+      // A store fault: the count is lost with the tick's batch (the event itself stays unanswered).
+    }
   }
 
   answer(swarm: string, eventId: string, outcome: TurnOutcome): Promise<void> {
-    return this.batch.durable(() => setInboxOutcome(this.db, swarm, eventId, outcome));
+    return this.write(() => setInboxOutcome(this.db, swarm, eventId, outcome));
   }
 
   commit(instance: InstanceRef, commit: InstanceCommit, outcome?: TurnOutcome, options?: WriteOptions): Promise<void> {
-    return this.batch.durable(() => {
+    return this.write(() => {
       for (const change of commit.changes ?? []) this.messages.apply(instance, change);
       for (const id of commit.consumed ?? [])
         this.db
@@ -143,7 +150,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
           .run({ ...instanceParams(instance), id });
       for (const result of commit.added ?? []) this.insertPending(instance, result);
       for (const [extension, value] of Object.entries(commit.extensionState ?? {}))
-        this.setExtensionState(instance, extension, value);
+        setExtensionState(this.db, instance, extension, value);
       for (const request of commit.approvals?.requested ?? []) insertApproval(this.db, instance.swarm, request);
       for (const id of commit.approvals?.applied ?? []) markApplied(this.db, instance.swarm, id);
       if (outcome !== undefined) setInboxOutcome(this.db, instance.swarm, outcome.eventId, outcome);
@@ -152,12 +159,12 @@ export class SqliteStore implements Store, InstanceSnapshots {
   }
 
   async approvals(query: ApprovalQuery): Promise<Approval[]> {
-    return selectApprovals(this.db, query);
+    return this.read(() => selectApprovals(this.db, query));
   }
 
   decideApproval(swarm: string, id: string, decision: ApprovalDecision): Promise<ApprovalDecided> {
     let answer: ApprovalDecided = { type: "missing" };
-    const durable = this.batch.durable(() => {
+    const durable = this.write(() => {
       const [found] = selectApprovals(this.db, { swarm, id });
       if (found === undefined) return;
       if (!setDecision(this.db, swarm, id, decision)) {
@@ -180,14 +187,14 @@ export class SqliteStore implements Store, InstanceSnapshots {
   }
 
   addPendingResult(instance: InstanceRef, result: PendingResult, options?: WriteOptions): Promise<void> {
-    return this.batch.durable(() => {
+    return this.write(() => {
       this.insertPending(instance, result);
       this.touch(instance);
     }, options);
   }
 
   async instanceState(instance: InstanceRef): Promise<InstanceState> {
-    return this.readInstanceState(instance);
+    return this.read(() => this.readInstanceState(instance));
   }
 
   /** instanceState, answered at once (the embedded database is local): for callers that cannot wait, such as tests. */
@@ -204,7 +211,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
   }
 
   importInstance(instance: InstanceRef, snapshot: InstanceSnapshot): Promise<void> {
-    return this.batch.durable(
+    return this.write(
       () => {
         importInstanceRows(this.db, instance, snapshot, { id: pendingResultId, nextSeq: () => ++this.pendingSeq });
         this.messages.forget(instance);
@@ -215,7 +222,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
 
   clearConversation(instance: InstanceRef): Promise<boolean> {
     const had = this.messages.count(instance) > 0;
-    return this.batch.durable(() => this.messages.deleteAll(instance)).then(() => had);
+    return this.write(() => this.messages.deleteAll(instance)).then(() => had);
   }
 
   deleteInstance(instance: InstanceRef): Promise<boolean> {
@@ -224,18 +231,16 @@ export class SqliteStore implements Store, InstanceSnapshots {
       this.db
         .query("SELECT 1 FROM instances WHERE swarm = :swarm AND agent = :agent AND instance_key = :key")
         .get(instanceParams(instance)) !== null;
-    return this.batch
-      .durable(() => {
-        for (const table of INSTANCE_TABLES)
-          this.db.query(`DELETE FROM ${table} WHERE ${INSTANCE_WHERE}`).run(instanceParams(instance));
-        this.messages.forget(instance);
-        this.runtimeEventWriter.forgetCounts();
-      })
-      .then(() => known);
+    return this.write(() => {
+      for (const table of INSTANCE_TABLES)
+        this.db.query(`DELETE FROM ${table} WHERE ${INSTANCE_WHERE}`).run(instanceParams(instance));
+      this.messages.forget(instance);
+      this.runtimeEventWriter.forgetCounts();
+    }).then(() => known);
   }
 
   async instances(swarm?: string): Promise<StoredInstance[]> {
-    return listInstances(this.db, swarm);
+    return this.read(() => listInstances(this.db, swarm));
   }
 
   /** Kept and written in batches (runtime-event-writer.ts); every read below sees them. */
@@ -245,14 +250,14 @@ export class SqliteStore implements Store, InstanceSnapshots {
 
   async runtimeEvents(query: RuntimeEventQuery): Promise<StoredRuntimeEvent[]> {
     this.runtimeEventWriter.write();
-    return selectRuntimeEvents(this.db, query);
+    return this.read(() => selectRuntimeEvents(this.db, query));
   }
 
   /** A batch at a time, in the tick's transaction, not synced: nothing waits on it (runtime-event-writer.ts). */
   pruneRuntimeEvents(swarm: string, options: RuntimeEventPruning): Promise<number> {
     let deleted = 0;
     const write = () => void (deleted = this.runtimeEventWriter.prune(swarm, options));
-    return this.batch.durable(write, { sync: false }).then(() => deleted);
+    return this.write(write, { sync: false }).then(() => deleted);
   }
 
   /** Marks this database as a cluster node's local copy, or (undefined) as a single host's (cluster-node-mark.ts). */
@@ -265,7 +270,11 @@ export class SqliteStore implements Store, InstanceSnapshots {
     return readClusterNodeMark(this.db);
   }
 
-  /** Commits what is written so far now, instead of at the end of the tick. */
+  commitNow(): void {
+    this.batch.flush();
+  }
+
+  /** Commits what is written so far now, with the runtime events waiting, instead of at the end of the tick. */
   flush(): void {
     this.runtimeEventWriter.write();
     this.batch.flush();
@@ -284,6 +293,24 @@ export class SqliteStore implements Store, InstanceSnapshots {
     this.db.close();
   }
 
+  /** A write in the tick's batch, refused as a rejected promise (never a throw) when the store cannot make it. */
+  private write(write: () => void, options?: WriteOptions): Promise<void> {
+    try {
+      return this.batch.durable(write, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** A read, with a damaged page or a failing disk answered as a coded store fault (store-fault.ts). */
+  private read<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (error) {
+      throw storeFault(error, this.location);
+    }
+  }
+
   private withApprovals(swarm: string, record: InboxRecord): InboxRecord {
     const approvals = eventApprovals(this.db, swarm, record.event.id);
     return approvals.length === 0 ? record : { ...record, approvals };
@@ -291,31 +318,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
 
   private insertPending(instance: InstanceRef, result: PendingResult): void {
     this.pendingSeq += 1;
-    this.db
-      .query(
-        "INSERT OR IGNORE INTO pending_results (swarm, agent, instance_key, id, seq, result) VALUES (:swarm, :agent, :key, :id, :seq, :result)",
-      )
-      .run({
-        ...instanceParams(instance),
-        id: pendingResultId(result),
-        seq: this.pendingSeq,
-        result: JSON.stringify(result),
-      });
-  }
-
-  private setExtensionState(instance: InstanceRef, extension: string, value: JsonValue | null): void {
-    if (value === null)
-      this.db
-        .query(
-          "DELETE FROM extension_state WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND extension = :extension",
-        )
-        .run({ ...instanceParams(instance), extension });
-    else
-      this.db
-        .query(
-          "INSERT OR REPLACE INTO extension_state (swarm, agent, instance_key, extension, value) VALUES (:swarm, :agent, :key, :extension, :value)",
-        )
-        .run({ ...instanceParams(instance), extension, value: JSON.stringify(value) });
+    insertPendingResult(this.db, instance, result, this.pendingSeq);
   }
 
   private touch(instance: InstanceRef): void {

@@ -55,13 +55,14 @@ export class WalSync {
       };
       try {
         // The log exists once something was written; it stays the same file while the database is open.
+        // (finished on a later microtask: `running` is set only once this executor has returned)
         if (this.fd === undefined) {
-          if (!existsSync(this.walFile)) return finish(null);
+          if (!existsSync(this.walFile)) return queueMicrotask(() => finish(null));
           this.fd = openSync(this.walFile, "r");
         }
         fsync(this.fd, finish);
       } catch (error) {
-        finish(error instanceof Error ? error : new Error(String(error)));
+        queueMicrotask(() => finish(error instanceof Error ? error : new Error(String(error))));
       }
     });
   }

@@ -11,13 +11,14 @@ const rpc = (method: string, params: unknown = {}) => ({ jsonrpc: "2.0", id: 1, 
 const a2a = { "A2A-Version": "1.0" };
 
 describe("the A2A agent card", () => {
-  it("names the entry agent as its skill and the JSON-RPC URL on the address asked", async () => {
+  it("names the entry agent as its skill and the JSON-RPC and HTTP+JSON URLs on the address asked", async () => {
     const { request } = apiFixture();
     const card = await bodyOf(await request("GET", "/.well-known/agent-card.json"));
     expect(card.name).toBe("test-swarm");
     expect(card.skills.map((skill: { id: string }) => skill.id)).toEqual(["a"]);
     expect(card.supportedInterfaces).toEqual([
       { url: "http://127.0.0.1/v1/a2a", protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      { url: "http://127.0.0.1/v1/a2a/rest", protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
     ]);
     expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: false });
   });

@@ -1,8 +1,9 @@
 /**
- * On an ordered store (the embedded SQLite one) an agent request is handed to the callee's child before its inbox
- * insert, and the callee's answer to the requester before the write of that answer: both writes are applied in the
- * same synchronous block as the send, so nothing either child does with the message is handled before them. A
- * refused insert takes back an event that was not delivered yet.
+ * On an ordered store (the embedded SQLite one) an event is handed to a child only once its insert is committed, and
+ * a turn's answer goes to the requester only once the turn's commit is: a write applied in its call can still be
+ * refused at its commit (a full disk), and nothing that was not stored may run. Both are committed at once when a
+ * child waits for them (Store.commitNow), so the hand-off still overlaps the sync. A refused insert is never
+ * delivered, and the caller hears E_STORE_UNAVAILABLE.
  */
 import { afterEach, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -62,7 +63,7 @@ const settle = async () => {
 };
 
 describe("ordered hand-off", () => {
-  it("sends a request to the callee before its insert and the reply before the answer's write, and both are stored", async () => {
+  it("sends a request to the callee once its insert is committed and the reply once the answer's commit is", async () => {
     const { orchestrator, spawner, timeline, sqlite } = setup();
     orchestrator.submit({ input: "go", agent: "b" });
     const b = spawner.latest("b");
@@ -82,14 +83,15 @@ describe("ordered hand-off", () => {
     await settle();
     const request = b.lastEvent();
     expect(timeline.slice(0, 3)).toEqual([
-      "send event → b/test-swarm",
       "accept b",
+      "send event → b/test-swarm",
       "send runtime_result → a/test-swarm",
     ]);
     expect((await sqlite.inboxRecord("test-swarm", request.id))?.event.input).toBe("question");
     timeline.length = 0;
     b.reply({ response: "answer" });
-    expect(timeline).toEqual(["send delegate_result → a/test-swarm", "commit b answers"]);
+    await settle();
+    expect(timeline).toEqual(["commit b answers", "send delegate_result → a/test-swarm"]);
     expect((await sqlite.inboxRecord("test-swarm", request.id))?.outcome).toMatchObject({
       status: "ok",
       response: "answer",
@@ -125,6 +127,38 @@ describe("ordered hand-off", () => {
     await settle();
     expect(b.events().map((delivery) => delivery.event.input)).toEqual(["busy"]);
     expect(orchestrator.processes().find((process) => process.agent === "b")?.status).toBe("idle");
+    await sqlite.close();
+  });
+
+  it("never delivers an event the store could not write (a full disk), answers E_STORE_UNAVAILABLE, and goes on once it can", async () => {
+    const { orchestrator, spawner, sqlite } = setup();
+    orchestrator.submit({ input: "warm", agent: "b" });
+    const b = spawner.latest("b");
+    b.ready();
+    b.reply({ response: "warm" });
+    await settle();
+    // The database may not grow: an insert that needs a new page fails as a full disk does (SQLITE_FULL).
+    const db = (sqlite as unknown as { db: { exec(sql: string): void; query(sql: string): { get(): unknown } } }).db;
+    const pages = (db.query("PRAGMA page_count").get() as { page_count: number }).page_count;
+    db.exec(`PRAGMA max_page_count = ${pages}`);
+    const refused = orchestrator.submit({ input: "x".repeat(200_000), agent: "b" });
+    expect(
+      await refused.accepted.then(
+        () => "stored",
+        (error: { code?: string }) => error.code,
+      ),
+    ).toBe("E_STORE_UNAVAILABLE");
+    await settle();
+    expect(b.events().map((delivery) => delivery.event.input)).toEqual(["warm"]);
+    expect(await sqlite.inboxRecord("test-swarm", refused.eventId)).toBeUndefined();
+    // Space frees: the next event is stored and runs, with no restart.
+    db.exec("PRAGMA max_page_count = 1073741823");
+    const next = orchestrator.submit({ input: "after", agent: "b" });
+    await next.accepted;
+    expect(b.lastEvent().input).toBe("after");
+    b.reply({ response: "ok" });
+    expect(await next.outcome).toMatchObject({ status: "ok", response: "ok" });
+    expect(spawner.children.filter((child) => child.address === b.address)).toHaveLength(1);
     await sqlite.close();
   });
 });

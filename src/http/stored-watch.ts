@@ -1,0 +1,57 @@
+/**
+ * `GET /v1/watch` on one host, resumable: every event is read from the store, never sent from memory, so each goes
+ * out with its stored cursor as its SSE `id`, and a client that reconnects with `Last-Event-ID` (or `after=`) gets
+ * exactly the events after it: no gap and no double, across a restart of the orchestrator too (the cursor is the
+ * runtime-event table's own sequence, which never goes back). A batch of live events only wakes the stream, which then
+ * reads what the store holds after the last cursor it sent (the store writes what it keeps waiting before it reads).
+ * The first message, `event: ready` `{cursor}`, carries the start as its id, so a client that drops before any event
+ * came resumes from where it started, not from "now".
+ */
+import type { RuntimeEvent } from "../protocol/runtime-event.ts";
+import type { ApiBackend } from "./api-backend.ts";
+import type { SseWriter } from "./sse-stream.ts";
+
+export interface StoredWatchOptions {
+  backend: ApiBackend;
+  writer: SseWriter;
+  filters: { agent?: string; instanceKey?: string; traceId?: string };
+  /** Whether an event passes the filters the store does not apply (the type prefix). */
+  matches: (event: RuntimeEvent) => boolean;
+  /** Send the events after this cursor first; absent: only those stored from now on. */
+  after?: number;
+}
+
+/** The cursor of the newest stored event of the swarm (0 when none): where a watch "from now" starts. */
+async function newestCursor(backend: ApiBackend): Promise<number> {
+  return (await backend.orchestrator.runtimeEvents({ limit: 1 })).at(-1)?.cursor ?? 0;
+}
+
+/** Streams until the client goes away. */
+export async function streamStoredEvents(options: StoredWatchOptions): Promise<void> {
+  const { backend, writer } = options;
+  let dirty = true;
+  let wake: (() => void) | undefined;
+  // Subscribed before the start cursor is read: nothing stored after it goes unnoticed.
+  const stop = backend.orchestrator.onRuntimeEvents(() => {
+    dirty = true;
+    wake?.();
+  });
+  try {
+    let cursor = options.after ?? (await newestCursor(backend));
+    // Where this watch starts, as an id: a client that drops before any event came resumes from here, not from "now".
+    writer.send({ event: "ready", id: String(cursor), data: { cursor } });
+    while (!writer.isClosed) {
+      if (!dirty) await Promise.race([new Promise<void>((resolve) => (wake = resolve)), writer.closed]);
+      wake = undefined;
+      if (writer.isClosed) return;
+      dirty = false;
+      const rows = await backend.orchestrator.runtimeEvents({ ...options.filters, after: cursor });
+      for (const row of rows) {
+        cursor = row.cursor;
+        if (options.matches(row.event)) writer.send({ event: "runtime", id: String(row.cursor), data: row.event });
+      }
+    }
+  } finally {
+    stop();
+  }
+}
