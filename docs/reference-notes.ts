@@ -108,6 +108,8 @@ export const NOTES: Record<string, string> = {
   "Connection.spec.ingress.rules[].route.instanceKeyProperty":
     "Take the instance key from this event property (e.g. a chat id).",
   "Connection.spec.ingress.rules[].route.instanceKeyPrefix": "Prefix for a key taken from a property.",
+  "Connection.spec.ingress.rules[].signal":
+    "Send a matched event as this signal to the turns waiting for it (`timer__waitForSignal`) instead of routing it; not with `route`, nor on a schedule (`E_CONFIG_SIGNAL_RULE_INVALID`). See [schedules](schedules.md#a-connector-event-as-a-signal).",
 };
 
 export const EXAMPLES: Record<Kind, string> = {

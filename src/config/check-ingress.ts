@@ -9,7 +9,8 @@
 import type { IssueList, PathSegment } from "./issues.ts";
 import type { LoadedResource } from "./loaded-resource.ts";
 import type { RefIndex } from "./check-refs.ts";
-import type { ConnectionResource, ConnectorResource, SwarmResource } from "./types.ts";
+import { SCHEDULE_CONNECTOR_NAME } from "./schedule-settings.ts";
+import type { ConnectionResource, ConnectorResource, IngressRule, SwarmResource } from "./types.ts";
 import { isValueSource } from "./value-source.ts";
 import { closestFirst, didYouMean, joinSuggestions } from "./suggest.ts";
 
@@ -51,6 +52,7 @@ function checkConnection(options: {
         suggestion: "keep instanceKey for a fixed conversation, or instanceKeyProperty to read it from the event",
       });
     }
+    if (rule.signal !== undefined) checkSignalRule({ loaded, rule, at, connector, issues });
     if (
       route.agentRef &&
       swarm &&
@@ -83,6 +85,30 @@ function checkConnection(options: {
       ),
     });
   });
+}
+
+/** A signal rule hands the event to the turns waiting for it: it routes nowhere, and a schedule's tick is no signal. */
+function checkSignalRule(options: {
+  loaded: LoadedResource;
+  rule: IngressRule;
+  at: PathSegment[];
+  connector: ConnectorResource | undefined;
+  issues: IssueList;
+}): void {
+  const { loaded, rule, at, connector, issues } = options;
+  const routed = Object.keys(rule.route);
+  if (routed.length > 0)
+    issues.at(loaded.site, [...at, "signal"], {
+      code: "E_CONFIG_SIGNAL_RULE_INVALID",
+      message: `expected either signal or route in one rule, found signal "${rule.signal}" and route.${routed.join(", route.")}`,
+      suggestion: "a signal reaches the turns waiting for it wherever they run: drop the route, or make two rules",
+    });
+  if (connector?.metadata.name === SCHEDULE_CONNECTOR_NAME)
+    issues.at(loaded.site, [...at, "signal"], {
+      code: "E_CONFIG_SIGNAL_RULE_INVALID",
+      message: `expected no signal on a schedule's rule, found signal "${rule.signal}"`,
+      suggestion: "route the tick to an agent; a turn waits for a time with timer__sleep",
+    });
 }
 
 /** The Connector a Connection names: a built-in when it says `package`, else local first. */

@@ -30,6 +30,8 @@ export const ISSUE_CODES = {
   E_CONFIG_ENTRY_AGENT_NOT_LISTED: "Swarm.spec.entryAgent is not one of Swarm.spec.agents",
   E_CONFIG_ROUTE_AGENT_NOT_IN_SWARM: "an ingress rule routes to an agent that is not in the Connection's Swarm",
   E_CONFIG_ROUTE_CONFLICT: "an ingress rule sets both route.instanceKey and route.instanceKeyProperty",
+  E_CONFIG_SIGNAL_RULE_INVALID:
+    "an ingress rule sets `signal` together with a route, or on a schedule (a tick is not a signal)",
   E_CONFIG_UNKNOWN_EVENT: "an ingress rule matches an event its Connector never emits",
   E_CONFIG_VERIFY_CONFLICT: "a Connection sets its webhook signing secret both in verify and in secrets.signingSecret",
   E_CONFIG_PROCESS_CONFLICT: "an Agent sets maxInstancesPerProcess with isolation: instance",

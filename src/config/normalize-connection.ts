@@ -44,6 +44,7 @@ export function normalizeConnection(spec: Raw, context: NormalizeContext): Conne
         ...(route.instanceKeyProperty !== undefined ? { instanceKeyProperty: route.instanceKeyProperty } : {}),
         ...(route.instanceKeyPrefix !== undefined ? { instanceKeyPrefix: route.instanceKeyPrefix } : {}),
       },
+      ...(typeof rule.signal === "string" ? { signal: rule.signal } : {}),
     };
   });
   const config: Record<string, ValueSource | JsonValue> | undefined = spec.config

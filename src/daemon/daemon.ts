@@ -20,6 +20,7 @@ import type { DaemonOptions } from "./daemon-options.ts";
 import { listenForReloadSignal, startWatchReload } from "./watch-reload.ts";
 import { orchestratorIngest } from "./orchestrator-ingest.ts";
 import { startSchedules, type DaemonSchedules } from "./daemon-schedules.ts";
+import { startClusterSchedules } from "./cluster-schedules.ts";
 import { evalRuns } from "../store/eval-runs.ts";
 
 export type { DaemonOptions };
@@ -195,6 +196,7 @@ export class Daemon {
         approvals: {
           get: (id) => orchestrator.approvals.get(id),
           decide: (request) => orchestrator.approvals.decide({ ...request, wait: true }),
+          signal: (name, payload) => orchestrator.approvals.signal(name, payload),
         },
         policy: () => orchestrator.swarm.policy,
         env: options.env,
@@ -203,15 +205,19 @@ export class Daemon {
         ...(options.connectorSpawner ? { spawner: options.connectorSpawner } : {}),
       });
     }
-    // A cluster has no single firer of a tick yet: every node would fire it (docs/schedules.md).
-    if (options.connectors !== false && !this.cluster)
-      this.schedules = await startSchedules({
-        orchestrator,
-        swarm: options.swarm,
-        env: options.env,
-        metrics: this.backend.metrics as SwarmMetrics,
-        logger,
-      });
+    if (options.connectors !== false) {
+      const parts = { orchestrator, swarm: options.swarm, env: options.env, logger };
+      const metrics = this.backend.metrics as SwarmMetrics;
+      // In a cluster one node fires each schedule: the one holding its lease (cluster-schedules.ts).
+      this.schedules = this.cluster
+        ? await startClusterSchedules({
+            ...parts,
+            metrics,
+            leases: await this.cluster.scheduleLeases(),
+            node: this.cluster.node,
+          })
+        : await startSchedules({ ...parts, metrics });
+    }
     if (options.watch) {
       this.bundleWatcher = await startWatchReload({
         initial: orchestrator.currentBundle,

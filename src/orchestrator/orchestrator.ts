@@ -28,7 +28,7 @@ import { RuntimeEventHub, type RuntimeEventListener } from "./routing/runtime-ev
 import { eventStateOf, notYetDue, type EventState } from "./routing/event-state.ts";
 import { refuseWhileStopping, submitTarget } from "./submit-checks.ts";
 import { stopInstances } from "./instances/stop-instances.ts";
-import { outsideEvent } from "./outside-event.ts";
+import { submitEvent } from "./submit-event.ts";
 import { OutcomeWaiters, stoppedOutcome } from "./routing/turn-outcomes.ts";
 import type { OrchestratorApi } from "./orchestrator-api.ts";
 import type { RuntimeEventRetention } from "./runtime-event-retention.ts";
@@ -131,26 +131,8 @@ export class Orchestrator implements OrchestratorApi {
 
   /** Durably accepts one event; returns once it is on disk. `outcome` settles when its turn ends. */
   submit(options: SubmitOptions): Submitted {
-    const { agent, instanceKey } = submitTarget(this.view, options);
-    const now = this.clock.now();
-    const event = outsideEvent({ submit: options, id: options.eventId ?? this.ids("evt"), agent, instanceKey, now });
-    const outcome = this.waiters.outcome(event.id);
-    let accepted: Promise<void>;
-    const stopWatching = options.onProgress ? this.events.watchEvent(event, options.onProgress) : undefined;
-    if (stopWatching) void outcome.then(stopWatching, stopWatching);
-    // Refused (a store fault, or stopping): nothing of it runs, and nobody waits for its answer.
-    const forget = () => {
-      this.waiters.forget(event.id);
-      stopWatching?.();
-    };
-    try {
-      accepted = this.accept(event);
-      accepted.catch(forget);
-    } catch (error) {
-      forget();
-      throw error;
-    }
-    return { eventId: event.id, agent, instanceKey, accepted, outcome };
+    const { view, clock, ids, waiters, events } = this;
+    return submitEvent({ view, clock, ids, waiters, events, accept: (event) => this.accept(event) }, options);
   }
 
   /** Connectors submit their routed events here (same durability as `submit`). */
@@ -206,6 +188,8 @@ export class Orchestrator implements OrchestratorApi {
     this.instancesByAddress.delete(instance.address);
     instance.close();
     await instance.stop({ reason, gracePeriodMs: 0 });
+    // A node that lost its instances' leases keeps no empty agent process waiting for them.
+    this.options.spawner.stopIdle?.();
   }
 
   /** The agent rows of the process table. */

@@ -47,6 +47,8 @@ export interface ClusterSwarmOptions {
   bundlePerNode?: boolean;
   /** More environment for every node (e.g. GOONDAN_CLUSTER_SNAPSHOT_RECORDS). */
   env?: Record<string, string>;
+  /** More YAML documents for the bundle (a Connection, …), placeholders replaced like the fixture's. */
+  documents?: string;
 }
 
 export async function clusterSwarm(defer: Defer, options: ClusterSwarmOptions): Promise<ClusterSwarm> {
@@ -63,7 +65,11 @@ export async function clusterSwarm(defer: Defer, options: ClusterSwarmOptions): 
   const dir = join(work, "bundle");
   cpSync(FIXTURE, dir, { recursive: true });
   const yaml = join(dir, "goondan.yaml");
-  writeFileSync(yaml, readFileSync(yaml, "utf8").replaceAll("__ENDPOINT__", llm.url).replaceAll("__SWARM__", swarm));
+  const documents = options.documents === undefined ? "" : `---\n${options.documents}`;
+  writeFileSync(
+    yaml,
+    `${readFileSync(yaml, "utf8")}${documents}`.replaceAll("__ENDPOINT__", llm.url).replaceAll("__SWARM__", swarm),
+  );
   const bundleDir = (name: string) => {
     if (options.bundlePerNode !== true) return dir;
     const own = join(work, `bundle-${name}`);

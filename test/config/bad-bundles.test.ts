@@ -529,6 +529,20 @@ const cases: BadCase[] = [
     errors: [["E_CONFIG_ROUTE_CONFLICT", "goondan.yaml#5.spec.ingress.rules[0].route"]],
   },
   {
+    title: "an ingress rule that is both a signal and a route",
+    files: withConnector([
+      connection(
+        "  ingress:\n    rules:\n      - match: { event: message }\n        signal: deployed\n        route: { instanceKey: k }\n",
+      ),
+    ]),
+    errors: [["E_CONFIG_SIGNAL_RULE_INVALID", "goondan.yaml#5.spec.ingress.rules[0].signal"]],
+  },
+  {
+    title: "an ingress rule whose signal is not a name",
+    files: withConnector([connection("  ingress:\n    rules:\n      - signal: Deploy Finished\n")]),
+    errors: [["E_CONFIG_SCHEMA_INVALID", "goondan.yaml#5.spec.ingress.rules[0].signal"]],
+  },
+  {
     title: "a route to an agent outside the Swarm",
     files: withConnector([
       SECOND_AGENT,

@@ -69,6 +69,8 @@ export function removeSwarmAfter(defer: Defer, swarm: string): void {
         names.intakeStream,
         names.stateStream,
         `KV_${names.leaseBucket}`,
+        `KV_${names.scheduleLeaseBucket}`,
+        `KV_${names.tickCursorBucket}`,
         `KV_${names.nodesBucket}`,
         `KV_${names.configBucket}`,
       ]) {

@@ -113,7 +113,11 @@ export function createWebhookHandler(options: {
           : "E_WEBHOOK_NOT_ACCEPTED";
       const message = error instanceof Error ? error.message : String(error);
       return problem(
-        code === "E_CONNECTOR_NO_ROUTE" || code === "E_CONNECTOR_EVENT_INVALID" ? 422 : 503,
+        code === "E_CONNECTOR_NO_ROUTE" || code === "E_CONNECTOR_EVENT_INVALID"
+          ? 422
+          : code === "E_SIGNAL_NOT_FOUND"
+            ? 404
+            : 503,
         code,
         message,
       );

@@ -11,6 +11,8 @@
  *   gdn.<swarm>.live.<node>                 a node's runtime-event batches, published while some node watches (core NATS)
  *   KV gdn_<swarm>_leases  key <agent>.<key>   which node owns an instance (TTL, revision = fencing token)
  *   KV gdn_<swarm>_nodes   key <node>          live nodes and their capacity (TTL)
+ *   KV gdn_<swarm>_schedules key <connection>  which node fires a schedule's ticks (TTL, like an instance lease)
+ *   KV gdn_<swarm>_ticks   key <connection>    the newest tick a schedule accepted (no TTL)
  *   KV gdn_<swarm>_config  key bundle          the cluster's bundle hash and reload generation (no TTL)
  *   KV gdn_<swarm>_config  key reload.<node>   how a node took the last reload announced (no TTL)
  */
@@ -40,6 +42,10 @@ export interface ClusterNames {
   leaseBucket: string;
   /** The lease key of one instance (a KV key with two tokens). */
   instanceLeaseKey(agent: string, instanceKey: string): string;
+  /** Which node fires each schedule's ticks (leases keyed by the Connection's subject token). */
+  scheduleLeaseBucket: string;
+  /** The newest accepted tick of each schedule, so a node that takes a schedule over carries on after it. */
+  tickCursorBucket: string;
   nodesBucket: string;
   /** The membership key of a node (one token). */
   nodeKey(node: string): string;
@@ -72,6 +78,8 @@ export function clusterNames(swarm: string): ClusterNames {
     intakeConsumer: (agent, instanceKey) => `${subjectToken(agent)}=${subjectToken(instanceKey)}`,
     leaseBucket: `gdn_${s}_leases`,
     instanceLeaseKey: pair,
+    scheduleLeaseBucket: `gdn_${s}_schedules`,
+    tickCursorBucket: `gdn_${s}_ticks`,
     nodesBucket: `gdn_${s}_nodes`,
     nodeKey: subjectToken,
     configBucket: `gdn_${s}_config`,

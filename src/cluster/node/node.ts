@@ -27,6 +27,7 @@ import { chooseNode, placementCandidates } from "../members/placement.ts";
 import type { ClusterConnection } from "../nats/connection.ts";
 import type { Served } from "../nats/messenger.ts";
 import { NodeDrain } from "../reload/node-drain.ts";
+import { ScheduleLeases } from "../lease/schedule-leases.ts";
 import { ClusterReload } from "../reload/reload.ts";
 import { openClusterView, type OpenClusterView } from "../view/open-view.ts";
 import { lateReads, type ClusterReads } from "../view/reads.ts";
@@ -108,6 +109,12 @@ export class ClusterNode implements EventPlacement {
     })).serve();
     const every = Math.max(500, Math.floor(this.parts.leases.ttlMs / 4));
     this.sweepTimer = setInterval(() => void this.sweep(), every);
+  }
+
+  /** The leases that make one node fire each schedule's ticks (lease/schedule-leases.ts), with this node's TTL. */
+  scheduleLeases(): Promise<ScheduleLeases> {
+    const { connection, names, node, leases, logger } = this.parts;
+    return ScheduleLeases.open({ connection, names, node, ttlMs: leases.ttlMs, logger });
   }
 
   /** Takes the reloads other nodes announce, through this node's restart coordinator; stopped with the node. */

@@ -57,6 +57,7 @@ export const connectionSchema = envelope({
                     instanceKeyPrefix: { type: "string" },
                   },
                 },
+                signal: { type: "string", minLength: 1, maxLength: 200, pattern: "^[a-z0-9._-]+$" },
               },
             },
           },

@@ -7,14 +7,16 @@
 import { describe } from "../../shared/errors.ts";
 import type { ChildToParent, ParentToChild } from "../../protocol/ipc-messages.ts";
 import { failedOutcome, type TurnOutcome } from "../../protocol/turn-outcome.ts";
-import { eventInputText, parseConnectorEvent } from "../connector-event.ts";
-import type { ConnectorIngest, ConnectorRunSpec } from "./connector-run-spec.ts";
+import { eventInputText, parseConnectorEvent, type ConnectorEvent } from "../connector-event.ts";
+import type { ConnectorApprovals, ConnectorIngest, ConnectorRunSpec } from "./connector-run-spec.ts";
 import { routeEvent } from "./ingress-router.ts";
 
 export interface ConnectorEventOptions {
   spec: ConnectorRunSpec;
   payload: ChildToParent["connector_event"];
   ingest: ConnectorIngest;
+  /** Where an event a `signal` rule matched goes (the orchestrator's signals); absent: such events are refused. */
+  signal?: ConnectorApprovals["signal"];
   /** Sends a message to the connector child. */
   send<K extends "connector_ack" | "connector_reply" | "connector_progress">(type: K, payload: ParentToChild[K]): void;
 }
@@ -37,6 +39,7 @@ export async function handleConnectorEvent(options: ConnectorEventOptions): Prom
       "E_CONNECTOR_NO_ROUTE",
       `no ingress rule of Connection/${spec.connection} matches event ${JSON.stringify(event.name)}`,
     );
+  if (route.signal !== undefined) return deliverSignal({ ...options, name: route.signal, event, refuse });
   let accepted: Awaited<ReturnType<ConnectorIngest>>;
   try {
     accepted = await options.ingest({
@@ -64,6 +67,42 @@ export async function handleConnectorEvent(options: ConnectorEventOptions): Prom
   send("connector_ack", { requestId: payload.requestId, accepted: true, eventId: accepted.eventId });
   if (!payload.wantsReply) return;
   send("connector_reply", { requestId: payload.requestId, ...(await replyOf(accepted)) });
+}
+
+/**
+ * An event a `signal` rule matched wakes the turns waiting for that signal, its payload `{event, text, properties}`,
+ * exactly as `POST /v1/signals/:name` does; acknowledged with the id of the first event resumed. Nobody waiting is
+ * refused `E_SIGNAL_NOT_FOUND`, so the sender knows it reached no one (nothing is kept).
+ */
+async function deliverSignal(
+  options: ConnectorEventOptions & {
+    name: string;
+    event: ConnectorEvent;
+    refuse: (code: string, message: string) => void;
+  },
+): Promise<void> {
+  const { payload, event, refuse, name } = options;
+  if (payload.wantsReply)
+    return void refuse("E_CONNECTOR_NO_REPLY", "a signal starts no turn of its own to reply with");
+  if (options.signal === undefined) return void refuse("E_SIGNALS_UNAVAILABLE", "this orchestrator takes no signals");
+  let answer: Awaited<ReturnType<NonNullable<ConnectorApprovals["signal"]>>>;
+  try {
+    answer = await options.signal(name, {
+      event: event.name,
+      text: eventInputText(event),
+      properties: event.properties,
+    });
+  } catch (error) {
+    const described = describe(error);
+    return void refuse(described.code ?? "E_CONNECTOR_INGEST_FAILED", described.message);
+  }
+  if (answer.type === "missing")
+    return void refuse(
+      "E_SIGNAL_NOT_FOUND",
+      `no turn waits for signal ${JSON.stringify(name)} (Connection/${options.spec.connection}, event ${JSON.stringify(event.name)}); it was not kept`,
+    );
+  const [first] = answer.approvals;
+  options.send("connector_ack", { requestId: payload.requestId, accepted: true, eventId: first?.eventId ?? "" });
 }
 
 async function replyOf(accepted: Awaited<ReturnType<ConnectorIngest>>): Promise<TurnOutcome> {

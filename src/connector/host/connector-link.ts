@@ -123,6 +123,7 @@ export class ConnectorLink {
         spec: this.spec,
         payload: message.payload,
         ingest: this.options.ingest,
+        ...(this.options.approvals?.signal ? { signal: this.options.approvals.signal } : {}),
         send: (type, payload) => void child.send(type, payload),
       });
     } else if (message.type === "connector_approval") {

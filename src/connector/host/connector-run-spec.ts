@@ -4,7 +4,7 @@
  * the daemon binds it to the orchestrator's `ingest`, durable before it resolves).
  */
 import type { IngressRule } from "../../config/types.ts";
-import type { JsonObject } from "../../shared/json.ts";
+import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import type { Approval } from "../../protocol/approval.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { TurnProgress } from "../../protocol/turn-progress.ts";
@@ -51,6 +51,11 @@ export interface ConnectorApprovals {
     decision: "approve" | "deny";
     reason?: string;
   }): Promise<{ type: string; approval?: Approval; outcome?: Promise<TurnOutcome> }>;
+  /** Wakes every turn waiting for signal `name` with `payload` (as `POST /v1/signals/:name`); `missing`: nobody waits. */
+  signal?(
+    name: string,
+    payload: JsonValue,
+  ): Promise<{ type: "delivered"; approvals: Approval[] } | { type: "missing" }>;
 }
 
 /** Hands an event to the orchestrator; resolves once it is durably accepted (rejects with a coded error if refused). */

@@ -12,6 +12,8 @@ export interface IngressRoute {
   instanceKey: string;
   /** Index of the rule that matched, or -1 when the Connection has no rules (catch-all default). */
   ruleIndex: number;
+  /** The rule delivers the event as this signal to the turns waiting for it, instead of to `agent`. */
+  signal?: string;
 }
 
 export interface RouteEventOptions {
@@ -45,6 +47,7 @@ export function routeEvent(options: RouteEventOptions): IngressRoute | undefined
     agent: route.agentRef?.name ?? entryAgent,
     instanceKey: routeInstanceKey(route, event) ?? swarmInstanceKey,
     ruleIndex,
+    ...(rule.signal === undefined ? {} : { signal: rule.signal }),
   };
 }
 

@@ -36,6 +36,8 @@ export interface ScheduleStatus {
   /** The newest tick accepted, and its event. */
   lastTickAt?: string;
   lastEventId?: string;
+  /** In a cluster, the node that fires this schedule's ticks. */
+  node?: string;
   /** Since the daemon started: ticks accepted (of which `caughtUp` after a stop and `late` past a second), and skipped. */
   fired: number;
   caughtUp: number;
@@ -57,6 +59,8 @@ export interface ScheduleRunnerOptions {
   lastTick(connection: string): Promise<number | undefined>;
   /** Default: none. */
   onTick?: (report: TickReport) => void;
+  /** A tick of the schedule is accepted (or was already): where a cluster records it for the next holder. */
+  onAccepted?: (connection: string, at: number) => void;
   clock: Clock;
   logger: Logger;
 }
@@ -177,6 +181,7 @@ export class ScheduleRunner {
       run.cursor = at;
       run.status.lastTickAt = new Date(at).toISOString();
       run.status.lastEventId = accepted.eventId;
+      this.options.onAccepted?.(run.spec.connection, at);
       if (accepted.duplicate) return true;
       run.status.fired += 1;
       if (late) run.status.late += 1;

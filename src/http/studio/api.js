@@ -84,6 +84,8 @@ export const trace = (traceId) => api(`/v1/traces/${path(traceId)}`);
 export const span = (traceId, spanId) => api(`/v1/traces/${path(traceId)}/spans/${path(spanId)}`);
 export const approvals = () => api("/v1/approvals");
 export const evalRuns = () => api("/v1/evals");
+export const schedules = () => api("/v1/schedules");
+export const runSchedule = (name) => api(`/v1/schedules/${path(name)}/run`, { method: "POST" });
 export const evalRun = (runId) => api(`/v1/evals/${path(runId)}`);
 /** Decides an approval with stream: true; onFrame gets the decided approval, the resumed turn's progress and done. */
 export const decide = (id, decision, onFrame, signal) =>

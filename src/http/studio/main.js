@@ -1,4 +1,4 @@
-// The studio page: a header with the views (Agents, Threads, Traces, Processes, Evals) chosen by the URL's hash, and
+// The studio page: a header with the views (Agents, Threads, Traces, Processes, Schedules, Evals) chosen by the URL's hash, and
 // the token form when the API asks for one. Each view loads its own data through api.js.
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
@@ -7,6 +7,7 @@ import { EvalsView } from "./evals-view.js";
 import { onUnauthorized, processes, setToken } from "./api.js";
 import { html } from "./html.js";
 import { ProcessesView } from "./processes-view.js";
+import { SchedulesView } from "./schedules-view.js";
 import { ThreadsView } from "./threads-view.js";
 import { TracesView } from "./traces-view.js";
 
@@ -15,6 +16,7 @@ const VIEWS = [
   ["threads", "Threads", ThreadsView],
   ["traces", "Traces", TracesView],
   ["processes", "Processes", ProcessesView],
+  ["schedules", "Schedules", SchedulesView],
   ["evals", "Evals", EvalsView],
 ];
 

@@ -16,7 +16,8 @@ import { OneShotTimer } from "../../shared/clock.ts";
 import type { ChildProcess } from "../../supervision/child-process.ts";
 import type { PoolMember } from "../../supervision/process-pool.ts";
 import type { SupervisorStatus } from "../../supervision/child-spec.ts";
-import { Supervisor } from "../../supervision/supervisor.ts";
+import type { Supervisor } from "../../supervision/supervisor.ts";
+import { superviseInstance } from "./instance-supervisor.ts";
 import type { InstanceRef, WriteOptions } from "../../store/store.ts";
 import { hydrateChild } from "./child-state.ts";
 import { DeferredEvents } from "./deferred-events.ts";
@@ -53,39 +54,10 @@ export class Instance implements PoolMember {
     this.idleTimer = new OneShotTimer(options.clock);
     this.deferred = new DeferredEvents(options.clock);
     this.logger = options.logger.child({ agent: options.agent, instanceKey: options.instanceKey });
-    const { pool } = options;
-    this.supervisor = new Supervisor({
-      spec: {
-        address: this.address,
-        spawnRequest: options.spawnRequest,
-        readyMessage: "ready",
-        readyTimeoutMs: options.readyTimeoutMs ?? 30_000,
-      },
-      spawner: options.spawner,
-      clock: options.clock,
+    this.supervisor = superviseInstance(this, options, {
       logger: this.logger,
-      policy: () => options.policy().restart,
-      gate: {
-        request: () => pool.request(this),
-        started: () => pool.started(this),
-        released: () => pool.released(this),
-      },
-      hooks: {
-        wanted: () => this.hasWork(),
-        spawned: (child) => {
-          options.hooks.spawned?.(this, child.pid);
-          hydrateChild({
-            store: options.store,
-            ref: this.ref,
-            child,
-            current: () => this.supervisor.child === child,
-            logger: this.logger,
-          });
-        },
-        ready: (child) => this.onReady(child),
-        message: (child, message) => onChildMessage(this.parts, child, message),
-        exited: (ended) => onChildExit(this.parts, ended),
-      },
+      parts: () => this.parts,
+      onReady: (child) => this.onReady(child),
     });
   }
 

@@ -61,7 +61,7 @@ export class WriteBatch {
     if (this.failed !== undefined) throw this.failed;
     try {
       if (!this.open) {
-        this.db.exec("BEGIN");
+        this.db.exec("BEGIN IMMEDIATE"); // takes the write lock now, waiting out a checkpoint (busy_timeout): a deferred one would fail at once on upgrade
         this.open = true;
         setImmediate(() => this.flush());
       }

@@ -25,6 +25,25 @@ describe("routeEvent", () => {
     });
   });
 
+  it("names the signal of a matching signal rule, and routes past it when it does not match", () => {
+    const rules: IngressRule[] = [
+      { match: { event: "message", properties: { channel: "deploys" } }, route: {}, signal: "deploy-finished" },
+      { match: { event: "message" }, route: { instanceKey: "chat" } },
+    ];
+    const deploys = event({ properties: { channel: "deploys" } });
+    expect(routeEvent({ ...defaults, event: deploys, rules })).toEqual({
+      agent: "front",
+      instanceKey: "team",
+      ruleIndex: 0,
+      signal: "deploy-finished",
+    });
+    expect(routeEvent({ ...defaults, event: event(), rules })).toEqual({
+      agent: "front",
+      instanceKey: "chat",
+      ruleIndex: 1,
+    });
+  });
+
   it("applies the first matching rule, not the most specific one", () => {
     const rules: IngressRule[] = [
       { match: { event: "message" }, route: { agentRef: { kind: "Agent", name: "first" } } },
