@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GOONDAN_BIN, runToExit, startGoondanRun } from "../../test/helpers/goondan-process.ts";
-import { treeCpuMeter } from "../support/process-cpu.ts";
+import { processCpuMs, treeCpuMeter } from "../support/process-cpu.ts";
 import { processTree } from "../support/process-tree.ts";
 import { driveLane, type Conversation, type PeerFigures } from "./peer-harness.ts";
 
@@ -28,6 +28,8 @@ export interface GoondanFigures extends PeerFigures {
   /** Requests sent in all, warm-up included. */
   sent: number;
   peakProcesses: number;
+  /** CPU ms of the `goondan run` process itself (the orchestrator) over both measured phases; the rest is children. */
+  orchestratorCpuMs?: number;
 }
 
 export function writeBundle(dir: string, url: string, isolation?: string): void {
@@ -98,6 +100,7 @@ export async function measureGoondan(options: GoondanOptions): Promise<GoondanFi
     await driveLane({ name: "lane-seq", requests: 20, perConversation: per, start });
     const sequentialMs: number[] = [];
     const cpu = treeCpuMeter(daemon.proc.pid);
+    const orchestratorBefore = processCpuMs(daemon.proc.pid);
     cpu.start();
     await driveLane({
       name: "lane-seq",
@@ -117,6 +120,7 @@ export async function measureGoondan(options: GoondanOptions): Promise<GoondanFi
     );
     const seconds = (performance.now() - started) / 1000;
     const lanesCpuMs = cpu.stop();
+    const orchestratorCpuMs = processCpuMs(daemon.proc.pid) - orchestratorBefore;
     return {
       sequentialMs,
       lanes: { requests: perLane * options.lanes, seconds },
@@ -124,6 +128,7 @@ export async function measureGoondan(options: GoondanOptions): Promise<GoondanFi
       ...(lanesCpuMs === undefined ? {} : { lanesCpuMs }),
       sent: options.lanes * 2 + 20 + options.sequential + perLane * options.lanes,
       peakProcesses,
+      ...(lanesCpuMs === undefined ? {} : { orchestratorCpuMs }),
     };
   } finally {
     clearInterval(sampler);

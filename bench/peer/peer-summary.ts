@@ -16,17 +16,26 @@ export interface Row {
   serverCpu: number;
   /** Live processes at most (goondan only). */
   processes?: number;
+  /** Of `cpu`, what the orchestrator process spent (goondan only). */
+  orchestratorCpu?: number;
 }
 
-export function toRow(figures: PeerFigures, serverCpuMs: number, sent: number, processes?: number): Row {
+export function toRow(
+  figures: PeerFigures & { orchestratorCpuMs?: number },
+  serverCpuMs: number,
+  sent: number,
+  processes?: number,
+): Row {
   const cpuMs = (figures.sequentialCpuMs ?? Number.NaN) + (figures.lanesCpuMs ?? Number.NaN);
+  const measured = figures.sequentialMs.length + figures.lanes.requests;
   return {
     rps: figures.lanes.requests / figures.lanes.seconds,
     p50: percentile(figures.sequentialMs, 50),
     p99: percentile(figures.sequentialMs, 99),
-    cpu: cpuMs / (figures.sequentialMs.length + figures.lanes.requests),
+    cpu: cpuMs / measured,
     serverCpu: serverCpuMs / sent,
     ...(processes === undefined ? {} : { processes }),
+    ...(figures.orchestratorCpuMs === undefined ? {} : { orchestratorCpu: figures.orchestratorCpuMs / measured }),
   };
 }
 
@@ -49,7 +58,8 @@ const fixed = (value: number, digits: number, width: number): string => value.to
 
 export function formatRow(label: string, row: Row): string {
   const processes = row.processes === undefined ? "" : `   peak processes ${row.processes}`;
-  return `  ${label.padEnd(36)} ${fixed(row.rps, 1, 7)} req/s   p50 ${fixed(row.p50, 2, 7)} ms   p99 ${fixed(row.p99, 2, 7)} ms   CPU ${fixed(row.cpu, 2, 7)} ms/request${processes}`;
+  const orchestrator = row.orchestratorCpu === undefined ? "" : ` (orchestrator ${row.orchestratorCpu.toFixed(2)})`;
+  return `  ${label.padEnd(36)} ${fixed(row.rps, 1, 7)} req/s   p50 ${fixed(row.p50, 2, 7)} ms   p99 ${fixed(row.p99, 2, 7)} ms   CPU ${fixed(row.cpu, 2, 7)} ms/request${orchestrator}${processes}`;
 }
 
 export function formatRatios(label: string, value: Ratios): string {

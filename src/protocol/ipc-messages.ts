@@ -95,7 +95,7 @@ export interface ChildToParent {
    */
   turn_result: TurnOutcome & { commit?: InstanceCommit };
   /** Makes a part of a turn durable before the turn goes on (a step's tool calls before they run, extension state). */
-  commit: InstanceCommit & { seq: number };
+  commit: InstanceCommit & { seq: number; sync?: false };
   /** Reads a page of the instance's stored history (`ctx.conversation.older()`); answered `older_messages_result`. */
   older_messages: OlderMessagesQuery & { requestId: string };
   /**

@@ -22,8 +22,14 @@ export interface TruncatedValue {
 
 /** `value`, or its TruncatedValue when its JSON is over `maxBytes`. */
 export function boundedValue(value: JsonValue, maxBytes = MAX_DATA_FIELD_BYTES): JsonValue {
-  const json = JSON.stringify(value);
+  return boundedJson(value, JSON.stringify(value), maxBytes);
+}
+
+/** boundedValue for a value whose JSON (`json`) is already made. */
+function boundedJson(value: JsonValue, json: string | undefined, maxBytes: number): JsonValue {
   if (json === undefined) return null;
+  // A UTF-16 unit is at most 3 bytes of UTF-8: most fields are known to fit without encoding them.
+  if (json.length * 3 <= maxBytes) return value;
   const encoded = new TextEncoder().encode(json);
   const bytes = encoded.length;
   if (bytes <= maxBytes) return value;
@@ -33,21 +39,47 @@ export function boundedValue(value: JsonValue, maxBytes = MAX_DATA_FIELD_BYTES):
   return truncated as unknown as JsonValue;
 }
 
+/**
+ * Whether `json` (a value's JSON text) may hold one of `secrets`. A secret that JSON writes as itself (no quote,
+ * backslash, control character or surrogate) is in the value only if it is in the text; any other is assumed present, so the
+ * value is walked (redactJson).
+ */
+function mayHoldSecret(json: string, secrets: readonly string[]): boolean {
+  for (const secret of secrets) {
+    if (secret === "") continue;
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON escapes exactly these.
+    if (/["\\\u0000-\u001f\ud800-\udfff]/.test(secret) || json.includes(secret)) return true;
+  }
+  return false;
+}
+
+/**
+ * One `data` field as it may leave: redacted, then bounded. Its JSON is made once; the value is walked for secrets
+ * only when that text holds one (most fields: no secret, no copy).
+ */
+function publicField(value: JsonValue, secrets: readonly string[], maxBytes: number): JsonValue {
+  const json = JSON.stringify(value);
+  if (json === undefined || secrets.length === 0 || !mayHoldSecret(json, secrets))
+    return boundedJson(value, json, maxBytes);
+  const clean = redactJson(value, secrets);
+  return boundedJson(clean, JSON.stringify(clean), maxBytes);
+}
+
 export function publicRuntimeEvent<E extends Pick<RuntimeEvent, "data" | "error">>(
   event: E,
   options: { secrets: readonly string[]; maxBytes?: number },
 ): E {
   const { secrets } = options;
   if (event.data === undefined && (event.error === undefined || secrets.length === 0)) return event;
-  const data =
-    event.data === undefined
-      ? undefined
-      : (Object.fromEntries(
-          Object.entries(redactJson(event.data, secrets) as JsonObject).map(([key, value]) => [
-            key,
-            boundedValue(value, options.maxBytes),
-          ]),
-        ) as JsonObject);
+  const maxBytes = options.maxBytes ?? MAX_DATA_FIELD_BYTES;
+  let data: JsonObject | undefined;
+  if (event.data !== undefined) {
+    data = {};
+    for (const key in event.data) {
+      const value = event.data[key] as JsonValue;
+      data[secrets.length === 0 ? key : redactSecrets(key, secrets)] = publicField(value, secrets, maxBytes);
+    }
+  }
   return {
     ...event,
     ...(data === undefined ? {} : { data }),

@@ -55,3 +55,18 @@ describe("IpcInstanceLink.olderMessages", () => {
     await expect(ipc.olderMessages({})).rejects.toMatchObject({ code: "E_STORE_UNREACHABLE" });
   });
 });
+
+describe("IpcInstanceLink.commit", () => {
+  it("says `sync: false` only for a commit that asks for it, and resolves on its `committed`", async () => {
+    const { link: ipc, sent } = link();
+    const plain = ipc.commit({ changes: [{ type: "append", message }] });
+    const applied = ipc.commit({ changes: [{ type: "append", message }] }, { sync: false });
+    const commits = sent.filter((outgoing) => outgoing.type === "commit").map((outgoing) => outgoing.payload);
+    expect(commits).toHaveLength(2);
+    expect(commits[0]).not.toHaveProperty("sync");
+    expect(commits[1]).toMatchObject({ seq: 2, sync: false });
+    ipc.handleCommitted({ seq: 1 });
+    ipc.handleCommitted({ seq: 2 });
+    await Promise.all([plain, applied]);
+  });
+});

@@ -12,6 +12,20 @@ import type { JsonObject } from "../../src/shared/json.ts";
 const SECRET = "sk-live-0123456789";
 
 describe("publicRuntimeEvent", () => {
+  it("redacts a secret that JSON escapes, and passes fields without a secret as they are", () => {
+    const quoted = 'pa"ss\\word-42';
+    const plain = { text: "nothing to hide", list: [1, 2, 3] };
+    const event = publicRuntimeEvent<{ data?: JsonObject }>(
+      { data: { args: { note: `uses ${quoted}` }, plain, gone: undefined as unknown as JsonObject } },
+      { secrets: [quoted, SECRET] },
+    );
+    expect(event.data?.args).toEqual({ note: "uses [redacted]" });
+    expect(event.data?.plain).toEqual(plain);
+    expect(event.data?.gone).toBeNull();
+    const unescaped = publicRuntimeEvent<{ data?: JsonObject }>({ data: { plain } }, { secrets: [SECRET] });
+    expect(unescaped.data?.plain).toBe(plain);
+  });
+
   it("redacts secret values in data, nested and in keys, and in the error message", () => {
     const event = publicRuntimeEvent<{ data?: JsonObject; error?: ErrorInfo }>(
       {

@@ -10,7 +10,7 @@
  */
 import { envelope, ORCHESTRATOR, type ChildMessage, type ParentToChild } from "../../protocol/ipc-messages.ts";
 import type { Message, OlderMessagesQuery } from "../../protocol/conversation.ts";
-import { isEmptyCommit, type InstanceCommit } from "../../protocol/instance-state.ts";
+import { isEmptyCommit, type CommitOptions, type InstanceCommit } from "../../protocol/instance-state.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import { SystemError } from "../../shared/errors.ts";
 import type { InstanceLink } from "../instance/instance-link.ts";
@@ -36,13 +36,14 @@ export class IpcInstanceLink implements InstanceLink {
     private readonly holdMs = RUNTIME_EVENT_HOLD_MS,
   ) {}
 
-  commit(commit: InstanceCommit): Promise<void> {
+  commit(commit: InstanceCommit, options: CommitOptions = {}): Promise<void> {
     if (isEmptyCommit(commit)) return Promise.resolve();
     if (this.failed !== undefined) return Promise.reject(new SystemError("E_STORE_UNREACHABLE", this.failed));
     const seq = ++this.seq;
     return new Promise((resolve, reject) => {
       this.waiting.set(seq, { resolve, reject });
-      this.send(envelope("commit", this.address, ORCHESTRATOR, { seq, ...commit }));
+      const sync = options.sync === false ? { sync: false as const } : {};
+      this.send(envelope("commit", this.address, ORCHESTRATOR, { seq, ...commit, ...sync }));
     });
   }
 

@@ -16,7 +16,7 @@ import {
   swarmAgents,
 } from "../../config/resolve.ts";
 import type { Bundle } from "../../config/types.ts";
-import type { InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
+import type { CommitOptions, InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
 import { agentRequiredEnvNames, resolveConfigValues } from "../../config/value-source.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import { MIN_SECRET_LENGTH } from "../../shared/redact-secrets.ts";
@@ -129,7 +129,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
   );
   const registry = await ToolRegistry.fromResources(tools);
   const { link } = options;
-  const commit = (changes: InstanceCommit) => link.commit(changes);
+  const commit = (changes: InstanceCommit, commitOptions?: CommitOptions) => link.commit(changes, commitOptions);
   const state = new ExtensionState(options.state.extensionState, commit);
   const runtimeEvents = linkedRuntimeEvents({
     link,

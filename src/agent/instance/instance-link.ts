@@ -7,11 +7,11 @@
  * (agent/child/ipc-instance-link.ts); tests link an instance to a store directly.
  */
 import type { Message, OlderMessagesQuery } from "../../protocol/conversation.ts";
-import type { InstanceCommit } from "../../protocol/instance-state.ts";
+import type { CommitOptions, InstanceCommit } from "../../protocol/instance-state.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 
 export interface InstanceLink {
-  commit(commit: InstanceCommit): Promise<void>;
+  commit(commit: InstanceCommit, options?: CommitOptions): Promise<void>;
   olderMessages(query: OlderMessagesQuery): Promise<Message[]>;
   runtimeEvent(event: RuntimeEvent): void;
 }

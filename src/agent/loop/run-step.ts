@@ -99,8 +99,15 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
     });
     if ((text.length > 0 || toolCalls.length > 0) && !scope.signal.aborted)
       turn.emitMessageEvent({ type: "append", message: assistant });
-    if (toolCalls.length > 0 && !scope.signal.aborted)
-      await env.commit({ changes: env.conversation.takeChanges(), consumed: env.pendingResults.takeConsumed() });
+    if (toolCalls.length > 0 && !scope.signal.aborted) {
+      // Calls that only ask the orchestrator (the built-in `agents` tool) need the step applied, not on disk: their
+      // requests are written after it in the same ordered log (CommitOptions).
+      const onlyStoreCalls = toolCalls.every((call) => env.registry.get(call.name)?.resumable === true);
+      await env.commit(
+        { changes: env.conversation.takeChanges(), consumed: env.pendingResults.takeConsumed() },
+        onlyStoreCalls ? { sync: false } : {},
+      );
+    }
     const toolResults = await runToolCalls({
       env,
       turn,

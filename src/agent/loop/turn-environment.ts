@@ -6,7 +6,7 @@
  */
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { ModelParams, ToolResource } from "../../config/types.ts";
-import type { InstanceCommit } from "../../protocol/instance-state.ts";
+import type { CommitOptions, InstanceCommit } from "../../protocol/instance-state.ts";
 import type { IdGenerator } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { ToolRegistry } from "../../tools/tool-registry.ts";
@@ -43,7 +43,7 @@ export interface TurnEnvironment {
   /** The conversation in memory; its changes go to the store with each commit. */
   conversation: Conversation;
   /** Makes part of a turn durable before the turn goes on (a step's tool calls before they run). */
-  commit: (commit: InstanceCommit) => Promise<void>;
+  commit: (commit: InstanceCommit, options?: CommitOptions) => Promise<void>;
   runtimeEvents: RuntimeEventSink;
   workdir: string;
   logger: Logger;

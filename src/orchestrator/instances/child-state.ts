@@ -2,7 +2,8 @@
  * The orchestrator's side of an agent child's state. A new child is handed what the store holds (`hydrateChild`).
  * A step an agent child commits in the middle of a turn (its messages before the step's tools run, a tool's
  * completion, its extensions' state): made durable in the store, then answered `committed` with the child's
- * sequence number, so the child runs nothing that depends on it before it is on disk. A store that cannot write
+ * sequence number, so the child runs nothing that depends on it before it is on disk (or, for a step whose calls
+ * only ask the orchestrator, before it is applied to an ordered store: protocol/instance-state.ts CommitOptions). A store that cannot write
  * answers the code and cause; the child then ends without answering its event (agent/child/agent-child.ts).
  * A turn's end is committed together with the outcome that answers its event (`commitTurn`). The child holds only
  * the conversation its model sees; a page of the history beyond it is read from the store when an extension asks
@@ -24,8 +25,10 @@ export function commitStep(options: {
   child: ChildProcess;
   commit: ChildToParent["commit"];
 }): void {
-  const { seq, ...commit } = options.commit;
-  options.store.commit(options.ref, commit).then(
+  const { seq, sync, ...commit } = options.commit;
+  // `sync: false` (protocol/instance-state.ts CommitOptions) only where writes become durable in order.
+  const write = sync === false && options.store.ordered ? { sync: false } : undefined;
+  options.store.commit(options.ref, commit, undefined, write).then(
     () => options.child.send("committed", { seq }),
     (error: unknown) =>
       options.child.send("committed", {

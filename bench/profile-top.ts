@@ -1,0 +1,64 @@
+/**
+ * The top costs of each `.cpuprofile` in a directory (written with `BUN_OPTIONS=--cpu-prof --cpu-prof-dir=DIR`):
+ * per process, its sampled time, the functions with the most self time and the `src/` files with the most
+ * inclusive time (a sample counts once per file on its stack). Used to find where goondan's request path spends
+ * its CPU (docs/benchmarks.md, issue 26).
+ *
+ *   bun bench/profile-top.ts DIR [--top N] [--min-ms MS]
+ */
+import { flag } from "./support/flag.ts";
+import { readCpuProfiles } from "./support/cpu-profile.ts";
+
+const dir = process.argv[2];
+if (dir === undefined || dir.startsWith("--")) throw new Error("usage: bun bench/profile-top.ts DIR [--top N]");
+const top = Number(flag("top", "25"));
+const minMs = Number(flag("min-ms", "200"));
+
+type Node = { id: number; callFrame: { url: string; functionName?: string; lineNumber?: number }; children?: number[] };
+
+const short = (url: string): string => {
+  const at = url.lastIndexOf("/src/");
+  if (at >= 0) return url.slice(at + 1);
+  const nm = url.lastIndexOf("node_modules/");
+  return nm >= 0 ? url.slice(nm + 13) : url;
+};
+
+for (const { pid, profile } of readCpuProfiles(dir)) {
+  const nodes = profile.nodes as Node[];
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const self = new Map<string, number>();
+  const files = new Map<string, number>();
+  const fileStack = new Map<number, Set<string>>();
+  const stackOf = (id: number): Set<string> => {
+    const known = fileStack.get(id);
+    if (known) return known;
+    const up = parent.get(id);
+    const set = new Set(up === undefined ? [] : stackOf(up));
+    const url = byId.get(id)?.callFrame.url ?? "";
+    if (url.includes("/src/")) set.add(short(url));
+    fileStack.set(id, set);
+    return set;
+  };
+  let total = 0;
+  profile.samples.forEach((id, index) => {
+    const dt = (profile.timeDeltas[index + 1] ?? profile.timeDeltas[index] ?? 0) / 1000;
+    const frame = byId.get(id)?.callFrame;
+    const name = frame?.functionName || "(anonymous)";
+    if (name === "(idle)" || name === "(program)") return;
+    total += dt;
+    const key = `${name} ${short(frame?.url ?? "")}:${frame?.lineNumber ?? ""}`;
+    self.set(key, (self.get(key) ?? 0) + dt);
+    for (const file of stackOf(id)) files.set(file, (files.get(file) ?? 0) + dt);
+  });
+  if (total < minMs) continue;
+  const srcFiles = [...files.keys()].some((file) => file.startsWith("src/orchestrator/")) ? "orchestrator" : "";
+  console.log(`\n== pid ${pid} ${srcFiles}: ${total.toFixed(0)} ms sampled (not idle)`);
+  console.log("  self time:");
+  for (const [key, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top))
+    console.log(`    ${ms.toFixed(0).padStart(6)} ms ${((ms / total) * 100).toFixed(1).padStart(5)}%  ${key}`);
+  console.log("  src files, inclusive:");
+  for (const [key, ms] of [...files].sort((a, b) => b[1] - a[1]).slice(0, top))
+    console.log(`    ${ms.toFixed(0).padStart(6)} ms ${((ms / total) * 100).toFixed(1).padStart(5)}%  ${key}`);
+}

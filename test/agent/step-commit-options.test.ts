@@ -1,0 +1,49 @@
+/**
+ * How a step's commit before its tool calls asks to be waited on (run-step.ts, protocol/instance-state.ts
+ * CommitOptions): `sync: false` when every call is the built-in `agents` tool's (what it does is a request to the
+ * orchestrator, written after the step in the same ordered log), a plain commit as soon as any call may act outside.
+ */
+import { describe, expect, it } from "bun:test";
+import { runTurn } from "../../src/agent/loop/run-turn.ts";
+import { loadBuiltinPackage } from "../../src/config/builtin-package.ts";
+import type { ToolResource } from "../../src/config/types.ts";
+import type { CommitOptions } from "../../src/protocol/instance-state.ts";
+import { scriptedModel } from "../helpers/scripted-model.ts";
+import { testEnv, userEvent } from "./support/test-env.ts";
+
+async function stepCommitOptions(calls: string[]): Promise<(CommitOptions | undefined)[]> {
+  const scripted = scriptedModel([
+    { toolCalls: calls.map((name, index) => ({ id: `c${index}`, name })) },
+    { text: "done" },
+  ]);
+  const t = testEnv({ model: scripted.model });
+  const builtins = await loadBuiltinPackage();
+  const agents = builtins.find(
+    (loaded) => loaded.resource.kind === "Tool" && loaded.resource.metadata.name === "agents",
+  );
+  await t.env.registry.addResource(agents?.resource as ToolResource);
+  t.registerTool(
+    { name: "disk__wipe", description: "wipes", parameters: { type: "object", properties: {} } },
+    () => "wiped",
+  );
+  const seen: (CommitOptions | undefined)[] = [];
+  const commit = t.env.commit;
+  t.env.commit = (changes, options) => {
+    seen.push(options);
+    return commit(changes, options);
+  };
+  const { result } = await runTurn({ env: t.env, event: userEvent("go") });
+  expect(result.status).toBe("ok");
+  return seen;
+}
+
+describe("a step's commit before its tool calls", () => {
+  it("asks for no sync when every call is the built-in agents tool's", async () => {
+    expect(await stepCommitOptions(["agents__catalog", "agents__list"])).toEqual([{ sync: false }]);
+  });
+
+  it("is a plain commit when a call may act outside the orchestrator", async () => {
+    expect(await stepCommitOptions(["disk__wipe"])).toEqual([{}]);
+    expect(await stepCommitOptions(["agents__catalog", "disk__wipe"])).toEqual([{}]);
+  });
+});
