@@ -27,6 +27,13 @@ const PRINTABLE = { pattern: "^[^\\p{Cc}\\p{Cs}]*$", description: "no control ch
 
 export const AGENT_NAME_SCHEMA = { type: "string", minLength: 1, maxLength: MAX_AGENT_NAME_LENGTH, ...PRINTABLE };
 export const INSTANCE_KEY_SCHEMA = { type: "string", minLength: 1, maxLength: MAX_INSTANCE_KEY_LENGTH, ...PRINTABLE };
+/** The `:eventId` path parameter of the routes about one accepted event. */
+export const EVENT_ID_PATH_SCHEMA = {
+  type: "object",
+  required: ["eventId"],
+  additionalProperties: false,
+  properties: { eventId: { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_.:-]+$" } },
+};
 
 export type RequestPart = "body" | "query" | "path";
 

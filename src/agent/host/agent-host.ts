@@ -13,16 +13,10 @@ import { parseAgentChildArgv } from "../../protocol/child-entry.ts";
 import { envelope, isParentMessage, ORCHESTRATOR, type ChildMessage } from "../../protocol/ipc-messages.ts";
 import { describe } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
-import { runAgentChild, type ChildChannel } from "../child/agent-child.ts";
+import { runAgentChild, type ChildChannel, type RunAgentChildOptions } from "../child/agent-child.ts";
 
-export interface RunAgentHostOptions {
-  channel: ChildChannel;
-  logger: Logger;
-  loadBundle: (dir: string) => Promise<Bundle>;
-  exit: (code: number) => void;
-  onStopSignal?: (listener: (signal: string) => void) => void;
-  env?: Record<string, string | undefined>;
-}
+/** The child's options but the instance's own: each instance is opened by an `open` message. */
+export type RunAgentHostOptions = Omit<RunAgentChildOptions, "args" | "model">;
 
 /** One instance held by the host, as its channel sees it. */
 interface Lane {

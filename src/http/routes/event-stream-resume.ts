@@ -15,7 +15,7 @@ import type { ApiBackend } from "../api-backend.ts";
 import { ApiError } from "../api-error.ts";
 import type { ApiEnv } from "../api-env.ts";
 import type { SseReplayLog } from "../sse-replay-log.ts";
-import { requestSchema } from "../request-schema.ts";
+import { EVENT_ID_PATH_SCHEMA, requestSchema } from "../request-schema.ts";
 import { sseResponse, type SseWriter } from "../sse-stream.ts";
 import { noQuery } from "./no-query.ts";
 
@@ -23,12 +23,7 @@ const ROUTE = "GET /v1/events/:eventId/stream";
 const path = requestSchema<{ eventId: string }>({
   route: ROUTE,
   part: "path",
-  schema: {
-    type: "object",
-    required: ["eventId"],
-    additionalProperties: false,
-    properties: { eventId: { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_.:-]+$" } },
-  },
+  schema: EVENT_ID_PATH_SCHEMA,
 });
 
 function lastId(header: string | undefined): number {

@@ -23,7 +23,13 @@ import type { ApiBackend } from "../api-backend.ts";
 import { ApiError } from "../api-error.ts";
 import type { ApiEnv } from "../api-env.ts";
 import { jsonBody } from "../middleware/json-body.ts";
-import { AGENT_NAME_SCHEMA, INSTANCE_KEY_SCHEMA, MAX_TIMEOUT_MS, requestSchema } from "../request-schema.ts";
+import {
+  AGENT_NAME_SCHEMA,
+  EVENT_ID_PATH_SCHEMA,
+  INSTANCE_KEY_SCHEMA,
+  MAX_TIMEOUT_MS,
+  requestSchema,
+} from "../request-schema.ts";
 import { progressRelay } from "../sse-progress.ts";
 import { sseResponse } from "../sse-stream.ts";
 import { SseReplayLog } from "../sse-replay-log.ts";
@@ -98,12 +104,7 @@ export async function awaitOutcome(submitted: Submitted, timeoutMs: number): Pro
 const statePath = requestSchema<{ eventId: string }>({
   route: "GET /v1/events/:eventId",
   part: "path",
-  schema: {
-    type: "object",
-    required: ["eventId"],
-    additionalProperties: false,
-    properties: { eventId: { type: "string", minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_.:-]+$" } },
-  },
+  schema: EVENT_ID_PATH_SCHEMA,
 });
 
 export function eventRoutes(options: {
