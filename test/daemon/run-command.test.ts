@@ -304,7 +304,7 @@ describe("goondan run", () => {
     const [table, code] = await Promise.all([new Response(ps.stdout).text(), ps.exited]);
     expect(code).toBe(0);
     expect(table.split("\n")[0]).toMatch(/^KIND\s+AGENT\s+INSTANCE\s+PID\s+INSTANCES\s+STATUS/);
-    expect(table).toMatch(/agent\s+coordinator\s+duo\s+\d+\s+idle/);
+    expect(table).toMatch(/agent\s+coordinator\s+duo\s+\d+\s+1\s+idle/);
     const denied = spawnGoondan(["ps", "--port", String(daemon.port)], { GOONDAN_API_TOKEN: "" });
     expect(await denied.exited).toBe(1);
     daemon.proc.kill("SIGTERM");

@@ -5,7 +5,7 @@
  * rather than dropping them; and a reload restarting only the changed agent's process, its instances resumed.
  */
 import { describe, expect, it } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { realProcessTimeouts, useCleanups } from "../helpers/cleanups.ts";
 import { until } from "../helpers/goondan-process.ts";
@@ -16,10 +16,13 @@ import { mkdirSync } from "node:fs";
 const defer = useCleanups();
 realProcessTimeouts();
 
-const PROBE = `import { setTimeout as sleep } from "node:timers/promises";
+const PROBE = `import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 export const handlers = {
   where: async (ctx) => ({ workdir: ctx.workdir, pid: process.pid }),
-  slow: async () => { await sleep(4000); return { slept: true }; },
+  // Says it started (its step's commit came before it) in the instance's workdir, then takes a while.
+  slow: async (ctx) => { writeFileSync(join(ctx.workdir, "slow-started"), "1"); await sleep(4000); return { slept: true }; },
 };
 `;
 
@@ -151,7 +154,7 @@ describe("shared agent processes, real processes", () => {
       async () =>
         (await row("shared", "a"))?.status === "processing" && (await row("shared", "b"))?.status === "processing",
     );
-    await until(() => llm.requests.filter((request) => lastUserText(request) === "slow").length >= 2);
+    await until(() => existsSync(join(a.workdir, "slow-started")) && existsSync(join(b.workdir, "slow-started")));
     process.kill(a.pid, "SIGKILL");
     const answers = await Promise.all(events.map((eventId) => answer(eventId)));
     for (const answered of answers) {
