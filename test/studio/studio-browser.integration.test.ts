@@ -192,6 +192,7 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
       "a.threads",
       "a.traces",
       "a.processes",
+      "a.schedules",
       "a.evals",
       "input#process-filter",
     ]);

@@ -64,17 +64,21 @@ describe("goondan restart --instance", () => {
       });
       return (await response.json()) as { status: string; response: string };
     };
-    const pidOf = async (instanceKey: string) => {
+    // The instance's child (its lane in the agent's shared process): the process and when the child became ready.
+    const childOf = async (instanceKey: string) => {
       const body = (await (await fetch(`${daemon.base}/v1/processes`)).json()) as {
-        processes: { agent: string; instanceKey: string; pid: number | null }[];
+        processes: { agent: string; instanceKey: string; pid: number | null; startedAt: string | null }[];
       };
-      return body.processes.find((row) => row.agent === "other" && row.instanceKey === instanceKey)?.pid ?? null;
+      const row = body.processes.find(
+        (candidate) => candidate.agent === "other" && candidate.instanceKey === instanceKey,
+      );
+      return row?.pid == null ? null : { pid: row.pid, startedAt: row.startedAt };
     };
 
     await Promise.all([ask("k1", "k1 first words"), ask("k2", "k2 first words")]);
-    const [k1Pid, k2Pid] = [await pidOf("k1"), await pidOf("k2")];
-    expect(k1Pid).not.toBeNull();
-    expect(k2Pid).not.toBeNull();
+    const [k1Child, k2Child] = [await childOf("k1"), await childOf("k2")];
+    expect(k1Child).not.toBeNull();
+    expect(k2Child).not.toBeNull();
 
     const restarted = await goondan(
       ["restart", "--agent", "other", "--instance", "k1", "--fresh", "--port", String(daemon.port)],
@@ -92,8 +96,11 @@ describe("goondan restart --instance", () => {
     expect((await ask("k2", "k2 second words")).status).toBe("ok");
     expect(historyOf(llm.requests, "k1 second words")).not.toContain("k1 first words");
     expect(historyOf(llm.requests, "k2 second words")).toContain("k2 first words");
-    expect(await pidOf("k2")).toBe(k2Pid);
-    expect(await pidOf("k1")).not.toBe(k1Pid);
+    // k2 untouched; k1 started again (in the agent's same shared process, which keeps running for k2).
+    expect(await childOf("k2")).toEqual(k2Child);
+    const k1Again = await childOf("k1");
+    expect(k1Again?.startedAt).not.toBe(k1Child?.startedAt);
+    expect(k1Again?.pid).toBe(k2Child?.pid as number);
     expect(llm.unexpected).toEqual([]);
 
     daemon.proc.kill("SIGTERM");
