@@ -2,8 +2,10 @@
  * One child living in a shared host process (process-host.ts), seen by its supervisor as a process of its own: the
  * same ChildProcessHandle, so the Supervisor, the ready deadline and the heartbeat watchdog are unchanged. Messages
  * go through the host's channel under the child's address. It ends when the host says `exited` for it, or with the
- * host process itself. A forced kill asks the host to drop it (`kill`); a host that does not answer within
- * `killGraceMs` (its event loop blocked, the usual reason for a kill) is killed, and with it every child it held.
+ * host process itself. A forced kill of a child with a turn in flight kills the host, and with it every child it held:
+ * only the process's end stops that turn's tools for sure (dropped alone, a tool still running could go on beside the
+ * event's redelivery). A child with no turn in flight is dropped alone (`kill`), unless the host does not answer
+ * within `killGraceMs` (its event loop blocked): then the host is killed.
  */
 import type { Clock, TimerHandle } from "../shared/clock.ts";
 import { envelope, ORCHESTRATOR, type ChildMessage, type ParentMessage } from "../protocol/ipc-messages.ts";
@@ -22,6 +24,8 @@ export class InstanceLane implements ChildProcessHandle {
   private readonly exitListeners: ((exit: ChildExit) => void)[] = [];
   private ending: ChildExit | undefined;
   private killTimer: TimerHandle | undefined;
+  /** An event was delivered and its `turn_result` has not come back. */
+  private turnInFlight = false;
 
   constructor(
     readonly address: string,
@@ -33,12 +37,10 @@ export class InstanceLane implements ChildProcessHandle {
     return this.host.pid;
   }
 
-  get ended(): boolean {
-    return this.ending !== undefined;
-  }
-
   send(message: ParentMessage): boolean {
-    return this.ending === undefined && this.host.send(message);
+    if (this.ending !== undefined || !this.host.send(message)) return false;
+    if (message.type === "event") this.turnInFlight = true;
+    return true;
   }
 
   onMessage(listener: (message: ChildMessage) => void): void {
@@ -50,9 +52,10 @@ export class InstanceLane implements ChildProcessHandle {
     else this.exitListeners.push(listener);
   }
 
-  /** SIGTERM is a graceful stop already asked for with `shutdown` (nothing more to do); SIGKILL drops the child now. */
+  /** SIGTERM is a graceful stop already asked for with `shutdown` (nothing more to do); SIGKILL ends the child now. */
   kill(signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): void {
     if (this.ending !== undefined || signal !== "SIGKILL" || this.killTimer !== undefined) return;
+    if (this.turnInFlight) return this.host.kill("SIGKILL");
     const asked = this.host.send(
       envelope("kill", ORCHESTRATOR, this.address, { reason: "killed by the orchestrator" }),
     );
@@ -63,6 +66,7 @@ export class InstanceLane implements ChildProcessHandle {
   /** A message the host relayed from this child. */
   deliver(message: ChildMessage): void {
     if (this.ending !== undefined) return;
+    if (message.type === "turn_result") this.turnInFlight = false;
     for (const listener of this.messageListeners) listener(message);
   }
 

@@ -160,6 +160,41 @@ describe("the shared spawner", () => {
     expect(host.kills).toEqual(["SIGKILL"]);
   });
 
+  it("kills the host at once for a child killed with a turn in flight, whose tools only the process's end stops", () => {
+    const { hosts, spawner, request } = setup();
+    const a = spawner.spawn(request("worker/a", { maxProcesses: 1 }));
+    spawner.spawn(request("worker/b", { maxProcesses: 1 }));
+    const host = hosts[0] as FakeHost;
+    const event = { id: "evt_1", agent: "worker", instanceKey: "a" } as never;
+    expect(a.send(envelope("event", "orchestrator", "worker/a", { event, attempt: 1 }))).toBe(true);
+    a.kill("SIGKILL");
+    expect(host.kills).toEqual(["SIGKILL"]);
+    expect(host.sent.some((message) => message.type === "kill")).toBe(false);
+  });
+
+  it("drops a child alone once its turn has answered", () => {
+    const { clock, hosts, spawner, request } = setup();
+    const a = spawner.spawn(request("worker/a", { maxProcesses: 1 }));
+    const host = hosts[0] as FakeHost;
+    const event = { id: "evt_1", agent: "worker", instanceKey: "a" } as never;
+    a.send(envelope("event", "orchestrator", "worker/a", { event, attempt: 1 }));
+    host.emit(
+      envelope("turn_result", "worker/a", "orchestrator", {
+        status: "ok",
+        agent: "worker",
+        instanceKey: "a",
+        eventId: "evt_1",
+        turnId: "turn_1",
+        response: "done",
+        finishReason: "text_response",
+      }) as ChildMessage,
+    );
+    a.kill("SIGKILL");
+    expect(host.sent.at(-1)).toMatchObject({ type: "kill", to: "worker/a" });
+    clock.advance(999);
+    expect(host.kills).toEqual([]);
+  });
+
   it("stops a host left empty once idleMs passed, unless a new child came first", () => {
     const { clock, hosts, spawner, request } = setup();
     const a = spawner.spawn(request("worker/a", { idleMs: 5000 }));
