@@ -7,7 +7,7 @@
  *   bun bench/profile-top.ts DIR [--top N] [--min-ms MS]
  */
 import { flag } from "./support/flag.ts";
-import { readCpuProfiles } from "./support/cpu-profile.ts";
+import { filesOnStack, readCpuProfiles } from "./support/cpu-profile.ts";
 
 const dir = process.argv[2];
 if (dir === undefined || dir.startsWith("--")) throw new Error("usage: bun bench/profile-top.ts DIR [--top N]");
@@ -26,21 +26,9 @@ const short = (url: string): string => {
 for (const { pid, profile } of readCpuProfiles(dir)) {
   const nodes = profile.nodes as Node[];
   const byId = new Map(nodes.map((node) => [node.id, node]));
-  const parent = new Map<number, number>();
-  for (const node of nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const self = new Map<string, number>();
   const files = new Map<string, number>();
-  const fileStack = new Map<number, Set<string>>();
-  const stackOf = (id: number): Set<string> => {
-    const known = fileStack.get(id);
-    if (known) return known;
-    const up = parent.get(id);
-    const set = new Set(up === undefined ? [] : stackOf(up));
-    const url = byId.get(id)?.callFrame.url ?? "";
-    if (url.includes("/src/")) set.add(short(url));
-    fileStack.set(id, set);
-    return set;
-  };
+  const stackOf = filesOnStack(profile, (url) => (url.includes("/src/") ? short(url) : undefined));
   let total = 0;
   profile.samples.forEach((id, index) => {
     const dt = (profile.timeDeltas[index + 1] ?? profile.timeDeltas[index] ?? 0) / 1000;

@@ -26,6 +26,31 @@ export function readCpuProfiles(dir: string): { pid: number; file: string; profi
 }
 
 /**
+ * The files on the stack of each sampled node, its own and its callers' (each once), by node id, remembered as they
+ * are asked for: `fileOf` maps a frame's URL to the file to count, or undefined to skip it.
+ */
+export function filesOnStack(
+  profile: CpuProfile,
+  fileOf: (url: string) => string | undefined,
+): (id: number) => Set<string> {
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const known = new Map<number, Set<string>>();
+  const stackFiles = (id: number): Set<string> => {
+    const found = known.get(id);
+    if (found) return found;
+    const up = parent.get(id);
+    const files = new Set(up === undefined ? [] : stackFiles(up));
+    const file = fileOf(byId.get(id)?.callFrame.url ?? "");
+    if (file !== undefined) files.add(file);
+    known.set(id, files);
+    return files;
+  };
+  return stackFiles;
+}
+
+/**
  * Samples per file: a sample counts once for each file `fileOf` names among the frames of its stack (leaf to
  * root). `fileOf` maps a frame's URL to the file to count, or undefined to skip it. `from`/`to` (epoch µs, the
  * profile's clock) keep only the samples taken in that window.
@@ -37,20 +62,7 @@ export function samplesPerFile(options: {
   to?: number;
 }): Map<string, number> {
   const { profile } = options;
-  const parent = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const filesOnStack = new Map<number, Set<string>>();
-  const stackFiles = (id: number): Set<string> => {
-    const known = filesOnStack.get(id);
-    if (known) return known;
-    const up = parent.get(id);
-    const files = new Set(up === undefined ? [] : stackFiles(up));
-    const file = options.fileOf(byId.get(id)?.callFrame.url ?? "");
-    if (file !== undefined) files.add(file);
-    filesOnStack.set(id, files);
-    return files;
-  };
+  const stackFiles = filesOnStack(profile, options.fileOf);
   const counts = new Map<string, number>();
   let at = profile.startTime;
   profile.samples.forEach((id, index) => {

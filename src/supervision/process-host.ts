@@ -26,7 +26,6 @@ export interface ProcessHostOptions {
 
 export class ProcessHost implements LaneHost {
   readonly lanes = new Map<string, InstanceLane>();
-  readonly startedAt: number;
   private exit: ChildExit | undefined;
   private retired = false;
   private idleTimer: TimerHandle | undefined;
@@ -36,7 +35,6 @@ export class ProcessHost implements LaneHost {
     readonly handle: ChildProcessHandle,
     private readonly options: ProcessHostOptions,
   ) {
-    this.startedAt = options.clock.now();
     this.idleMs = options.idleMs;
     handle.onMessage((message) => {
       const lane = this.lanes.get(message.from);

@@ -130,15 +130,16 @@ export class ProcessPool {
       .sort((a, b) => a.lastActiveAt - b.lastActiveAt);
     const draining = [...this.live].filter((member) => member.status === "draining");
     const stop = new Set<PoolMember>();
+    const waitingGroups = this.waiting.map((member) => member.slotGroup?.()?.key);
     const nodeNeeded =
-      this.waiting.filter((member) => !fullGroups.has(member.slotGroup?.()?.key ?? "")).length -
+      waitingGroups.filter((key) => key === undefined || !fullGroups.has(key)).length -
       draining.length -
       Math.max(0, this.maxInstances() - this.live.size);
     for (const member of idle.slice(0, Math.max(0, nodeNeeded))) stop.add(member);
     for (const key of fullGroups) {
-      const waitingInGroup = this.waiting.filter((member) => member.slotGroup?.()?.key === key).length;
-      const drainingInGroup = draining.filter((member) => member.slotGroup?.()?.key === key).length;
-      const candidates = idle.filter((member) => member.slotGroup?.()?.key === key && !stop.has(member));
+      const waitingInGroup = waitingGroups.filter((waiting) => waiting === key).length;
+      const drainingInGroup = draining.filter((member) => this.groupOfLive.get(member) === key).length;
+      const candidates = idle.filter((member) => this.groupOfLive.get(member) === key && !stop.has(member));
       for (const member of candidates.slice(0, Math.max(0, waitingInGroup - drainingInGroup))) stop.add(member);
     }
     for (const member of stop) void member.stop({ reason: "evicted", gracePeriodMs: this.options.gracePeriodMs() });

@@ -57,22 +57,8 @@ export interface SharedPlacement {
 
 export interface ProcessSpawner {
   spawn(request: SpawnRequest): ChildProcessHandle;
-  /** A spawner that shares processes (shared-spawner.ts): its host processes and the children each holds. */
-  hosts?(): HostInfo[];
   /** A spawner that shares processes: every host left empty exits now (the orchestrator stopped its children). */
   stopIdle?(): void;
-}
-
-/** A shared host process as `/v1/processes` shows it. */
-export interface HostInfo {
-  pid: number;
-  /** Whose children it holds (the agent). */
-  label: string;
-  /** The addresses of the children it holds. */
-  children: string[];
-  startedAt: number;
-  /** False once retired (emptying before it exits). */
-  open: boolean;
 }
 
 export interface BunSpawnerOptions {

@@ -11,7 +11,7 @@ import { systemClock, type Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
 import { ProcessHost } from "./process-host.ts";
 import { bunProcessSpawner, type BunSpawnerOptions } from "./process-spawner.ts";
-import type { ChildProcessHandle, HostInfo, ProcessSpawner, SpawnRequest } from "./process-spawner.ts";
+import type { ChildProcessHandle, ProcessSpawner, SpawnRequest } from "./process-spawner.ts";
 
 export interface SharedSpawnerOptions {
   /** Spawns the host processes and the children that run alone. */
@@ -20,6 +20,13 @@ export interface SharedSpawnerOptions {
   logger: Logger;
   /** Default 5000. */
   killGraceMs?: number;
+}
+
+/** A host process and the addresses of the children it holds (what tests look at). */
+export interface HostInfo {
+  pid: number;
+  label: string;
+  children: string[];
 }
 
 export interface SharedSpawner extends ProcessSpawner {
@@ -88,8 +95,6 @@ export function sharedProcessSpawner(options: SharedSpawnerOptions): SharedSpawn
         pid: host.pid,
         label: host.label,
         children: [...host.lanes.keys()],
-        startedAt: host.startedAt,
-        open: host.open,
       })),
     stopIdle: () => {
       for (const host of [...groups.values()].flat()) if (host.lanes.size === 0) host.retire();
