@@ -90,7 +90,9 @@ export function wireOrchestrator(host: OrchestratorWiring): {
     existing: (address) => host.existing(address),
     publish: (events) => host.events.publish(events),
     watchEvent: (event, listener) => host.events.watchEvent(event, listener),
+    ...(host.options.placement?.signals ? { signals: host.options.placement.signals } : {}),
   });
+  host.options.placement?.signals?.attach(approvals);
   const pool = new ProcessPool({
     maxInstances: () => host.view().policy.lifecycle.maxInstances,
     gracePeriodMs: () => host.gracePeriodMs(),

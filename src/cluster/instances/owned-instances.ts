@@ -48,6 +48,8 @@ export interface OwnedInstancesOptions {
   ackWaitMs: number;
   /** Send the answer of an event accepted on `origin` back there. */
   sendBack: (origin: string, event: AgentEvent, outcome: TurnOutcome) => void;
+  /** This node now runs the instance (its state taken, its events read here). */
+  claimed?: (agent: string, instanceKey: string) => void;
   logger: Logger;
 }
 
@@ -151,6 +153,7 @@ export class OwnedInstances {
       attached: () => this.host !== undefined,
       take: (delivery) => this.take(key, delivery),
     });
+    this.options.claimed?.(agent, instanceKey);
     return true;
   }
 

@@ -11,6 +11,7 @@ import { EventIntake } from "../intake/event-intake.ts";
 import { OutageRecovery } from "../instances/outage-recovery.ts";
 import { OwnedInstances } from "../instances/owned-instances.ts";
 import { takeInstanceState } from "../instances/take-instance-state.ts";
+import { ClusterSignals } from "../instances/cluster-signals.ts";
 import { LeaseKeeper } from "../lease/lease-keeper.ts";
 import { DEFAULT_LEASE_TTL_MS, LeaseTable } from "../lease/lease-table.ts";
 import { LeaseWatch } from "../lease/lease-watch.ts";
@@ -20,6 +21,7 @@ import { ClusterMessenger } from "../nats/messenger.ts";
 import { clusterNames, type ClusterNames } from "../nats/names.ts";
 import { BundleAgreement } from "../reload/bundle-agreement.ts";
 import { bundleHash } from "../reload/bundle-hash.ts";
+import { describe } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { InstanceStateLog } from "../../store/nats/index.ts";
 import type { Store } from "../../store/store.ts";
@@ -44,6 +46,8 @@ export interface NodeParts {
   bundle: { agreement: BundleAgreement; dir: string; generation: number };
   /** Answers of events accepted here for instances other nodes own, taken from their state logs as stored. */
   answers: AnswerWatch;
+  /** Signals sent to any node, reaching the calls suspended for them on every node. */
+  signals: ClusterSignals;
 }
 
 /**
@@ -98,6 +102,19 @@ export async function joinNodeParts(
       ...(settings.compaction ? { compaction: settings.compaction } : {}),
       logger,
     });
+    const signals = await ClusterSignals.open({
+      connection,
+      names,
+      node,
+      logger,
+      owns: (agent, instanceKey) => owned?.owns(names.instanceLeaseKey(agent, instanceKey)) === true,
+      holder: async (agent, instanceKey) => {
+        const key = names.instanceLeaseKey(agent, instanceKey);
+        return (watch.holder(key) ?? (await leases.holder(key)))?.owner;
+      },
+      ask: (target, agent, instanceKey) =>
+        messenger.requestNode(target, "signals", { agent, instanceKey }, { timeoutMs: 3000 }),
+    });
     const ownedInstances = new OwnedInstances({
       node,
       intake,
@@ -107,6 +124,16 @@ export async function joinNodeParts(
       settledState: (agent, instanceKey) => stateLog.settledSequence({ swarm, agent, instanceKey }),
       dropState: (agent, instanceKey) => stateLog.drop({ swarm, agent, instanceKey }),
       ackWaitMs: ttlMs,
+      // The signals kept for it while no node ran it (its node died) are applied as soon as it runs here.
+      claimed: (agent, instanceKey) =>
+        void signals
+          .deliverHere(agent, instanceKey)
+          .catch((error: unknown) =>
+            logger.warn(
+              { agent, instanceKey, error: describe(error).message },
+              "could not apply the signals kept for an instance; the next sender or owner does",
+            ),
+          ),
       sendBack: (origin, event, outcome) =>
         void sendAnswerBack({
           messenger,
@@ -152,6 +179,7 @@ export async function joinNodeParts(
       logger,
       bundle,
       answers,
+      signals,
     };
   } catch (error) {
     await connection.stop();

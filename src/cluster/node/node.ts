@@ -12,6 +12,7 @@
  * it runs a configuration the cluster no longer runs (node-drain.ts).
  */
 import type { EventPlacement } from "../../orchestrator/routing/event-placement.ts";
+import type { SignalRouting } from "../../orchestrator/approvals/signal-routing.ts";
 import type { RestartCoordinator } from "../../orchestrator/reload/restart-coordinator.ts";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
@@ -87,6 +88,9 @@ export class ClusterNode implements EventPlacement {
       messenger.serveNode(node, "place", async ({ agent, instanceKey }) => ({
         owner: this.parts.membership.draining === undefined && (await this.parts.owned.claim(agent, instanceKey)),
       })),
+      messenger.serveNode(node, "signals", async ({ agent, instanceKey }) => ({
+        woken: await this.parts.signals.deliverHere(agent, instanceKey),
+      })),
     ]);
     this.view = await openClusterView({
       node,
@@ -109,6 +113,11 @@ export class ClusterNode implements EventPlacement {
     })).serve();
     const every = Math.max(500, Math.floor(this.parts.leases.ttlMs / 4));
     this.sweepTimer = setInterval(() => void this.sweep(), every);
+  }
+
+  /** Signals sent to any node reach the calls suspended for them on every node (instances/cluster-signals.ts). */
+  get signals(): SignalRouting {
+    return this.parts.signals;
   }
 
   /** The leases that make one node fire each schedule's ticks (lease/schedule-leases.ts), with this node's TTL. */

@@ -99,7 +99,10 @@ export function resumedEntry(record: InboxRecord): InboxEntry {
 /**
  * Cluster mode: an event the cluster delivers to the node that owns its instance. A new event is accepted as on one
  * host; one the store holds unanswered (delivered again after the node lost and regained the instance) is queued
- * again; one answered already is not run again and its stored outcome is returned.
+ * again; one answered already is not run again and its stored outcome is returned. One whose turn stopped for
+ * approvals (a call held for a person, a time or a signal: the node that ran it died, or lost it) is not answered:
+ * the instance holds, `held` arms the approvals' deadlines here, and the event stays the cluster's to deliver (its
+ * stream keeps it unacked) until they are decided and its turn goes on here.
  */
 export async function acceptDelivered(options: {
   store: Store;
@@ -107,8 +110,16 @@ export async function acceptDelivered(options: {
   event: AgentEvent;
   now: number;
   instance: () => Instance;
+  held: () => Promise<unknown>;
 }): Promise<{ outcome?: TurnOutcome }> {
   const record = await options.store.inboxRecord(options.swarm, options.event.id);
+  if (record?.outcome?.status === "awaiting_approval") {
+    // Unless its approvals were decided meanwhile (a signal, a deadline), which queued it again.
+    const instance = options.instance();
+    if (!instance.holds(options.event.id)) instance.awaitApproval();
+    await options.held();
+    return {};
+  }
   if (record?.outcome) return { outcome: record.outcome };
   if (record === undefined) await options.instance().accept(options.event, options.now);
   else options.instance().enqueue(resumedEntry(record));
