@@ -3,7 +3,8 @@
  * the loopback LLM (timer-cluster.ts). The node that owns the suspended instance is killed with SIGKILL before the
  * time comes; the survivor takes the instance over and must wake it once, at about its time:
  *   - a turn suspended in `timer__sleep`: its result shown to the model once, the turn finished;
- *   - a message for later (`agents__schedule`) sent on the node then killed: the turn it starts runs once;
+ *   - a message for later (`agents__schedule`) an instance sent itself on the node then killed: it starts one turn,
+ *     at its time, on the survivor (and, while it waits, the instance's other events are not held up behind it);
  *   - a turn waiting in `timer__waitForSignal` whose timeout comes after the takeover: E_SIGNAL_TIMEOUT once.
  * Each reports lost and duplicated wake-ups (both must be 0).
  */
@@ -68,10 +69,10 @@ describe.skipIf(!natsAvailable)("durable timers across a node failover", () => {
     async () => {
       const cluster = await timerCluster(defer, "timer-later");
       const nodes = [await cluster.startNode("n1"), await cluster.startNode("n2")];
-      const sender = await submit((nodes[0] as (typeof nodes)[number]).base, "later 12 memo", "planner");
+      const sender = await submit((nodes[0] as (typeof nodes)[number]).base, "later 12 memo", "reminded-memo");
       expect((await answered((nodes[0] as (typeof nodes)[number]).base, sender)).state).toBe("ok");
       const scheduledAt = Date.now();
-      // The message waits on whichever node owns its target; that node (and, if another, the sender's) dies.
+      // The instance sent the message to itself: it was made on the node that runs it, which dies before its time.
       const target = await claimedBy(nodes, "reminded-memo");
       const survivor = nodes.find((node) => node !== target) as (typeof nodes)[number];
       await kill(target);
@@ -85,6 +86,25 @@ describe.skipIf(!natsAvailable)("durable timers across a node failover", () => {
       expect(started.length).toBe(1);
       expect((started[0]?.at ?? 0) - scheduledAt).toBeGreaterThanOrEqual(11_000);
       expect(ownerOf([survivor], "reminded-memo")).toBe(survivor);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "a message for later does not hold up the other events of its instance until it is due",
+    async () => {
+      const cluster = await timerCluster(defer, "timer-later-queue");
+      const nodes = [await cluster.startNode("n1"), await cluster.startNode("n2")];
+      const base = (nodes[0] as (typeof nodes)[number]).base;
+      // The instance sends itself a message for in 30 s, then gets another event at once.
+      expect((await answered(base, await submit(base, "later 30 self", "reminded-self"))).state).toBe("ok");
+      const sentAt = Date.now();
+      const next = await submit(base, "hello there now", "reminded-self");
+      expect((await answered(base, next, 60_000)).response).toContain("nothing to do");
+      const tookMs = Date.now() - sentAt;
+      console.log(`an event behind a message for later due in 30 s: answered after ${tookMs} ms`);
+      expect(tookMs).toBeLessThan(20_000);
+      expect(turnsStarted(cluster.seen, "reminder self")).toEqual([]);
     },
     TEST_TIMEOUT_MS,
   );

@@ -128,8 +128,8 @@ describe("ApprovalDesk on a node that takes instances over", () => {
     ]);
     await stored(w, other, [suspension("appr_other", other, { approvers: [TIMER_APPROVER], expiresAt: NOW + 1000 })]);
 
-    expect(await w.desk.armInstance("ops", "nap")).toBe(1);
-    expect(await w.desk.armInstance("ops", "wait")).toBe(1);
+    expect((await w.desk.armInstance("ops", "nap")).map((approval) => approval.id)).toEqual(["appr_nap"]);
+    expect((await w.desk.armInstance("ops", "wait")).length).toBe(1);
     expect(w.clock.pendingDelays()).toEqual([5000, 9000]);
     expect(w.route.calls).toEqual(["waiting appr_wait"]); // a timer is no signal wait
     // Offered again (the event delivered twice): armed once.

@@ -50,6 +50,8 @@ export interface ClusterNames {
   signalWaitBucket: string;
   /** The signals sent to suspended calls and not yet applied by their instance's owner. */
   signalMailBucket: string;
+  /** The messages for later (`agents__schedule`) stored by their instance's owner and not answered yet. */
+  laterEventBucket: string;
   nodesBucket: string;
   /** The membership key of a node (one token). */
   nodeKey(node: string): string;
@@ -86,6 +88,7 @@ export function clusterNames(swarm: string): ClusterNames {
     tickCursorBucket: `gdn_${s}_ticks`,
     signalWaitBucket: `gdn_${s}_waits`,
     signalMailBucket: `gdn_${s}_signals`,
+    laterEventBucket: `gdn_${s}_later`,
     nodesBucket: `gdn_${s}_nodes`,
     nodeKey: subjectToken,
     configBucket: `gdn_${s}_config`,

@@ -12,6 +12,8 @@ import { OutageRecovery } from "../instances/outage-recovery.ts";
 import { OwnedInstances } from "../instances/owned-instances.ts";
 import { takeInstanceState } from "../instances/take-instance-state.ts";
 import { ClusterSignals } from "../instances/cluster-signals.ts";
+import { LaterEvents } from "../instances/later-events.ts";
+import type { TakeoverHost } from "../../orchestrator/routing/event-placement.ts";
 import { LeaseKeeper } from "../lease/lease-keeper.ts";
 import { DEFAULT_LEASE_TTL_MS, LeaseTable } from "../lease/lease-table.ts";
 import { LeaseWatch } from "../lease/lease-watch.ts";
@@ -48,6 +50,8 @@ export interface NodeParts {
   answers: AnswerWatch;
   /** Signals sent to any node, reaching the calls suspended for them on every node. */
   signals: ClusterSignals;
+  /** Messages for later stored by their instances' owners and not answered yet. */
+  later: LaterEvents;
 }
 
 /**
@@ -57,7 +61,11 @@ export interface NodeParts {
  */
 export async function joinNodeParts(
   options: JoinNodeOptions,
-  late: { host: () => ClusterHost | undefined; local: () => Store | undefined },
+  late: {
+    host: () => ClusterHost | undefined;
+    local: () => Store | undefined;
+    takeover: () => TakeoverHost | undefined;
+  },
 ): Promise<NodeParts> {
   const { settings, swarm, logger } = options;
   const node = settings.node;
@@ -115,6 +123,7 @@ export async function joinNodeParts(
       ask: (target, agent, instanceKey) =>
         messenger.requestNode(target, "signals", { agent, instanceKey }, { timeoutMs: 3000 }),
     });
+    const later = await LaterEvents.open({ connection, names, logger });
     const ownedInstances = new OwnedInstances({
       node,
       intake,
@@ -124,16 +133,20 @@ export async function joinNodeParts(
       settledState: (agent, instanceKey) => stateLog.settledSequence({ swarm, agent, instanceKey }),
       dropState: (agent, instanceKey) => stateLog.drop({ swarm, agent, instanceKey }),
       ackWaitMs: ttlMs,
-      // The signals kept for it while no node ran it (its node died) are applied as soon as it runs here.
+      // Its suspended turn held and its deadlines armed here, its messages for later waiting again, then the
+      // signals kept for it while no node ran it (its node died) applied.
       claimed: (agent, instanceKey) =>
-        void signals
-          .deliverHere(agent, instanceKey)
-          .catch((error: unknown) =>
-            logger.warn(
-              { agent, instanceKey, error: describe(error).message },
-              "could not apply the signals kept for an instance; the next sender or owner does",
-            ),
+        void (async () => {
+          const pending = await late.takeover()?.taken(agent, instanceKey);
+          if (pending !== undefined) await later.reconcile(agent, instanceKey, pending);
+          await signals.deliverHere(agent, instanceKey);
+        })().catch((error: unknown) =>
+          logger.warn(
+            { agent, instanceKey, error: describe(error).message },
+            "could not resume the timers and signals of an instance taken over; its next event or signal does",
           ),
+        ),
+      later,
       sendBack: (origin, event, outcome) =>
         void sendAnswerBack({
           messenger,
@@ -180,6 +193,7 @@ export async function joinNodeParts(
       bundle,
       answers,
       signals,
+      later,
     };
   } catch (error) {
     await connection.stop();

@@ -113,14 +113,14 @@ export class ApprovalDesk implements SignalDesk {
 
   /**
    * Cluster mode: this node took the instance over and holds its stored approvals: their deadlines are armed here
-   * (those past applied now). Resolves with how many wait.
+   * (those past applied now). Resolves with those that wait.
    */
-  async armInstance(agent: string, instanceKey: string): Promise<number> {
+  async armInstance(agent: string, instanceKey: string): Promise<Approval[]> {
     const pending = (await this.undecided()).filter(
       (approval) => approval.agent === agent && approval.instanceKey === instanceKey,
     );
     for (const approval of pending) this.arm(approval);
-    return pending.length;
+    return pending;
   }
 
   /** Cluster mode: the instance no longer runs here; its deadlines are another node's to run. */

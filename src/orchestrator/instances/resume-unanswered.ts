@@ -10,6 +10,7 @@ import type { Clock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import { failedOutcome, type TurnOutcome } from "../../protocol/turn-outcome.ts";
+import type { Approval } from "../../protocol/approval.ts";
 import type { InboxRecord, Store } from "../../store/store.ts";
 import type { PendingRequests } from "../routing/pending-requests.ts";
 import type { SwarmView } from "../swarm-view.ts";
@@ -124,4 +125,29 @@ export async function acceptDelivered(options: {
   if (record === undefined) await options.instance().accept(options.event, options.now);
   else options.instance().enqueue(resumedEntry(record));
   return {};
+}
+
+/**
+ * Cluster mode: this node took the instance over and replayed its state. A turn of it waiting for approvals holds it
+ * (`arm` arms their deadlines here), unless a decision queued that turn again meanwhile; its messages for later (acked
+ * from the cluster's stream once their first owner stored them: src/cluster/instances/later-events.ts) wait for their
+ * times again, or run now when due. Resolves with the ids of those messages.
+ */
+export async function resumeTakenOver(options: {
+  store: Store;
+  swarm: string;
+  agent: string;
+  instanceKey: string;
+  instance: () => Instance;
+  arm: () => Promise<Approval[]>;
+}): Promise<string[]> {
+  const { agent, instanceKey } = options;
+  const waiting = await options.arm();
+  if (waiting.length > 0 && !waiting.some((approval) => options.instance().holds(approval.eventId)))
+    options.instance().awaitApproval();
+  const later = (await options.store.unanswered(options.swarm)).filter(
+    ({ event }) => event.agent === agent && event.instanceKey === instanceKey && event.notBefore !== undefined,
+  );
+  for (const record of later) options.instance().enqueue(resumedEntry(record));
+  return later.map(({ event }) => event.id);
 }

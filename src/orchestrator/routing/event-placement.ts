@@ -19,4 +19,15 @@ export interface EventPlacement {
   answered(event: AgentEvent, outcome: TurnOutcome): void;
   /** Signals sent to any node reach the turns waiting for them on every node (signal-routing.ts). */
   readonly signals?: SignalRouting;
+  /** Has `host` told of each instance this node takes over, once its durable state is here. */
+  attachTakeover?(host: TakeoverHost): void;
+}
+
+/** What an orchestrator does with an instance its node took over (resume-unanswered.ts, resumeTakenOver). */
+export interface TakeoverHost {
+  /**
+   * Holds the instance while its turn waits for approvals (their deadlines armed here) and waits again for its
+   * messages for later; resolves with the ids of those messages.
+   */
+  taken(agent: string, instanceKey: string): Promise<string[]>;
 }
