@@ -105,7 +105,7 @@ export function wireOrchestrator(host: OrchestratorWiring): {
             instance: () => host.instance(agent, instanceKey),
             arm: () => approvals.armInstance(agent, instanceKey),
           })
-        : [],
+        : undefined,
   });
   const pool = new ProcessPool({
     maxInstances: () => host.view().policy.lifecycle.maxInstances,

@@ -1,7 +1,7 @@
 /**
- * Signals across a cluster of two real `goondan run --cluster` nodes on the local NATS (TTL 3 s) and the loopback LLM
- * (timer-cluster.ts): a turn waits in `timer__waitForSignal` on node A, and `POST /v1/signals/:name` is sent to the
- * other node B:
+ * Signals across a cluster of two real `goondan run --cluster` nodes on the local NATS (lease TTL 3 s, or 10 s where
+ * the signal must come before the takeover) and the loopback LLM (timer-cluster.ts): a turn waits in
+ * `timer__waitForSignal` on node A, and `POST /v1/signals/:name` is sent to the other node B:
  *   - while A runs: B answers 202 naming the waiting event, and the turn on A goes on with the payload;
  *   - after A was killed and B took the instance over;
  *   - right after A was killed, while A's lease still holds (the takeover is under way): B keeps the signal and the
@@ -92,13 +92,15 @@ describe.skipIf(!natsAvailable)("signals across the nodes of a cluster", () => {
   it(
     "a signal sent while the dead owner's lease still holds is kept and wakes the turn once it is taken over",
     async () => {
-      const cluster = await timerCluster(defer, "signal-takeover");
+      // A 10 s lease: the dead node's lease holds at least 7.5 s after the kill, so the signal surely comes first.
+      const cluster = await timerCluster(defer, "signal-takeover", 10_000);
       const nodes = [await cluster.startNode("n1"), await cluster.startNode("n2")];
       const waiting = await waitFor(cluster, nodes, "deploy-c");
       await kill(waiting.owner);
-      // The lease was renewed less than a quarter TTL ago: it holds for at least 2 s more, so nobody has taken over yet.
       const sent = await signal(waiting.other.base, "deploy-c", { version: "3.0.0" });
       expect(ownerOf(nodes, "deploy-c")).toBe(waiting.owner);
+      // Kept, not applied: the node it found holding the lease did not answer.
+      expect(waiting.other.lines.some((line) => String(line.msg).startsWith("kept a signal"))).toBe(true);
       expect(sent.status).toBe(202);
       expect(sent.body.delivered).toEqual([expect.objectContaining({ eventId: waiting.eventId })]);
       const outcome = await answered(waiting.other.base, waiting.eventId);

@@ -59,11 +59,12 @@ function respond(request: LoopbackRequest) {
   return { text: `nothing to do (${third ?? ""})` };
 }
 
-export async function timerCluster(defer: Defer, label: string): Promise<TimerCluster> {
+/** `ttlMs`: the lease TTL (default TTL_MS, 3 s). */
+export async function timerCluster(defer: Defer, label: string, ttlMs = TTL_MS): Promise<TimerCluster> {
   const seen: SeenRequest[] = [];
   const cluster = await clusterSwarm(defer, {
     label,
-    ttlMs: TTL_MS,
+    ttlMs,
     documents: WAITER,
     agents: ["waiter"],
     respond: (request) => {

@@ -27,7 +27,8 @@ export interface EventPlacement {
 export interface TakeoverHost {
   /**
    * Holds the instance while its turn waits for approvals (their deadlines armed here) and waits again for its
-   * messages for later; resolves with the ids of those messages.
+   * messages for later; resolves with the ids of those messages (undefined: its agent is not in the swarm, and
+   * whatever it holds is left as it is).
    */
-  taken(agent: string, instanceKey: string): Promise<string[]>;
+  taken(agent: string, instanceKey: string): Promise<string[] | undefined>;
 }
