@@ -39,6 +39,17 @@ export interface ToolContext {
 
 export type ToolHandler = (ctx: ToolContext, input: JsonObject) => Promise<unknown> | unknown;
 
+/** What an extension says of a tool it registers (`api.tools.register(item, handler, options)`). */
+export interface ToolRegisterOptions {
+  /** Past it (ms, default 60000) the call ends with E_TOOL_TIMEOUT and the handler's ctx.signal fires. */
+  timeoutMs?: number;
+  /**
+   * Running it twice with the same arguments does no more than running it once (a read, a pure function): its call
+   * is recorded before it runs without waiting for the disk. Default false.
+   */
+  idempotent?: boolean;
+}
+
 export interface ToolSource {
   type: "config" | "extension" | "mcp";
   name: string;

@@ -174,6 +174,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
       registry.register(item, handler, {
         source: { type: "extension", name: extensionName },
         ...(toolOptions?.timeoutMs === undefined ? {} : { timeoutMs: toolOptions.timeoutMs }),
+        ...(toolOptions?.idempotent === true ? { idempotent: true } : {}),
       }),
     unregisterTool: (name, extensionName) => registry.unregister(name, { owner: extensionName }),
     state,
