@@ -18,7 +18,7 @@ export interface ToolContext {
   readonly turnId: string;
   readonly toolCallId: string;
   readonly message: Message;
-  /** The instance's workspace directory; file and shell tools resolve relative paths here. */
+  /** The instance's workspace directory, made the first time a tool reads this; file and shell tools resolve relative paths here. */
   readonly workdir: string;
   readonly logger: Logger;
   /** Fired on timeout or shutdown. */
