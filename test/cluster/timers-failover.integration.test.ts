@@ -42,18 +42,13 @@ describe.skipIf(!natsAvailable)("durable timers across a node failover", () => {
       expect(Date.now()).toBeLessThan(dueAt);
       await until(() => ownerOf(nodes, "nap") === survivor, { timeoutMs: 60_000, intervalMs: 200 });
 
-      const outcome = await answered(survivor.base, eventId).catch((error) => {
-        if (process.env.DEBUG_TIMERS)
-          for (const line of [...owner.lines, ...survivor.lines]) console.log(JSON.stringify(line));
-        throw error;
-      });
+      const outcome = await answered(survivor.base, eventId);
       expect(outcome.state).toBe("ok");
       expect(outcome.response).toContain("wokeAt");
       // Anything late would show here: give a duplicate time to appear.
       await Bun.sleep(2000);
       const shown = resultsShown(cluster.seen, "sleep 12 nap");
       const lateMs = (shown[0]?.at ?? 0) - dueAt;
-      if (process.env.DEBUG_TIMERS) for (const line of survivor.lines) console.log(JSON.stringify({ ...line, dueAt }));
       console.log(
         `timer across kill -9 of its node: shown ${shown.length} time(s), ${lateMs} ms after its time; lost ${shown.length === 0 ? 1 : 0}, duplicated ${Math.max(0, shown.length - 1)}`,
       );
