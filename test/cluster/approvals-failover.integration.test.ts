@@ -7,8 +7,9 @@
  *     `GET /v1/schedules` on either node list each pending approval and timer once, with the node that holds it;
  *   - A killed before the decision, while its lease still holds (a 10 s lease): B keeps the decision, takes the
  *     instance over and applies it once;
- *   - A stalled (SIGSTOP) when the decision comes, then killed: kept, and applied once by B; A started again on its
- *     state root (its stale copies) lists nothing stale: each pending timer once, from the node that holds it.
+ *   - A stalled (SIGSTOP) when the decision comes, then killed: named `unanswered` by B's list, the decision kept,
+ *     and applied once by B; A started again on its state root (its stale copies) lists nothing stale: each pending
+ *     timer once, from the node that holds it.
  */
 import { describe, expect, it } from "bun:test";
 import { useCleanups } from "../helpers/cleanups.ts";
@@ -128,6 +129,8 @@ describe.skipIf(!natsAvailable)("approvals across the nodes of a cluster", () =>
       const survivor = await cluster.startNode("n2");
       const nodes = [owner, survivor];
       owner.proc.kill("SIGSTOP");
+      // A node that does not answer is named, as the other cluster reads name it.
+      expect((await listApprovals(survivor.base)).unanswered).toEqual([{ node: owner.name, status: "timeout" }]);
       const decided = await decideOn(survivor.base, held.approvalId);
       expect(decided.status).toBe(200);
       expect(decided.body.approval).toEqual(expect.objectContaining({ id: held.approvalId, decision: "approve" }));
