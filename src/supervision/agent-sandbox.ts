@@ -47,7 +47,12 @@ export async function probeAgentSandbox(options: {
   helperPath?: string;
 }): Promise<AgentSandbox> {
   const { stateRoot, logger } = options;
-  mkdirSync(stateRoot, { recursive: true });
+  try {
+    mkdirSync(stateRoot, { recursive: true });
+  } catch (error) {
+    const reason = `cannot make the state root: ${error instanceof Error ? error.message : String(error)}`;
+    return unavailable(reason, logger);
+  }
   const sandbox = new PidNamespaceSandbox({
     network: "host",
     nested: true,
@@ -61,21 +66,25 @@ export async function probeAgentSandbox(options: {
     : !found.hides
       ? `the state root cannot be hidden (${found.description})`
       : await runsInside(found.argvFor({}));
-  const state: AgentSandboxState =
-    launcher !== undefined && reason === undefined
-      ? { isolated: true, description: launcher.description }
-      : { isolated: false, reason: reason ?? "unknown" };
-  let warned = false;
+  if (launcher === undefined || reason !== undefined) return unavailable(reason ?? "unknown", logger);
   return {
-    state,
+    state: { isolated: true, description: launcher.description },
     launcher(request) {
       if (request.setting === "none") return undefined;
-      if (state.isolated && launcher !== undefined) {
-        const keep = request.keep.filter((path) => keepable(stateRoot, path, true));
-        const readOnly = request.readOnly.filter((path) => keepable(stateRoot, path, false));
-        return launcher.argvFor({ keep, readOnly });
-      }
-      const why = state.isolated ? "unknown" : state.reason;
+      const keep = request.keep.filter((path) => keepable(stateRoot, path, true));
+      const readOnly = request.readOnly.filter((path) => keepable(stateRoot, path, false));
+      return launcher.argvFor({ keep, readOnly });
+    },
+  };
+}
+
+/** The sandbox of a machine that refuses it: `auto` runs as is (one warning), `required` refuses. */
+function unavailable(why: string, logger: Logger): AgentSandbox {
+  let warned = false;
+  return {
+    state: { isolated: false, reason: why },
+    launcher(request) {
+      if (request.setting === "none") return undefined;
       if (request.setting === "required") {
         throw new SystemError(
           "E_AGENT_SANDBOX_UNAVAILABLE",
