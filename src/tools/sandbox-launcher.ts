@@ -23,7 +23,7 @@ function shellQuote(value: string): string {
 }
 
 /** Re-enter the working directory through the new mounts: the old one may lie under the covered state root. */
-const REENTER = 'cd "$(pwd -P)" 2>/dev/null || cd /';
+const REENTER = 'cd "$PWD" 2>/dev/null || cd /';
 
 export function launcherArgv(options: { helpers: SandboxHelpers; root: boolean; profile: SandboxProfile }): string[] {
   const { helpers, root, profile } = options;
