@@ -173,6 +173,12 @@ async function attack(user: "self" | "nobody"): Promise<void> {
   expect(report.curl).toBe("exit=0 out=401");
   expect(report.processes).toBeLessThan(6); // its own namespace: itself and what it spawned
   expect(report.own).toBe("ordinary work");
+  // Its row counts the agent process in the sandbox, not the launcher (a Bun process is tens of MB).
+  const processes = (await (await fetch(`${daemon.base}/v1/processes`, { headers })).json()) as {
+    processes: { agent?: string; instanceKey?: string; pid: number | null; rssBytes?: number }[];
+  };
+  const row = processes.processes.find((candidate) => candidate.agent === "victim" && candidate.instanceKey === "v2");
+  expect(row?.rssBytes).toBeGreaterThan(20 * 1024 * 1024);
   // The same module in an agent with the sandbox off reads the token file: the fixture is a real attacker.
   const control = JSON.parse(await ask("open", "c1", "probe")) as { output: Report };
   expect(control.output.files[token]).toStartWith("read: ");
