@@ -6,7 +6,7 @@
  * instances share processes (`spec.process.isolation: agent`), where they share them: instances started alike
  * (same agent, bundle and environment) go to the same hosts. What its sandbox (supervision/agent-sandbox.ts) leaves
  * in view of the state root: its instances' directory (all of the agent's when they share processes, else its own
- * workdir), and read-only the bundle snapshot; a cassette it records into lies outside it, or its directory is kept.
+ * instance's), and read-only the bundle snapshot; a cassette it records into lies outside it, or its directory is kept.
  */
 import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
@@ -130,7 +130,8 @@ export class AgentSpawnRequests {
     return {
       setting: process.sandbox ?? "auto",
       keep: [
-        process.isolation === "agent" ? instances : paths.workdir,
+        // Its own directory, not just the workdir: the process makes the workdir when a tool first reads it.
+        process.isolation === "agent" ? instances : paths.root,
         ...(cassette === undefined || cassette === "" ? [] : [dirname(cassette)]),
       ],
       readOnly: [env[BUNDLE_SNAPSHOT_ENV] ?? "", bundle.dir].filter((path) => path !== ""),
