@@ -184,7 +184,7 @@ export async function checkAgentSandbox(stateRoot: string, state?: AgentSandboxS
     ? {
         name: "agents",
         outcome: "ok",
-        detail: `agent processes are sandboxed: ${probed.description}, the machine's network; their tool and extension modules, and what those start, cannot see other processes, the API token or goondan.db`,
+        detail: `agent processes are sandboxed: ${probed.description}; their tool and extension modules, and what those start, cannot see other processes, the API token or goondan.db`,
       }
     : {
         name: "agents",
