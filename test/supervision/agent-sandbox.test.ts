@@ -6,12 +6,14 @@
  * never sandboxes. The end-to-end attack under goondan run is test/orchestrator/agent-sandbox.integration.test.ts.
  */
 import { describe, expect, it } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { useCleanups } from "../helpers/cleanups.ts";
 import { loadBundle } from "../../src/config/load-bundle.ts";
 import { probeAgentSandbox } from "../../src/supervision/agent-sandbox.ts";
+import { bunProcessSpawner, type ChildExit } from "../../src/supervision/process-spawner.ts";
+import { until } from "../helpers/goondan-process.ts";
 import { createLogger, silentLogger } from "../../src/shared/logger.ts";
 
 const defer = useCleanups();
@@ -71,6 +73,31 @@ describe.skipIf(!onLinux)("the agent sandbox", () => {
     const out = await inside(prefix, `cat ${link}/secret.txt || echo not-kept`);
     expect(out).toContain("not-kept");
     expect(out).not.toContain("other's");
+  }, 30_000);
+
+  it("a spawned process's SIGTERM reaches the process in the sandbox (unshare keeps it from its child)", async () => {
+    const root = stateRoot();
+    const outside = mkdtempSync(join(tmpdir(), "goondan-agent-sandbox-term-"));
+    defer(() => rmSync(outside, { recursive: true, force: true }));
+    const entry = join(outside, "entry.ts");
+    writeFileSync(
+      entry,
+      `process.on("SIGTERM", () => process.exit(7));\nrequire("node:fs").writeFileSync(${JSON.stringify(join(outside, "up"))}, String(process.pid));\nsetInterval(() => {}, 1000);\n`,
+    );
+    const sandbox = await probeAgentSandbox({ stateRoot: root, logger: silentLogger() });
+    const spawner = bunProcessSpawner({ entryScript: entry, output: "ignore", sandbox });
+    const handle = spawner.spawn({
+      address: "a/k",
+      argv: [],
+      sandbox: { setting: "required", keep: [join(root, "workspaces", "s", "instances", "a")], readOnly: [] },
+    });
+    let exit: ChildExit | undefined;
+    handle.onExit((ended) => (exit = ended));
+    await until(() => existsSync(join(outside, "up")), { timeoutMs: 20_000 });
+    expect(await Bun.file(join(outside, "up")).text()).toBe("1"); // its namespace's pid 1
+    handle.kill("SIGTERM");
+    await until(() => exit, { timeoutMs: 20_000 });
+    expect(exit).toEqual({ code: 7, signal: null });
   }, 30_000);
 
   it("where the machine refuses: auto warns once and runs as is, required refuses with a code, none never asks", async () => {
