@@ -18,6 +18,7 @@ import type { ClusterSettings } from "../cluster/nats/settings.ts";
 import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
 import { CONNECTOR_ENTRY_SCRIPT, RECORD_CASSETTE_ENV } from "../protocol/child-entry.ts";
 import type { ChildOutput } from "../supervision/child-output.ts";
+import { probeAgentSandbox } from "../supervision/agent-sandbox.ts";
 import { bunProcessSpawner } from "../supervision/process-spawner.ts";
 import { sharedBunSpawner } from "../supervision/shared-spawner.ts";
 import { bundleAgentEntry } from "./agent-entry-bundle.ts";
@@ -52,6 +53,8 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
   // Same-user tools must not read the orchestrator's environment (every key) through /proc.
   await hideProcessSecrets();
   const entryScript = await bundleAgentEntry({ stateRoot: options.stateRoot, logger, env });
+  // Asked once: whether agent processes can run in their sandbox here (tool and extension modules run in them).
+  const sandbox = await probeAgentSandbox({ stateRoot: options.stateRoot, logger });
   const signals = listenForShutdownSignals({ onForcedExit: () => logger.warn("second interrupt: exiting at once") });
   const lock = writeStateRootLock({ stateRoot: options.stateRoot }); // `goondan instance delete` must know a live orchestrator owns the state root
   try {
@@ -62,7 +65,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
       stateRoot: options.stateRoot,
       env,
       logger,
-      spawner: sharedBunSpawner({ logger, output: options.output, env, entryScript }),
+      spawner: sharedBunSpawner({ logger, output: options.output, env, entryScript, sandbox }),
       connectorSpawner: bunProcessSpawner({ entryScript: CONNECTOR_ENTRY_SCRIPT, output: options.output, env }),
       ...(options.cluster ? { cluster: { settings: options.cluster, ...clusterTtl(env) } } : {}),
       ...(options.record ? { childEnv: { [RECORD_CASSETTE_ENV]: options.record } } : {}),

@@ -23,6 +23,7 @@ import { defaultStateRoot } from "../shared/state-paths.ts";
 import { ensureWritableStateRoot } from "../shared/writable-state-root.ts";
 import { bunProcessSpawner } from "../supervision/process-spawner.ts";
 import { sharedBunSpawner } from "../supervision/shared-spawner.ts";
+import { probeAgentSandbox } from "../supervision/agent-sandbox.ts";
 import { hideProcessSecrets } from "../tools/hide-process-secrets.ts";
 import { bundleOnDisk } from "./bundle-source.ts";
 import type { RunningSwarm, StartSwarmOptions } from "./swarm-options.ts";
@@ -62,6 +63,7 @@ export async function startInProcessSwarm(options: StartSwarmOptions): Promise<R
     const logger = createLogger("orchestrator", { destination: 2 });
     await hideProcessSecrets();
     const entryScript = await bundleAgentEntry({ stateRoot, logger, env });
+    const sandbox = await probeAgentSandbox({ stateRoot, logger });
     const lock = writeStateRootLock({ stateRoot });
     let daemon: Daemon;
     try {
@@ -71,7 +73,7 @@ export async function startInProcessSwarm(options: StartSwarmOptions): Promise<R
         stateRoot,
         env,
         logger,
-        spawner: sharedBunSpawner({ logger, output: 2, env, entryScript }),
+        spawner: sharedBunSpawner({ logger, output: 2, env, entryScript, sandbox }),
         connectorSpawner: bunProcessSpawner({ entryScript: CONNECTOR_ENTRY_SCRIPT, output: 2, env }),
         http: { host, port: options.port ?? 0, ...access },
         reloadSignal: false,

@@ -20,6 +20,7 @@ import { SystemError, UsageError } from "../shared/errors.ts";
 import type { ChildOutput } from "../supervision/child-output.ts";
 import { bunProcessSpawner } from "../supervision/process-spawner.ts";
 import { sharedBunSpawner } from "../supervision/shared-spawner.ts";
+import { probeAgentSandbox } from "../supervision/agent-sandbox.ts";
 import { swarmView } from "../orchestrator/swarm-view.ts";
 import { Daemon } from "../daemon/daemon.ts";
 import { caseRecord, swarmSecrets, type CaseRecord, type CaseThread } from "./case-record.ts";
@@ -84,7 +85,14 @@ export async function runCase(options: RunCaseOptions): Promise<CaseRun> {
     stateRoot: options.stateRoot,
     env,
     logger,
-    spawner: sharedBunSpawner({ logger, output: options.output, env, entryScript: options.entryScript }),
+    spawner: sharedBunSpawner({
+      logger,
+      output: options.output,
+      env,
+      entryScript: options.entryScript,
+      // The case's tool and extension modules run in the agent sandbox, as under goondan run.
+      sandbox: await probeAgentSandbox({ stateRoot: options.stateRoot, logger }),
+    }),
     connectorSpawner: bunProcessSpawner({ entryScript: CONNECTOR_ENTRY_SCRIPT, output: options.output, env }),
     ...(options.record ? { childEnv: { [RECORD_CASSETTE_ENV]: options.record } } : {}),
     connectors: false,

@@ -4,17 +4,22 @@
  * (config/provider-env.ts), and the validated bundle as a snapshot file (written once
  * per bundle, so a reload's children get the new one while older children keep theirs); for an agent whose
  * instances share processes (`spec.process.isolation: agent`), where they share them: instances started alike
- * (same agent, bundle and environment) go to the same hosts.
+ * (same agent, bundle and environment) go to the same hosts. What its sandbox (supervision/agent-sandbox.ts) leaves
+ * in view of the state root: its instances' directory (all of the agent's when they share processes, else its own
+ * instance's), and read-only the bundle snapshot; a cassette it records into lies outside it, or its directory is kept.
  */
 import { createHash } from "node:crypto";
+import { dirname, join } from "node:path";
 import { agentInstanceSlots, agentProcess, type AgentProcessSpec } from "../config/agent-process.ts";
 import type { Bundle } from "../config/types.ts";
 import { providerEnvNames } from "../config/provider-env.ts";
-import { agentModel, findResource } from "../config/resolve.ts";
+import { agentModel, findResource, selectSwarm } from "../config/resolve.ts";
 import { agentRequiredEnvNames } from "../config/value-source.ts";
-import { agentChildArgv, agentHostArgv, BUNDLE_SNAPSHOT_ENV } from "../protocol/child-entry.ts";
+import { agentChildArgv, agentHostArgv, BUNDLE_SNAPSHOT_ENV, RECORD_CASSETTE_ENV } from "../protocol/child-entry.ts";
 import { instanceAddress } from "../protocol/agent-event.ts";
 import type { Logger } from "../shared/logger.ts";
+import { instancePaths, safeName } from "../shared/state-paths.ts";
+import type { AgentSandboxRequest } from "../supervision/agent-sandbox.ts";
 import { childEnvironment } from "../supervision/child-environment.ts";
 import type { SpawnRequest } from "../supervision/process-spawner.ts";
 import { writeBundleSnapshot } from "./bundle-snapshot-file.ts";
@@ -51,16 +56,18 @@ export class AgentSpawnRequests {
       [BUNDLE_SNAPSHOT_ENV]: this.snapshotFile(bundle),
     };
     const process = this.processSpec(bundle, agent);
+    const sandbox = this.sandbox({ bundle, swarm, agent, instanceKey, process, env });
     return {
       address: instanceAddress(agent, instanceKey),
       argv: agentChildArgv({ bundle: bundle.dir, swarm, agent, instanceKey, stateRoot: this.options.stateRoot }),
       env,
+      sandbox,
       ...(process.isolation === "agent"
         ? {
             share: {
               // Instances share a process only when they would have been started alike: same bundle, same env.
               group: createHash("sha256")
-                .update(JSON.stringify([agent, this.generations.get(agent) ?? 0, bundle.dir, swarm, env]))
+                .update(JSON.stringify([agent, this.generations.get(agent) ?? 0, bundle.dir, swarm, env, sandbox]))
                 .digest("hex"),
               label: agent,
               hostArgv: agentHostArgv(agent),
@@ -98,6 +105,37 @@ export class AgentSpawnRequests {
       this.specs.byAgent.set(agent, spec);
     }
     return spec;
+  }
+
+  /** What the process's sandbox leaves in view of the state root. */
+  private sandbox(options: {
+    bundle: Bundle;
+    swarm: string;
+    agent: string;
+    instanceKey: string;
+    process: AgentProcessSpec;
+    env: Record<string, string>;
+  }): AgentSandboxRequest {
+    const { bundle, agent, instanceKey, process, env } = options;
+    const { stateRoot } = this.options;
+    let swarmKey = options.swarm;
+    try {
+      swarmKey = selectSwarm(bundle, options.swarm).spec.instanceKey;
+    } catch {
+      // A bundle that skipped validation: the child reports it.
+    }
+    const paths = instancePaths({ stateRoot, swarmInstanceKey: swarmKey, agent, instanceKey });
+    const instances = join(stateRoot, "workspaces", safeName(swarmKey), "instances", safeName(agent));
+    const cassette = env[RECORD_CASSETTE_ENV];
+    return {
+      setting: process.sandbox ?? "auto",
+      keep: [
+        // Its own directory, not just the workdir: the process makes the workdir when a tool first reads it.
+        process.isolation === "agent" ? instances : paths.root,
+        ...(cassette === undefined || cassette === "" ? [] : [dirname(cassette)]),
+      ],
+      readOnly: [env[BUNDLE_SNAPSHOT_ENV] ?? "", bundle.dir].filter((path) => path !== ""),
+    };
   }
 
   /** Only what this agent's own resources need, plus the basics (see child-environment.ts). */

@@ -5,6 +5,7 @@
  * kernel's OOM killer end the whole group at once, and `memory.events` then says it did.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { processTree } from "./process-tree.ts";
 import { join } from "node:path";
 
 export const CGROUP_ROOT = "/sys/fs/cgroup";
@@ -40,7 +41,10 @@ export interface CgroupLimits {
   maxProcesses?: number;
 }
 
-/** Makes the group, writes its limits and moves `pid` into it; returns the group's path. */
+/**
+ * Makes the group, writes its limits and moves `pid` into it, then what `pid` started before (a sandbox launcher's
+ * process, forked before the move; processes forked after it are born in the group); returns the group's path.
+ */
 export function joinCgroup(options: { parent: string; name: string; pid: number; limits: CgroupLimits }): string {
   const group = join(options.parent, options.name);
   mkdirSync(group, { recursive: true });
@@ -53,6 +57,13 @@ export function joinCgroup(options: { parent: string; name: string; pid: number;
   if (cpu !== undefined) writeFileSync(join(group, "cpu.max"), `${Math.max(1000, Math.round(cpu * 100_000))} 100000`);
   if (maxProcesses !== undefined) writeFileSync(join(group, "pids.max"), String(maxProcesses));
   appendFileSync(join(group, "cgroup.procs"), String(options.pid));
+  for (const started of processTree(options.pid).slice(1)) {
+    try {
+      appendFileSync(join(group, "cgroup.procs"), String(started));
+    } catch {
+      // gone meanwhile
+    }
+  }
   return group;
 }
 

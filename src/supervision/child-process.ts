@@ -30,7 +30,9 @@ export function spawnChild(options: SpawnChildOptions): { child: ChildProcess } 
   try {
     handle = options.spawner.spawn(options.request);
   } catch (error) {
-    return { error: { code: "E_SPAWN_FAILED", message: describe(error).message } };
+    // A spawner's own coded refusal (E_AGENT_SANDBOX_UNAVAILABLE) keeps its code.
+    const { code, message } = describe(error);
+    return { error: { code: code?.startsWith("E_") === true ? code : "E_SPAWN_FAILED", message } };
   }
   const child = new ChildProcess(handle, options);
   handle.onMessage((message) => {

@@ -4,6 +4,9 @@
  * as-is to the orchestrator's log destination (children log pino JSON lines themselves), or line by line to a
  * sink that decides (child-output.ts). Tests use the fake spawner in test/helpers/fake-spawner.ts.
  */
+import { readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import type { AgentSandbox, AgentSandboxRequest } from "./agent-sandbox.ts";
 import { childEnvironment } from "./child-environment.ts";
 import { pumpLines, spawnStdio, type ChildOutput } from "./child-output.ts";
 import { AGENT_ENTRY_SCRIPT } from "../protocol/child-entry.ts";
@@ -36,8 +39,10 @@ export interface SpawnRequest {
   stdin?: "inherit" | "ignore";
   /** The child's stdout, overriding the spawner's `output` (the `cli` connector's replies go to fd 1). */
   stdout?: number;
-  /** An argv prefix that starts the child in a sandbox (a connector's: launcherArgv in src/tools/sandbox-profile.ts); none by default. */
+  /** An argv prefix that starts the child in a sandbox (a connector's: src/tools/sandbox-launcher.ts); none by default. */
   launcher?: string[];
+  /** An agent process's sandbox (agent-sandbox.ts), built by a spawner that was given one; ignored by others. */
+  sandbox?: AgentSandboxRequest;
   /**
    * Run this child in a shared host process rather than a process of its own (shared-spawner.ts): hosts of one
    * `group` run `hostArgv` with this request's env, and hold up to `maxInstances` children each, in up to
@@ -75,6 +80,8 @@ export interface BunSpawnerOptions {
   env?: Record<string, string | undefined>;
   /** Called for messages that are not protocol envelopes (a child bug); default drops them. */
   onInvalidMessage?: (message: unknown, pid: number) => void;
+  /** Runs requests that carry `sandbox` in the agent sandbox (`goondan run`); default none. */
+  sandbox?: AgentSandbox;
 }
 
 export function bunProcessSpawner(options: BunSpawnerOptions = {}): ProcessSpawner {
@@ -88,8 +95,17 @@ export function bunProcessSpawner(options: BunSpawnerOptions = {}): ProcessSpawn
       let exited: ChildExit | undefined;
       let connected = true;
       const env = { ...childEnvironment({ env: options.env ?? process.env }), ...request.env };
+      // The bundled entry may lie under the state root (its cache): it stays in view, read-only.
+      const launcher =
+        request.launcher ??
+        (request.sandbox === undefined || options.sandbox === undefined
+          ? undefined
+          : options.sandbox.launcher({
+              ...request.sandbox,
+              readOnly: [...request.sandbox.readOnly, dirname(entryScript)],
+            }));
       // --no-install: a user module importing a package that does not resolve fails clearly instead of fetching it.
-      const child = Bun.spawn([...(request.launcher ?? []), bunPath, "--no-install", entryScript, ...request.argv], {
+      const child = Bun.spawn([...(launcher ?? []), bunPath, "--no-install", entryScript, ...request.argv], {
         env,
         stdin: request.stdin ?? "ignore",
         stdout: request.stdout ?? spawnStdio(output),
@@ -131,9 +147,23 @@ export function bunProcessSpawner(options: BunSpawnerOptions = {}): ProcessSpawn
           else exitListeners.push(listener);
         },
         kill(signal = "SIGTERM") {
-          if (!exited) child.kill(signal);
+          if (exited) return;
+          // A launcher (unshare) keeps SIGTERM from the process it started, its namespace's pid 1: send it there.
+          const inner = launcher !== undefined && signal === "SIGTERM" ? onlyChild(child.pid) : undefined;
+          if (inner === undefined) child.kill(signal);
+          else process.kill(inner, signal);
         },
       };
     },
   };
+}
+
+/** The one child of `pid` (a launcher's: the sandboxed process), read from /proc; undefined where it cannot say. */
+function onlyChild(pid: number): number | undefined {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
+    return children.length === 1 ? Number(children[0]) : undefined;
+  } catch {
+    return undefined;
+  }
 }

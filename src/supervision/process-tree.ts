@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { parseProcStat } from "../shared/proc-stat.ts";
-import { processUsage } from "./process-usage.ts";
+import { ownUsage } from "./process-usage.ts";
 
 /** `pid` and its descendants (empty when it is gone or this is not Linux). */
 export function processTree(pid: number): number[] {
@@ -36,7 +36,7 @@ export function treeUsage(pids: readonly number[]): { rssBytes: number; processe
   let rssBytes = 0;
   let processes = 0;
   for (const pid of pids) {
-    const usage = processUsage(pid);
+    const usage = ownUsage(pid);
     if (usage === undefined) continue;
     rssBytes += usage.rssBytes;
     processes += 1;

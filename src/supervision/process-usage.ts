@@ -14,7 +14,13 @@ export interface ProcessUsage {
   rssBytes: number;
 }
 
-export function processUsage(pid: number): ProcessUsage | undefined {
+/** What the process costs; for a sandbox launcher, what the process in its sandbox costs (sandboxedProcess). */
+export function processUsage(launched: number): ProcessUsage | undefined {
+  return ownUsage(sandboxedProcess(launched));
+}
+
+/** What this very process costs. */
+export function ownUsage(pid: number): ProcessUsage | undefined {
   if (process.platform !== "linux") return undefined;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -26,5 +32,19 @@ export function processUsage(pid: number): ProcessUsage | undefined {
     return { cpuSeconds: ticks / TICKS_PER_SECOND, rssBytes: rssPages * PAGE_BYTES };
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The process a sandbox launcher (`unshare`, src/tools/sandbox-launcher.ts) runs, when `pid` is one: what an agent or
+ * connector process costs is that of the process in its sandbox; else `pid` itself.
+ */
+export function sandboxedProcess(pid: number): number {
+  try {
+    if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "unshare") return pid;
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
+    return children.length === 1 ? Number(children[0]) : pid;
+  } catch {
+    return pid;
   }
 }

@@ -87,7 +87,8 @@ export function applyLimits(
   } else {
     if (limits.cpu !== undefined) {
       try {
-        setPriority(pid, niceFor(limits.cpu));
+        // The whole tree: a sandbox launcher may have started its process already.
+        for (const member of processTree(pid)) setPriority(member, niceFor(limits.cpu));
       } catch (error) {
         problems.push(`priority: ${(error as Error).message}`);
       }
@@ -102,9 +103,12 @@ export function applyLimits(
       });
   }
   if (limits.openFiles !== undefined) {
-    const result = Bun.spawnSync(["prlimit", "--pid", String(pid), `--nofile=${limits.openFiles}:${limits.openFiles}`]);
-    if (result.exitCode !== 0)
-      problems.push(`prlimit: ${result.stderr.toString().trim() || `exit ${result.exitCode}`}`);
+    for (const member of processTree(pid).slice(0, 2)) {
+      const nofile = `--nofile=${limits.openFiles}:${limits.openFiles}`;
+      const result = Bun.spawnSync(["prlimit", "--pid", String(member), nofile]);
+      if (result.exitCode !== 0)
+        problems.push(`prlimit: ${result.stderr.toString().trim() || `exit ${result.exitCode}`}`);
+    }
   }
   return { mechanism: entry.mechanism, problems };
 }

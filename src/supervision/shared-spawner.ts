@@ -46,6 +46,7 @@ export function sharedProcessSpawner(options: SharedSpawnerOptions): SharedSpawn
       address: `${label}#host-${spawned}`,
       argv: hostArgv,
       ...(request.env === undefined ? {} : { env: request.env }),
+      ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox }),
     });
     const host = new ProcessHost(handle, {
       group,

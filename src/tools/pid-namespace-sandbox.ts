@@ -28,11 +28,12 @@ import {
   describeProfile,
   enterArgv,
   holderArgv,
-  launcherArgv,
+  legacy,
   setupEnv,
   type SandboxHelpers,
   type SandboxProfile,
 } from "./sandbox-profile.ts";
+import { launcherArgv } from "./sandbox-launcher.ts";
 
 export type { SandboxCapabilities, SandboxNetwork, SandboxProfile } from "./sandbox-profile.ts";
 
@@ -46,6 +47,14 @@ interface Holder {
   root: boolean;
   /** The host pid of the namespace's pid 1 (the holder's one child), when /proc could say. */
   init: number | undefined;
+}
+
+export interface SandboxLauncher {
+  isolated: true;
+  argv: string[];
+  argvFor: (paths: Pick<SandboxProfile, "keep" | "readOnly">) => string[];
+  description: string;
+  hides: boolean;
 }
 
 export type SandboxEntry =
@@ -125,11 +134,11 @@ export class PidNamespaceSandbox {
 
   /**
    * Whether a process can be started in a sandbox of this profile here (a holder is started, set up, and stopped
-   * again), and the argv prefix that starts one in a sandbox of its own (launcherArgv); a reason when it cannot.
+   * again), and the argv prefix that starts one in a sandbox of its own (sandbox-launcher.ts); a reason when it
+   * cannot. `argvFor` builds the prefix for the same machine with other paths kept (an agent process's own).
+   * `hides`: the hidden directory is really hidden (not so without root on an unshare older than 2.38).
    */
-  async launcher(): Promise<
-    { isolated: true; argv: string[]; description: string } | { isolated: false; reason: string }
-  > {
+  async launcher(): Promise<SandboxLauncher | { isolated: false; reason: string }> {
     const holder = await this.ensure();
     this.stop();
     if (typeof holder === "string") return { isolated: false, reason: holder };
@@ -138,7 +147,9 @@ export class PidNamespaceSandbox {
     return {
       isolated: true,
       argv: launcherArgv({ helpers, root, profile }),
+      argvFor: (paths) => launcherArgv({ helpers, root, profile: { ...profile, ...paths } }),
       description: describeProfile({ helpers, root, profile }),
+      hides: !legacy({ helpers, root }),
     };
   }
 

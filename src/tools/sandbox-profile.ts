@@ -4,9 +4,11 @@
  * API on 127.0.0.1 nor NATS nor anything else on the machine's loopback is in reach; `host`: the machine's), the
  * capabilities of a command run as root (`container`: the set Docker gives a container's root, less mknod, for
  * `bash`; `none`: none at all, and no new privileges, for MCP servers), and a directory hidden under an empty
- * read-only tmpfs (the state root, with goondan.db and the API token) with at most one directory under it left in
- * view (the instance's workdir).
+ * read-only tmpfs (the state root, with goondan.db and the API token) with the paths under it that stay in view
+ * (bash: the instance's workdir; an agent process: its instances' directory, writable, and the files it loads
+ * at start, read-only).
  */
+import { relative } from "node:path";
 
 export type SandboxNetwork = "none" | "host";
 export type SandboxCapabilities = "container" | "none";
@@ -18,8 +20,16 @@ export interface SandboxProfile {
   capabilities?: SandboxCapabilities;
   /** An absolute directory hidden under an empty read-only tmpfs (default none hidden). */
   hide?: string;
-  /** An absolute directory under `hide` that stays in view, writable as before. */
-  keep?: string;
+  /** Absolute paths under `hide` that stay in view, writable as before (each must exist). */
+  keep?: string | readonly string[];
+  /** Absolute paths under `hide` that stay in view read-only (each must exist). */
+  readOnly?: readonly string[];
+  /**
+   * The process builds sandboxes of its own (an agent process: bash, MCP servers). It then runs in a user namespace
+   * of its own also as root, root there, so that it keeps what building them takes while the hidden directory stays
+   * locked (launcherArgv in sandbox-launcher.ts).
+   */
+  nested?: boolean;
 }
 
 /** Docker's default capabilities for a container's root, less mknod. */
@@ -30,19 +40,37 @@ export const SANDBOX_NAME = "goondan-sandbox";
 
 /**
  * Run with the namespace's privileges before anything enters: the loopback up (where `ip` exists), the hidden
- * directory covered (its kept directory opened first on fd 4, and bound back from /proc/self/fd/4 without
- * letting mount(8) canonicalize that path into the tmpfs). Any failure stops the sandbox with its reason.
+ * directory covered (opened first on fd 4; each kept path, relative to it, is bound back from /proc/self/fd/4/...
+ * without letting mount(8) canonicalize that path into the tmpfs). Any failure stops the sandbox with its reason.
  */
-const SETUP_SCRIPT = [
+export const SETUP_SCRIPT = [
   'fail() { echo "$1" >&2; exit 1; }',
   'if [ -n "$GOONDAN_SANDBOX_LOOPBACK" ] && command -v ip >/dev/null 2>&1; then ip link set lo up 2>/dev/null; fi',
   'if [ -n "$GOONDAN_SANDBOX_HIDE" ]; then',
-  '  if [ -n "$GOONDAN_SANDBOX_KEEP" ]; then exec 4<"$GOONDAN_SANDBOX_KEEP" || fail "cannot open $GOONDAN_SANDBOX_KEEP"; fi',
+  '  exec 4<"$GOONDAN_SANDBOX_HIDE" || fail "cannot open $GOONDAN_SANDBOX_HIDE"',
   '  mount -t tmpfs -o mode=0755,size=64k,nosuid,nodev,noexec goondan-hidden "$GOONDAN_SANDBOX_HIDE" || fail "cannot hide $GOONDAN_SANDBOX_HIDE"',
-  '  if [ -n "$GOONDAN_SANDBOX_KEEP" ]; then',
-  '    mkdir -p "$GOONDAN_SANDBOX_KEEP" && mount --no-canonicalize --bind /proc/self/fd/4 "$GOONDAN_SANDBOX_KEEP" || fail "cannot keep $GOONDAN_SANDBOX_KEEP in view"',
-  "    exec 4<&-",
-  "  fi",
+  // One mkdir for every mount point (a file's parent; the file itself by the shell), then one mount for each.
+  "  set -f; IFS='",
+  "'",
+  "  points() {",
+  "    set --",
+  "    for rel in $GOONDAN_SANDBOX_KEEP $GOONDAN_SANDBOX_READ; do",
+  '      if [ -d "/proc/self/fd/4/$rel" ]; then set -- "$@" "$GOONDAN_SANDBOX_HIDE/$rel"; else to="$GOONDAN_SANDBOX_HIDE/$rel"; set -- "$@" "${to%/*}"; fi',
+  "    done",
+  '    [ "$#" -eq 0 ] || mkdir -p "$@" || fail "cannot keep $* in view"',
+  "    for rel in $GOONDAN_SANDBOX_KEEP $GOONDAN_SANDBOX_READ; do",
+  '      [ -d "/proc/self/fd/4/$rel" ] || : >"$GOONDAN_SANDBOX_HIDE/$rel" || fail "cannot keep $rel in view"',
+  "    done",
+  "  }",
+  "  points",
+  "  for rel in $GOONDAN_SANDBOX_KEEP; do",
+  '    mount --no-canonicalize --bind "/proc/self/fd/4/$rel" "$GOONDAN_SANDBOX_HIDE/$rel" || fail "cannot keep $rel in view"',
+  "  done",
+  "  for rel in $GOONDAN_SANDBOX_READ; do",
+  '    mount --no-canonicalize --bind -o ro "/proc/self/fd/4/$rel" "$GOONDAN_SANDBOX_HIDE/$rel" || fail "cannot keep $rel in view read-only"',
+  "  done",
+  "  unset IFS; set +f",
+  "  exec 4<&-",
   '  mount -o remount,ro,nosuid,nodev,noexec goondan-hidden "$GOONDAN_SANDBOX_HIDE" || fail "cannot make $GOONDAN_SANDBOX_HIDE read-only"',
   "fi",
 ].join("\n");
@@ -72,7 +100,7 @@ export interface SandboxHelpers {
  * Without root and with an unshare older than 2.38 (no --map-user), one user namespace as before: the same
  * namespaces, but the state root cannot be hidden, and `describeProfile` says so.
  */
-function legacy(options: { helpers: SandboxHelpers; root: boolean }): boolean {
+export function legacy(options: { helpers: SandboxHelpers; root: boolean }): boolean {
   return !options.root && !options.helpers.mapUser;
 }
 
@@ -84,9 +112,27 @@ export function setupEnv(options: { root: boolean; profile: SandboxProfile }): R
   const { root, profile } = options;
   const env: Record<string, string> = {};
   if (root && (profile.network ?? "none") === "none") env.GOONDAN_SANDBOX_LOOPBACK = "1";
-  if (profile.hide !== undefined) env.GOONDAN_SANDBOX_HIDE = profile.hide;
-  if (profile.hide !== undefined && profile.keep !== undefined) env.GOONDAN_SANDBOX_KEEP = profile.keep;
+  if (profile.hide === undefined) return env;
+  env.GOONDAN_SANDBOX_HIDE = profile.hide;
+  const keep = under(profile.hide, typeof profile.keep === "string" ? [profile.keep] : (profile.keep ?? []));
+  const read = under(profile.hide, profile.readOnly ?? []);
+  if (keep.length > 0) env.GOONDAN_SANDBOX_KEEP = keep.join("\n");
+  if (read.length > 0) env.GOONDAN_SANDBOX_READ = read.join("\n");
   return env;
+}
+
+/**
+ * `paths` that lie under `hide`, relative to it (the setup binds each from the covered directory). One outside
+ * stays in view anyway; one holding a newline is never kept (the setup reads one path a line).
+ */
+function under(hide: string, paths: readonly string[]): string[] {
+  const result: string[] = [];
+  for (const path of paths) {
+    const rel = relative(hide, path);
+    if (rel === "" || rel === ".." || rel.startsWith("../") || rel.startsWith("/") || rel.includes("\n")) continue;
+    if (!result.includes(rel)) result.push(rel);
+  }
+  return result;
 }
 
 /**
@@ -186,88 +232,30 @@ export function enterArgv(options: {
   ];
 }
 
-/** `value` as one word for /bin/sh. */
-function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", "'\\''")}'`;
-}
-
-/**
- * An argv prefix that starts one long-lived process (a connector child) in a sandbox of its own, with no holder:
- * the process becomes the namespace's pid 1, ends with the namespace (and with its parent: parent-death signal),
- * and keeps the environment, the file descriptors (its IPC channel) and the stdio it was given. Always without
- * capabilities and new privileges.
- */
-export function launcherArgv(options: { helpers: SandboxHelpers; root: boolean; profile: SandboxProfile }): string[] {
-  const { helpers, root, profile } = options;
-  const net = (profile.network ?? "none") === "none" ? ["--net"] : [];
-  const assignments = Object.entries(setupEnv({ root, profile })).map(
-    ([name, value]) => `${name}=${shellQuote(value)}`,
-  );
-  const script = [...assignments, SETUP_SCRIPT, 'exec "$@"'].join("\n");
-  const drop = root
-    ? [helpers.setpriv, "--no-new-privs", "--bounding-set", "-all", "--"]
-    : [helpers.setpriv, "--no-new-privs", "--"];
-  const pidNamespace = ["--pid", "--fork", "--mount-proc", "--propagation", "slave", "--kill-child"];
-  if (root)
-    return [
-      helpers.setpriv,
-      "--pdeathsig",
-      "KILL",
-      helpers.unshare,
-      ...net,
-      ...pidNamespace,
-      "--",
-      helpers.shell,
-      "-c",
-      script,
-      SANDBOX_NAME,
-      ...drop,
-    ];
-  if (legacy(options)) {
-    const user = ["--user", "--map-current-user"];
-    return [helpers.setpriv, "--pdeathsig", "KILL", helpers.unshare, ...user, ...net, ...pidNamespace, "--", ...drop];
-  }
-  const uid = String(process.getuid?.() ?? 0);
-  const gid = String(process.getgid?.() ?? 0);
-  return [
-    helpers.setpriv,
-    "--pdeathsig",
-    "KILL",
-    helpers.unshare,
-    "--user",
-    "--map-root-user",
-    "--mount",
-    "--propagation",
-    "slave",
-    "--",
-    helpers.shell,
-    "-c",
-    script,
-    SANDBOX_NAME,
-    helpers.unshare,
-    "--user",
-    `--map-user=${uid}`,
-    `--map-group=${gid}`,
-    ...net,
-    ...pidNamespace,
-    "--",
-    ...drop,
-  ];
-}
-
 export function describeProfile(options: { helpers: SandboxHelpers; root: boolean; profile: SandboxProfile }): string {
   const { root, profile } = options;
   const parts = [
     "own PID namespace",
-    root
-      ? (profile.capabilities ?? "container") === "none"
-        ? "root without capabilities"
-        : "root, reduced capabilities"
-      : "user namespace, no capabilities",
+    root && profile.nested === true
+      ? "root in a user namespace of its own"
+      : root
+        ? (profile.capabilities ?? "container") === "none"
+          ? "root without capabilities"
+          : "root, reduced capabilities"
+        : "user namespace, no capabilities",
     (profile.network ?? "none") === "none" ? `no network (own loopback${root ? "" : ", down"} only)` : "host network",
   ];
   if (profile.hide !== undefined && legacy(options))
     parts.push(`${profile.hide} NOT hidden (unshare lacks --map-user: util-linux 2.38 or later, or root, hides it)`);
-  else if (profile.hide !== undefined) parts.push(`${profile.hide} hidden${profile.keep ? " but the workdir" : ""}`);
+  else if (profile.hide !== undefined) parts.push(`${profile.hide} hidden${keptWords(profile)}`);
   return parts.join(", ");
+}
+
+/** What stays in view of a hidden directory, in words. */
+function keptWords(profile: SandboxProfile): string {
+  if (profile.keep === undefined) return "";
+  if (typeof profile.keep === "string") return " but the workdir";
+  return (profile.readOnly ?? []).length > 0
+    ? " but the instances' files and, read-only, what the process loads"
+    : " but the instances' files";
 }

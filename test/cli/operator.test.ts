@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { main } from "../../src/cli/main.ts";
-import { checkIsolation } from "../../src/cli/commands/doctor.ts";
+import { checkAgentSandbox, checkIsolation } from "../../src/cli/commands/doctor.ts";
 import { PidNamespaceSandbox } from "../../src/tools/pid-namespace-sandbox.ts";
 import { capture, cleanUpOperatorFixtures, fakeApi, servers, stateRoot } from "./support/operator-fixture.ts";
 
@@ -114,6 +114,15 @@ describe("goondan doctor", () => {
     expect(out.stdout).toMatch(/^ok {4}port/m);
     if (process.platform === "linux")
       expect(out.stdout).toMatch(/^ok {4}isolation +bash tool commands run in their own PID namespace/m);
+    if (process.platform === "linux")
+      expect(out.stdout).toMatch(/^ok {4}agents +agent processes are sandboxed: own PID namespace/m);
+  });
+
+  it("warns, naming why, when agent processes cannot run in their sandbox", async () => {
+    const check = await checkAgentSandbox(stateRoot(), { isolated: false, reason: "unshare failed: nope" });
+    expect(check.outcome).toBe("warn");
+    expect(check.detail).toContain("NOT sandboxed (unshare failed: nope)");
+    expect(check.detail).toContain("spec.process.sandbox: required");
   });
 
   it("warns, naming why and what is then in reach, when bash commands cannot get a PID namespace", async () => {

@@ -19,8 +19,10 @@ realProcessTimeouts();
 const PROBE = `import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+// The process's own mark: in its sandbox (own PID namespace) process.pid says nothing outside it.
+const PROCESS = crypto.randomUUID();
 export const handlers = {
-  where: async (ctx) => ({ workdir: ctx.workdir, pid: process.pid }),
+  where: async (ctx) => ({ workdir: ctx.workdir, process: PROCESS }),
   // Says it started (its step's commit came before it) in the instance's workdir, then takes a while.
   slow: async (ctx) => { writeFileSync(join(ctx.workdir, "slow-started"), "1"); await sleep(4000); return { slept: true }; },
 };
@@ -132,11 +134,11 @@ async function start(soloExtra = "") {
 }
 
 /** The `where` tool's output, as the model was shown it and repeated it. */
-function where(reply: { response: string }): { workdir: string; pid: number } {
+function where(reply: { response: string }): { workdir: string; process: string } {
   const text = reply.response.slice(reply.response.indexOf("{"));
   const shown = JSON.parse(text) as Record<string, unknown>;
-  const output = (shown.output ?? shown) as { workdir: string; pid: number };
-  if (typeof output.pid !== "number") throw new Error(`no pid in ${reply.response}`);
+  const output = (shown.output ?? shown) as { workdir: string; process: string };
+  if (typeof output.process !== "string") throw new Error(`no process in ${reply.response}`);
   return output;
 }
 
@@ -145,8 +147,10 @@ describe("shared agent processes, real processes", () => {
     const { llm, ask, submit, row, answer } = await start();
     const a = where(await ask("shared", "a", "where"));
     const b = where(await ask("shared", "b", "where"));
-    expect(a.pid).toBe(b.pid);
-    expect(await row("shared", "a")).toMatchObject({ pid: a.pid, processInstances: 2 });
+    expect(a.process).toBe(b.process);
+    const pid = (await row("shared", "a"))?.pid as number;
+    expect(typeof pid).toBe("number");
+    expect(await row("shared", "b")).toMatchObject({ pid, processInstances: 2 });
 
     // Both run a slow tool in that one process; it is killed; both turns are delivered again, once each.
     const events = [await submit("shared", "a", "slow"), await submit("shared", "b", "slow")];
@@ -155,14 +159,14 @@ describe("shared agent processes, real processes", () => {
         (await row("shared", "a"))?.status === "processing" && (await row("shared", "b"))?.status === "processing",
     );
     await until(() => existsSync(join(a.workdir, "slow-started")) && existsSync(join(b.workdir, "slow-started")));
-    process.kill(a.pid, "SIGKILL");
+    process.kill(pid, "SIGKILL");
     const answers = await Promise.all(events.map((eventId) => answer(eventId)));
     for (const answered of answers) {
       expect(answered.status).toBe("ok");
       expect(String(answered.response)).toContain("E_TOOL_INTERRUPTED");
     }
     const after = [await row("shared", "a"), await row("shared", "b")];
-    expect(after[0]?.pid).not.toBe(a.pid);
+    expect(after[0]?.pid).not.toBe(pid);
     expect(after[0]?.pid).toBe(after[1]?.pid as number);
     // Each instance answered once: one interrupted result shown to the model per instance, and the turns went on.
     const shown = llm.requests.filter((request) =>
@@ -178,7 +182,7 @@ describe("shared agent processes, real processes", () => {
     expect((await ask("shared", "b", "write note of b")).status).toBe("ok");
     const a = where(await ask("shared", "a", "where"));
     const b = where(await ask("shared", "b", "where"));
-    expect(a.pid).toBe(b.pid);
+    expect(a.process).toBe(b.process);
     expect(a.workdir).not.toBe(b.workdir);
     expect(readFileSync(join(a.workdir, "note.txt"), "utf8")).toBe("secret of a");
     expect(readFileSync(join(b.workdir, "note.txt"), "utf8")).toBe("note of b");
@@ -195,7 +199,7 @@ describe("shared agent processes, real processes", () => {
     const x = where(await ask("solo", "x", "where"));
     const y = where(await ask("solo", "y", "where"));
     const shared = where(await ask("shared", "s", "where"));
-    expect(new Set([x.pid, y.pid, shared.pid]).size).toBe(3);
+    expect(new Set([x.process, y.process, shared.process]).size).toBe(3);
     const solo = (await rows()).filter((candidate) => candidate.agent === "solo");
     expect(solo.map((candidate) => candidate.processInstances)).toEqual([1, 1]);
 

@@ -1,8 +1,9 @@
 /**
  * `goondan doctor [bundle]`: checks what `goondan run` needs before it starts and prints one line per
  * check: the Bun version, the bundle's validity, the env vars the selected Swarm reads, a writable
- * state root, a free API port, and whether bash tool commands get their own PID namespace here (a
- * warning when not: they can then read unprotected processes' environments). Exit 0 when all pass
+ * state root, a free API port, whether bash tool commands get their own PID namespace here (a
+ * warning when not: they can then read unprotected processes' environments), and whether agent processes run in
+ * their sandbox (`agents`). Exit 0 when all pass
  * (warnings allowed), 3 when the bundle is invalid or env vars are missing, 1 for any other failed check.
  */
 import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -14,6 +15,8 @@ import { defaultStateRoot } from "../../shared/state-paths.ts";
 import { isGoondanError } from "../../shared/errors.ts";
 import { PidNamespaceSandbox } from "../../tools/pid-namespace-sandbox.ts";
 import { limitSupport, type LimitSupport } from "../../supervision/resource-limits.ts";
+import { probeAgentSandbox, type AgentSandboxState } from "../../supervision/agent-sandbox.ts";
+import { silentLogger } from "../../shared/logger.ts";
 import { EXIT, type CliCommand } from "../command.ts";
 import { API_FLAGS, apiTarget, callApi } from "../operator/api-client.ts";
 
@@ -171,6 +174,25 @@ function isDirectory(path: string): boolean {
   }
 }
 
+/**
+ * Starts a process in the sandbox agent processes get under `goondan run` (their tool and extension modules run in
+ * them) and says whether they are sandboxed, or why not.
+ */
+export async function checkAgentSandbox(stateRoot: string, state?: AgentSandboxState): Promise<Check> {
+  const probed = state ?? (await probeAgentSandbox({ stateRoot, logger: silentLogger() })).state;
+  return probed.isolated
+    ? {
+        name: "agents",
+        outcome: "ok",
+        detail: `agent processes are sandboxed: ${probed.description}; their tool and extension modules, and what those start, cannot see other processes, the API token or goondan.db`,
+      }
+    : {
+        name: "agents",
+        outcome: "warn",
+        detail: `agent processes are NOT sandboxed (${probed.reason}): a tool or extension module can read the state root (goondan.db, the API token file, every instance's files); set an Agent's spec.process.sandbox: required to refuse to run it (see docs/threat-model.md)`,
+      };
+}
+
 /** Says what holds an Agent's `spec.limits` on this machine (docs/limits.md#resource-limits). */
 export function checkLimits(support: LimitSupport = limitSupport()): Check {
   return support.mechanism === "cgroup-v2"
@@ -203,6 +225,7 @@ export const command: CliCommand = {
       checkStateRoot(stateRoot),
       await checkPort({ flags, env: io.env }),
       await checkIsolation(undefined, stateRoot),
+      await checkAgentSandbox(stateRoot),
       checkLimits(),
     ];
     for (const check of checks) io.stdout(`${MARK[check.outcome]}  ${check.name.padEnd(10)} ${check.detail}\n`);

@@ -4,6 +4,7 @@
  * host (a cluster's other nodes answer for their own); undefined when /proc has no such process or is absent.
  */
 import { readFileSync } from "node:fs";
+import { sandboxedProcess } from "../../supervision/process-usage.ts";
 
 /** Clock ticks per second of /proc's times; 100 on every Linux goondan runs on. */
 const TICKS_PER_SECOND = 100;
@@ -15,7 +16,9 @@ export interface ProcessUsage {
   rssBytes: number;
 }
 
-export function processUsage(pid: number): ProcessUsage | undefined {
+export function processUsage(launched: number): ProcessUsage | undefined {
+  // A sandboxed agent's row names its launcher: count the process in the sandbox.
+  const pid = sandboxedProcess(launched);
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

@@ -46,9 +46,10 @@ export const agentSchema = envelope({
         type: "object",
         additionalProperties: false,
         description:
-          "How the agent's instances are spread over processes: shared (isolation: agent) or one each (isolation: instance).",
+          "How the agent's instances are spread over processes: shared (isolation: agent) or one each (isolation: instance); sandbox: whether those processes run in their sandbox (auto, required, none).",
         properties: {
           isolation: { enum: ["agent", "instance"] },
+          sandbox: { enum: ["auto", "required", "none"] },
           maxProcesses: { type: "integer", minimum: 1, maximum: 256 },
           maxInstancesPerProcess: { type: "integer", minimum: 1, maximum: 100_000 },
         },

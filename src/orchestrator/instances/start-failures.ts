@@ -2,7 +2,7 @@
  * Start failures of one instance: children in a row that exited before `ready`, the `fatal` report the
  * current child sent, and the verdict. Waiting events cannot be delivered to a child that never starts, so
  * after `maxConsecutiveCrashes` such starts, or at once when the child reported a configuration error
- * (E_CONFIG_*: retrying cannot help), the instance is `unstartable`: its waiting events are given up as
+ * (E_CONFIG_*) or its required sandbox is refused by the machine (E_AGENT_SANDBOX_UNAVAILABLE): retrying cannot help, the instance is `unstartable`: its waiting events are given up as
  * E_AGENT_CRASHED with the cause. `ready` and a deliberate stop (reload, shutdown) clear it.
  */
 import type { RestartPolicy } from "../../supervision/restart-policy.ts";
@@ -57,8 +57,8 @@ export class StartFailures {
         message: `the child exited (${exit.signal ?? `code ${exit.code}`}) before it was ready`,
       };
     this.fatal = undefined;
-    if (!cause.code.startsWith("E_CONFIG_") && this.count < Math.max(1, options.policy.maxConsecutiveCrashes))
-      return false;
+    const final = cause.code.startsWith("E_CONFIG_") || cause.code === "E_AGENT_SANDBOX_UNAVAILABLE";
+    if (!final && this.count < Math.max(1, options.policy.maxConsecutiveCrashes)) return false;
     this.verdict = {
       code: cause.code,
       message: `${options.address} could not start ${this.count} time(s) in a row: ${cause.code}: ${cause.message}`,
