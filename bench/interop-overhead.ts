@@ -69,6 +69,7 @@ const orchestrator: OrchestratorApi = {
   messages: unused,
   runtimeEvents: unused,
   eventState: unused,
+  acceptedEvents: unused,
   onRuntimeEvents: (listener) => {
     listeners.add(listener);
     return () => listeners.delete(listener);

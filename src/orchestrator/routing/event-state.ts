@@ -5,6 +5,7 @@
  * outcome itself: exactly what `"wait": true` would have answered.
  */
 import type { EventState } from "../../protocol/api-wire.ts";
+import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { InboxRecord } from "../../store/store.ts";
 
 export type { EventState };
@@ -21,6 +22,27 @@ export function eventStateOf(options: {
     return { eventId, state: outcome.status, ...outcome };
   }
   return { eventId, state: options.running ? "running" : "accepted" };
+}
+
+/** An accepted event as the surfaces that name their events read it back (OrchestratorApi.acceptedEvents). */
+export interface AcceptedEvent {
+  event: AgentEvent;
+  /** Epoch ms. */
+  acceptedAt: number;
+  state: EventState;
+  /** The approvals its turn waits for, when it does. */
+  pendingApprovals: string[];
+}
+
+export function acceptedEventOf(record: InboxRecord, running: boolean): AcceptedEvent {
+  const state = eventStateOf({ eventId: record.event.id, record, running }) as EventState;
+  const pendingApprovals = (record.approvals ?? []).filter((approval) => approval.decision === undefined);
+  return {
+    event: record.event,
+    acceptedAt: record.acceptedAt,
+    state,
+    pendingApprovals: pendingApprovals.map(({ id }) => id),
+  };
 }
 
 /** The events among `records` accepted to be delivered later (`AgentEvent.notBefore` after `now`), soonest first. */

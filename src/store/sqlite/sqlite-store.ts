@@ -39,6 +39,7 @@ import { Checkpointer } from "./checkpointer.ts";
 import {
   insertInboxEvent,
   newestInboxEventId,
+  selectInboxByPrefix,
   recordInboxCrash,
   selectInboxRecord,
   selectUnanswered,
@@ -114,6 +115,11 @@ export class SqliteStore implements Store, InstanceSnapshots {
 
   async newestEventId(swarm: string, options: { prefix: string; length: number }): Promise<string | undefined> {
     return this.read(() => newestInboxEventId(this.db, swarm, options));
+  }
+
+  async eventsByIdPrefix(swarm: string, query: { idPrefix: string; limit: number }): Promise<InboxRecord[]> {
+    const rows = () => selectInboxByPrefix(this.db, swarm, { prefix: query.idPrefix, limit: query.limit });
+    return this.read(() => rows().map((record) => this.withApprovals(swarm, record)));
   }
 
   async unanswered(swarm: string): Promise<InboxRecord[]> {
