@@ -49,7 +49,7 @@ describe("GET /v1/events/:eventId/stream", () => {
     const first = await take(response, 1);
     expect(first).toMatchObject([{ event: "delta", data: { text: "one " } }]);
     // `<cursor>.<characters held>`: no runtime event of the trace yet, 4 characters.
-    const [cursor, held] = position(first[0]!.id);
+    const [cursor = 0, held] = position(first[0]!.id);
     expect(held).toBe(4);
     // The client is gone; the turn goes on and its messages are kept.
     child.emit("turn_delta", { eventId, text: "two " });
@@ -86,7 +86,7 @@ describe("GET /v1/events/:eventId/stream", () => {
     const fromStart = await request("GET", `/v1/events/${accepted.eventId}/stream`);
     const opening = await take(fromStart, 1);
     expect(opening).toMatchObject([{ event: "delta", data: { text: "first try" } }]);
-    const [cursor, held] = position(opening[0]!.id);
+    const [cursor = 0, held] = position(opening[0]!.id);
     expect(held).toBe(9);
     // The client held 5 characters of it: the rest; then the turn starts again (a redelivery) and ends.
     const resumed = await request("GET", `/v1/events/${accepted.eventId}/stream`, undefined, {
