@@ -28,6 +28,9 @@ import { messageText } from "../agent/conversation/message-factory.ts";
 import type { ApiBackend } from "./api-backend.ts";
 import { comparePositions, type StreamPosition } from "./stream-position.ts";
 
+/** What a live turn streams besides its stored events: its text, and the restarts that void it. */
+export type LiveText = { kind: "delta"; text: string } | { kind: "restarted"; reason: "retry" | "redelivered" };
+
 export type TurnMessage =
   | { kind: "tool"; progress: ToolProgress }
   | { kind: "delta"; text: string }
@@ -137,8 +140,10 @@ export class TurnProjection {
     }
   }
 
-  /** Live streamed text of its own turn (the child's `turn_delta`), and the child's restart flag. */
-  async live(progress: { kind: "delta"; text: string } | { kind: "restarted" }): Promise<void> {
+  /** Live streamed text of its own turn (the child's `turn_delta`), and the restarts the orchestrator announces. */
+  async live(progress: LiveText): Promise<void> {
+    // A redelivery is announced by the turn's stored start, at its own cursor (no text comes before it).
+    if (progress.kind === "restarted" && progress.reason === "redelivered") return;
     if (progress.kind === "restarted") {
       // Announced by the stored `model.retried` already; without one (its event lost), the flag voids the text.
       if (!this.awaitingLiveRestart) await this.reset("retry", true);

@@ -14,12 +14,12 @@ import type { StoredRuntimeEvent } from "../store/store.ts";
 import type { ApiBackend } from "./api-backend.ts";
 import { isFinalState, readEventState } from "./event-final-state.ts";
 import type { StreamPosition } from "./stream-position.ts";
-import { type TurnEmit, TurnProjection } from "./turn-projection.ts";
+import { type LiveText, type TurnEmit, TurnProjection } from "./turn-projection.ts";
 import type { TokenUsage } from "./turn-usage.ts";
 
 type Item<T> =
   | { type: "stored"; count: number }
-  | { type: "live"; progress: { kind: "delta"; text: string } | { kind: "restarted" } }
+  | { type: "live"; progress: LiveText }
   | { type: "end"; value: T };
 
 /** The newest stored cursor of the swarm (0 when none): where a live stream starts. */
@@ -58,7 +58,8 @@ export class LiveTurnFeed<T> {
   /** The submit's `onProgress`: the turn's text and the child's restart flag (tool calls come from the store). */
   readonly onProgress = (progress: TurnProgress): void => {
     if (progress.kind === "delta") this.push({ type: "live", progress: { kind: "delta", text: progress.text } });
-    else if (progress.kind === "restarted") this.push({ type: "live", progress: { kind: "restarted" } });
+    else if (progress.kind === "restarted")
+      this.push({ type: "live", progress: { kind: "restarted", reason: progress.reason } });
   };
 
   /** Streams the turn of `eventId` from `start` until `ended` settles; resolves with its value and where it stands. */
