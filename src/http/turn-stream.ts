@@ -17,10 +17,7 @@ import type { StreamPosition } from "./stream-position.ts";
 import { type LiveText, type TurnEmit, TurnProjection } from "./turn-projection.ts";
 import type { TokenUsage } from "./turn-usage.ts";
 
-type Item<T> =
-  | { type: "stored"; count: number }
-  | { type: "live"; progress: LiveText }
-  | { type: "end"; value: T };
+type Item<T> = { type: "stored"; count: number } | { type: "live"; progress: LiveText } | { type: "end"; value: T };
 
 /** The newest stored cursor of the swarm (0 when none): where a live stream starts. */
 export async function newestCursor(backend: ApiBackend): Promise<number> {
