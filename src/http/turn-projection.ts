@@ -9,8 +9,9 @@
  * - a `tool.*` event is a tool message (its own turn's calls and those of the turns it delegated to), at its cursor;
  * - streamed text is a delta, the characters counted on;
  * - a `model.completed` of the event's own turn holds the whole text of that model call: whatever of it the client
- *   does not hold yet (none, when it streamed; all of it for a model that does not stream, or a client that resumes
- *   from the store) is a delta at its cursor;
+ *   does not hold yet is a delta at its cursor (all of it for a Model that does not stream, or a client that resumes
+ *   from the store). Live, a call its Model streamed is left to its deltas: the child sends the text it gathered in
+ *   the last moment after the call's events, so some of it comes after this event;
  * - a `model.retried` of its own turn, or its turn starting again (the event delivered again after a crash or a
  *   restart), voids the text: `restarted` at that event's cursor, the count back to 0 (nothing is sent while the
  *   client holds no text). The child also flags its next text `restarted`; text between the two is the failed
@@ -54,6 +55,8 @@ export class TurnProjection {
   private lastSent: StreamPosition | undefined;
   /** A resume: counts (and emits silently) up to the client's position, then sends. */
   private resumeAt: StreamPosition | undefined;
+  /** Fed the turn's live text besides its stored events (not a resume from the store). */
+  private readonly fedLive: boolean;
 
   constructor(
     private readonly options: {
@@ -68,6 +71,7 @@ export class TurnProjection {
   ) {
     this.cursor = options.start;
     this.resumeAt = options.resumeAt;
+    this.fedLive = options.resumeAt === undefined;
   }
 
   /** Where the stream stands: the position of the last message sent. */
@@ -131,6 +135,8 @@ export class TurnProjection {
     } else if (event.type === "model.completed") {
       const text = await this.callText(event);
       this.completed += text.length;
+      // Live, a call its Model streamed sends its text as deltas, some of which may come after this event.
+      if (this.fedLive && event.data?.streamed === true) return;
       const missing = this.completed - this.held;
       if (missing > 0) {
         this.held = this.completed;
