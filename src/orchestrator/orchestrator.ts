@@ -25,8 +25,7 @@ import { restartInstances } from "./reload/restart-instances.ts";
 import type { OutcomeRouter } from "./routing/outcome-router.ts";
 import type { PendingRequests } from "./routing/pending-requests.ts";
 import { RuntimeEventHub, type RuntimeEventListener } from "./routing/runtime-event-hub.ts";
-import { acceptedEventOf, eventStateOf, notYetDue, type EventState } from "./routing/event-state.ts";
-import type { AcceptedEvent } from "./routing/event-state.ts";
+import { eventStateOf, notYetDue, readAcceptedEvents, type EventState } from "./routing/event-state.ts";
 import { refuseWhileStopping, submitTarget } from "./submit-checks.ts";
 import { stopInstances } from "./instances/stop-instances.ts";
 import { submitEvent } from "./submit-event.ts";
@@ -216,13 +215,8 @@ export class Orchestrator implements OrchestratorApi {
     return eventStateOf({ eventId, record, running });
   }
 
-  /** The newest accepted events whose id starts with `idPrefix` (A2A's tasks), newest first, where each stands. */
-  async acceptedEvents(query: { idPrefix: string; limit: number }): Promise<AcceptedEvent[]> {
-    const running = new Set([...this.instancesByAddress.values()].map((instance) => instance.inFlight?.event.id));
-    return (await this.store.eventsByIdPrefix(this.view.instanceKey, query)).map((record) =>
-      acceptedEventOf(record, running.has(record.event.id)),
-    );
-  }
+  acceptedEvents = (query: { idPrefix: string; limit: number }) =>
+    readAcceptedEvents(this.store, this.view.instanceKey, query, this.instancesByAddress);
 
   /** Events accepted to be delivered later (`agents__schedule`, AgentEvent.notBefore), soonest first. */
   async scheduled(): Promise<AgentEvent[]> {

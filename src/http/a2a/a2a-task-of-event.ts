@@ -43,7 +43,7 @@ export function statusText(accepted: AcceptedEvent, approvalIds?: readonly strin
   if (state.state === "ok") return state.response;
   if (state.state === "error") return state.error?.message ?? "the turn failed";
   if (state.state === "awaiting_approval")
-    return `waiting for approval of ${(approvalIds ?? accepted.pendingApprovals).join(", ")}`;
+    return `waiting for approval of ${(approvalIds ?? state.approvalIds ?? []).join(", ")}`;
   return undefined;
 }
 

@@ -6,7 +6,7 @@
  */
 import type { EventState } from "../../protocol/api-wire.ts";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
-import type { InboxRecord } from "../../store/store.ts";
+import type { InboxRecord, Store } from "../../store/store.ts";
 
 export type { EventState };
 
@@ -30,19 +30,23 @@ export interface AcceptedEvent {
   /** Epoch ms. */
   acceptedAt: number;
   state: EventState;
-  /** The approvals its turn waits for, when it does. */
-  pendingApprovals: string[];
 }
 
-export function acceptedEventOf(record: InboxRecord, running: boolean): AcceptedEvent {
-  const state = eventStateOf({ eventId: record.event.id, record, running }) as EventState;
-  const pendingApprovals = (record.approvals ?? []).filter((approval) => approval.decision === undefined);
-  return {
+/** The newest accepted events of `swarm` whose id starts with `idPrefix`, newest first, with where each stands. */
+export async function readAcceptedEvents(
+  store: Store,
+  swarm: string,
+  query: { idPrefix: string; limit: number },
+  /** The live instances (an event one of them runs is `running`). */
+  live: ReadonlyMap<string, { inFlight?: { event: { id: string } } | undefined }>,
+): Promise<AcceptedEvent[]> {
+  const inFlight = new Set([...live.values()].map((instance) => instance.inFlight?.event.id));
+  const records = await store.eventsByIdPrefix(swarm, query);
+  return records.map((record) => ({
     event: record.event,
     acceptedAt: record.acceptedAt,
-    state,
-    pendingApprovals: pendingApprovals.map(({ id }) => id),
-  };
+    state: eventStateOf({ eventId: record.event.id, record, running: inFlight.has(record.event.id) }) as EventState,
+  }));
 }
 
 /** The events among `records` accepted to be delivered later (`AgentEvent.notBefore` after `now`), soonest first. */

@@ -59,7 +59,7 @@ export function selectInboxRecord(
 export function selectInboxByPrefix(
   db: Database,
   swarm: string,
-  query: { prefix: string; limit: number },
+  query: { idPrefix: string; limit: number },
 ): InboxRecord[] {
   const rows = db
     .query(
@@ -67,8 +67,8 @@ export function selectInboxByPrefix(
     )
     .all({
       swarm,
-      prefix: query.prefix,
-      end: `${query.prefix}\uffff`,
+      prefix: query.idPrefix,
+      end: `${query.idPrefix}\uffff`,
       limit: Math.max(1, Math.floor(query.limit)),
     }) as InboxRow[];
   return rows.map(inboxRecordOf);

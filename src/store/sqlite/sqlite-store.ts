@@ -117,10 +117,8 @@ export class SqliteStore implements Store, InstanceSnapshots {
     return this.read(() => newestInboxEventId(this.db, swarm, options));
   }
 
-  async eventsByIdPrefix(swarm: string, query: { idPrefix: string; limit: number }): Promise<InboxRecord[]> {
-    const rows = () => selectInboxByPrefix(this.db, swarm, { prefix: query.idPrefix, limit: query.limit });
-    return this.read(() => rows().map((record) => this.withApprovals(swarm, record)));
-  }
+  eventsByIdPrefix = async (swarm: string, query: { idPrefix: string; limit: number }) =>
+    this.read(() => selectInboxByPrefix(this.db, swarm, query));
 
   async unanswered(swarm: string): Promise<InboxRecord[]> {
     return this.read(() => selectUnanswered(this.db, swarm).map((record) => this.withApprovals(swarm, record)));

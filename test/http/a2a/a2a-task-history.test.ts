@@ -12,7 +12,7 @@ import { positionOf, taskHistory } from "../../../src/http/a2a/a2a-task-history.
 import { taskOfEvent } from "../../../src/http/a2a/a2a-task-of-event.ts";
 
 const EVENT = "a2a_task-1";
-const accepted = (state: AcceptedEvent["state"], pendingApprovals: string[] = []): AcceptedEvent => ({
+const accepted = (state: AcceptedEvent["state"]): AcceptedEvent => ({
   event: {
     id: EVENT,
     type: "user.input",
@@ -27,7 +27,6 @@ const accepted = (state: AcceptedEvent["state"], pendingApprovals: string[] = []
   },
   acceptedAt: 0,
   state,
-  pendingApprovals,
 });
 const row = (cursor: number, type: RuntimeEvent["type"], data?: RuntimeEvent["data"]) => ({
   cursor,
@@ -83,9 +82,13 @@ describe("taskHistory", () => {
 
   it("while the event waits for its approval, ends at input-required; a working event has no end yet", () => {
     const rows = [row(3, "turn.started"), row(6, "turn.completed", { finishReason: "awaiting_approval" })];
-    const waiting = accepted({ state: "awaiting_approval", status: "awaiting_approval", response: "", ...outcome }, [
-      "apv_1",
-    ]);
+    const waiting = accepted({
+      state: "awaiting_approval",
+      status: "awaiting_approval",
+      response: "",
+      ...outcome,
+      approvalIds: ["apv_1"],
+    });
     expect(described(taskHistory(waiting, rows)).at(-1)).toBe("6.2 statusUpdate TASK_STATE_INPUT_REQUIRED (ends)");
     expect(described(taskHistory(accepted({ eventId: EVENT, state: "running" }), [row(3, "turn.started")]))).toEqual([
       "0.1 task TASK_STATE_SUBMITTED",
