@@ -36,6 +36,7 @@ const DEFAULTS: Record<string, string> = {
   "Tool.spec.errorMessageLimit": String(DEFAULT_ERROR_MESSAGE_LIMIT),
   "Tool.spec.exports[].parameters": "`{type: object, properties: {}}`",
   "Tool.spec.exports[].timeoutMs": "60000",
+  "Tool.spec.exports[].idempotent": "false",
 };
 
 const DEFINITION_NAMES: Record<string, string> = {

@@ -85,6 +85,8 @@ export const NOTES: Record<string, string> = {
   "Tool.spec.exports[].description": "What the function does, for the model.",
   "Tool.spec.exports[].parameters": "JSON Schema of the arguments, validated before the handler runs.",
   "Tool.spec.exports[].timeoutMs": "The call fails with `E_TOOL_TIMEOUT` and `ctx.signal` aborts after this long.",
+  "Tool.spec.exports[].idempotent":
+    "Running it twice with the same arguments does no more than once (a read, a pure function): its call is recorded before it runs without waiting for the disk.",
   "Tool.spec.config": "Tool settings, passed to handlers as `ctx.config`.",
   "Extension.spec.entry": "Bundle-relative module exporting `register(api, config)`.",
   "Extension.spec.config": "Default config; an Agent's `extensions[].config` is merged over it.",

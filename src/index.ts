@@ -19,6 +19,7 @@ export type {
   ToolContext,
   ToolError,
   ToolHandler,
+  ToolRegisterOptions,
   ToolResult,
   ToolSource,
 } from "./tools/types.ts";

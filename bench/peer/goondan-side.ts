@@ -1,6 +1,7 @@
 /**
  * goondan's side of bench/peer-compare.ts: the peer workload as a goondan bundle (an entry agent delegating with
- * `agents__request` to a worker with one echo tool), run by `goondan run` with its state on disk and driven
+ * `agents__request` to a worker with one echo tool, declared `idempotent` as the pure function it is, so its step is
+ * recorded without an fsync of its own: docs/writing-a-tool.md), run by `goondan run` with its state on disk and driven
  * through `POST /v1/events` (`wait: true`), a conversation being an instanceKey (the entry's; the loopback server
  * gives it its own worker instance). CPU is `goondan run` and every process under it, ended children included
  * (bench/support/process-cpu.ts); the peak of live processes is sampled every 250 ms.
@@ -41,7 +42,7 @@ export function writeBundle(dir: string, url: string, isolation?: string): void 
   const processField = isolation === undefined ? "" : `, process: { isolation: ${isolation} }`;
   const docs = [
     `kind: Model\nmetadata: { name: loopback }\nspec: { provider: openai-compatible, model: loopback-model, endpoint: "${url}", apiKey: { valueFrom: { env: LOOPBACK_API_KEY } } }`,
-    `kind: Tool\nmetadata: { name: echo }\nspec:\n  entry: ./tools/echo.ts\n  exports:\n    - { name: say, description: Echo the text back., parameters: { type: object, properties: { text: { type: string } }, required: [text] } }`,
+    `kind: Tool\nmetadata: { name: echo }\nspec:\n  entry: ./tools/echo.ts\n  exports:\n    - { name: say, description: Echo the text back., idempotent: true, parameters: { type: object, properties: { text: { type: string } }, required: [text] } }`,
     `kind: Agent\nmetadata: { name: entry }\nspec: { modelConfig: { modelRef: Model/loopback }, prompt: { system: "ROLE=entry" }, tools: [{ kind: Tool, name: agents, package: "@goondan/base" }]${processField} }`,
     `kind: Agent\nmetadata: { name: worker }\nspec: { modelConfig: { modelRef: Model/loopback }, prompt: { system: "ROLE=worker" }, tools: [Tool/echo]${processField} }`,
     `kind: Swarm\nmetadata: { name: peer }\nspec: { entryAgent: Agent/entry, agents: [Agent/entry, Agent/worker] }`,

@@ -228,6 +228,7 @@ function normalizeTool(spec: Raw): ToolSpec {
       ...(item.description !== undefined ? { description: item.description } : {}),
       parameters: item.parameters ?? defaultParameters(),
       ...(item.timeoutMs !== undefined ? { timeoutMs: item.timeoutMs } : {}),
+      ...(item.idempotent === true ? { idempotent: true } : {}),
     })),
     ...(spec.config !== undefined ? { config: spec.config } : {}),
   };

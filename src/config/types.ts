@@ -171,6 +171,11 @@ export interface ToolExportSpec {
   parameters: JsonObject; // default {type: "object", properties: {}}
   /** Per-export timeout; default 60000. */
   timeoutMs?: number;
+  /**
+   * Running it twice with the same arguments does no more than running it once (a read, a pure function): its
+   * call is recorded before it runs without waiting for the disk (tools/tool-registry.ts ToolRegistryEntry).
+   */
+  idempotent?: boolean;
 }
 
 export interface ToolSpec {

@@ -74,7 +74,11 @@ export class Daemon {
         : {}),
     });
     const orchestrator = this.orchestrator;
-    const metrics = new SwarmMetrics({ processes: () => this.processes(), budgets: () => orchestrator.budgets() });
+    const metrics = new SwarmMetrics({
+      processes: () => this.processes(),
+      budgets: () => orchestrator.budgets(),
+      ...(orchestrator.store.syncs === undefined ? {} : { storeSyncs: () => orchestrator.store.syncs }),
+    });
     orchestrator.onRuntimeEvents((events) => metrics.observe(events));
     // Cluster mode: this node's events go to the nodes that watch (live-events.ts), while one does.
     const live = cluster?.live();

@@ -36,6 +36,8 @@ export class SwarmMetrics {
     processes: () => readonly MetricsProcessRow[];
     /** The budgets in their current window (budget-metrics.ts); default none. */
     budgets?: () => Promise<readonly MetricsBudgetRow[]>;
+    /** fsyncs of the state store's log so far (Store.syncs); default none shown. */
+    storeSyncs?: () => number | undefined;
   }) {
     const registers = [this.registry];
     if (options.budgets !== undefined) registerBudgetGauges(this.registry, options.budgets);
@@ -94,6 +96,17 @@ export class SwarmMetrics {
       ),
     };
     const rows = options.processes;
+    const storeSyncs = options.storeSyncs;
+    if (storeSyncs !== undefined)
+      new Counter({
+        name: "goondan_store_syncs_total",
+        help: "fsyncs of the embedded state store's log: what every durable answer waits on.",
+        registers,
+        collect() {
+          this.reset();
+          this.inc(storeSyncs() ?? 0);
+        },
+      });
     new Gauge({
       name: "goondan_process_restarts",
       help: "Restarts of the live processes (agents and connectors), summed by kind and agent.",

@@ -173,6 +173,7 @@ export class Orchestrator implements OrchestratorApi {
       event,
       now: this.clock.now(),
       instance: () => this.instance(event.agent, event.instanceKey),
+      held: () => this.approvals.armInstance(event.agent, event.instanceKey),
     });
   }
 
@@ -184,6 +185,7 @@ export class Orchestrator implements OrchestratorApi {
   /** Cluster mode: this node no longer owns the instance; its child stops and it is forgotten here. */
   async release(agent: string, instanceKey: string, reason: string): Promise<void> {
     const instance = this.instancesByAddress.get(instanceAddress(agent, instanceKey));
+    this.approvals.disarm(agent, instanceKey); // its deadlines are the next owner's
     if (!instance) return;
     this.instancesByAddress.delete(instance.address);
     instance.close();

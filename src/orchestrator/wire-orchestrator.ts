@@ -18,6 +18,7 @@ import { ApprovalDesk } from "./approvals/approval-desk.ts";
 import { PermitBroker } from "./limits/permit-broker.ts";
 import { limitProcess } from "./limits/limit-process.ts";
 import { Instance } from "./instances/instance.ts";
+import { resumeTakenOver } from "./instances/resume-unanswered.ts";
 import type { InstanceHooks } from "./instances/instance-options.ts";
 import type { OrchestratorOptions } from "./orchestrator-options.ts";
 import { OutcomeRouter } from "./routing/outcome-router.ts";
@@ -90,6 +91,21 @@ export function wireOrchestrator(host: OrchestratorWiring): {
     existing: (address) => host.existing(address),
     publish: (events) => host.events.publish(events),
     watchEvent: (event, listener) => host.events.watchEvent(event, listener),
+    ...(host.options.placement?.signals ? { signals: host.options.placement.signals } : {}),
+  });
+  host.options.placement?.signals?.attach(approvals);
+  host.options.placement?.attachTakeover?.({
+    taken: async (agent, instanceKey) =>
+      host.view().agents.has(agent)
+        ? resumeTakenOver({
+            store: host.store,
+            swarm: host.view().instanceKey,
+            agent,
+            instanceKey,
+            instance: () => host.instance(agent, instanceKey),
+            arm: () => approvals.armInstance(agent, instanceKey),
+          })
+        : undefined,
   });
   const pool = new ProcessPool({
     maxInstances: () => host.view().policy.lifecycle.maxInstances,

@@ -36,10 +36,11 @@ export interface InstanceCommit {
 /**
  * How a commit in the middle of a turn is waited on. `sync: false`: what the turn does next depends on the
  * orchestrator's store alone (a step whose tool calls are all the built-in `agents` tool's, whose requests the
- * orchestrator writes after this commit in the same log and knows by the call's id), so the commit is answered
- * once applied, not once on disk: an ordered store (Store.ordered) makes it durable with the next synced write,
- * and a machine crash before then loses it together with everything written after it. Any other commit, and any
- * commit on a store that is not ordered, is answered once synced.
+ * orchestrator writes after this commit in the same log and knows by the call's id), or cannot do harm if it is
+ * done again (a step whose calls are all idempotent), so the commit is answered once applied, not once on disk: an
+ * ordered store (Store.ordered) makes it durable with the next synced write, and a machine crash before then loses
+ * it together with everything written after it. Any other commit, and any commit on a store that is not ordered, is
+ * answered once synced.
  */
 export interface CommitOptions {
   sync?: boolean;

@@ -156,6 +156,9 @@ export interface Store {
    */
   readonly ordered: boolean;
 
+  /** fsyncs of the store's log so far (an embedded store; a networked one leaves it out): `/metrics` shows it. */
+  readonly syncs?: number;
+
   /**
    * Accepts an event into its instance's inbox; resolves once durable. Accepting an event id twice keeps the first.
    * A write that cannot be stored is refused (every write below): the promise rejects with E_STORE_UNAVAILABLE (a

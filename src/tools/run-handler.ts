@@ -33,14 +33,18 @@ export function runHandler(options: {
   captured: CapturedCompletion;
 }): Promise<ToolResult> {
   const { toolName, toolCallId, args, entry, captured } = options;
-  const { parentSignal, onPendingCompletion: _listener, ...base } = options.options.context;
+  const { parentSignal } = options.options.context;
   const clock = options.options.clock ?? systemClock;
   const maxOutputBytes = options.options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const limit = entry.errorMessageLimit;
   if (parentSignal?.aborted) return Promise.resolve(cancelledResult(toolName, limit));
 
   const controller = new AbortController();
-  const toolContext: ToolContext = { ...base, toolCallId, signal: controller.signal, config: entry.config };
+  const toolContext = handlerContext(options.options.context, {
+    toolCallId,
+    signal: controller.signal,
+    config: entry.config,
+  });
   return new Promise<ToolResult>((resolve) => {
     let settled = false;
     let timer: TimerHandle | undefined;
@@ -98,6 +102,20 @@ export function runHandler(options: {
       (error: unknown) => finish(thrownResult(error, limit)),
     );
   });
+}
+
+/**
+ * The handler's ToolContext: what the caller knew (its getters kept as getters, so a lazily made value such as the
+ * workdir is made only when the handler reads it) without the caller's own fields, plus the call's own.
+ */
+function handlerContext(
+  context: ToolInvocationContext,
+  own: Pick<ToolContext, "toolCallId" | "signal" | "config">,
+): ToolContext {
+  const fields = Object.getOwnPropertyDescriptors(context) as Record<string, PropertyDescriptor>;
+  delete fields.parentSignal;
+  delete fields.onPendingCompletion;
+  return Object.defineProperties({ ...own }, fields) as ToolContext;
 }
 
 function handlerValueResult(value: unknown, options: { limit: number; maxOutputBytes: number }): ToolResult {

@@ -36,6 +36,14 @@ export interface ToolRegistryEntry {
    * whose call started are answered as interrupted instead.
    */
   readonly resumable: boolean;
+  /**
+   * Running it twice with the same arguments does no more than running it once (a Tool export's `idempotent`, an
+   * MCP tool's `readOnlyHint` or `idempotentHint`, an extension's `register(..., {idempotent: true})`). A step whose
+   * calls are all idempotent or resumable commits them before they run without waiting for the disk: after a crash
+   * the step is either gone (the model is asked again) or its calls answered as interrupted, never run twice for
+   * want of a record that mattered.
+   */
+  readonly idempotent: boolean;
 }
 
 export interface RegisterToolOptions {
@@ -46,6 +54,8 @@ export interface RegisterToolOptions {
   /** Default 1000. */
   errorMessageLimit?: number;
   config?: JsonObject;
+  /** See ToolRegistryEntry.idempotent. Default false. */
+  idempotent?: boolean;
 }
 
 type HandlerModule = { handlers?: unknown };
@@ -136,6 +146,7 @@ export class ToolRegistry {
         config: resource.spec.config ?? {},
         dynamic: false,
         resumable: resource.source.package === BUILTIN_PACKAGE && resourceName === RESUMABLE_BUILTIN_TOOL,
+        idempotent: spec.idempotent === true,
         where: path,
       });
     });
@@ -161,6 +172,7 @@ export class ToolRegistry {
       errorMessageLimit: options.errorMessageLimit ?? DEFAULT_ERROR_MESSAGE_LIMIT,
       config: options.config ?? {},
       dynamic: true,
+      idempotent: options.idempotent === true,
       where: `api.tools.register(${item.name})`,
     });
   }
@@ -205,6 +217,7 @@ export class ToolRegistry {
       config: JsonObject;
       dynamic: boolean;
       resumable?: boolean;
+      idempotent?: boolean;
       where: string;
     },
   ): void {
@@ -246,6 +259,7 @@ export class ToolRegistry {
       config: options.config,
       dynamic: options.dynamic,
       resumable: options.resumable === true,
+      idempotent: options.idempotent === true,
     });
   }
 }

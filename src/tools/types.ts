@@ -18,7 +18,7 @@ export interface ToolContext {
   readonly turnId: string;
   readonly toolCallId: string;
   readonly message: Message;
-  /** The instance's workspace directory; file and shell tools resolve relative paths here. */
+  /** The instance's workspace directory, made the first time a tool reads this; file and shell tools resolve relative paths here. */
   readonly workdir: string;
   readonly logger: Logger;
   /** Fired on timeout or shutdown. */
@@ -38,6 +38,17 @@ export interface ToolContext {
 }
 
 export type ToolHandler = (ctx: ToolContext, input: JsonObject) => Promise<unknown> | unknown;
+
+/** What an extension says of a tool it registers (`api.tools.register(item, handler, options)`). */
+export interface ToolRegisterOptions {
+  /** Past it (ms, default 60000) the call ends with E_TOOL_TIMEOUT and the handler's ctx.signal fires. */
+  timeoutMs?: number;
+  /**
+   * Running it twice with the same arguments does no more than running it once (a read, a pure function): its call
+   * is recorded before it runs without waiting for the disk. Default false.
+   */
+  idempotent?: boolean;
+}
 
 export interface ToolSource {
   type: "config" | "extension" | "mcp";

@@ -62,6 +62,20 @@ describe("createLanguageModel", () => {
     expect(server.requests[0]?.stream).toBe(true);
   });
 
+  it("makes one HTTP model per settings in a process, shared by the instances that ask, and a replay model each time", async () => {
+    const resource = modelResource({ endpoint: "http://127.0.0.1:9/v1" });
+    const first = await createLanguageModel({ resource, apiKey: "sk-a" });
+    expect(await createLanguageModel({ resource, apiKey: "sk-a" })).toBe(first);
+    expect(await createLanguageModel({ resource, apiKey: "sk-b" })).not.toBe(first);
+    expect(
+      await createLanguageModel({ resource: modelResource({ endpoint: "http://127.0.0.1:8/v1" }), apiKey: "sk-a" }),
+    ).not.toBe(first);
+    const root = tempStateRoot();
+    writeFileSync(join(root, "c.jsonl"), "");
+    const replay = modelResource({ provider: "replay", options: { cassette: "c.jsonl" } }, root);
+    expect(await createLanguageModel({ resource: replay })).not.toBe(await createLanguageModel({ resource: replay }));
+  });
+
   it("is a config error when openai-compatible has no endpoint", async () => {
     await expect(createLanguageModel({ resource: modelResource({}) })).rejects.toMatchObject({
       code: "E_CONFIG_MODEL_ENDPOINT_MISSING",

@@ -49,6 +49,8 @@ export interface ClusterSwarmOptions {
   env?: Record<string, string>;
   /** More YAML documents for the bundle (a Connection, …), placeholders replaced like the fixture's. */
   documents?: string;
+  /** More agents for the Swarm (declared in `documents`), e.g. `["waiter"]`. */
+  agents?: string[];
 }
 
 export async function clusterSwarm(defer: Defer, options: ClusterSwarmOptions): Promise<ClusterSwarm> {
@@ -66,9 +68,13 @@ export async function clusterSwarm(defer: Defer, options: ClusterSwarmOptions): 
   cpSync(FIXTURE, dir, { recursive: true });
   const yaml = join(dir, "goondan.yaml");
   const documents = options.documents === undefined ? "" : `---\n${options.documents}`;
+  const agents = (options.agents ?? []).map((agent) => `, Agent/${agent}`).join("");
   writeFileSync(
     yaml,
-    `${readFileSync(yaml, "utf8")}${documents}`.replaceAll("__ENDPOINT__", llm.url).replaceAll("__SWARM__", swarm),
+    `${readFileSync(yaml, "utf8")}${documents}`
+      .replaceAll("__ENDPOINT__", llm.url)
+      .replaceAll("__SWARM__", swarm)
+      .replace("agents: [Agent/coordinator, Agent/worker]", `agents: [Agent/coordinator, Agent/worker${agents}]`),
   );
   const bundleDir = (name: string) => {
     if (options.bundlePerNode !== true) return dir;

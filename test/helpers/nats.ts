@@ -71,6 +71,9 @@ export function removeSwarmAfter(defer: Defer, swarm: string): void {
         `KV_${names.leaseBucket}`,
         `KV_${names.scheduleLeaseBucket}`,
         `KV_${names.tickCursorBucket}`,
+        `KV_${names.signalWaitBucket}`,
+        `KV_${names.signalMailBucket}`,
+        `KV_${names.laterEventBucket}`,
         `KV_${names.nodesBucket}`,
         `KV_${names.configBucket}`,
       ]) {

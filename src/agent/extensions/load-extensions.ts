@@ -8,7 +8,7 @@ import type { ExtensionResource } from "../../config/types.ts";
 import { ConfigError, describe } from "../../shared/errors.ts";
 import type { JsonObject } from "../../shared/json.ts";
 import type { Logger } from "../../shared/logger.ts";
-import type { ToolCatalogItem, ToolHandler } from "../../tools/types.ts";
+import type { ToolCatalogItem, ToolHandler, ToolRegisterOptions } from "../../tools/types.ts";
 import type { EventBus } from "./event-bus.ts";
 import type { ExtensionState } from "./extension-state.ts";
 import type { PipelineRegistry } from "./pipeline-registry.ts";
@@ -34,7 +34,7 @@ export interface LoadExtensionsOptions {
     item: ToolCatalogItem,
     handler: ToolHandler,
     extensionName: string,
-    options?: { timeoutMs?: number },
+    options?: ToolRegisterOptions,
   ) => void;
   /** Removes a tool `extensionName` registered; default: removes nothing. */
   unregisterTool?: (name: string, extensionName: string) => boolean;

@@ -7,7 +7,7 @@
  */
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import type { Logger } from "../../shared/logger.ts";
-import type { ToolCatalogItem, ToolHandler } from "../../tools/types.ts";
+import type { ToolCatalogItem, ToolHandler, ToolRegisterOptions } from "../../tools/types.ts";
 import type { PipelineContexts, PipelineType } from "../loop/pipeline-contexts.ts";
 import type { ExtensionApprovals } from "../loop/tool-approvals.ts";
 import type { ExtensionModel } from "../model/extension-model.ts";
@@ -35,8 +35,8 @@ export interface ExtensionApi {
     register<T extends PipelineType>(type: T, middleware: PipelineMiddleware<T>, options?: { priority?: number }): void;
   };
   tools: {
-    /** `options.timeoutMs` (default 60000): past it the call ends with E_TOOL_TIMEOUT and the handler's ctx.signal fires. */
-    register(item: ToolCatalogItem, handler: ToolHandler, options?: { timeoutMs?: number }): void;
+    /** `options`: the call's timeout and whether it is idempotent (ToolRegisterOptions). */
+    register(item: ToolCatalogItem, handler: ToolHandler, options?: ToolRegisterOptions): void;
     /** Removes a tool this extension registered (the next step's catalog no longer has it); false when it has none by that name. */
     unregister(name: string): boolean;
   };

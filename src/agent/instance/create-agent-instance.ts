@@ -99,7 +99,14 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     agent: options.agent,
     instanceKey: options.instanceKey,
   });
-  mkdirSync(paths.workdir, { recursive: true });
+  // Made when a tool first asks for it: most short conversations never touch files, and a directory costs a
+  // good part of a conversation's start on some file systems (over 100 µs of kernel time per mkdir on ext4 here).
+  let workdirMade = false;
+  const workdir = (): string => {
+    if (!workdirMade) mkdirSync(paths.workdir, { recursive: true });
+    workdirMade = true;
+    return paths.workdir;
+  };
 
   let model = options.model;
   const streaming = options.model === undefined && modelStreams(agentModel(bundle, agent));
@@ -174,6 +181,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
       registry.register(item, handler, {
         source: { type: "extension", name: extensionName },
         ...(toolOptions?.timeoutMs === undefined ? {} : { timeoutMs: toolOptions.timeoutMs }),
+        ...(toolOptions?.idempotent === true ? { idempotent: true } : {}),
       }),
     unregisterTool: (name, extensionName) => registry.unregister(name, { owner: extensionName }),
     state,
@@ -206,7 +214,9 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     conversation: new Conversation(options.state.messages, { older: (query) => link.olderMessages(query) }),
     commit,
     runtimeEvents,
-    workdir: paths.workdir,
+    get workdir() {
+      return workdir();
+    },
     logger,
     runtime: options.runtime,
     pendingResults,

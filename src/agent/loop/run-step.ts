@@ -101,11 +101,15 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
       turn.emitMessageEvent({ type: "append", message: assistant });
     if (toolCalls.length > 0 && !scope.signal.aborted) {
       // Calls that only ask the orchestrator (the built-in `agents` tool) need the step applied, not on disk: their
-      // requests are written after it in the same ordered log (CommitOptions).
-      const onlyStoreCalls = toolCalls.every((call) => env.registry.get(call.name)?.resumable === true);
+      // requests are written after it in the same ordered log (CommitOptions). So do idempotent calls: after a crash
+      // that lost the record, running them again does nothing more.
+      const unsynced = toolCalls.every((call) => {
+        const entry = env.registry.get(call.name);
+        return entry?.resumable === true || entry?.idempotent === true;
+      });
       await env.commit(
         { changes: env.conversation.takeChanges(), consumed: env.pendingResults.takeConsumed() },
-        onlyStoreCalls ? { sync: false } : {},
+        unsynced ? { sync: false } : {},
       );
     }
     const toolResults = await runToolCalls({

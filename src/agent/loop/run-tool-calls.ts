@@ -86,7 +86,10 @@ export async function runToolCalls(options: RunToolCallsOptions): Promise<StepTo
         instanceKey: turn.instanceKey,
         turnId: turn.turnId,
         message: options.assistant,
-        workdir: env.workdir,
+        // Read (and the directory made) only when the tool reads it: run-handler.ts keeps the getter.
+        get workdir() {
+          return env.workdir;
+        },
         logger: env.logger.child({ tool: call.name }),
         runtime: env.runtime({
           traceId: turn.traceId,

@@ -45,7 +45,8 @@ export interface TurnEnvironment {
   /** Makes part of a turn durable before the turn goes on (a step's tool calls before they run). */
   commit: (commit: InstanceCommit, options?: CommitOptions) => Promise<void>;
   runtimeEvents: RuntimeEventSink;
-  workdir: string;
+  /** The instance's workspace directory, made when first read (a getter): read it only when a tool asks. */
+  readonly workdir: string;
   logger: Logger;
   /** `ctx.runtime` for one tool call, carrying its trace context and call chain. */
   runtime: (context: RuntimeCallContext) => AgentToolRuntime;

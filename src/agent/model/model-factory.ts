@@ -87,8 +87,34 @@ async function baseModel(options: CreateLanguageModelOptions): Promise<LanguageM
   }
 }
 
+/**
+ * The models of the HTTP providers made so far in this process, by everything that goes into one. Such a model is
+ * only its settings, so the instances an agent process holds share one: making it builds the provider's schemas
+ * again, over 100 µs a time. A `replay` model keeps its place in the cassette, so each instance gets its own, and
+ * so does a caller that brings its own fetch (tests).
+ */
+const madeModels = new Map<string, Promise<LanguageModelV3>>();
+
 export function createLanguageModel(options: CreateLanguageModelOptions): Promise<LanguageModelV3> {
-  return baseModel(options);
+  const spec = options.resource.spec;
+  if (spec.provider === "replay" || options.fetch !== undefined) return baseModel(options);
+  const { apiKey, baseURL } = settings(options);
+  const key = JSON.stringify([
+    options.resource.metadata.name,
+    spec.provider,
+    spec.model,
+    spec.endpoint,
+    spec.options?.api,
+    apiKey,
+    baseURL,
+  ]);
+  let made = madeModels.get(key);
+  if (made === undefined) {
+    made = baseModel(options);
+    madeModels.set(key, made);
+    made.catch(() => madeModels.delete(key));
+  }
+  return made;
 }
 
 /** Whether calls to this Model go over the provider's stream (`spec.options.stream: true`): text then arrives as it is written. */

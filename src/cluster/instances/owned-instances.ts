@@ -20,6 +20,7 @@ import type { EventIntake } from "../intake/event-intake.ts";
 import type { IntakeDelivery } from "../intake/instance-intake.ts";
 import type { LeaseKeeper, LeaseLossReason } from "../lease/lease-keeper.ts";
 import type { Lease } from "../lease/lease-table.ts";
+import { ackStoredForLater } from "./later-events.ts";
 import { readOwnedEvents, type OwnedInstance } from "./read-owned-events.ts";
 
 /** What the owned instances need of the orchestrator. */
@@ -48,6 +49,10 @@ export interface OwnedInstancesOptions {
   ackWaitMs: number;
   /** Send the answer of an event accepted on `origin` back there. */
   sendBack: (origin: string, event: AgentEvent, outcome: TurnOutcome) => void;
+  /** This node now runs the instance (its state taken, its events read here). */
+  claimed?: (agent: string, instanceKey: string) => void;
+  /** Messages for later, acked once stored here and found again through this list (later-events.ts). */
+  later?: { keep(event: AgentEvent): Promise<void>; done(event: AgentEvent): void };
   logger: Logger;
 }
 
@@ -151,6 +156,7 @@ export class OwnedInstances {
       attached: () => this.host !== undefined,
       take: (delivery) => this.take(key, delivery),
     });
+    this.options.claimed?.(agent, instanceKey);
     return true;
   }
 
@@ -162,6 +168,7 @@ export class OwnedInstances {
 
   /** The event's answer is durable here: ack it on the stream, and send it back to the node that accepted it. */
   answered(event: AgentEvent, outcome: TurnOutcome): void {
+    if (event.notBefore !== undefined) this.options.later?.done(event);
     const entry = this.inFlight.get(event.id);
     if (!entry) return;
     this.inFlight.delete(event.id);
@@ -266,7 +273,11 @@ export class OwnedInstances {
         // did not know the request yet) waits for it, and no turn will end to route it.
         if (!this.from(event)) host.answeredElsewhere?.(event, known.outcome);
         this.answered(event, known.outcome);
-      }
+      } else
+        await ackStoredForLater(delivery, {
+          later: this.options.later,
+          release: () => this.inFlight.get(event.id)?.delivery === delivery && this.inFlight.delete(event.id),
+        });
     } catch (error) {
       // Taken in before this node lost the instance (and maybe claimed it back since, with the event delivered
       // again): the write failed with the lost lease, and the entry, if any, is the new delivery's. Leave it.

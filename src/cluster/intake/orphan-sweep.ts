@@ -4,7 +4,7 @@
  * was cut off and stopped) is an orphan, and the sweep offers it to `claim` (which decides by placement whether
  * this node takes it: a node that drains, having refused the cluster's last reload, is never placement's pick, so it
  * takes an orphan only when no node that agrees has room). Instance names come back from the consumer's subject
- * filter.
+ * filter. Instances named by `more` (those holding messages for later) are offered the same way.
  */
 import type { LeaseHolder } from "../lease/lease-table.ts";
 import type { ClusterConnection } from "../nats/connection.ts";
@@ -17,6 +17,8 @@ export interface SweepOptions {
   owns(key: string): boolean;
   holder(key: string): Promise<LeaseHolder | undefined>;
   claim(agent: string, instanceKey: string): Promise<void>;
+  /** More instances that need a live owner though no event waits for them (messages for later, stored). */
+  more?: () => Promise<Array<{ agent: string; instanceKey: string }>>;
 }
 
 /** Offers each orphaned instance to `claim`; returns how many were offered. */
@@ -29,10 +31,17 @@ export async function sweepOrphans(options: SweepOptions): Promise<number> {
     const agent = decodeSubjectToken(tokens.at(-2) ?? "");
     const instanceKey = decodeSubjectToken(tokens.at(-1) ?? "");
     if (agent === undefined || instanceKey === undefined) continue;
-    const key = names.instanceLeaseKey(agent, instanceKey);
-    if (options.owns(key) || (await options.holder(key)) !== undefined) continue;
-    offered++;
-    await options.claim(agent, instanceKey);
+    if (await offer(options, agent, instanceKey)) offered++;
   }
+  for (const { agent, instanceKey } of (await options.more?.()) ?? [])
+    if (await offer(options, agent, instanceKey)) offered++;
   return offered;
+}
+
+/** Offers the instance to `claim` when nobody runs it; true when offered. */
+async function offer(options: SweepOptions, agent: string, instanceKey: string): Promise<boolean> {
+  const key = options.names.instanceLeaseKey(agent, instanceKey);
+  if (options.owns(key) || (await options.holder(key)) !== undefined) return false;
+  await options.claim(agent, instanceKey);
+  return true;
 }

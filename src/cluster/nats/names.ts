@@ -46,6 +46,12 @@ export interface ClusterNames {
   scheduleLeaseBucket: string;
   /** The newest accepted tick of each schedule, so a node that takes a schedule over carries on after it. */
   tickCursorBucket: string;
+  /** The calls suspended for a signal, by signal and instance, so any node finds them (instances/cluster-signals.ts). */
+  signalWaitBucket: string;
+  /** The signals sent to suspended calls and not yet applied by their instance's owner. */
+  signalMailBucket: string;
+  /** The messages for later (`agents__schedule`) stored by their instance's owner and not answered yet. */
+  laterEventBucket: string;
   nodesBucket: string;
   /** The membership key of a node (one token). */
   nodeKey(node: string): string;
@@ -80,6 +86,9 @@ export function clusterNames(swarm: string): ClusterNames {
     instanceLeaseKey: pair,
     scheduleLeaseBucket: `gdn_${s}_schedules`,
     tickCursorBucket: `gdn_${s}_ticks`,
+    signalWaitBucket: `gdn_${s}_waits`,
+    signalMailBucket: `gdn_${s}_signals`,
+    laterEventBucket: `gdn_${s}_later`,
     nodesBucket: `gdn_${s}_nodes`,
     nodeKey: subjectToken,
     configBucket: `gdn_${s}_config`,

@@ -10,5 +10,7 @@ export type NodeApi = {
   outcome: { request: { event: AgentEvent; outcome: TurnOutcome }; response: { settled: true } };
   /** Claim an unowned instance here. */
   place: { request: { agent: string; instanceKey: string }; response: { owner: boolean } };
+  /** Apply the signals kept for an instance this node runs (instances/cluster-signals.ts). */
+  signals: { request: { agent: string; instanceKey: string }; response: { woken: number } };
 } & NodeReadApi &
   LiveApi;

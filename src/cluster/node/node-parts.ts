@@ -11,6 +11,9 @@ import { EventIntake } from "../intake/event-intake.ts";
 import { OutageRecovery } from "../instances/outage-recovery.ts";
 import { OwnedInstances } from "../instances/owned-instances.ts";
 import { takeInstanceState } from "../instances/take-instance-state.ts";
+import { ClusterSignals } from "../instances/cluster-signals.ts";
+import { LaterEvents } from "../instances/later-events.ts";
+import type { TakeoverHost } from "../../orchestrator/routing/event-placement.ts";
 import { LeaseKeeper } from "../lease/lease-keeper.ts";
 import { DEFAULT_LEASE_TTL_MS, LeaseTable } from "../lease/lease-table.ts";
 import { LeaseWatch } from "../lease/lease-watch.ts";
@@ -20,6 +23,7 @@ import { ClusterMessenger } from "../nats/messenger.ts";
 import { clusterNames, type ClusterNames } from "../nats/names.ts";
 import { BundleAgreement } from "../reload/bundle-agreement.ts";
 import { bundleHash } from "../reload/bundle-hash.ts";
+import { describe } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { InstanceStateLog } from "../../store/nats/index.ts";
 import type { Store } from "../../store/store.ts";
@@ -44,6 +48,10 @@ export interface NodeParts {
   bundle: { agreement: BundleAgreement; dir: string; generation: number };
   /** Answers of events accepted here for instances other nodes own, taken from their state logs as stored. */
   answers: AnswerWatch;
+  /** Signals sent to any node, reaching the calls suspended for them on every node. */
+  signals: ClusterSignals;
+  /** Messages for later stored by their instances' owners and not answered yet. */
+  later: LaterEvents;
 }
 
 /**
@@ -53,7 +61,11 @@ export interface NodeParts {
  */
 export async function joinNodeParts(
   options: JoinNodeOptions,
-  late: { host: () => ClusterHost | undefined; local: () => Store | undefined },
+  late: {
+    host: () => ClusterHost | undefined;
+    local: () => Store | undefined;
+    takeover: () => TakeoverHost | undefined;
+  },
 ): Promise<NodeParts> {
   const { settings, swarm, logger } = options;
   const node = settings.node;
@@ -98,6 +110,20 @@ export async function joinNodeParts(
       ...(settings.compaction ? { compaction: settings.compaction } : {}),
       logger,
     });
+    const signals = await ClusterSignals.open({
+      connection,
+      names,
+      node,
+      logger,
+      owns: (agent, instanceKey) => owned?.owns(names.instanceLeaseKey(agent, instanceKey)) === true,
+      holder: async (agent, instanceKey) => {
+        const key = names.instanceLeaseKey(agent, instanceKey);
+        return (watch.holder(key) ?? (await leases.holder(key)))?.owner;
+      },
+      ask: (target, agent, instanceKey) =>
+        messenger.requestNode(target, "signals", { agent, instanceKey }, { timeoutMs: 3000 }),
+    });
+    const later = await LaterEvents.open({ connection, names, logger });
     const ownedInstances = new OwnedInstances({
       node,
       intake,
@@ -107,6 +133,20 @@ export async function joinNodeParts(
       settledState: (agent, instanceKey) => stateLog.settledSequence({ swarm, agent, instanceKey }),
       dropState: (agent, instanceKey) => stateLog.drop({ swarm, agent, instanceKey }),
       ackWaitMs: ttlMs,
+      // Its suspended turn held and its deadlines armed here, its messages for later waiting again, then the
+      // signals kept for it while no node ran it (its node died) applied.
+      claimed: (agent, instanceKey) =>
+        void (async () => {
+          const pending = await late.takeover()?.taken(agent, instanceKey);
+          if (pending !== undefined) await later.reconcile(agent, instanceKey, pending);
+          await signals.deliverHere(agent, instanceKey);
+        })().catch((error: unknown) =>
+          logger.warn(
+            { agent, instanceKey, error: describe(error).message },
+            "could not resume the timers and signals of an instance taken over; its next event or signal does",
+          ),
+        ),
+      later,
       sendBack: (origin, event, outcome) =>
         void sendAnswerBack({
           messenger,
@@ -152,6 +192,8 @@ export async function joinNodeParts(
       logger,
       bundle,
       answers,
+      signals,
+      later,
     };
   } catch (error) {
     await connection.stop();

@@ -11,7 +11,8 @@
  * restart, `startReload` makes the node take the reloads other nodes announce (reload/reload.ts), and drain while
  * it runs a configuration the cluster no longer runs (node-drain.ts).
  */
-import type { EventPlacement } from "../../orchestrator/routing/event-placement.ts";
+import type { EventPlacement, TakeoverHost } from "../../orchestrator/routing/event-placement.ts";
+import type { SignalRouting } from "../../orchestrator/approvals/signal-routing.ts";
 import type { RestartCoordinator } from "../../orchestrator/reload/restart-coordinator.ts";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
@@ -46,6 +47,7 @@ export class ClusterNode implements EventPlacement {
   private view: OpenClusterView | undefined;
   private drain: NodeDrain | undefined;
   private liveEvents: LiveEvents | undefined;
+  private takeover: TakeoverHost | undefined;
 
   readonly node: string;
   readonly connection: ClusterConnection;
@@ -68,7 +70,11 @@ export class ClusterNode implements EventPlacement {
   static async join(options: JoinNodeOptions): Promise<ClusterNode> {
     // The parts ask the node for its host and store once it exists (an answer or a claim comes after the join).
     let joined: ClusterNode | undefined;
-    const parts = await joinNodeParts(options, { host: () => joined?.host, local: () => joined?.local });
+    const parts = await joinNodeParts(options, {
+      host: () => joined?.host,
+      local: () => joined?.local,
+      takeover: () => joined?.takeover,
+    });
     joined = new ClusterNode(parts);
     return joined;
   }
@@ -86,6 +92,9 @@ export class ClusterNode implements EventPlacement {
       }),
       messenger.serveNode(node, "place", async ({ agent, instanceKey }) => ({
         owner: this.parts.membership.draining === undefined && (await this.parts.owned.claim(agent, instanceKey)),
+      })),
+      messenger.serveNode(node, "signals", async ({ agent, instanceKey }) => ({
+        woken: await this.parts.signals.deliverHere(agent, instanceKey),
       })),
     ]);
     this.view = await openClusterView({
@@ -109,6 +118,16 @@ export class ClusterNode implements EventPlacement {
     })).serve();
     const every = Math.max(500, Math.floor(this.parts.leases.ttlMs / 4));
     this.sweepTimer = setInterval(() => void this.sweep(), every);
+  }
+
+  /** Signals sent to any node reach the calls suspended for them on every node (instances/cluster-signals.ts). */
+  get signals(): SignalRouting {
+    return this.parts.signals;
+  }
+
+  /** The orchestrator hears of each instance this node takes over (its timers and messages for later resumed). */
+  attachTakeover(host: TakeoverHost): void {
+    this.takeover = host;
   }
 
   /** The leases that make one node fire each schedule's ticks (lease/schedule-leases.ts), with this node's TTL. */
@@ -266,6 +285,7 @@ export class ClusterNode implements EventPlacement {
           });
           if (target === undefined || target === this.node) await this.parts.owned.claim(agent, instanceKey);
         },
+        more: () => this.parts.later.instances(),
       });
     } catch (error) {
       this.parts.logger.debug({ error: describe(error).message }, "orphan sweep failed; next time");

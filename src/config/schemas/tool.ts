@@ -23,6 +23,7 @@ export const toolSchema = envelope({
             description: { type: "string" },
             parameters: freeObject,
             timeoutMs: positiveInteger,
+            idempotent: { type: "boolean" },
           },
         },
       },

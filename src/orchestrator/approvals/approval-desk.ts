@@ -8,21 +8,23 @@
  * ../../protocol/suspension.ts) are approvals no person decides: their deadline, or their signal, does. A turn that stops for approvals settles the waiters of its
  * event and of every event up its request chain with `awaiting_approval` (the entry agent's `wait` answers).
  */
-import type { Clock, TimerHandle } from "../../shared/clock.ts";
+import type { Clock } from "../../shared/clock.ts";
 import { describe } from "../../shared/errors.ts";
-import { newSpanId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { Approval, ApprovalDecisionKind } from "../../protocol/approval.ts";
 import { awaitedSignal, isSuspension, signalApprover } from "../../protocol/suspension.ts";
 import type { JsonValue } from "../../shared/json.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
+import { decidedEvent } from "./approval-decided-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { TurnProgress } from "../../protocol/turn-progress.ts";
 import type { Store } from "../../store/store.ts";
 import type { InboxEntry } from "../instances/instance-queue.ts";
 import type { PendingRequests } from "../routing/pending-requests.ts";
 import type { OutcomeWaiters } from "../routing/turn-outcomes.ts";
+import { ApprovalDeadlines } from "./approval-deadlines.ts";
+import type { SignalDesk, SignalRouting } from "./signal-routing.ts";
 
 export interface ApprovalDeskOptions {
   store: Store;
@@ -39,6 +41,8 @@ export interface ApprovalDeskOptions {
   publish(events: RuntimeEvent[]): void;
   /** Hands the progress of `event`'s trace to `listener` (the runtime event hub's watchEvent); returns the stop. */
   watchEvent(event: { id: string; traceId: string }, listener: (progress: TurnProgress) => void): () => void;
+  /** Cluster mode: signals reach the waits of every node (signal-routing.ts). Default: this store's waits only. */
+  signals?: SignalRouting;
 }
 
 export interface DecideRequest {
@@ -59,16 +63,16 @@ export type DecideAnswer =
   | { type: "missing" }
   | { type: "forbidden"; approval: Approval };
 
-/** Node's timers hold at most 2^31-1 ms; a longer deadline is re-armed when this one fires. */
-const MAX_TIMER_MS = 2_147_483_647;
 /** How far up a request chain a stopped turn is told. */
 const MAX_CHAIN = 32;
 
-export class ApprovalDesk {
-  private readonly timers = new Map<string, TimerHandle>();
+export class ApprovalDesk implements SignalDesk {
+  private readonly deadlines: ApprovalDeadlines;
   private closed = false;
 
-  constructor(private readonly options: ApprovalDeskOptions) {}
+  constructor(private readonly options: ApprovalDeskOptions) {
+    this.deadlines = new ApprovalDeadlines(options.clock, (approval) => this.expire(approval));
+  }
 
   /** Pending approvals a person decides, oldest first (not the suspensions: those are `suspended()`). */
   async pending(): Promise<Approval[]> {
@@ -88,6 +92,10 @@ export class ApprovalDesk {
     name: string,
     payload: JsonValue,
   ): Promise<{ type: "delivered"; approvals: Approval[] } | { type: "missing" }> {
+    if (this.options.signals) {
+      const reached = await this.options.signals.send(name, payload);
+      return reached.length === 0 ? { type: "missing" } : { type: "delivered", approvals: reached };
+    }
     const waiting = (await this.suspended()).filter((approval) => awaitedSignal(approval) === name);
     const delivered: Approval[] = [];
     for (const approval of waiting) {
@@ -95,6 +103,29 @@ export class ApprovalDesk {
       if (answer.type === "decided") delivered.push(answer.approval);
     }
     return delivered.length === 0 ? { type: "missing" } : { type: "delivered", approvals: delivered };
+  }
+
+  /** Cluster mode: the node owning the call's instance wakes it with the signal (signal-routing.ts). */
+  async applySignal(approvalId: string, name: string, payload: JsonValue): Promise<Approval | undefined> {
+    const answer = await this.apply(approvalId, "approve", JSON.stringify(payload), signalApprover(name));
+    return answer.type === "decided" ? answer.approval : undefined;
+  }
+
+  /**
+   * Cluster mode: this node took the instance over and holds its stored approvals: their deadlines are armed here
+   * (those past applied now). Resolves with those that wait.
+   */
+  async armInstance(agent: string, instanceKey: string): Promise<Approval[]> {
+    const pending = (await this.undecided()).filter(
+      (approval) => approval.agent === agent && approval.instanceKey === instanceKey,
+    );
+    for (const approval of pending) this.arm(approval);
+    return pending;
+  }
+
+  /** Cluster mode: the instance no longer runs here; its deadlines are another node's to run. */
+  disarm(agent: string, instanceKey: string): void {
+    this.deadlines.disarm(agent, instanceKey);
   }
 
   private undecided(): Promise<Approval[]> {
@@ -137,32 +168,28 @@ export class ApprovalDesk {
 
   close(): void {
     this.closed = true;
-    for (const timer of this.timers.values()) this.options.clock.clearTimeout(timer);
-    this.timers.clear();
+    this.deadlines.close();
   }
 
+  /** Its deadline armed, and a signal wait made known to the cluster (when there is one). */
   private arm(approval: Approval): void {
-    if (approval.expiresAt === undefined || this.timers.has(approval.id) || this.closed) return;
-    const delay = Math.max(0, approval.expiresAt - this.options.clock.now());
-    const timer = this.options.clock.setTimeout(
-      () => {
-        this.timers.delete(approval.id);
-        if (delay > MAX_TIMER_MS) return this.arm(approval);
-        this.apply(
-          approval.id,
-          "timeout",
-          `no decision within the deadline (${new Date(approval.expiresAt ?? 0).toISOString()})`,
-          "goondan",
-        ).catch((error: unknown) =>
-          this.options.logger.error(
-            { approvalId: approval.id, error: describe(error).message },
-            "could not apply an approval's timeout",
-          ),
-        );
-      },
-      Math.min(delay, MAX_TIMER_MS),
+    if (this.closed || this.deadlines.armed(approval.id)) return;
+    this.deadlines.arm(approval);
+    if (awaitedSignal(approval) !== undefined) this.options.signals?.waiting(approval);
+  }
+
+  private expire(approval: Approval): void {
+    this.apply(
+      approval.id,
+      "timeout",
+      `no decision within the deadline (${new Date(approval.expiresAt ?? 0).toISOString()})`,
+      "goondan",
+    ).catch((error: unknown) =>
+      this.options.logger.error(
+        { approvalId: approval.id, error: describe(error).message },
+        "could not apply an approval's timeout",
+      ),
     );
-    this.timers.set(approval.id, timer);
   }
 
   private async apply(
@@ -196,10 +223,12 @@ export class ApprovalDesk {
     });
     if (decided.type !== "decided" || decided.reopened === undefined || outcome === undefined) stopWatching?.();
     else if (stopWatching) outcome.then(stopWatching, stopWatching);
-    if (decided.type !== "decided") return decided;
-    const timer = this.timers.get(id);
-    if (timer !== undefined) this.options.clock.clearTimeout(timer), this.timers.delete(id);
+    if (decided.type !== "decided") {
+      if (decided.type === "already") this.settled(decided.approval);
+      return decided;
+    }
     const { approval } = decided;
+    this.settled(approval);
     this.options.logger.info(
       { approvalId: id, decision, tool: approval.toolName, agent: approval.agent, instanceKey: approval.instanceKey },
       "approval decided",
@@ -217,6 +246,11 @@ export class ApprovalDesk {
       });
     }
     return { type: "decided", approval, ...(reopened !== undefined && outcome !== undefined ? { outcome } : {}) };
+  }
+
+  private settled(approval: Approval): void {
+    this.deadlines.clear(approval.id);
+    if (awaitedSignal(approval) !== undefined) this.options.signals?.settled(approval);
   }
 
   /**
@@ -262,26 +296,4 @@ export class ApprovalDesk {
       current = parent.event;
     }
   }
-}
-
-function decidedEvent(approval: Approval, now: number): RuntimeEvent {
-  const decision = approval.decision;
-  return {
-    type: "approval.decided",
-    at: new Date(now).toISOString(),
-    agent: approval.agent,
-    instanceKey: approval.instanceKey,
-    traceId: approval.traceId,
-    spanId: newSpanId(),
-    turnId: approval.turnId,
-    eventId: approval.eventId,
-    toolName: approval.toolName,
-    toolCallId: approval.toolCallId,
-    data: {
-      approvalId: approval.id,
-      decision: decision?.decision ?? "",
-      ...(decision?.reason === undefined ? {} : { reason: decision.reason }),
-      ...(decision?.decidedBy === undefined ? {} : { decidedBy: decision.decidedBy }),
-    },
-  };
 }

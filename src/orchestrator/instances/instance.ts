@@ -144,6 +144,11 @@ export class Instance implements PoolMember {
     this.kick();
   }
 
+  /** Whether the event is queued or in flight here. */
+  holds(eventId: string): boolean {
+    return this.events.has(eventId);
+  }
+
   /** A turn of this instance waits for approvals (found at start): nothing is delivered until they are decided. */
   awaitApproval(): void {
     this.events.awaitingApproval = true;

@@ -10,6 +10,7 @@ import type { Clock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import { failedOutcome, type TurnOutcome } from "../../protocol/turn-outcome.ts";
+import type { Approval } from "../../protocol/approval.ts";
 import type { InboxRecord, Store } from "../../store/store.ts";
 import type { PendingRequests } from "../routing/pending-requests.ts";
 import type { SwarmView } from "../swarm-view.ts";
@@ -99,7 +100,10 @@ export function resumedEntry(record: InboxRecord): InboxEntry {
 /**
  * Cluster mode: an event the cluster delivers to the node that owns its instance. A new event is accepted as on one
  * host; one the store holds unanswered (delivered again after the node lost and regained the instance) is queued
- * again; one answered already is not run again and its stored outcome is returned.
+ * again; one answered already is not run again and its stored outcome is returned. One whose turn stopped for
+ * approvals (a call held for a person, a time or a signal: the node that ran it died, or lost it) is not answered:
+ * the instance holds, `held` arms the approvals' deadlines here, and the event stays the cluster's to deliver (its
+ * stream keeps it unacked) until they are decided and its turn goes on here.
  */
 export async function acceptDelivered(options: {
   store: Store;
@@ -107,10 +111,43 @@ export async function acceptDelivered(options: {
   event: AgentEvent;
   now: number;
   instance: () => Instance;
+  held: () => Promise<unknown>;
 }): Promise<{ outcome?: TurnOutcome }> {
   const record = await options.store.inboxRecord(options.swarm, options.event.id);
+  if (record?.outcome?.status === "awaiting_approval") {
+    // Unless its approvals were decided meanwhile (a signal, a deadline), which queued it again.
+    const instance = options.instance();
+    if (!instance.holds(options.event.id)) instance.awaitApproval();
+    await options.held();
+    return {};
+  }
   if (record?.outcome) return { outcome: record.outcome };
   if (record === undefined) await options.instance().accept(options.event, options.now);
   else options.instance().enqueue(resumedEntry(record));
   return {};
+}
+
+/**
+ * Cluster mode: this node took the instance over and replayed its state. A turn of it waiting for approvals holds it
+ * (`arm` arms their deadlines here), unless a decision queued that turn again meanwhile; its messages for later (acked
+ * from the cluster's stream once their first owner stored them: src/cluster/instances/later-events.ts) wait for their
+ * times again, or run now when due. Resolves with the ids of those messages.
+ */
+export async function resumeTakenOver(options: {
+  store: Store;
+  swarm: string;
+  agent: string;
+  instanceKey: string;
+  instance: () => Instance;
+  arm: () => Promise<Approval[]>;
+}): Promise<string[]> {
+  const { agent, instanceKey } = options;
+  const waiting = await options.arm();
+  if (waiting.length > 0 && !waiting.some((approval) => options.instance().holds(approval.eventId)))
+    options.instance().awaitApproval();
+  const later = (await options.store.unanswered(options.swarm)).filter(
+    ({ event }) => event.agent === agent && event.instanceKey === instanceKey && event.notBefore !== undefined,
+  );
+  for (const record of later) options.instance().enqueue(resumedEntry(record));
+  return later.map(({ event }) => event.id);
 }

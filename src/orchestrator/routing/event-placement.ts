@@ -8,6 +8,7 @@
  */
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
+import type { SignalRouting } from "../approvals/signal-routing.ts";
 
 export interface EventPlacement {
   /** Accepts an event for its instance wherever that runs; resolves once the cluster stores it durably. */
@@ -16,4 +17,18 @@ export interface EventPlacement {
   from(event: AgentEvent): boolean;
   /** The answer of an event taken in through the placement is durable here (its turn ended, or it was given up). */
   answered(event: AgentEvent, outcome: TurnOutcome): void;
+  /** Signals sent to any node reach the turns waiting for them on every node (signal-routing.ts). */
+  readonly signals?: SignalRouting;
+  /** Has `host` told of each instance this node takes over, once its durable state is here. */
+  attachTakeover?(host: TakeoverHost): void;
+}
+
+/** What an orchestrator does with an instance its node took over (resume-unanswered.ts, resumeTakenOver). */
+export interface TakeoverHost {
+  /**
+   * Holds the instance while its turn waits for approvals (their deadlines armed here) and waits again for its
+   * messages for later; resolves with the ids of those messages (undefined: its agent is not in the swarm, and
+   * whatever it holds is left as it is).
+   */
+  taken(agent: string, instanceKey: string): Promise<string[] | undefined>;
 }

@@ -127,6 +127,25 @@ describe("serverToolItems", () => {
     expect(refused.map((entry) => entry.tool)).toEqual(["a.b", "x".repeat(70), "bad_schema"]);
     expect(refused[2]?.reason).toContain("not a valid JSON Schema");
   });
+
+  it("takes a tool as idempotent when the server hints it only reads or may run twice", () => {
+    const { items } = serverToolItems({
+      extensionName: "mcp",
+      serverName: "s",
+      tools: [
+        tool("reads", undefined, { annotations: { readOnlyHint: true } }),
+        tool("repeats", undefined, { annotations: { idempotentHint: true, destructiveHint: true } }),
+        tool("acts", undefined, { annotations: { readOnlyHint: false } }),
+        tool("silent"),
+      ],
+    });
+    expect(items.map((entry) => [entry.toolName, entry.idempotent])).toEqual([
+      ["reads", true],
+      ["repeats", true],
+      ["acts", false],
+      ["silent", false],
+    ]);
+  });
 });
 
 describe("callResultOutput", () => {

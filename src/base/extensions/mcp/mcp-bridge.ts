@@ -9,7 +9,7 @@
  */
 import type { Clock } from "../../../shared/clock.ts";
 import type { Logger } from "../../../shared/logger.ts";
-import type { ToolCatalogItem, ToolHandler } from "../../../tools/types.ts";
+import type { ToolCatalogItem, ToolHandler, ToolRegisterOptions } from "../../../tools/types.ts";
 import { callResultOutput } from "./call-result.ts";
 import {
   McpServerConnection,
@@ -22,7 +22,7 @@ import { serverToolItems } from "./server-tools.ts";
 
 /** The part of `api.tools` the bridge needs. */
 export interface BridgeTools {
-  register(item: ToolCatalogItem, handler: ToolHandler, options?: { timeoutMs?: number }): void;
+  register(item: ToolCatalogItem, handler: ToolHandler, options?: ToolRegisterOptions): void;
   unregister(name: string): boolean;
 }
 
@@ -108,7 +108,10 @@ function syncTools(context: {
       return callResultOutput(result, { server: spec.name, tool: entry.toolName });
     };
     try {
-      options.tools.register(entry.item, handler, { timeoutMs: spec.timeoutMs });
+      options.tools.register(entry.item, handler, {
+        timeoutMs: spec.timeoutMs,
+        ...(entry.idempotent ? { idempotent: true } : {}),
+      });
     } catch (error) {
       // A name already taken by another tool of this agent, most likely.
       logger.warn(

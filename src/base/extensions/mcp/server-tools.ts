@@ -16,6 +16,8 @@ export interface ServerToolItem {
   /** The name the server knows the tool by. */
   toolName: string;
   item: ToolCatalogItem;
+  /** The server says the tool only reads (`readOnlyHint`) or may run twice to no further effect (`idempotentHint`). */
+  idempotent: boolean;
 }
 
 export interface RefusedTool {
@@ -56,6 +58,7 @@ export function serverToolItems(options: {
     const description = tool.description ?? tool.title;
     items.push({
       toolName: tool.name,
+      idempotent: tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true,
       item: {
         name,
         ...(description === undefined ? {} : { description }),
