@@ -10,7 +10,8 @@ import { describe, expect, it } from "bun:test";
 import { sseMessages } from "../../src/client/sse-messages.ts";
 import type { RuntimeEvent } from "../../src/protocol/runtime-event.ts";
 import { EVENT_ID_HEADER } from "../../src/http/routes/events.ts";
-import { apiFixture, bodyOf } from "./api-fixture.ts";
+import { createApiHandler } from "../../src/http/http-api.ts";
+import { apiFixture, backendOf, bodyOf } from "./api-fixture.ts";
 
 async function take(response: Response, count: number) {
   const taken: { id?: string; event?: string; data: unknown }[] = [];
@@ -119,6 +120,25 @@ describe("GET /v1/events/:eventId/stream", () => {
       1,
     );
     expect(after).toEqual([]);
+  });
+
+  it("answers an event this node's store does not hold (on a cluster, another node's) with done alone, past the id", async () => {
+    const { orchestrator, spawner, request } = apiFixture();
+    const accepted = await bodyOf(await request("POST", "/v1/events", { input: "hi", instanceKey: "c" }));
+    // A backend whose store never names the event, as a cluster node that did not accept it.
+    const handle = createApiHandler({
+      backend: {
+        ...backendOf(orchestrator),
+        orchestrator: Object.assign(Object.create(orchestrator), { acceptedEvents: async () => [] }),
+      },
+    });
+    const resumed = await handle(
+      new Request(`http://127.0.0.1/v1/events/${accepted.eventId}/stream`, { headers: { "last-event-id": "7.3" } }),
+    );
+    const reading = take(resumed, 1);
+    while (spawner.of("a", "c").length === 0 || spawner.latest("a", "c").events().length === 0) await Bun.sleep(2);
+    spawner.latest("a", "c").reply({ response: "elsewhere" });
+    expect(await reading).toMatchObject([{ id: "7.4", event: "done", data: { status: "ok", response: "elsewhere" } }]);
   });
 
   it("refuses a Last-Event-ID that is not a position with 400 and an unknown event with 404", async () => {

@@ -16,7 +16,7 @@ import type { ApiBackend } from "../api-backend.ts";
 import { ApiError } from "../api-error.ts";
 import type { ApiEnv } from "../api-env.ts";
 import type { EventState } from "../../protocol/api-wire.ts";
-import { readEventState } from "../event-final-state.ts";
+import { finalEventState, readEventState } from "../event-final-state.ts";
 import type { SseReplayLog } from "../sse-replay-log.ts";
 import { formatPosition, keyedPosition, type StreamPosition } from "../stream-position.ts";
 import { storedTurn, traceOfEvent } from "../turn-stream.ts";
@@ -75,6 +75,7 @@ export async function resumeAgUiStream(options: {
   if (kept !== undefined) return sseResponse({ c, ...heartbeat, run: (writer) => kept.replay(id.position, writer) });
   const state = await readEventState(backend, id.key);
   const traceId = state === undefined ? undefined : await traceOfEvent(backend, id.key);
+  if (state !== undefined && traceId === undefined) return endOnly({ ...options, heartbeat });
   if (traceId === undefined)
     throw new ApiError({
       status: 404,
@@ -109,6 +110,29 @@ export async function resumeAgUiStream(options: {
       const { state: _state, ...outcome } = final as EventState & TurnOutcome;
       out.moveTo(projection.endPosition);
       await run.finish(outcome);
+    },
+  });
+}
+
+/**
+ * A run whose event this node's store does not hold (on a cluster node, another node accepted it): its last event
+ * alone (RUN_FINISHED or RUN_ERROR) once the event has an outcome, one past the client's position.
+ */
+function endOnly(options: Parameters<typeof resumeAgUiStream>[0] & { heartbeat: { heartbeatMs?: number } }): Response {
+  const { c, backend, input, id } = options;
+  return sseResponse({
+    c,
+    ...options.heartbeat,
+    run: async (client) => {
+      const final = await finalEventState({ backend, eventId: id.key, closed: client.closed });
+      if (final === undefined) return;
+      const { state: _state, ...outcome } = final as EventState & TurnOutcome;
+      const out = new AgUiStreamWriter({
+        start: id.position.cursor,
+        send: (chunk, position) => client.sendRaw(`id: ${id.key}:${formatPosition(position)}\n${chunk}`),
+      });
+      out.moveTo({ cursor: id.position.cursor, offset: id.position.offset + 1 });
+      await new AgUiRun({ backend, threadId: input.threadId, runId: input.runId, emit: out.emit }).end(outcome);
     },
   });
 }

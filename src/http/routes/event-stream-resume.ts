@@ -13,7 +13,7 @@ import { Hono } from "hono";
 import type { EventState } from "../../protocol/api-wire.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import { validator } from "hono/validator";
-import { readEventState } from "../event-final-state.ts";
+import { finalEventState, readEventState } from "../event-final-state.ts";
 import type { ApiBackend } from "../api-backend.ts";
 import { ApiError } from "../api-error.ts";
 import type { ApiEnv } from "../api-env.ts";
@@ -69,16 +69,29 @@ export function resumedStream(options: { backend: ApiBackend; log: SseReplayLog;
           run: (writer) => record.replay(after, writer),
         });
       const state = await readEventState(backend, eventId);
-      const traceId = state === undefined ? undefined : await traceOfEvent(backend, eventId);
-      if (state === undefined || traceId === undefined)
+      if (state === undefined)
         throw new ApiError({
           status: 404,
           code: "E_API_EVENT_NOT_FOUND",
           message: `no accepted event ${JSON.stringify(eventId)} in this swarm`,
         });
+      const traceId = await traceOfEvent(backend, eventId);
+      if (traceId === undefined)
+        return sseResponse({ c, ...heartbeat, run: (writer) => endOnly(writer, eventId, after) });
       return sseResponse({ c, ...heartbeat, run: (writer) => fromStore({ writer, eventId, traceId, after }) });
     },
   );
+
+  /**
+   * An event this node's store does not hold (a cluster node that did not accept it; its turn's events are another
+   * node's): `done` alone once it has an outcome, one past the client's position.
+   */
+  async function endOnly(writer: SseWriter, eventId: string, after: StreamPosition): Promise<void> {
+    const state = await finalEventState({ backend, eventId, closed: writer.closed });
+    if (state === undefined) return;
+    const { state: _state, ...outcome } = state as EventState & TurnOutcome;
+    writer.send({ event: "done", id: formatPosition({ ...after, offset: after.offset + 1 }), data: outcome });
+  }
 
   /** The stream past the client's position, from the store, then its last message. */
   async function fromStore(context: {
