@@ -125,6 +125,8 @@ export class Daemon {
           runtimeEvents: (query) => orchestrator.runtimeEvents(query),
           conversation: (agent, instanceKey) => storedConversation(orchestrator, agent, instanceKey),
           eventState: (eventId) => orchestrator.eventState(eventId),
+          approvals: orchestrator.approvals,
+          scheduled: () => orchestrator.scheduled(),
         });
       }
     } catch (error) {

@@ -20,6 +20,8 @@ export const NO_READS: ReadHost = {
   runtimeEvents: async () => [],
   conversation: async () => ({ messages: [] }),
   eventState: async () => undefined,
+  approvals: { pending: async () => [], suspended: async () => [], get: async () => undefined },
+  scheduled: async () => [],
 };
 
 /** A fresh swarm and one bundle directory for all its nodes (the same bundle hash, so each may join). */

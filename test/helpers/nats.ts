@@ -73,6 +73,7 @@ export function removeSwarmAfter(defer: Defer, swarm: string): void {
         `KV_${names.tickCursorBucket}`,
         `KV_${names.signalWaitBucket}`,
         `KV_${names.signalMailBucket}`,
+        `KV_${names.approvalBucket}`,
         `KV_${names.laterEventBucket}`,
         `KV_${names.nodesBucket}`,
         `KV_${names.configBucket}`,

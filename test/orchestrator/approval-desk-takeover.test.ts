@@ -35,6 +35,7 @@ function routing() {
       calls.push(`send ${name}`);
       return sent;
     },
+    decide: async () => undefined,
     waiting: (approval) => void calls.push(`waiting ${approval.id}`),
     settled: (approval) => void calls.push(`settled ${approval.id}`),
   };

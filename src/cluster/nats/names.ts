@@ -48,8 +48,10 @@ export interface ClusterNames {
   tickCursorBucket: string;
   /** The calls suspended for a signal, by signal and instance, so any node finds them (instances/cluster-signals.ts). */
   signalWaitBucket: string;
-  /** The signals sent to suspended calls and not yet applied by their instance's owner. */
+  /** The signals and people's decisions sent to held calls and not yet applied by their instance's owner. */
   signalMailBucket: string;
+  /** The calls held for a person's decision, by approval id, so any node finds them (instances/cluster-decisions.ts). */
+  approvalBucket: string;
   /** The messages for later (`agents__schedule`) stored by their instance's owner and not answered yet. */
   laterEventBucket: string;
   nodesBucket: string;
@@ -88,6 +90,7 @@ export function clusterNames(swarm: string): ClusterNames {
     tickCursorBucket: `gdn_${s}_ticks`,
     signalWaitBucket: `gdn_${s}_waits`,
     signalMailBucket: `gdn_${s}_signals`,
+    approvalBucket: `gdn_${s}_approvals`,
     laterEventBucket: `gdn_${s}_later`,
     nodesBucket: `gdn_${s}_nodes`,
     nodeKey: subjectToken,

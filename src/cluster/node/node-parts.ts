@@ -27,6 +27,7 @@ import { describe } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { InstanceStateLog } from "../../store/nats/index.ts";
 import type { Store } from "../../store/store.ts";
+import type { ClusterReads } from "../view/reads.ts";
 import type { NodeApi } from "./node-api.ts";
 import type { ClusterHost, JoinNodeOptions } from "./node-options.ts";
 
@@ -48,7 +49,7 @@ export interface NodeParts {
   bundle: { agreement: BundleAgreement; dir: string; generation: number };
   /** Answers of events accepted here for instances other nodes own, taken from their state logs as stored. */
   answers: AnswerWatch;
-  /** Signals sent to any node, reaching the calls suspended for them on every node. */
+  /** Signals and people's decisions sent to any node, reaching the calls held for them on every node. */
   signals: ClusterSignals;
   /** Messages for later stored by their instances' owners and not answered yet. */
   later: LaterEvents;
@@ -65,6 +66,8 @@ export async function joinNodeParts(
     host: () => ClusterHost | undefined;
     local: () => Store | undefined;
     takeover: () => TakeoverHost | undefined;
+    /** The cluster-wide reads, once the node is attached. */
+    reads: () => ClusterReads | undefined;
   },
 ): Promise<NodeParts> {
   const { settings, swarm, logger } = options;
@@ -122,6 +125,7 @@ export async function joinNodeParts(
       },
       ask: (target, agent, instanceKey) =>
         messenger.requestNode(target, "signals", { agent, instanceKey }, { timeoutMs: 3000 }),
+      find: async (approvalId) => late.reads()?.approval(approvalId),
     });
     const later = await LaterEvents.open({ connection, names, logger });
     const ownedInstances = new OwnedInstances({

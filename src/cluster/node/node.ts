@@ -74,6 +74,7 @@ export class ClusterNode implements EventPlacement {
       host: () => joined?.host,
       local: () => joined?.local,
       takeover: () => joined?.takeover,
+      reads: () => joined?.view?.reads,
     });
     joined = new ClusterNode(parts);
     return joined;
@@ -93,9 +94,9 @@ export class ClusterNode implements EventPlacement {
       messenger.serveNode(node, "place", async ({ agent, instanceKey }) => ({
         owner: this.parts.membership.draining === undefined && (await this.parts.owned.claim(agent, instanceKey)),
       })),
-      messenger.serveNode(node, "signals", async ({ agent, instanceKey }) => ({
-        woken: await this.parts.signals.deliverHere(agent, instanceKey),
-      })),
+      messenger.serveNode(node, "signals", ({ agent, instanceKey }) =>
+        this.parts.signals.deliverHere(agent, instanceKey),
+      ),
     ]);
     this.view = await openClusterView({
       node,
@@ -105,6 +106,7 @@ export class ClusterNode implements EventPlacement {
       messenger,
       host,
       owner: async (key) => (this.parts.watch.holder(key) ?? (await this.parts.leases.holder(key)))?.owner,
+      runs: (key) => this.parts.owned.owns(key),
     });
     const { connection, names, logger } = this.parts;
     const { view } = this;
@@ -120,7 +122,10 @@ export class ClusterNode implements EventPlacement {
     this.sweepTimer = setInterval(() => void this.sweep(), every);
   }
 
-  /** Signals sent to any node reach the calls suspended for them on every node (instances/cluster-signals.ts). */
+  /**
+   * Signals and people's decisions sent to any node reach the calls held for them on every node
+   * (instances/cluster-signals.ts, cluster-decisions.ts).
+   */
   get signals(): SignalRouting {
     return this.parts.signals;
   }

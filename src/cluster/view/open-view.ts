@@ -20,7 +20,8 @@ export interface OpenClusterView {
 
 /**
  * Starts a node's part of the cluster-wide reads: a live view of the members, and this node's answers to the other
- * nodes' reads (resolves once they reach it). `owner` names the holder of a lease key.
+ * nodes' reads (resolves once they reach it). `owner` names the holder of a lease key; `runs` says whether this node
+ * runs its instance.
  */
 export async function openClusterView(options: {
   node: string;
@@ -30,6 +31,8 @@ export async function openClusterView(options: {
   messenger: ClusterMessenger<NodeReadApi>;
   host: ReadHost;
   owner: (leaseKey: string) => Promise<string | undefined>;
+  /** Whether this node runs the instance of a lease key. */
+  runs: (leaseKey: string) => boolean;
 }): Promise<OpenClusterView> {
   const { node, connection, names, messenger, host } = options;
   const members = await watchMembers({ connection, names, ttlMs: options.ttlMs });
@@ -40,6 +43,7 @@ export async function openClusterView(options: {
     answerBytes: answerBudget(connection.nc.info?.max_payload),
     members: async () => members.nodes(),
     owner: (agent, instanceKey) => options.owner(names.instanceLeaseKey(agent, instanceKey)),
+    runs: (agent, instanceKey) => options.runs(names.instanceLeaseKey(agent, instanceKey)),
     connected: () => connection.state === "connected",
   });
   let served: Served[];

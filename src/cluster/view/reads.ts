@@ -1,16 +1,19 @@
 /**
  * The cluster-wide reads as the HTTP API and the other nodes see them: what one node asks another
- * (`NodeReadApi`: `processes`, `instances`, `runtime-events`, `conversation`, `event-state`), what a node reads from
- * its own orchestrator and store to answer (`ReadHost`), and the reads the API serves in cluster mode
- * (`ClusterReads`), answered by view.ts; with the stand-in the daemon wires before its node is attached.
+ * (`NodeReadApi`: `processes`, `instances`, `runtime-events`, `conversation`, `event-state`, and the held calls of
+ * held-reads.ts: `held`, `approval`), what a node reads from its own orchestrator and store to answer (`ReadHost`),
+ * and the reads the API serves in cluster mode (`ClusterReads`), answered by view.ts; with the stand-in the daemon
+ * wires before its node is attached.
  */
 import type { InstanceRow } from "../../orchestrator/instances/stored-instances.ts";
 import type { EventState } from "../../orchestrator/routing/event-state.ts";
+import type { Approval } from "../../protocol/approval.ts";
 import type { Message } from "../../protocol/conversation.ts";
 import type { RuntimeEventQuery, StoredRuntimeEvent } from "../../store/store.ts";
 import type { ProcessInfo } from "../../supervision/process-table.ts";
 import type { UnansweredNode } from "../members/node-fan-out.ts";
 import type { NodeEventState } from "./event-state-merge.ts";
+import type { ClusterHeld, HeldHost, HeldReadApi } from "./held-reads.ts";
 import type { NodeInstanceRow } from "./instance-rows-merge.ts";
 import type { ClusterCursor, NodeRuntimeEvent } from "./runtime-events-merge.ts";
 import { whenAttached } from "./when-attached.ts";
@@ -36,10 +39,10 @@ export type NodeReadApi = {
     response: StoredConversation & { next?: number };
   };
   "event-state": { request: { eventId: string }; response: { state: EventState | null } };
-};
+} & HeldReadApi;
 
 /** What this node reads from its own orchestrator and store. */
-export interface ReadHost {
+export interface ReadHost extends HeldHost {
   processes(): ProcessInfo[];
   instances(): Promise<InstanceRow[]>;
   runtimeEvents(query: NodeEventQuery): Promise<StoredRuntimeEvent[]>;
@@ -69,6 +72,10 @@ export interface ClusterReads {
   ): Promise<{ node?: string; messages: Message[]; unanswered: UnansweredNode[] }>;
   /** The furthest state any node knows for the event, with that node; `state` absent: no node that answered knows it. */
   eventState(eventId: string): Promise<{ state?: NodeEventState; unanswered: UnansweredNode[] }>;
+  /** The calls held for a person or a time or signal, and the messages for later, of the instances each node runs. */
+  held(): Promise<ClusterHeld & { unanswered: UnansweredNode[] }>;
+  /** The approval as the cluster knows it (held-reads.ts, bestCopy); undefined: no node that answered has it. */
+  approval(id: string): Promise<Approval | undefined>;
 }
 
 /** Reads that answer once `current` gives the node's reads (the daemon wires the API before the node is attached). */
@@ -80,6 +87,8 @@ export function lateReads(current: () => ClusterReads | undefined): ClusterReads
     runtimeEvents: (query) => reads().runtimeEvents(query),
     conversation: (agent, instanceKey) => reads().conversation(agent, instanceKey),
     eventState: (eventId) => reads().eventState(eventId),
+    held: () => reads().held(),
+    approval: (id) => reads().approval(id),
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import { fitByBytes, withinBudget } from "../answers/answer-budget.ts";
 import type { ClusterMessenger, Served } from "../nats/messenger.ts";
+import { ownCopy, ownHeld, type Runs } from "./held-reads.ts";
 import type { NodeEventQuery, NodeReadApi, ReadHost } from "./reads.ts";
 
 /** Answers the other nodes' reads from this node's host; the subscriptions are the caller's to stop. */
@@ -13,6 +14,8 @@ export function serveReads(options: {
   node: string;
   messenger: ClusterMessenger<NodeReadApi>;
   host: ReadHost;
+  /** Whether this node runs an instance (its held calls are answered only for those). */
+  runs: Runs;
   /** The most bytes of JSON one answer may hold. */
   answerBytes: number;
 }): Promise<Served[]> {
@@ -54,6 +57,10 @@ export function serveReads(options: {
     }),
     messenger.serveNode(node, "event-state", async ({ eventId }) =>
       bounded("event state", { state: (await host.eventState(String(eventId))) ?? null }),
+    ),
+    messenger.serveNode(node, "held", async () => bounded("held calls", await ownHeld(host, options.runs))),
+    messenger.serveNode(node, "approval", async ({ id }) =>
+      bounded("approval", await ownCopy(host, options.runs, String(id))),
     ),
   ]);
 }

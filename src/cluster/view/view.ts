@@ -3,11 +3,12 @@
  * instance's conversation, where an event stands; reads.ts) answered for every node at once. Each node serves its own
  * part of them to the others as node requests (serve-reads.ts); a read asks every live member at once (as a live
  * watch of the nodes bucket shows them: member-view.ts), bounded by the messenger's timeout, merges the answers
- * (instance-rows-merge.ts, runtime-events-merge.ts) and names every node that did not answer. A conversation comes
+ * (instance-rows-merge.ts, runtime-events-merge.ts, held-reads.ts) and names every node that did not answer. A conversation comes
  * from the instance's lease holder, which is its authority; when no node holds it (or the holder does not answer)
  * from the freshest copy any node keeps. While this node has lost NATS every read is its own, and the standing in
  * /v1/processes says so.
  */
+import type { Approval } from "../../protocol/approval.ts";
 import type { Message } from "../../protocol/conversation.ts";
 import type { StoredRuntimeEvent } from "../../store/store.ts";
 import type { ProcessInfo } from "../../supervision/process-table.ts";
@@ -15,6 +16,7 @@ import { answerBudget } from "../answers/answer-budget.ts";
 import { fanOut, type UnansweredNode } from "../members/node-fan-out.ts";
 import type { ClusterMessenger, RequestOutcome, Served } from "../nats/messenger.ts";
 import { furthestEventState, type NodeEventState } from "./event-state-merge.ts";
+import { bestCopy, mergeHeld, ownCopy, ownHeld, type ClusterHeld, type Runs } from "./held-reads.ts";
 import { freshestConversation, mergeInstanceRows, type NodeInstanceRow } from "./instance-rows-merge.ts";
 import type {
   ClusterEventQuery,
@@ -35,6 +37,8 @@ export interface ClusterViewOptions {
   members: () => Promise<string[]>;
   /** The node holding the instance's lease, if any. */
   owner: (agent: string, instanceKey: string) => Promise<string | undefined>;
+  /** Whether this node runs an instance (held calls are read from the node that runs their instance). */
+  runs: Runs;
   /** False while this node has lost NATS: reads are then its own. */
   connected: () => boolean;
   /** How long a read waits for each node. Default 2000 ms. */
@@ -54,8 +58,8 @@ export class ClusterView implements ClusterReads {
 
   /** Answers the other nodes' reads from this node's host; the subscriptions are the caller's to stop. */
   serve(): Promise<Served[]> {
-    const { messenger, node, host } = this.options;
-    return serveReads({ messenger, node, host, answerBytes: this.answerBytes });
+    const { messenger, node, host, runs } = this.options;
+    return serveReads({ messenger, node, host, runs, answerBytes: this.answerBytes });
   }
 
   async processes(): Promise<{ processes: Array<ProcessInfo & { node: string }>; unanswered: UnansweredNode[] }> {
@@ -164,6 +168,22 @@ export class ClusterView implements ClusterReads {
     );
     const state = furthestEventState(answers);
     return { ...(state === undefined ? {} : { state }), unanswered };
+  }
+
+  async held(): Promise<ClusterHeld & { unanswered: UnansweredNode[] }> {
+    const { answers, unanswered } = await this.everyNode(
+      () => ownHeld(this.options.host, this.options.runs),
+      (node) => this.options.messenger.requestNode(node, "held", {}, { timeoutMs: this.timeoutMs }),
+    );
+    return { ...mergeHeld(answers), unanswered };
+  }
+
+  async approval(id: string): Promise<Approval | undefined> {
+    const { answers } = await this.everyNode(
+      () => ownCopy(this.options.host, this.options.runs, id),
+      (node) => this.options.messenger.requestNode(node, "approval", { id }, { timeoutMs: this.timeoutMs }),
+    );
+    return bestCopy(answers.map(({ value }) => value));
   }
 
   /** Another node's copy of a conversation, asked part after part until it has sent every message. */

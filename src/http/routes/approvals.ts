@@ -8,6 +8,10 @@
  * is `409 E_APPROVAL_DECIDED` with the first one, an unknown id `404 E_APPROVAL_NOT_FOUND`, and an approver the
  * approval does not name `403 E_APPROVAL_FORBIDDEN`. The approver is the deciding credential's name (auth/approver.ts):
  * a body `approver` naming anyone else is `403 E_APPROVAL_APPROVER_MISMATCH`.
+ *
+ * On a cluster node the list is the cluster's: each pending approval once, from the node that runs its instance,
+ * with that `node`, and the nodes that did not answer under `unanswered`. A decision sent to any node is applied by
+ * the node running the approval's instance (the desk's routing, src/cluster/instances/cluster-decisions.ts).
  */
 import { Hono } from "hono";
 import { validator } from "hono/validator";
@@ -95,7 +99,12 @@ export function approvalRoutes(options: {
 }): Hono<ApiEnv> {
   const desk = options.backend.orchestrator.approvals;
   return new Hono<ApiEnv>()
-    .get("/v1/approvals", listQuery, async (c) => c.json({ approvals: (await desk.pending()).map(approvalView) }))
+    .get("/v1/approvals", listQuery, async (c) => {
+      const cluster = options.backend.cluster;
+      if (!cluster) return c.json({ approvals: (await desk.pending()).map(approvalView) });
+      const { approvals, unanswered } = await cluster.reads.held();
+      return c.json({ approvals: approvals.map((row) => ({ ...approvalView(row), node: row.node })), unanswered });
+    })
     .post(
       "/v1/approvals/:id",
       decideQuery,

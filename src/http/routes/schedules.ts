@@ -4,7 +4,9 @@
  * fired, missed and late since the daemon started; and as `timers` the calls suspended by the `timer` tool, with
  * when they wake and the signal they wait for, and the messages `agents__schedule` sent for later) and `POST /v1/schedules/:name/run`, which fires one tick of
  * that schedule now (`202 {eventId}`, outside its schedule: its record of accepted ticks is left alone); an
- * unknown name is `404 E_SCHEDULE_NOT_FOUND` naming the schedules there are.
+ * unknown name is `404 E_SCHEDULE_NOT_FOUND` naming the schedules there are. On a cluster node the `timers` are the
+ * cluster's: each once, from the node that runs its instance, with that `node`, and the nodes that did not answer
+ * under `unanswered`.
  */
 import { Hono } from "hono";
 import type { AgentEvent } from "../../protocol/agent-event.ts";
@@ -72,6 +74,15 @@ export function scheduleRoutes(backend: ApiBackend): Hono<ApiEnv> {
   return new Hono<ApiEnv>()
     .get("/v1/schedules", listQuery, async (c) => {
       const schedules = schedulesOf(backend);
+      const cluster = backend.cluster;
+      if (cluster) {
+        const held = await cluster.reads.held();
+        const timers = [
+          ...held.suspended.map((row) => ({ ...timerView(row), node: row.node })),
+          ...held.later.map((event) => ({ ...scheduledSendView(event), node: event.node })),
+        ];
+        return c.json({ schedules: await schedules.list(), timers, unanswered: held.unanswered });
+      }
       const suspended = (await backend.orchestrator.approvals.suspended()).map(timerView);
       const sends = (await backend.orchestrator.scheduled()).map(scheduledSendView);
       return c.json({ schedules: await schedules.list(), timers: [...suspended, ...sends] });

@@ -19,12 +19,16 @@ import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import { decidedEvent } from "./approval-decided-event.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import type { TurnProgress } from "../../protocol/turn-progress.ts";
+import { mayDecide, type DecideAnswer, type DecideRequest } from "./decide-request.ts";
+import { keepReplyRoute, settleChain } from "./request-chain.ts";
 import type { Store } from "../../store/store.ts";
 import type { InboxEntry } from "../instances/instance-queue.ts";
 import type { PendingRequests } from "../routing/pending-requests.ts";
 import type { OutcomeWaiters } from "../routing/turn-outcomes.ts";
 import { ApprovalDeadlines } from "./approval-deadlines.ts";
 import type { SignalDesk, SignalRouting } from "./signal-routing.ts";
+
+export type { DecideAnswer, DecideRequest } from "./decide-request.ts";
 
 export interface ApprovalDeskOptions {
   store: Store;
@@ -44,27 +48,6 @@ export interface ApprovalDeskOptions {
   /** Cluster mode: signals reach the waits of every node (signal-routing.ts). Default: this store's waits only. */
   signals?: SignalRouting;
 }
-
-export interface DecideRequest {
-  id: string;
-  decision: "approve" | "deny";
-  reason?: string;
-  /** Who decides; must be one of the approval's `approvers` when it names some. */
-  approver?: string;
-  /** Also answer the outcome of the turn this decision resumes (when it was the event's last undecided approval). */
-  wait?: boolean;
-  /** The resumed turn's progress as it runs (its text, its tool calls and those it delegates), until it ends; implies wait. */
-  onProgress?: (progress: TurnProgress) => void;
-}
-
-export type DecideAnswer =
-  | { type: "decided"; approval: Approval; outcome?: Promise<TurnOutcome> }
-  | { type: "already"; approval: Approval }
-  | { type: "missing" }
-  | { type: "forbidden"; approval: Approval };
-
-/** How far up a request chain a stopped turn is told. */
-const MAX_CHAIN = 32;
 
 export class ApprovalDesk implements SignalDesk {
   private readonly deadlines: ApprovalDeadlines;
@@ -111,6 +94,11 @@ export class ApprovalDesk implements SignalDesk {
     return answer.type === "decided" ? answer.approval : undefined;
   }
 
+  /** Cluster mode: the node owning the call's instance applies a decision another node kept for it (signal-routing.ts). */
+  applyDecision(request: Pick<DecideRequest, "id" | "decision" | "reason" | "approver">): Promise<DecideAnswer> {
+    return this.apply(request.id, request.decision, request.reason, request.approver);
+  }
+
   /**
    * Cluster mode: this node took the instance over and holds its stored approvals: their deadlines are armed here
    * (those past applied now). Resolves with those that wait.
@@ -141,7 +129,13 @@ export class ApprovalDesk implements SignalDesk {
     for (const approval of await this.undecided()) this.arm(approval);
   }
 
-  decide(request: DecideRequest): Promise<DecideAnswer> {
+  /**
+   * A person's decision. In cluster mode it is applied by the node running the approval's instance: the routing
+   * answers for one that runs elsewhere (kept durably for it), and leaves one that runs here to this desk.
+   */
+  async decide(request: DecideRequest): Promise<DecideAnswer> {
+    const routed = await this.options.signals?.decide(request);
+    if (routed !== undefined) return routed;
     return this.apply(
       request.id,
       request.decision,
@@ -154,7 +148,7 @@ export class ApprovalDesk implements SignalDesk {
 
   /** A turn stopped for approvals (its commit is durable): deadlines armed, waiters up the request chain told. */
   turnStopped(event: AgentEvent, outcome: TurnOutcome): void {
-    this.settleChain(event, outcome);
+    settleChain(event, outcome, this.options);
     const ids = new Set(outcome.approvalIds ?? []);
     this.undecided().then(
       (pending) => pending.filter((approval) => ids.has(approval.id)).forEach((approval) => this.arm(approval)),
@@ -175,7 +169,7 @@ export class ApprovalDesk implements SignalDesk {
   private arm(approval: Approval): void {
     if (this.closed || this.deadlines.armed(approval.id)) return;
     this.deadlines.arm(approval);
-    if (awaitedSignal(approval) !== undefined) this.options.signals?.waiting(approval);
+    if (heldForCluster(approval)) this.options.signals?.waiting(approval);
   }
 
   private expire(approval: Approval): void {
@@ -205,12 +199,7 @@ export class ApprovalDesk implements SignalDesk {
     const found = await this.get(id);
     if (found === undefined) return { type: "missing" };
     if (found.decision !== undefined) return { type: "already", approval: found };
-    if (
-      decision !== "timeout" &&
-      found.approvers !== undefined &&
-      (approver === undefined || !found.approvers.includes(approver))
-    )
-      return { type: "forbidden", approval: found };
+    if (!mayDecide(found, decision, approver)) return { type: "forbidden", approval: found };
     // Registered before the event can be delivered again, so that its end cannot be missed.
     const outcome = wait ? this.options.waiters.outcome(found.eventId) : undefined;
     const stopWatching =
@@ -236,7 +225,7 @@ export class ApprovalDesk implements SignalDesk {
     this.options.publish([decidedEvent(approval, clock.now())]);
     const reopened = decided.reopened;
     if (reopened !== undefined && !this.closed) {
-      this.keepReplyRoute(reopened.event);
+      keepReplyRoute(reopened.event, this.options.pending, clock.now());
       this.options.instance(approval.agent, approval.instanceKey).approvalsDecided({
         event: reopened.event,
         crashes: reopened.crashes,
@@ -250,50 +239,9 @@ export class ApprovalDesk implements SignalDesk {
 
   private settled(approval: Approval): void {
     this.deadlines.clear(approval.id);
-    if (awaitedSignal(approval) !== undefined) this.options.signals?.settled(approval);
-  }
-
-  /**
-   * A request's reply route is rebuilt at start only for unanswered events; one that stopped for approvals across a
-   * restart gets it back here, when it is delivered again (unless its requester reattached already).
-   */
-  private keepReplyRoute(event: AgentEvent): void {
-    const replyTo = event.replyTo;
-    if (replyTo === undefined || event.deadline === undefined || event.deadline <= this.options.clock.now()) return;
-    if (this.options.pending.peek({ requester: replyTo.target, correlationId: replyTo.correlationId }) !== undefined)
-      return;
-    this.options.pending.add({
-      correlationId: replyTo.correlationId,
-      requester: replyTo.target,
-      agent: event.agent,
-      instanceKey: event.instanceKey,
-      eventId: event.id,
-      deadline: event.deadline,
-      blocking: replyTo.async !== true,
-    });
-  }
-
-  /** The waiters of the stopped event and of each event up its request chain (the turns that wait on it) hear it now. */
-  private settleChain(event: AgentEvent, outcome: TurnOutcome): void {
-    this.options.waiters.settle(outcome);
-    let current = event;
-    for (let depth = 0; depth < MAX_CHAIN && current.replyTo !== undefined; depth += 1) {
-      const request = this.options.pending.peek({
-        requester: current.replyTo.target,
-        correlationId: current.replyTo.correlationId,
-      });
-      const requester = request === undefined ? undefined : this.options.existing(request.requester);
-      const parent = requester?.inFlight;
-      if (requester === undefined || parent === undefined) return;
-      this.options.waiters.settle({
-        ...outcome,
-        agent: requester.agent,
-        instanceKey: requester.instanceKey,
-        eventId: parent.event.id,
-        turnId: "",
-        response: "",
-      });
-      current = parent.event;
-    }
+    if (heldForCluster(approval)) this.options.signals?.settled(approval);
   }
 }
+
+/** A call another node may decide: one waiting for a signal, or for a person (a timer's deadline is its owner's). */
+const heldForCluster = (approval: Approval) => awaitedSignal(approval) !== undefined || !isSuspension(approval);

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "bun:test";
 import { ClusterSignals } from "../../../src/cluster/instances/cluster-signals.ts";
 import { clusterNames } from "../../../src/cluster/nats/names.ts";
+import type { Delivered } from "../../../src/cluster/instances/held-mail.ts";
 import type { RequestOutcome } from "../../../src/cluster/nats/messenger.ts";
 import type { SignalDesk } from "../../../src/orchestrator/approvals/signal-routing.ts";
 import type { Approval } from "../../../src/protocol/approval.ts";
@@ -62,11 +63,12 @@ async function cluster(label: string) {
       logger: silentLogger(),
       owns: (_agent, instanceKey) => node.runs.has(instanceKey),
       holder: async (_agent, instanceKey) => leases.get(instanceKey),
-      ask: async (target, agent, instanceKey): Promise<RequestOutcome<{ woken: number }>> => {
+      ask: async (target, agent, instanceKey): Promise<RequestOutcome<Delivered>> => {
         const other = nodes.get(target);
         if (other === undefined || dead.has(target)) return { status: "no_responders" };
-        return { status: "ok", value: { woken: await other.signals.deliverHere(agent, instanceKey) } };
+        return { status: "ok", value: await other.signals.deliverHere(agent, instanceKey) };
       },
+      find: async () => undefined,
     });
     const desk: SignalDesk = {
       applySignal: async (approvalId, signal, payload) => {
@@ -76,6 +78,7 @@ async function cluster(label: string) {
         const approval = waitFor(approvalId, "", signal);
         return approval;
       },
+      applyDecision: async () => ({ type: "missing" }),
     };
     node.signals.attach(desk);
     nodes.set(name, node);
@@ -133,12 +136,12 @@ describe.skipIf(!natsAvailable)("ClusterSignals", () => {
     expect(await n2.signals.send("deploy", "second")).toEqual([]);
     expect(n1.woken).toEqual([]);
     // Not yet n2's: nothing applied by asking.
-    expect(await n2.signals.deliverHere("ops", "k2")).toBe(0);
+    expect(await n2.signals.deliverHere("ops", "k2")).toEqual({ woken: 0 });
 
     c.leases.set("k2", "n2");
     n2.runs.add("k2");
-    expect(await n2.signals.deliverHere("ops", "k2")).toBe(1);
-    expect(await n2.signals.deliverHere("ops", "k2")).toBe(0);
+    expect(await n2.signals.deliverHere("ops", "k2")).toEqual({ woken: 1 });
+    expect(await n2.signals.deliverHere("ops", "k2")).toEqual({ woken: 0 });
     expect(n2.woken).toEqual([{ id: "appr_2", payload: "first" }]);
   });
 });

@@ -86,6 +86,8 @@ function host(name: string, options: HostOptions = {}): ReadHost {
       return options.conversation ?? { messages: [] };
     },
     eventState: async (eventId) => (options.eventState?.eventId === eventId ? options.eventState : undefined),
+    approvals: { pending: async () => [], suspended: async () => [], get: async () => undefined },
+    scheduled: async () => [],
   };
 }
 
@@ -104,6 +106,7 @@ async function cluster(
       members: async () => options.members ?? Object.keys(hosts),
       owner: async () => options.owner,
       connected: () => true,
+      runs: () => false,
       timeoutMs: options.timeoutMs ?? 2000,
       ...(options.answerBytes === undefined ? {} : { answerBytes: options.answerBytes }),
     });
