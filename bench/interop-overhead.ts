@@ -67,8 +67,9 @@ const orchestrator: OrchestratorApi = {
   submit,
   instances: unused,
   messages: unused,
-  runtimeEvents: unused,
+  runtimeEvents: async () => [],
   eventState: unused,
+  acceptedEvents: async () => [],
   onRuntimeEvents: (listener) => {
     listeners.add(listener);
     return () => listeners.delete(listener);

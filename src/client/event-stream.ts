@@ -2,9 +2,9 @@
  * `client.send(request, { stream: true })`: `POST /v1/events` with `"stream": true` as an async iterator of typed
  * messages, ending with `done` (the outcome) or `error`. When the stream breaks off before its last message (the
  * connection dropped, the orchestrator restarted) it is resumed by `GET /v1/events/:eventId/stream` with the id of
- * the last message read, so no message is missed or seen twice; after an orchestrator restart the server says
- * `restarted` (the turn runs again from its start) and then `done`. Retries wait `retryMs`, doubling up to 5 s, for
- * at most `resumeForMs`; a refusal is thrown at once.
+ * the last message read (a stored position), so no message is missed or seen twice, after an orchestrator restart
+ * too: the server sends what the client lacks from the store (a turn cut by the restart runs again, after
+ * `restarted`). Retries wait `retryMs`, doubling up to 5 s, for at most `resumeForMs`; a refusal is thrown at once.
  */
 import type { EventStreamMessages } from "../protocol/api-wire.ts";
 import type { JsonObject } from "../shared/json.ts";

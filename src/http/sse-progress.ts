@@ -4,13 +4,15 @@
  * call of the turn and of the turns it delegated to (`args` when it starts; `status` `ok`/`error`, `durationMs` and
  * `result` when it ends; args and result redacted of the agent's secrets and bounded to 4 KiB of JSON, a longer one
  * being `{truncated: true, bytes, preview}`: public-runtime-event.ts), and `restarted` `{reason}` when the text so
- * far is void (a retried model call, or the event delivered again after a crash) and starts over. `progressRelay` holds what comes before the stream opens (a turn
- * may start before its answer's headers are out) and relays the rest as it comes: `POST /v1/events` and
- * `POST /v1/approvals/:id` stream through it.
+ * far is void (a retried model call, or the event delivered again after a crash) and starts over. `turnMessage`
+ * writes a message of `POST /v1/events`' resumable stream (turn-projection.ts) in this shape; `progressRelay` holds
+ * what comes before the stream opens (a turn may start before its answer's headers are out) and relays the rest as
+ * it comes: `POST /v1/approvals/:id` streams through it.
  */
 import type { EventStreamMessages } from "../protocol/api-wire.ts";
 import type { TurnProgress } from "../protocol/turn-progress.ts";
 import type { SseWriter } from "./sse-stream.ts";
+import type { TurnMessage } from "./turn-projection.ts";
 
 export function progressMessage(
   progress: TurnProgress,
@@ -40,6 +42,13 @@ export function progressMessage(
         },
       };
   }
+}
+
+/** A message of a resumable turn stream (turn-projection.ts) as it reads on the wire. */
+export function turnMessage(message: TurnMessage): ReturnType<typeof progressMessage> {
+  if (message.kind === "tool") return progressMessage(message.progress);
+  if (message.kind === "delta") return { event: "delta", data: { text: message.text } };
+  return { event: "restarted", data: { reason: message.reason } };
 }
 
 /** An `onProgress` to hand the orchestrator before the stream exists, and `attach` once it does. */

@@ -1,19 +1,19 @@
 /**
- * What a stream sent, kept so a client that lost it can resume it with `Last-Event-ID`: every message of the stream
- * in order, as the SSE text that went out with its `id` (the stream's prefix and the message's number: `1`, `2`, … for
- * a streamed `POST /v1/events`; `<eventId>:1`, … for an AG-UI run and an A2A stream). Kept whether or not the client is
- * still there (the turn goes on without it), in memory, for the newest `maxStreams` streams; a resume replays the
- * messages after the id, then the live ones to the end, none twice. What an orchestrator restart forgets, each
- * route answers from the store as it can.
+ * What a stream of one event sent, kept so a client that lost it can resume it from memory while this orchestrator
+ * runs: every message in order, as the SSE text that went out, with its stored position (stream-position.ts), which
+ * is also its `id` (after the stream's prefix: `<key>:` for AG-UI and A2A). Kept whether or not the client is still
+ * there (the turn goes on without it), for the newest `maxStreams` streams; a resume replays the messages past the
+ * position, then the live ones to the end, none twice. The text a model streams is kept only here: once an
+ * orchestrator restart forgot it, each route answers the same positions from the store.
  */
 import type { SseWriter } from "./sse-stream.ts";
+import { comparePositions, formatPosition, type StreamPosition } from "./stream-position.ts";
 
 /** How many streams keep their messages. */
 export const REPLAY_LOG_STREAMS = 500;
 
 export interface ReplayedMessage {
-  /** Its number in the stream, 1 first. */
-  number: number;
+  position: StreamPosition;
   /** The SSE text that went out, `id:` line included. */
   text: string;
 }
@@ -23,20 +23,21 @@ export class SseReplayRecord {
   private done = false;
   private readonly listeners = new Set<(message: ReplayedMessage | undefined) => void>();
 
-  /** `prefix`: what comes before each message's number in its id; `after`: the number before its first message. */
-  constructor(
-    readonly prefix: string,
-    private readonly after = 0,
-  ) {}
+  /** `prefix`: what comes before each message's position in its id. */
+  constructor(readonly prefix: string) {}
 
   get ended(): boolean {
     return this.done;
   }
 
+  /** The id of a message at `position`. */
+  idOf(position: StreamPosition): string {
+    return `${this.prefix}${formatPosition(position)}`;
+  }
+
   /** Keeps one message given as SSE text without an id (one or more `field: value` lines and the blank line). */
-  append(text: string): ReplayedMessage {
-    const number = this.after + this.messages.length + 1;
-    const message = { number, text: `id: ${this.prefix}${number}\n${text}` };
+  append(text: string, position: StreamPosition): ReplayedMessage {
+    const message = { position, text: `id: ${this.idOf(position)}\n${text}` };
     this.messages.push(message);
     for (const listener of this.listeners) listener(message);
     return message;
@@ -49,9 +50,10 @@ export class SseReplayRecord {
     this.listeners.clear();
   }
 
-  /** Writes the messages after number `after` to `writer`, then each new one; resolves at the end or when the client goes. */
-  async replay(after: number, writer: SseWriter): Promise<void> {
-    for (const message of this.messages) if (message.number > after) writer.sendRaw(message.text);
+  /** Writes the messages past `after` to `writer`, then each new one; resolves at the end or when the client goes. */
+  async replay(after: StreamPosition, writer: SseWriter): Promise<void> {
+    for (const message of this.messages)
+      if (comparePositions(message.position, after) > 0) writer.sendRaw(message.text);
     if (this.done) return;
     let ended: () => void = () => {};
     const end = new Promise<void>((resolve) => (ended = resolve));
@@ -61,21 +63,15 @@ export class SseReplayRecord {
     this.listeners.delete(listener);
   }
 
-  /** A writer that keeps every message it sends (a `sendRaw` chunk is one whole message) and forwards it with its id. */
-  recording(writer: SseWriter): SseWriter {
-    return {
-      send: (message) =>
-        writer.sendRaw(
-          this.append(
-            `${message.event === undefined ? "" : `event: ${message.event}\n`}data: ${JSON.stringify(message.data)}\n\n`,
-          ).text,
-        ),
-      sendRaw: (chunk) => writer.sendRaw(this.append(chunk).text),
-      closed: writer.closed,
-      get isClosed() {
-        return writer.isClosed;
-      },
-    };
+  /** Sends `message` (its data as JSON) to `writer` at `position`, keeping it. */
+  send(writer: SseWriter, message: { event?: string; data: unknown }, position: StreamPosition): void {
+    const event = message.event === undefined ? "" : `event: ${message.event}\n`;
+    writer.sendRaw(this.append(`${event}data: ${JSON.stringify(message.data)}\n\n`, position).text);
+  }
+
+  /** Sends text already in the stream's format (a protocol's own encoder wrote it: one whole message) at `position`. */
+  sendRaw(writer: SseWriter, chunk: string, position: StreamPosition): void {
+    writer.sendRaw(this.append(chunk, position).text);
   }
 }
 
@@ -84,9 +80,9 @@ export class SseReplayLog {
 
   constructor(private readonly maxStreams = REPLAY_LOG_STREAMS) {}
 
-  /** A new record for the stream `key`, its ids `<prefix><number>`, numbered from `after + 1`. */
-  open(key: string, prefix = "", after = 0): SseReplayRecord {
-    const record = new SseReplayRecord(prefix, after);
+  /** A new record for the stream `key`, its ids `<prefix><position>`. */
+  open(key: string, prefix = ""): SseReplayRecord {
+    const record = new SseReplayRecord(prefix);
     this.records.set(key, record);
     // The oldest streams go first (a Map keeps insertion order).
     for (const old of this.records.keys()) {
@@ -99,13 +95,4 @@ export class SseReplayLog {
   get(key: string): SseReplayRecord | undefined {
     return this.records.get(key);
   }
-}
-
-/** A `Last-Event-ID` of the form `<key>:<number>` (AG-UI, A2A): the stream's key and the number, or undefined if not one. */
-export function keyedId(header: string | undefined): { key: string; number: number } | undefined {
-  if (header === undefined) return undefined;
-  const colon = header.lastIndexOf(":");
-  const number = header.slice(colon + 1);
-  if (colon <= 0 || !/^\d{1,9}$/.test(number)) return undefined;
-  return { key: header.slice(0, colon), number: Number(number) };
 }

@@ -12,7 +12,7 @@ import type { Approval } from "../protocol/approval.ts";
 import type { JsonValue } from "../shared/json.ts";
 import type { InstanceRow } from "./instances/stored-instances.ts";
 import type { SubmitOptions, Submitted } from "./orchestrator-options.ts";
-import type { EventState } from "./routing/event-state.ts";
+import type { AcceptedEvent, EventState } from "./routing/event-state.ts";
 import type { RuntimeEventListener } from "./routing/runtime-event-hub.ts";
 import type { SwarmView } from "./swarm-view.ts";
 
@@ -26,6 +26,8 @@ export interface OrchestratorApi {
   messages(agent: string, instanceKey: string): Promise<Message[]>;
   /** Where an accepted event stands; undefined: never accepted. */
   eventState(eventId: string): Promise<EventState | undefined>;
+  /** The newest `limit` accepted events whose id starts with `idPrefix`, newest first, each with where it stands. */
+  acceptedEvents(query: { idPrefix: string; limit: number }): Promise<AcceptedEvent[]>;
   /** Runtime events of the swarm, oldest first (`limit`: the newest ones). */
   runtimeEvents(query: Omit<RuntimeEventQuery, "swarm">): Promise<StoredRuntimeEvent[]>;
   /** Hands every batch of runtime events to `listener` as it arrives; returns the unsubscribe. */

@@ -25,7 +25,7 @@ import { restartInstances } from "./reload/restart-instances.ts";
 import type { OutcomeRouter } from "./routing/outcome-router.ts";
 import type { PendingRequests } from "./routing/pending-requests.ts";
 import { RuntimeEventHub, type RuntimeEventListener } from "./routing/runtime-event-hub.ts";
-import { eventStateOf, notYetDue, type EventState } from "./routing/event-state.ts";
+import { eventStateOf, notYetDue, readAcceptedEvents, type EventState } from "./routing/event-state.ts";
 import { refuseWhileStopping, submitTarget } from "./submit-checks.ts";
 import { stopInstances } from "./instances/stop-instances.ts";
 import { submitEvent } from "./submit-event.ts";
@@ -216,6 +216,9 @@ export class Orchestrator implements OrchestratorApi {
     const running = [...this.instancesByAddress.values()].some((instance) => instance.inFlight?.event.id === eventId);
     return eventStateOf({ eventId, record, running });
   }
+
+  acceptedEvents = (query: { idPrefix: string; limit: number }) =>
+    readAcceptedEvents(this.store, this.view.instanceKey, query, this.instancesByAddress);
 
   /** Events accepted to be delivered later (`agents__schedule`, AgentEvent.notBefore), soonest first. */
   async scheduled(): Promise<AgentEvent[]> {

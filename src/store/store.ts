@@ -173,6 +173,11 @@ export interface Store {
    * accept, in the same transaction, as its event.
    */
   newestEventId(swarm: string, options: { prefix: string; length: number }): Promise<string | undefined>;
+  /**
+   * The newest `limit` accepted events of the swarm whose id starts with `idPrefix`, answered or not, newest first
+   * (the A2A surface's tasks, whose events it names `a2a_<task id>`, read back after a restart); no approvals.
+   */
+  eventsByIdPrefix(swarm: string, query: { idPrefix: string; limit: number }): Promise<InboxRecord[]>;
   /** Every accepted, unanswered event of the swarm, in acceptance order. */
   unanswered(swarm: string): Promise<InboxRecord[]>;
   /**

@@ -1,13 +1,17 @@
 /**
  * Resuming a streamed `POST /v1/events` (`GET /v1/events/:eventId/stream` with `Last-Event-ID`) over a real
- * Orchestrator with the fake spawner: every message carries an id (1, 2, …); a client that lost the stream gets the
- * messages after its last id, none twice, then the live ones to `done`; an event this orchestrator did not stream is
- * answered from the store; a bad id is 400 and an unknown event 404. Read with the typed client's SSE reader.
+ * Orchestrator with the fake spawner: every message carries its stored position as its id (`<cursor>.<characters
+ * held>`); a client that lost the stream gets the messages past its last id, none twice, then the live ones to
+ * `done`; an event this orchestrator did not stream is answered from the store at the same positions (the text of
+ * each model call past what the client holds, `restarted` where the turn ran again); a bad id is 400 and an
+ * unknown event 404. Read with the typed client's SSE reader.
  */
 import { describe, expect, it } from "bun:test";
 import { sseMessages } from "../../src/client/sse-messages.ts";
+import type { RuntimeEvent } from "../../src/protocol/runtime-event.ts";
 import { EVENT_ID_HEADER } from "../../src/http/routes/events.ts";
-import { apiFixture, bodyOf } from "./api-fixture.ts";
+import { createApiHandler } from "../../src/http/http-api.ts";
+import { apiFixture, backendOf, bodyOf } from "./api-fixture.ts";
 
 async function take(response: Response, count: number) {
   const taken: { id?: string; event?: string; data: unknown }[] = [];
@@ -19,6 +23,22 @@ async function take(response: Response, count: number) {
   return taken;
 }
 
+/** A runtime event of the event's own turn (`eventId`), as a child sends it. */
+const own = (type: RuntimeEvent["type"], event: { id: string; traceId: string }, data?: RuntimeEvent["data"]) => ({
+  type,
+  at: new Date().toISOString(),
+  agent: "a",
+  instanceKey: "s",
+  traceId: event.traceId,
+  spanId: "s1",
+  turnId: "t1",
+  eventId: event.id,
+  stepIndex: 0,
+  ...(data === undefined ? {} : { data }),
+});
+
+const position = (id: string | undefined): number[] => (id ?? "").split(".").map(Number);
+
 describe("GET /v1/events/:eventId/stream", () => {
   it("resumes a stream after its last id: the messages missed, then the live ones to done, none twice", async () => {
     const { request, spawner } = apiFixture();
@@ -28,48 +48,102 @@ describe("GET /v1/events/:eventId/stream", () => {
     const child = spawner.latest("a", "k");
     child.emit("turn_delta", { eventId, text: "one " });
     const first = await take(response, 1);
-    expect(first).toEqual([{ id: "1", event: "delta", data: { text: "one " } }]);
+    expect(first).toMatchObject([{ event: "delta", data: { text: "one " } }]);
+    // `<cursor>.<characters held>`: no runtime event of the trace yet, 4 characters.
+    const [cursor = 0, held] = position(first[0]!.id);
+    expect(held).toBe(4);
     // The client is gone; the turn goes on and its messages are kept.
     child.emit("turn_delta", { eventId, text: "two " });
     child.emit("turn_delta", { eventId, text: "three" });
 
-    const resumed = await request("GET", `/v1/events/${eventId}/stream`, undefined, { "last-event-id": "1" });
+    const resumed = await request("GET", `/v1/events/${eventId}/stream`, undefined, { "last-event-id": first[0]!.id! });
     expect(resumed.status).toBe(200);
     const reading = take(resumed, 3);
     child.reply({ event: child.lastEvent(), response: "one two three" });
     const rest = await reading;
     expect(rest.map((message) => [message.id, message.event])).toEqual([
-      ["2", "delta"],
-      ["3", "delta"],
-      ["4", "done"],
+      [`${cursor}.8`, "delta"],
+      [`${cursor}.13`, "delta"],
+      [`${cursor}.14`, "done"],
     ]);
     expect(rest.slice(0, 2).map((message) => (message.data as { text: string }).text)).toEqual(["two ", "three"]);
     expect(rest[2]!.data).toMatchObject({ status: "ok", response: "one two three", eventId });
 
     // From the start again, after it ended: the whole stream, and it closes.
     const whole = await take(await request("GET", `/v1/events/${eventId}/stream`), 4);
-    expect(whole.map((message) => message.id)).toEqual(["1", "2", "3", "4"]);
+    expect(whole.map((message) => message.id)).toEqual([first[0]!.id, ...rest.map((message) => message.id)]);
   });
 
-  it("answers an event it did not stream from the store: done once it has an outcome", async () => {
+  it("answers an event it did not stream from the store, at the same positions: text per model call, a re-run, done", async () => {
     const { request, spawner } = apiFixture();
     const accepted = await bodyOf(await request("POST", "/v1/events", { input: "hi", instanceKey: "s" }));
-    const resumed = await request("GET", `/v1/events/${accepted.eventId}/stream`, undefined, { "last-event-id": "3" });
-    const reading = take(resumed, 2);
     while (spawner.of("a", "s").length === 0 || spawner.latest("a", "s").events().length === 0) await Bun.sleep(2);
-    spawner.latest("a", "s").reply({ response: "stored" });
+    const child = spawner.latest("a", "s");
+    const event = child.lastEvent();
+    child.emit("runtime_events", {
+      events: [own("turn.started", event), own("model.completed", event, { output: { text: "first try" } })],
+    });
+    // From the start: the text of the model call, whole.
+    const fromStart = await request("GET", `/v1/events/${accepted.eventId}/stream`);
+    const opening = await take(fromStart, 1);
+    expect(opening).toMatchObject([{ event: "delta", data: { text: "first try" } }]);
+    const [cursor = 0, held] = position(opening[0]!.id);
+    expect(held).toBe(9);
+    // The client held 5 characters of it: the rest; then the turn starts again (a redelivery) and ends.
+    const resumed = await request("GET", `/v1/events/${accepted.eventId}/stream`, undefined, {
+      "last-event-id": `${cursor}.5`,
+    });
+    const reading = take(resumed, 4);
+    child.emit("runtime_events", {
+      events: [
+        own("turn.started", event),
+        own("model.completed", event, { output: { text: "second" } }),
+        own("turn.completed", event, { finishReason: "stop", response: "second" }),
+      ],
+    });
+    child.reply({ event, response: "second" });
     const messages = await reading;
-    // It had messages of a turn that had not ended: that turn is void, then the outcome.
-    expect(messages.map((message) => [message.id, message.event])).toEqual([
-      ["4", "restarted"],
-      ["5", "done"],
+    expect(messages.map((message) => [message.event, message.data])).toMatchObject([
+      ["delta", { text: " try" }],
+      ["restarted", { reason: "redelivered" }],
+      ["delta", { text: "second" }],
+      ["done", { status: "ok", response: "second", eventId: accepted.eventId }],
     ]);
-    expect(messages[1]!.data).toMatchObject({ status: "ok", response: "stored", eventId: accepted.eventId });
+    const positions = messages.map((message) => position(message.id));
+    expect(positions[0]).toEqual([cursor, 9]);
+    expect(positions[1]![1]).toBe(0);
+    expect(positions[2]![1]).toBe(6);
+    expect(positions[3]).toEqual([(positions[2]?.[0] ?? 0) + 1, 7]);
+    // With the id of done: nothing more.
+    const after = await take(
+      await request("GET", `/v1/events/${accepted.eventId}/stream`, undefined, { "last-event-id": messages[3]!.id! }),
+      1,
+    );
+    expect(after).toEqual([]);
   });
 
-  it("refuses a Last-Event-ID that is not a number with 400 and an unknown event with 404", async () => {
+  it("answers an event this node's store does not hold (on a cluster, another node's) with done alone, past the id", async () => {
+    const { orchestrator, spawner, request } = apiFixture();
+    const accepted = await bodyOf(await request("POST", "/v1/events", { input: "hi", instanceKey: "c" }));
+    // A backend whose store never names the event, as a cluster node that did not accept it.
+    const handle = createApiHandler({
+      backend: {
+        ...backendOf(orchestrator),
+        orchestrator: Object.assign(Object.create(orchestrator), { acceptedEvents: async () => [] }),
+      },
+    });
+    const resumed = await handle(
+      new Request(`http://127.0.0.1/v1/events/${accepted.eventId}/stream`, { headers: { "last-event-id": "7.3" } }),
+    );
+    const reading = take(resumed, 1);
+    while (spawner.of("a", "c").length === 0 || spawner.latest("a", "c").events().length === 0) await Bun.sleep(2);
+    spawner.latest("a", "c").reply({ response: "elsewhere" });
+    expect(await reading).toMatchObject([{ id: "7.4", event: "done", data: { status: "ok", response: "elsewhere" } }]);
+  });
+
+  it("refuses a Last-Event-ID that is not a position with 400 and an unknown event with 404", async () => {
     const { request } = apiFixture();
-    const bad = await request("GET", "/v1/events/evt_1/stream", undefined, { "last-event-id": "x" });
+    const bad = await request("GET", "/v1/events/evt_1/stream", undefined, { "last-event-id": "3" });
     expect(bad.status).toBe(400);
     expect((await bodyOf(bad)).error.code).toBe("E_API_BAD_REQUEST");
     const missing = await request("GET", "/v1/events/evt_nope/stream");

@@ -66,6 +66,17 @@ describe("SqliteStore", () => {
     expect(await store.newestEventId("s", { prefix: "tick-z-", length: 20 })).toBeUndefined();
   });
 
+  it("reads back the newest events under an id prefix, answered or not, newest first, within the swarm", async () => {
+    const store = open();
+    for (const id of ["a2a_1", "a2a_2", "evt_9", "a2a_3"]) await store.accept("s", event(id), 1);
+    await store.accept("other", event("a2a_4"), 1);
+    await store.answer("s", "a2a_2", outcome({ eventId: "a2a_2" }));
+    const found = await store.eventsByIdPrefix("s", { idPrefix: "a2a_", limit: 2 });
+    expect(found.map((record) => record.event.id)).toEqual(["a2a_3", "a2a_2"]);
+    expect(found[1]?.outcome?.eventId).toBe("a2a_2");
+    expect((await store.eventsByIdPrefix("s", { idPrefix: "a2a_", limit: 10 })).length).toBe(3);
+  });
+
   it("keeps accepted events unanswered in acceptance order, once each, until an outcome answers them", async () => {
     const store = open();
     await Promise.all([

@@ -57,10 +57,14 @@ export type ClusterEventQuery = Omit<NodeEventQuery, "after"> & { after?: Cluste
 export interface ClusterReads {
   processes(): Promise<{ processes: Array<ProcessInfo & { node: string }>; unanswered: UnansweredNode[] }>;
   instances(): Promise<{ instances: NodeInstanceRow[]; unanswered: UnansweredNode[] }>;
-  /** `more`: a node's events did not fit one page; ask again from `cursor`. */
-  runtimeEvents(
-    query: ClusterEventQuery,
-  ): Promise<{ events: NodeRuntimeEvent[]; cursor: ClusterCursor; more: boolean; unanswered: UnansweredNode[] }>;
+  /** `more`: a node's events did not fit one page; ask again from `cursor`. `cursors`: each event's in its node. */
+  runtimeEvents(query: ClusterEventQuery): Promise<{
+    events: NodeRuntimeEvent[];
+    cursors?: number[];
+    cursor: ClusterCursor;
+    more: boolean;
+    unanswered: UnansweredNode[];
+  }>;
   /** From its lease holder, else the freshest copy; `node` absent: no node has a conversation for it. */
   conversation(
     agent: string,

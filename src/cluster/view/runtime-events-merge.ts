@@ -55,6 +55,8 @@ export interface MergeRuntimeEventsOptions {
 
 export function mergeRuntimeEvents(options: MergeRuntimeEventsOptions): {
   events: NodeRuntimeEvent[];
+  /** Each event's cursor in its node's store (a watch resumes after each event exactly: http/cluster-watch.ts). */
+  cursors: number[];
   cursor: ClusterCursor;
   more: boolean;
 } {
@@ -77,7 +79,12 @@ export function mergeRuntimeEvents(options: MergeRuntimeEventsOptions): {
   if (options.limit !== undefined) kept = kept.slice(Math.max(0, kept.length - options.limit));
   const cursor: ClusterCursor = { ...options.after };
   for (const { node, row } of newest ? rows : kept) cursor[node] = Math.max(cursor[node] ?? 0, row.cursor);
-  return { events: kept.map(({ node, row }) => ({ ...row.event, node })), cursor, more: !newest && cut.length > 0 };
+  return {
+    events: kept.map(({ node, row }) => ({ ...row.event, node })),
+    cursors: kept.map(({ row }) => row.cursor),
+    cursor,
+    more: !newest && cut.length > 0,
+  };
 }
 
 interface Row {

@@ -86,9 +86,13 @@ export class ClusterView implements ClusterReads {
     return { instances: mergeInstanceRows(answers), unanswered };
   }
 
-  async runtimeEvents(
-    query: ClusterEventQuery,
-  ): Promise<{ events: NodeRuntimeEvent[]; cursor: ClusterCursor; more: boolean; unanswered: UnansweredNode[] }> {
+  async runtimeEvents(query: ClusterEventQuery): Promise<{
+    events: NodeRuntimeEvent[];
+    cursors: number[];
+    cursor: ClusterCursor;
+    more: boolean;
+    unanswered: UnansweredNode[];
+  }> {
     const { after = {}, ...filters } = query;
     const ask = (node: string): NodeEventQuery => ({
       ...filters,

@@ -3,7 +3,7 @@
  * same JSON-RPC transport handler, task table and executor as `POST /v1/a2a`): `POST message:send` and
  * `message:stream` (server-sent events of StreamResponse, each with an id), `GET tasks/{id}` (`historyLength`),
  * `GET tasks` (ListTasks' query: `contextId`, `status`, `pageSize`, `pageToken`, …), `POST tasks/{id}:cancel`,
- * `GET|POST tasks/{id}:subscribe`; a stream asked again with `Last-Event-ID` is resumed from what was kept of it.
+ * `GET|POST tasks/{id}:subscribe`; a stream asked again with `Last-Event-ID` is resumed from the store (a2a-sse.ts).
  * Answers are the method's result as the JSON-RPC binding gives it; errors are
  * A2A's REST shape `{error: {code, status, message, details}}` with the HTTP status of the A2A error (404 task not
  * found, 409 not cancelable, 400 push notifications and bad parameters, …), the ErrorInfo details naming its reason.
@@ -15,8 +15,7 @@ import type { ApiEnv } from "../api-env.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { requestSchema } from "../request-schema.ts";
 import { noQuery } from "../routes/no-query.ts";
-import { keyedId, type SseReplayLog } from "../sse-replay-log.ts";
-import { sseResponse } from "../sse-stream.ts";
+import type { a2aSse } from "./a2a-sse.ts";
 import { A2A_REST_PATH } from "./agent-card.ts";
 
 type Call = (
@@ -98,9 +97,9 @@ const getQuery = requestSchema<{ historyLength?: string }>({
 });
 const numeric = new Set(["pageSize", "historyLength"]);
 
-export function a2aRestRoutes(options: { call: Call; log: SseReplayLog; maxBodyBytes: number; heartbeatMs?: number }) {
-  const { call, log } = options;
-  const heartbeat = options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs };
+export function a2aRestRoutes(options: { call: Call; sse: ReturnType<typeof a2aSse>; maxBodyBytes: number }) {
+  const { call, sse } = options;
+  const frame = (result: unknown) => result;
 
   /** One JSON answer: the method's result, or the REST error. */
   const answer = async (c: Context<ApiEnv>, method: string, params: Record<string, unknown>) => {
@@ -111,17 +110,15 @@ export function a2aRestRoutes(options: { call: Call; log: SseReplayLog; maxBodyB
 
   /** A streamed answer: each StreamResponse as an SSE message with an id; a failure before the first is a REST error. */
   const stream = async (c: Context<ApiEnv>, method: string, params: Record<string, unknown>) => {
-    // A client that lost the stream asks again with the last id: the kept messages after it, then the live ones.
+    // A client that lost the stream asks again with the last id: the messages past it (a2a-sse.ts).
     const lastEventId = c.req.header("last-event-id");
     if (lastEventId !== undefined && lastEventId !== "") {
-      const id = keyedId(lastEventId);
-      const kept = id === undefined ? undefined : log.get(id.key);
-      if (id === undefined || kept === undefined)
-        return restError(c, {
-          code: -32001,
-          message: `no A2A stream to resume after Last-Event-ID ${JSON.stringify(lastEventId.slice(0, 100))} (streams are kept in memory); tasks/{id}:subscribe gives the task's current state`,
-        });
-      return sseResponse({ c, ...heartbeat, run: (writer) => kept.replay(id.number, writer) });
+      const resumed = await sse.resume(c, lastEventId, frame);
+      return typeof resumed === "string" ? restError(c, { code: -32001, message: resumed }) : resumed;
+    }
+    if (method === "SubscribeToTask" && typeof params.id === "string") {
+      const stored = await sse.subscribe(c, params.id, frame);
+      if (stored !== undefined) return stored;
     }
     const result = await call(method, params, c);
     if (!(Symbol.asyncIterator in result)) {
@@ -137,30 +134,19 @@ export function a2aRestRoutes(options: { call: Call; log: SseReplayLog; maxBodyB
     }
     const firstError = (first.value as { error?: RpcError } | undefined)?.error;
     if (firstError) return restError(c, firstError);
-    const key = `a2a-rest-${crypto.randomUUID()}`;
-    const record = log.open(key, `${key}:`);
-    return sseResponse({
+    return sse.live(
       c,
-      ...heartbeat,
-      run: async (client) => {
-        const writer = record.recording(client);
-        try {
-          for (let next = first; !next.done; next = await iterator.next()) {
-            const value = next.value as { result?: unknown; error?: RpcError };
-            if (value.error) {
-              writer.send({ event: "error", data: restErrorBody(value.error).body });
-              return;
-            }
-            writer.send({ data: value.result });
-          }
-        } catch (error) {
-          const failure = JsonRpcTransportHandler.mapToJSONRPCError(error) as RpcError;
-          writer.send({ event: "error", data: restErrorBody(failure).body });
-        } finally {
-          record.end();
-        }
+      first,
+      iterator,
+      (value) => {
+        const envelope = value as { result?: unknown; error?: RpcError };
+        return envelope.error === undefined
+          ? { result: envelope.result }
+          : { error: restErrorBody(envelope.error).body, event: "error" };
       },
-    });
+      frame,
+      (error) => restErrorBody(JsonRpcTransportHandler.mapToJSONRPCError(error) as RpcError).body,
+    );
   };
 
   /** `tasks/{id}:cancel`, `tasks/{id}:subscribe` or `tasks/{id}`: the id and what is asked of it. */

@@ -3,13 +3,13 @@
  * `/.well-known/agent-card.json` (agent-card.ts), its HTTP+JSON binding under `/v1/a2a/rest` (a2a-rest-routes.ts)
  * and its JSON-RPC binding at `POST /v1/a2a` (SendMessage,
  * SendStreamingMessage, GetTask, ListTasks, CancelTask, SubscribeToTask), the SDK's request handler running the
- * swarm executor (swarm-executor.ts) over its in-memory task table (bounded-task-store.ts). Streaming answers are server-sent events of
- * JSON-RPC responses; errors are JSON-RPC errors (the SDK's typed A2A errors, push notifications answering
+ * swarm executor (swarm-executor.ts) over its task table, which the store backs (stored-task-store.ts: a task is an
+ * accepted event, read back after a restart). Streaming answers are server-sent events of JSON-RPC responses;
+ * errors are JSON-RPC errors (the SDK's typed A2A errors, push notifications answering
  * PushNotificationNotSupportedError; the shared checks' refusals through a2a-error.ts). Every message of a stream has
- * the id `<stream>:<number>`; the same request posted again with `Last-Event-ID` gets the messages after it, then the
- * live ones, none twice, without handling the request again (sse-replay-log.ts). The streams are kept in memory like
- * the task table: after a restart such an id is A2A's TaskNotFoundError (-32001), and SubscribeToTask gives a task's
- * current state.
+ * the id `<task id>:<cursor>.<n>`, a stored position; the same request posted again with `Last-Event-ID` gets the
+ * messages past it, then the new ones, none twice, without handling the request again, after a restart too
+ * (a2a-sse.ts); an id naming no task is A2A's TaskNotFoundError (-32001).
  */
 import { A2A_VERSION_HEADER, AgentCard } from "@a2a-js/sdk";
 import {
@@ -25,10 +25,9 @@ import type { ApiEnv } from "../api-env.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { requestSchema } from "../request-schema.ts";
 import { noQuery } from "../routes/no-query.ts";
-import { sseResponse } from "../sse-stream.ts";
-import { keyedId, SseReplayLog } from "../sse-replay-log.ts";
 import { A2A_PATH, agentCard } from "./agent-card.ts";
-import { BoundedTaskStore } from "./bounded-task-store.ts";
+import { a2aSse } from "./a2a-sse.ts";
+import { StoredTaskStore } from "./stored-task-store.ts";
 import { a2aRestRoutes } from "./a2a-rest-routes.ts";
 import { SwarmExecutor } from "./swarm-executor.ts";
 
@@ -57,13 +56,11 @@ export function a2aRoutes(options: {
   heartbeatMs?: number;
 }) {
   const { backend } = options;
-  const log = new SseReplayLog();
   const cardFor = (origin: string) => agentCard({ swarm: backend.orchestrator.swarm, origin, token: options.token });
-  const handler = new DefaultRequestHandler(
-    cardFor("http://127.0.0.1"),
-    new BoundedTaskStore(),
-    new SwarmExecutor(backend),
-  );
+  const executor = new SwarmExecutor(backend);
+  const running = (taskId: string) => executor.running(taskId);
+  const tasks = new StoredTaskStore({ backend, running });
+  const handler = new DefaultRequestHandler(cardFor("http://127.0.0.1"), tasks, executor);
   const transport = new JsonRpcTransportHandler(handler);
   const contextOf = (c: Context<ApiEnv>) =>
     defaultServerCallContextBuilder({
@@ -72,11 +69,16 @@ export function a2aRoutes(options: {
       headers: Object.fromEntries(c.req.raw.headers),
       ...(c.req.header(A2A_VERSION_HEADER) ? { requestedVersion: c.req.header(A2A_VERSION_HEADER) } : {}),
     });
+  const sse = a2aSse({
+    backend,
+    running,
+    loadTask: (taskId, c) => tasks.load(taskId, contextOf(c)),
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+  });
   // The HTTP+JSON binding calls the same handler through JSON-RPC envelopes (a2a-rest-routes.ts).
   const rest = a2aRestRoutes({
-    log,
+    sse,
     maxBodyBytes: options.maxBodyBytes,
-    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     call: async (method, params, c) => {
       const context = contextOf(c);
       try {
@@ -106,25 +108,21 @@ export function a2aRoutes(options: {
           id: requestId,
           error: JsonRpcTransportHandler.mapToJSONRPCError(error),
         });
-        const heartbeat = options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs };
+        const frame = (result: unknown) => ({ jsonrpc: "2.0", id: requestId, result });
         const lastEventId = c.req.header("last-event-id");
         if (lastEventId !== undefined && lastEventId !== "") {
-          const id = keyedId(lastEventId);
-          const kept = id === undefined ? undefined : log.get(id.key);
-          if (id === undefined || kept === undefined)
-            return c.json({
-              jsonrpc: "2.0",
-              id: requestId,
-              error: {
-                code: -32001,
-                message: `no A2A stream to resume after Last-Event-ID ${JSON.stringify(lastEventId.slice(0, 100))} (streams are kept in memory); SubscribeToTask gives the task's current state`,
-              },
-            });
-          return sseResponse({ c, ...heartbeat, run: (writer) => kept.replay(id.number, writer) });
+          const resumed = await sse.resume(c, lastEventId, frame);
+          if (typeof resumed !== "string") return resumed;
+          return c.json({ jsonrpc: "2.0", id: requestId, error: { code: -32001, message: resumed } });
         }
         let answer: Awaited<ReturnType<JsonRpcTransportHandler["handle"]>>;
         try {
           validateVersion(context.requestedVersion, await handler.getAgentCard(), "JSONRPC");
+          const subscribed = (body.params as { id?: unknown } | undefined)?.id;
+          if (body.method === "SubscribeToTask" && typeof subscribed === "string") {
+            const stored = await sse.subscribe(c, subscribed, frame);
+            if (stored !== undefined) return stored;
+          }
           answer = await transport.handle(body, context);
         } catch (error) {
           return c.json(failure(error));
@@ -137,22 +135,17 @@ export function a2aRoutes(options: {
         } catch (error) {
           return c.json(failure(error));
         }
-        const key = `a2a-${crypto.randomUUID()}`;
-        const record = log.open(key, `${key}:`);
-        return sseResponse({
+        return sse.live(
           c,
-          ...heartbeat,
-          run: async (client) => {
-            const writer = record.recording(client);
-            try {
-              for (let next = first; !next.done; next = await iterator.next()) writer.send({ data: next.value });
-            } catch (error) {
-              writer.send({ event: "error", data: failure(error) });
-            } finally {
-              record.end();
-            }
+          first,
+          iterator,
+          (value) => {
+            const envelope = value as { result?: unknown; error?: unknown };
+            return envelope.error === undefined ? { result: envelope.result } : { error: value };
           },
-        });
+          frame,
+          failure,
+        );
       },
     );
 }

@@ -37,6 +37,13 @@ export class BoundedTaskStore implements TaskStore {
     return this.store.list(...args);
   }
 
+  /** The ids of the tasks that have not ended. */
+  unsettled(): string[] {
+    return [...this.saved.values()]
+      .filter(({ task }) => !ENDED.has(task.status?.state ?? 0))
+      .map(({ task }) => task.id);
+  }
+
   /** How many tasks the table holds. */
   get size(): number {
     return this.saved.size;

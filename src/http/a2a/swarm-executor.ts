@@ -1,6 +1,7 @@
 /**
- * The A2A agent executor of a swarm: a task is an accepted event. A message starts one: it is sent as an event to
- * the entry agent's instance named by the message's `contextId`, and once it is durably accepted the task is
+ * The A2A agent executor of a swarm: a task is an accepted event. A message starts one: it is sent as an event
+ * (named `a2a_<task id>`, so the task is read back from the store after a restart: stored-task-store.ts) to the
+ * entry agent's instance named by the message's `contextId`, and once it is durably accepted the task is
  * published (`submitted`, its `eventId` in metadata), then `working`, then the event's outcome: `completed` with the
  * reply as an artifact and as the status message, `failed` with the turn's error, or `input-required` while the turn
  * waits for approvals (their ids in the status metadata). A follow-up message to an `input-required` task decides
@@ -17,14 +18,31 @@ import { checkApprover } from "../auth/approver.ts";
 import { ApiError } from "../api-error.ts";
 import { awaitOutcome } from "../routes/events.ts";
 import { agentMessage, decisionOf, messageText } from "./a2a-parts.ts";
+import { a2aEventId, responseArtifact } from "./a2a-task-of-event.ts";
 
 export class SwarmExecutor implements AgentExecutor {
   /** The event of each task this process started or resumed, until the task ends. */
   private readonly eventOfTask = new Map<string, string>();
+  /** The tasks whose execution runs now (their table copy is the newest). */
+  private readonly executing = new Set<string>();
 
   constructor(private readonly backend: ApiBackend) {}
 
+  /** Whether this process runs task `taskId` now. */
+  running(taskId: string): boolean {
+    return this.executing.has(taskId);
+  }
+
   execute = async (context: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    this.executing.add(context.taskId);
+    try {
+      await this.run(context, bus);
+    } finally {
+      this.executing.delete(context.taskId);
+    }
+  };
+
+  private async run(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId } = context;
     const status = (state: TaskState, text?: string, metadata: Record<string, unknown> = {}) =>
       bus.publish(
@@ -47,10 +65,12 @@ export class SwarmExecutor implements AgentExecutor {
       status(State.TASK_STATE_WORKING);
       return this.settle({ ended: await outcome, status, bus, taskId, contextId });
     }
+    // The event is named after the task, so the task is read back from the store after a restart.
     const submitted = this.backend.orchestrator.submit({
       input: messageText(context.userMessage),
       instanceKey: contextId,
-      metadata: { via: "a2a", taskId },
+      eventId: a2aEventId(taskId),
+      metadata: { via: "a2a", taskId, messageId: context.userMessage.messageId },
     });
     await submitted.accepted;
     this.eventOfTask.set(taskId, submitted.eventId);
@@ -66,7 +86,7 @@ export class SwarmExecutor implements AgentExecutor {
     status(State.TASK_STATE_WORKING);
     const ended = await awaitOutcome(submitted, this.backend.orchestrator.swarm.policy.requestTimeoutMs);
     return this.settle({ ended, status, bus, taskId, contextId });
-  };
+  }
 
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     const pending = await this.pendingOf(taskId);
@@ -97,8 +117,7 @@ export class SwarmExecutor implements AgentExecutor {
   };
 
   private async pendingOf(taskId: string) {
-    const eventId = this.eventOfTask.get(taskId);
-    if (eventId === undefined) return [];
+    const eventId = this.eventOfTask.get(taskId) ?? a2aEventId(taskId);
     const pending = await this.backend.orchestrator.approvals.pending();
     return pending.filter((approval) => approval.eventId === eventId);
   }
@@ -166,14 +185,7 @@ export class SwarmExecutor implements AgentExecutor {
         AgentEvent.artifactUpdate({
           taskId,
           contextId,
-          artifact: {
-            artifactId: `${taskId}-response`,
-            name: "response",
-            description: "the swarm's reply",
-            parts: agentMessage({ text: ended.response, taskId, contextId }).parts,
-            metadata: {},
-            extensions: [],
-          },
+          artifact: responseArtifact(taskId, contextId, ended.response),
           append: false,
           lastChunk: true,
           metadata: {},

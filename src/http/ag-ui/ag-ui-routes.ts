@@ -7,12 +7,10 @@
  * trace, its reply when it ends. Bad input is a coded 4xx before the stream opens; once open, failures are RUN_ERROR.
  * Every event has an id, and the same input posted again with `Last-Event-ID` resumes the stream (ag-ui-resume.ts).
  */
-import { EventEncoder } from "@ag-ui/encoder";
 import { Hono } from "hono";
 import { validator } from "hono/validator";
 import type { Approval } from "../../protocol/approval.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
-import { toolProgressOf } from "../../protocol/turn-progress.ts";
 import type { ApiBackend } from "../api-backend.ts";
 import { ApiError } from "../api-error.ts";
 import type { ApiEnv } from "../api-env.ts";
@@ -21,7 +19,11 @@ import { jsonBody } from "../middleware/json-body.ts";
 import { AGENT_NAME_SCHEMA, requestSchema } from "../request-schema.ts";
 import { awaitOutcome } from "../routes/events.ts";
 import { noQuery } from "../routes/no-query.ts";
-import { sseResponse, type SseWriter } from "../sse-stream.ts";
+import { sseResponse } from "../sse-stream.ts";
+import type { Submitted } from "../../orchestrator/orchestrator-options.ts";
+import { newTraceId } from "../../shared/ids.ts";
+import { LiveTurnFeed, newestCursor } from "../turn-stream.ts";
+import { AgUiStreamWriter } from "./ag-ui-stream.ts";
 import { checkAgUiInput, resumeDecision, runInputText, type AgUiInput, type AgUiResumeEntry } from "./ag-ui-input.ts";
 import { AgUiRun } from "./ag-ui-run.ts";
 import { agUiResumeId, resumeAgUiStream } from "./ag-ui-resume.ts";
@@ -75,25 +77,50 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
   const body = jsonBody({ maxBytes: options.maxBodyBytes, check: checkAgUiInput });
   const log = new SseReplayLog();
 
-  /** The run's stream, each event with the id `<key>:<number>`, kept for a resume. */
+  /** The run's stream, each event at its stored position with the id `<key>:<position>`, kept for a resume. */
   const stream = (
     c: Parameters<typeof sseResponse>[0]["c"],
     key: string,
-    run: (writer: SseWriter, encoder: EventEncoder) => Promise<void>,
+    start: number,
+    run: (out: AgUiStreamWriter) => Promise<void>,
+    close?: () => void,
   ) => {
-    const encoder = new EventEncoder({ accept: "text/event-stream" });
     const record = log.open(key, `${key}:`);
     return sseResponse({
       c,
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       run: async (writer) => {
         try {
-          await run(record.recording(writer), encoder);
+          await run(new AgUiStreamWriter({ start, send: (chunk, at) => record.sendRaw(writer, chunk, at) }));
         } finally {
+          close?.();
           record.end();
         }
       },
     });
+  };
+
+  /** Streams the turn of `eventId` through `run` until `ended` settles, then finishes the run. */
+  const follow = async (options: {
+    feed: LiveTurnFeed<TurnOutcome | { code: string; message: string }>;
+    out: AgUiStreamWriter;
+    run: AgUiRun;
+    eventId: string;
+    start: number;
+    ended: Promise<TurnOutcome | { code: string; message: string }>;
+  }) => {
+    const { out, run } = options;
+    const { value, projection } = await options.feed.run({
+      eventId: options.eventId,
+      start: options.start,
+      emit: async (message, position) => {
+        out.moveTo(position);
+        await run.take(message);
+      },
+      ended: options.ended,
+    });
+    out.moveTo(projection.endPosition);
+    await run.finish(value);
   };
 
   const serve = async (c: Parameters<typeof sseResponse>[0]["c"], agent: string) => {
@@ -122,75 +149,77 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
       return resumeRun(c, input, resume, who.approver);
     }
     const text = runInputText(input);
-    let run: AgUiRun | undefined;
-    const early: Parameters<AgUiRun["progress"]>[0][] = [];
-    const submitted = backend.orchestrator.submit({
-      input: text,
-      agent,
-      instanceKey: input.threadId,
-      metadata: { via: "ag-ui", runId: input.runId },
-      onProgress: (progress) => (run ? run.progress(progress) : early.push(progress)),
-    });
-    await submitted.accepted;
-    return stream(c, submitted.eventId, async (writer, encoder) => {
-      run = new AgUiRun({
-        backend,
-        threadId: input.threadId,
-        runId: input.runId,
-        emit: (event) => writer.sendRaw(encoder.encodeSSE(event)),
+    const feed = new LiveTurnFeed<TurnOutcome | { code: string; message: string }>(backend, newTraceId());
+    let submitted: Submitted;
+    let start: number;
+    try {
+      start = await newestCursor(backend);
+      submitted = backend.orchestrator.submit({
+        input: text,
+        agent,
+        instanceKey: input.threadId,
+        traceId: feed.traceId,
+        metadata: { via: "ag-ui", runId: input.runId },
+        onProgress: feed.onProgress,
       });
+      await submitted.accepted;
+    } catch (error) {
+      feed.close();
+      throw error;
+    }
+    return stream(c, submitted.eventId, start, async (out) => {
+      const run = new AgUiRun({ backend, threadId: input.threadId, runId: input.runId, emit: out.emit });
       run.start();
-      for (const progress of early.splice(0)) run.progress(progress);
-      const ended = await awaitOutcome(submitted, timeoutMs());
-      await run.finish(ended instanceof ApiError ? { code: ended.code, message: ended.message } : ended);
+      const ended = awaitOutcome(submitted, timeoutMs()).then((outcome) =>
+        outcome instanceof ApiError ? { code: outcome.code, message: outcome.message } : outcome,
+      );
+      await follow({ feed, out, run, eventId: submitted.eventId, start, ended });
     });
   };
 
-  const resumeRun = (
+  const resumeRun = async (
     c: Parameters<typeof sseResponse>[0]["c"],
     input: AgUiInput,
     entries: readonly AgUiResumeEntry[],
     approver: string | undefined,
-  ) =>
-    stream(c, `ag-ui-${crypto.randomUUID()}`, async (writer, encoder) => {
-      const run = new AgUiRun({
-        backend,
-        threadId: input.threadId,
-        runId: input.runId,
-        emit: (event) => writer.sendRaw(encoder.encodeSSE(event)),
-      });
-      run.start();
-      // Watch before deciding: the resumed turn may start at once.
-      const traces = new Set<string>();
-      const stop = backend.orchestrator.onRuntimeEvents((events) => {
-        for (const event of events) {
-          const progress = traces.has(event.traceId) ? toolProgressOf(event) : undefined;
-          if (progress) run.progress(progress);
-        }
-      });
-      try {
-        const pending = await backend.orchestrator.approvals.pending().catch(() => []);
-        for (const approval of pending)
-          if (entries.some((entry) => entry.interruptId === approval.id)) traces.add(approval.traceId);
+  ) => {
+    // The turn the interrupts hold: the run streams it from here on, keyed by its event like the run that stopped.
+    const pending = await backend.orchestrator.approvals.pending().catch(() => []);
+    const held = pending.find((approval) => entries.some((entry) => entry.interruptId === approval.id));
+    const feed =
+      held === undefined
+        ? undefined
+        : new LiveTurnFeed<TurnOutcome | { code: string; message: string }>(backend, held.traceId);
+    const start = await newestCursor(backend).catch(() => 0);
+    const key = held?.eventId ?? `ag-ui-${crypto.randomUUID()}`;
+    return stream(
+      c,
+      key,
+      start,
+      async (out) => {
+        const run = new AgUiRun({ backend, threadId: input.threadId, runId: input.runId, emit: out.emit });
+        run.start();
         const { outcome, error } = await decideAll({ backend, entries, approver });
+        out.moveTo({ cursor: start, offset: 1 });
         if (error) return run.fail(error);
-        if (outcome === undefined) {
+        if (outcome === undefined || feed === undefined || held === undefined) {
           // Other approvals of the same turn are still undecided: the run ends on them.
           const left = await backend.orchestrator.approvals.pending().catch(() => []);
-          const ids = left.filter((approval) => traces.has(approval.traceId)).map((approval) => approval.id);
+          const ids = left.filter((approval) => approval.traceId === held?.traceId).map((approval) => approval.id);
           return await run.finish(stillHeld(ids));
         }
-        const ended = await Promise.race([outcome, timeoutAfter(timeoutMs())]);
-        await run.finish(
-          ended ?? {
-            code: "E_AGENT_REQUEST_TIMEOUT",
-            message: `no reply within ${timeoutMs()} ms; the turn still runs`,
-          },
+        const ended = Promise.race([outcome, timeoutAfter(timeoutMs())]).then(
+          (value) =>
+            value ?? {
+              code: "E_AGENT_REQUEST_TIMEOUT",
+              message: `no reply within ${timeoutMs()} ms; the turn still runs`,
+            },
         );
-      } finally {
-        stop();
-      }
-    });
+        await follow({ feed, out, run, eventId: held.eventId, start, ended });
+      },
+      () => feed?.close(),
+    );
+  };
 
   return new Hono<ApiEnv>()
     .post("/v1/ag-ui", noQuery("POST /v1/ag-ui"), body, (c) => serve(c, backend.orchestrator.swarm.entryAgent))

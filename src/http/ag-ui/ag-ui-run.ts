@@ -1,15 +1,16 @@
 /**
- * One AG-UI run as events, from what a turn tells its waiter: RUN_STARTED; the entry agent's text as TEXT_MESSAGE_*
+ * One AG-UI run as events, from the messages of its turn (turn-projection.ts): RUN_STARTED; the entry agent's text as TEXT_MESSAGE_*
  * (a message closes when a tool call starts, and whatever of the final reply was not streamed is sent at the end);
  * every tool call of the run's trace (delegated agents' too, each naming its `agent` and `instanceKey` in metadata)
  * as TOOL_CALL_START with its arguments in one TOOL_CALL_ARGS, then TOOL_CALL_END when it ends and a TOOL_CALL_RESULT
  * once the turn ended and stored it; and last RUN_FINISHED (`success`, or `interrupt` with one interrupt per
- * approval the turn waits for, its id the approval's) or RUN_ERROR with the turn's code. Records are handled one at
- * a time, in order, since the arguments are read from the store.
+ * approval the turn waits for, its id the approval's) or RUN_ERROR with the turn's code. Messages are taken one at
+ * a time, in order (the arguments are read from the store), so each event is written at its message's position.
  */
 import { EventType, type BaseEvent, type Interrupt } from "@ag-ui/core";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
-import type { ToolProgress, TurnProgress } from "../../protocol/turn-progress.ts";
+import type { ToolProgress } from "../../protocol/turn-progress.ts";
+import type { TurnMessage } from "../turn-projection.ts";
 import type { ApiBackend } from "../api-backend.ts";
 import { ReplyText } from "../reply-text.ts";
 import { toolCallArguments, toolCallResults } from "./tool-call-details.ts";
@@ -28,7 +29,6 @@ export class AgUiRun {
   private readonly calls = new Map<string, OpenCall>();
   private messageId: string | undefined;
   private messages = 0;
-  private queue: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly options: {
@@ -43,14 +43,15 @@ export class AgUiRun {
     this.emit({ type: EventType.RUN_STARTED, threadId: this.options.threadId, runId: this.options.runId });
   }
 
-  /** Takes one record of the turn's progress; handled after those before it. */
-  progress(progress: TurnProgress): void {
-    this.queue = this.queue.then(() => this.handle(progress)).catch(() => undefined);
+  /** Takes one message of the turn (turn-projection.ts); the caller waits for it before the next. */
+  async take(message: TurnMessage): Promise<void> {
+    if (message.kind === "restarted") this.reply.restart();
+    else if (message.kind === "delta") this.text(this.reply.add(message.text));
+    else await this.tool(message.progress);
   }
 
   /** Ends the run with the turn's outcome, or with an error that left no outcome. */
   async finish(ended: TurnOutcome | { code: string; message: string }): Promise<void> {
-    await this.queue;
     if ("status" in ended && ended.status !== "error") this.text(this.reply.rest(ended.response));
     this.closeText();
     for (const [toolCallId, call] of this.calls)
@@ -92,12 +93,6 @@ export class AgUiRun {
 
   private metadata(call: { agent: string; instanceKey: string }) {
     return { metadata: { agent: call.agent, instanceKey: call.instanceKey } };
-  }
-
-  private async handle(progress: TurnProgress): Promise<void> {
-    if (progress.kind === "restarted") this.reply.restart();
-    else if (progress.kind === "delta") this.text(this.reply.add(progress.text));
-    else await this.tool(progress);
   }
 
   private text(text: string): void {

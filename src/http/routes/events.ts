@@ -30,7 +30,9 @@ import {
   MAX_TIMEOUT_MS,
   requestSchema,
 } from "../request-schema.ts";
-import { progressRelay } from "../sse-progress.ts";
+import { turnMessage } from "../sse-progress.ts";
+import { LiveTurnFeed, newestCursor } from "../turn-stream.ts";
+import { newTraceId } from "../../shared/ids.ts";
 import { sseResponse } from "../sse-stream.ts";
 import { SseReplayLog } from "../sse-replay-log.ts";
 import { resumedStream } from "./event-stream-resume.ts";
@@ -117,44 +119,51 @@ export function eventRoutes(options: {
   return new Hono<ApiEnv>()
     .post("/v1/events", query, jsonBody({ maxBytes: options.maxBodyBytes, check: body }), async (c) => {
       const event = c.var.body as EventBody;
-      // Progress that comes before the stream opens waits for it.
-      const relay = progressRelay();
+      // A stream hears the trace's events and the turn's text from before the submit (turn-stream.ts).
+      const feed = event.stream === true ? new LiveTurnFeed<TurnOutcome | ApiError>(backend, newTraceId()) : undefined;
       // An answer that waits counts the tokens of all the event's turns: it watches them from before the submit.
       const usage = event.wait === true || event.stream === true ? watchUsage(backend) : undefined;
       let submitted: Submitted;
+      let start = 0;
       try {
+        if (feed !== undefined) start = await newestCursor(backend);
         submitted = backend.orchestrator.submit({
           input: event.input,
           ...(event.agent !== undefined ? { agent: event.agent } : {}),
           ...(event.instanceKey !== undefined ? { instanceKey: event.instanceKey } : {}),
           ...(event.metadata !== undefined ? { metadata: event.metadata } : {}),
-          ...(event.stream === true ? { onProgress: relay.onProgress } : {}),
+          ...(feed === undefined ? {} : { traceId: feed.traceId, onProgress: feed.onProgress }),
         });
         // Nobody hears of an event before it is on disk: the 202 waits for the store's sync (shared by the tick's accepts).
         await submitted.accepted;
       } catch (error) {
         usage?.stop();
+        feed?.close();
         throw error;
       }
       const timeoutMs = event.timeoutMs ?? backend.orchestrator.swarm.policy.requestTimeoutMs;
       if (usage === undefined)
         return c.json({ eventId: submitted.eventId, agent: submitted.agent, instanceKey: submitted.instanceKey }, 202);
-      if (event.stream === true) {
+      if (feed !== undefined) {
         c.header(EVENT_ID_HEADER, submitted.eventId);
         const record = log.open(submitted.eventId);
         return sseResponse({
           c,
           ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
           run: async (client) => {
-            const writer = record.recording(client);
-            relay.attach(writer);
-            const ended = await awaitOutcome(submitted, timeoutMs).finally(usage.stop);
+            const { value: ended, projection } = await feed.run({
+              eventId: submitted.eventId,
+              start,
+              emit: (message, position) => record.send(client, turnMessage(message), position),
+              ended: awaitOutcome(submitted, timeoutMs).finally(usage.stop),
+            });
             if (ended instanceof ApiError)
-              writer.send({
-                event: "error",
-                data: { error: { code: ended.code, message: ended.message }, ...ended.extra },
-              });
-            else writer.send({ event: "done", data: withEventUsage(ended, usage) });
+              record.send(
+                client,
+                { event: "error", data: { error: { code: ended.code, message: ended.message }, ...ended.extra } },
+                projection.endPosition,
+              );
+            else record.send(client, { event: "done", data: withEventUsage(ended, usage) }, projection.endPosition);
             record.end();
           },
         });

@@ -7,10 +7,10 @@
  * stored cursor as its `id:`, and a client reconnecting with `Last-Event-ID` continues right after it, across an
  * orchestrator restart too (stored-watch.ts); the header wins over `after=`.
  *
- * On a cluster node every node's events, each naming its `node` (watch-feed.ts): the stream opens once every live
- * member was asked for its events (or did not answer in time: an `event: cluster` names those, `{unanswered}`), so
- * nothing right after it opens is missed; `after=` takes the cluster cursor of `GET /v1/runtime-events`
- * (`n1:12,n2:40`, or `0`) and replays from every node.
+ * On a cluster node every node's events, each naming its `node`, read from every node's store (cluster-watch.ts):
+ * the stream opens once every live member was asked for its events (or did not answer in time: an `event: cluster`
+ * names those, `{unanswered}`); `after=` takes the cluster cursor of `GET /v1/runtime-events` (`n1:12,n2:40`, or
+ * `0`), and every event carries the cluster cursor after it as its `id:`, so `Last-Event-ID` resumes it the same way.
  */
 import { Hono } from "hono";
 import { validator } from "hono/validator";
@@ -19,7 +19,9 @@ import type { ApiEnv } from "../api-env.ts";
 import { AGENT_NAME_SCHEMA, INSTANCE_KEY_SCHEMA, requestSchema } from "../request-schema.ts";
 import { pagingSchema } from "../runtime-event-reads.ts";
 import { sseResponse, type SseWriter } from "../sse-stream.ts";
-import { openWatchFeed, replayStored, type WatchedEvent, type WatchFeed } from "../watch-feed.ts";
+import { openWatchFeed, type WatchedEvent } from "../watch-feed.ts";
+import { streamClusterEvents } from "../cluster-watch.ts";
+import { type ClusterCursor, parseClusterCursor } from "../../cluster/view/runtime-events-merge.ts";
 import { streamStoredEvents } from "../stored-watch.ts";
 import { ApiError } from "../api-error.ts";
 import type { UnansweredNode } from "../../cluster/members/node-fan-out.ts";
@@ -90,7 +92,9 @@ export function watchRoutes(options: { backend: ApiBackend; heartbeatMs?: number
             }),
         });
       }
-      // Live events are held from here on, while the other nodes are asked and the stored ones are read.
+      // The header wins over `after=`: a cluster cursor either way (`0` the start).
+      const after = clusterResumeCursor(c.req.header("last-event-id")) ?? clusterAfter(query.after);
+      // Live events wake the stream from here on, while the other nodes are asked (cluster-watch.ts).
       const feed = openWatchFeed(backend);
       let unanswered: UnansweredNode[];
       try {
@@ -108,8 +112,21 @@ export function watchRoutes(options: { backend: ApiBackend; heartbeatMs?: number
         c,
         ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
         run: async (writer) => {
+          const { agent, instanceKey, traceId } = query;
           try {
-            await stream({ writer, backend, query, feed, unanswered });
+            await streamClusterEvents({
+              backend,
+              writer,
+              feed,
+              unanswered,
+              filters: {
+                ...(agent === undefined ? {} : { agent }),
+                ...(instanceKey === undefined ? {} : { instanceKey }),
+                ...(traceId === undefined ? {} : { traceId }),
+              },
+              matches: (event) => matchesWatch(query, event),
+              ...(after === undefined ? {} : { after }),
+            });
           } finally {
             feed.stop();
           }
@@ -117,6 +134,25 @@ export function watchRoutes(options: { backend: ApiBackend; heartbeatMs?: number
       });
     },
   );
+}
+
+/** `after=` on a cluster node (validated by the query schema): the cursor, or undefined for "from now". */
+function clusterAfter(after: number | string | undefined): ClusterCursor | undefined {
+  return after === undefined ? undefined : parseClusterCursor(String(after));
+}
+
+/** A `Last-Event-ID` of a cluster node's watch: the cluster cursor after the last event the client got. */
+function clusterResumeCursor(header: string | undefined): ClusterCursor | undefined {
+  if (header === undefined || header === "") return undefined;
+  try {
+    return parseClusterCursor(header);
+  } catch {
+    throw new ApiError({
+      status: 400,
+      code: "E_API_BAD_REQUEST",
+      message: `GET /v1/watch: header Last-Event-ID: expected the id of an event this watch sent (a cluster cursor, n1:12,n2:40), got ${JSON.stringify(header.slice(0, 100))}`,
+    });
+  }
 }
 
 /** A `Last-Event-ID` of one host's watch: the stored cursor of the last event the client got. */
@@ -129,33 +165,4 @@ function resumeCursor(header: string | undefined): number | undefined {
       message: `GET /v1/watch: header Last-Event-ID: expected the id of an event this watch sent (a whole number), got ${JSON.stringify(header.slice(0, 100))}`,
     });
   return Number(header);
-}
-
-/** The unanswered nodes, then the replay (if asked), then the live events until the client goes away. */
-async function stream(options: {
-  writer: SseWriter;
-  backend: ApiBackend;
-  query: WatchQuery;
-  feed: WatchFeed;
-  unanswered: UnansweredNode[];
-}): Promise<void> {
-  const { writer, backend, query, feed, unanswered } = options;
-  const send = (event: WatchedEvent) => {
-    if (matchesWatch(query, event)) writer.send({ event: "runtime", data: event });
-  };
-  if (unanswered.length > 0) writer.send({ event: "cluster", data: { unanswered } });
-  if (query.after === undefined) feed.release(send);
-  else {
-    const { agent, instanceKey, traceId } = query;
-    const filters = {
-      ...(agent === undefined ? {} : { agent }),
-      ...(instanceKey === undefined ? {} : { instanceKey }),
-      ...(traceId === undefined ? {} : { traceId }),
-    };
-    const replay = await replayStored(backend, filters, query.after, send);
-    if (replay.unanswered.length > 0)
-      writer.send({ event: "cluster", data: { unanswered: replay.unanswered, replay: true } });
-    feed.release(send, replay.replayed);
-  }
-  await writer.closed;
 }

@@ -5,7 +5,8 @@
  * outcome itself: exactly what `"wait": true` would have answered.
  */
 import type { EventState } from "../../protocol/api-wire.ts";
-import type { InboxRecord } from "../../store/store.ts";
+import type { AgentEvent } from "../../protocol/agent-event.ts";
+import type { InboxRecord, Store } from "../../store/store.ts";
 
 export type { EventState };
 
@@ -21,6 +22,31 @@ export function eventStateOf(options: {
     return { eventId, state: outcome.status, ...outcome };
   }
   return { eventId, state: options.running ? "running" : "accepted" };
+}
+
+/** An accepted event as the surfaces that name their events read it back (OrchestratorApi.acceptedEvents). */
+export interface AcceptedEvent {
+  event: AgentEvent;
+  /** Epoch ms. */
+  acceptedAt: number;
+  state: EventState;
+}
+
+/** The newest accepted events of `swarm` whose id starts with `idPrefix`, newest first, with where each stands. */
+export async function readAcceptedEvents(
+  store: Store,
+  swarm: string,
+  query: { idPrefix: string; limit: number },
+  /** The live instances (an event one of them runs is `running`). */
+  live: ReadonlyMap<string, { inFlight?: { event: { id: string } } | undefined }>,
+): Promise<AcceptedEvent[]> {
+  const inFlight = new Set([...live.values()].map((instance) => instance.inFlight?.event.id));
+  const records = await store.eventsByIdPrefix(swarm, query);
+  return records.map((record) => ({
+    event: record.event,
+    acceptedAt: record.acceptedAt,
+    state: eventStateOf({ eventId: record.event.id, record, running: inFlight.has(record.event.id) }) as EventState,
+  }));
 }
 
 /** The events among `records` accepted to be delivered later (`AgentEvent.notBefore` after `now`), soonest first. */

@@ -67,6 +67,10 @@ export class ReplicatedStore implements Store {
     return this.local.newestEventId(swarm, options);
   }
 
+  eventsByIdPrefix(swarm: string, query: { idPrefix: string; limit: number }): Promise<InboxRecord[]> {
+    return this.local.eventsByIdPrefix(swarm, query);
+  }
+
   unanswered(swarm: string): Promise<InboxRecord[]> {
     return this.local.unanswered(swarm);
   }

@@ -52,6 +52,28 @@ export function selectInboxRecord(
   return row === null ? undefined : inboxRecordOf(row);
 }
 
+/**
+ * The newest `limit` events of the swarm whose id starts with `prefix` (a surface that names its events, A2A's
+ * `a2a_<task>`), answered or not, newest first: a range on the (swarm, event_id) key, as `newestInboxEventId`.
+ */
+export function selectInboxByPrefix(
+  db: Database,
+  swarm: string,
+  query: { idPrefix: string; limit: number },
+): InboxRecord[] {
+  const rows = db
+    .query(
+      "SELECT event, accepted_at, crashes, last_crash, outcome FROM inbox WHERE swarm = :swarm AND event_id >= :prefix AND event_id < :end ORDER BY seq DESC LIMIT :limit",
+    )
+    .all({
+      swarm,
+      prefix: query.idPrefix,
+      end: `${query.idPrefix}\uffff`,
+      limit: Math.max(1, Math.floor(query.limit)),
+    }) as InboxRow[];
+  return rows.map(inboxRecordOf);
+}
+
 /** The swarm's events no outcome answers yet, in the order they were accepted. */
 export function selectUnanswered(db: Database, swarm: string): InboxRecord[] {
   const rows = db

@@ -39,6 +39,7 @@ import { Checkpointer } from "./checkpointer.ts";
 import {
   insertInboxEvent,
   newestInboxEventId,
+  selectInboxByPrefix,
   recordInboxCrash,
   selectInboxRecord,
   selectUnanswered,
@@ -115,6 +116,9 @@ export class SqliteStore implements Store, InstanceSnapshots {
   async newestEventId(swarm: string, options: { prefix: string; length: number }): Promise<string | undefined> {
     return this.read(() => newestInboxEventId(this.db, swarm, options));
   }
+
+  eventsByIdPrefix = async (swarm: string, query: { idPrefix: string; limit: number }) =>
+    this.read(() => selectInboxByPrefix(this.db, swarm, query));
 
   async unanswered(swarm: string): Promise<InboxRecord[]> {
     return this.read(() => selectUnanswered(this.db, swarm).map((record) => this.withApprovals(swarm, record)));

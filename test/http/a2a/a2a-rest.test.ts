@@ -90,7 +90,7 @@ describe("A2A over HTTP+JSON", () => {
     expect(body.error.details[0].reason).toBe("TASK_NOT_FOUND");
   });
 
-  it("resumes a message:stream with Last-Event-ID from what it kept, sending nothing again", async () => {
+  it("resumes a message:stream with Last-Event-ID from the store, sending nothing again", async () => {
     const { request, spawner } = apiFixture();
     const body = { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }], contextId: "ctx-rr" } };
     const first = await request("POST", "/v1/a2a/rest/message:stream", body, { "A2A-Version": "1.0" });
@@ -99,15 +99,16 @@ describe("A2A over HTTP+JSON", () => {
       firstId = message.id;
       break;
     }
-    expect(firstId).toMatch(/^a2a-rest-.+:1$/);
+    // `<task id>:<cursor>.<n>`: the task, submitted, is at 0.1.
+    expect(firstId).toMatch(/^[0-9a-f-]+:0\.1$/);
     await replyWhenAsked(spawner, "ctx-rr", "resumed");
     const resumed = await request("POST", "/v1/a2a/rest/message:stream", body, {
       "A2A-Version": "1.0",
       "last-event-id": firstId!,
     });
     const text = await resumed.text();
-    const ids = [...text.matchAll(/^id: .+:(\d+)$/gm)].map((match) => Number(match[1]));
-    expect(ids[0]).toBe(2);
+    const ids = [...text.matchAll(/^id: .+:(\d+\.\d+)$/gm)].map((match) => match[1]);
+    expect(ids[0]).toBe("0.2");
     expect(text).toContain("TASK_STATE_COMPLETED");
     expect(spawner.latest("a", "ctx-rr").events().length).toBe(1);
   });

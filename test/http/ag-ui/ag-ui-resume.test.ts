@@ -1,12 +1,16 @@
 /**
- * Resuming an AG-UI stream in process (over the fake spawner): every event has the id `<eventId>:<number>`; the same
- * RunAgentInput posted again with `Last-Event-ID` gets the events after it, then the live ones to RUN_FINISHED, none
- * twice, and no second message is sent; a stream this orchestrator does not keep but whose event it knows ends with
- * RUN_FINISHED alone; an id that is not an AG-UI id is 400, one naming nothing 404.
+ * Resuming an AG-UI stream in process (over the fake spawner): every event has the id
+ * `<eventId>:<cursor>.<offset>.<part>` (a stored position, increasing); the same RunAgentInput posted again with
+ * `Last-Event-ID` gets the events past it, then the live ones to RUN_FINISHED, none twice, and no second message is
+ * sent; a stream this orchestrator does not keep but whose event it knows is rebuilt from the store (what the client
+ * lacks, then RUN_FINISHED); an id that is not an AG-UI id is 400, one naming nothing 404.
  */
 import { describe, expect, it } from "bun:test";
 import { sseMessages } from "../../../src/client/sse-messages.ts";
+import { comparePositions, keyedPosition, type StreamPosition } from "../../../src/http/stream-position.ts";
 import { apiFixture, bodyOf } from "../api-fixture.ts";
+
+const positionOf = (id: string | undefined): StreamPosition => keyedPosition(id)?.position ?? { cursor: -1, offset: 0 };
 
 const input = {
   threadId: "thread-r",
@@ -34,7 +38,8 @@ describe("POST /v1/ag-ui with Last-Event-ID", () => {
     const eventId = child.lastEvent().id;
     child.emit("turn_delta", { eventId, text: "Hi " });
     const started = await take(first, (type) => type === "TEXT_MESSAGE_CONTENT");
-    expect(started[0]).toMatchObject({ id: `${eventId}:1`, type: "RUN_STARTED" });
+    expect(started[0]?.type).toBe("RUN_STARTED");
+    expect(started[0]?.id).toMatch(new RegExp(`^${eventId}:\\d+\\.0\\.1$`));
     const last = started.at(-1)!.id!;
 
     // The client is gone; the run goes on and its events are kept.
@@ -44,8 +49,10 @@ describe("POST /v1/ag-ui with Last-Event-ID", () => {
     const reading = take(resumed, (type) => type === "RUN_FINISHED" || type === "RUN_ERROR");
     child.reply({ event: child.lastEvent(), response: "Hi there" });
     const rest = await reading;
-    const numbers = [...started, ...rest].map((event) => Number(event.id!.split(":").at(-1)));
-    expect(numbers).toEqual(numbers.map((_, index) => index + 1));
+    const positions = [...started, ...rest].map((event) => positionOf(event.id));
+    expect(
+      positions.every((position, index) => index === 0 || comparePositions(position, positions[index - 1]!) > 0),
+    ).toBe(true);
     expect(rest.at(-1)).toMatchObject({ type: "RUN_FINISHED", data: { outcome: { type: "success" } } });
     const text = [...started, ...rest]
       .filter((event) => event.type === "TEXT_MESSAGE_CONTENT")
@@ -56,19 +63,25 @@ describe("POST /v1/ag-ui with Last-Event-ID", () => {
     expect(child.events().length).toBe(1);
   });
 
-  it("ends a stream it does not keep (an orchestrator restart forgot it) with RUN_FINISHED alone, from the event's outcome", async () => {
+  it("rebuilds a stream it does not keep (an orchestrator restart forgot it) from the store: what the client lacks, then RUN_FINISHED", async () => {
     const { request, spawner } = apiFixture();
     const accepted = await bodyOf(await request("POST", "/v1/events", { input: "hi", instanceKey: "thread-r" }));
-    const resumed = await request("POST", "/v1/ag-ui", input, { "last-event-id": `${accepted.eventId}:5` });
+    // The client had RUN_STARTED only.
+    const resumed = await request("POST", "/v1/ag-ui", input, { "last-event-id": `${accepted.eventId}:0.0.1` });
     const reading = take(resumed, (type) => type === "RUN_FINISHED" || type === "RUN_ERROR");
     while (spawner.of("a", "thread-r").length === 0 || spawner.latest("a", "thread-r").events().length === 0)
       await Bun.sleep(2);
     spawner.latest("a", "thread-r").reply({ response: "from the store" });
     const events = await reading;
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({
-      id: `${accepted.eventId}:6`,
-      type: "RUN_FINISHED",
+    expect(events.map((event) => event.type)).toEqual([
+      "TEXT_MESSAGE_START",
+      "TEXT_MESSAGE_CONTENT",
+      "TEXT_MESSAGE_END",
+      "RUN_FINISHED",
+    ]);
+    expect(events[1]!.data.delta).toBe("from the store");
+    expect(events[3]).toMatchObject({
+      id: expect.stringMatching(new RegExp(`^${accepted.eventId}:0\\.1\\.4$`)),
       data: { outcome: { type: "success" }, result: { response: "from the store" } },
     });
   });
@@ -78,7 +91,7 @@ describe("POST /v1/ag-ui with Last-Event-ID", () => {
     const bad = await request("POST", "/v1/ag-ui", input, { "last-event-id": "12" });
     expect(bad.status).toBe(400);
     expect((await bodyOf(bad)).error.code).toBe("E_API_BAD_REQUEST");
-    const missing = await request("POST", "/v1/ag-ui", input, { "last-event-id": "evt_nope:3" });
+    const missing = await request("POST", "/v1/ag-ui", input, { "last-event-id": "evt_nope:3.0.1" });
     expect(missing.status).toBe(404);
     expect((await bodyOf(missing)).error.code).toBe("E_AG_UI_RUN_NOT_FOUND");
   });
