@@ -1,10 +1,9 @@
 /**
- * The Orchestrator: the agent instances of one Swarm — one Instance (durable inbox + supervised child) per
- * (agent, instanceKey), process slots, pending requests and reply routing, wired together once here. Its public
- * surface is small: `start` (resume what the inboxes hold), `submit`/`ingest` (accept an event durably,
- * optionally await its turn), `reload` (apply a new validated bundle), `processes`/`instances` (tables) and
- * `shutdown` (ask, wait, then kill); its routing parts are built in wire-orchestrator.ts. Connectors, the HTTP API
- * and restarts are composed around it by the daemon.
+ * The Orchestrator: the agent instances of one Swarm — one Instance (durable inbox + supervised child) per (agent,
+ * instanceKey), process slots, pending requests and reply routing, wired together once here (wire-orchestrator.ts).
+ * Its surface: `start` (resume what the inboxes hold), `submit`/`ingest` (accept an event durably, optionally await
+ * its turn), `reload` (apply a new validated bundle), `processes`/`instances` (tables), the store's reads, and
+ * `shutdown` (ask, wait, then kill). Connectors, the HTTP API and restarts are composed around it by the daemon.
  */
 import type { Bundle } from "../config/types.ts";
 import { systemClock, type Clock } from "../shared/clock.ts";
@@ -25,7 +24,7 @@ import { restartInstances } from "./reload/restart-instances.ts";
 import type { OutcomeRouter } from "./routing/outcome-router.ts";
 import type { PendingRequests } from "./routing/pending-requests.ts";
 import { RuntimeEventHub, type RuntimeEventListener } from "./routing/runtime-event-hub.ts";
-import { eventStateOf, notYetDue, readAcceptedEvents, type EventState } from "./routing/event-state.ts";
+import { notYetDue, readAcceptedEvents, readEventState, type EventState } from "./routing/event-state.ts";
 import { refuseWhileStopping, submitTarget } from "./submit-checks.ts";
 import { stopInstances } from "./instances/stop-instances.ts";
 import { submitEvent } from "./submit-event.ts";
@@ -211,10 +210,8 @@ export class Orchestrator implements OrchestratorApi {
   }
 
   /** Where an accepted event stands (`GET /v1/events/:eventId`); undefined when the store never accepted it. */
-  async eventState(eventId: string): Promise<EventState | undefined> {
-    const record = await this.store.inboxRecord(this.view.instanceKey, eventId);
-    const running = [...this.instancesByAddress.values()].some((instance) => instance.inFlight?.event.id === eventId);
-    return eventStateOf({ eventId, record, running });
+  eventState(eventId: string): Promise<EventState | undefined> {
+    return readEventState(this.store, this.view.instanceKey, eventId, this.instancesByAddress);
   }
 
   acceptedEvents = (query: { idPrefix: string; limit: number }) =>

@@ -33,6 +33,18 @@ export interface AcceptedEvent {
 }
 
 /** The newest accepted events of `swarm` whose id starts with `idPrefix`, newest first, with where each stands. */
+/** Where an accepted event stands; undefined when the store never accepted it. */
+export async function readEventState(
+  store: Store,
+  swarm: string,
+  eventId: string,
+  live: ReadonlyMap<string, { inFlight?: { event: { id: string } } | undefined }>,
+): Promise<EventState | undefined> {
+  const record = await store.inboxRecord(swarm, eventId);
+  const running = [...live.values()].some((instance) => instance.inFlight?.event.id === eventId);
+  return eventStateOf({ eventId, record, running });
+}
+
 export async function readAcceptedEvents(
   store: Store,
   swarm: string,

@@ -6,7 +6,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { Approval, ApprovalDecision, ApprovalRequest } from "../../protocol/approval.ts";
-import type { ApprovalQuery } from "../store.ts";
+import type { ApprovalQuery, InboxRecord } from "../store.ts";
 
 type ApprovalRow = { request: string; decision: string | null; applied: number };
 
@@ -54,6 +54,12 @@ export function eventApprovals(db: Database, swarm: string, eventId: string): Ap
     )
     .all({ swarm, event: eventId }) as ApprovalRow[];
   return rows.map(approvalOf);
+}
+
+/** An inbox record with the approvals of its event, when it has any. */
+export function withApprovals(db: Database, swarm: string, record: InboxRecord): InboxRecord {
+  const approvals = eventApprovals(db, swarm, record.event.id);
+  return approvals.length === 0 ? record : { ...record, approvals };
 }
 
 /** Sets the decision when none is set yet; true when this call set it. */

@@ -32,7 +32,7 @@ import type {
   WriteOptions,
 } from "../store.ts";
 import { readClusterNodeMark, writeClusterNodeMark, type ClusterNodeMark } from "./cluster-node-mark.ts";
-import { eventApprovals, insertApproval, markApplied, selectApprovals } from "./approval-rows.ts";
+import { insertApproval, markApplied, selectApprovals, withApprovals } from "./approval-rows.ts";
 import { decideApprovalRows } from "./approval-decision.ts";
 import { SqliteBudgetCounters } from "./budget-rows.ts";
 import { Checkpointer } from "./checkpointer.ts";
@@ -109,7 +109,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
   async inboxRecord(swarm: string, eventId: string): Promise<InboxRecord | undefined> {
     return this.read(() => {
       const record = selectInboxRecord(this.db, swarm, eventId);
-      return record === undefined ? undefined : this.withApprovals(swarm, record);
+      return record === undefined ? undefined : withApprovals(this.db, swarm, record);
     });
   }
 
@@ -121,7 +121,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
     this.read(() => selectInboxByPrefix(this.db, swarm, query));
 
   async unanswered(swarm: string): Promise<InboxRecord[]> {
-    return this.read(() => selectUnanswered(this.db, swarm).map((record) => this.withApprovals(swarm, record)));
+    return this.read(() => selectUnanswered(this.db, swarm).map((record) => withApprovals(this.db, swarm, record)));
   }
 
   recordInterrupted(swarm: string, eventId: string, crash?: string): void {
@@ -286,11 +286,6 @@ export class SqliteStore implements Store, InstanceSnapshots {
     } catch (error) {
       throw storeFault(error, this.location);
     }
-  }
-
-  private withApprovals(swarm: string, record: InboxRecord): InboxRecord {
-    const approvals = eventApprovals(this.db, swarm, record.event.id);
-    return approvals.length === 0 ? record : { ...record, approvals };
   }
 
   private insertPending(instance: InstanceRef, result: PendingResult): void {
