@@ -1,11 +1,11 @@
 /**
  * Where an accepted event stands, read from the store (this node's, or on a cluster node the furthest any node
  * knows), and a wait for its final state: what the resumed streams answer once an orchestrator restart forgot the
- * stream itself. The wait looks again after every batch of this node's runtime events (the turn's own end is one)
- * and every two seconds (on a cluster node the turn may run on another node).
+ * stream itself. The wait looks again whenever store-wake.ts says there may be news.
  */
 import type { EventState } from "../protocol/api-wire.ts";
 import type { ApiBackend } from "./api-backend.ts";
+import { storeWake } from "./store-wake.ts";
 
 export const isFinalState = (state: EventState | undefined): boolean =>
   state !== undefined && state.state !== "accepted" && state.state !== "running";
@@ -23,26 +23,15 @@ export async function finalEventState(options: {
   closed: Promise<void>;
 }): Promise<EventState | undefined> {
   const { backend, eventId } = options;
-  let gone = false;
-  void options.closed.then(() => (gone = true));
-  let state = options.state ?? (await readEventState(backend, eventId));
-  let wake: () => void = () => {};
-  const stop = backend.orchestrator.onRuntimeEvents(() => wake());
+  const wake = storeWake(backend, options.closed);
   try {
-    while (!isFinalState(state) && !gone) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        new Promise<void>((resolve) => {
-          wake = resolve;
-          timer = setTimeout(resolve, 2000);
-        }),
-        options.closed,
-      ]);
-      clearTimeout(timer);
+    let state = options.state ?? (await readEventState(backend, eventId));
+    while (!isFinalState(state) && !wake.gone) {
+      await wake.next();
       state = await readEventState(backend, eventId);
     }
+    return isFinalState(state) ? state : undefined;
   } finally {
-    stop();
+    wake.stop();
   }
-  return isFinalState(state) ? state : undefined;
 }

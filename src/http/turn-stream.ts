@@ -16,6 +16,7 @@ import { isFinalState, readEventState } from "./event-final-state.ts";
 import type { StreamPosition } from "./stream-position.ts";
 import { type LiveText, type TurnEmit, TurnProjection } from "./turn-projection.ts";
 import type { TokenUsage } from "./turn-usage.ts";
+import { storeWake } from "./store-wake.ts";
 
 type Item<T> = { type: "stored"; count: number } | { type: "live"; progress: LiveText } | { type: "end"; value: T };
 
@@ -136,10 +137,7 @@ export async function storedTurn(options: {
     resumeAt: options.from,
   });
   const usage = { inputTokens: 0, outputTokens: 0 };
-  let gone = false;
-  void options.closed.then(() => (gone = true));
-  let wake: () => void = () => {};
-  const stop = backend.orchestrator.onRuntimeEvents(() => wake());
+  const wake = storeWake(backend, options.closed);
   const catchUp = async () => {
     for (const row of await traceRows(backend, traceId, projection.lastCursor)) {
       addUsage(usage, row.event);
@@ -155,18 +153,10 @@ export async function storedTurn(options: {
         await catchUp();
         return { state, projection, usage };
       }
-      if (gone) return { state: undefined, projection, usage };
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        new Promise<void>((resolve) => {
-          wake = resolve;
-          timer = setTimeout(resolve, 2000);
-        }),
-        options.closed,
-      ]);
-      clearTimeout(timer);
+      if (wake.gone) return { state: undefined, projection, usage };
+      await wake.next();
     }
   } finally {
-    stop();
+    wake.stop();
   }
 }

@@ -9,6 +9,7 @@ import type { ApiBackend } from "../api-backend.ts";
 import { comparePositions, type StreamPosition } from "../stream-position.ts";
 import { a2aEventId } from "./a2a-task-of-event.ts";
 import { type TaskEntry, taskHistory } from "./a2a-task-history.ts";
+import { storeWake } from "../store-wake.ts";
 
 /** The event of task `taskId`, undefined when the store holds none. */
 export async function taskEvent(backend: ApiBackend, taskId: string): Promise<AcceptedEvent | undefined> {
@@ -41,12 +42,9 @@ export async function streamStoredTask(options: {
 }): Promise<boolean> {
   const { backend, taskId } = options;
   let last = options.after;
-  let gone = false;
-  void options.closed.then(() => (gone = true));
-  let wake: () => void = () => {};
-  const stop = backend.orchestrator.onRuntimeEvents(() => wake());
+  const wake = storeWake(backend, options.closed);
   try {
-    for (let first = true; !gone; first = false) {
+    for (let first = true; !wake.gone; first = false) {
       const found = await taskEntries(backend, taskId);
       if (found === undefined) return !first;
       // The client has the message that ended its stream: nothing follows it.
@@ -58,18 +56,10 @@ export async function streamStoredTask(options: {
         last = entry.position;
         if (entry.ends) return true;
       }
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        new Promise<void>((resolve) => {
-          wake = resolve;
-          timer = setTimeout(resolve, 2000);
-        }),
-        options.closed,
-      ]);
-      clearTimeout(timer);
+      await wake.next();
     }
     return true;
   } finally {
-    stop();
+    wake.stop();
   }
 }
