@@ -10,6 +10,7 @@
  */
 import {
   legacy,
+  outerArgv,
   SANDBOX_NAME,
   SETUP_SCRIPT,
   setupEnv,
@@ -60,17 +61,7 @@ export function launcherArgv(options: { helpers: SandboxHelpers; root: boolean; 
   const gid = String(process.getgid?.() ?? 0);
   return [
     ...parentDeath,
-    helpers.unshare,
-    "--user",
-    "--map-root-user",
-    "--mount",
-    "--propagation",
-    "slave",
-    "--",
-    helpers.shell,
-    "-c",
-    script,
-    SANDBOX_NAME,
+    ...outerArgv(helpers, script),
     helpers.unshare,
     "--user",
     // As root, root again (old unshares know no --map-user); else the user we are.

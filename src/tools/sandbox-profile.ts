@@ -100,6 +100,27 @@ export interface SandboxHelpers {
  * Without root and with an unshare older than 2.38 (no --map-user), one user namespace as before: the same
  * namespaces, but the state root cannot be hidden, and `describeProfile` says so.
  */
+/**
+ * The outer layer of every sandbox but the legacy one: a user namespace that maps us to root and a mount namespace
+ * of its own, in which `script` (the setup: the state root covered, the kept paths bound back) runs first and then
+ * `exec`s its arguments, the sandbox proper.
+ */
+export function outerArgv(helpers: SandboxHelpers, script: string): string[] {
+  return [
+    helpers.unshare,
+    "--user",
+    "--map-root-user",
+    "--mount",
+    "--propagation",
+    "slave",
+    "--",
+    helpers.shell,
+    "-c",
+    script,
+    SANDBOX_NAME,
+  ];
+}
+
 export function legacy(options: { helpers: SandboxHelpers; root: boolean }): boolean {
   return !options.root && !options.helpers.mapUser;
 }
@@ -172,17 +193,7 @@ export function holderArgv(options: { helpers: SandboxHelpers; root: boolean; pr
     helpers.setpriv,
     "--pdeathsig",
     "KILL",
-    helpers.unshare,
-    "--user",
-    "--map-root-user",
-    "--mount",
-    "--propagation",
-    "slave",
-    "--",
-    helpers.shell,
-    "-c",
-    outerScript,
-    SANDBOX_NAME,
+    ...outerArgv(helpers, outerScript),
     ...inner,
     helpers.shell,
     "-c",
