@@ -66,9 +66,10 @@ describe("the bundled example (goondan.yaml at the repository root)", () => {
       parentSpanId: delegation.spanId,
     });
 
+    // The orchestrator's record of each instance's process (the agent's own says its pid in its sandbox's namespace).
     const pids = result.stderr
       .split("\n")
-      .filter((line) => line.includes('"msg":"agent ready"'))
+      .filter((line) => line.includes('"msg":"instance.ready"'))
       .map((line) => JSON.parse(line) as { pid: number; agent: string })
       .map((record) => `${record.agent}:${record.pid}`);
     expect(pids).toHaveLength(2);
