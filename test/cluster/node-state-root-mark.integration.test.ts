@@ -5,7 +5,7 @@
  * the delete goes through.
  */
 import { describe, expect, it } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { useCleanups, killChild } from "../helpers/cleanups.ts";
 import { GOONDAN_BIN, startGoondanRun } from "../helpers/goondan-process.ts";
@@ -49,7 +49,9 @@ describe.skipIf(!natsAvailable)("a cluster node's state root", () => {
       agent: "coordinator",
       instanceKey: "m1",
     }).root;
-    expect(existsSync(dir)).toBe(true);
+    // Its workdir is made only when a tool reads it (the coordinator's only delegate): one a tool wrote stands in.
+    mkdirSync(join(dir, "workdir"), { recursive: true });
+    writeFileSync(join(dir, "workdir", "note.txt"), "kept");
     const refused = await deleteInstance(stateRoot, "coordinator", "m1");
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("E_INSTANCE_CLUSTER_STATE");
