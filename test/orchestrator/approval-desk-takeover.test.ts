@@ -29,7 +29,13 @@ const NOW = 1_000_000;
 function routing() {
   const calls: string[] = [];
   const sent: Approval[] = [];
+  /** Calls whose kept mail the routing applies at their deadline (keptInTime). */
+  const kept = new Set<string>();
   const signals: SignalRouting = {
+    keptInTime: async (approval) => {
+      calls.push(`keptInTime ${approval.id}`);
+      return kept.has(approval.id);
+    },
     attach: () => {},
     send: async (name) => {
       calls.push(`send ${name}`);
@@ -39,7 +45,7 @@ function routing() {
     waiting: (approval) => void calls.push(`waiting ${approval.id}`),
     settled: (approval) => void calls.push(`settled ${approval.id}`),
   };
-  return { calls, sent, signals };
+  return { calls, sent, kept, signals };
 }
 
 function world() {
@@ -186,6 +192,25 @@ describe("ApprovalDesk on a node that takes instances over", () => {
       [{ reason: "signal", at: NOW, signal: "deploy", payload: { version: "1.2.0" } }],
     ]);
     expect(w.route.calls.filter((call) => call === "settled appr_sig").length).toBeGreaterThanOrEqual(1);
+  });
+
+  it("lets what was kept for a call before its deadline come first: the deadline is not applied then", async () => {
+    const w = world();
+    const wait = event("evt_kept", "kept");
+    await stored(w, wait, [
+      suspension("appr_kept", wait, {
+        toolName: "timer__waitForSignal",
+        approvers: [signalApprover("deploy")],
+        expiresAt: NOW - 1,
+      }),
+    ]);
+    w.route.kept.add("appr_kept");
+    await w.desk.armInstance("ops", "kept");
+    w.clock.advance(0);
+    await until(() => w.route.calls.includes("keptInTime appr_kept"), { timeoutMs: 5000 });
+    await Bun.sleep(50);
+    expect(w.delivered).toEqual([]);
+    expect((await w.desk.suspended()).map((approval) => approval.id)).toEqual(["appr_kept"]);
   });
 });
 

@@ -93,6 +93,13 @@ export class ClusterSignals implements SignalRouting {
     return this.mailbox.deliverHere(agent, instanceKey);
   }
 
+  async keptInTime(approval: Approval): Promise<boolean> {
+    const mail = await this.mailbox.kept(approval);
+    if (mail === undefined || (approval.expiresAt !== undefined && mail.sentAt > approval.expiresAt)) return false;
+    await this.mailbox.deliverHere(approval.agent, approval.instanceKey);
+    return true;
+  }
+
   waiting(approval: Approval): void {
     if (awaitedSignal(approval) === undefined) return this.decisions.register(approval);
     this.track(this.waits.put(waitKey(approval), JSON.stringify(approval)), approval, "register");

@@ -173,12 +173,16 @@ export class ApprovalDesk implements SignalDesk {
   }
 
   private expire(approval: Approval): void {
-    this.apply(
-      approval.id,
-      "timeout",
-      `no decision within the deadline (${new Date(approval.expiresAt ?? 0).toISOString()})`,
-      "goondan",
-    ).catch((error: unknown) =>
+    (async () => {
+      // In a cluster, a signal or decision sent before the deadline while no node ran the instance comes first.
+      if ((await this.options.signals?.keptInTime?.(approval).catch(() => false)) === true) return;
+      await this.apply(
+        approval.id,
+        "timeout",
+        `no decision within the deadline (${new Date(approval.expiresAt ?? 0).toISOString()})`,
+        "goondan",
+      );
+    })().catch((error: unknown) =>
       this.options.logger.error(
         { approvalId: approval.id, error: describe(error).message },
         "could not apply an approval's timeout",

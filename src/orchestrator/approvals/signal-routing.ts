@@ -36,4 +36,9 @@ export interface SignalRouting {
   waiting(approval: Approval): void;
   /** Such a call was decided (woken, approved or denied, or timed out). */
   settled(approval: Approval): void;
+  /**
+   * The call's deadline came: applies what was kept for it before that deadline (a signal or decision sent while
+   * no node ran its instance) and says true, or false when nothing was, and the deadline is applied.
+   */
+  keptInTime?(approval: Approval): Promise<boolean>;
 }

@@ -2,7 +2,8 @@
  * ClusterSignals on the local NATS, two nodes in one process with a desk each that decides a call once: a signal
  * nobody waits for reaches nobody and keeps nothing; one sent to n2 for a call n1 runs is kept and applied by n1, once;
  * a signal for a call whose owner is dead is kept and applied by the node that takes the instance over; of two signals
- * for one wait only the first is kept; a wait decided is found no more.
+ * for one wait only the first is kept; a wait decided is found no more; at a call's deadline, what was kept for it
+ * before that deadline is applied instead (and nothing when nothing was, or it came after).
  */
 import { describe, expect, it } from "bun:test";
 import { ClusterSignals } from "../../../src/cluster/instances/cluster-signals.ts";
@@ -143,5 +144,37 @@ describe.skipIf(!natsAvailable)("ClusterSignals", () => {
     expect(await n2.signals.deliverHere("ops", "k2")).toEqual({ woken: 1 });
     expect(await n2.signals.deliverHere("ops", "k2")).toEqual({ woken: 0 });
     expect(n2.woken).toEqual([{ id: "appr_2", payload: "first" }]);
+  });
+
+  it("applies at a call's deadline what was kept for it before that deadline, and says so", async () => {
+    const c = await cluster("sig-in-time");
+    const n1 = await c.join("n1");
+    const n2 = await c.join("n2");
+    const now = Date.now();
+    const inTime = { ...waitFor("appr_t", "kt", "deploy"), expiresAt: now + 60_000 };
+    const tooLate = { ...waitFor("appr_l", "kl", "late"), expiresAt: now - 60_000 };
+    for (const [wait, key] of [
+      [inTime, "kt"],
+      [tooLate, "kl"],
+    ] as const) {
+      n1.runs.add(key);
+      c.leases.set(key, "n1");
+      n1.signals.waiting(wait);
+    }
+    await until(async () => (await c.waits()).length === 2, { timeoutMs: 10_000 });
+    // Nothing kept yet: the deadline is applied.
+    expect(await n2.signals.keptInTime(inTime)).toBe(false);
+    c.dead.add("n1");
+    expect((await n2.signals.send("deploy", "in time")).map((approval) => approval.id)).toEqual(["appr_t"]);
+    expect((await n2.signals.send("late", "after")).map((approval) => approval.id)).toEqual(["appr_l"]);
+    // n2 takes both over; their deadlines come before it asked for their mail.
+    for (const key of ["kt", "kl"]) {
+      c.leases.set(key, "n2");
+      n2.runs.add(key);
+    }
+    expect(await n2.signals.keptInTime(inTime)).toBe(true);
+    expect(n2.woken).toEqual([{ id: "appr_t", payload: "in time" }]);
+    expect(await n2.signals.keptInTime(tooLate)).toBe(false);
+    expect(n2.woken.length).toBe(1);
   });
 });
