@@ -4,9 +4,9 @@
  * as-is to the orchestrator's log destination (children log pino JSON lines themselves), or line by line to a
  * sink that decides (child-output.ts). Tests use the fake spawner in test/helpers/fake-spawner.ts.
  */
-import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { AgentSandbox, AgentSandboxRequest } from "./agent-sandbox.ts";
+import { onlyChild } from "../shared/only-child.ts";
 import { childEnvironment } from "./child-environment.ts";
 import { pumpLines, spawnStdio, type ChildOutput } from "./child-output.ts";
 import { AGENT_ENTRY_SCRIPT } from "../protocol/child-entry.ts";
@@ -156,14 +156,4 @@ export function bunProcessSpawner(options: BunSpawnerOptions = {}): ProcessSpawn
       };
     },
   };
-}
-
-/** The one child of `pid` (a launcher's: the sandboxed process), read from /proc; undefined where it cannot say. */
-function onlyChild(pid: number): number | undefined {
-  try {
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
-    return children.length === 1 ? Number(children[0]) : undefined;
-  } catch {
-    return undefined;
-  }
 }

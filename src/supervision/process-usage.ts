@@ -4,6 +4,7 @@
  * `GET /v1/processes`) show it next to each pid.
  */
 import { readFileSync } from "node:fs";
+import { onlyChild } from "../shared/only-child.ts";
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on every Linux goondan runs on). */
 const TICKS_PER_SECOND = 100;
@@ -42,8 +43,7 @@ export function ownUsage(pid: number): ProcessUsage | undefined {
 export function sandboxedProcess(pid: number): number {
   try {
     if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "unshare") return pid;
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
-    return children.length === 1 ? Number(children[0]) : pid;
+    return onlyChild(pid) ?? pid;
   } catch {
     return pid;
   }

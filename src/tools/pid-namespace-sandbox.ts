@@ -23,6 +23,7 @@
  * unprivileged user namespaces) `enter` says why, and the caller decides (sandbox-pool.ts: by its `isolation`).
  */
 import { readFileSync, readlinkSync } from "node:fs";
+import { onlyChild } from "../shared/only-child.ts";
 import { parseProcStat, procStatEnded, type ProcStat } from "../shared/proc-stat.ts";
 import {
   describeProfile,
@@ -208,17 +209,7 @@ async function start(options: PidNamespaceSandboxOptions): Promise<Holder | stri
     proc.kill("SIGKILL");
     return "unshare started but its PID namespace is the same as ours";
   }
-  return { proc, helpers, root, init: childOf(proc.pid) };
-}
-
-/** The one child of `pid` (the holder's: the namespace's pid 1), read from /proc; undefined where it cannot say. */
-function childOf(pid: number): number | undefined {
-  try {
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
-    return children.length === 1 ? Number(children[0]) : undefined;
-  } catch {
-    return undefined;
-  }
+  return { proc, helpers, root, init: onlyChild(proc.pid) };
 }
 
 /** PF_EXITING in /proc/<pid>/stat's flags: the task is on its way out (a dying pid 1 lets no one in). */
