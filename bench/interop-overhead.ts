@@ -12,13 +12,14 @@ import type { ApiBackend } from "../src/http/api-backend.ts";
 import { createApiHandler } from "../src/http/http-api.ts";
 import type { OrchestratorApi } from "../src/orchestrator/orchestrator-api.ts";
 import type { SubmitOptions, Submitted } from "../src/orchestrator/orchestrator-options.ts";
+import type { RuntimeEventListener } from "../src/orchestrator/routing/runtime-event-hub.ts";
 import type { RuntimeEvent } from "../src/protocol/runtime-event.ts";
 import { flag } from "./support/flag.ts";
 import { p50Difference } from "./support/p50-difference.ts";
 import { percentile } from "./support/percentile.ts";
 
 const iterations = Number(flag("iterations", "5000"));
-const listeners = new Set<(events: readonly RuntimeEvent[]) => void>();
+const listeners = new Set<RuntimeEventListener>();
 let count = 0;
 
 function submit(options: SubmitOptions): Submitted {
@@ -38,7 +39,7 @@ function submit(options: SubmitOptions): Submitted {
     usage: { inputTokens: 10, outputTokens: 5 },
   };
   const outcome = Promise.resolve().then(() => {
-    for (const listener of listeners) listener([ended]);
+    for (const listener of listeners) listener([{ cursor: count, event: ended }], async () => {});
     return {
       status: "ok" as const,
       agent,

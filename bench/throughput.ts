@@ -143,7 +143,7 @@ async function tracingCost(): Promise<void> {
         const orchestrator = new Orchestrator({ bundle: await loadBundleOrThrow(replayDir), stateRoot: root, spawner });
         const traces =
           mode === "on" ? await startTraceExport({ settings, swarm: "bench", logger: silentLogger() }) : undefined;
-        if (traces) orchestrator.onRuntimeEvents((events) => traces.observe(events));
+        if (traces) orchestrator.onRuntimeEvents((rows) => traces.observe(rows.map((row) => row.event)));
         try {
           await orchestrator.start();
           results[mode].push((await requestsPerSecond(orchestrator, REQUESTS)).rps);

@@ -79,10 +79,10 @@ export class Daemon {
       budgets: () => orchestrator.budgets(),
       ...(orchestrator.store.syncs === undefined ? {} : { storeSyncs: () => orchestrator.store.syncs }),
     });
-    orchestrator.onRuntimeEvents((events) => metrics.observe(events));
+    orchestrator.onRuntimeEvents((rows) => metrics.observe(rows.map((row) => row.event)));
     // Cluster mode: this node's events go to the nodes that watch (live-events.ts), while one does.
     const live = cluster?.live();
-    if (live) orchestrator.onRuntimeEvents((events) => live.publish(events));
+    if (live) orchestrator.onRuntimeEvents((rows) => live.publish(rows.map((row) => row.event)));
     this.backend = {
       orchestrator,
       metrics,
@@ -179,7 +179,7 @@ export class Daemon {
         ...(options.env.GOONDAN_NODE ? { node: options.env.GOONDAN_NODE } : {}),
       });
       this.traces = traces;
-      orchestrator.onRuntimeEvents((events) => traces.observe(events));
+      orchestrator.onRuntimeEvents((rows) => traces.observe(rows.map((row) => row.event)));
     }
     await orchestrator.start();
     if (options.http) {

@@ -1,8 +1,8 @@
 /**
  * The two ways an event's turn reaches a TurnProjection (turn-projection.ts), and so a stream:
- * - live (`LiveTurnFeed`): opened before the event is submitted, it hears the batches of runtime events and the
- *   turn's streamed text in the order the orchestrator handles them; a batch with events of the trace is read back
- *   from the store (for their cursors) before any text that came after it, so positions follow the turn exactly.
+ * - live (`LiveTurnFeed`): opened before the event is submitted, it hears the batches of runtime events (with the
+ *   cursors the store gave them, committed before the client sees them) and the turn's streamed text in the order
+ *   the orchestrator handles them, so positions follow the turn exactly and nothing is read back from the store.
  * - from the store (`storedTurn`): a stream resumed after the orchestrator that ran it forgot it (a restart): the
  *   trace's stored events from the start, then each new one as it is stored, until the event has a final state. A
  *   turn running again after a restart streams no text token by token: its text comes whole with each model call.
@@ -18,7 +18,10 @@ import { type LiveText, type TurnEmit, TurnProjection } from "./turn-projection.
 import type { TokenUsage } from "./turn-usage.ts";
 import { storeWake } from "./store-wake.ts";
 
-type Item<T> = { type: "stored"; count: number } | { type: "live"; progress: LiveText } | { type: "end"; value: T };
+type Item<T> =
+  | { type: "stored"; rows: StoredRuntimeEvent[]; committed: Promise<boolean> }
+  | { type: "live"; progress: LiveText }
+  | { type: "end"; value: T };
 
 /** The newest stored cursor of the swarm (0 when none): where a live stream starts. */
 export async function newestCursor(backend: ApiBackend): Promise<number> {
@@ -40,16 +43,20 @@ export class LiveTurnFeed<T> {
   private readonly items: Item<T>[] = [];
   private wake: (() => void) | undefined;
   private readonly unsubscribe: () => void;
-  /** Events of the trace heard and not read back yet. */
-  private unread = 0;
 
   constructor(
     private readonly backend: ApiBackend,
     readonly traceId: string,
   ) {
-    this.unsubscribe = backend.orchestrator.onRuntimeEvents((events) => {
-      const count = events.filter((event) => event.traceId === traceId).length;
-      if (count > 0) this.push({ type: "stored", count });
+    this.unsubscribe = backend.orchestrator.onRuntimeEvents((rows, committed) => {
+      const own = rows.filter((row) => row.event.traceId === traceId);
+      if (own.length === 0) return;
+      // Shown (with the text after them) once committed: a crash of the orchestrator must not lose what a client saw.
+      const kept = committed().then(
+        () => true,
+        () => false,
+      );
+      this.push({ type: "stored", rows: own, committed: kept });
     });
   }
 
@@ -79,12 +86,7 @@ export class LiveTurnFeed<T> {
         const item = await this.next();
         if (item.type === "end") return { value: item.value, projection };
         if (item.type === "live") await projection.live(item.progress);
-        else {
-          this.unread += item.count;
-          const rows = await traceRows(this.backend, this.traceId, projection.lastCursor);
-          for (const row of rows.slice(0, this.unread)) await projection.stored(row);
-          this.unread -= Math.min(this.unread, rows.length);
-        }
+        else if (await item.committed) for (const row of item.rows) await projection.stored(row);
       }
     } finally {
       this.close();

@@ -22,8 +22,8 @@ const isTurnEnd = (event: RuntimeEvent) => event.type === "turn.completed" || ev
 /** Starts collecting turn ends; call before submitting, so no turn of the event is missed. */
 export function watchUsage(backend: ApiBackend): UsageWatch {
   const ends: RuntimeEvent[] = [];
-  const stop = backend.orchestrator.onRuntimeEvents((events) => {
-    for (const event of events) if (isTurnEnd(event)) ends.push(event);
+  const stop = backend.orchestrator.onRuntimeEvents((rows) => {
+    for (const { event } of rows) if (isTurnEnd(event)) ends.push(event);
   });
   return {
     usageOf: (eventId) => {

@@ -34,8 +34,8 @@ export function openWatchFeed(backend: ApiBackend): WatchFeed {
   };
   const live = backend.cluster?.live;
   const node = live?.node;
-  const stopOwn = backend.orchestrator.onRuntimeEvents((events) =>
-    take(node === undefined ? events : events.map((event) => ({ ...event, node }))),
+  const stopOwn = backend.orchestrator.onRuntimeEvents((rows) =>
+    take(rows.map(({ event }) => (node === undefined ? event : { ...event, node }))),
   );
   let others: ReturnType<NonNullable<typeof live>["open"]> | undefined;
   try {

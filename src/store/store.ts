@@ -226,8 +226,12 @@ export interface Store {
    */
   decideApproval(swarm: string, id: string, decision: ApprovalDecision): Promise<ApprovalDecided>;
 
-  /** Keeps runtime events (not awaited: losing the last few on a crash costs no correctness). */
-  appendRuntimeEvents(swarm: string, events: readonly RuntimeEvent[]): void;
+  /**
+   * Keeps runtime events (not awaited: losing the last few on a crash costs no correctness), giving each its cursor
+   * now: the rows returned are what `runtimeEvents` reads once they are written. A cursor is never given twice, even
+   * across a crash that lost its event (readers allow the gap).
+   */
+  appendRuntimeEvents(swarm: string, events: readonly RuntimeEvent[]): StoredRuntimeEvent[];
   runtimeEvents(query: RuntimeEventQuery): Promise<StoredRuntimeEvent[]>;
   /**
    * Deletes at most `limit` of the swarm's oldest runtime events: those stamped before `before` (epoch ms) and
@@ -242,6 +246,12 @@ export interface Store {
    * it on to what it writes through.
    */
   commitNow(): void;
+  /**
+   * Writes the runtime events given cursors so far into the tick's transaction, resolving once it is committed
+   * (not synced; at the end of the tick, with whatever else it holds) and rejecting when they could not be kept: for
+   * a reader that shows them outside (a streamed turn), so that a crash of the process loses none a client saw.
+   */
+  commitRuntimeEvents(): Promise<void>;
 
   /** Makes every write so far durable and releases the store. */
   close(): Promise<void>;

@@ -132,11 +132,11 @@ describe("goondan logs", () => {
       }
     };
     await readUntil("turn.started");
-    await appendToStore(root, (store) =>
+    await appendToStore(root, (store) => {
       store.appendRuntimeEvents("team", [
         event("2026-01-01T00:00:05.000Z", "planner", "team", "turn.completed") as unknown as RuntimeEvent,
-      ]),
-    );
+      ]);
+    });
     await readUntil("turn.completed");
     child.kill("SIGINT");
     expect(await child.exited).toBe(130);

@@ -180,9 +180,10 @@ describe("SqliteStore", () => {
       store.appendRuntimeEvents("s", [{ ...base, type: "step.started", stepIndex: batch }]);
       await Bun.sleep(1);
     }
-    expect(store.commits).toBe(0);
-    await Bun.sleep(RUNTIME_EVENT_WRITE_INTERVAL_MS * 3);
+    // The one commit so far reserves the first block of cursors.
     expect(store.commits).toBe(1);
+    await Bun.sleep(RUNTIME_EVENT_WRITE_INTERVAL_MS * 3);
+    expect(store.commits).toBe(2);
     expect(store.syncs).toBe(0);
     store.appendRuntimeEvents("s", [{ ...base, type: "turn.completed" }]);
     expect((await store.runtimeEvents({ swarm: "s" })).map((row) => row.event.stepIndex ?? row.event.type)).toEqual([
@@ -192,6 +193,29 @@ describe("SqliteStore", () => {
       3,
       4,
       "turn.completed",
+    ]);
+  });
+
+  it("gives runtime events their cursors when appended, and never gives one again after a crash lost its event", async () => {
+    const file = tempFile();
+    const first = open(file);
+    const base = { agent: "a", instanceKey: "k", spanId: "sp", traceId: "t1", at: "2026-11-23T00:00:00.000Z" } as const;
+    const given = first.appendRuntimeEvents("s", [
+      { ...base, type: "turn.started" },
+      { ...base, type: "step.started", stepIndex: 0 },
+    ]);
+    expect(given.map((row) => row.cursor)).toEqual([given[0]!.cursor, given[0]!.cursor + 1]);
+    expect(await first.runtimeEvents({ swarm: "s" })).toEqual(given);
+    await new Promise((resolve) => setImmediate(resolve)); // the read's transaction is committed
+    // Given, shown to a reader, and not written yet when the process dies: a second store on the file is the restart.
+    const lost = first.appendRuntimeEvents("s", [{ ...base, type: "turn.completed" }]);
+    const second = open(file);
+    const after = second.appendRuntimeEvents("s", [{ ...base, type: "turn.started" }]);
+    expect(after[0]!.cursor).toBeGreaterThan(lost[0]!.cursor);
+    expect((await second.runtimeEvents({ swarm: "s" })).map((row) => row.cursor)).toEqual([
+      given[0]!.cursor,
+      given[1]!.cursor,
+      after[0]!.cursor,
     ]);
   });
 

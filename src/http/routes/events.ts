@@ -31,7 +31,7 @@ import {
   requestSchema,
 } from "../request-schema.ts";
 import { turnMessage } from "../sse-progress.ts";
-import { LiveTurnFeed, newestCursor } from "../turn-stream.ts";
+import { LiveTurnFeed } from "../turn-stream.ts";
 import { newTraceId } from "../../shared/ids.ts";
 import { sseResponse } from "../sse-stream.ts";
 import { SseReplayLog } from "../sse-replay-log.ts";
@@ -124,9 +124,9 @@ export function eventRoutes(options: {
       // An answer that waits counts the tokens of all the event's turns: it watches them from before the submit.
       const usage = event.wait === true || event.stream === true ? watchUsage(backend) : undefined;
       let submitted: Submitted;
-      let start = 0;
+      // The stream's trace is new: every stored event of it is the stream's (its first cursor is 0).
+      const start = 0;
       try {
-        if (feed !== undefined) start = await newestCursor(backend);
         submitted = backend.orchestrator.submit({
           input: event.input,
           ...(event.agent !== undefined ? { agent: event.agent } : {}),

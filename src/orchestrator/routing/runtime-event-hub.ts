@@ -9,21 +9,27 @@ import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { ChildToParent } from "../../protocol/ipc-messages.ts";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import { isOwnTurnProgress, toolProgressOf } from "../../protocol/turn-progress.ts";
-import type { Store } from "../../store/store.ts";
+import type { Store, StoredRuntimeEvent } from "../../store/store.ts";
 import type { InstanceHooks } from "../instances/instance-options.ts";
 import { ProgressWatchers, type ProgressListener } from "./progress-watchers.ts";
 
-export type RuntimeEventListener = (events: readonly RuntimeEvent[]) => void;
+/**
+ * Hears each batch of runtime events as it is kept, with the cursors the store gave them. They are written within
+ * the store's batching interval; a listener that shows them outside the process waits for `committed()` first
+ * (Store.commitRuntimeEvents: the end of the tick), so that no crash loses an event a client saw.
+ */
+export type RuntimeEventListener = (rows: readonly StoredRuntimeEvent[], committed: () => Promise<void>) => void;
 
 export class RuntimeEventHub {
   private readonly listeners = new Set<RuntimeEventListener>();
   private readonly progress = new ProgressWatchers();
+  private readonly committed = () => this.options.store.commitRuntimeEvents();
 
   constructor(private readonly options: { store: Store; swarm: () => string }) {}
 
   publish(events: readonly RuntimeEvent[]): void {
-    this.options.store.appendRuntimeEvents(this.options.swarm(), events);
-    for (const listener of this.listeners) listener(events);
+    const rows = this.options.store.appendRuntimeEvents(this.options.swarm(), events);
+    for (const listener of this.listeners) listener(rows, this.committed);
     for (const event of events) {
       const progress = toolProgressOf(event);
       if (progress !== undefined) this.progress.publish(progress);

@@ -144,8 +144,8 @@ export class ReplicatedStore implements Store {
     return this.local.instances(swarm);
   }
 
-  appendRuntimeEvents(swarm: string, events: readonly RuntimeEvent[]): void {
-    this.local.appendRuntimeEvents(swarm, events);
+  appendRuntimeEvents(swarm: string, events: readonly RuntimeEvent[]): StoredRuntimeEvent[] {
+    return this.local.appendRuntimeEvents(swarm, events);
   }
 
   runtimeEvents(query: RuntimeEventQuery): Promise<StoredRuntimeEvent[]> {
@@ -154,6 +154,10 @@ export class ReplicatedStore implements Store {
 
   commitNow(): void {
     this.local.commitNow();
+  }
+
+  commitRuntimeEvents(): Promise<void> {
+    return this.local.commitRuntimeEvents();
   }
 
   /** Runtime events stay where they were written (this node's embedded store): pruned there. */

@@ -8,17 +8,27 @@
  * the same reason a batch the store cannot write (a full disk) is dropped and counted (`dropped`), never thrown.
  * It also deletes the oldest for retention (`prune`), keeping each swarm's row count once counted, so a batch of
  * deletions never recounts the table.
+ *
+ * Each event gets its cursor when it is appended, not when it is written, so that live readers (a streamed turn, a
+ * watch) take the events with their cursors from the orchestrator instead of reading them back. Cursors come from
+ * blocks reserved in `sqlite_sequence` and committed before any cursor of the block is given: a restart never
+ * gives again a cursor a reader was handed, even one whose event the crash lost (a gap, which readers allow).
  */
 import type { Database } from "bun:sqlite";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
-import type { RuntimeEventPruning } from "../store.ts";
+import type { RuntimeEventPruning, StoredRuntimeEvent } from "../store.ts";
 import { deleteOldRuntimeEvents } from "./runtime-event-rows.ts";
 
 /** Default wait before the events waiting are written (ms). */
 export const RUNTIME_EVENT_WRITE_INTERVAL_MS = 50;
+/** Cursors reserved at a time. */
+const CURSOR_BLOCK = 4096;
 
 export class RuntimeEventWriter {
-  private waiting: { swarm: string; events: readonly RuntimeEvent[] }[] = [];
+  private waiting: { swarm: string; rows: readonly StoredRuntimeEvent[] }[] = [];
+  /** The next cursor to give (0: not read from the database yet), and the last one reserved. */
+  private nextCursor = 0;
+  private reservedTo = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly intervalMs: number;
   /** Runtime events dropped because the store could not write them. */
@@ -26,17 +36,57 @@ export class RuntimeEventWriter {
   /** Rows of each swarm counted so far, kept up by writes and deletions made here. */
   private readonly counts = new Map<string, number>();
 
-  /** `run`: runs a write in the store's current transaction (WriteBatch.run). */
-  constructor(private readonly options: { db: Database; run: (write: () => void) => void; intervalMs?: number }) {
+  /** `run`: runs a write in the store's current transaction (WriteBatch.run); `commit` commits it now. */
+  constructor(
+    private readonly options: {
+      db: Database;
+      run: (write: () => void) => void;
+      commit: () => void;
+      intervalMs?: number;
+    },
+  ) {
     this.intervalMs = options.intervalMs ?? RUNTIME_EVENT_WRITE_INTERVAL_MS;
   }
 
-  append(swarm: string, events: readonly RuntimeEvent[]): void {
-    if (events.length === 0) return;
-    this.waiting.push({ swarm, events });
-    if (this.timer !== undefined) return;
-    this.timer = setTimeout(() => this.write(), this.intervalMs);
-    this.timer.unref?.();
+  /** Gives the events their cursors and keeps them to be written within `intervalMs`. */
+  append(swarm: string, events: readonly RuntimeEvent[]): StoredRuntimeEvent[] {
+    if (events.length === 0) return [];
+    this.reserve(events.length);
+    const rows = events.map((event) => ({ cursor: this.nextCursor++, event }));
+    this.waiting.push({ swarm, rows });
+    if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.write(), this.intervalMs);
+      this.timer.unref?.();
+    }
+    return rows;
+  }
+
+  /** Makes sure `count` cursors from `nextCursor` on are reserved, committed, before they are given. */
+  private reserve(count: number): void {
+    if (this.nextCursor === 0) {
+      const { seq } = this.options.db
+        .query(
+          `SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'runtime_events'), 0),
+                      COALESCE((SELECT MAX(cursor) FROM runtime_events), 0)) AS seq`,
+        )
+        .get() as { seq: number };
+      this.nextCursor = seq + 1;
+      this.reservedTo = seq;
+    }
+    if (this.nextCursor + count - 1 <= this.reservedTo) return;
+    const to = this.nextCursor + count - 1 + CURSOR_BLOCK;
+    const { db } = this.options;
+    try {
+      this.options.run(() => {
+        const updated = db.query("UPDATE sqlite_sequence SET seq = :to WHERE name = 'runtime_events'").run({ to });
+        if (updated.changes === 0)
+          db.query("INSERT INTO sqlite_sequence (name, seq) VALUES ('runtime_events', :to)").run({ to });
+      });
+      this.options.commit();
+    } catch {
+      // The store cannot write (a full disk): the events are dropped at their write too; counting goes on.
+    }
+    this.reservedTo = to;
   }
 
   /** Writes every event waiting now, in the store's current transaction. */
@@ -49,18 +99,19 @@ export class RuntimeEventWriter {
     try {
       this.insert(waiting);
     } catch {
-      for (const { events } of waiting) this.dropped += events.length;
+      for (const { rows } of waiting) this.dropped += rows.length;
     }
   }
 
-  private insert(waiting: { swarm: string; events: readonly RuntimeEvent[] }[]): void {
+  private insert(waiting: { swarm: string; rows: readonly StoredRuntimeEvent[] }[]): void {
     this.options.run(() => {
       const insert = this.options.db.query(
-        "INSERT INTO runtime_events (swarm, agent, instance_key, type, turn_id, trace_id, event) VALUES (:swarm, :agent, :key, :type, :turn, :trace, :event)",
+        "INSERT INTO runtime_events (cursor, swarm, agent, instance_key, type, turn_id, trace_id, event) VALUES (:cursor, :swarm, :agent, :key, :type, :turn, :trace, :event)",
       );
-      for (const { swarm, events } of waiting) {
-        for (const event of events) {
+      for (const { swarm, rows } of waiting) {
+        for (const { cursor, event } of rows) {
           insert.run({
+            cursor,
             swarm,
             agent: event.agent,
             key: event.instanceKey,
@@ -71,7 +122,7 @@ export class RuntimeEventWriter {
           });
         }
         const counted = this.counts.get(swarm);
-        if (counted !== undefined) this.counts.set(swarm, counted + events.length);
+        if (counted !== undefined) this.counts.set(swarm, counted + rows.length);
       }
     });
   }

@@ -82,7 +82,11 @@ export class SqliteStore implements Store, InstanceSnapshots {
     this.batch = new WriteBatch(this.db, file, () => this.messages.forgetAll());
     this.messages = new MessageRows(this.db);
     this.budgets = new SqliteBudgetCounters(this.db, this.batch);
-    this.runtimeEventWriter = new RuntimeEventWriter({ db: this.db, run: (write) => this.batch.run(write) });
+    this.runtimeEventWriter = new RuntimeEventWriter({
+      db: this.db,
+      run: (write) => this.batch.run(write),
+      commit: () => this.batch.flush(),
+    });
     if (!options.existing) this.checkpointer = new Checkpointer({ db: this.db, file });
     this.pendingSeq = (
       this.db.query("SELECT COALESCE(MAX(seq), 0) AS seq FROM pending_results").get() as { seq: number }
@@ -220,9 +224,9 @@ export class SqliteStore implements Store, InstanceSnapshots {
     return this.read(() => listInstances(this.db, swarm));
   }
 
-  /** Kept and written in batches (runtime-event-writer.ts); every read below sees them. */
-  appendRuntimeEvents(swarm: string, events: readonly RuntimeEvent[]): void {
-    this.runtimeEventWriter.append(swarm, events);
+  /** Given cursors now, kept and written in batches (runtime-event-writer.ts); every read below sees them. */
+  appendRuntimeEvents(swarm: string, events: readonly RuntimeEvent[]): StoredRuntimeEvent[] {
+    return this.runtimeEventWriter.append(swarm, events);
   }
 
   async runtimeEvents(query: RuntimeEventQuery): Promise<StoredRuntimeEvent[]> {
@@ -249,6 +253,14 @@ export class SqliteStore implements Store, InstanceSnapshots {
 
   commitNow(): void {
     this.batch.flush();
+  }
+
+  commitRuntimeEvents(): Promise<void> {
+    const dropped = this.runtimeEventWriter.dropped;
+    this.runtimeEventWriter.write();
+    if (this.runtimeEventWriter.dropped > dropped)
+      return Promise.reject(new Error("the store could not write the runtime events"));
+    return this.write(() => {}, { sync: false });
   }
 
   /** Commits what is written so far now, with the runtime events waiting, instead of at the end of the tick. */
