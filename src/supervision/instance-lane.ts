@@ -4,7 +4,8 @@
  * go through the host's channel under the child's address. It ends when the host says `exited` for it, or with the
  * host process itself. A forced kill of a child with a turn in flight kills the host, and with it every child it held:
  * only the process's end stops that turn's tools for sure (dropped alone, a tool still running could go on beside the
- * event's redelivery). A child with no turn in flight is dropped alone (`kill`), unless the host does not answer
+ * event's redelivery). A child with no turn in flight (or not ready yet: an event handed to it early has not begun)
+ * is dropped alone (`kill`), unless the host does not answer
  * within `killGraceMs` (its event loop blocked): then the host is killed.
  */
 import type { Clock, TimerHandle } from "../shared/clock.ts";
@@ -26,6 +27,8 @@ export class InstanceLane implements ChildProcessHandle {
   private killTimer: TimerHandle | undefined;
   /** An event was delivered and its `turn_result` has not come back. */
   private turnInFlight = false;
+  /** It said `ready`: an event delivered before that waits in it, no turn begun (its kill drops it alone). */
+  private ready = false;
 
   constructor(
     readonly address: string,
@@ -55,7 +58,7 @@ export class InstanceLane implements ChildProcessHandle {
   /** SIGTERM is a graceful stop already asked for with `shutdown` (nothing more to do); SIGKILL ends the child now. */
   kill(signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): void {
     if (this.ending !== undefined || signal !== "SIGKILL" || this.killTimer !== undefined) return;
-    if (this.turnInFlight) return this.host.kill("SIGKILL");
+    if (this.turnInFlight && this.ready) return this.host.kill("SIGKILL");
     const asked = this.host.send(
       envelope("kill", ORCHESTRATOR, this.address, { reason: "killed by the orchestrator" }),
     );
@@ -67,6 +70,7 @@ export class InstanceLane implements ChildProcessHandle {
   deliver(message: ChildMessage): void {
     if (this.ending !== undefined) return;
     if (message.type === "turn_result") this.turnInFlight = false;
+    else if (message.type === "ready") this.ready = true;
     for (const listener of this.messageListeners) listener(message);
   }
 

@@ -48,14 +48,15 @@ describe("limitSupport", () => {
     const group = joinCgroup({
       parent,
       name: "agent-1",
-      pid: 4242,
+      // Above any pid_max (2^22): no such process, so no children of it on this machine are moved in too.
+      pid: 4_194_305,
       limits: { memoryBytes: 1 << 28, cpu: 0.5, maxProcesses: 16 },
     });
     expect(readFileSync(join(group, "memory.max"), "utf8")).toBe(String(1 << 28));
     expect(readFileSync(join(group, "memory.oom.group"), "utf8")).toBe("1");
     expect(readFileSync(join(group, "cpu.max"), "utf8")).toBe("50000 100000");
     expect(readFileSync(join(group, "pids.max"), "utf8")).toBe("16");
-    expect(readFileSync(join(group, "cgroup.procs"), "utf8")).toBe("4242");
+    expect(readFileSync(join(group, "cgroup.procs"), "utf8")).toBe("4194305");
   });
 });
 

@@ -165,11 +165,25 @@ describe("the shared spawner", () => {
     const a = spawner.spawn(request("worker/a", { maxProcesses: 1 }));
     spawner.spawn(request("worker/b", { maxProcesses: 1 }));
     const host = hosts[0] as FakeHost;
+    host.emit(
+      envelope("ready", "worker/a", "orchestrator", { pid: 1, agent: "worker", instanceKey: "a" }) as ChildMessage,
+    );
     const event = { id: "evt_1", agent: "worker", instanceKey: "a" } as never;
     expect(a.send(envelope("event", "orchestrator", "worker/a", { event, attempt: 1 }))).toBe(true);
     a.kill("SIGKILL");
     expect(host.kills).toEqual(["SIGKILL"]);
     expect(host.sent.some((message) => message.type === "kill")).toBe(false);
+  });
+
+  it("drops a child alone that was handed an event before it was ready: no turn of it has begun", () => {
+    const { hosts, spawner, request } = setup();
+    const a = spawner.spawn(request("worker/a", { maxProcesses: 1 }));
+    const host = hosts[0] as FakeHost;
+    const event = { id: "evt_1", agent: "worker", instanceKey: "a" } as never;
+    expect(a.send(envelope("event", "orchestrator", "worker/a", { event, attempt: 1 }))).toBe(true);
+    a.kill("SIGKILL");
+    expect(host.kills).toEqual([]);
+    expect(host.sent.at(-1)).toMatchObject({ type: "kill", to: "worker/a" });
   });
 
   it("drops a child alone once its turn has answered", () => {

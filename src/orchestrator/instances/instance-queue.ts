@@ -149,6 +149,12 @@ export class InstanceQueue {
     this.known.delete(entry.event.id);
   }
 
+  /** Handed to a child that ended before it was ready: its turn never began, so it is first again, undelivered. */
+  undeliver(entry: InboxEntry): void {
+    entry.deliveries -= 1;
+    this.waiting.unshift(entry);
+  }
+
   /** The child is gone: the event it had in flight, if any, no longer in flight. */
   takeInFlight(): InboxEntry | undefined {
     const entry = this.inFlight;

@@ -16,7 +16,7 @@ import { onChildExit, onChildMessage, type InstanceParts } from "./on-child-mess
 export function superviseInstance(
   instance: InstanceHandle & PoolMember & { readonly ref: InstanceRef },
   options: InstanceOptions,
-  own: { logger: Logger; parts: () => InstanceParts; onReady: (child: ChildProcess) => void },
+  own: { logger: Logger; parts: () => InstanceParts; onReady: (child: ChildProcess) => void; spawned: () => void },
 ): Supervisor {
   const { pool } = options;
   const supervisor: Supervisor = new Supervisor({
@@ -46,6 +46,7 @@ export function superviseInstance(
           current: () => supervisor.child === child,
           logger: own.logger,
         });
+        own.spawned();
       },
       ready: (child) => own.onReady(child),
       message: (child, message) => onChildMessage(own.parts(), child, message),

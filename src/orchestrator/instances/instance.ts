@@ -58,6 +58,7 @@ export class Instance implements PoolMember {
       logger: this.logger,
       parts: () => this.parts,
       onReady: (child) => this.onReady(child),
+      spawned: () => this.deliverNext(),
     });
   }
 
@@ -254,19 +255,23 @@ export class Instance implements PoolMember {
 
   private deliverNext(): void {
     const child = this.supervisor.child;
-    if (!child || this.status !== "idle") return;
+    // A child still starting takes its first event at once and holds it until it is ready: no round trip waited.
+    if (!child || (this.status !== "idle" && this.status !== "spawning")) return;
     // The child waits for this event alone: its insert is committed now, not at the end of the tick.
     if (this.events.unstoredNext) this.options.store.commitNow();
-    if (this.status !== "idle") return; // the commit delivered it (its `committed` kicked)
-    const entry = this.events.deliverNext();
+    const entry = this.events.deliverNext(); // none when the commit delivered it (its `committed` kicked)
     if (!entry) {
-      if (!this.events.unstoredNext) this.enterIdle();
+      if (!this.events.unstoredNext && this.status === "idle") this.enterIdle();
       return;
     }
     this.idleTimer.clear();
     this.lastActiveAt = this.options.clock.now();
     if (entry.deliveries > 1) this.options.hooks.redelivered(this, entry);
     child.send("event", deliveryOf(entry));
+    if (this.status !== "spawning") this.watchHeartbeat(child); // else from its `ready`: it says nothing while starting
+  }
+
+  private watchHeartbeat(child: ChildProcess): void {
     child.watchHeartbeat(this.options.policy().lifecycle.heartbeatTimeoutSeconds * 1000);
   }
 
@@ -281,6 +286,7 @@ export class Instance implements PoolMember {
   private onReady(child: ChildProcess): void {
     this.startFailures.reset();
     this.logger.info({ pid: child.pid, restarts: this.restarts }, "instance.ready");
+    if (this.inFlight) this.watchHeartbeat(child); // handed over while it started
     this.deliverNext();
   }
 

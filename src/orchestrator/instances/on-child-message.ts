@@ -14,7 +14,7 @@ import type { Supervisor } from "../../supervision/supervisor.ts";
 import { releaseLimits } from "../../supervision/resource-limits.ts";
 import type { InstanceRef } from "../../store/store.ts";
 import { answerOlderMessages, commitStep, commitTurn } from "./child-state.ts";
-import type { InstanceQueue } from "./instance-queue.ts";
+import type { InboxEntry, InstanceQueue } from "./instance-queue.ts";
 import type { InstanceHandle, InstanceOptions } from "./instance-options.ts";
 import type { StartFailures } from "./start-failures.ts";
 import type { StoreFaults } from "./store-faults.ts";
@@ -116,7 +116,7 @@ function onTurnResult(parts: InstanceParts, child: ChildProcess, payload: ChildT
 }
 
 export function onChildExit(parts: InstanceParts, ended: SupervisedExit): ExitVerdict | void {
-  const entry = parts.events.takeInFlight();
+  const entry = inFlightAtExit(parts, ended);
   const exceeded = ended.child === undefined ? undefined : releaseLimits(ended.child.pid);
   const onLimit = parts.options.hooks.limitExceeded;
   if (exceeded !== undefined && entry !== undefined && onLimit !== undefined) {
@@ -151,6 +151,14 @@ export function onChildExit(parts: InstanceParts, ended: SupervisedExit): ExitVe
   });
   if (givenUp) parts.giveUpWaiting();
   return { givenUp };
+}
+
+/** The event the child ended with; one handed over before it was ready never began (not its crash): first again. */
+function inFlightAtExit(parts: InstanceParts, ended: SupervisedExit): InboxEntry | undefined {
+  const entry = parts.events.takeInFlight();
+  if (entry === undefined || !ended.beforeReady) return entry;
+  parts.events.undeliver(entry);
+  return undefined;
 }
 
 /** The child ended because the store refused its commit: it said so (its exit code), or we stopped it for that. */
