@@ -1,13 +1,13 @@
 /**
- * `GET /v1/watch` on one host, resumable: every event is read from the store, never sent from memory, so each goes
- * out with its stored cursor as its SSE `id`, and a client that reconnects with `Last-Event-ID` (or `after=`) gets
+ * `GET /v1/watch` on one host, resumable: every event goes out with its stored cursor as its SSE `id`, and a client that reconnects with `Last-Event-ID` (or `after=`) gets
  * exactly the events after it: no gap and no double, across a restart of the orchestrator too (the cursor is the
- * runtime-event table's own sequence, which never goes back). A batch of live events only wakes the stream, which then
- * reads what the store holds after the last cursor it sent (the store writes what it keeps waiting before it reads).
+ * runtime-event table's own sequence, which never goes back). It reads what the store holds after the client's cursor,
+ * then sends each live batch with the cursors the store gave it, once committed (no read back per batch).
  * The first message, `event: ready` `{cursor}`, carries the start as its id, so a client that drops before any event
  * came resumes from where it started, not from "now".
  */
 import type { RuntimeEvent } from "../protocol/runtime-event.ts";
+import type { StoredRuntimeEvent } from "../store/store.ts";
 import type { ApiBackend } from "./api-backend.ts";
 import type { SseWriter } from "./sse-stream.ts";
 
@@ -29,27 +29,38 @@ async function newestCursor(backend: ApiBackend): Promise<number> {
 /** Streams until the client goes away. */
 export async function streamStoredEvents(options: StoredWatchOptions): Promise<void> {
   const { backend, writer } = options;
-  let dirty = true;
+  const heard: { rows: readonly StoredRuntimeEvent[]; kept: Promise<boolean> }[] = [];
   let wake: (() => void) | undefined;
-  // Subscribed before the start cursor is read: nothing stored after it goes unnoticed.
-  const stop = backend.orchestrator.onRuntimeEvents(() => {
-    dirty = true;
+  // Subscribed before the start cursor is read: nothing stored after it goes unheard.
+  const stop = backend.orchestrator.onRuntimeEvents((rows, committed) => {
+    heard.push({
+      rows,
+      kept: committed().then(
+        () => true,
+        () => false,
+      ),
+    });
     wake?.();
   });
   try {
     let cursor = options.after ?? (await newestCursor(backend));
     // Where this watch starts, as an id: a client that drops before any event came resumes from here, not from "now".
     writer.send({ event: "ready", id: String(cursor), data: { cursor } });
+    const send = (row: StoredRuntimeEvent) => {
+      if (row.cursor <= cursor) return; // read from the store already
+      cursor = row.cursor;
+      if (options.matches(row.event)) writer.send({ event: "runtime", id: String(row.cursor), data: row.event });
+    };
+    // What was stored after the client's cursor; then each batch as it is committed, with the cursor it was given.
+    for (const row of await backend.orchestrator.runtimeEvents({ ...options.filters, after: cursor })) send(row);
     while (!writer.isClosed) {
-      if (!dirty) await Promise.race([new Promise<void>((resolve) => (wake = resolve)), writer.closed]);
-      wake = undefined;
-      if (writer.isClosed) return;
-      dirty = false;
-      const rows = await backend.orchestrator.runtimeEvents({ ...options.filters, after: cursor });
-      for (const row of rows) {
-        cursor = row.cursor;
-        if (options.matches(row.event)) writer.send({ event: "runtime", id: String(row.cursor), data: row.event });
+      const batch = heard.shift();
+      if (batch === undefined) {
+        await Promise.race([new Promise<void>((resolve) => (wake = resolve)), writer.closed]);
+        wake = undefined;
+        continue;
       }
+      if (await batch.kept) for (const row of batch.rows) send(row);
     }
   } finally {
     stop();
