@@ -59,9 +59,10 @@ describe("Model spec.rateLimit", () => {
     const arrivals = llm.requests.map((request) => request.receivedAt).sort((left, right) => left - right);
     expect(arrivals.length).toBe(10);
     const gaps = arrivals.slice(1).map((at, index) => at - (arrivals[index] as number));
-    // Each permit leaves 200 ms after the one before; two calls' trips to the server differ by far less than 100 ms
-    // (without pacing, the two processes' calls arrive a few ms apart).
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(100);
+    // Each permit leaves 200 ms after the one before. Without pacing, the two processes' calls arrive in pairs a few
+    // ms apart (about half the gaps); on a loaded machine one call's trip to the server may lag by 100 ms or more,
+    // which shortens one gap, so one short gap is allowed, never a pair of them.
+    expect(gaps.filter((gap) => gap < 100).length).toBeLessThanOrEqual(1);
     expect((arrivals.at(-1) as number) - (arrivals[0] as number)).toBeGreaterThanOrEqual(9 * 200 - 100);
   }, 60_000);
 
