@@ -39,7 +39,7 @@ function submit(options: SubmitOptions): Submitted {
     usage: { inputTokens: 10, outputTokens: 5 },
   };
   const outcome = Promise.resolve().then(() => {
-    for (const listener of listeners) listener([{ cursor: count, event: ended }], async () => {});
+    for (const listener of listeners) listener([{ cursor: count, event: ended }], async () => true);
     return {
       status: "ok" as const,
       agent,

@@ -10,6 +10,7 @@ import type { RuntimeEvent } from "../protocol/runtime-event.ts";
 import type { StoredRuntimeEvent } from "../store/store.ts";
 import type { ApiBackend } from "./api-backend.ts";
 import type { SseWriter } from "./sse-stream.ts";
+import { newestCursor } from "./turn-stream.ts";
 
 export interface StoredWatchOptions {
   backend: ApiBackend;
@@ -21,11 +22,6 @@ export interface StoredWatchOptions {
   after?: number;
 }
 
-/** The cursor of the newest stored event of the swarm (0 when none): where a watch "from now" starts. */
-async function newestCursor(backend: ApiBackend): Promise<number> {
-  return (await backend.orchestrator.runtimeEvents({ limit: 1 })).at(-1)?.cursor ?? 0;
-}
-
 /** Streams until the client goes away. */
 export async function streamStoredEvents(options: StoredWatchOptions): Promise<void> {
   const { backend, writer } = options;
@@ -33,13 +29,7 @@ export async function streamStoredEvents(options: StoredWatchOptions): Promise<v
   let wake: (() => void) | undefined;
   // Subscribed before the start cursor is read: nothing stored after it goes unheard.
   const stop = backend.orchestrator.onRuntimeEvents((rows, committed) => {
-    heard.push({
-      rows,
-      kept: committed().then(
-        () => true,
-        () => false,
-      ),
-    });
+    heard.push({ rows, kept: committed() });
     wake?.();
   });
   try {

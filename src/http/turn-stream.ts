@@ -23,7 +23,7 @@ type Item<T> =
   | { type: "live"; progress: LiveText }
   | { type: "end"; value: T };
 
-/** The newest stored cursor of the swarm (0 when none): where a live stream starts. */
+/** The newest stored cursor of the swarm (0 when none): where a live stream or a watch "from now" starts. */
 export async function newestCursor(backend: ApiBackend): Promise<number> {
   return (await backend.orchestrator.runtimeEvents({ limit: 1 })).at(-1)?.cursor ?? 0;
 }
@@ -52,11 +52,7 @@ export class LiveTurnFeed<T> {
       const own = rows.filter((row) => row.event.traceId === traceId);
       if (own.length === 0) return;
       // Shown (with the text after them) once committed: a crash of the orchestrator must not lose what a client saw.
-      const kept = committed().then(
-        () => true,
-        () => false,
-      );
-      this.push({ type: "stored", rows: own, committed: kept });
+      this.push({ type: "stored", rows: own, committed: committed() });
     });
   }
 

@@ -16,14 +16,19 @@ import { ProgressWatchers, type ProgressListener } from "./progress-watchers.ts"
 /**
  * Hears each batch of runtime events as it is kept, with the cursors the store gave them. They are written within
  * the store's batching interval; a listener that shows them outside the process waits for `committed()` first
- * (Store.commitRuntimeEvents: the end of the tick), so that no crash loses an event a client saw.
+ * (Store.commitRuntimeEvents: the end of the tick; false when the store could not keep them), so that no crash
+ * loses an event a client saw.
  */
-export type RuntimeEventListener = (rows: readonly StoredRuntimeEvent[], committed: () => Promise<void>) => void;
+export type RuntimeEventListener = (rows: readonly StoredRuntimeEvent[], committed: () => Promise<boolean>) => void;
 
 export class RuntimeEventHub {
   private readonly listeners = new Set<RuntimeEventListener>();
   private readonly progress = new ProgressWatchers();
-  private readonly committed = () => this.options.store.commitRuntimeEvents();
+  private readonly committed = () =>
+    this.options.store.commitRuntimeEvents().then(
+      () => true,
+      () => false,
+    );
 
   constructor(private readonly options: { store: Store; swarm: () => string }) {}
 

@@ -18,6 +18,7 @@ import type { Database } from "bun:sqlite";
 import type { RuntimeEvent } from "../../protocol/runtime-event.ts";
 import type { RuntimeEventPruning, StoredRuntimeEvent } from "../store.ts";
 import { deleteOldRuntimeEvents } from "./runtime-event-rows.ts";
+import type { WriteBatch } from "./write-batch.ts";
 
 /** Default wait before the events waiting are written (ms). */
 export const RUNTIME_EVENT_WRITE_INTERVAL_MS = 50;
@@ -36,15 +37,8 @@ export class RuntimeEventWriter {
   /** Rows of each swarm counted so far, kept up by writes and deletions made here. */
   private readonly counts = new Map<string, number>();
 
-  /** `run`: runs a write in the store's current transaction (WriteBatch.run); `commit` commits it now. */
-  constructor(
-    private readonly options: {
-      db: Database;
-      run: (write: () => void) => void;
-      commit: () => void;
-      intervalMs?: number;
-    },
-  ) {
+  /** `batch`: the store's; the writer writes in its current transaction and commits it now for a reservation. */
+  constructor(private readonly options: { db: Database; batch: WriteBatch; intervalMs?: number }) {
     this.intervalMs = options.intervalMs ?? RUNTIME_EVENT_WRITE_INTERVAL_MS;
   }
 
@@ -77,34 +71,36 @@ export class RuntimeEventWriter {
     const to = this.nextCursor + count - 1 + CURSOR_BLOCK;
     const { db } = this.options;
     try {
-      this.options.run(() => {
+      this.options.batch.run(() => {
         const updated = db.query("UPDATE sqlite_sequence SET seq = :to WHERE name = 'runtime_events'").run({ to });
         if (updated.changes === 0)
           db.query("INSERT INTO sqlite_sequence (name, seq) VALUES ('runtime_events', :to)").run({ to });
       });
-      this.options.commit();
+      this.options.batch.flush();
     } catch {
       // The store cannot write (a full disk): the events are dropped at their write too; counting goes on.
     }
     this.reservedTo = to;
   }
 
-  /** Writes every event waiting now, in the store's current transaction. */
-  write(): void {
+  /** Writes every event waiting now, in the store's current transaction; false when the store dropped them. */
+  write(): boolean {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.waiting.length === 0) return;
+    if (this.waiting.length === 0) return true;
     const waiting = this.waiting;
     this.waiting = [];
     try {
       this.insert(waiting);
+      return true;
     } catch {
       for (const { rows } of waiting) this.dropped += rows.length;
+      return false;
     }
   }
 
   private insert(waiting: { swarm: string; rows: readonly StoredRuntimeEvent[] }[]): void {
-    this.options.run(() => {
+    this.options.batch.run(() => {
       const insert = this.options.db.query(
         "INSERT INTO runtime_events (cursor, swarm, agent, instance_key, type, turn_id, trace_id, event) VALUES (:cursor, :swarm, :agent, :key, :type, :turn, :trace, :event)",
       );
@@ -131,7 +127,7 @@ export class RuntimeEventWriter {
   prune(swarm: string, pruning: RuntimeEventPruning): number {
     this.write();
     let deleted = 0;
-    this.options.run(() => {
+    this.options.batch.run(() => {
       deleted = deleteOldRuntimeEvents(this.options.db, swarm, {
         ...(pruning.before === undefined ? {} : { before: new Date(pruning.before).toISOString() }),
         ...(pruning.keepRows === undefined ? {} : { keepRows: pruning.keepRows }),

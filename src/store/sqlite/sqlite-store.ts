@@ -53,7 +53,7 @@ import {
   readInstanceState,
   touchInstance,
 } from "./instance-rows.ts";
-import { insertPendingResult, setExtensionState } from "./pending-result-rows.ts";
+import { insertPendingResult, newestPendingSeq, setExtensionState } from "./pending-result-rows.ts";
 import { exportInstanceRows, importInstanceRows } from "./instance-snapshot-rows.ts";
 import { MessageRows } from "./message-rows.ts";
 import { openDatabase } from "./open-database.ts";
@@ -82,15 +82,9 @@ export class SqliteStore implements Store, InstanceSnapshots {
     this.batch = new WriteBatch(this.db, file, () => this.messages.forgetAll());
     this.messages = new MessageRows(this.db);
     this.budgets = new SqliteBudgetCounters(this.db, this.batch);
-    this.runtimeEventWriter = new RuntimeEventWriter({
-      db: this.db,
-      run: (write) => this.batch.run(write),
-      commit: () => this.batch.flush(),
-    });
+    this.runtimeEventWriter = new RuntimeEventWriter({ db: this.db, batch: this.batch });
     if (!options.existing) this.checkpointer = new Checkpointer({ db: this.db, file });
-    this.pendingSeq = (
-      this.db.query("SELECT COALESCE(MAX(seq), 0) AS seq FROM pending_results").get() as { seq: number }
-    ).seq;
+    this.pendingSeq = newestPendingSeq(this.db);
   }
 
   /** Commits made so far (one sync each). */
@@ -256,10 +250,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
   }
 
   commitRuntimeEvents(): Promise<void> {
-    const dropped = this.runtimeEventWriter.dropped;
-    this.runtimeEventWriter.write();
-    if (this.runtimeEventWriter.dropped > dropped)
-      return Promise.reject(new Error("the store could not write the runtime events"));
+    if (!this.runtimeEventWriter.write()) return Promise.reject(new Error("the store dropped the runtime events"));
     return this.write(() => {}, { sync: false });
   }
 
