@@ -20,7 +20,7 @@
  * `--keep` keeps the profiles' directories. Agent children run from source (GOONDAN_AGENT_FROM_SOURCE=1): the
  * bundle they load by default has no source map, so its frames would name no src/ file.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { childEnv, lastRole, roleOf, writeSwarmBundle } from "../test/fixtures/orchestrator/real-swarm.ts";
@@ -90,12 +90,28 @@ interface ProfiledRun {
   seconds: number;
 }
 
+/**
+ * The agents run outside their sandbox here: in it, the state root and /tmp are read-only, so a child could not
+ * write its profile at exit. The sandbox only wraps how a child is started; the request path inside is the same.
+ */
+function unsandboxed(dir: string): string {
+  const file = join(dir, "goondan.yaml");
+  const yaml = readFileSync(file, "utf8").replace(
+    /^( {2}prompt: \{ system: "ROLE=\w+" \}\n)/gm,
+    "$1  process: { sandbox: none }\n",
+  );
+  if (yaml.split("process: { sandbox: none }").length !== 3)
+    throw new Error(`${file}: could not turn the agents' sandbox off`);
+  writeFileSync(file, yaml);
+  return dir;
+}
+
 async function profiledRun(requests: number): Promise<ProfiledRun> {
   const profiles = mkdtempSync(join(tmpdir(), "goondan-request-path-prof-"));
   const stateRoot = mkdtempSync(join(tmpdir(), "goondan-request-path-state-"));
   const markers = mkdtempSync(join(tmpdir(), "goondan-request-path-marker-"));
   const llm = await startLoopbackLlm({ respond: script(join(markers, "sleep")) });
-  const dir = writeSwarmBundle({ endpoint: llm.url, streaming: true });
+  const dir = unsandboxed(writeSwarmBundle({ endpoint: llm.url, streaming: true }));
   const started = performance.now();
   const run = await startGoondanRun({
     bin: join(REPO, "bin/goondan"),
