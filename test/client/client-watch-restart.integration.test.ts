@@ -10,19 +10,14 @@ import { createClient, GoondanApiError, type StreamEvent, type WatchEvent } from
 import { childEnv } from "../fixtures/orchestrator/real-swarm.ts";
 import { killChild, useCleanups } from "../helpers/cleanups.ts";
 import { startGoondanRun, until } from "../helpers/goondan-process.ts";
-import { realSwarm } from "../http/run-fixture.ts";
+import { realSwarm, startSwarmRun } from "../http/run-fixture.ts";
 
 const defer = useCleanups();
 
 describe("the typed client's watch", () => {
   it("resumes across an orchestrator restart with the last event id: every stored event once, in order", async () => {
     const swarm = await realSwarm({ defer, llm: { respond: () => ({ text: "noted" }) } });
-    const start = (port: number) =>
-      startGoondanRun({
-        args: [swarm.dir, "--port", String(port), "--state-root", swarm.stateRoot],
-        env: { ...childEnv, GOONDAN_LOG_LEVEL: "info" },
-        onSpawn: (proc) => defer(killChild(proc)),
-      });
+    const start = (port: number) => startSwarmRun(swarm, { defer, port });
     const first = await start(0);
     const client = createClient({ baseUrl: first.base });
     const seen: Array<Extract<WatchEvent, { type: "runtime" }>> = [];

@@ -13,12 +13,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient, type StreamEvent } from "../../src/client/index.ts";
 import type { RuntimeEvent } from "../../src/protocol/runtime-event.ts";
-import { childEnv, lastRole, roleOf } from "../fixtures/orchestrator/real-swarm.ts";
-import { killChild, useCleanups } from "../helpers/cleanups.ts";
-import { startGoondanRun, until } from "../helpers/goondan-process.ts";
+import { lastRole, roleOf } from "../fixtures/orchestrator/real-swarm.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
+import { until } from "../helpers/goondan-process.ts";
 import { startTcpProxy } from "../helpers/tcp-proxy.ts";
 import { lastUserText, type LoopbackReply, type LoopbackRequest } from "../helpers/loopback-llm.ts";
-import { realSwarm } from "./run-fixture.ts";
+import { realSwarm, startSwarmRun } from "./run-fixture.ts";
 
 const defer = useCleanups();
 const FINAL = "The answer is forty-two, said slowly and in many small parts so that a stop lands inside it.";
@@ -52,12 +52,7 @@ describe("a streamed send across an orchestrator restart, real processes and the
       const dir = mkdtempSync(join(tmpdir(), "goondan-stream-restart-"));
       defer(() => rmSync(dir, { recursive: true, force: true }));
       const swarm = await realSwarm({ defer, streaming: true, llm: { respond: script(join(dir, "sleep")) } });
-      const start = (port: number) =>
-        startGoondanRun({
-          args: [swarm.dir, "--port", String(port), "--state-root", swarm.stateRoot],
-          env: { ...childEnv, GOONDAN_LOG_LEVEL: "info" },
-          onSpawn: (proc) => defer(killChild(proc)),
-        });
+      const start = (port: number) => startSwarmRun(swarm, { defer, port });
       const first = await start(0);
       // The client reaches the orchestrator through a proxy the test cuts: its stream breaks before the stop (a
       // drain would otherwise finish it), and it reconnects only to the orchestrator started again.

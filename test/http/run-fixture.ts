@@ -1,7 +1,8 @@
 /**
  * A real `goondan run` for the test/http integration tests: the orchestrator fixture swarm (coordinator and worker
- * on the loopback LLM) in a temp bundle and state root, removed after the test, and `serveRealSwarm` to start
- * `goondan run` on it (info logs, so its `ready` line shows) and kill it after the test.
+ * on the loopback LLM) in a temp bundle and state root, removed after the test; `startSwarmRun` starts `goondan run`
+ * on it (info logs, so its `ready` line shows) and kills it after the test, on a given port (a restart test starts
+ * it again on the port the first one had), and `serveRealSwarm` does both at once.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,6 +28,18 @@ export async function realSwarm(options: { defer: Defer; llm?: LoopbackLlmOption
   return { llm, dir, stateRoot };
 }
 
+/** `goondan run` on the swarm's bundle and state root, on `port` (0: any free one), killed after the test. */
+export function startSwarmRun(
+  swarm: { dir: string; stateRoot: string },
+  options: { defer: Defer; port?: number; env?: Record<string, string> },
+) {
+  return startGoondanRun({
+    args: [swarm.dir, "--port", String(options.port ?? 0), "--state-root", swarm.stateRoot],
+    env: { ...childEnv, GOONDAN_LOG_LEVEL: "info", ...options.env },
+    onSpawn: (proc) => options.defer(killChild(proc)),
+  });
+}
+
 export async function serveRealSwarm(options: {
   defer: Defer;
   llm?: LoopbackLlmOptions;
@@ -34,10 +47,6 @@ export async function serveRealSwarm(options: {
   streaming?: boolean;
 }) {
   const swarm = await realSwarm(options);
-  const daemon = await startGoondanRun({
-    args: [swarm.dir, "--port", "0", "--state-root", swarm.stateRoot],
-    env: { ...childEnv, GOONDAN_LOG_LEVEL: "info", ...options.env },
-    onSpawn: (proc) => options.defer(killChild(proc)),
-  });
+  const daemon = await startSwarmRun(swarm, options);
   return { ...swarm, ...daemon };
 }

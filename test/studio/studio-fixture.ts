@@ -10,11 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "playwright-core";
-import { childEnv, lastRole, roleOf } from "../fixtures/orchestrator/real-swarm.ts";
-import { killChild, type Defer } from "../helpers/cleanups.ts";
-import { startGoondanRun } from "../helpers/goondan-process.ts";
+import { lastRole, roleOf } from "../fixtures/orchestrator/real-swarm.ts";
+import { type Defer } from "../helpers/cleanups.ts";
 import { lastUserText, messageText, systemPrompt, type LoopbackRequest } from "../helpers/loopback-llm.ts";
-import { realSwarm } from "../http/run-fixture.ts";
+import { realSwarm, startSwarmRun } from "../http/run-fixture.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
 export const ARTIFACTS = new URL("../../test-artifacts/", import.meta.url).pathname;
@@ -92,11 +91,7 @@ spec:
       `${guarded}---\napiVersion: goondan.ai/v1\nkind: Swarm`,
     ),
   );
-  const run = await startGoondanRun({
-    args: [swarm.dir, "--port", "0", "--state-root", swarm.stateRoot],
-    env: { ...childEnv, GOONDAN_LOG_LEVEL: "info", GOONDAN_API_TOKEN: TOKEN },
-    onSpawn: (proc) => defer(killChild(proc)),
-  });
+  const run = await startSwarmRun(swarm, { defer, env: { GOONDAN_API_TOKEN: TOKEN } });
   return { ...swarm, ...run };
 }
 

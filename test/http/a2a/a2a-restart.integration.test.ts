@@ -14,12 +14,12 @@ import {
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
 } from "@a2a-js/sdk/client";
-import { childEnv, lastRole, roleOf } from "../../fixtures/orchestrator/real-swarm.ts";
-import { killChild, useCleanups } from "../../helpers/cleanups.ts";
-import { startGoondanRun, until } from "../../helpers/goondan-process.ts";
+import { lastRole, roleOf } from "../../fixtures/orchestrator/real-swarm.ts";
+import { useCleanups } from "../../helpers/cleanups.ts";
+import { until } from "../../helpers/goondan-process.ts";
 import { lastUserText, type LoopbackReply, type LoopbackRequest } from "../../helpers/loopback-llm.ts";
 import { startTcpProxy } from "../../helpers/tcp-proxy.ts";
-import { realSwarm } from "../run-fixture.ts";
+import { realSwarm, startSwarmRun } from "../run-fixture.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -121,12 +121,7 @@ describe("A2A across an orchestrator restart, @a2a-js/sdk client, real processes
       const dir = mkdtempSync(join(tmpdir(), "goondan-a2a-restart-"));
       defer(() => rmSync(dir, { recursive: true, force: true }));
       const swarm = await realSwarm({ defer, llm: { respond: script(join(dir, "sleep")) } });
-      const start = (port: number) =>
-        startGoondanRun({
-          args: [swarm.dir, "--port", String(port), "--state-root", swarm.stateRoot],
-          env: { ...childEnv, GOONDAN_LOG_LEVEL: "info" },
-          onSpawn: (proc) => defer(killChild(proc)),
-        });
+      const start = (port: number) => startSwarmRun(swarm, { defer, port });
       const first = await start(0);
       const proxy = await startTcpProxy({ targetHost: "127.0.0.1", targetPort: first.port });
       defer(() => proxy.close());

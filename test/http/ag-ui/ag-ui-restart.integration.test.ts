@@ -10,12 +10,11 @@ import { describe, expect, it } from "bun:test";
 import { HttpAgent } from "@ag-ui/client";
 import { sseMessages } from "../../../src/client/sse-messages.ts";
 import { comparePositions, keyedPosition, type StreamPosition } from "../../../src/http/stream-position.ts";
-import { childEnv, lastRole, roleOf } from "../../fixtures/orchestrator/real-swarm.ts";
-import { killChild, useCleanups } from "../../helpers/cleanups.ts";
-import { startGoondanRun } from "../../helpers/goondan-process.ts";
+import { lastRole, roleOf } from "../../fixtures/orchestrator/real-swarm.ts";
+import { useCleanups } from "../../helpers/cleanups.ts";
 import { lastUserText, type LoopbackReply, type LoopbackRequest } from "../../helpers/loopback-llm.ts";
 import { startTcpProxy } from "../../helpers/tcp-proxy.ts";
-import { realSwarm } from "../run-fixture.ts";
+import { realSwarm, startSwarmRun } from "../run-fixture.ts";
 
 const defer = useCleanups();
 const FINAL = "All done, in many small pieces so that the stop lands in the middle of them.";
@@ -50,12 +49,7 @@ describe("an AG-UI run across an orchestrator restart, real processes", () => {
   for (const signal of ["SIGTERM", "SIGKILL"] as const)
     it(`resumes after ${signal} with Last-Event-ID: no gap, no double, a run @ag-ui/client accepts`, async () => {
       const swarm = await realSwarm({ defer, streaming: true, llm: { respond: delegating } });
-      const start = (port: number) =>
-        startGoondanRun({
-          args: [swarm.dir, "--port", String(port), "--state-root", swarm.stateRoot],
-          env: { ...childEnv, GOONDAN_LOG_LEVEL: "info" },
-          onSpawn: (proc) => defer(killChild(proc)),
-        });
+      const start = (port: number) => startSwarmRun(swarm, { defer, port });
       const first = await start(0);
       const proxy = await startTcpProxy({ targetHost: "127.0.0.1", targetPort: first.port });
       defer(() => proxy.close());
