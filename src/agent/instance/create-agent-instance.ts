@@ -1,31 +1,23 @@
 /**
- * Builds an AgentInstance from a loaded bundle, loading only what this agent needs: its Model (one provider,
- * imported lazily), its Tools' modules, its Extensions (in the Agent's order), the system prompt, the instance's
- * durable state as the orchestrator's store handed it over (conversation, pending results, extension state), the
- * link its commits and runtime events go through, and its workdir.
+ * Builds an AgentInstance from a loaded bundle: what every instance of the agent shares comes from its blueprint
+ * (agent-blueprint.ts: the Model, the Tools with their config resolved, the Extensions' config, worked out once per
+ * process); what is the instance's own is built here: its tool registry (the Tools' modules, then what its Extensions
+ * register), its Extensions' register() calls (in the Agent's order), the system prompt, the instance's durable state
+ * as the orchestrator's store handed it over (conversation, pending results, extension state), the link its commits
+ * and runtime events go through, and its workdir.
  * Configuration problems throw ConfigError (the child reports them as `fatal`).
  */
 import { mkdirSync } from "node:fs";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import {
-  agentExtensions,
-  agentModel,
-  agentTools,
-  readSystemPrompt,
-  selectSwarm,
-  swarmAgents,
-} from "../../config/resolve.ts";
+import { readSystemPrompt } from "../../config/resolve.ts";
 import type { Bundle } from "../../config/types.ts";
 import type { CommitOptions, InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
-import { agentRequiredEnvNames, resolveConfigValues } from "../../config/value-source.ts";
-import type { JsonObject } from "../../shared/json.ts";
-import { MIN_SECRET_LENGTH } from "../../shared/redact-secrets.ts";
-import { ConfigError } from "../../shared/errors.ts";
 import { newId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { instancePaths, type InstancePaths } from "../../shared/state-paths.ts";
 import { ToolRegistry } from "../../tools/tool-registry.ts";
 import type { AgentToolRuntime, RuntimeCallContext } from "../../tools/types.ts";
+import { agentBlueprint } from "./agent-blueprint.ts";
 import { AgentInstance } from "./agent-instance.ts";
 import { Conversation } from "../conversation/conversation.ts";
 import { PendingResults } from "../conversation/pending-results.ts";
@@ -36,16 +28,11 @@ import { ExtensionState } from "../extensions/extension-state.ts";
 import { loadExtensions } from "../extensions/load-extensions.ts";
 import { ToolApprovals } from "../loop/tool-approvals.ts";
 import { PipelineRegistry } from "../extensions/pipeline-registry.ts";
-import { apiKeyEnvName, resolveApiKey } from "../model/api-key.ts";
-import { modelTimeoutMs } from "../model/model-call-timeout.ts";
-import { createLanguageModel, modelStreams } from "../model/model-factory.ts";
 import { abortableSleep } from "../model/call-with-retry.ts";
-import { RECORD_CASSETTE_ENV, wrapWithRecorder } from "../model/recording-model.ts";
 import { extensionModel } from "../model/extension-model.ts";
 import { ModelPrompt } from "../model/model-prompt.ts";
 import type { StepStream } from "../model/generate-step.ts";
 import type { ModelGate } from "../model/model-gate.ts";
-import { capToolTime } from "./cap-tool-time.ts";
 import type { InstanceLink } from "./instance-link.ts";
 import { linkedRuntimeEvents } from "./linked-runtime-events.ts";
 import type { TurnEnvironment } from "../loop/turn-environment.ts";
@@ -84,15 +71,13 @@ export interface CreatedAgentInstance {
 export async function createAgentInstance(options: CreateAgentInstanceOptions): Promise<CreatedAgentInstance> {
   const { bundle, logger } = options;
   const env = options.env ?? process.env;
-  const swarm = selectSwarm(bundle, options.swarm);
-  const agent = swarmAgents(bundle, swarm).find((candidate) => candidate.metadata.name === options.agent);
-  if (agent === undefined) {
-    throw new ConfigError(
-      "E_CONFIG_AGENT_NOT_IN_SWARM",
-      `Agent/${options.agent} is not a member of Swarm/${swarm.metadata.name}`,
-      { suggestion: `members: ${swarm.spec.agents.map((ref) => ref.name).join(", ")}` },
-    );
-  }
+  const { swarm, agent, model, streaming, tools, extensions, secrets, limited, ...blueprint } = await agentBlueprint({
+    bundle,
+    agent: options.agent,
+    env,
+    ...(options.swarm === undefined ? {} : { swarm: options.swarm }),
+    ...(options.model === undefined ? {} : { model: options.model }),
+  });
   const paths = instancePaths({
     stateRoot: options.stateRoot,
     swarmInstanceKey: swarm.spec.instanceKey,
@@ -108,32 +93,6 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     return paths.workdir;
   };
 
-  let model = options.model;
-  const streaming = options.model === undefined && modelStreams(agentModel(bundle, agent));
-  if (model === undefined) {
-    const modelResource = agentModel(bundle, agent);
-    const source = modelResource.spec.apiKey;
-    const apiKey = source === undefined ? undefined : resolveApiKey(source, env);
-    if (source !== undefined && apiKey === undefined) {
-      throw new ConfigError(
-        "E_CONFIG_ENV_MISSING",
-        `Model/${modelResource.metadata.name}: spec.apiKey expects env var ${apiKeyEnvName(source) ?? "(unknown)"}, which is not set`,
-      );
-    }
-    model = await createLanguageModel({ resource: modelResource, env, ...(apiKey === undefined ? {} : { apiKey }) });
-  }
-  const recordTo = env[RECORD_CASSETTE_ENV];
-  if (recordTo !== undefined && recordTo !== "") model = wrapWithRecorder(model, recordTo);
-
-  // Tools and extensions get their config with ValueSources resolved from this child's (scoped) env.
-  const tools = capToolTime(
-    agentTools(bundle, agent).map((tool) =>
-      tool.spec.config === undefined
-        ? tool
-        : { ...tool, spec: { ...tool.spec, config: resolveConfigValues(tool.spec.config, env) as JsonObject } },
-    ),
-    agent.spec.limits?.toolCallSeconds,
-  );
   const registry = await ToolRegistry.fromResources(tools);
   const { link } = options;
   const commit = (changes: InstanceCommit, commitOptions?: CommitOptions) => link.commit(changes, commitOptions);
@@ -143,10 +102,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     agent: options.agent,
     instanceKey: options.instanceKey,
     now: Date.now,
-    // The values of the env vars this agent's resources name (its model key, its tools' and extensions' config).
-    secrets: agentRequiredEnvNames(bundle, agent)
-      .map((name) => env[name] ?? "")
-      .filter((value) => value.length >= MIN_SECRET_LENGTH),
+    secrets,
   });
   const pipeline = new PipelineRegistry({ onFailure: reportExtensionFailures({ logger, runtimeEvents }) });
   const events = new EventBus((type, error) => logger.warn({ type, err: error }, "extension event listener threw"));
@@ -157,17 +113,11 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     now: Date.now,
   });
   // Only when a budget or the Model's rateLimit applies: otherwise a model call costs no round trip.
-  const limited =
-    agent.spec.budget !== undefined ||
-    swarm.spec.budget !== undefined ||
-    agentModel(bundle, agent).spec.rateLimit !== undefined;
   const modelGate = limited ? options.modelGate : undefined;
   await loadExtensions({
     approvals,
-    extensions: agentExtensions(bundle, agent).map((use) => ({
-      ...use,
-      config: resolveConfigValues(use.config, env) as JsonObject,
-    })),
+    // Each instance's register() gets a config of its own to keep or change.
+    extensions: extensions.map((use) => ({ ...use, config: structuredClone(use.config) })),
     agent: {
       name: options.agent,
       instanceKey: options.instanceKey,
@@ -191,7 +141,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
       model,
       streaming,
       params: agent.spec.modelConfig.params ?? {},
-      timeoutMs: modelTimeoutMs(agentModel(bundle, agent)),
+      timeoutMs: blueprint.modelTimeoutMs,
       logger,
       ...(modelGate === undefined ? {} : { gate: modelGate }),
     }),
@@ -225,7 +175,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     ids: newId,
     now: Date.now,
     sleep: abortableSleep,
-    modelTimeoutMs: modelTimeoutMs(agentModel(bundle, agent)),
+    modelTimeoutMs: blueprint.modelTimeoutMs,
     ...(agent.spec.limits?.turnSeconds === undefined ? {} : { turnTimeLimitMs: agent.spec.limits.turnSeconds * 1000 }),
     ...(modelGate === undefined ? {} : { modelGate }),
   };
