@@ -33,11 +33,23 @@ export interface AgentSpawnRequestsOptions {
   logger: Logger;
 }
 
+/** What every spawn request of one agent shares under one bundle and generation (computed once, see `shared`). */
+interface AgentShared {
+  generation: number;
+  swarm: string;
+  process: AgentProcessSpec;
+  env: Record<string, string>;
+  /** The sandbox of an agent whose instances share processes (the same for all of them). */
+  sandbox: AgentSandboxRequest | undefined;
+  group: string | undefined;
+}
+
 export class AgentSpawnRequests {
   private snapshot: { bundle: Bundle; file: string } | undefined;
   /** Bumped for an agent by a reload that restarts it: its instances then start in new processes. */
   private readonly generations = new Map<string, number>();
   private specs: { bundle: Bundle; byAgent: Map<string, AgentProcessSpec> } | undefined;
+  private kept: { bundle: Bundle; byAgent: Map<string, AgentShared> } | undefined;
 
   constructor(private readonly options: AgentSpawnRequestsOptions) {}
 
@@ -50,25 +62,17 @@ export class AgentSpawnRequests {
     idleSeconds: number;
   }): SpawnRequest {
     const { bundle, swarm, agent, instanceKey } = options;
-    const env = {
-      ...this.environment(bundle, agent),
-      ...this.options.childEnv,
-      [BUNDLE_SNAPSHOT_ENV]: this.snapshotFile(bundle),
-    };
-    const process = this.processSpec(bundle, agent);
-    const sandbox = this.sandbox({ bundle, swarm, agent, instanceKey, process, env });
+    const shared = this.shared(bundle, swarm, agent);
+    const process = shared.process;
     return {
       address: instanceAddress(agent, instanceKey),
       argv: agentChildArgv({ bundle: bundle.dir, swarm, agent, instanceKey, stateRoot: this.options.stateRoot }),
-      env,
-      sandbox,
-      ...(process.isolation === "agent"
+      env: shared.env,
+      sandbox: shared.sandbox ?? this.sandbox({ bundle, swarm, agent, instanceKey, process, env: shared.env }),
+      ...(shared.group !== undefined
         ? {
             share: {
-              // Instances share a process only when they would have been started alike: same bundle, same env.
-              group: createHash("sha256")
-                .update(JSON.stringify([agent, this.generations.get(agent) ?? 0, bundle.dir, swarm, env, sandbox]))
-                .digest("hex"),
+              group: shared.group,
               label: agent,
               hostArgv: agentHostArgv(agent),
               maxProcesses: process.maxProcesses,
@@ -77,6 +81,35 @@ export class AgentSpawnRequests {
           }
         : {}),
     };
+  }
+
+  /**
+   * The agent's environment, sandbox and process group, worked out once per bundle, swarm and generation: a new
+   * conversation's spawn request then costs no env scan, path hashing or digest.
+   */
+  private shared(bundle: Bundle, swarm: string, agent: string): AgentShared {
+    if (this.kept?.bundle !== bundle) this.kept = { bundle, byAgent: new Map() };
+    const generation = this.generations.get(agent) ?? 0;
+    const found = this.kept.byAgent.get(agent);
+    if (found !== undefined && found.generation === generation && found.swarm === swarm) return found;
+    const env = {
+      ...this.environment(bundle, agent),
+      ...this.options.childEnv,
+      [BUNDLE_SNAPSHOT_ENV]: this.snapshotFile(bundle),
+    };
+    const process = this.processSpec(bundle, agent);
+    let sandbox: AgentSandboxRequest | undefined;
+    let group: string | undefined;
+    if (process.isolation === "agent") {
+      sandbox = this.sandbox({ bundle, swarm, agent, instanceKey: undefined, process, env });
+      // Instances share a process only when they would have been started alike: same bundle, same env.
+      group = createHash("sha256")
+        .update(JSON.stringify([agent, generation, bundle.dir, swarm, env, sandbox]))
+        .digest("hex");
+    }
+    const made: AgentShared = { generation, swarm, process, env, sandbox, group };
+    this.kept.byAgent.set(agent, made);
+    return made;
   }
 
   /**
@@ -112,7 +145,8 @@ export class AgentSpawnRequests {
     bundle: Bundle;
     swarm: string;
     agent: string;
-    instanceKey: string;
+    /** Undefined for an agent whose instances share processes: they all keep the agent's directory. */
+    instanceKey: string | undefined;
     process: AgentProcessSpec;
     env: Record<string, string>;
   }): AgentSandboxRequest {
@@ -124,14 +158,15 @@ export class AgentSpawnRequests {
     } catch {
       // A bundle that skipped validation: the child reports it.
     }
-    const paths = instancePaths({ stateRoot, swarmInstanceKey: swarmKey, agent, instanceKey });
     const instances = join(stateRoot, "workspaces", safeName(swarmKey), "instances", safeName(agent));
     const cassette = env[RECORD_CASSETTE_ENV];
     return {
       setting: process.sandbox ?? "auto",
       keep: [
         // Its own directory, not just the workdir: the process makes the workdir when a tool first reads it.
-        process.isolation === "agent" ? instances : paths.root,
+        process.isolation === "agent" || instanceKey === undefined
+          ? instances
+          : instancePaths({ stateRoot, swarmInstanceKey: swarmKey, agent, instanceKey }).root,
         ...(cassette === undefined || cassette === "" ? [] : [dirname(cassette)]),
       ],
       readOnly: [env[BUNDLE_SNAPSHOT_ENV] ?? "", bundle.dir].filter((path) => path !== ""),
