@@ -224,7 +224,7 @@ export class Orchestrator implements OrchestratorApi {
 
   /** An instance's stored conversation, oldest message first (the studio's conversation view). */
   async messages(agent: string, instanceKey: string): Promise<Message[]> {
-    return (await this.store.instanceState({ swarm: this.view.instanceKey, agent, instanceKey })).messages;
+    return this.store.instanceState({ swarm: this.view.instanceKey, agent, instanceKey }).messages;
   }
 
   /** Calls `listener` with every batch of runtime events the instances send, as they arrive; returns the unsubscribe. */

@@ -199,9 +199,10 @@ export interface Store {
   addPendingResult(instance: InstanceRef, result: PendingResult, options?: WriteOptions): Promise<void>;
   /**
    * What a starting child is handed: the conversation its model sees (never the messages archived out of it),
-   * the results waiting, the extensions' state.
+   * the results waiting, the extensions' state. Read at once (every store reads a database of its own host), so a
+   * new instance's state goes out right behind its `open`; a fault of the disk throws, coded.
    */
-  instanceState(instance: InstanceRef): Promise<InstanceState>;
+  instanceState(instance: InstanceRef): InstanceState;
   /**
    * A page of the instance's history, archived messages and current ones in the order they were appended: the
    * `limit` (default 50, at most 500) just before message `before` (default: the newest), oldest first.

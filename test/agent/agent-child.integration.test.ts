@@ -61,7 +61,9 @@ for (const stream of [false, true]) {
 
       await Bun.sleep(50);
       expect(
-        (await storeFor(stateRoot).instanceState(CHILD_INSTANCE)).messages.map((message) => message.data.role),
+        storeFor(stateRoot)
+          .instanceState(CHILD_INSTANCE)
+          .messages.map((message) => message.data.role),
       ).toEqual(["user", "assistant", "tool", "assistant"]);
       const runtimeEvents = await storedEventTypes(stateRoot);
       expect(runtimeEvents).toContain("tool.completed");
@@ -240,7 +242,7 @@ describe("agent child lifecycle", () => {
     await first.exited;
 
     // The step was committed before its tool ran; the turn has no outcome.
-    const stored = (await storeFor(stateRoot).instanceState(CHILD_INSTANCE)).messages;
+    const stored = storeFor(stateRoot).instanceState(CHILD_INSTANCE).messages;
     expect(stored.map((message) => [message.metadata.eventId ?? null, message.data.role])).toEqual([
       [committed.id, "user"],
       [null, "assistant"],

@@ -56,9 +56,10 @@ describe("Conversation", () => {
     conversation.emit({ type: "append", message: user("m2", "again") });
     await store.commit(TEST_INSTANCE, { changes: conversation.takeChanges() });
     conversation.emit({ type: "append", message: user("m3", "not committed") });
-    expect(
-      new Conversation((await store.instanceState(TEST_INSTANCE)).messages).messages.map((item) => item.id),
-    ).toEqual(["m1", "m2"]);
+    expect(new Conversation(store.instanceState(TEST_INSTANCE).messages).messages.map((item) => item.id)).toEqual([
+      "m1",
+      "m2",
+    ]);
   });
 
   it("applies remove and truncate", () => {

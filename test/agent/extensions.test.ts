@@ -54,7 +54,7 @@ describe("loadExtensions", () => {
     expect(scripted.calls[0]?.tools?.map((tool) => tool.name)).toEqual(["counter__read"]);
     await runTurn({ env: harness.env, event: userEvent("two") });
     expect(bumped).toHaveLength(2);
-    expect((await harness.store.instanceState(TEST_INSTANCE)).extensionState.counter).toBe(4);
+    expect(harness.store.instanceState(TEST_INSTANCE).extensionState.counter).toBe(4);
   });
 
   it("reports a throwing register as a config error naming the extension", async () => {

@@ -132,7 +132,7 @@ describe("pending tool completions", () => {
     first.pendingResults.close();
 
     // Durable in the store: a restarted child is handed it.
-    expect((await storeFor(stateRoot).instanceState(TEST_INSTANCE)).pendingResults).toMatchObject([
+    expect(storeFor(stateRoot).instanceState(TEST_INSTANCE).pendingResults).toMatchObject([
       {
         kind: "tool_completion",
         handle: "job-4",

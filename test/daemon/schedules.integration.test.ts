@@ -74,7 +74,7 @@ async function ledger(dir: string) {
   }));
   const store = new SqliteStore(file, { existing: true });
   try {
-    const state = await store.instanceState({ swarm: SWARM, agent: "writer", instanceKey: "pulse" });
+    const state = store.instanceState({ swarm: SWARM, agent: "writer", instanceKey: "pulse" });
     const inputs = state.messages
       .filter((message) => message.data.role === "user")
       .map((message) => String(message.data.content))

@@ -28,7 +28,7 @@ export async function storedInstanceState(options: {
 }): Promise<InstanceState> {
   const store = new SqliteStore(stateDatabasePath(options.stateRoot), { existing: true });
   try {
-    return await store.instanceState({ swarm: options.swarm, agent: options.agent, instanceKey: options.instanceKey });
+    return store.instanceState({ swarm: options.swarm, agent: options.agent, instanceKey: options.instanceKey });
   } finally {
     void store.close();
   }

@@ -70,7 +70,7 @@ describe("an agent process's memory with a long history", () => {
     const store = new SqliteStore(stateDatabasePath(stateRoot), { existing: true });
     try {
       const ref = { swarm: SWARM, agent: "windowed", instanceKey: "long" };
-      const state = await store.instanceState(ref);
+      const state = store.instanceState(ref);
       expect(state.messages.length).toBeLessThanOrEqual(WINDOW + 2);
       const newest = await store.olderMessages(ref, { limit: 500 });
       expect(newest.length).toBe(500);

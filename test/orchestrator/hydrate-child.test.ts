@@ -1,7 +1,8 @@
 /**
  * What a starting agent process is handed (child-state.ts, hydrateChild): the conversation its model sees, never
- * the archived history, and a warning in the orchestrator's log when that conversation is large enough for the
- * process's memory to grow with it.
+ * the archived history, at once (before hydrateChild returns: right behind the child's `open`), and a warning in the
+ * orchestrator's log when that conversation is large enough for the process's memory to grow with it. A state the
+ * store cannot read stops the child.
  */
 import { describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -48,16 +49,19 @@ async function hydrate(options: { live: number; archived: number }) {
     pretty: false,
     destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
   });
-  const handed = Promise.withResolvers<InstanceState>();
+  let handed: InstanceState | undefined;
   const child = {
     send: (type: string, payload: unknown) => {
-      if (type === "hydrate") handed.resolve(payload as InstanceState);
+      if (type === "hydrate") handed = payload as InstanceState;
       return true;
     },
-    kill: () => handed.reject(new Error("the child was stopped")),
+    kill: () => {
+      throw new Error("the child was stopped");
+    },
   } as unknown as ChildProcess;
-  hydrateChild({ store, ref, child, current: () => true, logger });
-  return { state: await handed.promise, warnings: lines.filter((line) => line.level === 40) };
+  hydrateChild({ store, ref, child, logger });
+  if (handed === undefined) throw new Error("hydrateChild returned before it handed the state over");
+  return { state: handed, warnings: lines.filter((line) => line.level === 40) };
 }
 
 describe("hydrateChild", () => {
@@ -73,5 +77,28 @@ describe("hydrateChild", () => {
     const { state, warnings } = await hydrate({ live: LARGE_CONVERSATION_MESSAGES + 1, archived: 0 });
     expect(state.messages).toHaveLength(LARGE_CONVERSATION_MESSAGES + 1);
     expect(warnings.map((line) => line.messages)).toEqual([LARGE_CONVERSATION_MESSAGES + 1]);
+  });
+
+  it("stops the child, and logs why, when the store cannot read the state", () => {
+    const sent: string[] = [];
+    let killed = 0;
+    const child = { send: (type: string) => sent.push(type) > 0, kill: () => void killed++ } as unknown as ChildProcess;
+    const lines: { level: number; error?: string }[] = [];
+    const logger = createLogger("test", {
+      level: "info",
+      pretty: false,
+      destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+    });
+    const store = {
+      instanceState: () => {
+        throw new Error("E_STORE_CORRUPT: database disk image is malformed");
+      },
+    } as unknown as SqliteStore;
+    hydrateChild({ store, ref, child, logger });
+    expect(sent).toEqual([]);
+    expect(killed).toBe(1);
+    expect(lines.filter((line) => line.level === 50).map((line) => line.error)).toEqual([
+      "E_STORE_CORRUPT: database disk image is malformed",
+    ]);
   });
 });

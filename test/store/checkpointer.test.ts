@@ -40,7 +40,7 @@ describe("the checkpoint worker", () => {
     }
     await until(() => (store.checkpointer?.checkpointed ?? 0) > 1000, { timeoutMs: 5_000 });
     expect(store.checkpointer?.lastError).toBeUndefined();
-    expect((await store.instanceState(instance)).messages).toHaveLength(3000);
+    expect(store.instanceState(instance).messages).toHaveLength(3000);
     await store.close();
     // Everything is in the database file itself once the store is closed (the last connection checkpoints the rest).
     const db = new Database(file, { readonly: true });

@@ -111,10 +111,10 @@ describe("SqliteStore instance snapshots", () => {
     await target.commit(other, { changes: [{ type: "append", message: message("o9", "kept") }] });
     await target.importInstance(instance, JSON.parse(JSON.stringify(snapshot)));
     expect(target.exportInstance(instance)).toEqual(snapshot);
-    expect(target.readInstanceState(other).messages.map((entry) => entry.id)).toEqual(["o9"]);
+    expect(target.instanceState(other).messages.map((entry) => entry.id)).toEqual(["o9"]);
     // The imported store goes on as the source would: the next message follows, the last approval reopens e2.
     await target.commit(instance, { changes: [{ type: "append", message: message("m3", "three") }] });
-    expect(target.readInstanceState(instance).messages.map((entry) => entry.id)).toEqual(["m1b", "m2", "m3"]);
+    expect(target.instanceState(instance).messages.map((entry) => entry.id)).toEqual(["m1b", "m2", "m3"]);
     const decided = await target.decideApproval("s", "ap2", { decision: "deny", decidedAt: 7 });
     expect(decided.type === "decided" && decided.reopened?.event.id).toBe("e2");
     expect((await target.inboxRecord("s", "e1"))?.outcome?.response).toBe("done");
@@ -127,6 +127,6 @@ describe("SqliteStore instance snapshots", () => {
       expect.objectContaining({ code: "E_STORE_SNAPSHOT_INVALID" }),
     );
     await store.settled();
-    expect(store.readInstanceState(instance).messages.map((entry) => entry.id)).toEqual(["m1"]);
+    expect(store.instanceState(instance).messages.map((entry) => entry.id)).toEqual(["m1"]);
   });
 });

@@ -124,7 +124,7 @@ describe("SqliteStore", () => {
     });
     await store.close();
     const reopened = open(file);
-    expect(await reopened.instanceState(instance)).toEqual({
+    expect(reopened.instanceState(instance)).toEqual({
       messages: [message("m1b", "hello again"), message("m3", "last")],
       pendingResults: [],
       extensionState: { memo: { n: 1 } },
@@ -139,15 +139,15 @@ describe("SqliteStore", () => {
     const store = open();
     const append = { type: "append" as const, message: message("m1", "once") };
     await store.commit(instance, { changes: [append, append], extensionState: { memo: 1 } });
-    expect((await store.instanceState(instance)).messages).toHaveLength(1);
+    expect(store.instanceState(instance).messages).toHaveLength(1);
     expect(await store.clearConversation(instance)).toBe(true);
-    expect(await store.instanceState(instance)).toEqual({
+    expect(store.instanceState(instance)).toEqual({
       messages: [],
       pendingResults: [],
       extensionState: { memo: 1 },
     });
     await store.commit(instance, { changes: [{ type: "append", message: message("m2", "after") }] });
-    expect((await store.instanceState(instance)).messages.map((m) => m.id)).toEqual(["m2"]);
+    expect(store.instanceState(instance).messages.map((m) => m.id)).toEqual(["m2"]);
   });
 
   it("counts crashes durably and keeps runtime events queryable by instance, turn and trace", async () => {
@@ -254,6 +254,6 @@ describe("SqliteStore", () => {
     await store.close();
     const reopened = open(file);
     expect((await reopened.unanswered("s")).map((record) => record.event.id)).toEqual(["e1", "e2"]);
-    expect((await reopened.instanceState(instance)).messages.map((m) => m.id)).toEqual(["m1", "m2"]);
+    expect(reopened.instanceState(instance).messages.map((m) => m.id)).toEqual(["m1", "m2"]);
   });
 });

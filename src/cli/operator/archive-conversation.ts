@@ -23,7 +23,7 @@ export async function archiveConversation(options: {
   keep: number;
   now?: Date;
 }): Promise<{ archived: number; kept: number; file?: string }> {
-  const { messages } = await options.store.instanceState(options.ref);
+  const { messages } = options.store.instanceState(options.ref);
   const cut = archiveCut(messages, options.keep);
   if (cut === 0) return { archived: 0, kept: messages.length };
   const archived = messages.slice(0, cut);

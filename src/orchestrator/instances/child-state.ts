@@ -11,7 +11,7 @@
  */
 import type { AgentEvent } from "../../protocol/agent-event.ts";
 import type { Message } from "../../protocol/conversation.ts";
-import type { InstanceCommit } from "../../protocol/instance-state.ts";
+import type { InstanceCommit, InstanceState } from "../../protocol/instance-state.ts";
 import type { ChildToParent } from "../../protocol/ipc-messages.ts";
 import type { TurnOutcome } from "../../protocol/turn-outcome.ts";
 import { describe, isGoondanError } from "../../shared/errors.ts";
@@ -98,34 +98,28 @@ export function answerOlderMessages(options: {
 export const LARGE_CONVERSATION_MESSAGES = 5000;
 
 /**
- * Hands a new child its state. The read may end after the child did (it failed to start): only a child still
- * current (`current()`) gets it. One the store cannot read is stopped rather than started on an empty conversation.
+ * Hands a new child its state at once, right behind its `open` and ahead of its first event, so the instance is built
+ * while the event's insert commits. A state the store cannot read stops the child rather than start it on an empty
+ * conversation.
  */
-export function hydrateChild(options: {
-  store: Store;
-  ref: InstanceRef;
-  child: ChildProcess;
-  current: () => boolean;
-  logger: Logger;
-}): void {
-  options.store.instanceState(options.ref).then(
-    (state) => {
-      if (!options.current()) return;
-      if (state.messages.length > LARGE_CONVERSATION_MESSAGES)
-        options.logger.warn(
-          { messages: state.messages.length },
-          "the agent process is handed a conversation its model sees whole: its memory grows with it; message-window or message-compaction bound it (docs/limits.md, Memory)",
-        );
-      options.child.send("hydrate", state);
-    },
-    (error: unknown) => {
-      options.logger.error(
-        { error: describe(error).message },
-        "could not read the instance's state; its child is stopped",
-      );
-      options.child.kill();
-    },
-  );
+export function hydrateChild(options: { store: Store; ref: InstanceRef; child: ChildProcess; logger: Logger }): void {
+  let state: InstanceState;
+  try {
+    state = options.store.instanceState(options.ref);
+  } catch (error) {
+    options.logger.error(
+      { error: describe(error).message },
+      "could not read the instance's state; its child is stopped",
+    );
+    options.child.kill();
+    return;
+  }
+  if (state.messages.length > LARGE_CONVERSATION_MESSAGES)
+    options.logger.warn(
+      { messages: state.messages.length },
+      "the agent process is handed a conversation its model sees whole: its memory grows with it; message-window or message-compaction bound it (docs/limits.md, Memory)",
+    );
+  options.child.send("hydrate", state);
 }
 
 /** The code a child is told a refused step commit failed with: the store's own (E_STORE_UNAVAILABLE, ...), else a generic one. */

@@ -43,7 +43,6 @@ export function superviseInstance(
           store: options.store,
           ref: instance.ref,
           child,
-          current: () => supervisor.child === child,
           logger: own.logger,
         });
         own.spawned();

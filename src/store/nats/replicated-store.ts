@@ -107,7 +107,7 @@ export class ReplicatedStore implements Store {
     });
   }
 
-  instanceState(instance: InstanceRef): Promise<InstanceState> {
+  instanceState(instance: InstanceRef): InstanceState {
     return this.local.instanceState(instance);
   }
 

@@ -172,13 +172,8 @@ export class SqliteStore implements Store, InstanceSnapshots {
     }, options);
   }
 
-  async instanceState(instance: InstanceRef): Promise<InstanceState> {
-    return this.read(() => this.readInstanceState(instance));
-  }
-
-  /** instanceState, answered at once (the embedded database is local): for callers that cannot wait, such as tests. */
-  readInstanceState(instance: InstanceRef): InstanceState {
-    return readInstanceState(this.db, instance);
+  instanceState(instance: InstanceRef): InstanceState {
+    return this.read(() => readInstanceState(this.db, instance));
   }
 
   async olderMessages(instance: InstanceRef, query: OlderMessagesQuery): Promise<Message[]> {

@@ -119,7 +119,7 @@ export function spawnAgentChild(options: {
       },
     },
   );
-  child.send(envelope("hydrate", ORCHESTRATOR, "assistant/main", store.readInstanceState(CHILD_INSTANCE)));
+  child.send(envelope("hydrate", ORCHESTRATOR, "assistant/main", store.instanceState(CHILD_INSTANCE)));
   return {
     pid: child.pid,
     messages,

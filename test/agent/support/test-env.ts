@@ -79,7 +79,7 @@ export function testEnv(options: {
     agent: TEST_INSTANCE.agent,
     instanceKey: TEST_INSTANCE.instanceKey,
   });
-  const state = store.readInstanceState(TEST_INSTANCE);
+  const state = store.instanceState(TEST_INSTANCE);
   const registry = new ToolRegistry();
   const events = new MemoryRuntimeEvents();
   const commit = (changes: Parameters<TurnEnvironment["commit"]>[0]) => store.commit(TEST_INSTANCE, changes);
@@ -116,10 +116,10 @@ export function testEnv(options: {
     extensionState: new ExtensionState(state.extensionState, commit),
     registerTool: (item, handler) => registry.register(item, handler),
     finishTurn: () => commit({ changes: env.conversation.takeChanges(), consumed: pendingResults.takeConsumed() }),
-    durableMessages: () => store.readInstanceState(TEST_INSTANCE).messages,
+    durableMessages: () => store.instanceState(TEST_INSTANCE).messages,
     committed: async () => {
       await commit({ changes: env.conversation.takeChanges(), consumed: pendingResults.takeConsumed() });
-      return store.readInstanceState(TEST_INSTANCE).messages;
+      return store.instanceState(TEST_INSTANCE).messages;
     },
   };
 }

@@ -103,7 +103,6 @@ export async function seedConversation(setupResult: RoutingSetup, agent: string,
 export async function hasConversation(setupResult: RoutingSetup, agent: string, instanceKey: string): Promise<boolean> {
   const { orchestrator } = setupResult;
   return (
-    (await orchestrator.store.instanceState({ swarm: orchestrator.swarm.instanceKey, agent, instanceKey })).messages
-      .length > 0
+    orchestrator.store.instanceState({ swarm: orchestrator.swarm.instanceKey, agent, instanceKey }).messages.length > 0
   );
 }

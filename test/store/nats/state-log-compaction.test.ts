@@ -110,7 +110,7 @@ describe.skipIf(!natsAvailable)("state log compaction on the local NATS", () => 
     expect(taken).toMatchObject({ taken: true, resumed: false, fromSnapshot: true });
     expect(taken.taken && taken.replayed).toBeLessThan(45);
     expect(comparable(b.local.exportInstance(ref))).toEqual(comparable(before));
-    expect((await b.local.instanceState(ref)).extensionState).toEqual({ counter: { turns: 180 } });
+    expect(b.local.instanceState(ref).extensionState).toEqual({ counter: { turns: 180 } });
   });
 
   it("answers an event accepted long before the compaction from the store after a takeover, and accepting it again keeps that answer", async () => {
