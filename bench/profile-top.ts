@@ -7,7 +7,7 @@
  *   bun bench/profile-top.ts DIR [--top N] [--min-ms MS]
  */
 import { flag } from "./support/flag.ts";
-import { filesOnStack, readCpuProfiles } from "./support/cpu-profile.ts";
+import { filesOnStack, readCpuProfiles, samplingIntervalMs } from "./support/cpu-profile.ts";
 
 const dir = process.argv[2];
 if (dir === undefined || dir.startsWith("--")) throw new Error("usage: bun bench/profile-top.ts DIR [--top N]");
@@ -30,8 +30,10 @@ for (const { pid, profile } of readCpuProfiles(dir)) {
   const files = new Map<string, number>();
   const stackOf = filesOnStack(profile, (url) => (url.includes("/src/") ? short(url) : undefined));
   let total = 0;
-  profile.samples.forEach((id, index) => {
-    const dt = (profile.timeDeltas[index + 1] ?? profile.timeDeltas[index] ?? 0) / 1000;
+  // Every sample weighs one sampling interval. The gap after a sample is no measure of it: Bun takes no samples
+  // while the thread sleeps, so the gap after the last call before a sleep (a COMMIT, an IPC send) holds the sleep.
+  const dt = samplingIntervalMs(profile.timeDeltas);
+  profile.samples.forEach((id) => {
     const frame = byId.get(id)?.callFrame;
     const name = frame?.functionName || "(anonymous)";
     if (name === "(idle)" || name === "(program)") return;
@@ -42,7 +44,7 @@ for (const { pid, profile } of readCpuProfiles(dir)) {
   });
   if (total < minMs) continue;
   const srcFiles = [...files.keys()].some((file) => file.startsWith("src/orchestrator/")) ? "orchestrator" : "";
-  console.log(`\n== pid ${pid} ${srcFiles}: ${total.toFixed(0)} ms sampled (not idle)`);
+  console.log(`\n== pid ${pid} ${srcFiles}: ${total.toFixed(0)} ms sampled (not idle; ${dt.toFixed(3)} ms a sample)`);
   console.log("  self time:");
   for (const [key, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top))
     console.log(`    ${ms.toFixed(0).padStart(6)} ms ${((ms / total) * 100).toFixed(1).padStart(5)}%  ${key}`);

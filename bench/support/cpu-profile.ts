@@ -72,3 +72,12 @@ export function samplesPerFile(options: {
   });
   return counts;
 }
+
+/**
+ * The profile's sampling interval in ms: the gap between samples taken back to back while the thread ran (the
+ * lowest decile of the gaps; a sleeping thread is not sampled, so the longer gaps hold sleeps, not work).
+ */
+export function samplingIntervalMs(timeDeltas: readonly number[]): number {
+  const sorted = timeDeltas.filter((delta) => delta > 0).sort((a, b) => a - b);
+  return (sorted[Math.floor(sorted.length / 10)] ?? 1000) / 1000;
+}
