@@ -1,6 +1,8 @@
 /**
  * A step the store refuses to commit (the disk is full, the orchestrator is gone): its tool calls never run, the turn
- * ends `unsaved` rather than answering, and the instance refuses to go on from a conversation the store lacks.
+ * ends `unsaved` rather than answering, and the instance refuses to go on from a conversation the store lacks. A step
+ * whose calls are all idempotent (or only ask the orchestrator) runs them without waiting for the commit's answer,
+ * and still ends unsaved when the store refuses it.
  */
 import { describe, expect, it } from "bun:test";
 import { runTurn } from "../../src/agent/loop/run-turn.ts";
@@ -38,5 +40,33 @@ describe("a step the store refuses", () => {
       type: "completed",
       result: { status: "error", error: { code: "E_AGENT_TURN_FAILED" } },
     });
+  });
+
+  it("runs an idempotent step's calls without waiting for its commit, and still ends unsaved when it is refused", async () => {
+    const scripted = scriptedModel([{ toolCalls: [{ id: "c1", name: "echo__say" }] }, { text: "said" }]);
+    const test = testEnv({ model: scripted.model });
+    const order: string[] = [];
+    test.env.registry.register(
+      { name: "echo__say", description: "says", parameters: { type: "object", properties: {} } },
+      () => void order.push("tool ran"),
+      { idempotent: true },
+    );
+    const answer = Promise.withResolvers<void>();
+    test.env.commit = (_changes, options) => {
+      order.push(`commit asked, sync ${options?.sync !== false}`);
+      return answer.promise.then(() => {
+        order.push("commit answered: refused");
+        throw new SystemError("E_STORE_UNAVAILABLE", "database or disk is full");
+      });
+    };
+    const ending = runTurn({ env: test.env, event: userEvent("say it") });
+    await Bun.sleep(0);
+    while (!order.includes("tool ran")) await Bun.sleep(1);
+    answer.resolve();
+    expect(await ending).toMatchObject({
+      type: "unsaved",
+      result: { status: "error", error: { code: "E_STORE_UNAVAILABLE" } },
+    });
+    expect(order).toEqual(["commit asked, sync false", "tool ran", "commit answered: refused"]);
   });
 });

@@ -5,6 +5,7 @@
  * makes it durable with everything before it. A store that is not ordered syncs it whatever the child says.
  */
 import { describe, expect, it } from "bun:test";
+import { SystemError } from "../../src/shared/errors.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,11 +37,12 @@ function openStore(): SqliteStore {
   return store;
 }
 
-/** Runs commitStep and resolves with what the child is answered. */
-function step(store: Store, id: string, sync?: false): Promise<unknown> {
+/** Runs commitStep and resolves with what the child is answered; `heard` lists, in order, refused() and the answer. */
+function step(store: Store, id: string, sync?: false, heard: string[] = []): Promise<unknown> {
   const answered = Promise.withResolvers<unknown>();
   const child = {
     send: (type: string, payload: unknown) => {
+      heard.push(type);
       if (type === "committed") answered.resolve(payload);
       return true;
     },
@@ -50,6 +52,7 @@ function step(store: Store, id: string, sync?: false): Promise<unknown> {
     ref,
     child,
     commit: { seq: 1, changes: [{ type: "append", message: message(id) }], ...(sync === false ? { sync } : {}) },
+    refused: () => void heard.push("refused"),
   });
   return answered.promise;
 }
@@ -89,5 +92,23 @@ describe("commitStep", () => {
     }) as Store;
     await step(unordered, "m1", false);
     expect(options).toEqual([undefined]);
+  });
+
+  it("says a refused step is refused before the child hears it, so the child's later calls can be refused", async () => {
+    const store = openStore();
+    const refusing = new Proxy(store, {
+      get(target, key) {
+        if (key === "commit")
+          return () => Promise.reject(new SystemError("E_STORE_UNAVAILABLE", "database or disk is full"));
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    }) as Store;
+    const heard: string[] = [];
+    expect(await step(refusing, "m1", false, heard)).toEqual({
+      seq: 1,
+      error: { code: "E_STORE_UNAVAILABLE", message: "database or disk is full" },
+    });
+    expect(heard).toEqual(["refused", "committed"]);
   });
 });

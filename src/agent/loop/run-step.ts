@@ -99,18 +99,23 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
     });
     if ((text.length > 0 || toolCalls.length > 0) && !scope.signal.aborted)
       turn.emitMessageEvent({ type: "append", message: assistant });
+    let stored: Promise<void> | undefined;
     if (toolCalls.length > 0 && !scope.signal.aborted) {
       // Calls that only ask the orchestrator (the built-in `agents` tool) need the step applied, not on disk: their
-      // requests are written after it in the same ordered log (CommitOptions). So do idempotent calls: after a crash
-      // that lost the record, running them again does nothing more.
+      // requests are written after it in the same ordered log (CommitOptions), and a step the store refused has them
+      // refused too. So do idempotent calls: after a crash that lost the record, running them again does nothing
+      // more. Such a step's calls start at once, without waiting for the commit's answer; a refusal still ends the
+      // turn unsaved once they are done. Any other step's calls wait until the step is on disk.
       const unsynced = toolCalls.every((call) => {
         const entry = env.registry.get(call.name);
         return entry?.resumable === true || entry?.idempotent === true;
       });
-      await env.commit(
+      stored = env.commit(
         { changes: env.conversation.takeChanges(), consumed: env.pendingResults.takeConsumed() },
         unsynced ? { sync: false } : {},
       );
+      if (unsynced) stored.catch(() => undefined);
+      else await stored;
     }
     const toolResults = await runToolCalls({
       env,
@@ -122,6 +127,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
       stepIndex,
       signal: scope.signal,
     });
+    await stored;
     // Aborted (shutdown grace over, orchestrator gone): nothing more is stored; the redelivered turn finds these
     // calls unanswered and tells the model they were interrupted.
     if (toolResults.length > 0 && !scope.signal.aborted) {

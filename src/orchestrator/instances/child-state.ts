@@ -24,17 +24,21 @@ export function commitStep(options: {
   ref: InstanceRef;
   child: ChildProcess;
   commit: ChildToParent["commit"];
+  /** The store refused it: called before the child hears so, and before any later message of the child is read. */
+  refused: () => void;
 }): void {
   const { seq, sync, ...commit } = options.commit;
   // `sync: false` (protocol/instance-state.ts CommitOptions) only where writes become durable in order.
   const write = sync === false && options.store.ordered ? { sync: false } : undefined;
   options.store.commit(options.ref, commit, undefined, write).then(
     () => options.child.send("committed", { seq }),
-    (error: unknown) =>
+    (error: unknown) => {
+      options.refused();
       options.child.send("committed", {
         seq,
         error: { code: storeCode(error), message: describe(error).message },
-      }),
+      });
+    },
   );
 }
 

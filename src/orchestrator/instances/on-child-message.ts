@@ -7,6 +7,7 @@
 import type { Logger } from "../../shared/logger.ts";
 import { STORE_FAULT_EXIT_CODE, type ChildMessage, type ChildToParent } from "../../protocol/ipc-messages.ts";
 import { describe } from "../../shared/errors.ts";
+import { STORE_UNAVAILABLE } from "../../store/store-fault.ts";
 import { storedWrite } from "../../store/stored-write.ts";
 import type { ChildProcess } from "../../supervision/child-process.ts";
 import type { ExitVerdict, SupervisedExit } from "../../supervision/child-spec.ts";
@@ -43,7 +44,13 @@ export function onChildMessage(parts: InstanceParts, child: ChildProcess, messag
       return;
     case "commit":
       if (message.payload.approvals?.applied !== undefined) parts.events.markApplied(message.payload.approvals.applied);
-      commitStep({ store: parts.options.store, ref: parts.ref, child, commit: message.payload });
+      commitStep({
+        store: parts.options.store,
+        ref: parts.ref,
+        child,
+        commit: message.payload,
+        refused: () => parts.storeFaults.refusedStep.add(child),
+      });
       return;
     case "older_messages":
       return answerOlderMessages({ store: parts.options.store, ref: parts.ref, child, request: message.payload });
@@ -53,6 +60,7 @@ export function onChildMessage(parts: InstanceParts, child: ChildProcess, messag
       return hooks.runtimeEvents(parts.instance, message.payload.events);
     case "runtime_call":
       parts.instance.lastActiveAt = parts.options.clock.now();
+      if (parts.storeFaults.refusedStep.has(child)) return void refuseAfterStep(child, message.payload.callId);
       hooks.runtimeCall(parts.instance, message.payload);
       return;
     case "results_waiting":
@@ -165,4 +173,16 @@ function inFlightAtExit(parts: InstanceParts, ended: SupervisedExit): InboxEntry
 function storeFaultExit(parts: InstanceParts, ended: SupervisedExit): boolean {
   if (ended.exit.code === STORE_FAULT_EXIT_CODE) return true;
   return ended.child !== undefined && parts.storeFaults.stopped.delete(ended.child);
+}
+
+/** A call made after the store refused the step it came from: it is not run (the turn ends unsaved, and runs again). */
+function refuseAfterStep(child: ChildProcess, callId: string): void {
+  child.send("runtime_result", {
+    callId,
+    ok: false,
+    error: {
+      code: STORE_UNAVAILABLE,
+      message: "the store refused the step this call came from; nothing of it is run until the turn runs again",
+    },
+  });
 }
