@@ -3,9 +3,11 @@
  * each turn with one text reply, state on disk), creates N instances, each with one turn through `POST /v1/events`
  * `wait: true` (C at a time), and then reports the memory of `goondan run` and every process under it (RSS and PSS
  * from /proc, summed), per instance and per live process, and the orchestrator's own growth per instance. Then it
- * times placing an instance: K new instances' first requests, in blocks of ten alternating with as many requests to
- * a warm, live instance; the figure is p50(first request of a new instance) - p50(warm request), and the CPU of
- * goondan's processes per request of each kind.
+ * times placing an instance: K new instances' first requests, in blocks of ten, each block followed by the second
+ * request of each instance it placed (warm: live, one turn of history, so that a conversation's length weighs on
+ * neither side; a single warm instance asked K times would carry K turns and flatter the first request); the figure
+ * is p50(first request of a new instance) - p50(warm request), and the CPU of goondan's processes per request of
+ * each kind.
  * Bounded: the fill stops at `--max-seconds` (the report says how many instances were made).
  * `--isolation agent|instance` writes `process: { isolation: X }` into the Agent's spec (left out by default);
  * `--max-instances M` sets `spec.policy.lifecycle.maxInstances`, `--per-process P` the Agent's
@@ -157,13 +159,9 @@ try {
     cpu[into] += processTreeCpuMs(daemon.proc.pid) - before;
   };
   for (let i = 0; i < PLACEMENTS && performance.now() < deadline + 60_000; i += BLOCK) {
-    const count = Math.min(BLOCK, PLACEMENTS - i);
-    await timedBlock(
-      "first",
-      Array.from({ length: count }, (_, j) => `placed-${i + j}`),
-      firstMs,
-    );
-    await timedBlock("warm", Array<string>(count).fill("warm"), warmMs);
+    const placed = Array.from({ length: Math.min(BLOCK, PLACEMENTS - i) }, (_, j) => `placed-${i + j}`);
+    await timedBlock("first", placed, firstMs);
+    await timedBlock("warm", placed, warmMs);
   }
   const first = percentile(firstMs, 50);
   const warm = percentile(warmMs, 50);
