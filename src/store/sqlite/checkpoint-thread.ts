@@ -1,12 +1,9 @@
 /**
  * The body of the checkpoint worker (checkpointer.ts), on a thread of its own: its own connection to the state
  * database, copying the write-ahead log back into the database file every `intervalMs` (a PASSIVE checkpoint, which
- * never blocks the orchestrator's writes), with the fsyncs that implies, off the orchestrator's event loop. Once a
- * checkpoint has copied every frame, the orchestrator's next write starts the log over from its beginning and cuts
- * it back to the store's journal_size_limit (checkpointer.ts): nothing here waits for the writer's lock. Only a log
- * that writes without a pause have grown past WAL_HARD_LIMIT_BYTES, and no PASSIVE checkpoint can catch up with,
- * is checkpointed and cut by a TRUNCATE, which waits for the writer and holds it while it works: back-pressure on a
- * writer that never pauses, so that the log cannot fill the disk.
+ * never blocks the orchestrator's writes), with the fsyncs that implies, off the orchestrator's event loop; a log
+ * grown past WAL_LIMIT_BYTES whose frames are all copied is truncated (TRUNCATE: it waits for the writer's
+ * transaction of the tick, then cuts the file, with nothing left to copy).
  * Messages in: `{stop: true}`; out: `{checkpointed: frames}` after each checkpoint that moved frames, `{stopped}`.
  */
 import { Database } from "bun:sqlite";
@@ -17,8 +14,12 @@ declare const self: Worker;
 let db: Database | undefined;
 let timer: ReturnType<typeof setInterval> | undefined;
 
-/** Past this, a log the checkpoints cannot catch up with is cut with the writer held (a TRUNCATE). */
-const WAL_HARD_LIMIT_BYTES = 16 * 1024 * 1024;
+/**
+ * A log file larger than this, once every frame of it is copied, is truncated. The log is otherwise reused from its
+ * start only when a checkpoint catches up between two writes, and under steady writes it grows with them: on a small
+ * state root it filled the disk by itself, and then no checkpoint could complete (the database file could not grow).
+ */
+const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
 
 const walBytes = (file: string): number => {
   try {
@@ -29,7 +30,7 @@ const walBytes = (file: string): number => {
 };
 
 self.onmessage = (
-  message: MessageEvent<{ file?: string; intervalMs?: number; hardLimitBytes?: number; stop?: boolean }>,
+  message: MessageEvent<{ file?: string; intervalMs?: number; walLimitBytes?: number; stop?: boolean }>,
 ) => {
   if (message.data.stop) {
     if (timer !== undefined) clearInterval(timer);
@@ -43,12 +44,13 @@ self.onmessage = (
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA synchronous = NORMAL");
   const walFile = `${message.data.file}-wal`;
-  const hardLimit = message.data.hardLimitBytes ?? WAL_HARD_LIMIT_BYTES;
+  const limit = message.data.walLimitBytes ?? WAL_LIMIT_BYTES;
   timer = setInterval(() => {
     try {
       const row = db?.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { log: number; checkpointed: number } | null;
       if (row && row.checkpointed > 0) self.postMessage({ checkpointed: row.checkpointed });
-      if (row && row.log > row.checkpointed && walBytes(walFile) > hardLimit)
+      // Every frame is in the database already: a log grown past the limit is cut back to nothing.
+      if (row && row.log === row.checkpointed && walBytes(walFile) > limit)
         db?.query("PRAGMA wal_checkpoint(TRUNCATE)").get();
     } catch (error) {
       self.postMessage({ error: error instanceof Error ? error.message : String(error) });

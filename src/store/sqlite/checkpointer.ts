@@ -5,15 +5,8 @@
  * connection and this runs the checkpoint on a worker thread with its own connection instead (checkpoint-thread.ts),
  * a PASSIVE one every `intervalMs`, which never blocks a writer. A worker that cannot run leaves SQLite's automatic
  * checkpoint on, as before.
- * The log is not cut by a checkpoint that waits for the writer (a TRUNCATE held the event loop in SQLite's busy
- * wait for up to 19 ms under load): once every frame is copied, the store's next write starts the log over and cuts
- * the file back to WAL_LIMIT_BYTES (journal_size_limit), so a log that grew under steady writes does not stay large
- * and fill a small state root.
  */
 import type { Database } from "bun:sqlite";
-
-/** What the log file is cut back to when the store starts it over. */
-export const WAL_LIMIT_BYTES = 4 * 1024 * 1024;
 
 export class Checkpointer {
   private worker: Worker | undefined;
@@ -32,7 +25,6 @@ export class Checkpointer {
       worker.unref();
       worker.postMessage({ file: options.file, intervalMs: options.intervalMs ?? 200 });
       options.db.exec("PRAGMA wal_autocheckpoint = 0");
-      options.db.exec(`PRAGMA journal_size_limit = ${WAL_LIMIT_BYTES}`);
       this.worker = worker;
     } catch {
       // no worker: SQLite's own checkpoint stays on
