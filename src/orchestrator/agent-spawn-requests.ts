@@ -164,7 +164,7 @@ export class AgentSpawnRequests {
       setting: process.sandbox ?? "auto",
       keep: [
         // Its own directory, not just the workdir: the process makes the workdir when a tool first reads it.
-        process.isolation === "agent" || instanceKey === undefined
+        instanceKey === undefined
           ? instances
           : instancePaths({ stateRoot, swarmInstanceKey: swarmKey, agent, instanceKey }).root,
         ...(cassette === undefined || cassette === "" ? [] : [dirname(cassette)]),

@@ -37,16 +37,20 @@ function world(refuse: boolean) {
   const from = (type: string, payload: unknown) =>
     ({ type, from: "a/k", to: ORCHESTRATOR, payload }) as unknown as ChildMessage;
   const call = (id: string) => from("runtime_call", { callId: id, method: "request", args: {}, callChain: [] });
-  return { parts, ran, child, from, call };
+  /** The child commits an unsynced step and, once the store answered, makes call `id`. */
+  const stepThenCall = async (handle: ChildProcess, id: string) => {
+    onChildMessage(parts, handle, from("commit", { seq: 1, changes: [], sync: false }));
+    await Bun.sleep(0);
+    onChildMessage(parts, handle, call(id));
+  };
+  return { parts, ran, child, call, stepThenCall };
 }
 
 describe("calls after a refused step", () => {
   it("are refused with E_STORE_UNAVAILABLE and never run; a restarted child's calls run", async () => {
-    const { parts, ran, child, from, call } = world(true);
+    const { parts, ran, child, call, stepThenCall } = world(true);
     const first = child();
-    onChildMessage(parts, first.handle, from("commit", { seq: 1, changes: [], sync: false }));
-    await Bun.sleep(0);
-    onChildMessage(parts, first.handle, call("c1"));
+    await stepThenCall(first.handle, "c1");
     expect(ran).toEqual([]);
     expect(first.sent.map((message) => message.type)).toEqual(["committed", "runtime_result"]);
     expect(first.sent[1]?.payload).toMatchObject({ callId: "c1", ok: false, error: { code: "E_STORE_UNAVAILABLE" } });
@@ -56,11 +60,9 @@ describe("calls after a refused step", () => {
   });
 
   it("run as usual after a stored step", async () => {
-    const { parts, ran, child, from, call } = world(false);
+    const { ran, child, stepThenCall } = world(false);
     const only = child();
-    onChildMessage(parts, only.handle, from("commit", { seq: 1, changes: [], sync: false }));
-    await Bun.sleep(0);
-    onChildMessage(parts, only.handle, call("c1"));
+    await stepThenCall(only.handle, "c1");
     expect(ran).toEqual(["c1"]);
     expect(only.sent.map((message) => message.type)).toEqual(["committed"]);
   });

@@ -71,7 +71,7 @@ export interface CreatedAgentInstance {
 export async function createAgentInstance(options: CreateAgentInstanceOptions): Promise<CreatedAgentInstance> {
   const { bundle, logger } = options;
   const env = options.env ?? process.env;
-  const { swarm, agent, model, streaming, tools, extensions, secrets, limited, ...blueprint } = await agentBlueprint({
+  const { swarm, agent, model, streaming, tools, extensions, secrets, limited, modelTimeoutMs } = await agentBlueprint({
     bundle,
     agent: options.agent,
     env,
@@ -141,7 +141,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
       model,
       streaming,
       params: agent.spec.modelConfig.params ?? {},
-      timeoutMs: blueprint.modelTimeoutMs,
+      timeoutMs: modelTimeoutMs,
       logger,
       ...(modelGate === undefined ? {} : { gate: modelGate }),
     }),
@@ -175,7 +175,7 @@ export async function createAgentInstance(options: CreateAgentInstanceOptions): 
     ids: newId,
     now: Date.now,
     sleep: abortableSleep,
-    modelTimeoutMs: blueprint.modelTimeoutMs,
+    modelTimeoutMs,
     ...(agent.spec.limits?.turnSeconds === undefined ? {} : { turnTimeLimitMs: agent.spec.limits.turnSeconds * 1000 }),
     ...(modelGate === undefined ? {} : { modelGate }),
   };

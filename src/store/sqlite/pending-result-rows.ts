@@ -9,12 +9,12 @@ import type { JsonValue } from "../../shared/json.ts";
 import type { InstanceRef } from "../store.ts";
 import { instanceParams } from "./instance-rows.ts";
 
-/** Keeps a pending result once (by its id), at `seq`. */
 /** The highest sequence number a pending result was given (0 when none): the next one counts on from it. */
 export function newestPendingSeq(db: Database): number {
   return (db.query("SELECT COALESCE(MAX(seq), 0) AS seq FROM pending_results").get() as { seq: number }).seq;
 }
 
+/** Keeps a pending result once (by its id), at `seq`. */
 export function insertPendingResult(db: Database, instance: InstanceRef, result: PendingResult, seq: number): void {
   db.query(
     "INSERT OR IGNORE INTO pending_results (swarm, agent, instance_key, id, seq, result) VALUES (:swarm, :agent, :key, :id, :seq, :result)",
