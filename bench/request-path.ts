@@ -93,9 +93,11 @@ interface ProfiledRun {
 /**
  * The agents run outside their sandbox here: in it, the state root and /tmp are read-only, so a child could not
  * write its profile at exit. The sandbox only wraps how a child is started; the request path inside is the same.
+ * A checkout from before the sandbox (`--repo`) knows no `process.sandbox` field and runs the bundle as written.
  */
 function unsandboxed(dir: string): string {
   const file = join(dir, "goondan.yaml");
+  if (!readFileSync(join(REPO, "src/config/schemas/agent.ts"), "utf8").includes("sandbox")) return dir;
   const yaml = readFileSync(file, "utf8").replace(
     /^( {2}prompt: \{ system: "ROLE=\w+" \}\n)/gm,
     "$1  process: { sandbox: none }\n",
