@@ -98,11 +98,24 @@ export class InstanceQueue {
     return this.known.has(eventId);
   }
 
-  /** Takes this very entry out of the queue if it waits there (its insert was refused). */
-  withdrawEntry(entry: InboxEntry): void {
+  /**
+   * Takes this very entry out of the queue, its insert refused; true when it is in flight (handed over before its
+   * commit, `deliverNext(true)`): it stays there, so nothing else is delivered, until its child's turn ends or the
+   * child exits (`dropRefused`).
+   */
+  withdrawRefused(entry: InboxEntry): boolean {
+    if (this.inFlight === entry) return true;
     const index = this.waiting.indexOf(entry);
-    if (index < 0) return;
+    if (index < 0) return false;
     this.waiting.splice(index, 1);
+    this.known.delete(entry.event.id);
+    return false;
+  }
+
+  /** An entry whose insert the store refused leaves for good, in flight or committing: it never runs again. */
+  dropRefused(entry: InboxEntry): void {
+    if (this.inFlight === entry) this.inFlight = undefined;
+    if (this.committing === entry) this.committing = undefined;
     this.known.delete(entry.event.id);
   }
 
@@ -121,8 +134,9 @@ export class InstanceQueue {
     return next?.unstored ? next : undefined;
   }
 
-  deliverNext(): InboxEntry | undefined {
-    if (this.inFlight || this.committing || this.awaitingApproval || this.unstoredNext) return undefined;
+  /** The next event, now in flight; `unstored`: one whose insert is not committed yet may go too. */
+  deliverNext(unstored = false): InboxEntry | undefined {
+    if (this.inFlight || this.committing || this.awaitingApproval || (!unstored && this.unstoredNext)) return undefined;
     const entry = this.waiting.shift();
     if (!entry) return undefined;
     entry.deliveries += 1;

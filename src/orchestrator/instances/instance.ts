@@ -24,6 +24,7 @@ import { DeferredEvents } from "./deferred-events.ts";
 import { deliveryOf, InstanceQueue, type InboxEntry } from "./instance-queue.ts";
 import type { InstanceOptions } from "./instance-options.ts";
 import { onChildExit, onChildMessage, type InstanceParts } from "./on-child-message.ts";
+import { deliverReply, replyRefused } from "./replies.ts";
 import { StartFailures } from "./start-failures.ts";
 import { StoreFaults } from "./store-faults.ts";
 
@@ -108,9 +109,10 @@ export class Instance implements PoolMember {
   }
 
   /**
-   * Accepts an event: queued at once (a child may start) but delivered only once its insert is committed (committed
-   * at once for an idle child, `commitNow`; delivery still overlaps the sync), since an insert can be refused at its
-   * commit (a full disk). Resolves once durable; a refused insert rejects, and nothing of it runs (docs/limits.md).
+   * Accepts an event: queued at once (a child may start). An idle child gets it before its insert is committed, on an
+   * ordered store, with the commit made right behind the hand-over (`deliverNext`); otherwise it waits for the commit.
+   * Resolves once durable. An insert can be refused at its commit (a full disk): the promise rejects, and nothing of
+   * the event is stored or run (a child it was handed to holds it unsaved: store-faults.ts; docs/limits.md).
    */
   accept(event: AgentEvent, now: number, options?: WriteOptions): Promise<void> {
     const entry: InboxEntry = { event, crashes: 0, deliveries: 0, acceptedAt: now, unstored: true };
@@ -125,7 +127,8 @@ export class Instance implements PoolMember {
     durable.catch(() => {
       if (!entry.unstored) return;
       entry.refused = true;
-      this.events.withdrawEntry(entry);
+      const child = this.supervisor.child;
+      if (this.events.withdrawRefused(entry) && child) this.storeFaults.holdsUnsaved.add(child);
     });
     this.enqueue(entry);
     return durable;
@@ -165,25 +168,14 @@ export class Instance implements PoolMember {
     return this.events.withdraw(eventId);
   }
 
-  /**
-   * Hands a reply over. An async one is stored already (a pending result: an instance without a child is started for
-   * it). A blocking one goes to the turn waiting for it, on a draining child too; without that turn it is dropped:
-   * the redelivered turn reattaches to the request and gets it from the store.
-   */
-  deliverReply(reply: ParentToChild["delegate_result"], options: { blocking: boolean }): void {
-    const child = this.supervisor.child;
-    const turnAlive =
-      child !== undefined &&
-      (this.status === "idle" ||
-        this.status === "processing" ||
-        (this.status === "draining" && this.inFlight !== undefined));
-    if (turnAlive && child.send("delegate_result", reply)) return;
-    if (options.blocking)
-      return this.logger.debug(
-        { correlationId: reply.correlationId },
-        "reply for a turn no longer running; its redelivery reattaches",
-      );
-    if (!this.live) this.ensureStarted();
+  /** Hands a reply over (replies.ts); true when a running turn took it. */
+  deliverReply(reply: ParentToChild["delegate_result"], options: { blocking: boolean }): boolean {
+    return deliverReply(this.parts, reply, options);
+  }
+
+  /** A blocking reply it took came from a turn whose commit the store refused: held unsaved (replies.ts). */
+  replyRefused(): void {
+    replyRefused(this.parts);
   }
 
   runtimeResult(result: ParentToChild["runtime_result"]): void {
@@ -257,9 +249,11 @@ export class Instance implements PoolMember {
     const child = this.supervisor.child;
     // A child still starting takes its first event at once and holds it until it is ready: no round trip waited.
     if (!child || (this.status !== "idle" && this.status !== "spawning")) return;
-    // The child waits for this event alone: its insert is committed now, not at the end of the tick.
-    if (this.events.unstoredNext) this.options.store.commitNow();
-    const entry = this.events.deliverNext(); // none when the commit delivered it (its `committed` kicked)
+    // The child waits for this event alone: its insert is committed now, not at the end of the tick; on an ordered
+    // store right after the hand-over (the commit's time off the hop), before any message of the child is heard.
+    const early = this.events.unstoredNext !== undefined && this.options.store.ordered;
+    if (this.events.unstoredNext && !early) this.options.store.commitNow();
+    const entry = this.events.deliverNext(early); // none when the commit delivered it (its `committed` kicked)
     if (!entry) {
       if (!this.events.unstoredNext && this.status === "idle") this.enterIdle();
       return;
@@ -268,6 +262,7 @@ export class Instance implements PoolMember {
     this.lastActiveAt = this.options.clock.now();
     if (entry.deliveries > 1) this.options.hooks.redelivered(this, entry);
     child.send("event", deliveryOf(entry));
+    if (early) this.options.store.commitNow();
     if (this.status !== "spawning") this.watchHeartbeat(child); // else from its `ready`: it says nothing while starting
   }
 

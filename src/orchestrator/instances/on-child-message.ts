@@ -43,13 +43,15 @@ export function onChildMessage(parts: InstanceParts, child: ChildProcess, messag
       onTurnResult(parts, child, message.payload);
       return;
     case "commit":
+      if (parts.storeFaults.holdsUnsaved.has(child))
+        return void child.send("committed", { seq: message.payload.seq, error: UNSAVED });
       if (message.payload.approvals?.applied !== undefined) parts.events.markApplied(message.payload.approvals.applied);
       commitStep({
         store: parts.options.store,
         ref: parts.ref,
         child,
         commit: message.payload,
-        refused: () => parts.storeFaults.refusedStep.add(child),
+        refused: () => parts.storeFaults.holdsUnsaved.add(child),
       });
       return;
     case "older_messages":
@@ -60,7 +62,8 @@ export function onChildMessage(parts: InstanceParts, child: ChildProcess, messag
       return hooks.runtimeEvents(parts.instance, message.payload.events);
     case "runtime_call":
       parts.instance.lastActiveAt = parts.options.clock.now();
-      if (parts.storeFaults.refusedStep.has(child)) return void refuseAfterStep(child, message.payload.callId);
+      if (parts.storeFaults.holdsUnsaved.has(child))
+        return void child.send("runtime_result", { callId: message.payload.callId, ok: false, error: UNSAVED });
       hooks.runtimeCall(parts.instance, message.payload);
       return;
     case "results_waiting":
@@ -86,6 +89,14 @@ export function onChildMessage(parts: InstanceParts, child: ChildProcess, messag
 function onTurnResult(parts: InstanceParts, child: ChildProcess, payload: ChildToParent["turn_result"]): void {
   const { commit, ...outcome } = payload;
   const entry = parts.events.finish(outcome.eventId, outcome.status === "awaiting_approval");
+  if (parts.storeFaults.holdsUnsaved.has(child)) {
+    // It holds what the store refused: nothing of this turn is stored; the event (unless refused itself) runs again.
+    parts.logger.warn({ eventId: outcome.eventId }, "turn not committed: its child holds what the store refused");
+    if (entry?.refused) parts.events.dropRefused(entry);
+    else if (entry) parts.events.putBack(entry);
+    parts.storeFaults.stop(child);
+    return;
+  }
   if (!entry) {
     parts.logger.warn({ eventId: outcome.eventId }, "turn_result for an event not in flight; dropped");
     return;
@@ -118,8 +129,7 @@ function onTurnResult(parts: InstanceParts, child: ChildProcess, payload: ChildT
       "could not commit a turn; its event stays unanswered and the child starts again after a backoff",
     );
     parts.events.putBack(entry);
-    parts.storeFaults.stopped.add(child);
-    child.kill();
+    parts.storeFaults.stop(child);
   });
 }
 
@@ -161,9 +171,13 @@ export function onChildExit(parts: InstanceParts, ended: SupervisedExit): ExitVe
   return { givenUp };
 }
 
-/** The event the child ended with; one handed over before it was ready never began (not its crash): first again. */
+/**
+ * The event the child ended with; one handed over before it was ready never began (not its crash): first again. One
+ * whose insert the store refused (handed over before its commit) is gone for good.
+ */
 function inFlightAtExit(parts: InstanceParts, ended: SupervisedExit): InboxEntry | undefined {
   const entry = parts.events.takeInFlight();
+  if (entry?.refused) return void parts.events.dropRefused(entry);
   if (entry === undefined || !ended.beforeReady) return entry;
   parts.events.undeliver(entry);
   return undefined;
@@ -175,14 +189,11 @@ function storeFaultExit(parts: InstanceParts, ended: SupervisedExit): boolean {
   return ended.child !== undefined && parts.storeFaults.stopped.delete(ended.child);
 }
 
-/** A call made after the store refused the step it came from: it is not run (the turn ends unsaved, and runs again). */
-function refuseAfterStep(child: ChildProcess, callId: string): void {
-  child.send("runtime_result", {
-    callId,
-    ok: false,
-    error: {
-      code: STORE_UNAVAILABLE,
-      message: "the store refused the step this call came from; nothing of it is run until the turn runs again",
-    },
-  });
-}
+/**
+ * The answer to a commit or call of a child that holds what the store refused (store-faults.ts): not stored, not run.
+ * Its turn ends unsaved and runs again from the store.
+ */
+const UNSAVED = {
+  code: STORE_UNAVAILABLE,
+  message: "this turn holds what the store refused; nothing more of it is stored or run until it runs again",
+};

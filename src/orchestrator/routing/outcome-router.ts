@@ -1,9 +1,10 @@
 /**
  * Where the end of a turn goes: the `submit()` waiters of its event (by eventId), once its commit is durable, and,
- * for a request, the requesting instance, as a Reply matched by correlationId — once committed when the store is
- * ordered (Store.ordered: whatever the requester does with it commits after it), else once durable too. A reply to an async request is stored as a pending result of the
- * requester before it is handed over (it is shown at its next step, even across restarts); a blocking one goes to
- * the turn waiting for it. An event given up (poison, or an instance that cannot start) is answered E_AGENT_CRASHED; a
+ * for a request, the requesting instance, as a Reply matched by correlationId — on an ordered store (Store.ordered:
+ * whatever the requester does with it commits after it) just before the turn's commit, made at once behind it (a
+ * refused commit keeps the requester's turn from being stored: replies.ts), else once durable too. A reply to an async request is
+ * stored as a pending result of the requester before it is handed over (it is shown at its next step, even across
+ * restarts); a blocking one goes to the turn waiting for it. An event given up (poison, or an instance that cannot start) is answered E_AGENT_CRASHED; a
  * request whose deadline passed is withdrawn from the callee's queue when not yet delivered and answered
  * E_AGENT_REQUEST_TIMEOUT; both answers are stored, so a requester that reattaches later gets them, and a late reply
  * is dropped. A turn that stopped for approvals (`awaiting_approval`) answers its waiters but routes no reply.
@@ -27,6 +28,15 @@ interface Instance {
   address: string;
 }
 
+/** The instance a reply goes to (Instance: replies.ts). */
+export interface Requester {
+  ref: InstanceRef;
+  /** True when a running turn took it. */
+  deliverReply(reply: Reply, options: { blocking: boolean }): boolean;
+  /** The commit of the turn that answered a blocking reply it took was refused: its turn must not be stored. */
+  replyRefused(): void;
+}
+
 export interface OutcomeRouterOptions {
   waiters: OutcomeWaiters;
   pending: PendingRequests;
@@ -35,7 +45,7 @@ export interface OutcomeRouterOptions {
   swarm: () => string;
   logger: Logger;
   /** The requesting instance by address, created when it has no supervisor (an async reply starts it). */
-  requester(address: string): { ref: InstanceRef; deliverReply(reply: Reply, options: { blocking: boolean }): void };
+  requester(address: string): Requester;
   /** The callee instance by address, when it has a supervisor. */
   callee(address: string): { withdraw(eventId: string): InboxEntry | undefined } | undefined;
   /** A turn stopped for approvals, durably: its waiters (and those up its request chain) are told; no reply is routed. */
@@ -89,11 +99,12 @@ export class OutcomeRouter {
     }
     const placement = this.options.placement;
     const here = placement === undefined || !placement.from(entry.event);
-    if (this.options.store.ordered && here)
-      write.committed.then(
-        () => this.route(entry.event, outcome),
-        () => undefined,
-      );
+    if (this.options.store.ordered && here) {
+      // Handed on now, before the commit its caller makes right after (on-child-message.ts: commitNow), so the hop
+      // does not wait for it; nothing the requester says is heard before that commit. Refused, its turn is not stored.
+      const took = this.route(entry.event, outcome);
+      if (took) write.committed.catch(() => took.replyRefused());
+    }
     durable.then(
       () => {
         this.options.waiters.settle(outcome);
@@ -207,8 +218,8 @@ export class OutcomeRouter {
     this.route(event, outcome);
   }
 
-  /** A request's answer to its requester (none for other events). */
-  private route(event: InboxEntry["event"], outcome: TurnOutcome): void {
+  /** A request's answer to its requester (none for other events); the requester when a running turn took it. */
+  private route(event: InboxEntry["event"], outcome: TurnOutcome): Requester | undefined {
     const replyTo = event.replyTo;
     if (!replyTo) return;
     const route = { requester: replyTo.target, correlationId: replyTo.correlationId };
@@ -218,16 +229,19 @@ export class OutcomeRouter {
         ? "late reply after the request timed out; dropped"
         : "reply to an unknown request; kept in the store for its requester to reattach";
       this.options.logger.warn({ correlationId: replyTo.correlationId, eventId: event.id }, why);
-      return;
+      return undefined;
     }
-    this.deliver(request, replyForOutcome(request, outcome));
+    return this.deliver(request, replyForOutcome(request, outcome));
   }
 
-  /** An async reply is stored for the requester before it is handed over; a blocking one goes to the waiting turn. */
-  private deliver(request: PendingRequest, answer: Reply): void {
+  /**
+   * An async reply is stored for the requester before it is handed over; a blocking one goes to the waiting turn
+   * (the requester is returned when that turn took it).
+   */
+  private deliver(request: PendingRequest, answer: Reply): Requester | undefined {
     const requester = this.options.requester(request.requester);
     const blocking = request.blocking === true;
-    if (blocking) return requester.deliverReply(answer, { blocking });
+    if (blocking) return requester.deliverReply(answer, { blocking }) ? requester : undefined;
     const reply: Reply = { ...answer, async: true };
     this.options.store.addPendingResult(requester.ref, reply, { sync: false }).then(
       () => requester.deliverReply(reply, { blocking }),
@@ -237,5 +251,6 @@ export class OutcomeRouter {
           "could not store an async reply",
         ),
     );
+    return undefined;
   }
 }
