@@ -4,7 +4,8 @@
  * never blocks the orchestrator's writes), with the fsyncs that implies, off the orchestrator's event loop; a log
  * grown past WAL_LIMIT_BYTES whose frames are all copied is truncated (TRUNCATE: it waits for the writer's
  * transaction of the tick and for readers, at most TRUNCATE_WAIT_MS, then cuts the file, with nothing left to copy).
- * Messages in: `{stop: true}`; out: `{checkpointed: frames}` after each checkpoint that moved frames, `{stopped}`.
+ * Messages in: `{stop: true}`; out: `{checkpointed: frames}` after each checkpoint that copied frames (those it
+ * copied), `{stopped}`.
  */
 import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
@@ -56,16 +57,22 @@ self.onmessage = (
   const walFile = `${message.data.file}-wal`;
   const limit = message.data.walLimitBytes ?? WAL_LIMIT_BYTES;
   let skipTruncates = 0;
+  let copied = 0;
   timer = setInterval(() => {
     try {
       const row = db?.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { log: number; checkpointed: number } | null;
-      if (row && row.checkpointed > 0) self.postMessage({ checkpointed: row.checkpointed });
+      // `checkpointed` counts the frames of the log copied so far, this pass or earlier: only the new ones are told.
+      const fresh =
+        row === null || row === undefined ? 0 : row.checkpointed - (row.checkpointed >= copied ? copied : 0);
+      copied = row?.checkpointed ?? 0;
+      if (fresh > 0) self.postMessage({ checkpointed: fresh });
       // Every frame is in the database already: a log grown past the limit is cut back to nothing. One that gave up
       // (a reader kept its snapshot) is tried again only after TRUNCATE_BACKOFF intervals, not holding writers each time.
       if (skipTruncates > 0) skipTruncates -= 1;
       else if (row && row.log === row.checkpointed && walBytes(walFile) > limit) {
         const cut = db?.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number } | null;
         if (cut?.busy) skipTruncates = TRUNCATE_BACKOFF;
+        else copied = 0;
       }
     } catch (error) {
       self.postMessage({ error: error instanceof Error ? error.message : String(error) });
