@@ -125,9 +125,7 @@ export class ProcessPool {
 
   /** Stops idle members to make room: for the node's cap, and within each full group that has someone waiting. */
   private evictIdle(fullGroups: ReadonlySet<string>): void {
-    const idle = [...this.live]
-      .filter((member) => member.status === "idle" && !member.hasWork())
-      .sort((a, b) => a.lastActiveAt - b.lastActiveAt);
+    const idle = [...this.live].filter((member) => member.status === "idle" && !member.hasWork());
     const draining = [...this.live].filter((member) => member.status === "draining");
     const stop = new Set<PoolMember>();
     const waitingGroups = this.waiting.map((member) => member.slotGroup?.()?.key);
@@ -135,13 +133,30 @@ export class ProcessPool {
       waitingGroups.filter((key) => key === undefined || !fullGroups.has(key)).length -
       draining.length -
       Math.max(0, this.maxInstances() - this.live.size);
-    for (const member of idle.slice(0, Math.max(0, nodeNeeded))) stop.add(member);
+    for (const member of leastRecent(idle, nodeNeeded)) stop.add(member);
     for (const key of fullGroups) {
       const waitingInGroup = waitingGroups.filter((waiting) => waiting === key).length;
       const drainingInGroup = draining.filter((member) => this.groupOfLive.get(member) === key).length;
       const candidates = idle.filter((member) => this.groupOfLive.get(member) === key && !stop.has(member));
-      for (const member of candidates.slice(0, Math.max(0, waitingInGroup - drainingInGroup))) stop.add(member);
+      for (const member of leastRecent(candidates, waitingInGroup - drainingInGroup)) stop.add(member);
     }
     for (const member of stop) void member.stop({ reason: "evicted", gracePeriodMs: this.options.gracePeriodMs() });
   }
+}
+
+/**
+ * The `count` least recently active of `members`, oldest first. An eviction at the cap needs one or two of a pool that
+ * may hold thousands: each is picked in a pass over them rather than by sorting them all.
+ */
+export function leastRecent<T extends { readonly lastActiveAt: number }>(members: readonly T[], count: number): T[] {
+  const picked: T[] = [];
+  if (count <= 0) return picked;
+  for (const member of members) {
+    if (picked.length >= count && (picked.at(-1) as T).lastActiveAt <= member.lastActiveAt) continue;
+    let at = picked.length;
+    while (at > 0 && (picked[at - 1] as T).lastActiveAt > member.lastActiveAt) at -= 1;
+    picked.splice(at, 0, member);
+    if (picked.length > count) picked.pop();
+  }
+  return picked;
 }

@@ -4,7 +4,8 @@
  * within the full group, and nothing dropped: every request is granted once room frees.
  */
 import { describe, expect, it } from "bun:test";
-import { ProcessPool, type PoolMember } from "../../src/supervision/process-pool.ts";
+import fc from "fast-check";
+import { leastRecent, ProcessPool, type PoolMember } from "../../src/supervision/process-pool.ts";
 
 class Member implements PoolMember {
   status = "terminated";
@@ -101,5 +102,21 @@ describe("the process pool with groups", () => {
     for (const member of cheap) pool.request(member);
     expect(own.map((member) => member.started)).toEqual([1, 0]);
     expect(cheap.map((member) => member.started)).toEqual([1, 1, 1]);
+  });
+});
+
+describe("leastRecent", () => {
+  it("picks what a stable sort by last activity would put first, for any members and count", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 60 }),
+        fc.integer({ min: -2, max: 70 }),
+        (times, count) => {
+          const members = times.map((lastActiveAt, index) => ({ lastActiveAt, index }));
+          const sorted = [...members].sort((a, b) => a.lastActiveAt - b.lastActiveAt);
+          expect(leastRecent(members, count)).toEqual(sorted.slice(0, Math.max(0, count)));
+        },
+      ),
+    );
   });
 });
