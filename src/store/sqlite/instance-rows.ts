@@ -47,10 +47,10 @@ export function readInstanceState(db: Database, instance: InstanceRef): Instance
 }
 
 /** Marks the instance changed now (listed by `instances()`, with this time). */
-export function touchInstance(db: Database, instance: InstanceRef): void {
+export function touchInstance(db: Database, instance: InstanceRef, at = Date.now()): void {
   db.query(
     `INSERT INTO instances (swarm, agent, instance_key, updated_at) VALUES (:swarm, :agent, :key, :at) ON CONFLICT DO UPDATE SET updated_at = :at`,
-  ).run({ ...instanceParams(instance), at: Date.now() });
+  ).run({ ...instanceParams(instance), at });
 }
 
 /** Every instance of the swarm (or of all swarms) with its row counts, in key order. */

@@ -51,7 +51,6 @@ import {
   instanceParams,
   listInstances,
   readInstanceState,
-  touchInstance,
 } from "./instance-rows.ts";
 import { insertPendingResult, newestPendingSeq, setExtensionState } from "./pending-result-rows.ts";
 import { exportInstanceRows, importInstanceRows } from "./instance-snapshot-rows.ts";
@@ -59,6 +58,7 @@ import { MessageRows } from "./message-rows.ts";
 import { openDatabase } from "./open-database.ts";
 import { selectRuntimeEvents } from "./runtime-event-rows.ts";
 import { RuntimeEventWriter } from "./runtime-event-writer.ts";
+import { InstanceTouches } from "./instance-touches.ts";
 import { WriteBatch } from "./write-batch.ts";
 import { storeFault } from "../store-fault.ts";
 
@@ -72,6 +72,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
   /** Present on the orchestrator's store: checkpoints the log off the event loop. */
   readonly checkpointer: Checkpointer | undefined;
   private readonly messages: MessageRows;
+  private readonly touches: InstanceTouches;
   readonly budgets: SqliteBudgetCounters;
   private pendingSeq = 0;
 
@@ -79,8 +80,12 @@ export class SqliteStore implements Store, InstanceSnapshots {
   constructor(file: string, options: { existing?: boolean } = {}) {
     this.location = file;
     this.db = openDatabase(file, options);
-    this.batch = new WriteBatch(this.db, file, () => this.messages.forgetAll());
+    this.batch = new WriteBatch(this.db, file, () => {
+      this.messages.forgetAll();
+      this.touches.forgetAll();
+    });
     this.messages = new MessageRows(this.db);
+    this.touches = new InstanceTouches(this.db);
     this.budgets = new SqliteBudgetCounters(this.db, this.batch);
     this.runtimeEventWriter = new RuntimeEventWriter({ db: this.db, batch: this.batch });
     if (!options.existing) this.checkpointer = new Checkpointer({ db: this.db, file });
@@ -100,7 +105,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
   accept(swarm: string, event: AgentEvent, acceptedAt: number, options?: WriteOptions): Promise<void> {
     return this.write(() => {
       insertInboxEvent(this.db, swarm, event, acceptedAt);
-      touchInstance(this.db, { swarm, agent: event.agent, instanceKey: event.instanceKey });
+      this.touches.touch({ swarm, agent: event.agent, instanceKey: event.instanceKey });
     }, options);
   }
 
@@ -149,7 +154,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
       for (const request of commit.approvals?.requested ?? []) insertApproval(this.db, instance.swarm, request);
       for (const id of commit.approvals?.applied ?? []) markApplied(this.db, instance.swarm, id);
       if (outcome !== undefined) setInboxOutcome(this.db, instance.swarm, outcome.eventId, outcome);
-      touchInstance(this.db, instance);
+      this.touches.touch(instance);
     }, options);
   }
 
@@ -168,7 +173,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
   addPendingResult(instance: InstanceRef, result: PendingResult, options?: WriteOptions): Promise<void> {
     return this.write(() => {
       this.insertPending(instance, result);
-      touchInstance(this.db, instance);
+      this.touches.touch(instance);
     }, options);
   }
 
@@ -205,6 +210,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
     return this.write(() => {
       deleteInstanceRows(this.db, instance);
       this.messages.forget(instance);
+      this.touches.forget(instance);
       this.runtimeEventWriter.forgetCounts();
     }).then(() => known);
   }
