@@ -1,9 +1,11 @@
 /**
  * How many fsyncs a request of the peer workload (bench/peer-compare.ts: an entry agent delegating to a worker that
- * calls one echo tool) costs on its way, and the sequential p50: `goondan run` (state on disk) runs under
- * `strace -f -e trace=fsync,fdatasync` (every thread: the log is synced off the event loop), and the bench counts
- * the calls made while N sequential requests run, a new conversation every 3. A count, so a loaded machine does not
- * move it; the p50 is taken under strace (slower than without). `--no-strace` gives the p50 alone. `--repo DIR`
+ * calls one echo tool) costs on its way, and how many bytes it writes to the store's write-ahead log (each commit
+ * writes whole 4 KiB pages, and an fsync's time grows with the bytes it flushes), and the sequential p50:
+ * `goondan run` (state on disk) runs under `strace -f -y -e trace=fsync,fdatasync,pwrite64` (every thread: the
+ * log is synced off the event loop), and the bench counts the calls made, and sums the bytes written to
+ * `goondan.db-wal`, while N sequential requests run, a new conversation every 3. Counts, so a loaded machine does not
+ * move them; the p50 is taken under strace (slower than without). `--no-strace` gives the p50 alone. `--repo DIR`
  * measures another checkout.
  *
  *   bun bench/request-syncs.ts [--requests N] [--repo DIR] [--no-strace]
@@ -39,25 +41,35 @@ const daemon = await startGoondanRun({
   args: [dir, "--port", "0", "--state-root", stateRoot],
   env: { LOOPBACK_API_KEY: "loopback" },
   stderr: "ignore",
-  prefix: traced ? ["strace", "-f", "-qq", "-e", "trace=fsync,fdatasync", "-o", trace] : [],
+  prefix: traced ? ["strace", "-f", "-qq", "-y", "-e", "trace=fsync,fdatasync,pwrite64", "-o", trace] : [],
 });
-const syncs = (): number =>
-  traced
-    ? readFileSync(trace, "utf8")
-        .split("\n")
-        .filter((line) => /\b(fsync|fdatasync)\(/.test(line)).length
-    : 0;
+/** fsync calls so far, and bytes written to the write-ahead log so far. */
+const traced_ = (): { syncs: number; walBytes: number } => {
+  if (!traced) return { syncs: 0, walBytes: 0 };
+  const lines = readFileSync(trace, "utf8").split("\n");
+  const syncs = lines.filter((line) => /\b(fsync|fdatasync)\(/.test(line)).length;
+  let walBytes = 0;
+  for (const line of lines) {
+    if (!/\bpwrite64\(\d+<[^>]*goondan\.db-wal>/.test(line)) continue;
+    const written = /= (\d+)$/.exec(line);
+    if (written) walBytes += Number(written[1]);
+  }
+  return { syncs, walBytes };
+};
 try {
   const start = goondanConversation(daemon.base);
   for (let index = 0; index < 15; index++) await start(`warm-${Math.floor(index / 3)}`)(`warm-up ${index}`);
-  const before = syncs();
+  const before = traced_();
   const times: number[] = [];
   for (let index = 0; index < requests; index++) {
     const began = performance.now();
     await start(`c-${Math.floor(index / 3)}`)(`request ${index}`);
     times.push(performance.now() - began);
   }
-  const perRequest = traced ? `${((syncs() - before) / requests).toFixed(2)} fsyncs per request; ` : "";
+  const after = traced_();
+  const perRequest = traced
+    ? `${((after.syncs - before.syncs) / requests).toFixed(2)} fsyncs and ${((after.walBytes - before.walBytes) / requests / 1024).toFixed(1)} KiB of write-ahead log per request; `
+    : "";
   console.log(
     `${repo}: ${requests} sequential requests, a new conversation every 3: ${perRequest}p50 ${percentile(times, 50).toFixed(2)} ms${traced ? " (under strace)" : ""}`,
   );
