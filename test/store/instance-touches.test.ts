@@ -16,9 +16,9 @@ function setup() {
   const db = openDatabase(join(root, "goondan.db"));
   const updatedAt = (instanceKey: string) =>
     (
-      db.query("SELECT updated_at FROM instances WHERE instance_key = ?").get(instanceKey) as
-        | { updated_at: number }
-        | null
+      db.query("SELECT updated_at FROM instances WHERE instance_key = ?").get(instanceKey) as {
+        updated_at: number;
+      } | null
     )?.updated_at;
   return { db, touches: new InstanceTouches(db), updatedAt };
 }
