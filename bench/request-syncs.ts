@@ -68,7 +68,8 @@ try {
   }
   const after = traced_();
   const perRequest = traced
-    ? `${((after.syncs - before.syncs) / requests).toFixed(2)} fsyncs and ${((after.walBytes - before.walBytes) / requests / 1024).toFixed(1)} KiB of write-ahead log per request; `
+    ? `${((after.syncs - before.syncs) / requests).toFixed(2)} fsyncs and ` +
+      `${((after.walBytes - before.walBytes) / requests / 1024).toFixed(1)} KiB of write-ahead log per request; `
     : "";
   console.log(
     `${repo}: ${requests} sequential requests, a new conversation every 3: ${perRequest}p50 ${percentile(times, 50).toFixed(2)} ms${traced ? " (under strace)" : ""}`,

@@ -251,8 +251,9 @@ export class Instance implements PoolMember {
     if (!child || (this.status !== "idle" && this.status !== "spawning")) return;
     // The child waits for this event alone: its insert is committed now, not at the end of the tick; on an ordered
     // store right after the hand-over (the commit's time off the hop), before any message of the child is heard.
-    const early = this.events.unstoredNext !== undefined && this.options.store.ordered;
-    if (this.events.unstoredNext && !early) this.options.store.commitNow();
+    const unstored = this.events.unstoredNext !== undefined;
+    const early = unstored && this.options.store.ordered;
+    if (unstored && !early) this.options.store.commitNow();
     const entry = this.events.deliverNext(early); // none when the commit delivered it (its `committed` kicked)
     if (!entry) {
       if (!this.events.unstoredNext && this.status === "idle") this.enterIdle();

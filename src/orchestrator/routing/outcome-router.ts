@@ -2,9 +2,10 @@
  * Where the end of a turn goes: the `submit()` waiters of its event (by eventId), once its commit is durable, and,
  * for a request, the requesting instance, as a Reply matched by correlationId — on an ordered store (Store.ordered:
  * whatever the requester does with it commits after it) just before the turn's commit, made at once behind it (a
- * refused commit keeps the requester's turn from being stored: replies.ts), else once durable too. A reply to an async request is
- * stored as a pending result of the requester before it is handed over (it is shown at its next step, even across
- * restarts); a blocking one goes to the turn waiting for it. An event given up (poison, or an instance that cannot start) is answered E_AGENT_CRASHED; a
+ * refused commit keeps the requester's turn from being stored: replies.ts), else once durable too. A reply to an
+ * async request is stored as a pending result of the requester before it is handed over (it is shown at its next
+ * step, even across restarts); a blocking one goes to the turn waiting for it. An event given up (poison, or an
+ * instance that cannot start) is answered E_AGENT_CRASHED; a
  * request whose deadline passed is withdrawn from the callee's queue when not yet delivered and answered
  * E_AGENT_REQUEST_TIMEOUT; both answers are stored, so a requester that reattaches later gets them, and a late reply
  * is dropped. A turn that stopped for approvals (`awaiting_approval`) answers its waiters but routes no reply.

@@ -66,8 +66,9 @@ self.onmessage = (
         row === null || row === undefined ? 0 : row.checkpointed - (row.checkpointed >= copied ? copied : 0);
       copied = row?.checkpointed ?? 0;
       if (fresh > 0) self.postMessage({ checkpointed: fresh });
-      // Every frame is in the database already: a log grown past the limit is cut back to nothing. One that gave up
-      // (a reader kept its snapshot) is tried again only after TRUNCATE_BACKOFF intervals, not holding writers each time.
+      // Every frame is in the database already: a log grown past the limit is cut back to nothing. One that gave
+      // up (a reader kept its snapshot) is tried again only after TRUNCATE_BACKOFF intervals, not holding writers
+      // each time.
       if (skipTruncates > 0) skipTruncates -= 1;
       else if (row && row.log === row.checkpointed && walBytes(walFile) > limit) {
         const cut = db?.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number } | null;

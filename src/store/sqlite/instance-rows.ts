@@ -22,6 +22,10 @@ export const INSTANCE_TABLES = [
 /** The condition naming one instance's rows, with `instanceParams`. */
 export const INSTANCE_WHERE = "swarm = :swarm AND agent = :agent AND instance_key = :key";
 
+/** One instance as a map key, for what the store remembers of it in memory. */
+export const instanceMapKey = (instance: InstanceRef): string =>
+  `${instance.swarm}\n${instance.agent}\n${instance.instanceKey}`;
+
 export const instanceParams = (instance: InstanceRef) => ({
   swarm: instance.swarm,
   agent: instance.agent,

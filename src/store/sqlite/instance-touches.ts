@@ -7,12 +7,10 @@
  */
 import type { Database } from "bun:sqlite";
 import type { InstanceRef } from "../store.ts";
-import { touchInstance } from "./instance-rows.ts";
+import { instanceMapKey, touchInstance } from "./instance-rows.ts";
 
 /** How stale a shown `updated_at` may be. */
 export const TOUCH_EVERY_MS = 1_000;
-
-const keyOf = (instance: InstanceRef): string => `${instance.swarm}\n${instance.agent}\n${instance.instanceKey}`;
 
 export class InstanceTouches {
   private readonly written = new Map<string, number>();
@@ -20,7 +18,7 @@ export class InstanceTouches {
   constructor(private readonly db: Database) {}
 
   touch(instance: InstanceRef, now = Date.now()): void {
-    const key = keyOf(instance);
+    const key = instanceMapKey(instance);
     const last = this.written.get(key);
     if (last !== undefined && now - last < TOUCH_EVERY_MS && now >= last) return;
     touchInstance(this.db, instance, now);
@@ -28,7 +26,7 @@ export class InstanceTouches {
   }
 
   forget(instance: InstanceRef): void {
-    this.written.delete(keyOf(instance));
+    this.written.delete(instanceMapKey(instance));
   }
 
   forgetAll(): void {

@@ -14,9 +14,7 @@ import {
   type OlderMessagesQuery,
 } from "../../protocol/conversation.ts";
 import type { InstanceRef } from "../store.ts";
-import { INSTANCE_WHERE, instanceParams } from "./instance-rows.ts";
-
-const keyOf = (instance: InstanceRef): string => `${instance.swarm}\n${instance.agent}\n${instance.instanceKey}`;
+import { INSTANCE_WHERE, instanceMapKey, instanceParams } from "./instance-rows.ts";
 
 export class MessageRows {
   /** The next message seq of each instance touched so far. */
@@ -109,7 +107,7 @@ export class MessageRows {
 
   /** Drops the remembered seq of an instance whose rows were replaced or deleted. */
   forget(instance: InstanceRef): void {
-    this.nextSeq.delete(keyOf(instance));
+    this.nextSeq.delete(instanceMapKey(instance));
   }
 
   /** Drops every remembered seq (a batch was rolled back: what it appended is gone). */
@@ -118,7 +116,7 @@ export class MessageRows {
   }
 
   private takeSeq(instance: InstanceRef): number {
-    const key = keyOf(instance);
+    const key = instanceMapKey(instance);
     let next = this.nextSeq.get(key);
     if (next === undefined)
       next = (
