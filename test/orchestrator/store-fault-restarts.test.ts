@@ -6,14 +6,12 @@
  * commit), or the orchestrator stops it because the commit of its turn's end was refused.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import type { Database } from "bun:sqlite";
 import { STORE_FAULT_EXIT_CODE } from "../../src/protocol/ipc-messages.ts";
 import type { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
+import { fillDisk } from "../helpers/full-disk.ts";
 import { removeRoots, setup, tick } from "./routing/routing-harness.ts";
 
 afterEach(removeRoots);
-
-const dbOf = (store: unknown) => (store as { db: Database }).db;
 
 describe("store faults of a child", () => {
   it("backs off a child that exits on a store fault and never gives its event up for it", async () => {
@@ -59,16 +57,14 @@ describe("store faults of a child", () => {
     await second.accepted;
     const child = s.spawner.latest("a");
     child.ready();
-    const db = dbOf(store);
-    const pages = (db.query("PRAGMA page_count").get() as { page_count: number }).page_count;
-    db.exec(`PRAGMA max_page_count = ${pages}`);
+    const disk = fillDisk(store);
     child.reply({ response: "r".repeat(300_000) }); // its commit needs pages the disk does not have
     await tick();
     expect(child.kills).toEqual(["SIGKILL"]);
     expect(child.events().map((delivery) => delivery.event.input)).toEqual(["one"]); // "two" never ran on top of it
     expect(s.orchestrator.processes()[0]?.status).toBe("crashLoopBackOff");
     expect((await store.inboxRecord("test-swarm", first.eventId))?.outcome).toBeUndefined();
-    db.exec("PRAGMA max_page_count = 1073741823");
+    disk.free();
     s.clock.advance(1000);
     const next = s.spawner.latest("a");
     expect(next).not.toBe(child);

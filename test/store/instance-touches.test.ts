@@ -1,19 +1,18 @@
-import { afterEach, describe, expect, it } from "bun:test";
+import { describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/store/sqlite/open-database.ts";
 import { InstanceTouches, TOUCH_EVERY_MS } from "../../src/store/sqlite/instance-touches.ts";
+import { useCleanups } from "../helpers/cleanups.ts";
 
-const roots: string[] = [];
-afterEach(() => {
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-});
+const defer = useCleanups();
 
 function setup() {
   const root = mkdtempSync(join(tmpdir(), "goondan-touches-"));
-  roots.push(root);
+  defer(() => rmSync(root, { recursive: true, force: true }));
   const db = openDatabase(join(root, "goondan.db"));
+  defer(() => db.close());
   const updatedAt = (instanceKey: string) =>
     (
       db.query("SELECT updated_at FROM instances WHERE instance_key = ?").get(instanceKey) as {

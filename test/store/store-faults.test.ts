@@ -16,6 +16,7 @@ import { silentLogger } from "../../src/shared/logger.ts";
 import { checkStateStore } from "../../src/store/open-state-store.ts";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { WriteBatch } from "../../src/store/sqlite/write-batch.ts";
+import { dbOf, fillDisk } from "../helpers/full-disk.ts";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -48,15 +49,12 @@ const codeOf = (promise: Promise<unknown>) =>
     (error: { code?: string }) => error.code,
   );
 
-const dbOf = (store: SqliteStore) => (store as unknown as { db: Database }).db;
-
 describe("store faults", () => {
   it("refuses every write of a tick the disk cannot hold with E_STORE_UNAVAILABLE, tells none of them committed, and writes again once space frees", async () => {
     const file = join(stateRoot(), "goondan.db");
     const store = new SqliteStore(file);
     await store.accept("s", event("e0"), 0);
-    const pages = (dbOf(store).query("PRAGMA page_count").get() as { page_count: number }).page_count;
-    dbOf(store).exec(`PRAGMA max_page_count = ${pages}`);
+    const disk = fillDisk(store);
     const committed: string[] = [];
     const small = store.accept("s", event("e1"), 1, { committed: () => committed.push("e1") });
     const large = store.accept("s", event("e2", "x".repeat(300_000)), 2, { committed: () => committed.push("e2") });
@@ -64,7 +62,7 @@ describe("store faults", () => {
     expect(await codeOf(small)).toBe("E_STORE_UNAVAILABLE");
     expect(committed).toEqual([]);
     expect(await store.inboxRecord("s", "e1")).toBeUndefined();
-    dbOf(store).exec("PRAGMA max_page_count = 1073741823");
+    disk.free();
     await store.accept("s", event("e3", "x".repeat(300_000)), 3, { committed: () => committed.push("e3") });
     expect(committed).toEqual(["e3"]);
     expect((await store.unanswered("s")).map((record) => record.event.id)).toEqual(["e0", "e3"]);

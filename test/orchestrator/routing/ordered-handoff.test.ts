@@ -15,6 +15,7 @@ import { STORE_FAULT_EXIT_CODE } from "../../../src/protocol/ipc-messages.ts";
 import { SqliteStore } from "../../../src/store/sqlite/sqlite-store.ts";
 import type { Store } from "../../../src/store/store.ts";
 import { FakeSpawner } from "../../helpers/fake-spawner.ts";
+import { fillDisk } from "../../helpers/full-disk.ts";
 import { ManualClock } from "../../helpers/manual-clock.ts";
 import { testBundle } from "../../fixtures/orchestrator/test-bundle.ts";
 
@@ -145,10 +146,8 @@ describe("ordered hand-off", () => {
     b.ready();
     b.reply({ response: "warm" });
     await settle();
-    // The database may not grow: an insert that needs new pages fails at its commit as a full disk does (SQLITE_FULL).
-    const db = (sqlite as unknown as { db: { exec(sql: string): void; query(sql: string): { get(): unknown } } }).db;
-    const pages = (db.query("PRAGMA page_count").get() as { page_count: number }).page_count;
-    db.exec(`PRAGMA max_page_count = ${pages}`);
+    // An insert that needs new pages fails at its commit, as on a full disk (SQLITE_FULL).
+    const disk = fillDisk(sqlite);
     const refused = orchestrator.submit({ input: "x".repeat(200_000), agent: "b" });
     expect(
       await refused.accepted.then(
@@ -160,7 +159,7 @@ describe("ordered hand-off", () => {
     expect(await sqlite.inboxRecord("test-swarm", refused.eventId)).toBeUndefined();
     // The idle child had it already (handed over before the commit): whatever its turn asks is refused, unstored.
     expect(b.events()).toHaveLength(2);
-    db.exec("PRAGMA max_page_count = 1073741823");
+    disk.free();
     b.emit("commit", { seq: 1, changes: { append: [{ id: "m1", role: "user", content: "x" }] } } as never);
     b.emit("runtime_call", { callId: "r1", method: "request", args: { target: "a", input: "q" }, callChain: [] });
     await settle();
@@ -209,15 +208,13 @@ describe("ordered hand-off", () => {
     const b = spawner.latest("b");
     b.ready();
     await settle();
-    const db = (sqlite as unknown as { db: { exec(sql: string): void; query(sql: string): { get(): unknown } } }).db;
-    const pages = (db.query("PRAGMA page_count").get() as { page_count: number }).page_count;
-    db.exec(`PRAGMA max_page_count = ${pages}`);
+    const disk = fillDisk(sqlite);
     b.reply({ response: "y".repeat(200_000) });
     await settle();
     // a had the reply before the commit was refused: from now on nothing of its turn is stored.
     expect(a.sent.filter((message) => message.type === "delegate_result")).toHaveLength(1);
     expect(b.kills).toContain("SIGKILL");
-    db.exec("PRAGMA max_page_count = 1073741823");
+    disk.free();
     a.emit("commit", { seq: 1, changes: { append: [{ id: "a1", role: "assistant", content: "z" }] } } as never);
     await settle();
     expect(a.sent.find((message) => message.type === "committed")?.payload).toMatchObject({
