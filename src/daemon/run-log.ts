@@ -1,7 +1,7 @@
 /**
  * Where `goondan run`'s logs go. A daemon logs to stdout (JSON, or pretty on a terminal) and so do its children.
  * When the terminal is a person's chat or answer (a cli Connection, `--input`) and stderr is that same terminal,
- * the orchestrator's and the children's records (`agent ready`, `instance.ready restarts=0`, the logging
+ * the orchestrator's and the children's records (`agent host ready`, `shared agent process spawned`, the logging
  * extension's turns) go to the run log under the state root instead, and only warnings and errors reach the
  * terminal, one short line each; `--verbose` keeps everything on stderr. The run log starts afresh once it
  * passes `maxBytes` (the previous one is kept as `goondan.log.1`).

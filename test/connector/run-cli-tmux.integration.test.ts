@@ -127,7 +127,8 @@ describe.skipIf(TMUX === null)("the terminal chat in tmux", () => {
     ]);
     // The lifecycle went to the run log instead.
     const log = readFileSync(runLogPath(join(stateRoot, "state")), "utf8");
-    for (const lifecycle of ["agent ready", "instance.ready", "turn ended"]) expect(log).toContain(lifecycle);
+    for (const lifecycle of ["agent host ready", "shared agent process spawned", "turn ended"])
+      expect(log).toContain(lifecycle);
 
     tmuxRun(["send-keys", "-t", "chat", "C-c"]);
     const ended = await waitFor("goondan ending", (text) => /(exited|killed) \S+/.test(text));

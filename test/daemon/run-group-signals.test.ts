@@ -30,7 +30,7 @@ async function startGroupLeader(marker: string) {
   const { proc, lines, port, base } = await startGoondanRun({
     prefix: ["setsid"],
     args: [dir, "--port", "0", "--state-root", stateRoot],
-    env: { ...childEnv, GOONDAN_LOG_LEVEL: "info" },
+    env: { ...childEnv, GOONDAN_LOG_LEVEL: "debug" },
     stderr: "ignore",
     onSpawn: (spawned) =>
       defer(async () => {

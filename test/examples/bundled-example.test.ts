@@ -66,10 +66,10 @@ describe("the bundled example (goondan.yaml at the repository root)", () => {
       parentSpanId: delegation.spanId,
     });
 
-    // The orchestrator's record of each instance's process (the agent's own says its pid in its sandbox's namespace).
+    // The orchestrator's record of each agent's process (the agent's own says its pid in its sandbox's namespace).
     const pids = result.stderr
       .split("\n")
-      .filter((line) => line.includes('"msg":"instance.ready"'))
+      .filter((line) => line.includes('"msg":"shared agent process spawned"'))
       .map((line) => JSON.parse(line) as { pid: number; agent: string })
       .map((record) => `${record.agent}:${record.pid}`);
     expect(pids).toHaveLength(2);

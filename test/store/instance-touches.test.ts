@@ -53,4 +53,30 @@ describe("an instance's last-change mark", () => {
     touches.touch(instance("k"), 1_002);
     expect(updatedAt("k")).toBe(1_002);
   });
+
+  it("knows a new instance empty until its state is written, and an instance it did not make never", () => {
+    const { db, touches } = setup();
+    expect(touches.touch(instance("new"), 1_000)).toBe(true);
+    expect(touches.knownEmpty(instance("new"))).toBe(true);
+    // Touched again (another event accepted): still empty; a state write ends it.
+    expect(touches.touch(instance("new"), 3_000)).toBe(false);
+    expect(touches.knownEmpty(instance("new"))).toBe(true);
+    touches.touchState(instance("new"), 3_001);
+    expect(touches.knownEmpty(instance("new"))).toBe(false);
+    // A row made by a state write (a reply for an instance never accepted) is not empty.
+    touches.touchState(instance("reply"), 4_000);
+    expect(touches.knownEmpty(instance("reply"))).toBe(false);
+    // Another process (a restart) finds the rows there: nothing is known empty.
+    const restarted = new InstanceTouches(db);
+    expect(restarted.touch(instance("new"), 5_000)).toBe(false);
+    expect(restarted.touch(instance("reply"), 5_000)).toBe(false);
+    expect(restarted.knownEmpty(instance("new"))).toBe(false);
+    // Forgetting (a rollback, a delete, an import) settles any doubt by a read.
+    expect(touches.touch(instance("later"), 6_000)).toBe(true);
+    touches.forgetAll();
+    expect(touches.knownEmpty(instance("later"))).toBe(false);
+    expect(touches.touch(instance("gone"), 6_000)).toBe(true);
+    touches.forget(instance("gone"));
+    expect(touches.knownEmpty(instance("gone"))).toBe(false);
+  });
 });

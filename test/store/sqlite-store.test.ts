@@ -8,6 +8,7 @@ import type { AgentEvent } from "../../src/protocol/agent-event.ts";
 import type { Message } from "../../src/protocol/conversation.ts";
 import { outcome, reply } from "../helpers/outcomes.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
+import { dbOf } from "../helpers/full-disk.ts";
 
 const defer = useCleanups();
 
@@ -133,6 +134,36 @@ describe("SqliteStore", () => {
     expect(await reopened.instances("s")).toMatchObject([
       { agent: "a", instanceKey: "k", messages: 2, pendingResults: 0 },
     ]);
+  });
+
+  it("hands a new conversation an empty state without reading, until a write of its state or a reopen", async () => {
+    const file = tempFile();
+    const store = new SqliteStore(file);
+    const fresh = (instanceKey: string) => ({ ...instance, instanceKey });
+    await store.accept("s", event("e1", { instanceKey: "new" }), 1);
+    // Rows behind the store's back are not read: the store made this instance's row, and nothing wrote its state.
+    dbOf(store).exec("INSERT INTO extension_state VALUES ('s', 'a', 'new', 'unseen', '1')");
+    expect(store.instanceState(fresh("new"))).toEqual({ messages: [], pendingResults: [], extensionState: {} });
+    // Its first turn appends from seq 1, and what it commits is read back.
+    await store.commit(fresh("new"), { changes: [{ type: "append", message: message("m1", "hi") }] });
+    await store.commit(fresh("new"), { changes: [{ type: "append", message: message("m2", "again") }] });
+    expect(store.instanceState(fresh("new"))).toMatchObject({ messages: [{ id: "m1" }, { id: "m2" }] });
+    // A reply stored before the first turn is read back too.
+    await store.accept("s", event("e2", { instanceKey: "replied" }), 1);
+    await store.addPendingResult(fresh("replied"), reply({ correlationId: "c1", response: "late" }));
+    expect(store.instanceState(fresh("replied")).pendingResults).toHaveLength(1);
+    // So is a conversation imported over a new one.
+    await store.accept("s", event("e3", { instanceKey: "imported" }), 1);
+    await store.importInstance(fresh("imported"), store.exportInstance(fresh("new")));
+    expect(store.instanceState(fresh("imported")).messages.map((m) => m.id)).toEqual(["m1", "m2"]);
+    await store.close();
+    // After a reopen an existing instance is read from its rows, whatever is accepted for it.
+    const reopened = open(file);
+    await reopened.accept("s", event("e4", { instanceKey: "new" }), 2);
+    expect(reopened.instanceState(fresh("new"))).toMatchObject({
+      messages: [{ id: "m1" }, { id: "m2" }],
+      extensionState: { unseen: 1 },
+    });
   });
 
   it("appends a message id once, and clears a conversation for a fresh restart while keeping extension state", async () => {

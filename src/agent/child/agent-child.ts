@@ -133,7 +133,7 @@ class AgentChild {
         instanceKey: args.instanceKey,
       }),
     );
-    logger.info("agent ready");
+    logger.debug("agent ready"); // per conversation: the process says when it is up
     this.phase.instance.onPendingResult(() => this.askForTurnIfResultsWait());
     this.askForTurnIfResultsWait(); // results stored before a crash or restart
   }
@@ -189,7 +189,7 @@ class AgentChild {
     this.phase = { type: "stopping" };
     instance?.close();
     this.send(envelope("shutdown_ack", this.address, ORCHESTRATOR, { reason }));
-    this.options.logger.info({ reason }, "agent stopped");
+    this.options.logger.debug({ reason }, "agent stopped");
     this.options.exit(0);
   }
 

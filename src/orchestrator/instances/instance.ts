@@ -281,7 +281,9 @@ export class Instance implements PoolMember {
 
   private onReady(child: ChildProcess): void {
     this.startFailures.reset();
-    this.logger.info({ pid: child.pid, restarts: this.restarts }, "instance.ready");
+    // A conversation's start is routine (debug); its restart after a crash is news.
+    if (this.restarts > 0) this.logger.info({ pid: child.pid, restarts: this.restarts }, "instance.ready");
+    else this.logger.debug({ pid: child.pid, restarts: 0 }, "instance.ready");
     if (this.inFlight) this.watchHeartbeat(child); // handed over while it started
     this.deliverNext();
   }

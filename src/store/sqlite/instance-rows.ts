@@ -57,6 +57,22 @@ export function touchInstance(db: Database, instance: InstanceRef, at = Date.now
   ).run({ ...instanceParams(instance), at });
 }
 
+/**
+ * Marks the instance changed now, as `touchInstance`, and says whether its row was made now: an instance the store
+ * did not hold. Every write of an instance's state marks it, so an instance without a row has no state rows either.
+ */
+export function touchNewInstance(db: Database, instance: InstanceRef, at = Date.now()): boolean {
+  const params = { ...instanceParams(instance), at };
+  const made = db
+    .query(
+      "INSERT OR IGNORE INTO instances (swarm, agent, instance_key, updated_at) VALUES (:swarm, :agent, :key, :at)",
+    )
+    .run(params).changes;
+  if (made > 0) return true;
+  db.query(`UPDATE instances SET updated_at = :at WHERE ${INSTANCE_WHERE}`).run(params);
+  return false;
+}
+
 /** Every instance of the swarm (or of all swarms) with its row counts, in key order. */
 export function listInstances(db: Database, swarm?: string): StoredInstance[] {
   const rows = db

@@ -110,6 +110,11 @@ export class MessageRows {
     this.nextSeq.delete(instanceMapKey(instance));
   }
 
+  /** The instance has no rows (the store never held it): its first append takes seq 1 without a query. */
+  startEmpty(instance: InstanceRef): void {
+    this.nextSeq.set(instanceMapKey(instance), 1);
+  }
+
   /** Drops every remembered seq (a batch was rolled back: what it appended is gone). */
   forgetAll(): void {
     this.nextSeq.clear();

@@ -21,6 +21,13 @@ export function insertPendingResult(db: Database, instance: InstanceRef, result:
   ).run({ ...instanceParams(instance), id: pendingResultId(result), seq, result: JSON.stringify(result) });
 }
 
+/** Drops a pending result its model has now seen (a commit's `consumed`). */
+export function deletePendingResult(db: Database, instance: InstanceRef, id: string): void {
+  db.query(
+    "DELETE FROM pending_results WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :id",
+  ).run({ ...instanceParams(instance), id });
+}
+
 export function setExtensionState(
   db: Database,
   instance: InstanceRef,

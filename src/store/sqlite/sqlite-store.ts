@@ -45,14 +45,13 @@ import {
   selectUnanswered,
   setInboxOutcome,
 } from "./inbox-rows.ts";
+import { deleteInstanceRows, instanceKnown, listInstances, readInstanceState } from "./instance-rows.ts";
 import {
-  deleteInstanceRows,
-  instanceKnown,
-  instanceParams,
-  listInstances,
-  readInstanceState,
-} from "./instance-rows.ts";
-import { insertPendingResult, newestPendingSeq, setExtensionState } from "./pending-result-rows.ts";
+  deletePendingResult,
+  insertPendingResult,
+  newestPendingSeq,
+  setExtensionState,
+} from "./pending-result-rows.ts";
 import { exportInstanceRows, importInstanceRows } from "./instance-snapshot-rows.ts";
 import { MessageRows } from "./message-rows.ts";
 import { openDatabase } from "./open-database.ts";
@@ -105,7 +104,8 @@ export class SqliteStore implements Store, InstanceSnapshots {
   accept(swarm: string, event: AgentEvent, acceptedAt: number, options?: WriteOptions): Promise<void> {
     return this.write(() => {
       insertInboxEvent(this.db, swarm, event, acceptedAt);
-      this.touches.touch({ swarm, agent: event.agent, instanceKey: event.instanceKey });
+      const instance = { swarm, agent: event.agent, instanceKey: event.instanceKey };
+      if (this.touches.touch(instance)) this.messages.startEmpty(instance);
     }, options);
   }
 
@@ -142,19 +142,14 @@ export class SqliteStore implements Store, InstanceSnapshots {
   commit(instance: InstanceRef, commit: InstanceCommit, outcome?: TurnOutcome, options?: WriteOptions): Promise<void> {
     return this.write(() => {
       for (const change of commit.changes ?? []) this.messages.apply(instance, change);
-      for (const id of commit.consumed ?? [])
-        this.db
-          .query(
-            "DELETE FROM pending_results WHERE swarm = :swarm AND agent = :agent AND instance_key = :key AND id = :id",
-          )
-          .run({ ...instanceParams(instance), id });
+      for (const id of commit.consumed ?? []) deletePendingResult(this.db, instance, id);
       for (const result of commit.added ?? []) this.insertPending(instance, result);
       for (const [extension, value] of Object.entries(commit.extensionState ?? {}))
         setExtensionState(this.db, instance, extension, value);
       for (const request of commit.approvals?.requested ?? []) insertApproval(this.db, instance.swarm, request);
       for (const id of commit.approvals?.applied ?? []) markApplied(this.db, instance.swarm, id);
       if (outcome !== undefined) setInboxOutcome(this.db, instance.swarm, outcome.eventId, outcome);
-      this.touches.touch(instance);
+      this.touches.touchState(instance);
     }, options);
   }
 
@@ -173,11 +168,13 @@ export class SqliteStore implements Store, InstanceSnapshots {
   addPendingResult(instance: InstanceRef, result: PendingResult, options?: WriteOptions): Promise<void> {
     return this.write(() => {
       this.insertPending(instance, result);
-      this.touches.touch(instance);
+      this.touches.touchState(instance);
     }, options);
   }
 
+  /** A new conversation's (its row made by this process, no state written since) is empty without a read. */
   instanceState(instance: InstanceRef): InstanceState {
+    if (this.touches.knownEmpty(instance)) return { messages: [], pendingResults: [], extensionState: {} };
     return this.read(() => readInstanceState(this.db, instance));
   }
 
@@ -194,6 +191,7 @@ export class SqliteStore implements Store, InstanceSnapshots {
       () => {
         importInstanceRows(this.db, instance, snapshot, { id: pendingResultId, nextSeq: () => ++this.pendingSeq });
         this.messages.forget(instance);
+        this.touches.forget(instance);
       },
       { sync: false },
     );
