@@ -58,12 +58,14 @@ const traced_ = (): { syncs: number; walBytes: number } => {
 };
 try {
   const start = goondanConversation(daemon.base);
-  for (let index = 0; index < 15; index++) await start(`warm-${Math.floor(index / 3)}`)(`warm-up ${index}`);
+  // The text names the conversation: the loopback server picks the worker instance by it (`worker-<conversation>`).
+  const send = (conversation: string, text: string) => start(conversation)(`${conversation} ${text}`);
+  for (let index = 0; index < 15; index++) await send(`warm-${Math.floor(index / 3)}`, `warm-up ${index}`);
   const before = traced_();
   const times: number[] = [];
   for (let index = 0; index < requests; index++) {
     const began = performance.now();
-    await start(`c-${Math.floor(index / 3)}`)(`request ${index}`);
+    await send(`c-${Math.floor(index / 3)}`, `request ${index}`);
     times.push(performance.now() - began);
   }
   const after = traced_();
