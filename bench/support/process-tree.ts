@@ -36,6 +36,14 @@ export function processTree(root: number): number[] {
   return [...parents.keys()].filter(inTree).sort((a, b) => (a === root ? -1 : b === root ? 1 : a - b));
 }
 
+/** The living processes whose parent is `pid`, lowest pid first. */
+export function childPids(pid: number): number[] {
+  return [...parentPids()]
+    .filter(([, parent]) => parent === pid)
+    .map(([child]) => child)
+    .sort((a, b) => a - b);
+}
+
 /** Resident set size of one process in KiB (VmRSS), 0 once it is gone. */
 export function rssKb(pid: number): number {
   try {
