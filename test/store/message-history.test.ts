@@ -121,4 +121,40 @@ describe("archived messages", () => {
     await store.commit(instance, { changes: [{ type: "remove", targetId: "m1", archive: true }] });
     expect(ids(await store.olderMessages(instance, {}))).toEqual(["m1"]);
   });
+
+  it("opens a database of schema version 2 and moves its conversations into the appended table, in order", async () => {
+    const file = tempFile();
+    const old = new Database(file, { create: true });
+    old.exec(
+      "CREATE TABLE messages (swarm TEXT NOT NULL, agent TEXT NOT NULL, instance_key TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL, message TEXT NOT NULL, PRIMARY KEY (swarm, agent, instance_key, seq)) WITHOUT ROWID",
+    );
+    old.exec("CREATE UNIQUE INDEX messages_id ON messages (swarm, agent, instance_key, id)");
+    const insert = old.query("INSERT INTO messages VALUES ('s', 'a', ?, ?, ?, ?)");
+    // Written out of order, across two conversations.
+    for (const [key, seq, id] of [
+      ["k", 2, "m2"],
+      ["other", 1, "o1"],
+      ["k", 1, "m1"],
+      ["k", 3, "m3"],
+    ] as const)
+      insert.run(key, seq, id, JSON.stringify(message(id)));
+    old.exec("PRAGMA user_version = 2");
+    old.close();
+    const store = open(file);
+    expect(ids(store.instanceState(instance).messages)).toEqual(["m1", "m2", "m3"]);
+    expect(ids(store.instanceState({ ...instance, instanceKey: "other" }).messages)).toEqual(["o1"]);
+    // Appends go on after the last seq, and an id is still kept once.
+    await store.commit(instance, { changes: appends(["m4", "m1"]) });
+    expect(ids(store.instanceState(instance).messages)).toEqual(["m1", "m2", "m3", "m4"]);
+    await store.close();
+    const db = new Database(file, { readonly: true });
+    defer(() => db.close());
+    const tables = db.query("SELECT name, sql FROM sqlite_schema WHERE name LIKE 'messages%'").all() as {
+      name: string;
+      sql: string;
+    }[];
+    expect(tables.map((table) => table.name).sort()).toEqual(["messages", "messages_id"]);
+    expect(tables.find((table) => table.name === "messages")?.sql).not.toContain("WITHOUT ROWID");
+    expect(db.query("PRAGMA user_version").get()).toEqual({ user_version: 3 });
+  });
 });

@@ -9,7 +9,8 @@ import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { describe, SystemError } from "../../shared/errors.ts";
-import { SCHEMA, SCHEMA_VERSION } from "./schema.ts";
+import { SCHEMA_VERSION } from "./schema.ts";
+import { migrateSchema } from "./schema-migration.ts";
 
 export const STATE_DATABASE_FILE = "goondan.db";
 
@@ -40,10 +41,7 @@ export function openDatabase(file: string, options: { existing?: boolean } = {})
       throw new Error(
         `it was written by a newer goondan (schema version ${version}, this one knows ${SCHEMA_VERSION})`,
       );
-    if (version < SCHEMA_VERSION) {
-      db.exec(SCHEMA);
-      db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
-    }
+    if (version < SCHEMA_VERSION) migrateSchema(db);
     // Touch every table once: a damaged page or a foreign file fails here, not in the middle of a turn.
     for (const table of ["inbox", "messages", "pending_results", "extension_state", "instances", "runtime_events"])
       db.query(`SELECT 1 FROM ${table} LIMIT 1`).get();

@@ -1,11 +1,12 @@
 /**
- * The SQLite store's tables (version 2), created at open: the inbox (one row per accepted event, with its outcome
+ * The SQLite store's tables (version 3), created at open: the inbox (one row per accepted event, with its outcome
  * once answered), each instance's messages in order (the conversation its model sees in `messages`, those archived
  * out of it in `archived_messages`, both numbered by one per-instance seq), its pending results, its extensions' state, the instances it
  * has state for, the runtime events, indexed by instance, turn and trace, and the approvals of tool calls (the
- * request, its decision once made, and whether the resumed turn applied it).
+ * request, its decision once made, and whether the resumed turn applied it). `messages` is a rowid table, appended at
+ * its end, with one index, by message id: a conversation is read in seq order by sorting it (schema-migration.ts).
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS inbox (
@@ -29,9 +30,8 @@ CREATE TABLE IF NOT EXISTS messages (
   instance_key TEXT NOT NULL,
   seq INTEGER NOT NULL,
   id TEXT NOT NULL,
-  message TEXT NOT NULL,
-  PRIMARY KEY (swarm, agent, instance_key, seq)
-) WITHOUT ROWID;
+  message TEXT NOT NULL
+);
 CREATE UNIQUE INDEX IF NOT EXISTS messages_id ON messages (swarm, agent, instance_key, id);
 CREATE TABLE IF NOT EXISTS archived_messages (
   swarm TEXT NOT NULL,
