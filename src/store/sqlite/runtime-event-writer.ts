@@ -7,7 +7,10 @@
  * a crash of the orchestrator loses at most the last `intervalMs` of them, which costs no correctness (Store). For
  * the same reason a batch the store cannot write (a full disk) is dropped and counted (`dropped`), never thrown.
  * It also deletes the oldest for retention (`prune`), keeping each swarm's row count once counted, so a batch of
- * deletions never recounts the table.
+ * deletions never recounts the table. The wait is 200 ms: the events' three indexes are keyed by instance, trace and
+ * turn, so each batch writes about a page of each index per request in it, and the longer the batch the fewer pages
+ * the log (and the next fsync a request waits on) takes per event; at 50 ms a sequential request wrote 13.9 pages of
+ * them, at 200 ms 7.1 (bench/request-syncs.ts). `goondan logs --follow` on the store sees them that much later.
  *
  * Each event gets its cursor when it is appended, not when it is written, so that live readers (a streamed turn, a
  * watch) take the events with their cursors from the orchestrator instead of reading them back. Cursors come from
@@ -21,7 +24,7 @@ import { deleteOldRuntimeEvents } from "./runtime-event-rows.ts";
 import type { WriteBatch } from "./write-batch.ts";
 
 /** Default wait before the events waiting are written (ms). */
-export const RUNTIME_EVENT_WRITE_INTERVAL_MS = 50;
+export const RUNTIME_EVENT_WRITE_INTERVAL_MS = 200;
 /** Cursors reserved at a time. */
 const CURSOR_BLOCK = 4096;
 
