@@ -4,13 +4,14 @@
  * out of it in `archived_messages`, both numbered by one per-instance seq), its pending results, its extensions' state, the instances it
  * has state for, the runtime events, indexed by instance, turn and trace, and the approvals of tool calls (the
  * request, its decision once made, and whether the resumed turn applied it). `messages` is a rowid table, appended at
- * its end, with one index, by message id: a conversation is read in seq order by sorting it (schema-migration.ts).
+ * its end, with one index, by message id: a conversation is read in seq order by sorting it; the inbox's seq is its
+ * rowid, never reused since inbox rows are never deleted (schema-migration.ts says why).
  */
 export const SCHEMA_VERSION = 3;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS inbox (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER PRIMARY KEY,
   swarm TEXT NOT NULL,
   event_id TEXT NOT NULL,
   agent TEXT NOT NULL,
