@@ -3,25 +3,14 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentEvent } from "../../src/protocol/agent-event.ts";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { outcome } from "../helpers/outcomes.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
+import { agentEvent } from "../helpers/agent-events.ts";
 
 const defer = useCleanups();
 
-const event = (id: string): AgentEvent => ({
-  id,
-  type: "user.input",
-  input: `input of ${id}`,
-  agent: "a",
-  instanceKey: "k",
-  source: { kind: "api", name: "api" },
-  traceId: "t",
-  callChain: [],
-  metadata: {},
-  createdAt: "2026-11-23T00:00:00.000Z",
-});
+const event = agentEvent;
 
 /** A database as goondan 2 wrote it: the inbox with AUTOINCREMENT, three events accepted, the second answered. */
 function versionTwoInbox(file: string): void {

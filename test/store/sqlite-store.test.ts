@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { RUNTIME_EVENT_WRITE_INTERVAL_MS } from "../../src/store/sqlite/runtime-event-writer.ts";
-import type { AgentEvent } from "../../src/protocol/agent-event.ts";
 import type { Message } from "../../src/protocol/conversation.ts";
 import { outcome, reply } from "../helpers/outcomes.ts";
 import { useCleanups } from "../helpers/cleanups.ts";
+import { agentEvent } from "../helpers/agent-events.ts";
 import { dbOf } from "../helpers/full-disk.ts";
 
 const defer = useCleanups();
@@ -24,19 +24,7 @@ function open(file = tempFile()): SqliteStore {
   return store;
 }
 
-const event = (id: string, fields: Partial<AgentEvent> = {}): AgentEvent => ({
-  id,
-  type: "user.input",
-  input: `input of ${id}`,
-  agent: "a",
-  instanceKey: "k",
-  source: { kind: "api", name: "api" },
-  traceId: "t",
-  callChain: [],
-  metadata: {},
-  createdAt: "2026-11-23T00:00:00.000Z",
-  ...fields,
-});
+const event = agentEvent;
 
 const message = (id: string, text: string): Message => ({
   id,
