@@ -59,8 +59,10 @@ function framesByTable(pages: number[]): string {
       ]),
     );
     const counts = new Map<string, number>();
-    for (const page of pages)
-      counts.set(owner.get(page) ?? "(free)", (counts.get(owner.get(page) ?? "(free)") ?? 0) + 1);
+    for (const page of pages) {
+      const name = owner.get(page) ?? "(free)";
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+    }
     return [...counts]
       .sort((a, b) => b[1] - a[1])
       .map(([name, count]) => `${name} ${(count / requests).toFixed(1)}`)

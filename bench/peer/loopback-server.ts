@@ -8,7 +8,8 @@
  * A request's text is `<conversation> request <i>`; goondan's worker instance is `worker-<conversation>`, so a new
  * conversation is a new entry instance and a new worker instance.
  * Prints `{"port","url"}` as one JSON line and serves until SIGTERM. `PEER_LOOPBACK_LOG=1` logs every call on stderr;
- * `PEER_TIMELINE=1` logs each call's arrival as `T <epoch ms> <e|w> <messages>`, to time the gaps between a request's calls.
+ * `PEER_TIMELINE=1` logs each call's arrival as `T <epoch ms> <e|w> <messages>`, to time the gaps between a
+ * request's calls.
  */
 import {
   lastUserText,
@@ -34,10 +35,11 @@ const log = process.env.PEER_LOOPBACK_LOG === "1";
 
 function reply(request: LoopbackRequest): LoopbackReply {
   const answer = scripted(request);
-  if (process.env.PEER_TIMELINE === "1")
-    console.error(
-      `T ${(performance.timeOrigin + performance.now()).toFixed(3)} ${systemPrompt(request).includes("ROLE=worker") ? "w" : "e"} ${request.body.messages.length}`,
-    );
+  if (process.env.PEER_TIMELINE === "1") {
+    const at = (performance.timeOrigin + performance.now()).toFixed(3);
+    const role = systemPrompt(request).includes("ROLE=worker") ? "w" : "e";
+    console.error(`T ${at} ${role} ${request.body.messages.length}`);
+  }
   if (log)
     console.error(
       JSON.stringify({

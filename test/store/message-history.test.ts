@@ -125,9 +125,9 @@ describe("archived messages", () => {
   it("opens a database of schema version 2 and moves its conversations into the appended table, in order", async () => {
     const file = tempFile();
     const old = new Database(file, { create: true });
-    old.exec(
-      "CREATE TABLE messages (swarm TEXT NOT NULL, agent TEXT NOT NULL, instance_key TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL, message TEXT NOT NULL, PRIMARY KEY (swarm, agent, instance_key, seq)) WITHOUT ROWID",
-    );
+    old.exec(`CREATE TABLE messages (
+      swarm TEXT NOT NULL, agent TEXT NOT NULL, instance_key TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL,
+      message TEXT NOT NULL, PRIMARY KEY (swarm, agent, instance_key, seq)) WITHOUT ROWID`);
     old.exec("CREATE UNIQUE INDEX messages_id ON messages (swarm, agent, instance_key, id)");
     const insert = old.query("INSERT INTO messages VALUES ('s', 'a', ?, ?, ?, ?)");
     // Written out of order, across two conversations.

@@ -21,7 +21,8 @@ function versionTwoInbox(file: string): void {
     last_crash TEXT, outcome TEXT, answered_at INTEGER, UNIQUE (swarm, event_id))`);
   old.exec("CREATE INDEX inbox_unanswered ON inbox (swarm, seq) WHERE outcome IS NULL");
   const insert = old.query(
-    "INSERT INTO inbox (seq, swarm, event_id, agent, instance_key, event, accepted_at, crashes, outcome) VALUES (?, 's', ?, 'a', 'k', ?, ?, ?, ?)",
+    `INSERT INTO inbox (seq, swarm, event_id, agent, instance_key, event, accepted_at, crashes, outcome)
+     VALUES (?, 's', ?, 'a', 'k', ?, ?, ?, ?)`,
   );
   insert.run(7, "e1", JSON.stringify(event("e1")), 1, 2, null);
   insert.run(9, "e2", JSON.stringify(event("e2")), 2, 0, JSON.stringify(outcome({ eventId: "e2" })));

@@ -35,7 +35,8 @@ export function migrateSchema(db: Database): void {
     if (keyed) {
       db.exec(
         `INSERT INTO messages (swarm, agent, instance_key, seq, id, message)
-         SELECT swarm, agent, instance_key, seq, id, message FROM messages_keyed ORDER BY swarm, agent, instance_key, seq`,
+         SELECT swarm, agent, instance_key, seq, id, message FROM messages_keyed
+         ORDER BY swarm, agent, instance_key, seq`,
       );
       db.exec("DROP TABLE messages_keyed");
     }
