@@ -109,8 +109,12 @@ describe.skipIf(chromiumMissing)("the studio in chromium", () => {
     ).toBe("ok");
 
     // Traces: the coordinator's turn, from its message.
+    // Another thread's messages never show under this one's name, not even while it loads.
     await page.goto(`${run.base}/#/threads/coordinator/duo`);
-    await page.locator(".message.assistant a.trace-link").last().click();
+    const duo = page.locator('.thread[data-agent="coordinator"][data-instance="duo"]');
+    await duo.waitFor(wait);
+    expect(await duo.locator(".message", { hasText: "tool said:" }).count()).toBe(0);
+    await duo.locator(".message.assistant a.trace-link").last().click();
     const waterfall = page.locator("#waterfall");
     await waterfall.waitFor(wait);
     const rows = await page.$$eval("#waterfall .wf-row", (elements: any[]) =>

@@ -98,7 +98,7 @@ export function ThreadsView({ parts }) {
       agent
         ? html`<div class="thread-pane">
             <h2 class="thread-title">${agent}<span class="muted">/${instanceKey}</span></h2>
-            <${Thread} agent=${agent} instanceKey=${instanceKey} onSent=${refresh} />
+            <${Thread} key=${`${agent}/${instanceKey}`} agent=${agent} instanceKey=${instanceKey} onSent=${refresh} />
           </div>`
         : html`<p class="muted">Loading…</p>`
     }
