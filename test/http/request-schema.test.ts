@@ -4,7 +4,10 @@
  * the documented limits pass.
  */
 import { describe, expect, it } from "bun:test";
+import { createApiApp } from "../../src/http/http-api.ts";
 import {
+  compileRequestSchema,
+  registeredSchemas,
   MAX_EVENTS_LIMIT,
   MAX_INSTANCE_KEY_LENGTH,
   MAX_REASON_LENGTH,
@@ -21,6 +24,19 @@ async function expectRefused(response: Response, field: string): Promise<Record<
   expect(JSON.stringify(body)).not.toContain("    at ");
   return body;
 }
+
+describe("the request schemas", () => {
+  it("all compile under ajv's strict mode, though each route compiles its own only when first asked", () => {
+    const { orchestrator } = apiFixture();
+    createApiApp({ backend: { orchestrator, processes: () => [] } });
+    const schemas = registeredSchemas();
+    expect(schemas.length).toBeGreaterThan(20);
+    for (const entry of schemas) expect(typeof compileRequestSchema(entry)).toBe("function");
+    expect(() => compileRequestSchema({ part: "body", schema: { type: "object", propertys: {} } })).toThrow(
+      /unknown keyword/,
+    );
+  });
+});
 
 describe("POST /v1/events body", () => {
   it.each([
