@@ -13,7 +13,7 @@ import { traceExportSettings, type TraceExportSettings } from "../observability/
 import type { TraceExport } from "../observability/trace-export.ts";
 import { swarmView } from "../orchestrator/swarm-view.ts";
 import { checkStateStore, openStateStore } from "../store/open-state-store.ts";
-import { ClusterNode } from "../cluster/node/node.ts";
+import type { ClusterNode } from "../cluster/node/node.ts";
 import { storedConversation } from "../cluster/view/reads.ts";
 import type { ClusterReload, ClusterReloadStatus } from "../cluster/reload/reload.ts";
 import type { DaemonOptions } from "./daemon-options.ts";
@@ -279,8 +279,13 @@ export class Daemon {
   }
 }
 
-function joinCluster(options: DaemonOptions, cluster: NonNullable<DaemonOptions["cluster"]>): Promise<ClusterNode> {
+/** Loaded only on a cluster node: the NATS client and the cluster's modules are a tenth of a lone host's start. */
+async function joinCluster(
+  options: DaemonOptions,
+  cluster: NonNullable<DaemonOptions["cluster"]>,
+): Promise<ClusterNode> {
   const view = swarmView({ bundle: options.bundle, swarm: options.swarm });
+  const { ClusterNode } = await import("../cluster/node/node.ts");
   return ClusterNode.join({
     settings: cluster.settings,
     swarm: view.instanceKey,

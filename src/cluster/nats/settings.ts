@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { UsageError } from "../../shared/errors.ts";
-import { readCompactionSettings, type CompactionSettings } from "../../store/nats/index.ts";
+import type { CompactionSettings } from "../../store/nats/index.ts";
 
 export const CLUSTER_URL_ENV = "GOONDAN_CLUSTER_URL";
 export const CLUSTER_CREDS_ENV = "GOONDAN_CLUSTER_CREDS";
@@ -52,7 +52,7 @@ export function readClusterSettings(options: ReadClusterSettingsOptions = {}): C
   const settings: ClusterSettings = {
     ...parseServers(url, origin),
     node: nodeName(options.node ?? env[CLUSTER_NODE_ENV], options.node !== undefined ? "--node" : CLUSTER_NODE_ENV),
-    compaction: readCompactionSettings(env),
+    compaction: natsStore().readCompactionSettings(env),
   };
   const credsFile = env[CLUSTER_CREDS_ENV];
   if (credsFile !== undefined && credsFile !== "") {
@@ -148,4 +148,12 @@ export function redactUrl(url: string): string {
     /\/\/([^@/]*)@/,
     (_whole, userInfo: string) => `//${userInfo.includes(":") ? `${userInfo.split(":")[0]}:***` : "***"}@`,
   );
+}
+
+/**
+ * The JetStream backend, loaded when a cluster is asked for: a lone host never loads the NATS client (a tenth of its
+ * start). `require` keeps this function synchronous; Bun loads the ES module the same way.
+ */
+function natsStore(): typeof import("../../store/nats/index.ts") {
+  return require("../../store/nats/index.ts");
 }
