@@ -52,9 +52,12 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
   const { logger, env } = options;
   // Same-user tools must not read the orchestrator's environment (every key) through /proc.
   await hideProcessSecrets();
-  const entryScript = await bundleAgentEntry({ stateRoot: options.stateRoot, logger, env });
-  // Asked once: whether agent processes can run in their sandbox here (tool and extension modules run in them).
-  const sandbox = await probeAgentSandbox({ stateRoot: options.stateRoot, logger });
+  // Side by side: the bundle (when its sources changed) and the question asked once, whether agent processes can
+  // run in their sandbox here (tool and extension modules run in them).
+  const [entryScript, sandbox] = await Promise.all([
+    bundleAgentEntry({ stateRoot: options.stateRoot, logger, env }),
+    probeAgentSandbox({ stateRoot: options.stateRoot, logger }),
+  ]);
   const signals = listenForShutdownSignals({ onForcedExit: () => logger.warn("second interrupt: exiting at once") });
   const lock = writeStateRootLock({ stateRoot: options.stateRoot }); // `goondan instance delete` must know a live orchestrator owns the state root
   try {
