@@ -87,7 +87,7 @@ export async function resumeAgUiStream(options: {
     c,
     ...heartbeat,
     run: async (client) => {
-      const out = new AgUiStreamWriter({
+      const out = await AgUiStreamWriter.open({
         start,
         after: id.position,
         send: (chunk, position) => client.sendRaw(`id: ${id.key}:${formatPosition(position)}\n${chunk}`),
@@ -127,7 +127,7 @@ function endOnly(options: Parameters<typeof resumeAgUiStream>[0] & { heartbeat: 
       const final = await finalEventState({ backend, eventId: id.key, closed: client.closed });
       if (final === undefined) return;
       const { state: _state, ...outcome } = final as EventState & TurnOutcome;
-      const out = new AgUiStreamWriter({
+      const out = await AgUiStreamWriter.open({
         start: id.position.cursor,
         send: (chunk, position) => client.sendRaw(`id: ${id.key}:${formatPosition(position)}\n${chunk}`),
       });

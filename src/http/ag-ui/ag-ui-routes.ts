@@ -91,7 +91,7 @@ export function agUiRoutes(options: { backend: ApiBackend; maxBodyBytes: number;
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       run: async (writer) => {
         try {
-          await run(new AgUiStreamWriter({ start, send: (chunk, at) => record.sendRaw(writer, chunk, at) }));
+          await run(await AgUiStreamWriter.open({ start, send: (chunk, at) => record.sendRaw(writer, chunk, at) }));
         } finally {
           close?.();
           record.end();

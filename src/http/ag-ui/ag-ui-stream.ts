@@ -4,27 +4,39 @@
  * run's key before it: stream-position.ts). RUN_STARTED is at the run's first cursor; the events that end the run
  * (the open message's end, results, RUN_FINISHED or RUN_ERROR) are one past the last message. A resumed stream
  * takes what lies before the client's position silently (the run keeps its state: which message and calls are
- * open) and sends only what lies past it.
+ * open) and sends only what lies past it. The SDK's encoder (with the protobuf codec it carries, a tenth of the
+ * daemon's start) is loaded by the first AG-UI stream, not when the API starts.
  */
-import { EventEncoder } from "@ag-ui/encoder";
+import type { EventEncoder } from "@ag-ui/encoder";
 import type { BaseEvent } from "@ag-ui/core";
 import { comparePositions, type StreamPosition } from "../stream-position.ts";
 
+interface WriterOptions {
+  /** Writes one encoded event with its position. */
+  send: (chunk: string, position: StreamPosition) => void;
+  /** Where the run starts (RUN_STARTED's position). */
+  start: number;
+  /** A resume: the client's position; only what lies past it is sent. */
+  after?: StreamPosition;
+}
+
+let encoderModule: Promise<typeof import("@ag-ui/encoder")> | undefined;
+
 export class AgUiStreamWriter {
-  private readonly encoder = new EventEncoder({ accept: "text/event-stream" });
+  /** A writer, once the SDK's encoder is loaded. */
+  static async open(options: WriterOptions): Promise<AgUiStreamWriter> {
+    encoderModule ??= import("@ag-ui/encoder");
+    const { EventEncoder } = await encoderModule;
+    return new AgUiStreamWriter(new EventEncoder({ accept: "text/event-stream" }), options);
+  }
+
   private at: StreamPosition;
   private part = 0;
   private silent = false;
 
-  constructor(
-    private readonly options: {
-      /** Writes one encoded event with its position. */
-      send: (chunk: string, position: StreamPosition) => void;
-      /** Where the run starts (RUN_STARTED's position). */
-      start: number;
-      /** A resume: the client's position; only what lies past it is sent. */
-      after?: StreamPosition;
-    },
+  private constructor(
+    private readonly encoder: EventEncoder,
+    private readonly options: WriterOptions,
   ) {
     this.at = { cursor: options.start, offset: 0 };
   }
