@@ -10,7 +10,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 
 /** One input of a build: its absolute path, size and mtime (ms) when it was built. */
 type Input = [path: string, size: number, mtimeMs: number];
@@ -18,7 +18,9 @@ type Input = [path: string, size: number, mtimeMs: number];
 interface Manifest {
   bun: string;
   source: string;
+  /** The build's directory, relative to the cache's. */
   build: string;
+  /** The entry file, relative to the build's directory: a state root moved or copied keeps its build. */
   entry: string;
   inputs: Input[];
 }
@@ -37,7 +39,8 @@ export function cachedEntry(dir: string, source: string): string | undefined {
     return undefined;
   }
   // Marked first, then checked: a cleanup that ran before the mark may have removed it.
-  return existsSync(manifest.entry) ? manifest.entry : undefined;
+  const entry = join(build, manifest.entry);
+  return existsSync(entry) ? entry : undefined;
 }
 
 /** A new build's directory in `dir`, made and marked as used by this process before anything is built into it. */
@@ -78,7 +81,7 @@ export function recordBuild(options: {
     bun: Bun.version,
     source: options.source,
     build: options.build.slice(options.dir.length + 1),
-    entry: options.entry,
+    entry: relative(options.build, options.entry),
     inputs,
   };
   const staging = join(options.dir, `${MANIFEST}.${process.pid}`);

@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { parseProcStat } from "../../src/shared/proc-stat.ts";
+import { seedAgentEntry } from "./agent-entry-seed.ts";
 
 export const GOONDAN_BIN = new URL("../../bin/goondan", import.meta.url).pathname;
 
@@ -95,6 +96,9 @@ export async function startGoondanRun(options: {
   readyTimeoutMs?: number;
   onSpawn?: (proc: GoondanProcess) => void;
 }): Promise<{ proc: GoondanProcess; lines: Record<string, unknown>[]; port: number; base: string }> {
+  const stateRoot = options.args[options.args.indexOf("--state-root") + 1];
+  if (options.bin === undefined && options.args.includes("--state-root") && stateRoot !== undefined)
+    await seedAgentEntry(stateRoot);
   const proc = Bun.spawn(
     [...(options.prefix ?? []), process.execPath, options.bin ?? GOONDAN_BIN, "run", ...options.args],
     {
