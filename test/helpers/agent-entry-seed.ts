@@ -4,7 +4,7 @@
  * once per test process into the new state root's cache; goondan then checks it as it checks any cached build (the
  * same Bun, every input unchanged) and reuses it. test/daemon/agent-entry-bundle.test.ts covers the build itself.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { bundleAgentEntry } from "../../src/daemon/agent-entry-bundle.ts";
@@ -24,16 +24,28 @@ function templateCache(): Promise<string | undefined> {
   return template;
 }
 
-/** Copies the shared build into `stateRoot` unless it holds one; any failure leaves goondan to build its own. */
-export async function seedAgentEntry(stateRoot: string): Promise<void> {
+/**
+ * Copies the shared build into `stateRoot` unless it holds one; any failure leaves goondan to build its own. A state
+ * root that does not exist yet is made only when `create` (goondan runs as this user): another user's run makes its
+ * own.
+ */
+export async function seedAgentEntry(stateRoot: string, options: { create: boolean }): Promise<void> {
   const target = join(stateRoot, "cache", "agent-entry");
-  if (existsSync(target)) return;
+  if (existsSync(target) || (!options.create && !existsSync(stateRoot))) return;
   const source = await templateCache();
   if (source === undefined) return;
   try {
     mkdirSync(dirname(target), { recursive: true });
     cpSync(source, target, { recursive: true });
+    // A state root made for another user (goondan run under setpriv as nobody) gets the copy as that user's.
+    const { uid, gid } = statSync(stateRoot);
+    if (uid !== process.getuid?.()) for (const path of [dirname(target), ...tree(target)]) chownSync(path, uid, gid);
   } catch {
     // an unwritable state root (a test of exactly that): goondan reports it itself
   }
+}
+
+/** `dir` and every path under it. */
+function tree(dir: string): string[] {
+  return [dir, ...readdirSync(dir, { recursive: true }).map((name) => join(dir, String(name)))];
 }

@@ -98,7 +98,7 @@ export async function startGoondanRun(options: {
 }): Promise<{ proc: GoondanProcess; lines: Record<string, unknown>[]; port: number; base: string }> {
   const stateRoot = options.args[options.args.indexOf("--state-root") + 1];
   if (options.bin === undefined && options.args.includes("--state-root") && stateRoot !== undefined)
-    await seedAgentEntry(stateRoot);
+    await seedAgentEntry(stateRoot, { create: options.prefix === undefined });
   const proc = Bun.spawn(
     [...(options.prefix ?? []), process.execPath, options.bin ?? GOONDAN_BIN, "run", ...options.args],
     {
