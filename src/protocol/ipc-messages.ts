@@ -144,6 +144,12 @@ export interface IpcEnvelope<T extends string = string, P = unknown> {
   from: string;
   to: string;
   payload: P;
+  /**
+   * Messages made before this one that ride with it, oldest first (a child's held `turn_started` and runtime
+   * events): one write and one read instead of several. A receiver handles each, in order, before this one
+   * (`childMessagesIn`).
+   */
+  ahead?: IpcEnvelope[];
 }
 
 export type ParentMessage = { [K in keyof ParentToChild]: IpcEnvelope<K, ParentToChild[K]> }[keyof ParentToChild];
@@ -201,6 +207,24 @@ export function isParentMessage(value: unknown): value is ParentMessage {
 
 export function isChildMessage(value: unknown): value is ChildMessage {
   return isEnvelope(value) && CHILD_TYPES.has(value.type);
+}
+
+/**
+ * What one IPC message from a child holds, in the order to handle it: the messages riding ahead of it, then itself
+ * (without them). Each is checked as any child message is; what fails the check is returned in `invalid`.
+ */
+export function childMessagesIn(value: unknown): { messages: ChildMessage[]; invalid: unknown[] } {
+  if (!isChildMessage(value)) return { messages: [], invalid: [value] };
+  if (value.ahead === undefined) return { messages: [value], invalid: [] };
+  const { ahead, ...last } = value;
+  const messages: ChildMessage[] = [];
+  const invalid: unknown[] = [];
+  for (const each of Array.isArray(ahead) ? ahead : [ahead]) {
+    if (isChildMessage(each) && each.ahead === undefined) messages.push(each);
+    else invalid.push(each);
+  }
+  messages.push(last as ChildMessage);
+  return { messages, invalid };
 }
 
 export function envelope<K extends keyof ParentToChild>(

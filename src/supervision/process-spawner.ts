@@ -10,7 +10,7 @@ import { onlyChild } from "../shared/only-child.ts";
 import { childEnvironment } from "./child-environment.ts";
 import { pumpLines, spawnStdio, type ChildOutput } from "./child-output.ts";
 import { AGENT_ENTRY_SCRIPT } from "../protocol/child-entry.ts";
-import { isChildMessage, type ChildMessage, type ParentMessage } from "../protocol/ipc-messages.ts";
+import { childMessagesIn, type ChildMessage, type ParentMessage } from "../protocol/ipc-messages.ts";
 
 export interface ChildExit {
   /** Exit code, null when killed by a signal. */
@@ -112,8 +112,9 @@ export function bunProcessSpawner(options: BunSpawnerOptions = {}): ProcessSpawn
         stderr: spawnStdio(output),
         serialization: "json",
         ipc(message) {
-          if (isChildMessage(message)) for (const listener of messageListeners) listener(message);
-          else options.onInvalidMessage?.(message, child.pid);
+          const { messages, invalid } = childMessagesIn(message);
+          for (const each of invalid) options.onInvalidMessage?.(each, child.pid);
+          for (const each of messages) for (const listener of messageListeners) listener(each);
         },
         onDisconnect() {
           connected = false;

@@ -246,14 +246,15 @@ class AgentChild {
 
   /**
    * Every message takes the held `turn_started` ahead of it, and every message but runtime events the runtime events
-   * held so far (ipc-instance-link.ts, whose timer sends them within 25 ms), so all arrive in the order they were made.
+   * held so far (ipc-instance-link.ts, whose timer sends them within 25 ms), riding in its `ahead` (one write), so all
+   * arrive in the order they were made.
    */
   private send(message: ChildMessage): void {
-    const started = this.turnStarted;
+    const ahead: ChildMessage[] = this.turnStarted === undefined ? [] : [this.turnStarted];
     this.turnStarted = undefined;
-    if (started !== undefined) this.write(started);
-    if (message.type !== "runtime_events") this.link.flushEvents();
-    this.write(message);
+    const events = message.type === "runtime_events" ? undefined : this.link.takeEvents();
+    if (events !== undefined) ahead.push(events);
+    this.write(ahead.length === 0 ? message : { ...message, ahead });
   }
 
   private write(message: ChildMessage): void {

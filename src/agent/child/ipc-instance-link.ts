@@ -72,12 +72,18 @@ export class IpcInstanceLink implements InstanceLink {
 
   /** Sends the runtime events gathered so far now (before any other message, so they arrive first). */
   flushEvents(): void {
-    if (this.events.length === 0) return;
+    const message = this.takeEvents();
+    if (message !== undefined) this.send(message);
+  }
+
+  /** The runtime events gathered so far as one message, for the caller to send (ahead of its own); none are kept. */
+  takeEvents(): ChildMessage | undefined {
+    if (this.events.length === 0) return undefined;
     clearTimeout(this.timer);
     this.timer = undefined;
     const events = this.events;
     this.events = [];
-    this.send(envelope("runtime_events", this.address, ORCHESTRATOR, { events }));
+    return envelope("runtime_events", this.address, ORCHESTRATOR, { events });
   }
 
   /** Feed `committed` messages here. */

@@ -11,7 +11,13 @@ import { startLoopbackLlm, type LoopbackLlm, type LoopbackLlmOptions } from "../
 import { killChild, type Defer } from "../../helpers/cleanups.ts";
 import { storeFor, tempStateRoot } from "./test-env.ts";
 import { AGENT_ENTRY_SCRIPT, agentChildArgv } from "../../../src/protocol/child-entry.ts";
-import { envelope, ORCHESTRATOR, type ChildMessage, type ParentToChild } from "../../../src/protocol/ipc-messages.ts";
+import {
+  childMessagesIn,
+  envelope,
+  ORCHESTRATOR,
+  type ChildMessage,
+  type ParentToChild,
+} from "../../../src/protocol/ipc-messages.ts";
 import type { AgentEvent } from "../../../src/protocol/agent-event.ts";
 
 const FIXTURE = new URL("../../fixtures/agent/bundle", import.meta.url).pathname;
@@ -113,8 +119,10 @@ export function spawnAgentChild(options: {
       stderr: "pipe",
       serialization: "json",
       ipc(message) {
-        messages.push(message as ChildMessage);
-        answer(message as ChildMessage);
+        for (const each of childMessagesIn(message).messages) {
+          messages.push(each);
+          answer(each);
+        }
         for (const listener of listeners) listener();
       },
     },
