@@ -85,8 +85,7 @@ for (const [name, taken] of samples) {
   const wall = median(taken.map((sample) => sample.wallMs));
   const cpu = median(taken.map((sample) => sample.cpuMs));
   const overFloor = `${(wall / median(floor.map((s) => s.wallMs))).toFixed(1)}× the floor's wall`;
-  console.log(
-    `  ${name.padEnd(24)} wall p50 ${wall.toFixed(0).padStart(5)} ms  CPU p50 ${cpu.toFixed(0).padStart(5)} ms  ${overFloor}`,
-  );
+  const ms = (value: number) => `${value.toFixed(0).padStart(5)} ms`;
+  console.log(`  ${name.padEnd(24)} wall p50 ${ms(wall)}  CPU p50 ${ms(cpu)}  ${overFloor}`);
 }
 rmSync(restartRoot, { recursive: true, force: true });
