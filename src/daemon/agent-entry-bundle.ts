@@ -34,7 +34,7 @@ export async function bundleAgentEntry(options: BundleAgentEntryOptions): Promis
     removeLegacyBuilds(stateCache);
     const dir = join(stateCache, "agent-entry");
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    removeUnusedBuilds(dir, (pid) => pid === process.pid || isAlive(pid));
+    removeUnusedBuilds(dir);
     const cached = cachedEntry(dir, sourceEntry);
     if (cached !== undefined) {
       options.logger.debug({ entry: cached }, "agent entry bundle reused");

@@ -6,10 +6,11 @@
  * reused only when Bun's version, the entry and every input's size and mtime still match.
  *
  * Each orchestrator marks the build it uses (`in-use-<pid>` inside it): its children load the bundle's split
- * chunks lazily, so a build is removed only when it is no longer current and no process that marked it is alive.
+ * chunks lazily, so a build is removed only when it is no longer current and no process that marked it is alive. A
+ * mark with this process's own pid counts only if this process made it: in a container every start has the same
+ * pid, and an earlier start's marks must not keep its builds forever.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
-import { writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 
 /** One input of a build: its absolute path, size and mtime (ms) when it was built. */
@@ -27,6 +28,25 @@ interface Manifest {
 
 const MANIFEST = "current.json";
 
+/** The builds this process marked. */
+const markedHere = new Set<string>();
+
+function mark(build: string): void {
+  writeFileSync(join(build, `in-use-${process.pid}`), "");
+  markedHere.add(build);
+}
+
+/** Whether the process that marked `build` with `pid` still runs (EPERM: another user's process, alive). */
+function inUse(pid: number, build: string): boolean {
+  if (pid === process.pid) return markedHere.has(build);
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /** The cached entry for `source` in `dir`, marked as used by this process, or undefined when it must be built. */
 export function cachedEntry(dir: string, source: string): string | undefined {
   const manifest = readManifest(dir);
@@ -34,7 +54,7 @@ export function cachedEntry(dir: string, source: string): string | undefined {
   if (!manifest.inputs.every(unchanged)) return undefined;
   const build = join(dir, manifest.build);
   try {
-    writeFileSync(join(build, `in-use-${process.pid}`), "");
+    mark(build);
   } catch {
     return undefined;
   }
@@ -47,14 +67,15 @@ export function cachedEntry(dir: string, source: string): string | undefined {
 export function newBuildDirectory(dir: string): string {
   const build = join(dir, `b-${process.pid}-${Date.now().toString(36)}`);
   mkdirSync(build, { recursive: true, mode: 0o700 });
-  writeFileSync(join(build, `in-use-${process.pid}`), "");
+  mark(build);
   return build;
 }
 
 /**
  * Makes `build` (holding `entry`, built from `inputs`, relative to `cwd`, by a build that started at `startedAt`,
  * epoch ms) the current one. It is not recorded when an input changed after the build started: what was read may
- * be older than what is there now. Returns whether it was recorded.
+ * be older than what is there now, nor when the manifest cannot be written (a full disk): the build still serves
+ * this start. Returns whether it was recorded.
  */
 export function recordBuild(options: {
   dir: string;
@@ -85,13 +106,18 @@ export function recordBuild(options: {
     inputs,
   };
   const staging = join(options.dir, `${MANIFEST}.${process.pid}`);
-  writeFileSync(staging, JSON.stringify(manifest));
-  renameSync(staging, join(options.dir, MANIFEST));
-  return true;
+  try {
+    writeFileSync(staging, JSON.stringify(manifest));
+    renameSync(staging, join(options.dir, MANIFEST));
+    return true;
+  } catch {
+    rmSync(staging, { force: true });
+    return false;
+  }
 }
 
 /** Removes the builds that are not current and that no live process uses, and dead processes' marks. */
-export function removeUnusedBuilds(dir: string, isAlive: (pid: number) => boolean): void {
+export function removeUnusedBuilds(dir: string): void {
   const current = readManifest(dir)?.build;
   for (const name of readdirSync(dir)) {
     if (!name.startsWith("b-")) continue;
@@ -99,7 +125,7 @@ export function removeUnusedBuilds(dir: string, isAlive: (pid: number) => boolea
     const users = readdirSync(build)
       .filter((file) => file.startsWith("in-use-"))
       .map((file) => Number(file.slice("in-use-".length)));
-    const alive = users.filter(isAlive);
+    const alive = users.filter((pid) => inUse(pid, build));
     for (const pid of users) if (!alive.includes(pid)) rmSync(join(build, `in-use-${pid}`), { force: true });
     if (name !== current && alive.length === 0) rmSync(build, { recursive: true, force: true });
   }

@@ -60,6 +60,16 @@ describe("bundleAgentEntry", () => {
     expect(readdirSync(cacheDir).sort()).toEqual([dirname(second).slice(cacheDir.length + 1), "current.json"]);
   });
 
+  it("removes a build an earlier process with this process's pid marked (every start in a container)", async () => {
+    const { entry: sourceEntry } = sourceTree();
+    const stateRoot = tempDir();
+    const earlier = join(stateRoot, "cache", "agent-entry", "b-7-earlier");
+    mkdirSync(earlier, { recursive: true });
+    writeFileSync(join(earlier, `in-use-${process.pid}`), "");
+    await bundleAgentEntry({ stateRoot, logger: silentLogger(), sourceEntry });
+    expect(existsSync(earlier)).toBe(false);
+  });
+
   it("removes the builds of the layout before the cache whose orchestrator is gone", async () => {
     const { entry: sourceEntry } = sourceTree();
     const stateRoot = tempDir();
