@@ -7,7 +7,7 @@
  *
  *   bun bench/startup.ts [--runs N] [--repo DIR]
  *
- * The three are taken in turn, N times each (default 15); figures are medians. CPU is user + system of the process
+ * The four are taken in turn, N times each (default 15); figures are medians. CPU is user + system of the process
  * (and of the Node launcher it replaces itself with: the bin runs under Bun directly here). `--repo DIR` measures
  * another checkout's `bin/goondan` on the same example, to compare commits in one run.
  */
